@@ -1,0 +1,1 @@
+"""The command-line interface: thin wrappers over the library."""

@@ -1,0 +1,140 @@
+"""The typer application, its shared options, and error translation.
+
+Every command lives in a module of its own under ``invar.cli`` and registers
+itself on :data:`app`; this module owns what they share: option aliases, input
+reading, and turning :class:`~invar.errors.InvarError` into a located one-line
+message and an exit status (1 bad input, 2 usage).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import sys
+from pathlib import Path
+from typing import Annotated, Callable, Optional, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..errors import InvarError, ParseError
+
+app = typer.Typer(
+    name="invar",
+    help="Invariance analysis for models of code: parse programs, relate their tokens, "
+    "enumerate and sample the transformations that keep their meaning.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+stdout = Console(soft_wrap=True, highlight=False)
+stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+
+# ------------------------------------------------------------ shared options
+FileArg = Annotated[str, typer.Argument(help="Input file, or - for standard input.", metavar="FILE")]
+LangOpt = Annotated[
+    Optional[str],
+    typer.Option("--lang", help="Language (x86, hex, python, java, ltl); default: from the file extension."),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]
+CountOpt = Annotated[bool, typer.Option("--count", help="Print the exact number of transformations.")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Enumerate at most N, in the documented order.")]
+SampleOpt = Annotated[Optional[int], typer.Option("--sample", min=0, help="Draw N uniformly at random (with replacement).")]
+
+
+class TextFormat(str, enum.Enum):
+    text = "text"
+    jsonl = "jsonl"
+    json = "json"
+
+
+class TableFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+TextFormatOpt = Annotated[TextFormat, typer.Option("--format", help="Output format.")]
+TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="Output format.")]
+
+#: version of the JSON schemas written with --format json/jsonl
+SCHEMA = 1
+
+
+# ------------------------------------------------------------- input reading
+def read_text(path: str) -> str:
+    """Read ``path`` (``-`` for stdin) as UTF-8 text, or raise a located ParseError."""
+    shown = "<stdin>" if path == "-" else path
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InvarError("no such file", path=shown)
+    except IsADirectoryError:
+        raise InvarError("is a directory, not a file", path=shown)
+    except OSError as err:
+        raise InvarError(f"cannot read: {err.strerror}", path=shown)
+    if b"\0" in data:
+        at = data.index(b"\0")
+        line = data.count(b"\n", 0, at) + 1
+        col = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        raise ParseError("binary input (NUL byte); expected text", path=shown, line=line, col=col)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ParseError(f"not UTF-8 (byte 0x{data[err.start]:02x})", path=shown, line=line, col=col)
+    if not text.strip():
+        raise ParseError("empty input", path=shown, line=1, col=1)
+    return text
+
+
+def load_units(path: str, lang: str | None):
+    """Read and parse ``path`` into its units (see :func:`invar.frontends.parse_units`)."""
+    from ..frontends import lang_of, parse_units
+
+    shown = "<stdin>" if path == "-" else path
+    language = lang_of(None if path == "-" else path, lang)
+    return parse_units(read_text(path), language, shown)
+
+
+# ---------------------------------------------------------- error translation
+F = TypeVar("F", bound=Callable)
+
+
+def report(err: InvarError) -> None:
+    """Print ``err`` as ``FILE:LINE:COL: error: message`` (one line) on stderr."""
+    stderr.print(str(err), markup=False, highlight=False)
+
+
+def command(fn: F) -> F:
+    """Wrap a command so that InvarError becomes a located message and an exit
+    status, and nothing unexpected reaches the user as a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except InvarError as err:
+            report(err)
+            raise typer.Exit(err.exit_code)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            stderr.print("interrupted", markup=False)
+            raise typer.Exit(130)
+        except BrokenPipeError:
+            raise typer.Exit(0)
+        except Exception as err:  # a bug in invar: still one line, still no traceback
+            stderr.print(f"invar: internal error: {type(err).__name__}: {err}", markup=False)
+            raise typer.Exit(70)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    from . import commands  # noqa: F401  (registers every command)
+
+    app()

@@ -1,0 +1,78 @@
+"""One exception hierarchy for everything invar raises.
+
+Library code raises these and never prints or exits; only ``invar.cli`` turns
+them into ``FILE:LINE:COL: error: message`` and an exit status.
+"""
+
+from __future__ import annotations
+
+
+class InvarError(Exception):
+    """Base class of every error invar raises on purpose.
+
+    ``path``, ``line`` and ``col`` locate the problem (1-based; 0 when unknown).
+    ``source_line`` is the offending source line, shown with a caret when known.
+    """
+
+    exit_code = 1
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int = 0,
+        col: int = 0,
+        source_line: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+
+    def located(self, path: str | None = None) -> "InvarError":
+        """Return this error with ``path`` filled in when it had none."""
+        if self.path is None and path is not None:
+            self.path = path
+        return self
+
+    def at(self, line: int, col: int = 0, source_line: str | None = None) -> "InvarError":
+        """Return this error relocated to ``line``/``col`` (used when a line parser
+        is called on one line of a larger file)."""
+        self.line, self.col = line, col
+        if source_line is not None:
+            self.source_line = source_line
+        return self
+
+    def __str__(self) -> str:
+        where = self.path if self.path is not None else "<input>"
+        return f"{where}:{self.line}:{self.col}: error: {self.message}"
+
+
+class ParseError(InvarError):
+    """The input is not a valid program in its language."""
+
+
+class UnsupportedError(ParseError):
+    """The input is valid but uses a construct invar does not handle."""
+
+
+class DataError(InvarError):
+    """A dataset, label file or fixture is malformed or missing."""
+
+
+class SpaceError(InvarError):
+    """A transformation space was asked for something it cannot give
+    (an out-of-range index, a pool too small, an intractable exact count)."""
+
+
+class ModelError(InvarError):
+    """A checkpoint or model configuration is unusable."""
+
+
+class UsageError(InvarError):
+    """Bad command-line usage that typer itself cannot detect."""
+
+    exit_code = 2

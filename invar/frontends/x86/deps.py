@@ -1,0 +1,114 @@
+"""Dependencies between the instructions of a basic block.
+
+Line j depends on line i (i < j) when swapping them could change the block's
+final state: one writes a resource the other reads or writes. Resources are
+base registers (a write to ``%eax`` conflicts with a read of ``%ah``), the
+arithmetic flags as one resource, the x87 stack as one resource, and memory.
+Two memory accesses conflict unless both addresses are provably disjoint:
+same base and index registers, unchanged between the two lines, numeric
+displacements whose extents (bounded by the instruction's widest operand) do
+not overlap. Control flow, rip-relative addressing (its address moves with
+the instruction), and instructions that read the world outside the block
+(``rdtsc``, ``cpuid``) are barriers: nothing moves across them.
+"""
+
+from __future__ import annotations
+
+from ...program import Line
+from .semantics import Effects, suffix_bytes
+
+#: the widest memory access a single bounded operand makes (a zmm register)
+_WIDEST = 64
+
+
+def _extent(info: dict, eff: Effects) -> int | None:
+    """An upper bound in bytes on what one memory operand of this instruction
+    touches, or None when its extent does not follow from the operand."""
+    base = info["base"]
+    if eff.unbounded_memory or base in ("bt", "bts", "btr", "btc", "movdir64b", "enqcmd", "enqcmds"):
+        return None
+    size = suffix_bytes(info["mnemonic"], base)
+    if size is not None and base not in ("fild", "fistp", "fisttp", "fld", "fst", "fstp"):
+        return size
+    widths = [o["reg"].bits // 8 for o in info["operands"] if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")]
+    if eff.x87:
+        return max([10] + widths)
+    return max(widths) if widths else _WIDEST
+
+
+def _access(info: dict, eff: Effects) -> list[tuple] | None:
+    """The memory operands as comparable address keys, or None when any is not
+    described well enough to prove anything."""
+    out = []
+    for o in info["operands"]:
+        if o["kind"] != "mem":
+            continue
+        size = _extent(info, eff)
+        if size is None or o.get("disp") is None or o.get("absolute") or o.get("rip"):
+            return None
+        key = (
+            o.get("seg"),
+            o["base"].referent if o["base"] is not None else None,
+            o["index"].referent if o["index"] is not None else None,
+            o["scale"] if o["index"] is not None else 1,
+        )
+        out.append((key, o["disp"], size))
+    if not out and (eff.reads_memory or eff.writes_memory):
+        return None  # implicit memory (push, string ops): not described
+    return out
+
+
+def _disjoint(a: list[tuple], b: list[tuple], between: set[str]) -> bool:
+    for key_a, disp_a, size_a in a:
+        for key_b, disp_b, size_b in b:
+            if key_a != key_b:
+                return False
+            if key_a[1] in between or key_a[2] in between:
+                return False  # the base or index changes between the two lines
+            if not (disp_a + size_a <= disp_b or disp_b + size_b <= disp_a):
+                return False
+    return True
+
+
+def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[tuple[int, int], ...], frozenset[str]]:
+    """Dependency pairs of a block and the referents its semantics pin.
+
+    ``semantics[i]`` is ``(effects, info, tokens)`` for line i as built by the
+    parser. Pinned referents are the implicit and fixed registers; when an
+    instruction exposes every register (``fxsave``, ``syscall``) every
+    renamable referent is pinned; ``vec:*`` marks a block that uses the vector
+    file as a whole (``vzeroupper``), which keeps renamings inside ``%xmm0-15``.
+    """
+    n = len(lines)
+    pinned: set[str] = set()
+    everything = False
+    for eff, _info, _toks in semantics:
+        imp = eff.implicit
+        pinned |= imp.reads | imp.writes | imp.fixed
+        everything |= imp.everything
+        if imp.vector_file:
+            pinned.add("vec:*")
+    if everything:
+        pinned |= {t.referent for _e, _i, toks in semantics for t in toks if t.referent is not None}
+    access = [_access(info, eff) for eff, info, _ in semantics]
+    deps: list[tuple[int, int]] = []
+    for j in range(n):
+        rj, wj = lines[j].reads, lines[j].writes
+        bj = semantics[j][0].barrier
+        for i in range(j):
+            ri, wi = lines[i].reads, lines[i].writes
+            if bj or semantics[i][0].barrier:
+                deps.append((i, j))
+                continue
+            regs_i = (wi - {"mem"}) & ((rj | wj) - {"mem"})
+            regs_j = (wj - {"mem"}) & (ri - {"mem"})
+            if regs_i or regs_j:
+                deps.append((i, j))
+                continue
+            mem_conflict = ("mem" in wi and ("mem" in rj or "mem" in wj)) or ("mem" in ri and "mem" in wj)
+            if mem_conflict:
+                a, b = access[i], access[j]
+                between = set().union(*(lines[k].writes for k in range(i + 1, j))) if j > i + 1 else set()
+                if a is None or b is None or not _disjoint(a, b, between):
+                    deps.append((i, j))
+    return tuple(deps), frozenset(pinned)

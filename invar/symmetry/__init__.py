@@ -1,0 +1,1 @@
+"""Symmetry spaces (renamings, permutations) and masks."""

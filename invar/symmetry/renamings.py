@@ -1,0 +1,268 @@
+"""Exact counting, enumeration and uniform sampling of renamings.
+
+A renaming maps each renamable referent of a program to a target name,
+one-to-one. Which targets a referent may take is decided by its frontend
+(views kept, encodability, capture avoidance) and handed over as an *allowed*
+set per referent; pinned referents are simply absent and their names are
+excluded from every allowed set. What remains is a pure combinatorial object:
+the injective maps ``referent[i] -> allowed[i]``.
+
+Counting such maps is a permanent in general, but the allowed sets come in a
+handful of shapes. Targets that belong to exactly the same allowed sets are
+interchangeable; we call such a class an *atom*. The number of ways to finish a
+partial map then depends only on the next referent's index and on how many
+targets of each atom are taken, which gives a tiny memoised table
+(:meth:`RenamingSpace._completions`). The table counts exactly, unranks in
+lexicographic order, and so samples exactly uniformly: draw an integer below
+``count()`` and unrank it.
+
+Enumeration order: lexicographic over the tuple of targets, referents taken in
+order of first appearance and each referent's targets in the order its
+frontend lists them (for x86: the encoding order ``a c d b sp bp si di r8 … r15``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Iterator, Mapping, Sequence
+
+from ..errors import SpaceError
+from ..program import Program, Token
+
+#: rewrites one token for a target referent: ``spell(token, target) -> new text``
+Speller = Callable[[Token, str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Renaming:
+    """One renaming: ``mapping[k] = (referent, target)`` in referent order."""
+
+    #: (referent, target) pairs for every renamable referent, in first-appearance order
+    mapping: tuple[tuple[str, str], ...]
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.mapping)
+
+    def inverse(self) -> dict[str, str]:
+        return {t: r for r, t in self.mapping}
+
+    @property
+    def is_identity(self) -> bool:
+        return all(r == t for r, t in self.mapping)
+
+
+class RenamingSpace:
+    """All renamings of one program; see the module docstring.
+
+    ``referents``: the renamable referents, in enumeration order.
+    ``allowed``: for each referent, its admissible targets in enumeration order.
+    ``spell``: how a token is written once its referent is renamed.
+    """
+
+    def __init__(
+        self,
+        program: Program,
+        referents: Sequence[str],
+        allowed: Sequence[Sequence[str]],
+        spell: Speller,
+    ) -> None:
+        if len(referents) != len(allowed):
+            raise ValueError("one allowed set per referent")
+        self.program = program
+        self.referents = tuple(referents)
+        self.allowed = tuple(tuple(dict.fromkeys(a)) for a in allowed)
+        self.spell = spell
+        targets: dict[str, None] = {}
+        for a in self.allowed:
+            targets.update(dict.fromkeys(a))
+        self.targets = tuple(targets)
+        # atoms: targets grouped by the set of referents that may take them
+        signature: dict[str, frozenset[int]] = {t: frozenset() for t in self.targets}
+        for i, a in enumerate(self.allowed):
+            for t in a:
+                signature[t] = signature[t] | {i}
+        atoms: dict[frozenset[int], list[str]] = {}
+        for t in self.targets:
+            atoms.setdefault(signature[t], []).append(t)
+        self._atom_sizes = tuple(len(v) for v in atoms.values())
+        atom_index = {sig: k for k, sig in enumerate(atoms)}
+        self._atom_of = {t: atom_index[signature[t]] for t in self.targets}
+        # for referent i: the atoms it may draw from
+        self._atoms_for = tuple(
+            tuple(sorted({self._atom_of[t] for t in a})) for a in self.allowed
+        )
+        self._completions = lru_cache(maxsize=None)(self._completions_uncached)
+        # which tokens each referent owns, for apply()
+        self._tokens_of: dict[str, list[int]] = {}
+        for k, tok in enumerate(program.tokens):
+            if tok.referent is not None:
+                self._tokens_of.setdefault(tok.referent, []).append(k)
+
+    # ---------------------------------------------------------------- counting
+    def _completions_uncached(self, i: int, used: tuple[int, ...]) -> int:
+        """Ways to map referents i.. given ``used[a]`` targets of atom a taken."""
+        if i == len(self.referents):
+            return 1
+        total = 0
+        for a in self._atoms_for[i]:
+            free = self._atom_sizes[a] - used[a]
+            if free > 0:
+                nxt = list(used)
+                nxt[a] += 1
+                total += free * self._completions(i + 1, tuple(nxt))
+        return total
+
+    def count(self) -> int:
+        """The exact number of renamings (identity included when admissible)."""
+        return self._completions(0, (0,) * len(self._atom_sizes))
+
+    def __len__(self) -> int:  # pragma: no cover - may overflow ssize_t
+        return self.count()
+
+    # ---------------------------------------------------- ranking / unranking
+    def unrank(self, index: int) -> Renaming:
+        """The renaming at position ``index`` of the enumeration order."""
+        total = self.count()
+        if not 0 <= index < total:
+            raise SpaceError(f"renaming index {index} out of range 0..{total - 1}")
+        used = [0] * len(self._atom_sizes)
+        taken: set[str] = set()
+        mapping = []
+        for i, ref in enumerate(self.referents):
+            for t in self.allowed[i]:
+                if t in taken:
+                    continue
+                a = self._atom_of[t]
+                used[a] += 1
+                ways = self._completions(i + 1, tuple(used))
+                if index < ways:
+                    taken.add(t)
+                    mapping.append((ref, t))
+                    break
+                index -= ways
+                used[a] -= 1
+            else:  # pragma: no cover - count() and the loop disagree
+                raise AssertionError("unrank ran past the end")
+        return Renaming(tuple(mapping))
+
+    def rank(self, renaming: Renaming | Mapping[str, str]) -> int:
+        """Position of ``renaming`` in the enumeration order."""
+        mapping = renaming.as_dict() if isinstance(renaming, Renaming) else dict(renaming)
+        used = [0] * len(self._atom_sizes)
+        taken: set[str] = set()
+        index = 0
+        for i, ref in enumerate(self.referents):
+            target = mapping.get(ref, ref)
+            if target not in self.allowed[i] or target in taken:
+                raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
+            for t in self.allowed[i]:
+                if t == target:
+                    break
+                if t in taken:
+                    continue
+                a = self._atom_of[t]
+                used[a] += 1
+                index += self._completions(i + 1, tuple(used))
+                used[a] -= 1
+            taken.add(target)
+            used[self._atom_of[target]] += 1
+        return index
+
+    def __contains__(self, renaming: Renaming | Mapping[str, str]) -> bool:
+        try:
+            self.rank(renaming)
+        except SpaceError:
+            return False
+        return True
+
+    # ------------------------------------------------- enumerate and sample
+    def enumerate(self, limit: int | None = None) -> Iterator[Renaming]:
+        """Renamings in lexicographic order (see the module docstring)."""
+        n = len(self.referents)
+        if limit is not None and limit <= 0:
+            return
+        produced = 0
+        mapping: list[tuple[str, str]] = []
+        taken: set[str] = set()
+        used = [0] * len(self._atom_sizes)
+
+        def rec(i: int) -> Iterator[Renaming]:
+            nonlocal produced
+            if i == n:
+                produced += 1
+                yield Renaming(tuple(mapping))
+                return
+            for t in self.allowed[i]:
+                if t in taken:
+                    continue
+                a = self._atom_of[t]
+                used[a] += 1
+                if self._completions(i + 1, tuple(used)):
+                    taken.add(t)
+                    mapping.append((self.referents[i], t))
+                    yield from rec(i + 1)
+                    mapping.pop()
+                    taken.discard(t)
+                    if limit is not None and produced >= limit:
+                        used[a] -= 1
+                        return
+                used[a] -= 1
+
+        yield from rec(0)
+
+    def sample(self, n: int, rng: random.Random | int | None = None) -> list[Renaming]:
+        """``n`` renamings drawn independently and exactly uniformly."""
+        rng = rng if isinstance(rng, random.Random) else random.Random(rng)
+        total = self.count()
+        if total == 0:
+            raise SpaceError("the program has no admissible renaming")
+        return [self.unrank(rng.randrange(total)) for _ in range(n)]
+
+    # --------------------------------------------------------- apply / undo
+    def apply(self, program: Program | None, renaming: Renaming) -> Program:
+        """The program with every token of a renamed referent respelled."""
+        program = self.program if program is None else program
+        tokens_of = self._tokens_of if program is self.program else None
+        new_texts: dict[int, str] = {}
+        for ref, target in renaming.mapping:
+            if ref == target:
+                continue
+            ks = (
+                tokens_of.get(ref, ())
+                if tokens_of is not None
+                else [k for k, t in enumerate(program.tokens) if t.referent == ref]
+            )
+            for k in ks:
+                new_texts[k] = self.spell(program.tokens[k], target)
+        renamed = program.with_token_texts(new_texts)
+        # referents follow their tokens
+        if new_texts:
+            from dataclasses import replace
+
+            mapping = renaming.as_dict()
+            tokens = tuple(
+                replace(t, referent=mapping.get(t.referent, t.referent)) if t.referent in mapping else t
+                for t in renamed.tokens
+            )
+            renamed = replace(renamed, tokens=tokens)
+        return renamed
+
+    @staticmethod
+    def undo(prediction, renaming: Renaming):
+        """Map a prediction made on the renamed program back to the original's
+        names: strings naming a target become the referent they came from;
+        containers are mapped element-wise; anything else (a number) is kept."""
+        inverse = renaming.inverse()
+
+        def back(x):
+            if isinstance(x, str):
+                return inverse.get(x, x)
+            if isinstance(x, (list, tuple)):
+                return type(x)(back(v) for v in x)
+            if isinstance(x, dict):
+                return {back(k): back(v) for k, v in x.items()}
+            return x
+
+        return back(prediction)
