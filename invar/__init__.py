@@ -1,0 +1,42 @@
+"""invar: invariance analysis for models of code and assembly.
+
+The public API::
+
+    import invar
+    block = invar.parse("mov 64(%rsp), %rax\\nsubq $1, 56(%rbp)", lang="x86")
+    space = invar.renamings(block)
+    space.count()                      # 3360: three base registers over sixteen
+    space.apply(block, space.sample(1, rng=0)[0]).render()
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from .errors import InvarError, ParseError
+from .program import Line, Program, Token
+
+__version__ = "0.1.0"
+
+
+def parse(text: str, lang: str, *, path: str | None = None) -> Program:
+    """Parse ``text`` in ``lang`` into one :class:`Program` (the first unit when
+    the input holds several; see :func:`parse_units`)."""
+    return parse_units(text, lang, path=path)[0]
+
+
+def parse_units(text: str, lang: str, *, path: str | None = None) -> list[Program]:
+    """Parse ``text`` into all its units (functions, blocks, formula/trace pairs)."""
+    from .frontends import lang_of, parse_units as _parse_units
+
+    return _parse_units(text, lang_of(path, lang), path)
+
+
+def renamings(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()):
+    """The exact space of semantics-preserving renamings of ``program``."""
+    from .symmetry.spaces import renaming_space
+
+    return renaming_space(program, pool=pool, pins=pins)
+
+
+__all__ = ["InvarError", "ParseError", "Program", "Line", "Token", "parse", "parse_units", "renamings", "__version__"]
