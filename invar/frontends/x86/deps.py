@@ -84,10 +84,12 @@ def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple
     everything = False
     for eff, _info, _toks in semantics:
         imp = eff.implicit
-        pinned |= imp.reads | imp.writes | imp.fixed
         everything |= imp.everything
-        if imp.vector_file:
+        if imp.vector_file:  # touches all of %xmm0-15 alike: restricts, does not pin
             pinned.add("vec:*")
+            pinned |= imp.reads | imp.fixed
+        else:
+            pinned |= imp.reads | imp.writes | imp.fixed
     if everything:
         pinned |= {t.referent for _e, _i, toks in semantics for t in toks if t.referent is not None}
     access = [_access(info, eff) for eff, info, _ in semantics]

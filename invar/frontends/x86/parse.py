@@ -73,19 +73,19 @@ def _stem(path: str | None) -> str:
 # ----------------------------------------------------------------- operands
 def _split_operands(text: str) -> list[tuple[str, int]]:
     """Split at top-level commas (not inside parentheses or braces)."""
-    out, depth, start = [], 0, 0
+    out, opened, start = [], [], 0
     for i, ch in enumerate(text):
         if ch in "({":
-            depth += 1
+            opened.append(i)
         elif ch in ")}":
-            depth -= 1
-            if depth < 0:
-                raise ParseError("unbalanced ')'", col=i + 1)
-        elif ch == "," and depth == 0:
+            if not opened:
+                raise ParseError(f"unbalanced {ch!r}", col=i + 1)
+            opened.pop()
+        elif ch == "," and not opened:
             out.append((text[start:i], start))
             start = i + 1
-    if depth != 0:
-        raise ParseError("unbalanced '('", col=len(text))
+    if opened:
+        raise ParseError(f"unbalanced {text[opened[-1]]!r}", col=opened[-1] + 1)
     out.append((text[start:], start))
     return [(s.strip(), off + len(s) - len(s.lstrip())) for s, off in out]
 
@@ -241,34 +241,39 @@ def _instruction(source: str, index: int):
         raise ParseError("labels are not allowed in a basic block", col=1)
     if source.startswith("."):
         raise ParseError(f"assembler directive {source.split()[0]!r} is not an instruction", col=1)
-    words = source.split(None, 1)
     b = _Builder(index)
     prefixes = []
+    words = source.split()
     head = words[0].lower()
-    rest = words[1] if len(words) > 1 else ""
-    offset = len(source) - len(rest) if rest else len(source)
-    while head in PREFIXES and rest:
+    pos = 0  # where the unread part of the source starts
+    while head in PREFIXES and len(words) > 1:
         prefixes.append(head)
         b.add(head, "prefix")
         b.space(" ")
-        more = rest.split(None, 1)
-        offset += len(more[0]) + (len(rest) - len(more[0]) - len(more[1]) if len(more) > 1 else 0)
-        head, rest = more[0].lower(), (more[1] if len(more) > 1 else "")
-        offset = len(source) - len(rest) if rest else len(source)
+        pos = source.index(words[0], pos) + len(words[0])
+        words = source[pos:].split()
+        head = words[0].lower()
     if not _MNEMONIC.match(head):
-        raise ParseError(f"malformed instruction {source!r}", col=1)
+        raise ParseError(f"malformed instruction {source!r}", col=pos + 1)
     base = base_mnemonic(head)
+    at = source.index(words[0], pos)
     if base is None:
-        raise ParseError(f"unknown instruction {head!r}", col=source.lower().find(head) + 1)
+        raise ParseError(f"unknown instruction {head!r}", col=at + 1)
     b.add(head, "mnemonic")
+    pos = at + len(words[0])
+    rest = source[pos:]
     operands: list[dict] = []
     if rest.strip():
         b.space(" ")
-        for k, (op, off) in enumerate(_split_operands(rest)):
+        try:
+            split = _split_operands(rest)
+        except ParseError as err:
+            raise ParseError(err.message, col=pos + err.col)
+        for k, (op, off) in enumerate(split):
             if k:
                 b.add(",", "punct")
                 b.space(" ")
-            operands.append(_operand(op, offset + off, b))
+            operands.append(_operand(op, pos + off, b))
     operands = [o for o in operands if o.get("kind") != "decorator"]
     # a bare-number operand of a branch is its target, not memory
     if (head.startswith("j") or base in ("call", "loop", "loope", "loopne", "xbegin")) and operands:

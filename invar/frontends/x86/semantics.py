@@ -243,13 +243,12 @@ def effects(mnemonic: str, base: str, operands: list[dict]) -> Effects:
     if base in ("shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr", "shld", "shrd"):
         if n >= 2 and operands[0]["kind"] == "reg" and operands[0]["reg"].name == "cl":
             fixed.add("gpr:c")
-    if base in ("in", "out"):
+    if base in ("in", "out", "fnstsw", "fstsw"):  # only %dx/%al/%ax are encodable here
         fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg")
     if base in ("blendvps", "blendvpd", "pblendvb", "sha256rnds2") and n == 3:
         fixed.add("vec:0")
-    if _STRING.match(base) or base in ("movsd", "cmpsd") and not any(
-        o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands
-    ):
+    # movsd/cmpsd name both a string and an SSE instruction: vector operands decide
+    if _STRING.match(base) and not any(o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands):
         # string forms may spell their fixed operands: movsb (%rsi), %es:(%rdi)
         fixed.update(
             r.referent for o in operands if o["kind"] == "mem" for r in o["regs"] if r.cls == "gpr"

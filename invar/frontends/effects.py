@@ -1,0 +1,89 @@
+"""What a statement does, and which statements of a block must keep their order.
+
+The Python and Java frontends both reduce a statement (with everything nested
+in it) to an :class:`Effect` and then apply one rule, :func:`block_deps`, to
+the statements of each block. Keeping the rule here, apart from either syntax,
+is what makes the two languages agree on what a dependency is.
+
+Resources are strings: a scoped variable (``local:f:x``), a global
+(``global:x``), and the pseudo-resource ``heap`` that stands for every object
+reachable through attributes, subscripts, closures and callees. Reading or
+writing the heap is tracked as a resource like any other, so two statements
+that only read the heap may swap while a store through a subscript orders
+against every heap reader.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: the pseudo-resource for everything reachable through references
+HEAP = "heap"
+
+
+@dataclass(slots=True)
+class Effect:
+    """The summary of one statement (mutable while it is being built)."""
+
+    #: resources the statement may read
+    reads: set[str] = field(default_factory=set)
+    #: resources the statement may write
+    writes: set[str] = field(default_factory=set)
+    #: it may act on the world (a call, a store through a reference, I/O, await,
+    #: yield, import): all such statements keep their relative order
+    side: bool = False
+    #: it may leave the function (return, raise, assert) or must stay where it
+    #: is for the compiler (``global``): nothing crosses it
+    barrier: bool = False
+    #: it may leave the enclosing loop (break or continue not inside a loop of
+    #: its own): a barrier for the loop body's statements
+    jump: bool = False
+    #: it may raise; matters only where a handler could observe the partial state
+    may_raise: bool = False
+
+    def absorb(self, other: "Effect") -> None:
+        """Add ``other`` (a nested statement) to this one."""
+        self.reads |= other.reads
+        self.writes |= other.writes
+        self.side |= other.side
+        self.barrier |= other.barrier
+        self.jump |= other.jump
+        self.may_raise |= other.may_raise
+
+
+def conflict(a: Effect, b: Effect, *, protected: bool = False) -> bool:
+    """Whether statements ``a`` (earlier) and ``b`` (later) must keep their order.
+
+    ``protected``: the block runs under an exception handler or a context
+    manager, where the state at the point of a raise is observable, so a
+    statement that may raise orders against everything."""
+    if a.barrier or b.barrier or a.jump or b.jump:
+        return True
+    if a.side and b.side:
+        return True
+    if protected and (a.may_raise or b.may_raise):
+        return True
+    if a.writes and (not a.writes.isdisjoint(b.reads) or not a.writes.isdisjoint(b.writes)):
+        return True
+    return bool(b.writes) and not b.writes.isdisjoint(a.reads)
+
+
+def block_deps(
+    members: list[tuple[int, Effect]], *, protected: bool = False
+) -> list[tuple[int, int]]:
+    """Dependency pairs ``(i, j)`` between the lines of one block.
+
+    ``members`` are ``(line index, effect)`` in program order; every pair that
+    :func:`conflict` orders is returned (not a transitive reduction: the layer
+    structure of the DLG reads direct conflicts)."""
+    out: list[tuple[int, int]] = []
+    for x in range(len(members)):
+        i, a = members[x]
+        for y in range(x + 1, len(members)):
+            j, b = members[y]
+            if conflict(a, b, protected=protected):
+                out.append((i, j))
+    return out
+
+
+__all__ = ["HEAP", "Effect", "conflict", "block_deps"]

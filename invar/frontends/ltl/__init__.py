@@ -1,0 +1,271 @@
+"""The LTL frontend: formulas and lasso traces as IR programs.
+
+A unit is a formula, or a formula with a trace. Its :class:`~invar.program.Program`
+has the formula as line 0 and the trace (when present) as line 1; every AP
+occurrence, in either line, is a token of view ``ap`` whose referent is the AP's
+name, so a renaming maps formula and trace together (alpha-conversion).
+Operators, constants, parentheses and the trace's ``; { }`` are tokens whose
+view is their own text (singleton views) and that name nothing.
+
+How a ``.ltl`` file splits into units (docs/formats.md, "LTL"):
+
+* blank lines and lines starting with ``#`` are skipped;
+* a *trace word* is a whitespace-separated word containing ``;``, ``{`` or
+  ``}`` (formulas never contain these characters);
+* a line whose first word is a trace word is a *trace line*; it pairs with the
+  formula line just before it (DeepLTL's alternating format);
+* a line with a trace word later on is a *pair line*: the formula is the text
+  before that word, the trace the text from it to the end of the line (a tab,
+  when present, separates them instead, so traces may contain spaces);
+* any other line is a *formula line*, a unit of its own unless a trace line
+  follows.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from ...errors import ParseError, SpaceError, UsageError
+from ...program import Line, Program, Token
+from ...symmetry.renamings import RenamingSpace
+from .formula import KEYWORDS, Formula, Lexeme, lex_formula, parse_formula, to_infix, to_polish
+from .trace import Trace, lex_trace, parse_trace, to_trace_text
+
+__all__ = [
+    "parse_units",
+    "parse",
+    "program_of",
+    "pair_of",
+    "renaming_space",
+    "Formula",
+    "Trace",
+    "parse_formula",
+    "parse_trace",
+    "to_infix",
+    "to_polish",
+    "to_trace_text",
+]
+
+LANG = "ltl"
+_AP_NAME = re.compile(r"[a-z_][A-Za-z0-9_]*")
+_TRACE_CHARS = re.compile(r"[;{}]")
+
+
+def _tokens(lexemes: Sequence[Lexeme], line: int) -> list[Token]:
+    out = []
+    for lx in lexemes:
+        if lx.kind == "ap":
+            out.append(Token(lx.text, "ap", "ap", lx.text, line, lx.start))
+        else:
+            out.append(Token(lx.text, lx.kind, lx.text, None, line, lx.start))
+    return out
+
+
+def program_of(
+    formula_text: str,
+    trace_text: str | None = None,
+    *,
+    source_lines: tuple[int, int] = (1, 1),
+    separator: str = "\n",
+    prefix: str = "",
+    name: str = "",
+) -> Program:
+    """The program of one unit; ParseError offsets are relative to each text."""
+    _, f_lex, _ = lex_formula(formula_text)
+    lines = [Line(formula_text, source_line=source_lines[0])]
+    tokens = _tokens(f_lex, 0)
+    if trace_text is not None:
+        _, t_lex = lex_trace(trace_text)
+        lines.append(Line(trace_text, source_line=source_lines[1]))
+        tokens += _tokens(t_lex, 1)
+    return Program(LANG, tuple(lines), tuple(tokens), name=name, separator=separator, prefix=prefix)
+
+
+def pair_of(program: Program) -> tuple[Formula, Trace | None]:
+    """The formula and trace a program holds (after any renaming)."""
+    formula = parse_formula(program.lines[0].text)
+    trace = parse_trace(program.lines[1].text) if len(program.lines) > 1 else None
+    return formula, trace
+
+
+def parse(text: str) -> Program:
+    """Exactly one unit (a formula, or a formula and its trace)."""
+    units = parse_units(text)
+    if len(units) != 1:
+        raise ParseError(f"expected one formula, found {len(units)} units", line=1, col=1)
+    return units[0]
+
+
+def _relocated(err: ParseError, line_no: int, col0: int, raw: str) -> ParseError:
+    return err.at(line_no, col0 + max(err.col, 1), source_line=raw)  # type: ignore[return-value]
+
+
+def _first_trace_word(body: str) -> int | None:
+    """Offset in ``body`` of the first whitespace-separated word holding ``; { }``."""
+    for m in re.finditer(r"\S+", body):
+        if _TRACE_CHARS.search(m.group()):
+            return m.start()
+    return None
+
+
+def parse_units(text: str, path: str | None = None) -> list[Program]:
+    """Every unit of a ``.ltl`` file (see the module docstring for the rule)."""
+    units: list[Program] = []
+    pending: tuple[int, str, str, str] | None = None  # (line no, raw, indent, formula)
+
+    def flush() -> None:
+        nonlocal pending
+        if pending is None:
+            return
+        no, raw, indent, body = pending
+        try:
+            units.append(program_of(body, None, source_lines=(no, no), prefix=indent, name=f"line {no}"))
+        except ParseError as err:
+            raise _relocated(err, no, len(indent), raw).located(path)
+        pending = None
+
+    for no, raw in enumerate(text.splitlines(), start=1):
+        body = raw.strip()
+        if not body or body.startswith("#"):
+            continue
+        indent = raw[: len(raw) - len(raw.lstrip())]
+        if "\t" in body:
+            f_text = body[: body.index("\t")].rstrip()
+            t_text = body[body.index("\t") :].strip()
+            split = len(body) - len(t_text)
+            sep_ws = body[len(f_text) : split]
+        else:
+            split = _first_trace_word(body)
+            f_text = body[:split].rstrip() if split else ""
+            t_text = body[split:] if split is not None else ""
+            sep_ws = body[len(f_text) : split] if split else ""
+        if split is None:
+            flush()
+            pending = (no, raw, indent, body)
+            continue
+        if split == 0 or not f_text:
+            # a trace line: it belongs to the formula line before it
+            if pending is None:
+                raise ParseError(
+                    "trace without a formula: put the formula on the line before, or before the trace on this line",
+                    line=no,
+                    col=len(indent) + 1,
+                    source_line=raw,
+                ).located(path)
+            f_no, f_raw, f_indent, f_body = pending
+            pending = None
+            try:
+                lex_formula(f_body)
+            except ParseError as err:
+                raise _relocated(err, f_no, len(f_indent), f_raw).located(path)
+            try:
+                units.append(
+                    program_of(
+                        f_body, body, source_lines=(f_no, no), separator="\n" + indent, prefix=f_indent, name=f"line {f_no}"
+                    )
+                )
+            except ParseError as err:
+                raise _relocated(err, no, len(indent), raw).located(path)
+            continue
+        flush()
+        try:
+            lex_formula(f_text)
+        except ParseError as err:
+            raise _relocated(err, no, len(indent), raw).located(path)
+        try:
+            units.append(
+                program_of(f_text, t_text, source_lines=(no, no), separator=sep_ws, prefix=indent, name=f"line {no}")
+            )
+        except ParseError as err:
+            raise _relocated(err, no, len(indent) + len(f_text) + len(sep_ws), raw).located(path)
+    flush()
+    return units
+
+
+# ---------------------------------------------------------------- renaming
+def locate(program: Program, token: Token) -> tuple[int, int, str]:
+    """(source line, 1-based column, source line text) of a token."""
+    before = program.prefix + "".join(program.lines[i].text + program.separator for i in range(token.line))
+    line_start = before.rfind("\n") + 1
+    col = len(before) - line_start + token.start + 1
+    rendered = program.render()
+    whole_start = rendered.rfind("\n", 0, len(before)) + 1
+    whole_end = rendered.find("\n", len(before))
+    source = rendered[whole_start : None if whole_end < 0 else whole_end]
+    return program.lines[token.line].source_line, col, source
+
+
+def _spell(token: Token, target: str) -> str:
+    return target
+
+
+def _shape(f: Formula) -> Formula:
+    """The formula with every AP name blanked: what a renaming must keep."""
+    if f.op == "ap":
+        return Formula("ap", (), "?")
+    return Formula(f.op, tuple(_shape(a) for a in f.args))
+
+
+def _line_shape(text: str, li: int) -> object:
+    if li == 0:
+        return _shape(parse_formula(text))
+    trace = parse_trace(text)
+    return len(trace.prefix), tuple(_shape(s) for s in trace.steps)
+
+
+def _holds_long_names(program: Program) -> Token | None:
+    """The first AP token of a line that would no longer parse the same with
+    multi-letter AP names (compact Polish such as ``&ab``), or None."""
+    for li, line in enumerate(program.lines):
+        aps = [k for k, t in enumerate(program.tokens) if t.line == li and t.kind == "ap"]
+        if not aps:
+            continue
+        renamed = program.with_token_texts({k: f"p_{n}" for n, k in enumerate(aps)})
+        try:
+            ok = _line_shape(renamed.lines[li].text, li) == _line_shape(line.text, li)
+        except ParseError:
+            ok = False
+        if not ok:
+            return program.tokens[aps[0]]
+    return None
+
+
+def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Sequence[str] = ()) -> RenamingSpace:
+    """All alpha-renamings of a formula (and its trace): injective maps of the
+    used APs into ``pool`` (default: the APs used), minus ``pins``.
+
+    The count is the falling factorial ``P(len(pool) - pinned, used)``."""
+    pinned = set(program.pinned) | set(pins)
+    used = [r for r in program.referents if r not in pinned]
+    if pool is None:
+        targets = [r for r in program.referents if r not in pinned]
+    else:
+        targets = list(dict.fromkeys(pool))
+        for name in targets:
+            if not _AP_NAME.fullmatch(name) or name in KEYWORDS:
+                raise UsageError(f"{name!r} is not an AP name (lowercase letter or _, then letters, digits, _)")
+        in_pool = set(targets)
+        for tok in program.tokens:
+            if tok.referent is not None and tok.referent not in in_pool and tok.referent not in pinned:
+                line, col, source = locate(program, tok)
+                raise SpaceError(
+                    f"AP {tok.referent!r} is not in the pool ({', '.join(targets)})",
+                    line=line,
+                    col=col,
+                    source_line=source,
+                )
+        targets = [t for t in targets if t not in pinned]
+        long_names = [t for t in targets if len(t) > 1]
+        if long_names:
+            bad = _holds_long_names(program)
+            if bad is not None:
+                line, col, source = locate(program, bad)
+                raise SpaceError(
+                    f"pool AP {long_names[0]!r} has more than one letter, which compact Polish notation "
+                    "cannot hold; separate the tokens with spaces (e.g. '& a X b')",
+                    line=line,
+                    col=col,
+                    source_line=source,
+                )
+    return RenamingSpace(program, used, [targets] * len(used), _spell)

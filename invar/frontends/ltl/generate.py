@@ -1,0 +1,261 @@
+"""Random LTL formulas with satisfying symbolic traces (the DeepLTL recipe).
+
+Record ``i`` of a dataset depends only on ``(seed, i)``: its size comes from a
+seeded permutation of ``min_size..max_size`` for its block of records (so
+sizes are spread exactly evenly over every complete block), and attempt ``a``
+at it draws from ``Random(f"{seed}:{i}:{a}")``. A formula that is
+unsatisfiable, or whose solving exceeds the state or time limit, is dropped
+and counted, and the record retries with the next attempt at the same size,
+which keeps the size histogram flat. Because records are independent, the
+work parallelises over processes, a fixed seed reproduces a file byte for
+byte (unless the wall-clock ``timeout`` fires, the one non-deterministic
+drop), and an interrupted run resumes at the first missing record.
+
+Every written trace is checked with :func:`~invar.frontends.ltl.check.check`
+before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from ...errors import DataError, UsageError
+from .check import CheckLimitError, check, satisfying_trace
+from .formula import BINARY, UNARY, Formula, ap, to_polish
+from .trace import to_trace_text
+
+__all__ = ["GeneratorConfig", "Stats", "random_formula", "generate_record", "generate_file", "ap_names"]
+
+#: default operators: everything but xor (spot's randltl default set)
+DEFAULT_OPS = ("!", "X", "F", "G", "&", "|", "->", "<->", "U", "R", "W", "M")
+FORMATS = ("deepltl", "jsonl")
+
+
+def ap_names(k: int) -> tuple[str, ...]:
+    """The first ``k`` single-letter AP names: a, b, c …"""
+    if not 1 <= k <= 26:
+        raise UsageError(f"--aps must be between 1 and 26 (single-letter APs), not {k}")
+    return tuple(chr(ord("a") + j) for j in range(k))
+
+
+def random_formula(rng: random.Random, size: int, aps: Sequence[str], ops: Sequence[str] = DEFAULT_OPS) -> Formula:
+    """A random formula of exactly ``size`` nodes: an AP at size 1, otherwise an
+    operator drawn uniformly from ``ops`` (only unary ones at size 2) with its
+    remaining size split uniformly among its operands."""
+    unary = [o for o in ops if o in UNARY]
+    binary = [o for o in ops if o in BINARY]
+    if size < 1:
+        raise ValueError("formula size must be at least 1")
+    if size >= 2 and not unary and (size == 2 or not binary):
+        raise UsageError(f"no operator in {list(ops)} builds a formula of size {size}")
+
+    def build(n: int) -> Formula:
+        if n == 1:
+            return ap(rng.choice(aps))
+        choices = unary if n == 2 or not binary else unary + binary
+        o = rng.choice(choices)
+        if o in UNARY:
+            return Formula(o, (build(n - 1),))
+        left = rng.randint(1, n - 2)
+        return Formula(o, (build(left), build(n - 1 - left)))
+
+    return build(size)
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """Everything that determines a dataset's content."""
+
+    num: int
+    aps: int = 5
+    max_size: int = 35
+    min_size: int = 1
+    seed: int = 0
+    ops: tuple[str, ...] = DEFAULT_OPS
+    #: product states allowed per formula (deterministic limit)
+    max_states: int = 20000
+    #: seconds allowed per formula (wall clock; the one non-deterministic limit)
+    timeout: float = 10.0
+    #: attempts per record before it is given up
+    max_attempts: int = 1000
+
+    def __post_init__(self) -> None:
+        if self.num < 0:
+            raise UsageError("--num must be at least 0")
+        if not 1 <= self.min_size <= self.max_size:
+            raise UsageError(f"sizes must satisfy 1 <= min ({self.min_size}) <= max ({self.max_size})")
+        bad = [o for o in self.ops if o not in UNARY + BINARY]
+        if bad:
+            raise UsageError(f"unknown operator(s) {', '.join(bad)} (choose from {' '.join(UNARY + BINARY)})")
+        ap_names(self.aps)
+
+
+@dataclass
+class Stats:
+    """What a run did (cumulative over resumed runs)."""
+
+    written: int = 0
+    unsatisfiable: int = 0
+    timeouts: int = 0
+    #: records given up after ``max_attempts`` (should stay 0)
+    abandoned: int = 0
+    sizes: dict[int, int] = field(default_factory=dict)
+
+    def add(self, other: "Stats") -> None:
+        self.written += other.written
+        self.unsatisfiable += other.unsatisfiable
+        self.timeouts += other.timeouts
+        self.abandoned += other.abandoned
+        for k, v in other.sizes.items():
+            self.sizes[k] = self.sizes.get(k, 0) + v
+
+
+def size_of_record(config: GeneratorConfig, i: int) -> int:
+    span = config.max_size - config.min_size + 1
+    block = list(range(config.min_size, config.max_size + 1))
+    random.Random(f"{config.seed}:sizes:{i // span}").shuffle(block)
+    return block[i % span]
+
+
+def generate_record(config: GeneratorConfig, i: int) -> tuple[dict | None, Stats]:
+    """Record ``i``: ``{"formula", "trace", "size"}`` (Polish and trace text)."""
+    stats = Stats()
+    size = size_of_record(config, i)
+    names = ap_names(config.aps)
+    for attempt in range(config.max_attempts):
+        rng = random.Random(f"{config.seed}:{i}:{attempt}")
+        formula = random_formula(rng, size, names, config.ops)
+        try:
+            trace = satisfying_trace(formula, max_states=config.max_states, timeout=config.timeout)
+            if trace is None:
+                stats.unsatisfiable += 1
+                continue
+            if not check(formula, trace, max_states=config.max_states, timeout=config.timeout).holds:
+                raise AssertionError(f"generated trace fails its formula: {to_polish(formula)} {to_trace_text(trace)}")
+        except CheckLimitError:
+            stats.timeouts += 1
+            continue
+        stats.written = 1
+        stats.sizes[size] = 1
+        return {"formula": to_polish(formula), "trace": to_trace_text(trace), "size": size}, stats
+    stats.abandoned = 1
+    return None, stats
+
+
+def _worker(args: tuple[GeneratorConfig, int]) -> tuple[int, dict | None, Stats]:
+    config, i = args
+    record, stats = generate_record(config, i)
+    return i, record, stats
+
+
+def _render(record: dict, fmt: str) -> str:
+    if fmt == "jsonl":
+        return json.dumps(record, separators=(",", ":")) + "\n"
+    return f"{record['formula']}\n{record['trace']}\n"
+
+
+def _meta_path(out: Path) -> Path:
+    return out.with_name(out.name + ".meta.json")
+
+
+def generate_file(
+    config: GeneratorConfig,
+    out: str | os.PathLike,
+    *,
+    fmt: str = "deepltl",
+    jobs: int | None = None,
+    overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Stats:
+    """Write ``config.num`` records to ``out`` in parallel over ``jobs``
+    processes (default: every core).
+
+    Progress is checkpointed in ``OUT.meta.json`` (settings, next record,
+    bytes written, counts); a run with the same settings resumes from the last
+    checkpoint, cutting off anything written after it."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    out = Path(out)
+    meta_path = _meta_path(out)
+    params = {**asdict(config), "ops": list(config.ops), "format": fmt}
+    params.pop("num")
+    stats = Stats()
+    start, size = 0, 0
+    if out.exists() and not overwrite:
+        try:
+            meta = json.loads(meta_path.read_text())
+            start, size = int(meta["next"]), int(meta["bytes"])
+            old = meta["stats"]
+            stats = Stats(
+                written=old["written"],
+                unsatisfiable=old["unsatisfiable"],
+                timeouts=old["timeouts"],
+                abandoned=old["abandoned"],
+                sizes={int(k): v for k, v in old["sizes"].items()},
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            raise DataError("exists and was not written by this generator; pass --overwrite", path=str(out)) from None
+        if meta.get("params") != params:
+            raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
+        if out.stat().st_size < size:
+            raise DataError("is shorter than its checkpoint; pass --overwrite", path=str(out))
+        with open(out, "r+b") as f:
+            f.truncate(size)
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(b"")
+
+    def save_meta(next_index: int, nbytes: int) -> None:
+        record = {"params": params, "num": config.num, "next": next_index, "bytes": nbytes, "stats": asdict(stats)}
+        tmp = meta_path.with_name(meta_path.name + ".tmp")
+        tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
+        os.replace(tmp, meta_path)
+
+    save_meta(start, size)
+    if progress:
+        progress(start, config.num)
+    with open(out, "ab") as f:
+        for done, (i, record, s) in enumerate(_results(config, range(start, config.num), jobs), start=start + 1):
+            stats.unsatisfiable += s.unsatisfiable
+            stats.timeouts += s.timeouts
+            stats.abandoned += s.abandoned
+            if record is not None:
+                f.write(_render(record, fmt).encode())
+                stats.written += 1
+                stats.sizes[record["size"]] = stats.sizes.get(record["size"], 0) + 1
+            if done % 64 == 0 or done == config.num:
+                f.flush()
+                save_meta(done, f.tell())
+            if progress:
+                progress(done, config.num)
+    return stats
+
+
+def _results(config: GeneratorConfig, todo: range, jobs: int | None) -> Iterator[tuple[int, dict | None, Stats]]:
+    """Records in index order, computed in ``jobs`` processes."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1 or len(todo) < 2:
+        for i in todo:
+            yield _worker((config, i))
+        return
+    ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+    with ctx.Pool(jobs) as pool:
+        yield from pool.imap(_worker, ((config, i) for i in todo), chunksize=4)
+
+
+def read_dataset(text: str) -> Iterator[tuple[str, str]]:
+    """(formula, trace) pairs of a generated file in either format."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and lines[0].lstrip().startswith("{"):
+        for line in lines:
+            record = json.loads(line)
+            yield record["formula"], record["trace"]
+        return
+    for k in range(0, len(lines) - 1, 2):
+        yield lines[k], lines[k + 1]

@@ -1,0 +1,483 @@
+"""The Python frontend: functions as programs of statements.
+
+Read with ``ast`` and ``symtable`` only; nothing is ever executed.
+
+**Units.** Every function and method, nested ones included, is a unit named by
+its ``__qualname__`` (``C.m``, ``f.<locals>.g``), in source order. A file
+without any function is one unit, ``<module>``, holding its top-level
+statements.
+
+**Lines.** A line is one statement with the comment and blank lines that
+precede it, as whole physical lines of the original text, so rendering the
+unit (lines joined by ``"\\n"``) gives back its source exactly, and a
+statement moves with its comments and formatting. Line 0 is the ``def`` header
+(decorators included) and never moves (block -1). A compound statement
+(``if``, ``for``, ``while``, ``with``, ``try``, ``match``, a nested ``def`` or
+``class``) is one line at its level; its bodies are blocks of their own, one
+level deeper. Clause lines (``elif …:``, ``else:``, ``except …:``,
+``finally:``, ``case …:``) and docstrings never move (block -1); they sit one
+level below their statement, so they travel with it. Statements sharing a
+physical line (``a = 1; b = 2``, ``if x: return y``) form one line.
+
+**Tokens.** One per occurrence of a variable name (``Name``, parameters and
+the bindings of ``def``, ``class``, ``import``, ``except … as``,
+``global``/``nonlocal`` and ``match`` captures). Views: ``param``, ``local``,
+``import``, ``global``, ``builtin``, ``free``, ``class``, ``name``. Only
+parameters and locals bound inside the unit (its own scope or any nested
+function, lambda or comprehension scope) have a referent,
+``local:<scope>:<name>``; every other token has ``None``.
+
+**Dependencies** are computed per block by :mod:`.python_effects` and
+:func:`.effects.block_deps`.
+
+**Skipped units.** :func:`parse_units` raises only for the whole file (a
+syntax error, an input over :data:`MAX_CHARS`, nesting the compiler cannot
+handle). A function that cannot be built is left out and reported, with its
+location, in the returned list's ``skipped`` (see :mod:`.units`).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..errors import InvarError, ParseError, SpaceError, UnsupportedError
+from ..program import Line, Program, Token
+from ..symmetry.renamings import RenamingSpace
+from .effects import Effect, block_deps
+from .python_effects import StatementEffects
+from .python_scopes import DYNAMIC_BUILTINS, Resolution, Scope, SourceMap, resolve
+from .units import Units
+
+#: inputs longer than this (in characters) are refused rather than parsed
+MAX_CHARS = 8 * 1024 * 1024
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPOUND = (
+    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
+    ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+_PROTECTING = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+# ------------------------------------------------------------------ entry
+def parse_units(text: str, path: str | None = None) -> Units:
+    """Every function of ``text`` as a :class:`Program`; see the module docstring."""
+    shown = path or "<input>"
+    if len(text) > MAX_CHARS:
+        raise ParseError(
+            f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
+            path=path, line=1, col=1,
+        )
+    lone_cr = text.find("\r")
+    while lone_cr >= 0 and text.startswith("\r\n", lone_cr):
+        lone_cr = text.find("\r", lone_cr + 2)
+    if lone_cr >= 0:
+        line = text.count("\n", 0, lone_cr) + 1
+        raise UnsupportedError("carriage return without line feed (old Mac line endings)", path=path, line=line,
+                               col=lone_cr - text.rfind("\n", 0, lone_cr))
+    src = SourceMap(text)
+    try:
+        tree = ast.parse(text, filename=shown)
+        resolution = resolve(tree, text, src, shown)
+    except SyntaxError as err:
+        line = err.lineno or 0
+        raise ParseError(
+            err.msg, path=path, line=line, col=err.offset or 0,
+            source_line=src.lines[line - 1] if 0 < line <= len(src.lines) else None,
+        ) from None
+    except (RecursionError, MemoryError):
+        raise ParseError("nesting too deep to parse", path=path, line=1, col=1) from None
+    except ValueError as err:  # NUL bytes and similar
+        raise ParseError(str(err), path=path, line=1, col=1) from None
+    effects = StatementEffects(resolution)
+    defs = sorted(
+        (n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)),
+        key=lambda n: (n.lineno, n.col_offset),
+    )
+    units, skipped = [], []
+    for node in defs or [tree]:
+        try:
+            units.append(_UnitBuilder(src, resolution, effects, node).build())
+        except InvarError as err:
+            err.reason = "unsupported construct"  # type: ignore[attr-defined]
+            skipped.append(err.located(path))
+        except (RecursionError, MemoryError):
+            err = ParseError(f"function {getattr(node, 'name', '?')!r} is nested too deeply", path=path,
+                             line=node.lineno, col=node.col_offset + 1)
+            err.reason = "nesting too deep"  # type: ignore[attr-defined]
+            skipped.append(err)
+    if not units and skipped:
+        raise skipped[0]
+    return Units(units, skipped)
+
+
+def parse(text: str, path: str | None = None) -> Program:
+    """The single unit of ``text`` (a file holding exactly one function)."""
+    units = parse_units(text, path)
+    if len(units) != 1:
+        raise ParseError(f"expected one function, found {len(units)}", path=path, line=1, col=1)
+    return units[0]
+
+
+# ----------------------------------------------------------------- layout
+@dataclass(slots=True)
+class _Item:
+    """A line under construction: its last physical line and its place."""
+
+    code_end: int
+    block: int
+    depth: int
+    source_line: int
+    effect: Effect | None
+
+
+def _anchor(stmt: ast.stmt) -> int:
+    """First physical line of a statement, decorators included."""
+    decorators = getattr(stmt, "decorator_list", None)
+    return min(d.lineno for d in decorators) if decorators else stmt.lineno
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _header_nodes(s: ast.stmt) -> list[ast.AST]:
+    """The expressions written in a compound statement's header."""
+    if isinstance(s, (ast.If, ast.While)):
+        return [s.test]
+    if isinstance(s, (ast.For, ast.AsyncFor)):
+        return [s.target, s.iter]
+    if isinstance(s, (ast.With, ast.AsyncWith)):
+        return [x for item in s.items for x in (item.context_expr, item.optional_vars) if x is not None]
+    if isinstance(s, ast.Match):
+        return [s.subject]
+    if isinstance(s, _FUNCTIONS):
+        a = s.args
+        out: list[ast.AST] = [*s.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
+        out += [x for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None]
+        if s.returns is not None:
+            out.append(s.returns)
+        return out
+    if isinstance(s, ast.ClassDef):
+        return [*s.decorator_list, *s.bases, *s.keywords]
+    return []
+
+
+def _bodies(s: ast.stmt) -> list[list[ast.stmt]]:
+    """Every statement list of a compound statement (elif chains included)."""
+    if isinstance(s, ast.Match):
+        return [c.body for c in s.cases]
+    out = [s.body]
+    for h in getattr(s, "handlers", ()):
+        out.append(h.body)
+    for name in ("orelse", "finalbody"):
+        if getattr(s, name, None):
+            out.append(getattr(s, name))
+    return out
+
+
+class _UnitBuilder:
+    """Builds one unit's Program; see the module docstring for the layout."""
+
+    def __init__(self, src: SourceMap, res: Resolution, effects: StatementEffects, node: ast.AST) -> None:
+        self.src = src
+        self.res = res
+        self.effects = effects
+        self.node = node
+        self.items: list[_Item] = []
+        self.deps: list[tuple[int, int]] = []
+        self.blocks = 0
+        #: the physical line before the unit's first line
+        self.base = 0
+
+    # ---------------------------------------------------------- line tests
+    def _own_line(self, stmt: ast.stmt) -> bool:
+        """Whether ``stmt`` starts its physical line (decorated ones always do)."""
+        if getattr(stmt, "decorator_list", None):
+            return True
+        text = self.src.lines[stmt.lineno - 1]
+        return not text[: self.src.char_col(stmt.lineno, stmt.col_offset)].strip()
+
+    def _splittable(self, s: ast.stmt) -> bool:
+        return all(self._own_line(body[0]) for body in _bodies(s) if body)
+
+    def _last_code_line(self, lo: int, hi: int) -> int:
+        """The last line in ``lo..hi`` holding more than blanks and a comment."""
+        lines = self.src.lines
+        for ln in range(hi, lo - 1, -1):
+            t = lines[ln - 1].strip()
+            if t and not t.startswith("#"):
+                return ln
+        return lo
+
+    @property
+    def _prev_end(self) -> int:
+        return self.items[-1].code_end if self.items else self.base
+
+    # ------------------------------------------------------------ emitting
+    def _add(self, code_end: int, block: int, depth: int, source_line: int, effect: Effect | None) -> int:
+        self.items.append(_Item(code_end, block, depth, source_line, effect))
+        return len(self.items) - 1
+
+    def _clause(self, lo: int, first: ast.stmt, depth: int) -> None:
+        """A fixed clause line (``else:``, ``except E:`` …) ending before ``first``."""
+        lo = max(lo, self._prev_end + 1)
+        self._add(self._last_code_line(lo, _anchor(first) - 1), -1, depth, lo, None)
+
+    def _block(self, stmts: Sequence[ast.stmt], depth: int, protected: bool, docstring: bool = False) -> None:
+        if docstring and stmts and _is_docstring(stmts[0]) and len(stmts) > 1 and self._own_line(stmts[1]):
+            s = stmts[0]
+            self._add(s.end_lineno, -1, depth, s.lineno, self.effects.of(s))
+            stmts = stmts[1:]
+        if not stmts:
+            return
+        block = self.blocks
+        self.blocks += 1
+        members: list[tuple[int, Effect]] = []
+        runs: list[list[ast.stmt]] = []
+        for s in stmts:
+            if runs and not self._own_line(s):
+                runs[-1].append(s)
+            else:
+                runs.append([s])
+        for run in runs:
+            s = run[0]
+            if len(run) == 1 and isinstance(s, _COMPOUND) and self._splittable(s):
+                idx = self._compound(s, block, depth, protected)
+                effect = self.effects.of(s)
+            else:
+                effect = Effect()
+                for x in run:
+                    effect.absorb(self.effects.of(x))
+                idx = self._add(max(x.end_lineno for x in run), block, depth, _anchor(s), effect)
+            members.append((idx, effect))
+        self.deps += block_deps(members, protected=protected)
+
+    def _compound(self, s: ast.stmt, block: int, depth: int, protected: bool) -> int:
+        inner = protected or isinstance(s, _PROTECTING)
+        lo = max([s.lineno] + [n.end_lineno for n in _header_nodes(s)])
+        first = s.cases[0].body[0] if isinstance(s, ast.Match) else s.body[0]
+        if isinstance(s, ast.Match):
+            first_anchor = s.cases[0].pattern.lineno
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _is_docstring(first):
+            first_anchor = first.lineno
+        else:
+            first_anchor = _anchor(first)
+        idx = self._add(self._last_code_line(lo, first_anchor - 1), block, depth, _anchor(s), self.effects.of(s))
+        d = depth + 1
+        if isinstance(s, ast.If):
+            self._block(s.body, d, inner)
+            cur = s
+            while cur.orelse:
+                nxt = cur.orelse[0]
+                if len(cur.orelse) == 1 and isinstance(nxt, ast.If) and self._is_elif(nxt):
+                    self._clause(nxt.test.end_lineno, nxt.body[0], d)
+                    self._block(nxt.body, d, inner)
+                    cur = nxt
+                    continue
+                self._clause(self._prev_end + 1, nxt, d)
+                self._block(cur.orelse, d, inner)
+                break
+        elif isinstance(s, ast.Match):
+            for case in s.cases:
+                ends = [case.pattern.end_lineno] + ([case.guard.end_lineno] if case.guard is not None else [])
+                self._clause(max(ends), case.body[0], d)
+                self._block(case.body, d + 1, inner)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._block(s.body, d, False, docstring=True)
+        elif isinstance(s, ast.ClassDef):
+            self._block(s.body, d, inner, docstring=True)
+        else:
+            self._block(s.body, d, inner)
+            for h in getattr(s, "handlers", ()):
+                ends = [h.lineno] + ([h.type.end_lineno] if h.type is not None else [])
+                self._clause(max(ends), h.body[0], d)
+                self._block(h.body, d, inner)
+            for name in ("orelse", "finalbody"):
+                body = getattr(s, name, None)
+                if body:
+                    self._clause(self._prev_end + 1, body[0], d)
+                    self._block(body, d, inner)
+        return idx
+
+    def _is_elif(self, node: ast.If) -> bool:
+        text = self.src.lines[node.lineno - 1]
+        return text.startswith("elif", self.src.char_col(node.lineno, node.col_offset))
+
+    # ---------------------------------------------------------------- build
+    def build(self) -> Program:
+        node = self.node
+        if isinstance(node, ast.Module):
+            name, scope = "<module>", self.res.module
+            start = _anchor(node.body[0])
+            self.base = start - 1
+            self._block(node.body, 0, False)
+        else:
+            scope = self.res.scope_of[id(node)]
+            name = scope.path
+            start = _anchor(node)
+            self.base = start - 1
+            if self._splittable(node):
+                lo = max([node.lineno] + [n.end_lineno for n in _header_nodes(node)])
+                first = node.body[0]
+                first_anchor = first.lineno if _is_docstring(first) else _anchor(first)
+                self._add(self._last_code_line(lo, first_anchor - 1), -1, 0, start, None)
+                self._block(node.body, 1, False, docstring=True)
+            else:
+                self._add(node.end_lineno, -1, 0, start, None)
+        return self._program(name, scope, start)
+
+    def _program(self, name: str, scope: Scope, start: int) -> Program:
+        src = self.src
+        lines: list[Line] = []
+        first_lines: list[int] = []
+        prev = start - 1
+        for it in self.items:
+            first_lines.append(prev + 1)
+            text = "\n".join(src.lines[prev : it.code_end])
+            e = it.effect
+            lines.append(Line(
+                text=text,
+                reads=frozenset(e.reads) if e else frozenset(),
+                writes=frozenset(e.writes) if e else frozenset(),
+                block=it.block,
+                depth=it.depth,
+                source_line=it.source_line,
+            ))
+            prev = it.code_end
+        end = prev
+        occs = self.res.occurrences
+        lo = bisect_right(occs, (start, -2), key=lambda o: (o.line, o.col))
+        hi = bisect_right(occs, (end, 1 << 60), key=lambda o: (o.line, o.col))
+        tokens: list[Token] = []
+        pinned: set[str] = set()
+        unit = scope if scope.kind != "module" else None
+        dynamic = False
+        for occ in occs[lo:hi]:
+            renamable = (
+                unit is not None
+                and occ.binder is not None
+                and occ.view in ("param", "local")
+                and occ.binder.kind != "class"
+                and occ.binder.within(unit)
+            )
+            referent = occ.resource if renamable else None
+            if occ.view == "builtin" and occ.name in DYNAMIC_BUILTINS:
+                dynamic = True
+            if referent is not None and occ.ctx == "kwonly":
+                pinned.add(referent)
+            if occ.col < 0:
+                pinned.add(referent if referent is not None else f"name:{occ.name}")
+                continue
+            view = occ.view
+            if not renamable and view in ("param", "local") and unit is not None and occ.binder is not None:
+                view = "free"  # bound by an enclosing function outside the unit
+            li = bisect_right(first_lines, occ.line) - 1
+            start_off = src.starts[occ.line - 1] - src.starts[first_lines[li] - 1] + occ.col
+            tokens.append(Token(occ.name, "name", view, referent, li, start_off))
+        referents = {t.referent for t in tokens if t.referent is not None}
+        if dynamic:
+            pinned |= referents
+        kwlo = bisect_right(self.res.keywords, (start, ""))
+        kwhi = bisect_right(self.res.keywords, (end + 1, ""))
+        called = {kw for _, kw in self.res.keywords[kwlo:kwhi]}
+        if called:
+            pinned |= {r for r in referents if r.rsplit(":", 1)[1] in called and _is_param(tokens, r)}
+        if any(isinstance(n, ast.Match) for n in ast.walk(self.node)):
+            pinned.add("name:_")  # ``_`` in a pattern is a wildcard, not a capture
+        return Program(
+            lang="python",
+            lines=tuple(lines),
+            tokens=tuple(tokens),
+            deps=tuple(sorted(set(self.deps))),
+            pinned=frozenset(pinned),
+            name=name,
+            separator="\n",
+        )
+
+
+def _is_param(tokens: list[Token], referent: str) -> bool:
+    return any(t.referent == referent and t.view == "param" for t in tokens)
+
+
+# -------------------------------------------------------------- renamings
+def name_of(referent: str) -> str:
+    """The variable name a referent stands for (``local:f:x`` -> ``x``)."""
+    return referent.rsplit(":", 1)[1]
+
+
+def fresh_names(avoid: set[str], n: int, stem: str = "v") -> list[str]:
+    """``n`` names ``v0, v1, …`` none of which is in ``avoid``."""
+    out, k = [], 0
+    while len(out) < n:
+        cand = f"{stem}{k}"
+        if cand not in avoid:
+            out.append(cand)
+        k += 1
+    return out
+
+
+def check_pool(pool: Iterable[str], is_keyword=keyword.iskeyword) -> list[str]:
+    """The pool as a list, or SpaceError naming its first unusable entry."""
+    out = list(dict.fromkeys(pool))
+    for p in out:
+        if not p.isidentifier() or is_keyword(p):
+            raise SpaceError(f"{p!r} cannot name a variable")
+    return out
+
+
+def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
+    """All capture-free renamings of the unit's parameters and locals.
+
+    ``pool``: the target names; by default the unit's own names, parameters
+    permuted among parameters and locals among locals (padded with fresh
+    ``v0, v1, …`` when two scopes reuse a name). ``pins``: referents or bare
+    names to keep. No target may be a keyword or any name the unit uses
+    without renaming it (globals, builtins, imports, attributes' owners …),
+    so no renamed variable can capture or be captured.
+    """
+    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=keyword.iskeyword)
+
+
+def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> RenamingSpace:
+    """The language-neutral part of :func:`renaming_space` (shared with Java)."""
+    pins = set(pins)
+    referents = list(program.referents)
+    pinned = set(program.pinned)
+    pinned |= {r for r in referents if r in pins or name_of(r) in pins}
+    movable = [r for r in referents if r not in pinned]
+    forbidden = {t.text for t in program.tokens if t.referent is None}
+    forbidden |= {name_of(r) for r in pinned} | pins
+    view_of: dict[str, str] = {}
+    for t in program.tokens:
+        if t.referent is not None:
+            view_of.setdefault(t.referent, t.view)
+    if pool is not None:
+        names = [p for p in check_pool(pool, is_keyword) if p not in forbidden]
+        allowed = [names] * len(movable)
+    else:
+        groups: dict[str, list[str]] = {}
+        for r in movable:
+            groups.setdefault(view_of[r], []).append(r)
+        own = {name_of(r) for r in referents}
+        by_view: dict[str, list[str]] = {}
+        for view, refs in groups.items():
+            names = [n for n in dict.fromkeys(name_of(r) for r in refs) if n not in forbidden]
+            shared = sum(1 for n in names if any(n in {name_of(r) for r in rs} for v, rs in groups.items() if v != view))
+            missing = len(refs) + shared - len(names)
+            if missing > 0:
+                names += fresh_names(forbidden | own, missing, stem=f"{view[0]}")
+            by_view[view] = names
+        allowed = [by_view[view_of[r]] for r in movable]
+    return RenamingSpace(program, movable, allowed, lambda token, target: target)
+
+
+__all__ = ["parse_units", "parse", "renaming_space", "MAX_CHARS", "name_of"]

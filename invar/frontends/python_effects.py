@@ -1,0 +1,293 @@
+"""Reads, writes and side effects of Python statements (the dependency pass).
+
+Each statement, with everything nested in it, is summarised as an
+:class:`~invar.frontends.effects.Effect` over the resources that
+:mod:`invar.frontends.python_scopes` resolved. The rules are deliberately
+conservative, since a missed dependency yields a program that means something
+else while an extra one only shrinks the space:
+
+- names are scope-resolved; variables captured by a nested scope, globals and
+  free variables also read or write ``heap``, because any call may touch them;
+- a call (other than a known-pure builtin), an attribute or subscript store,
+  ``del`` through a reference, ``import``, ``await`` and ``yield`` are side
+  effects, and side effects keep their relative order;
+- any operation beyond naming and building literals reads ``heap`` (``a + b``
+  reads lists ``a`` and ``b``); augmented assignment writes it (``+=`` mutates
+  lists in place);
+- ``return``, ``raise``, ``assert``, ``global`` and ``nonlocal`` are barriers;
+  ``break``/``continue`` are barriers within their loop;
+- a nested ``def`` or ``lambda`` body runs later, when called, so only its
+  defaults, decorators and annotations count where it is defined.
+
+The pass is an ``ast.NodeVisitor`` whose :meth:`visit` walks with an explicit
+stack (deep expressions must not overflow the interpreter's recursion) and
+dispatches on the node's class name.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .effects import HEAP, Effect
+from .python_scopes import Resolution
+
+#: builtins that only compute a value from their arguments (on builtin types)
+PURE_BUILTINS = frozenset(
+    """abs all any ascii bin bool bytes callable chr complex dict divmod enumerate filter
+    float format frozenset hash hex int isinstance issubclass iter len list map max min
+    oct ord pow range repr reversed round set slice sorted str sum tuple type zip""".split()
+)
+
+#: expression nodes that neither read the heap nor can raise
+_INERT = (
+    ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.expr_context,
+    ast.keyword, ast.Lambda, ast.Pass, ast.Expr, ast.Assign, ast.AnnAssign,
+)
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class EffectVisitor(ast.NodeVisitor):
+    """Adds the effect of the visited expression or simple statement to ``effect``."""
+
+    def __init__(self, resolution: Resolution, effect: Effect) -> None:
+        self.res = resolution
+        self.effect = effect
+        self._stack: list[ast.AST] = []
+
+    def visit(self, node: ast.AST) -> None:
+        stack = self._stack
+        stack.append(node)
+        while stack:
+            n = stack.pop()
+            method = getattr(self, "visit_" + n.__class__.__name__, None)
+            if method is None:
+                self.generic_visit(n)
+            else:
+                method(n)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        if not isinstance(node, _INERT):
+            self.effect.reads.add(HEAP)
+            self.effect.may_raise = True
+        self._stack.extend(ast.iter_child_nodes(node))
+
+    # ---------------------------------------------------------------- names
+    def _name(self, node: ast.AST) -> None:
+        e = self.effect
+        for occ in self.res.by_node.get(id(node), ()):
+            r = occ.resource
+            shared = r in self.res.cells or not r.startswith(("local:", "class:"))
+            if occ.ctx == "load":
+                e.reads.add(r)
+                if shared:
+                    e.reads.add(HEAP)
+            elif occ.ctx == "decl":
+                e.barrier = True
+            else:
+                e.writes.add(r)
+                if occ.ctx == "del":
+                    e.reads.add(r)
+                    e.may_raise = True
+                if shared:
+                    e.writes.add(HEAP)
+                    e.reads.add(HEAP)
+                    if not r.startswith("local:"):
+                        e.side = True
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._name(node)
+
+    visit_alias = visit_MatchStar = _name
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        self._name(node)
+        self.effect.reads.add(HEAP)
+        self._stack.extend(ast.iter_child_nodes(node))
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        self._name(node)
+        self.generic_visit(node)
+
+    # ---------------------------------------------------- references, calls
+    def _reference(self, node: ast.Attribute | ast.Subscript) -> None:
+        e = self.effect
+        e.reads.add(HEAP)
+        e.may_raise = True
+        if not isinstance(node.ctx, ast.Load):
+            e.writes.add(HEAP)
+            e.side = True
+        self._stack.extend(ast.iter_child_nodes(node))
+
+    visit_Attribute = visit_Subscript = _reference
+
+    def visit_Call(self, node: ast.Call) -> None:
+        e = self.effect
+        e.reads.add(HEAP)
+        e.may_raise = True
+        pure = False
+        if isinstance(node.func, ast.Name) and node.func.id in PURE_BUILTINS:
+            occs = self.res.by_node.get(id(node.func), ())
+            pure = bool(occs) and occs[0].view == "builtin"
+        if not pure:
+            e.writes.add(HEAP)
+            e.side = True
+        self._stack.extend(ast.iter_child_nodes(node))
+
+    def _suspend(self, node: ast.AST) -> None:
+        e = self.effect
+        e.reads.add(HEAP)
+        e.writes.add(HEAP)
+        e.side = e.may_raise = True
+        self._stack.extend(ast.iter_child_nodes(node))
+
+    visit_Await = visit_Yield = visit_YieldFrom = _suspend
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        # the body runs when called; only the defaults are evaluated here
+        self._stack.extend(node.args.defaults)
+        self._stack.extend(d for d in node.args.kw_defaults if d is not None)
+
+    # ----------------------------------------------------- simple statements
+    def _barrier(self, node: ast.AST) -> None:
+        self.effect.barrier = True
+        self._stack.extend(ast.iter_child_nodes(node))
+
+    visit_Return = visit_Raise = visit_Assert = _barrier
+
+    def _jump(self, node: ast.AST) -> None:
+        self.effect.jump = True
+
+    visit_Break = visit_Continue = _jump
+
+    def visit_Global(self, node: ast.AST) -> None:
+        self._name(node)
+        self.effect.barrier = True
+
+    visit_Nonlocal = visit_Global
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        e = self.effect
+        e.side = e.may_raise = True
+        e.reads.add(HEAP)
+        e.writes.add(HEAP)
+        self._stack.extend(node.names)
+
+    visit_Import = visit_ImportFrom = _import
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        e = self.effect
+        e.reads.add(HEAP)
+        e.writes.add(HEAP)
+        e.may_raise = True
+        if isinstance(node.target, ast.Name):
+            for occ in self.res.by_node.get(id(node.target), ()):
+                e.reads.add(occ.resource)
+        self._stack.extend((node.target, node.value))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        # a local variable's annotation is never evaluated
+        self._stack.append(node.target)
+        if node.value is not None:
+            self._stack.append(node.value)
+
+
+class StatementEffects:
+    """Effect of every statement, nested statements included, memoised.
+
+    Shared by all the units of one file: an inner function's statements are
+    summarised once although they appear in the outer unit too."""
+
+    def __init__(self, resolution: Resolution) -> None:
+        self.res = resolution
+        self._memo: dict[int, Effect] = {}
+
+    def expressions(self, nodes: list[ast.AST]) -> Effect:
+        effect = Effect()
+        visitor = EffectVisitor(self.res, effect)
+        for n in nodes:
+            if n is not None:
+                visitor.visit(n)
+        return effect
+
+    def of(self, stmt: ast.stmt) -> Effect:
+        got = self._memo.get(id(stmt))
+        if got is None:
+            got = self._memo[id(stmt)] = self._compute(stmt)
+        return got
+
+    def _block(self, effect: Effect, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            effect.absorb(self.of(s))
+
+    def _compute(self, s: ast.stmt) -> Effect:
+        if isinstance(s, (ast.If, ast.While)):
+            e = self.expressions([s.test])
+            e.reads.add(HEAP)
+            body = Effect()
+            self._block(body, s.body)
+            if isinstance(s, ast.While):
+                body.jump = False
+            e.absorb(body)
+            self._block(e, s.orelse)
+            return e
+        if isinstance(s, (ast.For, ast.AsyncFor)):
+            e = self.expressions([s.target, s.iter])
+            e.reads.add(HEAP)
+            e.may_raise = True
+            if isinstance(s, ast.AsyncFor):
+                e.side = True
+                e.writes.add(HEAP)
+            body = Effect()
+            self._block(body, s.body)
+            body.jump = False
+            e.absorb(body)
+            self._block(e, s.orelse)
+            return e
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            e = self.expressions([x for item in s.items for x in (item.context_expr, item.optional_vars)])
+            e.side = e.may_raise = True  # __enter__/__exit__ run
+            e.reads.add(HEAP)
+            e.writes.add(HEAP)
+            self._block(e, s.body)
+            return e
+        if isinstance(s, ast.Try) or s.__class__.__name__ == "TryStar":
+            e = Effect()
+            self._block(e, s.body)
+            for h in s.handlers:
+                e.absorb(self.expressions([h.type]))
+                e.absorb(self._binding(h))
+                self._block(e, h.body)
+            self._block(e, s.orelse)
+            self._block(e, s.finalbody)
+            return e
+        if isinstance(s, ast.Match):
+            e = self.expressions([s.subject])
+            e.reads.add(HEAP)
+            for case in s.cases:
+                e.absorb(self.expressions([case.pattern, case.guard]))
+                self._block(e, case.body)
+            return e
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = s.args
+            parts = [*a.defaults, *a.kw_defaults, *s.decorator_list, s.returns]
+            parts += [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None]
+            e = self.expressions(parts)
+            e.absorb(self._binding(s))
+            return e
+        if isinstance(s, ast.ClassDef):
+            e = self.expressions([*s.bases, *s.keywords, *s.decorator_list])
+            e.absorb(self._binding(s))
+            self._block(e, s.body)  # a class body runs where it stands
+            return e
+        return self.expressions([s])
+
+    def _binding(self, node: ast.AST) -> Effect:
+        """The store of a ``def``/``class`` name (carried by the node itself)."""
+        e = Effect()
+        EffectVisitor(self.res, e)._name(node)
+        return e
+
+
+__all__ = ["EffectVisitor", "StatementEffects", "PURE_BUILTINS"]

@@ -1,0 +1,402 @@
+"""Who each Python name refers to: ``symtable`` scopes matched to ``ast`` nodes.
+
+The compiler's symbol tables are the authority on scopes (comprehension
+scopes, ``nonlocal``, class bodies that closures skip, implicit globals), but
+they carry no source positions. This pass walks the ``ast`` in the order the
+compiler's symbol-table pass visits it, so that the n-th scope the walk enters
+under a parent is the n-th child table of that parent, and resolves every name
+occurrence (``Name``, ``arg``, and the bindings the ``ast`` gives no node of
+their own: ``def``/``class`` names, ``except … as``, ``global``/``nonlocal``,
+imports, ``match`` captures) to a *resource* (``local:<scope>:<name>``,
+``global:<name>`` …) and a *view* (``param``, ``local``, ``import``, ``global``,
+``builtin``, ``free``, ``class``, ``name``).
+
+The walk is iterative: expressions nested thousands deep (long ``a + b + …``
+chains) must not exhaust Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import symtable
+from bisect import bisect_right
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+
+from ..errors import UnsupportedError
+
+#: builtins whose use makes local names observable by their spelling
+DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir"})
+
+_BUILTINS = frozenset(dir(builtins))
+
+_COMPREHENSION_NAMES = {
+    ast.ListComp: "listcomp",
+    ast.SetComp: "setcomp",
+    ast.DictComp: "dictcomp",
+    ast.GeneratorExp: "genexpr",
+}
+
+
+@dataclass(eq=False, slots=True)
+class Scope:
+    """One symbol table with its place in the source."""
+
+    #: ``module``, ``function``, ``lambda``, ``class`` or ``comprehension``
+    kind: str
+    #: a stable id: the ``__qualname__`` of functions and classes, with
+    #: ``<lambda>@LINE.COL``-style parts for anonymous scopes
+    path: str
+    table: symtable.SymbolTable
+    parent: "Scope | None"
+    node: ast.AST | None
+    #: child tables not yet matched to an ast node, by (name, line)
+    pending: dict[tuple[str, int], deque] = field(default_factory=dict)
+
+    def within(self, other: "Scope") -> bool:
+        """Whether this scope is ``other`` or nested inside it."""
+        s: Scope | None = self
+        while s is not None:
+            if s is other:
+                return True
+            s = s.parent
+        return False
+
+
+@dataclass(slots=True)
+class Occurrence:
+    """One occurrence of a name in the source."""
+
+    name: str
+    #: 1-based line and 0-based *character* column; ``col`` is -1 when the
+    #: occurrence could not be located exactly (its referent is then pinned)
+    line: int
+    col: int
+    #: what it refers to, scope-resolved (``local:f:x``, ``global:print`` …)
+    resource: str
+    view: str
+    #: the scope that binds it (None for globals, builtins and unknown names)
+    binder: Scope | None
+    #: ``load``, ``store``, ``del``, ``param``, ``kwonly`` (a keyword-only
+    #: parameter) or ``decl`` (``global``/``nonlocal``)
+    ctx: str
+    #: the scope the occurrence stands in
+    scope: Scope
+
+
+@dataclass(slots=True)
+class Resolution:
+    """Every name occurrence of a module, and what the effect pass needs."""
+
+    occurrences: list[Occurrence]
+    #: ``id(node)`` -> the occurrences that node carries
+    by_node: dict[int, list[Occurrence]]
+    #: ``id(scope node)`` -> its scope
+    scope_of: dict[int, Scope]
+    #: resources of variables captured by a nested scope (read and written
+    #: behind the enclosing function's back, so treated as heap)
+    cells: set[str]
+    module: Scope
+    #: (line, name) of every keyword argument ``f(name=…)``, sorted
+    keywords: list[tuple[int, str]]
+
+
+class SourceMap:
+    """Offsets in the source: byte columns to characters, lines to offsets."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split("\n")
+        starts = [0]
+        for ln in self.lines:
+            starts.append(starts[-1] + len(ln) + 1)
+        #: ``starts[k]``: offset of line ``k + 1``
+        self.starts = starts
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        s = self.lines[line - 1]
+        if s.isascii():
+            return byte_col
+        return len(s.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def offset(self, line: int, byte_col: int) -> int:
+        return self.starts[line - 1] + self.char_col(line, byte_col)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, character column) of an absolute offset."""
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1]
+
+
+def _table_children(table: symtable.SymbolTable) -> dict[tuple[str, int], deque]:
+    out: dict[tuple[str, int], deque] = defaultdict(deque)
+    for child in table.get_children():
+        if child.get_name() == "_annotation":  # future-annotations blocks hold no names
+            continue
+        out[(child.get_name(), child.get_lineno())].append(child)
+    return out
+
+
+class _Resolver:
+    """The walk itself; see the module docstring."""
+
+    def __init__(self, tree: ast.Module, text: str, src: SourceMap, filename: str) -> None:
+        self.src = src
+        top = symtable.symtable(text, filename, "exec")
+        self.module = Scope("module", "", top, None, tree, _table_children(top))
+        self.occurrences: list[Occurrence] = []
+        self.by_node: dict[int, list[Occurrence]] = {}
+        self.scope_of: dict[int, Scope] = {id(tree): self.module}
+        self.cells: set[str] = set()
+        self.keywords: list[tuple[int, str]] = []
+        self.tree = tree
+
+    # ----------------------------------------------------------- resolution
+    def _symbol(self, scope: Scope, name: str) -> symtable.Symbol | None:
+        try:
+            return scope.table.lookup(name)
+        except KeyError:
+            pass
+        if name.startswith("__") and not name.endswith("__"):
+            # private names are mangled inside classes
+            s: Scope | None = scope
+            while s is not None:
+                if s.kind == "class":
+                    mangled = f"_{s.table.get_name().lstrip('_')}{name}"
+                    try:
+                        return scope.table.lookup(mangled)
+                    except KeyError:
+                        return None
+                s = s.parent
+        return None
+
+    def _global(self, name: str, declared: bool) -> tuple[str, str, Scope | None]:
+        if not declared and name in _BUILTINS:
+            try:
+                bound = self.module.table.lookup(name).is_assigned()
+            except KeyError:
+                bound = False
+            if not bound:
+                return f"builtin:{name}", "builtin", None
+        return f"global:{name}", "global", None
+
+    def resolve(self, scope: Scope, name: str) -> tuple[str, str, Scope | None]:
+        """(resource, view, binder) of ``name`` as seen from ``scope``."""
+        sym = self._symbol(scope, name)
+        if scope.kind == "module":
+            return self._global(name, False)
+        if sym is None:
+            return f"name:{name}", "name", None
+        if sym.is_declared_global():
+            return self._global(name, True)
+        if sym.is_free():
+            s = scope.parent
+            while s is not None and s.kind != "module":
+                if s.kind != "class":
+                    outer = self._symbol(s, name)
+                    if outer is not None and outer.is_local() and not outer.is_global():
+                        resource, view, binder = self._local(s, name, outer)
+                        self.cells.add(resource)
+                        return resource, view, binder
+                s = s.parent
+            return f"free:{name}", "free", None
+        if sym.is_global():
+            return self._global(name, False)
+        if sym.is_local():
+            return self._local(scope, name, sym)
+        return f"name:{name}", "name", None
+
+    def _local(self, scope: Scope, name: str, sym: symtable.Symbol) -> tuple[str, str, Scope | None]:
+        if scope.kind == "class":
+            return f"class:{scope.path}:{name}", "class", scope
+        if sym.is_imported():
+            return f"local:{scope.path}:{name}", "import", scope
+        view = "param" if sym.is_parameter() else "local"
+        return f"local:{scope.path}:{name}", view, scope
+
+    # ----------------------------------------------------------- recording
+    def record(self, node: ast.AST, scope: Scope, name: str, line: int, col: int, ctx: str) -> None:
+        resource, view, binder = self.resolve(scope, name)
+        if col >= 0:
+            text = self.src.lines[line - 1]
+            end = col + len(name)
+            if text[col:end] != name or (end < len(text) and (text[end].isalnum() or text[end] == "_")):
+                col = -1
+        occ = Occurrence(name, line, col, resource, view, binder, ctx, scope)
+        self.occurrences.append(occ)
+        self.by_node.setdefault(id(node), []).append(occ)
+
+    def record_at(self, node: ast.AST, scope: Scope, name: str, line: int, byte_col: int, ctx: str) -> None:
+        self.record(node, scope, name, line, self.src.char_col(line, byte_col), ctx)
+
+    def record_search(
+        self, node: ast.AST, scope: Scope, name: str, pattern: str, lo: int, hi: int, ctx: str
+    ) -> None:
+        """Record ``name`` found by ``pattern`` (whose group 1 is the name) in
+        the source between absolute offsets ``lo`` and ``hi``."""
+        m = re.compile(pattern).search(self.src.text, lo, hi)
+        if m is None:
+            self.record(node, scope, name, getattr(node, "lineno", 1), -1, ctx)
+            return
+        line, col = self.src.position(m.start(1))
+        self.record(node, scope, name, line, col, ctx)
+
+    def _start(self, node: ast.AST) -> int:
+        return self.src.offset(node.lineno, node.col_offset)
+
+    def _end(self, node: ast.AST) -> int:
+        return self.src.offset(node.end_lineno, node.end_col_offset)
+
+    # ------------------------------------------------------------------ walk
+    def _enter(self, node: ast.AST, parent: Scope) -> Scope:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kind, key, label = "function", node.name, node.name
+        elif isinstance(node, ast.ClassDef):
+            kind, key, label = "class", node.name, node.name
+        elif isinstance(node, ast.Lambda):
+            kind, key = "lambda", "lambda"
+            label = f"<lambda>@{node.lineno}.{node.col_offset}"
+        else:
+            kind, key = "comprehension", _COMPREHENSION_NAMES[type(node)]
+            label = f"<{key}>@{node.lineno}.{node.col_offset}"
+        queue = parent.pending.get((key, node.lineno))
+        if not queue:
+            raise UnsupportedError(
+                f"cannot match scope {label!r} to the symbol table",
+                line=node.lineno,
+                col=node.col_offset + 1,
+            )
+        table = queue.popleft()
+        if parent.kind == "module":
+            path = label
+        elif parent.kind == "class":
+            path = f"{parent.path}.{label}"
+        else:
+            path = f"{parent.path}.<locals>.{label}" if kind in ("function", "class") else f"{parent.path}.{label}"
+        scope = Scope(kind, path, table, parent, node, _table_children(table))
+        self.scope_of[id(node)] = scope
+        return scope
+
+    def run(self) -> Resolution:
+        ENTER = object()
+        stack: list[tuple] = [(child, self.module) for child in reversed(self.tree.body)]
+        while stack:
+            item = stack.pop()
+            if item[0] is ENTER:
+                _, node, parent = item
+                scope = self._enter(node, parent)
+                stack.extend((c, scope) for c in reversed(self._inside(node, scope)))
+                continue
+            node, scope = item
+            before, enters = self._outside(node, scope)
+            if enters:
+                stack.append((ENTER, node, scope))
+            stack.extend((c, scope) for c in reversed(before))
+        self.occurrences.sort(key=lambda o: (o.line, o.col))
+        self.keywords.sort()
+        return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords)
+
+    def _params(self, args: ast.arguments, scope: Scope) -> None:
+        for a in (*args.posonlyargs, *args.args, args.vararg, args.kwarg):
+            if a is not None:
+                self.record_at(a, scope, a.arg, a.lineno, a.col_offset, "param")
+        for a in args.kwonlyargs:  # passed by name only: part of the interface
+            self.record_at(a, scope, a.arg, a.lineno, a.col_offset, "kwonly")
+
+    def _inside(self, node: ast.AST, scope: Scope) -> list[ast.AST]:
+        """What a scope node evaluates in its own scope, in compiler order."""
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._params(node.args, scope)
+            return list(node.body)
+        if isinstance(node, ast.Lambda):
+            self._params(node.args, scope)
+            return [node.body]
+        if isinstance(node, ast.ClassDef):
+            return list(node.body)
+        gens = node.generators
+        out: list[ast.AST] = [gens[0].target, *gens[0].ifs]
+        for g in gens[1:]:
+            out += [g.target, g.iter, *g.ifs]
+        if isinstance(node, ast.DictComp):
+            out += [node.value, node.key]
+        else:
+            out.append(node.elt)
+        return out
+
+    def _outside(self, node: ast.AST, scope: Scope) -> tuple[list[ast.AST], bool]:
+        """What ``node`` evaluates in ``scope`` (in compiler order), and whether
+        it opens a scope of its own after that."""
+        if isinstance(node, ast.Name):
+            ctx = "load" if isinstance(node.ctx, ast.Load) else "store" if isinstance(node.ctx, ast.Store) else "del"
+            self.record_at(node, scope, node.id, node.lineno, node.col_offset, ctx)
+            return [], False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            annotations = [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None and x.annotation is not None]
+            if node.returns is not None:
+                annotations.append(node.returns)
+            before = [*a.defaults, *(d for d in a.kw_defaults if d is not None), *annotations, *node.decorator_list]
+            keyword = r"(?:async[ \t\\\n]+)?def[ \t\\\n]+" if isinstance(node, ast.AsyncFunctionDef) else r"def[ \t\\\n]+"
+            lo = self._start(node)
+            self.record_search(node, scope, node.name, keyword + rf"({re.escape(node.name)})\b", lo, lo + 400, "store")
+            return before, True
+        if isinstance(node, ast.ClassDef):
+            lo = self._start(node)
+            self.record_search(node, scope, node.name, rf"class[ \t\\\n]+({re.escape(node.name)})\b", lo, lo + 400, "store")
+            return [*node.bases, *node.keywords, *node.decorator_list], True
+        if isinstance(node, ast.Lambda):
+            a = node.args
+            return [*a.defaults, *(d for d in a.kw_defaults if d is not None)], True
+        if type(node) in _COMPREHENSION_NAMES:
+            return [node.generators[0].iter], True
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            lo, hi = self._start(node), self._end(node)
+            lo += 6 if isinstance(node, ast.Global) else 8
+            for name in node.names:
+                m = re.compile(rf"\b({re.escape(name)})\b").search(self.src.text, lo, hi)
+                if m is None:
+                    self.record(node, scope, name, node.lineno, -1, "decl")
+                    continue
+                line, col = self.src.position(m.start(1))
+                self.record(node, scope, name, line, col, "decl")
+                lo = m.end(1)
+            return [], False
+        if isinstance(node, ast.alias):
+            if node.name == "*":
+                return [], False
+            bound = node.asname or node.name.split(".")[0]
+            if node.asname:
+                self.record_search(node, scope, bound, rf"\bas[ \t\\\n]+({re.escape(bound)})\b", self._start(node), self._end(node), "store")
+            else:
+                self.record_at(node, scope, bound, node.lineno, node.col_offset, "store")
+            return [], False
+        if isinstance(node, ast.ExceptHandler):
+            if node.name is not None:
+                lo = self._end(node.type) if node.type is not None else self._start(node)
+                hi = self._start(node.body[0]) if node.body else lo + 400
+                self.record_search(node, scope, node.name, rf"\bas[ \t\\\n]+({re.escape(node.name)})\b", lo, hi, "store")
+        elif isinstance(node, ast.MatchAs) and node.name is not None:
+            if node.pattern is None:
+                self.record_at(node, scope, node.name, node.lineno, node.col_offset, "store")
+            else:
+                self.record_search(node, scope, node.name, rf"\bas[ \t\\\n]+({re.escape(node.name)})\b", self._end(node.pattern), self._end(node), "store")
+        elif isinstance(node, ast.MatchStar) and node.name is not None:
+            self.record_search(node, scope, node.name, rf"\*[ \t\\\n]*({re.escape(node.name)})\b", self._start(node), self._end(node), "store")
+        elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+            lo = self._end(node.patterns[-1]) if node.patterns else self._start(node)
+            self.record_search(node, scope, node.rest, rf"\*\*[ \t\\\n]*({re.escape(node.rest)})\b", lo, self._end(node), "store")
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            self.keywords.append((node.lineno, node.arg))
+        return list(ast.iter_child_nodes(node)), False
+
+
+def resolve(tree: ast.Module, text: str, src: SourceMap, filename: str = "<input>") -> Resolution:
+    """Resolve every name of ``tree`` (parsed from ``text``); see the module docstring.
+
+    Raises SyntaxError/RecursionError from ``symtable`` for the caller to locate."""
+    return _Resolver(tree, text, src, filename).run()
+
+
+__all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS"]

@@ -1,0 +1,45 @@
+"""The list a frontend returns: its units, plus the ones it had to skip.
+
+A file can hold one function that invar cannot read (a construct it does not
+support, nesting too deep) next to many it can. Failing the whole file would
+lose the good ones, so ``parse_units`` returns a :class:`Units`: a plain list
+of the programs it built, carrying in ``skipped`` one located
+:class:`~invar.errors.ParseError` per unit it left out. Callers that only want
+programs use it as the list it is; the CLI reads ``skipped`` for its summary.
+Whole-file problems (a syntax error, an oversized file) still raise.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterable
+
+from ..errors import ParseError
+from ..program import Program
+
+
+class Units(list):
+    """``list[Program]`` with the units that were skipped, each as its error."""
+
+    #: one located error per skipped unit, in source order
+    skipped: list[ParseError]
+
+    def __init__(self, programs: Iterable[Program] = (), skipped: Iterable[ParseError] = ()) -> None:
+        super().__init__(programs)
+        self.skipped = list(skipped)
+
+    def skip_summary(self) -> str:
+        """``"2 skipped: 1 unsupported construct, 1 nesting too deep"``, or ``""``."""
+        if not self.skipped:
+            return ""
+        reasons = Counter(getattr(e, "reason", None) or e.message for e in self.skipped)
+        parts = ", ".join(f"{n} {why}" for why, n in reasons.items())
+        return f"{len(self.skipped)} skipped: {parts}"
+
+
+def skipped_of(units: list[Program]) -> list[ParseError]:
+    """The skipped units of any frontend's result (empty for a plain list)."""
+    return list(getattr(units, "skipped", ()))
+
+
+__all__ = ["Units", "skipped_of"]
