@@ -95,8 +95,9 @@ def load_units(path: str, lang: str | None):
     from ..frontends import lang_of, parse_units
 
     shown = "<stdin>" if path == "-" else path
+    text = read_text(path)  # an unreadable file is reported before anything else
     language = lang_of(None if path == "-" else path, lang)
-    return parse_units(read_text(path), language, shown)
+    return parse_units(text, language, shown)
 
 
 # ---------------------------------------------------------- error translation
