@@ -1,0 +1,46 @@
+"""Generated files follow the CLI, and every command documents itself."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from invar.cli.reference import COMPLETIONS, markdown, walk
+from tests.conftest import ROOT
+
+
+@pytest.mark.parametrize("name", sorted(COMPLETIONS))
+def test_completions_match_the_cli(name):
+    path = ROOT / "completions" / name
+    assert path.exists(), f"completions/{name} missing: run python tools/regenerate.py"
+    assert path.read_text() == COMPLETIONS[name](), f"completions/{name} is stale: run python tools/regenerate.py"
+
+
+def test_cli_reference_matches_the_cli():
+    assert (ROOT / "docs" / "cli.md").read_text() == markdown(), "docs/cli.md is stale: run python tools/regenerate.py"
+
+
+def test_every_command_has_help_with_an_example():
+    commands = [c for c in walk() if len(c.path) > 1 and not c.subcommands]
+    assert len(commands) >= 3
+    for c in commands:
+        assert c.help, f"{' '.join(c.path)} has no help"
+        assert "Example:" in c.help, f"{' '.join(c.path)} has no example in its help"
+        for p in c.params:
+            if getattr(p, "opts", None) and p.opts[0].startswith("-"):
+                assert p.help, f"{' '.join(c.path)} {p.opts[0]} has no help"
+
+
+def test_bash_completion_offers_commands_and_options(tmp_path):
+    if shutil.which("bash") is None:
+        pytest.skip("no bash")
+    script = ROOT / "completions" / "invar.bash"
+    probe = (
+        f"source {script}; COMP_WORDS=(invar ren); COMP_CWORD=1; _invar; echo \"${{COMPREPLY[@]}}\";"
+        f"COMP_WORDS=(invar renamings x.s --co); COMP_CWORD=3; _invar; echo \"${{COMPREPLY[@]}}\""
+    )
+    out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, cwd=tmp_path).stdout.splitlines()
+    assert out[0] == "renamings"
+    assert out[1] == "--count"
