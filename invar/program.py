@@ -100,33 +100,42 @@ class Program:
         text is rewritten span by span, everything else is kept."""
         if not new_texts:
             return self
-        by_line: dict[int, list[int]] = {}
-        for k in new_texts:
-            by_line.setdefault(self.tokens[k].line, []).append(k)
+        changed_lines = {self.tokens[k].line for k in new_texts}
         tokens = list(self.tokens)
         lines = list(self.lines)
-        for li, ks in by_line.items():
+        for li in changed_lines:
             text = lines[li].text
-            shift = 0
-            # left to right, carrying the growth of earlier replacements
-            members = [k for k, t in enumerate(self.tokens) if t.line == li]
-            changed = set(ks)
             pieces: list[str] = []
-            pos = 0
-            for k in members:
+            pos = shift = 0
+            for k in self._line_token_indices(li):
                 tok = self.tokens[k]
-                if k not in changed:
-                    tokens[k] = replace(tok, start=tok.start + shift)
+                new = new_texts.get(k)
+                if new is None:
+                    if shift:
+                        tokens[k] = Token(tok.text, tok.kind, tok.view, tok.referent, tok.line, tok.start + shift)
                     continue
-                new = new_texts[k]
                 pieces.append(text[pos : tok.start])
                 pieces.append(new)
-                pos = tok.end
-                tokens[k] = replace(tok, text=new, start=tok.start + shift)
+                pos = tok.start + len(tok.text)
+                tokens[k] = Token(new, tok.kind, tok.view, tok.referent, tok.line, tok.start + shift)
                 shift += len(new) - len(tok.text)
             pieces.append(text[pos:])
             lines[li] = replace(lines[li], text="".join(pieces))
         return replace(self, lines=tuple(lines), tokens=tuple(tokens))
+
+    def _line_token_indices(self, li: int) -> range:
+        """Indices of line ``li``'s tokens (tokens are stored in line order)."""
+        lo, hi = 0, len(self.tokens)
+        while lo < hi:  # first token of line li
+            mid = (lo + hi) // 2
+            if self.tokens[mid].line < li:
+                lo = mid + 1
+            else:
+                hi = mid
+        end = lo
+        while end < len(self.tokens) and self.tokens[end].line == li:
+            end += 1
+        return range(lo, end)
 
     def reordered(self, order: Sequence[int]) -> "Program":
         """Return the program with its lines in ``order`` (``order[new] = old``).

@@ -94,23 +94,25 @@ def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple
         pinned |= {t.referent for _e, _i, toks in semantics for t in toks if t.referent is not None}
     access = [_access(info, eff) for eff, info, _ in semantics]
     deps: list[tuple[int, int]] = []
+    barrier = [eff.barrier for eff, _info, _toks in semantics]
+    regs_w = [line.writes - {"mem"} for line in lines]
+    regs_rw = [(line.reads | line.writes) - {"mem"} for line in lines]
+    regs_r = [line.reads - {"mem"} for line in lines]
     for j in range(n):
         rj, wj = lines[j].reads, lines[j].writes
-        bj = semantics[j][0].barrier
-        for i in range(j):
+        between: set[str] = set()  # what lines i+1 .. j-1 write
+        for i in range(j - 1, -1, -1):
             ri, wi = lines[i].reads, lines[i].writes
-            if bj or semantics[i][0].barrier:
+            if (
+                barrier[i] or barrier[j]
+                or not regs_w[i].isdisjoint(regs_rw[j])
+                or not regs_w[j].isdisjoint(regs_r[i])
+            ):
                 deps.append((i, j))
-                continue
-            regs_i = (wi - {"mem"}) & ((rj | wj) - {"mem"})
-            regs_j = (wj - {"mem"}) & (ri - {"mem"})
-            if regs_i or regs_j:
-                deps.append((i, j))
-                continue
-            mem_conflict = ("mem" in wi and ("mem" in rj or "mem" in wj)) or ("mem" in ri and "mem" in wj)
-            if mem_conflict:
+            elif ("mem" in wi and ("mem" in rj or "mem" in wj)) or ("mem" in ri and "mem" in wj):
                 a, b = access[i], access[j]
-                between = set().union(*(lines[k].writes for k in range(i + 1, j))) if j > i + 1 else set()
                 if a is None or b is None or not _disjoint(a, b, between):
                     deps.append((i, j))
+            between |= wi
+    deps.sort()
     return tuple(deps), frozenset(pinned)

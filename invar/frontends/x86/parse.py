@@ -10,6 +10,7 @@ are rejected: a basic block holds instructions only.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ...errors import ParseError
 from ...program import Line, Program, Token
@@ -45,9 +46,10 @@ def parse(text: str, *, name: str = "block", path: str | None = None, first_line
     semantics = []
     for index, (source, lineno, col) in enumerate(pieces):
         try:
-            line, toks, eff, mem = _instruction(source, index)
+            line, toks, eff, mem = _instruction_cached(source)
         except ParseError as err:
-            raise err.at(lineno, col + max(err.col - 1, 0), source).located(path)
+            raise ParseError(err.message).at(lineno, col + max(err.col - 1, 0), source).located(path)
+        toks = [Token(t.text, t.kind, t.view, t.referent, index, t.start) for t in toks]
         lines.append(Line(text=line.text, reads=line.reads, writes=line.writes, source_line=lineno))
         tokens.extend(toks)
         semantics.append((eff, mem, toks))
@@ -235,6 +237,14 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
 
 
 # ------------------------------------------------------------- instructions
+@lru_cache(maxsize=1 << 16)
+def _instruction_cached(source: str):
+    """Instructions repeat across blocks; their parse does not depend on where
+    they stand (tokens come back on line 0 and are moved by the caller).
+    Results are shared, so nothing downstream may mutate them."""
+    return _instruction(source, 0)
+
+
 def _instruction(source: str, index: int):
     """Parse one instruction into (Line, tokens, effects, memory operands)."""
     if source.endswith(":") or re.match(r"^[\w.$@]+:", source):
