@@ -243,8 +243,11 @@ class _Component:
                     return True
             return False
 
-        for u in range(self.k):
-            augment(u, set())
+        try:
+            for u in range(self.k):
+                augment(u, set())
+        except RecursionError:  # very long augmenting paths: any chain partition still bounds
+            return self._greedy_chains(desc)
         nxt = {u: v for v, u in match_of.items()}
         heads = [u for u in range(self.k) if u not in match_of]
         sizes = []
@@ -254,6 +257,20 @@ class _Component:
                 h = nxt[h]
                 n += 1
             sizes.append(n)
+        return sizes
+
+    def _greedy_chains(self, desc: Sequence[int]) -> list[int]:
+        """Sizes of a chain partition built greedily (not minimum, still a bound)."""
+        left = set(range(self.k))
+        sizes = []
+        while left:
+            u: int | None = min(left)
+            size = 0
+            while u is not None:
+                left.discard(u)
+                size += 1
+                u = next((v for v in _bits(desc[u]) if v in left), None)
+            sizes.append(size)
         return sizes
 
     # -------------------------------------------------------- Markov chain

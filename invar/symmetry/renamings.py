@@ -218,6 +218,11 @@ class RenamingSpace:
         total = self.count()
         if total == 0:
             raise SpaceError("the program has no admissible renaming")
+        if self.referents and len(self._atom_sizes) == 1 and all(self.allowed):
+            # one atom: every referent may take every target, so a uniform
+            # injective sequence is a uniform renaming
+            pool, refs = self.allowed[0], self.referents
+            return [Renaming(tuple(zip(refs, rng.sample(pool, len(refs))))) for _ in range(n)]
         return [self.unrank(rng.randrange(total)) for _ in range(n)]
 
     # --------------------------------------------------------- apply / undo

@@ -14,15 +14,9 @@ import json
 import re
 
 import pytest
-from typer.testing import CliRunner
 
-import invar.cli.dlg  # noqa: F401  (registers the command)
-import invar.cli.permutations  # noqa: F401
 from invar import frontends
-from invar.cli.app import app
 from invar.program import Line, Program, Token
-
-runner = CliRunner()
 
 EARNINGS = """unit earnings
 income = rent + salary
@@ -77,16 +71,11 @@ def toy(tmp_path, monkeypatch):
     return str(path)
 
 
-def invoke(*args: str):
-    result = runner.invoke(app, list(args))
-    return result
-
-
 def jsonl(output: str) -> list[dict]:
     return [json.loads(line) for line in output.splitlines() if line.strip()]
 
 
-def test_count_per_unit(toy):
+def test_count_per_unit(toy, invoke):
     result = invoke("permutations", toy, "--count", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     records = {r["unit"]: r for r in jsonl(result.stdout)}
@@ -96,7 +85,7 @@ def test_count_per_unit(toy):
     assert text.exit_code == 0 and "earnings" in text.stdout and "Shapes.xyz" in text.stdout
 
 
-def test_enumeration_prints_source_in_documented_order_and_never_the_bad_swap(toy):
+def test_enumeration_prints_source_in_documented_order_and_never_the_bad_swap(toy, invoke):
     result = invoke("permutations", toy, "--function", "earnings", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     records = jsonl(result.stdout)
@@ -110,7 +99,7 @@ def test_enumeration_prints_source_in_documented_order_and_never_the_bad_swap(to
     assert "# earnings: order 1: 0 2 1 3 4\nincome = rent + salary\nincome = income * 12\nbonus = lottery\n" in text.stdout
 
 
-def test_function_selects_by_last_part_of_a_qualified_name(toy):
+def test_function_selects_by_last_part_of_a_qualified_name(toy, invoke):
     result = invoke("permutations", toy, "--function", "xyz", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     orders = [r["order"] for r in jsonl(result.stdout)]
@@ -121,7 +110,7 @@ def test_function_selects_by_last_part_of_a_qualified_name(toy):
     assert "no function 'nope'" in missing.output and "earnings" in missing.output
 
 
-def test_sample_is_seeded_and_valid(toy):
+def test_sample_is_seeded_and_valid(toy, invoke):
     args = ("permutations", toy, "--sample", "50", "--seed", "4", "--format", "jsonl")
     first, second = invoke(*args), invoke(*args)
     assert first.exit_code == 0, first.output
@@ -132,7 +121,7 @@ def test_sample_is_seeded_and_valid(toy):
     assert {tuple(r["order"]) for r in records} == valid
 
 
-def test_too_wide_reports_bounds_not_a_number(toy, tmp_path):
+def test_too_wide_reports_bounds_not_a_number(toy, tmp_path, invoke):
     wide = tmp_path / "wide.toy"
     wide.write_text("unit wide\ns = 0\n" + "".join(f"v{i} = s + {i}\n" for i in range(12)))
     result = invoke("permutations", str(wide), "--count", "--max-states", "100", "--format", "jsonl")
@@ -147,13 +136,13 @@ def test_too_wide_reports_bounds_not_a_number(toy, tmp_path):
     assert "Bubley-Dyer" in sampled.stderr
 
 
-def test_usage_errors(toy):
+def test_usage_errors(toy, invoke):
     both = invoke("permutations", toy, "--count", "--sample", "3")
     assert both.exit_code == 2 and "exclusive" in both.output
     assert invoke("dlg", toy, "--format", "dot", "--mask").exit_code == 2
 
 
-def test_dlg_json_text_and_dot(toy):
+def test_dlg_json_text_and_dot(toy, invoke):
     result = invoke("dlg", toy, "--function", "xyz", "--format", "json", "--mask")
     assert result.exit_code == 0, result.output
     (record,) = json.loads(result.stdout)
@@ -167,7 +156,7 @@ def test_dlg_json_text_and_dot(toy):
     assert dot.stdout.count("digraph") == 2 and "n0 -> n1;" in dot.stdout
 
 
-def test_x86_hex_counts_match_brute_force(tmp_path):
+def test_x86_hex_counts_match_brute_force(tmp_path, invoke):
     blocks = ["5331f64889fb4883c010488907", "4883c4285b5d415c415d"]
     path = tmp_path / "blocks.hex"
     path.write_text("\n".join(blocks) + "\n")
@@ -208,7 +197,7 @@ def python_file(tmp_path):
     return str(path)
 
 
-def test_python_counts_and_orders(python_file):
+def test_python_counts_and_orders(python_file, invoke):
     result = invoke("permutations", python_file, "--count", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     assert {r["unit"]: r["count"] for r in jsonl(result.stdout)} == {"earnings": 3, "Shapes.xyz": 3}
@@ -225,7 +214,7 @@ def test_python_counts_and_orders(python_file):
         assert all(sorted(v.splitlines()) == sorted(variants[0].splitlines()) for v in variants)
 
 
-def test_python_sample_and_dlg(python_file):
+def test_python_sample_and_dlg(python_file, invoke):
     sampled = invoke("permutations", python_file, "--function", "earnings", "--sample", "30", "--seed", "1")
     assert sampled.exit_code == 0, sampled.output
     assert sampled.stdout.count("# earnings: order") == 30

@@ -11,8 +11,9 @@ The reordered bytes are the original instructions' bytes concatenated in the
 new order (a basic block holds no relative branch except possibly a final one,
 which the dependencies keep last and which is not run).
 
-Initial state: every general-purpose register holds a random 64-byte-aligned
-value below 2**32, so that base + scaled index + displacement stays canonical;
+Initial state: every general-purpose register holds a random 16-byte-aligned
+value below 2**32 (aligned so that ``movaps``-style operands do not fault; small
+so that base + scaled index + displacement stays a canonical address);
 memory pages are mapped on first touch and filled with a content fixed by the
 page address (again aligned values below 2**32, so loaded pointers work too);
 vector registers are fully random. Blocks the emulator cannot run from that
@@ -55,7 +56,7 @@ class Unrunnable(Exception):
 
 def page_content(page: int) -> bytes:
     rng = np.random.default_rng([SEED, page])
-    words = rng.integers(0x10000, 1 << 32, size=PAGE // 8, dtype=np.uint64) & np.uint64(~0x3F & 0xFFFFFFFF)
+    words = rng.integers(0x10000, 1 << 32, size=PAGE // 8, dtype=np.uint64) & np.uint64(~0xF & 0xFFFFFFFF)
     return words.tobytes()
 
 
@@ -67,7 +68,7 @@ class Start:
 
 def random_start(rng: random.Random) -> Start:
     return Start(
-        gprs=[rng.randrange(0x10000, 1 << 32) & ~0x3F for _ in GPRS],
+        gprs=[rng.randrange(0x10000, 1 << 32) & ~0xF for _ in GPRS],
         ymms=[rng.getrandbits(256) for _ in YMMS],
     )
 
@@ -198,5 +199,5 @@ def test_reordered_blocks_end_in_the_same_state():
     for hexcode, order, diff in mismatches:
         print(f"MISMATCH {hexcode} order {order}: {diff}")
     assert skipped < 0.1 * len(blocks), unrunnable
-    assert ran >= 500 or ran >= 0.9 * len(blocks)
+    assert ran >= 500
     assert not mismatches, mismatches[:5]
