@@ -7,6 +7,8 @@ The public API::
     space = invar.renamings(block)
     space.count()                      # 3360: three base registers over sixteen
     space.apply(block, space.sample(1, rng=0)[0]).render()
+    invar.permutations(block).count()  # 1: the store depends on the load
+    invar.dlg(block).layers
 """
 
 from __future__ import annotations
@@ -39,4 +41,21 @@ def renamings(program: Program, *, pool: Sequence[str] | None = None, pins: Iter
     return renaming_space(program, pool=pool, pins=pins)
 
 
-__all__ = ["InvarError", "ParseError", "Program", "Line", "Token", "parse", "parse_units", "renamings", "__version__"]
+def permutations(program: Program, *, max_states: int | None = None):
+    """The exact space of semantics-preserving line orders of ``program``."""
+    from .symmetry.permutations import DEFAULT_MAX_STATES, PermutationSpace
+
+    return PermutationSpace(program, max_states=max_states or DEFAULT_MAX_STATES)
+
+
+def dlg(program: Program):
+    """The directed layered graph of ``program``'s dependencies."""
+    from .symmetry.dlg import dlg as _dlg
+
+    return _dlg(program)
+
+
+__all__ = [
+    "InvarError", "ParseError", "Program", "Line", "Token",
+    "parse", "parse_units", "renamings", "permutations", "dlg", "__version__",
+]
