@@ -99,7 +99,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
         key=lambda n: (n.lineno, n.col_offset),
     )
     units, skipped = [], []
-    for node in defs or [tree]:
+    for node in defs or ([tree] if tree.body else []):
         try:
             units.append(_UnitBuilder(src, resolution, effects, node).build())
         except InvarError as err:

@@ -7,7 +7,9 @@ conservative, since a missed dependency yields a program that means something
 else while an extra one only shrinks the space:
 
 - names are scope-resolved; variables captured by a nested scope, globals and
-  free variables also read or write ``heap``, because any call may touch them;
+  free variables are also reachable by any call, so reading *or storing* one
+  also reads ``heap``, which orders it against every heap writer (every call)
+  without ordering two stores to different names;
 - a call (other than a known-pure builtin), an attribute or subscript store,
   ``del`` through a reference, ``import``, ``await`` and ``yield`` are side
   effects, and side effects keep their relative order;
@@ -91,10 +93,10 @@ class EffectVisitor(ast.NodeVisitor):
                     e.reads.add(r)
                     e.may_raise = True
                 if shared:
-                    e.writes.add(HEAP)
+                    # any call may read it: reading the heap orders the store
+                    # against every heap writer (calls) without ordering two
+                    # stores to different names
                     e.reads.add(HEAP)
-                    if not r.startswith("local:"):
-                        e.side = True
 
     def visit_Name(self, node: ast.Name) -> None:
         self._name(node)

@@ -1,0 +1,549 @@
+"""The Java frontend: methods as programs of statements.
+
+Read with ``javalang`` (its parser for structure, its tokenizer for exact
+positions); nothing is ever compiled or run.
+
+**Units.** Every method and constructor with a body declared in a class,
+interface or enum (nested types included), named ``Outer.Inner.method``; an
+overloaded name gets ``@LINE`` appended. Methods of anonymous and local
+classes stay inside the statement that declares them.
+
+**Lines.** As for Python: a line is a statement with the comment and blank
+lines before it, as whole physical lines, so a unit renders to its source
+exactly. Line 0 is the method header up to the body's ``{`` (block -1). A
+statement whose bodies are braced blocks that open at the end of a line and
+close at the start of one (``if``/``else``, ``for``, ``while``, ``do``,
+``try``/``catch``/``finally``, ``synchronized``, a bare block) is one line at
+its level with one block per body; the closing lines (``} else {``,
+``} catch (E e) {``, ``}``, ``} while (c);``) never move (block -1) and sit one
+level deeper, so they travel with their statement. Anything else (a
+``switch``, a body on the header's line) is a single line.
+
+**Tokens.** One per identifier in the unit. Parameters and locals (block
+scoped: a declaration reaches to the end of its block, a ``for``/``catch``/
+resource variable to the end of its statement, a lambda parameter to the end
+of its lambda) have the views ``param``/``local`` and the referent
+``local:<unit>:<line>.<col>:<name>`` of their declaration; every other
+identifier (fields, types, methods, labels) has the view ``name`` and no
+referent, and is never a renaming target.
+
+**Skipped units**: a method whose statements ``javalang`` leaves without
+positions, or nested too deeply, is left out and reported in ``skipped``.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import javalang
+from javalang import tree as jt
+
+from ..errors import InvarError, ParseError, UnsupportedError
+from ..program import Line, Program, Token
+from ..symmetry.renamings import RenamingSpace
+from .effects import HEAP, Effect, block_deps
+from .python import MAX_CHARS, local_renaming_space
+from .units import Units
+
+#: reserved words and literals no variable may be named
+JAVA_KEYWORDS = frozenset(
+    """abstract assert boolean break byte case catch char class const continue default do double
+    else enum extends final finally float for goto if implements import instanceof int interface
+    long native new package private protected public return short static strictfp super switch
+    synchronized this throw throws transient try void volatile while true false null var yield
+    record sealed permits _""".split()
+)
+#: static methods of these classes only compute a value
+PURE_QUALIFIERS = frozenset({"Math", "Integer", "Long", "Double", "Float", "Character", "Boolean", "String", "StrictMath"})
+#: constructing these has no effect beyond the new object
+ALLOCATORS = frozenset(
+    """ArrayList LinkedList HashMap TreeMap LinkedHashMap HashSet TreeSet LinkedHashSet ArrayDeque
+    StringBuilder String Integer Long Double Object int long double char boolean byte short float""".split()
+)
+
+_TYPES = (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)
+_LOOPS = (jt.ForStatement, jt.WhileStatement, jt.DoStatement)
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+# ------------------------------------------------------------------ entry
+def parse_units(text: str, path: str | None = None) -> Units:
+    """Every method of ``text`` as a :class:`Program`; see the module docstring."""
+    if len(text) > MAX_CHARS:
+        raise ParseError(
+            f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
+            path=path, line=1, col=1,
+        )
+    lines = text.split("\n")
+    try:
+        tokens = list(javalang.tokenizer.tokenize(text))
+        tree = javalang.parser.Parser(tokens).parse()
+        methods = [
+            (p, n) for p, n in tree
+            if isinstance(n, (jt.MethodDeclaration, jt.ConstructorDeclaration)) and n.body is not None
+            and all(isinstance(a, (list, tuple, jt.CompilationUnit) + _TYPES) for a in p)
+        ]
+    except javalang.tokenizer.LexerError as err:
+        m = re.search(r"line (\d+)", str(err))
+        raise ParseError(str(err).split(",")[0], path=path, line=int(m.group(1)) if m else 1, col=1) from None
+    except javalang.parser.JavaSyntaxError as err:
+        pos = getattr(err.at, "position", None)
+        line, col = (pos.line, pos.column) if pos else (len(lines), 1)
+        got = getattr(err.at, "value", "end of input")
+        raise ParseError(
+            f"{err.description} (at {got!r})", path=path, line=line, col=col,
+            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+        ) from None
+    except (RecursionError, MemoryError):
+        raise ParseError("nesting too deep to parse", path=path, line=1, col=1) from None
+    if not methods:
+        raise ParseError("no method with a body found", path=path, line=1, col=1)
+    index = _Index(text, lines, tokens)
+    names: dict[str, int] = {}
+    for p, n in methods:
+        base = ".".join([a.name for a in p if isinstance(a, _TYPES)] + [n.name])
+        names[base] = names.get(base, 0) + 1
+    units, skipped = [], []
+    for p, n in methods:
+        name = ".".join([a.name for a in p if isinstance(a, _TYPES)] + [n.name])
+        if names[name] > 1:
+            name += f"@{n.position.line if n.position else 0}"
+        try:
+            units.append(_UnitBuilder(index, n, name).build())
+        except InvarError as err:
+            err.reason = "unsupported construct"  # type: ignore[attr-defined]
+            skipped.append(err.located(path))
+        except (RecursionError, MemoryError):
+            pos = n.position
+            err = ParseError(f"method {name!r} is nested too deeply", path=path,
+                             line=pos.line if pos else 0, col=pos.column if pos else 0)
+            err.reason = "nesting too deep"  # type: ignore[attr-defined]
+            skipped.append(err)
+    if not units and skipped:
+        raise skipped[0]
+    return Units(units, skipped)
+
+
+# ------------------------------------------------------------------ index
+class _Index:
+    """The file's tokens with the lookups every unit needs."""
+
+    def __init__(self, text: str, lines: list[str], tokens: list) -> None:
+        self.lines = lines
+        self.tokens = tokens
+        self.values = [t.value for t in tokens]
+        self.line_of = [t.position.line for t in tokens]
+        self.col_of = [t.position.column - 1 for t in tokens]
+        self.at = {(t.position.line, t.position.column): k for k, t in enumerate(tokens)}
+        #: matching bracket of every bracket token, and each token's innermost open bracket
+        self.match: dict[int, int] = {}
+        self.enclosing: list[int] = [-1] * len(tokens)
+        stack: list[int] = []
+        for k, v in enumerate(self.values):
+            self.enclosing[k] = stack[-1] if stack else -1
+            if v in _OPEN:
+                stack.append(k)
+            elif v in (")", "]", "}") and stack:
+                o = stack.pop()
+                self.match[o] = k
+                self.match[k] = o
+        self.identifier = [isinstance(t, javalang.tokenizer.Identifier) for t in tokens]
+
+    def tok(self, node) -> int:
+        pos = getattr(node, "position", None)
+        if pos is None or (pos.line, pos.column) not in self.at:
+            raise UnsupportedError(f"{type(node).__name__} without a source position",
+                                   line=pos.line if pos else 0, col=pos.column if pos else 0)
+        return self.at[(pos.line, pos.column)]
+
+    def first_on_line(self, k: int) -> bool:
+        return k == 0 or self.line_of[k - 1] < self.line_of[k]
+
+    def last_on_line(self, k: int) -> bool:
+        return k + 1 >= len(self.values) or self.line_of[k + 1] > self.line_of[k]
+
+
+@dataclass(slots=True)
+class _Item:
+    code_end: int
+    block: int
+    depth: int
+    source_line: int
+    effect: Effect | None
+
+
+def _child_lists(s) -> list[list] | None:
+    """The statement lists of a compound statement's braced bodies, in order,
+    or None when a body is not a braced block."""
+    if isinstance(s, jt.BlockStatement):
+        return [s.statements or []]
+    if isinstance(s, jt.IfStatement):
+        if not isinstance(s.then_statement, jt.BlockStatement):
+            return None
+        out = [s.then_statement.statements or []]
+        e = s.else_statement
+        if e is None:
+            return out
+        rest = _child_lists(e) if isinstance(e, (jt.IfStatement, jt.BlockStatement)) else None
+        return None if rest is None else out + rest
+    if isinstance(s, _LOOPS):
+        return [s.body.statements or []] if isinstance(s.body, jt.BlockStatement) else None
+    if isinstance(s, jt.TryStatement):
+        out = [s.block or []] + [c.block or [] for c in (s.catches or [])]
+        if s.finally_block is not None:
+            out.append(s.finally_block)
+        return out
+    if isinstance(s, jt.SynchronizedStatement):
+        return [s.block or []]
+    return None
+
+
+# ---------------------------------------------------------------- builder
+class _UnitBuilder:
+    def __init__(self, index: _Index, method, name: str) -> None:
+        self.ix = index
+        self.method = method
+        self.name = name
+        self.items: list[_Item] = []
+        self.deps: list[tuple[int, int]] = []
+        self.blocks = 0
+        self.memo: dict[int, Effect] = {}
+
+    # --------------------------------------------------------------- layout
+    def _add(self, code_end: int, block: int, depth: int, source_line: int, effect: Effect | None) -> None:
+        self.items.append(_Item(code_end, block, depth, source_line, effect))
+
+    def _groups(self, s: int, e: int) -> list[tuple[int, int]]:
+        """Brace groups at the top level of tokens ``s..e``."""
+        ix, out, k = self.ix, [], s
+        while k <= e:
+            v = ix.values[k]
+            if v in ("(", "["):
+                k = ix.match.get(k, e) + 1
+                continue
+            if v == "{":
+                out.append((k, ix.match[k]))
+                k = ix.match[k] + 1
+                continue
+            k += 1
+        return out
+
+    def _splittable_group(self, o: int, c: int) -> bool:
+        return self.ix.last_on_line(o) and self.ix.first_on_line(c) and self.ix.line_of[c] > self.ix.line_of[o]
+
+    def _block(self, stmts: Sequence, depth: int, protected: bool, close: int) -> None:
+        if not stmts:
+            return
+        ix = self.ix
+        block = self.blocks
+        self.blocks += 1
+        starts = [ix.tok(s) for s in stmts]
+        ends = [k - 1 for k in starts[1:]] + [close - 1]
+        runs: list[list[int]] = []
+        for i in range(len(stmts)):
+            if runs and ix.line_of[starts[i]] == ix.line_of[ends[i - 1]]:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        members: list[tuple[int, Effect]] = []
+        for run in runs:
+            i = run[0]
+            idx = len(self.items)
+            effect = Effect()
+            for r in run:
+                effect.absorb(self.effect(stmts[r]))
+            # every local named anywhere in the statement is read (receivers of
+            # calls, lambda captures), whatever node the parser put it under
+            effect.reads.update(
+                self.ref_of[k] for k in range(starts[i], ends[run[-1]] + 1) if k in self.ref_of
+            )
+            if not (len(run) == 1 and self._compound(stmts[i], starts[i], ends[i], block, depth, protected)):
+                self._add(ix.line_of[ends[run[-1]]], block, depth, ix.line_of[starts[i]], effect)
+            else:
+                self.items[idx].effect = effect
+            members.append((idx, effect))
+        self.deps += block_deps(members, protected=protected)
+
+    def _compound(self, stmt, s: int, e: int, block: int, depth: int, protected: bool) -> bool:
+        lists = _child_lists(stmt)
+        if not lists:
+            return False
+        groups = self._groups(s, e)
+        if len(groups) != len(lists) or not all(self._splittable_group(o, c) for o, c in groups):
+            return False
+        ix = self.ix
+        for (o, c), stmts in zip(groups, lists):
+            if stmts and not (o < ix.tok(stmts[0]) and ix.tok(stmts[-1]) < c):
+                return False
+        inner = protected or isinstance(stmt, jt.TryStatement)
+        self._add(ix.line_of[groups[0][0]], block, depth, ix.line_of[s], self.effect(stmt))
+        for g, ((o, c), stmts) in enumerate(zip(groups, lists)):
+            self._block(stmts, depth + 1, inner, c)
+            end = ix.line_of[groups[g + 1][0]] if g + 1 < len(groups) else ix.line_of[e]
+            self._add(end, -1, depth + 1, ix.line_of[c], None)
+        return True
+
+    # ---------------------------------------------------------------- build
+    def build(self) -> Program:
+        ix, m = self.ix, self.method
+        k = ix.tok(m)
+        start = k
+        while start > 0 and ix.values[start - 1] not in (";", "{", "}"):
+            start -= 1
+        open_ = k
+        while ix.values[open_] != "{":
+            if ix.values[open_] in ("(", "["):
+                open_ = ix.match[open_]
+            open_ += 1
+        close = ix.match[open_]
+        self.start_tok, self.close_tok = start, close
+        self._declarations()
+        self.base = ix.line_of[start] - 1
+        body = m.body or []
+        if self._splittable_group(open_, close) and body:
+            self._add(ix.line_of[open_], -1, 0, ix.line_of[start], None)
+            self._block(body, 1, False, close)
+            self._add(ix.line_of[close], -1, 1, ix.line_of[close], None)
+        else:
+            self._add(ix.line_of[close], -1, 0, ix.line_of[start], None)
+        return self._program()
+
+    def _program(self) -> Program:
+        ix = self.ix
+        lines, first_lines = [], []
+        prev = self.base
+        for it in self.items:
+            first_lines.append(prev + 1)
+            e = it.effect
+            lines.append(Line(
+                text="\n".join(ix.lines[prev : it.code_end]),
+                reads=frozenset(e.reads) if e else frozenset(),
+                writes=frozenset(e.writes) if e else frozenset(),
+                block=it.block, depth=it.depth, source_line=it.source_line,
+            ))
+            prev = it.code_end
+        tokens: list[Token] = []
+        for k in range(self.start_tok, self.close_tok + 1):
+            if not ix.identifier[k]:
+                continue
+            line = ix.line_of[k]
+            li = bisect_right(first_lines, line) - 1
+            off = sum(len(ix.lines[x - 1]) + 1 for x in range(first_lines[li], line)) + ix.col_of[k]
+            ref = self.ref_of.get(k)
+            view = self.view_of.get(ref, "name") if ref else "name"
+            tokens.append(Token(ix.values[k], "name", view, ref, li, off))
+        return Program(
+            lang="java", lines=tuple(lines), tokens=tuple(tokens),
+            deps=tuple(sorted(set(self.deps))), name=self.name, separator="\n",
+        )
+
+    # ---------------------------------------------------------- scoping
+    def _scope_end(self, k: int) -> int:
+        """Last token a declaration at token ``k`` reaches."""
+        ix = self.ix
+        nxt = ix.values[k + 1] if k + 1 < len(ix.values) else ""
+        if nxt == "->":
+            return self._lambda_end(k + 1)
+        o = ix.enclosing[k]
+        if o >= 0 and ix.values[o] == "(":
+            c = ix.match[o]
+            after = ix.values[c + 1] if c + 1 < len(ix.values) else ""
+            if after == "->":
+                return self._lambda_end(c + 1)
+            if after == "{":
+                return ix.match[c + 1]
+            j = c + 1
+            while j < self.close_tok and ix.values[j] != ";":
+                j = ix.match.get(j, j) + 1 if ix.values[j] in _OPEN else j + 1
+            return j
+        return ix.match[o] if o >= 0 and ix.values[o] == "{" else self.close_tok
+
+    def _lambda_end(self, arrow: int) -> int:
+        ix = self.ix
+        j = arrow + 1
+        if j < len(ix.values) and ix.values[j] == "{":
+            return ix.match[j]
+        while j < self.close_tok:
+            v = ix.values[j]
+            if v in _OPEN:
+                j = ix.match.get(j, j) + 1
+                continue
+            if v in (")", "]", "}", ";", ","):
+                return j
+            j += 1
+        return j
+
+    def _declarations(self) -> None:
+        """Find every parameter and local, resolve every identifier token."""
+        ix = self.ix
+        decls: list[tuple[int, int, str, str]] = []  # (token, scope end, name, view)
+        self.decl_tok: dict[int, int] = {}
+        cursor = self.start_tok
+        for _, node in self.method:
+            pos = getattr(node, "position", None)
+            if pos is not None and (pos.line, pos.column) in ix.at:
+                cursor = max(cursor, ix.at[(pos.line, pos.column)])
+            name = None
+            if isinstance(node, (jt.VariableDeclarator, jt.CatchClauseParameter, jt.InferredFormalParameter, jt.TryResource)):
+                name = node.name
+            elif isinstance(node, jt.FormalParameter):
+                name = node.name
+            elif isinstance(node, jt.LambdaExpression):
+                for p in node.parameters or []:
+                    if isinstance(p, jt.MemberReference) and p.position is not None:
+                        k = ix.at.get((p.position.line, p.position.column))
+                        if k is not None:
+                            decls.append((k, self._scope_end(k), p.member, "param"))
+                            self.decl_tok[id(p)] = k
+                continue
+            if name is None:
+                continue
+            k = self._find_decl(name, cursor)
+            if k is None:
+                raise UnsupportedError(f"cannot locate the declaration of {name!r}",
+                                       line=ix.line_of[cursor], col=ix.col_of[cursor] + 1)
+            view = "param" if isinstance(node, (jt.FormalParameter, jt.InferredFormalParameter)) else "local"
+            end = self.close_tok if isinstance(node, jt.FormalParameter) and any(
+                node is p for p in self.method.parameters) else self._scope_end(k)
+            decls.append((k, end, name, view))
+            self.decl_tok[id(node)] = k
+            cursor = k + 1
+        self.ref_of: dict[int, str] = {}
+        self.view_of: dict[str, str] = {}
+        by_name: dict[str, list[tuple[int, int, str]]] = {}
+        for k, end, name, view in decls:
+            ref = f"local:{self.name}:{ix.line_of[k]}.{ix.col_of[k] + 1}:{name}"
+            by_name.setdefault(name, []).append((k, end, ref))
+            self.view_of[ref] = view
+            self.ref_of[k] = ref
+        for cands in by_name.values():
+            cands.sort()
+        for k in range(self.start_tok, self.close_tok + 1):
+            if not ix.identifier[k] or k in self.ref_of:
+                continue
+            cands = by_name.get(ix.values[k])
+            if not cands:
+                continue
+            if ix.values[k - 1] == "." or (k + 1 < len(ix.values) and ix.values[k + 1] == "("):
+                continue
+            best = None
+            for d, end, ref in cands:
+                if d <= k <= end:
+                    best = ref
+            if best is not None:
+                self.ref_of[k] = best
+
+    def _find_decl(self, name: str, cursor: int) -> int | None:
+        ix = self.ix
+        for k in range(cursor, self.close_tok + 1):
+            if ix.identifier[k] and ix.values[k] == name and ix.values[k + 1] in ("=", ",", ";", "[", ")", ":", "->"):
+                return k
+        return None
+
+    # ------------------------------------------------------------- effects
+    def effect(self, stmt) -> Effect:
+        got = self.memo.get(id(stmt))
+        if got is None:
+            got = self.memo[id(stmt)] = self._effect(stmt)
+        return got
+
+    def _local(self, node) -> str | None:
+        pos = getattr(node, "position", None)
+        if pos is None:
+            return None
+        return self.ref_of.get(self.ix.at.get((pos.line, pos.column), -1))
+
+    def _effect(self, stmt) -> Effect:
+        e = Effect()
+        for path, node in stmt:
+            in_lambda = any(isinstance(a, (jt.LambdaExpression, jt.ClassCreator, jt.MethodDeclaration)) for a in path)
+            if isinstance(node, jt.MemberReference):
+                ref = self._local(node)
+                if ref is not None:
+                    e.reads.add(ref)
+                else:
+                    e.reads.add(HEAP)
+                    if not node.qualifier:
+                        e.reads.add(f"field:{node.member}")
+                if node.qualifier or node.selectors:
+                    e.reads.add(HEAP)
+                    e.may_raise = True
+                if {"++", "--"} & (set(node.prefix_operators or ()) | set(node.postfix_operators or ())):
+                    self._store(e, node)
+            elif isinstance(node, jt.Assignment):
+                self._store(e, node.expressionl)
+            elif isinstance(node, jt.VariableDeclarator) or isinstance(node, (jt.CatchClauseParameter, jt.TryResource)):
+                k = self.decl_tok.get(id(node))
+                if k is not None:
+                    e.writes.add(self.ref_of[k])
+            elif isinstance(node, jt.FormalParameter) or isinstance(node, jt.InferredFormalParameter):
+                k = self.decl_tok.get(id(node))
+                if k is not None:
+                    e.writes.add(self.ref_of[k])
+            elif isinstance(node, jt.MethodInvocation):
+                e.reads.add(HEAP)
+                e.may_raise = True
+                if node.qualifier not in PURE_QUALIFIERS:
+                    e.writes.add(HEAP)
+                    e.side = True
+            elif isinstance(node, (jt.SuperMethodInvocation, jt.ExplicitConstructorInvocation,
+                                   jt.SuperConstructorInvocation)):
+                e.reads.add(HEAP)
+                e.writes.add(HEAP)
+                e.side = e.may_raise = True
+            elif isinstance(node, jt.ClassCreator):
+                e.may_raise = True
+                if node.type.name not in ALLOCATORS or node.body:
+                    e.reads.add(HEAP)
+                    e.writes.add(HEAP)
+                    e.side = True
+            elif isinstance(node, (jt.ArraySelector, jt.Cast)):
+                e.reads.add(HEAP)
+                e.may_raise = True
+            elif isinstance(node, jt.This):
+                if node.selectors:
+                    e.reads.add(HEAP)
+            elif isinstance(node, jt.BinaryOperation) and node.operator in ("/", "%"):
+                e.may_raise = True
+            elif in_lambda:
+                continue
+            elif isinstance(node, (jt.ReturnStatement, jt.ThrowStatement, jt.AssertStatement)):
+                e.barrier = True
+            elif isinstance(node, (jt.BreakStatement, jt.ContinueStatement)):
+                loops = _LOOPS if isinstance(node, jt.ContinueStatement) else _LOOPS + (jt.SwitchStatement,)
+                if node.goto or not any(isinstance(a, loops) for a in path):
+                    e.barrier = e.barrier or bool(node.goto)
+                    e.jump = e.jump or not node.goto
+            elif isinstance(node, (jt.ClassDeclaration, jt.SynchronizedStatement)):
+                e.barrier = True
+        return e
+
+    def _store(self, e: Effect, target) -> None:
+        ref = self._local(target) if isinstance(target, jt.MemberReference) and not target.qualifier and not target.selectors else None
+        if ref is not None:
+            e.writes.add(ref)
+        else:
+            e.writes.add(HEAP)
+            e.side = e.may_raise = True
+
+
+# -------------------------------------------------------------- renamings
+def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
+    """All renamings of a method's parameters and locals that capture nothing:
+    no target is a Java keyword or any identifier the method uses otherwise
+    (fields, types, methods, labels). Pool and pins as for Python."""
+    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=lambda w: w in JAVA_KEYWORDS)
+
+
+def parse(text: str, path: str | None = None) -> Program:
+    """The single method of ``text``."""
+    units = parse_units(text, path)
+    if len(units) != 1:
+        raise ParseError(f"expected one method, found {len(units)}", path=path, line=1, col=1)
+    return units[0]
+
+
+__all__ = ["parse_units", "parse", "renaming_space", "JAVA_KEYWORDS"]

@@ -1,0 +1,114 @@
+"""The Java frontend: layout, dependencies, tokens, renamings, errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from invar.errors import ParseError, SpaceError
+from invar.frontends.java import parse_units, renaming_space
+from invar.symmetry.permutations import PermutationSpace
+
+from ..conftest import FIXTURES
+
+EARNINGS = """\
+class E {
+    static int earnings(int rent, int salary, int lottery) {
+        int income = rent + salary;
+        int bonus = lottery;
+        income = income * 12;
+        income = income + bonus;
+        return income;
+    }
+}
+"""
+
+
+def method(body: str, params: str = "int a, int b"):
+    (p,) = parse_units(f"class T {{\n    int f({params}) {{\n{body}    }}\n}}\n", "T.java")
+    return p
+
+
+def test_earnings_has_exactly_three_orders():
+    (p,) = parse_units(EARNINGS)
+    assert p.name == "E.earnings"
+    assert set(p.deps) == {(1, 3), (1, 4), (1, 5), (2, 4), (2, 5), (3, 4), (3, 5), (4, 5)}
+    assert PermutationSpace(p).count() == 3
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("int x = a;\nint y = b;\nreturn 0;\n", {(1, 3), (2, 3)}),
+        ("int x = a;\nint y = x;\nreturn y;\n", {(1, 2), (1, 3), (2, 3)}),
+        ("System.out.println(a);\nSystem.out.println(b);\nreturn 0;\n", {(1, 2), (1, 3), (2, 3)}),
+        ("int x = Math.abs(a);\nint y = Math.max(b, 1);\nreturn 0;\n", {(1, 3), (2, 3)}),
+        ("a++;\nint y = a;\nreturn y;\n", {(1, 2), (1, 3), (2, 3)}),
+        ("int[] r = new int[2];\nr[0] = a;\nint y = r[1];\nreturn y;\n", {(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)}),
+    ],
+)
+def test_snippet_deps(body, expected):
+    assert set(method("".join("        " + l + "\n" for l in body.splitlines())).deps) == expected
+
+
+def test_layout_of_braced_statements():
+    p = method(
+        "        if (a > 0) {\n            a = 1;\n        } else {\n            a = 2;\n        }\n"
+        "        for (int i = 0; i < b; i++) {\n            a += i;\n        }\n        return a;\n"
+    )
+    rows = [(l.text.strip(), l.block, l.depth) for l in p.lines]
+    assert rows[1] == ("if (a > 0) {", 0, 1)
+    assert rows[3] == ("} else {", -1, 2)
+    assert rows[5] == ("}", -1, 2)
+    assert rows[6] == ("for (int i = 0; i < b; i++) {", 0, 1)
+    assert rows[-1] == ("}", -1, 1)
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "java").glob("*.java")), ids=lambda p: p.stem)
+def test_render_reproduces_the_source(path):
+    text = path.read_text()
+    lines = text.split("\n")
+    for p in parse_units(text, str(path)):
+        first = p.lines[0].source_line
+        rendered = p.render()
+        assert rendered == "\n".join(lines[first - 1 : first - 1 + rendered.count("\n") + 1])
+        for t in p.tokens:
+            assert p.lines[t.line].text[t.start : t.end] == t.text
+        for i, j in p.deps:
+            assert i < j and p.lines[i].block == p.lines[j].block >= 0
+
+
+def test_block_scoped_locals_are_distinct_referents():
+    p = method(
+        "        for (int i = 0; i < a; i++) {\n            b += i;\n        }\n"
+        "        for (int i = 0; i < b; i++) {\n            a += i;\n        }\n        return a;\n"
+    )
+    refs = {t.referent for t in p.tokens if t.text == "i"}
+    assert len(refs) == 2
+
+
+def test_renaming_counts_and_capture():
+    (p,) = parse_units(EARNINGS)
+    assert renaming_space(p).count() == 3 * 2 * 1 * 2 * 1
+    assert renaming_space(p, pool=[f"v{i}" for i in range(5)]).count() == 120
+    q = method("        int x = Math.abs(a) + size;\n        return x + b;\n")
+    space = renaming_space(q, pool=["Math", "abs", "size", "p", "q", "r"])
+    assert space.count() == 3 * 2 * 1
+    for r in space.enumerate():
+        assert not {"Math", "abs", "size"} & set(r.as_dict().values())
+    with pytest.raises(SpaceError):
+        renaming_space(q, pool=["class", "y"])
+
+
+@pytest.mark.parametrize(
+    "src, line, message",
+    [
+        ("class A { void f() { int x = ; } }", 1, "Expected"),
+        ("class A {\n  void f() {\n    String s = \"abc;\n  }\n}\n", 3, "Unterminated"),
+        ("class A { int x; }", 1, "no method"),
+    ],
+)
+def test_errors_are_located(src, line, message):
+    with pytest.raises(ParseError) as info:
+        parse_units(src, "A.java")
+    assert info.value.line == line
+    assert message in info.value.message

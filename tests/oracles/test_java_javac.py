@@ -1,0 +1,108 @@
+"""Compiler oracle for the Java frontend.
+
+Every sampled permutation and renaming of every fixture method must compile
+with ``javac``; where the fixture class has a ``main`` driver, every variant
+must print what the original prints. Each variant is the whole class under a
+fresh name, so one ``javac`` call compiles them all and one JVM runs every
+driver (javac and JVM start-up dominate otherwise).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from invar.frontends.java import parse_units, renaming_space
+from invar.symmetry.permutations import PermutationSpace
+
+from ..conftest import FIXTURES
+
+JAVA_FIXTURES = sorted((FIXTURES / "java").glob("*.java"))
+PERMUTATIONS, RENAMINGS = 2, 2
+
+RUNNER = """
+import java.io.*;
+public class VariantRunner {
+    public static void main(String[] args) throws Exception {
+        PrintStream real = System.out;
+        for (String name : args) {
+            ByteArrayOutputStream buf = new ByteArrayOutputStream();
+            System.setOut(new PrintStream(buf, true, "UTF-8"));
+            Class.forName(name).getMethod("main", String[].class).invoke(null, (Object) new String[0]);
+            System.setOut(real);
+            real.print("=== " + name + "\\n" + buf.toString("UTF-8"));
+        }
+    }
+}
+"""
+
+
+def variants_of(path, rng):
+    """(method name, variant source of the whole file) for sampled variants."""
+    text = path.read_text()
+    lines = text.split("\n")
+    out = []
+    for unit in parse_units(text, str(path)):
+        first = unit.lines[0].source_line
+        count = unit.render().count("\n") + 1
+        assert "\n".join(lines[first - 1 : first - 1 + count]) == unit.render()
+        perms = PermutationSpace(unit)
+        names = renaming_space(unit)
+        programs = [perms.apply(None, t) for t in perms.sample(PERMUTATIONS, rng)]
+        if names.count():
+            programs += [names.apply(None, r) for r in names.sample(RENAMINGS, rng)]
+        for program in programs:
+            body = lines[: first - 1] + program.render().split("\n") + lines[first - 1 + count :]
+            out.append((unit.name, "\n".join(body)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def javac():
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.fail("javac/java not found (.ci/run installs Debian's openjdk)")
+    return shutil.which("javac")
+
+
+def test_enough_fixture_methods():
+    assert sum(len(parse_units(p.read_text(), str(p))) for p in JAVA_FIXTURES) >= 100
+
+
+def test_every_variant_compiles_and_prints_the_same(javac, tmp_path):
+    rng = random.Random(7)
+    sources = {}
+    drivers = []
+    originals = []
+    for path in JAVA_FIXTURES:
+        cls = path.stem
+        has_main = "public static void main" in path.read_text()
+        if has_main:
+            originals.append(cls)
+            sources[cls] = path.read_text()
+        for k, (method, source) in enumerate(variants_of(path, rng)):
+            name = f"{cls}_v{k}"
+            sources[name] = re.sub(rf"\b{cls}\b", name, source)
+            if has_main:
+                drivers.append((name, cls, method))
+    assert len(sources) > 300
+    for name, source in sources.items():
+        (tmp_path / f"{name}.java").write_text(source)
+    (tmp_path / "VariantRunner.java").write_text(RUNNER)
+    files = sorted(str(p) for p in tmp_path.glob("*.java"))
+    done = subprocess.run([javac, "-nowarn", "-d", str(tmp_path / "out"), *files], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-4000:]
+    run = subprocess.run(
+        ["java", "-cp", str(tmp_path / "out"), "VariantRunner", *originals, *(d[0] for d in drivers)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-4000:]
+    printed = {}
+    for chunk in run.stdout.split("=== ")[1:]:
+        name, _, body = chunk.partition("\n")
+        printed[name] = body
+    for name, cls, method in drivers:
+        assert printed[name] == printed[cls], f"{method}: variant {name} prints differently"
