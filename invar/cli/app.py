@@ -100,6 +100,37 @@ def load_units(path: str, lang: str | None):
     return parse_units(text, language, shown)
 
 
+#: units skipped by the current command (reported as they are found; the
+#: command then exits 1 after processing everything else)
+_skipped: list[InvarError] = []
+
+
+def select_units(path: str, lang: str | None, function: str | None = None):
+    """The units of ``path``, or the one named ``function`` (qualified, or its
+    last part when unique). Units the frontend had to skip are reported on
+    stderr, each with its location, followed by a summary line; the command
+    still processes the rest and then exits 1."""
+    from ..errors import UsageError
+
+    units = load_units(path, lang)
+    skipped = list(getattr(units, "skipped", ()))
+    for err in skipped:
+        report(err.located("<stdin>" if path == "-" else path))
+    if skipped:
+        stderr.print(f"{path}: {units.skip_summary()}", markup=False)
+        _skipped.extend(skipped)
+    if function is None:
+        return list(units)
+    exact = [u for u in units if u.name == function]
+    short = [u for u in units if u.name.rsplit(".", 1)[-1] == function]
+    if exact or len(short) == 1:
+        return exact or short
+    if short:
+        raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in short)}", path=path)
+    names = ", ".join(u.name for u in units) or "none"
+    raise UsageError(f"no function {function!r} (found: {names})", path=path)
+
+
 # ---------------------------------------------------------- error translation
 F = TypeVar("F", bound=Callable)
 
@@ -115,8 +146,12 @@ def command(fn: F) -> F:
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        _skipped.clear()
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            if _skipped:
+                raise typer.Exit(1)
+            return result
         except InvarError as err:
             report(err)
             raise typer.Exit(err.exit_code)

@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..symmetry.spaces import renaming_space
-from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, command, load_units, stdout
+from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, command, select_units, stdout
 
 
 @app.command()
@@ -16,6 +16,7 @@ from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, comma
 def canon(
     file: FileArg,
     pin: Annotated[Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")] = None,
+    function: Annotated[Optional[str], typer.Option("--function", help="Only this function or method (qualified name).")] = None,
     lang: LangOpt = None,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
@@ -26,7 +27,7 @@ def canon(
 
     Example: invar canon fixtures/x86/figure1b.s
     """
-    for unit in load_units(file, lang):
+    for unit in select_units(file, lang, function):
         space = renaming_space(unit, pins=pin or ())
         first = space.unrank(0)
         text = space.apply(unit, first).render()

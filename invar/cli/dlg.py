@@ -14,8 +14,8 @@ from ..errors import UsageError
 from ..program import Program
 from ..symmetry.dlg import DLG, dlg as build_dlg
 from ..symmetry.masks import symmetry_mask
-from .app import SCHEMA, FileArg, LangOpt, app, command, stdout
-from .permutations import FunctionOpt, select_units
+from .app import SCHEMA, FileArg, LangOpt, app, command, select_units, stdout
+from .permutations import FunctionOpt
 
 
 class DlgFormat(str, enum.Enum):

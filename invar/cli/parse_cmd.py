@@ -7,7 +7,7 @@ import json
 from rich.table import Table
 
 from ..program import Program
-from .app import SCHEMA, FileArg, LangOpt, TableFormat, TableFormatOpt, app, command, load_units, stdout
+from .app import SCHEMA, FileArg, LangOpt, TableFormat, TableFormatOpt, app, command, select_units, stdout
 
 
 def program_json(p: Program) -> dict:
@@ -35,7 +35,7 @@ def parse_command(file: FileArg, lang: LangOpt = None, fmt: TableFormatOpt = Tab
 
     Example: invar parse fixtures/x86/figure1a.s
     """
-    units = load_units(file, lang)
+    units = select_units(file, lang)
     if fmt is TableFormat.json:
         print(json.dumps({"schema": SCHEMA, "units": [program_json(u) for u in units]}, indent=2))
         return

@@ -25,7 +25,7 @@ from .app import (
     TextFormatOpt,
     app,
     command,
-    load_units,
+    select_units,
     stderr,
     stdout,
 )
@@ -41,25 +41,6 @@ MaxStatesOpt = Annotated[
 
 #: line-comment marker per language, for the header above each printed variant
 COMMENT = {"java": "//"}
-
-
-def select_units(path: str, lang: str | None, function: str | None) -> list[Program]:
-    """The units of ``path``, or the one named ``function``; skipped units are
-    summarised on stderr."""
-    units = load_units(path, lang)
-    summary = getattr(units, "skip_summary", lambda: "")()
-    if summary:
-        stderr.print(f"{path}: {summary}", markup=False)
-    if function is None:
-        return list(units)
-    exact = [u for u in units if u.name == function]
-    short = [u for u in units if u.name.rsplit(".", 1)[-1] == function]
-    if exact or len(short) == 1:
-        return exact or short
-    names = ", ".join(u.name for u in units) or "none"
-    if short:
-        raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in short)}", path=path)
-    raise UsageError(f"no function {function!r} (found: {names})", path=path)
 
 
 def _count_record(unit: Program, space: PermutationSpace) -> dict:

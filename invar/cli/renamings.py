@@ -13,7 +13,7 @@ from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
 from .app import (
     SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt,
-    app, command, load_units, stdout,
+    app, command, select_units, stdout,
 )
 
 
@@ -78,11 +78,7 @@ def renamings(
     if names is not None and aps is not None:
         raise UsageError("--names and --aps both give the pool; use one")
     pool = parse_pool(names if names is not None else aps)
-    units = load_units(file, lang)
-    if function is not None:
-        units = [u for u in units if u.name == function or u.name.endswith("." + function)]
-        if not units:
-            raise UsageError(f"no function named {function!r} in {file}")
+    units = select_units(file, lang, function)
     rng = random.Random(seed)
     many = len(units) > 1
     for unit in units:

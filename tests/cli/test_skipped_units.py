@@ -1,0 +1,38 @@
+"""A file with one bad function: the others are processed, the bad one is
+reported with its location, a summary says how many were skipped and why,
+and the exit status is 1."""
+
+from __future__ import annotations
+
+import pytest
+
+import invar.frontends.python as py
+from invar.errors import UnsupportedError
+
+
+@pytest.fixture
+def one_bad_function(monkeypatch, tmp_path):
+    original = py._UnitBuilder.build
+
+    def build(self):
+        if getattr(self.node, "name", "") == "bad":
+            raise UnsupportedError("construct not supported here", line=self.node.lineno, col=5)
+        return original(self)
+
+    monkeypatch.setattr(py._UnitBuilder, "build", build)
+    path = tmp_path / "m.py"
+    path.write_text("def good(a, b):\n    x = a\n    y = b\n    return x + y\n\ndef bad():\n    return 2\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["renamings", "--count"], ["permutations", "--count"], ["dlg"], ["canon"], ["parse"]],
+)
+def test_other_units_are_processed_and_the_bad_one_reported(invoke, one_bad_function, command):
+    result = invoke(command[0], one_bad_function, *command[1:])
+    assert result.exit_code == 1
+    assert result.stdout.strip()  # the good function was processed
+    err = result.stderr.splitlines()
+    assert err[0].startswith(f"{one_bad_function}:6:5: error: construct not supported here")
+    assert err[-1] == f"{one_bad_function}: 1 skipped: 1 unsupported construct"
