@@ -7,8 +7,6 @@ import random
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from ..errors import UsageError
 from ..program import Program
@@ -27,7 +25,6 @@ from .app import (
     command,
     select_units,
     stderr,
-    stdout,
 )
 
 FunctionOpt = Annotated[
@@ -102,11 +99,11 @@ def permutations(
         for unit in units:
             emit(_count_record(unit, PermutationSpace(unit, max_states=max_states)))
         if fmt is TextFormat.text:
-            table = Table("unit", "lines", "orders")
+            # like `invar renamings --count`: a bare number for one unit, one
+            # `name: number` line per unit otherwise, so shell pipelines can read it
             for r in records:
                 shown = str(r["count"]) if r["exact"] else f"between {r['lower']} and {r['upper']} (too wide to count exactly)"
-                table.add_row(Text(r["unit"]), str(r["lines"]), shown)
-            stdout.print(table)
+                typer.echo(f"{r['unit']}: {shown}" if len(records) > 1 else shown)
             records.clear()
     else:
         rng = random.Random(seed)

@@ -1,0 +1,31 @@
+"""The README's examples show real output, and its test command is CI's."""
+
+from __future__ import annotations
+
+import re
+
+from invar.cli.readme import commands, run
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_has_examples_for_every_command():
+    from invar.cli.reference import walk
+
+    shown = {c.split()[1] for c, _ in commands(README)}
+    leaves = {c.path[1] for c in walk() if len(c.path) > 1}
+    assert leaves <= shown, f"README has no example for: {sorted(leaves - shown)}"
+
+
+def test_readme_examples_print_what_the_readme_shows():
+    for command, shown in commands(README):
+        assert run(command, ROOT) == shown, f"README example is stale: {command} (run python tools/regenerate.py)"
+
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = (ROOT / ".ci" / "run").read_text()
+    match = re.search(r"^(python -m pytest .*)$", ci, re.M)
+    assert match, ".ci/run runs no pytest command"
+    assert match.group(1) in README, "README must give the exact test command .ci/run runs"
+    assert "bash .ci/run" in README
