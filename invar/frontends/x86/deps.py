@@ -14,6 +14,8 @@ the instruction), and instructions that read the world outside the block
 
 from __future__ import annotations
 
+import bisect
+
 from ...program import Line
 from .semantics import Effects, suffix_bytes
 
@@ -58,7 +60,7 @@ def _access(info: dict, eff: Effects) -> list[tuple] | None:
     return out
 
 
-def _disjoint(a: list[tuple], b: list[tuple], between: set[str]) -> bool:
+def _disjoint(a: list[tuple], b: list[tuple], between) -> bool:
     for key_a, disp_a, size_a in a:
         for key_b, disp_b, size_b in b:
             if key_a != key_b:
@@ -68,6 +70,20 @@ def _disjoint(a: list[tuple], b: list[tuple], between: set[str]) -> bool:
             if not (disp_a + size_a <= disp_b or disp_b + size_b <= disp_a):
                 return False
     return True
+
+
+class _WrittenBetween:
+    """``ref in between``: was ``ref`` written by a line strictly between i and j?"""
+
+    __slots__ = ("writers", "i", "j")
+
+    def __init__(self, writers: dict[str, list[int]], i: int, j: int) -> None:
+        self.writers, self.i, self.j = writers, i, j
+
+    def __contains__(self, ref: object) -> bool:
+        lines = self.writers.get(ref, ()) if isinstance(ref, str) else ()
+        k = bisect.bisect_right(lines, self.i)
+        return k < len(lines) and lines[k] < self.j
 
 
 def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[tuple[int, int], ...], frozenset[str]]:
@@ -93,26 +109,41 @@ def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple
     if everything:
         pinned |= {t.referent for _e, _i, toks in semantics for t in toks if t.referent is not None}
     access = [_access(info, eff) for eff, info, _ in semantics]
-    deps: list[tuple[int, int]] = []
     barrier = [eff.barrier for eff, _info, _toks in semantics]
-    regs_w = [line.writes - {"mem"} for line in lines]
-    regs_rw = [(line.reads | line.writes) - {"mem"} for line in lines]
-    regs_r = [line.reads - {"mem"} for line in lines]
+    # per resource, the lines that wrote it and the lines that read it, so
+    # each line meets only the lines it can conflict with
+    writers: dict[str, list[int]] = {}
+    readers: dict[str, list[int]] = {}
+    memory_lines: list[int] = []
+    barrier_lines: list[int] = []
+    deps: set[tuple[int, int]] = set()
     for j in range(n):
-        rj, wj = lines[j].reads, lines[j].writes
-        between: set[str] = set()  # what lines i+1 .. j-1 write
-        for i in range(j - 1, -1, -1):
-            ri, wi = lines[i].reads, lines[i].writes
-            if (
-                barrier[i] or barrier[j]
-                or not regs_w[i].isdisjoint(regs_rw[j])
-                or not regs_w[j].isdisjoint(regs_r[i])
-            ):
-                deps.append((i, j))
-            elif ("mem" in wi and ("mem" in rj or "mem" in wj)) or ("mem" in ri and "mem" in wj):
-                a, b = access[i], access[j]
-                if a is None or b is None or not _disjoint(a, b, between):
-                    deps.append((i, j))
-            between |= wi
-    deps.sort()
+        reads, writes = lines[j].reads - {"mem"}, lines[j].writes - {"mem"}
+        found: set[int] = set()
+        if barrier[j]:
+            found.update(range(j))
+        else:
+            found.update(barrier_lines)
+            for r in reads | writes:
+                found.update(writers.get(r, ()))
+            for r in writes:
+                found.update(readers.get(r, ()))
+            touches = "mem" in lines[j].reads or "mem" in lines[j].writes
+            if touches:
+                for i in memory_lines:
+                    if i in found or not ("mem" in lines[i].writes or "mem" in lines[j].writes):
+                        continue
+                    a, b = access[i], access[j]
+                    if a is None or b is None or not _disjoint(a, b, _WrittenBetween(writers, i, j)):
+                        found.add(i)
+        deps.update((i, j) for i in found)
+        if barrier[j]:
+            barrier_lines.append(j)
+        for r in writes:
+            writers.setdefault(r, []).append(j)
+        for r in reads:
+            readers.setdefault(r, []).append(j)
+        if "mem" in lines[j].reads or "mem" in lines[j].writes:
+            memory_lines.append(j)
+    deps = sorted(deps)
     return tuple(deps), frozenset(pinned)
