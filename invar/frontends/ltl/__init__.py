@@ -269,3 +269,41 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
                     source_line=source,
                 )
     return RenamingSpace(program, used, [targets] * len(used), _spell)
+
+
+# ---------------------------------------------------------------- checking
+def parse_jsonl_units(text: str, path: str | None = None) -> list[Program]:
+    """Units of a JSONL dataset: one ``{"formula": …, "trace": …}`` per line."""
+    import json
+
+    units: list[Program] = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+            formula, trace = record["formula"], record.get("trace")
+            if not isinstance(formula, str) or not (trace is None or isinstance(trace, str)):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise ParseError(
+                'expected a JSON object with a "formula" string and an optional "trace" string',
+                path=path, line=no, col=1, source_line=raw,
+            ) from None
+        try:
+            units.append(program_of(formula, trace, source_lines=(no, no), name=f"line {no}"))
+        except ParseError as err:
+            raise ParseError(err.message, path=path, line=no, col=1, source_line=raw) from None
+    return units
+
+
+def check_program(program: Program, *, timeout: float | None = None, max_states: int | None = None):
+    """Check the trace of ``program`` against its formula
+    (:func:`invar.frontends.ltl.check.check`)."""
+    from .check import check
+
+    formula, trace = pair_of(program)
+    if trace is None:
+        line = program.lines[0].source_line
+        raise ParseError("formula without a trace; put the trace after it or on the next line", line=line, col=1)
+    return check(formula, trace, timeout=timeout, max_states=max_states)

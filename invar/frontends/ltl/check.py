@@ -74,7 +74,13 @@ class _Tableau:
         #: node id of an eventuality (U, M) -> its acceptance bit
         self.eventualities: dict[int, int] = {}
         self._nnf: dict[tuple[Formula, bool], int] = {}
-        self._expansions: dict[frozenset[int], list[tuple[int, int, frozenset[int], int]]] = {}
+        self._expansions: dict[tuple[int, int, int], list[int]] = {}
+        self._moves: dict[tuple[int, int, int], list[int]] = {}
+        self._reduced: dict[int, int] = {}
+        #: wall-clock deadline (time.monotonic) and the largest conjunction of
+        #: move lists allowed, both checked while expanding (None: unlimited)
+        self.deadline: float | None = None
+        self.max_pairs: int | None = None
 
     # nodes ----------------------------------------------------------------
     def bit(self, name: str) -> int:
@@ -104,9 +110,21 @@ class _Tableau:
         elif op == "U":
             if b in (_T, _F) or a == _F:
                 return b
+            if a == _T:
+                inner = self.nodes[b]
+                if inner[0] == "U" and inner[1] == _T:  # F F x = F x
+                    return b
+                if inner[0] == "R" and inner[1] == _F and self.nodes[inner[2]][:2] == ("U", _T):  # F G F x = G F x
+                    return b
         elif op == "R":
             if b in (_T, _F) or a == _T:
                 return b
+            if a == _F:
+                inner = self.nodes[b]
+                if inner[0] == "R" and inner[1] == _F:  # G G x = G x
+                    return b
+                if inner[0] == "U" and inner[1] == _T and self.nodes[inner[2]][:2] == ("R", _F):  # G F G x = F G x
+                    return b
         elif op == "W":
             if b == _T or a == _T:
                 return _T
@@ -175,89 +193,131 @@ class _Tableau:
         self._nnf[key] = node
         return node
 
-    # expansion -------------------------------------------------------------
-    def expand(self, state: frozenset[int], forced_pos: int = 0, forced_neg: int = 0) -> list[tuple[int, int, frozenset[int], int]]:
-        """The one-step expansions of ``state``: ``(pos, neg, next, postponed)``
-        with ``pos``/``neg`` bit masks of APs that must be true/false now, the
-        obligations for the next step, and a mask of eventualities postponed.
+    def layout(self) -> None:
+        """Fix how a move packs into one integer, once every AP and node exists:
+        APs true now, APs false now, eventualities postponed, obligations next
+        (a bit per node). Dominance is then one ``k & ~t`` per pair of moves."""
+        self.n_aps = len(self.ap_bits)
+        self.lit_mask = (1 << self.n_aps) - 1
+        self.post_shift = 2 * self.n_aps
+        self.post_mask = (1 << len(self.eventualities)) - 1
+        self.next_shift = self.post_shift + len(self.eventualities)
 
-        Branches that contradict the literals the current step forces
-        (``forced_pos``/``forced_neg``) are cut as soon as they do, and a
-        transition dominated by another (weaker literals, fewer obligations,
-        fewer postponements) is dropped: whatever run takes it could take the
-        other, since a state's words are those satisfying all its obligations."""
-        key = (state, forced_pos, forced_neg)
-        done = self._expansions.get(key)
+    def unpack(self, move: int) -> tuple[int, int, int, int]:
+        """(pos, neg, next-state bits, postponed) of a packed move."""
+        return (
+            move & self.lit_mask,
+            (move >> self.n_aps) & self.lit_mask,
+            move >> self.next_shift,
+            (move >> self.post_shift) & self.post_mask,
+        )
+
+    def reduce(self, state: int) -> int:
+        """Drop obligations another one already implies, so that equivalent
+        states meet: ``x`` next to ``G x``, and ``y U x``/``y W x`` next to ``x``."""
+        done = self._reduced.get(state)
         if done is not None:
             return done
-        nodes, ev = self.nodes, self.eventualities
-        out: dict[tuple[int, int, frozenset[int], int], None] = {}
-        # each branch: (todo, seen, pos, neg, next, postponed)
-        branches = [(sorted(state), frozenset(), 0, 0, frozenset(), 0)]
-        while branches:
-            todo, seen, pos, neg, nxt, post = branches.pop()
-            todo = list(todo)
-            alive = True
-            while todo:
-                n = todo.pop()
-                if n in seen:
-                    continue
-                seen = seen | {n}
-                op, a, b = nodes[n]
-                if op == "1":
-                    continue
-                if op == "0":
-                    alive = False
+        out = state
+        for n in _bits(state):
+            op, a, b = self.nodes[n]
+            if op == "R" and a == _F and state >> b & 1:
+                out &= ~(1 << b)
+            elif op in ("U", "W") and state >> b & 1:
+                out &= ~(1 << n)
+        self._reduced[state] = out
+        return out
+
+    # expansion -------------------------------------------------------------
+    def expand(self, state: int, forced_pos: int = 0, forced_neg: int = 0) -> list[int]:
+        """The one-step expansions (packed moves, see :meth:`layout`) of
+        ``state``, a bit set of obligations.
+
+        Expansions are built per node and memoised, so states that share
+        obligations share the work; a state's expansion is the conjunction of
+        its members'. Moves that contradict the literals the current step
+        forces (``forced_pos``/``forced_neg``) are cut at the leaves, and a move
+        dominated by another (weaker literals, fewer obligations, fewer
+        postponements) is dropped: whatever run takes it could take the other,
+        since a state's words are exactly those satisfying all its obligations."""
+        key = (state, forced_pos, forced_neg)
+        done = self._expansions.get(key)
+        if done is None:
+            done = [0]
+            for n in _bits(state):
+                done = self._merge(done, self._node_moves(n, forced_pos, forced_neg))
+                if not done:
                     break
-                if op == "ap":
-                    if (neg | forced_neg) >> a & 1:
-                        alive = False
-                        break
-                    pos |= 1 << a
-                elif op == "nap":
-                    if (pos | forced_pos) >> a & 1:
-                        alive = False
-                        break
-                    neg |= 1 << a
-                elif op == "&":
-                    todo.append(a)
-                    todo.append(b)
-                elif op == "X":
-                    nxt = nxt | {a}
-                elif op == "|":
-                    branches.append((todo + [b], seen, pos, neg, nxt, post))
-                    todo.append(a)
-                elif op == "U":  # b now, or a now and the same until next
-                    branches.append((todo + [a], seen, pos, neg, nxt | {n}, post | 1 << ev[n]))
-                    todo.append(b)
-                elif op == "M":  # a and b now, or b now and the same next
-                    branches.append((todo + [b], seen, pos, neg, nxt | {n}, post | 1 << ev[n]))
-                    todo.append(a)
-                    todo.append(b)
-                elif op == "R":  # a and b now, or b now and the same next
-                    branches.append((todo + [b], seen, pos, neg, nxt | {n}, post))
-                    todo.append(a)
-                    todo.append(b)
-                elif op == "W":  # b now, or a now and the same next
-                    branches.append((todo + [a], seen, pos, neg, nxt | {n}, post))
-                    todo.append(b)
-                else:  # pragma: no cover
-                    raise ValueError(op)
-            if alive:
-                out[(pos, neg, nxt, post)] = None
-        result = _undominated(out)
-        self._expansions[key] = result
-        return result
+            self._expansions[key] = done
+        return done
+
+    def _node_moves(self, n: int, fpos: int, fneg: int) -> list[int]:
+        key = (n, fpos, fneg)
+        done = self._moves.get(key)
+        if done is not None:
+            return done
+        op, a, b = self.nodes[n]
+        if op == "1":
+            moves = [0]
+        elif op == "0":
+            moves = []
+        elif op == "ap":
+            moves = [] if fneg >> a & 1 else [1 << a]
+        elif op == "nap":
+            moves = [] if fpos >> a & 1 else [1 << (self.n_aps + a)]
+        elif op == "X":
+            moves = [1 << (self.next_shift + a)]
+        else:
+            ma, mb = self._node_moves(a, fpos, fneg), self._node_moves(b, fpos, fneg)
+            if op == "&":
+                moves = self._merge(ma, mb)
+            elif op == "|":
+                moves = _undominated(dict.fromkeys(ma + mb))
+            else:
+                later = 1 << (self.next_shift + n)
+                if op in ("U", "M"):
+                    later |= 1 << (self.post_shift + self.eventualities[n])
+                if op in ("U", "W"):  # b now, or a now and the same next
+                    moves = _undominated(dict.fromkeys(mb + self._merge(ma, [later])))
+                else:  # R, M: a and b now, or b now and the same next
+                    moves = _undominated(dict.fromkeys(self._merge(ma, mb) + self._merge(mb, [later])))
+        self._moves[key] = moves
+        return moves
+
+    def _merge(self, xs: Sequence[int], ys: Sequence[int]) -> list[int]:
+        """The conjunction of two move lists: consistent pairs, undominated."""
+        if self.max_pairs is not None and len(xs) * len(ys) > self.max_pairs:
+            raise CheckLimitError(f"a tableau expansion needs more than {self.max_pairs} move pairs")
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise CheckLimitError("trace check ran past its time limit")
+        shift, lits = self.n_aps, self.lit_mask
+        out: dict[int, None] = {}
+        for x in xs:
+            for y in ys:
+                m = x | y
+                if m & (m >> shift) & lits:
+                    continue  # an AP both true and false
+                out[m] = None
+        return _undominated(out)
 
 
-def _undominated(transitions: Iterable[tuple[int, int, frozenset[int], int]]) -> list[tuple[int, int, frozenset[int], int]]:
-    ordered = sorted(transitions, key=lambda t: (bin(t[0] | t[1]).count("1") + len(t[2]) + bin(t[3]).count("1")))
-    kept: list[tuple[int, int, frozenset[int], int]] = []
-    for t in ordered:
-        pos, neg, nxt, post = t
-        if not any(
-            not (k[0] & ~pos or k[1] & ~neg or k[3] & ~post) and k[2] <= nxt for k in kept
-        ):
+def _bits(state: int) -> list[int]:
+    out = []
+    while state:
+        low = state & -state
+        out.append(low.bit_length() - 1)
+        state ^= low
+    return out
+
+
+def _undominated(moves: Iterable[int]) -> list[int]:
+    """Moves no other move dominates (a dominating move's bits are a subset)."""
+    kept: list[int] = []
+    for t in sorted(moves, key=int.bit_count):
+        for k in kept:
+            if not k & ~t:
+                break
+        else:
             kept.append(t)
     return kept
 
@@ -345,9 +405,9 @@ _Edge = tuple[int, int, int, int, int]
 
 def _explore(
     tableau: _Tableau, root: int, steps: _Steps, max_states: int | None, deadline: float | None
-) -> tuple[list[tuple[int, frozenset[int]]], list[list[_Edge]]]:
+) -> tuple[list[tuple[int, int]], list[list[_Edge]]]:
     """Every product node reachable from (position 0, {root}), with its edges."""
-    start = (0, frozenset([root]))
+    start = (0, 1 << root)
     index = {start: 0}
     nodes = [start]
     adj: list[list[_Edge]] = []
@@ -360,10 +420,11 @@ def _explore(
         edges: list[_Edge] = []
         q = steps.trace.successor(p)
         fpos, fneg = steps.forced[p]
-        for pos, neg, nxt, post in tableau.expand(state, fpos, fneg):
+        for move in tableau.expand(state, fpos, fneg):
+            pos, neg, nxt, post = tableau.unpack(move)
             if steps.model(p, pos, neg) is None:
                 continue
-            target = (q, nxt)
+            target = (q, tableau.reduce(nxt))
             t = index.get(target)
             if t is None:
                 t = index[target] = len(nodes)
@@ -502,6 +563,14 @@ def _lasso_through(adj: Sequence[Sequence[_Edge]], comp: set[int], full: int) ->
 
 
 # -------------------------------------------------------------- public API
+def _limited(tableau: _Tableau, deadline: float | None, max_states: int | None) -> _Tableau:
+    """Bound the tableau's work: the deadline, and (with a state limit) the size
+    of any one expansion, which grows exponentially in the worst case."""
+    tableau.deadline = deadline
+    tableau.max_pairs = max_states
+    return tableau
+
+
 def check(
     formula: Formula,
     trace: Trace,
@@ -514,11 +583,12 @@ def check(
     Raises :class:`CheckLimitError` past ``max_states`` product states or
     ``timeout`` seconds (both unlimited by default)."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    tableau = _Tableau()
+    tableau = _limited(_Tableau(), deadline, max_states)
     for name in formula.aps():
         tableau.bit(name)
     root = tableau.nnf(formula, neg=True)
     steps = _Steps(trace, tableau)
+    tableau.layout()
     nodes, adj = _explore(tableau, root, steps, max_states, deadline)
     lasso = _accepting_lasso(adj, len(tableau.eventualities))
     if lasso is None:
@@ -546,11 +616,12 @@ def satisfying_trace(
     formula is unsatisfiable). Steps are conjunctions of the literals the
     tableau needs (``1`` when none), so unconstrained APs stay free."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    tableau = _Tableau()
+    tableau = _limited(_Tableau(), deadline, max_states)
     for name in formula.aps():
         tableau.bit(name)
     root = tableau.nnf(formula)
     steps = _Steps(Trace((), (TRUE,)), tableau)
+    tableau.layout()
     _, adj = _explore(tableau, root, steps, max_states, deadline)
     lasso = _accepting_lasso(adj, len(tableau.eventualities))
     if lasso is None:

@@ -1,0 +1,86 @@
+"""``invar data``: generate datasets."""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from .app import SCHEMA, SeedOpt, TableFormat, TableFormatOpt, app, command, stderr, stdout
+
+data_app = typer.Typer(
+    name="data",
+    help="Generate datasets.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(data_app, name="data")
+
+
+class DatasetFormat(str, enum.Enum):
+    deepltl = "deepltl"
+    jsonl = "jsonl"
+
+
+@data_app.command("ltl")
+@command
+def ltl_command(
+    out: Annotated[str, typer.Option("--out", "-o", help="Output file (resumed when it exists with the same settings).")],
+    num: Annotated[int, typer.Option("--num", "-n", min=0, help="Number of formulas with traces.")] = 1000,
+    aps: Annotated[int, typer.Option("--aps", min=1, max=26, help="Atomic propositions a, b, c, … to draw from.")] = 5,
+    max_size: Annotated[int, typer.Option("--max-size", min=1, help="Largest formula size (nodes).")] = 35,
+    min_size: Annotated[int, typer.Option("--min-size", min=1, help="Smallest formula size (nodes).")] = 1,
+    seed: SeedOpt = 0,
+    ops: Annotated[
+        str, typer.Option("--ops", help="Operators to draw from, comma-separated.")
+    ] = "!,X,F,G,&,|,->,<->,U,R,W,M",
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=0, help="Seconds allowed per formula; slower ones are dropped.")] = 10.0,
+    max_states: Annotated[int, typer.Option("--max-states", min=1, help="Product states allowed per formula.")] = 20000,
+    dataset_format: Annotated[
+        Optional[DatasetFormat],
+        typer.Option("--dataset-format", help="deepltl (formula line, trace line) or jsonl; default: from --out's extension."),
+    ] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Start again even if --out exists.")] = False,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """Random LTL formulas, sizes spread evenly up to --max-size, each with a satisfying trace.
+
+    Unsatisfiable formulas and those exceeding --timeout or --max-states are
+    dropped and counted; every written trace passes the exact checker. A fixed
+    --seed reproduces the file byte for byte.
+
+    Example: invar data ltl --num 1000 --aps 5 --max-size 35 --seed 1 --out ltl35.txt
+    """
+    from ..frontends.ltl.generate import GeneratorConfig, generate_file
+
+    chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
+    config = GeneratorConfig(
+        num=num, aps=aps, max_size=max_size, min_size=min_size, seed=seed,
+        ops=tuple(o.strip() for o in ops.split(",") if o.strip()), max_states=max_states, timeout=timeout,
+    )
+    with Progress(
+        TextColumn("formulas"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=stderr, transient=True,
+    ) as bar:
+        task = bar.add_task("generate", total=num)
+        stats = generate_file(
+            config, out, fmt=chosen, jobs=jobs, overwrite=overwrite,
+            progress=lambda done, total: bar.update(task, completed=done),
+        )
+    summary = {
+        "out": out, "written": stats.written, "unsatisfiable": stats.unsatisfiable,
+        "timeouts": stats.timeouts, "abandoned": stats.abandoned,
+        "sizes": {str(k): v for k, v in sorted(stats.sizes.items())},
+    }
+    if fmt is TableFormat.json:
+        print(json.dumps({"schema": SCHEMA, **summary}, indent=2))
+        return
+    stdout.print(
+        f"wrote {stats.written} formulas with traces to {out}; dropped {stats.unsatisfiable} unsatisfiable "
+        f"and {stats.timeouts} over the limits",
+        markup=False,
+    )

@@ -1,0 +1,116 @@
+"""``invar ltl check``, ``invar data ltl`` and the generic commands on LTL files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from invar.frontends.ltl.check import check
+from invar.frontends.ltl.formula import parse_formula
+from invar.frontends.ltl.generate import read_dataset
+from invar.frontends.ltl.trace import parse_trace
+
+
+def test_check_holds_and_fails(invoke) -> None:
+    ok = invoke("ltl", "check", "XXGb", "a;&ab;{b}")
+    assert ok.exit_code == 0 and ok.stdout.strip() == "holds"
+    bad = invoke("ltl", "check", "G a", "a;&ab;{b}")
+    assert bad.exit_code == 1
+    lines = bad.stdout.strip().splitlines()
+    assert lines[0] == "fails" and lines[1].startswith("counterexample: ")
+    cex = parse_trace(lines[1].removeprefix("counterexample: "))
+    assert not check(parse_formula("G a"), cex).holds
+
+
+def test_check_json(invoke) -> None:
+    result = invoke("ltl", "check", "Fa", "{1}", "--format", "json")
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["schema"] == 1
+    (record,) = data["results"]
+    assert record["holds"] is False and record["formula"] == "Fa" and record["counterexample"] == "{!a}"
+
+
+def test_check_batch(invoke, tmp_path) -> None:
+    pairs = tmp_path / "pairs.ltl"
+    pairs.write_text("&aXb a;b;{1}\n# the paper's renaming\n&bXa\nb;a;{1}\nXXa a;&ab;{b}\n")
+    result = invoke("ltl", "check", "--file", pairs)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "line 1: holds",
+        "line 3: holds",
+        "line 5: fails",
+        "  counterexample: &a!b;&ab;&!ab;{&!ab}",
+        "3 pairs: 2 hold, 1 fail",
+    ]
+    jsonl = invoke("ltl", "check", "--file", pairs, "--format", "jsonl")
+    assert [json.loads(line)["holds"] for line in jsonl.stdout.splitlines()] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("G(a -> F b", "{1}"), "<formula>:1:2: error: unbalanced parenthesis"),
+        (("G a", "a;b"), "<trace>:1:4: error: trace has no loop"),
+        (("a Q b", "{1}"), "<formula>:1:3: error: unknown operator 'Q'"),
+        (("Ga", "{X a}"), "<trace>:1:2: error: temporal operator 'X'"),
+    ],
+)
+def test_check_bad_input(invoke, args, message) -> None:
+    result = invoke("ltl", "check", *args)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == message or result.stderr.startswith(message)
+
+
+def test_check_bad_file(invoke, tmp_path) -> None:
+    bad = tmp_path / "bad.ltl"
+    bad.write_text("Ga {1}\nG(a\n")
+    result = invoke("ltl", "check", "-f", bad)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"{bad}:2:2: error: unbalanced parenthesis")
+    lone = tmp_path / "lone.ltl"
+    lone.write_text("Ga\n")
+    result = invoke("ltl", "check", "-f", lone)
+    assert result.exit_code == 1 and "formula without a trace" in result.stderr
+    assert invoke("ltl", "check", "Ga").exit_code == 2
+
+
+def test_renamings_and_parse_on_ltl(invoke, tmp_path) -> None:
+    path = tmp_path / "pair.ltl"
+    path.write_text("&aXb a;b;{1}\n")
+    count = invoke("renamings", path, "--aps", "a,b,c,d", "--count")
+    assert count.exit_code == 0 and count.stdout.strip() == "12"
+    listed = invoke("renamings", path, "--aps", "a,b,c,d", "--format", "jsonl")
+    texts = [json.loads(line)["text"] for line in listed.stdout.splitlines()]
+    assert len(texts) == 12 and "&cXd c;d;{1}" in texts and "&bXa b;a;{1}" in texts
+    five = tmp_path / "five.ltl"
+    five.write_text("G(a -> F b) & (c U d) & X e\n")
+    assert invoke("renamings", five, "--aps", "a,b,c,d,e,f,g,h,i,j", "--count").stdout.strip() == "30240"
+    sampled = invoke("renamings", path, "--aps", "a,b,c,d", "--sample", "3", "--seed", "1")
+    assert sampled.exit_code == 0 and sampled.stdout == invoke("renamings", path, "--aps", "a,b,c,d", "--sample", "3", "--seed", "1").stdout
+    missing = invoke("renamings", path, "--aps", "a,c")
+    assert missing.exit_code == 1 and ":1:4: error: AP 'b' is not in the pool" in missing.stderr
+    parsed = invoke("parse", path, "--format", "json")
+    tokens = json.loads(parsed.stdout)["units"][0]["tokens"]
+    assert [(t["text"], t["view"], t["referent"]) for t in tokens if t["kind"] == "ap"] == [
+        ("a", "ap", "a"), ("b", "ap", "b"), ("a", "ap", "a"), ("b", "ap", "b"),
+    ]
+
+
+def test_data_ltl(invoke, tmp_path) -> None:
+    out = tmp_path / "d.txt"
+    args = ("data", "ltl", "--num", "70", "--aps", "5", "--max-size", "35", "--seed", "5", "-j", "1")
+    result = invoke(*args, "--out", out, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["written"] == 70 and sum(summary["sizes"].values()) == 70
+    for formula, trace in read_dataset(out.read_text()):
+        assert check(parse_formula(formula), parse_trace(trace)).holds
+    assert invoke("ltl", "check", "-f", out).exit_code == 0
+    again = tmp_path / "again.txt"
+    assert invoke(*args, "--out", again).exit_code == 0
+    assert again.read_bytes() == out.read_bytes()
+    other = invoke("data", "ltl", "--num", "70", "--seed", "6", "--out", out)
+    assert other.exit_code == 1 and "other settings" in other.stderr
+    assert invoke("data", "ltl", "--num", "3", "--aps", "30", "--out", tmp_path / "x.txt").exit_code == 2

@@ -1,0 +1,100 @@
+"""The dataset generator: every trace checks, sizes are flat, seeds reproduce."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from invar.errors import DataError, UsageError
+from invar.frontends.ltl.check import check
+from invar.frontends.ltl.formula import parse_formula
+from invar.frontends.ltl.generate import (
+    GeneratorConfig,
+    generate_file,
+    generate_record,
+    random_formula,
+    read_dataset,
+    size_of_record,
+)
+from invar.frontends.ltl.trace import parse_trace
+
+
+def test_random_formula_has_the_requested_size() -> None:
+    rng = random.Random(0)
+    for size in range(1, 60):
+        f = random_formula(rng, size, "abcde")
+        assert f.size == size
+        assert set(f.aps()) <= set("abcde")
+
+
+def test_sizes_are_spread_exactly_evenly_per_block() -> None:
+    config = GeneratorConfig(num=0, max_size=35, seed=4)
+    sizes = [size_of_record(config, i) for i in range(35 * 4)]
+    assert Counter(sizes) == {s: 4 for s in range(1, 36)}
+    assert sizes[:35] != sorted(sizes[:35])  # shuffled, not sorted
+
+
+def test_generated_file_checks_is_flat_and_reproducible(tmp_path) -> None:
+    config = GeneratorConfig(num=140, aps=5, max_size=35, seed=3)
+    out = tmp_path / "ltl.txt"
+    stats = generate_file(config, out, jobs=2)
+    assert stats.written == 140 and stats.abandoned == 0
+    pairs = list(read_dataset(out.read_text()))
+    assert len(pairs) == 140
+    sizes = Counter()
+    for formula, trace in pairs:
+        f = parse_formula(formula)
+        assert check(f, parse_trace(trace)).holds, (formula, trace)
+        assert set(f.aps()) <= set("abcde")
+        sizes[f.size] += 1
+    # 140 records = 4 full blocks of sizes 1..35: perfectly flat
+    assert sizes == {s: 4 for s in range(1, 36)}
+    assert sum(stats.sizes.values()) == 140
+    again = tmp_path / "again.txt"
+    generate_file(config, again, jobs=1)
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_resume_gives_the_same_bytes(tmp_path) -> None:
+    full = tmp_path / "full.jsonl"
+    generate_file(GeneratorConfig(num=90, max_size=20, seed=8), full, fmt="jsonl", jobs=1)
+    part = tmp_path / "part.jsonl"
+    generate_file(GeneratorConfig(num=70, max_size=20, seed=8), part, fmt="jsonl", jobs=1)
+    with open(part, "ab") as f:
+        f.write(b'{"formula": "torn')  # an interrupted write past the checkpoint
+    generate_file(GeneratorConfig(num=90, max_size=20, seed=8), part, fmt="jsonl", jobs=2)
+    assert part.read_bytes() == full.read_bytes()
+    records = [json.loads(line) for line in full.read_text().splitlines()]
+    assert all(set(r) == {"formula", "trace", "size"} for r in records)
+    with pytest.raises(DataError):
+        generate_file(GeneratorConfig(num=90, max_size=20, seed=9), part, fmt="jsonl", jobs=1)
+
+
+def test_unsatisfiable_formulas_are_dropped_and_counted() -> None:
+    # one AP and only & and ! make many contradictions (a & !a)
+    config = GeneratorConfig(num=0, aps=1, max_size=6, min_size=4, ops=("!", "&"), seed=1)
+    total_unsat = 0
+    for i in range(30):
+        record, stats = generate_record(config, i)
+        total_unsat += stats.unsatisfiable
+        assert record is not None
+        assert check(parse_formula(record["formula"]), parse_trace(record["trace"])).holds
+    assert total_unsat > 0
+
+
+def test_timeouts_are_dropped_and_counted() -> None:
+    config = GeneratorConfig(num=0, aps=5, max_size=30, min_size=30, seed=2, max_states=1, max_attempts=3)
+    record, stats = generate_record(config, 0)
+    assert record is None and stats.timeouts == 3 and stats.abandoned == 1
+
+
+def test_bad_settings() -> None:
+    with pytest.raises(UsageError):
+        GeneratorConfig(num=1, aps=27)
+    with pytest.raises(UsageError):
+        GeneratorConfig(num=1, ops=("!", "Q"))
+    with pytest.raises(UsageError):
+        GeneratorConfig(num=1, min_size=5, max_size=3)
