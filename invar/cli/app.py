@@ -131,6 +131,14 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     raise UsageError(f"no function {function!r} (found: {names})", path=path)
 
 
+def located(path: str, fn, *args, **kwargs):
+    """Call ``fn``; an InvarError it raises without a path gets ``path``."""
+    try:
+        return fn(*args, **kwargs)
+    except InvarError as err:
+        raise err.located("<stdin>" if path == "-" else path)
+
+
 # ---------------------------------------------------------- error translation
 F = TypeVar("F", bound=Callable)
 

@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..symmetry.spaces import renaming_space
-from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, command, select_units, stdout
+from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, command, located, select_units, stdout
 
 
 @app.command()
@@ -28,7 +28,7 @@ def canon(
     Example: invar canon fixtures/x86/figure1b.s
     """
     for unit in select_units(file, lang, function):
-        space = renaming_space(unit, pins=pin or ())
+        space = located(file, renaming_space, unit, pins=pin or ())
         first = space.unrank(0)
         text = space.apply(unit, first).render()
         if fmt is TextFormat.text:

@@ -28,7 +28,7 @@ class DatasetFormat(str, enum.Enum):
 @data_app.command("ltl")
 @command
 def ltl_command(
-    out: Annotated[str, typer.Option("--out", "-o", help="Output file (resumed when it exists with the same settings).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Output file (resumed when it exists with the same settings), or - for standard output.")],
     num: Annotated[int, typer.Option("--num", "-n", min=0, help="Number of formulas with traces.")] = 1000,
     aps: Annotated[int, typer.Option("--aps", min=1, max=26, help="Atomic propositions a, b, c, … to draw from.")] = 5,
     max_size: Annotated[int, typer.Option("--max-size", min=1, help="Largest formula size (nodes).")] = 35,
@@ -55,7 +55,9 @@ def ltl_command(
 
     Example: invar data ltl --num 1000 --aps 5 --max-size 35 --seed 1 --out ltl35.txt
     """
-    from ..frontends.ltl.generate import GeneratorConfig, generate_file
+    import sys
+
+    from ..frontends.ltl.generate import GeneratorConfig, generate_file, generate_stream
 
     chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
     config = GeneratorConfig(
@@ -67,20 +69,24 @@ def ltl_command(
         console=stderr, transient=True,
     ) as bar:
         task = bar.add_task("generate", total=num)
-        stats = generate_file(
-            config, out, fmt=chosen, jobs=jobs, overwrite=overwrite,
-            progress=lambda done, total: bar.update(task, completed=done),
-        )
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done)
+
+        if out == "-":
+            stats = generate_stream(config, sys.stdout.write, fmt=chosen, jobs=jobs, progress=progress)
+        else:
+            stats = generate_file(config, out, fmt=chosen, jobs=jobs, overwrite=overwrite, progress=progress)
     summary = {
         "out": out, "written": stats.written, "unsatisfiable": stats.unsatisfiable,
         "timeouts": stats.timeouts, "abandoned": stats.abandoned,
         "sizes": {str(k): v for k, v in sorted(stats.sizes.items())},
     }
+    report = stderr if out == "-" else stdout  # standard output carries the data
     if fmt is TableFormat.json:
-        print(json.dumps({"schema": SCHEMA, **summary}, indent=2))
+        report.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
         return
-    stdout.print(
-        f"wrote {stats.written} formulas with traces to {out}; dropped {stats.unsatisfiable} unsatisfiable "
+    report.print(
+        f"wrote {stats.written} formulas with traces to {out if out != '-' else 'standard output'}; dropped {stats.unsatisfiable} unsatisfiable "
         f"and {stats.timeouts} over the limits",
         markup=False,
     )

@@ -13,7 +13,7 @@ from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
 from .app import (
     SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt,
-    app, command, select_units, stdout,
+    app, command, located, select_units, stdout,
 )
 
 
@@ -82,7 +82,7 @@ def renamings(
     rng = random.Random(seed)
     many = len(units) > 1
     for unit in units:
-        space = renaming_space(unit, pool=pool, pins=pin or ())
+        space = located(file, renaming_space, unit, pool=pool, pins=pin or ())
         if count:
             n = space.count()
             if fmt is TextFormat.text:

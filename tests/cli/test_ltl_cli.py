@@ -114,3 +114,20 @@ def test_data_ltl(invoke, tmp_path) -> None:
     other = invoke("data", "ltl", "--num", "70", "--seed", "6", "--out", out)
     assert other.exit_code == 1 and "other settings" in other.stderr
     assert invoke("data", "ltl", "--num", "3", "--aps", "30", "--out", tmp_path / "x.txt").exit_code == 2
+
+
+def test_data_ltl_to_standard_output(invoke):
+    """--out - streams the dataset on stdout and reports on stderr."""
+    from invar.frontends.ltl import check as ltl_check
+    from invar.frontends.ltl.formula import parse_formula
+    from invar.frontends.ltl.trace import parse_trace
+
+    result = invoke("data", "ltl", "--num", "6", "--max-size", "9", "--seed", "3", "--jobs", "1", "--out", "-")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 12
+    for formula, trace in zip(lines[::2], lines[1::2]):
+        assert ltl_check.check(parse_formula(formula), parse_trace(trace)).holds
+    assert "wrote 6 formulas with traces to standard output" in result.stderr
+    again = invoke("data", "ltl", "--num", "6", "--max-size", "9", "--seed", "3", "--jobs", "1", "--out", "-")
+    assert again.stdout == result.stdout

@@ -222,19 +222,47 @@ def generate_file(
         progress(start, config.num)
     with open(out, "ab") as f:
         for done, (i, record, s) in enumerate(_results(config, range(start, config.num), jobs), start=start + 1):
-            stats.unsatisfiable += s.unsatisfiable
-            stats.timeouts += s.timeouts
-            stats.abandoned += s.abandoned
-            if record is not None:
+            if _tally(stats, record, s):
                 f.write(_render(record, fmt).encode())
-                stats.written += 1
-                stats.sizes[record["size"]] = stats.sizes.get(record["size"], 0) + 1
             if done % 64 == 0 or done == config.num:
                 f.flush()
                 save_meta(done, f.tell())
             if progress:
                 progress(done, config.num)
     return stats
+
+
+def generate_stream(
+    config: GeneratorConfig,
+    write: Callable[[str], object],
+    *,
+    fmt: str = "deepltl",
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Stats:
+    """Like :func:`generate_file`, but hand each record's text to ``write``
+    (standard output, say); nothing is checkpointed, so nothing resumes."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    stats = Stats()
+    for done, (_i, record, s) in enumerate(_results(config, range(config.num), jobs), start=1):
+        if _tally(stats, record, s):
+            write(_render(record, fmt))
+        if progress:
+            progress(done, config.num)
+    return stats
+
+
+def _tally(stats: Stats, record: dict | None, s: Stats) -> bool:
+    """Add one result to ``stats``; True when it is a record to write."""
+    stats.unsatisfiable += s.unsatisfiable
+    stats.timeouts += s.timeouts
+    stats.abandoned += s.abandoned
+    if record is None:
+        return False
+    stats.written += 1
+    stats.sizes[record["size"]] = stats.sizes.get(record["size"], 0) + 1
+    return True
 
 
 def _results(config: GeneratorConfig, todo: range, jobs: int | None) -> Iterator[tuple[int, dict | None, Stats]]:
