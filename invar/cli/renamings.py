@@ -69,7 +69,7 @@ def renamings(
 
     Registers of x86 blocks, local variables of Python and Java functions,
     atomic propositions of LTL formulas. Enumeration is lexicographic (see
-    docs/cli.md); sampling is exactly uniform and reproducible by --seed.
+    docs/formats.md); sampling is exactly uniform and reproducible by --seed.
 
     Example: invar renamings fixtures/x86/figure1a.s --count
     """
