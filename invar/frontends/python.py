@@ -94,8 +94,9 @@ def parse_units(text: str, path: str | None = None) -> Units:
     except ValueError as err:  # NUL bytes and similar
         raise ParseError(str(err), path=path, line=1, col=1) from None
     effects = StatementEffects(resolution)
+    # every function opens a scope, so the resolver has already found them all
     defs = sorted(
-        (n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)),
+        (s.node for s in resolution.scope_of.values() if isinstance(s.node, _FUNCTIONS)),
         key=lambda n: (n.lineno, n.col_offset),
     )
     units, skipped = [], []
@@ -391,7 +392,7 @@ class _UnitBuilder:
         called = {kw for _, kw in self.res.keywords[kwlo:kwhi]}
         if called:
             pinned |= {r for r in referents if r.rsplit(":", 1)[1] in called and _is_param(tokens, r)}
-        if any(isinstance(n, ast.Match) for n in ast.walk(self.node)):
+        if scope.has_match:  # a ``match`` anywhere in the unit, nested scopes included
             pinned.add("name:_")  # ``_`` in a pattern is a wildcard, not a capture
         return Program(
             lang="python",

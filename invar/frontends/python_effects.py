@@ -29,9 +29,11 @@ dispatches on the node's class name.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import ClassVar
 
 from .effects import HEAP, Effect
-from .python_scopes import Resolution
+from .python_scopes import Resolution, child_nodes
 
 #: builtins that only compute a value from their arguments (on builtin types)
 PURE_BUILTINS = frozenset(
@@ -51,7 +53,19 @@ _NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 class EffectVisitor(ast.NodeVisitor):
-    """Adds the effect of the visited expression or simple statement to ``effect``."""
+    """Adds the effect of the visited expression or simple statement to ``effect``.
+
+    Children are visited in no particular order (an effect is a union), and the
+    context and operator leaves are skipped (see
+    :func:`~invar.frontends.python_scopes.child_nodes`): an operator's parent
+    (``BinOp``, ``Compare`` …) already reads the heap and may raise."""
+
+    #: node class -> the method that visits it, looked up once per class
+    _methods: ClassVar[dict[type, Callable[[EffectVisitor, ast.AST], None]]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._methods = {}
 
     def __init__(self, resolution: Resolution, effect: Effect) -> None:
         self.res = resolution
@@ -61,19 +75,23 @@ class EffectVisitor(ast.NodeVisitor):
     def visit(self, node: ast.AST) -> None:
         stack = self._stack
         stack.append(node)
+        methods = self._methods
         while stack:
             n = stack.pop()
-            method = getattr(self, "visit_" + n.__class__.__name__, None)
+            method = methods.get(n.__class__)
             if method is None:
-                self.generic_visit(n)
-            else:
-                method(n)
+                name = "visit_" + n.__class__.__name__
+                method = methods[n.__class__] = getattr(type(self), name, type(self).generic_visit)
+            method(self, n)
 
     def generic_visit(self, node: ast.AST) -> None:
         if not isinstance(node, _INERT):
             self.effect.reads.add(HEAP)
             self.effect.may_raise = True
-        self._stack.extend(ast.iter_child_nodes(node))
+        self._stack += child_nodes(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        pass  # inert and childless: what generic_visit would do, without the work
 
     # ---------------------------------------------------------------- names
     def _name(self, node: ast.AST) -> None:
@@ -106,7 +124,7 @@ class EffectVisitor(ast.NodeVisitor):
     def visit_MatchAs(self, node: ast.MatchAs) -> None:
         self._name(node)
         self.effect.reads.add(HEAP)
-        self._stack.extend(ast.iter_child_nodes(node))
+        self._stack += child_nodes(node)
 
     def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
         self._name(node)
@@ -120,7 +138,7 @@ class EffectVisitor(ast.NodeVisitor):
         if not isinstance(node.ctx, ast.Load):
             e.writes.add(HEAP)
             e.side = True
-        self._stack.extend(ast.iter_child_nodes(node))
+        self._stack += child_nodes(node)
 
     visit_Attribute = visit_Subscript = _reference
 
@@ -135,14 +153,14 @@ class EffectVisitor(ast.NodeVisitor):
         if not pure:
             e.writes.add(HEAP)
             e.side = True
-        self._stack.extend(ast.iter_child_nodes(node))
+        self._stack += child_nodes(node)
 
     def _suspend(self, node: ast.AST) -> None:
         e = self.effect
         e.reads.add(HEAP)
         e.writes.add(HEAP)
         e.side = e.may_raise = True
-        self._stack.extend(ast.iter_child_nodes(node))
+        self._stack += child_nodes(node)
 
     visit_Await = visit_Yield = visit_YieldFrom = _suspend
 
@@ -154,7 +172,7 @@ class EffectVisitor(ast.NodeVisitor):
     # ----------------------------------------------------- simple statements
     def _barrier(self, node: ast.AST) -> None:
         self.effect.barrier = True
-        self._stack.extend(ast.iter_child_nodes(node))
+        self._stack += child_nodes(node)
 
     visit_Return = visit_Raise = visit_Assert = _barrier
 

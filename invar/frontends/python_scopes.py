@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
 import symtable
 from bisect import bisect_right
 from collections import defaultdict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import ClassVar
 
 from ..errors import UnsupportedError
 
@@ -31,6 +33,88 @@ from ..errors import UnsupportedError
 DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir"})
 
 _BUILTINS = frozenset(dir(builtins))
+
+#: fields that never hold a node a pass needs: strings and numbers, and the
+#: context and operator singletons (``Load``, ``Add`` …), which carry no name
+#: and no effect beyond their parent's; skipping them spares a third of the nodes
+_LEAF_FIELDS = frozenset({
+    "ctx", "op", "ops", "id", "arg", "attr", "name", "asname", "module", "level", "kind",
+    "type_comment", "conversion", "is_async", "simple", "tag", "rest", "kwd_attrs", "type_ignores",
+})
+#: nodes whose ``value``/``names`` fields hold constants or strings, not nodes
+_LEAF_NODES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
+_child_fields: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(cls: type) -> tuple[str, ...]:
+    """The fields of node class ``cls`` that may hold child nodes, in order."""
+    got = _child_fields.get(cls)
+    if got is None:
+        leaf = issubclass(cls, _LEAF_NODES)
+        got = _child_fields[cls] = () if leaf else tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+    return got
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` as a list, less the leaves of :data:`_LEAF_FIELDS`."""
+    fields = _child_fields.get(node.__class__)
+    if fields is None:
+        fields = child_fields(node.__class__)
+    out: list[ast.AST] = []
+    for f in fields:
+        v = getattr(node, f, None)
+        if v.__class__ is list:
+            out += [x for x in v if isinstance(x, ast.AST)]
+        elif isinstance(v, ast.AST):
+            out.append(v)
+    return out
+
+
+_ASCII_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+#: what ``[ \t\\\n]`` matches: the blanks allowed between a keyword and a name
+_BLANKS = frozenset(" \t\\\n")
+
+
+def _is_word(ch: str) -> bool:
+    """``re``'s ``\\w`` on ``str``: alphanumeric in Unicode's sense, or ``_``."""
+    return ch in _ASCII_WORD or ch.isalnum()
+
+
+def _boundary(text: str, pos: int, end: int) -> bool:
+    """``re``'s ``\\b`` at ``pos`` of ``text`` searched up to ``end``."""
+    return (pos > 0 and _is_word(text[pos - 1])) != (pos < end and _is_word(text[pos]))
+
+
+def search_binding(text: str, name: str, lo: int, hi: int, *, keyword: str = "", word_start: bool = False,
+                   min_blanks: int = 1) -> int:
+    """Where ``name`` stands after ``keyword`` in ``text[lo:hi]``, or -1.
+
+    The result is exactly the start of group 1 of ``re.search(P, text, lo, hi)``
+    with ``P = (\\b)KEYWORD[ \\t\\\\\\n]{min_blanks,}(NAME)\\b`` (``\\b`` first only
+    with ``word_start``), or ``\\b(NAME)\\b`` without a keyword; compiling one
+    pattern per name cost more than the rest of the scope pass. A match is the
+    leftmost start at which the pattern matches, and since a name never starts
+    with a blank, the blank run before it is all blanks there (no backtracking)."""
+    end = min(hi, len(text))
+    if not keyword:
+        keyword, word_start, min_blanks = name, True, 0
+        name_offset = 0
+    else:
+        name_offset = len(keyword)
+    p = text.find(keyword, lo, end)
+    while p >= 0:
+        if not word_start or _boundary(text, p, end):
+            q = p + name_offset
+            if name_offset:
+                while q < end and text[q] in _BLANKS:
+                    q += 1
+            stop = q + len(name)
+            if (q - p - name_offset >= min_blanks and stop <= end and text.startswith(name, q)
+                    and _boundary(text, stop, end)):
+                return q
+        p = text.find(keyword, p + 1, end)
+    return -1
+
 
 _COMPREHENSION_NAMES = {
     ast.ListComp: "listcomp",
@@ -54,6 +138,10 @@ class Scope:
     node: ast.AST | None
     #: child tables not yet matched to an ast node, by (name, line)
     pending: dict[tuple[str, int], deque] = field(default_factory=dict)
+    #: whether a ``match`` statement stands in this scope or a nested one
+    has_match: bool = False
+    #: name -> (resource, view, binder) as seen from here, memoised
+    resolved: dict[str, tuple[str, str, Scope | None]] = field(default_factory=dict)
 
     def within(self, other: "Scope") -> bool:
         """Whether this scope is ``other`` or nested inside it."""
@@ -109,11 +197,8 @@ class SourceMap:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = text.split("\n")
-        starts = [0]
-        for ln in self.lines:
-            starts.append(starts[-1] + len(ln) + 1)
         #: ``starts[k]``: offset of line ``k + 1``
-        self.starts = starts
+        self.starts = [0, *accumulate(len(ln) + 1 for ln in self.lines)]
 
     def char_col(self, line: int, byte_col: int) -> int:
         s = self.lines[line - 1]
@@ -184,6 +269,12 @@ class _Resolver:
 
     def resolve(self, scope: Scope, name: str) -> tuple[str, str, Scope | None]:
         """(resource, view, binder) of ``name`` as seen from ``scope``."""
+        got = scope.resolved.get(name)
+        if got is None:
+            got = scope.resolved[name] = self._resolve(scope, name)
+        return got
+
+    def _resolve(self, scope: Scope, name: str) -> tuple[str, str, Scope | None]:
         sym = self._symbol(scope, name)
         if scope.kind == "module":
             return self._global(name, False)
@@ -218,29 +309,34 @@ class _Resolver:
 
     # ----------------------------------------------------------- recording
     def record(self, node: ast.AST, scope: Scope, name: str, line: int, col: int, ctx: str) -> None:
-        resource, view, binder = self.resolve(scope, name)
+        got = scope.resolved.get(name)
+        resource, view, binder = got if got is not None else self.resolve(scope, name)
         if col >= 0:
             text = self.src.lines[line - 1]
             end = col + len(name)
-            if text[col:end] != name or (end < len(text) and (text[end].isalnum() or text[end] == "_")):
+            if not text.startswith(name, col) or (end < len(text) and (text[end].isalnum() or text[end] == "_")):
                 col = -1
         occ = Occurrence(name, line, col, resource, view, binder, ctx, scope)
         self.occurrences.append(occ)
-        self.by_node.setdefault(id(node), []).append(occ)
+        got = self.by_node.get(id(node))
+        if got is None:
+            self.by_node[id(node)] = [occ]
+        else:
+            got.append(occ)
 
     def record_at(self, node: ast.AST, scope: Scope, name: str, line: int, byte_col: int, ctx: str) -> None:
         self.record(node, scope, name, line, self.src.char_col(line, byte_col), ctx)
 
     def record_search(
-        self, node: ast.AST, scope: Scope, name: str, pattern: str, lo: int, hi: int, ctx: str
+        self, node: ast.AST, scope: Scope, name: str, lo: int, hi: int, ctx: str, **pattern
     ) -> None:
-        """Record ``name`` found by ``pattern`` (whose group 1 is the name) in
+        """Record ``name`` found by :func:`search_binding` with ``pattern`` in
         the source between absolute offsets ``lo`` and ``hi``."""
-        m = re.compile(pattern).search(self.src.text, lo, hi)
-        if m is None:
+        at = search_binding(self.src.text, name, lo, hi, **pattern)
+        if at < 0:
             self.record(node, scope, name, getattr(node, "lineno", 1), -1, ctx)
             return
-        line, col = self.src.position(m.start(1))
+        line, col = self.src.position(at)
         self.record(node, scope, name, line, col, ctx)
 
     def _start(self, node: ast.AST) -> int:
@@ -280,20 +376,36 @@ class _Resolver:
         return scope
 
     def run(self) -> Resolution:
-        ENTER = object()
+        enter = object()
+        outside = self._OUTSIDE
+        record_at = self.record_at
         stack: list[tuple] = [(child, self.module) for child in reversed(self.tree.body)]
+        pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
-            item = stack.pop()
-            if item[0] is ENTER:
+            item = pop()
+            node = item[0]
+            if node is enter:
                 _, node, parent = item
                 scope = self._enter(node, parent)
-                stack.extend((c, scope) for c in reversed(self._inside(node, scope)))
+                extend([(c, scope) for c in reversed(self._inside(node, scope))])
                 continue
-            node, scope = item
-            before, enters = self._outside(node, scope)
+            scope = item[1]
+            cls = node.__class__
+            if cls is ast.Name:  # with constants, half of the nodes: no dispatch
+                ctx = "load" if node.ctx.__class__ is ast.Load else "store" if node.ctx.__class__ is ast.Store else "del"
+                record_at(node, scope, node.id, node.lineno, node.col_offset, ctx)
+                continue
+            if cls is ast.Constant:
+                continue
+            handler = outside.get(cls)
+            if handler is None:
+                before, enters = child_nodes(node), False
+            else:
+                before, enters = handler(self, node, scope)
             if enters:
-                stack.append((ENTER, node, scope))
-            stack.extend((c, scope) for c in reversed(before))
+                push((enter, node, scope))
+            if before:
+                extend([(c, scope) for c in reversed(before)])
         self.occurrences.sort(key=lambda o: (o.line, o.col))
         self.keywords.sort()
         return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords)
@@ -325,71 +437,105 @@ class _Resolver:
             out.append(node.elt)
         return out
 
-    def _outside(self, node: ast.AST, scope: Scope) -> tuple[list[ast.AST], bool]:
-        """What ``node`` evaluates in ``scope`` (in compiler order), and whether
-        it opens a scope of its own after that."""
-        if isinstance(node, ast.Name):
-            ctx = "load" if isinstance(node.ctx, ast.Load) else "store" if isinstance(node.ctx, ast.Store) else "del"
-            self.record_at(node, scope, node.id, node.lineno, node.col_offset, ctx)
+    # What a node evaluates in the scope it stands in (in compiler order), and
+    # whether it opens a scope of its own after that: one method per node
+    # class that binds or declares names; every other node just evaluates its
+    # children (``Name`` is handled inline in :meth:`run`).
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> tuple[list[ast.AST], bool]:
+        a = node.args
+        annotations = [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None and x.annotation is not None]
+        if node.returns is not None:
+            annotations.append(node.returns)
+        before = [*a.defaults, *(d for d in a.kw_defaults if d is not None), *annotations, *node.decorator_list]
+        # ``async def`` needs no pattern of its own: the name is the one after ``def``
+        lo = self._start(node)
+        self.record_search(node, scope, node.name, lo, lo + 400, "store", keyword="def")
+        return before, True
+
+    def _class(self, node: ast.ClassDef, scope: Scope) -> tuple[list[ast.AST], bool]:
+        lo = self._start(node)
+        self.record_search(node, scope, node.name, lo, lo + 400, "store", keyword="class")
+        return [*node.bases, *node.keywords, *node.decorator_list], True
+
+    def _lambda(self, node: ast.Lambda, scope: Scope) -> tuple[list[ast.AST], bool]:
+        a = node.args
+        return [*a.defaults, *(d for d in a.kw_defaults if d is not None)], True
+
+    def _comprehension(self, node: ast.AST, scope: Scope) -> tuple[list[ast.AST], bool]:
+        return [node.generators[0].iter], True
+
+    def _declaration(self, node: ast.Global | ast.Nonlocal, scope: Scope) -> tuple[list[ast.AST], bool]:
+        lo, hi = self._start(node), self._end(node)
+        lo += 6 if isinstance(node, ast.Global) else 8
+        for name in node.names:
+            at = search_binding(self.src.text, name, lo, hi)
+            if at < 0:
+                self.record(node, scope, name, node.lineno, -1, "decl")
+                continue
+            line, col = self.src.position(at)
+            self.record(node, scope, name, line, col, "decl")
+            lo = at + len(name)
+        return [], False
+
+    def _alias(self, node: ast.alias, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.name == "*":
             return [], False
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            a = node.args
-            annotations = [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None and x.annotation is not None]
-            if node.returns is not None:
-                annotations.append(node.returns)
-            before = [*a.defaults, *(d for d in a.kw_defaults if d is not None), *annotations, *node.decorator_list]
-            keyword = r"(?:async[ \t\\\n]+)?def[ \t\\\n]+" if isinstance(node, ast.AsyncFunctionDef) else r"def[ \t\\\n]+"
-            lo = self._start(node)
-            self.record_search(node, scope, node.name, keyword + rf"({re.escape(node.name)})\b", lo, lo + 400, "store")
-            return before, True
-        if isinstance(node, ast.ClassDef):
-            lo = self._start(node)
-            self.record_search(node, scope, node.name, rf"class[ \t\\\n]+({re.escape(node.name)})\b", lo, lo + 400, "store")
-            return [*node.bases, *node.keywords, *node.decorator_list], True
-        if isinstance(node, ast.Lambda):
-            a = node.args
-            return [*a.defaults, *(d for d in a.kw_defaults if d is not None)], True
-        if type(node) in _COMPREHENSION_NAMES:
-            return [node.generators[0].iter], True
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            lo, hi = self._start(node), self._end(node)
-            lo += 6 if isinstance(node, ast.Global) else 8
-            for name in node.names:
-                m = re.compile(rf"\b({re.escape(name)})\b").search(self.src.text, lo, hi)
-                if m is None:
-                    self.record(node, scope, name, node.lineno, -1, "decl")
-                    continue
-                line, col = self.src.position(m.start(1))
-                self.record(node, scope, name, line, col, "decl")
-                lo = m.end(1)
-            return [], False
-        if isinstance(node, ast.alias):
-            if node.name == "*":
-                return [], False
-            bound = node.asname or node.name.split(".")[0]
-            if node.asname:
-                self.record_search(node, scope, bound, rf"\bas[ \t\\\n]+({re.escape(bound)})\b", self._start(node), self._end(node), "store")
-            else:
-                self.record_at(node, scope, bound, node.lineno, node.col_offset, "store")
-            return [], False
-        if isinstance(node, ast.ExceptHandler):
-            if node.name is not None:
-                lo = self._end(node.type) if node.type is not None else self._start(node)
-                hi = self._start(node.body[0]) if node.body else lo + 400
-                self.record_search(node, scope, node.name, rf"\bas[ \t\\\n]+({re.escape(node.name)})\b", lo, hi, "store")
-        elif isinstance(node, ast.MatchAs) and node.name is not None:
+        bound = node.asname or node.name.split(".")[0]
+        if node.asname:
+            self.record_search(node, scope, bound, self._start(node), self._end(node), "store",
+                               keyword="as", word_start=True)
+        else:
+            self.record_at(node, scope, bound, node.lineno, node.col_offset, "store")
+        return [], False
+
+    def _except(self, node: ast.ExceptHandler, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.name is not None:
+            lo = self._end(node.type) if node.type is not None else self._start(node)
+            hi = self._start(node.body[0]) if node.body else lo + 400
+            self.record_search(node, scope, node.name, lo, hi, "store", keyword="as", word_start=True)
+        return child_nodes(node), False
+
+    def _match(self, node: ast.Match, scope: Scope) -> tuple[list[ast.AST], bool]:
+        s: Scope | None = scope
+        while s is not None and not s.has_match:
+            s.has_match = True
+            s = s.parent
+        return child_nodes(node), False
+
+    def _match_as(self, node: ast.MatchAs, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.name is not None:
             if node.pattern is None:
                 self.record_at(node, scope, node.name, node.lineno, node.col_offset, "store")
             else:
-                self.record_search(node, scope, node.name, rf"\bas[ \t\\\n]+({re.escape(node.name)})\b", self._end(node.pattern), self._end(node), "store")
-        elif isinstance(node, ast.MatchStar) and node.name is not None:
-            self.record_search(node, scope, node.name, rf"\*[ \t\\\n]*({re.escape(node.name)})\b", self._start(node), self._end(node), "store")
-        elif isinstance(node, ast.MatchMapping) and node.rest is not None:
+                self.record_search(node, scope, node.name, self._end(node.pattern), self._end(node), "store",
+                                   keyword="as", word_start=True)
+        return child_nodes(node), False
+
+    def _match_star(self, node: ast.MatchStar, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.name is not None:
+            self.record_search(node, scope, node.name, self._start(node), self._end(node), "store",
+                               keyword="*", min_blanks=0)
+        return child_nodes(node), False
+
+    def _match_mapping(self, node: ast.MatchMapping, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.rest is not None:
             lo = self._end(node.patterns[-1]) if node.patterns else self._start(node)
-            self.record_search(node, scope, node.rest, rf"\*\*[ \t\\\n]*({re.escape(node.rest)})\b", lo, self._end(node), "store")
-        elif isinstance(node, ast.keyword) and node.arg is not None:
+            self.record_search(node, scope, node.rest, lo, self._end(node), "store", keyword="**", min_blanks=0)
+        return child_nodes(node), False
+
+    def _keyword(self, node: ast.keyword, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.arg is not None:
             self.keywords.append((node.lineno, node.arg))
-        return list(ast.iter_child_nodes(node)), False
+        return child_nodes(node), False
+
+    _OUTSIDE: ClassVar[dict[type, Callable[..., tuple[list[ast.AST], bool]]]] = {
+        ast.FunctionDef: _function, ast.AsyncFunctionDef: _function, ast.ClassDef: _class,
+        ast.Lambda: _lambda, ast.ListComp: _comprehension, ast.SetComp: _comprehension,
+        ast.DictComp: _comprehension, ast.GeneratorExp: _comprehension,
+        ast.Global: _declaration, ast.Nonlocal: _declaration, ast.alias: _alias,
+        ast.ExceptHandler: _except, ast.Match: _match, ast.MatchAs: _match_as, ast.MatchStar: _match_star,
+        ast.MatchMapping: _match_mapping, ast.keyword: _keyword,
+    }
 
 
 def resolve(tree: ast.Module, text: str, src: SourceMap, filename: str = "<input>") -> Resolution:
@@ -399,4 +545,4 @@ def resolve(tree: ast.Module, text: str, src: SourceMap, filename: str = "<input
     return _Resolver(tree, text, src, filename).run()
 
 
-__all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS"]
+__all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS", "child_nodes", "search_binding"]

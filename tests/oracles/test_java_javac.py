@@ -9,6 +9,7 @@ driver (javac and JVM start-up dominate otherwise).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import shutil
@@ -106,3 +107,42 @@ def test_every_variant_compiles_and_prints_the_same(javac, tmp_path):
         printed[name] = body
     for name, cls, method in drivers:
         assert printed[name] == printed[cls], f"{method}: variant {name} prints differently"
+
+
+def test_the_oracle_notices_dropped_dependencies(javac, tmp_path):
+    """With every dependency deleted, some sampled reordering must stop compiling
+    or print something else: the check above can fail."""
+    rng = random.Random(11)
+    sources = {}
+    drivers = []
+    for path in JAVA_FIXTURES:
+        text = path.read_text()
+        if "public static void main" not in text:
+            continue
+        cls = path.stem
+        lines = text.split("\n")
+        sources[cls] = text
+        for unit in parse_units(text, str(path)):
+            first = unit.lines[0].source_line
+            count = unit.render().count("\n") + 1
+            free = PermutationSpace(dataclasses.replace(unit, deps=()))
+            for t in free.sample(1, rng):
+                body = lines[: first - 1] + free.apply(None, t).render().split("\n") + lines[first - 1 + count :]
+                name = f"{cls}_free{len(drivers)}"
+                sources[name] = re.sub(rf"\b{cls}\b", name, "\n".join(body))
+                drivers.append((name, cls))
+    for name, source in sources.items():
+        (tmp_path / f"{name}.java").write_text(source)
+    (tmp_path / "VariantRunner.java").write_text(RUNNER)
+    files = sorted(str(p) for p in tmp_path.glob("*.java"))
+    done = subprocess.run([javac, "-nowarn", "-d", str(tmp_path / "out"), *files], check=False,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        assert "_free" in done.stderr, done.stderr[-4000:]  # a variant broke, not the originals
+        return
+    run = subprocess.run(
+        ["java", "-cp", str(tmp_path / "out"), "VariantRunner", *{c for _, c in drivers}, *(d[0] for d in drivers)],
+        check=False, capture_output=True, text=True, timeout=300,
+    )
+    printed = dict(chunk.partition("\n")[::2] for chunk in run.stdout.split("=== ")[1:])
+    assert run.returncode != 0 or any(printed[name] != printed[cls] for name, cls in drivers)
