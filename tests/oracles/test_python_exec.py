@@ -131,3 +131,33 @@ def test_variants_behave_like_the_original(path: Path, name: str):
         exec(compile(source, f"<variant of {name}>", "exec"), namespace)
         got = [outcome(namespace[name], args) for args in inputs]
         assert got == expected, f"variant of {name} differs:\n{source}"
+
+
+def test_the_oracle_notices_dropped_dependencies():
+    """Sensitivity: with every dependency deleted, sampled reorderings must
+    break some fixture functions, so the test above can fail."""
+    from dataclasses import replace
+
+    broken = 0
+    rng = random.Random(3)
+    for path, name in CASES[:60]:
+        module = load(path)
+        fn = getattr(module, name)
+        hints = typing.get_type_hints(fn)
+        params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        gens = [generator(hints[p.name]) for p in params]
+        inputs = [tuple(g(rng) for g in gens) for _ in range(INPUTS)]
+        expected = [outcome(fn, args) for args in inputs]
+        (unit,) = [u for u in parse_units(path.read_text(), str(path)) if u.name == name]
+        free = PermutationSpace(replace(unit, deps=()))
+        for t in free.sample(2, rng):
+            namespace = dict(vars(module))
+            try:
+                exec(compile(free.apply(None, t).render(), f"<broken variant of {name}>", "exec"), namespace)
+                got = [outcome(namespace[name], args) for args in inputs]
+            except Exception:
+                got = None
+            if got != expected:
+                broken += 1
+                break
+    assert broken >= 10, broken
