@@ -121,11 +121,27 @@ def run(code: bytes, start: Start) -> tuple:
     )
 
 
-def same_state(a: tuple, b: tuple) -> list[str]:
+def legacy_sse(program) -> bool:
+    """Does the block use a legacy (non-VEX) SSE instruction?"""
+    return any(
+        any(t.view == "vec:128" for t in program.line_tokens(i)) and not line.text.split()[0].startswith("v")
+        for i, line in enumerate(program.lines)
+    )
+
+
+def same_state(a: tuple, b: tuple, *, upper_lanes: bool = True) -> list[str]:
     """Names of the parts that differ; pages touched by one run only are
-    compared against their initial content."""
+    compared against their initial content.
+
+    ``upper_lanes=False`` compares only the low 128 bits of the vector
+    registers: unicorn's legacy SSE helpers do not keep the upper YMM lanes
+    (``pshufb`` was seen leaving host memory there, differently from run to
+    run), so for blocks with legacy SSE those bits are the emulator's noise."""
     diff = []
+    low = (1 << 128) - 1
     for name, x, y in zip(("gprs", "flags", "vector", "x87"), a[:4], b[:4]):
+        if name == "vector" and not upper_lanes:
+            x, y = [v & low for v in x], [v & low for v in y]
         if x != y:
             diff.append(name)
     mem_a, mem_b = a[4], b[4]
@@ -149,7 +165,7 @@ def draw_blocks() -> list[tuple[str, list[bytes], PermutationSpace]]:
         pieces = [raw for _, raw in disassemble(hexcode)]
         assert len(pieces) == len(program.lines), hexcode
         space = PermutationSpace(program)
-        if space.count() < 2:
+        if not space.tractable or space.count() < 2:  # too wide to unrank: left to the chain's tests
             continue
         chosen.append((hexcode, pieces, space))
         if len(chosen) == BLOCKS:
@@ -174,9 +190,10 @@ def test_reordered_blocks_end_in_the_same_state():
             n -= 1
         start = random_start(rng)
         code = b"".join(pieces[:n])
+        upper = not legacy_sse(space.program)
         try:
             before = run(code, start)
-            if same_state(before, run(code, start)):
+            if same_state(before, run(code, start), upper_lanes=upper):
                 raise Unrunnable("nondeterministic")
         except Unrunnable as why:
             reason = str(why).split(" (")[0]
@@ -190,7 +207,7 @@ def test_reordered_blocks_end_in_the_same_state():
             except Unrunnable as why:
                 mismatches.append((hexcode, t.order, f"reordered block cannot run: {why}"))
                 continue
-            diff = same_state(before, after)
+            diff = same_state(before, after, upper_lanes=upper)
             if diff:
                 mismatches.append((hexcode, t.order, ", ".join(diff)))
     skipped = sum(unrunnable.values())
