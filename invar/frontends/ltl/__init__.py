@@ -73,11 +73,12 @@ def program_of(
 ) -> Program:
     """The program of one unit; ParseError offsets are relative to each text."""
     _, f_lex, _ = lex_formula(formula_text)
-    lines = [Line(formula_text, source_line=source_lines[0])]
+    # the formula and its trace are not interchangeable lines: neither moves
+    lines = [Line(formula_text, block=-1, source_line=source_lines[0])]
     tokens = _tokens(f_lex, 0)
     if trace_text is not None:
         _, t_lex = lex_trace(trace_text)
-        lines.append(Line(trace_text, source_line=source_lines[1]))
+        lines.append(Line(trace_text, block=-1, source_line=source_lines[1]))
         tokens += _tokens(t_lex, 1)
     return Program(LANG, tuple(lines), tuple(tokens), name=name, separator=separator, prefix=prefix)
 
