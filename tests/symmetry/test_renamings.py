@@ -1,0 +1,71 @@
+"""RenamingSpace against brute force on random allowed-set structures."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from invar.errors import SpaceError
+from invar.program import Line, Program, Token
+from invar.symmetry.renamings import Renaming, RenamingSpace
+
+
+def _program(referents: list[str]) -> Program:
+    text = " ".join(referents)
+    tokens, pos = [], 0
+    for r in referents:
+        tokens.append(Token(r, "name", "name", r, 0, pos))
+        pos += len(r) + 1
+    return Program("test", (Line(text),), tuple(tokens))
+
+
+def _brute(referents, allowed) -> list[tuple[tuple[str, str], ...]]:
+    """Every injective map, in lexicographic order of the target tuple
+    (targets ranked by their position in each referent's list)."""
+    out = []
+    for choice in itertools.product(*allowed):
+        if len(set(choice)) == len(choice):
+            out.append(tuple(zip(referents, choice)))
+    return out
+
+
+def _random_case(rng: random.Random):
+    targets = [f"t{k}" for k in range(rng.randint(1, 7))]
+    n = rng.randint(0, 5)
+    referents = [f"r{k}" for k in range(n)]
+    order = targets[:]
+    rng.shuffle(order)  # one global order of targets, as frontends give
+    allowed = [[t for t in order if rng.random() < 0.7] for _ in referents]
+    return referents, allowed
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_count_enumerate_rank_unrank_match_brute_force(seed):
+    rng = random.Random(seed)
+    referents, allowed = _random_case(rng)
+    space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
+    expected = _brute(referents, allowed)
+    assert space.count() == len(expected)
+    listed = [r.mapping for r in space.enumerate()]
+    assert listed == expected
+    for k, mapping in enumerate(expected):
+        assert space.unrank(k).mapping == mapping
+        assert space.rank(Renaming(mapping)) == k
+    if expected:
+        for r in space.sample(5, rng):
+            assert r.mapping in expected
+    else:
+        with pytest.raises(SpaceError):
+            space.sample(1, rng)
+
+
+def test_apply_undo_and_render_agree():
+    referents = ["x", "y"]
+    space = RenamingSpace(_program(referents), referents, [["a", "b", "c"], ["a", "b", "c"]], lambda tok, t: t)
+    for r in space.enumerate():
+        renamed = space.apply(None, r)
+        assert renamed.render() == space.render(r)
+        assert [t.referent for t in renamed.tokens] == [t for _, t in r.mapping]
+        assert space.undo([t for _, t in r.mapping], r) == referents
