@@ -51,6 +51,18 @@ class Effect:
         self.may_raise |= other.may_raise
 
 
+@dataclass(slots=True)
+class LineItem:
+    """A line under construction by a source frontend: its last physical line
+    and its place (block, depth), with the statement's effect."""
+
+    code_end: int
+    block: int
+    depth: int
+    source_line: int
+    effect: Effect | None
+
+
 def conflict(a: Effect, b: Effect, *, protected: bool = False) -> bool:
     """Whether statements ``a`` (earlier) and ``b`` (later) must keep their order.
 

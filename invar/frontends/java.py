@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import javalang
@@ -44,7 +43,7 @@ from javalang import tree as jt
 from ..errors import InvarError, ParseError, UnsupportedError
 from ..program import Line, Program, Token
 from ..symmetry.renamings import RenamingSpace
-from .effects import HEAP, Effect, block_deps
+from .effects import HEAP, Effect, LineItem, block_deps
 from .python import MAX_CHARS, local_renaming_space
 from .units import Units
 
@@ -166,15 +165,6 @@ class _Index:
         return k + 1 >= len(self.values) or self.line_of[k + 1] > self.line_of[k]
 
 
-@dataclass(slots=True)
-class _Item:
-    code_end: int
-    block: int
-    depth: int
-    source_line: int
-    effect: Effect | None
-
-
 def _child_lists(s) -> list[list] | None:
     """The statement lists of a compound statement's braced bodies, in order,
     or None when a body is not a braced block."""
@@ -207,14 +197,14 @@ class _UnitBuilder:
         self.ix = index
         self.method = method
         self.name = name
-        self.items: list[_Item] = []
+        self.items: list[LineItem] = []
         self.deps: list[tuple[int, int]] = []
         self.blocks = 0
         self.memo: dict[int, Effect] = {}
 
     # --------------------------------------------------------------- layout
     def _add(self, code_end: int, block: int, depth: int, source_line: int, effect: Effect | None) -> None:
-        self.items.append(_Item(code_end, block, depth, source_line, effect))
+        self.items.append(LineItem(code_end, block, depth, source_line, effect))
 
     def _groups(self, s: int, e: int) -> list[tuple[int, int]]:
         """Brace groups at the top level of tokens ``s..e``."""

@@ -41,13 +41,12 @@ from __future__ import annotations
 import ast
 import keyword
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from ..errors import InvarError, ParseError, SpaceError, UnsupportedError
 from ..program import Line, Program, Token
 from ..symmetry.renamings import RenamingSpace
-from .effects import Effect, block_deps
+from .effects import Effect, LineItem, block_deps
 from .python_effects import StatementEffects
 from .python_scopes import DYNAMIC_BUILTINS, Resolution, Scope, SourceMap, resolve
 from .units import Units
@@ -125,17 +124,6 @@ def parse(text: str, path: str | None = None) -> Program:
 
 
 # ----------------------------------------------------------------- layout
-@dataclass(slots=True)
-class _Item:
-    """A line under construction: its last physical line and its place."""
-
-    code_end: int
-    block: int
-    depth: int
-    source_line: int
-    effect: Effect | None
-
-
 def _anchor(stmt: ast.stmt) -> int:
     """First physical line of a statement, decorators included."""
     decorators = getattr(stmt, "decorator_list", None)
@@ -193,7 +181,7 @@ class _UnitBuilder:
         self.res = res
         self.effects = effects
         self.node = node
-        self.items: list[_Item] = []
+        self.items: list[LineItem] = []
         self.deps: list[tuple[int, int]] = []
         self.blocks = 0
         #: the physical line before the unit's first line
@@ -225,7 +213,7 @@ class _UnitBuilder:
 
     # ------------------------------------------------------------ emitting
     def _add(self, code_end: int, block: int, depth: int, source_line: int, effect: Effect | None) -> int:
-        self.items.append(_Item(code_end, block, depth, source_line, effect))
+        self.items.append(LineItem(code_end, block, depth, source_line, effect))
         return len(self.items) - 1
 
     def _clause(self, lo: int, first: ast.stmt, depth: int) -> None:
