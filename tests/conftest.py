@@ -30,3 +30,19 @@ def bhive_blocks() -> list[str]:
                 if hexcode:
                     seen.setdefault(hexcode, None)
     return list(seen)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Show what the oracle tests report (blocks with pinned registers, blocks
+    the emulator cannot run …) in every run's summary, xdist workers included:
+    tests hand their lines over with ``record_property("oracle", line)``."""
+    lines = []
+    for outcome in ("passed", "failed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            for key, value in getattr(report, "user_properties", ()):
+                if key == "oracle":
+                    lines.append(f"{report.nodeid.split('::')[-1]}: {value}")
+    if lines:
+        terminalreporter.section("oracle reports")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)

@@ -78,7 +78,7 @@ def test_read_write_sets_cover_capstone(sample, cs):
     assert checked > 3 * N_BLOCKS
 
 
-def test_implicit_registers_are_pinned(sample, cs):
+def test_implicit_registers_are_pinned(sample, cs, record_property):
     blocks_with_implicit = 0
     for h in sample:
         program = decode(h)
@@ -95,4 +95,6 @@ def test_implicit_registers_are_pinned(sample, cs):
         blocks_with_implicit += implicit_seen
     # about a fifth of BHive blocks use a register implicitly
     assert 0.1 * N_BLOCKS < blocks_with_implicit < 0.4 * N_BLOCKS
-    print(f"{blocks_with_implicit} of {N_BLOCKS} blocks use a register implicitly")
+    report = f"{blocks_with_implicit} of {N_BLOCKS} blocks use a register implicitly"
+    print(report)
+    record_property("oracle", report)

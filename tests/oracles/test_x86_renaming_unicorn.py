@@ -127,7 +127,7 @@ def test_oracle_catches_renaming_an_implicit_register(original, wrong, mapping):
     assert space.count() > 1
 
 
-def test_renamed_blocks_compute_the_same_function():
+def test_renamed_blocks_compute_the_same_function(record_property):
     rng = random.Random(SEED)
     cases = []
     for h in rng.sample(bhive_blocks(), 6 * BLOCKS):
@@ -167,8 +167,10 @@ def test_renamed_blocks_compute_the_same_function():
             diff = differences(before, after, gpr, vec, upper_lanes=not legacy_sse(program))
             if diff:
                 mismatches.append((h, texts[f"b{k}_{j}"], diff))
-    print(f"{ran} renamed runs over {BLOCKS} blocks; {unrunnable} blocks the emulator could not run; "
-          f"{len(mismatches)} mismatches")
+    report = (f"{ran} renamed runs over {BLOCKS} blocks; {unrunnable} blocks the emulator could not run; "
+              f"{len(mismatches)} mismatches")
+    print(report)
+    record_property("oracle", report)
     assert unrunnable < 0.1 * BLOCKS
     assert ran > 0.8 * BLOCKS * RENAMINGS
     assert not mismatches, mismatches[:3]
