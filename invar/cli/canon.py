@@ -7,7 +7,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from ..symmetry.spaces import renaming_space
+from ..symmetry.spaces import canonical
 from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, command, located, select_units, stdout
 
 
@@ -22,15 +22,16 @@ def canon(
 ) -> None:
     """Print the canonical renaming of FILE: renamings of one program print alike.
 
-    The canonical form is the first renaming in enumeration order; it is the
-    preprocessing of the canonicalized baseline.
+    The canonical form is the first renaming in enumeration order with names
+    drawn from a fixed pool (v0, v1, … for Python and Java; a, b, c, … for
+    LTL; the register file for x86); it is the preprocessing of the
+    canonicalized baseline.
 
     Example: invar canon fixtures/x86/figure1b.s
     """
     for unit in select_units(file, lang, function):
-        space = located(file, renaming_space, unit, pins=pin or ())
-        first = space.unrank(0)
-        text = space.apply(unit, first).render()
+        program, first = located(file, canonical, unit, pins=pin or ())
+        text = program.render()
         if fmt is TextFormat.text:
             stdout.print(text, markup=False)
         else:

@@ -44,7 +44,7 @@ from ..errors import InvarError, ParseError, UnsupportedError
 from ..program import Line, Program, Token
 from ..symmetry.renamings import RenamingSpace
 from .effects import HEAP, Effect, LineItem, block_deps
-from .python import MAX_CHARS, local_renaming_space
+from .python import MAX_CHARS, canonical_space as _canonical_space, local_renaming_space
 from .units import Units
 
 #: reserved words and literals no variable may be named
@@ -528,6 +528,11 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
     return local_renaming_space(program, pool=pool, pins=pins, is_keyword=lambda w: w in JAVA_KEYWORDS)
 
 
+def canonical_space(program: Program, *, pins: Iterable[str] = ()) -> RenamingSpace:
+    """Renamings onto the fixed pool ``v0, v1, …``; the first is the canonical form."""
+    return _canonical_space(program, pins=pins, is_keyword=lambda w: w in JAVA_KEYWORDS)
+
+
 def parse(text: str, path: str | None = None) -> Program:
     """The single method of ``text``."""
     units = parse_units(text, path)
@@ -536,4 +541,4 @@ def parse(text: str, path: str | None = None) -> Program:
     return units[0]
 
 
-__all__ = ["parse_units", "parse", "renaming_space", "JAVA_KEYWORDS"]
+__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "JAVA_KEYWORDS"]

@@ -436,8 +436,10 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
     return local_renaming_space(program, pool=pool, pins=pins, is_keyword=keyword.iskeyword)
 
 
-def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> RenamingSpace:
-    """The language-neutral part of :func:`renaming_space` (shared with Java)."""
+def _renamable(program: Program, pins: Iterable[str]) -> tuple[list[str], set[str], set[str]]:
+    """(movable referents in first-appearance order, pinned referents, names
+    no target may take): the part of a local renaming space that no renaming
+    of the program changes."""
     pins = set(pins)
     referents = list(program.referents)
     pinned = set(program.pinned)
@@ -445,6 +447,23 @@ def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> Renamin
     movable = [r for r in referents if r not in pinned]
     forbidden = {t.text for t in program.tokens if t.referent is None}
     forbidden |= {name_of(r) for r in pinned} | pins
+    return movable, pinned, forbidden
+
+
+def canonical_space(program: Program, *, pins: Iterable[str] = (), is_keyword=keyword.iskeyword) -> RenamingSpace:
+    """The renamings onto the fixed pool ``v0, v1, …`` (as many names as the
+    unit has movable referents, skipping names it uses without renaming them,
+    which no renaming changes); the first is the canonical form."""
+    pins = tuple(pins)
+    movable, _pinned, forbidden = _renamable(program, pins)
+    pool = fresh_names(forbidden, len(movable))
+    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=is_keyword)
+
+
+def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> RenamingSpace:
+    """The language-neutral part of :func:`renaming_space` (shared with Java)."""
+    movable, pinned, forbidden = _renamable(program, pins)
+    referents = list(program.referents)
     view_of: dict[str, str] = {}
     for t in program.tokens:
         if t.referent is not None:
@@ -469,4 +488,4 @@ def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> Renamin
     return RenamingSpace(program, movable, allowed, lambda token, target: target)
 
 
-__all__ = ["parse_units", "parse", "renaming_space", "MAX_CHARS", "name_of"]
+__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "MAX_CHARS", "name_of"]

@@ -38,6 +38,7 @@ __all__ = [
     "program_of",
     "pair_of",
     "renaming_space",
+    "canonical_space",
     "Formula",
     "Trace",
     "parse_formula",
@@ -269,6 +270,19 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
                     col=col,
                     source_line=source,
                 )
+    return RenamingSpace(program, used, [targets] * len(used), _spell)
+
+
+def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSpace:
+    """Renamings onto the fixed pool ``a, b, c, …`` (single letters, so compact
+    Polish stays writable; ``p0, p1, …`` when the unit uses more APs than the
+    alphabet leaves), pinned APs excluded; the first is the canonical form.
+    Unlike a user's ``--aps`` pool, the unit's own APs need not belong to it."""
+    pinned = set(program.pinned) | set(pins)
+    used = [r for r in program.referents if r not in pinned]
+    targets = [c for c in "abcdefghijklmnopqrstuvwxyz" if c not in pinned]
+    if len(used) > len(targets):
+        targets = [n for n in (f"p{k}" for k in range(len(used) + len(pinned))) if n not in pinned]
     return RenamingSpace(program, used, [targets] * len(used), _spell)
 
 

@@ -113,13 +113,20 @@ def _in_parentheses(tokens: list[Token], k: int) -> bool:
     return depth > 0
 
 
+def canonical_space(program: Program, *, pins: Iterable[str] = ()) -> RenamingSpace:
+    """x86 targets are the register file itself, already fixed: the canonical
+    space is the renaming space (see :func:`invar.symmetry.spaces.canonical`)."""
+    return renaming_space(program, pins=pins)
+
+
 def canonical(program: Program, pins: Iterable[str] = ()) -> tuple[Program, Renaming]:
-    """The canonical renaming: the first renaming in enumeration order.
+    """The canonical renaming of a block: the first renaming in enumeration
+    order (:func:`invar.symmetry.spaces.canonical`).
 
     Renamings of one block share their space's shape (the same referent
     positions with the same allowed targets), so they all map to the same
     first renaming, and blocks that are not renamings of each other differ in
     that shape or in their fixed tokens, so their canonical forms differ."""
-    space = renaming_space(program, pins=pins)
-    first = space.unrank(0)
-    return space.apply(program, first), first
+    from ...symmetry.spaces import canonical as _canonical
+
+    return _canonical(program, pins=pins)
