@@ -43,10 +43,13 @@ down-sets the exact count is refused (:class:`IntractableError`) and
 
 Enumeration order
 -----------------
-Lexicographic over the concatenated unit sequences of the groups, groups taken
-in order of their first line (an outer block before the blocks nested in it),
-each group's units named by their original index. The original order is
-always first (index 0). ``rank``/``unrank`` follow this order exactly.
+Lexicographic over ``order`` (``order[new] = old``), the original order first.
+Since a unit's first line is its header and a moved unit carries its body,
+comparing two orders position by position compares, in each group, the
+first unit, then everything nested inside that unit, then the second unit,
+and so on; so the significance of an inner group depends on where its
+enclosing unit lands. ``rank``/``unrank`` walk the same decisions, each
+counted by the number of orders it leaves (see ``PermutationSpace._decide``).
 
 Sampling
 --------
@@ -369,67 +372,23 @@ class _Group:
     def _available(self, placed: int) -> list[int]:
         return [u for u in range(self.k) if not placed >> u & 1 and not self.pred[u] & ~placed]
 
-    def _walk(self, choose) -> tuple[int, ...]:
-        """Build a unit sequence left to right. At each step ``choose`` gets the
-        available units (increasing) with the number of completions after each
-        and returns the pick; the completions follow the module's formula."""
-        tables = self._tables()
-        comps = self.components
-        remaining = [c.k for c in comps]
-        left = self.k
-        local_placed = [0] * len(comps)
-        cur = [t[0] for t in tables]
-        prod_cur = math.prod(cur)
-        mult = _multinomial(remaining)
-        placed = 0
-        seq = []
-        for _ in range(self.k):
-            options = []
-            for u in self._available(placed):
-                c = self.comp_of[u]
-                after = tables[c][local_placed[c] | (1 << self.local_of[u])]
-                ways = mult * remaining[c] // left * (prod_cur // cur[c]) * after
-                options.append((u, ways))
-            u = choose(options)
-            c = self.comp_of[u]
-            local_placed[c] |= 1 << self.local_of[u]
-            after = tables[c][local_placed[c]]
-            prod_cur = prod_cur // cur[c] * after
-            cur[c] = after
-            mult = mult * remaining[c] // left
-            remaining[c] -= 1
-            left -= 1
-            placed |= 1 << u
-            seq.append(u)
-        return tuple(seq)
+    def walker(self) -> "_Walker":
+        """A left-to-right builder of one unit sequence that knows, at every
+        step, how many linear extensions complete each choice."""
+        return _Walker(self, self._tables())
 
     def unrank(self, index: int) -> tuple[int, ...]:
-        box = [index]
-
-        def choose(options: list[tuple[int, int]]) -> int:
-            for u, ways in options:
-                if box[0] < ways:
-                    return u
-                box[0] -= ways
-            raise AssertionError("unrank ran past the end")  # pragma: no cover
-
-        return self._walk(choose)
-
-    def rank(self, seq: Sequence[int]) -> int:
-        self.check(seq)
-        box = [0]
-        it = iter(seq)
-
-        def choose(options: list[tuple[int, int]]) -> int:
-            target = next(it)
-            for u, ways in options:
-                if u == target:
-                    return u
-                box[0] += ways
-            raise AssertionError("rank: unit not available")  # pragma: no cover
-
-        self._walk(choose)
-        return box[0]
+        """The ``index``-th linear extension of the units, lexicographically."""
+        walk = self.walker()
+        for _ in range(self.k):
+            for u, ways in walk.options():
+                if index < ways:
+                    walk.place(u)
+                    break
+                index -= ways
+            else:  # pragma: no cover - count() and the walk disagree
+                raise AssertionError("unrank ran past the end")
+        return tuple(walk.seq)
 
     def check(self, seq: Sequence[int]) -> None:
         """Raise SpaceError unless ``seq`` is a linear extension of the units."""
@@ -482,6 +441,54 @@ class _Group:
         rng.shuffle(labels)
         iters = [iter(p) for p in per_comp]
         return tuple(self.members[c][next(iters[c])] for c in labels)
+
+
+class _Walker:
+    """One unit sequence of a group under construction, with the number of
+    linear extensions that complete each next choice (the module's formula,
+    kept up to date incrementally as units are placed)."""
+
+    __slots__ = ("group", "tables", "remaining", "left", "local_placed", "cur", "prod_cur", "mult", "placed", "seq")
+
+    def __init__(self, group: "_Group", tables: list[dict[int, int]]) -> None:
+        self.group = group
+        self.tables = tables
+        self.remaining = [c.k for c in group.components]
+        self.left = group.k
+        self.local_placed = [0] * len(group.components)
+        self.cur = [t[0] for t in tables]
+        self.prod_cur = math.prod(self.cur)
+        self.mult = _multinomial(self.remaining)
+        self.placed = 0
+        self.seq: list[int] = []
+
+    def completions(self) -> int:
+        """Linear extensions of the units not yet placed."""
+        return self.mult * self.prod_cur
+
+    def options(self) -> list[tuple[int, int]]:
+        """``(unit, completions after placing it)`` for every unit that may
+        come next, in increasing unit order."""
+        g = self.group
+        out = []
+        for u in g._available(self.placed):
+            c = g.comp_of[u]
+            after = self.tables[c][self.local_placed[c] | (1 << g.local_of[u])]
+            out.append((u, self.mult * self.remaining[c] // self.left * (self.prod_cur // self.cur[c]) * after))
+        return out
+
+    def place(self, u: int) -> None:
+        g = self.group
+        c = g.comp_of[u]
+        self.local_placed[c] |= 1 << g.local_of[u]
+        after = self.tables[c][self.local_placed[c]]
+        self.prod_cur = self.prod_cur // self.cur[c] * after
+        self.cur[c] = after
+        self.mult = self.mult * self.remaining[c] // self.left
+        self.remaining[c] -= 1
+        self.left -= 1
+        self.placed |= 1 << u
+        self.seq.append(u)
 
 
 def _unrank_component(comp: _Component, table: dict[int, int], index: int) -> Iterator[int]:
@@ -542,6 +549,37 @@ def _groups(program: Program, max_states: int) -> list[_Group]:
     return groups
 
 
+def _nesting(groups: list[_Group]) -> tuple[list[int], list[list[list[int]]]]:
+    """Which groups lie directly inside which unit: (top-level groups in line
+    order, ``inside[g][u]`` = groups directly nested in unit ``u`` of ``g``,
+    in line order)."""
+    inside: list[list[list[int]]] = [[[] for _ in g.ranges] for g in groups]
+    top: list[int] = []
+    # groups are sorted by first line; an enclosing unit starts before (or at
+    # the header of) what it holds, so a stack of open units finds the parent
+    order = sorted(range(len(groups)), key=lambda g: (groups[g].start, -groups[g].end))
+    open_units: list[tuple[int, int, int]] = []  # (group, unit, end line)
+    for h in order:
+        start = groups[h].start
+        while open_units and open_units[-1][2] <= start:
+            open_units.pop()
+        parent = None
+        while open_units:
+            g, u, end = open_units[-1]
+            s, e = groups[g].ranges[u]
+            if s <= start and groups[h].end <= e:
+                parent = (g, u)
+                break
+            open_units.pop()
+        if parent is None:
+            top.append(h)
+        else:
+            inside[parent[0]][parent[1]].append(h)
+        for u, (s, e) in reversed(list(enumerate(groups[h].ranges))):
+            open_units.append((h, u, e))
+    return top, inside
+
+
 class PermutationSpace:
     """All semantics-preserving line orders of one program; see the module docstring.
 
@@ -570,6 +608,8 @@ class PermutationSpace:
         self.groups = _groups(program, max_states)
         # inner groups first, so outer moves carry already reordered bodies
         self._assembly = sorted(range(len(self.groups)), key=lambda g: self.groups[g].end - self.groups[g].start)
+        self._top, self._inside = _nesting(self.groups)
+        self._full_memo: dict[int, int] = {}
 
     # ---------------------------------------------------------------- counting
     @property
@@ -630,25 +670,89 @@ class PermutationSpace:
         return seqs
 
     # ---------------------------------------------------- ranking / unranking
+    #
+    # An order is built by a sequence of decisions in the order of the
+    # positions they fill: the top-level groups left to right; inside a
+    # group, its next unit, then (before the group's following unit) the
+    # groups nested in that unit, recursively. Taking every decision's
+    # options in increasing line order therefore lists orders
+    # lexicographically. Pending work is a stack of tasks, ``("groups",
+    # list, i)`` (groups list[i:] still to build) and ``("step", g)`` (the
+    # rest of group g), so nesting depth costs no recursion.
+
+    def _full(self, g: int) -> int:
+        """Configurations of group ``g`` with everything nested in it."""
+        got = self._full_memo.get(g)
+        if got is None:
+            group = self.groups[g]
+            got = group.count() * math.prod(self._inner(g, u) for u in range(group.k))
+            self._full_memo[g] = got
+        return got
+
+    def _inner(self, g: int, u: int) -> int:
+        """Configurations of the groups nested in unit ``u`` of group ``g``."""
+        return math.prod(self._full(h) for h in self._inside[g][u])
+
+    def _decide(self, choose) -> list[tuple[int, ...]]:
+        """Run the decisions of one order and return each group's unit
+        sequence; ``choose(g, options)`` gets the group of each decision and
+        its options ``(unit, orders that begin with the decisions so far and
+        this unit)``, and returns its pick."""
+        self.count()
+        walkers = [g.walker() for g in self.groups]
+        # what is still unbuilt inside each group's unplaced units
+        rest_inner = [math.prod(self._inner(g, u) for u in range(grp.k)) for g, grp in enumerate(self.groups)]
+        stack: list[tuple] = [("groups", self._top, 0, 1)]
+        while stack:
+            kind, a, i, below = stack.pop()
+            if kind == "groups":
+                if i < len(a):
+                    stack.append(("groups", a, i + 1, below))
+                    stack.append(("step", a[i], 0, below * math.prod(self._full(h) for h in a[i + 1 :])))
+                continue
+            g, walk = a, walkers[a]
+            if len(walk.seq) == self.groups[g].k:
+                continue
+            options = [(u, ways * rest_inner[g] * below) for u, ways in walk.options()]
+            u = choose(g, options)
+            walk.place(u)
+            rest_inner[g] //= self._inner(g, u)
+            stack.append(("step", g, 0, below))
+            stack.append(("groups", self._inside[g][u], 0, below * walk.completions() * rest_inner[g]))
+        return [tuple(w.seq) for w in walkers]
+
     def unrank(self, index: int) -> Permutation:
         """The permutation at position ``index`` of the enumeration order."""
         total = self.count()
         if not 0 <= index < total:
             raise SpaceError(f"permutation index {index} out of range 0..{total - 1}")
-        seqs = []
-        for g in reversed(self.groups):
-            index, r = divmod(index, g.count())
-            seqs.append(g.unrank(r))
-        return self._assemble(seqs[::-1])
+        box = [index]
+
+        def choose(g: int, options: list[tuple[int, int]]) -> int:
+            for u, ways in options:
+                if box[0] < ways:
+                    return u
+                box[0] -= ways
+            raise AssertionError("unrank ran past the end")  # pragma: no cover
+
+        return self._assemble(self._decide(choose))
 
     def rank(self, t: Permutation | Sequence[int]) -> int:
         """Position of ``t`` in the enumeration order (SpaceError if not in the space)."""
         seqs = self._split(t)
-        self.count()
-        index = 0
-        for g, seq in zip(self.groups, seqs):
-            index = index * g.count() + g.rank(seq)
-        return index
+        box = [0]
+        nexts = [iter(seq) for seq in seqs]
+
+        def choose(g: int, options: list[tuple[int, int]]) -> int:
+            target = next(nexts[g])
+            for u, ways in options:
+                if u == target:
+                    return u
+                box[0] += ways
+            raise AssertionError("rank: unit not available")  # pragma: no cover
+
+        self._decide(choose)
+        return box[0]
 
     def __contains__(self, t: Permutation | Sequence[int]) -> bool:
         """True when ``t`` keeps every dependency and the block structure."""
@@ -660,27 +764,69 @@ class PermutationSpace:
 
     # ------------------------------------------------- enumerate and sample
     def enumerate(self, limit: int | None = None) -> Iterator[Permutation]:
-        """Permutations in lexicographic order (see the module docstring);
-        needs no counting table, so it works on intractable spaces too."""
+        """Permutations in lexicographic order of ``order`` (see the module
+        docstring); a depth-first walk over the same decisions as
+        :meth:`unrank` that needs no counting table, so it works on
+        intractable spaces too."""
         if limit is not None and limit <= 0:
             return
         produced = 0
-        seqs: list[tuple[int, ...]] = []
+        groups = self.groups
+        seqs: list[list[int]] = [[] for _ in groups]
+        placed = [0] * len(groups)
+        # one frame per decision: (group, options left, pending tasks after it);
+        # tasks are immutable tuples in a linked list, so frames share them
+        def advance(tasks):
+            """Pop finished tasks until a decision is due: (group, tasks) or None."""
+            while tasks is not None:
+                task, rest = tasks
+                if task[0] == "groups":
+                    _, a, i = task
+                    if i < len(a):
+                        tasks = (("step", a[i]), (("groups", a, i + 1), rest))
+                    else:
+                        tasks = rest
+                    continue
+                g = task[1]
+                if placed[g] == (1 << groups[g].k) - 1:
+                    tasks = rest
+                    continue
+                return g, tasks
+            return None
 
-        def rec(g: int) -> Iterator[Permutation]:
-            if g == len(self.groups):
+        frames: list[tuple[int, list[int], object]] = []
+        history: list[int] = []
+
+        def push(tasks) -> bool:
+            due = advance(tasks)
+            if due is None:
+                return False
+            g, tasks = due
+            frames.append((g, list(reversed(groups[g]._available(placed[g]))), tasks))
+            return True
+
+        if not push((("groups", self._top, 0), None)):
+            yield self._assemble(seqs)
+            return
+        while frames:
+            g, options, tasks = frames[-1]
+            # undo the previous choice made at this frame
+            while len(history) > len(frames) - 1:
+                h = history.pop()
+                placed[h] &= ~(1 << seqs[h].pop())
+            if not options:
+                frames.pop()
+                continue
+            u = options.pop()
+            seqs[g].append(u)
+            placed[g] |= 1 << u
+            history.append(g)
+            _, rest = tasks
+            if not push((("groups", self._inside[g][u], 0), (("step", g), rest))):
                 yield self._assemble(seqs)
-                return
-            for seq in self.groups[g].enumerate():
-                seqs.append(seq)
-                yield from rec(g + 1)
-                seqs.pop()
-
-        for t in rec(0):
-            yield t
-            produced += 1
-            if limit is not None and produced >= limit:
-                return
+                produced += 1
+                if limit is not None and produced >= limit:
+                    return
 
     @property
     def exact_sampling(self) -> bool:
@@ -692,8 +838,9 @@ class PermutationSpace:
         :attr:`exact_sampling`, else to within the Markov chain's ``ε``)."""
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         if self.tractable:
-            total = self.count()
-            return [self.unrank(rng.randrange(total)) for _ in range(n)]
+            # the space is the product of its groups: a uniform draw of each
+            # group's sequence is a uniform order
+            return [self._assemble([g.unrank(rng.randrange(g.count())) for g in self.groups]) for _ in range(n)]
         chains: list[dict[int, list[int]]] = [{} for _ in self.groups]
         out = []
         for _ in range(n):
