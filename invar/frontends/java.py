@@ -55,13 +55,20 @@ JAVA_KEYWORDS = frozenset(
     synchronized this throw throws transient try void volatile while true false null var yield
     record sealed permits _""".split()
 )
-#: static methods of these classes only compute a value
+#: static methods of these classes only compute a value (they may read their
+#: arguments, arrays included), except those in :data:`IMPURE_STATICS`
 PURE_QUALIFIERS = frozenset({"Math", "Integer", "Long", "Double", "Float", "Character", "Boolean", "String", "StrictMath"})
-#: constructing these has no effect beyond the new object
+#: static methods of the classes above that act on state: ``random`` advances a
+#: shared generator, ``toChars``/``getChars`` fill an array argument
+IMPURE_STATICS = frozenset({"random", "toChars", "getChars"})
+#: constructing these has no effect beyond the new object; a copy constructor
+#: (``new ArrayList<>(xs)``, ``new String(cs)``) still reads its arguments
 ALLOCATORS = frozenset(
     """ArrayList LinkedList HashMap TreeMap LinkedHashMap HashSet TreeSet LinkedHashSet ArrayDeque
     StringBuilder String Integer Long Double Object int long double char boolean byte short float""".split()
 )
+#: reference types whose values unbox (and so may throw NullPointerException)
+BOXED = frozenset({"Integer", "Long", "Short", "Byte", "Character", "Boolean", "Float", "Double"})
 
 _TYPES = (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)
 _LOOPS = (jt.ForStatement, jt.WhileStatement, jt.DoStatement)
@@ -191,6 +198,40 @@ def _child_lists(s) -> list[list] | None:
     return None
 
 
+def _parent(path) -> object:
+    """The nearest node (not list) among a walk's ancestors."""
+    for a in reversed(path):
+        if not isinstance(a, (list, tuple)):
+            return a
+    return None
+
+
+def _declared_kind(node, parent) -> str:
+    """``primitive``, ``array``, ``boxed``, ``reference`` or ``unknown``: the
+    declared type of a parameter or local, as far as unboxing and iteration care."""
+    if isinstance(node, jt.VariableDeclarator):
+        typ = getattr(parent, "type", None)
+        if node.dimensions:
+            return "array"
+    elif isinstance(node, (jt.FormalParameter, jt.TryResource)):
+        typ = node.type
+        if getattr(node, "varargs", False):
+            return "array"
+    elif isinstance(node, jt.CatchClauseParameter):
+        return "reference"
+    else:
+        return "unknown"
+    if typ is None:
+        return "unknown"
+    if typ.dimensions:
+        return "array"
+    if isinstance(typ, jt.BasicType):
+        return "primitive"
+    while getattr(typ, "sub_type", None) is not None:  # java.lang.Integer
+        typ = typ.sub_type
+    return "boxed" if typ.name in BOXED else "reference"
+
+
 # ---------------------------------------------------------------- builder
 class _UnitBuilder:
     def __init__(self, index: _Index, method, name: str) -> None:
@@ -230,7 +271,7 @@ class _UnitBuilder:
         ix = self.ix
         block = self.blocks
         self.blocks += 1
-        starts = [ix.tok(s) for s in stmts]
+        starts = [self._statement_start(ix.tok(s)) for s in stmts]
         ends = [k - 1 for k in starts[1:]] + [close - 1]
         runs: list[list[int]] = []
         for i in range(len(stmts)):
@@ -245,17 +286,52 @@ class _UnitBuilder:
             effect = Effect()
             for r in run:
                 effect.absorb(self.effect(stmts[r]))
+            span = range(starts[i], ends[run[-1]] + 1)
             # every local named anywhere in the statement is read (receivers of
             # calls, lambda captures), whatever node the parser put it under
-            effect.reads.update(
-                self.ref_of[k] for k in range(starts[i], ends[run[-1]] + 1) if k in self.ref_of
-            )
+            effect.reads.update(self.ref_of[k] for k in span if k in self.ref_of)
             if not (len(run) == 1 and self._compound(stmts[i], starts[i], ends[i], block, depth, protected)):
                 self._add(ix.line_of[ends[run[-1]]], block, depth, ix.line_of[starts[i]], effect)
             else:
                 self.items[idx].effect = effect
-            members.append((idx, effect))
+            members.append((idx, self._scoped(effect, [stmts[r] for r in run], span)))
         self.deps += block_deps(members, protected=protected)
+
+    def _statement_start(self, k: int) -> int:
+        """The first token of the statement ``javalang`` places at token ``k``:
+        its annotations, modifiers and labels included (the parser puts a local
+        declaration at its type), found by walking back to the previous
+        statement's end."""
+        ix = self.ix
+        while k > 0:
+            v = ix.values[k - 1]
+            if v in (";", "{", "}"):
+                break
+            k = ix.match[k - 1] if v in (")", "]") and k - 1 in ix.match else k - 1
+        return k
+
+    def _scoped(self, effect: Effect, stmts: Sequence, span: range) -> Effect:
+        """``effect`` with what keeps names meaning the same for the dependency
+        rule (not shown as the line's reads and writes): the statement reads
+        ``name:x`` for every simple name ``x`` it spells, and a declaration of
+        local ``x`` at this block's level writes it. So a declaration never
+        moves across a statement that spells its name: where that name is a
+        field (its meaning would change), or is declared again in a nested
+        block, a ``for``, a ``catch`` or a lambda (Java forbids the shadowing)."""
+        ix = self.ix
+        out = Effect(set(effect.reads), set(effect.writes), effect.side, effect.barrier, effect.jump,
+                     effect.may_raise)
+        for k in span:
+            if ix.identifier[k] and k not in self.not_a_name:
+                out.reads.add(f"name:{ix.values[k]}")
+                if self.ref_of.get(k) in self.unboxes and k not in self.decl_toks:
+                    out.may_raise = True
+        for s in stmts:
+            if isinstance(s, jt.LocalVariableDeclaration):
+                out.writes.update(f"name:{d.name}" for d in s.declarators)
+            elif isinstance(s, jt.ClassDeclaration):
+                out.writes.add(f"name:{s.name}")
+        return out
 
     def _compound(self, stmt, s: int, e: int, block: int, depth: int, protected: bool) -> bool:
         lists = _child_lists(stmt)
@@ -327,7 +403,7 @@ class _UnitBuilder:
             tokens.append(Token(ix.values[k], "name", view, ref, li, off))
         return Program(
             lang="java", lines=tuple(lines), tokens=tuple(tokens),
-            deps=tuple(sorted(set(self.deps))), name=self.name, separator="\n",
+            deps=tuple(sorted(set(self.deps))), pinned=self.pinned, name=self.name, separator="\n",
         )
 
     # ---------------------------------------------------------- scoping
@@ -372,11 +448,16 @@ class _UnitBuilder:
         decls: list[tuple[int, int, str, str]] = []  # (token, scope end, name, view)
         self.decl_tok: dict[int, int] = {}
         cursor = self.start_tok
-        for _, node in self.method:
+        arrays: set[int] = set()  # declarations of array type
+        unboxes: set[int] = set()  # declarations whose reads may unbox (boxed or inferred type)
+        finals: set[int] = set()  # declared final
+        for path, node in self.method:
             pos = getattr(node, "position", None)
             if pos is not None and (pos.line, pos.column) in ix.at:
                 cursor = max(cursor, ix.at[(pos.line, pos.column)])
             name = None
+            if isinstance(node, jt.VariableDeclarator) and isinstance(_parent(path), (jt.FieldDeclaration, jt.ConstantDeclaration)):
+                continue  # a field of an anonymous or local class: a member, not a local
             if isinstance(node, (jt.VariableDeclarator, jt.CatchClauseParameter, jt.InferredFormalParameter, jt.TryResource)):
                 name = node.name
             elif isinstance(node, jt.FormalParameter):
@@ -388,6 +469,7 @@ class _UnitBuilder:
                         if k is not None:
                             decls.append((k, self._scope_end(k), p.member, "param"))
                             self.decl_tok[id(p)] = k
+                            unboxes.add(k)  # its type is inferred
                 continue
             if name is None:
                 continue
@@ -400,7 +482,15 @@ class _UnitBuilder:
                 node is p for p in self.method.parameters) else self._scope_end(k)
             decls.append((k, end, name, view))
             self.decl_tok[id(node)] = k
+            kind = _declared_kind(node, _parent(path))
+            if "final" in (getattr(_parent(path), "modifiers", None) or getattr(node, "modifiers", None) or ()):
+                finals.add(k)
+            if kind == "array":
+                arrays.add(k)
+            elif kind in ("boxed", "unknown"):
+                unboxes.add(k)
             cursor = k + 1
+        self.not_a_name = self._not_names()
         self.ref_of: dict[int, str] = {}
         self.view_of: dict[str, str] = {}
         by_name: dict[str, list[tuple[int, int, str]]] = {}
@@ -409,15 +499,17 @@ class _UnitBuilder:
             by_name.setdefault(name, []).append((k, end, ref))
             self.view_of[ref] = view
             self.ref_of[k] = ref
+        self.decl_toks = frozenset(self.ref_of)
+        self.arrays = frozenset(self.ref_of[k] for k in arrays)
+        self.unboxes = frozenset(self.ref_of[k] for k in unboxes)
+        self.finals = frozenset(self.ref_of[k] for k in finals)
         for cands in by_name.values():
             cands.sort()
         for k in range(self.start_tok, self.close_tok + 1):
-            if not ix.identifier[k] or k in self.ref_of:
+            if not ix.identifier[k] or k in self.ref_of or k in self.not_a_name:
                 continue
             cands = by_name.get(ix.values[k])
             if not cands:
-                continue
-            if ix.values[k - 1] == "." or (k + 1 < len(ix.values) and ix.values[k + 1] == "("):
                 continue
             best = None
             for d, end, ref in cands:
@@ -425,6 +517,58 @@ class _UnitBuilder:
                     best = ref
             if best is not None:
                 self.ref_of[k] = best
+        self.pinned = self._captured_by_classes()
+
+    def _not_names(self) -> set[int]:
+        """Identifier tokens that cannot name a variable: members after ``.``
+        or ``::``, method names before ``(``, labels and ``break``/``continue``
+        targets (a label may share a local's name)."""
+        ix = self.ix
+        out = set()
+        for k in range(self.start_tok, self.close_tok + 1):
+            if not ix.identifier[k]:
+                continue
+            before = ix.values[k - 1]
+            if before in (".", "::", "break", "continue") or ix.values[k + 1] == "(":
+                out.add(k)
+        for _, node in self.method:
+            if isinstance(node, jt.Statement) and node.label and node.position is not None:
+                k = ix.at.get((node.position.line, node.position.column))
+                # nested labels (``a: b: for …``) share the outer one's position
+                while k is not None and ix.identifier[k] and ix.values[k + 1] == ":":
+                    out.add(k)
+                    k += 2
+        return out
+
+    def _captured_by_classes(self) -> frozenset[str]:
+        """Locals declared outside an anonymous or local class body and named
+        inside it: there a simple name may mean a member the class inherits
+        (which invar cannot see), so these keep their names."""
+        ix = self.ix
+        bodies = []
+        for _, node in self.method:
+            members = node.body if isinstance(node, jt.ClassCreator) else (
+                node.body if isinstance(node, jt.ClassDeclaration) and node is not self.method else None)
+            if not members:
+                continue
+            for member in members:
+                pos = getattr(member, "position", None)
+                k = ix.at.get((pos.line, pos.column)) if pos is not None else None
+                if k is not None and ix.enclosing[k] >= 0:
+                    o = ix.enclosing[k]
+                    bodies.append((o, ix.match.get(o, self.close_tok)))
+                    break
+            else:
+                pos = self.method.position
+                raise UnsupportedError("a class body whose members have no source position",
+                                       line=pos.line if pos else 0, col=pos.column if pos else 0)
+        pinned = set()
+        decl_of = {ref: k for k, ref in self.ref_of.items() if k in self.decl_toks}
+        for k, ref in self.ref_of.items():
+            d = decl_of[ref]
+            if any(o < k < c and not o < d < c for o, c in bodies):
+                pinned.add(ref)
+        return frozenset(pinned)
 
     def _find_decl(self, name: str, cursor: int) -> int | None:
         ix = self.ix
@@ -449,47 +593,62 @@ class _UnitBuilder:
     def _effect(self, stmt) -> Effect:
         e = Effect()
         for path, node in stmt:
-            in_lambda = any(isinstance(a, (jt.LambdaExpression, jt.ClassCreator, jt.MethodDeclaration)) for a in path)
+            # code in a lambda or a class body does not run where it is written:
+            # its reads and writes still count (conservatively), its jumps do not
+            in_body = any(isinstance(a, (jt.LambdaExpression, jt.ClassCreator, jt.MethodDeclaration,
+                                         jt.ConstructorDeclaration, jt.ClassDeclaration)) for a in path)
+            ops = set(getattr(node, "prefix_operators", None) or ()) | set(getattr(node, "postfix_operators", None) or ())
+            if ops & {"++", "--"}:
+                self._store(e, node)  # x++, this.n++, a[i]--, ++obj.f
             if isinstance(node, jt.MemberReference):
                 ref = self._local(node)
                 if ref is not None:
                     e.reads.add(ref)
                 else:
                     e.reads.add(HEAP)
+                    e.may_raise = True  # a field may unbox
                     if not node.qualifier:
                         e.reads.add(f"field:{node.member}")
                 if node.qualifier or node.selectors:
                     e.reads.add(HEAP)
                     e.may_raise = True
-                if {"++", "--"} & (set(node.prefix_operators or ()) | set(node.postfix_operators or ())):
-                    self._store(e, node)
             elif isinstance(node, jt.Assignment):
                 self._store(e, node.expressionl)
-            elif isinstance(node, jt.VariableDeclarator) or isinstance(node, (jt.CatchClauseParameter, jt.TryResource)):
-                k = self.decl_tok.get(id(node))
-                if k is not None:
-                    e.writes.add(self.ref_of[k])
-            elif isinstance(node, jt.FormalParameter) or isinstance(node, jt.InferredFormalParameter):
+                if node.type in ("/=", "%="):
+                    e.may_raise = True
+            elif isinstance(node, (jt.VariableDeclarator, jt.CatchClauseParameter, jt.TryResource,
+                                   jt.FormalParameter, jt.InferredFormalParameter)):
                 k = self.decl_tok.get(id(node))
                 if k is not None:
                     e.writes.add(self.ref_of[k])
             elif isinstance(node, jt.MethodInvocation):
                 e.reads.add(HEAP)
                 e.may_raise = True
-                if node.qualifier not in PURE_QUALIFIERS:
+                if not self._pure_call(node):
                     e.writes.add(HEAP)
                     e.side = True
-            elif isinstance(node, (jt.SuperMethodInvocation, jt.ExplicitConstructorInvocation,
-                                   jt.SuperConstructorInvocation)):
+            elif isinstance(node, (jt.SuperMethodInvocation, jt.SuperMemberReference)):
+                e.reads.add(HEAP)
+                e.may_raise = True
+                if isinstance(node, jt.SuperMethodInvocation):
+                    e.writes.add(HEAP)
+                    e.side = True
+            elif isinstance(node, (jt.ExplicitConstructorInvocation, jt.SuperConstructorInvocation)):
+                # this(…) / super(…) must stay the constructor's first statement
                 e.reads.add(HEAP)
                 e.writes.add(HEAP)
-                e.side = e.may_raise = True
+                e.side = e.may_raise = e.barrier = True
             elif isinstance(node, jt.ClassCreator):
                 e.may_raise = True
-                if node.type.name not in ALLOCATORS or node.body:
+                if node.arguments:
+                    e.reads.add(HEAP)  # a copy constructor reads its source
+                if isinstance(node, jt.InnerClassCreator) or node.qualifier or node.body \
+                        or node.type.name not in ALLOCATORS or node.type.sub_type is not None:
                     e.reads.add(HEAP)
                     e.writes.add(HEAP)
                     e.side = True
+            elif isinstance(node, jt.ArrayCreator):
+                e.may_raise = True  # a negative size
             elif isinstance(node, (jt.ArraySelector, jt.Cast)):
                 e.reads.add(HEAP)
                 e.may_raise = True
@@ -498,7 +657,24 @@ class _UnitBuilder:
                     e.reads.add(HEAP)
             elif isinstance(node, jt.BinaryOperation) and node.operator in ("/", "%"):
                 e.may_raise = True
-            elif in_lambda:
+            elif isinstance(node, jt.EnhancedForControl):
+                # iterating reads the elements; over anything but an array it
+                # calls iterator(), hasNext() and next()
+                e.reads.add(HEAP)
+                e.may_raise = True
+                it = node.iterable
+                if not (isinstance(it, jt.MemberReference) and not it.qualifier and not it.selectors
+                        and self._local(it) in self.arrays):
+                    e.writes.add(HEAP)
+                    e.side = True
+            elif isinstance(node, jt.TryStatement) and node.resources:
+                # the resources are closed on the way out: close() is a call
+                e.reads.add(HEAP)
+                e.writes.add(HEAP)
+                e.side = e.may_raise = True
+            elif isinstance(node, jt.SwitchStatement):
+                e.may_raise = True  # a null string, enum or boxed value
+            elif in_body:
                 continue
             elif isinstance(node, (jt.ReturnStatement, jt.ThrowStatement, jt.AssertStatement)):
                 e.barrier = True
@@ -509,13 +685,51 @@ class _UnitBuilder:
                     e.jump = e.jump or not node.goto
             elif isinstance(node, (jt.ClassDeclaration, jt.SynchronizedStatement)):
                 e.barrier = True
+            if isinstance(node, _LOOPS) and not in_body and self._maybe_endless(node):
+                # a loop that the compiler may judge endless: what follows it is
+                # unreachable, so nothing may move after it
+                e.barrier = True
         return e
+
+    def _pure_call(self, node) -> bool:
+        """Whether a method invocation only computes a value (see PURE_QUALIFIERS)."""
+        q = node.qualifier
+        if q not in PURE_QUALIFIERS or node.member in IMPURE_STATICS:
+            return False
+        # a local of that name takes precedence over the class
+        pos = node.position
+        k = self.ix.at.get((pos.line, pos.column)) if pos is not None else None
+        return k is None or k not in self.ref_of
+
+    def _maybe_endless(self, loop) -> bool:
+        """Whether a loop's condition may be a constant expression (``true``,
+        ``for (;;)``, a constant field): none of its names is a local that is
+        not declared ``final``, and it calls, allocates and indexes nothing."""
+        if isinstance(loop, jt.ForStatement):
+            control = loop.control
+            if isinstance(control, jt.EnhancedForControl):
+                return False
+            cond = control.condition
+        else:
+            cond = loop.condition
+        if cond is None:
+            return True
+        for _, n in cond:
+            if isinstance(n, (jt.MethodInvocation, jt.ClassCreator, jt.ArrayCreator, jt.ArraySelector,
+                              jt.Assignment, jt.LambdaExpression, jt.This, jt.SuperMethodInvocation)):
+                return False
+            if isinstance(n, jt.MemberReference):
+                ref = self._local(n)
+                if ref is not None and ref not in self.finals:
+                    return False
+        return True
 
     def _store(self, e: Effect, target) -> None:
         ref = self._local(target) if isinstance(target, jt.MemberReference) and not target.qualifier and not target.selectors else None
         if ref is not None:
             e.writes.add(ref)
         else:
+            e.reads.add(HEAP)
             e.writes.add(HEAP)
             e.side = e.may_raise = True
 
