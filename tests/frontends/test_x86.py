@@ -64,7 +64,10 @@ def test_separators_comments_and_lines():
         ("cltq", {"gpr:a"}, {"gpr:a"}, {"gpr:a"}),
         ("cqto", {"gpr:a"}, {"gpr:d"}, {"gpr:a", "gpr:d"}),
         ("cpuid", {"gpr:a", "gpr:c"}, {"gpr:a", "gpr:b", "gpr:c", "gpr:d"}, {"gpr:a", "gpr:b", "gpr:c", "gpr:d"}),
-        ("rep stosq %rax, %es:(%rdi)", {"gpr:a", "gpr:di", "seg:es", "flags"}, {"gpr:di", "mem"}, {"gpr:a", "gpr:di"}),
+        # rep counts in %rcx: read, written and pinned
+        ("rep stosq %rax, %es:(%rdi)", {"gpr:a", "gpr:c", "gpr:di", "seg:es", "flags"}, {"gpr:c", "gpr:di", "mem"},
+         {"gpr:a", "gpr:c", "gpr:di"}),
+        ("stosq %rax, %es:(%rdi)", {"gpr:a", "gpr:di", "seg:es", "flags"}, {"gpr:di", "mem"}, {"gpr:a", "gpr:di"}),
         ("cmpq %rax, (%rbx)", {"gpr:a", "gpr:b", "mem"}, {"flags"}, set()),
         ("movl %eax, 8(%rsp)", {"gpr:a", "gpr:sp"}, {"mem"}, set()),
         ("leaq 8(%rsp,%rcx,4), %rdx", {"gpr:sp", "gpr:c"}, {"gpr:d"}, set()),

@@ -1,15 +1,21 @@
 """AT&T x86-64 text -> :class:`~invar.program.Program`.
 
 A basic block is one instruction per line or several separated by ``;``,
-``#`` comments and blank lines ignored. Each instruction becomes one IR line
-whose text is the instruction in canonical spacing (``movq 64(%rsp), %rax``),
-so parse -> render -> parse is the identity. Labels and assembler directives
-are rejected: a basic block holds instructions only.
+``#`` comments and blank lines ignored. A prefix written alone (``rep`` on its
+own line, ``lock; cmpxchg …``) belongs to the instruction after it: the two are
+one IR line, rendered on one line (``lock cmpxchgl %ecx, (%rdi)``). Each
+instruction becomes one IR line whose text is the instruction in canonical
+spacing (``movq 64(%rsp), %rax``), so parse -> render -> parse is the
+identity. Labels and assembler directives are rejected: a basic block holds
+instructions only. Every instruction is checked (:mod:`.validate`) before any
+analysis; an invalid one is a :class:`~invar.errors.ParseError` at the
+offending operand.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 
 from ...errors import ParseError
@@ -17,10 +23,8 @@ from ...program import Line, Program, Token
 from . import registers as R
 from .deps import block_dependencies
 from .semantics import base_mnemonic, effects
+from .validate import PREFIXES, check, segment_prefix
 
-PREFIXES = frozenset(
-    "lock rep repe repz repne repnz data16 data32 addr32 rex64 notrack bnd xacquire xrelease".split()
-)
 _IMM = re.compile(r"^\$[-+]?(?:0x[0-9a-f]+|[0-9]+|[a-z_.$][\w.$@]*(?:[-+](?:0x[0-9a-f]+|[0-9]+))?)$", re.I)
 _NUMBER = re.compile(r"^[-+]?(?:0x[0-9a-f]+|[0-9]+)$", re.I)
 _SYMBOLIC = re.compile(r"^[-+]?(?:0x[0-9a-f]+|[0-9]+|[a-z_.$][\w.$@]*(?:[-+](?:0x[0-9a-f]+|[0-9]+))?)$", re.I)
@@ -28,29 +32,56 @@ _DECORATOR = re.compile(r"^\{(?:%k[0-7]|z|1to(?:2|4|8|16|32)|r[nduz]-sae|sae)\}$
 _MNEMONIC = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    """One ``;``-separated piece of a source line."""
+
+    #: the piece without surrounding blanks
+    text: str
+    #: 1-based source line and column of its first character
+    line: int
+    col: int
+    #: the whole source line, for error messages
+    raw: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """One instruction with the prefix pieces written before it."""
+
+    #: the pieces, prefixes first
+    parts: tuple[_Piece, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(p.text for p in self.parts)
+
+    def locate(self, col: int) -> tuple[int, int, str]:
+        """Source line, column and line text of 1-based column ``col`` of :attr:`text`."""
+        offset = max(col - 1, 0)
+        for part in self.parts:
+            if offset <= len(part.text) or part is self.parts[-1]:
+                return part.line, part.col + offset, part.raw
+            offset -= len(part.text) + 1
+        raise AssertionError("unreachable")
+
+
 def parse(text: str, *, name: str = "block", path: str | None = None, first_line: int = 1) -> Program:
     """Parse AT&T text holding one basic block."""
-    pieces: list[tuple[str, int, int]] = []  # (instruction text, source line, column)
-    for lineno, raw in enumerate(text.splitlines(), start=first_line):
-        code = raw.split("#", 1)[0]
-        col = 0
-        for part in code.split(";"):
-            stripped = part.strip()
-            if stripped:
-                pieces.append((stripped, lineno, col + len(part) - len(part.lstrip()) + 1))
-            col += len(part) + 1
-    if not pieces:
+    statements = _statements(_pieces(text, first_line), path)
+    if not statements:
         raise ParseError("no instructions in input", path=path, line=first_line, col=1)
     lines: list[Line] = []
     tokens: list[Token] = []
     semantics = []
-    for index, (source, lineno, col) in enumerate(pieces):
+    for index, stmt in enumerate(statements):
         try:
-            line, toks, eff, mem = _instruction_cached(source)
+            line, toks, eff, mem = _instruction_cached(stmt.text)
         except ParseError as err:
-            raise ParseError(err.message).at(lineno, col + max(err.col - 1, 0), source).located(path)
+            lineno, col, raw = stmt.locate(err.col)
+            raise ParseError(err.message).at(lineno, col, raw).located(path) from None
         toks = [Token(t.text, t.kind, t.view, t.referent, index, t.start) for t in toks]
-        lines.append(Line(text=line.text, reads=line.reads, writes=line.writes, source_line=lineno))
+        lines.append(Line(text=line.text, reads=line.reads, writes=line.writes, source_line=stmt.parts[0].line))
         tokens.extend(toks)
         semantics.append((eff, mem, toks))
     deps, pinned = block_dependencies(lines, semantics)
@@ -70,6 +101,42 @@ def _stem(path: str | None) -> str:
     import os
 
     return os.path.splitext(os.path.basename(path))[0]
+
+
+def _pieces(text: str, first_line: int) -> list[_Piece]:
+    out = []
+    for lineno, raw in enumerate(text.splitlines(), start=first_line):
+        code = raw.split("#", 1)[0]
+        col = 0
+        for part in code.split(";"):
+            stripped = part.strip()
+            if stripped:
+                out.append(_Piece(stripped, lineno, col + len(part) - len(part.lstrip()) + 1, raw))
+            col += len(part) + 1
+    return out
+
+
+def _prefix_only(piece: _Piece) -> bool:
+    return all(w.lower() in PREFIXES for w in piece.text.split())
+
+
+def _statements(pieces: list[_Piece], path: str | None) -> list[_Statement]:
+    """Join every piece made of prefixes only to the instruction after it."""
+    out: list[_Statement] = []
+    pending: list[_Piece] = []
+    for piece in pieces:
+        pending.append(piece)
+        if not _prefix_only(piece):
+            out.append(_Statement(tuple(pending)))
+            pending = []
+    if pending:
+        first = pending[0]
+        word = first.text.split()[0]
+        raise ParseError(
+            f"prefix {word!r} is not followed by an instruction",
+            path=path, line=first.line, col=first.col, source_line=first.raw,
+        )
+    return out
 
 
 # ----------------------------------------------------------------- operands
@@ -116,28 +183,34 @@ class _Builder:
 
 
 def _operand(op: str, col: int, b: _Builder) -> dict:
-    """Parse one operand, appending its tokens; return its description."""
-    info: dict = {"text": op}
+    """Parse one operand (``col``: its 0-based column in the instruction),
+    appending its tokens; return its description: ``kind`` (``reg``, ``mem``,
+    ``imm``, ``decorator``; branches turn absolute ``mem`` into ``target``),
+    ``col`` (1-based), ``decorators`` as (text, column) pairs and per kind
+    ``reg``/``bits``, ``value`` (None when symbolic), or the address parts."""
+    info: dict = {"text": op, "col": col + 1}
     decorators = []
+    if op.startswith("{"):  # a leading rounding operand: {rn-sae}
+        deco = op.replace(" ", "").lower()
+        if not _DECORATOR.match(deco) or deco.startswith(("{%k", "{z", "{1to")):
+            raise ParseError(f"malformed operand {op!r}", col=col + 1)
+        b.add(deco, "decorator")
+        info["kind"] = "decorator"
+        info["decorators"] = [(deco, col + 1)]
+        return info
     # AVX-512 decorators trail the operand: %zmm0 {%k1} {z}
     while op.endswith("}"):
         at = op.rfind("{")
         deco = op[at:].replace(" ", "")
         if at < 0 or not _DECORATOR.match(deco):
             raise ParseError(f"malformed operand decorator in {op!r}", col=col + max(at, 0) + 1)
-        decorators.insert(0, deco.lower())
+        decorators.insert(0, (deco.lower(), col + at + 1))
         op = op[:at].rstrip()
-    if op.startswith("{"):  # a leading rounding operand: {rn-sae}
-        deco = op.replace(" ", "").lower()
-        if not _DECORATOR.match(deco):
-            raise ParseError(f"malformed operand {op!r}", col=col + 1)
-        b.add(deco, "decorator")
-        info["kind"] = "decorator"
-        return info
     if not op:
         raise ParseError("empty operand", col=col + 1)
     if op.startswith("*"):  # indirect branch target
         b.add("*", "punct")
+        info["indirect"] = True
         op = op[1:].lstrip()
         col += 1
     low = op.lower()
@@ -146,6 +219,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
             raise ParseError(f"malformed immediate {op!r}", col=col + 1)
         b.add(op, "immediate", "imm")
         info["kind"] = "imm"
+        info["value"] = int(op[1:], 0) if _NUMBER.match(op[1:]) else None
     elif low.startswith("%") and ":" not in low and "(" not in low.replace("%st(", ""):
         reg = _register(low.replace(" ", ""), col)
         b.add("%" + reg.name, "register", reg.view, reg.referent)
@@ -156,7 +230,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
         info.update(kind="reg", reg=reg, bits=reg.bits)
     else:
         _memory(op, col, b, info)
-    for deco in decorators:
+    for deco, _at in decorators:
         b.space(" ")
         if deco.startswith("{%k"):
             b.add("{", "punct")
@@ -191,12 +265,15 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
     if disp:
         if not _SYMBOLIC.match(disp):
             raise ParseError(f"malformed displacement {disp!r}", col=col + 1)
+        if R.lookup(disp) is not None and not disp.startswith("%"):
+            raise ParseError(
+                f"register {disp!r} is written without '%' (invar reads AT&T syntax: %{disp.lower()})",
+                col=col + 1,
+            )
         b.add(disp, "disp", "disp")
     info["disp"] = int(disp, 0) if disp and _NUMBER.match(disp) else (0 if not disp else None)
     if inner is None:
         if not disp:
-            raise ParseError(f"malformed operand {op!r}", col=col + 1)
-        if not seg and _NUMBER.match(disp) is None and not _SYMBOLIC.match(disp):
             raise ParseError(f"malformed operand {op!r}", col=col + 1)
         # a bare number or label: a branch target or an absolute address
         info.update(kind="mem", regs=regs, base=None, index=None, scale=1, absolute=True)
@@ -252,23 +329,26 @@ def _instruction(source: str, index: int):
     if source.startswith("."):
         raise ParseError(f"assembler directive {source.split()[0]!r} is not an instruction", col=1)
     b = _Builder(index)
-    prefixes = []
+    prefixes: list[tuple[str, int]] = []  # (prefix, 1-based column)
     words = source.split()
-    head = words[0].lower()
     pos = 0  # where the unread part of the source starts
-    while head in PREFIXES and len(words) > 1:
-        prefixes.append(head)
-        b.add(head, "prefix")
+    while words[0].lower() in PREFIXES:
+        at = source.index(words[0], pos)
+        if len(words) == 1:
+            raise ParseError(f"prefix {words[0]!r} is not followed by an instruction", col=at + 1)
+        prefixes.append((words[0].lower(), at + 1))
+        b.add(words[0].lower(), "prefix")
         b.space(" ")
-        pos = source.index(words[0], pos) + len(words[0])
+        pos = at + len(words[0])
         words = source[pos:].split()
-        head = words[0].lower()
-    if not _MNEMONIC.match(head):
-        raise ParseError(f"malformed instruction {source!r}", col=pos + 1)
-    base = base_mnemonic(head)
+    head = words[0].lower()
     at = source.index(words[0], pos)
+    if not _MNEMONIC.match(head):
+        raise ParseError(f"malformed instruction {source!r}", col=at + 1)
+    base = base_mnemonic(head)
     if base is None:
         raise ParseError(f"unknown instruction {head!r}", col=at + 1)
+    mnemonic_col = at + 1
     b.add(head, "mnemonic")
     pos = at + len(words[0])
     rest = source[pos:]
@@ -284,13 +364,20 @@ def _instruction(source: str, index: int):
                 b.add(",", "punct")
                 b.space(" ")
             operands.append(_operand(op, pos + off, b))
+    rounding = [o for o in operands if o.get("kind") == "decorator"]
     operands = [o for o in operands if o.get("kind") != "decorator"]
     # a bare-number operand of a branch is its target, not memory
     if (head.startswith("j") or base in ("call", "loop", "loope", "loopne", "xbegin")) and operands:
         for o in operands:
-            if o.get("absolute"):
+            if o.get("absolute") and not o.get("indirect"):
                 o["kind"] = "target"
-    eff = effects(head, base, operands)
+    check(head, base, prefixes, operands, rounding, mnemonic_col)
+    segment = segment_prefix(prefixes)
+    if segment:  # a segment prefix word applies to the memory operands
+        for o in operands:
+            if o["kind"] == "mem":
+                o["seg"] = segment
+    eff = effects(head, base, operands, tuple(p for p, _ in prefixes))
     reads: set[str] = set(eff.implicit.reads)
     writes: set[str] = set(eff.implicit.writes)
     for i, o in enumerate(operands):
@@ -304,6 +391,8 @@ def _instruction(source: str, index: int):
                 reads.add(f"seg:{o['seg']}")
         for m in o.get("masks", ()):
             reads.add(m.referent)
+    if segment and not any(o["kind"] == "mem" for o in operands) and eff.unbounded_memory:
+        reads.add(f"seg:{segment}")  # string instructions: the source segment
     if eff.reads_flags:
         reads.add("flags")
     if eff.writes_flags:
@@ -317,6 +406,6 @@ def _instruction(source: str, index: int):
         writes.add("x87")
     line = Line(text=b.text, reads=frozenset(reads), writes=frozenset(writes))
     info = {
-        "mnemonic": head, "base": base, "prefixes": prefixes, "operands": operands,
+        "mnemonic": head, "base": base, "prefixes": [p for p, _ in prefixes], "operands": operands,
     }
     return line, b.tokens, eff, info

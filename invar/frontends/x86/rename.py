@@ -10,8 +10,10 @@ what each use allows:
   other registers must stay among the eight legacy ones (low bytes among
   ``a c d b``, vector registers among ``%xmm0-7``);
 * ``%rsp`` is never an index;
+* a write mask (``{%k1}``) is never ``%k0``, which means "no mask";
 * vector registers stay in ``%xmm0-15`` unless every use is in an instruction
-  that is EVEX-encoded whatever its registers (a ``zmm``, a mask, a decorator),
+  that is EVEX-encoded whatever its registers (a ``zmm``, a mask, a decorator,
+  a vector register above 15),
   and always when the block uses the vector file as a whole (``vzeroupper``).
 
 Pinned referents (implicit and fixed operands, ``--pin``) stay put, and no
@@ -61,7 +63,8 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         regs = [t for t in line_tokens if t.kind == "register"]
         has_high = any(t.view == "gpr:8h" for t in regs)
         evex = any(
-            t.view == "vec:512" or t.view.startswith("mask:") for t in regs
+            t.view == "vec:512" or t.view.startswith("mask:") or (t.view.startswith("vec:") and int(t.referent[4:]) >= 16)
+            for t in regs
         ) or any(t.kind == "decorator" for t in line_tokens)
         for k, tok in enumerate(line_tokens):
             if tok.kind != "register" or tok.referent is None:
@@ -80,6 +83,8 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
             prev = line_tokens[k - 1].text if k else ""
             if cls == "gpr" and prev == "," and k >= 2 and _in_parentheses(line_tokens, k):
                 ok.discard("gpr:sp")
+            if cls == "mask" and prev == "{":  # a write mask: %k0 would mean no masking
+                ok.discard("mask:0")
             if cls == "vec":
                 evex_only[tok.referent] = evex_only.get(tok.referent, True) and evex
             allowed[tok.referent] = allowed.get(tok.referent, ok) & ok

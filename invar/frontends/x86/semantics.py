@@ -38,6 +38,10 @@ _ATT_EXTRA = {
     "movzwl": "movzx", "movzwq": "movzx", "faddp": "faddp", "fildll": "fild", "fistpll": "fistp",
     "fisttpll": "fisttp", "ljmp": "jmp", "lcall": "call", "lret": "ret", "sysretq": "sysret",
     "iretq": "iret", "cmpxchg16b": "cmpxchg16b", "movsxd": "movsxd",
+    "lretq": "ret", "lretl": "ret", "lretw": "ret",
+    # AT&T spells the doubleword string instructions with an l
+    "movsl": "movsd", "cmpsl": "cmpsd", "stosl": "stosd", "lodsl": "lodsd", "scasl": "scasd",
+    "insl": "insd", "outsl": "outsd", "xlat": "xlatb",
 }
 _CMP_PREDICATES = (
     "eq|lt|le|unord|neq|nlt|nle|ord|eq_uq|nge|ngt|false|neq_oq|ge|gt|true|eq_os|lt_oq|le_oq"
@@ -45,6 +49,12 @@ _CMP_PREDICATES = (
 )
 _CMP_PSEUDO = re.compile(rf"^(v?)cmp(?:{_CMP_PREDICATES})(ps|pd|ss|sd)$")
 _VPCMP_PSEUDO = re.compile(r"^vpcmp(?:eq|lt|le|neq|nlt|nle|ge|gt|false|true)(u?)(b|w|d|q)$")
+#: condition-code spellings capstone does not use (``jz``, ``setnae``, ``cmovc``) and its own
+_CC_ALIAS = {
+    "z": "e", "nz": "ne", "c": "b", "nae": "b", "nc": "ae", "nb": "ae", "na": "be", "nbe": "a",
+    "pe": "p", "po": "np", "nge": "l", "nl": "ge", "ng": "le", "nle": "g",
+}
+_CC_FORM = re.compile(r"^(j|set|cmov)(" + "|".join(sorted(_CC_ALIAS, key=len, reverse=True)) + r")[bwlq]?$")
 
 
 def base_mnemonic(mnemonic: str) -> str | None:
@@ -61,6 +71,9 @@ def base_mnemonic(mnemonic: str) -> str | None:
     hit = _VPCMP_PSEUDO.match(m)
     if hit:
         return f"vpcmp{hit.group(1)}{hit.group(2)}"
+    hit = _CC_FORM.match(m)
+    if hit:
+        return hit.group(1) + _CC_ALIAS[hit.group(2)]
     for suffix in ("ll", "b", "w", "l", "q", "s", "t"):
         if m.endswith(suffix) and m[: -len(suffix)] in _CAPSTONE:
             return m[: -len(suffix)]
@@ -227,10 +240,11 @@ class Effects:
     x87: bool
 
 
-def effects(mnemonic: str, base: str, operands: list[dict]) -> Effects:
+def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str, ...] = ()) -> Effects:
     """Effects of one instruction. ``operands`` are the parsed operands, each a
     dict with ``kind`` (``reg``, ``mem``, ``imm``, ``target``) and, for ``reg``,
-    ``reg`` (a :class:`~invar.frontends.x86.registers.Reg`)."""
+    ``reg`` (a :class:`~invar.frontends.x86.registers.Reg`); ``prefixes`` the
+    prefix words before the mnemonic (``rep``, ``lock`` …)."""
     n = len(operands)
     # rep-prefixed and plain string instructions share semantics
     implicit = _IMPLICIT.get(base) or _IMPLICIT.get(mnemonic) or _NONE
@@ -245,8 +259,16 @@ def effects(mnemonic: str, base: str, operands: list[dict]) -> Effects:
             fixed.add("gpr:c")
     if base in ("in", "out", "fnstsw", "fstsw"):  # only %dx/%al/%ax are encodable here
         fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg")
-    if base in ("blendvps", "blendvpd", "pblendvb", "sha256rnds2") and n == 3:
+    if base in ("shld", "shrd") and n == 2:  # the count is %cl, unwritten
+        implicit = Implicit(implicit.reads | _f("c"), implicit.writes)
+        fixed.add("gpr:c")
+    if base in ("blendvps", "blendvpd", "pblendvb", "sha256rnds2"):
+        # %xmm0 is the selector, written as a first operand or left implicit
+        implicit = Implicit(implicit.reads | {"vec:0"}, implicit.writes)
         fixed.add("vec:0")
+    if mnemonic.startswith("movabs") and any(o["kind"] == "mem" for o in operands):
+        # the moffs form: only the accumulator takes a 64-bit absolute address
+        fixed.add("gpr:a")
     # movsd/cmpsd name both a string and an SSE instruction: vector operands decide
     if _STRING.match(base) and not any(o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands):
         # string forms may spell their fixed operands: movsb (%rsi), %es:(%rdi)
@@ -257,6 +279,10 @@ def effects(mnemonic: str, base: str, operands: list[dict]) -> Effects:
         string = True
     else:
         string = False
+    repeated = string and any(p.startswith("rep") for p in prefixes)
+    if repeated:  # rep: %rcx counts the iterations (and repe/repne test the flags)
+        implicit = Implicit(implicit.reads | _f("c"), implicit.writes | _f("c"))
+        fixed.add("gpr:c")
     if fixed:
         implicit = Implicit(implicit.reads, implicit.writes, frozenset(fixed) | implicit.fixed,
                             implicit.vector_file, implicit.everything)
@@ -275,7 +301,7 @@ def effects(mnemonic: str, base: str, operands: list[dict]) -> Effects:
     is_x87 = base.startswith("f") and base not in ("femms",) or any(
         o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands
     )
-    reads_flags = base in _FLAG_READERS or bool(_JCC.match(base)) or bool(_CMOV.match(base))
+    reads_flags = base in _FLAG_READERS or bool(_JCC.match(base)) or bool(_CMOV.match(base)) or repeated
     writes_flags = base in _FLAG_WRITERS or (base.startswith("f") and base in ("fcomi", "fucomi"))
     mem_ops = [o for o in operands if o["kind"] == "mem"]
     touches = bool(mem_ops) and base not in _NO_MEMORY
