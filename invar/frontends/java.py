@@ -75,6 +75,63 @@ _LOOPS = (jt.ForStatement, jt.WhileStatement, jt.DoStatement)
 _OPEN = {"(": ")", "[": "]", "{": "}"}
 
 
+# ----------------------------------------------------------------- parser
+class Parenthesized(jt.Primary):
+    """``( expression )`` followed by selectors or operators: ``(this.n)++``,
+    ``(a[i]).x``. javalang's own parser drops what is written on either side
+    of the parentheses and, worse, overwrites the inner expression's
+    selectors and operators (``(this.n++)`` becomes a bare ``this``)."""
+
+    attrs = ("expression",)
+
+
+class _Parser(javalang.parser.Parser):
+    """javalang's parser with parenthesized primaries kept whole (see
+    :class:`Parenthesized`), and ``(a.b) + 1`` read as a sum (only a cast to a
+    primitive type may precede a unary ``+``/``-``; javalang reads a cast)."""
+
+    def parse_expression_3(self):
+        prefix_operators = []
+        while self.tokens.look().value in javalang.tokenizer.Operator.PREFIX:
+            prefix_operators.append(self.tokens.next().value)
+        if self.would_accept("("):
+            try:
+                with self.tokens:
+                    lambda_exp = self.parse_lambda_expression()
+                    if lambda_exp:
+                        return lambda_exp
+            except javalang.parser.JavaSyntaxError:
+                pass
+            try:
+                with self.tokens:
+                    self.accept("(")
+                    cast_target = self.parse_type()
+                    self.accept(")")
+                    if not isinstance(cast_target, jt.BasicType) and self.tokens.look().value in ("+", "-", "++", "--"):
+                        raise javalang.parser.JavaSyntaxError("not a cast")
+                    expression = self.parse_expression_3()
+                    return jt.Cast(type=cast_target, expression=expression)
+            except javalang.parser.JavaSyntaxError:
+                pass
+        parenthesized = self.would_accept("(")
+        primary = self.parse_primary()
+        if parenthesized:
+            primary = Parenthesized(expression=primary)
+        primary.prefix_operators = prefix_operators
+        primary.selectors = []
+        primary.postfix_operators = []
+        token = self.tokens.look()
+        while token.value in "[.":
+            selector = self.parse_selector()
+            selector._position = token.position
+            primary.selectors.append(selector)
+            token = self.tokens.look()
+        while token.value in javalang.tokenizer.Operator.POSTFIX:
+            primary.postfix_operators.append(self.tokens.next().value)
+            token = self.tokens.look()
+        return primary
+
+
 # ------------------------------------------------------------------ entry
 def parse_units(text: str, path: str | None = None) -> Units:
     """Every method of ``text`` as a :class:`Program`; see the module docstring."""
@@ -86,7 +143,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
     lines = text.split("\n")
     try:
         tokens = list(javalang.tokenizer.tokenize(text))
-        tree = javalang.parser.Parser(tokens).parse()
+        tree = _Parser(tokens).parse()
         methods = [
             (p, n) for p, n in tree
             if isinstance(n, (jt.MethodDeclaration, jt.ConstructorDeclaration)) and n.body is not None
@@ -473,7 +530,7 @@ class _UnitBuilder:
                 continue
             if name is None:
                 continue
-            k = self._find_decl(name, cursor)
+            k = self._find_decl(name, cursor, inferred=isinstance(node, jt.InferredFormalParameter))
             if k is None:
                 raise UnsupportedError(f"cannot locate the declaration of {name!r}",
                                        line=ix.line_of[cursor], col=ix.col_of[cursor] + 1)
@@ -570,11 +627,22 @@ class _UnitBuilder:
                 pinned.add(ref)
         return frozenset(pinned)
 
-    def _find_decl(self, name: str, cursor: int) -> int | None:
+    def _find_decl(self, name: str, cursor: int, inferred: bool = False) -> int | None:
+        """The token declaring ``name`` at or after ``cursor``: the name right
+        after its type (``,`` too, for a second declarator), before what may
+        follow a declarator; ``inferred`` lambda parameters have no type. Never
+        a use: ``this.n)``, ``f(a, n)``, ``(n)`` declare nothing."""
         ix = self.ix
         for k in range(cursor, self.close_tok + 1):
             if ix.identifier[k] and ix.values[k] == name and ix.values[k + 1] in ("=", ",", ";", "[", ")", ":", "->"):
-                return k
+                before = ix.values[k - 1]
+                if inferred:
+                    if before in ("(", ",") or ix.values[k + 1] == "->":
+                        return k
+                elif ix.identifier[k - 1] or isinstance(ix.tokens[k - 1], javalang.tokenizer.BasicType) \
+                        or before in (">", ">>", ">>>", "]", "...") \
+                        or (before == "," and ix.values[k + 1] in ("=", ",", ";", "[")):
+                    return k
         return None
 
     # ------------------------------------------------------------- effects
@@ -639,14 +707,7 @@ class _UnitBuilder:
                 e.writes.add(HEAP)
                 e.side = e.may_raise = e.barrier = True
             elif isinstance(node, jt.ClassCreator):
-                e.may_raise = True
-                if node.arguments:
-                    e.reads.add(HEAP)  # a copy constructor reads its source
-                if isinstance(node, jt.InnerClassCreator) or node.qualifier or node.body \
-                        or node.type.name not in ALLOCATORS or node.type.sub_type is not None:
-                    e.reads.add(HEAP)
-                    e.writes.add(HEAP)
-                    e.side = True
+                self._creation(e, node)
             elif isinstance(node, jt.ArrayCreator):
                 e.may_raise = True  # a negative size
             elif isinstance(node, (jt.ArraySelector, jt.Cast)):
@@ -691,6 +752,18 @@ class _UnitBuilder:
                 e.barrier = True
         return e
 
+    def _creation(self, e: Effect, node) -> None:
+        """``new T(…)``: an allocation reads its arguments (a copy constructor
+        reads its source); unless ``T`` is a known allocator, it is a call."""
+        e.may_raise = True
+        if node.arguments:
+            e.reads.add(HEAP)
+        if isinstance(node, jt.InnerClassCreator) or node.qualifier or node.body \
+                or node.type.name not in ALLOCATORS or node.type.sub_type is not None:
+            e.reads.add(HEAP)
+            e.writes.add(HEAP)
+            e.side = True
+
     def _pure_call(self, node) -> bool:
         """Whether a method invocation only computes a value (see PURE_QUALIFIERS)."""
         q = node.qualifier
@@ -725,6 +798,8 @@ class _UnitBuilder:
         return True
 
     def _store(self, e: Effect, target) -> None:
+        while isinstance(target, Parenthesized) and not target.selectors:
+            target = target.expression
         ref = self._local(target) if isinstance(target, jt.MemberReference) and not target.qualifier and not target.selectors else None
         if ref is not None:
             e.writes.add(ref)

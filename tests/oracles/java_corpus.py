@@ -1,0 +1,57 @@
+"""Real Java for the oracles: JDK 17 sources of ``java.base``.
+
+The sources are the ``src.zip`` of the JDK that ``javac`` belongs to
+(``<jdk>/lib/src.zip``, Debian's ``openjdk-17-source``; .ci/run installs it
+when it is missing). The files below parse with ``javalang`` (Java 8 syntax)
+and compile on their own when patched into ``java.base``
+(``javac --patch-module java.base=DIR``), so a variant of any of their methods
+can be compiled without the rest of the JDK's sources.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+#: java.base files (paths inside the module): about 750 methods and constructors
+JDK_FILES = [
+    "java/util/ArrayList.java",
+    "java/util/ArrayDeque.java",
+    "java/util/AbstractList.java",
+    "java/util/Vector.java",
+    "java/util/PriorityQueue.java",
+    "java/util/LinkedList.java",
+    "java/util/SplittableRandom.java",
+    "java/lang/StringLatin1.java",
+    "java/lang/StringUTF16.java",
+    "java/lang/StringBuffer.java",
+    "java/io/ByteArrayOutputStream.java",
+    "java/io/CharArrayWriter.java",
+]
+
+
+def src_zip() -> Path:
+    """The JDK's ``lib/src.zip`` beside the ``javac`` on PATH; fails (never
+    skips) when either is missing."""
+    javac = shutil.which("javac")
+    if javac is None:
+        pytest.fail("javac not found (.ci/run installs Debian's openjdk-17-jdk-headless)")
+    path = Path(os.path.realpath(javac)).parents[1] / "lib" / "src.zip"
+    if not path.is_file():
+        pytest.fail(f"JDK sources not found at {path} (.ci/run installs Debian's openjdk-17-source)")
+    return path
+
+
+@lru_cache(maxsize=None)
+def jdk_sources() -> dict[str, str]:
+    """The text of every file of :data:`JDK_FILES`, by its path in the module."""
+    with zipfile.ZipFile(src_zip()) as zf:
+        return {rel: zf.read(f"java.base/{rel}").decode("utf-8") for rel in JDK_FILES}
+
+
+__all__ = ["JDK_FILES", "src_zip", "jdk_sources"]

@@ -1,0 +1,605 @@
+"""A seeded generator of Java classes whose methods exercise, on purpose, what
+the Java frontend's dependency and renaming rules must get right.
+
+Each class ``G<k>`` extends ``GenBase`` (a base constructor that prints) and
+holds fields of every kind (instance and static ints, an int array, a list, a
+string builder, a sorted map), three constructors and two methods whose
+bodies are drawn from a grammar of statements: locals (``final`` and
+annotated ones too), fields through ``this.`` and bare (and shadowed by
+locals), arrays, ``ArrayList``/``TreeMap``/``StringBuilder``/iterators and
+the JDK calls that read or mutate them, copy constructors, nested blocks that
+reuse names, lambdas, anonymous and local classes capturing effectively-final
+locals, compound assignments and increments anywhere (conditions, arguments,
+loop headers, chains), labeled loops with ``break``/``continue``, ``switch``
+with fall-through, ``try``/``catch``/``finally``, try-with-resources,
+``synchronized``, ``assert`` and output through ``System.out``.
+
+Its ``main`` calls every constructor and method on a few inputs and prints,
+per case, what the unit printed, its return value and the state it can reach;
+a case that raises prints ``!`` and its exception class, and is not compared
+(docs/semantics.md covers only executions that complete normally). Every loop
+is bounded, so every case ends.
+"""
+
+from __future__ import annotations
+
+import random
+
+#: shared by every generated class: compiled once per run
+SUPPORT = {
+    "GenBase": """
+public class GenBase {
+    protected int baseVal;
+    protected GenBase(int v) {
+        baseVal = v;
+        System.out.println("base " + v);
+    }
+}
+""",
+    "GenRes": """
+public class GenRes implements AutoCloseable {
+    final String name;
+    public GenRes(String name) {
+        this.name = name;
+        System.out.println("open " + name);
+    }
+    public int get() {
+        return name.length();
+    }
+    @Override
+    public void close() {
+        System.out.println("close " + name);
+    }
+}
+""",
+}
+
+#: local names: few, so that sibling blocks reuse them and locals shadow fields
+NAMES = ["x", "y", "z", "t", "u", "n", "s", "list", "sb", "c"]
+INPUTS = [(1, 2), (0, 5), (-3, 4), (7, -1)]
+
+
+class _Scope:
+    def __init__(self) -> None:
+        #: name -> (type, how): ``var`` (the generator may assign it), ``ro``
+        #: (changed only where it was made: a loop counter), ``final`` (never
+        #: changed: lambdas and inner classes may capture it)
+        self.vars: dict[str, tuple[str, str]] = {}
+
+
+class _Method:
+    """Generates one body; ``ctor`` bodies return nothing and may not use
+    ``this`` before their first statement."""
+
+    def __init__(self, rng: random.Random, cls: str, ctor: bool, params: list[tuple[str, str]]) -> None:
+        self.rng = rng
+        self.cls = cls
+        self.ctor = ctor
+        self.scopes = [_Scope()]
+        for name, typ in params:
+            self.scopes[0].vars[name] = (typ, "var")
+        self.loop_depth = 0
+        self.labels: list[str] = []
+        self.local_classes = 0
+        self.pending: set[str] = set()
+        self.budget = rng.randint(8, 16)
+
+    # ------------------------------------------------------------ scopes
+    def lookup(self, name: str) -> tuple[str, str] | None:
+        for sc in reversed(self.scopes):
+            if name in sc.vars:
+                return sc.vars[name]
+        return None
+
+    def locals_of(self, typ: str, assignable: bool = False, final: bool = False) -> list[str]:
+        seen, out = set(), []
+        for sc in reversed(self.scopes):
+            for name, (t, how) in sc.vars.items():
+                if name not in seen and t == typ and (how == "var" or not assignable) and (how == "final" or not final):
+                    out.append(name)
+                seen.add(name)
+        return out
+
+    def fresh(self) -> str | None:
+        """A name no local in scope has; until it is declared, the field of
+        that name is spelled qualified (its initializer cannot name it bare)."""
+        free = [n for n in NAMES if self.lookup(n) is None]
+        if not free:
+            return None
+        name = self.rng.choice(free)
+        self.pending.add(name)
+        return name
+
+    def field(self, name: str, inner: bool = False) -> str:
+        """The field ``name``, qualified when a local hides it or at random
+        (``inner``: inside an anonymous or local class, where ``this`` is that class)."""
+        static = name == "s"
+        if self.lookup(name) is not None or name in self.pending or self.rng.random() < 0.4:
+            return f"{self.cls}.{name}" if static else f"{self.cls}.this.{name}" if inner else f"this.{name}"
+        return name
+
+    # ------------------------------------------------------- expressions
+    def idx(self, arr: str) -> str:
+        return f"Math.floorMod({self.expr(1)}, {arr}.length)"
+
+    def expr(self, depth: int = 2) -> str:
+        r = self.rng
+        ints = self.locals_of("int")
+        choices = ["lit", "lit", "field", "arr"]
+        if ints:
+            choices += ["local"] * 4
+        if self.locals_of("int", assignable=True):
+            choices += ["incr", "assign"]
+        if depth > 0:
+            choices += ["bin"] * 3 + ["tern", "call", "size"]
+        k = r.choice(choices)
+        if k == "lit":
+            return str(r.randint(-3, 9))
+        if k == "local":
+            return r.choice(ints)
+        if k == "field":
+            return self.field(r.choice(["n", "n", "s", "baseVal"]))
+        if k == "arr":
+            arrs = ["xs", self.field("arr")] if self.lookup("xs") else [self.field("arr")]
+            a = r.choice(arrs + self.locals_of("int[]"))
+            return f"{a}[{self.idx(a)}]" if depth > 0 else f"{a}.length"
+        if k == "incr":
+            v = r.choice(self.locals_of("int", assignable=True))
+            return r.choice([f"{v}++", f"++{v}", f"{v}--"])
+        if k == "assign":
+            v = r.choice(self.locals_of("int", assignable=True))
+            return f"({v} = {self.expr(depth - 1)})"
+        if k == "bin":
+            return f"({self.expr(depth - 1)} {r.choice('+-*')} {self.expr(depth - 1)})"
+        if k == "tern":
+            return f"({self.expr(depth - 1)} > {self.expr(depth - 1)} ? {self.expr(depth - 1)} : {self.expr(depth - 1)})"
+        if k == "call":
+            return r.choice([
+                f"Math.max({self.expr(depth - 1)}, {self.expr(depth - 1)})",
+                f"Integer.bitCount({self.expr(depth - 1)})",
+                f"Math.abs({self.expr(depth - 1)}) % 7",
+                f"{self.field('sb')}.length()",
+                f"{self.field('map')}.getOrDefault(\"k\", 0)",
+                f"({self.field('n')}++)",
+                f"{self.field('arr')}[0]++",
+            ])
+        # sizes of containers, some through copies
+        cands = [f"{self.field('list')}.size()", f"new ArrayList<>({self.field('list')}).size()"]
+        if self.lookup("ys"):
+            cands += ["ys.size()", "new ArrayList<>(ys).size()"]
+        cands += [f"{v}.size()" for v in self.locals_of("List")]
+        cands += [f"new String({v}).length()" for v in self.locals_of("char[]")]
+        cands += [f"String.valueOf({v}).hashCode() % 5" for v in self.locals_of("char[]")]
+        cands += [f"{v}.length()" for v in self.locals_of("SB")]
+        return r.choice(cands)
+
+    def cond(self) -> str:
+        return f"{self.expr(1)} {self.rng.choice(['>', '<', '==', '!=', '>='])} {self.expr(1)}"
+
+    # -------------------------------------------------------- statements
+    def declare(self, name: str, typ: str, how: str = "var") -> None:
+        self.scopes[-1].vars[name] = (typ, how)
+
+    def block(self, ind: str, n: int, *, fresh_scope: bool = True) -> list[str]:
+        if fresh_scope:
+            self.scopes.append(_Scope())
+        out = []
+        for _ in range(n):
+            if self.budget <= 0:
+                break
+            out += self.stmt(ind)
+        if fresh_scope:
+            self.scopes.pop()
+        return out or [f"{ind}{self.field('n')} += 1;"]
+
+    def stmt(self, ind: str) -> list[str]:
+        self.budget -= 1
+        self.pending.clear()
+        r = self.rng
+        nested = len(self.scopes) < 4 and self.budget > 2
+        kinds = ["decl"] * 5 + ["assign"] * 4 + ["field"] * 3 + ["array"] * 2 + ["coll"] * 3 + ["print"] * 2
+        kinds += ["copy", "chars", "capture"] * 2 + ["shadow", "assert"]
+        if nested:
+            kinds += ["block", "if", "for", "while", "switch", "try", "twr", "sync", "label", "local_class"]
+        if self.loop_depth:
+            kinds += ["jump"] * 2
+        k = r.choice(kinds)
+        return getattr(self, f"s_{k}")(ind)
+
+    def s_decl(self, ind: str) -> list[str]:
+        name = self.fresh()
+        if name is None:
+            return self.s_assign(ind)
+        r = self.rng
+        mod = r.choice(["", "", "", "final ", '@SuppressWarnings("unused") ', '@SuppressWarnings("unused")\n' + ind + "final "])
+        if r.random() < 0.15 and not mod:
+            init = self.expr()
+            self.declare(name, "int")
+            return [f"{ind}int {name};", f"{ind}{name} = {init};"]
+        line = f"{ind}{mod}int {name} = {self.expr()};"
+        self.declare(name, "int", "final" if "final" in mod else "var")
+        return [line]
+
+    def s_assign(self, ind: str) -> list[str]:
+        r = self.rng
+        vs = self.locals_of("int", assignable=True)
+        if not vs:
+            return self.s_field(ind)
+        v = r.choice(vs)
+        form = r.randrange(6)
+        if form == 0:
+            return [f"{ind}{v} = {self.expr()};"]
+        if form == 1:
+            return [f"{ind}{v} {r.choice(['+=', '-=', '*=', '^='])} {self.expr()};"]
+        if form == 2:
+            return [f"{ind}{r.choice([v + '++', '++' + v, v + '--', '--' + v])};"]
+        if form == 3 and len(vs) > 1:
+            w = r.choice([x for x in vs if x != v])
+            return [f"{ind}{v} = {w} = {self.expr()};"]
+        if form == 4:
+            return [f"{ind}{self.field('list')}.add({v} = {self.expr(1)});"]
+        return [f"{ind}{v} = {self.field('n')} = {self.expr(1)};"]
+
+    def s_field(self, ind: str) -> list[str]:
+        r = self.rng
+        f = self.field(r.choice(["n", "n", "s"]))
+        return [r.choice([
+            f"{ind}{f} = {self.expr()};",
+            f"{ind}{f} += {self.expr()};",
+            f"{ind}{f}++;",
+            f"{ind}++{f};",
+            f"{ind}{f}--;",
+            f"{ind}{f} *= 2;",
+        ])]
+
+    def s_array(self, ind: str) -> list[str]:
+        r = self.rng
+        arrs = [self.field("arr")] + (["xs"] if self.lookup("xs") else []) + self.locals_of("int[]")
+        a = r.choice(arrs)
+        form = r.randrange(8)
+        if form == 0:
+            return [f"{ind}{a}[{self.idx(a)}] = {self.expr()};"]
+        if form == 1:
+            return [f"{ind}{a}[{self.idx(a)}] += {self.expr()};"]
+        if form == 2:
+            return [f"{ind}{a}[{self.idx(a)}]++;"]
+        if form == 3:
+            return [f"{ind}Arrays.sort({a});"]
+        if form == 4:
+            return [f"{ind}Arrays.fill({a}, {self.expr(1)});"]
+        if form == 5:
+            b = r.choice(arrs)
+            return [f"{ind}System.arraycopy({b}, 0, {a}, 0, Math.min({a}.length, {b}.length) - 1);"]
+        if form == 6 and self.fresh():
+            name = self.fresh()
+            line = f"{ind}int[] {name} = {r.choice([a + '.clone()', f'Arrays.copyOf({a}, {a}.length)'])};"
+            self.declare(name, "int[]", "final")
+            return [line]
+        return [f"{ind}{self.field('arr')} = Arrays.copyOf({self.field('arr')}, {self.field('arr')}.length + 1);"]
+
+    def s_coll(self, ind: str) -> list[str]:
+        r = self.rng
+        lists = [self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List")
+        li = r.choice(lists)
+        sb = r.choice([self.field("sb")] + self.locals_of("SB"))
+        forms = [
+            f"{li}.add({self.expr()});",
+            f"if (!{li}.isEmpty()) {li}.remove(0);",
+            f"Collections.reverse({li});",
+            f"{sb}.append({self.expr()});",
+            f"{sb}.append(\"-\").append({li}.size());",
+            f"{self.field('map')}.put(\"k\", {self.expr()});",
+            f"{self.field('map')}.merge(\"m\" + Math.floorMod({self.expr(1)}, 3), 1, Integer::sum);",
+        ]
+        its = self.locals_of("It")
+        if its:
+            it = r.choice(its)
+            forms.append(f"{self.field('n')} += {it}.hasNext() ? {it}.next() : 0;")
+        else:
+            name = self.fresh()
+            if name:
+                if li == name:
+                    li = f"this.{li}"
+                self.declare(name, "It", "final")
+                return [f"{ind}Iterator<Integer> {name} = {li}.iterator();"]
+        return [ind + r.choice(forms)]
+
+    def s_copy(self, ind: str) -> list[str]:
+        r = self.rng
+        name = self.fresh()
+        if name is None:
+            return self.s_coll(ind)
+        kind = r.randrange(4)
+        if kind == 0:
+            src = r.choice([self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List"))
+            self.declare(name, "List", "final")
+            return [f"{ind}List<Integer> {name} = new ArrayList<>({src});"]
+        if kind == 1:
+            src = r.choice([self.field("sb")] + self.locals_of("SB"))
+            self.declare(name, "SB", "final")
+            return [f"{ind}StringBuilder {name} = new StringBuilder({src});"]
+        if kind == 2:
+            init = f"new TreeMap<>({self.field('map')}).size()"
+            self.declare(name, "int")
+            return [f"{ind}int {name} = {init};"]
+        self.declare(name, "List", "final")
+        return [f"{ind}List<Integer> {name} = new ArrayList<>();"]
+
+    def s_chars(self, ind: str) -> list[str]:
+        r = self.rng
+        cs = self.locals_of("char[]")
+        if not cs:
+            name = self.fresh()
+            if name is None:
+                return self.s_print(ind)
+            self.declare(name, "char[]", "final")
+            return [f"{ind}char[] {name} = {{'a', 'b', 'c'}};"]
+        c = r.choice(cs)
+        return [ind + r.choice([
+            f"{c}[Math.floorMod({self.expr(1)}, 3)] = 'q';",
+            f"Character.toChars(65 + Math.floorMod({self.expr(1)}, 20), {c}, 1);",
+            f"{self.field('sb')}.append(new String({c}));",
+            f"{self.field('sb')}.append(String.valueOf({c}));",
+            f"Arrays.fill({c}, 'z');",
+        ])]
+
+    def s_print(self, ind: str) -> list[str]:
+        return [f"{ind}System.out.println(\"p\" + {self.expr()});"]
+
+    def s_capture(self, ind: str) -> list[str]:
+        r = self.rng
+        ro = self.locals_of("int", final=True)
+        name = self.fresh()
+        if not ro or name is None:
+            if name is None:
+                return self.s_print(ind)
+            init = self.expr()
+            self.declare(name, "int", "final")
+            return [f"{ind}{r.choice(['final ', ''])}int {name} = {init};"]
+        v = r.choice(ro)
+        kind = r.randrange(4)
+        if kind == 0:
+            decl = f"{ind}IntSupplier {name} = () -> {v} + {self.field('n')};"
+        elif kind == 1:
+            decl = (f"{ind}IntSupplier {name} = new IntSupplier() {{ public int getAsInt() "
+                    f"{{ return {v} * 2 + {self.field('n', inner=True)}; }} }};")
+        elif kind == 2:
+            p = self.fresh()
+            if p is None or p == name:
+                return self.s_print(ind)
+            self.declare(name, "Op", "final")
+            return [f"{ind}IntUnaryOperator {name} = {p} -> {p} * 3 + {v};",
+                    f"{ind}{self.field('n')} += {name}.applyAsInt({self.expr(1)});"]
+        else:
+            self.declare(name, "Run", "final")
+            return [f"{ind}Runnable {name} = () -> {self.field('list')}.add({v});", f"{ind}{name}.run();"]
+        self.declare(name, "Sup", "final")
+        use = r.choice([f"{self.field('n')} += {name}.getAsInt();", f"System.out.println({name}.getAsInt());"])
+        return [decl, ind + use]
+
+    def s_shadow(self, ind: str) -> list[str]:
+        # a local that hides a field from here on
+        for name, typ, init in (("n", "int", "{e}"), ("s", "int", "{e}"), ("list", "List<Integer>", "new ArrayList<>()")):
+            if self.lookup(name) is None:
+                self.pending.add(name)
+                line = f"{ind}{typ} {name} = {init.format(e=self.expr())};"
+                self.declare(name, "int" if typ == "int" else "List", "var" if typ == "int" else "final")
+                return [line]
+        return self.s_print(ind)
+
+    def s_jump(self, ind: str) -> list[str]:
+        r = self.rng
+        tgt = f" {r.choice(self.labels)}" if self.labels and r.random() < 0.5 else ""
+        return [f"{ind}if ({self.cond()}) {{", f"{ind}    {r.choice(['break', 'continue'])}{tgt};", f"{ind}}}"]
+
+    def s_block(self, ind: str) -> list[str]:
+        return [f"{ind}{{"] + self.block(ind + "    ", 3) + [f"{ind}}}"]
+
+    def s_if(self, ind: str) -> list[str]:
+        out = [f"{ind}if ({self.cond()}) {{"] + self.block(ind + "    ", 2)
+        if self.rng.random() < 0.5:
+            out += [f"{ind}}} else {{"] + self.block(ind + "    ", 2)
+        if not self.ctor and self.rng.random() < 0.2:
+            out.insert(1, f"{ind}    if ({self.cond()}) {{")
+            out.insert(2, f"{ind}        return {self.expr(1)};")
+            out.insert(3, f"{ind}    }}")
+        return out + [f"{ind}}}"]
+
+    def _loop(self, head: list[str], ind: str, tail: str = "}", declare: str | None = None,
+              label: str | None = None, declare_how: str = "ro") -> list[str]:
+        self.loop_depth += 1
+        if label:
+            self.labels.append(label)
+        self.scopes.append(_Scope())
+        if declare:
+            self.declare(declare, "int", declare_how)
+        body = self.block(ind + "    ", 2, fresh_scope=False)
+        self.scopes.pop()
+        if label:
+            self.labels.pop()
+        self.loop_depth -= 1
+        return head + body + [ind + tail]
+
+    def s_for(self, ind: str) -> list[str]:
+        r = self.rng
+        i = self.fresh()
+        if i is None:
+            return self.s_print(ind)
+        kind = r.randrange(3)
+        if kind == 0:
+            upd = r.choice([f"{i}++", f"{i}++, {self.field('n')}++", f"{i} += 1"])
+            return self._loop([f"{ind}for (int {i} = 0; {i} < {r.randint(1, 3)}; {upd}) {{"], ind, declare=i)
+        if kind == 1:
+            src = r.choice([self.field("list"), self.field("arr")] + (["xs", "ys"] if self.lookup("xs") else []))
+            return self._loop([f"{ind}for (int {i} : {src}) {{"], ind, declare=i, declare_how="final")
+        # a counter declared before the loop, advanced in the header
+        out = [f"{ind}int {i} = 0;"]
+        self.declare(i, "int", "ro")
+        return out + self._loop([f"{ind}for (; {i} < 2; {i}++) {{"], ind)
+
+    def s_while(self, ind: str) -> list[str]:
+        r = self.rng
+        c = self.fresh()
+        if c is None:
+            return self.s_print(ind)
+        self.declare(c, "int", "ro")
+        kind = r.randrange(3)
+        if kind == 0:
+            return [f"{ind}int {c} = 0;"] + self._loop([f"{ind}while ({c}++ < 2) {{"], ind)
+        if kind == 1:
+            return [f"{ind}int {c} = 0;"] + self._loop([f"{ind}do {{"], ind, tail=f"}} while (++{c} < 2);")
+        body = self._loop([f"{ind}while (true) {{"], ind)
+        return [f"{ind}int {c} = 0;"] + body[:1] + [f"{ind}    if ({c}++ >= 2) {{", f"{ind}        break;", f"{ind}    }}"] + body[1:]
+
+    def s_label(self, ind: str) -> list[str]:
+        r = self.rng
+        lbl = f"L{r.randrange(100)}"
+        if lbl in self.labels:
+            return self.s_print(ind)
+        i = self.fresh()
+        if i is None:
+            return self.s_print(ind)
+        return self._loop([f"{ind}{lbl}:", f"{ind}for (int {i} = 0; {i} < 3; {i}++) {{"], ind, declare=i, label=lbl)
+
+    def s_switch(self, ind: str) -> list[str]:
+        # each case body braced: a declaration in one case is in scope, but not
+        # assigned, in the cases below it
+        out = [f"{ind}switch (Math.floorMod({self.expr(1)}, 4)) {{"]
+        for case in ("case 0:", "case 1:", "case 2:", "default:"):
+            out.append(f"{ind}    {case} {{")
+            out += self.block(ind + "        ", 1)
+            if self.rng.random() < 0.5:
+                out.append(f"{ind}        break;")
+            out.append(f"{ind}    }}")
+        return out + [f"{ind}}}"]
+
+    def s_try(self, ind: str) -> list[str]:
+        r = self.rng
+        a = r.choice([self.field("arr")] + (["xs"] if self.lookup("xs") else []))
+        # one scope for the whole body, the statement that may raise anywhere in it
+        self.scopes.append(_Scope())
+        body = []
+        for _ in range(r.randint(0, 2)):
+            body += self.stmt(ind + "    ")
+        body.append(ind + "    " + r.choice([f"{self.field('n')} += {a}[{self.expr(1)}];",
+                                             f"{self.field('n')} += 12 / {self.expr(1)};"]))
+        for _ in range(r.randint(0, 2)):
+            body += self.stmt(ind + "    ")
+        self.scopes.pop()
+        out = [f"{ind}try {{"] + body
+        e = self.fresh()
+        if e is None:
+            return self.s_print(ind)
+        out += [f"{ind}}} catch (RuntimeException {e}) {{"] + [f"{ind}    System.out.println(\"caught \" + {self.field('n')});"]
+        self.scopes.append(_Scope())
+        self.declare(e, "Exc", "final")
+        out += self.block(ind + "    ", 1)
+        self.scopes.pop()
+        if r.random() < 0.5:
+            out += [f"{ind}}} finally {{"] + self.block(ind + "    ", 1)
+        return out + [f"{ind}}}"]
+
+    def s_twr(self, ind: str) -> list[str]:
+        name = self.fresh()
+        if name is None:
+            return self.s_print(ind)
+        out = [f"{ind}try (GenRes {name} = new GenRes(\"r\" + {self.expr(1)})) {{"]
+        self.scopes.append(_Scope())
+        self.declare(name, "Res", "final")
+        out += self.block(ind + "    ", 2, fresh_scope=False)
+        out.append(f"{ind}    {self.field('n')} += {name}.get();")
+        self.scopes.pop()
+        return out + [f"{ind}}}"]
+
+    def s_sync(self, ind: str) -> list[str]:
+        return [f"{ind}synchronized (this) {{"] + self.block(ind + "    ", 2) + [f"{ind}}}"]
+
+    def s_local_class(self, ind: str) -> list[str]:
+        ro = self.locals_of("int", final=True)
+        v = self.rng.choice(ro) if ro else "7"
+        self.local_classes += 1
+        name = f"Local{self.local_classes}"
+        return [
+            f"{ind}class {name} {{",
+            f"{ind}    int get() {{",
+            f"{ind}        return {v} + {self.field('n', inner=True)};",
+            f"{ind}    }}",
+            f"{ind}}}",
+            f"{ind}{self.field('n')} += new {name}().get();",
+        ]
+
+    def s_assert(self, ind: str) -> list[str]:
+        return [f"{ind}assert {self.expr(1)} != 12345 : \"never\";"]
+
+
+def generate_class(cls: str, seed: int) -> tuple[str, list[str]]:
+    """The source of class ``cls`` and the names of its units, from ``seed``."""
+    rng = random.Random(seed)
+    ind = "        "
+    out = [
+        "import java.util.*;",
+        "import java.util.function.*;",
+        "",
+        f"public class {cls} extends GenBase {{",
+        "    int n;",
+        "    static int s;",
+        "    int[] arr = {3, 1, 2};",
+        "    List<Integer> list = new ArrayList<>(Arrays.asList(4, 5));",
+        "    StringBuilder sb = new StringBuilder(\"b\");",
+        "    Map<String, Integer> map = new TreeMap<>();",
+        "",
+    ]
+    units = []
+    # constructors: super(...) and this(...) first
+    g = _Method(rng, cls, True, [("a", "int"), ("b", "int")])
+    sup = f"a * {rng.randint(1, 3)} + b"
+    out += [f"    {cls}(int a, int b) {{", f"{ind}super({sup});"] + g.block(ind, 6, fresh_scope=False) + ["    }", ""]
+    g = _Method(rng, cls, True, [("a", "int")])
+    out += [f"    {cls}(int a) {{", f"{ind}this(a, {rng.randint(0, 4)});"] + g.block(ind, 4, fresh_scope=False) + ["    }", ""]
+    units += [f"{cls}.{cls}"] * 2
+    params = [("a", "int"), ("b", "int"), ("xs", "int[]"), ("ys", "List")]
+    for name in ("m1", "m2"):
+        g = _Method(rng, cls, False, params)
+        body = g.block(ind, 30, fresh_scope=False)
+        ret = g.expr()
+        out += [f"    int {name}(int a, int b, int[] xs, List<Integer> ys) {{"] + body + [f"{ind}return {ret};", "    }", ""]
+        units.append(f"{cls}.{name}")
+    out += _driver(cls)
+    out.append("}")
+    return "\n".join(out) + "\n", units
+
+
+def _driver(cls: str) -> list[str]:
+    inputs = ", ".join(f"{{{a}, {b}}}" for a, b in INPUTS)
+    return f"""    static String state({cls} o, int[] xs, List<Integer> ys) {{
+        return o.n + " " + s + " " + Arrays.toString(o.arr) + " " + o.list + " " + o.sb + " " + o.map
+            + " " + o.baseVal + " " + Arrays.toString(xs) + " " + ys;
+    }}
+
+    public static void main(String[] args) {{
+        int[][] inputs = {{{inputs}}};
+        for (int k = 0; k < inputs.length; k++) {{
+            for (int w = 0; w < 4; w++) {{
+                System.out.println("#case " + k + " " + w);
+                s = k;
+                int[] xs = {{k, 2, 9, -1}};
+                List<Integer> ys = new ArrayList<>(Arrays.asList(6, k, 8));
+                try {{
+                    {cls} o = w == 0 ? new {cls}(inputs[k][0], inputs[k][1]) : new {cls}(inputs[k][0]);
+                    Object r = "";
+                    if (w == 2) {{
+                        r = o.m1(inputs[k][0], inputs[k][1], xs, ys);
+                    }} else if (w == 3) {{
+                        r = o.m2(inputs[k][0], inputs[k][1], xs, ys);
+                    }}
+                    System.out.println("= " + r + " " + state(o, xs, ys));
+                }} catch (Throwable e) {{
+                    System.out.println("! " + e.getClass().getName());
+                }}
+            }}
+        }}
+    }}
+""".split("\n")
+
+
+__all__ = ["SUPPORT", "generate_class", "INPUTS"]
