@@ -36,15 +36,18 @@ JDK_FILES = [
 
 
 def src_zip() -> Path:
-    """The JDK's ``lib/src.zip`` beside the ``javac`` on PATH; fails (never
-    skips) when either is missing."""
+    """The JDK's ``lib/src.zip`` beside the ``javac`` on PATH (or, where that
+    link dangles, as Debian's headless JDK leaves it without the full JDK,
+    ``lib/src.zip`` beside the link's target), found as .ci/run finds it;
+    fails (never skips) when it is missing."""
     javac = shutil.which("javac")
     if javac is None:
         pytest.fail("javac not found (.ci/run installs Debian's openjdk-17-jdk-headless)")
-    path = Path(os.path.realpath(javac)).parents[1] / "lib" / "src.zip"
-    if not path.is_file():
-        pytest.fail(f"JDK sources not found at {path} (.ci/run installs Debian's openjdk-17-source)")
-    return path
+    link = Path(os.path.realpath(javac)).parents[1] / "lib" / "src.zip"
+    for path in (link, Path(os.path.realpath(link)).parent / "lib" / "src.zip"):
+        if path.is_file():
+            return path
+    pytest.fail(f"JDK sources not found at {link} (.ci/run installs Debian's openjdk-17-source)")
 
 
 @lru_cache(maxsize=None)
