@@ -1,0 +1,356 @@
+"""One row per defect class of the Java frontend: a class ``C``, the unit under
+test, its exact permutation and renaming counts. Every permutation and every
+renaming of the unit must compile with ``javac``, and where the class has a
+``main`` driver, print what the original prints."""
+
+from __future__ import annotations
+
+import pytest
+
+from invar.frontends.java import parse_units, renaming_space
+from invar.symmetry.permutations import PermutationSpace
+
+from .java_harness import compile_all, failing_files, rename_class, run_all
+
+#: (id, source of class C, unit, permutations, renamings)
+ROWS = [
+    ("this-field-increment", """
+class C {
+    int n = 1;
+    int m() {
+        int a = n;
+        this.n++;
+        ++this.n;
+        int b = (this.n)++;
+        int c = 3;
+        return a * 100 + b * 10 + c + n;
+    }
+    public static void main(String[] x) { System.out.println(new C().m()); }
+}""", "C.m", 5, 6),
+    ("field-compound-and-chains", """
+class C {
+    int n = 1;
+    int[] arr = {1, 2};
+    C other;
+    int m(int i) {
+        int a = n;
+        n += 1;
+        int b = arr[i];
+        arr[i]++;
+        other.n += 5;
+        int d, e;
+        d = e = n;
+        n = 7;
+        return a + b * 10 + other.n * 100 + d + e + n;
+    }
+    public static void main(String[] x) { C c = new C(); c.other = new C(); System.out.println(c.m(1) + " " + c.n); }
+}""", "C.m", 6, 24),
+    ("assignment-in-condition-and-argument", """
+import java.util.*;
+class C {
+    List<Integer> out = new ArrayList<>();
+    int m(int a) {
+        int x = 0;
+        int y = a;
+        if ((x = a + 1) > 3) {
+            y++;
+        }
+        out.add(x = 9);
+        int z = x;
+        return y + z;
+    }
+    public static void main(String[] s) { C c = new C(); System.out.println(c.m(5) + " " + c.out); }
+}""", "C.m", 2, 6),
+    ("copy-constructors-read-their-source", """
+import java.util.*;
+class C {
+    static String m(List<Integer> xs, char[] cs, StringBuilder sb) {
+        List<Integer> copy = new ArrayList<>(xs);
+        String s = new String(cs);
+        StringBuilder t = new StringBuilder(sb);
+        xs.add(3);
+        cs[0] = 'z';
+        sb.append("!");
+        return copy + s + t;
+    }
+    public static void main(String[] a) {
+        System.out.println(m(new ArrayList<>(List.of(1)), new char[] {'a', 'b'}, new StringBuilder("q")));
+    }
+}""", "C.m", 6, 36),
+    ("impure-statics", """
+class C {
+    static String m(char[] cs) {
+        String s = String.valueOf(cs);
+        Character.toChars(66, cs, 0);
+        double r = Math.random();
+        double q = Math.random();
+        int k = Math.abs(-3);
+        return s + new String(cs) + (r == q) + k;
+    }
+    public static void main(String[] a) { System.out.println(m(new char[] {'a', 'b'})); }
+}""", "C.m", 1, 24),
+    ("explicit-constructor-calls-first", """
+class CaseBase { int v; CaseBase(int v) { this.v = v; System.out.println("base " + v); } }
+class C extends CaseBase {
+    int n;
+    C(int a) {
+        super(a * 2);
+        int x = 3;
+        int y = a;
+        n = x + y;
+    }
+    C() {
+        this(4);
+        int z = 5;
+        System.out.println(z);
+    }
+    public static void main(String[] s) { System.out.println(new C().n + " " + new C(1).v); }
+}""", "C.C@5", 2, 2),
+    ("declarations-keep-annotations-and-modifiers", """
+class C {
+    static int m(int p) {
+        @SuppressWarnings("unused")
+        final int a = p;
+        final @Deprecated int b = 2;
+        @SuppressWarnings({"unused", "rawtypes"}) int c = 3;
+        return 0;
+    }
+}""", "C.m", 6, 6),
+    ("shadowing-between-blocks", """
+class C {
+    int t = 40;
+    int n;
+    int m() {
+        {
+            int k = 1;
+            n += k;
+        }
+        for (int i = 0; i < 2; i++) {
+            n += i;
+        }
+        int u = t;
+        int k = 2;
+        int t = 5;
+        return u + k + t + n;
+    }
+    public static void main(String[] s) { System.out.println(new C().m()); }
+}""", "C.m", 4, 120),
+    ("lambdas-and-classes-capture", """
+import java.util.function.*;
+class C {
+    int n = 1;
+    int m() {
+        int a = 2;
+        IntSupplier f = () -> a + n;
+        int b = 3;
+        IntSupplier g = new IntSupplier() { public int getAsInt() { return b * 10 + n; } };
+        int c = 4;
+        IntUnaryOperator h = x -> x + c;
+        n = 100;
+        return f.getAsInt() + g.getAsInt() + h.applyAsInt(a);
+    }
+    public static void main(String[] s) { System.out.println(new C().m()); }
+}""", "C.m", 63, 120),
+    ("labels-and-jumps", """
+class C {
+    int m(int lim) {
+        int outer = 0;
+        int total = 0;
+        outer:
+        for (int i = 0; i < lim; i++) {
+            for (int j = 0; j < lim; j++) {
+                if (j > i) {
+                    continue outer;
+                }
+                if (i + j > 4) {
+                    break outer;
+                }
+                total += j;
+            }
+        }
+        return total + outer;
+    }
+    public static void main(String[] s) { System.out.println(new C().m(5)); }
+}""", "C.m", 2, 24),
+    ("switch-fall-through-synchronized-assert", """
+class C {
+    int n;
+    int m(int k) {
+        int a = 1;
+        switch (k) {
+            case 0:
+                a += 1;
+            case 1:
+                a += 2;
+                break;
+            default:
+                a = 0;
+        }
+        int b = 2;
+        synchronized (this) {
+            n += a;
+            int c = 3;
+            n += c;
+        }
+        assert a > 0 : "a";
+        int d = 4;
+        return a + b + d + n;
+    }
+    public static void main(String[] s) { C c = new C(); System.out.println(c.m(0) + " " + c.m(1) + " " + c.m(2)); }
+}""", "C.m", 6, 24),
+    ("endless-loop-last", """
+class C {
+    int n;
+    void m() {
+        int y = 1;
+        n = y;
+        while (true) {
+            n++;
+        }
+    }
+}""", "C.m", 1, 1),
+    ("definite-assignment", """
+class C {
+    static int m(boolean c) {
+        int x;
+        final int y;
+        int z = 5;
+        if (c) {
+            x = 1;
+        } else {
+            x = 2;
+        }
+        y = x + 1;
+        return x + y + z;
+    }
+    public static void main(String[] s) { System.out.println(m(true) + " " + m(false)); }
+}""", "C.m", 15, 6),
+    ("try-with-resources-and-catch", """
+import java.io.*;
+class C {
+    static int n;
+    static class CaseRes implements AutoCloseable {
+        public void close() { n += 10; System.out.println("close " + n); }
+    }
+    static int m(int[] a, int i) {
+        int before = n;
+        try (CaseRes r = new CaseRes()) {
+            n++;
+        }
+        int after = n;
+        try {
+            n += a[i];
+            n *= 2;
+        } catch (ArrayIndexOutOfBoundsException e) {
+            System.out.println("caught " + n);
+        }
+        return before * 1000 + after;
+    }
+    public static void main(String[] s) { System.out.println(m(new int[] {1}, 0) + " " + m(new int[] {1}, 5) + " " + n); }
+}""", "C.m", 1, 48),
+    ("loop-header-increments-and-for-each", """
+import java.util.*;
+class C {
+    int n;
+    List<Integer> xs = new ArrayList<>(List.of(1, 2));
+    int m() {
+        int k = n;
+        for (int i = 0; i < 3; i++, n++) {
+            k += i;
+        }
+        int sum = 0;
+        for (int v : xs) {
+            sum += v;
+        }
+        xs.add(5);
+        return k + sum * 10 + n;
+    }
+    public static void main(String[] s) { System.out.println(new C().m()); }
+}""", "C.m", 3, 24),
+    ("for-each-over-an-array", """
+class C {
+    static int m(int[] xs) {
+        int total = 0;
+        for (int v : xs) {
+            total += v;
+        }
+        xs[0] = 9;
+        int[] ys = {1, 2};
+        return total + ys[0];
+    }
+    public static void main(String[] s) { System.out.println(m(new int[] {1, 2})); }
+}""", "C.m", 4, 6),
+    ("names-resolved-the-same", """
+import java.util.*;
+import java.util.stream.*;
+class C {
+    int n = 5;
+    int m(List<String> words) {
+        int k = n;
+        int length = 2;
+        int total = words.stream().mapToInt(String::length).sum();
+        int n = 1;
+        return k + length + total + n;
+    }
+    public static void main(String[] s) { System.out.println(new C().m(List.of("ab", "c"))); }
+}""", "C.m", 8, 24),
+    ("catch-parameter-after-uses-of-its-name", """
+class C {
+    int n = 3;
+    int f(int a, int b) { return a + b; }
+    int m(int a) {
+        int x = f(a, n);
+        int y = this.n;
+        try {
+            x += 10 / a;
+        } catch (ArithmeticException n) {
+            y = -1;
+        }
+        return x + y;
+    }
+    public static void main(String[] s) { C c = new C(); System.out.println(c.m(2) + " " + c.m(0)); }
+}""", "C.m", 1, 6),
+]
+
+
+def unit_of(source: str, name: str):
+    units = {u.name: u for u in parse_units(source, "C.java")}
+    return units[name]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r[0] for r in ROWS])
+def test_exact_counts(row):
+    _, source, name, perms, renamings = row
+    unit = unit_of(source, name)
+    assert (PermutationSpace(unit).count(), renaming_space(unit).count()) == (perms, renamings)
+
+
+def test_every_variant_of_every_row_compiles_and_prints_the_same(tmp_path, record_property):
+    sources, drivers = {}, []
+    for r, (rid, source, name, _, _) in enumerate(ROWS):
+        unit = unit_of(source, name)
+        lines = source.split("\n")
+        first = unit.lines[0].source_line
+        count = unit.render().count("\n") + 1
+        perms, names = PermutationSpace(unit), renaming_space(unit)
+        programs = [perms.apply(None, t) for t in perms.enumerate()]
+        programs += [names.apply(None, x) for x in names.enumerate()]
+        stem = f"C{r}"
+        has_main = "static void main" in source
+        sources[stem] = rename_class(source, "C", stem)
+        for k, program in enumerate(programs):
+            body = lines[: first - 1] + program.render().split("\n") + lines[first - 1 + count :]
+            variant = f"{stem}_{k}"
+            sources[variant] = rename_class("\n".join(body), "C", variant)
+            if has_main:
+                drivers.append((variant, stem, rid))
+    # a top-level helper class is per file: give each file its own
+    for key in list(sources):
+        sources[key] = rename_class(sources[key], "CaseBase", f"CaseBase_{key}")
+    done = compile_all(sources, tmp_path)
+    record_property("oracle", f"{len(ROWS)} defect-class rows, {len(sources) - len(ROWS)} variants compiled, "
+                              f"{len(drivers)} run; {len(failing_files(done.stderr))} not compiling")
+    assert done.returncode == 0, done.stderr[-4000:]
+    printed = run_all(sorted({d[1] for d in drivers}) + [d[0] for d in drivers], tmp_path)
+    wrong = [(rid, v) for v, stem, rid in drivers if printed[v] != printed[stem]]
+    assert not wrong, wrong[:5]
