@@ -1,0 +1,478 @@
+"""Programs as arrays: the vocabulary, the encoded program, batches, the disk cache.
+
+A program is tokenised and encoded once (:func:`encode`); everything a model
+or a transformation needs afterwards is in the arrays of :class:`Encoded`:
+
+* a **renaming** of an encoded program is an id remap (:func:`renamed`): the
+  tokens of each moved referent get the ids of their new spellings, and the
+  referent ids follow; nothing is rendered or re-parsed. It equals encoding
+  the rendered renamed text (tests/test_encoding.py checks it on real blocks);
+* a **permutation** is an index remap (:func:`permuted`): lines move with
+  their tokens, and the dependencies and DLG layers move with their lines, as
+  :meth:`invar.program.Program.reordered` does for programs.
+
+Ids are small integers; id 0 is padding (tokens, views) or "no referent"
+(referents). A token text the vocabulary does not hold gets the unknown id of
+its view (``<unk:gpr:32>``), so a rare immediate still says it is an
+immediate. The vocabulary is closed under renamings: every spelling that a
+renaming of a training program can produce is in it.
+
+:func:`collate` pads a list of encodings into a batch of tensors, and
+:func:`save_encoded` / :func:`load_encoded` keep whole datasets on disk, so
+training never parses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, fields, replace
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .program import Program, Token
+
+#: bump when the arrays :func:`encode` produces change meaning (invalidates disk caches)
+ENCODING_VERSION = 1
+
+PAD = 0
+UNK = 1  # the unknown id in every table (tokens: of an unknown view)
+_UNK_VIEW = "<unk>"
+
+
+# ----------------------------------------------------------------- vocabulary
+class Vocab:
+    """Token texts, views and referents, each mapped to a small integer.
+
+    ``tokens[0]`` is padding, then ``<unk>`` and one ``<unk:VIEW>`` per view,
+    then the texts; ``views[0]`` is padding and ``views[1]`` unknown;
+    ``referents[0]`` stands for "no referent" and ``referents[1]`` unknown.
+    ``interchangeable[i]`` tells whether token ``i`` names a referent (the
+    tokens a renaming may respell).
+    """
+
+    def __init__(self, tokens: Sequence[str], views: Sequence[str], referents: Sequence[str],
+                 interchangeable: Sequence[bool]) -> None:
+        self.tokens = list(tokens)
+        self.views = list(views)
+        self.referents = list(referents)
+        self.interchangeable = [bool(x) for x in interchangeable]
+        self._token = {t: i for i, t in enumerate(self.tokens)}
+        self._view = {v: i for i, v in enumerate(self.views)}
+        self._referent = {r: i for i, r in enumerate(self.referents)}
+        self._spelled: dict[tuple[int, int], int] = {}
+
+    # ------------------------------------------------------------- lookups
+    def view_id(self, view: str) -> int:
+        return self._view.get(view, UNK)
+
+    def referent_id(self, referent: str | None) -> int:
+        if referent is None:
+            return 0
+        return self._referent.get(referent, UNK)
+
+    def token_id(self, text: str, view: str) -> int:
+        got = self._token.get(text)
+        if got is None:
+            got = self._token.get(f"<unk:{view}>", UNK)
+        return got
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    # -------------------------------------------------------------- building
+    @classmethod
+    def build(cls, programs: Iterable[Program], *, min_count: int = 1) -> "Vocab":
+        """The vocabulary of ``programs``: texts seen at least ``min_count``
+        times, every view, every referent, and every spelling a renaming of
+        one of the programs can produce (see :func:`vocab_counts`)."""
+        return cls.from_counts(vocab_counts(programs), min_count=min_count)
+
+    @classmethod
+    def from_counts(cls, counts: "VocabCounts", *, min_count: int = 1) -> "Vocab":
+        views = ["<pad>", _UNK_VIEW] + sorted(counts.views)
+        referents = ["<none>", "<unk>"] + sorted(counts.referents)
+        tokens = ["<pad>", "<unk>"] + [f"<unk:{v}>" for v in sorted(counts.views)]
+        kept = sorted(
+            (t for t, c in counts.texts.items() if c >= min_count or t in counts.spellings),
+            key=lambda t: (-counts.texts.get(t, 0), t),
+        )
+        tokens += kept
+        interchangeable = [False] * (len(tokens) - len(kept)) + [t in counts.named for t in kept]
+        return cls(tokens, views, referents, interchangeable)
+
+    # ------------------------------------------------------------ JSON form
+    def to_dict(self) -> dict:
+        return {"tokens": self.tokens, "views": self.views, "referents": self.referents,
+                "interchangeable": self.interchangeable}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Vocab":
+        return cls(data["tokens"], data["views"], data["referents"], data["interchangeable"])
+
+    def fingerprint(self) -> str:
+        import hashlib
+
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass
+class VocabCounts:
+    """What :meth:`Vocab.build` counts; counts of several shards add up."""
+
+    texts: Counter
+    views: set
+    referents: set
+    #: texts of tokens that name a referent
+    named: set
+    #: spellings a renaming can produce (always kept)
+    spellings: set
+
+    def update(self, other: "VocabCounts") -> "VocabCounts":
+        self.texts.update(other.texts)
+        self.views |= other.views
+        self.referents |= other.referents
+        self.named |= other.named
+        self.spellings |= other.spellings
+        return self
+
+
+def vocab_counts(programs: Iterable[Program]) -> VocabCounts:
+    """Count texts, views and referents of ``programs``, with every spelling
+    of every admissible renaming target (so the vocabulary is closed under
+    renamings)."""
+    counts = VocabCounts(Counter(), set(), set(), set(), set())
+    for program in programs:
+        for tok in program.tokens:
+            counts.texts[tok.text] += 1
+            counts.views.add(tok.view)
+            if tok.referent is not None:
+                counts.referents.add(tok.referent)
+                counts.named.add(tok.text)
+        space = _space(program)
+        if space is None:
+            continue
+        views_of: dict[str, set[str]] = {}
+        for tok in program.tokens:
+            if tok.referent in space.referents:
+                views_of.setdefault(tok.referent, set()).add(tok.view)
+        for ref, allowed in zip(space.referents, space.allowed):
+            for target in allowed:
+                counts.referents.add(target)
+                for view in views_of.get(ref, ()):
+                    text = space.spell(Token("", "", view, ref, 0, 0), target)
+                    counts.spellings.add(text)
+                    counts.named.add(text)
+                    counts.texts.setdefault(text, 0)
+    return counts
+
+
+def _space(program: Program):
+    """The program's renaming space, or None where its language has none."""
+    from .errors import InvarError
+    from .symmetry.spaces import renaming_space
+
+    try:
+        return renaming_space(program)
+    except InvarError:
+        return None
+
+
+# ------------------------------------------------------------ encoded program
+@dataclass(frozen=True, eq=False)
+class Encoded:
+    """One program as arrays. T tokens, L lines, E dependency edges, K
+    renamable referents."""
+
+    #: language of the frontend that built the program
+    lang: str
+    #: (T,) token ids
+    tokens: np.ndarray
+    #: (T,) view ids
+    views: np.ndarray
+    #: (T,) referent ids, 0 for a token that names nothing
+    referents: np.ndarray
+    #: (T,) line of each token
+    lines: np.ndarray
+    #: (T,) position of each token within its line (0 at every line start)
+    line_pos: np.ndarray
+    #: (L,) DLG layer of each line
+    layer: np.ndarray
+    #: (E, 2) dependency pairs (i, j): line j stays after line i
+    edges: np.ndarray
+    #: (K,) referent ids a renaming may move, in enumeration order
+    rename_refs: np.ndarray
+    #: (K + 1,) offsets into ``rename_targets``: referent k may become
+    #: ``rename_targets[rename_offsets[k]:rename_offsets[k + 1]]``
+    rename_offsets: np.ndarray
+    #: referent ids of the admissible targets, in the frontend's order
+    rename_targets: np.ndarray
+    #: (T,) token ids of the canonical renaming, or None when not computed
+    #: (a renaming keeps it: all renamings share one canonical form; a
+    #: permutation drops it)
+    canon: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def n_lines(self) -> int:
+        return len(self.layer)
+
+    def allowed(self, k: int) -> np.ndarray:
+        return self.rename_targets[self.rename_offsets[k]: self.rename_offsets[k + 1]]
+
+    def same(self, other: "Encoded") -> bool:
+        """Field-by-field equality of the arrays."""
+        for f in fields(self):
+            a, b = getattr(self, f.name), getattr(other, f.name)
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+                if a is None or b is None or a.shape != b.shape or not np.array_equal(a, b):
+                    return False
+            elif a != b:
+                return False
+        return True
+
+
+_I = np.int32
+
+
+def encode(program: Program, vocab: Vocab, *, canonical: bool = False) -> Encoded:
+    """Encode ``program`` with ``vocab``; with ``canonical``, also the token
+    ids of its canonical renaming (:func:`invar.symmetry.spaces.canonical`)."""
+    from .symmetry.dlg import dlg
+
+    toks = program.tokens
+    line_pos = np.zeros(len(toks), dtype=_I)
+    for k in range(1, len(toks)):
+        if toks[k].line == toks[k - 1].line:
+            line_pos[k] = line_pos[k - 1] + 1
+    graph = dlg(program)
+    space = _space(program)
+    refs, offsets, targets = [], [0], []
+    if space is not None:
+        for ref, allowed in zip(space.referents, space.allowed):
+            refs.append(vocab.referent_id(ref))
+            targets += [vocab.referent_id(t) for t in allowed]
+            offsets.append(len(targets))
+    canon = None
+    if canonical:
+        from .symmetry.spaces import canonical as _canonical
+
+        canon_program = _canonical(program)[0] if space is not None else program
+        canon = np.asarray([vocab.token_id(t.text, t.view) for t in canon_program.tokens], dtype=_I)
+    return Encoded(
+        lang=program.lang,
+        tokens=np.asarray([vocab.token_id(t.text, t.view) for t in toks], dtype=_I),
+        views=np.asarray([vocab.view_id(t.view) for t in toks], dtype=_I),
+        referents=np.asarray([vocab.referent_id(t.referent) for t in toks], dtype=_I),
+        lines=np.asarray([t.line for t in toks], dtype=_I),
+        line_pos=line_pos,
+        layer=np.asarray(graph.layer_of, dtype=_I),
+        edges=np.asarray(graph.edges, dtype=_I).reshape(-1, 2),
+        rename_refs=np.asarray(refs, dtype=_I),
+        rename_offsets=np.asarray(offsets, dtype=_I),
+        rename_targets=np.asarray(targets, dtype=_I),
+        canon=canon,
+    )
+
+
+# ------------------------------------------------------------------ renamings
+Speller = Callable[[str, str], str]
+
+
+def speller(lang: str) -> Speller:
+    """How a token of ``view`` is spelled once its referent becomes
+    ``target``: ``spell(view, target) -> text`` (the frontend's rule)."""
+    if lang == "x86":
+        from .frontends.x86.registers import spell
+
+        return spell
+    if lang == "ltl":
+        return lambda view, target: target
+    raise ValueError(f"no id-level renaming for {lang} programs; encode the renamed program instead")
+
+
+def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = None) -> Encoded:
+    """``enc`` under ``renaming`` (an :class:`~invar.symmetry.renamings.Renaming`
+    or a referent -> target mapping), by id remap: equal to encoding the
+    rendered renamed program."""
+    mapping = renaming.as_dict() if hasattr(renaming, "as_dict") else dict(renaming)
+    ref_map = np.arange(len(vocab.referents), dtype=_I)
+    for ref, target in mapping.items():
+        if ref != target:
+            ref_map[vocab.referent_id(ref)] = vocab.referent_id(target)
+    referents = ref_map[enc.referents]
+    moved = np.nonzero(referents != enc.referents)[0]
+    tokens = enc.tokens.copy()
+    if len(moved):
+        spell = spell or speller(enc.lang)
+        cache = vocab._spelled
+        for k in moved:
+            key = (int(enc.views[k]), int(referents[k]))
+            got = cache.get(key)
+            if got is None:
+                view = vocab.views[key[0]]
+                got = cache[key] = vocab.token_id(spell(view, vocab.referents[key[1]]), view)
+            tokens[k] = got
+    return replace(enc, tokens=tokens, referents=referents, rename_refs=ref_map[enc.rename_refs])
+
+
+def renaming_space_of(enc: Encoded, vocab: Vocab):
+    """The renaming space of an encoded program, rebuilt from its arrays, for
+    sampling renamings without the program (augmentation, audits)."""
+    from .symmetry.renamings import RenamingSpace
+
+    names = vocab.referents
+    refs = [names[r] for r in enc.rename_refs]
+    allowed = [[names[t] for t in enc.allowed(k)] for k in range(len(refs))]
+    empty = Program(lang=enc.lang, lines=(), tokens=())
+    return RenamingSpace(empty, refs, allowed, lambda tok, target: target)
+
+
+# --------------------------------------------------------------- permutations
+def permuted(enc: Encoded, order: Sequence[int]) -> Encoded:
+    """``enc`` with its lines in ``order`` (``order[new] = old``), by index
+    remap; dependencies and layers move with their lines. The canonical ids
+    are dropped (a reordering changes the canonical form)."""
+    order = np.asarray(getattr(order, "order", order), dtype=np.int64)
+    n = enc.n_lines
+    if sorted(order.tolist()) != list(range(n)):
+        raise ValueError(f"not a permutation of {n} lines: {order.tolist()}")
+    new_of = np.empty(n, dtype=_I)
+    new_of[order] = np.arange(n, dtype=_I)
+    new_lines = new_of[enc.lines]
+    idx = np.argsort(new_lines, kind="stable")
+    edges = new_of[enc.edges].reshape(-1, 2)
+    edges = edges[np.lexsort((edges[:, 1], edges[:, 0]))]
+    referents = enc.referents[idx]
+    # renamable referents are enumerated in order of first appearance
+    first = {}
+    for pos, r in enumerate(referents.tolist()):
+        first.setdefault(r, pos)
+    rank = sorted(range(len(enc.rename_refs)), key=lambda k: first[int(enc.rename_refs[k])])
+    offsets, targets = [0], []
+    for k in rank:
+        targets += enc.allowed(k).tolist()
+        offsets.append(len(targets))
+    return replace(
+        enc,
+        tokens=enc.tokens[idx], views=enc.views[idx], referents=referents,
+        lines=new_lines[idx], line_pos=enc.line_pos[idx], layer=enc.layer[order],
+        edges=edges, rename_refs=enc.rename_refs[rank],
+        rename_offsets=np.asarray(offsets, dtype=_I), rename_targets=np.asarray(targets, dtype=_I),
+        canon=None,
+    )
+
+
+# ------------------------------------------------------------------- batching
+def line_mask(enc: Encoded) -> np.ndarray:
+    """The SPE symmetry mask over lines, (L, L) bool: one layer, or an edge
+    ``i -> j`` (as :func:`invar.symmetry.masks.symmetry_mask`)."""
+    mask = enc.layer[:, None] == enc.layer[None, :]
+    if len(enc.edges):
+        mask[enc.edges[:, 0], enc.edges[:, 1]] = True
+    return mask
+
+
+def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool = False) -> dict:
+    """Pad ``batch`` into tensors of shape (B, T), T its longest program:
+    ``tokens`` (the canonical ids with ``canonical``), ``views``,
+    ``referents``, ``line_pos``, ``valid`` (False on padding) and, with
+    ``symmetry``, ``symmetry`` (B, T, T): the line mask expanded to tokens."""
+    import torch
+
+    n = len(batch)
+    T = max(len(e) for e in batch)
+    tokens = np.zeros((n, T), dtype=np.int64)
+    views = np.zeros((n, T), dtype=np.int64)
+    referents = np.zeros((n, T), dtype=np.int64)
+    line_pos = np.zeros((n, T), dtype=np.int64)
+    valid = np.zeros((n, T), dtype=bool)
+    sym = np.zeros((n, T, T), dtype=bool) if symmetry else None
+    for b, e in enumerate(batch):
+        t = len(e)
+        ids = e.canon if canonical else e.tokens
+        if ids is None:
+            raise ValueError("the canonicalized architecture needs canonical ids: encode the program with canonical=True")
+        tokens[b, :t] = ids
+        views[b, :t] = e.views
+        referents[b, :t] = e.referents
+        line_pos[b, :t] = e.line_pos
+        valid[b, :t] = True
+        if symmetry:
+            sym[b, :t, :t] = line_mask(e)[np.ix_(e.lines, e.lines)]
+    out = {
+        "tokens": torch.from_numpy(tokens), "views": torch.from_numpy(views),
+        "referents": torch.from_numpy(referents), "line_pos": torch.from_numpy(line_pos),
+        "valid": torch.from_numpy(valid),
+    }
+    if symmetry:
+        out["symmetry"] = torch.from_numpy(sym)
+    return out
+
+
+# ----------------------------------------------------------------- disk cache
+_ARRAYS = ("tokens", "views", "referents", "lines", "line_pos", "layer", "edges",
+           "rename_refs", "rename_offsets", "rename_targets", "canon")
+
+
+def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: Mapping[str, np.ndarray] | None = None) -> None:
+    """Write ``encoded`` to one ``.npz`` file (concatenated arrays with
+    offsets), atomically; ``extra`` holds per-example arrays such as labels."""
+    data: dict[str, np.ndarray] = {}
+    for name in _ARRAYS:
+        parts = [getattr(e, name) for e in encoded]
+        if name == "canon" and any(p is None for p in parts):
+            continue
+        lengths = [len(p) for p in parts]
+        data[name] = np.concatenate(parts) if parts else np.zeros(0, dtype=_I)
+        data[name + ".offsets"] = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    data["lang"] = np.asarray([e.lang for e in encoded], dtype=str)
+    data["version"] = np.asarray(ENCODING_VERSION)
+    for key, value in (extra or {}).items():
+        data["extra." + key] = np.asarray(value)
+    path = os.fspath(path)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".encoded-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_encoded(path: str | os.PathLike) -> tuple[list[Encoded], dict[str, np.ndarray]]:
+    """Read what :func:`save_encoded` wrote: the encodings and the extras."""
+    with np.load(path, allow_pickle=False) as data:
+        if int(data["version"]) != ENCODING_VERSION:
+            raise ValueError(f"encoding version {int(data['version'])}, expected {ENCODING_VERSION}")
+        arrays = {k: data[k] for k in data.files}
+    langs = arrays["lang"]
+    out = []
+    for i in range(len(langs)):
+        kw = {}
+        for name in _ARRAYS:
+            if name not in arrays:
+                kw[name] = None
+                continue
+            lo, hi = arrays[name + ".offsets"][i], arrays[name + ".offsets"][i + 1]
+            part = arrays[name][lo:hi]
+            kw[name] = part.reshape(-1, 2) if name == "edges" else part
+        out.append(Encoded(lang=str(langs[i]), **kw))
+    extra = {k[len("extra."):]: v for k, v in arrays.items() if k.startswith("extra.")}
+    return out, extra
+
+
+__all__ = [
+    "Vocab", "VocabCounts", "vocab_counts", "Encoded", "encode", "renamed", "permuted",
+    "renaming_space_of", "speller", "line_mask", "collate", "save_encoded", "load_encoded",
+    "ENCODING_VERSION", "PAD", "UNK",
+]
