@@ -1,0 +1,11 @@
+"""Models whose invariances hold by construction.
+
+One encoder, configured rather than subclassed (:mod:`invar.nn.config`):
+embeddings (:mod:`.embeddings`), attention masks (:mod:`.attention`), the
+encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`). :mod:`.model`
+wraps a network with its vocabulary and task for prediction.
+"""
+
+from .config import ARCHITECTURES, SIZES, ModelConfig, preset
+
+__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset"]

@@ -1,0 +1,222 @@
+"""One configuration for every model invar builds, and the architectures by name.
+
+Every architecture is a preset of :class:`ModelConfig`, never a subclass:
+``vanilla`` is the defaults, ``renamer`` embeds views and masks the first
+layer by coreference, ``spe`` resets positions at every line and splits the
+symmetry mask across heads, and so on (:data:`ARCHITECTURES`). Incompatible
+choices fail in :meth:`ModelConfig.validate` with a message, before any
+weight exists.
+
+Sizes are the BERT sizes of the Renamer paper (:data:`SIZES`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Mapping
+
+#: name -> (layers, width, heads)
+SIZES: dict[str, tuple[int, int, int]] = {
+    "tiny": (2, 128, 2),
+    "mini": (4, 256, 4),
+    "small": (4, 512, 8),
+}
+
+EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
+RANDOM_PARTS = ("normal", "grid", "hypercube")
+RANDOM_TOKENS = ("referents", "all")
+POSITIONS = ("absolute", "none", "line")
+ATTENTIONS = ("none", "referent", "symmetry")
+SYMMETRY_MASKS = ("hadamard", "additive")
+HEADS = ("regression", "multilabel", "binary")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Every choice of an invar model. Dimension names as in nn/encoder.py."""
+
+    # ------------------------------------------------------------- shape
+    #: Transformer layers
+    n_layer: int = 2
+    #: width C of the residual stream
+    d_model: int = 128
+    #: attention heads H (C must divide by H)
+    n_head: int = 2
+    #: hidden width of the feed-forward layers; 0 means 4 C
+    d_ff: int = 0
+    dropout: float = 0.1
+    #: longest program, in tokens (absolute positions have this many entries)
+    max_len: int = 128
+    # ----------------------------------------- vocabulary sizes (from the Vocab)
+    n_tokens: int = 0
+    n_views: int = 0
+    n_referents: int = 0
+    # -------------------------------------------------------- embeddings
+    #: ``learned`` per token; ``view`` per Token.view (Renamer's anonymisation);
+    #: ``dualpart`` learned part per view + random part per referent;
+    #: ``lexinvariant`` random vectors per distinct token and sequence
+    embedding: str = "learned"
+    #: dualpart: how the random part is drawn (``normal``; ``grid``: distinct
+    #: neighbours of the origin in {-1, 0, 1}^d; ``hypercube``: distinct
+    #: vertices of {-1, 1}^d)
+    random_part: str = "normal"
+    #: dualpart: share of the width given to the random part
+    random_fraction: float = 0.25
+    #: lexinvariant: which tokens get random vectors (``referents``: the tokens
+    #: that name something, e.g. registers; ``all``: every token, as in the paper)
+    random_tokens: str = "referents"
+    #: lexinvariant: None for fresh Gaussian vectors; a probability p for the
+    #: regularised variant (a learned table, each token remapped through a
+    #: random permutation with probability p during training)
+    lexinvariant_p: float | None = None
+    #: fixes the random vectors used at inference (dualpart, lexinvariant)
+    seed: int = 0
+    # --------------------------------------------------------- positions
+    #: ``absolute``; ``none``; ``line``: reset at the start of every line (SPE)
+    positions: str = "absolute"
+    # --------------------------------------------------------- attention
+    #: ``none``; ``referent``: a token attends only to coreferential tokens
+    #: (a token with no referent only to itself); ``symmetry``: the SPE mask
+    attention: str = "none"
+    #: how many layers, from the first, apply the mask; 0 means all
+    mask_layers: int = 0
+    #: symmetry mask: ``hadamard`` (multiplies the scores before the softmax,
+    #: as the SPE paper defines it) or ``additive`` (-inf where masked)
+    symmetry_mask: str = "hadamard"
+    # -------------------------------------------------- input transforms
+    #: predict on the canonical renaming (training and prediction)
+    canonicalize: bool = False
+    #: train on a freshly sampled renaming of every example each time it is drawn
+    augment: bool = False
+    # -------------------------------------------------------------- head
+    #: pooled ``regression``, ``multilabel`` or ``binary`` classification
+    head: str = "regression"
+    n_labels: int = 1
+    # ----------------------------------------------------------- names
+    #: the architecture and size this config was made from (for reports)
+    arch: str = "custom"
+    size: str = "custom"
+
+    # ------------------------------------------------------------ derived
+    @property
+    def ff_width(self) -> int:
+        return self.d_ff or 4 * self.d_model
+
+    @property
+    def random_dims(self) -> int:
+        """Width of the dualpart random part."""
+        return round(self.d_model * self.random_fraction)
+
+    @property
+    def head_split(self) -> tuple[int, int, int]:
+        """Heads given the symmetry mask, its transpose, and no mask: the SPE
+        paper's 6 / 3 / 3 of 12, scaled, with at least one head masked."""
+        h = self.n_head
+        sym = max(1, round(h * 6 / 12))
+        transposed = min(round(h * 3 / 12), h - sym)
+        return sym, transposed, h - sym - transposed
+
+    def masked_layer(self, i: int) -> bool:
+        """Whether layer ``i`` applies the configured mask."""
+        return self.attention != "none" and (self.mask_layers == 0 or i < self.mask_layers)
+
+    # ------------------------------------------------------------ checks
+    def validate(self) -> "ModelConfig":
+        """Raise ValueError, with a message, for an impossible or incompatible config."""
+        for name, allowed in (
+            ("embedding", EMBEDDINGS), ("random_part", RANDOM_PARTS), ("random_tokens", RANDOM_TOKENS),
+            ("positions", POSITIONS), ("attention", ATTENTIONS), ("symmetry_mask", SYMMETRY_MASKS),
+            ("head", HEADS),
+        ):
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(f"{name}={value!r}: choose from {', '.join(allowed)}")
+        for name in ("n_layer", "d_model", "n_head", "max_len"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        if self.d_model % self.n_head:
+            raise ValueError(f"d_model={self.d_model} is not divisible by n_head={self.n_head}")
+        if not 0 <= self.dropout < 1:
+            raise ValueError(f"dropout={self.dropout} must be in [0, 1)")
+        if not 0 <= self.mask_layers <= self.n_layer:
+            raise ValueError(f"mask_layers={self.mask_layers} must be between 0 (all) and n_layer={self.n_layer}")
+        if self.mask_layers and self.attention == "none":
+            raise ValueError("mask_layers is set but attention='none' applies no mask")
+        if self.augment and self.canonicalize:
+            raise ValueError("augment and canonicalize exclude each other: canonical inputs make every renaming the same")
+        if self.embedding == "dualpart":
+            if not 0 < self.random_dims < self.d_model:
+                raise ValueError(
+                    f"random_fraction={self.random_fraction} leaves {self.random_dims} of {self.d_model} "
+                    "dimensions to the random part; both parts need at least one"
+                )
+            capacity = {"grid": 3 ** self.random_dims - 1, "hypercube": 2 ** self.random_dims}.get(self.random_part)
+            if capacity is not None and self.n_referents > capacity:
+                raise ValueError(
+                    f"random_part={self.random_part!r} has {capacity} distinct points in {self.random_dims} "
+                    f"dimensions, fewer than the {self.n_referents} referents"
+                )
+        elif self.random_part != "normal" or self.random_fraction != 0.25:
+            raise ValueError(f"random_part and random_fraction apply to embedding='dualpart', not {self.embedding!r}")
+        if self.embedding != "lexinvariant" and (self.lexinvariant_p is not None or self.random_tokens != "referents"):
+            raise ValueError(f"lexinvariant_p and random_tokens apply to embedding='lexinvariant', not {self.embedding!r}")
+        if self.lexinvariant_p is not None and not 0 <= self.lexinvariant_p <= 1:
+            raise ValueError(f"lexinvariant_p={self.lexinvariant_p} must be a probability")
+        if self.embedding == "view" and self.canonicalize:
+            raise ValueError("canonicalize does nothing with embedding='view': views never change under a renaming")
+        if self.head == "binary" and self.n_labels != 1:
+            raise ValueError(f"a binary head has one label, not {self.n_labels}")
+        if self.n_labels < 1:
+            raise ValueError(f"n_labels={self.n_labels} must be at least 1")
+        if self.attention == "symmetry" and self.symmetry_mask == "hadamard" and self.n_head < 1:
+            raise ValueError("the symmetry mask needs a head")
+        return self
+
+    # ------------------------------------------------------------ JSON form
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ModelConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown config fields: {', '.join(unknown)}")
+        return cls(**dict(data))
+
+    def with_vocab(self, vocab) -> "ModelConfig":
+        """This config sized for ``vocab`` (an :class:`invar.encoding.Vocab`)."""
+        return replace(self, n_tokens=len(vocab.tokens), n_views=len(vocab.views), n_referents=len(vocab.referents))
+
+
+#: architecture name -> the fields it sets (everything else is the default)
+ARCHITECTURES: dict[str, dict[str, Any]] = {
+    "vanilla": {},
+    "augmented": {"augment": True},
+    "canonicalized": {"canonicalize": True},
+    "renamer": {"embedding": "view", "attention": "referent", "mask_layers": 1},
+    "spe": {"positions": "line", "attention": "symmetry"},
+    "dualpart": {"embedding": "dualpart"},
+    "lexinvariant": {"embedding": "lexinvariant"},
+}
+
+
+def preset(arch: str, size: str = "tiny", **overrides: Any) -> ModelConfig:
+    """The config of architecture ``arch`` at ``size``, with ``overrides``
+    (any field). Raises ValueError for an unknown name or a bad combination."""
+    if arch not in ARCHITECTURES:
+        raise ValueError(f"unknown architecture {arch!r}: choose from {', '.join(ARCHITECTURES)}")
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}: choose from {', '.join(SIZES)}")
+    n_layer, d_model, n_head = SIZES[size]
+    known = {f.name for f in fields(ModelConfig)}
+    bad = sorted(set(overrides) - known)
+    if bad:
+        raise ValueError(f"unknown config field {bad[0]!r}")
+    values = {"n_layer": n_layer, "d_model": d_model, "n_head": n_head, "arch": arch, "size": size}
+    values.update(ARCHITECTURES[arch])
+    values.update(overrides)
+    return ModelConfig(**values).validate()
+
+
+__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset"]

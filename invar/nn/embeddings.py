@@ -1,0 +1,201 @@
+"""Token and position embeddings.
+
+Dimensions:
+    B  batch              T  tokens (padded)          C  width (d_model)
+    V  token ids          W  view ids                 R  referent ids
+    Dl learned part       Dr random part (dualpart: Dl + Dr = C)
+
+A batch is the dict of :func:`invar.encoding.collate`: ``tokens``, ``views``,
+``referents``, ``line_pos`` (B, T) and ``valid`` (B, T).
+
+The random embeddings draw fresh vectors on every forward pass in training
+and read a table fixed by ``config.seed`` at inference, so a trained model
+predicts deterministically and independently of how programs are batched.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .config import ModelConfig
+
+INIT_STD = 0.02
+
+
+def _embedding(n: int, dim: int) -> nn.Embedding:
+    table = nn.Embedding(n, dim)
+    nn.init.normal_(table.weight, std=INIT_STD)
+    return table
+
+
+# ------------------------------------------------------------ random vectors
+def draw_random(n: int, dim: int, kind: str, generator: torch.Generator | None = None,
+                device: torch.device | str | None = None) -> torch.Tensor:
+    """(n, dim) random vectors: ``normal``; ``grid``: distinct nonzero points
+    of {-1, 0, 1}^dim (the neighbours of the origin); ``hypercube``: distinct
+    vertices of {-1, 1}^dim. Duplicates are redrawn until none is left."""
+    if kind == "normal":
+        return torch.randn(n, dim, generator=generator, device=device)
+    low = -1 if kind == "grid" else 0
+    def draw(m: int) -> torch.Tensor:
+        x = torch.randint(low, 2, (m, dim), generator=generator, device=device)
+        return (x * 2 - 1) if kind == "hypercube" else x
+    out = draw(n)
+    while True:
+        bad = torch.zeros(n, dtype=torch.bool, device=out.device)
+        if kind == "grid":
+            bad |= (out == 0).all(dim=1)
+        _, inverse, counts = torch.unique(out, dim=0, return_inverse=True, return_counts=True)
+        dup = counts[inverse] > 1
+        if dup.any():  # keep the first of each repeated row
+            first = torch.full((len(counts),), n, dtype=torch.long, device=out.device)
+            first = first.scatter_reduce(0, inverse, torch.arange(n, device=out.device), reduce="amin")
+            bad |= dup & (torch.arange(n, device=out.device) != first[inverse])
+        if not bad.any():
+            return out.float()
+        out[bad] = draw(int(bad.sum()))
+
+
+def _seeded(seed: int) -> torch.Generator:
+    return torch.Generator().manual_seed(seed)
+
+
+def first_occurrence(ids: torch.Tensor) -> torch.Tensor:
+    """(B, T) -> (B, T): index of the first position holding the same id."""
+    same = ids[:, :, None] == ids[:, None, :]  # (B, T, T)
+    return same.to(torch.uint8).argmax(dim=-1)
+
+
+# ------------------------------------------------------------ token embeddings
+class LearnedEmbedding(nn.Module):
+    """One learned vector per token id (``learned``) or per view (``view``)."""
+
+    def __init__(self, config: ModelConfig, key: str) -> None:
+        super().__init__()
+        self.key = key
+        self.table = _embedding(config.n_tokens if key == "tokens" else config.n_views, config.d_model)
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        return self.table(batch[self.key])  # (B, T, C)
+
+
+class DualPartEmbedding(nn.Module):
+    """Interchangeable-token embeddings: a token with a referent is a learned
+    part shared by its view concatenated with a random part of its referent;
+    a token with none is a learned vector padded with zeros. Each part and
+    the whole are L2-normalised."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.kind = config.random_part
+        self.dr = config.random_dims
+        dl = config.d_model - self.dr
+        self.by_token = _embedding(config.n_tokens, dl)
+        self.by_view = _embedding(config.n_views, dl)
+        self.n_referents = config.n_referents
+        self.register_buffer("fixed", draw_random(config.n_referents, self.dr, self.kind, _seeded(config.seed)),
+                             persistent=False)
+
+    def random_table(self) -> torch.Tensor:
+        """(R, Dr): fresh in training, the seeded table at inference."""
+        if self.training:
+            return draw_random(self.n_referents, self.dr, self.kind, device=self.fixed.device)
+        return self.fixed
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        refs = batch["referents"]
+        named = (refs > 0).unsqueeze(-1)  # (B, T, 1)
+        learned = torch.where(named, self.by_view(batch["views"]), self.by_token(batch["tokens"]))  # (B, T, Dl)
+        rand = F.normalize(self.random_table()[refs], dim=-1) * named  # (B, T, Dr)
+        return F.normalize(torch.cat([F.normalize(learned, dim=-1), rand], dim=-1), dim=-1)  # (B, T, C)
+
+
+class LexinvariantEmbedding(nn.Module):
+    """Lexinvariant embeddings. Pure (``lexinvariant_p is None``): every
+    distinct random token of a sequence gets a fresh Gaussian vector, times a
+    learned scale plus a learned bias; other tokens keep learned vectors.
+    Regularised: a learned table, and in training each distinct random token
+    of a sequence is remapped, with probability p, through a random
+    permutation of the random tokens (the paper's Appendix F)."""
+
+    def __init__(self, config: ModelConfig, interchangeable: torch.Tensor) -> None:
+        super().__init__()
+        self.p = config.lexinvariant_p
+        self.table = _embedding(config.n_tokens, config.d_model)
+        if config.random_tokens == "all":
+            interchangeable = torch.ones(config.n_tokens, dtype=torch.bool)
+            interchangeable[:1] = False  # padding
+        self.register_buffer("random_ids", interchangeable.bool(), persistent=False)  # (V,)
+        if self.p is None:
+            self.scale = nn.Parameter(torch.tensor(INIT_STD))
+            self.bias = nn.Parameter(torch.zeros(config.d_model))
+            self.register_buffer("fixed", torch.randn(config.n_tokens, config.d_model, generator=_seeded(config.seed)),
+                                 persistent=False)
+
+    def random_vectors(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, T) -> (B, T, C) unit Gaussians, one per distinct token and sequence."""
+        if not self.training:
+            return self.fixed[tokens]
+        fresh = torch.randn(*tokens.shape, self.fixed.shape[1], device=tokens.device)  # (B, T, C)
+        first = first_occurrence(tokens)  # (B, T)
+        return fresh.gather(1, first.unsqueeze(-1).expand_as(fresh))
+
+    def remap(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Per sequence, a random permutation of the random tokens, applied to
+        each distinct token with probability p."""
+        B, V = tokens.shape[0], len(self.random_ids)
+        pool = torch.nonzero(self.random_ids).squeeze(1)  # (P,)
+        order = torch.rand(B, len(pool), device=tokens.device).argsort(dim=1)  # (B, P)
+        mapping = torch.arange(V, device=tokens.device).repeat(B, 1)  # (B, V)
+        mapping[:, pool] = pool[order]
+        coin = torch.rand(B, V, device=tokens.device) < self.p  # (B, V)
+        mapping = torch.where(coin, mapping, torch.arange(V, device=tokens.device))
+        return mapping.gather(1, tokens)
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        tokens = batch["tokens"]
+        if self.p is not None:
+            return self.table(self.remap(tokens) if self.training else tokens)
+        rand = self.scale * self.random_vectors(tokens) + self.bias  # (B, T, C)
+        return torch.where(self.random_ids[tokens].unsqueeze(-1), rand, self.table(tokens))
+
+
+def token_embedding(config: ModelConfig, interchangeable: torch.Tensor | None = None) -> nn.Module:
+    """The token embedding ``config.embedding`` names."""
+    if config.embedding == "learned":
+        return LearnedEmbedding(config, "tokens")
+    if config.embedding == "view":
+        return LearnedEmbedding(config, "views")
+    if config.embedding == "dualpart":
+        return DualPartEmbedding(config)
+    if interchangeable is None:
+        interchangeable = torch.zeros(config.n_tokens, dtype=torch.bool)
+    return LexinvariantEmbedding(config, interchangeable)
+
+
+# --------------------------------------------------------- position embeddings
+class PositionEmbedding(nn.Module):
+    """``absolute`` (0 … T-1), ``line`` (reset at every line start, SPE) or ``none``."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.kind = config.positions
+        self.max_len = config.max_len
+        if self.kind != "none":
+            self.table = _embedding(config.max_len, config.d_model)
+
+    def forward(self, batch: dict) -> torch.Tensor | None:
+        if self.kind == "none":
+            return None
+        if self.kind == "line":
+            return self.table(batch["line_pos"].clamp(max=self.max_len - 1))  # (B, T, C)
+        T = batch["tokens"].shape[1]
+        return self.table(torch.arange(T, device=batch["tokens"].device)).unsqueeze(0)  # (1, T, C)
+
+
+__all__ = [
+    "draw_random", "first_occurrence", "LearnedEmbedding", "DualPartEmbedding",
+    "LexinvariantEmbedding", "token_embedding", "PositionEmbedding",
+]

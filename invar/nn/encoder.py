@@ -1,0 +1,97 @@
+"""The encoder every architecture shares, and the network with its head.
+
+Dimensions:
+    B  batch     T  tokens (padded)     C  width (d_model)     H  heads     F  feed-forward width
+
+Pre-LayerNorm Transformer blocks (as nanoGPT). What differs between
+architectures is chosen once, here, from the config: the token embedding,
+the positions, and which mask each layer's attention gets.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from .attention import SelfAttention, padding_mask, referent_mask, symmetry_masks
+from .config import ModelConfig
+from .embeddings import PositionEmbedding, token_embedding
+from .heads import head
+
+
+class MLP(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.fc = nn.Linear(config.d_model, config.ff_width)
+        self.act = nn.GELU()
+        self.proj = nn.Linear(config.ff_width, config.d_model)
+        self.drop = nn.Dropout(config.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.drop(self.proj(self.act(self.fc(x))))  # (B, T, C) -> (B, T, F) -> (B, T, C)
+
+
+class Block(nn.Module):
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.ln1 = nn.LayerNorm(config.d_model)
+        self.attn = SelfAttention(config)
+        self.ln2 = nn.LayerNorm(config.d_model)
+        self.mlp = MLP(config)
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, hadamard: torch.Tensor | None) -> torch.Tensor:
+        x = x + self.attn(self.ln1(x), mask, hadamard)
+        return x + self.mlp(self.ln2(x))  # (B, T, C)
+
+
+class Encoder(nn.Module):
+    """Embeddings, positions and ``n_layer`` blocks; (B, T) ids -> (B, T, C)."""
+
+    def __init__(self, config: ModelConfig, interchangeable: torch.Tensor | None = None) -> None:
+        super().__init__()
+        self.config = config
+        self.embed = token_embedding(config, interchangeable)
+        self.pos = PositionEmbedding(config)
+        self.drop = nn.Dropout(config.dropout)
+        self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
+        self.ln_f = nn.LayerNorm(config.d_model)
+
+    def layer_masks(self, batch: dict) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+        """(bool mask, Hadamard multiplier or None) for every layer."""
+        c = self.config
+        valid = batch["valid"]
+        plain = (padding_mask(valid), None)
+        if c.attention == "referent":
+            masked = (referent_mask(batch["referents"], valid), None)
+        elif c.attention == "symmetry":
+            per_head = symmetry_masks(batch["symmetry"], valid, c.head_split)  # (B, H, T, T)
+            masked = (per_head, None) if c.symmetry_mask == "additive" else (plain[0], per_head.to(torch.float32))
+        else:
+            masked = plain
+        return [masked if c.masked_layer(i) else plain for i in range(c.n_layer)]
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        x = self.embed(batch)  # (B, T, C)
+        pos = self.pos(batch)
+        if pos is not None:
+            x = x + pos
+        x = self.drop(x)
+        for block, (mask, hadamard) in zip(self.blocks, self.layer_masks(batch)):
+            x = block(x, mask, hadamard)
+        return self.ln_f(x)  # (B, T, C)
+
+
+class Network(nn.Module):
+    """Encoder plus pooled head: a batch -> one output per program."""
+
+    def __init__(self, config: ModelConfig, interchangeable: torch.Tensor | None = None) -> None:
+        super().__init__()
+        self.config = config
+        self.encoder = Encoder(config, interchangeable)
+        self.head = head(config)
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        return self.head(self.encoder(batch), batch["valid"])  # (B,) or (B, N)
+
+
+__all__ = ["Encoder", "Network", "Block"]
