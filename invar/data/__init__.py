@@ -1,0 +1,1 @@
+"""Datasets: sources, labels, caches. ``bhive``: BHive blocks labelled by llvm-mca."""
