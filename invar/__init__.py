@@ -9,6 +9,10 @@ The public API::
     space.apply(block, space.sample(1, rng=0)[0]).render()
     invar.permutations(block).count()  # 1: the store depends on the load
     invar.dlg(block).layers
+
+    invar.train(task="bhive", data="bhive-haswell", arch="renamer", epochs=10, out="renamer.pt")
+    model = invar.load_model("renamer.pt")
+    model.predict([block])             # [cycles per iteration]
 """
 
 from __future__ import annotations
@@ -55,7 +59,26 @@ def dlg(program: Program):
     return _dlg(program)
 
 
+def load_model(path: str, *, task: str | None = None, device: str | None = None):
+    """The trained model stored at ``path``: ``.task``, ``.config`` and
+    ``.predict(programs, *, batch_size=…, device=…)`` (one prediction per
+    program); ``.predict_encoded`` takes encodings (:mod:`invar.encoding`).
+    A checkpoint of another ``task``, or one that is not plain weights and
+    data, is refused with :class:`~invar.errors.ModelError`."""
+    from .checkpoint import load_model as _load_model
+
+    return _load_model(path, task=task, device=device)
+
+
+def train(**kwargs):
+    """Train an architecture on a task's dataset, as ``invar train`` does;
+    keyword arguments as :func:`invar.train.train`. Returns its TrainResult."""
+    from .train import train as _train
+
+    return _train(**kwargs)
+
+
 __all__ = [
     "InvarError", "ParseError", "Program", "Line", "Token",
-    "parse", "parse_units", "renamings", "permutations", "dlg", "__version__",
+    "parse", "parse_units", "renamings", "permutations", "dlg", "load_model", "train", "__version__",
 ]

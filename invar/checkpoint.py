@@ -1,0 +1,130 @@
+"""Checkpoints: one ``.pt`` file, written atomically, read without unpickling code.
+
+A checkpoint is a dict of plain data: the weights (tensors), the model config,
+the vocabulary, the task, the metrics and a format version, every value
+JSON-compatible apart from the tensors. It is written to a temporary file in
+the same directory, flushed to disk, and renamed over the target, so a kill
+never leaves a half-written checkpoint. It is read with
+``torch.load(weights_only=True)``: a file whose pickle would build arbitrary
+objects (and so could run code) is refused with :class:`ModelError` before
+anything in it runs.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import Any, Mapping
+
+import torch
+
+from .errors import ModelError
+
+FORMAT = "invar-checkpoint"
+#: bump when the layout of a checkpoint changes
+VERSION = 1
+
+
+def save(path: str | os.PathLike, payload: Mapping[str, Any]) -> None:
+    """Write ``payload`` (plus format and version) to ``path`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"format": FORMAT, "version": VERSION, **payload}
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable
+        dirfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+    except OSError:
+        pass
+
+
+def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
+    """Read a checkpoint written by :func:`save`; ModelError, located at
+    ``path``, for a missing, corrupt, foreign or unsafe file."""
+    shown = str(path)
+    if not Path(path).exists():
+        raise ModelError("no such checkpoint", path=shown)
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:
+        raise ModelError(f"refused: the file holds objects other than weights and plain data ({_first_line(err)})",
+                         path=shown)
+    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, KeyError, AttributeError,
+            TypeError, IndexError) as err:
+        raise ModelError(f"not a readable checkpoint ({type(err).__name__}: {_first_line(err)})", path=shown)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ModelError("not an invar checkpoint", path=shown)
+    if data.get("version") != VERSION:
+        raise ModelError(f"checkpoint format version {data.get('version')}, this invar reads {VERSION}", path=shown)
+    if data.get("kind", "model") != kind:
+        raise ModelError(f"a {data.get('kind')} file, not a {kind} checkpoint", path=shown)
+    return data
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:200] if text else type(err).__name__
+
+
+def load_model(path: str | os.PathLike, *, task: str | None = None, device: str | None = None):
+    """The :class:`~invar.nn.model.Model` stored at ``path``. With ``task``,
+    a checkpoint of another task is refused."""
+    from .encoding import Vocab
+    from .nn.config import ModelConfig
+    from .nn.model import Model, build_network
+
+    data = load(path)
+    shown = str(path)
+    if task is not None and data.get("task") != task:
+        raise ModelError(f"a checkpoint of the {data.get('task')!r} task, not {task!r}", path=shown)
+    try:
+        config = ModelConfig.from_dict(data["config"])
+        vocab = Vocab.from_dict(data["vocab"])
+        model = Model(data["task"], config, vocab, build_network(config, vocab), data.get("metrics"))
+        model.network.load_state_dict(data["state_dict"])
+    except ModelError as err:
+        raise err.located(shown)
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
+        raise ModelError(f"inconsistent checkpoint ({type(err).__name__}: {_first_line(err)})", path=shown)
+    except Exception as err:  # e.g. an unknown task
+        from .errors import InvarError
+
+        if isinstance(err, InvarError):
+            raise ModelError(err.message, path=shown)
+        raise
+    model.network.eval()
+    if device:
+        model.network.to(device)
+    return model
+
+
+def model_payload(model, metrics: Mapping[str, Any] | None = None, **extra: Any) -> dict:
+    """What :func:`save` stores for ``model``."""
+    return {
+        "kind": "model",
+        "task": model.task,
+        "config": model.config.to_dict(),
+        "vocab": model.vocab.to_dict(),
+        "state_dict": {k: v.detach().cpu() for k, v in model.network.state_dict().items()},
+        "metrics": dict(metrics if metrics is not None else model.metrics),
+        **extra,
+    }
+
+
+__all__ = ["save", "load", "load_model", "model_payload", "FORMAT", "VERSION"]

@@ -1,0 +1,442 @@
+"""Training: a task's dataset × an architecture -> a checkpoint.
+
+    invar.train(task="bhive", data="bhive-haswell", arch="renamer", size="tiny",
+                epochs=10, out="renamer.pt")
+
+The data are encoded once and cached beside the dataset (``DIR/cache``), so
+an epoch never parses. AdamW (β 0.9/0.999, weight decay 0.01), batches of 64,
+programs of at most 128 tokens (longer ones are skipped and counted), the
+task's loss, a linear warm-up then cosine decay of the learning rate, and
+validation after every epoch; the best epoch's weights are the checkpoint
+``out``. The training state (weights, optimizer, position in the epoch) goes
+to ``<out stem>.resume.pt`` after every epoch and every ``save_every`` steps,
+and ``resume=True`` continues from it.
+
+Determinism: every random choice derives from ``seed``: the initial weights,
+the order of each epoch, and (re-seeded at every step) dropout, random
+embeddings and augmentation. So the same seed gives the same weights on the
+same platform, and a resumed run continues exactly as the uninterrupted run
+would have.
+
+Several processes: under ``torchrun --nproc-per-node N -m invar train …``
+each process takes every N-th program of each batch; DistributedDataParallel
+averages the gradients (gloo on CPU, nccl on GPU) and process 0 writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import random
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import torch
+
+from . import checkpoint
+from .encoding import Encoded, Vocab, encode, load_encoded, renamed, renaming_space_of, save_encoded, vocab_counts
+from .errors import DataError, InvarError, ModelError, UsageError
+from .nn.config import preset
+from .nn.model import Model, build_network, to_device
+from .tasks import Example, Task, get_task
+
+#: share of the steps spent warming the learning rate up (at most WARMUP_MAX steps)
+WARMUP_FRACTION = 0.05
+WARMUP_MAX = 1000
+#: vocabulary: texts seen fewer times in the training split become <unk:VIEW>
+MIN_COUNT = 2
+#: programs per bucket when batching by length
+BUCKET_BATCHES = 50
+
+
+@dataclass
+class TrainResult:
+    out: str
+    arch: str
+    size: str
+    task: str
+    metric_name: str
+    best_metric: float
+    best_epoch: int
+    epochs: int
+    n_train: int
+    n_valid: int
+    #: programs longer than max_len, left out of training and validation
+    too_long: int
+    history: list = field(default_factory=list)
+    resumed_from: tuple | None = None
+
+
+# ------------------------------------------------------------------------ data
+def _hash_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+def _parse_all(task: Task, examples: Sequence[Example]):
+    """Programs of ``examples``; a stored program invar cannot read is a data error."""
+    out = []
+    for ex in examples:
+        try:
+            out.append(task.parse(ex.source))
+        except InvarError as err:
+            raise DataError(f"cannot read the stored program: {err.message}", path=ex.path, line=ex.line, col=1)
+    return out
+
+
+def _counts_worker(args):
+    task_name, examples = args
+    return vocab_counts(_parse_all(get_task(task_name), examples))
+
+
+def _encode_worker(args):
+    task_name, examples, vocab_dict = args
+    vocab = Vocab.from_dict(vocab_dict)
+    return [encode(p, vocab, canonical=True) for p in _parse_all(get_task(task_name), examples)]
+
+
+def _map(fn, items: list, jobs: int) -> list:
+    if jobs <= 1 or len(items) <= 1:
+        return [fn(x) for x in items]
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+        return pool.map(fn, items)
+
+
+def _chunks(seq: Sequence, n: int) -> list:
+    size = max(1, math.ceil(len(seq) / n))
+    return [seq[i: i + size] for i in range(0, len(seq), size)]
+
+
+def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = None, jobs: int = 1,
+                 cache: bool = True, splits: Sequence[str] = ("train", "valid"),
+                 progress: Callable | None = None) -> tuple[Vocab, dict[str, tuple[list[Encoded], np.ndarray]]]:
+    """The vocabulary (from the training split) and every split encoded, from
+    the cache under ``DIR/cache`` when it holds them. With ``limit``, the
+    first ``limit`` training programs and a quarter as many of the others."""
+    data = Path(data)
+    examples = {s: task.read_split(data, s) for s in splits}
+    if limit is not None:
+        examples = {s: ex[: (limit if s == task.splits[0] else max(1, limit // 4))] for s, ex in examples.items()}
+    train_split = task.splits[0]
+    if not examples[train_split]:
+        raise DataError(f"the {train_split} split is empty", path=str(data / f"{train_split}.csv"))
+    for s in splits[1:]:
+        if not examples[s]:
+            raise DataError(f"the {s} split is empty", path=str(data / f"{s}.csv"))
+    cache_dir = data / "cache"
+    stamp = {s: f"{_hash_file(data / f'{s}.csv')}-{len(examples[s])}" for s in splits}
+    vocab_path = cache_dir / f"vocab-{stamp[train_split]}.json"
+    vocab = _read_json_vocab(vocab_path) if cache else None
+    if vocab is None:
+        if progress:
+            progress("encode", split="vocabulary", n=len(examples[train_split]))
+        parts = _map(_counts_worker, [(task.name, c) for c in _chunks(examples[train_split], jobs)], jobs)
+        counts = parts[0]
+        for p in parts[1:]:
+            counts.update(p)
+        vocab = Vocab.from_counts(counts, min_count=MIN_COUNT)
+        if cache:
+            _try_write(vocab_path, lambda p: p.write_text(__import__("json").dumps(vocab.to_dict())))
+    out = {}
+    for s in splits:
+        path = cache_dir / f"{s}-{stamp[s]}-{vocab.fingerprint()}.npz"
+        labels = np.asarray([ex.label for ex in examples[s]], dtype=np.float64)
+        encoded = None
+        if cache and path.exists():
+            try:
+                encoded, _ = load_encoded(path)
+            except (ValueError, OSError, KeyError):
+                encoded = None
+        if encoded is None:
+            if progress:
+                progress("encode", split=s, n=len(examples[s]))
+            parts = _map(_encode_worker, [(task.name, c, vocab.to_dict()) for c in _chunks(examples[s], jobs)], jobs)
+            encoded = [e for part in parts for e in part]
+            if cache:
+                _try_write(path, lambda p: save_encoded(p, encoded))
+        out[s] = (encoded, labels)
+    return vocab, out
+
+
+def _read_json_vocab(path: Path) -> Vocab | None:
+    import json
+
+    try:
+        return Vocab.from_dict(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _try_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Cache writes are best effort: a read-only dataset still trains."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(path)
+    except OSError:
+        pass
+
+
+# -------------------------------------------------------------- distribution
+def _dist() -> tuple[int, int, int]:
+    """(rank, world size, local rank) from torchrun's environment."""
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    return int(os.environ.get("RANK", "0")), world, int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def _mix(*parts: Any) -> int:
+    return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "little") & ((1 << 63) - 1)
+
+
+def _batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int, world: int) -> list[np.ndarray]:
+    """The epoch's batches: a seeded shuffle, cut into buckets of similar
+    length (less padding), the batches themselves shuffled again."""
+    rng = np.random.default_rng([seed, epoch])
+    order = rng.permutation(len(lengths))
+    batches = []
+    span = batch_size * BUCKET_BATCHES
+    for start in range(0, len(order), span):
+        bucket = order[start: start + span]
+        bucket = bucket[np.argsort(lengths[bucket], kind="stable")]
+        batches += [bucket[i: i + batch_size] for i in range(0, len(bucket), batch_size)]
+    batches = [b for b in batches if len(b) >= world]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def _lr(step: int, total: int, base: float) -> float:
+    warmup = max(1, min(WARMUP_MAX, int(WARMUP_FRACTION * total)))
+    if step < warmup:
+        return base * (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - warmup)
+    return base * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def resume_path(out: str | os.PathLike) -> Path:
+    out = Path(out)
+    return out.with_name(out.stem + ".resume.pt")
+
+
+# ------------------------------------------------------------------- training
+def train(
+    *,
+    task: str = "bhive",
+    data: str | os.PathLike,
+    arch: str,
+    size: str = "tiny",
+    epochs: int = 10,
+    out: str | os.PathLike,
+    batch_size: int = 64,
+    max_len: int = 128,
+    lr: float = 5e-4,
+    weight_decay: float = 0.01,
+    betas: tuple[float, float] = (0.9, 0.999),
+    seed: int = 0,
+    device: str = "cpu",
+    limit: int | None = None,
+    resume: bool = False,
+    threads: int | None = None,
+    save_every: int = 0,
+    jobs: int | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    progress: Callable[..., None] | None = None,
+) -> TrainResult:
+    """Train ``arch`` at ``size`` on ``task``'s dataset in ``data`` and write
+    the best epoch to ``out`` (see the module docstring). ``overrides`` sets
+    any :class:`~invar.nn.config.ModelConfig` field. ``progress(event, **info)``
+    hears about encoding, steps and epochs (process 0 only)."""
+    the_task = get_task(task)
+    try:
+        config = preset(arch, size, max_len=max_len, head=the_task.head, n_labels=the_task.n_labels,
+                        seed=seed, **dict(overrides or {}))
+    except ValueError as err:
+        raise ModelError(str(err), path="--arch" if "architecture" in str(err) else "--size" if "size" in str(err) else None)
+    if epochs < 1 or batch_size < 1:
+        raise UsageError("--epochs and --batch-size must be at least 1")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise UsageError("--device cuda: no CUDA device is available", path="--device")
+
+    rank, world, local_rank = _dist()
+    distributed = world > 1
+    if distributed:
+        import torch.distributed as dist
+
+        backend = "nccl" if device.startswith("cuda") else "gloo"
+        if not dist.is_initialized():
+            dist.init_process_group(backend)
+        if device.startswith("cuda"):
+            device = f"cuda:{local_rank}"
+    dev = torch.device(device)
+    torch.set_num_threads(threads or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world))))
+    report = progress if (progress and rank == 0) else (lambda *a, **k: None)
+
+    vocab, splits = prepare_data(the_task, data, limit=limit, jobs=jobs or 1, progress=report)
+    config = config.with_vocab(vocab)
+    try:
+        config.validate()
+    except ValueError as err:
+        raise ModelError(f"bad model config: {err}")
+    (train_enc, train_y), (valid_enc, valid_y) = splits["train"], splits["valid"]
+    keep_t = [i for i, e in enumerate(train_enc) if 0 < len(e) <= max_len]
+    keep_v = [i for i, e in enumerate(valid_enc) if 0 < len(e) <= max_len]
+    too_long = len(train_enc) - len(keep_t) + len(valid_enc) - len(keep_v)
+    train_enc, train_y = [train_enc[i] for i in keep_t], train_y[keep_t]
+    valid_enc, valid_y = [valid_enc[i] for i in keep_v], valid_y[keep_v]
+    if not train_enc or not valid_enc:
+        raise DataError(f"no program of at most {max_len} tokens in the training or validation split", path=str(data))
+
+    random.seed(seed)
+    np.random.seed(seed % (1 << 32))
+    torch.manual_seed(seed)
+    model = Model(task, config, vocab, build_network(config, vocab))
+    net = model.network
+    if the_task.head == "regression":
+        net.head.init_output(float(np.median(train_y)))
+    net.to(dev)
+    decay = [p for n, p in net.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in net.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+                            lr=lr, betas=betas)
+    settings = {"task": task, "data": [f"{len(train_enc)}", vocab.fingerprint()], "batch_size": batch_size,
+                "seed": seed, "lr": lr, "weight_decay": weight_decay, "betas": list(betas), "max_len": max_len,
+                "world": world}
+
+    lengths = np.asarray([len(e) for e in train_enc])
+    steps_per_epoch = len(_batches(lengths, batch_size, seed, 0, world))
+    total_steps = steps_per_epoch * epochs
+    start_epoch, start_step, history = 0, 0, []
+    best = math.inf if the_task.lower_is_better else -math.inf
+    best_epoch, resumed_from = 0, None
+    state_path = resume_path(out)
+    if resume and state_path.exists():
+        state = checkpoint.load(state_path, kind="resume")
+        if state.get("config") != config.to_dict() or state.get("settings") != settings:
+            raise ModelError("the saved training state is for other settings (architecture, data, seed or batch size); "
+                             "train without --resume to start again", path=str(state_path))
+        net.load_state_dict(state["state_dict"])
+        opt.load_state_dict(state["optimizer"])
+        start_epoch, start_step = int(state["epoch"]), int(state["step"])
+        history, best, best_epoch = list(state["history"]), float(state["best"]), int(state["best_epoch"])
+        resumed_from = (start_epoch, start_step)
+        report("resume", epoch=start_epoch, step=start_step)
+
+    ddp = net
+    if distributed:
+        from torch.nn.parallel import DistributedDataParallel
+
+        ddp = DistributedDataParallel(net, device_ids=[dev.index] if dev.type == "cuda" else None)
+
+    def save_state(epoch: int, step: int) -> None:
+        if rank != 0:
+            return
+        checkpoint.save(state_path, {
+            "kind": "resume", "task": task, "config": config.to_dict(), "vocab": vocab.to_dict(),
+            "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+            "optimizer": opt.state_dict(), "epoch": epoch, "step": step, "history": history,
+            "best": best, "best_epoch": best_epoch, "settings": settings,
+        })
+
+    report("start", n_train=len(train_enc), n_valid=len(valid_enc), too_long=too_long, epochs=epochs,
+           steps=steps_per_epoch, start_epoch=start_epoch, config=config, world=world)
+    targets = torch.as_tensor(train_y, dtype=torch.float32)
+    for epoch in range(start_epoch, epochs):
+        batches = _batches(lengths, batch_size, seed, epoch, world)
+        net.train()
+        losses, t0 = [], time.perf_counter()
+        first = start_step if epoch == start_epoch else 0
+        for step in range(first, len(batches)):
+            idx = batches[step][rank::world]
+            torch.manual_seed(_mix(seed, epoch, step, rank))
+            items = [train_enc[i] for i in idx]
+            if config.augment:
+                items = [_augment(e, vocab, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
+            batch = to_device(model.collate(items), dev)
+            for group in opt.param_groups:
+                group["lr"] = _lr(epoch * steps_per_epoch + step, total_steps, lr)
+            loss = the_task.loss(ddp(batch), targets[torch.as_tensor(idx)].to(dev))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            losses.append(float(loss.detach()))
+            report("step", epoch=epoch, step=step + 1, steps=len(batches), loss=losses[-1])
+            if save_every and (step + 1) % save_every == 0 and step + 1 < len(batches):
+                save_state(epoch, step + 1)
+        metric = _evaluate(model, valid_enc, valid_y, the_task, dev, rank, world)
+        seconds = time.perf_counter() - t0
+        improved = best_epoch == 0 or (metric < best if the_task.lower_is_better else metric > best)
+        if improved:
+            best, best_epoch = metric, epoch + 1
+        history.append({"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
+                        f"valid_{the_task.metric_name}": metric, "seconds": round(seconds, 3)})
+        if improved and rank == 0:
+            checkpoint.save(out, checkpoint.model_payload(model, _metrics(the_task, best, best_epoch, history, len(train_enc)),
+                                                          train=dict(settings, arch=arch, size=size, epochs=epochs)))
+        save_state(epoch + 1, 0)
+        report("epoch", epoch=epoch + 1, epochs=epochs, train_loss=history[-1]["train_loss"], metric=metric,
+               best=best, best_epoch=best_epoch, improved=improved, seconds=seconds)
+    if rank == 0 and not Path(out).exists():  # resumed after the last epoch: nothing new to keep
+        raise ModelError("the saved training state has no epoch left; raise --epochs to train on", path=str(state_path))
+    if distributed:
+        import torch.distributed as dist
+
+        dist.barrier()
+    return TrainResult(out=str(out), arch=arch, size=size, task=task, metric_name=the_task.metric_name,
+                       best_metric=best, best_epoch=best_epoch, epochs=epochs, n_train=len(train_enc),
+                       n_valid=len(valid_enc), too_long=too_long, history=history, resumed_from=resumed_from)
+
+
+def _metrics(task: Task, best: float, best_epoch: int, history: list, n_train: int) -> dict:
+    return {f"valid_{task.metric_name}": best, "best_epoch": best_epoch, "history": history, "n_train": n_train}
+
+
+def _augment(enc: Encoded, vocab: Vocab, seed: int) -> Encoded:
+    """``enc`` under a uniformly sampled renaming (the ``augmented`` baseline)."""
+    if not len(enc.rename_refs):
+        return enc
+    space = renaming_space_of(enc, vocab)
+    if space.count() == 0:
+        return enc
+    return renamed(enc, space.sample(1, random.Random(seed))[0], vocab)
+
+
+@torch.no_grad()
+def _evaluate(model: Model, encoded: list[Encoded], labels: np.ndarray, task: Task, dev, rank: int, world: int) -> float:
+    """The task's metric on ``encoded``; each process scores its share and
+    the shares are combined."""
+    mine = list(range(rank, len(encoded), world))
+    preds = model.predict_encoded([encoded[i] for i in mine], batch_size=256, device=str(dev)) if mine else []
+    if world == 1:
+        return task.metric(preds, labels[mine])
+    import torch.distributed as dist
+
+    gathered: list = [None] * world
+    dist.all_gather_object(gathered, (mine, preds))
+    all_preds = np.zeros(len(encoded))
+    for idx, p in gathered:
+        all_preds[idx] = p
+    return task.metric(all_preds, labels)
+
+
+__all__ = ["train", "TrainResult", "prepare_data", "resume_path"]
+
+
+class _CallableModule(type(os)):
+    """Importing ``invar.train`` rebinds the package's ``train`` attribute
+    from the public function to this module; calling the module trains, so
+    ``invar.train(...)`` works either way."""
+
+    def __call__(self, **kwargs: Any) -> TrainResult:
+        return train(**kwargs)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule
