@@ -373,9 +373,9 @@ def _instruction(source: str, index: int):
                 o["kind"] = "target"
     check(head, base, prefixes, operands, rounding, mnemonic_col)
     segment = segment_prefix(prefixes)
-    if segment:  # a segment prefix word applies to the memory operands
+    if segment:  # a segment prefix word applies to the memory operands that name none
         for o in operands:
-            if o["kind"] == "mem":
+            if o["kind"] == "mem" and not o.get("seg"):
                 o["seg"] = segment
     eff = effects(head, base, operands, tuple(p for p, _ in prefixes))
     reads: set[str] = set(eff.implicit.reads)

@@ -83,6 +83,18 @@ def base_mnemonic(mnemonic: str) -> str | None:
     return None
 
 
+def stripped_suffix(mnemonic: str) -> str:
+    """The size suffix :func:`base_mnemonic` took off (``flds`` -> ``s``,
+    ``padddb`` -> ``b``), or "" when the mnemonic is a name of its own."""
+    m = mnemonic.lower()
+    if m in _ATT_EXTRA or m in _CAPSTONE or _CMP_PSEUDO.match(m) or _VPCMP_PSEUDO.match(m) or _CC_FORM.match(m):
+        return ""
+    for suffix in ("ll", "b", "w", "l", "q", "s", "t"):
+        if m.endswith(suffix) and m[: -len(suffix)] in _CAPSTONE:
+            return suffix
+    return ""
+
+
 def suffix_bytes(mnemonic: str, base: str) -> int | None:
     """Operand size in bytes spelled by an AT&T size suffix, if any."""
     extra = mnemonic[len(base):]

@@ -31,6 +31,7 @@ import re
 
 from ...errors import ParseError
 from . import registers as R
+from .semantics import stripped_suffix
 
 #: words that prefix an instruction; a segment name written alone is a segment override
 SEGMENT_WORDS = frozenset("cs ds es fs gs ss".split())
@@ -213,14 +214,14 @@ def _check_memory(mnemonic: str, o: dict) -> None:
 def _check_registers(mnemonic: str, operands: list[dict]) -> None:
     evex_capable = mnemonic.startswith("v")
     for o in operands:
+        if o["kind"] == "mem" and o.get("vsib") and "gather" not in mnemonic and "scatter" not in mnemonic:
+            raise _error(f"a vector index register is only valid in gathers and scatters, not {mnemonic!r}", o["col"])
         regs = [o["reg"]] if o["kind"] == "reg" else list(o.get("regs", ()))
         for reg in regs:
             if reg.cls == "vec" and (int(reg.base) >= 16 or reg.width == "512") and not evex_capable:
                 raise _error(f"%{reg.name} needs an AVX-512 (EVEX) instruction, not {mnemonic!r}", o["col"])
             if reg.cls == "mask" and not mnemonic.startswith(("k", "v")):
                 raise _error(f"mask register %{reg.name} is not an operand of {mnemonic!r}", o["col"])
-        if o["kind"] == "mem" and o.get("vsib") and "gather" not in mnemonic and "scatter" not in mnemonic:
-            raise _error(f"a vector index register is only valid in gathers and scatters, not {mnemonic!r}", o["col"])
 
 
 def _sized(bits: int) -> str:
@@ -270,6 +271,12 @@ def _describe(o: dict) -> str:
 
 
 # ---------------------------------------------------- general-purpose integer
+def general_purpose(mnemonic: str) -> bool:
+    """Is ``mnemonic`` a general-purpose integer instruction, checked exactly?"""
+    m = mnemonic.lower()
+    return _gp_name(m) is not None or m in _EXTEND or bool(_STRING.match(m)) or m.startswith(("crc32", "xlat"))
+
+
 def _gp_name(mnemonic: str) -> tuple[str, str] | None:
     """(GP base, size suffix) of a mnemonic, or None when it is not one."""
     if mnemonic in GP:
@@ -538,24 +545,49 @@ VEX_ONLY = frozenset(
 _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 
 
-def _check_vector(mnemonic: str, base: str, operands: list[dict]) -> None:
+#: vector and mask instructions that take a general-purpose register operand
+_VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
+
+
+def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
     regs = [o for o in operands if o["kind"] == "reg"]
     classes = {o["reg"].cls for o in regs}
     if "mmx" in classes and "vec" in classes and base not in _MMX_XMM:
         o = next(o for o in regs if o["reg"].cls == "mmx")
         raise _error(f"{mnemonic!r} does not mix MMX and XMM registers (%{o['reg'].name})", o["col"])
-    if not classes & {"vec", "mmx"}:
+    if not classes & {"vec", "mmx", "mask"}:
         return
     for o in regs:
         if o["reg"].cls == "gpr" and o["bits"] < 32:
             raise _error(f"{_reg_name(o)}: vector instructions take 32- or 64-bit general-purpose registers", o["col"])
-    if _gp_name(mnemonic) is not None and mnemonic not in ("movq",):
+        if o["reg"].cls == "gpr" and not _VECTOR_GPR.match(mnemonic) and _gp_name(mnemonic) is None:
+            raise _error(f"{_reg_name(o)} is not an operand of {mnemonic!r}", o["col"])
+    if not classes & {"vec", "mmx"}:
+        return
+    if len(operands) < 2:
+        raise _error(f"{mnemonic!r} takes at least 2 operands", col)
+    if not mnemonic.startswith("v"):  # legacy SSE and MMX: destination is also a source
+        immediates = sum(o["kind"] == "imm" for o in operands)
+        if len(operands) > 3 + (immediates == 2):
+            raise _error(f"{mnemonic!r} takes at most 3 operands", operands[3]["col"])
+        first = operands[0]
+        if len(operands) == 3 and first["kind"] != "imm" and not (first["kind"] == "reg" and first["reg"].name == "xmm0"):
+            raise _error(f"a third operand of {mnemonic!r} comes first and is an immediate or %xmm0", first["col"])
+        if operands[-1]["kind"] == "mem" and not mnemonic.startswith(("mov", "pextr", "extractps")):
+            raise _error(f"{mnemonic!r} cannot write memory", operands[-1]["col"])
+    mmx_memory = mnemonic == "mov" and classes == {"mmx"} and len(regs) == 1  # llvm-mc reads it as movq
+    if _gp_name(mnemonic) is not None and mnemonic != "movq" and not mmx_memory:
         o = next(o for o in regs if o["reg"].cls in ("vec", "mmx"))
         raise _error(f"{_reg_name(o)} is not an operand of {mnemonic!r}", o["col"])
-    if mnemonic == "movq":
+    if mnemonic in ("movq", "movd"):
+        for o in operands:
+            if o["kind"] == "imm":
+                raise _error(f"{mnemonic!r} with a vector register takes no immediate", o["col"])
         for o in regs:
-            if o["reg"].cls == "gpr" and o["bits"] != 64:
+            if o["reg"].cls == "gpr" and o["bits"] != 64 and mnemonic == "movq":
                 raise _error(f"{_reg_name(o)}: 'movq' moves 64 bits (movd moves 32)", o["col"])
+            if o["reg"].cls == "vec" and o["reg"].width != "128":
+                raise _error(f"{_reg_name(o)}: {mnemonic!r} moves to or from an %xmm register", o["col"])
     hit = _CONVERT_FROM_GPR.match(mnemonic)
     if hit:
         size = _SUFFIX[hit.group(1)]
@@ -573,7 +605,11 @@ def _check_vector(mnemonic: str, base: str, operands: list[dict]) -> None:
 
 
 def _check_generic(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
-    _check_vector(mnemonic, base, operands)
+    suffix = stripped_suffix(mnemonic)
+    if suffix and not (base.startswith("f") or re.search(r"2u?si|u?si2", base)):
+        # only x87 (flds, fildll) and conversions (cvtsi2sdq) spell a size
+        raise _error(f"unknown instruction {mnemonic!r} ({base!r} takes no size suffix)", col)
+    _check_vector(mnemonic, base, operands, col)
     memory = [o for o in operands if o["kind"] == "mem"]
     if len(memory) > 1:
         raise _error(f"{mnemonic!r} takes at most one memory operand", memory[1]["col"])
@@ -686,16 +722,19 @@ def _check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], o
         raise _error(f"conflicting prefixes {' and '.join(sorted(set(names)))}", prefixes[-1][1])
     segments = [p for p in names if p in SEGMENT_WORDS]
     if len(set(segments)) > 1:
-        raise _error("two segment overrides", prefixes[-1][1])
-    if segments and segments[0] in ("fs", "gs") and any(o["kind"] == "mem" and o.get("seg") for o in operands):
-        raise _error("two segment overrides", next(o["col"] for o in operands if o["kind"] == "mem" and o.get("seg")))
+        raise _error(f"two segment overrides ({' and '.join(sorted(set(segments)))})", prefixes[-1][1])
+    for o in operands:
+        if segments and o["kind"] == "mem" and o.get("seg") not in (None, segments[0]):
+            if family is not None and o.get("seg") == "es" and _fixed_memory(o, ("rdi", "edi")):
+                continue  # a string destination is always %es: no prefix changes it
+            raise _error(f"two segment overrides ({segments[0]} and %{o['seg']})", o["col"])
     for p, at in prefixes:
         ok = True
         if p in ("rep", "repe", "repz"):
             if family in _REP_STRING:
                 ok = p == "rep"
-            else:
-                ok = family in _REPE_STRING or base in ("ret", "nop")
+            else:  # rep ret (a branch-predictor habit), rep nop (pause)
+                ok = family in _REPE_STRING or base == "ret" or (mnemonic == "nop" and not operands and names == [p])
             why = "repeats string instructions (movs, stos, lods, ins, outs; repe: cmps, scas)"
         elif p in ("repne", "repnz"):
             ok = family in _REPE_STRING or branch
