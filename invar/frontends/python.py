@@ -25,10 +25,14 @@ the bindings of ``def``, ``class``, ``import``, ``except … as``,
 ``import``, ``global``, ``builtin``, ``free``, ``class``, ``name``. Only
 parameters and locals bound inside the unit (its own scope or any nested
 function, lambda or comprehension scope) have a referent,
-``local:<scope>:<name>``; every other token has ``None``.
+``local:<scope>:<name>``; every other token has ``None``. Referents whose
+spelling the program observes are pinned (docs/semantics.md): keyword-passable
+parameters, ``def``/``class`` names, names in ``f"{x=}"``, and every local of
+a unit that reads a scope by name.
 
 **Dependencies** are computed per block by :mod:`.python_effects` and
-:func:`.effects.block_deps`.
+:func:`.effects.block_deps`; a class body keeps its statements in order (its
+namespace order is meaning).
 
 **Skipped units.** :func:`parse_units` raises only for the whole file (a
 syntax error, an input over :data:`MAX_CHARS`, nesting the compiler cannot
@@ -48,7 +52,7 @@ from ..program import Line, Program, Token
 from ..symmetry.renamings import RenamingSpace
 from .effects import Effect, LineItem, block_deps
 from .python_effects import StatementEffects
-from .python_scopes import DYNAMIC_BUILTINS, Resolution, Scope, SourceMap, resolve
+from .python_scopes import Resolution, Scope, SourceMap, resolve
 from .units import Units
 
 #: inputs longer than this (in characters) are refused rather than parsed
@@ -60,6 +64,9 @@ _COMPOUND = (
     ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
 ) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 _PROTECTING = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+#: occurrence contexts whose name is part of an interface: a parameter a
+#: caller may pass by keyword, the name a ``def``/``class`` gives its object
+_INTERFACE = frozenset({"kwparam", "defname"})
 
 
 # ------------------------------------------------------------------ entry
@@ -196,7 +203,15 @@ class _UnitBuilder:
         return not text[: self.src.char_col(stmt.lineno, stmt.col_offset)].strip()
 
     def _splittable(self, s: ast.stmt) -> bool:
-        return all(self._own_line(body[0]) for body in _bodies(s) if body)
+        """Whether every body of ``s`` starts on a line of its own (an
+        ``elif`` chain is walked: its bodies are bodies of ``s``)."""
+        bodies = _bodies(s)
+        cur = s
+        while isinstance(cur, ast.If) and len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If) \
+                and self._is_elif(cur.orelse[0]):
+            cur = cur.orelse[0]
+            bodies += _bodies(cur)
+        return all(self._own_line(body[0]) for body in bodies if body)
 
     def _last_code_line(self, lo: int, hi: int) -> int:
         """The last line in ``lo..hi`` holding more than blanks and a comment."""
@@ -221,7 +236,10 @@ class _UnitBuilder:
         lo = max(lo, self._prev_end + 1)
         self._add(self._last_code_line(lo, _anchor(first) - 1), -1, depth, lo, None)
 
-    def _block(self, stmts: Sequence[ast.stmt], depth: int, protected: bool, docstring: bool = False) -> None:
+    def _block(self, stmts: Sequence[ast.stmt], depth: int, protected: bool, docstring: bool = False,
+               ordered: bool = False) -> None:
+        """Lines for ``stmts``, a block of their own; ``ordered`` keeps them in
+        source order (a class body, whose namespace order is meaning)."""
         if docstring and stmts and _is_docstring(stmts[0]) and len(stmts) > 1 and self._own_line(stmts[1]):
             s = stmts[0]
             self._add(s.end_lineno, -1, depth, s.lineno, self.effects.of(s))
@@ -249,6 +267,8 @@ class _UnitBuilder:
                 idx = self._add(max(x.end_lineno for x in run), block, depth, _anchor(s), effect)
             members.append((idx, effect))
         self.deps += block_deps(members, protected=protected)
+        if ordered:
+            self.deps += [(a, b) for (a, _), (b, _) in zip(members, members[1:])]
 
     def _compound(self, s: ast.stmt, block: int, depth: int, protected: bool) -> int:
         inner = protected or isinstance(s, _PROTECTING)
@@ -283,7 +303,7 @@ class _UnitBuilder:
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._block(s.body, d, False, docstring=True)
         elif isinstance(s, ast.ClassDef):
-            self._block(s.body, d, inner, docstring=True)
+            self._block(s.body, d, inner, docstring=True, ordered=True)
         else:
             self._block(s.body, d, inner)
             for h in getattr(s, "handlers", ()):
@@ -350,6 +370,7 @@ class _UnitBuilder:
         pinned: set[str] = set()
         unit = scope if scope.kind != "module" else None
         dynamic = False
+        spelled = self.res.spelled
         for occ in occs[lo:hi]:
             renamable = (
                 unit is not None
@@ -359,10 +380,10 @@ class _UnitBuilder:
                 and occ.binder.within(unit)
             )
             referent = occ.resource if renamable else None
-            if occ.view == "builtin" and occ.name in DYNAMIC_BUILTINS:
+            if id(occ.scope) in self.res.dynamic:
                 dynamic = True
-            if referent is not None and occ.ctx == "kwonly":
-                pinned.add(referent)
+            if referent is not None and (occ.ctx in _INTERFACE or (occ.line, occ.col) in spelled):
+                pinned.add(referent)  # observable by its spelling (docs/semantics.md)
             if occ.col < 0:
                 pinned.add(referent if referent is not None else f"name:{occ.name}")
                 continue
@@ -375,11 +396,6 @@ class _UnitBuilder:
         referents = {t.referent for t in tokens if t.referent is not None}
         if dynamic:
             pinned |= referents
-        kwlo = bisect_right(self.res.keywords, (start, ""))
-        kwhi = bisect_right(self.res.keywords, (end + 1, ""))
-        called = {kw for _, kw in self.res.keywords[kwlo:kwhi]}
-        if called:
-            pinned |= {r for r in referents if r.rsplit(":", 1)[1] in called and _is_param(tokens, r)}
         if scope.has_match:  # a ``match`` anywhere in the unit, nested scopes included
             pinned.add("name:_")  # ``_`` in a pattern is a wildcard, not a capture
         return Program(
@@ -391,10 +407,6 @@ class _UnitBuilder:
             name=name,
             separator="\n",
         )
-
-
-def _is_param(tokens: list[Token], referent: str) -> bool:
-    return any(t.referent == referent and t.view == "param" for t in tokens)
 
 
 # -------------------------------------------------------------- renamings

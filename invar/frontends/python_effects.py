@@ -13,6 +13,16 @@ else while an extra one only shrinks the space:
 - a call (other than a known-pure builtin), an attribute or subscript store,
   ``del`` through a reference, ``import``, ``await`` and ``yield`` are side
   effects, and side effects keep their relative order;
+- iterating a value may run code (a generator's body, a function ``map``
+  applies lazily) and advances it when it is an iterator, which no static
+  analysis can rule out for a value of unknown type, so every iteration
+  writes ``heap`` like a call: ``for`` loops, comprehensions, unpacking
+  (``a, b = it``, ``[*it]``, ``f(*it)``), ``x in it``, and the builtins that
+  consume their argument (``list``, ``sum``, ``sorted`` …). Iterating a value
+  built right there from constants, displays or ``range`` is exempt;
+- a call that reads the scope by name (``locals()``, ``vars()``, ``dir()``,
+  ``eval``, ``exec``, ``globals()``, frame access) reads every variable of its
+  scope and every global the module names;
 - any operation beyond naming and building literals reads ``heap`` (``a + b``
   reads lists ``a`` and ``b``); augmented assignment writes it (``+=`` mutates
   lists in place);
@@ -33,13 +43,19 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from .effects import HEAP, Effect
-from .python_scopes import Resolution, child_nodes
+from .python_scopes import DYNAMIC_BUILTINS, FRAME_ATTRIBUTES, Resolution, child_nodes
 
-#: builtins that only compute a value from their arguments (on builtin types)
+#: builtins that only compute a value from their arguments (on builtin
+#: types); the lazy ones (``iter``, ``zip``, ``map`` …) build an iterator over
+#: their argument without advancing it
 PURE_BUILTINS = frozenset(
-    """abs all any ascii bin bool bytes callable chr complex dict divmod enumerate filter
-    float format frozenset hash hex int isinstance issubclass iter len list map max min
-    oct ord pow range repr reversed round set slice sorted str sum tuple type zip""".split()
+    """abs ascii bin bool callable chr complex divmod enumerate filter float format hash hex id
+    int isinstance issubclass iter len map oct ord pow range repr reversed round slice str type
+    zip""".split()
+)
+#: builtins that iterate (consume) their positional argument: pure with none
+CONSUMING_BUILTINS = frozenset(
+    "all any bytearray bytes dict frozenset list max min set sorted sum tuple".split()
 )
 
 #: expression nodes that neither read the heap nor can raise
@@ -49,7 +65,34 @@ _INERT = (
 )
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+             ast.Constant, ast.JoinedStr)
+#: builtins that return a new container
+_NEW_CONTAINERS = frozenset("range list tuple set frozenset dict sorted bytes bytearray".split())
+
+
+def fresh(node: ast.AST, res: Resolution) -> bool:
+    """Whether iterating ``node`` can only walk a value built right there, so
+    that it runs no code of anyone else's and advances nothing shared: a
+    display or comprehension (whose own iteration counts where it stands), a
+    constant, a slice or an arithmetic result (a new sequence, for builtin
+    types), a new container from a builtin (``range``, ``list``, ``sorted`` …;
+    the call's own iteration counts where it stands), or a lazy builtin
+    (``zip``, ``enumerate``, ``reversed``, ``iter``) over such values."""
+    if isinstance(node, _DISPLAYS) or isinstance(node, ast.BinOp):
+        return True
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Slice)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        occs = res.by_node.get(id(node.func), ())
+        if not occs or occs[0].view != "builtin":
+            return False
+        name = node.func.id
+        if name in _NEW_CONTAINERS:
+            return True
+        if name in ("zip", "enumerate", "reversed", "iter"):
+            return all(fresh(a, res) for a in node.args) and not node.keywords
+    return False
 
 
 class EffectVisitor(ast.NodeVisitor):
@@ -67,9 +110,10 @@ class EffectVisitor(ast.NodeVisitor):
         super().__init_subclass__(**kwargs)
         cls._methods = {}
 
-    def __init__(self, resolution: Resolution, effect: Effect) -> None:
+    def __init__(self, resolution: Resolution, effect: Effect, statements: "StatementEffects | None" = None) -> None:
         self.res = resolution
         self.effect = effect
+        self.statements = statements if statements is not None else StatementEffects(resolution)
         self._stack: list[ast.AST] = []
 
     def visit(self, node: ast.AST) -> None:
@@ -83,6 +127,33 @@ class EffectVisitor(ast.NodeVisitor):
                 name = "visit_" + n.__class__.__name__
                 method = methods[n.__class__] = getattr(type(self), name, type(self).generic_visit)
             method(self, n)
+
+    def _runs_code(self) -> None:
+        """The node may run code of anyone else's: a call, for the analysis."""
+        e = self.effect
+        e.reads.add(HEAP)
+        e.writes.add(HEAP)
+        e.side = e.may_raise = True
+
+    def _iterates(self, value: ast.AST) -> None:
+        """The node iterates ``value`` (see the module docstring)."""
+        if not fresh(value, self.res):
+            self._runs_code()
+
+    def _dynamic(self, node: ast.AST) -> None:
+        """``node`` reads its scope by name: every variable of the scope where
+        it stands, and every global the module names."""
+        scope = self._scope_near(node)
+        self.effect.reads |= self.statements.scope_resources(scope)
+        self.effect.reads |= self.statements.global_resources()
+
+    def _scope_near(self, node: ast.AST):
+        """The scope a node stands in, from the first name found under it."""
+        for sub in ast.walk(node):
+            occs = self.res.by_node.get(id(sub))
+            if occs:
+                return occs[0].scope
+        return None
 
     def generic_visit(self, node: ast.AST) -> None:
         if not isinstance(node, _INERT):
@@ -138,6 +209,8 @@ class EffectVisitor(ast.NodeVisitor):
         if not isinstance(node.ctx, ast.Load):
             e.writes.add(HEAP)
             e.side = True
+        elif isinstance(node, ast.Attribute) and node.attr in FRAME_ATTRIBUTES:
+            self._dynamic(node)
         self._stack += child_nodes(node)
 
     visit_Attribute = visit_Subscript = _reference
@@ -146,20 +219,50 @@ class EffectVisitor(ast.NodeVisitor):
         e = self.effect
         e.reads.add(HEAP)
         e.may_raise = True
-        pure = False
-        if isinstance(node.func, ast.Name) and node.func.id in PURE_BUILTINS:
-            occs = self.res.by_node.get(id(node.func), ())
-            pure = bool(occs) and occs[0].view == "builtin"
-        if not pure:
-            e.writes.add(HEAP)
-            e.side = True
+        func = node.func
+        builtin = None
+        if isinstance(func, ast.Name):
+            occs = self.res.by_node.get(id(func), ())
+            if occs and occs[0].view == "builtin":
+                builtin = func.id
+        if builtin in DYNAMIC_BUILTINS:
+            self._dynamic(node)
+        if builtin in CONSUMING_BUILTINS:
+            several = len(node.args) > 1 and not any(isinstance(a, ast.Starred) for a in node.args)
+            if not (builtin in ("min", "max") and several):  # min(a, b) compares, it iterates nothing
+                for arg in node.args:
+                    self._iterates(arg.value if isinstance(arg, ast.Starred) else arg)
+        elif builtin not in PURE_BUILTINS:
+            self._runs_code()
+        self._stack += child_nodes(node)
+
+    def visit_Starred(self, node: ast.Starred) -> None:
+        # ``*it`` in a call or a display iterates it; a starred target
+        # (``a, *b = …``) is part of the assignment's unpacking
+        if isinstance(node.ctx, ast.Load):
+            self._iterates(node.value)
+        self._stack.append(node.value)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._iterates(node.iter)
+        self._stack += child_nodes(node)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        e = self.effect
+        e.reads.add(HEAP)
+        e.may_raise = True
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)):  # an iterator has no __contains__: it is consumed
+                self._iterates(right)
+        self._stack += child_nodes(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
+            self._iterates(node.value)  # unpacking iterates the value
         self._stack += child_nodes(node)
 
     def _suspend(self, node: ast.AST) -> None:
-        e = self.effect
-        e.reads.add(HEAP)
-        e.writes.add(HEAP)
-        e.side = e.may_raise = True
+        self._runs_code()
         self._stack += child_nodes(node)
 
     visit_Await = visit_Yield = visit_YieldFrom = _suspend
@@ -188,10 +291,7 @@ class EffectVisitor(ast.NodeVisitor):
     visit_Nonlocal = visit_Global
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
-        e = self.effect
-        e.side = e.may_raise = True
-        e.reads.add(HEAP)
-        e.writes.add(HEAP)
+        self._runs_code()
         self._stack.extend(node.names)
 
     visit_Import = visit_ImportFrom = _import
@@ -222,10 +322,29 @@ class StatementEffects:
     def __init__(self, resolution: Resolution) -> None:
         self.res = resolution
         self._memo: dict[int, Effect] = {}
+        self._scopes: dict[int, frozenset[str]] | None = None
+        self._globals: frozenset[str] | None = None
+
+    def scope_resources(self, scope) -> frozenset[str]:
+        """Every variable named in ``scope`` (its own, its free ones); every
+        local, cell and global of the module when ``scope`` is unknown."""
+        if self._scopes is None:
+            by_scope: dict[int, set[str]] = {}
+            for occ in self.res.occurrences:
+                by_scope.setdefault(id(occ.scope), set()).add(occ.resource)
+            self._scopes = {k: frozenset(v) for k, v in by_scope.items()}
+        if scope is None:
+            return frozenset(o.resource for o in self.res.occurrences)
+        return self._scopes.get(id(scope), frozenset())
+
+    def global_resources(self) -> frozenset[str]:
+        if self._globals is None:
+            self._globals = frozenset(o.resource for o in self.res.occurrences if o.resource.startswith("global:"))
+        return self._globals
 
     def expressions(self, nodes: list[ast.AST]) -> Effect:
         effect = Effect()
-        visitor = EffectVisitor(self.res, effect)
+        visitor = EffectVisitor(self.res, effect, self)
         for n in nodes:
             if n is not None:
                 visitor.visit(n)
@@ -256,8 +375,8 @@ class StatementEffects:
             e = self.expressions([s.target, s.iter])
             e.reads.add(HEAP)
             e.may_raise = True
-            if isinstance(s, ast.AsyncFor):
-                e.side = True
+            if isinstance(s, ast.AsyncFor) or not fresh(s.iter, self.res):
+                e.side = True  # iterating may run code and advance an iterator
                 e.writes.add(HEAP)
             body = Effect()
             self._block(body, s.body)
@@ -306,8 +425,8 @@ class StatementEffects:
     def _binding(self, node: ast.AST) -> Effect:
         """The store of a ``def``/``class`` name (carried by the node itself)."""
         e = Effect()
-        EffectVisitor(self.res, e)._name(node)
+        EffectVisitor(self.res, e, self)._name(node)
         return e
 
 
-__all__ = ["EffectVisitor", "StatementEffects", "PURE_BUILTINS"]
+__all__ = ["EffectVisitor", "StatementEffects", "PURE_BUILTINS", "CONSUMING_BUILTINS", "fresh"]

@@ -30,7 +30,10 @@ from typing import ClassVar
 from ..errors import UnsupportedError
 
 #: builtins whose use makes local names observable by their spelling
-DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir"})
+DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir", "globals"})
+#: attributes through which code reaches a frame and so its locals by name
+#: (``sys._getframe().f_locals``, ``inspect.currentframe()``, ``inspect.stack()``)
+FRAME_ATTRIBUTES = frozenset({"_getframe", "currentframe", "f_locals", "f_back", "stack", "getouterframes", "trace"})
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -167,8 +170,11 @@ class Occurrence:
     view: str
     #: the scope that binds it (None for globals, builtins and unknown names)
     binder: Scope | None
-    #: ``load``, ``store``, ``del``, ``param``, ``kwonly`` (a keyword-only
-    #: parameter) or ``decl`` (``global``/``nonlocal``)
+    #: ``load``, ``store``, ``del``, ``decl`` (``global``/``nonlocal``),
+    #: ``param`` (a parameter no caller can name: positional-only, ``*args``,
+    #: ``**kwargs``), ``kwparam`` (one a caller may pass by keyword: part of
+    #: the function's interface) or ``defname`` (the name a ``def`` or
+    #: ``class`` binds, which its ``__name__`` spells)
     ctx: str
     #: the scope the occurrence stands in
     scope: Scope
@@ -189,6 +195,12 @@ class Resolution:
     module: Scope
     #: (line, name) of every keyword argument ``f(name=…)``, sorted
     keywords: list[tuple[int, str]]
+    #: (line, column) of every name occurrence whose spelling the program
+    #: observes (inside a self-documenting f-string, ``f"{x=}"``)
+    spelled: set[tuple[int, int]]
+    #: scopes that read their variables by name (``locals()``, ``eval``,
+    #: frame access …), by ``id`` of the scope
+    dynamic: set[int]
 
 
 class SourceMap:
@@ -236,6 +248,8 @@ class _Resolver:
         self.scope_of: dict[int, Scope] = {id(tree): self.module}
         self.cells: set[str] = set()
         self.keywords: list[tuple[int, str]] = []
+        self.spelled: set[tuple[int, int]] = set()
+        self.dynamic: set[int] = set()
         self.tree = tree
 
     # ----------------------------------------------------------- resolution
@@ -317,6 +331,8 @@ class _Resolver:
             if not text.startswith(name, col) or (end < len(text) and (text[end].isalnum() or text[end] == "_")):
                 col = -1
         occ = Occurrence(name, line, col, resource, view, binder, ctx, scope)
+        if view == "builtin" and name in DYNAMIC_BUILTINS:
+            self.dynamic.add(id(scope))
         self.occurrences.append(occ)
         got = self.by_node.get(id(node))
         if got is None:
@@ -408,14 +424,15 @@ class _Resolver:
                 extend([(c, scope) for c in reversed(before)])
         self.occurrences.sort(key=lambda o: (o.line, o.col))
         self.keywords.sort()
-        return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords)
+        return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords,
+                          self.spelled, self.dynamic)
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
-        for a in (*args.posonlyargs, *args.args, args.vararg, args.kwarg):
-            if a is not None:
+        for a in (*args.posonlyargs, args.vararg, args.kwarg):
+            if a is not None:  # no caller can name these
                 self.record_at(a, scope, a.arg, a.lineno, a.col_offset, "param")
-        for a in args.kwonlyargs:  # passed by name only: part of the interface
-            self.record_at(a, scope, a.arg, a.lineno, a.col_offset, "kwonly")
+        for a in (*args.args, *args.kwonlyargs):  # a caller may pass these by name
+            self.record_at(a, scope, a.arg, a.lineno, a.col_offset, "kwparam")
 
     def _inside(self, node: ast.AST, scope: Scope) -> list[ast.AST]:
         """What a scope node evaluates in its own scope, in compiler order."""
@@ -449,12 +466,12 @@ class _Resolver:
         before = [*a.defaults, *(d for d in a.kw_defaults if d is not None), *annotations, *node.decorator_list]
         # ``async def`` needs no pattern of its own: the name is the one after ``def``
         lo = self._start(node)
-        self.record_search(node, scope, node.name, lo, lo + 400, "store", keyword="def")
+        self.record_search(node, scope, node.name, lo, lo + 400, "defname", keyword="def")
         return before, True
 
     def _class(self, node: ast.ClassDef, scope: Scope) -> tuple[list[ast.AST], bool]:
         lo = self._start(node)
-        self.record_search(node, scope, node.name, lo, lo + 400, "store", keyword="class")
+        self.record_search(node, scope, node.name, lo, lo + 400, "defname", keyword="class")
         return [*node.bases, *node.keywords, *node.decorator_list], True
 
     def _lambda(self, node: ast.Lambda, scope: Scope) -> tuple[list[ast.AST], bool]:
@@ -523,6 +540,25 @@ class _Resolver:
             self.record_search(node, scope, node.rest, lo, self._end(node), "store", keyword="**", min_blanks=0)
         return child_nodes(node), False
 
+    def _attribute(self, node: ast.Attribute, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.attr in FRAME_ATTRIBUTES:
+            self.dynamic.add(id(scope))
+        return [node.value], False
+
+    def _formatted(self, node: ast.FormattedValue, scope: Scope) -> tuple[list[ast.AST], bool]:
+        # f"{x=}" prints the expression's text: the next character after the
+        # expression (blanks aside) is "=", where f"x={x}" has "}"
+        value = node.value
+        if getattr(value, "end_lineno", None) is not None:
+            text, at = self.src.text, self._end(value)
+            while at < len(text) and text[at] in " \t":
+                at += 1
+            if text.startswith("=", at) and not text.startswith("==", at):
+                for sub in ast.walk(value):
+                    if isinstance(sub, ast.Name):
+                        self.spelled.add((sub.lineno, self.src.char_col(sub.lineno, sub.col_offset)))
+        return child_nodes(node), False
+
     def _keyword(self, node: ast.keyword, scope: Scope) -> tuple[list[ast.AST], bool]:
         if node.arg is not None:
             self.keywords.append((node.lineno, node.arg))
@@ -534,7 +570,8 @@ class _Resolver:
         ast.DictComp: _comprehension, ast.GeneratorExp: _comprehension,
         ast.Global: _declaration, ast.Nonlocal: _declaration, ast.alias: _alias,
         ast.ExceptHandler: _except, ast.Match: _match, ast.MatchAs: _match_as, ast.MatchStar: _match_star,
-        ast.MatchMapping: _match_mapping, ast.keyword: _keyword,
+        ast.MatchMapping: _match_mapping, ast.keyword: _keyword, ast.Attribute: _attribute,
+        ast.FormattedValue: _formatted,
     }
 
 
@@ -545,4 +582,5 @@ def resolve(tree: ast.Module, text: str, src: SourceMap, filename: str = "<input
     return _Resolver(tree, text, src, filename).run()
 
 
-__all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS", "child_nodes", "search_binding"]
+__all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS", "FRAME_ATTRIBUTES",
+           "child_nodes", "search_binding"]

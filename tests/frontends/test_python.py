@@ -251,15 +251,27 @@ def test_fstring_names_are_tokens():
 
 
 # --------------------------------------------------------------- renamings
+POSITIONAL = EARNINGS.replace("lottery):", "lottery, /):")
+
+
 @pytest.mark.parametrize(
     "src, pool, expected",
     [
-        (EARNINGS, None, 3 * 2 * 1 * 2 * 1),  # 3 params among themselves, 2 locals among themselves
-        (EARNINGS, ["v0", "v1", "v2", "v3", "v4"], 120),
-        (EARNINGS, ["v0", "v1", "v2", "v3", "v4", "v5"], 720),
-        (EARNINGS, ["v0", "v1"], 0),
+        # parameters a caller may pass by keyword are the interface: only the
+        # locals income and bonus move, among themselves
+        (EARNINGS, None, 2 * 1),
+        (EARNINGS, ["v0", "v1", "v2", "v3", "v4"], 5 * 4),
+        (EARNINGS, ["v0", "v1"], 2),
+        (EARNINGS, ["v0"], 0),
+        # positional-only parameters cannot be named by a caller: they move too
+        (POSITIONAL, None, 3 * 2 * 1 * 2 * 1),  # 3 params among themselves, 2 locals among themselves
+        (POSITIONAL, ["v0", "v1", "v2", "v3", "v4"], 120),
+        (POSITIONAL, ["v0", "v1", "v2", "v3", "v4", "v5"], 720),
+        (POSITIONAL, ["v0", "v1"], 0),
         ("def f(a):\n    return a\n", None, 1),
-        ("def f(a):\n    return a + len(a)\n", ["len", "b", "c"], 2),  # a builtin in use is never a target
+        ("def f(a, /):\n    return a + len(a)\n", ["len", "b", "c"], 2),  # a builtin in use is never a target
+        ("def f(*args, **kwargs):\n    return args, kwargs\n", ["p", "q", "r"], 6),
+        ("def f(a, *, b):\n    c = a + b\n    return c\n", ["p", "q", "r"], 3),  # only c moves
     ],
 )
 def test_renaming_counts(src, pool, expected):
@@ -268,7 +280,7 @@ def test_renaming_counts(src, pool, expected):
 
 def test_renaming_never_captures():
     p = unit("""
-        def f(a, b):
+        def f(a, b, /):
             c = a + total
             d = [b for b in range(c)]
             return max(c, d)
@@ -282,7 +294,7 @@ def test_renaming_never_captures():
 
 
 def test_renaming_applies_to_every_occurrence_and_undoes():
-    p = unit(EARNINGS)
+    p = unit(POSITIONAL)
     space = renaming_space(p, pool=["p", "q", "r", "s", "t"])
     r = space.unrank(7)
     renamed = space.apply(None, r)
@@ -294,7 +306,7 @@ def test_renaming_applies_to_every_occurrence_and_undoes():
 
 
 def test_pins_and_bad_pools():
-    p = unit(EARNINGS)
+    p = unit(POSITIONAL)
     assert renaming_space(p, pins=["income"]).count() == 3 * 2
     with pytest.raises(SpaceError):
         renaming_space(p, pool=["class", "x"])

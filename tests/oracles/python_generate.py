@@ -1,0 +1,507 @@
+"""Random Python units that hunt for what a dependency analysis can miss.
+
+Each generated unit is a module (a fixed prelude plus one function ``unit``)
+and the inputs to call it with. The statements aim on purpose at the
+constructs of docs/semantics.md: locals and parameters of every kind
+(positional-only, keyword), lists, dicts, sets and objects mutated in place
+and copied into new values, iterators and generators advanced by ``next``,
+``for`` loops, comprehensions, unpacking, ``in`` and the builtins that consume
+them (``list``, ``sum``, ``zip`` …), aliases, closures with ``nonlocal``,
+lambdas, comprehension scopes that shadow locals, nested classes whose body
+order is meaning (plain, dataclass, ``Enum``, ``__slots__``, shadowing
+``def``), self-documenting f-strings, dynamic scope access (``locals()``,
+``vars()``, ``eval``, ``exec``, ``"%(x)s" % locals()``), globals, ``try`` and
+``with`` bodies, early returns, output with ``print``, and generators.
+
+Everything is seeded: ``unit(seed)`` always returns the same unit.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+PRELUDE = '''\
+import contextlib
+import dataclasses
+import enum
+import itertools
+
+G0 = 0
+G1 = []
+
+
+class Box:
+    def __init__(self, a=0, b=0):
+        self.a = a
+        self.b = b
+
+    def bump(self, k):
+        self.a += k
+        return self.a
+
+
+def gen(n):
+    for i in range(n):
+        print("gen", i)
+        yield i * 3
+'''
+
+#: module globals whose final state the oracle compares
+GLOBALS = ("G0", "G1")
+
+INT, STR, LIST, DICT, SET, ITER, OBJ = "int", "str", "list", "dict", "set", "iter", "obj"
+
+NAMES = {
+    INT: ["a", "b", "c", "n", "k", "acc", "total", "x"],
+    STR: ["s", "t", "label"],
+    LIST: ["xs", "ys", "zs", "out"],
+    DICT: ["d", "seen"],
+    SET: ["st", "bag"],
+    ITER: ["it", "src", "stream"],
+    OBJ: ["box", "rec"],
+}
+
+
+@dataclass
+class Unit:
+    """One generated module and the inputs to call its ``unit`` with."""
+
+    seed: int
+    source: str
+    inputs: list[str]
+    #: line of the module where the function starts (1-based)
+    first_line: int
+
+
+class _Gen:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.env: dict[str, str] = {}
+        self.lines: list[str] = []
+        self.helpers: list[str] = []  # names of nested functions taking one int
+        self.generator = False
+        self.used_global = False
+
+    # --------------------------------------------------------------- helpers
+    def pick(self, *types: str) -> str | None:
+        names = [n for n, t in self.env.items() if t in types]
+        return self.rng.choice(names) if names else None
+
+    def new_name(self, t: str) -> str:
+        free = [n for n in NAMES[t] if n not in self.env]
+        name = self.rng.choice(free) if free else self.rng.choice(NAMES[t])
+        return name
+
+    def emit(self, depth: int, text: str) -> None:
+        for line in text.split("\n"):
+            self.lines.append("    " * depth + line)
+
+    # ----------------------------------------------------------- expressions
+    def int_expr(self, depth: int = 0) -> str:
+        r = self.rng
+        a = self.pick(INT)
+        lst = self.pick(LIST)
+        it = self.pick(ITER)
+        options: list[tuple[float, callable]] = [
+            (2, lambda: str(r.randint(-3, 9))),
+            (4, lambda: a) if a else (0, None),
+            (3, lambda: f"{self.int_expr(depth + 1)} {r.choice('+-*')} {self.int_expr(depth + 1)}") if depth < 2 else (0, None),
+            (2, lambda: f"len({self.pick(LIST, DICT, SET, STR)})") if self.pick(LIST, DICT, SET, STR) else (0, None),
+            (2, lambda: f"sum({lst})") if lst else (0, None),
+            (2, lambda: f"sum({it})") if it else (0, None),
+            (2, lambda: f"next({it}, -1)") if it else (0, None),
+            (1, lambda: f"max({self.pick(LIST, SET, ITER)}, default=0)") if self.pick(LIST, SET, ITER) else (0, None),
+            (1, lambda: f"min({lst}, default=0)") if lst else (0, None),
+            (2, lambda: f"({lst}[{self.int_expr(depth + 1)} % len({lst})] if {lst} else 0)") if lst and depth < 2 else (0, None),
+            (2, lambda: f"({lst}.pop() if {lst} else -1)") if lst else (0, None),
+            (1, lambda: f"{self.pick(DICT)}.get({self.str_key()}, 0)") if self.pick(DICT) else (0, None),
+            (1, lambda: f"{self.pick(DICT)}.pop({self.str_key()}, 0)") if self.pick(DICT) else (0, None),
+            (2, lambda: f"{self.pick(OBJ)}.a") if self.pick(OBJ) else (0, None),
+            (1, lambda: f"{self.pick(OBJ)}.bump({r.randint(1, 3)})") if self.pick(OBJ) else (0, None),
+            (1, lambda: f"{a} // {self.int_expr(depth + 1)}") if a and depth < 2 else (0, None),
+            (1, lambda: "G0"),
+            (1, lambda: f"sum(1 for _ in {it})") if it else (0, None),
+            (2, lambda: self.count_above(lst, depth)) if lst and depth < 2 else (0, None),
+            (1, lambda: f"({a} if {a} > {self.int_expr(depth + 1)} else {self.int_expr(depth + 1)})") if a and depth < 2 else (0, None),
+            (1, lambda: f"abs({self.int_expr(depth + 1)})") if depth < 2 else (0, None),
+            (2, lambda: f"{r.choice(self.helpers)}({self.int_expr(depth + 1)})") if self.helpers and depth < 2 else (0, None),
+            (1, lambda: f'eval("{a} + 1")') if a else (0, None),
+            (1, lambda: f"({self.int_expr(depth + 1)} in {self.pick(LIST, SET, ITER)})")
+            if self.pick(LIST, SET, ITER) and depth < 2 else (0, None),
+            (1, lambda: f"len(list({it}))") if it else (0, None),
+        ]
+        return self._choose(options)
+
+    def count_above(self, lst: str, depth: int) -> str:
+        """A comprehension whose variable may shadow a local of the unit."""
+        v = self.rng.choice(["v", "x", "a"])
+        return f"len([{v} for {v} in {lst} if {v} > {self.int_expr(depth + 1)}])"
+
+    def _choose(self, options) -> str:
+        options = [(w, f) for w, f in options if w > 0]
+        total = sum(w for w, _ in options)
+        x = self.rng.random() * total
+        for w, f in options:
+            x -= w
+            if x <= 0:
+                return f()
+        return options[-1][1]()
+
+    def drained(self, name: str | None) -> str | None:
+        """``name``, or ``list(name)`` for an iterator: extending a list by a
+        lazy iterator over that same list never ends, inside C code that no
+        time limit interrupts."""
+        if name is not None and self.env.get(name) == ITER:
+            return f"list({name})"
+        return name
+
+    def str_key(self) -> str:
+        return repr(self.rng.choice(["a", "b", "c"]))
+
+    def str_expr(self) -> str:
+        r = self.rng
+        s = self.pick(STR)
+        a = self.pick(INT)
+        lst = self.pick(LIST)
+        options = [
+            (2, lambda: repr(r.choice(["", "ab", "x-y", "42"]))),
+            (3, lambda: s) if s else (0, None),
+            (2, lambda: f"{s} + {repr(r.choice('xyz'))}") if s else (0, None),
+            (2, lambda: f"str({self.int_expr(1)})"),
+            (2, lambda: f'f"{{{a}}}-{{{s}}}"') if a and s else (0, None),
+            (2, lambda: f'f"{{{a}=}}"') if a else (0, None),
+            (1, lambda: f'f"{{{a} = }}"') if a else (0, None),
+            (1, lambda: f"{s}.upper()") if s else (0, None),
+            (2, lambda: f'",".join(map(str, {self.pick(LIST, ITER)}))') if self.pick(LIST, ITER) else (0, None),
+            (1, lambda: f'"%({a})s" % locals()') if a else (0, None),
+            (1, lambda: f"repr({lst})") if lst else (0, None),
+        ]
+        return self._choose(options)
+
+    def list_expr(self) -> str:
+        r = self.rng
+        lst = self.pick(LIST)
+        it = self.pick(ITER)
+        v = r.choice(["v", "x", "a", "n"])
+        options = [
+            (2, lambda: f"[{self.int_expr(1)}, {self.int_expr(1)}]"),
+            (2, lambda: "[]"),
+            (2, lambda: f"list({self.pick(LIST, ITER, SET)})") if self.pick(LIST, ITER, SET) else (0, None),
+            (2, lambda: f"sorted({self.pick(LIST, ITER, SET)})") if self.pick(LIST, ITER, SET) else (0, None),
+            (2, lambda: f"[{v} * 2 for {v} in {self.pick(LIST, ITER)}]") if self.pick(LIST, ITER) else (0, None),
+            (2, lambda: f"[*{self.pick(ITER, LIST)}]") if self.pick(ITER, LIST) else (0, None),
+            (1, lambda: f"{lst} + [{self.int_expr(1)}]") if lst else (0, None),
+            (2, lambda: f"{lst}") if lst else (0, None),  # an alias
+            (1, lambda: f"{lst}[:]") if lst else (0, None),
+            (1, lambda: f"[p + q for p, q in zip({it}, {lst})]") if it and lst else (0, None),
+            (1, lambda: f"list(map(abs, {self.pick(ITER, LIST)}))") if self.pick(ITER, LIST) else (0, None),
+            (1, lambda: f"list(range({self.int_expr(1)} % 4))"),
+            (1, lambda: f"list({self.pick(DICT)}.values())") if self.pick(DICT) else (0, None),
+        ]
+        return self._choose(options)
+
+    def dict_expr(self) -> str:
+        d = self.pick(DICT)
+        options = [
+            (2, lambda: "{}"),
+            (2, lambda: f"{{{self.str_key()}: {self.int_expr(1)}}}"),
+            (2, lambda: f"dict({d})") if d else (0, None),
+            (1, lambda: f"{{k: v + 1 for k, v in {d}.items()}}") if d else (0, None),
+            (2, lambda: d) if d else (0, None),
+        ]
+        return self._choose(options)
+
+    def set_expr(self) -> str:
+        options = [
+            (2, lambda: f"{{{self.int_expr(1)}, {self.int_expr(1)}}}"),
+            (2, lambda: f"set({self.pick(LIST, ITER)})") if self.pick(LIST, ITER) else (0, None),
+            (1, lambda: "set()"),
+        ]
+        return self._choose(options)
+
+    def iter_expr(self) -> str:
+        r = self.rng
+        lst = self.pick(LIST)
+        options = [
+            (3, lambda: f"iter({lst})") if lst else (0, None),
+            (2, lambda: f"iter([{self.int_expr(1)}, {self.int_expr(1)}, {self.int_expr(1)}])"),
+            (2, lambda: f"gen({r.randint(0, 4)})"),
+            (1, lambda: f"map(abs, {lst})") if lst else (0, None),
+            (1, lambda: f"filter(None, {self.pick(LIST, ITER)})") if self.pick(LIST, ITER) else (0, None),
+            (1, lambda: f"(v + 1 for v in {self.pick(LIST, ITER)})") if self.pick(LIST, ITER) else (0, None),
+            (1, lambda: f"reversed({lst})") if lst else (0, None),
+        ]
+        return self._choose(options)
+
+    def expr(self, t: str) -> str:
+        return {INT: self.int_expr, STR: self.str_expr, LIST: self.list_expr, DICT: self.dict_expr,
+                SET: self.set_expr, ITER: self.iter_expr, OBJ: lambda: f"Box({self.int_expr(1)})"}[t]()
+
+    # ------------------------------------------------------------ statements
+    def statement(self, depth: int, budget: int, in_loop: bool = False) -> None:
+        r = self.rng
+        roll = r.random()
+        if depth < 3 and budget > 2 and roll < 0.16:
+            return self.compound(depth, budget, in_loop)
+        if roll < 0.20 and depth < 3 and budget > 3:
+            return self.nested_scope(depth)
+        choices = [
+            (9, self.assign), (3, self.mutate), (2, self.output), (1, self.unpack), (0.6, self.dynamic),
+            (0.6, self.global_write), (1, self.augment),
+        ]
+        if self.generator:
+            choices.append((1, lambda d: self.emit(d, f"yield {self.int_expr()}")))
+        if in_loop:
+            choices.append((1, lambda d: self.emit(d, f"if {self.int_expr(1)} > 3:\n    {r.choice(['break', 'continue'])}")))
+        if depth > 1:
+            choices.append((1, lambda d: self.emit(d, f"if {self.int_expr(1)} > 5:\n    return {self.int_expr(1)}")))
+        total = sum(w for w, _ in choices)
+        x = r.random() * total
+        for w, f in choices:
+            x -= w
+            if x <= 0:
+                return f(depth)
+
+    def assign(self, depth: int) -> None:
+        r = self.rng
+        t = r.choice([INT, INT, INT, STR, LIST, LIST, DICT, SET, ITER, ITER, OBJ])
+        name = self.pick(t) if r.random() < 0.4 else None
+        name = name or self.new_name(t)
+        if name in self.env and self.env[name] != t:
+            name = self.new_name(t) + "2"
+        value = self.expr(t)
+        self.env[name] = t
+        self.emit(depth, f"{name} = {value}")
+
+    def augment(self, depth: int) -> None:
+        a = self.pick(INT)
+        lst = self.pick(LIST)
+        if lst and self.rng.random() < 0.4:
+            src = self.pick(ITER, LIST, SET)
+            self.emit(depth, f"{lst} += {self.drained(src)}" if src else f"{lst} += [1]")
+        elif a:
+            self.emit(depth, f"{a} {self.rng.choice(['+=', '-=', '*='])} {self.int_expr(1)}")
+        else:
+            self.assign(depth)
+
+    def unpack(self, depth: int) -> None:
+        r = self.rng
+        a, b = self.pick(INT), self.pick(INT)
+        it = self.pick(ITER, LIST)
+        if a and b and a != b and r.random() < 0.4:
+            self.emit(depth, f"{a}, {b} = {b}, {a}")
+        elif it and r.random() < 0.6:
+            p = r.choice(NAMES[INT])
+            rest = self.new_name(LIST)
+            self.env[p] = INT
+            self.env[rest] = LIST
+            self.emit(depth, f"{p}, *{rest} = [*{it}, 0]")
+        else:
+            x = self.new_name(INT)
+            y = self.new_name(INT)
+            if x == y:
+                y = "b2"
+            self.env[x] = self.env[y] = INT
+            self.emit(depth, f"{x}, {y} = divmod({self.int_expr(1)}, 3)")
+
+    def mutate(self, depth: int) -> None:
+        r = self.rng
+        lst, d, st, obj = self.pick(LIST), self.pick(DICT), self.pick(SET), self.pick(OBJ)
+        it = self.pick(ITER)
+        options = []
+        if lst:
+            options += [
+                f"{lst}.append({self.int_expr(1)})", f"{lst}.extend({self.drained(self.pick(ITER, LIST)) or '[1]'})",
+                f"{lst}.insert(0, {self.int_expr(1)})", f"{lst}.sort()", f"{lst}.reverse()",
+                f"if {lst}:\n    del {lst}[0]", f"if {lst}:\n    {lst}[0] = {self.int_expr(1)}",
+                f"{lst}[:] = {self.list_expr()}",
+            ]
+        if d:
+            options += [f"{d}[{self.str_key()}] = {self.int_expr(1)}", f"{d}.setdefault({self.str_key()}, {self.int_expr(1)})",
+                        f"{d}.update({self.dict_expr()})"]
+        if st:
+            options += [f"{st}.add({self.int_expr(1)})", f"{st}.discard({self.int_expr(1)})"]
+        if obj:
+            options += [f"{obj}.a = {self.int_expr(1)}", f"{obj}.bump({r.randint(1, 3)})", f"{obj}.b += 1"]
+        if it:
+            options += [f"next({it}, None)"]
+        options.append(f"G1.append({self.int_expr(1)})")
+        self.emit(depth, r.choice(options))
+
+    def output(self, depth: int) -> None:
+        r = self.rng
+        a = self.pick(INT)
+        options = [f"print({self.int_expr()})", f"print({self.str_expr()})"]
+        if a:
+            options += [f'print(f"{{{a}=}}")', f'print("%({a})s" % locals())']
+        if self.pick(LIST, ITER):
+            options.append(f"print(*{self.pick(LIST, ITER)})")
+        self.emit(depth, r.choice(options))
+
+    def dynamic(self, depth: int) -> None:
+        r = self.rng
+        a = self.pick(INT)
+        options = ["names = sorted(locals())", "print(sorted(vars()))", "print(len(dir()))"]
+        if a:
+            options += [f'{a} = eval("{a} * 2 + 1")', f'exec("print({a})")']
+        line = r.choice(options)
+        if line.startswith("names"):
+            self.env["names"] = LIST
+        self.emit(depth, line)
+
+    def global_write(self, depth: int) -> None:
+        if depth == 1 and not self.used_global:
+            return self.assign(depth)  # a ``global`` statement is emitted at the top when used
+        self.used_global = True
+        self.emit(depth, f"G0 = G0 + {self.int_expr(1)}")
+
+    def compound(self, depth: int, budget: int, in_loop: bool) -> None:
+        r = self.rng
+        kind = r.choice(["if", "if", "for", "forit", "while", "try", "with"])
+        inner = r.randint(1, max(1, min(4, budget - 1)))
+        saved = dict(self.env)
+        if kind == "if":
+            self.emit(depth, f"if {self.int_expr(1)} > {r.randint(-2, 5)}:")
+            self.block(depth + 1, inner, in_loop)
+            if r.random() < 0.5:
+                self.env = dict(saved) | {k: v for k, v in self.env.items() if saved.get(k) == v}
+                self.emit(depth, "else:")
+                self.block(depth + 1, inner, in_loop)
+        elif kind in ("for", "forit"):
+            src = self.pick(ITER, LIST) if kind == "forit" else None
+            if src is not None and self.env[src] == LIST:
+                src = f"itertools.islice({src}, 6)"  # the body may grow the list
+            src = src or f"range({r.randint(0, 4)})"
+            var = r.choice(["i", "v", "x", "n"])
+            if var in self.env and self.env[var] != INT:
+                var = "i"
+            self.env[var] = INT
+            self.emit(depth, f"for {var} in {src}:")
+            self.block(depth + 1, inner, True)
+        elif kind == "while":
+            w = "w" + str(depth)
+            self.emit(depth, f"{w} = 0")
+            self.emit(depth, f"while {w} < {r.randint(1, 3)}:")
+            self.emit(depth + 1, f"{w} += 1")
+            self.block(depth + 1, inner, True)
+        elif kind == "try":
+            self.emit(depth, "try:")
+            self.block(depth + 1, inner, in_loop)
+            self.emit(depth, "except (ZeroDivisionError, IndexError, KeyError, ValueError, TypeError, StopIteration):")
+            self.block(depth + 1, max(1, inner // 2), in_loop)
+        else:
+            self.emit(depth, "with contextlib.suppress(ZeroDivisionError, IndexError, StopIteration):")
+            self.block(depth + 1, inner, in_loop)
+        # names bound inside may be unbound afterwards: keep only what was bound before
+        # or what every path bound (simply: forget the new ones half of the time)
+        if r.random() < 0.5:
+            self.env = {k: v for k, v in self.env.items() if k in saved}
+
+    def block(self, depth: int, size: int, in_loop: bool = False) -> None:
+        for _ in range(size):
+            self.statement(depth, size, in_loop)
+
+    def nested_scope(self, depth: int) -> None:
+        r = self.rng
+        kind = r.choice(["closure", "nonlocal", "lambda", "class", "dataclass", "enum", "slots", "comprehension"])
+        a = self.pick(INT)
+        if kind == "closure":
+            name = r.choice(["helper", "twice", "shift"])
+            self.emit(depth, f"def {name}(v):\n    return v * 2 + {a or 1}")
+            self.helpers.append(name)
+        elif kind == "nonlocal" and a:
+            name = r.choice(["add", "grow"])
+            self.emit(depth, f"def {name}(v):\n    nonlocal {a}\n    {a} += v\n    return {a}")
+            self.helpers.append(name)
+        elif kind == "lambda":
+            name = r.choice(["lam", "f1"])
+            self.emit(depth, f"{name} = lambda v: v - {a or 2}")
+            self.helpers.append(name)
+        elif kind == "class":
+            v = a or "1"
+            self.emit(depth, f"class K:\n    first = {v}\n    second = first + 1\n    def m(self):\n        return 1\n"
+                             f"    def m(self):\n        return 2\n    third = second * 2")
+            self.env["kk"] = OBJ
+            self.emit(depth, "kk = K()\nkk.a = K.third + kk.m()\nkk.b = K.first")
+        elif kind == "dataclass":
+            self.emit(depth, f"@dataclasses.dataclass\nclass P:\n    u: int = {a or 0}\n    w: int = 1\n    z: int = 2")
+            self.emit(depth, f"print(P({self.int_expr(1)}, 5))")
+        elif kind == "enum":
+            self.emit(depth, "class Color(enum.Enum):\n    RED = 1\n    GREEN = 2\n    BLUE = 3")
+            self.emit(depth, "print([c.name for c in Color])")
+        elif kind == "slots":
+            self.emit(depth, "class Q:\n    __slots__ = ('u', 'w')\n    def __init__(self):\n        self.u = 1\n        self.w = 2")
+            self.emit(depth, "print(Q.__slots__)")
+        else:
+            lst = self.pick(LIST)
+            if lst and a:
+                self.emit(depth, f"{a} = sum([{a} * 2 for {a} in {lst}])")
+            else:
+                self.assign(depth)
+
+
+def unit(seed: int) -> Unit:
+    """The generated unit of ``seed``."""
+    rng = random.Random(seed)
+    g = _Gen(rng)
+    kinds = rng.sample([INT, INT, STR, LIST, LIST, DICT, SET, ITER, ITER, OBJ], rng.randint(1, 4))
+    params = []
+    for t in kinds:
+        name = g.new_name(t)
+        if name in g.env:
+            continue
+        g.env[name] = t
+        params.append(name)
+    positional = rng.randint(0, len(params))
+    signature = ", ".join(params[:positional]) + (", /" if positional else "")
+    if params[positional:]:
+        signature += (", " if positional else "") + ", ".join(params[positional:])
+    g.generator = rng.random() < 0.08
+    body_start = len(g.lines)
+    g.block(1, rng.randint(4, 10))
+    uses_global = any("G0 =" in line for line in g.lines[body_start:])
+    if g.generator and not any("yield" in line for line in g.lines):
+        g.emit(1, "yield 0")
+    returned = [n for n in g.env if rng.random() < 0.6][:5]
+    g.emit(1, f"return ({', '.join(returned)}{',' if returned else ''})" if not g.generator else "return")
+    header = [f"def unit({signature}):"] + (["    global G0"] if uses_global else [])
+    source = PRELUDE + "\n\n" + "\n".join(header + g.lines) + "\n"
+    inputs = [_input(rng, params, positional, [g.env.get(p) for p in params]) for _ in range(6)]
+    first = PRELUDE.count("\n") + 3
+    return Unit(seed, source, inputs, first)
+
+
+def _value(rng: random.Random, t: str) -> str:
+    ints = lambda: ", ".join(str(rng.randint(-4, 9)) for _ in range(rng.randint(0, 5)))  # noqa: E731
+    if t == INT:
+        return str(rng.randint(-3, 9))
+    if t == STR:
+        return repr(rng.choice(["", "ab", "7", "x y", "hello"]))
+    if t == LIST:
+        return f"[{ints()}]"
+    if t == DICT:
+        return "{" + ", ".join(f"{k!r}: {rng.randint(0, 9)}" for k in rng.sample("abc", rng.randint(0, 3))) + "}"
+    if t == SET:
+        return "{" + (ints() or "0") + "}"
+    if t == ITER:
+        return rng.choice([f"iter([{ints()}])", f"gen({rng.randint(0, 4)})"])
+    return f"Box({rng.randint(0, 5)}, {rng.randint(0, 5)})"
+
+
+def _input(rng: random.Random, params: list[str], positional: int, types: list[str | None]) -> str:
+    """An input expression: positional-only parameters by position, the rest
+    by position or, half of the time, by keyword (the interface a renaming
+    must keep)."""
+    args, kwargs = [], []
+    by_keyword = rng.random() < 0.5
+    for k, (p, t) in enumerate(zip(params, types)):
+        value = _value(rng, t or INT)
+        if k >= positional and by_keyword:
+            kwargs.append(f"{p!r}: {value}")
+        else:
+            args.append(value)
+    return f"(({', '.join(args)}{',' if args else ''}), {{{', '.join(kwargs)}}})"
+
+
+__all__ = ["PRELUDE", "GLOBALS", "Unit", "unit"]

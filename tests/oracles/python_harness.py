@@ -1,0 +1,151 @@
+"""Run Python units in a subprocess and describe what each call did.
+
+The execution oracles of docs/semantics.md compare an original unit with its
+variants on the same inputs. This module runs a batch of jobs in one fresh
+interpreter (``sys.executable``), with a wall-clock limit per call and one for
+the whole batch, and returns for every call an *outcome*:
+
+* ``("ok", show(returned), show(arguments after the call), output, show(globals))``
+  when the call completes normally. Everything the contract keeps is in it:
+  the return value (a generator is drained), every argument's final state (an
+  iterator shows what is left in it, so how far it was advanced), what was
+  printed, in order, and the module globals the unit may write;
+* ``("raise", exception type name)`` otherwise (including the per-call time
+  limit, as ``Timeout``).
+
+Inputs are Python expressions (a tuple of positional arguments and a dict of
+keyword arguments) evaluated afresh in the subprocess for every call, so
+iterators and mutable arguments start the same for the original and every
+variant. Only the project's own tests run this: the library never executes
+input.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+
+#: seconds one call may run before it counts as ``Timeout``
+CALL_LIMIT = 2.0
+#: bytes of address space the subprocess may use
+MEMORY_LIMIT = 768 << 20
+
+_CHILD = r'''
+import contextlib, io, json, resource, signal, sys, types, collections.abc as abc
+
+# a unit that grows a list without end fails with MemoryError, not the machine
+resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+class Timeout(Exception):
+    pass
+
+def _alarm(signum, frame):
+    raise Timeout()
+
+signal.signal(signal.SIGALRM, _alarm)
+
+def show(x, depth=0):
+    """A canonical, comparable description of a value."""
+    if depth > 12:
+        return "..."
+    if isinstance(x, (bool, int, float, complex, str, bytes, type(None))):
+        return repr(x)
+    if isinstance(x, (list, tuple)):
+        return [type(x).__name__] + [show(v, depth + 1) for v in x]
+    if isinstance(x, dict):
+        return ["dict"] + [[show(k, depth + 1), show(v, depth + 1)] for k, v in x.items()]
+    if isinstance(x, (set, frozenset)):
+        return [type(x).__name__] + sorted(json.dumps(show(v, depth + 1)) for v in x)
+    if isinstance(x, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)):
+        return ["function", getattr(x, "__qualname__", "?")]
+    if isinstance(x, type):
+        return ["class", x.__qualname__, [k for k in vars(x) if not k.startswith("__")],
+                [m.__name__ for m in x.__mro__[1:-1]]]
+    if isinstance(x, abc.Iterator):
+        try:
+            rest = list(x)
+        except Exception as err:
+            rest = ["raised", type(err).__name__]
+        return ["iterator", show(rest, depth + 1)]
+    if hasattr(x, "__dict__"):
+        return ["object", type(x).__qualname__, show(dict(vars(x)), depth + 1)]
+    if hasattr(type(x), "__slots__"):
+        return ["object", type(x).__qualname__,
+                [[s, show(getattr(x, s, "<unset>"), depth + 1)] for s in type(x).__slots__]]
+    return ["other", type(x).__qualname__, repr(x)]
+
+def run(job):
+    namespace = {"__name__": "unit_under_test"}
+    try:
+        exec(compile(job["source"], "<unit>", "exec"), namespace)
+        fn = namespace[job["name"]]
+    except BaseException as err:
+        return [["compile", type(err).__name__, str(err)]] * len(job["inputs"])
+    watched = [g for g in job.get("globals", ()) if g in namespace]
+    start = {g: namespace[g] for g in watched}
+    out = []
+    for text in job["inputs"]:
+        for g in watched:
+            namespace[g] = start[g]
+        args, kwargs = eval(text, dict(namespace))
+        buf = io.StringIO()
+        signal.setitimer(signal.ITIMER_REAL, job["limit"])
+        try:
+            with contextlib.redirect_stdout(buf):
+                result = fn(*args, **kwargs)
+                if isinstance(result, abc.Generator):
+                    result = ["generator", list(result)]
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            out.append(["ok", show(result), show(list(args)), show(dict(kwargs)), buf.getvalue(),
+                        [[g, show(namespace[g])] for g in watched]])
+        except BaseException as err:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            out.append(["raise", type(err).__name__])
+    return out
+
+jobs = json.loads(sys.stdin.read())
+real_stdout = sys.stdout
+sys.stdout = io.StringIO()  # what runs outside a call (draining a generator to show it) is not output
+json.dump([run(job) for job in jobs], real_stdout)
+'''
+
+
+@dataclass
+class Job:
+    """One unit to run: a module ``source`` defining function ``name``, called
+    on every input expression (``"((a, b), {'k': v})"``)."""
+
+    source: str
+    name: str
+    inputs: list[str]
+    #: module globals whose final value is part of the state
+    globals: tuple[str, ...] = ()
+
+
+def run_jobs(jobs: list[Job], *, timeout: float = 600.0, call_limit: float = CALL_LIMIT) -> list[list]:
+    """Outcomes of every call of every job, in one subprocess."""
+    payload = json.dumps([
+        {"source": j.source, "name": j.name, "inputs": j.inputs, "globals": list(j.globals), "limit": call_limit}
+        for j in jobs
+    ])
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _CHILD.replace("MEMORY_LIMIT", str(MEMORY_LIMIT))], input=payload, capture_output=True, text=True, timeout=timeout,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"harness failed ({done.returncode}): {done.stderr[-3000:]}")
+    return json.loads(done.stdout)
+
+
+def normal(outcome: list) -> bool:
+    return outcome[0] == "ok"
+
+
+def disagreements(original: list[list], variant: list[list]) -> list[int]:
+    """Inputs on which the original completes normally and the variant does
+    not do exactly the same (docs/semantics.md: only normal completions count)."""
+    return [k for k, (a, b) in enumerate(zip(original, variant)) if normal(a) and a != b]
+
+
+__all__ = ["Job", "run_jobs", "disagreements", "normal", "CALL_LIMIT"]

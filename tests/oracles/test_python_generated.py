@@ -1,0 +1,161 @@
+"""Execution oracle on generated Python units (docs/semantics.md).
+
+1,000 seeded units from :mod:`tests.oracles.python_generate`, each with
+sampled permutations, renamings and both, run with the original in a
+subprocess on the same inputs (positional and keyword calls): wherever the
+original completes normally, every variant must return the same, leave every
+argument, iterator and global in the same state and print the same, in order.
+Sensitivity: with each part of the analysis weakened in turn, the same oracle
+finds variants that change behaviour.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from invar.frontends import python_effects
+from invar.frontends import python as py
+from invar.frontends.python import parse_units, renaming_space
+from invar.symmetry.permutations import PermutationSpace
+
+from .python_generate import GLOBALS, unit
+from .python_harness import Job, disagreements, run_jobs
+
+UNITS = 1000
+SHARDS = 4
+PERMUTATIONS, RENAMINGS, BOTH = 3, 2, 1
+#: a pool that overlaps the generator's own names and the builtins it calls,
+#: so renamings have to avoid capture
+POOL = ["a", "b", "xs", "it", "v", "k", "len", "print", "sum", "r1", "r2", "r3", "r4", "r5", "r6", "r7"]
+
+
+@dataclass
+class Checked:
+    units: int = 0
+    variants: int = 0
+    normal_runs: int = 0
+    failures: list = None
+
+
+def variants_of(seed: int, rng: random.Random):
+    """(generated unit, its Program, variant module sources with a label)."""
+    u = unit(seed)
+    program = next(p for p in parse_units(u.source, f"gen{seed}.py") if p.name == "unit")
+    lines = u.source.split("\n")
+    before, after = lines[: u.first_line - 1], lines[u.first_line - 1 + program.render().count("\n") + 1 :]
+    assert "\n".join(lines[u.first_line - 1 : len(lines) - len(after)]) == program.render()
+    out = []
+    perms = PermutationSpace(program)
+    if perms.count() > 1:
+        out += [("permutation", perms.apply(None, t)) for t in perms.sample(PERMUTATIONS, rng)]
+    for pool in (None, POOL):
+        names = renaming_space(program, pool=pool)
+        if names.count() > 1:
+            out += [("renaming", names.apply(None, r)) for r in names.sample(RENAMINGS // 2 or 1, rng)]
+    names = renaming_space(program, pool=POOL)
+    if names.count() > 1:
+        for t in perms.sample(BOTH, rng):
+            moved = perms.apply(None, t)
+            space = renaming_space(moved, pool=POOL)
+            out += [("both", space.apply(None, r)) for r in space.sample(1, rng)]
+    sources = [(label, "\n".join(before + v.render().split("\n") + after)) for label, v in out]
+    return u, program, sources
+
+
+def check(seeds) -> Checked:
+    rng = random.Random(f"generated:{seeds[0]}")
+    jobs, owners = [], []
+    for seed in seeds:
+        u, _program, sources = variants_of(seed, rng)
+        jobs.append(Job(u.source, "unit", u.inputs, GLOBALS))
+        owners.append((seed, None, u.source))
+        for label, source in sources:
+            jobs.append(Job(source, "unit", u.inputs, GLOBALS))
+            owners.append((seed, label, source))
+    outcomes = run_jobs(jobs, call_limit=0.25)
+    result = Checked(units=len(seeds), failures=[])
+    original = None
+    for (seed, label, source), got in zip(owners, outcomes):
+        if label is None:
+            original = got
+            result.normal_runs += sum(o[0] == "ok" for o in got)
+            continue
+        result.variants += 1
+        bad = disagreements(original, got)
+        if bad:
+            result.failures.append((seed, label, bad[0], original[bad[0]], got[bad[0]], source))
+    return result
+
+
+@pytest.mark.parametrize("shard", range(SHARDS))
+def test_generated_units_keep_their_meaning(shard, record_property):
+    seeds = list(range(shard, UNITS, SHARDS))
+    result = check(seeds)
+    report = (f"shard {shard}: {result.units} generated units, {result.variants} variants, "
+              f"{result.normal_runs} normal runs of the originals, {len(result.failures)} failures")
+    record_property("oracle", report)
+    assert result.variants > 2 * result.units
+    assert result.normal_runs > 0.6 * 6 * result.units
+    for seed, label, k, want, got, source in result.failures[:3]:
+        print(f"seed {seed} {label} input {k}:\nwant {want}\ngot  {got}\n{source[source.index('def unit'):]}")
+    assert not result.failures
+
+
+def _weaken_iteration(monkeypatch):
+    """Builtins and iteration treated as pure again (the defect the issue saw)."""
+    monkeypatch.setattr(python_effects, "fresh", lambda node, res: True)
+    monkeypatch.setattr(python_effects, "PURE_BUILTINS",
+                        python_effects.PURE_BUILTINS | python_effects.CONSUMING_BUILTINS | {"next"})
+    monkeypatch.setattr(python_effects, "CONSUMING_BUILTINS", frozenset())
+
+
+def _weaken_dynamic(monkeypatch):
+    """``locals()``, ``eval`` … read nothing."""
+    monkeypatch.setattr(python_effects.EffectVisitor, "_dynamic", lambda self, node: None)
+
+
+def _weaken_interface(monkeypatch):
+    """Keyword parameters and ``def`` names renamable again."""
+    monkeypatch.setattr(py, "_INTERFACE", frozenset())
+
+
+def _weaken_spelling(monkeypatch):
+    """Names in ``f"{x=}"`` renamable again."""
+    original = py._UnitBuilder._program
+
+    def program(self, *args):
+        self.res.spelled.clear()
+        return original(self, *args)
+
+    monkeypatch.setattr(py._UnitBuilder, "_program", program)
+
+
+def _weaken_class_bodies(monkeypatch):
+    """Class bodies reordered freely again."""
+    original = py._UnitBuilder._block
+
+    def block(self, *args, ordered=False, **kwargs):
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(py._UnitBuilder, "_block", block)
+
+
+@pytest.mark.parametrize("weaken", [_weaken_iteration, _weaken_dynamic, _weaken_interface, _weaken_spelling,
+                                    _weaken_class_bodies],
+                         ids=lambda f: f.__name__.removeprefix("_weaken_"))
+def test_the_oracle_notices_a_weakened_analysis(weaken, monkeypatch, record_property):
+    weaken(monkeypatch)
+    found = 0
+    checked = 0
+    for start in range(0, 600, 100):
+        result = check(list(range(5000 + start, 5000 + start + 100)))
+        checked += result.units
+        found += len(result.failures)
+        if found:
+            break
+    record_property("oracle", f"weakened {weaken.__name__.removeprefix('_weaken_')}: "
+                              f"{found} failing variants in {checked} generated units")
+    assert found > 0
