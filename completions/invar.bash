@@ -11,27 +11,34 @@ _invar() {
                 "invar renamings") path="invar renamings" ;;
                 "invar permutations") path="invar permutations" ;;
                 "invar dlg") path="invar dlg" ;;
+                "invar train") path="invar train" ;;
                 "invar ltl") path="invar ltl" ;;
                 "invar ltl check") path="invar ltl check" ;;
                 "invar data") path="invar data" ;;
                 "invar data ltl") path="invar data ltl" ;;
+                "invar data bhive") path="invar data bhive" ;;
             esac ;;
         esac
     done
     case "$path" in
-        "invar") words="parse canon renamings permutations dlg ltl data" ;;
+        "invar") words="parse canon renamings permutations dlg train ltl data" ;;
         "invar parse") words="--lang --format" ;;
         "invar canon") words="--pin --function --lang --format" ;;
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
         "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
+        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
-        "invar data") words="ltl" ;;
+        "invar data") words="ltl bhive" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
+        "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
     esac
     case "${COMP_WORDS[COMP_CWORD-1]}" in
         --format) COMPREPLY=($(compgen -W "table json" -- "$cur")); return ;;
+        --task) COMPREPLY=($(compgen -W "bhive" -- "$cur")); return ;;
+        --size) COMPREPLY=($(compgen -W "tiny mini small" -- "$cur")); return ;;
+        --device) COMPREPLY=($(compgen -W "cpu cuda" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then

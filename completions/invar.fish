@@ -5,6 +5,7 @@ complete -c invar -n '__fish_use_subcommand' -a canon
 complete -c invar -n '__fish_use_subcommand' -a renamings
 complete -c invar -n '__fish_use_subcommand' -a permutations
 complete -c invar -n '__fish_use_subcommand' -a dlg
+complete -c invar -n '__fish_use_subcommand' -a train
 complete -c invar -n '__fish_use_subcommand' -a ltl
 complete -c invar -n '__fish_use_subcommand' -a data
 complete -c invar -n '__fish_seen_subcommand_from parse' -l lang
@@ -40,6 +41,27 @@ complete -c invar -n '__fish_seen_subcommand_from dlg' -l format -x -a 'text jso
 complete -c invar -n '__fish_seen_subcommand_from dlg' -l mask
 complete -c invar -n '__fish_seen_subcommand_from dlg' -l lang
 complete -c invar -n '__fish_seen_subcommand_from dlg' -F
+complete -c invar -n '__fish_seen_subcommand_from train' -l data
+complete -c invar -n '__fish_seen_subcommand_from train' -l arch
+complete -c invar -n '__fish_seen_subcommand_from train' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive'
+complete -c invar -n '__fish_seen_subcommand_from train' -l size -x -a 'tiny mini small'
+complete -c invar -n '__fish_seen_subcommand_from train' -l epochs
+complete -c invar -n '__fish_seen_subcommand_from train' -l batch-size
+complete -c invar -n '__fish_seen_subcommand_from train' -l max-len
+complete -c invar -n '__fish_seen_subcommand_from train' -l lr
+complete -c invar -n '__fish_seen_subcommand_from train' -l weight-decay
+complete -c invar -n '__fish_seen_subcommand_from train' -l beta1
+complete -c invar -n '__fish_seen_subcommand_from train' -l beta2
+complete -c invar -n '__fish_seen_subcommand_from train' -l seed
+complete -c invar -n '__fish_seen_subcommand_from train' -l device -x -a 'cpu cuda'
+complete -c invar -n '__fish_seen_subcommand_from train' -l limit
+complete -c invar -n '__fish_seen_subcommand_from train' -l resume
+complete -c invar -n '__fish_seen_subcommand_from train' -l save-every
+complete -c invar -n '__fish_seen_subcommand_from train' -l threads
+complete -c invar -n '__fish_seen_subcommand_from train' -l jobs -s j
+complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from train' -F
 complete -c invar -n '__fish_seen_subcommand_from ltl' -a check
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -l file -s f
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -l timeout
@@ -47,6 +69,7 @@ complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -F
 complete -c invar -n '__fish_seen_subcommand_from data' -a ltl
+complete -c invar -n '__fish_seen_subcommand_from data' -a bhive
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l num -s n
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l aps
@@ -61,3 +84,13 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l overwrite
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l source
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l mcpu
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l limit
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l jobs -s j
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l chunk
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l cache-dir
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l overwrite
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -F

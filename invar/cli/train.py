@@ -1,0 +1,117 @@
+"""``invar train``: train an architecture on a task's dataset."""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .app import SCHEMA, SeedOpt, TableFormat, TableFormatOpt, app, command, stderr, stdout
+
+
+class TaskName(str, enum.Enum):
+    bhive = "bhive"
+
+
+class Size(str, enum.Enum):
+    tiny = "tiny"
+    mini = "mini"
+    small = "small"
+
+
+class Device(str, enum.Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+@app.command("train")
+@command
+def train_command(
+    data: Annotated[str, typer.Option("--data", help="Dataset directory (invar data bhive --out DIR).")],
+    arch: Annotated[str, typer.Option("--arch", help="Architecture: vanilla, augmented, canonicalized, renamer, spe, dualpart, lexinvariant.")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Checkpoint to write (the best epoch).")],
+    task: Annotated[TaskName, typer.Option("--task", help="The task.")] = TaskName.bhive,
+    size: Annotated[Size, typer.Option("--size", help="Model size (layers/width/heads: tiny 2/128/2, mini 4/256/4, small 4/512/8).")] = Size.tiny,
+    epochs: Annotated[int, typer.Option("--epochs", min=1, help="Passes over the training split.")] = 10,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per step.")] = 64,
+    max_len: Annotated[int, typer.Option("--max-len", min=1, help="Longest program in tokens; longer ones are skipped and counted.")] = 128,
+    lr: Annotated[float, typer.Option("--lr", min=0, help="Peak learning rate (linear warm-up, then cosine decay).")] = 5e-4,
+    weight_decay: Annotated[float, typer.Option("--weight-decay", min=0, help="AdamW weight decay.")] = 0.01,
+    beta1: Annotated[float, typer.Option("--beta1", min=0, max=1, help="AdamW beta 1.")] = 0.9,
+    beta2: Annotated[float, typer.Option("--beta2", min=0, max=1, help="AdamW beta 2.")] = 0.999,
+    seed: SeedOpt = 0,
+    device: Annotated[Device, typer.Option("--device", help="Where to train.")] = Device.cpu,
+    limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Train on the first N programs (and validate on N/4), for quick runs.")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue from the saved training state beside --out.")] = False,
+    save_every: Annotated[int, typer.Option("--save-every", min=0, help="Also save the training state every N steps (0: after each epoch only).")] = 0,
+    threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: half the cores).")] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")] = None,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """Train an architecture on a task's dataset; the best validation epoch is the checkpoint.
+
+    Data are encoded once and cached under DATA/cache. Progress goes to
+    standard error; a summary to standard output. The training state is kept
+    beside the checkpoint (OUT stem + .resume.pt) for --resume. Several
+    processes: torchrun --nproc-per-node N -m invar train … .
+
+    Example: invar train --task bhive --data bhive-haswell --arch renamer --size tiny --epochs 10 --out renamer.pt
+    """
+    from ..train import train
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True,
+    ) as bar:
+        state = {"task": None}
+
+        def progress(event: str, **info) -> None:
+            if event == "encode":
+                stderr.print(f"encoding {info['split']} ({info['n']} programs, once; cached under the data directory)",
+                             markup=False)
+            elif event == "resume":
+                stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
+            elif event == "start":
+                stderr.print(
+                    f"{arch} {size.value}: {info['n_train']} training and {info['n_valid']} validation programs"
+                    f" ({info['too_long']} longer than {max_len} tokens skipped), {info['steps']} steps per epoch"
+                    + (f", {info['world']} processes" if info["world"] > 1 else ""), markup=False,
+                )
+            elif event == "step":
+                if state["task"] is None or info["step"] == 1 or state.get("epoch") != info["epoch"]:
+                    if state["task"] is not None:
+                        bar.remove_task(state["task"])
+                    state["epoch"] = info["epoch"]
+                    state["task"] = bar.add_task(f"epoch {info['epoch'] + 1}", total=info["steps"], info="")
+                bar.update(state["task"], completed=info["step"], info=f"loss {info['loss']:.4f}")
+            elif event == "epoch":
+                stderr.print(
+                    f"epoch {info['epoch']}/{info['epochs']}: train loss {info['train_loss']:.4f}, "
+                    f"validation {info['metric']:.2f}{'  (best, saved)' if info['improved'] else ''}", markup=False,
+                )
+
+        result = train(
+            task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
+            max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
+            limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, progress=progress,
+        )
+    import os
+
+    if int(os.environ.get("RANK", "0")) != 0:
+        return
+    summary = {
+        "out": result.out, "task": result.task, "arch": result.arch, "size": result.size,
+        "train": result.n_train, "valid": result.n_valid, "too_long": result.too_long,
+        "best_epoch": result.best_epoch, f"valid_{result.metric_name}": round(result.best_metric, 4),
+    }
+    if fmt is TableFormat.json:
+        stdout.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
+        return
+    stdout.print(
+        f"wrote {result.out}: {result.arch} {result.size} on {result.task}, {result.n_train} training programs, "
+        f"best validation {result.metric_name} {result.best_metric:.1f}% at epoch {result.best_epoch} of {result.epochs}",
+        markup=False,
+    )
