@@ -63,8 +63,12 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
-        raise ModelError(f"refused: the file holds objects other than weights and plain data ({_first_line(err)})",
-                         path=shown)
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        unsafe = next((line for line in lines if "GLOBAL" in line), None)
+        if unsafe:
+            raise ModelError(f"refused: the file holds objects other than weights and plain data ({unsafe})", path=shown)
+        detail = next((line for line in lines if line.startswith("Unsupported")), _first_line(err))
+        raise ModelError(f"not a readable checkpoint ({detail})", path=shown)
     except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, KeyError, AttributeError,
             TypeError, IndexError) as err:
         raise ModelError(f"not a readable checkpoint ({type(err).__name__}: {_first_line(err)})", path=shown)

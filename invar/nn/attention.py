@@ -42,7 +42,7 @@ def referent_mask(referents: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     nonzero referent id); a token with no referent only to itself."""
     T = referents.shape[1]
     same = (referents[:, :, None] == referents[:, None, :]) & (referents[:, :, None] > 0)  # (B, T, T)
-    same = same & valid[:, None, :]
+    same = same & valid[:, None, :] & valid[:, :, None]
     return (same | _eye(T, referents.device)).unsqueeze(1)
 
 
