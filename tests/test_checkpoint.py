@@ -1,0 +1,127 @@
+"""Checkpoints: written atomically, read without running anything in them."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import zipfile
+
+import pytest
+import torch
+
+import invar
+from invar import checkpoint
+from invar.encoding import Vocab
+from invar.errors import ModelError
+from invar.frontends.x86 import parse
+from invar.nn.config import preset
+from invar.nn.model import Model
+from tests.conftest import FIXTURES
+
+FIG1A = parse((FIXTURES / "x86" / "figure1a.s").read_text())
+
+
+def _model(arch: str = "renamer") -> Model:
+    vocab = Vocab.build([FIG1A])
+    torch.manual_seed(0)
+    return Model("bhive", preset(arch, "tiny").with_vocab(vocab), vocab)
+
+
+def test_round_trip(tmp_path):
+    model = _model("dualpart")
+    checkpoint.save(tmp_path / "m.pt", checkpoint.model_payload(model, {"valid_MAPE": 12.5}))
+    back = invar.load_model(tmp_path / "m.pt")
+    assert back.task == "bhive" and back.config == model.config and back.metrics == {"valid_MAPE": 12.5}
+    model.network.eval()
+    assert back.predict([FIG1A], batch_size=1) == model.predict([FIG1A], batch_size=1)
+    raw = torch.load(tmp_path / "m.pt", weights_only=True)
+    assert (raw["format"], raw["version"], raw["kind"]) == ("invar-checkpoint", checkpoint.VERSION, "model")
+    import json
+
+    json.dumps({k: v for k, v in raw.items() if k != "state_dict"})  # everything but weights is JSON
+
+
+class _Payload:
+    """Unpickling this would run a shell command."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.parametrize("container", ["torch", "pickle"])
+def test_a_checkpoint_that_would_run_code_is_refused(tmp_path, container):
+    marker = tmp_path / "ran"
+    path = tmp_path / "evil.pt"
+    payload = {"format": "invar-checkpoint", "version": checkpoint.VERSION, "state_dict": _Payload(str(marker))}
+    if container == "torch":
+        torch.save(payload, path)
+    else:
+        path.write_bytes(pickle.dumps(payload, protocol=2))
+    with pytest.raises(ModelError, match=r"refused: .*GLOBAL posix\.system") as info:
+        invar.load_model(path)
+    assert info.value.path == str(path)
+    assert not marker.exists(), "the checkpoint ran code"
+    pickle.loads(pickle.dumps(_Payload(str(marker))))  # the test can fail: plain unpickling does run it
+    assert marker.exists()
+
+
+@pytest.mark.parametrize(
+    "write, message",
+    [
+        (lambda p: p.write_text("not a checkpoint\n"), "not a readable checkpoint"),
+        (lambda p: p.write_bytes(b""), "not a readable checkpoint"),
+        (lambda p: torch.save({"weights": torch.zeros(2)}, p), "not an invar checkpoint"),
+        (lambda p: torch.save({"format": "invar-checkpoint", "version": 99}, p), "format version 99"),
+        (lambda p: torch.save({"format": "invar-checkpoint", "version": checkpoint.VERSION, "kind": "resume"}, p),
+         "a resume file, not a model checkpoint"),
+        (lambda p: torch.save({"format": "invar-checkpoint", "version": checkpoint.VERSION, "task": "bhive",
+                               "config": {"n_layer": "two"}, "vocab": {}}, p), "inconsistent checkpoint"),
+    ],
+)
+def test_bad_files_are_located_model_errors(tmp_path, write, message):
+    path = tmp_path / "bad.pt"
+    write(path)
+    with pytest.raises(ModelError, match=message) as info:
+        invar.load_model(path)
+    assert str(info.value).startswith(f"{path}:0:0: error: ")
+
+
+def test_truncated_checkpoint(tmp_path):
+    path = tmp_path / "m.pt"
+    checkpoint.save(path, checkpoint.model_payload(_model()))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelError, match="not a readable checkpoint"):
+        invar.load_model(path)
+
+
+def test_checkpoint_of_another_task(tmp_path):
+    path = tmp_path / "m.pt"
+    payload = checkpoint.model_payload(_model())
+    checkpoint.save(path, payload)
+    with pytest.raises(ModelError, match="checkpoint of the 'bhive' task, not 'names'"):
+        invar.load_model(path, task="names")
+    checkpoint.save(path, {**payload, "task": "names"})
+    with pytest.raises(ModelError, match="unknown task 'names'"):
+        invar.load_model(path)
+    assert zipfile.is_zipfile(path)
+
+
+def test_a_failed_write_leaves_the_old_checkpoint_whole(tmp_path, monkeypatch):
+    path = tmp_path / "m.pt"
+    checkpoint.save(path, checkpoint.model_payload(_model(), {"n": 1}))
+    before = path.read_bytes()
+
+    def dies_halfway(obj, f, *args, **kwargs):
+        f.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(torch, "save", dies_halfway)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save(path, checkpoint.model_payload(_model(), {"n": 2}))
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m.pt"]
+    assert invar.load_model(path).metrics == {"n": 1}

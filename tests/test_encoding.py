@@ -1,0 +1,150 @@
+"""Encoding: renamings as id remaps and permutations as index remaps equal
+encoding the transformed program; batches; the vocabulary; the disk cache."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from invar.encoding import (
+    UNK, Encoded, Vocab, collate, encode, load_encoded, permuted, renamed, renaming_space_of, save_encoded,
+)
+from invar.frontends.x86 import parse
+from invar.frontends.x86.hexblock import decode
+from invar.symmetry.masks import token_mask
+from invar.symmetry.permutations import PermutationSpace
+from invar.symmetry.spaces import renaming_space
+from tests.conftest import FIXTURES, bhive_blocks
+
+FIG1A = (FIXTURES / "x86" / "figure1a.s").read_text()
+
+
+@pytest.fixture(scope="module")
+def blocks():
+    """1,000 real BHive blocks, seeded."""
+    return [decode(h) for h in random.Random(3).sample(bhive_blocks(), 1000)]
+
+
+def test_renaming_by_id_remap_equals_encoding_the_rendered_text(blocks):
+    """On 1,000 real blocks: rename the encoding (ids only), and separately
+    render the renamed program, parse the text and encode it; every array
+    agrees, canonical ids included."""
+    rng = random.Random(0)
+    vocab = Vocab.build(blocks[:500])  # half the blocks bring texts the vocabulary lacks
+    moved = 0
+    for program in blocks:
+        space = renaming_space(program)
+        enc = encode(program, vocab, canonical=True)
+        for r in space.sample(1, rng):
+            by_ids = renamed(enc, r, vocab)
+            by_text = encode(parse(space.apply(program, r).render()), vocab, canonical=True)
+            assert by_ids.same(by_text), program.render()
+            moved += not np.array_equal(by_ids.tokens, enc.tokens)
+    assert len(blocks) == 1000 and moved > 900
+
+
+def test_vocabulary_is_closed_under_renamings(blocks):
+    rng = random.Random(1)
+    vocab = Vocab.build(blocks[:300])
+    for program in blocks[:300]:
+        enc = encode(program, vocab)
+        space = renaming_space(program)
+        for r in space.sample(3, rng):
+            ids = renamed(enc, r, vocab).tokens[enc.referents > 0]
+            assert all(vocab.tokens[i].startswith("%") for i in ids), "a renamed register fell out of the vocabulary"
+
+
+def test_permutation_by_index_remap_equals_encoding_the_reordered_program(blocks):
+    """Compared with PermutationSpace.apply (dependencies move with their
+    lines), not with re-parsed text: re-parsing a reordered block may prove
+    different memory accesses disjoint."""
+    rng = random.Random(2)
+    vocab = Vocab.build(blocks[:300])
+    reordered = 0
+    for program in blocks[:400]:
+        space = PermutationSpace(program)
+        enc = encode(program, vocab)
+        for t in space.sample(2, rng):
+            assert permuted(enc, t).same(encode(space.apply(program, t), vocab))
+            reordered += not t.is_identity
+    assert reordered > 300
+
+
+def test_renamed_then_permuted_commute(blocks):
+    rng = random.Random(4)
+    vocab = Vocab.build(blocks[:200])
+    for program in blocks[:200]:
+        enc = encode(program, vocab)
+        r = renaming_space(program).sample(1, rng)[0]
+        t = PermutationSpace(program).sample(1, rng)[0]
+        assert permuted(renamed(enc, r, vocab), t).same(renamed(permuted(enc, t), r, vocab))
+
+
+def test_renaming_space_rebuilt_from_arrays_samples_the_same_renamings(blocks):
+    vocab = Vocab.build(blocks[:100])
+    for program in blocks[:100]:
+        space = renaming_space(program)
+        rebuilt = renaming_space_of(encode(program, vocab), vocab)
+        assert rebuilt.count() == space.count()
+        assert rebuilt.sample(3, 7) == space.sample(3, 7)
+
+
+def test_figure1a_arrays():
+    program = parse(FIG1A)
+    vocab = Vocab.build([program])
+    enc = encode(program, vocab, canonical=True)
+    assert [vocab.tokens[i] for i in enc.tokens[:7]] == ["mov", "64", "(", "%rsp", ")", ",", "%rax"]
+    assert [vocab.views[i] for i in enc.views[:7]] == ["mov", "disp", "(", "gpr:64", ")", ",", "gpr:64"]
+    assert [vocab.referents[i] for i in enc.referents[:7]] == ["<none>"] * 3 + ["gpr:sp"] + ["<none>"] * 2 + ["gpr:a"]
+    assert enc.lines.tolist() == [0] * 7 + [1] * 7 + [2] * 7
+    assert enc.line_pos.tolist() == list(range(7)) * 3
+    assert enc.layer.tolist() == [0, 1, 2]
+    assert [vocab.referents[i] for i in enc.rename_refs] == ["gpr:sp", "gpr:a", "gpr:bp"]
+    assert [vocab.tokens[i] for i in enc.canon if vocab.tokens[i].startswith("%")] == ["%rax", "%rcx", "%rdx", "%rcx", "%ecx"]
+
+
+def test_unknown_texts_fall_back_to_their_views_unknown():
+    vocab = Vocab.build([parse("movl $1, %eax")])
+    enc = encode(parse("addl $77, %eax"), vocab)
+    # an unseen mnemonic is its own view, unseen too; an unseen immediate is still an immediate
+    assert [vocab.tokens[i] for i in enc.tokens] == ["<unk>", "<unk:imm>", ",", "%eax"]
+    assert vocab.token_id("zzz", "never-seen") == UNK
+
+
+def test_collate_pads_and_expands_the_symmetry_mask():
+    programs = [parse(FIG1A), parse("addq %rax, %rbx\naddq %rcx, %rdx")]
+    vocab = Vocab.build(programs)
+    encs = [encode(p, vocab) for p in programs]
+    batch = collate(encs, symmetry=True)
+    assert batch["tokens"].shape == (2, 21)
+    assert batch["valid"].sum(dim=1).tolist() == [21, 8]
+    assert (batch["tokens"][1, 8:] == 0).all()
+    for b, (p, e) in enumerate(zip(programs, encs)):
+        n = len(e)
+        assert np.array_equal(batch["symmetry"][b, :n, :n].numpy(), token_mask(p))
+        assert not batch["symmetry"][b, n:].any() and not batch["symmetry"][b, :, n:].any()
+    with pytest.raises(ValueError, match="canonical"):
+        collate(encs, canonical=True)
+
+
+def test_vocab_and_encodings_round_trip_through_disk(tmp_path, blocks):
+    import json
+
+    vocab = Vocab.build(blocks[:50])
+    assert Vocab.from_dict(json.loads(json.dumps(vocab.to_dict()))).to_dict() == vocab.to_dict()
+    encs = [encode(p, vocab, canonical=True) for p in blocks[:50]]
+    save_encoded(tmp_path / "x.npz", encs, extra={"labels": np.arange(50.0)})
+    back, extra = load_encoded(tmp_path / "x.npz")
+    assert len(back) == 50 and all(a.same(b) for a, b in zip(encs, back))
+    assert extra["labels"].tolist() == list(range(50))
+    assert [f.name for f in tmp_path.iterdir()] == ["x.npz"]  # no temporary file left
+
+
+def test_permuted_rejects_a_non_permutation():
+    program = parse(FIG1A)
+    enc = encode(program, Vocab.build([program]))
+    with pytest.raises(ValueError, match="not a permutation"):
+        permuted(enc, [0, 0, 1])
+    assert isinstance(permuted(enc, [0, 1, 2]), Encoded)

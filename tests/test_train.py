@@ -1,0 +1,146 @@
+"""Training on the fixture blocks: every architecture learns, seeds reproduce
+weights, a killed run resumes exactly, and two processes train together."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+import invar
+from invar import checkpoint
+from invar.data import bhive
+from invar.nn.config import ARCHITECTURES
+from invar.train import resume_path, train
+from tests.conftest import FIXTURES, ROOT
+
+QUICK = dict(batch_size=4, threads=1, lr=1e-3)
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """The fixture blocks labelled by llvm-mca: 37 train, 1 valid, 1 test."""
+    out = tmp_path_factory.mktemp("bhive")
+    bhive.build([str(FIXTURES / "x86" / "blocks.csv")], out, jobs=1)
+    return out
+
+
+def _programs(dataset, split="train"):
+    from invar.tasks.bhive import TASK
+
+    return [TASK.parse(ex.source) for ex in bhive.read_split(dataset, split)]
+
+
+@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+def test_every_architecture_learns(arch, dataset, tmp_path):
+    result = train(data=dataset, arch=arch, epochs=4, out=tmp_path / "m.pt", seed=1, **QUICK)
+    losses = [h["train_loss"] for h in result.history]
+    assert len(losses) == 4 and losses[-1] < 0.8 * losses[0], losses
+    model = invar.load_model(tmp_path / "m.pt")
+    assert (model.task, model.config.arch, model.config.size) == ("bhive", arch, "tiny")
+    assert model.metrics["best_epoch"] == result.best_epoch
+    preds = model.predict(_programs(dataset)[:5])
+    assert len(preds) == 5 and all(isinstance(p, float) and p > 0 for p in preds)
+
+
+def test_checkpoint_round_trips_and_predicts_identically(dataset, tmp_path):
+    train(data=dataset, arch="spe", epochs=2, out=tmp_path / "a.pt", **QUICK)
+    programs = _programs(dataset)
+    first = invar.load_model(tmp_path / "a.pt")
+    checkpoint.save(tmp_path / "b.pt", checkpoint.model_payload(first))
+    second = invar.load_model(tmp_path / "b.pt")
+    assert first.config == second.config and first.vocab.to_dict() == second.vocab.to_dict()
+    for k, v in first.network.state_dict().items():
+        assert torch.equal(v, second.network.state_dict()[k])
+    assert first.predict(programs) == second.predict(programs) == invar.load_model(tmp_path / "a.pt").predict(programs)
+    encoded = [first.encode(p) for p in programs]
+    assert first.predict_encoded(encoded) == first.predict(programs)
+
+
+def _weights(path):
+    return checkpoint.load(path)["state_dict"]
+
+
+def test_same_seed_same_weights(dataset, tmp_path):
+    for name, seed in (("a", 5), ("b", 5), ("c", 6)):
+        train(data=dataset, arch="augmented", epochs=2, out=tmp_path / f"{name}.pt", seed=seed, **QUICK)
+    a, b, c = (_weights(tmp_path / f"{n}.pt") for n in "abc")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "invar", "train", *args]
+
+
+def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
+    """Kill a run mid-epoch (SIGKILL), rerun with --resume: it continues from
+    the last saved state and ends with exactly the weights of a run that was
+    never interrupted. The checkpoint file is never left half-written."""
+    args = ["--data", str(dataset), "--arch", "lexinvariant", "--epochs", "2", "--batch-size", "2",
+            "--threads", "1", "--seed", "4"]
+    train(data=dataset, arch="lexinvariant", epochs=2, out=tmp_path / "whole.pt", batch_size=2, threads=1, seed=4)
+    out = tmp_path / "cut.pt"
+    state = resume_path(out)
+    proc = subprocess.Popen(_cli(*args, "--out", str(out), "--save-every", "3"), cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            if state.exists():
+                saved = checkpoint.load(state, kind="resume")
+                if (saved["epoch"], saved["step"]) >= (1, 3):
+                    break
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    saved = checkpoint.load(state, kind="resume")
+    assert (saved["epoch"], saved["step"]) < (2, 0)
+    if out.exists():
+        invar.load_model(out)  # whatever was there is whole
+    result = subprocess.run(_cli(*args, "--out", str(out), "--resume", "--save-every", "3"), cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert f"resuming at epoch {saved['epoch'] + 1}, step {saved['step']}" in result.stderr
+    whole, cut = _weights(tmp_path / "whole.pt"), _weights(out)
+    assert all(torch.equal(whole[k], cut[k]) for k in whole)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_two_processes_with_torchrun(dataset, tmp_path):
+    out = tmp_path / "ddp.pt"
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar",
+           "train", "--data", str(dataset), "--arch", "renamer", "--epochs", "2", "--batch-size", "8",
+           "--threads", "1", "--out", str(out)]
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "2 processes" in result.stderr
+    assert result.stdout.count("wrote ") == 1  # only process 0 reports and writes
+    model = invar.load_model(out)
+    assert model.metrics["best_epoch"] >= 1 and len(model.predict(_programs(dataset)[:3])) == 3
+
+
+def test_long_programs_are_skipped_and_counted(dataset, tmp_path):
+    result = train(data=dataset, arch="vanilla", epochs=1, out=tmp_path / "m.pt", max_len=16, **QUICK)
+    lengths = [len(p.tokens) for p in _programs(dataset)] + [len(p.tokens) for p in _programs(dataset, "valid")]
+    assert result.too_long == sum(n > 16 for n in lengths) > 0
+    assert result.n_train == sum(n <= 16 for n in lengths[:-1])
+    model = invar.load_model(tmp_path / "m.pt")
+    long_program = next(p for p in _programs(dataset) if len(p.tokens) > 16)
+    with pytest.raises(invar.errors.ModelError, match="takes 1 to 16"):
+        model.predict([long_program])
+
+
+def test_limit_and_the_encoding_cache(dataset, tmp_path):
+    result = train(data=dataset, arch="renamer", epochs=1, out=tmp_path / "m.pt", limit=12, **QUICK)
+    assert (result.n_train, result.n_valid) == (12, 1)
+    cached = sorted(p.name.split("-")[0] for p in (dataset / "cache").iterdir())
+    assert "vocab" in cached and "train" in cached and "valid" in cached
