@@ -164,6 +164,10 @@ class EffectVisitor(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         pass  # inert and childless: what generic_visit would do, without the work
 
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
+        if not isinstance(node.operand, ast.Constant):  # -1 is a constant the compiler folds
+            self.generic_visit(node)
+
     # ---------------------------------------------------------------- names
     def _name(self, node: ast.AST) -> None:
         e = self.effect

@@ -1,0 +1,269 @@
+"""One case per defect class of docs/semantics.md, with exact counts, and
+every variant of every case through the execution oracle.
+
+Each row is a module defining ``f``, the exact number of permutations and of
+renamings (default pool) of ``f``, and the inputs to call it on. Every
+permutation (all of them) and every renaming (all of them, also over a pool
+that overlaps the names and builtins the case uses) must behave like the
+original wherever the original completes normally.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from invar.frontends.python import parse_units, renaming_space
+from invar.symmetry.permutations import PermutationSpace
+
+from .python_harness import Job, disagreements, run_jobs
+
+POOL = ["a", "b", "x", "it", "xs", "len", "print", "sum", "next", "q0", "q1", "q2", "q3", "q4"]
+
+CASES = [
+    # --- builtins that consume or mutate an argument -------------------------------------
+    ("next then list advance one iterator", """
+        def f(it, /):
+            a = next(it)
+            b = list(it)
+            return a, b
+     """, 1, 2, ["((iter([1, 2, 3]),), {})", "((iter([]),), {})"]),
+    ("two sums of one argument", """
+        def f(xs, /):
+            s1 = sum(xs)
+            s2 = sum(xs)
+            return s1, s2
+     """, 1, 2, ["((iter([1, 2]),), {})", "(([1, 2],), {})"]),
+    ("zip advances its iterator when consumed", """
+        def f(it, ys, /):
+            pairs = list(zip(it, ys))
+            rest = list(it)
+            return pairs, rest
+     """, 1, 4, ["((iter([1, 2, 3]), [9]), {})"]),
+    ("two for loops over one iterator", """
+        def f(it, /):
+            first = -1
+            for v in it:
+                first = v
+                break
+            second = -1
+            for w in it:
+                second = w
+                break
+            return first, second
+     """, 3, 24, ["((iter([4, 5, 6]),), {})"]),
+    ("membership consumes an iterator", """
+        def f(it, /):
+            a = 2 in it
+            b = list(it)
+            return a, b
+     """, 1, 2, ["((iter([1, 2, 3]),), {})"]),
+    ("unpacking consumes an iterator", """
+        def f(it, /):
+            a, *b = it
+            c = list(it)
+            return a, b, c
+     """, 1, 6, ["((iter([1, 2, 3]),), {})"]),
+    ("a comprehension consumes, then a generator expression", """
+        def f(it, /):
+            evens = [v for v in it if v % 2 == 0]
+            total = sum(v for v in it)
+            return evens, total
+     """, 1, 24, ["((iter([1, 2, 3, 4]),), {})"]),
+    ("a copy reads the list it copies", """
+        def f(xs, /):
+            ys = list(xs)
+            xs.append(1)
+            zs = sorted(xs)
+            return ys, zs
+     """, 1, 2, ["(([3, 1],), {})"]),
+    ("iterating a value built right there runs nothing", """
+        def f(n, /):
+            total = 0
+            for i in range(n):
+                total = total + i
+            k = min(n, 3)
+            m = max(n, 1)
+            return total, k, m
+     """, 12, 24, ["((4,), {})"]),
+    ("a generator argument prints when iterated", """
+        def f(g, /):
+            first = next(g)
+            print("after")
+            return first
+     """, 1, 1, ["((gen(),), {})"]),
+    # --- dynamic scope --------------------------------------------------------------------
+    ("eval reads every local", """
+        def f():
+            x = 1
+            y = 2
+            z = eval("x + y")
+            x = 5
+            return z, x
+     """, 2, 1, ["((), {})"]),
+    ("locals() keys are names", """
+        def f(n, /):
+            a = n + 1
+            b = n * 2
+            return sorted(locals().items())
+     """, 2, 1, ["((3,), {})"]),
+    ("%-formatting with locals()", """
+        def f(n, /):
+            a = n + 1
+            text = "%(a)s" % locals()
+            a = 0
+            return text, a
+     """, 1, 1, ["((3,), {})"]),
+    ("frame access reads the locals", """
+        import sys
+        def f(n, /):
+            a = n
+            seen = dict(sys._getframe().f_locals)
+            a = 7
+            return sorted(seen), a
+     """, 1, 1, ["((3,), {})"]),
+    ("vars() and dir()", """
+        def f(n, /):
+            names = dir()
+            b = n
+            return names, b
+     """, 1, 1, ["((3,), {})"]),
+    # --- class bodies ---------------------------------------------------------------------
+    ("dataclass fields keep their order", """
+        import dataclasses
+        def f(n, /):
+            @dataclasses.dataclass
+            class P:
+                u: int = 0
+                w: int = 1
+                z: int = 2
+            return repr(P(n))
+     """, 1, 1, ["((5,), {})"]),
+    ("Enum members keep their order", """
+        import enum
+        def f():
+            class Color(enum.Enum):
+                RED = 1
+                GREEN = 2
+            return [c.name for c in Color]
+     """, 1, 1, ["((), {})"]),
+    ("a later def shadows an earlier one", """
+        def f():
+            class K:
+                def m(self):
+                    return 1
+                def m(self):
+                    return 2
+                __slots__ = ()
+            return K().m(), list(vars(K))
+     """, 1, 1, ["((), {})"]),
+    # --- names observable as strings -------------------------------------------------------
+    ("f-string with = prints the name", """
+        def f(n, /):
+            value = n + 1
+            other = n - 1
+            print(f"{value=}")
+            return other
+     """, 2, 1, ["((3,), {})"]),
+    ("a nested def's __name__", """
+        def f(n, /):
+            def helper(v):
+                return v + n
+            return helper.__name__, helper(1)
+     """, 1, 1, ["((3,), {})"]),
+    ("keyword parameters are the interface, positional-only ones are not", """
+        def f(a, /, b, *rest, c=1, **kw):
+            t = a + b + c
+            return t, rest, kw
+     """, 1, 6, ["((1, 2), {})", "((1,), {'b': 2, 'c': 3, 'd': 4})", "((1, 2, 3), {})"]),
+    ("lambda parameters may be passed by keyword", """
+        def f(n, /):
+            add = lambda v, w=1: v + w
+            return add(v=n), add(n, w=2)
+     """, 1, 1, ["((3,), {})"]),
+    ("keyword argument at a call site of a nested function", """
+        def f(n, /):
+            def scale(value, factor=2):
+                return value * factor
+            return scale(value=n), scale(n, factor=3)
+     """, 1, 1, ["((3,), {})"]),
+    ("nonlocal in a nested function renames with its binding", """
+        def f(n, /):
+            count = 0
+            def bump():
+                nonlocal count
+                count += n
+            bump()
+            bump()
+            return count
+     """, 2, 1, ["((3,), {})"]),
+    ("a global declared in the unit", """
+        G = 0
+        def f(n, /):
+            global G
+            G = G + n
+            t = n * 2
+            return G, t
+     """, 2, 1, ["((3,), {})"]),
+    # --- rendering ----------------------------------------------------------------------------
+    ("elif and else with one-line bodies", """
+        def f(x, /):
+            if x:
+                y = 1
+                q = 2
+            elif x > 2: y = 2
+            else: y = 3
+            z = 5
+            return y + z + q
+     """, 2, 6, ["((1,), {})", "((0,), {})"]),
+]
+
+PRELUDE = '''
+def gen():
+    for i in range(3):
+        print("gen", i)
+        yield i
+'''
+
+
+def _module(body: str) -> str:
+    return PRELUDE + textwrap.dedent(body)
+
+
+def _variants(program):
+    perms = PermutationSpace(program)
+    out = [perms.apply(None, t) for t in perms.enumerate(limit=200)]
+    for pool in (None, POOL):
+        space = renaming_space(program, pool=pool)
+        out += [space.apply(None, r) for r in space.enumerate(limit=200)]
+    return perms.count(), renaming_space(program).count(), out
+
+
+@pytest.mark.parametrize("title, body, orders, renamings, inputs", CASES, ids=[c[0] for c in CASES])
+def test_case(title, body, orders, renamings, inputs):
+    source = _module(body)
+    (program,) = [u for u in parse_units(source, "case.py") if u.name == "f"]
+    assert program.render() in source
+    n_orders, n_renamings, variants = _variants(program)
+    assert (n_orders, n_renamings) == (orders, renamings)
+    jobs = [Job(source, "f", inputs, ("G",))]
+    jobs += [Job(source.replace(program.render(), v.render()), "f", inputs, ("G",)) for v in variants]
+    outcomes = run_jobs(jobs)
+    original = outcomes[0]
+    assert any(o[0] == "ok" for o in original), original
+    for v, got in zip(variants, outcomes[1:]):
+        assert not disagreements(original, got), f"variant behaves differently:\n{v.render()}\n{got}\n{original}"
+
+
+def test_order_zero_renders_the_source():
+    """The first order is the original, and it renders the function's own
+    text exactly (one-line clause bodies included)."""
+    for _title, body, *_ in CASES:
+        source = _module(body)
+        (program,) = [u for u in parse_units(source, "case.py") if u.name == "f"]
+        space = PermutationSpace(program)
+        first = next(space.enumerate())
+        assert first.is_identity
+        text = source[source.index("def f"):].rstrip("\n")
+        assert space.apply(None, first).render() == program.render() == text
