@@ -366,11 +366,13 @@ def _locked(c: _Context) -> list[str]:
         body = f"{op}{s} {c.data_reg(bits)}, {c.mem()}"
     spelling = rng.randrange(3)
     c.features.add(f"lock:{spelling}")
-    if spelling == 0:
-        return [f"lock {body}"]
-    if spelling == 1:
-        return [f"lock; {body}"]
-    return ["lock", body]
+    lines = [f"lock {body}"] if spelling == 0 else [f"lock; {body}"] if spelling == 1 else ["lock", body]
+    if op == "cmpxchg16b":
+        # unicorn computes the flags of cmpxchg8b/16b from stale state (after add or popcnt
+        # their CF, SF, AF, OF differ from what pushfq read just before, where the manuals
+        # keep them): set every flag again, so that no later line reads unicorn's
+        lines.append(f"testq {c.any_reg(64)}, {c.any_reg(64)}")
+    return lines
 
 
 def _padding(c: _Context) -> list[str]:
@@ -506,6 +508,8 @@ def _avx512(c: _Context) -> list[str]:
     if form == 7:
         return [f"vaddps {{rn-sae}}, {z()}, {z()}, {z()}"]
     x = lambda: f"%xmm{rng.randrange(16, 32)}"
+    if rng.random() < 0.5:  # EVEX by its registers only
+        return [f"vaddps {x()}, %xmm{rng.randrange(32)}, {x()}"]
     return [f"vaddps {x()}, {x()}, {x()} {{{k()}}}{' {z}' if rng.random() < 0.5 else ''}"]
 
 

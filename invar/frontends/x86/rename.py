@@ -12,8 +12,7 @@ what each use allows:
 * ``%rsp`` is never an index;
 * a write mask (``{%k1}``) is never ``%k0``, which means "no mask";
 * vector registers stay in ``%xmm0-15`` unless every use is in an instruction
-  that is EVEX-encoded whatever its registers (a ``zmm``, a mask, a decorator,
-  a vector register above 15),
+  that is EVEX-encoded whatever its registers (a ``zmm``, a mask, a decorator),
   and always when the block uses the vector file as a whole (``vzeroupper``).
 
 Pinned referents (implicit and fixed operands, ``--pin``) stay put, and no
@@ -62,9 +61,9 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
     for line_tokens in by_line.values():
         regs = [t for t in line_tokens if t.kind == "register"]
         has_high = any(t.view == "gpr:8h" for t in regs)
+        # not "a register above 15": that is not kept by renamings into 0-15
         evex = any(
-            t.view == "vec:512" or t.view.startswith("mask:") or (t.view.startswith("vec:") and int(t.referent[4:]) >= 16)
-            for t in regs
+            t.view == "vec:512" or t.view.startswith("mask:") for t in regs
         ) or any(t.kind == "decorator" for t in line_tokens)
         for k, tok in enumerate(line_tokens):
             if tok.kind != "register" or tok.referent is None:
