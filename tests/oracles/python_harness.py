@@ -41,6 +41,24 @@ resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 class Timeout(Exception):
     pass
 
+# while a sandboxed call runs, anything that reaches outside the process
+# (files, processes, sockets, the environment, sleeping) raises instead
+ARMED = [False]
+TOUCHED = [False]
+BLOCKED = ("open", "os.", "subprocess.", "socket.", "shutil.", "ctypes.", "urllib.", "ftplib.", "smtplib.",
+           "http.", "webbrowser.", "sqlite3.", "pty.", "fcntl.", "resource.", "syslog.", "tempfile.", "time.sleep",
+           "glob.", "sys.settrace", "sys.setprofile", "sys.addaudithook")
+
+class Sandboxed(Exception):
+    pass
+
+def _audit(event, args):
+    if ARMED[0] and event.startswith(BLOCKED):
+        TOUCHED[0] = True  # even if the unit catches it, the call does not count
+        raise Sandboxed(event)
+
+sys.addaudithook(_audit)
+
 def _alarm(signum, frame):
     raise Timeout()
 
@@ -94,13 +112,19 @@ def run(job):
         signal.setitimer(signal.ITIMER_REAL, job["limit"])
         try:
             with contextlib.redirect_stdout(buf):
+                TOUCHED[0] = False
+                ARMED[0] = job.get("sandbox", False)
                 result = fn(*args, **kwargs)
                 if isinstance(result, abc.Generator):
                     result = ["generator", list(result)]
+                ARMED[0] = False
+                if TOUCHED[0]:
+                    raise Sandboxed("caught inside the call")
             signal.setitimer(signal.ITIMER_REAL, 0)
             out.append(["ok", show(result), show(list(args)), show(dict(kwargs)), buf.getvalue(),
                         [[g, show(namespace[g])] for g in watched]])
         except BaseException as err:
+            ARMED[0] = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             out.append(["raise", type(err).__name__])
     return out
@@ -122,12 +146,15 @@ class Job:
     inputs: list[str]
     #: module globals whose final value is part of the state
     globals: tuple[str, ...] = ()
+    #: while a call runs, file, process, network and environment access raise
+    sandbox: bool = False
 
 
 def run_jobs(jobs: list[Job], *, timeout: float = 600.0, call_limit: float = CALL_LIMIT) -> list[list]:
     """Outcomes of every call of every job, in one subprocess."""
     payload = json.dumps([
-        {"source": j.source, "name": j.name, "inputs": j.inputs, "globals": list(j.globals), "limit": call_limit}
+        {"source": j.source, "name": j.name, "inputs": j.inputs, "globals": list(j.globals), "limit": call_limit,
+         "sandbox": j.sandbox}
         for j in jobs
     ])
     done = subprocess.run(
