@@ -159,7 +159,8 @@ def read_blocks(files: Sequence[tuple[str, Path]]) -> tuple[dict[str, str], list
             if not _HEX.match(hexcode) or len(hexcode) % 2:
                 if hexcode not in seen_bad:
                     seen_bad.add(hexcode)
-                    reason = "odd number of hex digits" if _HEX.match(hexcode) else "not a hex string"
+                    reason = ("no hex before the first comma" if not hexcode else
+                              "odd number of hex digits" if _HEX.match(hexcode) else "not a hex string")
                     rejected.append(Rejected(hexcode, "invar", reason, where))
                 continue
             blocks.setdefault(hexcode, where)
