@@ -92,10 +92,8 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     deadline = time.time() + 120
     try:
         while time.time() < deadline and proc.poll() is None:
-            if state.exists():
-                saved = checkpoint.load(state, kind="resume")
-                if (saved["epoch"], saved["step"]) >= (1, 3):
-                    break
+            if state.exists():  # the first state saved mid-epoch: most of the run is still ahead
+                break
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
