@@ -327,7 +327,7 @@ def _string(c: _Context) -> list[str]:
     bits = {"b": 8, "w": 16, "l": 32, "q": 64}[letter]
     acc = c.reg("a", bits)
     explicit = {
-        "movs": f"(%rsi), %es:(%rdi)", "stos": f"{acc}, %es:(%rdi)", "lods": f"(%rsi), {acc}",
+        "movs": "(%rsi), %es:(%rdi)", "stos": f"{acc}, %es:(%rdi)", "lods": f"(%rsi), {acc}",
         "cmps": "%es:(%rdi), (%rsi)", "scas": f"%es:(%rdi), {acc}",
     }[family]
     instruction = f"{family}{letter}" + (f" {explicit}" if rng.random() < 0.4 else "")
@@ -639,9 +639,9 @@ def _write_mask(c: _Context) -> tuple[str, str]:
     return rng.choice([
         (f"vaddps {z()}, {z()}, {z()} {{%k0}}", "write-mask-k0"),
         (f"vmovaps {z()}, (%rax) {{%k0}}", "write-mask-k0"),
-        (f"vpgatherdd (%rax,%zmm1,4), %zmm2 {{%k0}}", "write-mask-k0"),
-        (f"vpgatherdd (%rax,%zmm1,4), %zmm2", "gather-without-mask"),
-        (f"vpscatterdd %zmm2, (%rax,%zmm1,4)", "gather-without-mask"),
+        ("vpgatherdd (%rax,%zmm1,4), %zmm2 {%k0}", "write-mask-k0"),
+        ("vpgatherdd (%rax,%zmm1,4), %zmm2", "gather-without-mask"),
+        ("vpscatterdd %zmm2, (%rax,%zmm1,4)", "gather-without-mask"),
         (f"vmovaps {z()}, (%rax) {{{k}}} {{z}}", "zero-memory-destination"),
         (f"vmovdqu32 {z()}, 64(%rbx) {{{k}}} {{z}}", "zero-memory-destination"),
         (f"vaddps {z()}, {z()}, {z()} {{z}}", "zero-without-mask"),
@@ -686,8 +686,8 @@ def _shift_count(c: _Context) -> tuple[str, str]:
 def _lea_source(c: _Context) -> tuple[str, str]:
     rng = c.rng
     return rng.choice([
-        f"lea {c.any_reg(64)}, {c.data_reg(64)}", f"leab (%rax), %bl", f"leaq (%rax), %ebx",
-        f"leaq $8, %rax", f"leal (%rax), (%rbx)",
+        f"lea {c.any_reg(64)}, {c.data_reg(64)}", "leab (%rax), %bl", "leaq (%rax), %ebx",
+        "leaq $8, %rax", "leal (%rax), (%rbx)",
     ]), "lea"
 
 
@@ -702,8 +702,8 @@ def _movabs_bad(c: _Context) -> tuple[str, str]:
     rng = c.rng
     address = hex(rng.randrange(1 << 32, 1 << 46))
     return rng.choice([
-        f"movabs {address}, %rbx", f"movabs %ecx, {address}", f"movabsq (%rax), %rax", f"movabsl $1, %eax",
-        f"movabsb 8(%rax), %al", f"movabsq $1, (%rax)",
+        f"movabs {address}, %rbx", f"movabs %ecx, {address}", "movabsq (%rax), %rax", "movabsl $1, %eax",
+        "movabsb 8(%rax), %al", "movabsq $1, (%rax)",
     ]), "movabs"
 
 
@@ -725,7 +725,7 @@ def _address_mix(c: _Context) -> tuple[str, str]:
 def _prefix_misuse(c: _Context) -> tuple[str, str]:
     rng = c.rng
     return rng.choice([
-        (f"lock movl %eax, (%rbx)", "lock"), (f"lock addl %eax, %ebx", "lock"), ("lock incq %rax", "lock"),
+        ("lock movl %eax, (%rbx)", "lock"), ("lock addl %eax, %ebx", "lock"), ("lock incq %rax", "lock"),
         ("lock; movq %rax, (%rdi)", "lock"), ("lock cmpxchgl %ecx, %edx", "lock"),
         ("rep addl %eax, %ebx", "rep"), ("rep; incq %rax", "rep"), ("repne movsb", "rep"), ("repe stosq", "rep"),
         ("rep bsfl %eax, %ebx", "rep"), ("xacquire movl %eax, (%rbx)", "rep"), ("data16 addl %eax, %ebx", "encoding-prefix"),

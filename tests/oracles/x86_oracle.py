@@ -309,7 +309,7 @@ def split_prefix_lines(program: Program) -> Program:
     (a sensitivity check's weakened analysis)."""
     from dataclasses import replace
 
-    from invar.program import Line, Token
+    from invar.program import Line
 
     lines, tokens, new_index = [], [], {}
     for i, line in enumerate(program.lines):

@@ -1,0 +1,168 @@
+"""Generic rules for vector instructions and AVX-512 decorators.
+
+SSE, AVX and AVX-512 instructions are not checked form by form; these rules
+catch what a renaming or a careless edit gets wrong: operand counts of legacy
+SSE, MMX beside XMM, general-purpose register widths and kinds, legacy SSE
+writing memory, the forms of ``movd``/``movq``, EVEX registers and
+decorators in VEX-only instructions, and every rule of write masks, ``{z}``,
+broadcasts, rounding control, gathers and scatters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .general_purpose import gp_name
+from .operands import SUFFIX, error, reg_name, sized
+from .semantics import stripped_suffix
+
+#: instructions that mix MMX and XMM registers
+_MMX_XMM = frozenset(
+    "movq2dq movdq2q cvtpi2ps cvtps2pi cvttps2pi cvtpi2pd cvtpd2pi cvttpd2pi".split()
+)
+#: AVX instructions without an EVEX form: no %xmm16-31, no masks or other decorators
+VEX_ONLY = frozenset(
+    """vblendvps vblendvpd vpblendvb vblendps vblendpd vpblendd vpblendw vbroadcastf128 vbroadcasti128
+    vinsertf128 vinserti128 vextractf128 vextracti128 vperm2f128 vperm2i128 vmaskmovps vmaskmovpd
+    vpmaskmovd vpmaskmovq vtestps vtestpd vptest vzeroupper vzeroall vphaddw vphaddd vphaddsw vphsubw
+    vphsubd vphsubsw vpsignb vpsignw vpsignd vhaddps vhaddpd vhsubps vhsubpd vaddsubps vaddsubpd vdpps
+    vdppd vroundps vroundpd vroundss vroundsd vlddqu vmovmskps vmovmskpd vpmovmskb vpcmpestri
+    vpcmpestrm vpcmpistri vpcmpistrm vmpsadbw vrcpps vrcpss vrsqrtps vrsqrtss vldmxcsr vstmxcsr
+    vmaskmovdqu vaesimc vaeskeygenassist""".split()
+)
+_CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
+
+
+#: vector and mask instructions that take a general-purpose register operand
+_VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
+
+
+
+
+def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
+    regs = [o for o in operands if o["kind"] == "reg"]
+    classes = {o["reg"].cls for o in regs}
+    if "mmx" in classes and "vec" in classes and base not in _MMX_XMM:
+        o = next(o for o in regs if o["reg"].cls == "mmx")
+        raise error(f"{mnemonic!r} does not mix MMX and XMM registers (%{o['reg'].name})", o["col"])
+    if not classes & {"vec", "mmx", "mask"}:
+        return
+    for o in regs:
+        if o["reg"].cls == "gpr" and o["bits"] < 32:
+            raise error(f"{reg_name(o)}: vector instructions take 32- or 64-bit general-purpose registers", o["col"])
+        if o["reg"].cls == "gpr" and not _VECTOR_GPR.match(mnemonic) and gp_name(mnemonic) is None:
+            raise error(f"{reg_name(o)} is not an operand of {mnemonic!r}", o["col"])
+    if not classes & {"vec", "mmx"}:
+        return
+    if len(operands) < 2:
+        raise error(f"{mnemonic!r} takes at least 2 operands", col)
+    if not mnemonic.startswith("v"):  # legacy SSE and MMX: destination is also a source
+        immediates = sum(o["kind"] == "imm" for o in operands)
+        if len(operands) > 3 + (immediates == 2):
+            raise error(f"{mnemonic!r} takes at most 3 operands", operands[3]["col"])
+        first = operands[0]
+        if len(operands) == 3 and first["kind"] != "imm" and not (first["kind"] == "reg" and first["reg"].name == "xmm0"):
+            raise error(f"a third operand of {mnemonic!r} comes first and is an immediate or %xmm0", first["col"])
+        if operands[-1]["kind"] == "mem" and not mnemonic.startswith(("mov", "pextr", "extractps")):
+            raise error(f"{mnemonic!r} cannot write memory", operands[-1]["col"])
+    mmx_memory = mnemonic == "mov" and classes == {"mmx"} and len(regs) == 1  # llvm-mc reads it as movq
+    if gp_name(mnemonic) is not None and mnemonic != "movq" and not mmx_memory:
+        o = next(o for o in regs if o["reg"].cls in ("vec", "mmx"))
+        raise error(f"{reg_name(o)} is not an operand of {mnemonic!r}", o["col"])
+    if mnemonic in ("movq", "movd"):
+        for o in operands:
+            if o["kind"] == "imm":
+                raise error(f"{mnemonic!r} with a vector register takes no immediate", o["col"])
+        for o in regs:
+            if o["reg"].cls == "gpr" and o["bits"] != 64 and mnemonic == "movq":
+                raise error(f"{reg_name(o)}: 'movq' moves 64 bits (movd moves 32)", o["col"])
+            if o["reg"].cls == "vec" and o["reg"].width != "128":
+                raise error(f"{reg_name(o)}: {mnemonic!r} moves to or from an %xmm register", o["col"])
+    hit = _CONVERT_FROM_GPR.match(mnemonic)
+    if hit:
+        size = SUFFIX[hit.group(1)]
+        for o in regs:
+            if o["reg"].cls == "gpr" and o["bits"] != size:
+                raise error(f"{reg_name(o)} is {sized(o['bits'])} register; {mnemonic!r} converts {size} bits", o["col"])
+    if base in VEX_ONLY or mnemonic in VEX_ONLY:
+        for o in operands:
+            regs_of = [o["reg"]] if o["kind"] == "reg" else list(o.get("regs", ()))
+            for reg in regs_of:
+                if reg.cls == "vec" and (int(reg.base) >= 16 or reg.width == "512"):
+                    raise error(f"{mnemonic!r} has no EVEX form: %{reg.name} cannot be encoded", o["col"])
+            if o.get("decorators"):
+                raise error(f"{mnemonic!r} has no EVEX form: {o['decorators'][0][0]} cannot be encoded", o["decorators"][0][1])
+
+
+def check_generic(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
+    suffix = stripped_suffix(mnemonic)
+    if suffix and not (base.startswith("f") or re.search(r"2u?si|u?si2", base)):
+        # only x87 (flds, fildll) and conversions (cvtsi2sdq) spell a size
+        raise error(f"unknown instruction {mnemonic!r} ({base!r} takes no size suffix)", col)
+    _check_vector(mnemonic, base, operands, col)
+    memory = [o for o in operands if o["kind"] == "mem"]
+    if len(memory) > 1:
+        raise error(f"{mnemonic!r} takes at most one memory operand", memory[1]["col"])
+    seen_other = False
+    for k, o in enumerate(operands):
+        if o["kind"] == "imm" and seen_other and base != "out":
+            if k == len(operands) - 1:
+                raise error(f"an immediate cannot be the destination of {mnemonic!r}", o["col"])
+            raise error(f"an immediate comes before the other operands of {mnemonic!r}", o["col"])
+        seen_other |= o["kind"] != "imm"
+    if "gather" in mnemonic or "scatter" in mnemonic:
+        if not any(o.get("vsib") for o in memory) and not mnemonic.startswith(("vgatherpf", "vscatterpf")):
+            raise error(f"{mnemonic!r} addresses memory with a vector index", memory[0]["col"] if memory else col)
+
+
+def check_decorators(mnemonic: str, base: str, operands: list[dict], rounding: list[dict]) -> None:
+    last = len(operands) - 1
+    masks = zero = 0
+    for k, o in enumerate(operands):
+        for deco, at in o.get("decorators", ()):
+            if not mnemonic.startswith("v"):
+                raise error(f"{deco} needs an AVX-512 instruction, not {mnemonic!r}", at)
+            if deco.startswith("{1to"):
+                if o["kind"] != "mem" or k == last and len(operands) > 1 and not mnemonic.startswith("vfpclass"):
+                    raise error(f"a broadcast {deco} applies to a memory source operand", at)
+                continue
+            if k != last:
+                raise error(f"{deco} applies to the destination (the last operand)", at)
+            if deco.startswith("{%k"):
+                masks += 1
+                if masks > 1:
+                    raise error("only one write mask", at)
+                if deco == "{%k0}":
+                    raise error("%k0 cannot be a write mask (k0 means no masking)", at + 1)
+            elif deco == "{z}":
+                zero += 1
+                if zero > 1:
+                    raise error("{z} given twice", at)
+                if o["kind"] == "mem":
+                    raise error("zero-masking {z} cannot apply to a memory destination", at)
+                if o["kind"] == "reg" and o["reg"].cls == "mask":
+                    raise error("zero-masking {z} cannot apply to a mask destination", at)
+    if zero and not masks:
+        at = next(a for o in operands for d, a in o.get("decorators", ()) if d == "{z}")
+        raise error("zero-masking {z} needs a write mask {%k1}-{%k7}", at)
+    for o in rounding:
+        if not mnemonic.startswith("v"):
+            raise error(f"rounding control needs an AVX-512 instruction, not {mnemonic!r}", o["col"])
+        if any(p["kind"] == "mem" for p in operands):
+            raise error("rounding control applies to register operands only", o["col"])
+    evex_gather = mnemonic.startswith(("vgather", "vpgather", "vscatter", "vpscatter")) and not mnemonic.startswith(
+        ("vgatherpf", "vscatterpf")
+    )
+    if evex_gather:
+        vsib = next((o for o in operands if o.get("vsib")), None)
+        if len(operands) == 2:
+            if not masks:
+                raise error(f"{mnemonic!r} needs a write mask {{%k1}}-{{%k7}}", operands[-1]["col"])
+            other = operands[0] if operands[1] is vsib else operands[1]
+            gather = "gather" in mnemonic
+            if gather and vsib is not None and other["kind"] == "reg" and other["reg"].referent == vsib["index"].referent:
+                raise error(f"the index and destination registers of {mnemonic!r} must differ", other["col"])
+        elif len(operands) == 3 and vsib is not None:
+            regs = [o["reg"].referent for o in operands if o["kind"] == "reg"] + [vsib["index"].referent]
+            if len(set(regs)) != len(regs):
+                raise error(f"the mask, index and destination registers of {mnemonic!r} must differ", operands[-1]["col"])
