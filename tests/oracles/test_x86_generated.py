@@ -48,7 +48,11 @@ def blocks():
 def test_generated_blocks_cover_the_constructs(blocks, record_property):
     features = Counter(f if f.startswith("mem:") else f.split(":")[0] for b in blocks for f in b.features)
     for block in blocks:
-        parse(block.text)  # every generated block is valid
+        program = parse(block.text)  # every generated block is valid
+        rendered = parse(program.render())  # prefixes written alone render on their instruction's line
+        assert [l.text for l in rendered.lines] == [l.text for l in program.lines]
+        assert rendered.deps == program.deps and rendered.pinned == program.pinned
+        assert parse(rendered.render()) == rendered
     wanted = [
         "alu", "mem:base", "mem:disp", "mem:index", "mem:noindex", "mem:segment", "mem:rip", "mem:absolute",
         "mem:addr32", "mem:stack", "prefix", "prefix-spelling", "lock", "padding", "movabs", "implicit", "shift",
