@@ -26,11 +26,12 @@ averages the gradients (gloo on CPU, nccl on GPU) and process 0 writes.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import random
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -145,7 +146,7 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
             counts.update(p)
         vocab = Vocab.from_counts(counts, min_count=MIN_COUNT)
         if cache:
-            _try_write(vocab_path, lambda p: p.write_text(__import__("json").dumps(vocab.to_dict())))
+            _try_write(vocab_path, lambda p: p.write_text(json.dumps(vocab.to_dict())))
     out = {}
     for s in splits:
         path = cache_dir / f"{s}-{stamp[s]}-{vocab.fingerprint()}.npz"
@@ -168,8 +169,6 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
 
 
 def _read_json_vocab(path: Path) -> Vocab | None:
-    import json
-
     try:
         return Vocab.from_dict(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError):

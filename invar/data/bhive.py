@@ -39,9 +39,9 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Sequence
 
-from ..errors import DataError, InvarError, ParseError
+from ..errors import DataError, InvarError
 from ..tasks import Example
 
 #: BHive's public repository: one CSV of basic blocks per source application

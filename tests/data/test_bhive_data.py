@@ -154,7 +154,7 @@ def test_labelling_resumes_and_parallel_runs_agree(tmp_path):
     labels.write_text(text[: text.rstrip("\n").rfind("\n") + 1] + '{"hex": "48')
     second = bhive.build(files, tmp_path / "out", jobs=2, limit=60, chunk=7)
     assert (second.new, second.cached) == (31, 29)
-    fresh = bhive.build(files, tmp_path / "fresh", jobs=2, limit=60, chunk=11)
+    bhive.build(files, tmp_path / "fresh", jobs=2, limit=60, chunk=11)
     for name in ("train.csv", "valid.csv", "test.csv", "rejected.csv"):
         assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
     with pytest.raises(DataError, match="other settings.*--overwrite") as info:

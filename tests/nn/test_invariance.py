@@ -22,7 +22,7 @@ import random
 import pytest
 import torch
 
-from invar.encoding import Vocab, encode
+from invar.encoding import Vocab
 from invar.frontends.x86 import parse
 from invar.frontends.x86.hexblock import decode
 from invar.nn.config import preset
