@@ -131,6 +131,10 @@ def parse(text: str, path: str | None = None) -> Program:
 
 
 # ----------------------------------------------------------------- layout
+def _copy_effect(e: Effect) -> Effect:
+    return Effect(set(e.reads), set(e.writes), e.side, e.barrier, e.jump, e.may_raise)
+
+
 def _anchor(stmt: ast.stmt) -> int:
     """First physical line of a statement, decorators included."""
     decorators = getattr(stmt, "decorator_list", None)
@@ -193,6 +197,10 @@ class _UnitBuilder:
         self.blocks = 0
         #: the physical line before the unit's first line
         self.base = 0
+        #: resource prefix of the function whose body is being laid out, and
+        #: the variables bound for sure at the current statement (see _unbound)
+        self._fn = "global:"
+        self._bound: set[str] = set()
 
     # ---------------------------------------------------------- line tests
     def _own_line(self, stmt: ast.stmt) -> bool:
@@ -248,6 +256,7 @@ class _UnitBuilder:
             return
         block = self.blocks
         self.blocks += 1
+        outer_bound = set(self._bound)
         members: list[tuple[int, Effect]] = []
         runs: list[list[ast.stmt]] = []
         for s in stmts:
@@ -265,7 +274,14 @@ class _UnitBuilder:
                 for x in run:
                     effect.absorb(self.effects.of(x))
                 idx = self._add(max(x.end_lineno for x in run), block, depth, _anchor(s), effect)
+            if protected and not effect.may_raise and self._unbound(effect):
+                effect = _copy_effect(effect)
+                effect.may_raise = True
+                self.items[idx].effect = effect
             members.append((idx, effect))
+            for x in run:
+                self._bound |= self.effects.binders(x)
+        self._bound = outer_bound
         self.deps += block_deps(members, protected=protected)
         if ordered:
             self.deps += [(a, b) for (a, _), (b, _) in zip(members, members[1:])]
@@ -301,7 +317,10 @@ class _UnitBuilder:
                 self._clause(max(ends), case.body[0], d)
                 self._block(case.body, d + 1, inner)
         elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            outer = self._fn, self._bound
+            self._enter_function(s)
             self._block(s.body, d, False, docstring=True)
+            self._fn, self._bound = outer
         elif isinstance(s, ast.ClassDef):
             self._block(s.body, d, inner, docstring=True, ordered=True)
         else:
@@ -316,6 +335,30 @@ class _UnitBuilder:
                     self._clause(self._prev_end + 1, body[0], d)
                     self._block(body, d, inner)
         return idx
+
+    # ------------------------------------------------- definite assignment
+    def _enter_function(self, node: ast.AST) -> None:
+        """Start laying out a function body: only its parameters are bound."""
+        scope = self.res.scope_of[id(node)]
+        self._fn = f"local:{scope.path}:"
+        a = node.args
+        self._bound = {
+            f"{self._fn}{x.arg}" for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None
+        }
+
+    def _unbound(self, effect: Effect) -> bool:
+        """Whether the statement may read a variable that is not bound for sure
+        at its place (so it may raise NameError/UnboundLocalError): a local of
+        the function not bound by a statement that surely ran before it, or a
+        global the module never binds. Matters where a handler can catch it."""
+        deleted = self.effects.deleted()
+        for r in effect.reads:
+            if r.startswith(self._fn):
+                if r not in self._bound or r in deleted:
+                    return True
+            elif r.startswith("global:") and r not in self.effects.module_bound():
+                return True
+        return False
 
     def _is_elif(self, node: ast.If) -> bool:
         text = self.src.lines[node.lineno - 1]
@@ -334,6 +377,7 @@ class _UnitBuilder:
             name = scope.path
             start = _anchor(node)
             self.base = start - 1
+            self._enter_function(node)
             if self._splittable(node):
                 lo = max([node.lineno] + [n.end_lineno for n in _header_nodes(node)])
                 first = node.body[0]

@@ -328,6 +328,8 @@ class StatementEffects:
         self._memo: dict[int, Effect] = {}
         self._scopes: dict[int, frozenset[str]] | None = None
         self._globals: frozenset[str] | None = None
+        self._deleted: frozenset[str] | None = None
+        self._module_bound: frozenset[str] | None = None
 
     def scope_resources(self, scope) -> frozenset[str]:
         """Every variable named in ``scope`` (its own, its free ones); every
@@ -340,6 +342,49 @@ class StatementEffects:
         if scope is None:
             return frozenset(o.resource for o in self.res.occurrences)
         return self._scopes.get(id(scope), frozenset())
+
+    def binders(self, stmt: ast.stmt) -> frozenset[str]:
+        """Variables a statement binds for sure when it completes: the names
+        it assigns (also inside tuple targets), imports, ``def``/``class``
+        names and ``with … as`` targets; not loop targets or what a branch binds."""
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+            targets = [stmt.target] if getattr(stmt, "value", None) is not None else []
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            targets = stmt.names
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            targets = [stmt]
+        else:
+            return frozenset()
+        out = set()
+        stack = list(targets)
+        while stack:
+            t = stack.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                stack.extend(t.elts)
+            elif isinstance(t, ast.Starred):
+                stack.append(t.value)
+            else:
+                out.update(o.resource for o in self.res.by_node.get(id(t), ()) if o.ctx != "load")
+        return frozenset(out)
+
+    def deleted(self) -> frozenset[str]:
+        """Variables some ``del`` unbinds: never bound for sure."""
+        if self._deleted is None:
+            self._deleted = frozenset(o.resource for o in self.res.occurrences if o.ctx == "del")
+        return self._deleted
+
+    def module_bound(self) -> frozenset[str]:
+        """Globals the module binds at its top level (assignments, imports, definitions)."""
+        if self._module_bound is None:
+            table = self.res.module.table
+            self._module_bound = frozenset(
+                f"global:{sym.get_name()}" for sym in table.get_symbols() if sym.is_assigned() or sym.is_imported()
+            )
+        return self._module_bound
 
     def global_resources(self) -> frozenset[str]:
         if self._globals is None:

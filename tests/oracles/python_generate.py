@@ -358,7 +358,7 @@ class _Gen:
 
     def compound(self, depth: int, budget: int, in_loop: bool) -> None:
         r = self.rng
-        kind = r.choice(["if", "if", "for", "forit", "while", "try", "with"])
+        kind = r.choice(["if", "if", "for", "forit", "while", "try", "with", "maybe"])
         inner = r.randint(1, max(1, min(4, budget - 1)))
         saved = dict(self.env)
         if kind == "if":
@@ -385,10 +385,26 @@ class _Gen:
             self.emit(depth, f"while {w} < {r.randint(1, 3)}:")
             self.emit(depth + 1, f"{w} += 1")
             self.block(depth + 1, inner, True)
+        elif kind == "maybe":
+            # a name bound on one path only, read inside try where the handler
+            # catches the NameError, next to statements that may move
+            name = r.choice(["late", "opt"])
+            self.emit(depth, f"if {self.int_expr(1)} > {r.randint(0, 4)}:\n    {name} = {self.int_expr(1)}")
+            self.emit(depth, "try:")
+            target = self.new_name(INT)
+            self.emit(depth + 1, f"{target} = {name}")  # a bare load: only the name can raise
+            self.env.pop(target, None)
+            flag = self.new_name(INT)
+            # a statement that cannot raise either: only the load orders it
+            self.emit(depth + 1, f"{flag} = {r.randint(0, 9)}")
+            self.block(depth + 1, inner, in_loop)
+            self.env[target] = self.env[flag] = INT
+            self.emit(depth, "except NameError:\n    pass")
         elif kind == "try":
             self.emit(depth, "try:")
             self.block(depth + 1, inner, in_loop)
-            self.emit(depth, "except (ZeroDivisionError, IndexError, KeyError, ValueError, TypeError, StopIteration):")
+            self.emit(depth, "except (ZeroDivisionError, IndexError, KeyError, ValueError, TypeError, StopIteration, "
+                             "NameError):")
             self.block(depth + 1, max(1, inner // 2), in_loop)
         else:
             self.emit(depth, "with contextlib.suppress(ZeroDivisionError, IndexError, StopIteration):")
@@ -412,7 +428,7 @@ class _Gen:
             self.helpers.append(name)
         elif kind == "nonlocal" and a:
             name = r.choice(["add", "grow"])
-            self.emit(depth, f"def {name}(v):\n    nonlocal {a}\n    {a} += v\n    return {a}")
+            self.emit(depth, f"def {name}(delta):\n    nonlocal {a}\n    {a} += delta\n    return {a}")
             self.helpers.append(name)
         elif kind == "lambda":
             name = r.choice(["lam", "f1"])

@@ -129,6 +129,40 @@ CASES = [
             b = n
             return names, b
      """, 1, 1, ["((3,), {})"]),
+    # --- statements that may raise where the unit catches it -----------------------------
+    ("an unbound local read inside try", """
+        def f(flag, /):
+            result = 0
+            if flag:
+                value = 1
+            try:
+                t = value
+                result = 5
+            except UnboundLocalError:
+                pass
+            return result
+     """, 2, 6, ["((True,), {})", "((False,), {})"]),
+    ("a bound local read inside try may move", """
+        def f(flag, /):
+            value = 0
+            result = 0
+            try:
+                t = value
+                result = 5
+            except UnboundLocalError:
+                pass
+            return result
+     """, 4, 6, ["((True,), {})"]),
+    ("a division inside try", """
+        def f(n, /):
+            done = []
+            try:
+                q = 10 // n
+                done.append(1)
+            except ZeroDivisionError:
+                q = -1
+            return q, done
+     """, 1, 2, ["((0,), {})", "((5,), {})"]),
     # --- class bodies ---------------------------------------------------------------------
     ("dataclass fields keep their order", """
         import dataclasses

@@ -76,6 +76,12 @@ def check(seeds) -> Checked:
             jobs.append(Job(source, "unit", u.inputs, GLOBALS))
             owners.append((seed, label, source))
     outcomes = run_jobs(jobs, call_limit=0.25)
+    # a call that hit the time limit on a busy machine gets a second, longer chance
+    slow = [k for k, got in enumerate(outcomes) if any(o == ["raise", "Timeout"] for o in got)]
+    if slow:
+        again = run_jobs([jobs[k] for k in slow], call_limit=5.0)
+        for k, got in zip(slow, again):
+            outcomes[k] = got
     result = Checked(units=len(seeds), failures=[])
     original = None
     for (seed, label, source), got in zip(owners, outcomes):
@@ -133,6 +139,11 @@ def _weaken_spelling(monkeypatch):
     monkeypatch.setattr(py._UnitBuilder, "_program", program)
 
 
+def _weaken_unbound(monkeypatch):
+    """A read of a maybe-unbound variable inside ``try`` cannot raise, again."""
+    monkeypatch.setattr(py._UnitBuilder, "_unbound", lambda self, effect: False)
+
+
 def _weaken_class_bodies(monkeypatch):
     """Class bodies reordered freely again."""
     original = py._UnitBuilder._block
@@ -144,7 +155,7 @@ def _weaken_class_bodies(monkeypatch):
 
 
 @pytest.mark.parametrize("weaken", [_weaken_iteration, _weaken_dynamic, _weaken_interface, _weaken_spelling,
-                                    _weaken_class_bodies],
+                                    _weaken_class_bodies, _weaken_unbound],
                          ids=lambda f: f.__name__.removeprefix("_weaken_"))
 def test_the_oracle_notices_a_weakened_analysis(weaken, monkeypatch, record_property):
     weaken(monkeypatch)
