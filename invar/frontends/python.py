@@ -371,7 +371,7 @@ class _UnitBuilder:
             name, scope = "<module>", self.res.module
             start = _anchor(node.body[0])
             self.base = start - 1
-            self._block(node.body, 0, False)
+            self._block(node.body, 0, False, docstring=True)  # the docstring stays first: it is __doc__
         else:
             scope = self.res.scope_of[id(node)]
             name = scope.path
@@ -489,7 +489,14 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
     without renaming it (globals, builtins, imports, attributes' owners …),
     so no renamed variable can capture or be captured.
     """
-    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=keyword.iskeyword)
+    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=_reserved)
+
+
+def _reserved(word: str) -> bool:
+    """Names no Python variable may take: keywords, and dunder names, which
+    the language reserves (``__debug__`` cannot be assigned; ``__class__``
+    is the cell zero-argument ``super()`` reads)."""
+    return keyword.iskeyword(word) or (word.startswith("__") and word.endswith("__") and len(word) > 4)
 
 
 def _renamable(program: Program, pins: Iterable[str]) -> tuple[list[str], set[str], set[str]]:
@@ -506,14 +513,14 @@ def _renamable(program: Program, pins: Iterable[str]) -> tuple[list[str], set[st
     return movable, pinned, forbidden
 
 
-def canonical_space(program: Program, *, pins: Iterable[str] = (), is_keyword=keyword.iskeyword) -> RenamingSpace:
+def canonical_space(program: Program, *, pins: Iterable[str] = (), is_keyword=None) -> RenamingSpace:
     """The renamings onto the fixed pool ``v0, v1, …`` (as many names as the
     unit has movable referents, skipping names it uses without renaming them,
     which no renaming changes); the first is the canonical form."""
     pins = tuple(pins)
     movable, _pinned, forbidden = _renamable(program, pins)
     pool = fresh_names(forbidden, len(movable))
-    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=is_keyword)
+    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=is_keyword or _reserved)
 
 
 def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> RenamingSpace:

@@ -164,6 +164,15 @@ class EffectVisitor(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         pass  # inert and childless: what generic_visit would do, without the work
 
+    def _hashed(self, node: ast.Set | ast.Dict) -> None:
+        # building a set or a dict hashes its elements: an unhashable one raises
+        keys = node.elts if isinstance(node, ast.Set) else [k for k in node.keys if k is not None]
+        if any(not isinstance(k, ast.Constant) for k in keys):
+            self.effect.may_raise = True
+        self._stack += child_nodes(node)
+
+    visit_Set = visit_Dict = _hashed
+
     def visit_UnaryOp(self, node: ast.UnaryOp) -> None:
         if not isinstance(node.operand, ast.Constant):  # -1 is a constant the compiler folds
             self.generic_visit(node)
@@ -296,6 +305,8 @@ class EffectVisitor(ast.NodeVisitor):
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         self._runs_code()
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            self.effect.barrier = True  # a compiler directive: it must open the module
         self._stack.extend(node.names)
 
     visit_Import = visit_ImportFrom = _import
@@ -311,7 +322,11 @@ class EffectVisitor(ast.NodeVisitor):
         self._stack.extend((node.target, node.value))
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        # a local variable's annotation is never evaluated
+        # a local variable's annotation is never evaluated; a module's or a
+        # class's is (unless the module defers annotations)
+        occs = self.res.by_node.get(id(node.target), ())
+        if occs and occs[0].scope.kind in ("module", "class") and not self.res.deferred_annotations:
+            self._stack.append(node.annotation)
         self._stack.append(node.target)
         if node.value is not None:
             self._stack.append(node.value)

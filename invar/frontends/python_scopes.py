@@ -201,6 +201,8 @@ class Resolution:
     #: scopes that read their variables by name (``locals()``, ``eval``,
     #: frame access …), by ``id`` of the scope
     dynamic: set[int]
+    #: the module has ``from __future__ import annotations``: no annotation runs
+    deferred_annotations: bool = False
 
 
 class SourceMap:
@@ -424,8 +426,12 @@ class _Resolver:
                 extend([(c, scope) for c in reversed(before)])
         self.occurrences.sort(key=lambda o: (o.line, o.col))
         self.keywords.sort()
+        deferred = any(
+            isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+            for s in self.tree.body
+        )
         return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords,
-                          self.spelled, self.dynamic)
+                          self.spelled, self.dynamic, deferred)
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
         for a in (*args.posonlyargs, args.vararg, args.kwarg):

@@ -312,6 +312,33 @@ def test_pins_and_bad_pools():
         renaming_space(p, pool=["class", "x"])
     with pytest.raises(SpaceError):
         renaming_space(p, pool=["1x"])
+    for reserved in ("__debug__", "__class__"):  # cannot be assigned, or is super()'s cell
+        with pytest.raises(SpaceError, match="cannot name a variable"):
+            renaming_space(p, pool=["x", reserved])
+
+
+@pytest.mark.parametrize(
+    "source, orders",
+    [
+        ('x = 1\ny = 2\n', 2),
+        ('"""Doc."""\nx = 1\ny = 2\n', 2),  # the docstring is __doc__: it stays first
+        ('from __future__ import annotations\nx = 1\ny = 2\n', 2),  # the directive opens the module
+        ('print("a")\nx: print("b") = 1\n', 1),  # a module-level annotation runs
+        ('from __future__ import annotations\nprint("a")\nx: print("b") = 1\n', 1),
+        ('def f():\n    print("a")\n    x: print("b") = 1\n    return x\n', 2),  # a local's annotation never runs
+    ],
+)
+def test_module_units_keep_what_opens_the_module(source, orders):
+    program = parse_units(source, "m.py")[0]
+    assert PermutationSpace(program).count() == orders
+
+
+def test_module_annotations_run_unless_deferred():
+    eager = unit('print("a")\nx: print("b") = 1\ny = 2\n')
+    lazy = unit('from __future__ import annotations\nprint("a")\nx: print("b") = 1\ny = 2\n')
+    # a module's globals are reachable by any call, so each store follows the print
+    assert PermutationSpace(eager).count() == 1  # and the annotation's print follows the first
+    assert PermutationSpace(lazy).count() == 2  # no annotation runs: only x and y swap
 
 
 def test_dynamic_builtins_pin_every_local():

@@ -163,6 +163,16 @@ CASES = [
                 q = -1
             return q, done
      """, 1, 2, ["((0,), {})", "((5,), {})"]),
+    ("building a set hashes its elements", """
+        def f(item, /):
+            seen = 0
+            try:
+                bag = {item}
+                seen = 1
+            except TypeError:
+                bag = set()
+            return seen, bag
+     """, 1, 2, ["(([1],), {})", "((3,), {})"]),
     # --- class bodies ---------------------------------------------------------------------
     ("dataclass fields keep their order", """
         import dataclasses
