@@ -11,18 +11,20 @@ batches; the stock model is ``nn.Embedding`` + learned positions +
 and feed-forward width) + masked mean pooling + a linear head, with padding
 as ``src_key_padding_mask``. The collation of batches (numpy to tensors,
 masks included) is part of invar's timing, since training pays for it.
-Models alternate, ``--repeat`` times; medians of examples per second.
+Models take turns step by step (so changes in the machine's load hit all of
+them alike), ``--repeat`` passes; medians of examples per second.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import time
 
 import numpy as np
 import torch
 import torch.nn as nn
-from common import bhive_blocks, machine, median, repeat
+from common import bhive_blocks, machine, median
 
 from invar.encoding import Vocab, encode
 from invar.frontends.x86.hexblock import decode
@@ -75,16 +77,16 @@ def main() -> None:
         opt = torch.optim.AdamW(model.network.parameters(), lr=1e-4, weight_decay=0.01)
         model.network.train()
 
-        def steps() -> None:
-            for k, idx in enumerate(batches):
-                items = [encoded[i] for i in idx]
-                if config.augment:
-                    items = [_augment(e, vocab, k * 1000 + int(i)) for e, i in zip(items, idx)]
-                loss = mape_loss(model.network(model.collate(items)), labels[torch.as_tensor(idx)])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-        return steps
+        def step(k: int) -> None:
+            idx = batches[k]
+            items = [encoded[i] for i in idx]
+            if config.augment:
+                items = [_augment(e, vocab, k * 1000 + int(i)) for e, i in zip(items, idx)]
+            loss = mape_loss(model.network(model.collate(items)), labels[torch.as_tensor(idx)])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return step
 
     def run_stock():
         torch.manual_seed(0)
@@ -100,22 +102,29 @@ def main() -> None:
                 tokens[b, : len(encoded[i])] = torch.from_numpy(encoded[i].tokens.astype(np.int64))
             padded.append((tokens, tokens != 0, labels[torch.as_tensor(idx)]))
 
-        def steps() -> None:
-            for tokens, valid, y in padded:
-                loss = mape_loss(model(tokens, valid), y)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-        return steps
+        def step(k: int) -> None:
+            tokens, valid, y = padded[k]
+            loss = mape_loss(model(tokens, valid), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        return step
 
     runners = {"stock TransformerEncoder": run_stock()}
     runners.update({arch: run_invar(arch) for arch in ARCHITECTURES})
-    for fn in runners.values():  # warm up
-        fn()
+    for step in runners.values():  # warm up
+        step(0)
+    # interleaved step by step, so a change in the machine's load hits every model alike
     times: dict[str, list[float]] = {name: [] for name in runners}
     for _ in range(args.repeat):
-        for name, fn in runners.items():
-            times[name] += repeat(fn, 1)
+        spent = dict.fromkeys(runners, 0.0)
+        for k in range(len(batches)):
+            for name, step in runners.items():
+                t = time.perf_counter()
+                step(k)
+                spent[name] += time.perf_counter() - t
+        for name in runners:
+            times[name].append(spent[name])
     stock = examples / median(times["stock TransformerEncoder"])
     print(f"machine: {machine()}; torch {torch.__version__}, {args.threads} thread(s)")
     print(f"{args.size}: {len(batches)} batches, {examples} examples, mean length "

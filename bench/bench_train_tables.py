@@ -64,6 +64,7 @@ def test_blocks(data: Path):
         renamed_labels = json.loads(cache.read_text())
     else:
         renamed_labels = [c / 100 if c is not None else None for c, _ in label_texts([p.render() for p in renamed])]
+        cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(renamed_labels))
     return programs, np.asarray(labels), renamed, renamed_labels
 
@@ -110,7 +111,7 @@ def reorders(args) -> dict:
             continue
         orders = {t.order for t in space.sample(5, rng)} - {tuple(range(len(p.lines)))}
         if orders:
-            blocks.append((p, [space.apply(p, t) for t in sorted(orders)]))
+            blocks.append((p, [p.reordered(order) for order in sorted(orders)]))
     texts = [v.render() for p, vs in blocks for v in [p] + vs]
     cycles = [c for c, _ in label_texts(texts)]
     changed, changes, floor = 0, [], []
