@@ -27,6 +27,16 @@ of its lambda) have the views ``param``/``local`` and the referent
 identifier (fields, types, methods, labels) has the view ``name`` and no
 referent, and is never a renaming target.
 
+**Dependencies** (docs/formats.md lists them; docs/semantics.md is the
+contract): per block, by the shared rule of :mod:`.effects`, from each
+statement's effect; a statement also reads ``name:x`` for every simple name
+``x`` it spells and a declaration of ``x`` writes it, so declarations never
+move across statements whose names they would hide or clash with. These
+``name:`` resources order lines but are not shown as a line's reads.
+
+**Parsing** uses javalang's parser with one repair (:class:`Parenthesized`):
+javalang drops the selectors and operators of parenthesized expressions.
+
 **Skipped units**: a method whose statements ``javalang`` leaves without
 positions, or nested too deeply, is left out and reported in ``skipped``.
 """
@@ -255,6 +265,21 @@ def _child_lists(s) -> list[list] | None:
     return None
 
 
+#: statements whose effect depends on where they run (jumps, barriers)
+_CONTROL = (jt.ReturnStatement, jt.ThrowStatement, jt.AssertStatement, jt.BreakStatement,
+            jt.ContinueStatement, jt.ClassDeclaration, jt.SynchronizedStatement)
+#: bodies that do not run where they are written
+_BODIES = (jt.LambdaExpression, jt.ClassCreator, jt.MethodDeclaration, jt.ConstructorDeclaration,
+           jt.ClassDeclaration)
+
+
+def _in_body(path) -> bool:
+    """Whether a walk's ancestors put a node inside a lambda or a class body:
+    code there does not run where it is written, so its reads and writes
+    still count (conservatively) but its jumps and barriers do not."""
+    return any(isinstance(a, _BODIES) for a in path)
+
+
 def _parent(path) -> object:
     """The nearest node (not list) among a walk's ancestors."""
     for a in reversed(path):
@@ -423,6 +448,7 @@ class _UnitBuilder:
             open_ += 1
         close = ix.match[open_]
         self.start_tok, self.close_tok = start, close
+        self._flatten()
         self._declarations()
         self.base = ix.line_of[start] - 1
         body = m.body or []
@@ -499,6 +525,32 @@ class _UnitBuilder:
             j += 1
         return j
 
+    def _flatten(self) -> None:
+        """Walk the method once: ``nodes`` lists ``(node, ancestors)`` in
+        pre-order (ancestors as a tuple of nodes, root first), and
+        ``subtree[id(node)]`` is the slice of ``nodes`` under a node, so a
+        statement's effect reads its slice instead of walking it again."""
+        self.nodes: list[tuple[object, tuple]] = []
+        self.subtree: dict[int, tuple[int, int]] = {}
+        nodes, subtree = self.nodes, self.subtree
+
+        def visit(node, ancestors: tuple) -> None:
+            i = len(nodes)
+            nodes.append((node, ancestors))
+            inner = ancestors + (node,)
+            for child in node.children:
+                visit_value(child, inner)
+            subtree[id(node)] = (i, len(nodes))
+
+        def visit_value(value, ancestors: tuple) -> None:
+            if isinstance(value, javalang.ast.Node):
+                visit(value, ancestors)
+            elif isinstance(value, (list, tuple)):
+                for v in value:
+                    visit_value(v, ancestors)
+
+        visit(self.method, ())
+
     def _declarations(self) -> None:
         """Find every parameter and local, resolve every identifier token."""
         ix = self.ix
@@ -508,7 +560,7 @@ class _UnitBuilder:
         arrays: set[int] = set()  # declarations of array type
         unboxes: set[int] = set()  # declarations whose reads may unbox (boxed or inferred type)
         finals: set[int] = set()  # declared final
-        for path, node in self.method:
+        for node, path in self.nodes:
             pos = getattr(node, "position", None)
             if pos is not None and (pos.line, pos.column) in ix.at:
                 cursor = max(cursor, ix.at[(pos.line, pos.column)])
@@ -588,7 +640,9 @@ class _UnitBuilder:
             before = ix.values[k - 1]
             if before in (".", "::", "break", "continue") or ix.values[k + 1] == "(":
                 out.add(k)
-        for _, node in self.method:
+            elif before in ("(", ",") and ix.values[k + 1] == "=" and self._in_annotation(k):
+                out.add(k)  # an annotation element: @SuppressWarnings(value = "x")
+        for node, _ in self.nodes:
             if isinstance(node, jt.Statement) and node.label and node.position is not None:
                 k = ix.at.get((node.position.line, node.position.column))
                 # nested labels (``a: b: for …``) share the outer one's position
@@ -597,13 +651,24 @@ class _UnitBuilder:
                     k += 2
         return out
 
+    def _in_annotation(self, k: int) -> bool:
+        """Whether token ``k`` stands directly inside an annotation's parentheses."""
+        ix = self.ix
+        o = ix.enclosing[k]
+        if o < 1 or ix.values[o] != "(":
+            return False
+        j = o - 1
+        while j > 1 and ix.identifier[j] and ix.values[j - 1] == ".":
+            j -= 2
+        return ix.identifier[j] and ix.values[j - 1] == "@"
+
     def _captured_by_classes(self) -> frozenset[str]:
         """Locals declared outside an anonymous or local class body and named
         inside it: there a simple name may mean a member the class inherits
         (which invar cannot see), so these keep their names."""
         ix = self.ix
         bodies = []
-        for _, node in self.method:
+        for node, _ in self.nodes:
             members = node.body if isinstance(node, jt.ClassCreator) else (
                 node.body if isinstance(node, jt.ClassDeclaration) and node is not self.method else None)
             if not members:
@@ -660,11 +725,10 @@ class _UnitBuilder:
 
     def _effect(self, stmt) -> Effect:
         e = Effect()
-        for path, node in stmt:
-            # code in a lambda or a class body does not run where it is written:
-            # its reads and writes still count (conservatively), its jumps do not
-            in_body = any(isinstance(a, (jt.LambdaExpression, jt.ClassCreator, jt.MethodDeclaration,
-                                         jt.ConstructorDeclaration, jt.ClassDeclaration)) for a in path)
+        start, end = self.subtree[id(stmt)]
+        below = len(self.nodes[start][1])  # ancestors of stmt: not part of its walk's paths
+        for node, ancestors in self.nodes[start:end]:
+            path = ancestors[below:]
             ops = set(getattr(node, "prefix_operators", None) or ()) | set(getattr(node, "postfix_operators", None) or ())
             if ops & {"++", "--"}:
                 self._store(e, node)  # x++, this.n++, a[i]--, ++obj.f
@@ -735,8 +799,8 @@ class _UnitBuilder:
                 e.side = e.may_raise = True
             elif isinstance(node, jt.SwitchStatement):
                 e.may_raise = True  # a null string, enum or boxed value
-            elif in_body:
-                continue
+            elif not isinstance(node, _CONTROL) or _in_body(path):
+                pass
             elif isinstance(node, (jt.ReturnStatement, jt.ThrowStatement, jt.AssertStatement)):
                 e.barrier = True
             elif isinstance(node, (jt.BreakStatement, jt.ContinueStatement)):
@@ -746,7 +810,7 @@ class _UnitBuilder:
                     e.jump = e.jump or not node.goto
             elif isinstance(node, (jt.ClassDeclaration, jt.SynchronizedStatement)):
                 e.barrier = True
-            if isinstance(node, _LOOPS) and not in_body and self._maybe_endless(node):
+            if isinstance(node, _LOOPS) and not _in_body(path) and self._maybe_endless(node):
                 # a loop that the compiler may judge endless: what follows it is
                 # unreachable, so nothing may move after it
                 e.barrier = True

@@ -36,6 +36,17 @@ public class GenBase {
     }
 }
 """,
+    "GenBox": """
+import java.util.Arrays;
+public class GenBox {
+    int v;
+    int[] a = {1, 2};
+    @Override
+    public String toString() {
+        return v + Arrays.toString(a);
+    }
+}
+""",
     "GenRes": """
 public class GenRes implements AutoCloseable {
     final String name;
@@ -198,9 +209,10 @@ class _Method:
         r = self.rng
         nested = len(self.scopes) < 4 and self.budget > 2
         kinds = ["decl"] * 5 + ["assign"] * 4 + ["field"] * 3 + ["array"] * 2 + ["coll"] * 3 + ["print"] * 2
-        kinds += ["copy", "chars", "capture"] * 2 + ["shadow", "assert"]
+        kinds += ["copy", "chars", "capture", "box", "call", "lambda_coll"] * 2 + ["shadow", "assert", "misc"]
         if nested:
-            kinds += ["block", "if", "for", "while", "switch", "try", "twr", "sync", "label", "local_class"]
+            kinds += ["block", "if", "for", "while", "switch", "try", "twr", "sync", "label", "local_class",
+                      "string_switch", "labeled_block"]
         if self.loop_depth:
             kinds += ["jump"] * 2
         k = r.choice(kinds)
@@ -230,7 +242,7 @@ class _Method:
         if form == 0:
             return [f"{ind}{v} = {self.expr()};"]
         if form == 1:
-            return [f"{ind}{v} {r.choice(['+=', '-=', '*=', '^='])} {self.expr()};"]
+            return [f"{ind}{v} {r.choice(['+=', '-=', '*=', '^=', '|=', '&=', '<<=', '>>='])} {self.expr()};"]
         if form == 2:
             return [f"{ind}{r.choice([v + '++', '++' + v, v + '--', '--' + v])};"]
         if form == 3 and len(vs) > 1:
@@ -309,15 +321,23 @@ class _Method:
         name = self.fresh()
         if name is None:
             return self.s_coll(ind)
-        kind = r.randrange(4)
+        kind = r.randrange(5)
+        # a copy, sometimes followed by a change of its source
         if kind == 0:
             src = r.choice([self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List"))
             self.declare(name, "List", "final")
-            return [f"{ind}List<Integer> {name} = new ArrayList<>({src});"]
+            then = [f"{ind}{src}.add({self.expr(1)});"] if r.random() < 0.8 else []
+            return [f"{ind}List<Integer> {name} = new ArrayList<>({src});"] + then
         if kind == 1:
             src = r.choice([self.field("sb")] + self.locals_of("SB"))
             self.declare(name, "SB", "final")
-            return [f"{ind}StringBuilder {name} = new StringBuilder({src});"]
+            then = [f"{ind}{src}.append({self.expr(1)});"] if r.random() < 0.8 else []
+            return [f"{ind}StringBuilder {name} = new StringBuilder({src});"] + then
+        if kind == 4 and self.locals_of("char[]"):
+            src = r.choice(self.locals_of("char[]"))
+            self.declare(name, "Str", "final")
+            then = [f"{ind}{src}[0] = 'w';"] if r.random() < 0.8 else []
+            return [f"{ind}String {name} = {r.choice(['new String', 'String.valueOf'])}({src});"] + then
         if kind == 2:
             init = f"new TreeMap<>({self.field('map')}).size()"
             self.declare(name, "int")
@@ -342,6 +362,127 @@ class _Method:
             f"{self.field('sb')}.append(String.valueOf({c}));",
             f"Arrays.fill({c}, 'z');",
         ])]
+
+    def box(self) -> str:
+        return self.rng.choice([self.field("box")] + self.locals_of("Box"))
+
+    def s_box(self, ind: str) -> list[str]:
+        r = self.rng
+        b = self.box()
+        form = r.randrange(6)
+        if form == 0:
+            return [f"{ind}{b}.v += {self.expr()};"]
+        if form == 1:
+            return [f"{ind}{b}.a[Math.floorMod({self.expr(1)}, 2)]++;"]
+        if form == 2:
+            return [f"{ind}{self.field('n')} += {b}.v + {b}.a[0];"]
+        name = self.fresh()
+        if name is None:
+            return [f"{ind}{b}.v--;"]
+        self.declare(name, "Box", "final")
+        if form == 3:
+            return [f"{ind}GenBox {name} = new GenBox();"]
+        return [f"{ind}GenBox {name} = {b};"]  # an alias: writes through it reach the field's object
+
+    def s_call(self, ind: str) -> list[str]:
+        r = self.rng
+        arrs = [self.field("arr")] + (["xs"] if self.lookup("xs") else []) + self.locals_of("int[]")
+        return [ind + r.choice([
+            f"{self.field('n')} += helper({self.expr(1)});",
+            f"this.helper({self.expr(1)});",
+            f"bump({r.choice(arrs)});",
+            f"System.out.println(helper(1) + {self.expr(1)});",
+        ])]
+
+    def captured(self) -> str:
+        """An expression a lambda may capture: a literal or an effectively-final local."""
+        finals = self.locals_of("int", final=True)
+        return self.rng.choice(finals) if finals and self.rng.random() < 0.7 else str(self.rng.randint(0, 6))
+
+    def s_lambda_coll(self, ind: str) -> list[str]:
+        r = self.rng
+        lists = [self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List")
+        li = r.choice(lists)
+        sb = r.choice([self.field("sb")] + self.locals_of("SB"))
+        return [ind + r.choice([
+            f"{li}.forEach(w -> {sb}.append(w));",
+            f"{li}.removeIf(w -> w > {self.captured()});",
+            f"{li}.replaceAll(w -> w + {self.captured()});",
+            f"Collections.sort({li});",
+            f"{li}.sort(null);",
+            f"{sb}.reverse();",
+            f"{sb}.insert(0, {self.expr(1)});",
+            f"{sb}.setLength(Math.min({sb}.length(), 3));",
+            f"for (Map.Entry<String, Integer> en : {self.field('map')}.entrySet()) {self.field('n')} += en.getValue();",
+            f"{self.field('n')} += String.join(\",\", \"a\", \"b\").length() + {li}.stream().mapToInt(w -> w).sum();",
+        ])]
+
+    def simple(self) -> str:
+        """A one-line statement without declarations."""
+        r = self.rng
+        vs = self.locals_of("int", assignable=True)
+        forms = [f"{self.field('n')}++;", f"{self.field('s')} += {self.expr(1)};", f"{self.field('list')}.add({self.expr(1)});",
+                 f"System.out.println({self.expr(1)});"]
+        if vs:
+            forms += [f"{r.choice(vs)} += {self.expr(1)};", f"{r.choice(vs)}++;"]
+        return r.choice(forms)
+
+    def s_misc(self, ind: str) -> list[str]:
+        r = self.rng
+        form = r.randrange(6)
+        if form == 0:
+            return [f"{ind}if ({self.cond()}) {self.simple()}"]
+        if form == 1:
+            return [f"{ind}if ({self.cond()}) {self.simple()} else {self.simple()}"]
+        if form == 2:
+            i = self.fresh()
+            if i is None:
+                return [ind + self.simple()]
+            return [f"{ind}for (int {i} = 0; {i} < 2; {i}++) {self.field('n')} += {i};"]
+        if form == 3:
+            return [f"{ind}{self.simple()} {self.simple()}"]  # two statements on one line
+        if form == 4:
+            return [f"{ind}// a comment travels with the statement below it", ind + self.simple()]
+        lists = [self.field("list")] + (["ys"] if self.lookup("ys") else [])
+        return [f"{ind}if ({r.choice(lists)} instanceof ArrayList) {{", f"{ind}    {self.simple()}", f"{ind}}}"]
+
+    def s_string_switch(self, ind: str) -> list[str]:
+        out = [f"{ind}switch (\"k\" + Math.floorMod({self.expr(1)}, 3)) {{"]
+        for case in ('case "k0":', 'case "k1":', "default:"):
+            out.append(f"{ind}    {case} {{")
+            out += self.block(ind + "        ", 1)
+            if self.rng.random() < 0.6:
+                out.append(f"{ind}        break;")
+            out.append(f"{ind}    }}")
+        return out + [f"{ind}}}"]
+
+    def s_labeled_block(self, ind: str) -> list[str]:
+        lbl = f"B{self.rng.randrange(100)}"
+        if lbl in self.labels:
+            return self.s_print(ind)
+        self.labels.append(lbl)
+        self.scopes.append(_Scope())
+        out = [f"{ind}{lbl}: {{"] + self.block(ind + "    ", 1, fresh_scope=False)
+        out += [f"{ind}    if ({self.cond()}) {{", f"{ind}        break {lbl};", f"{ind}    }}"]
+        out += self.block(ind + "    ", 1, fresh_scope=False)
+        self.scopes.pop()
+        self.labels.pop()
+        return out + [f"{ind}}}"]
+
+    def show_locals(self, ind: str, assignable: bool = False) -> list[str]:
+        """Print the locals in scope whose text is deterministic, so that every
+        write to them is observable (``assignable``: only the ints the
+        generator assigns, as a handler sees them after a raise)."""
+        shown = {"int": "{}", "Integer": "{}", "List": "{}", "SB": "{}", "Box": "{}", "Str": "{}",
+                 "char[]": "new String({})", "int[]": "Arrays.toString({})"}
+        names = []
+        for typ, fmt in shown.items():
+            if assignable and typ != "int":
+                continue
+            names += [fmt.format(v) for v in self.locals_of(typ, assignable=assignable)]
+        if not names:
+            return []
+        return [f"{ind}System.out.println(\"locals \" + " + " + \" \" + ".join(names) + ");"]
 
     def s_print(self, ind: str) -> list[str]:
         return [f"{ind}System.out.println(\"p\" + {self.expr()});"]
@@ -389,8 +530,13 @@ class _Method:
 
     def s_jump(self, ind: str) -> list[str]:
         r = self.rng
-        tgt = f" {r.choice(self.labels)}" if self.labels and r.random() < 0.5 else ""
-        return [f"{ind}if ({self.cond()}) {{", f"{ind}    {r.choice(['break', 'continue'])}{tgt};", f"{ind}}}"]
+        jump = r.choice(["break", "continue"])
+        # continue needs a loop's label; break may leave a labeled block too
+        labels = [x for x in self.labels if jump == "break" or x.startswith("L")]
+        tgt = f" {r.choice(labels)}" if labels and r.random() < 0.5 else ""
+        if jump == "break" and not tgt and not self.loop_depth:
+            return self.s_print(ind)
+        return [f"{ind}if ({self.cond()}) {{", f"{ind}    {jump}{tgt};", f"{ind}}}"]
 
     def s_block(self, ind: str) -> list[str]:
         return [f"{ind}{{"] + self.block(ind + "    ", 3) + [f"{ind}}}"]
@@ -476,21 +622,38 @@ class _Method:
     def s_try(self, ind: str) -> list[str]:
         r = self.rng
         a = r.choice([self.field("arr")] + (["xs"] if self.lookup("xs") else []))
+        out = []
+        q = self.fresh() if r.random() < 0.3 else None
+        if q is not None:
+            # a boxed local that may be null: unboxing it raises inside the try
+            init = self.expr(1)
+            self.declare(q, "Integer", "final")
+            out.append(f"{ind}Integer {q} = {init} > 2 ? null : {init};")
         # one scope for the whole body, the statement that may raise anywhere in it
         self.scopes.append(_Scope())
-        body = []
+        chunks = []  # the body's statements, each a list of lines
         for _ in range(r.randint(0, 2)):
-            body += self.stmt(ind + "    ")
-        body.append(ind + "    " + r.choice([f"{self.field('n')} += {a}[{self.expr(1)}];",
-                                             f"{self.field('n')} += 12 / {self.expr(1)};"]))
+            chunks.append(self.stmt(ind + "    "))
+        if q is not None:
+            risky = f"{self.field('n')} += {q};"
+        else:
+            risky = r.choice([f"{self.field('n')} += {a}[{self.expr(1)}];", f"{self.field('n')} += 12 / {self.expr(1)};"])
+        chunks.append([ind + "    " + risky])
         for _ in range(r.randint(0, 2)):
-            body += self.stmt(ind + "    ")
+            chunks.append(self.stmt(ind + "    "))
         self.scopes.pop()
-        out = [f"{ind}try {{"] + body
+        outer = self.locals_of("int", assignable=True)
+        if outer:
+            # a local write beside the statement that may raise: the handler
+            # sees whether it happened
+            chunks.insert(r.randint(0, len(chunks)), [f"{ind}    {r.choice(outer)} += {r.randint(1, 9)};"])
+        body = [line for chunk in chunks for line in chunk]
+        out += [f"{ind}try {{"] + body
         e = self.fresh()
         if e is None:
-            return self.s_print(ind)
+            e = "ex"
         out += [f"{ind}}} catch (RuntimeException {e}) {{"] + [f"{ind}    System.out.println(\"caught \" + {self.field('n')});"]
+        out += self.show_locals(ind + "    ", assignable=True)
         self.scopes.append(_Scope())
         self.declare(e, "Exc", "final")
         out += self.block(ind + "    ", 1)
@@ -547,20 +710,33 @@ def generate_class(cls: str, seed: int) -> tuple[str, list[str]]:
         "    List<Integer> list = new ArrayList<>(Arrays.asList(4, 5));",
         "    StringBuilder sb = new StringBuilder(\"b\");",
         "    Map<String, Integer> map = new TreeMap<>();",
+        "    GenBox box = new GenBox();",
+        "",
+        "    int helper(int v) {",
+        "        n += v;",
+        "        System.out.println(\"helper \" + v);",
+        "        return n;",
+        "    }",
+        "",
+        "    static void bump(int[] a) {",
+        "        a[0]++;",
+        "    }",
         "",
     ]
     units = []
     # constructors: super(...) and this(...) first
     g = _Method(rng, cls, True, [("a", "int"), ("b", "int")])
     sup = f"a * {rng.randint(1, 3)} + b"
-    out += [f"    {cls}(int a, int b) {{", f"{ind}super({sup});"] + g.block(ind, 6, fresh_scope=False) + ["    }", ""]
+    out += [f"    {cls}(int a, int b) {{", f"{ind}super({sup});"] + g.block(ind, 6, fresh_scope=False)
+    out += g.show_locals(ind) + ["    }", ""]
     g = _Method(rng, cls, True, [("a", "int")])
-    out += [f"    {cls}(int a) {{", f"{ind}this(a, {rng.randint(0, 4)});"] + g.block(ind, 4, fresh_scope=False) + ["    }", ""]
+    out += [f"    {cls}(int a) {{", f"{ind}this(a, {rng.randint(0, 4)});"] + g.block(ind, 4, fresh_scope=False)
+    out += g.show_locals(ind) + ["    }", ""]
     units += [f"{cls}.{cls}"] * 2
     params = [("a", "int"), ("b", "int"), ("xs", "int[]"), ("ys", "List")]
     for name in ("m1", "m2"):
         g = _Method(rng, cls, False, params)
-        body = g.block(ind, 30, fresh_scope=False)
+        body = g.block(ind, 30, fresh_scope=False) + g.show_locals(ind)
         ret = g.expr()
         out += [f"    int {name}(int a, int b, int[] xs, List<Integer> ys) {{"] + body + [f"{ind}return {ret};", "    }", ""]
         units.append(f"{cls}.{name}")
@@ -573,7 +749,7 @@ def _driver(cls: str) -> list[str]:
     inputs = ", ".join(f"{{{a}, {b}}}" for a, b in INPUTS)
     return f"""    static String state({cls} o, int[] xs, List<Integer> ys) {{
         return o.n + " " + s + " " + Arrays.toString(o.arr) + " " + o.list + " " + o.sb + " " + o.map
-            + " " + o.baseVal + " " + Arrays.toString(xs) + " " + ys;
+            + " " + o.baseVal + " " + o.box + " " + Arrays.toString(xs) + " " + ys;
     }}
 
     public static void main(String[] args) {{

@@ -116,6 +116,16 @@ class C {
         return 0;
     }
 }""", "C.m", 6, 6),
+    ("annotation-element-named-like-a-local", """
+class C {
+    static int m(int value) {
+        @SuppressWarnings(value = "unused")
+        int a = value;
+        int b = 2;
+        return a + b;
+    }
+    public static void main(String[] s) { System.out.println(m(3)); }
+}""", "C.m", 2, 2),
     ("shadowing-between-blocks", """
 class C {
     int t = 40;
