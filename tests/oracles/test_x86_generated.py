@@ -108,7 +108,7 @@ def _sensitive(blocks, count: int, want, **kwargs):
 
 def test_sensitivity_dependencies_dropped(blocks, record_property):
     report = _sensitive(
-        blocks, 100, lambda b: b.runnable, renamings=0,
+        blocks, 60, lambda b: b.runnable, renamings=0,
         permutation_space=lambda p: PermutationSpace(dataclasses.replace(p, deps=())),
     )
     record_property("oracle", f"dependencies dropped: {report.line()}")

@@ -53,9 +53,10 @@ def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], op
     branch = bool(_BRANCH.match(base)) or base in ("jmp", "call")
     nop = base in ("nop", "pause")
     mem_dest = bool(operands) and operands[-1]["kind"] == "mem"
-    reps = [p for p in names if p.startswith("rep")]
-    if len(set(reps)) > 1 or ("xacquire" in names and "xrelease" in names):
-        raise error(f"conflicting prefixes {' and '.join(sorted(set(names)))}", prefixes[-1][1])
+    for group in ({"rep", "repe", "repz"}, {"repne", "repnz"}), ({"xacquire"}, {"xrelease"}):
+        used = [p for p in dict.fromkeys(names) if any(p in g for g in group)]
+        if any(p in group[0] for p in used) and any(p in group[1] for p in used):
+            raise error(f"conflicting prefixes {' and '.join(used)}", prefixes[-1][1])
     segments = [p for p in names if p in SEGMENT_WORDS]
     if len(set(segments)) > 1:
         raise error(f"two segment overrides ({' and '.join(sorted(set(segments)))})", prefixes[-1][1])
