@@ -95,6 +95,18 @@ class Parenthesized(jt.Primary):
     attrs = ("expression",)
 
 
+class _Tokenizer(javalang.tokenizer.JavaTokenizer):
+    """javalang's tokenizer without its first step, which replaces every
+    ``\\uXXXX`` escape by its character before tokenizing, so that every
+    position after an escape (``'\\u3002'``) pointed to the wrong column of
+    the source. Escapes stay as written: literals keep them, and an escape
+    outside a literal or comment (rare) is a lexical error."""
+
+    def pre_tokenize(self):
+        self.data = self.decode_data()
+        self.length = len(self.data)
+
+
 class _Parser(javalang.parser.Parser):
     """javalang's parser with parenthesized primaries kept whole (see
     :class:`Parenthesized`), and ``(a.b) + 1`` read as a sum (only a cast to a
@@ -152,7 +164,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
         )
     lines = text.split("\n")
     try:
-        tokens = list(javalang.tokenizer.tokenize(text))
+        tokens = list(_Tokenizer(text).tokenize())
         tree = _Parser(tokens).parse()
         methods = [
             (p, n) for p, n in tree

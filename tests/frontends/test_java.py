@@ -112,3 +112,79 @@ def test_errors_are_located(src, line, message):
         parse_units(src, "A.java")
     assert info.value.line == line
     assert message in info.value.message
+
+
+def line_of(p, text: str) -> int:
+    """The first statement line (never the header) whose text holds ``text``."""
+    return next(i for i, l in enumerate(p.lines) if i and text in l.text)
+
+
+def ordered(p, a: str, b: str) -> bool:
+    return (line_of(p, a), line_of(p, b)) in set(p.deps)
+
+
+@pytest.mark.parametrize(
+    "body, first, second",
+    [
+        # writes of fields that are not plain assignments
+        ("int x = n;\nthis.n++;\nreturn x;\n", "int x", "this.n++"),
+        ("int x = n;\n(this.n)++;\nreturn x;\n", "int x", "(this.n)++"),
+        ("int x = n;\nint y = ((n++) + 0);\nreturn x + y;\n", "int x", "int y"),
+        ("int x = n;\nn += 1;\nreturn x;\n", "int x", "n += 1"),
+        ("int[] r = {1};\nint x = (r[0]) + 1;\nr[0]++;\nreturn x;\n", "int x", "r[0]++"),
+        # copies read their source
+        ("java.util.List<Integer> c = new java.util.ArrayList<>(xs);\nxs.add(1);\nreturn c.size();\n",
+         "List<Integer> c", "xs.add"),
+        # String.valueOf(char[]) reads the array
+        ("int x = a;\nString s = String.valueOf(cs);\ncs[0] = 'q';\nreturn x;\n", "String s", "cs[0]"),
+        # a declaration never crosses a statement naming it
+        ("int k = n;\nint n = 2;\nreturn k + n;\n", "int k", "int n"),
+        ("{\n    int t = 1;\n    a += t;\n}\nint t = 2;\nreturn t;\n", "{", "int t = 2"),
+    ],
+)
+def test_ordered_pairs(body, first, second):
+    p = method("".join("        " + l + "\n" for l in body.splitlines()),
+               params="int a, java.util.List<Integer> xs, char[] cs")
+    assert ordered(p, first, second)
+
+
+def test_modifiers_annotations_and_labels_travel_with_their_statement():
+    p = method(
+        "        int a = 1;\n        @SuppressWarnings(\"unused\")\n        final int b = 2;\n"
+        "        outer:\n        for (int i = 0; i < 2; i++) {\n            break outer;\n        }\n        return a;\n"
+    )
+    texts = [l.text.strip() for l in p.lines]
+    assert '@SuppressWarnings("unused")\n        final int b = 2;' in texts
+    assert any(t.startswith("outer:") and t.endswith("{") for t in texts)
+
+
+def test_super_and_this_calls_stay_first():
+    (p,) = parse_units("class T extends B {\n    T(int a) {\n        super(a);\n        int x = 2;\n    }\n}\n")
+    assert (1, 2) in p.deps
+
+
+def test_labels_method_references_and_annotation_elements_are_not_variables():
+    p = method(
+        "        int outer = 1;\n        int length = 2;\n        int value = 3;\n"
+        "        outer:\n        for (int i = 0; i < 2; i++) {\n            break outer;\n        }\n"
+        "        @SuppressWarnings(value = \"x\") int q = value;\n"
+        "        return outer + length + value + java.util.stream.Stream.of(\"a\").mapToInt(String::length).sum();\n"
+    )
+    names = {(t.text, t.referent is not None) for t in p.tokens}
+    assert ("outer", False) in names and ("length", False) in names and ("value", False) in names
+    assert ("outer", True) in names and ("length", True) in names and ("value", True) in names
+
+
+def test_locals_captured_by_a_class_body_keep_their_names():
+    p = method(
+        "        int x = a;\n        Object o = new Object() { public String toString() { return \"\" + x; } };\n"
+        "        int y = b;\n        return y;\n"
+    )
+    assert {r.rsplit(":", 1)[1] for r in p.pinned} == {"x"}
+    assert all(r.as_dict().get(next(iter(p.pinned)), None) is None for r in renaming_space(p).enumerate())
+
+
+def test_unicode_escapes_keep_token_columns():
+    p = method("        boolean d = a == '\\u3002' || b == '\\uFF0E';\n        return d ? a : b;\n")
+    for t in p.tokens:
+        assert p.lines[t.line].text[t.start : t.end] == t.text

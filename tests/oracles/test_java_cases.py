@@ -126,6 +126,15 @@ class C {
     }
     public static void main(String[] s) { System.out.println(m(3)); }
 }""", "C.m", 2, 2),
+    ("unicode-escapes-keep-columns", r"""
+class C {
+    static int m(char c) {
+        int k = (c == '\u3002' || c == '\uFF0E') ? 1 : 0;
+        int j = c == 'a' ? 2 : 0;
+        return k + j + (c == '\u3002' ? 4 : 0);
+    }
+    public static void main(String[] s) { System.out.println(m('\u3002') + " " + m('a')); }
+}""", "C.m", 2, 2),
     ("shadowing-between-blocks", """
 class C {
     int t = 40;
