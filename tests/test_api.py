@@ -14,7 +14,8 @@ FIG1A = (FIXTURES / "x86" / "figure1a.s").read_text()
     "text, lang, renamings, orders",
     [
         (FIG1A, "x86", 3360, 1),
-        ("def f(a, b):\n    x = a\n    y = b\n    return x + y\n", "python", 4, 2),
+        ("def f(a, b, /):\n    x = a\n    y = b\n    return x + y\n", "python", 4, 2),
+        ("def f(a, b):\n    x = a\n    y = b\n    return x + y\n", "python", 2, 2),  # a and b may be passed by keyword
         ("&aXb a;b;{1}", "ltl", 2, 1),
     ],
 )

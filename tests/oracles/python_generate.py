@@ -82,6 +82,8 @@ class _Gen:
         self.helpers: list[str] = []  # names of nested functions taking one int
         self.generator = False
         self.used_global = False
+        #: names the unit always returns (their final value is what a check needs)
+        self.observed: list[str] = []
 
     # --------------------------------------------------------------- helpers
     def pick(self, *types: str) -> str | None:
@@ -399,6 +401,7 @@ class _Gen:
             self.emit(depth + 1, f"{flag} = {r.randint(0, 9)}")
             self.block(depth + 1, inner, in_loop)
             self.env[target] = self.env[flag] = INT
+            self.observed.append(flag)
             self.emit(depth, "except NameError:\n    pass")
         elif kind == "try":
             self.emit(depth, "try:")
@@ -479,7 +482,7 @@ def unit(seed: int) -> Unit:
     uses_global = any("G0 =" in line for line in g.lines[body_start:])
     if g.generator and not any("yield" in line for line in g.lines):
         g.emit(1, "yield 0")
-    returned = [n for n in g.env if rng.random() < 0.6][:5]
+    returned = list(dict.fromkeys(g.observed + [n for n in g.env if rng.random() < 0.6]))[:6]
     g.emit(1, f"return ({', '.join(returned)}{',' if returned else ''})" if not g.generator else "return")
     header = [f"def unit({signature}):"] + (["    global G0"] if uses_global else [])
     source = PRELUDE + "\n\n" + "\n".join(header + g.lines) + "\n"
