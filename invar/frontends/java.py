@@ -34,8 +34,12 @@ statement's effect; a statement also reads ``name:x`` for every simple name
 move across statements whose names they would hide or clash with. These
 ``name:`` resources order lines but are not shown as a line's reads.
 
-**Parsing** uses javalang's parser with one repair (:class:`Parenthesized`):
-javalang drops the selectors and operators of parenthesized expressions.
+**Parsing** uses javalang with two repairs: its tokenizer keeps ``\\uXXXX``
+escapes as written (so columns stay true), and its parser keeps
+parenthesized expressions whole (:class:`Parenthesized`). Labels, members
+after ``.``/``::``, method names and annotation elements are never variables;
+locals named inside an anonymous or local class body declared outside it are
+pinned (the body may inherit a member of that name).
 
 **Skipped units**: a method whose statements ``javalang`` leaves without
 positions, or nested too deeply, is left out and reported in ``skipped``.
@@ -292,6 +296,19 @@ def _in_body(path) -> bool:
     return any(isinstance(a, _BODIES) for a in path)
 
 
+def _for_of_header(path):
+    """The ``for`` statement whose header (control) holds the node at the end
+    of ``path``, if its nearest statement ancestor is one."""
+    for i in range(len(path) - 1, -1, -1):
+        a = path[i]
+        if isinstance(a, jt.ForStatement):
+            return a if i + 1 < len(path) and path[i + 1] is a.control else None
+        if isinstance(a, (jt.Statement, jt.LambdaExpression, jt.ClassCreator, jt.MethodDeclaration,
+                          jt.ConstructorDeclaration)):
+            return None
+    return None
+
+
 def _parent(path) -> object:
     """The nearest node (not list) among a walk's ancestors."""
     for a in reversed(path):
@@ -522,6 +539,34 @@ class _UnitBuilder:
             return j
         return ix.match[o] if o >= 0 and ix.values[o] == "{" else self.close_tok
 
+    def _stmt_end(self, s) -> int:
+        """The last token of statement ``s`` (javalang gives only starts):
+        an unbraced body ends where its own last statement ends, an
+        ``if``/``else`` chain at its last branch."""
+        ix = self.ix
+        if isinstance(s, jt.IfStatement):
+            return self._stmt_end(s.else_statement if s.else_statement is not None else s.then_statement)
+        if isinstance(s, (jt.ForStatement, jt.WhileStatement)):
+            return self._stmt_end(s.body)
+        k = ix.tok(s)
+        if isinstance(s, jt.DoStatement):
+            k = self._stmt_end(s.body) + 1  # while ( … ) ;
+            return ix.match[k + 1] + 1
+        braced = isinstance(s, (jt.BlockStatement, jt.SwitchStatement, jt.SynchronizedStatement, jt.TryStatement,
+                                jt.ClassDeclaration))
+        while k < self.close_tok:
+            v = ix.values[k]
+            if v == "{" and braced:
+                k = ix.match[k]
+                if not (isinstance(s, jt.TryStatement) and ix.values[k + 1] in ("catch", "finally")):
+                    return k
+            elif v in _OPEN:
+                k = ix.match.get(k, k)
+            elif v == ";" and not braced:
+                return k
+            k += 1
+        return self.close_tok
+
     def _lambda_end(self, arrow: int) -> int:
         ix = self.ix
         j = arrow + 1
@@ -599,8 +644,13 @@ class _UnitBuilder:
                 raise UnsupportedError(f"cannot locate the declaration of {name!r}",
                                        line=ix.line_of[cursor], col=ix.col_of[cursor] + 1)
             view = "param" if isinstance(node, (jt.FormalParameter, jt.InferredFormalParameter)) else "local"
-            end = self.close_tok if isinstance(node, jt.FormalParameter) and any(
-                node is p for p in self.method.parameters) else self._scope_end(k)
+            loop = _for_of_header(path)
+            if isinstance(node, jt.FormalParameter) and any(node is p for p in self.method.parameters):
+                end = self.close_tok
+            elif loop is not None:  # a for variable reaches the end of its loop, braced or not
+                end = self._stmt_end(loop)
+            else:
+                end = self._scope_end(k)
             decls.append((k, end, name, view))
             self.decl_tok[id(node)] = k
             kind = _declared_kind(node, _parent(path))

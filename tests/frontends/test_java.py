@@ -188,3 +188,12 @@ def test_unicode_escapes_keep_token_columns():
     p = method("        boolean d = a == '\\u3002' || b == '\\uFF0E';\n        return d ? a : b;\n")
     for t in p.tokens:
         assert p.lines[t.line].text[t.start : t.end] == t.text
+
+
+def test_a_for_variable_reaches_the_end_of_an_unbraced_body():
+    (p,) = parse_units(
+        "class T {\n    int i;\n    int f(int[] a) {\n        for (int i = 0; i < 2; i++)\n"
+        "            if (a[i] > 0) a[i]++; else a[i]--;\n        return i;\n    }\n}\n"
+    )
+    refs = [t.referent for t in p.tokens if t.text == "i"]
+    assert refs[:-1] == [refs[0]] * 6 and refs[0] is not None and refs[-1] is None

@@ -438,7 +438,11 @@ class _Method:
             i = self.fresh()
             if i is None:
                 return [ind + self.simple()]
-            return [f"{ind}for (int {i} = 0; {i} < 2; {i}++) {self.field('n')} += {i};"]
+            if r.random() < 0.5:
+                return [f"{ind}for (int {i} = 0; {i} < 2; {i}++) {self.field('n')} += {i};"]
+            # an unbraced body whose last branch still names the loop variable
+            return [f"{ind}for (int {i} = 0; {i} < 2; {i}++)",
+                    f"{ind}    if ({i} > {self.captured()}) {self.field('n')} += {i}; else {self.field('s')} -= {i};"]
         if form == 3:
             return [f"{ind}{self.simple()} {self.simple()}"]  # two statements on one line
         if form == 4:

@@ -135,6 +135,18 @@ class C {
     }
     public static void main(String[] s) { System.out.println(m('\u3002') + " " + m('a')); }
 }""", "C.m", 2, 2),
+    ("unbraced-loop-bodies", """
+class C {
+    int i = 100;
+    int m(int[] a) {
+        for (int i = 0; i < a.length; i++)
+            if (a[i] > 1) a[i]++; else a[i]--;
+        int k = 0;
+        do k++; while (k < 3);
+        return i + k + a[0];
+    }
+    public static void main(String[] s) { System.out.println(new C().m(new int[] {1, 2})); }
+}""", "C.m", 3, 2),
     ("shadowing-between-blocks", """
 class C {
     int t = 40;
