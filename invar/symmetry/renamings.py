@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..errors import SpaceError
@@ -72,17 +71,27 @@ class RenamingSpace:
             raise ValueError("one allowed set per referent")
         self.program = program
         self.referents = tuple(referents)
-        self.allowed = tuple(tuple(dict.fromkeys(a)) for a in allowed)
+        deduped: dict[int, tuple[str, ...]] = {}  # frontends pass one list for many referents
+        self.allowed = tuple(
+            deduped[id(a)] if id(a) in deduped else deduped.setdefault(id(a), tuple(dict.fromkeys(a))) for a in allowed
+        )
         self.spell = spell
         targets: dict[str, None] = {}
-        for a in self.allowed:
+        for a in dict.fromkeys(self.allowed):  # each distinct set once, in order
             targets.update(dict.fromkeys(a))
         self.targets = tuple(targets)
         # atoms: targets grouped by the set of referents that may take them
-        signature: dict[str, frozenset[int]] = {t: frozenset() for t in self.targets}
+        # referents that share one allowed set share its signature work: one
+        # pass over the distinct sets, not one per referent (n referents over
+        # one pool would otherwise build n growing sets per target)
+        by_set: dict[tuple[str, ...], list[int]] = {}
         for i, a in enumerate(self.allowed):
+            by_set.setdefault(a, []).append(i)
+        members: dict[str, list[int]] = {t: [] for t in self.targets}
+        for a, refs in by_set.items():
             for t in a:
-                signature[t] = signature[t] | {i}
+                members[t].extend(refs)
+        signature: dict[str, frozenset[int]] = {t: frozenset(m) for t, m in members.items()}
         atoms: dict[frozenset[int], list[str]] = {}
         for t in self.targets:
             atoms.setdefault(signature[t], []).append(t)
@@ -90,10 +99,9 @@ class RenamingSpace:
         atom_index = {sig: k for k, sig in enumerate(atoms)}
         self._atom_of = {t: atom_index[signature[t]] for t in self.targets}
         # for referent i: the atoms it may draw from
-        self._atoms_for = tuple(
-            tuple(sorted({self._atom_of[t] for t in a})) for a in self.allowed
-        )
-        self._completions = lru_cache(maxsize=None)(self._completions_uncached)
+        atoms_of_set = {a: tuple(sorted({self._atom_of[t] for t in a})) for a in by_set}
+        self._atoms_for = tuple(atoms_of_set[a] for a in self.allowed)
+        self._ways: list[dict[tuple[int, ...], int]] | None = None
         # which tokens each referent owns, for apply()
         self._tokens_of: dict[str, list[int]] = {}
         for k, tok in enumerate(program.tokens):
@@ -101,18 +109,37 @@ class RenamingSpace:
                 self._tokens_of.setdefault(tok.referent, []).append(k)
 
     # ---------------------------------------------------------------- counting
-    def _completions_uncached(self, i: int, used: tuple[int, ...]) -> int:
+    def _table(self) -> list[dict[tuple[int, ...], int]]:
+        """``table[i][used]``: ways to map referents ``i..`` given ``used[a]``
+        targets of atom ``a`` taken, for every reachable ``used``. Built level
+        by level, forward then backward, so no recursion over referents."""
+        if self._ways is None:
+            n, sizes = len(self.referents), self._atom_sizes
+            levels: list[set[tuple[int, ...]]] = [{(0,) * len(sizes)}]
+            for i in range(n):
+                nxt: set[tuple[int, ...]] = set()
+                for used in levels[-1]:
+                    for a in self._atoms_for[i]:
+                        if used[a] < sizes[a]:
+                            nxt.add(used[:a] + (used[a] + 1,) + used[a + 1 :])
+                levels.append(nxt)
+            ways: list[dict[tuple[int, ...], int]] = [{} for _ in range(n + 1)]
+            ways[n] = dict.fromkeys(levels[n], 1)
+            for i in range(n - 1, -1, -1):
+                below, here = ways[i + 1], ways[i]
+                for used in levels[i]:
+                    total = 0
+                    for a in self._atoms_for[i]:
+                        free = sizes[a] - used[a]
+                        if free > 0:
+                            total += free * below[used[:a] + (used[a] + 1,) + used[a + 1 :]]
+                    here[used] = total
+            self._ways = ways
+        return self._ways
+
+    def _completions(self, i: int, used: tuple[int, ...]) -> int:
         """Ways to map referents i.. given ``used[a]`` targets of atom a taken."""
-        if i == len(self.referents):
-            return 1
-        total = 0
-        for a in self._atoms_for[i]:
-            free = self._atom_sizes[a] - used[a]
-            if free > 0:
-                nxt = list(used)
-                nxt[a] += 1
-                total += free * self._completions(i + 1, tuple(nxt))
-        return total
+        return self._table()[i].get(used, 0)
 
     def count(self) -> int:
         """The exact number of renamings (identity included when admissible)."""
@@ -179,22 +206,38 @@ class RenamingSpace:
 
     # ------------------------------------------------- enumerate and sample
     def enumerate(self, limit: int | None = None) -> Iterator[Renaming]:
-        """Renamings in lexicographic order (see the module docstring)."""
+        """Renamings in lexicographic order (see the module docstring); a
+        depth-first walk with an explicit stack, skipping every choice that
+        cannot be completed."""
         n = len(self.referents)
         if limit is not None and limit <= 0:
+            return
+        if self.count() == 0:
+            return
+        if n == 0:
+            yield Renaming(())
             return
         produced = 0
         mapping: list[tuple[str, str]] = []
         taken: set[str] = set()
         used = [0] * len(self._atom_sizes)
-
-        def rec(i: int) -> Iterator[Renaming]:
-            nonlocal produced
+        # one frame per referent being decided: the index of its next candidate target
+        frames = [0]
+        while frames:
+            i = len(frames) - 1
             if i == n:
-                produced += 1
                 yield Renaming(tuple(mapping))
-                return
-            for t in self.allowed[i]:
+                produced += 1
+                if limit is not None and produced >= limit:
+                    return
+                frames.pop()
+                self._undo(mapping, taken, used)
+                continue
+            options = self.allowed[i]
+            k = frames[-1]
+            while k < len(options):
+                t = options[k]
+                k += 1
                 if t in taken:
                     continue
                 a = self._atom_of[t]
@@ -202,15 +245,20 @@ class RenamingSpace:
                 if self._completions(i + 1, tuple(used)):
                     taken.add(t)
                     mapping.append((self.referents[i], t))
-                    yield from rec(i + 1)
-                    mapping.pop()
-                    taken.discard(t)
-                    if limit is not None and produced >= limit:
-                        used[a] -= 1
-                        return
+                    break
                 used[a] -= 1
+            else:  # no candidate left: back up
+                frames.pop()
+                if frames:
+                    self._undo(mapping, taken, used)
+                continue
+            frames[-1] = k
+            frames.append(0)
 
-        yield from rec(0)
+    def _undo(self, mapping: list[tuple[str, str]], taken: set[str], used: list[int]) -> None:
+        _ref, t = mapping.pop()
+        taken.discard(t)
+        used[self._atom_of[t]] -= 1
 
     def sample(self, n: int, rng: random.Random | int | None = None) -> list[Renaming]:
         """``n`` renamings drawn independently and exactly uniformly."""
