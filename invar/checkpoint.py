@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, Mapping
@@ -30,28 +29,12 @@ VERSION = 1
 
 def save(path: str | os.PathLike, payload: Mapping[str, Any]) -> None:
     """Write ``payload`` (plus format and version) to ``path`` atomically."""
+    from .data.files import write_atomic
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"format": FORMAT, "version": VERSION, **payload}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    try:  # make the rename itself durable
-        dirfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dirfd)
-        finally:
-            os.close(dirfd)
-    except OSError:
-        pass
+    write_atomic(path, lambda f: torch.save(data, f))
 
 
 def load(path: str | os.PathLike, *, kind: str = "model") -> dict:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, fields, replace
 from typing import Callable, Iterable, Mapping, Sequence
@@ -435,18 +434,9 @@ def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: 
     data["version"] = np.asarray(ENCODING_VERSION)
     for key, value in (extra or {}).items():
         data["extra." + key] = np.asarray(value)
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".encoded-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from .data.files import write_atomic
+
+    write_atomic(path, lambda f: np.savez(f, **data))
 
 
 def load_encoded(path: str | os.PathLike) -> tuple[list[Encoded], dict[str, np.ndarray]]:

@@ -33,7 +33,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import DataError, InvarError
+from .files import write_atomic
 from ..tasks import Example
 
 #: BHive's public repository: one CSV of basic blocks per source application
@@ -421,17 +421,7 @@ def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence]) -> N
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_atomic(path, lambda f: f.write(data))
 
 
 # ------------------------------------------------------------ reading a split
