@@ -25,7 +25,7 @@ from invar.symmetry.permutations import PermutationSpace
 from .java_harness import compile_all, differences, failing_files, file_variants, rename_class, run_all, splice
 
 #: classes generated (four units each) and variants sampled per unit
-CLASSES, PERMUTATIONS, RENAMINGS = 100, 3, 2
+CLASSES, PERMUTATIONS, RENAMINGS = 80, 2, 2
 
 
 def check(classes: range, seed: int, where, perms: int, renamings: int) -> dict:
@@ -130,7 +130,7 @@ def weakened_variants(classes: range, seed: int, weakening: tuple, monkeypatch) 
 
 @pytest.mark.parametrize("weakening", sorted(WEAKENINGS))
 def test_the_generated_oracle_notices_a_weakened_analysis(weakening, monkeypatch, tmp_path):
-    sources = weakened_variants(range(40), 2, WEAKENINGS[weakening], monkeypatch)
+    sources = weakened_variants(range(30), 2, WEAKENINGS[weakening], monkeypatch)
     variants = [name for name in sources if "_w" in name]
     assert variants, f"{weakening} changes no generated unit"
     done = compile_all(sources, tmp_path)
