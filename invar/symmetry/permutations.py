@@ -19,27 +19,17 @@ the header. A dependency between lines of two units of one group orders the
 units. The space is the product over groups, so nested blocks reorder
 independently, each inside its unit.
 
-Counting
---------
-Within a group the units split into connected components of their dependency
-graph; a linear extension of the group is an interleaving of linear
-extensions of its components, so
-
-    count(group) = multinomial(k; |C_1|, …, |C_m|) · Π count(C_i).
-
-Each component is counted by a dynamic program over its **down-sets** (sets of
-units closed under predecessors, stored as bit masks): the number of ways to
-finish from down-set ``S`` is the sum over the units that may come next.
-The table has one entry per down-set, which is small for narrow posets and
-exponential in the width. When a component has more than ``max_states``
-down-sets the exact count is refused (:class:`IntractableError`) and
-:meth:`PermutationSpace.bounds` gives
-
-* a lower bound Π |L|! over the DLG layers ``L`` of the component (placing the
-  layers one after another, each in any order, always respects the edges), and
-* an upper bound k! / Π |C|! over a minimum chain partition (Dilworth): the
-  order inside each chain is forced, so an extension is fixed by which chain
-  each position draws from.
+Counting and sampling
+---------------------
+Each group's units form a poset (:class:`~invar.symmetry.posets.Poset`)
+decomposed into parallel parts (independent components, interleaved:
+a multinomial times the parts' counts), series parts (one wholly before the
+next: a product) and prime parts, counted by a dynamic program over their
+down-sets. A prime part with more than ``max_states`` down-sets is
+intractable: ``count`` is refused (:class:`IntractableError`) with bounds,
+and ``sample`` draws that part by the Bubley–Dyer chain while everything
+around it stays exact (see :mod:`invar.symmetry.posets`). The space is the
+product over groups.
 
 Enumeration order
 -----------------
@@ -50,22 +40,6 @@ first unit, then everything nested inside that unit, then the second unit,
 and so on; so the significance of an inner group depends on where its
 enclosing unit lands. ``rank``/``unrank`` walk the same decisions, each
 counted by the number of orders it leaves (see ``PermutationSpace._decide``).
-
-Sampling
---------
-When every component is tractable, ``sample`` draws an integer below
-``count()`` uniformly and unranks it: exactly uniform. Otherwise the tractable
-components are still drawn exactly, the interleaving of components is drawn
-exactly (a uniform shuffle of component labels), and each intractable
-component is drawn by the Bubley–Dyer chain: from the current linear
-extension of ``k`` units, pick adjacent positions ``(p, p + 1)``,
-``p = 1 … k − 1``, with probability proportional to ``p (k − p)``; with
-probability 1/2 do nothing, else swap the two units when they are
-incomparable. The chain is symmetric, so its stationary law is uniform;
-Bubley and Dyer (Discrete Math. 201, 1999) show by path coupling that it is
-within total variation ``ε`` of uniform after ``O(k³ log(k/ε))`` steps. We run
-``⌈(k³ − k)/3 · ln(k²/(4ε))⌉`` steps (``ε`` = :data:`MIXING_EPSILON`) before
-the first draw and again between draws.
 """
 
 from __future__ import annotations
@@ -73,16 +47,12 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import islice
 from typing import Iterator, Sequence
 
 from ..errors import SpaceError
 from ..program import Program
-
-#: most down-sets a component's counting table may hold before the exact count is refused
-DEFAULT_MAX_STATES = 1 << 18
-#: total-variation distance the Markov chain is run to (see the module docstring)
-MIXING_EPSILON = 1e-3
+from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, Poset, TooWide, Walker, bits
 
 
 class IntractableError(SpaceError):
@@ -117,393 +87,75 @@ class Permutation:
         return tuple(inv)
 
 
-def _bits(mask: int) -> Iterator[int]:
-    """Indices of the set bits of ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _multinomial(sizes: Sequence[int]) -> int:
-    total, out = 0, 1
-    for s in sizes:
-        total += s
-        out *= math.comb(total, s)
-    return out
-
-
-class _TooWide(Exception):
-    pass
-
-
-class _Component:
-    """A connected poset of ``k`` units, local indices in original order.
-
-    ``pred[u]`` is the bit mask of the units that must precede ``u``."""
-
-    def __init__(self, pred: Sequence[int], max_states: int) -> None:
-        self.k = len(pred)
-        self.pred = tuple(pred)
-        self.succ = tuple(tuple(v for v in range(self.k) if pred[v] >> u & 1) for u in range(self.k))
-        self.max_states = max_states
-        self._table: dict[int, int] | None = None
-        self._too_wide = False
-
-    # ------------------------------------------------------- down-set table
-    def table(self) -> dict[int, int]:
-        """``table[S]`` = ways to finish from down-set ``S``; raises _TooWide."""
-        if self._table is None:
-            if self._too_wide:
-                raise _TooWide
-            try:
-                self._table = self._build()
-            except _TooWide:
-                self._too_wide = True
-                raise
-        return self._table
-
-    @property
-    def tractable(self) -> bool:
-        try:
-            self.table()
-        except _TooWide:
-            return False
-        return True
-
-    def _build(self) -> dict[int, int]:
-        k, pred, succ = self.k, self.pred, self.succ
-        # forward, level by level: each down-set with the units that may come next
-        level = {0: sum(1 << u for u in range(k) if not pred[u])}
-        levels = [level]
-        states = 1
-        for _ in range(k):
-            nxt: dict[int, int] = {}
-            for down, avail in level.items():
-                for u in _bits(avail):
-                    grown = down | (1 << u)
-                    if grown in nxt:
-                        continue
-                    new_avail = avail & ~(1 << u)
-                    for v in succ[u]:
-                        if not pred[v] & ~grown:
-                            new_avail |= 1 << v
-                    nxt[grown] = new_avail
-            states += len(nxt)
-            if states > self.max_states:
-                raise _TooWide
-            levels.append(nxt)
-            level = nxt
-        # backward: completions of each down-set
-        full = (1 << k) - 1
-        ways = {full: 1}
-        for level in reversed(levels[:-1]):
-            for down, avail in level.items():
-                ways[down] = sum(ways[down | (1 << u)] for u in _bits(avail))
-        return ways
-
-    def count(self) -> int:
-        return self.table()[0]
-
-    # --------------------------------------------------------------- bounds
-    def bounds(self) -> tuple[int, int]:
-        """(lower, upper) bounds on the number of linear extensions."""
-        if self.tractable:
-            c = self.count()
-            return c, c
-        layer = [0] * self.k
-        for v in range(self.k):  # local order is a topological order
-            for u in _bits(self.pred[v]):
-                layer[v] = max(layer[v], layer[u] + 1)
-        sizes: dict[int, int] = {}
-        for h in layer:
-            sizes[h] = sizes.get(h, 0) + 1
-        lower = math.prod(math.factorial(s) for s in sizes.values())
-        upper = _multinomial(self._chain_partition())
-        return lower, upper
-
-    def descendants(self) -> tuple[int, ...]:
-        """``desc[u]``: mask of the units that must follow ``u`` (transitive)."""
-        desc = [0] * self.k
-        for u in reversed(range(self.k)):
-            for v in self.succ[u]:
-                desc[u] |= (1 << v) | desc[v]
-        return tuple(desc)
-
-    def _chain_partition(self) -> list[int]:
-        """Sizes of a minimum chain partition (Dilworth, by bipartite matching
-        on the comparability relation: chains = k − maximum matching)."""
-        desc = self.descendants()
-        match_of: dict[int, int] = {}  # right vertex -> left vertex
-
-        def augment(u: int, seen: set[int]) -> bool:
-            for v in _bits(desc[u]):
-                if v in seen:
-                    continue
-                seen.add(v)
-                if v not in match_of or augment(match_of[v], seen):
-                    match_of[v] = u
-                    return True
-            return False
-
-        try:
-            for u in range(self.k):
-                augment(u, set())
-        except RecursionError:  # very long augmenting paths: any chain partition still bounds
-            return self._greedy_chains(desc)
-        nxt = {u: v for v, u in match_of.items()}
-        heads = [u for u in range(self.k) if u not in match_of]
-        sizes = []
-        for h in heads:
-            n = 1
-            while h in nxt:
-                h = nxt[h]
-                n += 1
-            sizes.append(n)
-        return sizes
-
-    def _greedy_chains(self, desc: Sequence[int]) -> list[int]:
-        """Sizes of a chain partition built greedily (not minimum, still a bound)."""
-        left = set(range(self.k))
-        sizes = []
-        while left:
-            u: int | None = min(left)
-            size = 0
-            while u is not None:
-                left.discard(u)
-                size += 1
-                u = next((v for v in _bits(desc[u]) if v in left), None)
-            sizes.append(size)
-        return sizes
-
-    # -------------------------------------------------------- Markov chain
-    def chain_steps(self, epsilon: float = MIXING_EPSILON) -> int:
-        """Steps of the Bubley–Dyer chain run before each draw."""
-        k = self.k
-        if k < 2:
-            return 0
-        return math.ceil((k**3 - k) / 3 * math.log(max(k * k / (4 * epsilon), 2.0)))
-
-    def run_chain(self, state: list[int], steps: int, rng: random.Random) -> None:
-        """Advance the Bubley–Dyer chain ``steps`` steps from ``state`` in place."""
-        k = self.k
-        if k < 2:
-            return
-        desc = self.descendants()
-        positions = list(range(k - 1))
-        cum = list(accumulate((p + 1) * (k - 1 - p) for p in range(k - 1)))
-        batch = 1 << 14
-        done = 0
-        while done < steps:
-            m = min(batch, steps - done)
-            picks = rng.choices(positions, cum_weights=cum, k=m)
-            coins = rng.getrandbits(m)
-            for p in picks:
-                if coins & 1:
-                    x, y = state[p], state[p + 1]
-                    if not desc[x] >> y & 1:
-                        state[p], state[p + 1] = y, x
-                coins >>= 1
-            done += m
-
-
 class _Group:
     """One reorderable run of units; see the module docstring."""
 
-    def __init__(self, ranges: list[tuple[int, int]], pred: list[int], max_states: int) -> None:
+    def __init__(self, ranges: list[tuple[int, int]], edges: set[tuple[int, int]], max_states: int) -> None:
         #: (start, end) line range of each unit, in original order
         self.ranges = ranges
         self.k = len(ranges)
         self.start, self.end = ranges[0][0], ranges[-1][1]
-        self.pred = pred
-        # connected components of the unit dependency graph (union-find)
-        parent = list(range(self.k))
+        self.poset = Poset(self.k, edges, max_states)
+        self.max_states = max_states
 
-        def find(u: int) -> int:
-            while parent[u] != u:
-                parent[u] = parent[parent[u]]
-                u = parent[u]
-            return u
-
-        for v in range(self.k):
-            for u in _bits(pred[v]):
-                parent[find(u)] = find(v)
-        members: dict[int, list[int]] = {}
-        for u in range(self.k):
-            members.setdefault(find(u), []).append(u)
-        self.members = sorted(members.values())
-        self.comp_of = [0] * self.k
-        self.local_of = [0] * self.k
-        for c, units in enumerate(self.members):
-            for i, u in enumerate(units):
-                self.comp_of[u], self.local_of[u] = c, i
-        self.components = []
-        for units in self.members:
-            local = {u: i for i, u in enumerate(units)}
-            cpred = [sum(1 << local[w] for w in _bits(pred[u])) for u in units]
-            self.components.append(_Component(cpred, max_states))
+    @property
+    def pred(self) -> list[int]:
+        """``pred[u]``: bit mask of the units ``u`` directly depends on."""
+        return self.poset.pred_mask
 
     @property
     def tractable(self) -> bool:
-        return all(c.tractable for c in self.components)
+        return self.poset.tractable
 
-    def _tables(self) -> list[dict[int, int]]:
+    def count(self) -> int:
         try:
-            return [c.table() for c in self.components]
-        except _TooWide:
+            return self.poset.count()
+        except TooWide:
             lower, upper = self.bounds()
             raise IntractableError(
                 f"lines {self.start + 1}-{self.end}: too wide for an exact count "
-                f"(more than {self.components[0].max_states} down-sets); "
+                f"(a part needs more than {self.max_states} down-sets); "
                 f"between {lower} and {upper} orders",
                 lower,
                 upper,
             ) from None
 
-    def count(self) -> int:
-        self._tables()
-        return _multinomial([c.k for c in self.components]) * math.prod(c.count() for c in self.components)
-
     def bounds(self) -> tuple[int, int]:
-        mult = _multinomial([c.k for c in self.components])
-        pairs = [c.bounds() for c in self.components]
-        return mult * math.prod(lo for lo, _ in pairs), mult * math.prod(hi for _, hi in pairs)
+        return self.poset.bounds()
 
     def _available(self, placed: int) -> list[int]:
-        return [u for u in range(self.k) if not placed >> u & 1 and not self.pred[u] & ~placed]
+        return self.poset.available(placed)
 
-    def walker(self) -> "_Walker":
+    def walker(self) -> Walker:
         """A left-to-right builder of one unit sequence that knows, at every
         step, how many linear extensions complete each choice."""
-        return _Walker(self, self._tables())
+        self.count()
+        return self.poset.walker()
 
     def unrank(self, index: int) -> tuple[int, ...]:
         """The ``index``-th linear extension of the units, lexicographically."""
-        walk = self.walker()
-        for _ in range(self.k):
-            for u, ways in walk.options():
-                if index < ways:
-                    walk.place(u)
-                    break
-                index -= ways
-            else:  # pragma: no cover - count() and the walk disagree
-                raise AssertionError("unrank ran past the end")
-        return tuple(walk.seq)
+        self.count()
+        return tuple(self.poset.unrank(index))
+
+    def sample(self, rng: random.Random) -> tuple[int, ...]:
+        """One unit sequence, uniform (up to the chain's ``ε`` in intractable parts)."""
+        return tuple(self.poset.sample(rng))
 
     def check(self, seq: Sequence[int]) -> None:
         """Raise SpaceError unless ``seq`` is a linear extension of the units."""
         if sorted(seq) != list(range(self.k)):
             raise SpaceError(f"lines {self.start + 1}-{self.end}: not an order of the {self.k} units")
         placed = 0
+        pred = self.pred
         for u in seq:
-            missing = self.pred[u] & ~placed
+            missing = pred[u] & ~placed
             if missing:
-                first = next(_bits(missing))
+                first = next(bits(missing))
                 raise SpaceError(
                     f"line {self.ranges[u][0] + 1} placed before line {self.ranges[first][0] + 1}, "
                     "which it depends on"
                 )
             placed |= 1 << u
-
-    def enumerate(self) -> Iterator[tuple[int, ...]]:
-        """Every linear extension in lexicographic order (no table needed:
-        every valid prefix can be completed)."""
-        seq: list[int] = []
-        placed = 0
-        stack = [iter(self._available(0))]
-        while stack:
-            if len(seq) >= len(stack):
-                placed ^= 1 << seq.pop()
-            u = next(stack[-1], None)
-            if u is None:
-                stack.pop()
-                continue
-            seq.append(u)
-            placed |= 1 << u
-            if len(seq) == self.k:
-                yield tuple(seq)
-                continue
-            stack.append(iter(self._available(placed)))
-
-    def sample_approx(self, rng: random.Random, chains: dict[int, list[int]]) -> tuple[int, ...]:
-        """One draw when some component is intractable (see the module docstring);
-        ``chains`` keeps each Markov chain's state between draws."""
-        per_comp: list[list[int]] = []
-        for c, comp in enumerate(self.components):
-            if comp.tractable:
-                table = comp.table()
-                per_comp.append(list(_unrank_component(comp, table, rng.randrange(table[0]))))
-            else:
-                state = chains.setdefault(c, list(range(comp.k)))
-                comp.run_chain(state, comp.chain_steps(), rng)
-                per_comp.append(list(state))
-        labels = [c for c, comp in enumerate(self.components) for _ in range(comp.k)]
-        rng.shuffle(labels)
-        iters = [iter(p) for p in per_comp]
-        return tuple(self.members[c][next(iters[c])] for c in labels)
-
-
-class _Walker:
-    """One unit sequence of a group under construction, with the number of
-    linear extensions that complete each next choice (the module's formula,
-    kept up to date incrementally as units are placed)."""
-
-    __slots__ = ("group", "tables", "remaining", "left", "local_placed", "cur", "prod_cur", "mult", "placed", "seq")
-
-    def __init__(self, group: "_Group", tables: list[dict[int, int]]) -> None:
-        self.group = group
-        self.tables = tables
-        self.remaining = [c.k for c in group.components]
-        self.left = group.k
-        self.local_placed = [0] * len(group.components)
-        self.cur = [t[0] for t in tables]
-        self.prod_cur = math.prod(self.cur)
-        self.mult = _multinomial(self.remaining)
-        self.placed = 0
-        self.seq: list[int] = []
-
-    def completions(self) -> int:
-        """Linear extensions of the units not yet placed."""
-        return self.mult * self.prod_cur
-
-    def options(self) -> list[tuple[int, int]]:
-        """``(unit, completions after placing it)`` for every unit that may
-        come next, in increasing unit order."""
-        g = self.group
-        out = []
-        for u in g._available(self.placed):
-            c = g.comp_of[u]
-            after = self.tables[c][self.local_placed[c] | (1 << g.local_of[u])]
-            out.append((u, self.mult * self.remaining[c] // self.left * (self.prod_cur // self.cur[c]) * after))
-        return out
-
-    def place(self, u: int) -> None:
-        g = self.group
-        c = g.comp_of[u]
-        self.local_placed[c] |= 1 << g.local_of[u]
-        after = self.tables[c][self.local_placed[c]]
-        self.prod_cur = self.prod_cur // self.cur[c] * after
-        self.cur[c] = after
-        self.mult = self.mult * self.remaining[c] // self.left
-        self.remaining[c] -= 1
-        self.left -= 1
-        self.placed |= 1 << u
-        self.seq.append(u)
-
-
-def _unrank_component(comp: _Component, table: dict[int, int], index: int) -> Iterator[int]:
-    """Lexicographic unranking inside one tractable component."""
-    placed = 0
-    for _ in range(comp.k):
-        for u in range(comp.k):
-            if placed >> u & 1 or comp.pred[u] & ~placed:
-                continue
-            ways = table[placed | (1 << u)]
-            if index < ways:
-                placed |= 1 << u
-                yield u
-                break
-            index -= ways
 
 
 def _groups(program: Program, max_states: int) -> list[_Group]:
@@ -533,20 +185,24 @@ def _groups(program: Program, max_states: int) -> list[_Group]:
     for i, j in program.deps:
         if not 0 <= i < j < n:
             raise ValueError(f"dependency ({i}, {j}) is not a forward pair of lines 0..{n - 1}")
-    groups = []
-    for run in sorted(r for r in runs if len(r) > 1):
-        ranges = [(i, end[i]) for i in run]
-        start, stop = ranges[0][0], ranges[-1][1]
-        owner = {}
-        for u, (s, e) in enumerate(ranges):
+    runs = sorted(r for r in runs if len(r) > 1)
+    ranges = [[(i, end[i]) for i in run] for run in runs]
+    # every line's chain of (group, unit) holding it, outermost first: a
+    # dependency orders units of the outermost group whose units part its lines
+    chain: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+    for g in sorted(range(len(runs)), key=lambda g: (ranges[g][0][0], -ranges[g][-1][1])):
+        for u, (s, e) in enumerate(ranges[g]):
             for line in range(s, e):
-                owner[line] = u
-        pred = [0] * len(ranges)
-        for i, j in program.deps:
-            if start <= i < stop and start <= j < stop and owner[i] != owner[j]:
-                pred[owner[j]] |= 1 << owner[i]
-        groups.append(_Group(ranges, pred, max_states))
-    return groups
+                chain[line].append((g, u))
+    edges: list[set[tuple[int, int]]] = [set() for _ in runs]
+    for i, j in program.deps:
+        for (gi, ui), (gj, uj) in zip(chain[i], chain[j]):
+            if gi != gj:
+                break
+            if ui != uj:
+                edges[gi].add((ui, uj))
+                break
+    return [_Group(r, e, max_states) for r, e in zip(ranges, edges)]
 
 
 def _nesting(groups: list[_Group]) -> tuple[list[int], list[list[list[int]]]]:
@@ -836,22 +492,19 @@ class PermutationSpace:
     def sample(self, n: int, rng: random.Random | int | None = None) -> list[Permutation]:
         """``n`` permutations drawn independently and uniformly (exactly when
         :attr:`exact_sampling`, else to within the Markov chain's ``ε``)."""
+        return list(islice(self.samples(rng), n))
+
+    def samples(self, rng: random.Random | int | None = None) -> Iterator[Permutation]:
+        """An endless stream of independent uniform draws (see :meth:`sample`),
+        in constant memory. The space is the product of its groups, so a
+        uniform draw of each group's sequence is a uniform order; the Markov
+        chains of intractable parts start afresh, so a seed reproduces the
+        stream whatever was drawn before."""
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
-        if self.tractable:
-            # the space is the product of its groups: a uniform draw of each
-            # group's sequence is a uniform order
-            return [self._assemble([g.unrank(rng.randrange(g.count())) for g in self.groups]) for _ in range(n)]
-        chains: list[dict[int, list[int]]] = [{} for _ in self.groups]
-        out = []
-        for _ in range(n):
-            seqs = []
-            for g, group in enumerate(self.groups):
-                if group.tractable:
-                    seqs.append(group.unrank(rng.randrange(group.count())))
-                else:
-                    seqs.append(group.sample_approx(rng, chains[g]))
-            out.append(self._assemble(seqs))
-        return out
+        for g in self.groups:
+            g.poset.reset_chains()
+        while True:
+            yield self._assemble([g.sample(rng) for g in self.groups])
 
     # ---------------------------------------------------------- apply / undo
     def apply(self, program: Program | None, t: Permutation) -> Program:

@@ -1,0 +1,649 @@
+"""Linear extensions of a finite poset: exact counting, walking and sampling
+by decomposition.
+
+A :class:`Poset` holds ``k`` elements ``0..k-1`` whose index order is a
+topological order, and a set of direct edges ``(u, v)``, ``u < v``, whose
+transitive closure is the order (any generating set: all comparable pairs,
+the transitive reduction, anything between).
+
+Decomposition
+-------------
+The poset is split into a tree whose leaves are single elements:
+
+* **parallel** node: the connected components of the comparability graph. A
+  linear extension interleaves the components' extensions, so
+  ``e(P) = multinomial(|C_1|, …, |C_m|) · Π e(C_i)``;
+* **series** node: ``P = P_1 ⊕ P_2 ⊕ …`` where every element of ``P_i`` lies
+  below every element of ``P_{i+1}``; these parts are intervals of the index
+  order, found in one sweep (:func:`_series_cuts`), and ``e(P) = Π e(P_i)``;
+* **prime** node: neither. Its extensions are counted by a dynamic program
+  over its **down-sets** (bit masks), whose table has one entry per down-set:
+  small for narrow posets, exponential in the width. A prime node with more
+  than ``max_states`` down-sets is *intractable*.
+
+An antichain of ``n`` elements is one parallel node (``n!`` at once), a chain
+one series node; most orders that arise from programs are wide but made of
+such parts, so the down-set table is only ever built for the prime parts.
+
+Counting, bounds and the walk
+-----------------------------
+``count()`` multiplies out the tree (raising :class:`TooWide` when a prime
+node is intractable); ``bounds()`` replaces each intractable prime node by
+bounds: ``Π |L|!`` over its longest-path layers ``L`` (placing layer after
+layer in any order respects every edge) below, and ``k! / Π |C|!`` over a
+chain partition ``C`` above (the order inside each chain is forced). A
+:class:`Walker` builds an extension left to right and knows, for every element
+that may come next, how many extensions begin that way: the tree's formulas
+kept up to date along the element's path to the root. That is what
+lexicographic ranking and unranking need.
+
+Sampling
+--------
+``sample(rng)`` draws a uniform extension without unranking: a parallel node
+interleaves its children's draws by a uniform shuffle of their labels, a
+series node concatenates them, and a prime node walks its down-set table,
+taking each next element with probability proportional to the extensions it
+leaves. An intractable prime node is drawn by the Bubley–Dyer chain: from the
+current extension of its ``k`` elements, pick adjacent positions ``(p, p+1)``
+with probability proportional to ``p (k − p)``, and with probability 1/2 swap
+them when they are incomparable. The chain is symmetric, so its stationary law
+is uniform; Bubley and Dyer (Discrete Math. 201, 1999) show by path coupling
+that it is within total variation ``ε`` of uniform after ``O(k³ log(k/ε))``
+steps. We run ``⌈(k³ − k)/3 · ln(k²/(4ε))⌉`` steps (``ε`` =
+:data:`MIXING_EPSILON`) before the first draw and again between draws. Only
+the prime node itself runs the chain; everything around it stays exact.
+
+Nothing here recurses over the number of elements.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from itertools import accumulate
+from typing import Iterable, Iterator, Sequence
+
+#: most down-sets one prime node's counting table may hold before it is intractable
+DEFAULT_MAX_STATES = 1 << 18
+#: total-variation distance the Markov chain is run to (see the module docstring)
+MIXING_EPSILON = 1e-3
+
+UNIT, PARALLEL, SERIES, PRIME = "unit", "parallel", "series", "prime"
+
+
+class TooWide(Exception):
+    """A prime node needs more down-sets than allowed."""
+
+
+def bits(mask: int) -> Iterator[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def multinomial(sizes: Sequence[int]) -> int:
+    total, out = 0, 1
+    for s in sizes:
+        total += s
+        out *= math.comb(total, s)
+    return out
+
+
+class Node:
+    """One node of the decomposition tree."""
+
+    __slots__ = ("kind", "elements", "children", "parent", "slot", "count", "prime")
+
+    def __init__(self, kind: str, elements: list[int]) -> None:
+        self.kind = kind
+        #: the poset elements below this node, increasing
+        self.elements = elements
+        self.children: list[Node] = []
+        self.parent: Node | None = None
+        #: index among the parent's children
+        self.slot = 0
+        #: number of linear extensions (None while unknown or intractable)
+        self.count: int | None = None
+        #: the down-set machinery of a prime node
+        self.prime: _Prime | None = None
+
+
+class _Prime:
+    """A prime node's elements as a local poset ``0..k-1`` with its down-set table."""
+
+    def __init__(self, elements: list[int], succ: Sequence[Sequence[int]], max_states: int) -> None:
+        self.elements = elements
+        self.k = len(elements)
+        self.local = {e: i for i, e in enumerate(elements)}
+        self.succ = tuple(tuple(self.local[w] for w in succ[e] if w in self.local) for e in elements)
+        pred = [0] * self.k
+        for u, outs in enumerate(self.succ):
+            for v in outs:
+                pred[v] |= 1 << u
+        self.pred = pred
+        self.max_states = max_states
+        self._table: dict[int, int] | None = None
+        self._too_wide = False
+        self._desc: tuple[int, ...] | None = None
+        #: the Markov chain's current extension (local elements), kept between draws
+        self.chain_state: list[int] | None = None
+
+    # ------------------------------------------------------- down-set table
+    def table(self) -> dict[int, int]:
+        """``table[S]`` = extensions that finish from down-set ``S``; raises TooWide."""
+        if self._table is None:
+            if self._too_wide:
+                raise TooWide
+            try:
+                self._table = self._build()
+            except TooWide:
+                self._too_wide = True
+                raise
+        return self._table
+
+    @property
+    def tractable(self) -> bool:
+        try:
+            self.table()
+        except TooWide:
+            return False
+        return True
+
+    def _build(self) -> dict[int, int]:
+        k, pred, succ = self.k, self.pred, self.succ
+        # forward, level by level: each down-set with the elements that may come next
+        level = {0: sum(1 << u for u in range(k) if not pred[u])}
+        levels = [level]
+        states = 1
+        for _ in range(k):
+            nxt: dict[int, int] = {}
+            for down, avail in level.items():
+                for u in bits(avail):
+                    grown = down | (1 << u)
+                    if grown in nxt:
+                        continue
+                    new_avail = avail & ~(1 << u)
+                    for v in succ[u]:
+                        if not pred[v] & ~grown:
+                            new_avail |= 1 << v
+                    nxt[grown] = new_avail
+            states += len(nxt)
+            if states > self.max_states:
+                raise TooWide
+            levels.append(nxt)
+            level = nxt
+        full = (1 << k) - 1
+        ways = {full: 1}
+        for level in reversed(levels[:-1]):
+            for down, avail in level.items():
+                ways[down] = sum(ways[down | (1 << u)] for u in bits(avail))
+        return ways
+
+    # --------------------------------------------------------------- bounds
+    def bounds(self) -> tuple[int, int]:
+        layer = [0] * self.k
+        for v in range(self.k):  # local order is a topological order
+            for u in bits(self.pred[v]):
+                layer[v] = max(layer[v], layer[u] + 1)
+        sizes: dict[int, int] = {}
+        for h in layer:
+            sizes[h] = sizes.get(h, 0) + 1
+        lower = math.prod(math.factorial(s) for s in sizes.values())
+        return lower, multinomial(self._chain_partition())
+
+    def descendants(self) -> tuple[int, ...]:
+        """``desc[u]``: mask of the elements that must follow ``u`` (transitive)."""
+        if self._desc is None:
+            desc = [0] * self.k
+            for u in reversed(range(self.k)):
+                for v in self.succ[u]:
+                    desc[u] |= (1 << v) | desc[v]
+            self._desc = tuple(desc)
+        return self._desc
+
+    def _chain_partition(self) -> list[int]:
+        """Sizes of a minimum chain partition (Dilworth, by bipartite matching
+        on the comparability relation: chains = k − maximum matching), with
+        augmenting paths searched iteratively."""
+        desc = self.descendants()
+        match_of: dict[int, int] = {}  # right element -> left element
+        for root in range(self.k):
+            # depth-first search for an augmenting path from ``root``
+            seen: set[int] = set()
+            stack = [(root, bits(desc[root]))]
+            path: list[tuple[int, int]] = []  # (left, right) edges tried on the way
+            while stack:
+                u, candidates = stack[-1]
+                v = next((w for w in candidates if w not in seen), None)
+                if v is None:
+                    stack.pop()
+                    if path:
+                        path.pop()
+                    continue
+                seen.add(v)
+                path.append((u, v))
+                if v not in match_of:
+                    for left, right in path:
+                        match_of[right] = left
+                    break
+                stack.append((match_of[v], bits(desc[match_of[v]])))
+        nxt = {u: v for v, u in match_of.items()}
+        sizes = []
+        for h in (u for u in range(self.k) if u not in match_of):
+            n = 1
+            while h in nxt:
+                h = nxt[h]
+                n += 1
+            sizes.append(n)
+        return sizes
+
+    # -------------------------------------------------------- Markov chain
+    def chain_steps(self, epsilon: float = MIXING_EPSILON) -> int:
+        """Steps of the Bubley–Dyer chain run before each draw."""
+        k = self.k
+        if k < 2:
+            return 0
+        return math.ceil((k**3 - k) / 3 * math.log(max(k * k / (4 * epsilon), 2.0)))
+
+    def run_chain(self, state: list[int], steps: int, rng: random.Random) -> None:
+        """Advance the Bubley–Dyer chain ``steps`` steps from ``state`` in place."""
+        k = self.k
+        if k < 2:
+            return
+        desc = self.descendants()
+        positions = list(range(k - 1))
+        cum = list(accumulate((p + 1) * (k - 1 - p) for p in range(k - 1)))
+        batch = 1 << 14
+        done = 0
+        while done < steps:
+            m = min(batch, steps - done)
+            picks = rng.choices(positions, cum_weights=cum, k=m)
+            coins = rng.getrandbits(m)
+            for p in picks:
+                if coins & 1:
+                    x, y = state[p], state[p + 1]
+                    if not desc[x] >> y & 1:
+                        state[p], state[p + 1] = y, x
+                coins >>= 1
+            done += m
+
+    def sample(self, rng: random.Random) -> list[int]:
+        """One extension (local elements): exact from the table when
+        tractable, else by the Markov chain."""
+        if self.tractable:
+            table = self.table()
+            placed, out = 0, []
+            for _ in range(self.k):
+                pick = rng.randrange(table[placed])
+                for u in range(self.k):
+                    if placed >> u & 1 or self.pred[u] & ~placed:
+                        continue
+                    ways = table[placed | (1 << u)]
+                    if pick < ways:
+                        placed |= 1 << u
+                        out.append(u)
+                        break
+                    pick -= ways
+            return out
+        if self.chain_state is None:
+            self.chain_state = list(range(self.k))
+        self.run_chain(self.chain_state, self.chain_steps(), rng)
+        return list(self.chain_state)
+
+
+def _components(elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]],
+                member: dict[int, int]) -> list[list[int]]:
+    """Connected components of the comparability graph on ``elements``
+    (``member`` maps each element to its position), each increasing, in order
+    of their smallest element."""
+    parent = list(range(len(elements)))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, e in enumerate(elements):
+        for w in succ[e]:
+            j = member.get(w)
+            if j is not None:
+                a, b = find(i), find(j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    groups: dict[int, list[int]] = {}
+    for i, e in enumerate(elements):
+        groups.setdefault(find(i), []).append(e)
+    return sorted(groups.values())
+
+
+def _series_cuts(elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]],
+                 member: dict[int, int]) -> list[int]:
+    """Positions ``c`` (0 < c < len) where ``elements[:c]`` lies wholly below
+    ``elements[c:]``.
+
+    With ``M`` the maximal elements of the prefix and ``N`` the minimal ones of
+    the suffix, the cut is series exactly when every pair of ``M × N`` is a
+    direct edge: a path from a maximal element of the prefix leaves the prefix
+    at once, and cannot enter a minimal element of the suffix but by its last
+    edge. One sweep keeps ``M``, ``N`` and the number of edges between them,
+    touching each element's edges a bounded number of times."""
+    m = len(elements)
+    in_suffix_preds = [0] * m
+    for i, e in enumerate(elements):
+        in_suffix_preds[i] = sum(1 for p in pred[e] if p in member)
+    in_m = [False] * m
+    in_n = [in_suffix_preds[i] == 0 for i in range(m)]
+    size_m, size_n = 0, sum(in_n)
+    edges_mn = 0
+    cuts = []
+    for c in range(1, m):
+        x = c - 1
+        e = elements[x]
+        # x leaves N (its predecessors are all in the prefix)
+        in_n[x] = False
+        size_n -= 1
+        edges_mn -= sum(1 for p in pred[e] if p in member and in_m[member[p]])
+        # its predecessors in M stop being maximal
+        for p in pred[e]:
+            j = member.get(p)
+            if j is not None and in_m[j]:
+                in_m[j] = False
+                size_m -= 1
+                edges_mn -= sum(1 for w in succ[p] if w in member and in_n[member[w]])
+        # x becomes maximal in the prefix
+        in_m[x] = True
+        size_m += 1
+        edges_mn += sum(1 for w in succ[e] if w in member and in_n[member[w]])
+        # successors with no predecessor left in the suffix become minimal
+        for w in succ[e]:
+            j = member.get(w)
+            if j is None:
+                continue
+            in_suffix_preds[j] -= 1
+            if in_suffix_preds[j] == 0:
+                in_n[j] = True
+                size_n += 1
+                edges_mn += sum(1 for p in pred[w] if p in member and in_m[member[p]])
+        if edges_mn == size_m * size_n:
+            cuts.append(c)
+    return cuts
+
+
+class Poset:
+    """A finite poset and its linear extensions; see the module docstring.
+
+    Parameters
+    ----------
+    k
+        Number of elements; the index order ``0..k-1`` is a topological order.
+    edges
+        Pairs ``(u, v)``, ``u < v``, generating the order.
+    max_states
+        Most down-sets a prime node's table may hold.
+
+    Examples
+    --------
+    >>> Poset(4, []).count()  # an antichain
+    24
+    >>> Poset(4, [(0, 2), (1, 2), (2, 3)]).count()  # {0, 1} below 2 below 3
+    2
+    """
+
+    def __init__(self, k: int, edges: Iterable[tuple[int, int]], max_states: int = DEFAULT_MAX_STATES) -> None:
+        self.k = k
+        succ: list[list[int]] = [[] for _ in range(k)]
+        pred: list[list[int]] = [[] for _ in range(k)]
+        for u, v in set(edges):
+            if not 0 <= u < v < k:
+                raise ValueError(f"edge ({u}, {v}) is not a forward pair of elements 0..{k - 1}")
+            succ[u].append(v)
+            pred[v].append(u)
+        for lst in succ:
+            lst.sort()
+        for lst in pred:
+            lst.sort()
+        self.succ, self.pred = succ, pred
+        #: ``pred_mask[v]``: bit mask of v's direct predecessors
+        self.pred_mask = [sum(1 << u for u in p) for p in pred]
+        self.max_states = max_states
+        self.root = self._decompose()
+        #: each element's leaf node
+        self.leaf: list[Node] = [None] * k  # type: ignore[list-item]
+        for node in self.nodes():
+            if node.kind == UNIT:
+                self.leaf[node.elements[0]] = node
+
+    # ------------------------------------------------------ decomposition
+    def _decompose(self) -> Node:
+        root = Node(PARALLEL, list(range(self.k)))
+        todo = [(root, True)]
+        while todo:
+            node, may_split = todo.pop()
+            elements = node.elements
+            if len(elements) <= 1:
+                node.kind = UNIT if elements else PARALLEL  # no elements: one (empty) extension
+                continue
+            member = {e: i for i, e in enumerate(elements)}
+            parts = _components(elements, self.succ, self.pred, member)
+            if len(parts) > 1:
+                node.kind = PARALLEL
+            else:
+                cuts = _series_cuts(elements, self.succ, self.pred, member)
+                if cuts:
+                    node.kind = SERIES
+                    bounds = [0, *cuts, len(elements)]
+                    parts = [elements[a:b] for a, b in zip(bounds, bounds[1:])]
+                else:
+                    node.kind = PRIME
+                    node.prime = _Prime(elements, self.succ, self.max_states)
+                    for slot, e in enumerate(elements):  # every element gets a leaf
+                        child = Node(UNIT, [e])
+                        child.parent, child.slot = node, slot
+                        node.children.append(child)
+                    continue
+            for slot, part in enumerate(parts):
+                child = Node(PARALLEL, part)
+                child.parent, child.slot = node, slot
+                node.children.append(child)
+                todo.append((child, True))
+        return root
+
+    def nodes(self) -> Iterator[Node]:
+        """Every node, parents before children."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(reversed(node.children))
+
+    def _postorder(self) -> list[Node]:
+        return list(self.nodes())[::-1]
+
+    # ------------------------------------------------------------ counting
+    @property
+    def tractable(self) -> bool:
+        """True when every prime node's table fits in ``max_states``."""
+        return all(n.prime.tractable for n in self.nodes() if n.kind == PRIME)
+
+    def count(self) -> int:
+        """The exact number of linear extensions; raises TooWide."""
+        if self.root.count is None:
+            for node in self._postorder():
+                if node.count is not None:
+                    continue
+                if node.kind == UNIT:
+                    node.count = 1
+                elif node.kind == PRIME:
+                    node.count = node.prime.table()[0]
+                elif node.kind == SERIES:
+                    node.count = math.prod(c.count for c in node.children)
+                else:
+                    node.count = multinomial([len(c.elements) for c in node.children]) * math.prod(
+                        c.count for c in node.children
+                    )
+        return self.root.count
+
+    def bounds(self) -> tuple[int, int]:
+        """(lower, upper) bounds on ``count()``; equal when it is tractable."""
+        got: dict[int, tuple[int, int]] = {}
+        for node in self._postorder():
+            if node.kind == UNIT:
+                b = (1, 1)
+            elif node.kind == PRIME:
+                b = (node.prime.table()[0],) * 2 if node.prime.tractable else node.prime.bounds()
+            else:
+                lo = math.prod(got[id(c)][0] for c in node.children)
+                hi = math.prod(got[id(c)][1] for c in node.children)
+                if node.kind == PARALLEL:
+                    mult = multinomial([len(c.elements) for c in node.children])
+                    lo, hi = lo * mult, hi * mult
+                b = (lo, hi)
+            got[id(node)] = b
+        return got[id(self.root)]
+
+    def reset_chains(self) -> None:
+        """Start every intractable part's Markov chain afresh."""
+        for node in self.nodes():
+            if node.kind == PRIME:
+                node.prime.chain_state = None
+
+    def prime_sizes(self) -> list[tuple[int, bool]]:
+        """(size, tractable) of every prime node."""
+        return [(n.prime.k, n.prime.tractable) for n in self.nodes() if n.kind == PRIME]
+
+    # ----------------------------------------------------------- the walk
+    def available(self, placed: int) -> list[int]:
+        """Elements not in the mask ``placed`` whose predecessors all are, increasing."""
+        return [u for u in range(self.k) if not placed >> u & 1 and not self.pred_mask[u] & ~placed]
+
+    def walker(self) -> "Walker":
+        self.count()
+        return Walker(self)
+
+    def unrank(self, index: int) -> list[int]:
+        """The ``index``-th linear extension in lexicographic order."""
+        walk = self.walker()
+        for _ in range(self.k):
+            for u, ways in walk.options():
+                if index < ways:
+                    walk.place(u)
+                    break
+                index -= ways
+            else:  # pragma: no cover - count() and the walk disagree
+                raise AssertionError("unrank ran past the end")
+        return walk.seq
+
+    # ---------------------------------------------------------- sampling
+    def sample(self, rng: random.Random) -> list[int]:
+        """One linear extension: uniform when tractable, and otherwise uniform
+        up to the Markov chain's ``ε`` inside the intractable prime nodes."""
+        draws: dict[int, list[int]] = {}
+        for node in self._postorder():
+            if node.kind == UNIT:
+                seq = list(node.elements)
+            elif node.kind == PRIME:
+                for c in node.children:
+                    draws.pop(id(c))
+                seq = [node.prime.elements[i] for i in node.prime.sample(rng)]
+            elif node.kind == SERIES:
+                seq = [e for c in node.children for e in draws.pop(id(c))]
+            else:
+                labels = [slot for slot, c in enumerate(node.children) for _ in c.elements]
+                rng.shuffle(labels)
+                iters = [iter(draws.pop(id(c))) for c in node.children]
+                seq = [next(iters[slot]) for slot in labels]
+            draws[id(node)] = seq
+        return draws[id(self.root)]
+
+
+class Walker:
+    """One linear extension under construction, left to right, with the number
+    of extensions that complete each next choice.
+
+    Every node keeps the number of extensions of its unplaced elements:
+    ``table[placed]`` for a prime node, the multinomial of its children's
+    remaining sizes times their products for a parallel node, the current
+    child's times the later children's counts for a series node. Placing an
+    element updates the nodes on its path to the root; asking what placing it
+    would leave computes the same along the path without storing it."""
+
+    def __init__(self, poset: Poset) -> None:
+        self.poset = poset
+        self.placed = 0
+        self.seq: list[int] = []
+        self.value: dict[int, int] = {}
+        self.mask: dict[int, int] = {}  # prime node -> placed local mask
+        self.remaining: dict[int, list[int]] = {}  # parallel node -> remaining size per child
+        self.left: dict[int, int] = {}  # parallel node -> remaining size in all
+        self.suffix: dict[int, list[int]] = {}  # series node -> product of counts from child i on
+        for node in poset._postorder():
+            key = id(node)
+            if node.kind == UNIT:
+                self.value[key] = 1
+            elif node.kind == PRIME:
+                self.mask[key] = 0
+                self.value[key] = node.prime.table()[0]
+            elif node.kind == SERIES:
+                suffix = [1] * (len(node.children) + 1)
+                for i in range(len(node.children) - 1, -1, -1):
+                    suffix[i] = suffix[i + 1] * node.children[i].count
+                self.suffix[key] = suffix
+                self.value[key] = suffix[0]
+            else:
+                sizes = [len(c.elements) for c in node.children]
+                self.remaining[key] = sizes
+                self.left[key] = sum(sizes)
+                self.value[key] = multinomial(sizes) * math.prod(self.value[id(c)] for c in node.children)
+
+    def completions(self) -> int:
+        """Linear extensions of the elements not yet placed."""
+        return self.value[id(self.poset.root)]
+
+    def _after(self, u: int) -> list[tuple[Node, int]]:
+        """(node, its value after placing ``u``) along u's path to the root."""
+        out = []
+        node = self.poset.leaf[u]
+        child, new = node, 1
+        out.append((node, 1))
+        node = node.parent
+        while node is not None:
+            key = id(node)
+            if node.kind == PRIME:
+                bit = 1 << node.prime.local[u]
+                new = node.prime.table()[self.mask[key] | bit]
+            elif node.kind == SERIES:
+                new = new * self.suffix[key][child.slot + 1]
+            else:
+                old = self.value[id(child)]
+                left = self.left[key]
+                new = self.value[key] * self.remaining[key][child.slot] // left // old * new
+            out.append((node, new))
+            child, node = node, node.parent
+        return out
+
+    def options(self) -> list[tuple[int, int]]:
+        """``(element, extensions that begin with the placed ones and it)`` for
+        every element that may come next, in increasing order."""
+        return [(u, self._after(u)[-1][1]) for u in self.poset.available(self.placed)]
+
+    def place(self, u: int) -> None:
+        for node, new in self._after(u):
+            key = id(node)
+            if node.kind == PRIME:
+                self.mask[key] |= 1 << node.prime.local[u]
+            self.value[key] = new
+        node = self.poset.leaf[u]
+        while node.parent is not None:
+            parent = node.parent
+            if parent.kind == PARALLEL:
+                self.remaining[id(parent)][node.slot] -= 1
+                self.left[id(parent)] -= 1
+            node = parent
+        self.placed |= 1 << u
+        self.seq.append(u)
+
+
+__all__ = ["Poset", "Walker", "Node", "TooWide", "DEFAULT_MAX_STATES", "MIXING_EPSILON", "bits", "multinomial"]
