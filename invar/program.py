@@ -66,7 +66,10 @@ class Program:
     lines: tuple[Line, ...]
     #: every token, in line order then left to right
     tokens: tuple[Token, ...]
-    #: dependency pairs (i, j): line j must stay after line i (i < j)
+    #: dependency pairs (i, j), i < j: line j must stay after line i. The
+    #: dependency order is their transitive closure: a frontend may give every
+    #: conflicting pair or any sparser set with the same closure (x86 gives one
+    #: of near-linear size; see docs/formats.md)
     deps: tuple[tuple[int, int], ...] = ()
     #: referents that no renaming may touch (implicit operands, user pins …)
     pinned: frozenset[str] = frozenset()

@@ -11,6 +11,7 @@ from invar.errors import ParseError
 from invar.frontends.x86 import canonical, parse, renaming_space
 from invar.frontends.x86.hexblock import decode
 from tests.conftest import FIXTURES, bhive_blocks
+from tests.oracles.x86_deps_reference import agree
 
 FIG1A = (FIXTURES / "x86" / "figure1a.s").read_text()
 FIG1B = (FIXTURES / "x86" / "figure1b.s").read_text()
@@ -217,12 +218,26 @@ def test_canonical_form_is_invariant_on_bhive_orbits(record_property):
                               f"({forms} blocks not already canonical)")
 
 
-def test_every_bhive_block_parses_sampled():
+def test_every_bhive_block_parses_sampled(record_property):
     """All ~117k blocks are parsed by bench/bench_x86_parse.py; here a seeded
-    fifth of them, so the suite stays fast."""
+    fifth of them, so the suite stays fast. Each block's deps (a generating
+    set) have the closure, the DLG layers and, for one small block in
+    twenty, the permutation count of every conflicting pair
+    (tests/oracles/x86_deps_reference.py)."""
     blocks = bhive_blocks()
     assert len(blocks) > 100_000
     sample = random.Random(2).sample(blocks, len(blocks) // 5)
-    for h in sample:
+    sparse = complete = counted = 0
+    for k, h in enumerate(sample):
         p = decode(h)
         assert p.lines and all(t.text for t in p.tokens)
+        count = k % 20 == 0 and len(p.lines) <= 40
+        try:
+            complete += agree(p, count=count)
+        except AssertionError as err:
+            raise AssertionError(f"block {h}: {err}") from None
+        sparse += len(p.deps)
+        counted += count
+    assert len(sample) >= 20_000 and sparse < complete / 2
+    record_property("oracle", f"deps: {len(sample)} BHive blocks have the closure of every conflicting pair "
+                              f"with {sparse} pairs instead of {complete}; {counted} permutation counts agree")

@@ -1,15 +1,39 @@
 """Dependencies between the instructions of a basic block.
 
-Line j depends on line i (i < j) when swapping them could change the block's
-final state: one writes a resource the other reads or writes. Resources are
-base registers (a write to ``%eax`` conflicts with a read of ``%ah``), the
-arithmetic flags as one resource, the x87 stack as one resource, and memory.
-Two memory accesses conflict unless both addresses are provably disjoint:
-same base and index registers, unchanged between the two lines, numeric
-displacements whose extents (bounded by the instruction's widest operand) do
-not overlap. Control flow, rip-relative addressing (its address moves with
-the instruction), and instructions that read the world outside the block
-(``rdtsc``, ``cpuid``) are barriers: nothing moves across them.
+Line j must stay after line i (i < j) when swapping them could change the
+block's final state: one writes a resource the other reads or writes.
+Resources are base registers (a write to ``%eax`` conflicts with a read of
+``%ah``), the arithmetic flags as one resource, the x87 stack as one resource,
+and memory. Two memory accesses conflict when one of them stores, unless both
+addresses are provably disjoint: same base and index registers, unchanged
+between the two lines, numeric displacements whose extents (bounded by the
+instruction's widest operand) do not overlap. Control flow, rip-relative
+addressing (its address moves with the instruction), and instructions that
+read the world outside the block (``rdtsc``, ``cpuid``) are barriers: nothing
+moves across them.
+
+``Program.deps`` is not every conflicting pair but a sparse set of pairs
+whose transitive closure is exactly the order the conflicts generate (the
+permutation space, the DLG layers and every count depend only on that
+closure), built in one pass, in time and memory near-linear in the block:
+
+* registers, ``flags``, ``x87``: per resource, the nearest conflicts only (a
+  read follows the last write; a write follows the reads since the last
+  write, or that write when there were none);
+* barriers follow the lines since the previous barrier that nothing follows
+  yet, and the lines after a barrier follow it when they follow nothing else;
+* memory: an access whose address is described (:func:`_access`) belongs to
+  the *group* of its address key (segment, base, index, scale); every other
+  access is a group of its own. Inside a group, bytes are resources, each
+  access touching ``disp .. disp + extent``, so per-byte nearest conflicts
+  keep exactly the overlapping pairs. Across groups every store conflicts
+  with every access; :class:`_Memory` keeps the stores in *runs* of one
+  group and links an access only to what no later conflicting access
+  already follows.
+
+Two accesses of one group whose base or index register is written between
+them are ordered by that register anyway (the first reads it, the write
+follows; the second reads what was written), so groups need no versions.
 """
 
 from __future__ import annotations
@@ -18,6 +42,8 @@ import bisect
 
 from ...program import Line
 from .semantics import Effects, suffix_bytes
+
+_MEM = frozenset({"mem"})
 
 #: the widest memory access a single bounded operand makes (a zmm register)
 _WIDEST = 64
@@ -38,56 +64,176 @@ def _extent(info: dict, eff: Effects) -> int | None:
     return max(widths) if widths else _WIDEST
 
 
-def _access(info: dict, eff: Effects) -> list[tuple] | None:
-    """The memory operands as comparable address keys, or None when any is not
-    described well enough to prove anything."""
-    out = []
+def _access(info: dict, eff: Effects) -> tuple[tuple, int, int] | None:
+    """``(address key, first byte, end byte)`` of what the line touches in
+    memory, or None when the address is not described well enough to prove
+    anything (implicit memory, unbounded extents, symbolic or rip-relative
+    displacements, or operands with different keys)."""
+    key = None
+    lo = hi = 0
     for o in info["operands"]:
         if o["kind"] != "mem":
             continue
         size = _extent(info, eff)
         if size is None or o.get("disp") is None or o.get("absolute") or o.get("rip"):
             return None
-        key = (
+        k = (
             o.get("seg"),
             o["base"].referent if o["base"] is not None else None,
             o["index"].referent if o["index"] is not None else None,
             o["scale"] if o["index"] is not None else 1,
         )
-        out.append((key, o["disp"], size))
-    if not out and (eff.reads_memory or eff.writes_memory):
-        return None  # implicit memory (push, string ops): not described
-    return out
+        if key is None:
+            key, lo, hi = k, o["disp"], o["disp"] + size
+        elif k != key:
+            return None  # two addresses, not comparable as one range
+        else:
+            lo, hi = min(lo, o["disp"]), max(hi, o["disp"] + size)
+    return None if key is None else (key, lo, hi)
 
 
-def _disjoint(a: list[tuple], b: list[tuple], between) -> bool:
-    for key_a, disp_a, size_a in a:
-        for key_b, disp_b, size_b in b:
-            if key_a != key_b:
-                return False
-            if key_a[1] in between or key_a[2] in between:
-                return False  # the base or index changes between the two lines
-            if not (disp_a + size_a <= disp_b or disp_b + size_b <= disp_a):
-                return False
-    return True
+class _Memory:
+    """Memory conflicts of one barrier-free stretch of a block, added to each
+    access's predecessors as it comes.
 
+    Cross-group conflicts are kept in *runs*: maximal stretches of stores of
+    one group. Every store of a run follows every store of the run before
+    (different groups conflict), so for a new access only the last two runs
+    and the loads around them can be unordered with it:
 
-class _WrittenBetween:
-    """``ref in between``: was ``ref`` written by a line strictly between i and j?"""
+    * ``front``: the stores of the current run that no later store of the run
+      follows (their byte ranges are disjoint); ``start``/``last``: its first
+      and last store;
+    * ``prev_front``, ``prev_loads``: the same for the run before, with the
+      loads of its group that none of its stores follows;
+    * ``foreign``: loads since the previous run ended whose group is not the
+      current run's, each with the last store before it (its *anchor*): a load
+      that came after a store of the current run follows its whole front, so
+      it already follows everything before its anchor;
+    * ``own``: loads of the current run's group since the previous run ended
+      that no store of that group follows yet.
+    """
 
-    __slots__ = ("writers", "i", "j")
+    __slots__ = ("bytes", "group", "front", "start", "last", "prev_front", "prev_loads",
+                 "foreign", "foreign_lines", "own", "_fresh")
 
-    def __init__(self, writers: dict[str, list[int]], i: int, j: int) -> None:
-        self.writers, self.i, self.j = writers, i, j
+    def __init__(self) -> None:
+        #: per group, per byte: [last store or -1, loads since it]
+        self.bytes: dict[object, dict[int, list]] = {}
+        self.group: object = None
+        self.front: set[int] = set()
+        self.start = self.last = -1
+        self.prev_front: list[int] = []
+        self.prev_loads: list[int] = []
+        self.foreign: list[tuple[int, object, int]] = []
+        self.foreign_lines: list[int] = []
+        self.own: dict[int, None] = {}
+        self._fresh = 0
 
-    def __contains__(self, ref: object) -> bool:
-        lines = self.writers.get(ref, ()) if isinstance(ref, str) else ()
-        k = bisect.bisect_right(lines, self.i)
-        return k < len(lines) and lines[k] < self.j
+    def access(self, j: int, where: tuple | None, store: bool, preds: set[int]) -> None:
+        """Line ``j`` touches memory at ``where`` (from :func:`_access`; None:
+        anywhere); add the earlier accesses it must follow to ``preds``."""
+        if where is None:
+            self._fresh += 1
+            group: object = ("anywhere", self._fresh)  # conflicts with every store and, storing, with all
+            cover, overlapped = -1, ()
+        else:
+            group = where[0]
+            cover, overlapped = self._bytes(j, group, where[1], where[2], store, preds)
+        if not store:
+            self._load(j, group, cover, preds)
+        elif self.group is None or group != self.group:
+            self._new_run(j, group, preds)
+        else:
+            self._continue_run(j, cover, overlapped, preds)
+
+    def _bytes(self, j: int, group, lo: int, hi: int, store: bool, preds: set[int]) -> tuple[int, set[int]]:
+        """Per-byte nearest conflicts inside the group. Returns the latest
+        store of the group this access overlaps (-1 if none) and the stores
+        it overlaps that are the last on some byte."""
+        table = self.bytes.setdefault(group, {})
+        cover = -1
+        overlapped: set[int] = set()
+        for b in range(lo, hi):
+            cell = table.get(b)
+            if cell is None:
+                table[b] = [j, []] if store else [-1, [j]]
+                continue
+            last, loads = cell
+            if last >= 0:
+                overlapped.add(last)
+                if last > cover:
+                    cover = last
+            if store:
+                if loads:
+                    preds.update(loads)
+                    for line in loads:  # they now come before a store of their own group
+                        self.own.pop(line, None)
+                elif last >= 0:
+                    preds.add(last)
+                cell[0], cell[1] = j, []
+            else:
+                if last >= 0:
+                    preds.add(last)
+                loads.append(j)
+        return cover, overlapped
+
+    def _load(self, j: int, group, cover: int, preds: set[int]) -> None:
+        if self.group is None:  # no store yet
+            self.foreign.append((j, group, -1))
+            self.foreign_lines.append(j)
+        elif group != self.group:
+            preds.update(self.front)  # every earlier store of another group is below the front
+            self.foreign.append((j, group, self.last))
+            self.foreign_lines.append(j)
+        else:
+            if cover < self.start:  # a store of this run it overlaps already follows the run before
+                preds.update(self.prev_front)
+            self.own[j] = None
+
+    def _new_run(self, j: int, group, preds: set[int]) -> None:
+        last = self.last
+        k = bisect.bisect_right(self.foreign_lines, last)
+        after = self.foreign[k:]  # loads since the last store: unordered with it and with each other
+        covered = False
+        for line, g, _anchor in after:
+            if g != group:
+                preds.add(line)
+                covered = True  # it follows the whole front
+        if not covered:
+            preds.update(self.front)
+        preds.update(self.own)
+        own_after = [(line, self.group, last) for line in self.own if line > last]
+        self.prev_front = list(self.front)
+        self.prev_loads = [line for line in self.own if line < last]
+        foreign = sorted([a for a in after if a[1] != group] + own_after)
+        self.foreign = foreign
+        self.foreign_lines = [a[0] for a in foreign]
+        self.own = {line: None for line, g, _anchor in after if g == group and line not in preds}
+        self.group = group
+        self.front = {j}
+        self.start = self.last = j
+
+    def _continue_run(self, j: int, cover: int, overlapped, preds: set[int]) -> None:
+        if cover < self.start:
+            cover = -1
+        if self.foreign and self.foreign[-1][2] >= self.start:
+            cover = max(cover, self.foreign[-1][2])
+        if cover < 0:
+            preds.update(self.prev_front)
+            preds.update(self.prev_loads)
+            preds.update(self.foreign_lines)
+        else:
+            k = bisect.bisect_right(self.foreign_lines, cover)
+            preds.update(self.foreign_lines[k:])
+        self.front.difference_update(overlapped)
+        self.front.add(j)
+        self.last = j
 
 
 def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[tuple[int, int], ...], frozenset[str]]:
-    """Dependency pairs of a block and the referents its semantics pin.
+    """Dependency pairs of a block (a generating set of its dependency
+    order, see the module docstring) and the referents its semantics pin.
 
     ``semantics[i]`` is ``(effects, info, tokens)`` for line i as built by the
     parser. Pinned referents are the implicit and fixed registers; when an
@@ -95,7 +241,6 @@ def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple
     renamable referent is pinned; ``vec:*`` marks a block that uses the vector
     file as a whole (``vzeroupper``), which keeps renamings inside ``%xmm0-15``.
     """
-    n = len(lines)
     pinned: set[str] = set()
     everything = False
     for eff, _info, _toks in semantics:
@@ -108,42 +253,47 @@ def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple
             pinned |= imp.reads | imp.writes | imp.fixed
     if everything:
         pinned |= {t.referent for _e, _i, toks in semantics for t in toks if t.referent is not None}
-    access = [_access(info, eff) for eff, info, _ in semantics]
-    barrier = [eff.barrier for eff, _info, _toks in semantics]
-    # per resource, the lines that wrote it and the lines that read it, so
-    # each line meets only the lines it can conflict with
-    writers: dict[str, list[int]] = {}
+    return tuple(sorted(_generating_pairs(lines, semantics))), frozenset(pinned)
+
+
+def _generating_pairs(lines: list[Line], semantics: list[tuple]) -> list[tuple[int, int]]:
+    deps: list[tuple[int, int]] = []
+    barrier = -1  # the last barrier
+    sinks: set[int] = set()  # lines since it that no line follows yet
+    writer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
-    memory_lines: list[int] = []
-    barrier_lines: list[int] = []
-    deps: set[tuple[int, int]] = set()
-    for j in range(n):
-        reads, writes = lines[j].reads - {"mem"}, lines[j].writes - {"mem"}
-        found: set[int] = set()
-        if barrier[j]:
-            found.update(range(j))
-        else:
-            found.update(barrier_lines)
-            for r in reads | writes:
-                found.update(writers.get(r, ()))
-            for r in writes:
-                found.update(readers.get(r, ()))
-            touches = "mem" in lines[j].reads or "mem" in lines[j].writes
-            if touches:
-                for i in memory_lines:
-                    if i in found or not ("mem" in lines[i].writes or "mem" in lines[j].writes):
-                        continue
-                    a, b = access[i], access[j]
-                    if a is None or b is None or not _disjoint(a, b, _WrittenBetween(writers, i, j)):
-                        found.add(i)
-        deps.update((i, j) for i in found)
-        if barrier[j]:
-            barrier_lines.append(j)
-        for r in writes:
-            writers.setdefault(r, []).append(j)
+    memory = _Memory()
+    for j, (line, (eff, info, _toks)) in enumerate(zip(lines, semantics)):
+        if eff.barrier:
+            preds = sinks if sinks else ({barrier} if barrier >= 0 else set())
+            deps.extend((i, j) for i in preds)
+            barrier, sinks = j, set()
+            writer, readers, memory = {}, {}, _Memory()  # nothing crosses it: start afresh
+            continue
+        preds: set[int] = set()
+        reads, writes = line.reads, line.writes
         for r in reads:
-            readers.setdefault(r, []).append(j)
-        if "mem" in lines[j].reads or "mem" in lines[j].writes:
-            memory_lines.append(j)
-    deps = sorted(deps)
-    return tuple(deps), frozenset(pinned)
+            if r in writer:
+                preds.add(writer[r])
+        for r in writes:
+            since = readers.get(r)
+            if since:
+                preds.update(since)
+            elif r in writer:
+                preds.add(writer[r])
+        if "mem" in reads or "mem" in writes:
+            memory.access(j, _access(info, eff), "mem" in writes, preds)
+            reads, writes = reads - _MEM, writes - _MEM
+        for r in writes:
+            writer[r] = j
+            readers[r] = []
+        for r in reads:
+            if r not in writes:
+                readers.setdefault(r, []).append(j)
+        preds.discard(j)
+        if not preds and barrier >= 0:
+            preds.add(barrier)
+        sinks.difference_update(preds)
+        sinks.add(j)
+        deps.extend((i, j) for i in preds)
+    return deps

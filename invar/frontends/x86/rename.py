@@ -23,6 +23,7 @@ other referent may take their place. The enumeration order is that of
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ...errors import SpaceError, UsageError
@@ -71,7 +72,7 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
             cls = tok.referent.split(":")[0]
             if cls not in R.BASES:
                 continue
-            ok = {f"{cls}:{b}" for b in R.BASES[cls] if R.exists(tok.view, f"{cls}:{b}")}
+            ok = set(_viewable(tok.view, cls))
             if has_high and tok.view != "gpr:8h":
                 if cls == "gpr":
                     legal = R.LEGACY_BYTE if tok.view == "gpr:8" else R.LEGACY
@@ -91,7 +92,8 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         if vector_file or not only:
             allowed[ref] &= {f"vec:{i}" for i in range(16)}
 
-    referents = [r for r in program.referents if r in allowed and r not in pinned]
+    present = program.referents
+    referents = [r for r in present if r in allowed and r not in pinned]
     # a referent outside its own allowed set cannot be renamed at all: pin it
     for r in list(referents):
         if r not in allowed[r]:
@@ -103,8 +105,14 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         for r in referents
     ]
     space = RenamingSpace(program, referents, targets, _spell)
-    space.pinned = frozenset(p for p in pinned if p != "vec:*" and p in set(program.referents))
+    space.pinned = frozenset(p for p in pinned if p != "vec:*") & frozenset(present)
     return space
+
+
+@lru_cache(maxsize=None)
+def _viewable(view: str, cls: str) -> frozenset[str]:
+    """The bases of class ``cls`` that have a register of ``view``."""
+    return frozenset(f"{cls}:{b}" for b in R.BASES[cls] if R.exists(view, f"{cls}:{b}"))
 
 
 def _in_parentheses(tokens: list[Token], k: int) -> bool:
