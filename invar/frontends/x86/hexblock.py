@@ -3,6 +3,12 @@
 The bytes are decoded to AT&T text by capstone and parsed like any other
 text, so a block has one IR whichever way it arrives. A ``.hex`` file holds one
 block per line, optionally as BHive's ``hex,frequency`` CSV rows.
+
+A file is a batch: a bad line (an empty hex field, an odd number of digits, a
+character that is not hex, bytes capstone cannot decode, an instruction invar
+rejects) is left out and reported as a located error in
+:attr:`~invar.frontends.units.Units.skipped`, and every other line still gets
+its block. Only a file with no good line raises.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from functools import lru_cache
 
 from ...errors import ParseError
 from ...program import Program
+from ..units import Units
 from .parse import parse
 
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
@@ -26,38 +33,71 @@ def _decoder():
     return md
 
 
-def disassemble(hexcode: str, *, line: int = 1) -> list[tuple[str, bytes]]:
-    """Decode ``hexcode`` into (AT&T text, bytes) per instruction."""
+def disassemble(hexcode: str, *, line: int = 1, col: int = 1) -> list[tuple[str, bytes]]:
+    """Decode ``hexcode`` into (AT&T text, bytes) per instruction; errors
+    are located at ``line`` and at columns counted from ``col``, where the
+    hex starts in its source line."""
+    col += len(hexcode) - len(hexcode.lstrip())
     hexcode = hexcode.strip()
-    if not _HEX.match(hexcode) or len(hexcode) % 2:
-        bad = next((i for i, c in enumerate(hexcode) if c not in "0123456789abcdefABCDEF"), len(hexcode) - 1)
-        raise ParseError("not an even-length hex string", line=line, col=bad + 1)
+    if not hexcode:
+        raise _bad("empty hex field", "empty hex field", line, col)
+    if not _HEX.match(hexcode):
+        bad = next(i for i, c in enumerate(hexcode) if c not in "0123456789abcdefABCDEF")
+        raise _bad("not an even-length hex string", "not hex", line, col + bad)
+    if len(hexcode) % 2:
+        raise _bad("not an even-length hex string", "odd number of hex digits", line, col + len(hexcode) - 1)
     code = bytes.fromhex(hexcode)
     out, used = [], 0
     for address, size, mnemonic, op_str in _decoder().disasm_lite(code, 0):
         out.append((f"{mnemonic} {op_str}".strip(), code[address : address + size]))
         used = address + size
     if used != len(code):
-        raise ParseError(f"cannot decode the bytes at offset {used}", line=line, col=2 * used + 1)
+        raise _bad(f"cannot decode the bytes at offset {used}", "undecodable bytes", line, col + 2 * used)
     return out
 
 
-def decode(hexcode: str, *, name: str = "block", line: int = 1) -> Program:
-    """The IR of one BHive block given as hex."""
-    instructions = disassemble(hexcode, line=line)
+def decode(hexcode: str, *, name: str = "block", line: int = 1, col: int = 1) -> Program:
+    """The IR of one BHive block given as hex (``line``, ``col``: where the
+    hex stands in its file, for errors)."""
+    instructions = disassemble(hexcode, line=line, col=col)
     try:
         return parse("\n".join(text for text, _ in instructions), name=name)
     except ParseError as err:
-        raise ParseError(f"capstone produced {err.source_line!r}: {err.message}", line=line, col=1)
+        k = min(max(err.line, 1), len(instructions)) - 1  # the instruction's index
+        offset = sum(len(code) for _, code in instructions[:k])
+        raise _bad(f"capstone produced {instructions[k][0]!r}: {err.message}", "instruction rejected",
+                   line, col + 2 * offset) from None
 
 
-def parse_units(text: str, path: str | None = None) -> list[Program]:
-    """One block per non-empty line (``hex`` or ``hex,frequency``)."""
-    units = []
+def _bad(message: str, reason: str, line: int, col: int) -> ParseError:
+    err = ParseError(message, line=line, col=col)
+    err.reason = reason  # type: ignore[attr-defined]  (the skip summary counts by reason)
+    return err
+
+
+def parse_units(text: str, path: str | None = None) -> Units:
+    """One block per non-empty line (``hex`` or ``hex,frequency``; a ``#``
+    starts a comment, a ``hex``/``code`` header row is skipped). Bad lines are
+    in ``skipped``; a file with bad lines only raises the first one's error."""
+    units = Units()
     for lineno, raw in enumerate(text.splitlines(), start=1):
-        row = raw.split("#", 1)[0].strip()
-        if not row:
+        code = raw.split("#", 1)[0]
+        if not code.strip():
             continue
-        hexcode = row.split(",", 1)[0].strip()
-        units.append(decode(hexcode, name=f"line{lineno}", line=lineno))
+        field = code.split(",", 1)[0]
+        hexcode = field.strip()
+        if hexcode.lower() in ("hex", "code"):
+            continue
+        col = len(field) - len(field.lstrip()) + 1
+        try:
+            units.append(decode(hexcode, name=f"line{lineno}", line=lineno, col=col))
+        except ParseError as err:
+            err.source_line = raw
+            units.skipped.append(err.located(path))
+    if units.skipped and not units:
+        first = units.skipped[0]
+        if len(units.skipped) > 1:
+            first.message += f" (and {len(units.skipped) - 1} more bad lines; no line is a block)"
+            first.args = (first.message,)
+        raise first
     return units

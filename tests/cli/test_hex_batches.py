@@ -1,0 +1,98 @@
+"""A hex file or BHive CSV is a batch: good lines around bad ones all get
+their answer, each bad line is reported with its file, line and column, and
+the command exits 1. Only a file with no good line fails as a whole."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import BHIVE
+
+GOOD = {1: "4883c2014883fa40", 4: "4889d8", 7: "4801c3", 10: "4889d84883c2014889c1"}
+#: line -> (content, column, message, reason in the summary)
+BAD = {
+    2: (",0.3", 1, "empty hex field", "empty hex field"),
+    3: ("4883c201zz,1.0", 9, "not an even-length hex string", "not hex"),
+    5: ("4883c", 5, "not an even-length hex string", "odd number of hex digits"),
+    6: ("  0f,2", 3, "cannot decode the bytes at offset 0", "undecodable bytes"),
+    8: ("4889d8cf", 7, "capstone produced 'iretl'", "instruction rejected"),
+    9: ("8d24e7", 1, "unknown register '%riz'", "instruction rejected"),
+}
+
+
+@pytest.fixture
+def batch(tmp_path):
+    rows = {n: f"{h},0.5" if n % 2 else h for n, h in GOOD.items()}
+    rows.update({n: content for n, (content, *_rest) in BAD.items()})
+    path = tmp_path / "blocks.hex"
+    path.write_text("\n".join(rows[n] for n in sorted(rows)) + "\n\n# a comment\n")
+    return path
+
+
+def _check_errors(stderr: str, path) -> None:
+    lines = stderr.splitlines()
+    assert len(lines) == len(BAD) + 1
+    for line, (n, (_content, col, message, _reason)) in zip(lines, sorted(BAD.items())):
+        assert line.startswith(f"{path}:{n}:{col}: error: ") and message in line, line
+    assert lines[-1] == (f"{path}: 6 skipped: 1 empty hex field, 1 not hex, 1 odd number of hex digits, "
+                         "1 undecodable bytes, 2 instruction rejected")
+
+
+def test_renamings_count(invoke, batch):
+    result = invoke("renamings", batch, "--count")
+    assert result.exit_code == 1
+    counts = dict(line.split(": ") for line in result.stdout.splitlines())
+    assert list(counts) == [f"line{n}" for n in sorted(GOOD)]
+    assert counts["line4"] == "240" and counts["line1"] == "16"
+    _check_errors(result.stderr, batch)
+
+
+def test_permutations_count(invoke, batch):
+    result = invoke("permutations", batch, "--count", "--format", "jsonl")
+    assert result.exit_code == 1
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["unit"] for r in records] == [f"line{n}" for n in sorted(GOOD)]
+    assert all(r["exact"] and r["count"] >= 1 for r in records)
+    _check_errors(result.stderr, batch)
+
+
+def test_parse(invoke, batch):
+    result = invoke("parse", batch, "--format", "json")
+    assert result.exit_code == 1
+    units = json.loads(result.stdout)["units"]
+    assert [u["name"] for u in units] == [f"line{n}" for n in sorted(GOOD)]
+    assert units[2]["lines"][0]["text"] == "addq %rax, %rbx"
+    _check_errors(result.stderr, batch)
+
+
+def test_dlg_and_canon(invoke, batch):
+    for command in ("dlg", "canon"):
+        result = invoke(command, batch)
+        assert result.exit_code == 1 and result.stdout.strip()
+        _check_errors(result.stderr, batch)
+
+
+def test_a_file_with_no_good_line_fails(invoke, tmp_path):
+    path = tmp_path / "bad.hex"
+    path.write_text("hex,frequency\n,1\nzz,2\n")  # a header row, then nothing but bad lines
+    result = invoke("renamings", path, "--count")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.strip() == f"{path}:2:1: error: empty hex field (and 1 more bad lines; no line is a block)"
+
+
+def test_a_published_bhive_csv(invoke):
+    """gzip-compress.csv as published has an empty hex field on line 1881:
+    every other row is answered."""
+    path = BHIVE / "gzip-compress.csv"
+    rows = path.read_text().splitlines() if path.exists() else []
+    assert len(rows) > 1800, f"BHive data not found at ../shared/data/bhive (looked for {path.name})"
+    bad = [n for n, row in enumerate(rows, 1) if not row.split(",", 1)[0].strip()]
+    assert bad == [1881]
+    result = invoke("renamings", path, "--lang", "hex", "--count")
+    assert result.exit_code == 1
+    answered = [line.split(":")[0] for line in result.stdout.splitlines()]
+    assert answered == [f"line{n}" for n in range(1, len(rows) + 1) if n not in bad]
+    assert result.stderr.splitlines() == [f"{path}:1881:1: error: empty hex field",
+                                          f"{path}: 1 skipped: 1 empty hex field"]
