@@ -41,7 +41,12 @@ LangOpt = Annotated[
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]
 CountOpt = Annotated[bool, typer.Option("--count", help="Print the exact number of transformations.")]
 LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Enumerate at most N, in the documented order.")]
-SampleOpt = Annotated[Optional[int], typer.Option("--sample", min=0, help="Draw N uniformly at random (with replacement).")]
+#: the most samples one run may draw: more could never be written out
+MAX_SAMPLES = sys.maxsize
+SampleOpt = Annotated[
+    Optional[int],
+    typer.Option("--sample", min=0, max=MAX_SAMPLES, help="Draw N uniformly at random (with replacement), streamed."),
+]
 
 
 class TextFormat(str, enum.Enum):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import islice
 from typing import Annotated, Optional
 
 import typer
@@ -36,6 +37,9 @@ MaxStatesOpt = Annotated[
     typer.Option("--max-states", min=1, help="Down-sets one exact count may tabulate before it reports bounds instead."),
 ]
 
+#: sampled orders carry their index when the space has at most this many
+#: (past it, the index is a huge number that costs more to compute than the order)
+MAX_INDEX = (1 << 63) - 1
 #: line-comment marker per language, for the header above each printed variant
 COMMENT = {"java": "//"}
 
@@ -80,7 +84,9 @@ def permutations(
     --sample draws uniformly (exactly; by a Markov chain only where a program
     is too wide to count, with a note on stderr). Each order is printed as
     source text under a comment naming it, or with --format jsonl as
-    {"unit", "index", "order", "text"}, ``order[new] = old`` (0-based).
+    {"unit", "index", "order", "text"}, ``order[new] = old`` (0-based);
+    a sampled order's index is null where the space has more than 2^63
+    orders. Samples are streamed, in constant memory.
 
     Example: invar permutations earnings.py --count
     """
@@ -88,10 +94,14 @@ def permutations(
         raise UsageError("--count and --sample are exclusive")
     units = select_units(file, lang, function)
     records: list[dict] = []
+    opened = [False]
 
     def emit(record: dict) -> None:
         if fmt is TextFormat.jsonl:
             typer.echo(json.dumps(record))
+        elif fmt is TextFormat.json and not count:  # a JSON array, streamed record by record
+            typer.echo(("," if opened[0] else "[") + json.dumps(record))
+            opened[0] = True
         else:
             records.append(record)
 
@@ -116,7 +126,9 @@ def permutations(
                         f"(within {MIXING_EPSILON} of uniform in total variation)",
                         markup=False,
                     )
-                chosen = [(space.rank(t) if space.tractable else None, t) for t in space.sample(sample, rng)]
+                # streamed; an index is given where one fits in 63 bits
+                indexed = space.tractable and space.count() <= MAX_INDEX
+                chosen = ((space.rank(t) if indexed else None, t) for t in islice(space.samples(rng), sample))
             else:
                 chosen = enumerate(space.enumerate(limit))
             for index, t in chosen:
@@ -128,4 +140,7 @@ def permutations(
                 else:
                     emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
     if fmt is TextFormat.json:
-        typer.echo(json.dumps(records))
+        if count:
+            typer.echo(json.dumps(records))
+        else:
+            typer.echo("]" if opened[0] else "[]")

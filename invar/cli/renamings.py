@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import islice
 from typing import Annotated, List, Optional
 
 import typer
@@ -90,8 +91,8 @@ def renamings(
             else:
                 print(json.dumps({"schema": SCHEMA, "unit": unit.name, "count": n}))
             continue
-        if sample is not None:
-            picked = [(space.rank(r), r) for r in space.sample(sample, rng)]
+        if sample is not None:  # streamed: constant memory whatever N is
+            picked = ((space.rank(r), r) for r in islice(space.samples(rng), sample))
         else:
             picked = ((None, r) for r in space.enumerate(limit))
         for k, (index, r) in enumerate(picked):

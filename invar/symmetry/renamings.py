@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import islice
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..errors import SpaceError
@@ -262,6 +263,11 @@ class RenamingSpace:
 
     def sample(self, n: int, rng: random.Random | int | None = None) -> list[Renaming]:
         """``n`` renamings drawn independently and exactly uniformly."""
+        return list(islice(self.samples(rng), n))
+
+    def samples(self, rng: random.Random | int | None = None) -> Iterator[Renaming]:
+        """An endless stream of independent, exactly uniform renamings, in
+        constant memory (what ``sample`` and ``--sample N`` draw from)."""
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         total = self.count()
         if total == 0:
@@ -270,8 +276,10 @@ class RenamingSpace:
             # one atom: every referent may take every target, so a uniform
             # injective sequence is a uniform renaming
             pool, refs = self.allowed[0], self.referents
-            return [Renaming(tuple(zip(refs, rng.sample(pool, len(refs))))) for _ in range(n)]
-        return [self.unrank(rng.randrange(total)) for _ in range(n)]
+            while True:
+                yield Renaming(tuple(zip(refs, rng.sample(pool, len(refs)))))
+        while True:
+            yield self.unrank(rng.randrange(total))
 
     # --------------------------------------------------------- apply / undo
     def apply(self, program: Program | None, renaming: Renaming) -> Program:
