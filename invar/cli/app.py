@@ -17,7 +17,7 @@ from typing import Annotated, Callable, Optional, TypeVar
 import typer
 from rich.console import Console
 
-from ..errors import InvarError, ParseError
+from ..errors import InvarError
 
 app = typer.Typer(
     name="invar",
@@ -68,41 +68,36 @@ SCHEMA = 1
 
 
 # ------------------------------------------------------------- input reading
-def read_text(path: str) -> str:
-    """Read ``path`` (``-`` for stdin) as UTF-8 text, or raise a located ParseError."""
+def read_bytes(path: str) -> bytes:
+    """The bytes of ``path`` (``-`` for stdin), or a located InvarError."""
     shown = "<stdin>" if path == "-" else path
     try:
-        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except FileNotFoundError:
         raise InvarError("no such file", path=shown)
     except IsADirectoryError:
         raise InvarError("is a directory, not a file", path=shown)
     except OSError as err:
         raise InvarError(f"cannot read: {err.strerror}", path=shown)
-    if b"\0" in data:
-        at = data.index(b"\0")
-        line = data.count(b"\n", 0, at) + 1
-        col = at - (data.rfind(b"\n", 0, at) + 1) + 1
-        raise ParseError("binary input (NUL byte); expected text", path=shown, line=line, col=col)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = data.count(b"\n", 0, err.start) + 1
-        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
-        raise ParseError(f"not UTF-8 (byte 0x{data[err.start]:02x})", path=shown, line=line, col=col)
-    if not text.strip():
-        raise ParseError("empty input", path=shown, line=1, col=1)
-    return text
+
+
+def read_text(path: str, lang: str | None = None) -> str:
+    """Read ``path`` (``-`` for stdin) as text in ``lang``'s encoding rules
+    (:func:`invar.frontends.decode`; UTF-8 when no language is given)."""
+    from ..frontends import decode
+
+    data = read_bytes(path)
+    return decode(data, lang or "", "<stdin>" if path == "-" else path)
 
 
 def load_units(path: str, lang: str | None):
     """Read and parse ``path`` into its units (see :func:`invar.frontends.parse_units`)."""
-    from ..frontends import lang_of, parse_units
+    from ..frontends import decode, lang_of, parse_units
 
     shown = "<stdin>" if path == "-" else path
-    text = read_text(path)  # an unreadable file is reported before anything else
+    data = read_bytes(path)  # an unreadable file is reported before anything else
     language = lang_of(None if path == "-" else path, lang)
-    return parse_units(text, language, shown)
+    return parse_units(decode(data, language, shown), language, shown)
 
 
 #: units skipped by the current command (reported as they are found; the

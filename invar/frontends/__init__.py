@@ -56,6 +56,43 @@ def lang_of(path: str | None, lang: str | None = None) -> str:
     return EXTENSIONS[ext]
 
 
+def decode(data: bytes, lang: str, path: str | None = None) -> str:
+    """The text of a file's bytes, read the way its language reads it.
+
+    Python follows PEP 263: a coding declaration on one of the first two lines
+    names the encoding (UTF-8 otherwise), and a UTF-8 byte-order mark is
+    dropped. Every other language is UTF-8, a byte-order mark dropped. NUL
+    bytes, undecodable bytes and empty input are located ParseErrors."""
+    if b"\0" in data:
+        at = data.index(b"\0")
+        line, col = _position(data, at)
+        raise ParseError("binary input (NUL byte); expected text", path=path, line=line, col=col)
+    encoding = "utf-8-sig"
+    if lang == "python":
+        import io
+        import tokenize
+
+        try:
+            found, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as err:  # an unknown codec, or a cookie that contradicts a BOM
+            raise ParseError(str(err).split(" (")[0], path=path, line=1, col=1) from None
+        encoding = "utf-8-sig" if found in ("utf-8", "utf-8-sig") else found
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as err:
+        line, col = _position(data, err.start)
+        shown = "UTF-8" if encoding == "utf-8-sig" else encoding
+        raise ParseError(f"not {shown} (byte 0x{data[err.start]:02x})", path=path, line=line, col=col) from None
+    if not text.strip():
+        raise ParseError("empty input", path=path, line=1, col=1)
+    return text
+
+
+def _position(data: bytes, at: int) -> tuple[int, int]:
+    """1-based (line, column) of byte offset ``at``."""
+    return data.count(b"\n", 0, at) + 1, at - (data.rfind(b"\n", 0, at) + 1) + 1
+
+
 def parse_units(text: str, lang: str, path: str | None = None) -> list[Program]:
     """Parse ``text`` in ``lang`` into its units (at least one, or ParseError)."""
     module = importlib.import_module(FRONTENDS[lang])

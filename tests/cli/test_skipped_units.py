@@ -36,3 +36,15 @@ def test_other_units_are_processed_and_the_bad_one_reported(invoke, one_bad_func
     err = result.stderr.splitlines()
     assert err[0].startswith(f"{one_bad_function}:6:5: error: construct not supported here")
     assert err[-1] == f"{one_bad_function}: 1 skipped: 1 unsupported construct"
+
+
+def test_python_files_with_a_bom_or_a_coding_cookie(tmp_path, invoke):
+    bom = tmp_path / "bom.py"
+    bom.write_bytes(b"\xef\xbb\xbfdef f(a, /):\n    b = a\n    c = 2\n    return b + c\n")
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"# -*- coding: latin-1 -*-\ndef f(a, /):\n    s = 'caf\xe9'\n    t = a\n    return s, t\n")
+    assert invoke("permutations", bom, "--count").stdout.strip() == "2"
+    result = invoke("renamings", latin, "--limit", "2")
+    assert result.exit_code == 0 and "caf\u00e9" in result.stdout
+    piped = invoke("renamings", "-", "--lang", "python", "--count", input=latin.read_bytes())
+    assert piped.exit_code == 0 and piped.stdout.strip() == "2"

@@ -8,6 +8,7 @@ import textwrap
 import pytest
 
 from invar.errors import ParseError, SpaceError, UnsupportedError
+from invar.frontends import decode
 from invar.frontends import parse_units as parse_any
 from invar.frontends import python as py
 from invar.frontends.python import parse_units, renaming_space
@@ -396,3 +397,35 @@ def test_a_bad_function_is_skipped_and_reported(monkeypatch):
 def test_registry_dispatches_on_extension():
     units = parse_any(EARNINGS, "python", "e.py")
     assert units[0].lang == "python" and units[0].name == "earnings"
+
+
+# ------------------------------------------------------------ reading files
+@pytest.mark.parametrize(
+    "data, text",
+    [
+        (b"\xef\xbb\xbfx = 1\n", "x = 1\n"),  # a UTF-8 byte-order mark is dropped
+        (b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\n", "# -*- coding: latin-1 -*-\ns = 'caf\u00e9'\n"),
+        (b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '\x80'\n",
+         "#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '\u20ac'\n"),
+        (b"s = 'caf\xc3\xa9'\n", "s = 'caf\u00e9'\n"),  # UTF-8 by default
+    ],
+)
+def test_python_files_are_read_as_python_reads_them(data, text):
+    assert decode(data, "python", "m.py") == text
+    assert parse_any(decode(data, "python", "m.py"), "python", "m.py")
+
+
+@pytest.mark.parametrize(
+    "data, line, col, message",
+    [
+        (b"# coding: no-such-codec\nx = 1\n", 1, 1, "unknown encoding"),
+        (b"x = 1\ns = 'caf\xe9'\n", 2, 9, "not UTF-8 (byte 0xe9)"),
+        (b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", 1, 1, "encoding problem"),
+        (b"x = 1\n\x00\n", 2, 1, "binary input"),
+    ],
+)
+def test_undecodable_python_files_are_located(data, line, col, message):
+    with pytest.raises(ParseError) as info:
+        decode(data, "python", "m.py")
+    assert (info.value.path, info.value.line, info.value.col) == ("m.py", line, col)
+    assert message in info.value.message
