@@ -67,6 +67,26 @@ class Formula:
     def __hash__(self) -> int:
         return self._hash
 
+    def __eq__(self, other: object) -> bool:
+        # iterative: the generated comparison recurses once per level of nesting
+        if self is other:
+            return True
+        if not isinstance(other, Formula):
+            return NotImplemented
+        pairs = [(self, other)]
+        while pairs:
+            x, y = pairs.pop()
+            if x is y:
+                continue
+            if x._hash != y._hash or x.op != y.op or x.name != y.name or len(x.args) != len(y.args):
+                return False
+            pairs.extend(zip(x.args, y.args))
+        return True
+
+    def __repr__(self) -> str:
+        # the generated repr recurses too; the infix text says the same
+        return f"Formula({to_infix(self)!r})"
+
     @property
     def size(self) -> int:
         """Number of nodes (APs, constants and operators): DeepLTL's formula size."""
@@ -280,80 +300,75 @@ def _split_word(word: str, at: int, text: str) -> list[Lexeme]:
     return out
 
 
-class _InfixParser:
-    """Precedence climbing over :data:`_LEVELS`."""
-
-    def __init__(self, text: str, lexemes: list[Lexeme]) -> None:
-        self.text = text
-        self.lexemes = lexemes
-        self.k = 0
-
-    def peek(self) -> Lexeme | None:
-        return self.lexemes[self.k] if self.k < len(self.lexemes) else None
-
-    def fail_here(self, what: str) -> ParseError:
-        lx = self.peek()
-        if lx is None:
-            return _error(f"{what}, found the end of the formula", self.text, len(self.text.rstrip()))
-        return _error(f"{what}, found {lx.text!r}", self.text, lx.start)
-
-    def binary(self, level: int) -> Formula:
-        if level == _UNARY_PREC:
-            return self.unary()
-        left = self.binary(level + 1)
-        while True:
-            lx = self.peek()
-            if lx is None or lx.kind != "operator" or _PREC.get(lx.text) != level:
-                return left
-            symbol = lx.text
-            self.k += 1
-            if symbol in _RIGHT_ASSOC:
-                right = self.binary(level)
-                return Formula(symbol, (left, right))
-            left = Formula(symbol, (left, self.binary(level + 1)))
-
-    def unary(self) -> Formula:
-        lx = self.peek()
-        if lx is None:
-            raise self.fail_here("expected an operand")
-        if lx.kind == "operator" and lx.text in UNARY:
-            self.k += 1
-            return Formula(lx.text, (self.unary(),))
-        if lx.kind == "ap":
-            self.k += 1
-            return ap(lx.text)
-        if lx.kind == "constant":
-            self.k += 1
-            return Formula(_POLISH_OPS.get(lx.text, lx.text))
-        if lx.text == "(":
-            self.k += 1
-            inner = self.binary(0)
-            close = self.peek()
-            if close is None or close.text != ")":
-                if close is None:
-                    raise _error("unbalanced parenthesis: '(' is never closed", self.text, lx.start)
-                raise self.fail_here("expected ')' or a binary operator")
-            self.k += 1
-            return inner
-        if lx.text == ")":
-            raise _error("unbalanced parenthesis: ')' without '('", self.text, lx.start)
-        raise self.fail_here("expected an operand")
-
-
 def _parse_infix(text: str) -> tuple[Formula, list[Lexeme]]:
+    """Operator precedence over :data:`_LEVELS` with explicit stacks (no
+    recursion, so nesting depth is bounded by memory, not the call stack).
+
+    ``pending`` holds unary operators, binary operators and open parentheses
+    whose operands are not complete yet; ``operands`` the finished subformulas."""
     lexemes = _infix_lexemes(text)
     if not lexemes:
         raise _error("empty formula", text, 0)
-    parser = _InfixParser(text, lexemes)
-    try:
-        result = parser.binary(0)
-    except RecursionError:
-        raise _error("formula nested too deeply for infix notation", text, 0) from None
-    lx = parser.peek()
-    if lx is not None:
-        if lx.text == ")":
-            raise _error("unbalanced parenthesis: ')' without '('", text, lx.start)
-        raise _error(f"unexpected {lx.text!r} after a complete formula", text, lx.start)
+    operands: list[Formula] = []
+    pending: list[Lexeme] = []
+    open_parens = 0
+
+    def reduce() -> None:
+        lx = pending.pop()
+        if lx.text in UNARY:
+            operands.append(Formula(lx.text, (operands.pop(),)))
+        else:
+            right = operands.pop()
+            operands.append(Formula(lx.text, (operands.pop(), right)))
+
+    want_operand = True
+    for lx in lexemes:
+        if want_operand:
+            if lx.kind == "operator" and lx.text in UNARY:
+                pending.append(lx)
+            elif lx.kind == "ap":
+                operands.append(ap(lx.text))
+                want_operand = False
+            elif lx.kind == "constant":
+                operands.append(Formula(_POLISH_OPS.get(lx.text, lx.text)))
+                want_operand = False
+            elif lx.text == "(":
+                pending.append(lx)
+                open_parens += 1
+            elif lx.text == ")":
+                raise _error("unbalanced parenthesis: ')' without '('", text, lx.start)
+            else:
+                raise _error(f"expected an operand, found {lx.text!r}", text, lx.start)
+        elif lx.kind == "operator" and lx.text in _PREC:
+            level = _PREC[lx.text]
+            left_assoc = lx.text not in _RIGHT_ASSOC
+            while pending and pending[-1].text != "(":
+                top = pending[-1].text
+                top_level = _PREC.get(top, _UNARY_PREC)
+                if top_level > level or (top_level == level and left_assoc):
+                    reduce()
+                else:
+                    break
+            pending.append(lx)
+            want_operand = True
+        elif lx.text == ")":
+            if not open_parens:
+                raise _error("unbalanced parenthesis: ')' without '('", text, lx.start)
+            while pending[-1].text != "(":
+                reduce()
+            pending.pop()
+            open_parens -= 1
+        elif open_parens:
+            raise _error(f"expected ')' or a binary operator, found {lx.text!r}", text, lx.start)
+        else:
+            raise _error(f"unexpected {lx.text!r} after a complete formula", text, lx.start)
+    if want_operand:
+        raise _error("expected an operand, found the end of the formula", text, len(text.rstrip()))
+    while pending:
+        if pending[-1].text == "(":
+            raise _error("unbalanced parenthesis: '(' is never closed", text, pending[-1].start)
+        reduce()
+    (result,) = operands
     return result, lexemes
 
 
@@ -373,26 +388,36 @@ def to_infix(formula: Formula) -> str:
     return _infix(formula)
 
 
-def _infix(f: Formula) -> str:
-    if f.op == "ap":
-        return f.name
-    if f.op in CONSTANTS:
-        return f.op
-    if f.op in UNARY:
-        inner = f.args[0]
-        body = _infix(inner)
-        if inner.op in BINARY:
-            return f"{f.op}({body})"
-        # "!a", "!X a" but "X a", "G F a": a letter operator needs a space before a name
-        return f"{f.op}{body}" if f.op == "!" else f"{f.op} {body}"
-    left, right = f.args
-    level = _PREC[f.op]
-    lhs, rhs = _infix(left), _infix(right)
-    if _needs_parens(left, level, f.op, side="left"):
-        lhs = f"({lhs})"
-    if _needs_parens(right, level, f.op, side="right"):
-        rhs = f"({rhs})"
-    return f"{lhs} {f.op} {rhs}"
+def _infix(formula: Formula) -> str:
+    # an explicit stack of nodes still to print and text already decided,
+    # so that deep formulas print without recursion
+    out: list[str] = []
+    todo: list[Formula | str] = [formula]
+    while todo:
+        f = todo.pop()
+        if isinstance(f, str):
+            out.append(f)
+        elif f.op == "ap":
+            out.append(f.name)
+        elif f.op in CONSTANTS:
+            out.append(f.op)
+        elif f.op in UNARY:
+            inner = f.args[0]
+            if inner.op in BINARY:
+                todo += [")", inner]
+                out.append(f"{f.op}(")
+            else:
+                # "!a", "!X a" but "X a", "G F a": a letter operator needs a space before a name
+                todo.append(inner)
+                out.append(f.op if f.op == "!" else f"{f.op} ")
+        else:
+            left, right = f.args
+            level = _PREC[f.op]
+            left_parens = _needs_parens(left, level, f.op, side="left")
+            right_parens = _needs_parens(right, level, f.op, side="right")
+            todo += [")", right, f" {f.op} ("] if right_parens else [right, f" {f.op} "]
+            todo += [")", left, "("] if left_parens else [left]
+    return "".join(out)
 
 
 def _needs_parens(child: Formula, level: int, parent: str, side: str) -> bool:

@@ -97,3 +97,33 @@ def test_size_and_aps() -> None:
     assert f.size == 5
     assert f.aps() == ("a", "req_1")
     assert parse_formula("&aXb").size == 4
+
+
+NAMES = [f"p{k}" for k in range(1000)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "X " * 3000 + "a",  # unary nesting
+        " & ".join(NAMES),  # a long left-associative chain
+        " -> ".join(NAMES),  # right-associative: nests to the right
+        " U ".join(NAMES),
+        "(" * 3000 + "a" + ")" * 3000,
+        "G(" * 1500 + "a" + ")" * 1500,
+        "& " * 999 + " ".join(NAMES),  # spaced Polish, nested to the left
+        "U " * 999 + " ".join(NAMES),
+        "X" * 5000 + "a",  # compact Polish, glued unary operators
+    ],
+)
+def test_deep_and_long_formulas_parse_and_print(text: str) -> None:
+    """Nesting and length are bounded by memory, not the recursion limit."""
+    f = parse_formula(text)
+    infix, polish = to_infix(f), to_polish(f)
+    assert parse_formula(infix) == f and parse_formula(polish) == f
+    assert to_infix(parse_formula(infix)) == infix
+    assert to_polish(parse_formula(polish)) == polish
+    assert f.size == len(polish.split()) or f.size == len(polish)
+    assert repr(f).startswith("Formula(")
+    deeper = Formula("X", (f,))
+    assert deeper != Formula("X", (Formula("F", (f,)),)) and deeper == parse_formula("X " + polish)
