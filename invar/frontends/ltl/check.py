@@ -32,8 +32,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ...errors import InvarError
 from .formula import TRUE, Formula, ap, conj, negate
@@ -44,6 +43,35 @@ __all__ = ["CheckResult", "CheckLimitError", "check", "satisfying_trace", "evalu
 
 class CheckLimitError(InvarError):
     """The product grew past ``max_states`` or the deadline passed."""
+
+
+#: units of work (a move compared, a node expanded …) between two looks at the clock
+_GRAIN = 2048
+
+
+class _Budget:
+    """The wall-clock deadline of one check, looked at every :data:`_GRAIN`
+    units of work. Every loop whose length depends on the input spends from
+    it, so a check stops within one grain of its deadline wherever it is; the
+    work itself is unchanged, so whatever finishes is exact."""
+
+    __slots__ = ("timeout", "deadline", "left")
+
+    def __init__(self, timeout: float | None) -> None:
+        self.timeout = timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
+        self.left = _GRAIN
+
+    def spend(self, work: int = 1) -> None:
+        self.left -= work
+        if self.left <= 0:
+            self.left = _GRAIN
+            if self.deadline is not None and time.monotonic() > self.deadline:
+                raise CheckLimitError(f"over the time limit: trace check ran past {self.timeout:g} s")
+
+
+#: no deadline (library callers that set no timeout)
+_UNLIMITED = _Budget(None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +94,7 @@ _T, _F = 0, 1  # node ids of true and false
 class _Tableau:
     """Hash-consed NNF nodes ``(op, a, b)`` and their one-step expansions."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: _Budget = _UNLIMITED, max_pairs: int | None = None) -> None:
         self.nodes: list[tuple[str, int, int]] = [("1", -1, -1), ("0", -1, -1)]
         self.ids: dict[tuple[str, int, int], int] = {n: k for k, n in enumerate(self.nodes)}
         #: AP name -> bit index
@@ -77,10 +105,10 @@ class _Tableau:
         self._expansions: dict[tuple[int, int, int], list[int]] = {}
         self._moves: dict[tuple[int, int, int], list[int]] = {}
         self._reduced: dict[int, int] = {}
-        #: wall-clock deadline (time.monotonic) and the largest conjunction of
-        #: move lists allowed, both checked while expanding (None: unlimited)
-        self.deadline: float | None = None
-        self.max_pairs: int | None = None
+        #: the check's deadline, and the largest conjunction of move lists
+        #: allowed (None: unlimited), both checked while expanding
+        self.budget = budget
+        self.max_pairs = max_pairs
 
     # nodes ----------------------------------------------------------------
     def bit(self, name: str) -> int:
@@ -150,48 +178,74 @@ class _Tableau:
         return node
 
     def nnf(self, f: Formula, neg: bool = False) -> int:
-        """The node for ``f`` (``!f`` when ``neg``) in negation normal form."""
-        key = (f, neg)
-        done = self._nnf.get(key)
-        if done is not None:
-            return done
+        """The node for ``f`` (``!f`` when ``neg``) in negation normal form.
+
+        Each subformula's translation is a generator that asks for its
+        operands' nodes; they run from an explicit stack, so nesting depth
+        never meets the recursion limit, and in the order a recursive
+        translation would, so nodes get the same numbers (and every later
+        order, down to the traces a dataset holds, stays the same)."""
+        memo = self._nnf
+        if (f, neg) in memo:
+            return memo[(f, neg)]
+        stack = [((f, neg), self._nnf_steps(f, neg))]
+        value: int | None = None
+        while stack:
+            key, steps = stack[-1]
+            try:
+                wanted = steps.send(value)
+            except StopIteration as done:
+                stack.pop()
+                memo[key] = value = done.value
+                continue
+            value = memo.get(wanted)
+            if value is None:
+                self.budget.spend()
+                stack.append((wanted, self._nnf_steps(*wanted)))
+        return memo[(f, neg)]
+
+    def _nnf_steps(self, f: Formula, neg: bool) -> Iterator[tuple[Formula, bool]]:
+        """Translate ``f`` (negated when ``neg``): yields each (operand,
+        negated) whose node it needs and receives that node."""
         o = f.op
         if o == "ap":
-            node = self.mk("nap" if neg else "ap", self.bit(f.name))
-        elif o == "1":
-            node = _F if neg else _T
-        elif o == "0":
-            node = _T if neg else _F
-        elif o == "!":
-            node = self.nnf(f.args[0], not neg)
-        elif o == "X":
-            node = self.mk("X", self.nnf(f.args[0], neg))
-        elif o == "F":
-            node = self.mk("R", _F, self.nnf(f.args[0], True)) if neg else self.mk("U", _T, self.nnf(f.args[0]))
-        elif o == "G":
-            node = self.mk("U", _T, self.nnf(f.args[0], True)) if neg else self.mk("R", _F, self.nnf(f.args[0]))
-        else:
-            x, y = f.args
-            if o == "&" or o == "|":
-                dual = {"&": "|", "|": "&"}[o] if neg else o
-                node = self.mk(dual, self.nnf(x, neg), self.nnf(y, neg))
-            elif o == "->":
-                node = (
-                    self.mk("&", self.nnf(x), self.nnf(y, True)) if neg else self.mk("|", self.nnf(x, True), self.nnf(y))
-                )
-            elif o in ("<->", "xor"):
-                same = (o == "<->") != neg  # the formula says "x and y agree"
-                if same:
-                    node = self.mk("|", self.mk("&", self.nnf(x), self.nnf(y)), self.mk("&", self.nnf(x, True), self.nnf(y, True)))
-                else:
-                    node = self.mk("|", self.mk("&", self.nnf(x), self.nnf(y, True)), self.mk("&", self.nnf(x, True), self.nnf(y)))
-            elif o in ("U", "R", "W", "M"):
-                dual = {"U": "R", "R": "U", "W": "M", "M": "W"}[o] if neg else o
-                node = self.mk(dual, self.nnf(x, neg), self.nnf(y, neg))
-            else:  # pragma: no cover - the parsers only build the operators above
-                raise ValueError(f"unknown operator {o!r}")
-        self._nnf[key] = node
-        return node
+            return self.mk("nap" if neg else "ap", self.bit(f.name))
+        if o == "1":
+            return _F if neg else _T
+        if o == "0":
+            return _T if neg else _F
+        if o == "!":
+            return (yield (f.args[0], not neg))
+        if o == "X":
+            return self.mk("X", (yield (f.args[0], neg)))
+        if o == "F":
+            if neg:
+                return self.mk("R", _F, (yield (f.args[0], True)))
+            return self.mk("U", _T, (yield (f.args[0], False)))
+        if o == "G":
+            if neg:
+                return self.mk("U", _T, (yield (f.args[0], True)))
+            return self.mk("R", _F, (yield (f.args[0], False)))
+        x, y = f.args
+        if o == "&" or o == "|":
+            dual = {"&": "|", "|": "&"}[o] if neg else o
+            return self.mk(dual, (yield (x, neg)), (yield (y, neg)))
+        if o == "->":
+            if neg:
+                return self.mk("&", (yield (x, False)), (yield (y, True)))
+            return self.mk("|", (yield (x, True)), (yield (y, False)))
+        if o in ("<->", "xor"):
+            if (o == "<->") != neg:  # the formula says "x and y agree"
+                both = self.mk("&", (yield (x, False)), (yield (y, False)))
+                neither = self.mk("&", (yield (x, True)), (yield (y, True)))
+                return self.mk("|", both, neither)
+            first = self.mk("&", (yield (x, False)), (yield (y, True)))
+            second = self.mk("&", (yield (x, True)), (yield (y, False)))
+            return self.mk("|", first, second)
+        if o in ("U", "R", "W", "M"):
+            dual = {"U": "R", "R": "U", "W": "M", "M": "W"}[o] if neg else o
+            return self.mk(dual, (yield (x, neg)), (yield (y, neg)))
+        raise ValueError(f"unknown operator {o!r}")  # pragma: no cover - the parsers only build the above
 
     def layout(self) -> None:
         """Fix how a move packs into one integer, once every AP and node exists:
@@ -252,53 +306,81 @@ class _Tableau:
         return done
 
     def _node_moves(self, n: int, fpos: int, fneg: int) -> list[int]:
-        key = (n, fpos, fneg)
-        done = self._moves.get(key)
-        if done is not None:
-            return done
+        """The moves of node ``n`` alone, its operands' moves first (from an
+        explicit stack: obligations nest as deep as the formula)."""
+        memo = self._moves
+        todo = [n]
+        while todo:
+            m = todo[-1]
+            if (m, fpos, fneg) in memo:
+                todo.pop()
+                continue
+            op, a, b = self.nodes[m]
+            if op in _COMPOSITE:
+                missing = [c for c in (a, b) if (c, fpos, fneg) not in memo]
+                if missing:
+                    todo += missing
+                    continue
+            todo.pop()
+            self.budget.spend()
+            memo[(m, fpos, fneg)] = self._moves_of(m, fpos, fneg)
+        return memo[(n, fpos, fneg)]
+
+    def _moves_of(self, n: int, fpos: int, fneg: int) -> list[int]:
         op, a, b = self.nodes[n]
         if op == "1":
-            moves = [0]
-        elif op == "0":
-            moves = []
-        elif op == "ap":
-            moves = [] if fneg >> a & 1 else [1 << a]
-        elif op == "nap":
-            moves = [] if fpos >> a & 1 else [1 << (self.n_aps + a)]
-        elif op == "X":
-            moves = [1 << (self.next_shift + a)]
-        else:
-            ma, mb = self._node_moves(a, fpos, fneg), self._node_moves(b, fpos, fneg)
-            if op == "&":
-                moves = self._merge(ma, mb)
-            elif op == "|":
-                moves = _undominated(dict.fromkeys(ma + mb))
-            else:
-                later = 1 << (self.next_shift + n)
-                if op in ("U", "M"):
-                    later |= 1 << (self.post_shift + self.eventualities[n])
-                if op in ("U", "W"):  # b now, or a now and the same next
-                    moves = _undominated(dict.fromkeys(mb + self._merge(ma, [later])))
-                else:  # R, M: a and b now, or b now and the same next
-                    moves = _undominated(dict.fromkeys(self._merge(ma, mb) + self._merge(mb, [later])))
-        self._moves[key] = moves
-        return moves
+            return [0]
+        if op == "0":
+            return []
+        if op == "ap":
+            return [] if fneg >> a & 1 else [1 << a]
+        if op == "nap":
+            return [] if fpos >> a & 1 else [1 << (self.n_aps + a)]
+        if op == "X":
+            return [1 << (self.next_shift + a)]
+        ma, mb = self._moves[(a, fpos, fneg)], self._moves[(b, fpos, fneg)]
+        if op == "&":
+            return self._merge(ma, mb)
+        if op == "|":
+            return _undominated(dict.fromkeys(ma + mb), self.budget)
+        later = 1 << (self.next_shift + n)
+        if op in ("U", "M"):
+            later |= 1 << (self.post_shift + self.eventualities[n])
+        if op in ("U", "W"):  # b now, or a now and the same next
+            return _undominated(dict.fromkeys(mb + self._merge(ma, [later])), self.budget)
+        # R, M: a and b now, or b now and the same next
+        return _undominated(dict.fromkeys(self._merge(ma, mb) + self._merge(mb, [later])), self.budget)
 
     def _merge(self, xs: Sequence[int], ys: Sequence[int]) -> list[int]:
         """The conjunction of two move lists: consistent pairs, undominated."""
         if self.max_pairs is not None and len(xs) * len(ys) > self.max_pairs:
-            raise CheckLimitError(f"a tableau expansion needs more than {self.max_pairs} move pairs")
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise CheckLimitError("trace check ran past its time limit")
+            raise CheckLimitError(f"over the state limit: a tableau expansion needs more than {self.max_pairs} move pairs")
+        budget = self.budget
         shift, lits = self.n_aps, self.lit_mask
         out: dict[int, None] = {}
+        work = 0
+        parts = _parts(ys)
         for x in xs:
-            for y in ys:
-                m = x | y
-                if m & (m >> shift) & lits:
-                    continue  # an AP both true and false
-                out[m] = None
-        return _undominated(out)
+            for part in parts:
+                work += len(part) + 1
+                if work > _GRAIN:
+                    budget.spend(work)
+                    work = 0
+                for y in part:
+                    m = x | y
+                    if m & (m >> shift) & lits:
+                        continue  # an AP both true and false
+                    out[m] = None
+        budget.spend(work)
+        return _undominated(out, budget)
+
+
+def _parts(xs: Sequence[int]) -> Sequence[Sequence[int]]:
+    """``xs`` in slices of at most :data:`_GRAIN` items, so that a loop over
+    a long list still looks at the clock (one slice, ``xs`` itself, usually)."""
+    if len(xs) <= _GRAIN:
+        return (xs,)
+    return [xs[i : i + _GRAIN] for i in range(0, len(xs), _GRAIN)]
 
 
 def _bits(state: int) -> list[int]:
@@ -310,80 +392,207 @@ def _bits(state: int) -> list[int]:
     return out
 
 
-def _undominated(moves: Iterable[int]) -> list[int]:
-    """Moves no other move dominates (a dominating move's bits are a subset)."""
+#: node kinds whose moves are built from their two operands' moves
+_COMPOSITE = frozenset({"&", "|", "U", "R", "W", "M"})
+
+
+def _undominated(moves: Iterable[int], budget: _Budget = _UNLIMITED) -> list[int]:
+    """Moves no other move dominates (a dominating move's bits are a subset),
+    in order of their number of bits.
+
+    ``moves`` holds no duplicates, so only a move with fewer bits can
+    dominate another: moves are grouped by bit count and each is compared
+    with the smaller groups' survivors only."""
+    groups: dict[int, list[int]] = {}
+    for part in _parts(list(moves)):
+        budget.spend(len(part))
+        for t in part:
+            groups.setdefault(t.bit_count(), []).append(t)
+    if len(groups) <= 1:
+        return next(iter(groups.values()), [])
     kept: list[int] = []
-    for t in sorted(moves, key=int.bit_count):
-        for k in kept:
-            if not k & ~t:
-                break
-        else:
-            kept.append(t)
+    work = 0
+    for count in sorted(groups):
+        survivors = []
+        parts = _parts(kept)
+        for t in groups[count]:
+            nt = ~t
+            dominated = False
+            for part in parts:
+                work += len(part) + 1
+                if work > _GRAIN:
+                    budget.spend(work)
+                    work = 0
+                for k in part:
+                    if not k & nt:
+                        dominated = True
+                        break
+                if dominated:
+                    break
+            if not dominated:
+                survivors.append(t)
+        kept += survivors
+    budget.spend(work)
     return kept
 
 
 # ------------------------------------------------------------- trace steps
+#: a propositional step compiled for evaluation: instructions in post-order,
+#: ``(op, a, b)`` with ``a`` the AP's bit for ``ap`` and otherwise ``a``/``b``
+#: the indices of the operands' instructions
+_Circuit = list[tuple[str, int, int]]
+_PROPOSITIONAL = frozenset({"ap", "1", "0", "!", "&", "|", "->", "<->", "xor"})
+
+
+def _circuit(step: Formula, bit) -> _Circuit:
+    """``step`` as a :data:`_Circuit`, APs numbered by ``bit(name)``."""
+    code: _Circuit = []
+    values: list[int] = []  # instruction indices of the finished operands
+    todo = [(step, False)]
+    while todo:
+        f, ready = todo.pop()
+        o = f.op
+        if o not in _PROPOSITIONAL:
+            raise ValueError(f"temporal operator {o!r} in a trace step")
+        if o == "ap" or o in ("1", "0"):
+            values.append(len(code))
+            code.append((o, bit(f.name) if o == "ap" else -1, -1))
+        elif not ready:
+            todo.append((f, True))
+            todo.extend((a, False) for a in reversed(f.args))
+        elif o == "!":
+            a = values.pop()
+            values.append(len(code))
+            code.append(("!", a, -1))
+        else:
+            b, a = values.pop(), values.pop()
+            values.append(len(code))
+            code.append((o, a, b))
+    return code
+
+
+def _value(code: _Circuit, true: int, false: int) -> bool | None:
+    """The circuit's value when the APs in ``true`` hold and those in
+    ``false`` do not; None when that depends on the APs in neither."""
+    v: list[bool | None] = []
+    for o, a, b in code:
+        if o == "ap":
+            r = True if true >> a & 1 else (False if false >> a & 1 else None)
+        elif o == "1":
+            r = True
+        elif o == "0":
+            r = False
+        elif o == "!":
+            x = v[a]
+            r = None if x is None else not x
+        else:
+            x, y = v[a], v[b]
+            if o == "&":
+                r = False if x is False or y is False else (True if x and y else None)
+            elif o == "|":
+                r = True if x is True or y is True else (False if x is False and y is False else None)
+            elif o == "->":
+                r = True if x is False or y is True else (False if x is True and y is False else None)
+            elif x is None or y is None:
+                r = None
+            else:
+                r = (x == y) if o == "<->" else (x != y)
+        v.append(r)
+    return v[-1]
+
+
 def evaluate_step(step: Formula, true_aps: frozenset[str] | set[str]) -> bool:
     """The truth of a propositional step formula under one valuation."""
-    o = step.op
-    if o == "ap":
-        return step.name in true_aps
-    if o == "1":
-        return True
-    if o == "0":
-        return False
-    if o == "!":
-        return not evaluate_step(step.args[0], true_aps)
-    x = evaluate_step(step.args[0], true_aps)
-    y = evaluate_step(step.args[1], true_aps)
-    if o == "&":
-        return x and y
-    if o == "|":
-        return x or y
-    if o == "->":
-        return (not x) or y
-    if o == "<->":
-        return x == y
-    if o == "xor":
-        return x != y
-    raise ValueError(f"temporal operator {o!r} in a trace step")
-
-
-@lru_cache(maxsize=8192)
-def _step_models(step: Formula) -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
-    """The step's APs and the sets of them that are true in its models."""
     names = step.aps()
-    models = []
-    for m in range(1 << len(names)):
-        true_aps = frozenset(n for k, n in enumerate(names) if m >> k & 1)
-        if evaluate_step(step, true_aps):
-            models.append(true_aps)
-    return names, tuple(models)
+    bits = {n: k for k, n in enumerate(names)}
+    true = sum(1 << k for n, k in bits.items() if n in true_aps)
+    return bool(_value(_circuit(step, bits.__getitem__), true, ~true))
+
+
+def _cube(step: Formula) -> tuple[list[str], list[str], bool] | None:
+    """(APs it makes true, APs it makes false, satisfiable as far as constants
+    go) when ``step`` is a conjunction of literals and constants, else None.
+    Trace steps almost always are, and their one model needs no search."""
+    pos: list[str] = []
+    neg: list[str] = []
+    sat = True
+    todo = [step]
+    while todo:
+        f = todo.pop()
+        o = f.op
+        if o == "&":
+            todo.extend(f.args)
+        elif o == "ap":
+            pos.append(f.name)
+        elif o == "1" or o == "0":
+            sat = sat and o == "1"
+        elif o == "!" and f.args[0].op in ("ap", "1", "0"):
+            inner = f.args[0]
+            if inner.op == "ap":
+                neg.append(inner.name)
+            else:
+                sat = sat and inner.op == "0"
+        else:
+            return None
+    return pos, neg, sat
+
+
+#: a step that is not a conjunction of literals has its models listed up to
+#: this many APs; a larger one is searched for a model per question
+_LISTED = 12
 
 
 class _Steps:
     """The trace's step formulas compiled against the tableau's AP bits."""
 
-    def __init__(self, trace: Trace, tableau: _Tableau) -> None:
+    def __init__(self, trace: Trace, tableau: _Tableau, budget: _Budget = _UNLIMITED) -> None:
         self.trace = trace
+        self.budget = budget
         self.n = len(trace.prefix) + len(trace.cycle)
         self.masks: list[int] = []
-        self.models: list[list[int]] = []
-        #: literals every model of the step agrees on (what it forces)
+        #: every model of a step (masks of true APs over its APs), or None
+        #: when the step is searched instead (:attr:`circuits`)
+        self.models: list[list[int] | None] = []
+        self.circuits: list[_Circuit | None] = []
+        #: literals every model of the step agrees on (what it forces; a
+        #: searched step forces nothing, which only costs pruning)
         self.forced: list[tuple[int, int]] = []
         for step in trace.steps:
-            names, models = _step_models(step)
-            bits = [tableau.bit(name) for name in names]
-            mask = sum(1 << b for b in bits)
-            ms = [sum(1 << tableau.bit(name) for name in m) for m in models]
+            budget.spend()
+            # APs get their bits in order of first appearance, which fixes
+            # the order of moves and so the counterexample found
+            names = step.aps()
+            mask = _mask(tableau, names)
+            cube = _cube(step)
+            code: _Circuit | None = None
+            if cube is not None:
+                pos = _mask(tableau, cube[0])
+                neg = _mask(tableau, cube[1])
+                ms: list[int] | None = [pos] if cube[2] and not pos & neg else []
+            else:
+                code = _circuit(step, tableau.bit)
+                ms = self._listed(code, [tableau.bit(n) for n in names]) if len(names) <= _LISTED else None
             self.masks.append(mask)
             self.models.append(ms)
-            always, never = mask, mask
-            for m in ms:
-                always &= m
-                never &= ~m
-            self.forced.append((always, never) if ms else (0, 0))
+            self.circuits.append(code)
+            if ms:
+                always, never = mask, mask
+                for m in ms:
+                    always &= m
+                    never &= ~m
+                self.forced.append((always, never))
+            else:
+                self.forced.append((0, 0))
         self._memo: dict[tuple[int, int, int], int | None] = {}
+
+    def _listed(self, code: _Circuit, bits: list[int]) -> list[int]:
+        out = []
+        for m in range(1 << len(bits)):
+            self.budget.spend(len(code))
+            true = sum(1 << b for k, b in enumerate(bits) if m >> k & 1)
+            if _value(code, true, ~true):
+                out.append(true)
+        return out
 
     def model(self, p: int, pos: int, neg: int) -> int | None:
         """A model (mask of true APs over the step's APs) of step ``p`` that
@@ -393,9 +602,40 @@ class _Steps:
         if key in self._memo:
             return self._memo[key]
         want, avoid = key[1], key[2]
-        found = next((m for m in self.models[p] if m & want == want and not m & avoid), None)
+        models = self.models[p]
+        if models is None:
+            found = self._search(p, want, avoid)
+        else:
+            found = next((m for m in models if m & want == want and not m & avoid), None)
         self._memo[key] = found
         return found
+
+    def _search(self, p: int, want: int, avoid: int) -> int | None:
+        """Depth-first search for a model of a large step: each AP in turn
+        true then false, cut as soon as the step's value is decided."""
+        code = self.circuits[p]
+        assert code is not None
+        free = _bits(self.masks[p] & ~want & ~avoid)
+        todo = [(0, want, avoid)]
+        while todo:
+            self.budget.spend(len(code))
+            k, true, false = todo.pop()
+            value = _value(code, true, false)
+            if value is False:
+                continue
+            if value is True:
+                return true & self.masks[p]
+            b = free[k]  # undecided, so some AP is still free
+            todo.append((k + 1, true, false | 1 << b))
+            todo.append((k + 1, true | 1 << b, false))
+        return None
+
+
+def _mask(tableau: _Tableau, names: Iterable[str]) -> int:
+    out = 0
+    for name in names:
+        out |= 1 << tableau.bit(name)
+    return out
 
 
 # ------------------------------------------------------------------ search
@@ -404,7 +644,7 @@ _Edge = tuple[int, int, int, int, int]
 
 
 def _explore(
-    tableau: _Tableau, root: int, steps: _Steps, max_states: int | None, deadline: float | None
+    tableau: _Tableau, root: int, steps: _Steps, max_states: int | None
 ) -> tuple[list[tuple[int, int]], list[list[_Edge]]]:
     """Every product node reachable from (position 0, {root}), with its edges."""
     start = (0, 1 << root)
@@ -415,12 +655,14 @@ def _explore(
     while k < len(nodes):
         p, state = nodes[k]
         k += 1
-        if deadline is not None and k & 255 == 0 and time.monotonic() > deadline:
-            raise CheckLimitError("trace check ran past its time limit")
         edges: list[_Edge] = []
         q = steps.trace.successor(p)
         fpos, fneg = steps.forced[p]
-        for move in tableau.expand(state, fpos, fneg):
+        moves = tableau.expand(state, fpos, fneg)
+        tableau.budget.spend()
+        for i, move in enumerate(moves):
+            if i & 255 == 255:
+                tableau.budget.spend(256)
             pos, neg, nxt, post = tableau.unpack(move)
             if steps.model(p, pos, neg) is None:
                 continue
@@ -430,13 +672,13 @@ def _explore(
                 t = index[target] = len(nodes)
                 nodes.append(target)
                 if max_states is not None and len(nodes) > max_states:
-                    raise CheckLimitError(f"trace check explored more than {max_states} product states")
+                    raise CheckLimitError(f"over the state limit: trace check explored more than {max_states} product states")
             edges.append((t, post, p, pos, neg))
         adj.append(edges)
     return nodes, adj
 
 
-def _sccs(adj: Sequence[Sequence[_Edge]]) -> list[list[int]]:
+def _sccs(adj: Sequence[Sequence[_Edge]], budget: _Budget = _UNLIMITED) -> list[list[int]]:
     """Strongly connected components (iterative Tarjan)."""
     n = len(adj)
     index = [-1] * n
@@ -451,6 +693,7 @@ def _sccs(adj: Sequence[Sequence[_Edge]]) -> list[list[int]]:
         work = [(root, 0)]
         while work:
             v, i = work.pop()
+            budget.spend()
             if i == 0:
                 index[v] = low[v] = counter
                 counter += 1
@@ -485,27 +728,32 @@ def _sccs(adj: Sequence[Sequence[_Edge]]) -> list[list[int]]:
     return out
 
 
-def _accepting_lasso(adj: Sequence[Sequence[_Edge]], n_marks: int) -> tuple[list[_Edge], list[_Edge]] | None:
+def _accepting_lasso(
+    adj: Sequence[Sequence[_Edge]], n_marks: int, budget: _Budget = _UNLIMITED
+) -> tuple[list[_Edge], list[_Edge]] | None:
     """An accepting lasso (prefix edges from node 0, cycle edges) or None.
 
     Marks on edges are *postponed* eventualities; a cycle is accepting when,
     for every eventuality, one of its edges does not postpone it."""
     full = (1 << n_marks) - 1
-    for comp in _sccs(adj):
+    for comp in _sccs(adj, budget):
         members = set(comp)
         covered = 0  # eventualities some internal edge does not postpone
         internal = False
         for v in comp:
+            budget.spend(len(adj[v]) + 1)
             for e in adj[v]:
                 if e[0] in members:
                     internal = True
                     covered |= full & ~e[1]
         if internal and covered == full:
-            return _lasso_through(adj, members, full)
+            return _lasso_through(adj, members, full, budget)
     return None
 
 
-def _bfs(adj: Sequence[Sequence[_Edge]], sources: Iterable[int], goal, within: set[int] | None) -> list[tuple[int, _Edge]]:
+def _bfs(
+    adj: Sequence[Sequence[_Edge]], sources: Iterable[int], goal, within: set[int] | None, budget: _Budget
+) -> list[tuple[int, _Edge]]:
     """Shortest edge path from a source to an edge ``e`` leaving node ``v`` with
     ``goal(v, e)``; returns ``[(from_node, edge), …]`` ending with that edge."""
     parent: dict[int, tuple[int, _Edge] | None] = {}
@@ -515,6 +763,7 @@ def _bfs(adj: Sequence[Sequence[_Edge]], sources: Iterable[int], goal, within: s
         queue.append(s)
     while queue:
         v = queue.popleft()
+        budget.spend(len(adj[v]) + 1)
         for e in adj[v]:
             w = e[0]
             if within is not None and w not in within:
@@ -533,19 +782,21 @@ def _bfs(adj: Sequence[Sequence[_Edge]], sources: Iterable[int], goal, within: s
     raise AssertionError("no path where the SCC analysis promised one")  # pragma: no cover
 
 
-def _lasso_through(adj: Sequence[Sequence[_Edge]], comp: set[int], full: int) -> tuple[list[_Edge], list[_Edge]]:
+def _lasso_through(
+    adj: Sequence[Sequence[_Edge]], comp: set[int], full: int, budget: _Budget
+) -> tuple[list[_Edge], list[_Edge]]:
     if 0 in comp:
         prefix: list[_Edge] = []
         entry = 0
     else:
-        path = _bfs(adj, [0], lambda v, e: e[0] in comp, None)
+        path = _bfs(adj, [0], lambda v, e: e[0] in comp, None, budget)
         prefix = [e for _, e in path]
         entry = prefix[-1][0]
     cycle: list[_Edge] = []
     here = entry
     missing = full
     while missing:
-        path = _bfs(adj, [here], lambda v, e, m=missing: bool(m & ~e[1]), comp)
+        path = _bfs(adj, [here], lambda v, e, m=missing: bool(m & ~e[1]), comp, budget)
         for _, e in path:
             missing &= e[1]  # an edge discharges what it does not postpone
         cycle.extend(e for _, e in path)
@@ -557,17 +808,19 @@ def _lasso_through(adj: Sequence[Sequence[_Edge]], comp: set[int], full: int) ->
             cycle.append(first)
             here = first[0]
         if here != entry:
-            path = _bfs(adj, [here], lambda v, e: e[0] == entry, comp)
+            path = _bfs(adj, [here], lambda v, e: e[0] == entry, comp, budget)
             cycle.extend(e for _, e in path)
     return prefix, cycle
 
 
 # -------------------------------------------------------------- public API
-def _limited(tableau: _Tableau, deadline: float | None, max_states: int | None) -> _Tableau:
-    """Bound the tableau's work: the deadline, and (with a state limit) the size
-    of any one expansion, which grows exponentially in the worst case."""
-    tableau.deadline = deadline
-    tableau.max_pairs = max_states
+def _tableau(formula: Formula, budget: _Budget, max_states: int | None) -> _Tableau:
+    """A tableau for ``formula``'s APs whose work is bounded by the deadline
+    and, with a state limit, by the size of any one expansion (which grows
+    exponentially in the worst case)."""
+    tableau = _Tableau(budget, max_states)
+    for name in formula.aps():
+        tableau.bit(name)
     return tableau
 
 
@@ -582,15 +835,13 @@ def check(
 
     Raises :class:`CheckLimitError` past ``max_states`` product states or
     ``timeout`` seconds (both unlimited by default)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    tableau = _limited(_Tableau(), deadline, max_states)
-    for name in formula.aps():
-        tableau.bit(name)
+    budget = _Budget(timeout)
+    tableau = _tableau(formula, budget, max_states)
     root = tableau.nnf(formula, neg=True)
-    steps = _Steps(trace, tableau)
+    steps = _Steps(trace, tableau, budget)
     tableau.layout()
-    nodes, adj = _explore(tableau, root, steps, max_states, deadline)
-    lasso = _accepting_lasso(adj, len(tableau.eventualities))
+    nodes, adj = _explore(tableau, root, steps, max_states)
+    lasso = _accepting_lasso(adj, len(tableau.eventualities), budget)
     if lasso is None:
         return CheckResult(True, None, len(nodes))
     names = list(tableau.ap_bits)
@@ -615,15 +866,13 @@ def satisfying_trace(
     """A symbolic trace all of whose words satisfy ``formula`` (None when the
     formula is unsatisfiable). Steps are conjunctions of the literals the
     tableau needs (``1`` when none), so unconstrained APs stay free."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    tableau = _limited(_Tableau(), deadline, max_states)
-    for name in formula.aps():
-        tableau.bit(name)
+    budget = _Budget(timeout)
+    tableau = _tableau(formula, budget, max_states)
     root = tableau.nnf(formula)
-    steps = _Steps(Trace((), (TRUE,)), tableau)
+    steps = _Steps(Trace((), (TRUE,)), tableau, budget)
     tableau.layout()
-    _, adj = _explore(tableau, root, steps, max_states, deadline)
-    lasso = _accepting_lasso(adj, len(tableau.eventualities))
+    _, adj = _explore(tableau, root, steps, max_states)
+    lasso = _accepting_lasso(adj, len(tableau.eventualities), budget)
     if lasso is None:
         return None
     names = list(tableau.ap_bits)

@@ -195,3 +195,67 @@ def test_limits() -> None:
     with pytest.raises(CheckLimitError):
         check(f, parse_trace("{1}"), max_states=2)
     assert isinstance(CheckLimitError("x"), InvarError)
+
+
+def test_large_steps_are_searched_exactly(monkeypatch) -> None:
+    """Steps that are not conjunctions of literals and too large to list
+    their models are searched for one per question; forcing that path on
+    small steps gives the same verdicts as the independent method."""
+    import invar.frontends.ltl.check as checker
+
+    monkeypatch.setattr(checker, "_LISTED", 0)
+    rng = random.Random(13)
+    for _ in range(400):
+        aps = "abc"[: rng.randint(1, 3)]
+        f = randoms.formula(rng, rng.randint(1, 9), aps)
+        t = randoms.trace(rng, aps)
+        result = check(f, t)
+        assert result.holds == oracle_holds(f, t), (to_polish(f), to_trace_text(t))
+        if not result.holds:
+            assert _lies_in(result.counterexample, t)
+
+
+NAMES = [f"p{k}" for k in range(1000)]
+
+
+def test_a_thousand_aps_and_deep_nesting_check() -> None:
+    every = " & ".join(NAMES)
+    assert check(parse_formula(every), parse_trace("{" + every + "}")).holds
+    result = check(parse_formula(every), parse_trace(f"{NAMES[0]};{{{every}}}"))
+    assert not result.holds and _lies_in(result.counterexample, parse_trace(f"{NAMES[0]};{{{every}}}"))
+    # a step of 40 APs that is not a conjunction: its models are searched
+    some = " | ".join(NAMES[:40])
+    assert check(parse_formula(f"G({some})"), parse_trace("{" + some + "}")).holds
+    wide = parse_trace("{" + " xor ".join(NAMES[:30]) + "}")
+    result = check(parse_formula("G p0"), wide)
+    assert not result.holds and _lies_in(result.counterexample, wide)
+    # 1,000 nested X and a 1,000-step prefix: deeper than the recursion limit
+    deep = parse_formula("X " * 1000 + "a")
+    assert check(deep, parse_trace("1;" * 1000 + "{a}")).holds
+    assert not check(deep, parse_trace("1;" * 1000 + "{!a}")).holds
+    chain = parse_formula(" -> ".join(NAMES))
+    assert check(chain, parse_trace(f"{{{NAMES[-1]}}}")).holds
+    assert evaluate_step(parse_formula(" xor ".join(NAMES)), frozenset(NAMES[:3])) is True
+
+
+def _pathological(n: int = 12):
+    # (p0 R p1) U (p2 R p3) U …: the product has about 2 * 3^n states and
+    # each expansion is quadratic in its moves (n = 6 takes seconds, n = 7
+    # minutes), so n = 12 never finishes
+    return parse_formula(" U ".join(f"(p{k} R p{k + 1})" for k in range(0, 2 * n, 2)))
+
+
+@pytest.mark.parametrize("solve", ["check", "satisfying_trace"])
+def test_time_limit_is_honoured(solve: str) -> None:
+    import time
+
+    f = _pathological()
+    start = time.perf_counter()
+    with pytest.raises(CheckLimitError) as info:
+        if solve == "check":
+            check(f, parse_trace("{1}"), timeout=0.5)
+        else:
+            satisfying_trace(negate(f), timeout=0.5)
+    elapsed = time.perf_counter() - start
+    assert 0.5 <= elapsed < 1.5, elapsed
+    assert "over the time limit" in info.value.message
