@@ -38,7 +38,7 @@ def ltl_command(
         str, typer.Option("--ops", help="Operators to draw from, comma-separated.")
     ] = "!,X,F,G,&,|,->,<->,U,R,W,M",
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0, help="Seconds allowed per formula; slower ones are dropped.")] = 10.0,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds allowed per formula; slower ones are dropped.")] = 10.0,
     max_states: Annotated[int, typer.Option("--max-states", min=1, help="Product states allowed per formula.")] = 20000,
     dataset_format: Annotated[
         Optional[DatasetFormat],
@@ -51,12 +51,14 @@ def ltl_command(
 
     Unsatisfiable formulas and those exceeding --timeout or --max-states are
     dropped and counted; every written trace passes the exact checker. A fixed
-    --seed reproduces the file byte for byte.
+    --seed reproduces the file byte for byte. --out is locked while a run
+    writes it; exit status 1 when a record had to be given up.
 
     Example: invar data ltl --num 1000 --aps 5 --max-size 35 --seed 1 --out ltl35.txt
     """
     import sys
 
+    from ..errors import DataError
     from ..frontends.ltl.generate import GeneratorConfig, generate_file, generate_stream
 
     chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
@@ -84,12 +86,19 @@ def ltl_command(
     report = stderr if out == "-" else stdout  # standard output carries the data
     if fmt is TableFormat.json:
         report.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
-        return
-    report.print(
-        f"wrote {stats.written} formulas with traces to {out if out != '-' else 'standard output'}; dropped {stats.unsatisfiable} unsatisfiable "
-        f"and {stats.timeouts} over the limits",
-        markup=False,
-    )
+    else:
+        report.print(
+            f"wrote {stats.written} formulas with traces to {out if out != '-' else 'standard output'}; dropped {stats.unsatisfiable} unsatisfiable "
+            f"and {stats.timeouts} over the limits",
+            markup=False,
+        )
+    if stats.abandoned:
+        # nothing goes silently missing: fewer records than asked is a failure
+        raise DataError(
+            f"{stats.abandoned} of {num} records given up after {config.max_attempts} formulas each "
+            "(unsatisfiable or over --timeout/--max-states); raise the limits",
+            path="<stdout>" if out == "-" else out,
+        )
 
 
 @data_app.command("bhive")

@@ -21,9 +21,15 @@ import json
 import multiprocessing
 import os
 import random
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows: runs there are not locked
+    fcntl = None  # type: ignore[assignment]
 
 from ...errors import DataError, UsageError
 from .check import CheckLimitError, check, satisfying_trace
@@ -47,25 +53,43 @@ def ap_names(k: int) -> tuple[str, ...]:
 def random_formula(rng: random.Random, size: int, aps: Sequence[str], ops: Sequence[str] = DEFAULT_OPS) -> Formula:
     """A random formula of exactly ``size`` nodes: an AP at size 1, otherwise an
     operator drawn uniformly from ``ops`` (only unary ones at size 2) with its
-    remaining size split uniformly among its operands."""
+    remaining size split uniformly among its operands (into odd parts when
+    ``ops`` has no unary operator, which then builds odd sizes only)."""
     unary = [o for o in ops if o in UNARY]
     binary = [o for o in ops if o in BINARY]
     if size < 1:
         raise ValueError("formula size must be at least 1")
-    if size >= 2 and not unary and (size == 2 or not binary):
+    if size >= 2 and not unary and (size % 2 == 0 or not binary):
         raise UsageError(f"no operator in {list(ops)} builds a formula of size {size}")
 
-    def build(n: int) -> Formula:
-        if n == 1:
-            return ap(rng.choice(aps))
-        choices = unary if n == 2 or not binary else unary + binary
-        o = rng.choice(choices)
-        if o in UNARY:
-            return Formula(o, (build(n - 1),))
-        left = rng.randint(1, n - 2)
-        return Formula(o, (build(left), build(n - 1 - left)))
-
-    return build(size)
+    # nodes are drawn in Polish order (an operator, then its operands left to
+    # right) from an explicit stack: each entry is an operator with the sizes
+    # of its operands and the operands built so far
+    stack: list[tuple[str, tuple[int, ...], list[Formula]]] = []
+    n = size
+    while True:
+        if n > 1:
+            o = rng.choice(unary if n == 2 or not binary else unary + binary)
+            if o in UNARY:
+                sizes: tuple[int, ...] = (n - 1,)
+            else:
+                # without unary operators only odd sizes can be built
+                left = rng.randint(1, n - 2) if unary else 2 * rng.randint(0, (n - 3) // 2) + 1
+                sizes = (left, n - 1 - left)
+            stack.append((o, sizes, []))
+            n = sizes[0]
+            continue
+        node = ap(rng.choice(aps))
+        while stack:
+            o, sizes, built = stack[-1]
+            built.append(node)
+            if len(built) < len(sizes):
+                n = sizes[len(built)]
+                break
+            stack.pop()
+            node = Formula(o, tuple(built))
+        else:
+            return node
 
 
 @dataclass(frozen=True)
@@ -78,22 +102,52 @@ class GeneratorConfig:
     min_size: int = 1
     seed: int = 0
     ops: tuple[str, ...] = DEFAULT_OPS
-    #: product states allowed per formula (deterministic limit)
-    max_states: int = 20000
-    #: seconds allowed per formula (wall clock; the one non-deterministic limit)
-    timeout: float = 10.0
+    #: product states allowed per formula (deterministic limit; None: unlimited)
+    max_states: int | None = 20000
+    #: seconds allowed per formula (wall clock; the one non-deterministic
+    #: limit; None: unlimited, which makes every run reproducible)
+    timeout: float | None = 10.0
     #: attempts per record before it is given up
     max_attempts: int = 1000
 
     def __post_init__(self) -> None:
+        # settings under which no run could write what was asked are refused
+        # here, before any work (a zero timeout would drop every formula)
         if self.num < 0:
-            raise UsageError("--num must be at least 0")
+            raise UsageError(f"--num must be at least 0, not {self.num}")
         if not 1 <= self.min_size <= self.max_size:
             raise UsageError(f"sizes must satisfy 1 <= min ({self.min_size}) <= max ({self.max_size})")
         bad = [o for o in self.ops if o not in UNARY + BINARY]
         if bad:
             raise UsageError(f"unknown operator(s) {', '.join(bad)} (choose from {' '.join(UNARY + BINARY)})")
         ap_names(self.aps)
+        if self.timeout is not None and not self.timeout > 0:  # NaN too
+            raise UsageError(f"--timeout must be more than 0 seconds, not {self.timeout:g}")
+        if self.max_states is not None and self.max_states < 1:
+            raise UsageError(f"--max-states must be at least 1, not {self.max_states}")
+        if self.max_attempts < 1:
+            raise UsageError(f"max_attempts must be at least 1, not {self.max_attempts}")
+        unbuildable = _unbuildable_size(self.ops, self.min_size, self.max_size)
+        if unbuildable is not None:
+            raise UsageError(unbuildable)
+
+
+def _unbuildable_size(ops: Sequence[str], min_size: int, max_size: int) -> str | None:
+    """Why some size in ``min_size..max_size`` has no formula over ``ops``, or None.
+
+    Every size is reached with a unary operator; binary operators alone
+    build odd sizes only; without operators there is only size 1."""
+    if any(o in UNARY for o in ops) or max_size == 1:
+        return None
+    if not ops:
+        return f"no operators (--ops) build a formula larger than one AP, so --max-size must be 1, not {max_size}"
+    if min_size == max_size and max_size % 2:
+        return None
+    even = min_size + min_size % 2
+    return (
+        f"binary operators alone ({', '.join(ops)}) build only odd sizes, and {min_size}..{max_size} includes "
+        f"{even}; add a unary operator to --ops or give one odd size (--min-size = --max-size)"
+    )
 
 
 @dataclass
@@ -131,12 +185,15 @@ def generate_record(config: GeneratorConfig, i: int) -> tuple[dict | None, Stats
     for attempt in range(config.max_attempts):
         rng = random.Random(f"{config.seed}:{i}:{attempt}")
         formula = random_formula(rng, size, names, config.ops)
+        # one time limit per formula, shared by solving and checking
+        started = time.monotonic()
         try:
             trace = satisfying_trace(formula, max_states=config.max_states, timeout=config.timeout)
             if trace is None:
                 stats.unsatisfiable += 1
                 continue
-            if not check(formula, trace, max_states=config.max_states, timeout=config.timeout).holds:
+            left = None if config.timeout is None else max(config.timeout - (time.monotonic() - started), 0.0)
+            if not check(formula, trace, max_states=config.max_states, timeout=left).holds:
                 raise AssertionError(f"generated trace fails its formula: {to_polish(formula)} {to_trace_text(trace)}")
         except CheckLimitError:
             stats.timeouts += 1
@@ -164,6 +221,29 @@ def _meta_path(out: Path) -> Path:
     return out.with_name(out.name + ".meta.json")
 
 
+def _locked(out: Path):
+    """``out`` opened for appending (created when missing, never truncated
+    here) and locked for this run; a second run on the same file is refused
+    at once instead of interleaving its records with ours. The lock goes with
+    the file object (closing it, or the process ending, releases it)."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        f = open(out, "a+b")
+    except OSError as err:
+        raise DataError(f"cannot write: {err.strerror}", path=str(out)) from None
+    if fcntl is not None:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise DataError(
+                "is being written by another run (it holds the file's lock); wait for it to finish "
+                "or choose another --out",
+                path=str(out),
+            ) from None
+    return f
+
+
 def generate_file(
     config: GeneratorConfig,
     out: str | os.PathLike,
@@ -178,50 +258,50 @@ def generate_file(
 
     Progress is checkpointed in ``OUT.meta.json`` (settings, next record,
     bytes written, counts); a run with the same settings resumes from the last
-    checkpoint, cutting off anything written after it."""
+    checkpoint, cutting off anything written after it. ``out`` is locked
+    (``flock``) for the whole run: a concurrent run on it raises DataError."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     out = Path(out)
     meta_path = _meta_path(out)
     params = {**asdict(config), "ops": list(config.ops), "format": fmt}
     params.pop("num")
-    stats = Stats()
-    start, size = 0, 0
-    if out.exists() and not overwrite:
-        try:
-            meta = json.loads(meta_path.read_text())
-            start, size = int(meta["next"]), int(meta["bytes"])
-            old = meta["stats"]
-            stats = Stats(
-                written=old["written"],
-                unsatisfiable=old["unsatisfiable"],
-                timeouts=old["timeouts"],
-                abandoned=old["abandoned"],
-                sizes={int(k): v for k, v in old["sizes"].items()},
-            )
-        except (OSError, ValueError, KeyError, TypeError):
-            raise DataError("exists and was not written by this generator; pass --overwrite", path=str(out)) from None
-        if meta.get("params") != params:
-            raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
-        if out.stat().st_size < size:
-            raise DataError("is shorter than its checkpoint; pass --overwrite", path=str(out))
-        with open(out, "r+b") as f:
-            f.truncate(size)
-    else:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(b"")
+    existed = out.exists()
+    with _locked(out) as f:
+        stats = Stats()
+        start, size = 0, 0
+        if existed and not overwrite:
+            try:
+                meta = json.loads(meta_path.read_text())
+                start, size = int(meta["next"]), int(meta["bytes"])
+                old = meta["stats"]
+                stats = Stats(
+                    written=old["written"],
+                    unsatisfiable=old["unsatisfiable"],
+                    timeouts=old["timeouts"],
+                    abandoned=old["abandoned"],
+                    sizes={int(k): v for k, v in old["sizes"].items()},
+                )
+            except (OSError, ValueError, KeyError, TypeError, AttributeError):
+                raise DataError("exists and was not written by this generator; pass --overwrite", path=str(out)) from None
+            if meta.get("params") != params:
+                raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
+            if os.fstat(f.fileno()).st_size < size:
+                raise DataError("is shorter than its checkpoint; pass --overwrite", path=str(out))
+        f.truncate(size)
+        f.seek(0, os.SEEK_END)
 
-    def save_meta(next_index: int, nbytes: int) -> None:
-        record = {"params": params, "num": config.num, "next": next_index, "bytes": nbytes, "stats": asdict(stats)}
-        tmp = meta_path.with_name(meta_path.name + ".tmp")
-        tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
-        os.replace(tmp, meta_path)
+        def save_meta(next_index: int, nbytes: int) -> None:
+            record = {"params": params, "num": config.num, "next": next_index, "bytes": nbytes, "stats": asdict(stats)}
+            tmp = meta_path.with_name(meta_path.name + ".tmp")
+            tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
+            os.replace(tmp, meta_path)
 
-    save_meta(start, size)
-    if progress:
-        progress(start, config.num)
-    with open(out, "ab") as f:
-        for done, (i, record, s) in enumerate(_results(config, range(start, config.num), jobs), start=start + 1):
+        save_meta(start, size)
+        if progress:
+            progress(start, config.num)
+        todo = range(start, config.num)
+        for done, (i, record, s) in enumerate(_results(config, todo, jobs, f.fileno()), start=start + 1):
             if _tally(stats, record, s):
                 f.write(_render(record, fmt).encode())
             if done % 64 == 0 or done == config.num:
@@ -265,15 +345,27 @@ def _tally(stats: Stats, record: dict | None, s: Stats) -> bool:
     return True
 
 
-def _results(config: GeneratorConfig, todo: range, jobs: int | None) -> Iterator[tuple[int, dict | None, Stats]]:
-    """Records in index order, computed in ``jobs`` processes."""
+def _close(fd: int | None) -> None:
+    if fd is not None:
+        try:
+            os.close(fd)
+        except OSError:  # not inherited (spawned workers)
+            pass
+
+
+def _results(
+    config: GeneratorConfig, todo: range, jobs: int | None, locked: int | None = None
+) -> Iterator[tuple[int, dict | None, Stats]]:
+    """Records in index order, computed in ``jobs`` processes (which close
+    their copy of the ``locked`` file descriptor, so that the lock lives and
+    dies with this process alone)."""
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(todo) < 2:
         for i in todo:
             yield _worker((config, i))
         return
     ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
-    with ctx.Pool(jobs) as pool:
+    with ctx.Pool(jobs, initializer=_close, initargs=(locked,)) as pool:
         yield from pool.imap(_worker, ((config, i) for i in todo), chunksize=4)
 
 

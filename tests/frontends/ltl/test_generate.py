@@ -98,3 +98,34 @@ def test_bad_settings() -> None:
         GeneratorConfig(num=1, ops=("!", "Q"))
     with pytest.raises(UsageError):
         GeneratorConfig(num=1, min_size=5, max_size=3)
+    for bad in (dict(timeout=0), dict(timeout=-1.0), dict(timeout=float("nan")), dict(max_states=0),
+                dict(num=-1), dict(max_attempts=0), dict(ops=("&",)), dict(ops=("&", "U"), min_size=4, max_size=4),
+                dict(ops=(), max_size=2)):
+        with pytest.raises(UsageError):
+            GeneratorConfig(**{"num": 1, **bad})
+    # what can be built is accepted: odd sizes from binary operators alone, size 1 from none
+    GeneratorConfig(num=1, ops=("&", "U"), min_size=9, max_size=9)
+    GeneratorConfig(num=1, ops=(), max_size=1)
+    GeneratorConfig(num=1, timeout=None, max_states=None)
+
+
+def test_binary_operators_alone_build_odd_sizes() -> None:
+    rng = random.Random(3)
+    for size in range(1, 40, 2):
+        assert random_formula(rng, size, "ab", ("U", "&")).size == size
+    with pytest.raises(UsageError):
+        random_formula(rng, 4, "ab", ("U", "&"))
+
+
+def test_the_time_limit_holds_per_formula() -> None:
+    """Solving and checking one formula share its time limit; a nest of
+    until and release over 20 APs never finishes in 0.2 s."""
+    import time
+
+    config = GeneratorConfig(num=1, aps=20, min_size=61, max_size=61, ops=("U", "R", "!"), seed=1,
+                             timeout=0.2, max_states=None, max_attempts=3)
+    start = time.perf_counter()
+    record, stats = generate_record(config, 0)
+    elapsed = time.perf_counter() - start
+    assert record is None and stats.timeouts == 3 and stats.abandoned == 1
+    assert 0.6 <= elapsed < 1.6, elapsed
