@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import ParseError, UsageError
-from .app import SCHEMA, TextFormat, TextFormatOpt, app, command, read_text, stdout
+from ..errors import InvarError, ParseError, UsageError
+from .app import SCHEMA, TextFormat, TextFormatOpt, app, command, located, read_text, report, stdout
 
 ltl_app = typer.Typer(
     name="ltl",
@@ -34,56 +34,80 @@ def check_command(
     """Decide whether every word of TRACE satisfies FORMULA; print holds or fails.
 
     A failure comes with a counterexample: a concrete word of the trace that
-    violates the formula. Exit status 0 when every pair holds, 1 otherwise.
+    violates the formula. With --file, a malformed line and a pair over
+    --timeout or --max-states are reported with their location and every
+    other pair is still checked. Exit status 0 when every pair holds, 1
+    otherwise.
 
     Example: invar ltl check 'XXGb' 'a;&ab;{b}'
     """
     from ..frontends import ltl
 
-    if file is not None:
-        if formula is not None or trace is not None:
-            raise UsageError("give FORMULA and TRACE, or --file, not both")
-        shown = "<stdin>" if file == "-" else file
-        text = read_text(file)
-        try:
-            units = ltl.parse_jsonl_units(text, shown) if file.endswith(".jsonl") else ltl.parse_units(text, shown)
-        except ParseError as err:
-            raise err.located(shown)
-    else:
+    if file is None:
         if formula is None or trace is None:
             raise UsageError("give FORMULA and TRACE (or --file FILE)")
-        units = []
         for what, text in (("formula", formula), ("trace", trace)):
             try:
                 (ltl.parse_formula if what == "formula" else ltl.parse_trace)(text)
             except ParseError as err:
                 raise err.located(f"<{what}>")
-        units = [ltl.program_of(formula, trace, name="arguments")]
-        shown = None
-    results = []
-    for unit in units:
-        try:
-            results.append((unit, ltl.check_program(unit, timeout=timeout, max_states=max_states)))
-        except ParseError as err:
-            raise err.located(shown)
-    _render(results, fmt, batch=file is not None)
-    if not all(r.holds for _, r in results):
+        unit = ltl.program_of(formula, trace, name="arguments")
+        result = located("<formula>", ltl.check_program, unit, timeout=timeout, max_states=max_states)
+        _render([(unit, result, None)], fmt, batch=False)
+        if not result.holds:
+            raise typer.Exit(1)
+        return
+    if formula is not None or trace is not None:
+        raise UsageError("give FORMULA and TRACE, or --file, not both")
+    shown = "<stdin>" if file == "-" else file
+    text = read_text(file)
+    reader = ltl.parse_jsonl_units if file.endswith(".jsonl") else ltl.parse_units
+    units = located(file, reader, text, shown)
+    # every pair in file order: its verdict, or the error that kept it from one
+    items = sorted(
+        [(err.line, None, err) for err in units.skipped]
+        + [(unit.lines[0].source_line, unit, None) for unit in units],
+        key=lambda item: item[0],
+    )
+    outcomes = []
+    for _, unit, err in items:
+        if unit is not None:
+            try:
+                outcomes.append((unit, ltl.check_program(unit, timeout=timeout, max_states=max_states), None))
+                continue
+            except InvarError as failure:
+                err = failure.located(shown)
+        report(err)
+        outcomes.append((unit, None, err))
+    _render(outcomes, fmt, batch=True)
+    if not all(result is not None and result.holds for _, result, _ in outcomes):
         raise typer.Exit(1)
 
 
-def _render(results, fmt: TextFormat, batch: bool) -> None:
+def _record(unit, result, err) -> dict:
     from ..frontends.ltl import to_trace_text
 
-    records = [
-        {
-            "unit": unit.name,
-            "formula": unit.lines[0].text,
-            "trace": unit.lines[1].text,
-            "holds": r.holds,
-            "counterexample": None if r.counterexample is None else to_trace_text(r.counterexample),
+    if err is not None:
+        return {
+            "unit": unit.name if unit is not None else getattr(err, "unit", f"line {err.line}"),
+            "formula": unit.lines[0].text if unit is not None else None,
+            "trace": unit.lines[1].text if unit is not None and len(unit.lines) > 1 else None,
+            "holds": None,
+            "counterexample": None,
+            "error": str(err),
         }
-        for unit, r in results
-    ]
+    return {
+        "unit": unit.name,
+        "formula": unit.lines[0].text,
+        "trace": unit.lines[1].text,
+        "holds": result.holds,
+        "counterexample": None if result.counterexample is None else to_trace_text(result.counterexample),
+        "error": None,
+    }
+
+
+def _render(outcomes, fmt: TextFormat, batch: bool) -> None:
+    records = [_record(*outcome) for outcome in outcomes]
     if fmt is TextFormat.json:
         print(json.dumps({"schema": SCHEMA, "results": records}, indent=2))
         return
@@ -91,12 +115,18 @@ def _render(results, fmt: TextFormat, batch: bool) -> None:
         for rec in records:
             print(json.dumps({"schema": SCHEMA, **rec}))
         return
-    for rec in records:
+    for rec, (_, _, err) in zip(records, outcomes):
+        if err is not None:
+            stdout.print(f"{rec['unit']}: not checked: {err.message}", markup=False)
+            continue
         verdict = "holds" if rec["holds"] else "fails"
         head = f"{rec['unit']}: {verdict}" if batch else verdict
         stdout.print(head, markup=False)
         if rec["counterexample"] is not None:
             stdout.print(f"{'  ' if batch else ''}counterexample: {rec['counterexample']}", markup=False)
     if batch:
-        failed = sum(not rec["holds"] for rec in records)
-        stdout.print(f"{len(records)} pairs: {len(records) - failed} hold, {failed} fail", markup=False)
+        held = sum(rec["holds"] is True for rec in records)
+        failed = sum(rec["holds"] is False for rec in records)
+        summary = f"{len(records)} pairs: {held} hold, {failed} fail"
+        errors = len(records) - held - failed
+        stdout.print(summary + (f", {errors} not checked" if errors else ""), markup=False)

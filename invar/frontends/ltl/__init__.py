@@ -19,6 +19,10 @@ How a ``.ltl`` file splits into units (docs/formats.md, "LTL"):
   when present, separates them instead, so traces may contain spaces);
 * any other line is a *formula line*, a unit of its own unless a trace line
   follows.
+
+A malformed formula or trace leaves out its unit only: :func:`parse_units`
+returns the others as a :class:`~invar.frontends.units.Units` whose
+``skipped`` holds one located error per unit left out.
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ...errors import ParseError, SpaceError, UsageError
+from ...errors import InvarError, ParseError, SpaceError, UsageError
 from ...program import Line, Program, Token
 from ...symmetry.renamings import RenamingSpace
+from ..units import Units
 from .formula import KEYWORDS, Formula, Lexeme, lex_formula, parse_formula, to_infix, to_polish
 from .trace import Trace, lex_trace, parse_trace, to_trace_text
 
@@ -94,6 +99,8 @@ def pair_of(program: Program) -> tuple[Formula, Trace | None]:
 def parse(text: str) -> Program:
     """Exactly one unit (a formula, or a formula and its trace)."""
     units = parse_units(text)
+    if units.skipped:
+        raise units.skipped[0]
     if len(units) != 1:
         raise ParseError(f"expected one formula, found {len(units)} units", line=1, col=1)
     return units[0]
@@ -101,6 +108,13 @@ def parse(text: str) -> Program:
 
 def _relocated(err: ParseError, line_no: int, col0: int, raw: str) -> ParseError:
     return err.at(line_no, col0 + max(err.col, 1), source_line=raw)  # type: ignore[return-value]
+
+
+def _skip(err: ParseError, reason: str, unit: str, path: str | None) -> ParseError:
+    """Mark ``err`` as the reason a unit was left out (see :class:`Units`)."""
+    err.reason = reason  # type: ignore[attr-defined]
+    err.unit = unit  # type: ignore[attr-defined]
+    return err.located(path)  # type: ignore[return-value]
 
 
 def _first_trace_word(body: str) -> int | None:
@@ -111,9 +125,22 @@ def _first_trace_word(body: str) -> int | None:
     return None
 
 
-def parse_units(text: str, path: str | None = None) -> list[Program]:
-    """Every unit of a ``.ltl`` file (see the module docstring for the rule)."""
+def _units_or_raise(units: list[Program], skipped: list[ParseError]) -> Units:
+    # a file none of whose units could be read is bad input as a whole
+    if not units and skipped:
+        raise skipped[0]
+    return Units(units, skipped)
+
+
+def parse_units(text: str, path: str | None = None) -> Units:
+    """Every unit of a ``.ltl`` file (see the module docstring for the rule).
+
+    A malformed formula or trace leaves its unit out: the result's
+    ``skipped`` holds one located :class:`ParseError` per unit left out (with
+    ``reason`` and the ``unit`` name it would have had), and every other unit
+    is returned. Only a file without a single good unit raises."""
     units: list[Program] = []
+    skipped: list[ParseError] = []
     pending: tuple[int, str, str, str] | None = None  # (line no, raw, indent, formula)
 
     def flush() -> None:
@@ -121,11 +148,11 @@ def parse_units(text: str, path: str | None = None) -> list[Program]:
         if pending is None:
             return
         no, raw, indent, body = pending
+        pending = None
         try:
             units.append(program_of(body, None, source_lines=(no, no), prefix=indent, name=f"line {no}"))
         except ParseError as err:
-            raise _relocated(err, no, len(indent), raw).located(path)
-        pending = None
+            skipped.append(_skip(_relocated(err, no, len(indent), raw), "malformed formula", f"line {no}", path))
 
     for no, raw in enumerate(text.splitlines(), start=1):
         body = raw.strip()
@@ -149,40 +176,43 @@ def parse_units(text: str, path: str | None = None) -> list[Program]:
         if split == 0 or not f_text:
             # a trace line: it belongs to the formula line before it
             if pending is None:
-                raise ParseError(
+                err = ParseError(
                     "trace without a formula: put the formula on the line before, or before the trace on this line",
                     line=no,
                     col=len(indent) + 1,
                     source_line=raw,
-                ).located(path)
+                )
+                skipped.append(_skip(err, "trace without a formula", f"line {no}", path))
+                continue
             f_no, f_raw, f_indent, f_body = pending
             pending = None
+            name = f"line {f_no}"
             try:
                 lex_formula(f_body)
             except ParseError as err:
-                raise _relocated(err, f_no, len(f_indent), f_raw).located(path)
+                skipped.append(_skip(_relocated(err, f_no, len(f_indent), f_raw), "malformed formula", name, path))
+                continue
             try:
                 units.append(
-                    program_of(
-                        f_body, body, source_lines=(f_no, no), separator="\n" + indent, prefix=f_indent, name=f"line {f_no}"
-                    )
+                    program_of(f_body, body, source_lines=(f_no, no), separator="\n" + indent, prefix=f_indent, name=name)
                 )
             except ParseError as err:
-                raise _relocated(err, no, len(indent), raw).located(path)
+                skipped.append(_skip(_relocated(err, no, len(indent), raw), "malformed trace", name, path))
             continue
         flush()
+        name = f"line {no}"
         try:
             lex_formula(f_text)
         except ParseError as err:
-            raise _relocated(err, no, len(indent), raw).located(path)
+            skipped.append(_skip(_relocated(err, no, len(indent), raw), "malformed formula", name, path))
+            continue
         try:
-            units.append(
-                program_of(f_text, t_text, source_lines=(no, no), separator=sep_ws, prefix=indent, name=f"line {no}")
-            )
+            units.append(program_of(f_text, t_text, source_lines=(no, no), separator=sep_ws, prefix=indent, name=name))
         except ParseError as err:
-            raise _relocated(err, no, len(indent) + len(f_text) + len(sep_ws), raw).located(path)
+            at = len(indent) + len(f_text) + len(sep_ws)
+            skipped.append(_skip(_relocated(err, no, at, raw), "malformed trace", name, path))
     flush()
-    return units
+    return _units_or_raise(units, skipped)
 
 
 # ---------------------------------------------------------------- renaming
@@ -202,11 +232,10 @@ def _spell(token: Token, target: str) -> str:
     return target
 
 
-def _shape(f: Formula) -> Formula:
-    """The formula with every AP name blanked: what a renaming must keep."""
-    if f.op == "ap":
-        return Formula("ap", (), "?")
-    return Formula(f.op, tuple(_shape(a) for a in f.args))
+def _shape(f: Formula) -> tuple[str, ...]:
+    """The formula with every AP name blanked, in Polish order (which fixes
+    the tree, given each operator's arity): what a renaming must keep."""
+    return tuple("?" if n.op == "ap" else n.op for n in f.walk())
 
 
 def _line_shape(text: str, li: int) -> object:
@@ -287,38 +316,59 @@ def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSp
 
 
 # ---------------------------------------------------------------- checking
-def parse_jsonl_units(text: str, path: str | None = None) -> list[Program]:
-    """Units of a JSONL dataset: one ``{"formula": …, "trace": …}`` per line."""
+def parse_jsonl_units(text: str, path: str | None = None) -> Units:
+    """Units of a JSONL dataset: one ``{"formula": …, "trace": …}`` per line.
+
+    A malformed record is left out and its located error kept in
+    ``skipped``, as :func:`parse_units` does."""
     import json
 
     units: list[Program] = []
+    skipped: list[ParseError] = []
     for no, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
+        name = f"line {no}"
         try:
             record = json.loads(raw)
             formula, trace = record["formula"], record.get("trace")
             if not isinstance(formula, str) or not (trace is None or isinstance(trace, str)):
                 raise TypeError
-        except (ValueError, KeyError, TypeError, AttributeError):
-            raise ParseError(
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            err = ParseError(
                 'expected a JSON object with a "formula" string and an optional "trace" string',
-                path=path, line=no, col=1, source_line=raw,
-            ) from None
+                line=no, col=1, source_line=raw,
+            )
+            skipped.append(_skip(err, "malformed record", name, path))
+            continue
         try:
-            units.append(program_of(formula, trace, source_lines=(no, no), name=f"line {no}"))
+            lex_formula(formula)
         except ParseError as err:
-            raise ParseError(err.message, path=path, line=no, col=1, source_line=raw) from None
-    return units
+            bad = ParseError(f"formula: {err.message}", line=no, col=1, source_line=raw)
+            skipped.append(_skip(bad, "malformed formula", name, path))
+            continue
+        try:
+            units.append(program_of(formula, trace, source_lines=(no, no), name=name))
+        except ParseError as err:
+            bad = ParseError(f"trace: {err.message}", line=no, col=1, source_line=raw)
+            skipped.append(_skip(bad, "malformed trace", name, path))
+    return _units_or_raise(units, skipped)
 
 
 def check_program(program: Program, *, timeout: float | None = None, max_states: int | None = None):
     """Check the trace of ``program`` against its formula
-    (:func:`invar.frontends.ltl.check.check`)."""
+    (:func:`invar.frontends.ltl.check.check`).
+
+    Errors (no trace, :class:`~invar.frontends.ltl.check.CheckLimitError`)
+    are located at the unit's formula."""
     from .check import check
 
+    first = program.tokens[0]
     formula, trace = pair_of(program)
-    if trace is None:
-        line = program.lines[0].source_line
-        raise ParseError("formula without a trace; put the trace after it or on the next line", line=line, col=1)
-    return check(formula, trace, timeout=timeout, max_states=max_states)
+    try:
+        if trace is None:
+            raise ParseError("formula without a trace; put the trace after it or on the next line")
+        return check(formula, trace, timeout=timeout, max_states=max_states)
+    except InvarError as err:
+        line, col, source = locate(program, first)
+        raise err.at(line, col, source_line=source) from None

@@ -110,9 +110,41 @@ def test_multi_letter_pool_needs_spaced_polish() -> None:
     ],
 )
 def test_file_errors_are_located(text: str, line: int, col: int, fragment: str) -> None:
-    with pytest.raises(ParseError) as info:
-        parse_units(text, "f.ltl")
-    err = info.value
+    try:
+        err = parse_units(text, "f.ltl").skipped[0]
+    except ParseError as raised:  # no good unit at all: the file is bad as a whole
+        err = raised
     assert (err.path, err.line, err.col) == ("f.ltl", line, col)
     assert fragment in err.message
     assert err.source_line == text.splitlines()[line - 1]
+
+
+def test_bad_units_are_skipped_and_the_rest_returned() -> None:
+    text = "&aXb a;b;{1}\nG(a\nFb\nb;c\na;{1}\nXa;{1}\nGa\n{X a}\nU!ab\tb;{1}\nF b\n"
+    units = parse_units(text, "f.ltl")
+    assert [u.name for u in units] == ["line 1", "line 9", "line 10"]
+    assert [(e.line, e.col, e.unit, e.reason) for e in units.skipped] == [
+        (2, 2, "line 2", "malformed formula"),
+        (4, 4, "line 3", "malformed trace"),
+        (5, 1, "line 5", "trace without a formula"),
+        (6, 1, "line 6", "trace without a formula"),
+        (8, 2, "line 7", "malformed trace"),
+    ]
+    assert all(e.path == "f.ltl" for e in units.skipped)
+    assert units.skip_summary() == "5 skipped: 1 malformed formula, 2 malformed trace, 2 trace without a formula"
+    with pytest.raises(ParseError) as info:  # nothing good: the first error is raised
+        parse_units("G(a\nb;c\n", "f.ltl")
+    assert (info.value.line, info.value.col) == (1, 2)
+
+
+def test_jsonl_records_are_skipped_one_by_one() -> None:
+    from invar.frontends.ltl import parse_jsonl_units
+
+    text = '{"formula": "Ga", "trace": "{a}"}\n[1, 2]\n{"formula": "G(a", "trace": "{a}"}\n' \
+        '{"formula": "a", "trace": "a;b"}\n' + "[" * 5000 + "\n" + '{"formula": "Fa"}\n'
+    units = parse_jsonl_units(text, "f.jsonl")
+    assert [u.name for u in units] == ["line 1", "line 6"]
+    assert [(e.line, e.reason) for e in units.skipped] == [
+        (2, "malformed record"), (3, "malformed formula"), (4, "malformed trace"), (5, "malformed record"),
+    ]
+    assert "unbalanced parenthesis" in units.skipped[1].message
