@@ -48,3 +48,47 @@ def repeat(fn: Callable[[], object], times: int) -> list[float]:
 
 def median(xs: list[float]) -> float:
     return statistics.median(xs)
+
+
+def checkout(rev: str, into: Path) -> Path:
+    """Extract the package ``invar/`` as it was at git revision ``rev`` into
+    ``into``; run a command with ``PYTHONPATH=into`` to use it."""
+    import io
+    import subprocess
+    import tarfile
+
+    data = subprocess.run(["git", "archive", rev, "invar"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def measure(args: list[str], *, pythonpath: Path | None = None, timeout: float = 600.0,
+            stdout=None) -> tuple[float | None, int | None]:
+    """(wall seconds, peak resident memory in KB) of ``python -c <invar's CLI>
+    ARGS`` in a fresh process, the package taken from ``pythonpath`` (the
+    working tree when None); ``(None, None)`` when it runs past ``timeout``
+    or fails."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(pythonpath or ROOT)
+    code = "import sys; from invar.cli.app import main; sys.argv = ['invar', *sys.argv[1:]]; main()"
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env, cwd=ROOT,
+                            stdout=stdout or subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return None, None
+        time.sleep(0.01)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        return None, None
+    return seconds, usage.ru_maxrss

@@ -19,6 +19,12 @@ from rich.console import Console
 
 from ..errors import InvarError
 
+# counts of long programs have far more than the 4,300 digits Python converts
+# to text by default (a guard against slow parsing of untrusted numbers, which
+# invar never parses): print them whole
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
+
 app = typer.Typer(
     name="invar",
     help="Invariance analysis for models of code: parse programs, relate their tokens, "

@@ -67,6 +67,8 @@ from typing import Iterable, Iterator, Sequence
 DEFAULT_MAX_STATES = 1 << 18
 #: total-variation distance the Markov chain is run to (see the module docstring)
 MIXING_EPSILON = 1e-3
+#: prime parts up to this size get a minimum chain partition for their upper bound
+EXACT_CHAINS = 400
 
 UNIT, PARALLEL, SERIES, PRIME = "unit", "parallel", "series", "prime"
 
@@ -151,8 +153,21 @@ class _Prime:
             return False
         return True
 
+    def _layers(self) -> list[int]:
+        """Each element's longest-path layer (a layer is an antichain)."""
+        layer = [0] * self.k
+        for v in range(self.k):  # local order is a topological order
+            for u in bits(self.pred[v]):
+                layer[v] = max(layer[v], layer[u] + 1)
+        return layer
+
     def _build(self) -> dict[int, int]:
         k, pred, succ = self.k, self.pred, self.succ
+        # every subset of an antichain generates its own down-set: a layer of
+        # L elements means at least 2**L of them, refused before any is built
+        widest = max(_counts(self._layers()).values(), default=0)
+        if widest >= self.max_states.bit_length():
+            raise TooWide
         # forward, level by level: each down-set with the elements that may come next
         level = {0: sum(1 << u for u in range(k) if not pred[u])}
         levels = [level]
@@ -183,14 +198,7 @@ class _Prime:
 
     # --------------------------------------------------------------- bounds
     def bounds(self) -> tuple[int, int]:
-        layer = [0] * self.k
-        for v in range(self.k):  # local order is a topological order
-            for u in bits(self.pred[v]):
-                layer[v] = max(layer[v], layer[u] + 1)
-        sizes: dict[int, int] = {}
-        for h in layer:
-            sizes[h] = sizes.get(h, 0) + 1
-        lower = math.prod(math.factorial(s) for s in sizes.values())
+        lower = math.prod(math.factorial(s) for s in _counts(self._layers()).values())
         return lower, multinomial(self._chain_partition())
 
     def descendants(self) -> tuple[int, ...]:
@@ -204,9 +212,22 @@ class _Prime:
         return self._desc
 
     def _chain_partition(self) -> list[int]:
-        """Sizes of a minimum chain partition (Dilworth, by bipartite matching
-        on the comparability relation: chains = k − maximum matching), with
-        augmenting paths searched iteratively."""
+        """Sizes of a chain partition: a minimum one (Dilworth, by bipartite
+        matching on the comparability relation: chains = k − maximum matching,
+        augmenting paths searched iteratively) up to :data:`EXACT_CHAINS`
+        elements; past that, chains grown greedily along direct edges, in
+        linear time (any chain partition bounds the count)."""
+        if self.k > EXACT_CHAINS:
+            chain_of: dict[int, int] = {}  # the chain whose last element is u
+            sizes: list[int] = []
+            for v in range(self.k):
+                chain = next((chain_of.pop(u) for u in bits(self.pred[v]) if u in chain_of), None)
+                if chain is None:
+                    chain = len(sizes)
+                    sizes.append(0)
+                sizes[chain] += 1
+                chain_of[v] = chain
+            return sizes
         desc = self.descendants()
         match_of: dict[int, int] = {}  # right element -> left element
         for root in range(self.k):
@@ -291,6 +312,13 @@ class _Prime:
             self.chain_state = list(range(self.k))
         self.run_chain(self.chain_state, self.chain_steps(), rng)
         return list(self.chain_state)
+
+
+def _counts(values: Iterable[int]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
 
 
 def _components(elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]],
