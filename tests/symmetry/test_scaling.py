@@ -81,3 +81,16 @@ def test_sampling_streams_in_constant_memory(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_thousand_renamable_names_count_and_sample():
+    """No recursion over referents: 1,000 locals count (1000!) and sample."""
+    text = "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(1000))
+    text += "    return " + " + ".join(f"v{i}" for i in range(1000)) + "\n"
+    program = invar.parse(text, lang="python")
+    space = invar.renamings(program)
+    assert space.count() == math.factorial(1000)
+    drawn = space.sample(2, rng=3)
+    renamed = invar.parse(space.render(drawn[0]), lang="python")
+    assert invar.renamings(renamed).count() == math.factorial(1000)
+    assert len(next(iter(space.enumerate())).mapping) == 1000
