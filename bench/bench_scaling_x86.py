@@ -1,0 +1,216 @@
+"""How x86 commands scale with the size of a straight-line block.
+
+    python bench/bench_scaling_x86.py [--sizes 1000 10000 100000] [--before REV]
+                                      [--time-limit 300] [--memory-limit 6]
+
+Each size is a seeded concatenation of real BHive blocks that hold no barrier
+(no control flow, no rip-relative operand, nothing that reads the world), so
+nothing cuts the analysis short. Every measurement runs one command in a
+fresh Python process, in-process through the CLI's entry point with its
+output thrown away: ``parse --format json``, ``renamings --count``,
+``permutations --count``, ``permutations --sample 10`` and
+``dlg --format json``. Reported: wall time of the command (the interpreter
+start and the imports excluded) and its peak resident memory above what the
+process held after its imports. A command that runs past the time limit or
+above the memory limit is stopped and reported as over it; larger sizes of
+that command are then not run.
+
+With ``--before REV`` the package as it was at git revision ``REV`` runs the
+same commands on the same files, each pair back to back, as ``invar_before``
+(extracted with ``git archive``, as in bench_dlg_stdlib.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import random
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, bhive_blocks, machine
+
+COMMANDS = {
+    "parse": ["parse", "--format", "json"],
+    "renamings --count": ["renamings", "--count"],
+    "permutations --count": ["permutations", "--count"],
+    "permutations --sample 10": ["permutations", "--sample", "10", "--seed", "1"],
+    "dlg": ["dlg", "--format", "json"],
+}
+
+#: what each child runs: import the package, then time its CLI on one file
+CHILD = r"""
+import json, os, resource, sys, time
+package, out, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+if package != "invar":
+    sys.path.insert(0, os.environ["BEFORE_ROOT"])
+app = __import__(package + ".cli.app", fromlist=["main"])
+# what the commands import lazily, so that the timing is the work alone
+for module in ("cli.commands", "frontends.x86.parse", "frontends.x86.rename", "symmetry.spaces",
+               "symmetry.permutations", "symmetry.dlg", "symmetry.masks"):
+    __import__(f"{package}.{module}")
+def rss():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+base = rss()
+sys.argv = ["invar", *args]
+sys.stdout = open(os.devnull, "w")
+status = 0
+t = time.perf_counter()
+try:
+    app.main()
+except SystemExit as e:
+    status = e.code or 0
+seconds = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+with open(out, "w") as f:
+    json.dump({"seconds": seconds, "peak_mb": peak - base, "status": status}, f)
+"""
+
+
+def straight_line(n: int, seed: int) -> str:
+    """``n`` instructions of BHive blocks without a barrier, concatenated."""
+    import importlib
+
+    from invar.frontends.x86.hexblock import disassemble
+
+    parse = importlib.import_module("invar.frontends.x86.parse")
+    rng = random.Random(seed)
+    blocks = bhive_blocks()
+    lines: list[str] = []
+    while len(lines) < n:
+        texts = [text for text, _bytes in disassemble(rng.choice(blocks))]
+        if not any(parse._instruction_cached(t)[2].barrier for t in texts):
+            lines.extend(texts)
+    return "\n".join(lines[:n]) + "\n"
+
+
+def checkout(rev: str, into: Path) -> None:
+    """Extract ``invar/`` at ``rev`` as the package ``invar_before`` under ``into``."""
+    data = subprocess.run(["git", "archive", rev, "invar"], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    # modules named by string (the frontend registry, the renaming spaces)
+    # must load from the old package too
+    for path in (into / "invar").rglob("*.py"):
+        text = path.read_text()
+        path.write_text(re.sub(r"(?<![\w.])invar\.(?=[a-z_])", "invar_before.", text))
+    (into / "invar").rename(into / "invar_before")
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmRSS")) / 1024
+    except (OSError, StopIteration):
+        return 0.0
+
+
+def measure(package: str, args: list[str], env: dict, time_limit: float, memory_limit_mb: float) -> dict:
+    """Run one command in a fresh process; stop it past either limit."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        child = subprocess.Popen([sys.executable, "-c", CHILD, package, out.name, *args], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        start = time.monotonic()
+        over = None
+        while child.poll() is None:
+            if time.monotonic() - start > time_limit:
+                over = f"over {time_limit:.0f} s"
+            elif rss_mb(child.pid) > memory_limit_mb:
+                over = f"over {memory_limit_mb / 1024:.0f} GiB"
+            if over:
+                child.kill()
+                child.wait()
+                return {"over": over}
+            time.sleep(0.05)
+        err = child.stderr.read().decode(errors="replace").strip()
+        if child.returncode != 0 or not Path(out.name).stat().st_size:
+            return {"error": err.splitlines()[-1] if err else f"exit {child.returncode}"}
+        return json.loads(Path(out.name).read_text())
+
+
+def shown(result: dict | None) -> str:
+    if result is None:
+        return "not run (over a limit at a smaller size)"
+    if "over" in result:
+        return result["over"]
+    if "error" in result:
+        return f"error: {result['error']}"
+    return f"{result['seconds']:.2f} s, {result['peak_mb']:.0f} MB"
+
+
+def growth(results: dict, key: str, sizes: list[int]) -> str:
+    """Time and memory factors per tenfold input, between consecutive sizes."""
+    parts = []
+    for a, b in zip(sizes, sizes[1:]):
+        ra, rb = results.get((key, a)), results.get((key, b))
+        if not ra or not rb or "seconds" not in ra or "seconds" not in rb:
+            continue
+        tenfold = 1 / math.log10(b / a)
+        t = (rb["seconds"] / max(ra["seconds"], 1e-9)) ** tenfold
+        m = (max(rb["peak_mb"], 1e-3) / max(ra["peak_mb"], 1e-3)) ** tenfold
+        parts.append(f"x{t:.1f} time, x{m:.1f} memory ({a:,} → {b:,})")
+    return "; ".join(parts) or "–"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    ap.add_argument("--before", default=None, help="also run the package at this git revision, side by side")
+    ap.add_argument("--time-limit", type=float, default=300.0, help="seconds per command")
+    ap.add_argument("--memory-limit", type=float, default=6.0, help="GiB of resident memory per command")
+    ap.add_argument("--commands", nargs="+", default=list(COMMANDS), choices=list(COMMANDS))
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    tmp = tempfile.TemporaryDirectory()
+    root = Path(tmp.name)
+    env = dict(os.environ)
+    packages = ["invar"]
+    if args.before:
+        checkout(args.before, root / "before")
+        env["BEFORE_ROOT"] = str(root / "before")
+        packages = ["invar_before", "invar"]
+    files = {}
+    for n in args.sizes:
+        files[n] = root / f"straight{n}.s"
+        files[n].write_text(straight_line(n, args.seed + n))
+    results: dict[tuple[str, str, int], dict | None] = {}
+    print(f"machine: {machine()}")
+    print(f"limits: {args.time_limit:.0f} s and {args.memory_limit:.0f} GiB per command"
+          + (f"; before = {args.before}" if args.before else ""))
+    for n in args.sizes:
+        for name in args.commands:
+            for package in packages:
+                if any("seconds" not in (results.get((package, name, m)) or {}) for m in args.sizes if m < n):
+                    results[(package, name, n)] = None
+                    continue
+                r = measure(package, [*COMMANDS[name], str(files[n])], env,
+                            args.time_limit, args.memory_limit * 1024)
+                results[(package, name, n)] = r
+                label = "before" if package != "invar" else "after"
+                print(f"  {n:>7,} {name:<25} {label:<6} {shown(r)}", flush=True)
+    labels = {"invar_before": f"before ({args.before})", "invar": "after"}
+    print()
+    print("| command | instructions | " + " | ".join(labels[p] for p in packages) + " |")
+    print("|---|---|" + "---|" * len(packages))
+    for name in args.commands:
+        for n in args.sizes:
+            print(f"| `{name}` | {n:,} | " + " | ".join(shown(results[(p, name, n)]) for p in packages) + " |")
+    print()
+    print("growth per tenfold input:")
+    for name in args.commands:
+        for p in packages:
+            per = {(k[1], k[2]): v for k, v in results.items() if k[0] == p}
+            print(f"  {name:<25} {labels[p]:<20} {growth(per, name, args.sizes)}")
+
+
+if __name__ == "__main__":
+    main()
