@@ -47,6 +47,8 @@ class InvarError(Exception):
         return self
 
     def __str__(self) -> str:
+        if self.path is None and not self.line:
+            return f"invar: error: {self.message}"  # about the command, not a place in an input
         where = self.path if self.path is not None else "<input>"
         return f"{where}:{self.line}:{self.col}: error: {self.message}"
 

@@ -176,27 +176,51 @@ class RenamingSpace:
         return Renaming(tuple(mapping))
 
     def rank(self, renaming: Renaming | Mapping[str, str]) -> int:
-        """Position of ``renaming`` in the enumeration order."""
+        """Position of ``renaming`` in the enumeration order.
+
+        The targets before the chosen one that are still free are counted per
+        atom (every target of an atom leaves the same number of completions),
+        so a referent costs one table lookup per atom, not one per target."""
         mapping = renaming.as_dict() if isinstance(renaming, Renaming) else dict(renaming)
         used = [0] * len(self._atom_sizes)
-        taken: set[str] = set()
+        taken: list[list[str]] = [[] for _ in self._atom_sizes]
+        taken_set: set[str] = set()
         index = 0
         for i, ref in enumerate(self.referents):
             target = mapping.get(ref, ref)
-            if target not in self.allowed[i] or target in taken:
+            allowed = self.allowed[i]
+            pos_of, prefix = self._layout(allowed)
+            p = pos_of.get(target)
+            if p is None or target in taken_set:
                 raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
-            for t in self.allowed[i]:
-                if t == target:
-                    break
-                if t in taken:
-                    continue
-                a = self._atom_of[t]
-                used[a] += 1
-                index += self._completions(i + 1, tuple(used))
-                used[a] -= 1
-            taken.add(target)
-            used[self._atom_of[target]] += 1
+            for a in self._atoms_for[i]:
+                before = prefix[a][p] - sum(1 for t in taken[a] if pos_of.get(t, p) < p)
+                if before:
+                    used[a] += 1
+                    index += before * self._completions(i + 1, tuple(used))
+                    used[a] -= 1
+            a = self._atom_of[target]
+            taken[a].append(target)
+            taken_set.add(target)
+            used[a] += 1
         return index
+
+    def _layout(self, allowed: tuple[str, ...]) -> tuple[dict[str, int], dict[int, list[int]]]:
+        """(position of each target in ``allowed``, per atom the number of its
+        targets before each position), cached per distinct allowed set."""
+        cache = self.__dict__.setdefault("_layouts", {})
+        got = cache.get(id(allowed))
+        if got is None:
+            pos_of = {t: k for k, t in enumerate(allowed)}
+            prefix: dict[int, list[int]] = {}
+            for a in {self._atom_of[t] for t in allowed}:
+                counts, n = [0], 0
+                for t in allowed:
+                    n += self._atom_of[t] == a
+                    counts.append(n)
+                prefix[a] = counts
+            got = cache[id(allowed)] = (pos_of, prefix)
+        return got
 
     def __contains__(self, renaming: Renaming | Mapping[str, str]) -> bool:
         try:
