@@ -104,17 +104,17 @@ class _Memory:
     * ``front``: the stores of the current run that no later store of the run
       follows (their byte ranges are disjoint); ``start``/``last``: its first
       and last store;
-    * ``prev_front``, ``prev_loads``: the same for the run before, with the
-      loads of its group that none of its stores follows;
+    * ``prev_front``, ``prev_loads``, ``prev_end``: the same for the run
+      before, with the loads of its group that none of its stores follows;
     * ``foreign``: loads since the previous run ended whose group is not the
-      current run's, each with the last store before it (its *anchor*): a load
-      that came after a store of the current run follows its whole front, so
-      it already follows everything before its anchor;
+      current run's, each with its *anchor*: the last store before it when
+      it came after a store of another group, and so follows that store's
+      whole front and everything before it (-1 otherwise);
     * ``own``: loads of the current run's group since the previous run ended
       that no store of that group follows yet.
     """
 
-    __slots__ = ("bytes", "group", "front", "start", "last", "prev_front", "prev_loads",
+    __slots__ = ("bytes", "group", "front", "start", "last", "prev_front", "prev_loads", "prev_end",
                  "foreign", "foreign_lines", "own", "_fresh")
 
     def __init__(self) -> None:
@@ -125,6 +125,7 @@ class _Memory:
         self.start = self.last = -1
         self.prev_front: list[int] = []
         self.prev_loads: list[int] = []
+        self.prev_end = -1
         self.foreign: list[tuple[int, object, int]] = []
         self.foreign_lines: list[int] = []
         self.own: dict[int, None] = {}
@@ -196,15 +197,16 @@ class _Memory:
         k = bisect.bisect_right(self.foreign_lines, last)
         after = self.foreign[k:]  # loads since the last store: unordered with it and with each other
         covered = False
-        for line, g, _anchor in after:
+        for line, g, anchor in after:
             if g != group:
                 preds.add(line)
-                covered = True  # it follows the whole front
+                covered |= anchor == last  # it follows the whole front
         if not covered:
             preds.update(self.front)
         preds.update(self.own)
-        own_after = [(line, self.group, last) for line in self.own if line > last]
+        own_after = [(line, self.group, -1) for line in self.own if line > last]  # they follow no front
         self.prev_front = list(self.front)
+        self.prev_end = last
         self.prev_loads = [line for line in self.own if line < last]
         foreign = sorted([a for a in after if a[1] != group] + own_after)
         self.foreign = foreign
@@ -220,9 +222,13 @@ class _Memory:
         if self.foreign and self.foreign[-1][2] >= self.start:
             cover = max(cover, self.foreign[-1][2])
         if cover < 0:
-            preds.update(self.prev_front)
             preds.update(self.prev_loads)
-            preds.update(self.foreign_lines)
+            front_covered = False
+            for line, _g, anchor in self.foreign:
+                preds.add(line)
+                front_covered |= anchor == self.prev_end >= 0  # it follows the previous run's front
+            if not front_covered:
+                preds.update(self.prev_front)
         else:
             k = bisect.bisect_right(self.foreign_lines, cover)
             preds.update(self.foreign_lines[k:])
