@@ -100,6 +100,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
     except ValueError as err:  # NUL bytes and similar
         raise ParseError(str(err), path=path, line=1, col=1) from None
     effects = StatementEffects(resolution)
+    lexemes = _lexemes(text)
     # every function opens a scope, so the resolver has already found them all
     defs = sorted(
         (s.node for s in resolution.scope_of.values() if isinstance(s.node, _FUNCTIONS)),
@@ -108,7 +109,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
     units, skipped = [], []
     for node in defs or ([tree] if tree.body else []):
         try:
-            units.append(_UnitBuilder(src, resolution, effects, node).build())
+            units.append(_UnitBuilder(src, resolution, effects, node, lexemes).build())
         except InvarError as err:
             err.reason = "unsupported construct"  # type: ignore[attr-defined]
             skipped.append(err.located(path))
@@ -128,6 +129,37 @@ def parse(text: str, path: str | None = None) -> Program:
     if len(units) != 1:
         raise ParseError(f"expected one function, found {len(units)}", path=path, line=1, col=1)
     return units[0]
+
+
+# ------------------------------------------------------------------ lexemes
+_SKIPPED = frozenset({"COMMENT", "NL", "NEWLINE", "INDENT", "DEDENT", "ENCODING", "ENDMARKER", "TYPE_COMMENT"})
+_KINDS = {"OP": "operator", "NUMBER": "number", "STRING": "string", "FSTRING_START": "string",
+          "FSTRING_MIDDLE": "string", "FSTRING_END": "string"}
+
+
+def _lexemes(text: str) -> list[tuple[int, int, int, int, str, str]]:
+    """Every lexical token of a file that ``ast`` accepted, in order:
+    (line, column, end line, end column, kind, text); kinds ``keyword``,
+    ``identifier``, ``operator``, ``number``, ``string``. Empty when
+    ``tokenize`` disagrees with the parser (units then hold their names only)."""
+    import io
+    import tokenize
+
+    out = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            name = tokenize.tok_name[tok.exact_type if tok.type == tokenize.OP else tok.type]
+            name = "OP" if tok.type == tokenize.OP else name
+            if name in _SKIPPED:
+                continue
+            if name == "NAME":
+                kind = "keyword" if keyword.iskeyword(tok.string) else "identifier"
+            else:
+                kind = _KINDS.get(name, "other")
+            out.append((tok.start[0], tok.start[1], tok.end[0], tok.end[1], kind, tok.string))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return []
+    return out
 
 
 # ----------------------------------------------------------------- layout
@@ -187,11 +219,13 @@ def _bodies(s: ast.stmt) -> list[list[ast.stmt]]:
 class _UnitBuilder:
     """Builds one unit's Program; see the module docstring for the layout."""
 
-    def __init__(self, src: SourceMap, res: Resolution, effects: StatementEffects, node: ast.AST) -> None:
+    def __init__(self, src: SourceMap, res: Resolution, effects: StatementEffects, node: ast.AST,
+                 lexemes: list[tuple] | None = None) -> None:
         self.src = src
         self.res = res
         self.effects = effects
         self.node = node
+        self.lexemes = lexemes or []
         self.items: list[LineItem] = []
         self.deps: list[tuple[int, int]] = []
         self.blocks = 0
@@ -337,6 +371,47 @@ class _UnitBuilder:
         return idx
 
     # ------------------------------------------------- definite assignment
+    # -------------------------------------------------------------- tokens
+    def _with_lexemes(self, names: list[Token], first_lines: list[int], start: int, end: int) -> list[Token]:
+        """Every token of the unit's lines: the name tokens (variables, with
+        their views and referents) and, around them, keywords, operators,
+        literals and other identifiers (attributes, keyword-argument names,
+        modules), each with its own text as view and no referent. A string
+        that holds names (an f-string) is cut into pieces around them."""
+        src = self.src
+        at_name = {(t.line, t.start): t for t in names}
+        lo = bisect_right(self.lexemes, (start, -1), key=lambda x: (x[0], x[1]))
+        hi = bisect_right(self.lexemes, (end, 1 << 60), key=lambda x: (x[0], x[1]))
+        out: list[Token] = list(names)
+        base = [src.starts[f - 1] for f in first_lines]
+
+        def place(row: int, col: int) -> tuple[int, int]:
+            li = bisect_right(first_lines, row) - 1
+            return li, src.starts[row - 1] + col - base[li]
+
+        names_by_line: dict[int, list[Token]] = {}
+        for t in names:
+            names_by_line.setdefault(t.line, []).append(t)
+        for row, col, end_row, end_col, kind, text in self.lexemes[lo:hi]:
+            li, off = place(row, col)
+            if (li, off) in at_name:
+                continue
+            if kind != "string":
+                out.append(Token(text, kind, text, None, li, off))
+                continue
+            inside = sorted(t.start for t in names_by_line.get(li, ()) if off <= t.start < off + len(text))
+            pos = 0
+            for n_start in inside:
+                name = at_name[(li, n_start)]
+                if n_start - off > pos:
+                    piece = text[pos : n_start - off]
+                    out.append(Token(piece, "string", piece, None, li, off + pos))
+                pos = n_start - off + len(name.text)
+            if pos < len(text):
+                out.append(Token(text[pos:], "string", text[pos:], None, li, off + pos))
+        out.sort(key=lambda t: (t.line, t.start))
+        return out
+
     def _enter_function(self, node: ast.AST) -> None:
         """Start laying out a function body: only its parameters are bound."""
         scope = self.res.scope_of[id(node)]
@@ -440,6 +515,7 @@ class _UnitBuilder:
         referents = {t.referent for t in tokens if t.referent is not None}
         if dynamic:
             pinned |= referents
+        tokens = self._with_lexemes(tokens, first_lines, start, end)
         if scope.has_match:  # a ``match`` anywhere in the unit, nested scopes included
             pinned.add("name:_")  # ``_`` in a pattern is a wildcard, not a capture
         return Program(
@@ -508,7 +584,9 @@ def _renamable(program: Program, pins: Iterable[str]) -> tuple[list[str], set[st
     pinned = set(program.pinned)
     pinned |= {r for r in referents if r in pins or name_of(r) in pins}
     movable = [r for r in referents if r not in pinned]
-    forbidden = {t.text for t in program.tokens if t.referent is None}
+    # names the unit uses without renaming them; keywords, operators,
+    # literals and attribute names are no variables and capture nothing
+    forbidden = {t.text for t in program.tokens if t.referent is None and t.kind == "name"}
     forbidden |= {name_of(r) for r in pinned} | pins
     return movable, pinned, forbidden
 

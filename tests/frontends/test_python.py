@@ -429,3 +429,21 @@ def test_undecodable_python_files_are_located(data, line, col, message):
         decode(data, "python", "m.py")
     assert (info.value.path, info.value.line, info.value.col) == ("m.py", line, col)
     assert message in info.value.message
+
+
+# ------------------------------------------------------- full token stream
+def test_every_token_is_in_the_stream_with_its_span():
+    src = 'def f(a, /, *, k=1):\n    x = a.attr + 1  # note\n    s = f"{x=} {a!r:>{k}}"\n    return g(key=x, *s)\n'
+    p = unit(src)
+    for t in p.tokens:
+        assert p.lines[t.line].text[t.start : t.end] == t.text
+    assert [t.line for t in p.tokens] == sorted(t.line for t in p.tokens)
+    kinds = {t.text: t.kind for t in p.tokens}
+    assert kinds["def"] == kinds["return"] == "keyword"
+    assert kinds["attr"] == kinds["key"] == "identifier"  # attributes and keyword names are no variables
+    assert kinds["+"] == kinds["("] == "operator" and kinds["1"] == "number"
+    assert "note" not in "".join(t.text for t in p.tokens)  # comments are not tokens
+    pieces = [t.text for t in p.tokens if t.line == 2 and t.kind in ("string", "name")]
+    assert pieces == ["s", 'f"{', "x", "=} {", "a", "!r:>{", "k", '}}"']  # an f-string cut around its names
+    assert {t.referent for t in p.tokens if t.kind != "name"} == {None}
+    assert renaming_space(p, pool=["attr", "key", "y", "z"]).count() == 4 * 3  # a and s; attribute names capture nothing
