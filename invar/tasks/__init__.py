@@ -3,7 +3,11 @@
 A task names its head (regression or classification), its loss and metric,
 how its stored examples become programs, and which transformation spaces are
 *task symmetries*: transforms that keep the label, not only the program's
-meaning (shared/DESIGN.md). The audit reads :attr:`Task.invariances`.
+meaning (shared/DESIGN.md). The audit reads :attr:`Task.invariances`, and
+for models it cannot load itself, how to read a label or an answer.
+
+Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca) and
+``classify`` (any program -> a class label; audits only).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 
-_TASKS = {"bhive": "invar.tasks.bhive"}
+_TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,22 @@ class Task:
     read_split: Callable
     #: splits a dataset directory holds, training split first
     splits: Sequence[str] = field(default=("train", "valid", "test"))
+    # ----------------------------------------------------- what the audit reads
+    #: True when predictions are discrete (compared exactly); False for numbers
+    #: (compared within a relative tolerance)
+    discrete: bool = False
+    #: a label written as text in a dataset file -> the label (ValueError when bad)
+    label: Callable[[str], Any] = str
+    #: a model's text answer (an LLM's reply) -> a prediction (ValueError when
+    #: it holds none)
+    answer: Callable[[str], Any] = str.strip
+    #: program texts -> their labels as the task defines them (``bhive``:
+    #: llvm-mca's cycles), one ``(label, "")`` or ``(None, reason)`` each; None
+    #: when the task has no oracle. ``audit --oracle`` measures the label's own
+    #: change under a transform with it
+    oracle: Callable[[Sequence[str]], list] | None = None
+    #: the language of the task's programs when a dataset does not say (None: any)
+    lang: str | None = None
 
 
 def names() -> list[str]:

@@ -14,6 +14,9 @@ than one order, so a permutation-invariant model cannot fit those labels.
 
 from __future__ import annotations
 
+import re
+from typing import Sequence
+
 import numpy as np
 import torch
 
@@ -39,6 +42,36 @@ def _output(out: torch.Tensor) -> list[float]:
     return [float(x) for x in out.detach().cpu().tolist()]
 
 
+def label(text: str) -> float:
+    """A throughput written in a dataset file: a positive number."""
+    value = float(text)
+    if not value > 0:
+        raise ValueError(f"throughput {text.strip()} must be positive")
+    return value
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def answer(text: str) -> float:
+    """The first number in a model's text answer ("about 1.68 cycles" -> 1.68)."""
+    m = _NUMBER.search(text)
+    if m is None:
+        raise ValueError(f"no number in the answer {text.strip()[:80]!r}")
+    return float(m.group())
+
+
+def oracle(texts: Sequence[str], mcpu: str = "haswell") -> list[tuple[float | None, str]]:
+    """llvm-mca's throughput of each block text (Total Cycles / 100 at
+    ``-iterations=100``), all blocks in one llvm-mca process: ``(label, "")``
+    or ``(None, llvm-mca's reason)``. DataError when llvm-mca is not installed."""
+    from ..data.bhive import ITERATIONS, label_texts, llvm_mca_version
+
+    llvm_mca_version()  # a located error when llvm-mca is missing
+    return [(None, reason) if cycles is None else (round(cycles / ITERATIONS, 6), "")
+            for cycles, reason in label_texts(list(texts), mcpu, ITERATIONS)]
+
+
 TASK = Task(
     name="bhive",
     head="regression",
@@ -51,6 +84,10 @@ TASK = Task(
     output=_output,
     parse=lambda source: decode(source),
     read_split=read_split,
+    label=label,
+    answer=answer,
+    oracle=oracle,
+    lang="x86",
 )
 
-__all__ = ["TASK", "mape", "mape_loss"]
+__all__ = ["TASK", "mape", "mape_loss", "label", "answer", "oracle"]

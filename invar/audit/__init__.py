@@ -1,0 +1,245 @@
+"""Audits: how far a model is from respecting the symmetries of its task.
+
+    report = invar.audit(model="fixtures/models/vanilla.pt", dataset="fixtures/blocks")
+    report.violation_rate, report["alpha_covariance"]["mean"]
+
+For each example, K semantics-preserving variants are drawn uniformly with
+the exact samplers (all of them when the space has at most K), the model
+predicts the original and every variant in batches, and the report gives
+the task's metric on originals, on variants and on each example's worst
+variant; the violation rate; alpha-covariance; and the spread of the
+predictions. docs/audit.md defines every measure and the JSON schema.
+
+Modules: :mod:`.datasets` (what is audited), :mod:`.models` (checkpoints,
+TorchScript, Python callables, HTTP endpoints), :mod:`.run` (variants,
+inputs, batches), :mod:`.metrics` (the measures), :mod:`.report` (summary,
+JSONL, merging shards, bounds), :mod:`.render` (tables, HTML, plots).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ..errors import UsageError
+from .report import SCHEMA, exceeded, jsonl_lines, merge, summarize
+from .run import CHUNK, TRANSFORMS, Settings, run_chunk
+
+
+@dataclass
+class Audit:
+    """An audit's settings (``header``), its example records and its report
+    (a dict: ``audit["violation_rate"]`` or ``audit.violation_rate``)."""
+
+    header: dict
+    records: list[dict]
+    report: dict
+    #: this process's rank under torchrun (only rank 0 writes)
+    rank: int = 0
+
+    def __getitem__(self, key: str):
+        return self.report[key]
+
+    def __getattr__(self, key: str):
+        report = self.__dict__.get("report", {})
+        if key in report:
+            return report[key]
+        raise AttributeError(key)
+
+    def jsonl(self):
+        """The JSONL lines: header, one record per example, summary."""
+        return jsonl_lines(self.header, self.records, self.report)
+
+
+def _dist() -> tuple[int, int, int]:
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    return int(os.environ.get("RANK", "0")), world, int(os.environ.get("LOCAL_RANK", "0"))
+
+
+def _default_task(dataset: Any, data_dir: str | None) -> str | None:
+    """``bhive`` for BHive datasets, else None (the user names the task)."""
+    from pathlib import Path
+
+    from .datasets import _is_prepared
+
+    if isinstance(dataset, str):
+        if dataset == "bhive":
+            return "bhive"
+        path = Path(dataset)
+        if path.is_dir() and _is_prepared(path):
+            return "bhive"
+    return None
+
+
+def parse_shard(text: str | Sequence[int] | None) -> tuple[int, int] | None:
+    """``"I/N"`` (1-based) -> (I, N)."""
+    if text is None:
+        return None
+    if isinstance(text, str):
+        a, slash, b = text.partition("/")
+        try:
+            i, n = int(a), int(b)
+        except ValueError:
+            i = n = 0
+        if not slash:
+            i = n = 0
+    else:
+        i, n = text
+    if not (n >= 1 and 1 <= i <= n):
+        raise UsageError(f"{text!r}: write I/N with 1 <= I <= N, e.g. 1/4", path="--shard")
+    return i, n
+
+
+def audit(
+    model: Any,
+    dataset: Any,
+    *,
+    transform: str | None = None,
+    variants: int = 16,
+    limit: int | None = None,
+    seed: int = 0,
+    batch_size: int = 64,
+    device: str | None = None,
+    tolerance: float = 1e-6,
+    task: str | None = None,
+    data_dir: str | None = None,
+    split: str = "test",
+    lang: str | None = None,
+    program_column: str | None = None,
+    label_column: str | None = None,
+    oracle: bool = False,
+    example: str | int | None = None,
+    shard: str | Sequence[int] | None = None,
+    prompt: str | None = None,
+    concurrency: int = 8,
+    timeout: float = 60.0,
+    retries: int = 2,
+    threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Audit:
+    """Audit ``model`` on ``dataset``, as ``invar audit`` does (see
+    docs/audit.md for every argument). ``model``: a checkpoint or TorchScript
+    path, ``package.module:function``, an ``http://HOST:PORT/v1`` endpoint
+    (with ``prompt``, the template's text), a loaded model or any callable
+    taking a list of program texts. ``dataset``: ``"bhive"`` (with
+    ``data_dir`` or ``INVAR_DATA``), a path, or a list of programs."""
+    from ..tasks import get_task
+    from . import datasets, models
+
+    if variants < 1 or batch_size < 1:
+        raise UsageError("--variants and --batch-size must be at least 1")
+    if tolerance < 0:
+        raise UsageError("--tolerance must not be negative", path="--tolerance")
+    if transform is not None and transform not in TRANSFORMS:
+        raise UsageError(f"{transform!r}: choose from {', '.join(TRANSFORMS)}", path="--transform")
+    shard_in = parse_shard(shard)
+    rank, world, local_rank = _dist()
+    device = _device(device, world, local_rank)
+
+    guess = task or _default_task(dataset, data_dir)
+    the_task = get_task(guess) if guess else None
+    adapter = models.open_model(model, task=task, device=device, prompt=prompt,
+                                answer=the_task.answer if the_task else None, concurrency=concurrency,
+                                timeout=timeout, retries=retries, seed=seed)
+    name = adapter.task or task or guess
+    if name is None:
+        raise UsageError("name the task with --task (bhive, classify): only invar checkpoints carry theirs",
+                         path="--task")
+    the_task = get_task(name)
+    if transform is None:
+        kept = [t for t in ("renamings", "permutations") if the_task.invariances.get(t)]
+        transform = "both" if len(kept) == 2 else kept[0] if kept else "renamings"
+    symmetric = all(the_task.invariances.get(t, False) for t in
+                    (("renamings", "permutations") if transform == "both" else (transform,)))
+    if oracle and the_task.oracle is None:
+        raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
+    data = datasets.load(dataset, task=the_task, data_dir=data_dir, split=split, lang=lang,
+                         program_column=program_column, label_column=label_column, limit=limit)
+    examples = data.examples
+    example_id = None
+    if example is not None:
+        examples = [_pick(examples, example)]
+        example_id = examples[0].id
+    settings = Settings(transform=transform, variants=variants, seed=seed, tolerance=tolerance,
+                        batch_size=batch_size, oracle=oracle, keep_predictions=example is not None)
+    from .. import __version__
+
+    header = {
+        "invar": __version__, "model": adapter.info(), "task": the_task.name, "dataset": data.info(),
+        "transform": transform, "task_symmetry": symmetric, "variants": variants, "seed": seed, "limit": limit,
+        "tolerance": tolerance, "oracle": oracle, "example": example_id,
+        "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
+    }
+
+    if world > 1 or adapter.encodes or adapter.kind == "torchscript":
+        import torch
+
+        torch.set_num_threads(threads or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world))))
+    chunks = [examples[i: i + CHUNK] for i in range(0, len(examples), CHUNK)]
+    if shard_in is not None:
+        chunks = [c for k, c in enumerate(chunks) if k % shard_in[1] == shard_in[0] - 1]
+    mine = chunks[rank::world]
+    total = sum(len(c) for c in mine)
+    records: list[dict] = []
+    start = time.perf_counter()
+    for c in mine:
+        records += run_chunk(c, adapter, the_task, settings)
+        if progress:
+            progress(len(records), total)
+    seconds = time.perf_counter() - start
+    run = {
+        "seconds": seconds, "model_seconds": adapter.model_seconds, "forward_seconds": adapter.forward_seconds,
+        "predictions": sum(1 + r["variants"] for r in records if r["error"] is None),
+        "batch_size": batch_size, "device": device or "cpu", "processes": world,
+        "shards": shard_in[1] if shard_in else 1,
+    }
+    if world > 1:
+        records, run = _gather(records, run, device)
+    run["predictions_per_second"] = run["predictions"] / run["seconds"] if run["seconds"] else None
+    return Audit(header, records, summarize(header, records, run), rank)
+
+
+def _device(device: str | None, world: int, local_rank: int) -> str | None:
+    if device and device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda: no CUDA device is available", path="--device")
+        if world > 1:
+            return f"cuda:{local_rank}"
+    return device
+
+
+def _gather(records: list[dict], run: dict, device: str | None) -> tuple[list[dict], dict]:
+    """Every process's records (and timing) on every process (torchrun)."""
+    import torch.distributed as dist
+
+    if not dist.is_initialized():
+        dist.init_process_group("nccl" if device and device.startswith("cuda") else "gloo")
+    gathered: list = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, (records, run))
+    everything = [r for part, _ in gathered for r in part]
+    runs = [r for _, r in gathered]
+    merged = dict(run, seconds=max(r["seconds"] for r in runs),
+                  model_seconds=sum(r["model_seconds"] for r in runs),
+                  forward_seconds=None if run["forward_seconds"] is None else sum(r["forward_seconds"] for r in runs),
+                  predictions=sum(r["predictions"] for r in runs))
+    return everything, merged
+
+
+def _pick(examples: list, wanted: str | int):
+    for ex in examples:
+        if ex.id == str(wanted):
+            return ex
+    if isinstance(wanted, int) or str(wanted).isdigit():
+        k = int(wanted)
+        if 0 <= k < len(examples):
+            return examples[k]
+    shown = ", ".join(ex.id for ex in examples[:3])
+    raise UsageError(f"no example {wanted!r} (ids look like {shown or 'nothing: the dataset is empty'}; "
+                     "or give its position from 0)", path="--example")
+
+
+__all__ = ["audit", "Audit", "merge", "summarize", "exceeded", "parse_shard", "SCHEMA"]

@@ -1,0 +1,416 @@
+"""What an audit reads: examples (a program, its label when known, where it
+was read), from every kind of dataset the CLI takes.
+
+* ``bhive``: a directory written by ``invar data bhive`` (a split of it,
+  ``test`` by default, with its llvm-mca labels), or a local copy of BHive's
+  CSVs (hex rows, unlabelled, in the order ``invar data bhive --limit`` takes
+  them: by the block's hash). ``--data-dir`` or ``INVAR_DATA`` says where.
+* a **directory**: the same two layouts, or source files (``.py``, ``.java``,
+  ``.s``/``.S``/``.asm``, ``.hex``, ``.ltl``), every unit of every file, files in
+  sorted order.
+* a **file of programs**: Python and Java files give their functions and
+  methods, ``.ltl`` files their formula/trace pairs, ``.hex`` files a block per
+  line; an assembly file holds blocks separated by blank lines, or one block
+  per line when its lines separate instructions with ``;``. A comment
+  ``# label: VALUE`` in a block labels it.
+* a **table**: CSV with a header, or JSONL, with a program column (``program``,
+  ``code``, ``text``, ``source``, ``hex`` or ``block``, or ``--program-column``)
+  and an optional label column (``label``, ``throughput``, ``target`` or
+  ``y``, or ``--label-column``); an ``id`` column names the examples.
+
+Each example has an ``id`` that does not depend on where the dataset lies
+(``test.csv:17``, ``pkg/mod.py:12``): the seed of its variants is drawn from
+it. Examples are parsed when the audit reaches them (:meth:`Example.parse`),
+so a shard parses only its own share; an example that does not parse is
+reported with its location, and the rest are audited.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..errors import DataError, InvarError, ParseError, UsageError
+from ..program import Program
+
+PROGRAM_COLUMNS = ("program", "code", "text", "source", "hex", "block")
+LABEL_COLUMNS = ("label", "throughput", "target", "y")
+SOURCE_EXTENSIONS = (".py", ".java", ".s", ".S", ".asm", ".hex", ".ltl")
+_LABEL_COMMENT = re.compile(r"#\s*label:\s*(\S+)\s*$")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+
+
+@dataclass
+class Example:
+    """One program to audit."""
+
+    #: position in the dataset (after ``--limit``)
+    index: int
+    #: a name that does not depend on where the dataset lies; seeds the variants
+    id: str
+    #: ``path:line`` for messages
+    path: str
+    line: int
+    #: the program as stored (BHive: hex), parsed by :meth:`parse`
+    source: str = ""
+    #: the language ``source`` is written in (``hex`` for BHive blocks)
+    lang: str = ""
+    #: the label as read (a float for ``bhive``), or None
+    label: Any = None
+    #: the program, when reading the dataset already parsed it
+    program: Program | None = None
+    #: why reading it failed (the example is reported, not audited)
+    error: InvarError | None = None
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    def parse(self) -> Program:
+        """The program; a located ParseError when it does not parse."""
+        if self.program is not None:
+            return self.program
+        if self.error is not None:
+            raise self.error
+        if self.lang == "hex":
+            from ..frontends.x86.hexblock import decode
+
+            try:
+                return decode(self.source.strip(), name=self.id, line=self.line, col=1)
+            except ParseError as err:
+                raise err.located(self.path)
+        if self.lang == "x86":
+            from ..frontends.x86.parse import parse
+
+            return parse(self.source, name=self.id, path=self.path, first_line=max(self.line, 1))
+        from ..frontends import parse_units
+
+        try:
+            units = parse_units(self.source, self.lang, self.path)
+        except ParseError as err:
+            if self.line > 1 and err.line:  # a program read from inside a larger file
+                err.line += self.line - 1
+            raise
+        return units[0]
+
+
+@dataclass
+class Dataset:
+    #: the dataset as the user named it
+    name: str
+    #: ``bhive``, ``bhive-copy``, ``directory``, ``file``, ``table`` or ``programs``
+    kind: str
+    examples: list[Example]
+    #: the split read (prepared BHive datasets), else None
+    split: str | None = None
+    #: errors about whole files (a source file that does not parse at all)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def labelled(self) -> int:
+        return sum(1 for e in self.examples if e.label is not None)
+
+    def info(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "split": self.split, "examples": len(self.examples),
+                "labelled": self.labelled}
+
+
+# ------------------------------------------------------------------- loading
+def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "test", lang: str | None = None,
+         program_column: str | None = None, label_column: str | None = None, limit: int | None = None) -> Dataset:
+    """The dataset ``spec`` names (see the module docstring): ``bhive``, a
+    path, or (from Python) a list of programs or texts. ``limit`` keeps the
+    first N examples."""
+    if isinstance(spec, (list, tuple)):
+        data = _in_memory(spec, task, lang)
+    elif spec == "bhive":
+        where = data_dir or os.environ.get("INVAR_DATA")
+        if not where:
+            raise UsageError("--dataset bhive needs --data-dir DIR or INVAR_DATA: a directory written by "
+                             "invar data bhive, or a local copy of BHive's CSVs", path="--dataset")
+        data = _path(where, task, split, lang, program_column, label_column)
+        data.name = "bhive"
+    else:
+        data = _path(str(spec), task, split, lang, program_column, label_column)
+    if limit is not None:
+        data.examples = data.examples[:limit]
+    for i, ex in enumerate(data.examples):
+        ex.index = i
+    return data
+
+
+def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset:
+    path = Path(spec)
+    if path.is_dir():
+        if _is_prepared(path):
+            return _prepared(path, spec, task, split)
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SOURCE_EXTENSIONS)
+        if files:
+            return _directory(path, spec, files, task, lang)
+        csvs = sorted(path.glob("*.csv"))
+        if csvs:
+            return _bhive_copy(spec, [(str(p), p) for p in csvs])
+        raise DataError("no programs here: expected a dataset written by invar data bhive, source files "
+                        f"({' '.join(SOURCE_EXTENSIONS)}) or BHive CSVs", path=spec)
+    if not path.exists():
+        raise DataError("no such file or directory", path=spec)
+    if path.suffix in (".csv", ".tsv", ".jsonl"):
+        rows = _rows(path, spec)
+        if rows is not None:
+            return _table(spec, rows, task, lang, program_column, label_column)
+        return _bhive_copy(spec, [(spec, path)])
+    return _file(path, spec, task, lang)
+
+
+def _is_prepared(path: Path) -> bool:
+    meta = path / "meta.json"
+    if meta.exists():
+        try:
+            return json.loads(meta.read_text()).get("invar") == "bhive-labels"
+        except (OSError, ValueError, AttributeError):
+            return False
+    return all((path / f"{s}.csv").exists() for s in ("train", "valid", "test"))
+
+
+def _prepared(path: Path, spec: str, task, split: str) -> Dataset:
+    from ..data.bhive import read_split
+
+    if task is not None and task.name != "bhive":
+        raise UsageError(f"{spec} is a BHive dataset; the {task.name} task cannot read it", path="--task")
+    examples = [Example(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, "hex", ex.label)
+                for ex in read_split(path, split)]
+    return Dataset(spec, "bhive", examples, split=split)
+
+
+def _bhive_copy(spec: str, files: list[tuple[str, Path]]) -> Dataset:
+    """A local copy of BHive's CSVs: every distinct block once, in the order
+    of its hash (what ``invar data bhive --limit N`` keeps), unlabelled."""
+    from ..data.bhive import block_hash, read_blocks
+
+    blocks, rejected = read_blocks(files)
+    examples = []
+    for hexcode in sorted(blocks, key=block_hash):
+        where = blocks[hexcode]
+        shown, line = where.rsplit(":", 1)
+        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), hexcode, "hex"))
+    for r in rejected:  # rows that are not hex at all
+        shown, line = r.source.rsplit(":", 1)
+        err = ParseError(r.reason, path=shown, line=int(line), col=1)
+        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, "hex", error=err))
+    return Dataset(spec, "bhive-copy", examples)
+
+
+def _directory(root: Path, spec: str, files: list[Path], task, lang) -> Dataset:
+    examples, notes = [], []
+    for f in files:
+        rel = f.relative_to(root).as_posix()
+        got = _file(f, str(f), task, lang, name=rel)
+        examples += got.examples
+        notes += got.notes
+    return Dataset(spec, "directory", examples, notes=notes)
+
+
+def _file(path: Path, shown: str, task, lang: str | None, name: str | None = None) -> Dataset:
+    from ..frontends import decode, lang_of, parse_units
+    from ..frontends.units import skipped_of
+
+    name = name or path.name
+    language = lang_of(shown, lang)
+    try:
+        text = decode(path.read_bytes(), language, shown)
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror}", path=shown)
+    if language == "x86":
+        return Dataset(shown, "file", _assembly(text, shown, name, task))
+    if language == "hex":
+        return Dataset(shown, "file", _hexfile(text, shown, name))
+    examples = []
+    try:
+        units = parse_units(text, language, shown)
+    except ParseError as err:  # the whole file is unreadable: one failed example
+        err.located(shown)
+        return Dataset(shown, "file", [Example(0, f"{name}:{err.line or 1}", shown, err.line, text, language,
+                                               error=err)])
+    for unit in units:
+        line = unit.lines[0].source_line if unit.lines else 0
+        examples.append(Example(0, f"{name}:{line}", shown, line, "", language, program=unit))
+    for err in skipped_of(units):
+        err.located(shown)
+        examples.append(Example(0, f"{name}:{err.line}", shown, err.line, "", language, error=err))
+    examples.sort(key=lambda e: e.line)
+    return Dataset(shown, "file", examples)
+
+
+def _hexfile(text: str, shown: str, name: str) -> list[Example]:
+    """A block per line (``hex`` or ``hex,frequency``; ``#`` comments)."""
+    out = []
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        hexcode = raw.split("#", 1)[0].split(",", 1)[0].strip()
+        if hexcode and hexcode.lower() not in ("hex", "code"):
+            out.append(Example(0, f"{name}:{lineno}", shown, lineno, hexcode, "hex"))
+    return out
+
+
+def _assembly(text: str, shown: str, name: str, task) -> list[Example]:
+    """Blocks of an assembly file: separated by blank lines, or one per line
+    when its lines separate instructions with ``;``."""
+    lines = text.splitlines()
+    code = [i for i, raw in enumerate(lines) if raw.split("#", 1)[0].strip()]
+    blank_between = any(not lines[i].strip() for i in range(code[0], code[-1])) if code else False
+    per_line = not blank_between and len(code) > 1 and any(";" in lines[i].split("#", 1)[0] for i in code)
+    groups: list[list[int]] = []
+    for i, raw in enumerate(lines):
+        if per_line:
+            if raw.split("#", 1)[0].strip():
+                groups.append([i])
+        elif raw.strip():
+            if groups and groups[-1][-1] == i - 1:
+                groups[-1].append(i)
+            else:
+                groups.append([i])
+    out = []
+    for g in groups:
+        label = None
+        body = []
+        for i in g:
+            m = _LABEL_COMMENT.search(lines[i])
+            if m:
+                label = m.group(1)
+            body.append(lines[i])
+        if not any(b.split("#", 1)[0].strip() for b in body):
+            continue  # a comment-only paragraph
+        ex = Example(0, f"{name}:{g[0] + 1}", shown, g[0] + 1, "\n".join(body), "x86")
+        if label is not None:
+            try:
+                ex.label = _label(task, label)
+            except (TypeError, ValueError) as e:
+                ex.error = DataError(f"bad label {label!r}: {e}", path=shown, line=g[0] + 1, col=1)
+        out.append(ex)
+    return out
+
+
+def _rows(path: Path, shown: str) -> list[tuple[int, dict]] | None:
+    """(line, row) of a CSV with a header naming a program column, or of a
+    JSONL file; None for a headerless CSV (BHive's ``hex,frequency`` rows)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read: {getattr(err, 'strerror', None) or err}", path=shown)
+    if path.suffix == ".jsonl":
+        rows = []
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                row = json.loads(raw)
+            except json.JSONDecodeError as err:
+                raise DataError(f"not JSON: {err.msg}", path=shown, line=lineno, col=err.colno)
+            if not isinstance(row, dict):
+                raise DataError("expected a JSON object per line", path=shown, line=lineno, col=1)
+            rows.append((lineno, row))
+        return rows
+    reader = csv.reader(io.StringIO(text), delimiter="\t" if path.suffix == ".tsv" else ",")
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise DataError("empty file", path=shown, line=1, col=1)
+    names = [h.strip() for h in header]
+    if not set(n.lower() for n in names) & set(PROGRAM_COLUMNS):
+        first = names[0] if names else ""
+        if _HEX.match(first):
+            return None
+    rows = []
+    for lineno, row in enumerate(reader, start=2):
+        if not row or not any(c.strip() for c in row):
+            continue
+        rows.append((reader.line_num, dict(zip(names, row))))
+    return rows
+
+
+def _table(shown: str, rows: list[tuple[int, dict]], task, lang, program_column, label_column) -> Dataset:
+    base = os.path.basename(shown)
+    columns: list[str] = list(dict.fromkeys(k for _, row in rows for k in row))
+    by_lower = {c.lower(): c for c in columns}
+
+    def pick(given, defaults, what):
+        if given is not None:
+            if given not in columns:
+                raise UsageError(f"no {what} column {given!r} (columns: {', '.join(columns) or 'none'})", path=shown)
+            return given
+        return next((by_lower[d] for d in defaults if d in by_lower), None)
+
+    program = pick(program_column, PROGRAM_COLUMNS, "program")
+    if program is None:
+        raise UsageError(f"no program column (looked for {', '.join(PROGRAM_COLUMNS)}; columns: "
+                         f"{', '.join(columns) or 'none'}); name it with --program-column", path=shown)
+    label_col = pick(label_column, LABEL_COLUMNS, "label")
+    id_col = by_lower.get("id")
+    examples = []
+    for lineno, row in rows:
+        source = row.get(program)
+        ex_id = f"{base}:{lineno}" if id_col is None or row.get(id_col) in (None, "") else str(row[id_col])
+        if not isinstance(source, str) or not source.strip():
+            err = DataError(f"no program in column {program!r}", path=shown, line=lineno, col=1)
+            examples.append(Example(0, ex_id, shown, lineno, error=err))
+            continue
+        language = _table_lang(lang, program, source, task, shown)
+        label, err = None, None
+        raw = row.get(label_col) if label_col else None
+        if raw not in (None, ""):
+            try:
+                label = _label(task, raw)
+            except (TypeError, ValueError) as e:
+                err = DataError(f"bad label {raw!r}: {e}", path=shown, line=lineno, col=1)
+        examples.append(Example(0, ex_id, shown, lineno, source, language, label, error=err))
+    return Dataset(shown, "table", examples)
+
+
+def _label(task, raw):
+    if task is None:
+        return raw
+    if isinstance(raw, str):
+        return task.label(raw)
+    return task.label(str(raw)) if not task.discrete else raw
+
+
+def _table_lang(lang, column, source, task, shown) -> str:
+    from ..frontends import FRONTENDS
+
+    if lang is not None:
+        if lang not in FRONTENDS:
+            raise UsageError(f"unknown language {lang!r} (choose from {', '.join(FRONTENDS)})", path="--lang")
+        return lang
+    if column.lower() == "hex" or (_HEX.match(source.strip()) and len(source.strip()) % 2 == 0
+                                   and (task is None or task.lang == "x86")):
+        return "hex"
+    if task is not None and task.lang:
+        return task.lang
+    raise UsageError("cannot tell the programs' language; pass --lang", path=shown)
+
+
+def _in_memory(items: Sequence, task, lang) -> Dataset:
+    """Programs (or texts, with ``lang``) handed over from Python."""
+    examples = []
+    for i, item in enumerate(items):
+        label = None
+        if isinstance(item, tuple):
+            item, label = item
+        if isinstance(item, Program):
+            examples.append(Example(i, f"#{i}", "<programs>", i + 1, "", item.lang, label, program=item))
+        else:
+            language = lang or (task.lang if task is not None else None)
+            if language is None:
+                raise UsageError("programs given as text need lang=", path="dataset")
+            if language == "x86" and _HEX.match(str(item).strip()):
+                language = "hex"
+            examples.append(Example(i, f"#{i}", "<programs>", i + 1, str(item), language, label))
+    return Dataset("<programs>", "programs", examples)
+
+
+__all__ = ["Example", "Dataset", "load", "PROGRAM_COLUMNS", "LABEL_COLUMNS"]

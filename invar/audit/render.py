@@ -1,0 +1,244 @@
+"""The report for people: rich tables on the terminal, a histogram in text,
+a self-contained HTML page, and (with matplotlib) a PNG or SVG plot."""
+
+from __future__ import annotations
+
+import html
+from typing import Sequence
+
+from ..errors import UsageError
+
+
+def _num(x, digits: int = 3) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if x == 0:
+        return "0"
+    return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e4 else f"{x:.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1f}%"
+
+
+def headline(report: dict) -> list[str]:
+    """The lines above the tables: what was audited, against what."""
+    m, d, t = report["model"], report["dataset"], report["task"]
+    what = m.get("path") or m["kind"]
+    model = f"{m['arch']} {m['size']} ({what})" if m["kind"] == "checkpoint" and m.get("arch") else f"{m['kind']} {what}"
+    where = d["name"] + (f", {d['split']} split" if d.get("split") else "")
+    s = report["settings"]
+    symmetry = (f"a task symmetry of {t['name']}" if report["task_symmetry"] else
+                f"not a task symmetry of {t['name']}: its labels may change"
+                + ("" if s["oracle"] else "; --oracle measures how much"))
+    return [f"audit of {model} on {where}",
+            f"{report['transform']} ({symmetry}); up to {s['variants']:,} per example, seed {s['seed']}"]
+
+
+def tables(report: dict, console) -> None:
+    """The report as rich tables on ``console``."""
+    from rich.table import Table
+
+    for line in headline(report):
+        console.print(line, markup=False, highlight=False)
+    rows = [("examples", f"{report['audited']:,} audited of {report['examples']:,}"
+             + (f"; {report['errors']:,} failed in the model" if report["errors"] else "")
+             + (f"; {report['unparsable']:,} unparsable" if report["unparsable"] else "")),
+            ("predictions", _num(report["predictions"]))]
+    metric = report["metric"]
+    if metric is not None:
+        fmt = _pct if metric["name"] in ("MAPE", "accuracy") else _num
+        rows += [(f"{metric['name']} on originals", fmt(metric["original"])),
+                 (f"{metric['name']} on variants", fmt(metric["variants"])),
+                 (f"{metric['name']}, worst variant per example", fmt(metric["worst"]))]
+    n = report["audited"]
+    rows.append(("violation rate", f"{_num(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
+    rows.append(("alpha-covariance", _num(report["alpha_covariance"]["mean"])))
+    spread = report["spread"]
+    if spread is not None:
+        for key, label in (("range", "range"), ("relative_range", "relative range")):
+            q = spread[key]
+            rows.append((f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}"))
+    oracle = report["oracle"]
+    if oracle is not None:
+        rows.append(("label changes (oracle)",
+                     f"{_num(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
+                     + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else "")))
+        rows.append(("violations without a label change", _num(oracle["violations_without_label_change"])))
+    table = Table(show_header=True)
+    table.add_column("measure")
+    table.add_column("value")
+    for a, b in rows:
+        table.add_row(a, b)
+    console.print(table)
+
+    by = report["alpha_covariance"]["by_referents"]
+    if len(by) > 1:
+        t2 = Table(show_header=True, title="by renamable referents")
+        for col in ("referents", "examples", "violation rate", "alpha-covariance"):
+            t2.add_column(col)
+        for g in by:
+            t2.add_row(_num(g["referents"]), _num(g["examples"]), _num(g["violation_rate"]), _num(g["alpha_covariance"]))
+        console.print(t2)
+    worst = report["worst_examples"][:5]
+    if worst:
+        t3 = Table(show_header=True, title="largest differences")
+        for col in ("example", "prediction", "most different variant", "relative range"):
+            t3.add_column(col)
+        for w in worst:
+            t3.add_row(w["id"], _short(w["prediction"]), _short(w["most_different"]["prediction"]),
+                       _num(w["relative_range"]))
+        console.print(t3)
+    if report["example"] is not None:
+        for line in histogram_lines(report["example"]):
+            console.print(line, markup=False, highlight=False)
+    for f in report["failed"][:10]:
+        console.print(f"failed: {f['location']}: {f['error']}", markup=False, highlight=False)
+    if len(report["failed"]) > 10:
+        console.print(f"failed: … and {len(report['failed']) - 10:,} more (listed in --format json)", markup=False)
+
+
+def _short(x) -> str:
+    return _num(x, 4) if isinstance(x, float) else str(x)[:40]
+
+
+def histogram_lines(example: dict, width: int = 50) -> list[str]:
+    """One example's predictions as a text histogram (the Renamer paper's
+    Figure 2 in a terminal)."""
+    out = [f"example {example['id']}: {example['variants']:,} variants, {example['distinct']:,} distinct predictions"]
+    if example["histogram"] is None:
+        for value, count in example["counts"]:
+            out.append(f"  {str(value)[:30]:>30} {count:>9,}")
+        return out
+    out[0] += (f"; range {_num(example['min'], 4)} to {_num(example['max'], 4)}, mean {_num(example['mean'], 4)}"
+               + (f", label {_num(example['label'], 4)}" if example["label"] is not None else ""))
+    h = example["histogram"]
+    top = max(h["counts"]) if h["counts"] else 0
+    for k, c in enumerate(h["counts"]):
+        lo, hi = h["edges"][k], h["edges"][k + 1]
+        bar = "#" * (round(width * c / top) if top else 0)
+        out.append(f"  {lo:>9.4f} - {hi:<9.4f} {c:>9,} {bar}")
+    return out
+
+
+# ---------------------------------------------------------------------- plot
+def plot(values: Sequence[float], path: str, *, title: str, xlabel: str) -> None:
+    """A histogram of ``values`` written to ``path`` (PNG or SVG, by its
+    extension) with matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'invar[plot]' (or pip install matplotlib)",
+                         path="--plot") from None
+    if not str(path).lower().endswith((".png", ".svg")):
+        raise UsageError("--plot writes .png or .svg files", path="--plot")
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.hist(list(values), bins=60, color="#4c72b0")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("variants" if "prediction" in xlabel else "examples")
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None} if str(path).lower().endswith(".svg") else None)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------- HTML
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
+pre{background:#f6f6f6;padding:.6em;margin:0;overflow-x:auto}mark{background:#ffd54f}
+.moved{background:#e3f2fd}.pair{display:grid;grid-template-columns:1fr 1fr;gap:1em;margin-bottom:1.5em}
+h3{margin-bottom:.3em}.muted{color:#666}
+"""
+
+
+def _svg_histogram(h: dict, xlabel: str) -> str:
+    if not h or not h.get("counts"):
+        return "<p class='muted'>no values to plot</p>"
+    w, ht, pad = 640, 220, 40
+    counts, edges = h["counts"], h["edges"]
+    top = max(counts) or 1
+    bw = (w - 2 * pad) / len(counts)
+    bars = []
+    for k, c in enumerate(counts):
+        bh = (ht - 2 * pad) * c / top
+        bars.append(f"<rect x='{pad + k * bw:.1f}' y='{ht - pad - bh:.1f}' width='{max(bw - 1, 1):.1f}' "
+                    f"height='{bh:.1f}' fill='#4c72b0'><title>{edges[k]:.4g} to {edges[k + 1]:.4g}: {c}</title></rect>")
+    labels = (f"<text x='{pad}' y='{ht - pad + 15}' font-size='11'>{edges[0]:.4g}</text>"
+              f"<text x='{w - pad}' y='{ht - pad + 15}' font-size='11' text-anchor='end'>{edges[-1]:.4g}</text>"
+              f"<text x='{w / 2}' y='{ht - 5}' font-size='12' text-anchor='middle'>{html.escape(xlabel)}</text>"
+              f"<text x='{pad - 5}' y='{pad}' font-size='11' text-anchor='end'>{top}</text>")
+    axis = f"<line x1='{pad}' y1='{ht - pad}' x2='{w - pad}' y2='{ht - pad}' stroke='#333'/>"
+    return f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{ht}'>{''.join(bars)}{axis}{labels}</svg>"
+
+
+def _marked(lines: Sequence[str], changed: Sequence[Sequence[int]] = (), moved: Sequence[int] = ()) -> str:
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for li, a, b in changed:
+        spans.setdefault(li, []).append((a, b))
+    out = []
+    for li, text in enumerate(lines):
+        pieces, pos = [], 0
+        for a, b in sorted(spans.get(li, [])):
+            pieces.append(html.escape(text[pos:a]))
+            pieces.append(f"<mark>{html.escape(text[a:b])}</mark>")
+            pos = b
+        pieces.append(html.escape(text[pos:]))
+        line = "".join(pieces)
+        out.append(f"<span class='moved'>{line}</span>" if li in moved else line)
+    return "<pre>" + "\n".join(out) + "</pre>"
+
+
+def html_page(report: dict) -> str:
+    """A self-contained page: the summary, the spread histogram, the worst
+    examples beside their most different variant (changed tokens marked)."""
+    from rich.console import Console
+
+    console = Console(record=True, width=110, file=_Null())
+    tables(report, console)
+    summary = console.export_text()
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>invar audit</title><style>{_CSS}</style>"
+             "</head><body><h1>invar audit</h1>", f"<pre>{html.escape(summary)}</pre>"]
+    if report["example"] is not None and report["example"]["histogram"] is not None:
+        parts += ["<h2>Predictions of every variant</h2>",
+                  _svg_histogram(report["example"]["histogram"], "prediction")]
+    elif report["spread"] is not None:
+        parts += ["<h2>Spread: relative range of the predictions per example</h2>",
+                  _svg_histogram(report["spread"]["histogram"], "relative range (max - min) / |original|")]
+    if report["worst_examples"]:
+        parts.append("<h2>Largest differences</h2><p class='muted'>each example beside its variant whose "
+                     "prediction is farthest from the original's; respelled tokens <mark>marked</mark>, moved "
+                     "lines <span class='moved'>shaded</span></p>")
+        for w in report["worst_examples"]:
+            md = w["most_different"]
+            parts.append(
+                f"<h3>{html.escape(w['id'])} <span class='muted'>({html.escape(w['location'])})</span></h3>"
+                "<div class='pair'><div>original: prediction " + html.escape(_short(w["prediction"]))
+                + (f", label {html.escape(_short(w['label']))}" if w["label"] is not None else "")
+                + _marked(md["lines"]) + "</div><div>variant " + str(md["variant"]) + ": prediction "
+                + html.escape(_short(md["prediction"])) + _marked(md["variant_lines"], md["changed"], md["moved"])
+                + "</div></div>")
+    if report["failed"]:
+        parts.append("<h2>Failed examples</h2><table><tr><th>where</th><th>stage</th><th>error</th></tr>")
+        for f in report["failed"]:
+            parts.append(f"<tr><td>{html.escape(f['location'])}</td><td>{f['stage']}</td>"
+                         f"<td>{html.escape(f['error'])}</td></tr>")
+        parts.append("</table>")
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+class _Null:
+    def write(self, _text: str) -> int:
+        return 0
+
+    def flush(self) -> None:
+        pass
+
+
+__all__ = ["tables", "headline", "histogram_lines", "plot", "html_page"]

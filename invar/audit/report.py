@@ -1,0 +1,306 @@
+"""The audit's report: the summary computed from the example records, the
+JSONL stream, merging shards, and ``--fail-over`` bounds.
+
+The summary is a pure function of the run's settings (the header) and its
+example records, taken in example order. So a run split into shards (or
+processes) and merged gives exactly the report one run gives, apart from
+``run`` (timing, processes, shards), which docs/audit.md excludes from
+comparison.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable, Sequence
+
+from ..errors import DataError, UsageError
+from . import metrics
+
+#: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
+#: change of meaning
+SCHEMA = 1
+#: header fields that must agree for shards to merge (everything but ``shard``)
+_SETTINGS = ("variants", "seed", "limit", "tolerance", "oracle", "example")
+#: how many examples the report shows with their most different variant
+WORST = 10
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return math.fsum(xs) / len(xs) if xs else None
+
+
+def _rate(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def summarize(header: dict, records: Iterable[dict], run: dict | None = None) -> dict:
+    """The report (docs/audit.md, "report") of one audit."""
+    from ..tasks import get_task
+
+    task = get_task(header["task"])
+    records = sorted(records, key=lambda r: r["index"])
+    ok = [r for r in records if r["error"] is None]
+    failed = [r for r in records if r["error"] is not None]
+    violations = sum(1 for r in ok if r["violation"])
+    report: dict[str, Any] = {
+        "schema": SCHEMA,
+        "type": "report",
+        "invar": header["invar"],
+        "model": header["model"],
+        "task": {"name": task.name, "metric": task.metric_name, "lower_is_better": task.lower_is_better,
+                 "discrete": task.discrete},
+        "dataset": header["dataset"],
+        "transform": header["transform"],
+        "task_symmetry": header["task_symmetry"],
+        "settings": {k: header[k] for k in _SETTINGS},
+        "examples": len(records),
+        "audited": len(ok),
+        "errors": sum(1 for r in failed if r["stage"] != "parse"),
+        "unparsable": sum(1 for r in failed if r["stage"] == "parse"),
+        "predictions": sum(1 + r["variants"] for r in ok),
+        "exhaustive": sum(1 for r in ok if r["exhaustive"]),
+        "inexact": sum(1 for r in ok if not r["exact"]),
+        "violations": violations,
+        "violation_rate": _rate(violations, len(ok)),
+        "alpha_covariance": _alpha(ok),
+        "spread": None if task.discrete else _spread(ok),
+        "metric": _metric(task, ok),
+        "oracle": _oracle(ok) if header["oracle"] else None,
+        "worst_examples": _worst(ok, task.discrete),
+        "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
+                    "error": r["error"]} for r in failed],
+        "example": _example(ok, task.discrete) if header["example"] is not None else None,
+        "run": dict(run or {}),
+    }
+    return report
+
+
+def _alpha(ok: list[dict]) -> dict:
+    groups: dict[Any, list[float]] = {}
+    for r in ok:
+        if r["alpha_covariance"] is not None:
+            groups.setdefault(r["referents"], []).append(r["alpha_covariance"])
+    every = [a for r in ok if (a := r["alpha_covariance"]) is not None]
+    by = []
+    for referents in sorted(groups, key=lambda k: (k is None, k or 0)):
+        sub = [r for r in ok if r["referents"] == referents]
+        by.append({"referents": referents, "examples": len(sub),
+                   "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
+                   "alpha_covariance": _mean(groups[referents])})
+    return {"mean": _mean(every), "by_referents": by}
+
+
+def _spread(ok: list[dict]) -> dict:
+    rel = [r["relative_range"] for r in ok if r["relative_range"] is not None]
+    return {
+        "range": metrics.quantiles([r["range"] for r in ok]),
+        "std": metrics.quantiles([r["std"] for r in ok]),
+        "relative_range": metrics.quantiles(rel),
+        "histogram": metrics.histogram(rel),
+    }
+
+
+def _metric(task, ok: list[dict]) -> dict | None:
+    rows = [r for r in ok if r["metric"] is not None]
+    if not rows:
+        return None
+    labels = [r["label"] for r in rows]
+    preds = [r["prediction"] for r in rows]
+    worst = [r["metric"]["worst_prediction"] for r in rows]
+    out = {"name": task.metric_name, "examples": len(rows), "original": task.metric(preds, labels),
+           "worst": task.metric(worst, labels)}
+    if task.discrete:
+        from ..tasks.classify import macro_f1
+
+        vp, vl = [], []
+        for r in rows:
+            for p, n in r["metric"]["variant_predictions"]:
+                vp += [p] * n
+                vl += [r["label"]] * n
+        out["variants"] = task.metric(vp, vl)
+        out["f1"] = {"original": macro_f1(preds, labels), "variants": macro_f1(vp, vl), "worst": macro_f1(worst, labels)}
+    else:
+        # the metric over every (variant, label) pair: each example's mean
+        # weighted by its number of variants (exact for mean metrics: MAPE)
+        n = sum(r["variants"] for r in rows)
+        out["variants"] = math.fsum(r["metric"]["variants"] * r["variants"] for r in rows) / n if n else None
+        out["f1"] = None
+    return {k: out[k] for k in ("name", "examples", "original", "variants", "worst", "f1")}
+
+
+def _oracle(ok: list[dict]) -> dict:
+    recs = [r for r in ok if r["oracle"] is not None]
+    good = [r for r in recs if r["oracle"]["error"] is None]
+    changed = [r for r in good if r["oracle"]["changed"]]
+    weighted = [(r["oracle"]["metric_variants"], r["variants"]) for r in good if r["oracle"]["metric_variants"] is not None]
+    n = sum(k for _, k in weighted)
+    return {
+        "examples": len(good),
+        "errors": len(recs) - len(good),
+        "label_changes": len(changed),
+        "label_change_rate": _rate(len(changed), len(good)),
+        "relative_range": metrics.quantiles([r["oracle"]["relative_range"] for r in good]),
+        "metric_variants": math.fsum(m * k for m, k in weighted) / n if n else None,
+        "violations_with_label_change": sum(1 for r in changed if r["violation"]),
+        "violations_without_label_change": sum(1 for r in good if r["violation"] and not r["oracle"]["changed"]),
+    }
+
+
+def _worst(ok: list[dict], discrete: bool) -> list[dict]:
+    bad = [r for r in ok if r["violation"]]
+    if discrete:
+        bad.sort(key=lambda r: (-r["distinct"], r["index"]))
+    else:
+        bad.sort(key=lambda r: (-(r["relative_range"] if r["relative_range"] is not None else math.inf), r["index"]))
+    keep = ("index", "id", "location", "label", "prediction", "range", "relative_range", "distinct", "variants",
+            "most_different")
+    return [{k: r[k] for k in keep} for r in bad[:WORST]]
+
+
+def _example(ok: list[dict], discrete: bool) -> dict | None:
+    if not ok or "predictions" not in ok[0]:
+        return None
+    r = ok[0]
+    values = [r["prediction"]] + list(r["predictions"])
+    out = {"id": r["id"], "location": r["location"], "label": r["label"], "prediction": r["prediction"],
+           "variants": r["variants"], "distinct": r["distinct"]}
+    if discrete:
+        counts: dict[str, list] = {}
+        for v in values:
+            counts.setdefault(metrics.key(v), [v, 0])[1] += 1
+        out.update(min=None, max=None, mean=None, std=None, histogram=None,
+                   counts=[counts[k] for k in sorted(counts)])
+    else:
+        out.update(min=min(values), max=max(values), mean=_mean(values), std=r["std"],
+                   histogram=metrics.histogram(values, 30), counts=None)
+    return out
+
+
+# -------------------------------------------------------------------- JSONL
+def header_record(header: dict) -> dict:
+    return {"schema": SCHEMA, "type": "header", **header}
+
+
+def jsonl_lines(header: dict, records: Sequence[dict], report: dict) -> Iterable[str]:
+    """The JSONL stream: the header, one record per example, the summary."""
+    yield json.dumps(header_record(header))
+    for r in sorted(records, key=lambda r: r["index"]):
+        yield json.dumps(r)
+    yield json.dumps({**report, "type": "summary"})
+
+
+def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
+    """(header, example records, summary or None) of one audit's JSONL."""
+    from ..cli.app import read_text
+
+    header, records, summary = None, [], None
+    for lineno, raw in enumerate(read_text(path).splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+        except json.JSONDecodeError as err:
+            raise DataError(f"not JSON: {err.msg}", path=path, line=lineno, col=err.colno)
+        kind = rec.get("type") if isinstance(rec, dict) else None
+        if kind == "header":
+            if rec.get("schema") != SCHEMA:
+                raise DataError(f"audit schema {rec.get('schema')}, this invar reads {SCHEMA}", path=path,
+                                line=lineno, col=1)
+            header = rec
+        elif kind == "example":
+            records.append(rec)
+        elif kind == "summary":
+            summary = rec
+        else:
+            raise DataError("not an audit record (expected type header, example or summary)", path=path,
+                            line=lineno, col=1)
+    if header is None:
+        raise DataError("no audit header: write shards with --format jsonl", path=path, line=1, col=1)
+    return header, records, summary
+
+
+def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
+    """(header, records, report) of shards' JSONL merged: the report one run
+    over the whole dataset gives. Every shard 1..N must be there once, with
+    the same settings."""
+    if not paths:
+        raise UsageError("name the shards' JSONL files")
+    parts = [(p, *read_jsonl(p)) for p in paths]
+    first_path, first = parts[0][0], parts[0][1]
+    base = {k: v for k, v in first.items() if k != "shard"}
+    shards: dict[int, str] = {}
+    total = None
+    for path, header, _records, _summary in parts:
+        if {k: v for k, v in header.items() if k != "shard"} != base:
+            diff = sorted(k for k in set(base) | set(header) if k != "shard" and base.get(k) != header.get(k))
+            raise DataError(f"audited with other settings than {first_path} ({', '.join(diff)})", path=path)
+        shard = header.get("shard") or [1, 1]
+        if total is not None and shard[1] != total:
+            raise DataError(f"shard {shard[0]}/{shard[1]} does not belong with {first_path}'s {total} shards", path=path)
+        total = shard[1]
+        if shard[0] in shards:
+            raise DataError(f"shard {shard[0]}/{total} again (also {shards[shard[0]]})", path=path)
+        shards[shard[0]] = path
+    missing = sorted(set(range(1, total + 1)) - set(shards))
+    if missing:
+        raise DataError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} "
+                        "missing", path=first_path)
+    records = [r for part in parts for r in part[2]]
+    seen: set[int] = set()
+    for r in records:
+        if r["index"] in seen:
+            raise DataError(f"example {r['id']} is in two shards", path=first_path)
+        seen.add(r["index"])
+    runs = [part[3]["run"] for part in parts if part[3] and part[3].get("run")]
+    run = {"shards": total, "processes": sum(r.get("processes", 1) for r in runs) or None,
+           "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None}
+    header = dict(base, shard=None)
+    return header, records, summarize(header, records, run)
+
+
+# ------------------------------------------------------------------- bounds
+def resolve(report: dict, name: str):
+    """The number at dotted path ``name`` in the report (``alpha_covariance``
+    means its mean)."""
+    value: Any = report
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise UsageError(f"no measure {name!r} in the report (for example violation_rate, "
+                             "alpha_covariance, metric.worst, spread.relative_range.max, errors)", path="--fail-over")
+        value = value[part]
+    if isinstance(value, dict) and "mean" in value:
+        value = value["mean"]
+    if isinstance(value, bool) or (value is not None and not isinstance(value, (int, float))):
+        raise UsageError(f"{name} is not a number in the report", path="--fail-over")
+    return value
+
+
+def parse_bound(text: str, option: str) -> tuple[str, float]:
+    name, eq, value = text.partition("=")
+    try:
+        if not eq or not name.strip():
+            raise ValueError
+        return name.strip(), float(value)
+    except ValueError:
+        raise UsageError(f"{text!r}: write METRIC=VALUE, e.g. violation_rate=0", path=option) from None
+
+
+def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
+    """A message per bound that does not hold (``over``: the measure must not
+    exceed the bound; ``under``: it must not fall below it)."""
+    out = []
+    for bounds, option, worse in ((over, "--fail-over", lambda v, b: v > b), (under, "--fail-under", lambda v, b: v < b)):
+        for name, bound in bounds:
+            value = resolve(report, name)
+            if value is None:
+                raise UsageError(f"{name} was not measured in this audit (no labels, no variants or no examples)",
+                                 path=option)
+            if worse(value, bound):
+                word = "over" if option == "--fail-over" else "under"
+                out.append(f"{name} is {value:.6g}, {word} the bound {bound:g} ({option} {name}={bound:g})")
+    return out
+
+
+__all__ = ["SCHEMA", "summarize", "jsonl_lines", "read_jsonl", "merge", "header_record", "resolve", "parse_bound",
+           "exceeded"]

@@ -1,0 +1,113 @@
+"""The JSON Schema (draft 2020-12) of what ``invar audit`` writes, version
+:data:`~invar.audit.report.SCHEMA`: the report (``--format json``; also the
+last line of ``--format jsonl``, with ``type`` ``summary``), the header and
+the example records of JSONL. docs/audit.md explains every field;
+tests/audit/test_schema.py validates real output against these.
+"""
+
+from __future__ import annotations
+
+from .report import SCHEMA
+
+NUM = {"type": ["number", "null"]}
+INT = {"type": ["integer", "null"]}
+STR = {"type": ["string", "null"]}
+ANY: dict = {}
+
+
+def _obj(props: dict, required: list | None = None, extra: bool = False) -> dict:
+    return {"type": "object", "properties": props, "required": list(props) if required is None else required,
+            "additionalProperties": extra}
+
+
+QUANTILES = _obj({k: NUM for k in ("mean", "median", "p90", "p99", "max")})
+HISTOGRAM = _obj({"edges": {"type": "array", "items": {"type": "number"}},
+                  "counts": {"type": "array", "items": {"type": "integer"}}})
+MODEL = _obj({"kind": {"enum": ["checkpoint", "torchscript", "callable", "http"]}, "path": STR,
+              "arch": {"type": "string"}, "size": {"type": "string"}, "name": {"type": "string"}},
+             required=["kind", "path"])
+DATASET = _obj({"name": {"type": "string"}, "kind": {"enum": ["bhive", "bhive-copy", "directory", "file", "table",
+                                                               "programs"]},
+                "split": STR, "examples": {"type": "integer"}, "labelled": {"type": "integer"}})
+TRANSFORM = {"enum": ["renamings", "permutations", "both"]}
+MOST_DIFFERENT = {"oneOf": [{"type": "null"}, _obj({
+    "variant": {"type": "integer", "minimum": 1}, "prediction": ANY,
+    "renaming": {"type": "object", "additionalProperties": {"type": "string"}},
+    "order": {"type": "array", "items": {"type": "integer"}},
+    "lines": {"type": "array", "items": {"type": "string"}},
+    "variant_lines": {"type": "array", "items": {"type": "string"}},
+    "changed": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3}},
+    "moved": {"type": "array", "items": {"type": "integer"}},
+}, required=["variant", "prediction", "lines", "variant_lines", "changed", "moved"])]}
+
+HEADER = _obj({
+    "schema": {"const": SCHEMA}, "type": {"const": "header"}, "invar": {"type": "string"}, "model": MODEL,
+    "task": {"type": "string"}, "dataset": DATASET, "transform": TRANSFORM, "task_symmetry": {"type": "boolean"},
+    "variants": {"type": "integer", "minimum": 1}, "seed": {"type": "integer"}, "limit": INT,
+    "tolerance": {"type": "number", "minimum": 0}, "oracle": {"type": "boolean"}, "example": STR,
+    "shard": {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}]},
+})
+
+EXAMPLE = _obj({
+    "type": {"const": "example"}, "index": {"type": "integer", "minimum": 0}, "id": {"type": "string"},
+    "location": {"type": "string"}, "label": ANY, "lines": INT, "tokens": INT, "referents": INT,
+    "space": {"type": ["integer", "string", "null"]}, "variants": INT, "exhaustive": {"type": "boolean"},
+    "exact": {"type": "boolean"}, "prediction": ANY, "violation": {"type": ["boolean", "null"]}, "distinct": INT,
+    "alpha_covariance": NUM, "range": NUM, "std": NUM, "relative_range": NUM,
+    "metric": {"oneOf": [{"type": "null"}, _obj({
+        "original": NUM, "variants": NUM, "worst": NUM, "worst_prediction": ANY,
+        "variant_predictions": {"type": "array", "items": {"type": "array", "minItems": 2, "maxItems": 2}},
+    }, required=["original", "variants", "worst", "worst_prediction"])]},
+    "most_different": MOST_DIFFERENT,
+    "oracle": {"oneOf": [{"type": "null"}, _obj({
+        "label": ANY, "changed": {"type": ["boolean", "null"]}, "distinct": INT, "range": NUM, "relative_range": NUM,
+        "metric_variants": NUM, "error": STR})]},
+    "predictions": {"type": "array"},
+    "error": STR, "stage": {"enum": [None, "parse", "space", "model"]},
+}, required=["type", "index", "id", "location", "label", "variants", "prediction", "violation", "distinct",
+             "alpha_covariance", "range", "std", "relative_range", "metric", "most_different", "oracle", "error",
+             "stage"])
+
+REPORT = _obj({
+    "schema": {"const": SCHEMA}, "type": {"enum": ["report", "summary"]}, "invar": {"type": "string"},
+    "model": MODEL,
+    "task": _obj({"name": {"type": "string"}, "metric": {"type": "string"}, "lower_is_better": {"type": "boolean"},
+                  "discrete": {"type": "boolean"}}),
+    "dataset": DATASET, "transform": TRANSFORM, "task_symmetry": {"type": "boolean"},
+    "settings": _obj({"variants": {"type": "integer"}, "seed": {"type": "integer"}, "limit": INT,
+                      "tolerance": {"type": "number"}, "oracle": {"type": "boolean"}, "example": STR}),
+    "examples": {"type": "integer"}, "audited": {"type": "integer"}, "errors": {"type": "integer"},
+    "unparsable": {"type": "integer"}, "predictions": {"type": "integer"}, "exhaustive": {"type": "integer"},
+    "inexact": {"type": "integer"}, "violations": {"type": "integer"},
+    "violation_rate": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+    "alpha_covariance": _obj({"mean": NUM, "by_referents": {"type": "array", "items": _obj({
+        "referents": INT, "examples": {"type": "integer"}, "violation_rate": NUM, "alpha_covariance": NUM})}}),
+    "spread": {"oneOf": [{"type": "null"}, _obj({"range": QUANTILES, "std": QUANTILES, "relative_range": QUANTILES,
+                                                 "histogram": HISTOGRAM})]},
+    "metric": {"oneOf": [{"type": "null"}, _obj({
+        "name": {"type": "string"}, "examples": {"type": "integer"}, "original": NUM, "variants": NUM, "worst": NUM,
+        "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]}})]},
+    "oracle": {"oneOf": [{"type": "null"}, _obj({
+        "examples": {"type": "integer"}, "errors": {"type": "integer"}, "label_changes": {"type": "integer"},
+        "label_change_rate": NUM, "relative_range": QUANTILES, "metric_variants": NUM,
+        "violations_with_label_change": {"type": "integer"}, "violations_without_label_change": {"type": "integer"}})]},
+    "worst_examples": {"type": "array", "items": _obj({
+        "index": {"type": "integer"}, "id": {"type": "string"}, "location": {"type": "string"}, "label": ANY,
+        "prediction": ANY, "range": NUM, "relative_range": NUM, "distinct": {"type": "integer"},
+        "variants": {"type": "integer"}, "most_different": MOST_DIFFERENT})},
+    "failed": {"type": "array", "items": _obj({"index": {"type": "integer"}, "id": {"type": "string"},
+                                               "location": {"type": "string"},
+                                               "stage": {"enum": ["parse", "space", "model"]},
+                                               "error": {"type": "string"}})},
+    "example": {"oneOf": [{"type": "null"}, _obj({
+        "id": {"type": "string"}, "location": {"type": "string"}, "label": ANY, "prediction": ANY,
+        "variants": {"type": "integer"}, "distinct": {"type": "integer"}, "min": NUM, "max": NUM, "mean": NUM,
+        "std": NUM, "histogram": {"oneOf": [{"type": "null"}, HISTOGRAM]},
+        "counts": {"type": ["array", "null"]}})]},
+    "run": {"type": "object", "description": "timing and how the run was split: excluded from comparisons"},
+})
+
+#: the schema of one JSONL line: a header, an example record or the summary
+LINE = {"oneOf": [HEADER, EXAMPLE, REPORT]}
+
+__all__ = ["REPORT", "HEADER", "EXAMPLE", "LINE"]

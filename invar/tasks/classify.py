@@ -1,0 +1,85 @@
+"""Program classification, for audits: any program -> a class label.
+
+The task of a model invar does not train (a bug detector, a classifier of
+code served behind an HTTP endpoint, a Python function the user wrote): each
+prediction is a discrete label (a string, a number or a list), compared
+exactly. Metric: accuracy (the audit reports macro F1 beside it).
+
+Task symmetries: semantics-preserving **renamings** and **reorderings** both
+keep a label that depends only on what the program does (docs/semantics.md),
+as for the names and bugs tasks of shared/DESIGN.md. A label that names
+things of the program (a variable, a register) is renamed back by
+:meth:`~invar.symmetry.renamings.RenamingSpace.undo` before it is compared.
+
+invar has no dataset format or network head for it: ``invar train`` refuses
+it, and it is given to audits with ``--task classify``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import UsageError
+from . import Task
+
+
+def accuracy(pred, target) -> float:
+    """Share of predictions equal to their label, in percent."""
+    if not len(target):
+        return float("nan")
+    return float(100.0 * np.mean([_key(p) == _key(t) for p, t in zip(pred, target)]))
+
+
+def macro_f1(pred, target) -> float:
+    """Macro-averaged F1 over the labels that occur (as labels or
+    predictions), in percent."""
+    if not len(target):
+        return float("nan")
+    pk, tk = [_key(p) for p in pred], [_key(t) for t in target]
+    scores = []
+    for c in sorted(set(pk) | set(tk)):
+        tp = sum(1 for p, t in zip(pk, tk) if p == c and t == c)
+        fp = sum(1 for p, t in zip(pk, tk) if p == c and t != c)
+        fn = sum(1 for p, t in zip(pk, tk) if p != c and t == c)
+        scores.append(0.0 if tp == 0 else 2 * tp / (2 * tp + fp + fn))
+    return float(100.0 * np.mean(scores))
+
+
+def _key(x) -> str:
+    """Labels compare by value whatever container holds them."""
+    import json
+
+    return json.dumps(x, sort_keys=True, default=str)
+
+
+def answer(text: str) -> str:
+    """A model's text answer -> its label: the first non-empty line, stripped."""
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    raise ValueError("empty answer")
+
+
+def _untrainable(*_args, **_kwargs):
+    raise UsageError("the classify task is for audits: invar trains no classify models and reads no "
+                     "classify datasets for training")
+
+
+TASK = Task(
+    name="classify",
+    head="multilabel",
+    n_labels=1,
+    invariances={"renamings": True, "permutations": True},
+    metric_name="accuracy",
+    lower_is_better=False,
+    loss=_untrainable,
+    metric=accuracy,
+    output=_untrainable,
+    parse=_untrainable,
+    read_split=_untrainable,
+    discrete=True,
+    label=str.strip,
+    answer=answer,
+)
+
+__all__ = ["TASK", "accuracy", "macro_f1", "answer"]
