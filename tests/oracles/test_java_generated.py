@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from invar.frontends import java as java_frontend
+from invar.frontends import java as java_frontend, java_effects, java_syntax as js
+from invar.frontends.effects import HEAP
 
 from .java_generate import SUPPORT, generate_class
 from invar.symmetry.permutations import PermutationSpace
@@ -72,16 +73,17 @@ def test_every_variant_of_generated_units_compiles_and_prints_the_same(tmp_path,
 
 
 def _no_field_writes(self, e, target):
-    ref = self._local(target) if isinstance(target, java_frontend.jt.MemberReference) \
-        and not target.qualifier and not target.selectors else None
+    while isinstance(target, js.Paren):
+        target = target.expr
+    ref = self.local(target.tok) if isinstance(target, js.Name) else None
     if ref is not None:
         e.writes.add(ref)
 
 
-def _copies_read_nothing(self, e, node):
-    if node.body or node.type.name not in java_frontend.ALLOCATORS:
-        e.writes.add(java_frontend.HEAP)
-        e.reads.add(java_frontend.HEAP)
+def _copies_read_nothing(self, e, node, path):
+    if (node.body is not None and node.body.members) or node.type not in java_effects.ALLOCATORS:
+        e.writes.add(HEAP)
+        e.reads.add(HEAP)
         e.side = True
 
 
@@ -89,8 +91,8 @@ _block_deps = java_frontend.block_deps
 
 #: (where, name, replacement): a weakened piece of the analysis
 WEAKENINGS = {
-    "field writes unseen": (java_frontend._UnitBuilder, "_store", _no_field_writes),
-    "copies read nothing": (java_frontend._UnitBuilder, "_creation", _copies_read_nothing),
+    "field writes unseen": (java_effects.StatementEffects, "store", _no_field_writes),
+    "copies read nothing": (java_effects.StatementEffects, "visit_New", _copies_read_nothing),
     "names cross declarations": (java_frontend._UnitBuilder, "_scoped", lambda self, effect, stmts, span: effect),
     "try bodies unprotected": (java_frontend, "block_deps", lambda members, protected=False: _block_deps(members)),
 }

@@ -1,0 +1,526 @@
+"""The javalang path: Java 8 source into the neutral description.
+
+``javalang`` reads Java 8 (the parser the SPE paper used), with two repairs:
+its tokenizer keeps ``\\uXXXX`` escapes as written (so columns stay true),
+and its parser keeps parenthesized expressions whole (:class:`Parenthesized`).
+:func:`read` turns its tokens into :class:`~.java_syntax.Tokens` and each
+method into a :class:`~.java_syntax.Method`, converting one method at a time
+so that a method it cannot describe is skipped alone.
+
+javalang gives most nodes only a start position and a declaration none at
+all, so a declared name is found on the tokens: the first identifier after
+the position reached so far that is written as a declaration (after a type,
+before ``=``, ``,``, ``;``, ``[``, ``)``, ``:`` or ``->``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+import javalang
+from javalang import tree as jt
+
+from ..errors import ParseError, UnsupportedError
+from . import java_syntax as js
+
+_TYPES = (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)
+
+
+# ----------------------------------------------------------------- repairs
+class Parenthesized(jt.Primary):
+    """``( expression )`` followed by selectors or operators: ``(this.n)++``,
+    ``(a[i]).x``. javalang's own parser drops what is written on either side
+    of the parentheses and, worse, overwrites the inner expression's
+    selectors and operators (``(this.n++)`` becomes a bare ``this``)."""
+
+    attrs = ("expression",)
+
+
+class _Tokenizer(javalang.tokenizer.JavaTokenizer):
+    """javalang's tokenizer without its first step, which replaces every
+    ``\\uXXXX`` escape by its character before tokenizing, so that every
+    position after an escape (``'\\u3002'``) pointed to the wrong column of
+    the source. Escapes stay as written: literals keep them, and an escape
+    outside a literal or comment (rare) is a lexical error."""
+
+    def pre_tokenize(self):
+        self.data = self.decode_data()
+        self.length = len(self.data)
+
+
+class _Parser(javalang.parser.Parser):
+    """javalang's parser with parenthesized primaries kept whole (see
+    :class:`Parenthesized`), and ``(a.b) + 1`` read as a sum (only a cast to a
+    primitive type may precede a unary ``+``/``-``; javalang reads a cast)."""
+
+    def parse_expression_3(self):
+        prefix_operators = []
+        while self.tokens.look().value in javalang.tokenizer.Operator.PREFIX:
+            prefix_operators.append(self.tokens.next().value)
+        if self.would_accept("("):
+            try:
+                with self.tokens:
+                    lambda_exp = self.parse_lambda_expression()
+                    if lambda_exp:
+                        return lambda_exp
+            except javalang.parser.JavaSyntaxError:
+                pass
+            try:
+                with self.tokens:
+                    self.accept("(")
+                    cast_target = self.parse_type()
+                    self.accept(")")
+                    if not isinstance(cast_target, jt.BasicType) and self.tokens.look().value in ("+", "-", "++", "--"):
+                        raise javalang.parser.JavaSyntaxError("not a cast")
+                    expression = self.parse_expression_3()
+                    return jt.Cast(type=cast_target, expression=expression)
+            except javalang.parser.JavaSyntaxError:
+                pass
+        parenthesized = self.would_accept("(")
+        primary = self.parse_primary()
+        if parenthesized:
+            primary = Parenthesized(expression=primary)
+        primary.prefix_operators = prefix_operators
+        primary.selectors = []
+        primary.postfix_operators = []
+        token = self.tokens.look()
+        while token.value in "[.":
+            selector = self.parse_selector()
+            selector._position = token.position
+            primary.selectors.append(selector)
+            token = self.tokens.look()
+        while token.value in javalang.tokenizer.Operator.POSTFIX:
+            primary.postfix_operators.append(self.tokens.next().value)
+            token = self.tokens.look()
+        return primary
+
+
+# -------------------------------------------------------------------- read
+def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tuple[str, ...], int, int, Callable[[], js.Method]]]]:
+    """The tokens of ``text`` and its methods with bodies declared in a
+    class, interface or enum: ``(names, line, col, describe)`` each, where
+    ``describe()`` builds the method's description (and may raise an
+    :class:`~invar.errors.InvarError` for that method alone). A syntax or
+    lexical error raises :class:`~invar.errors.ParseError`."""
+    lines = text.split("\n")
+    try:
+        tokens = list(_Tokenizer(text).tokenize())
+        tree = _Parser(tokens).parse()
+        methods = [
+            (p, n) for p, n in tree
+            if isinstance(n, (jt.MethodDeclaration, jt.ConstructorDeclaration)) and n.body is not None
+            and all(isinstance(a, (list, tuple, jt.CompilationUnit) + _TYPES) for a in p)
+        ]
+    except javalang.tokenizer.LexerError as err:
+        m = re.search(r"line (\d+)", str(err))
+        raise ParseError(str(err).split(",")[0], path=path, line=int(m.group(1)) if m else 1, col=1) from None
+    except javalang.parser.JavaSyntaxError as err:
+        pos = getattr(err.at, "position", None)
+        line, col = (pos.line, pos.column) if pos else (len(lines), 1)
+        got = getattr(err.at, "value", "end of input")
+        raise ParseError(
+            f"{err.description} (at {got!r})", path=path, line=line, col=col,
+            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+        ) from None
+    except (RecursionError, MemoryError):
+        raise ParseError("nesting too deep to parse", path=path, line=1, col=1) from None
+    ix = js.Tokens(lines, [t.value for t in tokens], [_kind(t) for t in tokens],
+                   [t.position.line for t in tokens], [t.position.column - 1 for t in tokens])
+    at = {(t.position.line, t.position.column): k for k, t in enumerate(tokens)}
+    out = []
+    for p, n in methods:
+        names = tuple(a.name for a in p if isinstance(a, _TYPES)) + (n.name,)
+        out.append((names, n.position.line if n.position else 0, n.position.column if n.position else 0,
+                    lambda n=n: _Describer(ix, at).unit(n)))
+    return ix, out
+
+
+def _kind(token) -> str:
+    if isinstance(token, javalang.tokenizer.Identifier):
+        return js.IDENT
+    if isinstance(token, javalang.tokenizer.BasicType):
+        return js.BASIC
+    if isinstance(token, javalang.tokenizer.Keyword):
+        return js.KEYWORD
+    if isinstance(token, javalang.tokenizer.Literal):
+        return js.LITERAL
+    return js.OP
+
+
+def _type_kind(typ, extra_dims: int = 0, varargs: bool = False) -> str:
+    """:data:`~.java_syntax.TYPE_KINDS` of a javalang type."""
+    if varargs or extra_dims:
+        return "array"
+    if typ is None:
+        return "unknown"
+    if typ.dimensions:
+        return "array"
+    if isinstance(typ, jt.BasicType):
+        return "primitive"
+    while getattr(typ, "sub_type", None) is not None:  # java.lang.Integer
+        typ = typ.sub_type
+    return js.type_kind(dims=0, basic=False, name=typ.name)
+
+
+def _type_name(typ) -> str:
+    parts = [typ.name]
+    while getattr(typ, "sub_type", None) is not None:
+        typ = typ.sub_type
+        parts.append(typ.name)
+    return ".".join(parts)
+
+
+class _Describer:
+    """Converts one javalang method, in source order, keeping the position
+    reached so far (``cursor``) to find declared names on the tokens."""
+
+    def __init__(self, ix: js.Tokens, at: dict[tuple[int, int], int]) -> None:
+        self.ix = ix
+        self.at = at
+        self.cursor = 0
+        #: the last token a declared name may stand at (the unit's closing brace)
+        self.limit = len(ix) - 2
+
+    def unit(self, n) -> js.Method:
+        """The description of unit ``n`` (a method with a body)."""
+        p = n.position
+        k = self.at.get((p.line, p.column)) if p is not None else None
+        if k is None:
+            raise UnsupportedError(f"{type(n).__name__} without a source position",
+                                   line=p.line if p else 0, col=p.column if p else 0)
+        ix = self.ix
+        while ix.values[k] != "{":
+            k = ix.match[k] if ix.values[k] in ("(", "[") else k
+            k += 1
+        self.limit = ix.match[k]
+        return self.method(n)
+
+    # ------------------------------------------------------------ positions
+    def pos(self, node) -> int:
+        """The token at ``node``'s position (-1 without one); the cursor
+        moves up to it."""
+        p = getattr(node, "_position", None)
+        if p is None:
+            return -1
+        k = self.at.get((p.line, p.column), -1)
+        if k > self.cursor:
+            self.cursor = k
+        return k
+
+    def declared(self, name: str, inferred: bool = False) -> int:
+        """The token declaring ``name`` at or after the cursor: the name right
+        after its type (``,`` too, for a second declarator), before what may
+        follow a declarator; ``inferred`` lambda parameters have no type.
+        Never a use: ``this.n)``, ``f(a, n)``, ``(n)`` declare nothing."""
+        ix = self.ix
+        for k in range(self.cursor, self.limit + 1):
+            if ix.identifier[k] and ix.values[k] == name and ix.values[k + 1] in ("=", ",", ";", "[", ")", ":", "->"):
+                before = ix.values[k - 1]
+                if inferred:
+                    if before in ("(", ",") or ix.values[k + 1] == "->":
+                        self.cursor = k + 1
+                        return k
+                elif ix.identifier[k - 1] or ix.basic[k - 1] \
+                        or before in (">", ">>", ">>>", "]", "...") \
+                        or (before == "," and ix.values[k + 1] in ("=", ",", ";", "[")):
+                    self.cursor = k + 1
+                    return k
+        k = min(self.cursor, len(ix) - 1)
+        raise UnsupportedError(f"cannot locate the declaration of {name!r}",
+                               line=ix.line_of[k], col=ix.col_of[k] + 1)
+
+    def labels(self, k: int) -> tuple[int, ...]:
+        """The label tokens starting at token ``k`` (``a: b: for …``)."""
+        ix, out = self.ix, []
+        while 0 <= k < len(ix) - 1 and ix.identifier[k] and ix.values[k + 1] == ":":
+            out.append(k)
+            k += 2
+        return tuple(out)
+
+    # -------------------------------------------------------------- members
+    def method(self, n) -> js.Method:
+        k = self.pos(n)
+        annotations = self.annotations(n.annotations)
+        params = [self.param(p) for p in n.parameters or []]
+        body = None if n.body is None else self.stmts(n.body)
+        return js.Method(k, n.name, frozenset(n.modifiers or ()), params, body, annotations=annotations)
+
+    def param(self, p) -> js.Decl:
+        self.pos(p)
+        annotations = self.annotations(p.annotations)
+        k = self.declared(p.name)
+        return js.Decl(k, p.name, "param", _type_kind(p.type, varargs=p.varargs), "final" in (p.modifiers or ()),
+                       annotations=annotations)
+
+    def class_body(self, members) -> js.ClassBody:
+        out = []
+        brace = -1
+        for m in members or []:
+            p = getattr(m, "_position", None)
+            k = self.at.get((p.line, p.column)) if p is not None else None
+            if brace < 0 and k is not None and self.ix.enclosing[k] >= 0:
+                brace = self.ix.enclosing[k]
+            out.append(self.member(m))
+        if members and brace < 0:
+            raise UnsupportedError("a class body whose members have no source position", line=0, col=0)
+        return js.ClassBody(brace, out)
+
+    def member(self, m):
+        if isinstance(m, list):  # an initializer block
+            return js.Initializer(-1, self.stmts(m))
+        if isinstance(m, (jt.MethodDeclaration, jt.ConstructorDeclaration)):
+            return self.method(m)
+        if isinstance(m, jt.FieldDeclaration):
+            k = self.pos(m)
+            annotations = self.annotations(m.annotations)
+            inits = []
+            for d in m.declarators:
+                if d.initializer is not None:
+                    inits.append(self.expr(d.initializer))
+            return js.Field(k, inits, annotations=annotations)
+        if isinstance(m, (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)):
+            return self.type_decl(m)
+        raise UnsupportedError(f"{type(m).__name__} in a class body", line=0, col=0)
+
+    def type_decl(self, m) -> js.LocalClass:
+        k = self.pos(m)
+        annotations = self.annotations(m.annotations)
+        if isinstance(m, jt.EnumDeclaration):
+            members = []
+            for c in m.body.constants or []:
+                notes = self.annotations(c.annotations)
+                args = [self.expr(a) for a in c.arguments or []]
+                members.append(js.EnumConstant(-1, c.name, args, None if c.body is None else self.class_body(c.body),
+                                               annotations=notes))
+            body = self.class_body(m.body.declarations)
+            body.members[:0] = members
+        else:
+            body = self.class_body(m.body)
+        return js.LocalClass(k, m.name, body, annotations, labels=())
+
+    def annotations(self, annotations) -> list[js.Expr]:
+        out: list[js.Expr] = []
+        for a in annotations or []:
+            self.pos(a)
+            self.element(a.element, out)
+        return out
+
+    def element(self, value, out: list) -> None:
+        if value is None:
+            return
+        if isinstance(value, list):
+            for v in value:
+                self.element(v, out)
+        elif isinstance(value, jt.ElementValuePair):
+            self.pos(value)
+            self.element(value.value, out)
+        elif isinstance(value, jt.ElementArrayValue):
+            self.element(value.values, out)
+        elif isinstance(value, jt.Annotation):
+            self.pos(value)
+            self.element(value.element, out)
+        else:
+            out.append(self.expr(value))
+
+    # ----------------------------------------------------------- statements
+    def stmts(self, stmts) -> list[js.Stmt]:
+        return [self.stmt(s) for s in stmts or []]
+
+    def stmt(self, s) -> js.Stmt:
+        k = self.pos(s)
+        labels = self.labels(k) if getattr(s, "label", None) else ()
+        if isinstance(s, jt.LocalVariableDeclaration):
+            annotations = self.annotations(s.annotations)
+            return js.LocalVars(k, self.declarators(s), annotations, labels=labels)
+        if isinstance(s, (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)):
+            decl = self.type_decl(s)
+            decl.labels = labels
+            return decl
+        if isinstance(s, jt.StatementExpression):
+            return js.ExprStmt(k, self.expr(s.expression), labels=labels)
+        if isinstance(s, jt.BlockStatement):
+            return js.Block(k, self.stmts(s.statements), labels=labels)
+        if isinstance(s, jt.IfStatement):
+            return js.If(k, self.expr(s.condition), self.stmt(s.then_statement),
+                         None if s.else_statement is None else self.stmt(s.else_statement), labels=labels)
+        if isinstance(s, jt.WhileStatement):
+            return js.While(k, self.expr(s.condition), self.stmt(s.body), labels=labels)
+        if isinstance(s, jt.DoStatement):
+            body = self.stmt(s.body)
+            return js.Do(k, body, self.expr(s.condition), labels=labels)
+        if isinstance(s, jt.ForStatement):
+            c = s.control
+            if isinstance(c, jt.EnhancedForControl):
+                (var,) = self.declarators(c.var)
+                iterable = self.expr(c.iterable)
+                return js.ForEach(k, var, iterable, self.stmt(s.body), labels=labels)
+            if isinstance(c.init, jt.VariableDeclaration):
+                init = self.declarators(c.init)
+            else:
+                init = [self.expr(e) for e in c.init or []]
+            cond = None if c.condition is None else self.expr(c.condition)
+            update = [self.expr(e) for e in c.update or []]
+            return js.For(k, init, cond, update, self.stmt(s.body), labels=labels)
+        if isinstance(s, jt.TryStatement):
+            resources = [self.resource(r) for r in s.resources or []]
+            body = self.stmts(s.block)
+            catches = []
+            for c in s.catches or []:
+                ck = self.pos(c)
+                p = c.parameter
+                self.annotations(p.annotations)
+                param = js.Decl(self.declared(p.name), p.name, "local", "reference", "final" in (p.modifiers or ()))
+                catches.append(js.Catch(ck, param, self.stmts(c.block)))
+            final = None if s.finally_block is None else self.stmts(s.finally_block)
+            return js.Try(k, resources, body, catches, final, labels=labels)
+        if isinstance(s, jt.SynchronizedStatement):
+            return js.Sync(k, self.expr(s.lock), self.stmts(s.block), labels=labels)
+        if isinstance(s, jt.SwitchStatement):
+            expr = self.expr(s.expression)
+            cases = []
+            for c in s.cases or []:
+                # ``case NAME:`` is kept as a string (an enum constant): no node
+                case_labels = [self.expr(e) for e in c.case or [] if isinstance(e, javalang.ast.Node)]
+                cases.append(js.Case(-1, case_labels, self.stmts(c.statements)))
+            return js.Switch(k, expr, cases, labels=labels)
+        if isinstance(s, jt.ReturnStatement):
+            return js.Return(k, None if s.expression is None else self.expr(s.expression), labels=labels)
+        if isinstance(s, jt.ThrowStatement):
+            return js.Throw(k, self.expr(s.expression), labels=labels)
+        if isinstance(s, jt.AssertStatement):
+            return js.Assert(k, self.expr(s.condition), None if s.value is None else self.expr(s.value), labels=labels)
+        if isinstance(s, (jt.BreakStatement, jt.ContinueStatement)):
+            what = "break" if isinstance(s, jt.BreakStatement) else "continue"
+            return js.Jump(k, what, s.goto, labels=labels)
+        if type(s) is jt.Statement:
+            return js.Empty(k, labels=labels)
+        raise UnsupportedError(f"statement {type(s).__name__}", line=self.ix.line_of[k] if k >= 0 else 0,
+                               col=self.ix.col_of[k] + 1 if k >= 0 else 0)
+
+    def declarators(self, s) -> list[js.Decl]:
+        final = "final" in (s.modifiers or ())
+        out = []
+        for d in s.declarators:
+            k = self.declared(d.name)
+            kind = _type_kind(s.type, extra_dims=len(d.dimensions or ()))
+            init = None if d.initializer is None else self.expr(d.initializer)
+            out.append(js.Decl(k, d.name, "local", kind, final, init))
+        return out
+
+    def resource(self, r) -> js.Decl:
+        self.annotations(r.annotations)
+        k = self.declared(r.name)
+        return js.Decl(k, r.name, "local", _type_kind(r.type), "final" in (r.modifiers or ()), self.expr(r.value))
+
+    # ---------------------------------------------------------- expressions
+    def expr(self, e) -> js.Expr:
+        if isinstance(e, jt.Assignment):
+            target = self.expr(e.expressionl)
+            return js.Assign(target.tok, target, e.type, self.expr(e.value))
+        if isinstance(e, jt.TernaryExpression):
+            cond = self.expr(e.condition)
+            return js.Cond(cond.tok, cond, self.expr(e.if_true), self.expr(e.if_false))
+        if isinstance(e, jt.BinaryOperation):
+            left = self.expr(e.operandl)
+            if e.operator == "instanceof":
+                return js.InstanceOf(left.tok, left, None)
+            return js.Binary(left.tok, e.operator, left, self.expr(e.operandr))
+        if isinstance(e, jt.Cast):
+            return js.Cast(-1, self.expr(e.expression))
+        if isinstance(e, jt.LambdaExpression):
+            if len(e.parameters or ()) == 1 and isinstance(e.parameters[0], jt.Cast):
+                # ``(T) x -> …`` is read as a lambda of parameter ``(T) x``: a cast of the lambda
+                cast = e.parameters[0]
+                return js.Cast(-1, self.expr(jt.LambdaExpression(parameters=[cast.expression], body=e.body)))
+            params = [self.lambda_param(p) for p in e.parameters or []]
+            body = self.stmts(e.body) if isinstance(e.body, list) else self.expr(e.body)
+            return js.Lambda(-1, params, body)
+        if isinstance(e, jt.MethodReference):
+            obj = self.expr(e.expression) if isinstance(e.expression, javalang.ast.Node) else None
+            m = e.method
+            k = self.pos(m) if isinstance(m, javalang.ast.Node) else -1
+            name = getattr(m, "member", None) or getattr(m, "value", None) or "?"
+            return js.MethodRef(k, obj, name)
+        if isinstance(e, jt.Primary):
+            return self.primary(e)
+        if isinstance(e, jt.ArrayInitializer):
+            return js.ArrayInit(-1, [self.expr(i) for i in e.initializers or []])
+        raise UnsupportedError(f"expression {type(e).__name__}", line=0, col=0)
+
+    def lambda_param(self, p) -> js.Decl:
+        if isinstance(p, jt.MemberReference):
+            return js.Decl(self.pos(p), p.member, "param", "unknown", bare=True)
+        if isinstance(p, Parenthesized) and isinstance(p.expression, jt.MemberReference) \
+                and not p.expression.qualifier and not p.expression.selectors:
+            return js.Decl(self.pos(p.expression), p.expression.member, "param", "unknown")  # ``(x) -> …``
+        if isinstance(p, jt.InferredFormalParameter):
+            return js.Decl(self.declared(p.name, inferred=True), p.name, "param", "unknown")
+        if isinstance(p, jt.FormalParameter):
+            return self.param(p)
+        raise UnsupportedError(f"lambda parameter {type(p).__name__}", line=0, col=0)
+
+    def primary(self, e) -> js.Expr:
+        k = self.pos(e)
+        qual = getattr(e, "qualifier", None) or ""
+        if isinstance(e, Parenthesized):
+            base: js.Expr = js.Paren(k, self.expr(e.expression))
+        elif isinstance(e, jt.Literal):
+            base = js.Literal(k)
+        elif isinstance(e, jt.This):
+            base = js.This(k, qual)
+        elif isinstance(e, jt.MemberReference):
+            base = js.Path(k, f"{qual}.{e.member}") if qual else js.Name(k, e.member)
+        elif isinstance(e, jt.MethodInvocation):
+            base = js.Call(k, None, qual, e.member, [self.expr(a) for a in e.arguments or []])
+        elif isinstance(e, jt.SuperMethodInvocation):
+            base = js.SuperRef(k, None, e.member, True, [self.expr(a) for a in e.arguments or []])
+        elif isinstance(e, jt.SuperMemberReference):
+            base = js.SuperRef(k, None, e.member, False, [])
+        elif isinstance(e, (jt.ExplicitConstructorInvocation, jt.SuperConstructorInvocation)):
+            what = "this" if isinstance(e, jt.ExplicitConstructorInvocation) else "super"
+            base = js.CtorCall(k, what, None, [self.expr(a) for a in e.arguments or []])
+        elif isinstance(e, (jt.ClassCreator, jt.InnerClassCreator)):
+            base = self.creator(e, k, None, qual)
+        elif isinstance(e, jt.ArrayCreator):
+            dims = [self.expr(d) for d in e.dimensions or [] if d is not None]
+            init = None if e.initializer is None else self.expr(e.initializer)
+            base = js.NewArray(k, dims, init)
+        elif isinstance(e, jt.ClassReference):
+            base = js.ClassLit(k)
+        else:
+            raise UnsupportedError(f"expression {type(e).__name__}", line=self.ix.line_of[k] if k >= 0 else 0,
+                                   col=self.ix.col_of[k] + 1 if k >= 0 else 0)
+        for s in e.selectors or []:
+            sk = self.pos(s)
+            if isinstance(s, jt.ArraySelector):
+                base = js.Index(sk, base, self.expr(s.index))
+            elif isinstance(s, jt.MethodInvocation):
+                base = js.Call(sk, base, "", s.member, [self.expr(a) for a in s.arguments or []])
+            elif isinstance(s, jt.MemberReference):
+                base = js.Select(sk, base, s.member)
+            elif isinstance(s, jt.SuperMethodInvocation):
+                base = js.SuperRef(sk, base, s.member, True, [self.expr(a) for a in s.arguments or []])
+            elif isinstance(s, jt.SuperMemberReference):
+                base = js.SuperRef(sk, base, s.member, False, [])
+            elif isinstance(s, (jt.ClassCreator, jt.InnerClassCreator)):
+                base = self.creator(s, sk, base, "")
+            else:
+                raise UnsupportedError(f"selector {type(s).__name__}", line=self.ix.line_of[sk] if sk >= 0 else 0,
+                                       col=self.ix.col_of[sk] + 1 if sk >= 0 else 0)
+        for op in e.postfix_operators or []:
+            base = js.IncDec(base.tok, base, op)
+        for op in reversed(e.prefix_operators or []):
+            base = js.IncDec(base.tok, base, op) if op in ("++", "--") else js.Unary(base.tok, op, base)
+        return base
+
+    def creator(self, e, k: int, outer, outer_qual: str) -> js.New:
+        name = _type_name(e.type)
+        if isinstance(e, jt.InnerClassCreator) and outer is None and not outer_qual:
+            outer_qual = "?"  # an inner creator always has an outer instance
+        args = [self.expr(a) for a in e.arguments or []]
+        body = None if e.body is None else self.class_body(e.body)
+        return js.New(k, name, outer, outer_qual, args, body)
+
+
+__all__ = ["read", "Parenthesized"]

@@ -1,0 +1,537 @@
+"""The neutral description of Java source that both Java parsers produce.
+
+``javalang`` (Java 8) and ``tree-sitter-java`` (Java 17 and later) each turn
+a file into the same two things, and one builder (:mod:`.java`) makes
+programs out of them, so the two paths cannot drift apart:
+
+- :class:`Tokens`: the file's tokens (comments dropped, a literal, text
+  blocks included, one token), each with its text, its lexical class and its
+  position, plus the bracket structure every layout and scope rule reads;
+- :class:`Unit` and the statement and expression nodes below: what the
+  analyses need to know about a method, as plain frozen-free dataclasses.
+
+Nodes carry an anchor token ``tok`` (an index into :class:`Tokens`), fixed per
+node type below, and their parts in source order; :func:`children` walks
+them. Types are not nodes: a declaration records only what dependencies ask
+of its type (:data:`TYPE_KINDS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Iterator, Union
+
+#: lexical classes of a token
+IDENT, BASIC, KEYWORD, LITERAL, OP = "ident", "basic", "keyword", "literal", "op"
+#: Java's primitive type names (a separate class: a declaration may follow one)
+BASIC_TYPES = frozenset("boolean byte char short int long float double".split())
+#: reserved words (Java 8's, as javalang reads them): never an identifier token
+KEYWORDS = frozenset(
+    """abstract assert boolean break byte case catch char class const continue default do double
+    else enum extends final finally float for goto if implements import instanceof int interface
+    long native new package private protected public return short static strictfp super switch
+    synchronized this throw throws transient try void volatile while""".split()
+)
+#: what a declaration's type tells dependencies: ``primitive``, ``array``,
+#: ``boxed`` (it unboxes, and so may throw), ``reference`` or ``unknown`` (inferred)
+TYPE_KINDS = ("primitive", "array", "boxed", "reference", "unknown")
+#: reference types whose values unbox (and so may throw NullPointerException)
+BOXED = frozenset({"Integer", "Long", "Short", "Byte", "Character", "Boolean", "Float", "Double"})
+_OPEN = {"(": ")", "[": "]", "{": "}"}
+
+
+def type_kind(*, dims: int, basic: bool, name: str | None) -> str:
+    """The :data:`TYPE_KINDS` entry of a declared type: ``dims`` array
+    dimensions (the declarator's and varargs included), a primitive
+    (``basic``) or the last simple name of a reference type (``None`` when no
+    type is written)."""
+    if dims:
+        return "array"
+    if basic:
+        return "primitive"
+    if name is None:
+        return "unknown"
+    return "boxed" if name in BOXED else "reference"
+
+
+class Tokens:
+    """A file's tokens with the lookups every unit needs.
+
+    Positions: ``line_of`` 1-based, ``col_of`` 0-based in characters (not
+    bytes), of each token's first character."""
+
+    def __init__(self, lines: list[str], values: list[str], kinds: list[str],
+                 line_of: list[int], col_of: list[int]) -> None:
+        #: the file's physical lines (split at ``\\n``)
+        self.lines = lines
+        self.values = values
+        self.kinds = kinds
+        self.line_of = line_of
+        self.col_of = col_of
+        self.identifier = [k == IDENT for k in kinds]
+        self.basic = [k == BASIC for k in kinds]
+        #: matching bracket of every bracket token, and each token's innermost open bracket
+        self.match: dict[int, int] = {}
+        self.enclosing: list[int] = [-1] * len(values)
+        stack: list[int] = []
+        for k, v in enumerate(values):
+            self.enclosing[k] = stack[-1] if stack else -1
+            if v in _OPEN and kinds[k] == OP:
+                stack.append(k)
+            elif v in (")", "]", "}") and kinds[k] == OP and stack:
+                o = stack.pop()
+                self.match[o] = k
+                self.match[k] = o
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def first_on_line(self, k: int) -> bool:
+        return k == 0 or self.line_of[k - 1] < self.line_of[k]
+
+    def last_on_line(self, k: int) -> bool:
+        return k + 1 >= len(self.values) or self.line_of[k + 1] > self.line_of[k]
+
+
+# ------------------------------------------------------------------ nodes
+@dataclass(slots=True)
+class Node:
+    #: the anchor token (see each node type)
+    tok: int
+
+
+@dataclass(slots=True)
+class Decl(Node):
+    """A parameter or local: ``tok`` is its name token."""
+
+    name: str
+    #: ``param`` (method, lambda and catch-less parameters) or ``local``
+    view: str
+    #: one of :data:`TYPE_KINDS`
+    kind: str
+    #: declared ``final``
+    final: bool = False
+    #: its initializer (a local's ``= …``, a resource's value)
+    init: "Expr | None" = None
+    #: annotation element values written on it
+    annotations: list["Expr"] = field(default_factory=list)
+    #: an untyped lambda parameter written without parentheses (``x -> …``)
+    bare: bool = False
+
+
+@dataclass(slots=True)
+class Stmt(Node):
+    """A statement: ``tok`` is its first label, else its first token after
+    modifiers and annotations (a declaration's type, ``class``, ``if`` …)."""
+
+    #: tokens of the labels written before it (``a: b: for …``)
+    labels: tuple[int, ...] = field(default=(), kw_only=True)
+
+
+@dataclass(slots=True)
+class Block(Stmt):
+    body: list[Stmt]
+
+
+@dataclass(slots=True)
+class LocalVars(Stmt):
+    """``final T a = 1, b;``"""
+
+    decls: list[Decl]
+    annotations: list["Expr"] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LocalClass(Stmt):
+    """A local class, interface, enum or record declaration."""
+
+    name: str
+    body: "ClassBody"
+    annotations: list["Expr"] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ExprStmt(Stmt):
+    expr: "Expr"
+
+
+@dataclass(slots=True)
+class If(Stmt):
+    cond: "Expr"
+    then: Stmt
+    other: Stmt | None
+
+
+@dataclass(slots=True)
+class While(Stmt):
+    cond: "Expr"
+    body: Stmt
+
+
+@dataclass(slots=True)
+class Do(Stmt):
+    body: Stmt
+    cond: "Expr"
+
+
+@dataclass(slots=True)
+class For(Stmt):
+    """``for (init; cond; update) body``: ``init`` holds declarations or
+    expressions."""
+
+    init: list["Decl | Expr"]
+    cond: "Expr | None"
+    update: list["Expr"]
+    body: Stmt
+
+
+@dataclass(slots=True)
+class ForEach(Stmt):
+    var: Decl
+    iterable: "Expr"
+    body: Stmt
+
+
+@dataclass(slots=True)
+class Catch(Node):
+    """``catch (E e) { … }``: ``tok`` is ``catch``."""
+
+    param: Decl
+    body: list[Stmt]
+
+
+@dataclass(slots=True)
+class Try(Stmt):
+    """``try (resources) { … } catch … finally { … }``: a resource is a
+    declaration or an expression naming one."""
+
+    resources: list["Decl | Expr"]
+    body: list[Stmt]
+    catches: list[Catch]
+    final: list[Stmt] | None
+
+
+@dataclass(slots=True)
+class Sync(Stmt):
+    lock: "Expr"
+    body: list[Stmt]
+
+
+@dataclass(slots=True)
+class Case(Node):
+    """One ``case``/``default`` group or rule: ``tok`` is its first token."""
+
+    #: the ``case`` values (constants, enum names, patterns)
+    values: list["Expr"]
+    #: the statements of a group, or a rule's body (an expression statement,
+    #: a block or a throw)
+    body: list[Stmt]
+    #: an arrow rule (``case 1 ->``) rather than a group (``case 1:``)
+    arrow: bool = False
+
+
+@dataclass(slots=True)
+class Switch(Stmt):
+    expr: "Expr"
+    cases: list[Case]
+
+
+@dataclass(slots=True)
+class Return(Stmt):
+    expr: "Expr | None"
+
+
+@dataclass(slots=True)
+class Throw(Stmt):
+    expr: "Expr"
+
+
+@dataclass(slots=True)
+class Assert(Stmt):
+    cond: "Expr"
+    message: "Expr | None"
+
+
+@dataclass(slots=True)
+class Jump(Stmt):
+    """``break`` or ``continue``, with its target label if any."""
+
+    what: str
+    label: str | None
+
+
+@dataclass(slots=True)
+class Yield(Stmt):
+    expr: "Expr"
+
+
+@dataclass(slots=True)
+class Empty(Stmt):
+    pass
+
+
+# ------------------------------------------------------------ expressions
+@dataclass(slots=True)
+class Expr(Node):
+    pass
+
+
+@dataclass(slots=True)
+class Name(Expr):
+    """A simple name used as a value: a local, or else a field."""
+
+    name: str
+
+
+@dataclass(slots=True)
+class Path(Expr):
+    """A dotted name ``a.b.c`` (a package, class, field or local at its
+    head): ``tok`` is its first name."""
+
+    name: str
+
+
+@dataclass(slots=True)
+class Select(Expr):
+    """``obj.name`` where ``obj`` is not a dotted name: ``tok`` is the ``.``."""
+
+    obj: Expr
+    name: str
+
+
+@dataclass(slots=True)
+class Index(Expr):
+    """``obj[index]``: ``tok`` is the ``[``."""
+
+    obj: Expr
+    index: Expr
+
+
+@dataclass(slots=True)
+class Call(Expr):
+    """A method invocation: ``f(…)``, ``a.b.f(…)`` (``qual`` is ``"a.b"``) or
+    ``obj.f(…)``. ``tok`` is the qualifier's first name, the method name when
+    unqualified, or the ``.`` after ``obj``."""
+
+    obj: Expr | None
+    qual: str
+    name: str
+    args: list[Expr]
+
+
+@dataclass(slots=True)
+class SuperRef(Expr):
+    """``super.f``, ``super.m(…)``, ``X.super.m(…)`` (``outer`` is ``X``)."""
+
+    outer: Expr | None
+    name: str
+    call: bool
+    args: list[Expr]
+
+
+@dataclass(slots=True)
+class CtorCall(Expr):
+    """``this(…)`` or ``super(…)`` at the start of a constructor."""
+
+    what: str
+    outer: Expr | None
+    args: list[Expr]
+
+
+@dataclass(slots=True)
+class New(Expr):
+    """``new T(…)``, ``outer.new T(…)``, optionally with a class body.
+    ``type`` is the created type's dotted name (no type arguments)."""
+
+    type: str
+    outer: Expr | None
+    #: ``outer`` written as a dotted name (``a.new B()``): it names no node
+    outer_qual: str
+    args: list[Expr]
+    body: "ClassBody | None"
+
+
+@dataclass(slots=True)
+class NewArray(Expr):
+    dims: list[Expr]
+    init: "ArrayInit | None"
+
+
+@dataclass(slots=True)
+class ArrayInit(Expr):
+    items: list[Expr]
+
+
+@dataclass(slots=True)
+class Cast(Expr):
+    expr: Expr
+
+
+@dataclass(slots=True)
+class Assign(Expr):
+    target: Expr
+    op: str
+    value: Expr
+
+
+@dataclass(slots=True)
+class IncDec(Expr):
+    """``++``/``--``, prefix or postfix."""
+
+    target: Expr
+    op: str
+
+
+@dataclass(slots=True)
+class Unary(Expr):
+    op: str
+    expr: Expr
+
+
+@dataclass(slots=True)
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(slots=True)
+class InstanceOf(Expr):
+    """``expr instanceof T`` or, with a pattern, ``expr instanceof T x``."""
+
+    expr: Expr
+    pattern: Decl | None
+
+
+@dataclass(slots=True)
+class Cond(Expr):
+    cond: Expr
+    then: Expr
+    other: Expr
+
+
+@dataclass(slots=True)
+class Lambda(Expr):
+    params: list[Decl]
+    #: an expression, or a block's statements
+    body: Union[Expr, list[Stmt]]
+
+
+@dataclass(slots=True)
+class MethodRef(Expr):
+    """``obj::name`` (``obj`` is None for a type or ``super``)."""
+
+    obj: Expr | None
+    name: str
+
+
+@dataclass(slots=True)
+class This(Expr):
+    """``this`` or ``Outer.this``."""
+
+    qual: str
+
+
+@dataclass(slots=True)
+class Paren(Expr):
+    expr: Expr
+
+
+@dataclass(slots=True)
+class Literal(Expr):
+    pass
+
+
+@dataclass(slots=True)
+class ClassLit(Expr):
+    """``T.class``"""
+
+
+@dataclass(slots=True)
+class SwitchExpr(Expr):
+    expr: Expr
+    cases: list[Case]
+
+
+# ------------------------------------------------------------ class bodies
+@dataclass(slots=True)
+class Method(Node):
+    """A method or constructor: ``tok`` is the first token after its
+    modifiers and annotations (type parameters, return type or name)."""
+
+    name: str
+    #: the method's own modifiers (``public``, ``final`` …)
+    modifiers: frozenset[str]
+    params: list[Decl]
+    #: its body's statements, or None without a body
+    body: list[Stmt] | None
+    #: a record's compact constructor (its parameters are implicit)
+    compact: bool = False
+    annotations: list[Expr] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Field(Node):
+    """A field declaration of a class body: its initializers."""
+
+    inits: list[Expr]
+    annotations: list[Expr] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Initializer(Node):
+    """An initializer block (``static { … }`` or ``{ … }``)."""
+
+    body: list[Stmt]
+
+
+@dataclass(slots=True)
+class EnumConstant(Node):
+    name: str
+    args: list[Expr]
+    body: "ClassBody | None"
+    annotations: list[Expr] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ClassBody(Node):
+    """The members of a class body: ``tok`` is its ``{`` (-1 when not known)."""
+
+    members: list[Union[Method, Field, Initializer, EnumConstant, LocalClass]]
+
+
+#: a unit: the qualified name's parts (enclosing types, then the method) and
+#: the method
+@dataclass(slots=True)
+class Unit:
+    names: tuple[str, ...]
+    method: Method
+
+
+def children(node) -> Iterator:
+    """The nodes directly inside ``node``, in source order (declaration
+    order of the fields, lists flattened)."""
+    for f in fields(node):
+        if f.name in ("tok", "labels"):
+            continue
+        value = getattr(node, f.name)
+        if isinstance(value, Node):
+            yield value
+        elif isinstance(value, list):
+            for v in value:
+                if isinstance(v, Node):
+                    yield v
+
+
+def walk(node, ancestors: tuple = ()) -> Iterator[tuple[object, tuple]]:
+    """Every node under ``node`` (itself first) in pre-order, each with its
+    ancestors (outermost first), without recursion."""
+    stack = [(node, ancestors)]
+    while stack:
+        n, up = stack.pop()
+        yield n, up
+        inner = up + (n,)
+        stack.extend((c, inner) for c in reversed(list(children(n))))
+
+
+__all__ = [name for name in dir() if not name.startswith("_")]
