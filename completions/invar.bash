@@ -17,11 +17,13 @@ _invar() {
                 "invar data") path="invar data" ;;
                 "invar data ltl") path="invar data ltl" ;;
                 "invar data bhive") path="invar data bhive" ;;
+                "invar audit") path="invar audit" ;;
+                "invar audit merge") path="invar audit merge" ;;
             esac ;;
         esac
     done
     case "$path" in
-        "invar") words="parse canon renamings permutations dlg train ltl data" ;;
+        "invar") words="parse canon renamings permutations dlg train ltl data audit" ;;
         "invar parse") words="--lang --format" ;;
         "invar canon") words="--pin --function --lang --format" ;;
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
@@ -33,6 +35,8 @@ _invar() {
         "invar data") words="ltl bhive" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
+        "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --quiet -q" ;;
+        "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
     esac
     case "${COMP_WORDS[COMP_CWORD-1]}" in
         --format) COMPREPLY=($(compgen -W "table json" -- "$cur")); return ;;
@@ -40,6 +44,7 @@ _invar() {
         --size) COMPREPLY=($(compgen -W "tiny mini small" -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "cpu cuda" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
+        --transform) COMPREPLY=($(compgen -W "renamings permutations both" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

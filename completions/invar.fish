@@ -8,6 +8,7 @@ complete -c invar -n '__fish_use_subcommand' -a dlg
 complete -c invar -n '__fish_use_subcommand' -a train
 complete -c invar -n '__fish_use_subcommand' -a ltl
 complete -c invar -n '__fish_use_subcommand' -a data
+complete -c invar -n '__fish_use_subcommand' -a audit
 complete -c invar -n '__fish_seen_subcommand_from parse' -l lang
 complete -c invar -n '__fish_seen_subcommand_from parse' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from parse' -F
@@ -94,3 +95,41 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l overwrite
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -F
+complete -c invar -n '__fish_seen_subcommand_from audit' -a merge
+complete -c invar -n '__fish_seen_subcommand_from audit' -l model -s m
+complete -c invar -n '__fish_seen_subcommand_from audit' -l dataset -s d
+complete -c invar -n '__fish_seen_subcommand_from audit' -l transform -x -a 'renamings permutations both'
+complete -c invar -n '__fish_seen_subcommand_from audit' -l variants -s k
+complete -c invar -n '__fish_seen_subcommand_from audit' -l limit
+complete -c invar -n '__fish_seen_subcommand_from audit' -l seed
+complete -c invar -n '__fish_seen_subcommand_from audit' -l batch-size
+complete -c invar -n '__fish_seen_subcommand_from audit' -l device -x -a 'cpu cuda'
+complete -c invar -n '__fish_seen_subcommand_from audit' -l tolerance
+complete -c invar -n '__fish_seen_subcommand_from audit' -l format -x -a 'table json jsonl'
+complete -c invar -n '__fish_seen_subcommand_from audit' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-over
+complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-under
+complete -c invar -n '__fish_seen_subcommand_from audit' -l task
+complete -c invar -n '__fish_seen_subcommand_from audit' -l data-dir
+complete -c invar -n '__fish_seen_subcommand_from audit' -l split
+complete -c invar -n '__fish_seen_subcommand_from audit' -l lang
+complete -c invar -n '__fish_seen_subcommand_from audit' -l program-column
+complete -c invar -n '__fish_seen_subcommand_from audit' -l label-column
+complete -c invar -n '__fish_seen_subcommand_from audit' -l oracle
+complete -c invar -n '__fish_seen_subcommand_from audit' -l example
+complete -c invar -n '__fish_seen_subcommand_from audit' -l plot
+complete -c invar -n '__fish_seen_subcommand_from audit' -l report
+complete -c invar -n '__fish_seen_subcommand_from audit' -l shard
+complete -c invar -n '__fish_seen_subcommand_from audit' -l prompt
+complete -c invar -n '__fish_seen_subcommand_from audit' -l concurrency
+complete -c invar -n '__fish_seen_subcommand_from audit' -l timeout
+complete -c invar -n '__fish_seen_subcommand_from audit' -l retries
+complete -c invar -n '__fish_seen_subcommand_from audit' -l threads
+complete -c invar -n '__fish_seen_subcommand_from audit' -l quiet -s q
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l format -x -a 'table json jsonl'
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l fail-over
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l fail-under
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l plot
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l report
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -F

@@ -13,6 +13,7 @@ The public API::
     invar.train(task="bhive", data="bhive-haswell", arch="renamer", epochs=10, out="renamer.pt")
     model = invar.load_model("renamer.pt")
     model.predict([block])             # [cycles per iteration]
+    invar.audit("renamer.pt", "fixtures/blocks").violation_rate   # 0.0: renamings never move it
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ def load_model(path: str, *, task: str | None = None, device: str | None = None)
     return _load_model(path, task=task, device=device)
 
 
+def audit(model, dataset, **kwargs):
+    """Audit ``model`` on ``dataset`` as ``invar audit`` does: violation
+    rate, alpha-covariance, spread and the task's metric under the task's
+    symmetries (docs/audit.md; keyword arguments as :func:`invar.audit.audit`).
+    Returns an Audit: ``.report`` (the JSON report), ``.records``."""
+    from .audit import audit as _audit
+
+    return _audit(model, dataset, **kwargs)
+
+
 def train(**kwargs):
     """Train an architecture on a task's dataset, as ``invar train`` does;
     keyword arguments as :func:`invar.train.train`. Returns its TrainResult."""
@@ -80,5 +91,5 @@ def train(**kwargs):
 
 __all__ = [
     "InvarError", "ParseError", "Program", "Line", "Token",
-    "parse", "parse_units", "renamings", "permutations", "dlg", "load_model", "train", "__version__",
+    "parse", "parse_units", "renamings", "permutations", "dlg", "load_model", "train", "audit", "__version__",
 ]

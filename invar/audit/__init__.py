@@ -176,7 +176,9 @@ def audit(
     if world > 1 or adapter.encodes or adapter.kind == "torchscript":
         import torch
 
-        torch.set_num_threads(threads or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world))))
+        # one thread by default: a small model on batches of a few dozen runs
+        # fastest on one, and many times slower when threads outnumber free cores
+        torch.set_num_threads(threads or 1)
     chunks = [examples[i: i + CHUNK] for i in range(0, len(examples), CHUNK)]
     if shard_in is not None:
         chunks = [c for k, c in enumerate(chunks) if k % shard_in[1] == shard_in[0] - 1]
@@ -243,3 +245,17 @@ def _pick(examples: list, wanted: str | int):
 
 
 __all__ = ["audit", "Audit", "merge", "summarize", "exceeded", "parse_shard", "SCHEMA"]
+
+
+class _CallableModule(type(os)):
+    """Importing ``invar.audit`` rebinds the package's ``audit`` attribute
+    from the public function to this package; calling the package audits, so
+    ``invar.audit(...)`` works either way (as for ``invar.train``)."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Audit:
+        return audit(*args, **kwargs)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule

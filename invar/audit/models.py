@@ -32,6 +32,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import warnings
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -143,17 +144,16 @@ class CheckpointAdapter(Adapter):
         self.path = path
         self.device = device
         self.task = model.task
-        self.forward_seconds = 0.0
-        started: list[float] = []
+        self._timer = _forward_timer(model.network)
+        self._start = self._timer[0]
 
-        def before(_module, _args):
-            started.append(time.perf_counter())
+    @property
+    def forward_seconds(self) -> float:  # type: ignore[override]
+        return self._timer[0] - self._start
 
-        def after(_module, _args, _out):
-            self.forward_seconds += time.perf_counter() - started.pop()
-
-        model.network.register_forward_pre_hook(before)
-        model.network.register_forward_hook(after)
+    @forward_seconds.setter
+    def forward_seconds(self, _value) -> None:  # the base class's initial None
+        pass
 
     def info(self) -> dict:
         c = self.model.config
@@ -161,6 +161,26 @@ class CheckpointAdapter(Adapter):
 
     def _predict(self, inputs: Sequence, batch_size: int) -> list:
         return list(self.model.predict_encoded(list(inputs), batch_size=batch_size, device=self.device))
+
+
+def _forward_timer(network) -> list[float]:
+    """Seconds spent in ``network``'s forward passes so far (hooks added
+    once per network, so auditing one loaded model many times adds none)."""
+    timer = getattr(network, "_invar_forward_seconds", None)
+    if timer is None:
+        timer = [0.0]
+        started: list[float] = []
+
+        def before(_module, _args):
+            started.append(time.perf_counter())
+
+        def after(_module, _args, _out):
+            timer[0] += time.perf_counter() - started.pop()
+
+        network.register_forward_pre_hook(before)
+        network.register_forward_hook(after)
+        network._invar_forward_seconds = timer
+    return timer
 
 
 # --------------------------------------------------------------- TorchScript
@@ -173,7 +193,9 @@ class TorchScriptAdapter(Adapter):
         super().__init__()
         self.path = path
         try:
-            self.module = torch.jit.load(path, map_location=device or "cpu")
+            with warnings.catch_warnings():  # deprecated in favour of torch.export, still what reads these files
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.module = torch.jit.load(path, map_location=device or "cpu")
         except (RuntimeError, ValueError, OSError) as err:
             raise ModelError(f"not a loadable TorchScript file ({_describe(err)})", path=path)
         self.module.eval()

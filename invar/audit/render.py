@@ -19,6 +19,10 @@ def _num(x, digits: int = 3) -> str:
     return f"{x:.{digits}g}" if abs(x) < 1e-3 or abs(x) >= 1e4 else f"{x:.{digits}f}".rstrip("0").rstrip(".")
 
 
+def _share(x) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
 def _pct(x) -> str:
     return "-" if x is None else f"{x:.1f}%"
 
@@ -54,8 +58,8 @@ def tables(report: dict, console) -> None:
                  (f"{metric['name']} on variants", fmt(metric["variants"])),
                  (f"{metric['name']}, worst variant per example", fmt(metric["worst"]))]
     n = report["audited"]
-    rows.append(("violation rate", f"{_num(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
-    rows.append(("alpha-covariance", _num(report["alpha_covariance"]["mean"])))
+    rows.append(("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
+    rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
     spread = report["spread"]
     if spread is not None:
         for key, label in (("range", "range"), ("relative_range", "relative range")):
@@ -64,7 +68,7 @@ def tables(report: dict, console) -> None:
     oracle = report["oracle"]
     if oracle is not None:
         rows.append(("label changes (oracle)",
-                     f"{_num(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
+                     f"{_share(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
                      + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else "")))
         rows.append(("violations without a label change", _num(oracle["violations_without_label_change"])))
     table = Table(show_header=True)
@@ -80,7 +84,8 @@ def tables(report: dict, console) -> None:
         for col in ("referents", "examples", "violation rate", "alpha-covariance"):
             t2.add_column(col)
         for g in by:
-            t2.add_row(_num(g["referents"]), _num(g["examples"]), _num(g["violation_rate"]), _num(g["alpha_covariance"]))
+            t2.add_row(_num(g["referents"]), _num(g["examples"]), _share(g["violation_rate"]),
+                       _share(g["alpha_covariance"]))
         console.print(t2)
     worst = report["worst_examples"][:5]
     if worst:

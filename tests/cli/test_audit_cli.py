@@ -1,0 +1,192 @@
+"""``invar audit`` and ``invar audit merge`` from the command line: the JSON
+schema, --fail-over exit statuses, shards merged and torchrun processes
+giving the report of one process, one example's histogram with its plot and
+HTML page, usage errors, and the README's main command in a fresh copy of the
+repository without LLVM or network."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+
+from invar.audit.schema import LINE, REPORT
+from tests.conftest import FIXTURES, ROOT
+
+BLOCKS = str(FIXTURES / "blocks")
+RENAMER = str(FIXTURES / "models" / "renamer.pt")
+VANILLA = str(FIXTURES / "models" / "vanilla.pt")
+QUICK = ("--limit", "70", "--variants", "4", "--threads", "1")
+
+
+def without_run(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k != "run"}
+
+
+@pytest.fixture(scope="module")
+def single():
+    """One process over 70 examples (three chunks of 32): the reference."""
+    from typer.testing import CliRunner
+
+    from invar.cli.app import app
+
+    result = CliRunner().invoke(app, ["audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_and_jsonl_follow_the_schema(invoke, single):
+    jsonschema.Draft202012Validator.check_schema(LINE)
+    jsonschema.Draft202012Validator(REPORT).validate(single)
+    assert single["schema"] == 1 and 0 < single["violation_rate"] <= 1
+    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "jsonl")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    validator = jsonschema.Draft202012Validator(LINE)
+    for line in lines:
+        validator.validate(line)
+    assert [line["type"] for line in lines] == ["header"] + ["example"] * 70 + ["summary"]
+    assert without_run(lines[-1]) == dict(without_run(single), type="summary")
+    if shutil.which("jq"):
+        jq = subprocess.run(["jq", ".violation_rate"], input=json.dumps(single), capture_output=True, text=True)
+        assert float(jq.stdout) == single["violation_rate"]
+
+
+def test_fail_over_gates_a_pipeline(invoke):
+    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--fail-over", "violation_rate=0")
+    assert result.exit_code == 1
+    assert re.search(r"invar: error: violation_rate is [\d.]+, over the bound 0 \(--fail-over violation_rate=0\)",
+                     result.stderr), result.stderr
+    assert "violation rate" in result.stdout, "the report is written before the verdict"
+    result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--fail-over", "violation_rate=0",
+                    "--fail-under", "alpha_covariance=1", "--fail-over", "spread.relative_range.max=0")
+    assert result.exit_code == 0, result.output
+    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--fail-under", "alpha_covariance=0.999")
+    assert result.exit_code == 1 and "alpha_covariance is 0." in result.stderr
+    for bad in ("violation_rate", "nothing=1", "violation_rate=x"):
+        result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--fail-over", bad)
+        assert result.exit_code == 2, (bad, result.output)
+
+
+def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
+    parts = []
+    for i in (1, 2):
+        out = tmp_path / f"shard{i}.jsonl"
+        result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--shard", f"{i}/2",
+                        "--format", "jsonl", "--out", out)
+        assert result.exit_code == 0, result.output
+        parts.append(out)
+    counts = [sum(1 for line in p.read_text().splitlines() if '"type": "example"' in line) for p in parts]
+    assert counts == [38, 32]  # chunks 1 and 3 (32 and 6 examples), then chunk 2
+    result = invoke("audit", "merge", *parts, "--format", "json")
+    assert result.exit_code == 0, result.output
+    merged = json.loads(result.stdout)
+    assert without_run(merged) == without_run(single)
+    assert merged["run"]["shards"] == 2
+    result = invoke("audit", "merge", parts[0])
+    assert result.exit_code == 1 and "shard 2/2 missing" in result.stderr
+    other = tmp_path / "other.jsonl"
+    invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--seed", "1", "--shard", "2/2",
+           "--format", "jsonl", "--out", other)
+    result = invoke("audit", "merge", parts[0], other)
+    assert result.exit_code == 1 and "audited with other settings" in result.stderr and "seed" in result.stderr
+
+
+def test_two_torchrun_processes_give_the_report_of_one(single, tmp_path):
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar",
+         "audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "json", "--quiet"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout)
+    assert report["run"]["processes"] == 2
+    assert without_run(report) == without_run(single)
+
+
+def test_one_example_as_a_histogram_with_a_plot_and_a_page(invoke, tmp_path):
+    import invar
+    from invar.audit.datasets import load
+
+    # the first test block with more than 2,000 renamings: they are sampled
+    example = next(e for e in load(BLOCKS).examples if invar.renamings(e.parse()).count() > 2000)
+    plot, page = tmp_path / "fig2.svg", tmp_path / "report.html"
+    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, "--example", example.id, "--variants",
+                    "2000", "--plot", plot, "--report", page)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    head = next(line for line in lines if line.startswith(f"example {example.id}: 2,000 variants"))
+    assert "range" in head and sum(1 for line in lines if line.rstrip().endswith("#")) >= 3
+    assert plot.read_text().lstrip().startswith("<?xml") and "<svg" in plot.read_text()
+    html = page.read_text()
+    assert html.startswith("<!doctype html>") and "<svg" in html and "<mark>" in html
+    assert "http" not in html.replace("http://www.w3.org/2000/svg", ""), "the page is self-contained"
+    # a small space is taken whole
+    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, "--example", "0", "--variants", "100000",
+                    "--format", "json")
+    report = json.loads(result.stdout)
+    assert report["exhaustive"] == 1 and report["example"]["variants"] == report["predictions"] - 1 < 100000
+
+
+def test_plot_without_matplotlib_says_how_to_install_it(invoke, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, "--limit", "3", "--plot", tmp_path / "x.png")
+    assert result.exit_code == 2 and "pip install 'invar[plot]'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((), "--model and --dataset are required"),
+        (("--model", RENAMER, "--dataset", BLOCKS, "--shard", "3/2"), "'3/2': write I/N with 1 <= I <= N"),
+        (("--model", RENAMER, "--dataset", BLOCKS, "--example", "nope"), "no example 'nope'"),
+        (("--model", "tests.audit.callables:distinct_registers", "--dataset", "x.s"), "name the task with --task"),
+        (("--model", RENAMER, "--dataset", "bhive"), "--dataset bhive needs --data-dir"),
+    ],
+)
+def test_usage_errors_exit_2(invoke, args, message, monkeypatch):
+    monkeypatch.delenv("INVAR_DATA", raising=False)
+    result = invoke("audit", "--quiet", *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+
+
+def test_missing_model_or_dataset_exit_1(invoke, tmp_path):
+    result = invoke("audit", "--model", tmp_path / "none.pt", "--dataset", BLOCKS)
+    assert result.exit_code == 1 and "none.pt:0:0: error: no such model file" in result.stderr
+    result = invoke("audit", "--model", RENAMER, "--dataset", tmp_path / "none")
+    assert result.exit_code == 1 and "none:0:0: error: no such file or directory" in result.stderr
+    result = invoke("audit", "--model", "tests.audit.nothing_here:f", "--task", "bhive", "--dataset", BLOCKS)
+    assert result.exit_code == 1 and "cannot import tests.audit.nothing_here" in result.stderr
+
+
+def test_the_readme_main_command_runs_in_a_fresh_copy_without_llvm_or_network(tmp_path):
+    readme = (ROOT / "README.md").read_text()
+    command = re.search(r"(invar audit --model fixtures/models/\S+ --dataset fixtures/\S+)", readme).group(1)
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.splitlines()
+    clone = tmp_path / "clone"
+    for name in listed:
+        if (ROOT / name).is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / name, clone / name)
+    bin_dir = tmp_path / "bin"  # a PATH with nothing of LLVM in it
+    bin_dir.mkdir()
+    env = {"PATH": str(bin_dir), "PYTHONPATH": str(clone), "HOME": str(tmp_path), "OMP_NUM_THREADS": "2",
+           "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
+           "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}
+    start = time.perf_counter()
+    run = subprocess.run([sys.executable, "-c", "import sys; from invar.cli.app import main; sys.argv[0] = 'invar'; main()",
+                          *command.split()[1:]], cwd=clone, env=env, capture_output=True, text=True, timeout=120)
+    seconds = time.perf_counter() - start
+    assert run.returncode == 0, run.stderr
+    assert shutil.which("llvm-mca", path=env["PATH"]) is None
+    assert "violation rate" in run.stdout and "alpha-covariance" in run.stdout
+    assert seconds < 60, f"the README's main command took {seconds:.0f} s"
