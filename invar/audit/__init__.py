@@ -209,7 +209,8 @@ def _device(device: str | None, world: int, local_rank: int) -> str | None:
 
         if not torch.cuda.is_available():
             raise UsageError("--device cuda: no CUDA device is available", path="--device")
-        if world > 1:
+        if world > 1:  # one GPU per process (nccl gathers through the current device)
+            torch.cuda.set_device(local_rank)
             return f"cuda:{local_rank}"
     return device
 

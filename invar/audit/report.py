@@ -192,10 +192,15 @@ def jsonl_lines(header: dict, records: Sequence[dict], report: dict) -> Iterable
 
 def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
     """(header, example records, summary or None) of one audit's JSONL."""
-    from ..cli.app import read_text
-
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise DataError("no such file", path=path)
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read: {getattr(err, 'strerror', None) or err}", path=path)
     header, records, summary = None, [], None
-    for lineno, raw in enumerate(read_text(path).splitlines(), start=1):
+    for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
         try:

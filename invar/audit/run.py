@@ -306,7 +306,7 @@ def record(s: _State, task, settings: Settings) -> dict:
         return rec
     tol, discrete = settings.tolerance, task.discrete
     p0 = s.preds[0]
-    back = [RenamingSpace.undo(p, v.renaming) if discrete and v.renaming is not None else p
+    back = [undo(p, s.program, s.rspace, v) if discrete and v.renaming is not None else p
             for p, v in zip(s.preds[1:], s.variants)]
     rec["prediction"] = p0
     rec["violation"] = metrics.violates(p0, back, tol, discrete)
@@ -328,6 +328,31 @@ def record(s: _State, task, settings: Settings) -> dict:
     if s.oracle is not None:
         rec["oracle"] = _oracle_record(s, task, back, tol)
     return rec
+
+
+def undo(prediction: Any, program: Program, rspace: RenamingSpace, v: Variant) -> Any:
+    """A prediction made on a renamed variant in the original's names: what
+    :meth:`RenamingSpace.undo` maps (referents), and also the surface
+    spellings of renamed tokens (a model answers ``%r10d``, not ``gpr:r10``),
+    in one pass so that swapped names are not mapped twice."""
+    back = v.renaming.inverse()
+    renamed = rspace.apply(program, v.renaming)
+    for old, new in zip(program.tokens, renamed.tokens):
+        if old.text != new.text:
+            back.setdefault(new.text, old.text)
+            if new.text.startswith("%") and old.text.startswith("%"):
+                back.setdefault(new.text[1:], old.text[1:])
+
+    def walk(x):
+        if isinstance(x, str):
+            return back.get(x, x)
+        if isinstance(x, (list, tuple)):
+            return type(x)(walk(y) for y in x)
+        if isinstance(x, dict):
+            return {walk(k): walk(y) for k, y in x.items()}
+        return x
+
+    return walk(prediction)
 
 
 def _metric(task, p0, back: list, label) -> dict:
@@ -382,4 +407,4 @@ def _oracle_record(s: _State, task, back: list, tol: float) -> dict:
 
 
 __all__ = ["CHUNK", "SLICE", "TRANSFORMS", "Variant", "Settings", "draw", "example_seed", "run_chunk", "record",
-           "variant_text"]
+           "variant_text", "undo"]

@@ -60,3 +60,9 @@ def flaky(texts):
 def uses_rbx(texts):
     """A discrete answer: whether a block names rbx (renamings change it)."""
     return ["yes" if 3 in registers(t) else "no" for t in texts]
+
+
+def first_register_name(texts):
+    """The first register a block names, as written (``%rbx``): renaming the
+    block renames the answer the same way (equivariant)."""
+    return [next(iter(_REGISTER.findall(t)), "none") for t in texts]

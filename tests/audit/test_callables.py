@@ -86,6 +86,16 @@ def test_discrete_answers_are_compared_exactly(blocks):
     assert result.metric["worst"] <= result.metric["variants"] <= 100
 
 
+def test_answers_that_name_registers_are_renamed_back_before_they_are_compared(blocks):
+    # the answer follows the renaming: mapped back through the variant's
+    # renaming, every variant gives the original's answer
+    result = audit(callables.first_register_name, blocks, task="classify", transform="renamings", variants=K)
+    assert result.audited == 30 and result.violation_rate == 0.0 and result.alpha_covariance["mean"] == 1.0
+    raw = [len({callables.first_register_name([invar.renamings(p).render(r)])[0]
+                for r in invar.renamings(p).enumerate()}) for p in blocks]
+    assert max(raw) > 1, "without mapping back the answers would differ"
+
+
 def test_a_model_that_raises_returns_nan_or_loses_predictions_loses_no_example():
     programs = [decode(h) for h in bhive_blocks()[:60]]
     texts = [p.render() for p in programs]
