@@ -50,7 +50,7 @@ from typing import Iterable, Sequence
 from ..errors import InvarError, ParseError, UnsupportedError
 from ..program import Line, Program, Token
 from ..symmetry.renamings import RenamingSpace
-from . import java_javalang
+from . import java_javalang, java_treesitter
 from . import java_syntax as js
 from .effects import Effect, LineItem, block_deps
 from .java_effects import StatementEffects
@@ -69,14 +69,28 @@ JAVA_KEYWORDS = frozenset(
 
 
 # ------------------------------------------------------------------ entry
-def parse_units(text: str, path: str | None = None) -> Units:
-    """Every method of ``text`` as a :class:`Program`; see the module docstring."""
+def parse_units(text: str, path: str | None = None, *, parser: str | None = None) -> Units:
+    """Every method of ``text`` as a :class:`Program`; see the module docstring.
+
+    ``parser`` picks one path (``"javalang"`` or ``"tree-sitter"``); by
+    default javalang reads the file and tree-sitter reads what javalang
+    cannot."""
     if len(text) > MAX_CHARS:
         raise ParseError(
             f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
             path=path, line=1, col=1,
         )
-    ix, methods = java_javalang.read(text, path)
+    if parser not in (None, "javalang", "tree-sitter"):
+        raise ValueError(f"unknown Java parser {parser!r}")
+    if parser == "tree-sitter":
+        ix, methods = java_treesitter.read(text, path)
+    else:
+        try:
+            ix, methods = java_javalang.read(text, path)
+        except ParseError as err:
+            if parser == "javalang":
+                raise
+            ix, methods = java_treesitter.read(text, path, fallback=err)
     if not methods:
         raise ParseError("no method with a body found", path=path, line=1, col=1)
     return build_units(ix, methods, path)
@@ -98,7 +112,8 @@ def build_units(ix: js.Tokens, methods, path: str | None) -> Units:
         try:
             units.append(_UnitBuilder(ix, describe(), name).build())
         except InvarError as err:
-            err.reason = "unsupported construct"  # type: ignore[attr-defined]
+            syntax = isinstance(err, ParseError) and not isinstance(err, UnsupportedError)
+            err.reason = "syntax error" if syntax else "unsupported construct"  # type: ignore[attr-defined]
             skipped.append(err.located(path))
         except (RecursionError, MemoryError):
             err = ParseError(f"method {name!r} is nested too deeply", path=path, line=line, col=col)

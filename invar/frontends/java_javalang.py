@@ -24,7 +24,6 @@ from javalang import tree as jt
 from ..errors import ParseError, UnsupportedError
 from . import java_syntax as js
 
-_TYPES = (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)
 
 
 # ----------------------------------------------------------------- repairs
@@ -35,6 +34,13 @@ class Parenthesized(jt.Primary):
     selectors and operators (``(this.n++)`` becomes a bare ``this``)."""
 
     attrs = ("expression",)
+
+
+class Initializer(jt.Declaration):
+    """An initializer block of a class body (javalang returns a bare list
+    without a position, and cannot tell ``static { … }`` from ``{ … }``)."""
+
+    attrs = ("statements", "static")
 
 
 class _Tokenizer(javalang.tokenizer.JavaTokenizer):
@@ -53,6 +59,15 @@ class _Parser(javalang.parser.Parser):
     """javalang's parser with parenthesized primaries kept whole (see
     :class:`Parenthesized`), and ``(a.b) + 1`` read as a sum (only a cast to a
     primitive type may precede a unary ``+``/``-``; javalang reads a cast)."""
+
+    def parse_class_body_declaration(self):
+        token = self.tokens.look()
+        static = self.would_accept("static", "{")
+        member = super().parse_class_body_declaration()
+        if isinstance(member, list):
+            member = Initializer(statements=member, static=static)
+            member._position = token.position
+        return member
 
     def parse_expression_3(self):
         prefix_operators = []
@@ -107,11 +122,6 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
     try:
         tokens = list(_Tokenizer(text).tokenize())
         tree = _Parser(tokens).parse()
-        methods = [
-            (p, n) for p, n in tree
-            if isinstance(n, (jt.MethodDeclaration, jt.ConstructorDeclaration)) and n.body is not None
-            and all(isinstance(a, (list, tuple, jt.CompilationUnit) + _TYPES) for a in p)
-        ]
     except javalang.tokenizer.LexerError as err:
         m = re.search(r"line (\d+)", str(err))
         raise ParseError(str(err).split(",")[0], path=path, line=int(m.group(1)) if m else 1, col=1) from None
@@ -129,11 +139,47 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
                    [t.position.line for t in tokens], [t.position.column - 1 for t in tokens])
     at = {(t.position.line, t.position.column): k for k, t in enumerate(tokens)}
     out = []
-    for p, n in methods:
-        names = tuple(a.name for a in p if isinstance(a, _TYPES)) + (n.name,)
+    for p, n in tree.filter(jt.MethodDeclaration):
+        r = n.return_type
+        if isinstance(r, jt.ReferenceType) and r.name == "record" and not r.arguments and not r.sub_type:
+            # ``record R(…) {}`` reads as a method ``R`` returning a type ``record``
+            pos = n.position
+            raise ParseError("record declaration (Java 16; javalang reads Java 8)", path=path,
+                             line=pos.line if pos else 1, col=pos.column if pos else 1)
+    for names, n in _units(tree):
         out.append((names, n.position.line if n.position else 0, n.position.column if n.position else 0,
                     lambda n=n: _Describer(ix, at).unit(n)))
     return ix, out
+
+
+def _units(tree) -> list[tuple[tuple[str, ...], object]]:
+    """Every method with a body declared in a named type, an enum constant's
+    body, or a class body that stands outside every method (an anonymous
+    class in a field's initializer): ``(names, node)`` in source order,
+    named as :func:`.java_treesitter.read` names them."""
+    out = []
+    stack: list[tuple[object, tuple[str, ...]]] = [(tree, ())]
+    while stack:
+        node, names = stack.pop()
+        if isinstance(node, (list, tuple)):
+            stack.extend((v, names) for v in reversed(node))
+            continue
+        if not isinstance(node, javalang.ast.Node):
+            continue
+        if isinstance(node, (jt.MethodDeclaration, jt.ConstructorDeclaration)):
+            if node.body is not None:
+                out.append((names + (node.name,), node))
+            continue
+        if isinstance(node, (jt.TypeDeclaration, jt.EnumConstantDeclaration)) and node is not tree:
+            names = names + (node.name,)
+        elif isinstance(node, jt.FieldDeclaration):
+            stack.extend((d, names + (d.name,)) for d in node.declarators)
+            continue
+        elif isinstance(node, Initializer):
+            names = names + ("<clinit>" if node.static else "<init>",)
+        stack.extend((child, names) for child in reversed(node.children))
+    out.sort(key=lambda u: (u[1].position.line, u[1].position.column) if u[1].position else (0, 0))
+    return out
 
 
 def _kind(token) -> str:
@@ -267,8 +313,9 @@ class _Describer:
         return js.ClassBody(brace, out)
 
     def member(self, m):
-        if isinstance(m, list):  # an initializer block
-            return js.Initializer(-1, self.stmts(m))
+        if isinstance(m, Initializer):
+            self.pos(m)
+            return js.Initializer(-1, self.stmts(m.statements))
         if isinstance(m, (jt.MethodDeclaration, jt.ConstructorDeclaration)):
             return self.method(m)
         if isinstance(m, jt.FieldDeclaration):
@@ -353,10 +400,12 @@ class _Describer:
             c = s.control
             if isinstance(c, jt.EnhancedForControl):
                 (var,) = self.declarators(c.var)
+                var.annotations = self.annotations(c.var.annotations)
                 iterable = self.expr(c.iterable)
                 return js.ForEach(k, var, iterable, self.stmt(s.body), labels=labels)
             if isinstance(c.init, jt.VariableDeclaration):
                 init = self.declarators(c.init)
+                init[0].annotations = self.annotations(c.init.annotations)
             else:
                 init = [self.expr(e) for e in c.init or []]
             cond = None if c.condition is None else self.expr(c.condition)
@@ -369,8 +418,9 @@ class _Describer:
             for c in s.catches or []:
                 ck = self.pos(c)
                 p = c.parameter
-                self.annotations(p.annotations)
-                param = js.Decl(self.declared(p.name), p.name, "local", "reference", "final" in (p.modifiers or ()))
+                notes = self.annotations(p.annotations)
+                param = js.Decl(self.declared(p.name), p.name, "local", "reference", "final" in (p.modifiers or ()),
+                                annotations=notes)
                 catches.append(js.Catch(ck, param, self.stmts(c.block)))
             final = None if s.finally_block is None else self.stmts(s.finally_block)
             return js.Try(k, resources, body, catches, final, labels=labels)
@@ -409,9 +459,10 @@ class _Describer:
         return out
 
     def resource(self, r) -> js.Decl:
-        self.annotations(r.annotations)
+        notes = self.annotations(r.annotations)
         k = self.declared(r.name)
-        return js.Decl(k, r.name, "local", _type_kind(r.type), "final" in (r.modifiers or ()), self.expr(r.value))
+        return js.Decl(k, r.name, "local", _type_kind(r.type), "final" in (r.modifiers or ()), self.expr(r.value),
+                       annotations=notes)
 
     # ---------------------------------------------------------- expressions
     def expr(self, e) -> js.Expr:

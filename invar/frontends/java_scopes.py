@@ -64,6 +64,7 @@ class Resolver:
         unboxes: set[int] = set()
         finals: set[int] = set()
         escaping: dict[int, set[int]] = {}
+        patterns: list[js.Decl] = []
         for node, up in js.walk(self.method):
             if isinstance(node, js.Stmt):
                 continue
@@ -72,7 +73,10 @@ class Resolver:
             parent = up[-1]
             k = node.tok
             if isinstance(parent, js.InstanceOf):
-                raise UnsupportedError(f"pattern variable {node.name!r}", line=ix.line_of[k], col=ix.col_of[k] + 1)
+                ranges, after = self._pattern_scope(node, up)
+                patterns.append(node)
+                if after is not None:
+                    escaping.setdefault(id(after), set()).add(k)
             elif isinstance(parent, js.Method) and parent is self.method:
                 ranges = [(k, self.close_tok)]
             elif isinstance(parent, js.ForEach) or (isinstance(parent, js.For) and any(node is d for d in parent.init)):
@@ -117,6 +121,7 @@ class Resolver:
                     best = ref
             if best is not None:
                 ref_of[k] = best
+        self._check_patterns(patterns, ref_of, not_a_name)
         return Scopes(
             ref_of=ref_of, view_of=view_of, decl_toks=decl_toks,
             arrays=frozenset(ref_of[k] for k in arrays), unboxes=frozenset(ref_of[k] for k in unboxes),
@@ -235,6 +240,132 @@ class Resolver:
             if any(o < k < c and not o < d < c for o, c in bodies):
                 pinned.add(ref)
         return frozenset(pinned)
+
+    # ------------------------------------------------------------ patterns
+    def _pattern_scope(self, decl: js.Decl, up: tuple) -> tuple[list[tuple[int, int]], js.Stmt | None]:
+        """Where pattern variable ``decl`` is definitely matched (JLS 6.3.1
+        and 6.3.2), as token ranges, and the statement after which it stays
+        in scope for the rest of its block (or None). Follows ``!``, ``&&``,
+        ``||``, ``?:`` and parentheses out of the ``instanceof`` up to the
+        condition of an ``if``, ``while``, ``for`` or ``do``; anywhere else
+        the variable's scope ends with the expression."""
+        ranges: list[tuple[int, int]] = []
+        when = True  # the variable is introduced when the expression so far is true
+        child = up[-1]
+        for i in range(len(up) - 2, -1, -1):
+            node = up[i]
+            if isinstance(node, js.Paren):
+                pass
+            elif isinstance(node, js.Unary) and node.op == "!":
+                when = not when
+            elif isinstance(node, js.Binary) and node.op in ("&&", "||"):
+                if child is node.left and (node.op == "&&") == when:
+                    ranges.append(self._span(node.right))
+                if (node.op == "&&") != when:
+                    return ranges, None  # ``a || b`` introduces nothing when true, ``a && b`` when false
+            elif isinstance(node, js.Cond):
+                if child is node.cond:
+                    ranges.append(self._span(node.then if when else node.other))
+                return ranges, None
+            elif isinstance(node, js.If) and child is node.cond:
+                taken, other = (node.then, node.other) if when else (node.other, node.then)
+                if taken is not None:
+                    ranges.append((taken.tok, self.stmt_end(taken)))
+                if not self._completes(other) and (taken is None or self._completes(taken)):
+                    return ranges + self._rest_of_block(node, up[:i]), self._block_statement(node, up[:i])
+                return ranges, None
+            elif isinstance(node, (js.While, js.For)) and child is node.cond:
+                if when:
+                    if isinstance(node, js.For):
+                        ranges.extend(self._span(u) for u in node.update)
+                    ranges.append((node.body.tok, self.stmt_end(node.body)))
+                elif not self._breaks_out(node):
+                    return ranges + self._rest_of_block(node, up[:i]), self._block_statement(node, up[:i])
+                return ranges, None
+            elif isinstance(node, js.Do) and child is node.cond:
+                if not when and not self._breaks_out(node):
+                    return ranges + self._rest_of_block(node, up[:i]), self._block_statement(node, up[:i])
+                return ranges, None
+            else:
+                return ranges, None
+            child = node
+        return ranges, None
+
+    def _span(self, e: js.Expr) -> tuple[int, int]:
+        if e.span[0] < 0:
+            raise UnsupportedError("an expression without its extent", line=0, col=0)
+        return e.span
+
+    @staticmethod
+    def _block_statement(stmt: js.Stmt, up: tuple) -> js.Stmt | None:
+        """``stmt`` when it stands directly in a block (a block's, body's or
+        switch group's statement list), else None."""
+        parent = up[-1] if up else None
+        if isinstance(parent, (js.Block, js.Method, js.Try, js.Catch, js.Sync, js.Initializer, js.Lambda)) \
+                or (isinstance(parent, js.Case) and not parent.arrow):
+            return stmt
+        return None
+
+    def _rest_of_block(self, stmt: js.Stmt, up: tuple) -> list[tuple[int, int]]:
+        """The tokens after ``stmt`` to the end of the block holding it, when
+        it stands directly in one (else nothing: the variable is then
+        introduced nowhere further)."""
+        if self._block_statement(stmt, up) is None:
+            return []
+        ix = self.ix
+        end = self.stmt_end(stmt)
+        o = ix.enclosing[end]
+        if ix.match.get(end) == o:  # a closing bracket's own opening one
+            o = ix.enclosing[o]
+        while o >= 0 and ix.values[o] != "{":
+            o = ix.enclosing[o]
+        return [(end, ix.match.get(o, self.close_tok) if o >= 0 else self.close_tok)]
+
+    def _completes(self, s: js.Stmt | None) -> bool:
+        """Whether ``s`` may complete normally, as far as its syntax shows:
+        it does unless it is a ``return``, ``throw``, ``break``, ``continue``
+        or ``yield``, a block ending in one, or an ``if``/``else`` whose
+        branches both do not (a labeled statement may: ``break`` may end it)."""
+        if s is None or s.labels:
+            return True
+        if isinstance(s, (js.Return, js.Throw, js.Jump, js.Yield)):
+            return False
+        if isinstance(s, js.Block):
+            return not s.body or self._completes(s.body[-1])
+        if isinstance(s, js.If):
+            return s.other is None or self._completes(s.then) or self._completes(s.other)
+        return True
+
+    @staticmethod
+    def _breaks_out(loop: js.Stmt) -> bool:
+        """Whether a ``break`` may leave ``loop``: a labeled one anywhere in
+        it, or an unlabeled one outside every nested loop, switch and body."""
+        for node, up in js.walk(loop.body):
+            if isinstance(node, js.Jump) and node.what == "break":
+                if node.label is not None:
+                    return True
+                if not any(isinstance(a, _LOOPS + (js.Switch, js.SwitchExpr, js.Lambda, js.New, js.LocalClass))
+                           for a in up):
+                    return True
+        return False
+
+    def _check_patterns(self, patterns: list[js.Decl], ref_of: dict[int, str], not_a_name: set[int]) -> None:
+        """Refuse a unit that spells a pattern variable's name after it, up
+        to the end of its block, where the name resolves to no local: there it
+        could mean a field, or the variable where invar does not follow the
+        flow of control."""
+        ix = self.ix
+        for decl in patterns:
+            k = decl.tok
+            o = ix.enclosing[k]
+            while o >= 0 and ix.values[o] != "{":
+                o = ix.enclosing[o]
+            end = min(ix.match.get(o, self.close_tok) if o >= 0 else self.close_tok, self.close_tok)
+            for j in range(k + 1, end + 1):
+                if ix.identifier[j] and ix.values[j] == decl.name and j not in not_a_name and j not in ref_of:
+                    raise UnsupportedError(
+                        f"cannot tell whether {decl.name!r} means the pattern variable of line {ix.line_of[k]} "
+                        "(its scope follows the flow of control)", line=ix.line_of[j], col=ix.col_of[j] + 1)
 
 
 __all__ = ["Scopes", "Resolver"]

@@ -44,12 +44,12 @@ def type_kind(*, dims: int, basic: bool, name: str | None) -> str:
     """The :data:`TYPE_KINDS` entry of a declared type: ``dims`` array
     dimensions (the declarator's and varargs included), a primitive
     (``basic``) or the last simple name of a reference type (``None`` when no
-    type is written)."""
+    type is written, ``var`` when it is inferred)."""
     if dims:
         return "array"
     if basic:
         return "primitive"
-    if name is None:
+    if name is None or name == "var":  # ``var x = …``: the type is inferred
         return "unknown"
     return "boxed" if name in BOXED else "reference"
 
@@ -273,7 +273,9 @@ class Empty(Stmt):
 # ------------------------------------------------------------ expressions
 @dataclass(slots=True)
 class Expr(Node):
-    pass
+    #: its first and last tokens, where the parser gives them (tree-sitter;
+    #: javalang gives only starts): what pattern variables' scopes are made of
+    span: tuple[int, int] = field(default=(-1, -1), kw_only=True, compare=False)
 
 
 @dataclass(slots=True)
