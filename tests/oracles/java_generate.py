@@ -82,8 +82,16 @@ class _Method:
     """Generates one body; ``ctor`` bodies return nothing and may not use
     ``this`` before their first statement."""
 
-    def __init__(self, rng: random.Random, cls: str, ctor: bool, params: list[tuple[str, str]]) -> None:
+    def __init__(self, rng: random.Random, cls: str, ctor: bool, params: list[tuple[str, str]],
+                 modern: bool = False) -> None:
         self.rng = rng
+        #: also write Java 17 statements (``var``, switch expressions, patterns, text blocks, records)
+        self.modern = modern
+        #: names being declared by the statement under construction (their
+        #: initializer may not spell them, nor declare them again)
+        self.declaring: set[str] = set()
+        #: inside a switch expression: no return, and no jump out of it
+        self.no_escape = False
         self.cls = cls
         self.ctor = ctor
         self.scopes = [_Scope()]
@@ -111,10 +119,10 @@ class _Method:
                 seen.add(name)
         return out
 
-    def fresh(self) -> str | None:
+    def fresh(self, avoid: tuple[str, ...] = ()) -> str | None:
         """A name no local in scope has; until it is declared, the field of
         that name is spelled qualified (its initializer cannot name it bare)."""
-        free = [n for n in NAMES if self.lookup(n) is None]
+        free = [n for n in NAMES if self.lookup(n) is None and n not in self.declaring and n not in avoid]
         if not free:
             return None
         name = self.rng.choice(free)
@@ -125,7 +133,7 @@ class _Method:
         """The field ``name``, qualified when a local hides it or at random
         (``inner``: inside an anonymous or local class, where ``this`` is that class)."""
         static = name == "s"
-        if self.lookup(name) is not None or name in self.pending or self.rng.random() < 0.4:
+        if self.lookup(name) is not None or name in self.pending or name in self.declaring or self.rng.random() < 0.4:
             return f"{self.cls}.{name}" if static else f"{self.cls}.this.{name}" if inner else f"this.{name}"
         return name
 
@@ -215,6 +223,10 @@ class _Method:
                       "string_switch", "labeled_block"]
         if self.loop_depth:
             kinds += ["jump"] * 2
+        if self.modern:
+            kinds += ["var", "switch_expr", "pattern", "text_block", "record"] * 2
+            if nested:
+                kinds += ["arrow_switch"] * 2
         k = r.choice(kinds)
         return getattr(self, f"s_{k}")(ind)
 
@@ -549,7 +561,7 @@ class _Method:
         out = [f"{ind}if ({self.cond()}) {{"] + self.block(ind + "    ", 2)
         if self.rng.random() < 0.5:
             out += [f"{ind}}} else {{"] + self.block(ind + "    ", 2)
-        if not self.ctor and self.rng.random() < 0.2:
+        if not self.ctor and not self.no_escape and self.rng.random() < 0.2:
             out.insert(1, f"{ind}    if ({self.cond()}) {{")
             out.insert(2, f"{ind}        return {self.expr(1)};")
             out.insert(3, f"{ind}    }}")
@@ -695,12 +707,98 @@ class _Method:
             f"{ind}{self.field('n')} += new {name}().get();",
         ]
 
+    # ------------------------------------------------ Java 17 statements
+    def s_var(self, ind: str) -> list[str]:
+        name = self.fresh()
+        if name is None:
+            return self.s_assign(ind)
+        if self.rng.random() < 0.7:
+            line = f"{ind}var {name} = {self.expr()};"
+            self.declare(name, "int")
+            return [line]
+        lists = [self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List")
+        line = f"{ind}var {name} = new ArrayList<>({self.rng.choice(lists)});"
+        self.declare(name, "List", "final")
+        return [line]
+
+    def s_switch_expr(self, ind: str) -> list[str]:
+        """``int x = switch (…) { case 0 -> …; case 1 -> { …; yield …; } default -> …; };``"""
+        name = self.fresh()
+        if name is None:
+            return self.s_print(ind)
+        r = self.rng
+        saved = self.loop_depth, self.labels, self.no_escape
+        self.loop_depth, self.labels, self.no_escape = 0, [], True
+        self.declaring.add(name)
+        out = [f"{ind}int {name} = switch (Math.floorMod({self.expr(1)}, 3)) {{",
+               f"{ind}    case 0 -> {self.expr(1)};", f"{ind}    case 1 -> {{"]
+        out += self.block(ind + "        ", r.randint(1, 2))
+        out += [f"{ind}        yield {self.expr(1)};", f"{ind}    }}", f"{ind}    default -> {self.expr(1)};", f"{ind}}};"]
+        self.declaring.discard(name)
+        self.loop_depth, self.labels, self.no_escape = saved
+        self.declare(name, "int")
+        return out
+
+    def s_arrow_switch(self, ind: str) -> list[str]:
+        out = [f"{ind}switch (Math.floorMod({self.expr(1)}, 3)) {{", f"{ind}    case 0 -> {self.simple()}",
+               f"{ind}    case 1, 2 -> {{"]
+        out += self.block(ind + "        ", 2)
+        return out + [f"{ind}    }}", f"{ind}    default -> {self.simple()}", f"{ind}}}"]
+
+    def s_pattern(self, ind: str) -> list[str]:
+        """An object tested with ``instanceof Integer p``: the pattern variable
+        in scope where the test is true (``&&``, ``?:``, an ``if`` body), or,
+        after a negated test that returns, for the rest of the block."""
+        r = self.rng
+        o = self.fresh()
+        if o is None:
+            return self.s_print(ind)
+        self.declaring.add(o)
+        p = self.fresh(avoid=("n", "s", "list", "sb"))  # a pattern variable never hides a field here
+        self.declaring.discard(o)
+        if p is None:
+            return self.s_print(ind)
+        out = [f"{ind}Object {o} = {self.expr(1)} > 2 ? (Object) Integer.valueOf({self.expr(1)}) : \"w\";"]
+        self.declare(o, "Obj")
+        form = r.randrange(4)
+        if form == 1 and (self.ctor or self.no_escape):
+            form = 3
+        if form == 0:
+            out.append(f"{ind}if ({o} instanceof Integer {p} && {p} > {self.expr(1)}) {{")
+            self.scopes.append(_Scope())
+            self.declare(p, "Integer", "final")
+            out += self.block(ind + "    ", 1, fresh_scope=False) + [f"{ind}    {self.field('n')} += {p};"]
+            self.scopes.pop()
+            return out + [f"{ind}}}"]
+        if form == 2:
+            return out + [f"{ind}{self.field('n')} += {o} instanceof Integer {p} ? {p} * 2 : {self.expr(1)};"]
+        if form == 1:
+            out += [f"{ind}if (!({o} instanceof Integer {p})) {{", f"{ind}    return {self.expr(1)};", f"{ind}}}"]
+        else:
+            out += [f"{ind}while (!({o} instanceof Integer {p})) {{", f"{ind}    {o} = {self.expr(1)};", f"{ind}}}"]
+        self.declare(p, "Integer", "final")
+        return out + [f"{ind}{self.field('n')} += {p};"]
+
+    def s_text_block(self, ind: str) -> list[str]:
+        name = self.fresh()
+        if name is None:
+            return self.s_print(ind)
+        words = " ".join(self.rng.sample(NAMES, 3))
+        self.declare(name, "Str", "final")
+        return [f'{ind}String {name} = """', f'{ind}    {words} = "q"\\t', f'{ind}    """;',
+                f"{ind}{self.field('sb')}.append({name}.strip());"]
+
+    def s_record(self, ind: str) -> list[str]:
+        return [f"{ind}{self.field('n')} += new Pt({self.expr(1)}, {self.expr(1)}).sum({self.expr(1)});"]
+
     def s_assert(self, ind: str) -> list[str]:
         return [f"{ind}assert {self.expr(1)} != 12345 : \"never\";"]
 
 
-def generate_class(cls: str, seed: int) -> tuple[str, list[str]]:
-    """The source of class ``cls`` and the names of its units, from ``seed``."""
+def generate_class(cls: str, seed: int, modern: bool = False) -> tuple[str, list[str]]:
+    """The source of class ``cls`` and the names of its units, from ``seed``
+    (``modern``: with Java 17 statements and a record ``Pt`` whose compact
+    constructor and method are units too)."""
     rng = random.Random(seed)
     ind = "        "
     out = [
@@ -728,18 +826,21 @@ def generate_class(cls: str, seed: int) -> tuple[str, list[str]]:
         "",
     ]
     units = []
+    if modern:
+        out += _record(rng)
+        units += [f"{cls}.Pt.Pt", f"{cls}.Pt.sum"]
     # constructors: super(...) and this(...) first
-    g = _Method(rng, cls, True, [("a", "int"), ("b", "int")])
+    g = _Method(rng, cls, True, [("a", "int"), ("b", "int")], modern)
     sup = f"a * {rng.randint(1, 3)} + b"
     out += [f"    {cls}(int a, int b) {{", f"{ind}super({sup});"] + g.block(ind, 6, fresh_scope=False)
     out += g.show_locals(ind) + ["    }", ""]
-    g = _Method(rng, cls, True, [("a", "int")])
+    g = _Method(rng, cls, True, [("a", "int")], modern)
     out += [f"    {cls}(int a) {{", f"{ind}this(a, {rng.randint(0, 4)});"] + g.block(ind, 4, fresh_scope=False)
     out += g.show_locals(ind) + ["    }", ""]
     units += [f"{cls}.{cls}"] * 2
     params = [("a", "int"), ("b", "int"), ("xs", "int[]"), ("ys", "List")]
     for name in ("m1", "m2"):
-        g = _Method(rng, cls, False, params)
+        g = _Method(rng, cls, False, params, modern)
         body = g.block(ind, 30, fresh_scope=False) + g.show_locals(ind)
         ret = g.expr()
         out += [f"    int {name}(int a, int b, int[] xs, List<Integer> ys) {{"] + body + [f"{ind}return {ret};", "    }", ""]
@@ -747,6 +848,35 @@ def generate_class(cls: str, seed: int) -> tuple[str, list[str]]:
     out += _driver(cls)
     out.append("}")
     return "\n".join(out) + "\n", units
+
+
+def _record(rng: random.Random) -> list[str]:
+    """A record whose compact constructor reassigns a component (its
+    parameters are implicit) and whose method uses ``var`` and ``yield``."""
+    k = rng.randint(1, 4)
+    return f"""    record Pt(int x, int y) {{
+        Pt {{
+            if (x > {k}) {{
+                x = {k};
+            }}
+            var d = y - x;
+            System.out.println("pt " + d);
+        }}
+
+        int sum(int k) {{
+            var t = x + y;
+            int u = t * k;
+            int w = switch (Math.floorMod(k, 2)) {{
+                case 0 -> u;
+                default -> {{
+                    int q = u + {rng.randint(1, 5)};
+                    yield q;
+                }}
+            }};
+            return w + x;
+        }}
+    }}
+""".split("\n")
 
 
 def _driver(cls: str) -> list[str]:

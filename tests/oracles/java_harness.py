@@ -106,12 +106,26 @@ def splice(lines: list[str], replacements: list[tuple[Program, Program]]) -> str
     return "\n".join(out)
 
 
+def disjoint(units: list[Program]) -> list[Program]:
+    """The units whose lines overlap no earlier unit's (the methods of a
+    class body written on one line share that line)."""
+    out, taken = [], set()
+    for u in units:
+        first = u.lines[0].source_line
+        span = range(first, first + u.render().count("\n") + 1)
+        if taken.isdisjoint(span):
+            out.append(u)
+            taken.update(span)
+    return out
+
+
 def file_variants(text: str, path: str, rng: random.Random, perms: int, renamings: int,
                   units: list[Program] | None = None) -> list[str]:
     """``perms + renamings`` variants of the whole file: variant ``k`` replaces
-    every unit by the ``k``-th program sampled for it (so one compilation checks
-    one variant of every unit)."""
-    units = list(parse_units(text, path)) if units is None else units
+    every unit (of those whose lines no other unit shares) by the ``k``-th
+    program sampled for it (so one compilation checks one variant of every
+    unit)."""
+    units = disjoint(list(parse_units(text, path)) if units is None else units)
     lines = text.split("\n")
     samples = [sample_programs(u, rng, perms, renamings) for u in units]
     return [splice(lines, [(u, s[k]) for u, s in zip(units, samples)]) for k in range(perms + renamings)]
@@ -206,5 +220,5 @@ def differences(original: str, variant: str) -> list[str]:
     return out
 
 
-__all__ = ["tools", "sample_programs", "splice", "file_variants", "rename_class", "compile_all",
+__all__ = ["tools", "sample_programs", "splice", "disjoint", "file_variants", "rename_class", "compile_all",
            "compile_batches", "error_lines", "failing_files", "run_all", "cases", "differences", "RUNNER"]

@@ -27,16 +27,18 @@ from .java_harness import compile_all, differences, failing_files, file_variants
 
 #: classes generated (four units each) and variants sampled per unit
 CLASSES, PERMUTATIONS, RENAMINGS = 80, 2, 2
+#: classes with Java 17 statements and a record (six units each), read by tree-sitter
+MODERN_CLASSES = 15
 
 
-def check(classes: range, seed: int, where, perms: int, renamings: int) -> dict:
+def check(classes: range, seed: int, where, perms: int, renamings: int, modern: bool = False) -> dict:
     """Generate, vary, compile and run; what went wrong, with counts."""
     rng = random.Random(seed)
     sources = dict(SUPPORT)
     pairs, units = [], 0
     for k in classes:
         cls = f"G{k}"
-        source, names = generate_class(cls, seed * 100003 + k)
+        source, names = generate_class(cls, seed * 100003 + k, modern)
         units += len(names)
         sources[cls] = source
         for v, variant in enumerate(file_variants(source, f"{cls}.java", rng, perms, renamings)):
@@ -68,6 +70,21 @@ def test_every_variant_of_generated_units_compiles_and_prints_the_same(tmp_path,
                               f"{len(got['broken'])} not compiling, {len(got['differ'])} printing differently "
                               f"({time.perf_counter() - start:.0f}s)")
     assert got["units"] >= 300
+    assert not got["broken"], got["stderr"][-4000:]
+    assert not got["differ"], list(got["differ"].items())[:5]
+
+
+def test_generated_java17_units_vary_soundly_on_the_tree_sitter_path(tmp_path, record_property):
+    start = time.perf_counter()
+    got = check(range(MODERN_CLASSES), 17, tmp_path, PERMUTATIONS, RENAMINGS, modern=True)
+    source, _ = generate_class("G0", 17 * 100003, True)
+    with pytest.raises(java_frontend.ParseError):  # switch expressions, text blocks, records: not Java 8
+        java_frontend.parse_units(source, "G0.java", parser="javalang")
+    record_property("oracle", f"{got['units']} generated Java 17 units, {got['variants']} variant classes, "
+                              f"{got.get('cases', 0)} cases where the original completes, "
+                              f"{len(got['broken'])} not compiling, {len(got['differ'])} printing differently "
+                              f"({time.perf_counter() - start:.0f}s)")
+    assert got["units"] >= 90
     assert not got["broken"], got["stderr"][-4000:]
     assert not got["differ"], list(got["differ"].items())[:5]
 
