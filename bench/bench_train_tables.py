@@ -159,6 +159,13 @@ def report(args) -> None:
         print(f"| {arch} | {r['test_MAPE']:.2f}% | {r['test_MAPE_renamed']:.2f}% | "
               f"{f'{paper[0]:.2f}% / {paper[1]:.2f}%' if paper else '–'} | {r['best_epoch']} | {reach} | "
               f"{r['train_seconds'] / 60:.0f} min |")
+    epochs = max(len(r["valid_history"]) for r in rows.values())
+    print()
+    print("| validation MAPE by epoch | " + " | ".join(str(e + 1) for e in range(epochs)) + " |")
+    print("|---|" + "---|" * epochs)
+    for arch, r in rows.items():
+        print(f"| {arch} | " + " | ".join(f"{m:.1f}" for m in r["valid_history"]) + " |")
+    print()
     moved = sum(r["renamings_changing_cycles"] for r in rows.values())
     print(f"renamed test blocks whose llvm-mca cycles differ from the original's: {moved // max(1, len(rows))}")
     reorder_path = out / "reorders.json"
