@@ -1,9 +1,7 @@
 """The javalang path: Java 8 source into the neutral description.
 
-``javalang`` reads Java 8 (the parser the SPE paper used), with two repairs:
-its tokenizer keeps ``\\uXXXX`` escapes as written (so columns stay true),
-and its parser keeps parenthesized expressions whole (:class:`Parenthesized`).
-:func:`read` turns its tokens into :class:`~.java_syntax.Tokens` and each
+``javalang`` reads Java 8 (the parser the SPE paper used), with the repairs
+of :mod:`.java_javalang_repairs`. :func:`read` turns its tokens into :class:`~.java_syntax.Tokens` and each
 method into a :class:`~.java_syntax.Method`, converting one method at a time
 so that a method it cannot describe is skipped alone.
 
@@ -23,92 +21,8 @@ from javalang import tree as jt
 
 from ..errors import ParseError, UnsupportedError
 from . import java_syntax as js
+from .java_javalang_repairs import Initializer, Parenthesized, Parser, Tokenizer
 
-
-
-# ----------------------------------------------------------------- repairs
-class Parenthesized(jt.Primary):
-    """``( expression )`` followed by selectors or operators: ``(this.n)++``,
-    ``(a[i]).x``. javalang's own parser drops what is written on either side
-    of the parentheses and, worse, overwrites the inner expression's
-    selectors and operators (``(this.n++)`` becomes a bare ``this``)."""
-
-    attrs = ("expression",)
-
-
-class Initializer(jt.Declaration):
-    """An initializer block of a class body (javalang returns a bare list
-    without a position, and cannot tell ``static { … }`` from ``{ … }``)."""
-
-    attrs = ("statements", "static")
-
-
-class _Tokenizer(javalang.tokenizer.JavaTokenizer):
-    """javalang's tokenizer without its first step, which replaces every
-    ``\\uXXXX`` escape by its character before tokenizing, so that every
-    position after an escape (``'\\u3002'``) pointed to the wrong column of
-    the source. Escapes stay as written: literals keep them, and an escape
-    outside a literal or comment (rare) is a lexical error."""
-
-    def pre_tokenize(self):
-        self.data = self.decode_data()
-        self.length = len(self.data)
-
-
-class _Parser(javalang.parser.Parser):
-    """javalang's parser with parenthesized primaries kept whole (see
-    :class:`Parenthesized`), and ``(a.b) + 1`` read as a sum (only a cast to a
-    primitive type may precede a unary ``+``/``-``; javalang reads a cast)."""
-
-    def parse_class_body_declaration(self):
-        token = self.tokens.look()
-        static = self.would_accept("static", "{")
-        member = super().parse_class_body_declaration()
-        if isinstance(member, list):
-            member = Initializer(statements=member, static=static)
-            member._position = token.position
-        return member
-
-    def parse_expression_3(self):
-        prefix_operators = []
-        while self.tokens.look().value in javalang.tokenizer.Operator.PREFIX:
-            prefix_operators.append(self.tokens.next().value)
-        if self.would_accept("("):
-            try:
-                with self.tokens:
-                    lambda_exp = self.parse_lambda_expression()
-                    if lambda_exp:
-                        return lambda_exp
-            except javalang.parser.JavaSyntaxError:
-                pass
-            try:
-                with self.tokens:
-                    self.accept("(")
-                    cast_target = self.parse_type()
-                    self.accept(")")
-                    if not isinstance(cast_target, jt.BasicType) and self.tokens.look().value in ("+", "-", "++", "--"):
-                        raise javalang.parser.JavaSyntaxError("not a cast")
-                    expression = self.parse_expression_3()
-                    return jt.Cast(type=cast_target, expression=expression)
-            except javalang.parser.JavaSyntaxError:
-                pass
-        parenthesized = self.would_accept("(")
-        primary = self.parse_primary()
-        if parenthesized:
-            primary = Parenthesized(expression=primary)
-        primary.prefix_operators = prefix_operators
-        primary.selectors = []
-        primary.postfix_operators = []
-        token = self.tokens.look()
-        while token.value in "[.":
-            selector = self.parse_selector()
-            selector._position = token.position
-            primary.selectors.append(selector)
-            token = self.tokens.look()
-        while token.value in javalang.tokenizer.Operator.POSTFIX:
-            primary.postfix_operators.append(self.tokens.next().value)
-            token = self.tokens.look()
-        return primary
 
 
 # -------------------------------------------------------------------- read
@@ -120,8 +34,8 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
     lexical error raises :class:`~invar.errors.ParseError`."""
     lines = text.split("\n")
     try:
-        tokens = list(_Tokenizer(text).tokenize())
-        tree = _Parser(tokens).parse()
+        tokens = list(Tokenizer(text).tokenize())
+        tree = Parser(tokens).parse()
     except javalang.tokenizer.LexerError as err:
         m = re.search(r"line (\d+)", str(err))
         raise ParseError(str(err).split(",")[0], path=path, line=int(m.group(1)) if m else 1, col=1) from None
@@ -574,4 +488,4 @@ class _Describer:
         return js.New(k, name, outer, outer_qual, args, body)
 
 
-__all__ = ["read", "Parenthesized"]
+__all__ = ["read"]

@@ -7,8 +7,9 @@ programs out of them, so the two paths cannot drift apart:
 - :class:`Tokens`: the file's tokens (comments dropped, a literal, text
   blocks included, one token), each with its text, its lexical class and its
   position, plus the bracket structure every layout and scope rule reads;
-- :class:`Unit` and the statement and expression nodes below: what the
-  analyses need to know about a method, as plain frozen-free dataclasses.
+- a :class:`Method` and the statement, expression and declaration nodes
+  below: what the analyses need to know about a method, as slotted
+  dataclasses (mutable only while a parser builds them).
 
 Nodes carry an anchor token ``tok`` (an index into :class:`Tokens`), fixed per
 node type below, and their parts in source order; :func:`children` walks
@@ -19,6 +20,7 @@ of its type (:data:`TYPE_KINDS`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Iterator, Union
 
 #: lexical classes of a token
@@ -502,21 +504,17 @@ class ClassBody(Node):
     members: list[Union[Method, Field, Initializer, EnumConstant, LocalClass]]
 
 
-#: a unit: the qualified name's parts (enclosing types, then the method) and
-#: the method
-@dataclass(slots=True)
-class Unit:
-    names: tuple[str, ...]
-    method: Method
+@lru_cache(maxsize=None)
+def _parts(cls: type) -> tuple[str, ...]:
+    """The fields of a node class that may hold nodes."""
+    return tuple(f.name for f in fields(cls) if f.name not in ("tok", "labels", "span"))
 
 
 def children(node) -> Iterator:
     """The nodes directly inside ``node``, in source order (declaration
     order of the fields, lists flattened)."""
-    for f in fields(node):
-        if f.name in ("tok", "labels"):
-            continue
-        value = getattr(node, f.name)
+    for name in _parts(type(node)):
+        value = getattr(node, name)
         if isinstance(value, Node):
             yield value
         elif isinstance(value, list):
@@ -536,4 +534,11 @@ def walk(node, ancestors: tuple = ()) -> Iterator[tuple[object, tuple]]:
         stack.extend((c, inner) for c in reversed(list(children(n))))
 
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = [
+    "IDENT", "BASIC", "KEYWORD", "LITERAL", "OP", "BASIC_TYPES", "KEYWORDS", "TYPE_KINDS", "BOXED", "type_kind",
+    "Tokens", "Node", "Decl", "Stmt", "Block", "LocalVars", "LocalClass", "ExprStmt", "If", "While", "Do", "For",
+    "ForEach", "Catch", "Try", "Sync", "Case", "Switch", "Return", "Throw", "Assert", "Jump", "Yield", "Empty", "Expr",
+    "Name", "Path", "Select", "Index", "Call", "SuperRef", "CtorCall", "New", "NewArray", "ArrayInit", "Cast", "Assign",
+    "IncDec", "Unary", "Binary", "InstanceOf", "Cond", "Lambda", "MethodRef", "This", "Paren", "Literal", "ClassLit",
+    "SwitchExpr", "Method", "Field", "Initializer", "EnumConstant", "ClassBody", "children", "walk",
+]

@@ -10,7 +10,8 @@ sources (every module of ``src.zip``, see ``java_corpus``).
   its file, line and column. A file that declares no method with a body (an
   interface of abstract methods, ``package-info.java``) is not a failure.
 
-docs/benchmarks.md gives the same figures for every file of ``src.zip``.
+docs/benchmarks.md gives the same figures for every file of ``src.zip``
+(``python -m tests.oracles.java_census``).
 """
 
 from __future__ import annotations
@@ -20,37 +21,22 @@ import time
 import zipfile
 from functools import lru_cache
 
-from invar.errors import InvarError
-from invar.frontends.java import parse_units
-
+from .java_census import NO_METHOD, differences, read_both
 from .java_corpus import src_zip
 
 SAMPLE = 300
-NO_METHOD = "no method with a body found"
-
-
-def _parse(text: str, rel: str, parser: str | None):
-    try:
-        return parse_units(text, rel, parser=parser), None
-    except InvarError as err:
-        return None, err
 
 
 @lru_cache(maxsize=1)
 def results() -> dict:
-    """Each sampled file's results on the javalang, tree-sitter and default paths."""
+    """Each sampled file's ``(units, error)`` on the javalang, tree-sitter and
+    default paths."""
     start = time.perf_counter()
     with zipfile.ZipFile(src_zip()) as zf:
         names = sorted(n for n in zf.namelist() if n.endswith(".java"))
-        sample = random.Random(8).sample(names, SAMPLE)
-        out = {}
-        for rel in sample:
-            text = zf.read(rel).decode("utf-8")
-            javalang = _parse(text, rel, "javalang")
-            tree_sitter = _parse(text, rel, "tree-sitter")
-            default = javalang if javalang[0] is not None or NO_METHOD in str(javalang[1]) else _parse(text, rel, None)
-            out[rel] = (javalang, tree_sitter, default)
-    return {"files": out, "seconds": time.perf_counter() - start}
+        files = {rel: read_both(zf.read(rel).decode("utf-8"), rel)[:3]
+                 for rel in random.Random(8).sample(names, SAMPLE)}
+    return {"files": files, "seconds": time.perf_counter() - start}
 
 
 def test_both_parser_paths_build_identical_programs(record_property):
@@ -64,11 +50,7 @@ def test_both_parser_paths_build_identical_programs(record_property):
         assert b is not None, f"{rel}: javalang reads it, tree-sitter does not: {eb}"
         both += 1
         methods += len(a)
-        if [p.name for p in a] != [p.name for p in b]:
-            differ.append(f"{rel}: units {[p.name for p in a]} != {[p.name for p in b]}")
-        differ += [f"{rel}: {p.name}" for p, q in zip(a, b) if p != q]
-        if [str(e) for e in a.skipped] != [str(e) for e in b.skipped]:
-            differ.append(f"{rel}: skipped {a.skipped} != {b.skipped}")
+        differ += [f"{rel}: {d}" for d in differences(a, b)]
     record_property("oracle", f"{SAMPLE} sampled JDK 17 files: {both} read by both paths ({methods} methods, "
                               f"{len(differ)} differences), {only_tree_sitter} by tree-sitter only "
                               f"({results()['seconds']:.0f}s)")
