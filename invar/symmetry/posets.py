@@ -434,8 +434,7 @@ class Poset:
         for lst in pred:
             lst.sort()
         self.succ, self.pred = succ, pred
-        #: ``pred_mask[v]``: bit mask of v's direct predecessors
-        self.pred_mask = [sum(1 << u for u in p) for p in pred]
+        self._pred_mask: list[int] | None = None
         self.max_states = max_states
         self.root = self._decompose()
         #: each element's leaf node
@@ -543,6 +542,15 @@ class Poset:
         return [(n.prime.k, n.prime.tractable) for n in self.nodes() if n.kind == PRIME]
 
     # ----------------------------------------------------------- the walk
+    @property
+    def pred_mask(self) -> list[int]:
+        """``pred_mask[v]``: bit mask of v's direct predecessors, built on first
+        use (a walk or an enumeration; counting and sampling never need it,
+        and for a long program it is large)."""
+        if self._pred_mask is None:
+            self._pred_mask = [sum(1 << u for u in p) for p in self.pred]
+        return self._pred_mask
+
     def available(self, placed: int) -> list[int]:
         """Elements not in the mask ``placed`` whose predecessors all are, increasing."""
         return [u for u in range(self.k) if not placed >> u & 1 and not self.pred_mask[u] & ~placed]
