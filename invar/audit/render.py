@@ -30,8 +30,9 @@ def _pct(x) -> str:
 def headline(report: dict) -> list[str]:
     """The lines above the tables: what was audited, against what."""
     m, d, t = report["model"], report["dataset"], report["task"]
-    what = m.get("path") or m["kind"]
-    model = f"{m['arch']} {m['size']} ({what})" if m["kind"] == "checkpoint" and m.get("arch") else f"{m['kind']} {what}"
+    what = m.get("path") or "a model in memory"
+    model = {"checkpoint": f"{m.get('arch')} {m.get('size')} ({what})", "torchscript": f"TorchScript {what}",
+             "callable": what, "http": f"{m.get('name')} at {what}"}[m["kind"]]
     where = d["name"] + (f", {d['split']} split" if d.get("split") else "")
     s = report["settings"]
     symmetry = (f"a task symmetry of {t['name']}" if report["task_symmetry"] else
@@ -99,10 +100,6 @@ def tables(report: dict, console) -> None:
     if report["example"] is not None:
         for line in histogram_lines(report["example"]):
             console.print(line, markup=False, highlight=False)
-    for f in report["failed"][:10]:
-        console.print(f"failed: {f['location']}: {f['error']}", markup=False, highlight=False)
-    if len(report["failed"]) > 10:
-        console.print(f"failed: … and {len(report['failed']) - 10:,} more (listed in --format json)", markup=False)
 
 
 def _short(x) -> str:

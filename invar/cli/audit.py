@@ -189,12 +189,20 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
     from ..audit import render
     from ..audit.report import jsonl_lines
 
+    # every example that does not parse, located, as every command reports
+    # them; the model's failures up to a screenful (all of them are in the JSON)
+    shown = 0
     for f in result["failed"]:
         if f["stage"] == "parse":
             stderr.print(f["error"], markup=False, highlight=False)
-        else:
+        elif shown < 20:
+            shown += 1
             stderr.print(f"{f['location']}:1: error: the model failed on this example: {f['error']}", markup=False,
                          highlight=False)
+    hidden = sum(1 for f in result["failed"] if f["stage"] != "parse") - shown
+    if hidden:
+        stderr.print(f"… and {hidden:,} more examples the model failed on (listed under failed in --format json)",
+                     markup=False, highlight=False)
     if fmt is AuditFormat.json:
         text = json.dumps(result, indent=2) + "\n"
     elif fmt is AuditFormat.jsonl:
