@@ -12,6 +12,7 @@ import typer
 
 from ..errors import InvarError, UsageError
 from .app import SeedOpt, app, command, stderr, stdout
+from .train import Device
 
 audit_app = typer.Typer(
     name="audit",
@@ -32,11 +33,6 @@ class Transform(str, enum.Enum):
     renamings = "renamings"
     permutations = "permutations"
     both = "both"
-
-
-class Device(str, enum.Enum):
-    cpu = "cpu"
-    cuda = "cuda"
 
 
 FormatOpt = Annotated[AuditFormat, typer.Option("--format", help="Output format: a table for people, JSON (the summary) or JSONL (header, one record per example, summary).")]
