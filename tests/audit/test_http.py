@@ -71,7 +71,7 @@ class Endpoint(BaseHTTPRequestHandler):
         with self.lock:
             tries = self.seen[program] = self.seen.get(program, 0) + 1
         if "$77" in program:
-            time.sleep(2.0)
+            time.sleep(6.0)
         if "$99" in program or ("$55" in program and tries == 1):
             self._send(500, {"error": "the model crashed"})
             return
@@ -97,7 +97,7 @@ def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint
     (tmp_path / "blocks.s").write_text(BLOCKS)
     (tmp_path / "prompt.txt").write_text(PROMPT)
     result = invoke("audit", "--model", endpoint, "--prompt", tmp_path / "prompt.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s", "--variants", "3", "--timeout", "0.5", "--retries", "1",
+                    "--dataset", tmp_path / "blocks.s", "--variants", "3", "--timeout", "2", "--retries", "1",
                     "--concurrency", "4", "--format", "json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -105,8 +105,8 @@ def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint
     assert (report["examples"], report["audited"], report["errors"]) == (5, 3, 2)
     failed = {f["id"]: f["error"] for f in report["failed"]}
     assert failed == {
-        "blocks.s:4": "original: timed out (after 2 tries, 0.5 s each)",
-        "blocks.s:7": "original: HTTP 500 Internal Server Error (after 2 tries, 0.5 s each)",
+        "blocks.s:4": "original: timed out (after 2 tries, 2 s each)",
+        "blocks.s:7": "original: HTTP 500 Internal Server Error (after 2 tries, 2 s each)",
     }
     assert f"{tmp_path / 'blocks.s'}:4:1: error: the model failed on this example" in result.stderr
     # the answer is the block's register count, whatever the renaming
