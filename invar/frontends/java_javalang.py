@@ -470,6 +470,8 @@ class _Describer:
                 base = js.SuperRef(sk, base, s.member, False, [])
             elif isinstance(s, (jt.ClassCreator, jt.InnerClassCreator)):
                 base = self.creator(s, sk, base, "")
+            elif isinstance(s, jt.SuperConstructorInvocation):  # ``Outer.this.super(…)``
+                base = js.CtorCall(sk, "super", base, [self.expr(a) for a in s.arguments or []])
             else:
                 raise UnsupportedError(f"selector {type(s).__name__}", line=self.ix.line_of[sk] if sk >= 0 else 0,
                                        col=self.ix.col_of[sk] + 1 if sk >= 0 else 0)

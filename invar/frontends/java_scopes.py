@@ -66,8 +66,6 @@ class Resolver:
         escaping: dict[int, set[int]] = {}
         patterns: list[js.Decl] = []
         for node, up in js.walk(self.method):
-            if isinstance(node, js.Stmt):
-                continue
             if not isinstance(node, js.Decl):
                 continue
             parent = up[-1]
@@ -86,8 +84,10 @@ class Resolver:
                 ranges = [(k, self.scope_end(k))]
             decls.append((k, ranges, node.name, node.view))
             if isinstance(parent, js.Method):
-                # a parameter counts as final when its method is (the
-                # method's own modifiers are read first, as they always were)
+                # the rule this frontend has always applied: a method's own
+                # modifiers, when it has any, say whether its parameters are
+                # final. Only whether a loop may be endless reads it, and no
+                # parameter is a constant, so it errs towards more barriers
                 final = ("final" in parent.modifiers) if parent.modifiers else node.final
             else:
                 final = node.final

@@ -22,6 +22,7 @@ from ..errors import ParseError, UnsupportedError
 from . import java_syntax as js
 from .java_treesitter_nodes import BODIES, COMMENTS, LITERALS, METHODS, TYPE_DECLS, Describer, node_name
 
+
 @lru_cache(maxsize=1)
 def _parser():
     import tree_sitter
@@ -46,13 +47,13 @@ def read(text: str, path: str | None = None, fallback: ParseError | None = None)
     reader = Reader(text, data, tree.root_node)
     units = reader.units(tree.root_node)
     if tree.root_node.has_error:
-        bad = reader.first_error(tree.root_node, {_key(n) for _, n, _ in units})
+        bad = reader.first_error(tree.root_node, {_key(n) for _, n in units})
         if bad is not None:
             if fallback is not None:
                 raise fallback
             raise reader.error(bad, path)
     out = []
-    for names, node, _ in units:
+    for names, node in units:
         k = reader.anchor(node)
         line, col = reader.ix.line_of[k], reader.ix.col_of[k] + 1
         if node.has_error:
@@ -75,6 +76,7 @@ class Reader:
             starts.append(starts[-1] + len(raw) + 1)
         self.line_starts = starts  # byte offset of each line
         values, kinds, line_of, col_of = [], [], [], []
+        self.lines = lines
         self.at: dict[int, int] = {}  # start byte -> token index
         stack = [root]
         while stack:
@@ -88,12 +90,9 @@ class Reader:
                 value = data[node.start_byte:node.end_byte].decode("utf-8")
                 self.at[node.start_byte] = len(values)
                 values.append(value)
-                row, col = node.start_point
-                line = lines[row]
-                if not line.isascii():
-                    col = len(data[starts[row]:starts[row] + col].decode("utf-8", "replace"))
-                line_of.append(row + 1)
-                col_of.append(col)
+                line, col = self.position(node)
+                line_of.append(line)
+                col_of.append(col - 1)
                 if t in LITERALS:
                     kinds.append(js.LITERAL)
                 elif value in js.BASIC_TYPES:
@@ -110,14 +109,22 @@ class Reader:
         #: start byte of every token, in order
         self.starts = sorted(self.at)
 
+    def position(self, node) -> tuple[int, int]:
+        """1-based line and column (in characters, not bytes) of a node's start."""
+        row, col = node.start_point
+        if not self.lines[row].isascii():
+            start = self.line_starts[row]
+            col = len(self.data[start:start + col].decode("utf-8", "replace"))
+        return row + 1, col + 1
+
     def tok(self, node) -> int:
         """The token a node starts at."""
         k = self.at.get(node.start_byte)
         if k is None:  # a comment first: the node's first token after it
             k = bisect_left(self.starts, node.start_byte)
             if k >= len(self.starts) or self.starts[k] >= node.end_byte:
-                raise UnsupportedError(f"no token in {node.type}", line=node.start_point[0] + 1,
-                                       col=node.start_point[1] + 1)
+                line, col = self.position(node)
+                raise UnsupportedError(f"no token in {node.type}", line=line, col=col)
         return k
 
     def anchor(self, node) -> int:
@@ -129,11 +136,11 @@ class Reader:
         return self.tok(node)
 
     # ----------------------------------------------------------------- units
-    def units(self, root) -> list[tuple[tuple[str, ...], object, str]]:
+    def units(self, root) -> list[tuple[tuple[str, ...], object]]:
         """Every method with a body declared in a named type, an enum
         constant's body, or a class body that stands outside every method
-        (an anonymous class in a field's initializer): ``(names, node,
-        kind)``, in source order."""
+        (an anonymous class in a field's initializer): ``(names, node)``, in
+        source order, named as :func:`.java_javalang.read` names them."""
         out: list = []
         stack: list[tuple[object, tuple[str, ...]]] = [(root, ())]
         while stack:
@@ -144,7 +151,7 @@ class Reader:
                 t = c.type
                 if t in METHODS:
                     if c.child_by_field_name("body") is not None:
-                        out.append((names + (node_name(c),), c, t))
+                        out.append((names + (node_name(c),), c))
                 elif t in TYPE_DECLS or t == "enum_constant":
                     found.append((c, names + (node_name(c),)))
                 elif members and t in ("field_declaration", "constant_declaration"):
@@ -161,7 +168,7 @@ class Reader:
         out.sort(key=lambda u: u[1].start_byte)
         return out
 
-    def first_error(self, root, units: set[int]):
+    def first_error(self, root, units: set[tuple[int, int, str]]):
         """The first syntax error outside every unit, or None."""
         stack = [root]
         while stack:
@@ -174,7 +181,8 @@ class Reader:
         return None
 
     def error(self, node, path: str | None) -> ParseError:
-        line, col = node.start_point[0] + 1, node.start_point[1] + 1
+        """A located syntax error at ``node`` (an error or a missing token)."""
+        line, col = self.position(node)
         if node.is_missing:
             what = f"expected {node.type!r}"
         else:

@@ -51,7 +51,8 @@ class Describer:
         self.ix = reader.ix
 
     def fail(self, what: str, node) -> UnsupportedError:
-        return UnsupportedError(what, line=node.start_point[0] + 1, col=node.start_point[1] + 1)
+        line, col = self.r.position(node)
+        return UnsupportedError(what, line=line, col=col)
 
     # -------------------------------------------------------------- members
     def method(self, node) -> js.Method:
@@ -411,7 +412,11 @@ class Describer:
             return js.Call(self.dot(node), self.expr(obj), "", name, args)
         if t == "explicit_constructor_invocation":
             ctor = node.child_by_field_name("constructor")
-            return js.CtorCall(-1, node_text(ctor), None, self.args(node.child_by_field_name("arguments")))
+            obj = node.child_by_field_name("object")
+            # ``a.b.super(…)`` names its outer instance (no node, as javalang
+            # keeps it); ``this.x.super(…)``, ``f().super(…)`` compute it
+            outer = None if obj is None or self.path(obj) is not None else self.expr(obj)
+            return js.CtorCall(-1, node_text(ctor), outer, self.args(node.child_by_field_name("arguments")))
         if t == "object_creation_expression":
             return self.creation(node)
         if t == "array_creation_expression":
