@@ -149,3 +149,52 @@ def test_an_error_outside_every_method_fails_the_file():
     with pytest.raises(ParseError) as info:
         parse_units("class T {\n    int x = ;\n    int f() {\n        return 1;\n    }\n}\n", "T.java")
     assert info.value.line == 2
+
+
+AWKWARD = """\
+import java.util.*;
+import java.util.function.*;
+
+class Outer {
+    class Base {
+        Base(int a) {
+        }
+    }
+
+    class Inner extends Base {
+        Inner(int a) {
+            Outer.this.super(a);
+        }
+    }
+
+    int f(List<String> xs, Object o) {
+        Function<String, Integer> g = (s) -> s.length();
+        Consumer<String> c = (Consumer<String>) s -> xs.add(s);
+        Supplier<List<String>> e = ArrayList::new;
+        List<String> empty = Collections.<String>emptyList();
+        int n = ((String) o).length() + (xs).size();
+        n += xs.get(0).length();
+        label: {
+            for (String x : xs) {
+                if (x.isEmpty()) break label;
+            }
+        }
+        ;
+        do n--; while (n > 3);
+        return n + g.apply("ab") + Objects.hashCode(e) + empty.size();
+    }
+}
+"""
+
+
+def test_both_parsers_agree_on_what_javalang_reads_awkwardly():
+    """Shapes javalang represents in its own ways (a parenthesized or cast
+    lambda parameter, a qualified superclass constructor call, explicit type
+    arguments, an empty statement after a block, a labeled block) give the
+    same program on both paths."""
+    a = parse_units(AWKWARD, "Outer.java", parser="javalang")
+    b = parse_units(AWKWARD, "Outer.java", parser="tree-sitter")
+    assert [p.name for p in a] == ["Outer.Base.Base", "Outer.Inner.Inner", "Outer.f"]
+    assert list(a) == list(b) and not a.skipped and not b.skipped
+    f = a[-1]
+    assert None not in refs(f, "s")  # both lambdas' parameters are parameters
