@@ -83,7 +83,7 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     try:
         config = ModelConfig.from_dict(data["config"])
         vocab = Vocab.from_dict(data["vocab"])
-        model = Model(data["task"], config, vocab, build_network(config, vocab), data.get("metrics"))
+        model = Model(data["task"], config, vocab, build_network(config, vocab, data["task"]), data.get("metrics"))
         model.network.load_state_dict(data["state_dict"])
     except ModelError as err:
         raise err.located(shown)

@@ -20,6 +20,16 @@ renaming of a training program can produce is in it.
 :func:`collate` pads a list of encodings into a batch of tensors, and
 :func:`save_encoded` / :func:`load_encoded` keep whole datasets on disk, so
 training never parses.
+
+Sequence-to-sequence tasks (LTL: formula -> trace; copy) encode a pair as one
+program whose line 0 is the source and line 1 the target, so a renaming of
+the pair is still one id remap of both; :func:`collate_pairs` splits it into
+the encoder's source and the decoder's target, between :data:`BOS` and
+:data:`EOS`. :func:`add_pool` puts a pool of interchangeable names (APs a-z)
+in a vocabulary beyond those seen in training, which is what lets a model
+with random embeddings name APs it never saw; :func:`token_parts` gives the
+view and referent each token id names, from which the output projection
+builds its rows.
 """
 
 from __future__ import annotations
@@ -40,6 +50,9 @@ ENCODING_VERSION = 1
 PAD = 0
 UNK = 1  # the unknown id in every table (tokens: of an unknown view)
 _UNK_VIEW = "<unk>"
+#: the decoder's first input and its last output (sequence-to-sequence tasks)
+BOS = "<bos>"
+EOS = "<eos>"
 
 
 # ----------------------------------------------------------------- vocabulary
@@ -139,6 +152,27 @@ class VocabCounts:
         return self
 
 
+def add_specials(counts: VocabCounts, texts: Sequence[str] = (BOS, EOS)) -> VocabCounts:
+    """Keep ``texts`` (the decoder's :data:`BOS` and :data:`EOS`) in the vocabulary."""
+    for text in texts:
+        counts.spellings.add(text)
+        counts.texts.setdefault(text, 0)
+    return counts
+
+
+def add_pool(counts: VocabCounts, names: Sequence[str], view: str) -> VocabCounts:
+    """Put interchangeable ``names`` of ``view`` in the vocabulary, as tokens
+    and as referents, whether training saw them or not (each names itself,
+    as an LTL AP does)."""
+    for name in names:
+        counts.referents.add(name)
+        counts.named.add(name)
+        counts.spellings.add(name)
+        counts.texts.setdefault(name, 0)
+    counts.views.add(view)
+    return counts
+
+
 def vocab_counts(programs: Iterable[Program]) -> VocabCounts:
     """Count texts, views and referents of ``programs``, with every spelling
     of every admissible renaming target (so the vocabulary is closed under
@@ -213,6 +247,10 @@ class Encoded:
     #: (a renaming keeps it: all renamings share one canonical form; a
     #: permutation drops it)
     canon: np.ndarray | None = None
+    #: (T, 2) each token's depth and path bits in its syntax tree (bit k: the
+    #: child taken at level k), for tree positions; None when not computed
+    #: (a renaming keeps it; a permutation drops it; not kept in disk caches)
+    tree: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -290,7 +328,7 @@ def speller(lang: str) -> Speller:
         from .frontends.x86.registers import spell
 
         return spell
-    if lang == "ltl":
+    if lang in ("ltl", "copy"):
         return lambda view, target: target
     raise ValueError(f"no id-level renaming for {lang} programs; encode the renamed program instead")
 
@@ -363,7 +401,7 @@ def permuted(enc: Encoded, order: Sequence[int]) -> Encoded:
         lines=new_lines[idx], line_pos=enc.line_pos[idx], layer=enc.layer[order],
         edges=edges, rename_refs=enc.rename_refs[rank],
         rename_offsets=np.asarray(offsets, dtype=_I), rename_targets=np.asarray(targets, dtype=_I),
-        canon=None,
+        canon=None, tree=None,
     )
 
 
@@ -411,6 +449,68 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
     }
     if symmetry:
         out["symmetry"] = torch.from_numpy(sym)
+    return out
+
+
+def token_parts(vocab: Vocab, view: str) -> tuple[np.ndarray, np.ndarray]:
+    """(V,) view ids and (V,) referent ids that each token id names: an
+    interchangeable token spelled as its own referent (an AP, a copy symbol)
+    names that referent with ``view``; every other token names nothing (0, 0)."""
+    views = np.zeros(len(vocab.tokens), dtype=np.int64)
+    referents = np.zeros(len(vocab.tokens), dtype=np.int64)
+    vid = vocab.view_id(view)
+    for i, text in enumerate(vocab.tokens):
+        if vocab.interchangeable[i] and text in vocab._referent:
+            views[i], referents[i] = vid, vocab._referent[text]
+    return views, referents
+
+
+def never_written(vocab: Vocab) -> np.ndarray:
+    """(V,) bool: token ids a decoder never writes (padding, the unknown
+    tokens, :data:`BOS`)."""
+    out = np.zeros(len(vocab.tokens), dtype=bool)
+    for i, text in enumerate(vocab.tokens):
+        out[i] = i in (PAD, UNK) or text.startswith("<unk:") or text == BOS
+    return out
+
+
+def collate_pairs(batch: Sequence[Encoded], *, bos: int, eos: int, targets: bool = True) -> dict:
+    """Pad pairs (source on line 0, target on line 1) into tensors: the
+    source as :func:`collate` pads it (B, S) (with ``tree_depth`` and
+    ``tree_bits`` when the encodings carry tree paths), and with ``targets``
+    the decoder's input ``dec_in`` (``bos`` then the target) and output
+    ``dec_out`` (the target then ``eos``), (B, T + 1), padded with 0."""
+    import torch
+
+    src = [np.nonzero(e.lines == 0)[0] for e in batch]
+    n, S = len(batch), max(len(i) for i in src)
+    arrays = {k: np.zeros((n, S), dtype=np.int64) for k in ("tokens", "views", "referents", "line_pos")}
+    valid = np.zeros((n, S), dtype=bool)
+    with_tree = all(e.tree is not None for e in batch)
+    depth = np.zeros((n, S), dtype=np.int64)
+    bits = np.zeros((n, S), dtype=np.int64)
+    for b, (e, idx) in enumerate(zip(batch, src)):
+        t = len(idx)
+        for k in arrays:
+            arrays[k][b, :t] = getattr(e, k)[idx]
+        valid[b, :t] = True
+        if with_tree:
+            depth[b, :t], bits[b, :t] = e.tree[idx, 0], e.tree[idx, 1]
+    out = {k: torch.from_numpy(v) for k, v in arrays.items()}
+    out["valid"] = torch.from_numpy(valid)
+    if with_tree:
+        out["tree_depth"], out["tree_bits"] = torch.from_numpy(depth), torch.from_numpy(bits)
+    if targets:
+        tgt = [e.tokens[e.lines == 1] for e in batch]
+        T = max(len(t) for t in tgt) + 1
+        dec_in = np.zeros((n, T), dtype=np.int64)
+        dec_out = np.zeros((n, T), dtype=np.int64)
+        for b, t in enumerate(tgt):
+            dec_in[b, 0] = bos
+            dec_in[b, 1: len(t) + 1] = t
+            dec_out[b, : len(t)] = t
+            dec_out[b, len(t)] = eos
+        out["dec_in"], out["dec_out"] = torch.from_numpy(dec_in), torch.from_numpy(dec_out)
     return out
 
 
@@ -464,5 +564,6 @@ def load_encoded(path: str | os.PathLike) -> tuple[list[Encoded], dict[str, np.n
 __all__ = [
     "Vocab", "VocabCounts", "vocab_counts", "Encoded", "encode", "renamed", "permuted",
     "renaming_space_of", "speller", "line_mask", "collate", "save_encoded", "load_encoded",
-    "ENCODING_VERSION", "PAD", "UNK",
+    "ENCODING_VERSION", "PAD", "UNK", "BOS", "EOS", "add_specials", "add_pool", "token_parts", "never_written",
+    "collate_pairs",
 ]

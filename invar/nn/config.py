@@ -8,6 +8,13 @@ choices fail in :meth:`ModelConfig.validate` with a message, before any
 weight exists.
 
 Sizes are the BERT sizes of the Renamer paper (:data:`SIZES`).
+
+``head="generate"`` makes the network an encoder-decoder (:mod:`invar.nn.decoder`)
+on the same blocks: the decoder reads the encoder's output through
+cross-attention, has rotary positions (RoPE) in its self-attention, and
+projects onto the token embeddings themselves (tied), so the interchangeable
+tokens of a dual-part or lexinvariant model are emitted through the same
+random vectors that embed them.
 """
 
 from __future__ import annotations
@@ -25,10 +32,10 @@ SIZES: dict[str, tuple[int, int, int]] = {
 EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
 RANDOM_PARTS = ("normal", "grid", "hypercube")
 RANDOM_TOKENS = ("referents", "all")
-POSITIONS = ("absolute", "none", "line")
+POSITIONS = ("absolute", "none", "line", "tree")
 ATTENTIONS = ("none", "referent", "symmetry")
 SYMMETRY_MASKS = ("hadamard", "additive")
-HEADS = ("regression", "multilabel", "binary")
+HEADS = ("regression", "multilabel", "binary", "generate")
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,9 @@ class ModelConfig:
     #: fixes the random vectors used at inference (dualpart, lexinvariant)
     seed: int = 0
     # --------------------------------------------------------- positions
-    #: ``absolute``; ``none``; ``line``: reset at the start of every line (SPE)
+    #: ``absolute``; ``none``; ``line``: reset at the start of every line (SPE);
+    #: ``tree``: a formula token's path from the root of its syntax tree
+    #: (DeepLTL's tree positional encoding; the task supplies the paths)
     positions: str = "absolute"
     # --------------------------------------------------------- attention
     #: ``none``; ``referent``: a token attends only to coreferential tokens
@@ -89,9 +98,29 @@ class ModelConfig:
     #: train on a freshly sampled renaming of every example each time it is drawn
     augment: bool = False
     # -------------------------------------------------------------- head
-    #: pooled ``regression``, ``multilabel`` or ``binary`` classification
+    #: pooled ``regression``, ``multilabel`` or ``binary`` classification, or
+    #: ``generate``: a decoder that writes the output sequence token by token
     head: str = "regression"
     n_labels: int = 1
+    # ------------------------------------------- decoder (head="generate")
+    #: decoder layers; 0 means as many as the encoder's
+    decoder_layers: int = 0
+    #: the output projection is the token embedding itself (for dualpart and
+    #: lexinvariant, the only way to emit tokens never seen in training)
+    tie_output: bool = True
+    #: L2-normalise the decoder's features and the projection's rows (logits
+    #: are cosines times a scale)
+    normalize_features: bool = False
+    #: AdaCos: the scale of the cosine logits adapts during training (clipped
+    #: at 100, padding excluded); needs normalize_features
+    adacos: bool = False
+    #: interchangeable tokens (APs, symbols) the input does not hold are never emitted
+    restrict_output: bool = True
+    #: beam width of prediction; 1 is greedy decoding
+    beam: int = 3
+    #: random embeddings: how many seeded tables training tries at the end on
+    #: the validation split, keeping the one of median loss (1: the table of ``seed``)
+    random_draws: int = 1
     # ----------------------------------------------------------- names
     #: the architecture and size this config was made from (for reports)
     arch: str = "custom"
@@ -115,6 +144,14 @@ class ModelConfig:
         sym = max(1, round(h * 6 / 12))
         transposed = min(round(h * 3 / 12), h - sym)
         return sym, transposed, h - sym - transposed
+
+    @property
+    def n_decoder_layer(self) -> int:
+        return self.decoder_layers or self.n_layer
+
+    @property
+    def generates(self) -> bool:
+        return self.head == "generate"
 
     def masked_layer(self, i: int) -> bool:
         """Whether layer ``i`` applies the configured mask."""
@@ -170,7 +207,40 @@ class ModelConfig:
             raise ValueError(f"n_labels={self.n_labels} must be at least 1")
         if self.attention == "symmetry" and self.symmetry_mask == "hadamard" and self.n_head < 1:
             raise ValueError("the symmetry mask needs a head")
+        self._validate_decoder()
         return self
+
+    def _validate_decoder(self) -> None:
+        defaults = {f.name: f.default for f in fields(ModelConfig)}
+        decoder_only = ("decoder_layers", "normalize_features", "adacos", "random_draws")
+        if not self.generates:
+            for name in decoder_only:
+                if getattr(self, name) != defaults[name]:
+                    raise ValueError(f"{name} applies to head='generate', not {self.head!r}")
+            return
+        if self.decoder_layers < 0:
+            raise ValueError(f"decoder_layers={self.decoder_layers} must be at least 0 (0: as many as n_layer)")
+        if (self.d_model // self.n_head) % 2:
+            raise ValueError(f"rotary positions need an even head width, not {self.d_model // self.n_head}")
+        if self.beam < 1:
+            raise ValueError(f"beam={self.beam} must be at least 1 (1: greedy decoding)")
+        if self.random_draws < 1:
+            raise ValueError(f"random_draws={self.random_draws} must be at least 1")
+        if self.random_draws > 1 and self.embedding not in ("dualpart", "lexinvariant"):
+            raise ValueError(f"random_draws applies to random embeddings (dualpart, lexinvariant), not {self.embedding!r}")
+        if self.adacos and not self.normalize_features:
+            raise ValueError("adacos scales cosines: it needs normalize_features=True")
+        if self.embedding == "view":
+            raise ValueError("embedding='view' gives every AP one vector, so a decoder could not tell which to emit")
+        if self.embedding in ("dualpart", "lexinvariant") and not self.tie_output:
+            raise ValueError(f"embedding={self.embedding!r} emits its random tokens through its own vectors: "
+                             "it needs tie_output=True")
+        if self.embedding == "lexinvariant" and self.lexinvariant_p is not None:
+            raise ValueError("the regularised lexinvariant variant (lexinvariant_p) is not supported for generation")
+        if self.canonicalize:
+            raise ValueError("canonicalize is not supported for generation: the output would be in canonical names")
+        if self.attention == "symmetry":
+            raise ValueError("attention='symmetry' is not supported for generation")
 
     # ------------------------------------------------------------ JSON form
     def to_dict(self) -> dict[str, Any]:

@@ -11,6 +11,12 @@ A batch is the dict of :func:`invar.encoding.collate`: ``tokens``, ``views``,
 The random embeddings draw fresh vectors on every forward pass in training
 and read a table fixed by ``config.seed`` at inference, so a trained model
 predicts deterministically and independently of how programs are batched.
+
+For generation (:mod:`invar.nn.decoder`) the random vectors are drawn once
+per sequence and forward pass (:meth:`DualPartEmbedding.sequence_tables`,
+:meth:`LexinvariantEmbedding.sequence_tables`) and shared three ways: the
+encoder's input, the decoder's input and the rows of the output projection
+(``rows``), so a token is read and written through one vector.
 """
 
 from __future__ import annotations
@@ -80,6 +86,16 @@ class LearnedEmbedding(nn.Module):
     def forward(self, batch: dict) -> torch.Tensor:
         return self.table(batch[self.key])  # (B, T, C)
 
+    # ----------------------------------------------------------- generation
+    def sequence_tables(self, B: int, device) -> None:
+        return None
+
+    def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor, tables) -> torch.Tensor:
+        return self.table(tokens)  # (B, T, C)
+
+    def rows(self, tables, out_views: torch.Tensor, out_referents: torch.Tensor) -> torch.Tensor:
+        return self.table.weight  # (V, C)
+
 
 class DualPartEmbedding(nn.Module):
     """Interchangeable-token embeddings: a token with a referent is a learned
@@ -110,6 +126,43 @@ class DualPartEmbedding(nn.Module):
         learned = torch.where(named, self.by_view(batch["views"]), self.by_token(batch["tokens"]))  # (B, T, Dl)
         rand = F.normalize(self.random_table()[refs], dim=-1) * named  # (B, T, Dr)
         return F.normalize(torch.cat([F.normalize(learned, dim=-1), rand], dim=-1), dim=-1)  # (B, T, C)
+
+    def reseed(self, seed: int) -> None:
+        """Use the inference table of ``seed``."""
+        self.fixed = draw_random(self.n_referents, self.dr, self.kind, _seeded(seed)).to(self.fixed.device)
+
+    # ----------------------------------------------------------- generation
+    def sequence_tables(self, B: int, device) -> torch.Tensor:
+        """(B, R, Dr): a fresh table per sequence in training; the seeded one
+        for every sequence at inference."""
+        if not self.training:
+            return self.fixed.unsqueeze(0).expand(B, -1, -1)
+        if self.kind == "normal":
+            return torch.randn(B, self.n_referents, self.dr, device=device)
+        return torch.stack([draw_random(self.n_referents, self.dr, self.kind, device=device) for _ in range(B)])
+
+    def _combine(self, learned: torch.Tensor, rand: torch.Tensor, named: torch.Tensor) -> torch.Tensor:
+        rand = F.normalize(rand, dim=-1) * named
+        return F.normalize(torch.cat([F.normalize(learned, dim=-1), rand], dim=-1), dim=-1)
+
+    def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor,
+                   tables: torch.Tensor) -> torch.Tensor:
+        """(B, T) ids through the per-sequence ``tables`` (B, R, Dr) -> (B, T, C)."""
+        named = (referents > 0).unsqueeze(-1)  # (B, T, 1)
+        learned = torch.where(named, self.by_view(views), self.by_token(tokens))  # (B, T, Dl)
+        rand = tables.gather(1, referents.unsqueeze(-1).expand(-1, -1, self.dr))  # (B, T, Dr)
+        return self._combine(learned, rand, named)
+
+    def rows(self, tables: torch.Tensor, out_views: torch.Tensor, out_referents: torch.Tensor) -> torch.Tensor:
+        """(B, V, C): every token id's vector, as :meth:`embed_with` gives it,
+        with the referent and view each token id names (``out_*``, (V,))."""
+        B = tables.shape[0]
+        V = out_views.shape[0]
+        ids = torch.arange(V, device=tables.device)
+        named = (out_referents > 0).unsqueeze(-1)  # (V, 1)
+        learned = torch.where(named, self.by_view(out_views), self.by_token(ids))  # (V, Dl)
+        rand = tables[:, out_referents]  # (B, V, Dr)
+        return self._combine(learned.unsqueeze(0).expand(B, -1, -1), rand, named.unsqueeze(0))
 
 
 class LexinvariantEmbedding(nn.Module):
@@ -161,6 +214,29 @@ class LexinvariantEmbedding(nn.Module):
         rand = self.scale * self.random_vectors(tokens) + self.bias  # (B, T, C)
         return torch.where(self.random_ids[tokens].unsqueeze(-1), rand, self.table(tokens))
 
+    def reseed(self, seed: int) -> None:
+        """Use the inference table of ``seed``."""
+        if self.p is None:
+            self.fixed = torch.randn(*self.fixed.shape, generator=_seeded(seed)).to(self.fixed.device)
+
+    # ----------------------------------------------------------- generation
+    def sequence_tables(self, B: int, device) -> torch.Tensor:
+        """(B, V, C): one Gaussian vector per token id and sequence (fresh in
+        training; the seeded table for every sequence at inference)."""
+        if not self.training:
+            return self.fixed.unsqueeze(0).expand(B, -1, -1)
+        return torch.randn(B, *self.fixed.shape, device=device)
+
+    def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor,
+                   tables: torch.Tensor) -> torch.Tensor:
+        rand = self.scale * tables.gather(1, tokens.unsqueeze(-1).expand(-1, -1, tables.shape[-1])) + self.bias
+        return torch.where(self.random_ids[tokens].unsqueeze(-1), rand, self.table(tokens))  # (B, T, C)
+
+    def rows(self, tables: torch.Tensor, out_views: torch.Tensor, out_referents: torch.Tensor) -> torch.Tensor:
+        """(B, V, C): every token id's vector in each sequence."""
+        rand = self.scale * tables + self.bias  # (B, V, C)
+        return torch.where(self.random_ids.unsqueeze(-1), rand, self.table.weight.unsqueeze(0))
+
 
 def token_embedding(config: ModelConfig, interchangeable: torch.Tensor | None = None) -> nn.Module:
     """The token embedding ``config.embedding`` names."""
@@ -176,19 +252,43 @@ def token_embedding(config: ModelConfig, interchangeable: torch.Tensor | None = 
 
 
 # --------------------------------------------------------- position embeddings
+#: deepest level of a tree position that is encoded (deeper levels are dropped)
+TREE_LEVELS = 62
+
+
+def tree_paths(depth: torch.Tensor, bits: torch.Tensor, levels: int) -> torch.Tensor:
+    """(B, T) depths and path bits -> (B, T, 2 levels): DeepLTL's tree
+    position, one one-hot pair (first / second child) per level of the path
+    from the root, zeros past the token's depth."""
+    k = torch.arange(levels, device=depth.device)  # (L,)
+    bit = (bits.unsqueeze(-1) >> k) & 1  # (B, T, L)
+    on = (k < depth.unsqueeze(-1)).to(torch.float32)  # (B, T, L)
+    return torch.stack([on * (1 - bit), on * bit], dim=-1).flatten(-2)  # (B, T, 2L)
+
+
 class PositionEmbedding(nn.Module):
-    """``absolute`` (0 … T-1), ``line`` (reset at every line start, SPE) or ``none``."""
+    """``absolute`` (0 … T-1), ``line`` (reset at every line start, SPE),
+    ``tree`` (a formula token's path from the root, projected by a learned
+    matrix) or ``none``."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.kind = config.positions
         self.max_len = config.max_len
-        if self.kind != "none":
+        if self.kind == "tree":
+            self.levels = min(TREE_LEVELS, config.d_model // 2)
+            self.proj = nn.Linear(2 * self.levels, config.d_model, bias=False)
+            nn.init.normal_(self.proj.weight, std=INIT_STD)
+        elif self.kind != "none":
             self.table = _embedding(config.max_len, config.d_model)
 
     def forward(self, batch: dict) -> torch.Tensor | None:
         if self.kind == "none":
             return None
+        if self.kind == "tree":
+            if "tree_depth" not in batch:
+                raise ValueError("positions='tree' needs the tokens' tree paths: the task must supply them")
+            return self.proj(tree_paths(batch["tree_depth"], batch["tree_bits"], self.levels))  # (B, T, C)
         if self.kind == "line":
             return self.table(batch["line_pos"].clamp(max=self.max_len - 1))  # (B, T, C)
         T = batch["tokens"].shape[1]
@@ -197,5 +297,5 @@ class PositionEmbedding(nn.Module):
 
 __all__ = [
     "draw_random", "first_occurrence", "LearnedEmbedding", "DualPartEmbedding",
-    "LexinvariantEmbedding", "token_embedding", "PositionEmbedding",
+    "LexinvariantEmbedding", "token_embedding", "PositionEmbedding", "tree_paths", "TREE_LEVELS",
 ]

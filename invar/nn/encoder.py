@@ -70,8 +70,10 @@ class Encoder(nn.Module):
             masked = plain
         return [masked if c.masked_layer(i) else plain for i in range(c.n_layer)]
 
-    def forward(self, batch: dict) -> torch.Tensor:
-        x = self.embed(batch)  # (B, T, C)
+    def forward(self, batch: dict, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """``embedded``: the tokens' vectors when the caller made them (an
+        encoder-decoder shares one draw of random vectors with its decoder)."""
+        x = self.embed(batch) if embedded is None else embedded  # (B, T, C)
         pos = self.pos(batch)
         if pos is not None:
             x = x + pos
@@ -94,4 +96,4 @@ class Network(nn.Module):
         return self.head(self.encoder(batch), batch["valid"])  # (B,) or (B, N)
 
 
-__all__ = ["Encoder", "Network", "Block"]
+__all__ = ["Encoder", "Network", "Block", "MLP"]

@@ -6,6 +6,14 @@ takes encodings (the fast path for variants made by id remap). Programs are
 batched by length and padded; padding is masked and pooling averages real
 tokens only, so a prediction does not depend on the batch it is in beyond
 float rounding.
+
+A model of a sequence task (``head="generate"``: ``ltl``, ``copy``) reads the
+source line of each pair and writes the target with beam search
+(``config.beam``; 1 is greedy decoding), one prediction per pair in the
+task's form (a trace, a string). Sources are batched by length, so no
+source holds padding. An input naming something outside the model's
+vocabulary (an AP a ``vanilla`` model never saw) is refused with a
+ModelError that names it (:meth:`Model.check_supported`).
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ from typing import Sequence
 
 import torch
 
-from ..encoding import Encoded, Vocab, collate, encode
-from ..errors import ModelError
+from dataclasses import replace
+
+from ..encoding import BOS, EOS, UNK, Encoded, Vocab, collate, collate_pairs, encode, never_written, token_parts
+from ..errors import InvarError, ModelError
 from ..program import Program
 from .config import ModelConfig
 from .encoder import Network
@@ -33,23 +43,65 @@ class Model:
         self.task = task
         self.config = config
         self.vocab = vocab
-        self.network = network if network is not None else build_network(config, vocab)
+        self.network = network if network is not None else build_network(config, vocab, task)
         self.metrics = dict(metrics or {})
         self._task = get_task(task)
 
     # ----------------------------------------------------------- encoding
     def encode(self, program: Program) -> Encoded:
-        """The encoding this model reads (with canonical ids when it canonicalizes)."""
-        return encode(program, self.vocab, canonical=self.config.canonicalize)
+        """The encoding this model reads (with canonical ids when it
+        canonicalizes; a sequence task's program as the task prepares it,
+        with tree paths for tree positions)."""
+        if self._task.prepare is not None:
+            try:
+                program = self._task.prepare(program)
+            except InvarError as err:
+                raise ModelError(f"cannot prepare the input: {err.message}")
+        enc = encode(program, self.vocab, canonical=self.config.canonicalize)
+        if self.config.positions == "tree" and self._task.tree is not None:
+            enc = replace(enc, tree=self._task.tree(program))
+        return enc
 
     @property
     def max_len(self) -> int:
         return self.config.max_len
 
+    def _source_length(self, item: Program | Encoded) -> int:
+        if isinstance(item, Encoded):
+            return int((item.lines == 0).sum())
+        return sum(1 for t in item.tokens if t.line == 0)
+
     def fits(self, item: Program | Encoded) -> bool:
-        """Whether the model takes ``item`` (at most ``max_len`` tokens)."""
-        n = len(item.tokens)
+        """Whether the model takes ``item`` (at most ``max_len`` tokens; for a
+        sequence task, in the source line)."""
+        n = self._source_length(item) if self.config.generates else len(item.tokens)
         return 0 < n <= self.config.max_len
+
+    def unsupported(self, item: Program | Encoded) -> list[str]:
+        """The names in ``item``'s source that the vocabulary does not hold
+        (``?`` for each, from an encoding), in order of first appearance;
+        only sequence tasks refuse them."""
+        if not self.config.generates:
+            return []
+        if isinstance(item, Encoded):
+            return ["?"] * int((item.referents[item.lines == 0] == UNK).sum())
+        known = set(self.vocab.referents[2:])
+        return list(dict.fromkeys(t.referent for t in item.tokens
+                                  if t.line == 0 and t.referent is not None and t.referent not in known))
+
+    def check_supported(self, item: Program | Encoded, what: str = "the input") -> None:
+        """ModelError, naming them, when ``item`` names things outside the vocabulary."""
+        bad = self.unsupported(item)
+        if not bad:
+            return
+        kind = {"ap": "AP", "sym": "symbol"}.get(self._task.pool_view, "name")
+        known = sorted(r for r, ok in zip(self.vocab.tokens, self.vocab.interchangeable) if ok)
+        names = ", ".join(b for b in bad if b != "?")
+        raise ModelError(
+            f"{what} uses {kind}{'s' if len(bad) > 1 else ''} {names or 'unknown to it'} outside this "
+            f"{self.config.arch} model's vocabulary ({', '.join(known) or 'none'}): unsupported; "
+            "an extendable architecture (dualpart, lexinvariant, or augmented over a larger pool) reads them"
+        )
 
     # --------------------------------------------------------- prediction
     def predict(self, programs: Sequence[Program], *, batch_size: int = 64, device: str | None = None) -> list:
@@ -57,34 +109,56 @@ class Model:
         longer than ``max_len`` tokens is refused with ModelError."""
         for k, p in enumerate(programs):
             if not self.fits(p):
+                n = self._source_length(p) if self.config.generates else len(p.tokens)
                 raise ModelError(
-                    f"program {k} ({p.name or 'unnamed'}) has {len(p.tokens)} tokens; this model takes 1 to "
+                    f"program {k} ({p.name or 'unnamed'}) has {n} tokens; this model takes 1 to "
                     f"{self.config.max_len}"
                 )
+            self.check_supported(p, f"program {k} ({p.name or 'unnamed'})")
         return self.predict_encoded([self.encode(p) for p in programs], batch_size=batch_size, device=device)
 
     @torch.inference_mode()
-    def predict_encoded(self, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | None = None) -> list:
-        """One prediction per encoding (see :meth:`encode`)."""
+    def predict_encoded(self, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | None = None,
+                        beam: int | None = None) -> list:
+        """One prediction per encoding (see :meth:`encode`); ``beam``
+        overrides the config's beam width for sequence tasks."""
         for k, e in enumerate(encoded):
             if not self.fits(e):
                 raise ModelError(f"encoding {k} has {len(e)} tokens; this model takes 1 to {self.config.max_len}")
+            self.check_supported(e, f"encoding {k}")
         dev = torch.device(device) if device else next(self.network.parameters()).device
         net = self.network.to(dev)
         was_training = net.training
         net.eval()
         out: list = [None] * len(encoded)
+        lengths = [self._source_length(e) for e in encoded] if self.config.generates else [len(e) for e in encoded]
         try:
-            for idx in _same_length_batches([len(e) for e in encoded], batch_size):
-                batch = to_device(self.collate([encoded[i] for i in idx]), dev)
-                for i, y in zip(idx, self._task.output(net(batch))):
+            for idx in _same_length_batches(lengths, batch_size):
+                items = [encoded[i] for i in idx]
+                if self.config.generates:
+                    ys = self._task.output(self._generate(net, items, dev, beam or self.config.beam))
+                else:
+                    ys = self._task.output(net(to_device(self.collate(items), dev)))
+                for i, y in zip(idx, ys):
                     out[i] = y
         finally:
             net.train(was_training)
         return out
 
+    def _generate(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[str]]:
+        from .generate import generate
+
+        bos, eos = self.vocab.token_id(BOS, BOS), self.vocab.token_id(EOS, EOS)
+        batch = to_device(collate_pairs(items, bos=bos, eos=eos, targets=False), dev)
+        ids = generate(net, batch, beam=beam, bos=bos, eos=eos, max_len=self.config.max_len)
+        return [[self.vocab.tokens[i] for i in seq] for seq in ids]
+
     def collate(self, encoded: Sequence[Encoded]) -> dict:
-        """A batch as this model's network reads it."""
+        """A batch as this model's network reads it (for sequence tasks, with
+        the decoder's input and output for teacher forcing)."""
+        if self.config.generates:
+            bos, eos = self.vocab.token_id(BOS, BOS), self.vocab.token_id(EOS, EOS)
+            return collate_pairs(encoded, bos=bos, eos=eos, targets=True)
         try:
             return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.attention == "symmetry")
         except ValueError as err:
@@ -102,15 +176,32 @@ def _same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[i
             for k in range(0, len(idx), batch_size)]
 
 
-def build_network(config: ModelConfig, vocab: Vocab) -> Network:
-    """The network of ``config`` sized for ``vocab``; ModelError for a bad config."""
+def build_network(config: ModelConfig, vocab: Vocab, task: str | None = None) -> Network:
+    """The network of ``config`` sized for ``vocab``; ModelError for a bad
+    config. An encoder-decoder (``head="generate"``) needs its ``task``: the
+    view of the task's interchangeable names builds the output rows."""
     try:
         config.validate()
     except ValueError as err:
         raise ModelError(f"bad model config: {err}")
     if (config.n_tokens, config.n_views, config.n_referents) != (len(vocab.tokens), len(vocab.views), len(vocab.referents)):
         raise ModelError("the config's vocabulary sizes do not match the vocabulary")
-    return Network(config, torch.tensor(vocab.interchangeable, dtype=torch.bool))
+    interchangeable = torch.tensor(vocab.interchangeable, dtype=torch.bool)
+    if not config.generates:
+        return Network(config, interchangeable)
+    from ..tasks import get_task
+    from .decoder import Seq2Seq
+
+    if task is None:
+        raise ModelError("an encoder-decoder is built for a task: name it")
+    the_task = get_task(task)
+    if the_task.head != "generate":
+        raise ModelError(f"head='generate' is for sequence tasks (ltl, copy), not {task}")
+    if vocab.token_id(BOS, BOS) == UNK or vocab.token_id(EOS, EOS) == UNK:
+        raise ModelError(f"the vocabulary has no {BOS} and {EOS} tokens: build it with invar.encoding.add_specials")
+    views, referents = token_parts(vocab, the_task.pool_view)
+    return Seq2Seq(config, interchangeable, torch.from_numpy(views), torch.from_numpy(referents),
+                   torch.from_numpy(never_written(vocab)))
 
 
 def to_device(batch: dict, device: torch.device | str) -> dict:
