@@ -21,6 +21,15 @@ would have.
 Several processes: under ``torchrun --nproc-per-node N -m invar train …``
 each process takes every N-th program of each batch; DistributedDataParallel
 averages the gradients (gloo on CPU, nccl on GPU) and process 0 writes.
+
+Sequence tasks (``ltl``, ``copy``) train an encoder-decoder with teacher
+forcing and the network's own loss (cross-entropy, or AdaCos); their pairs
+are parsed and encoded in memory (no disk cache), the vocabulary holds every
+text of the training split, the decoder's ``<bos>``/``<eos>`` and, for every
+architecture but ``vanilla``, the task's pool of interchangeable names;
+``augmented`` renames each pair into that pool each time it is drawn.
+Validation writes the validation split greedily and reports the task's
+metric and the teacher-forced loss.
 """
 
 from __future__ import annotations
@@ -39,7 +48,8 @@ import numpy as np
 import torch
 
 from . import checkpoint
-from .encoding import Encoded, Vocab, encode, load_encoded, renamed, renaming_space_of, save_encoded, vocab_counts
+from .encoding import (Encoded, Vocab, add_pool, add_specials, encode, load_encoded, renamed, renaming_space_of,
+                       save_encoded, vocab_counts)
 from .errors import DataError, InvarError, ModelError, UsageError
 from .nn.config import preset
 from .nn.model import Model, build_network, to_device
@@ -168,6 +178,39 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
     return vocab, out
 
 
+def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool = False, limit: int | None = None,
+                  splits: Sequence[str] = ("train", "valid"),
+                  progress: Callable | None = None) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
+    """A sequence task's vocabulary and splits (encodings and labels),
+    parsed and encoded in memory; ``tree``: with tree paths. With ``limit``,
+    the first ``limit`` training pairs and a quarter as many of the others."""
+    examples = {s: task.read_split(data, s) for s in splits}
+    if limit is not None:
+        examples = {s: ex[: (limit if s == splits[0] else max(1, limit // 4))] for s, ex in examples.items()}
+    for s in splits:
+        if not examples[s]:
+            raise DataError(f"the {s} split is empty", path=str(data))
+    programs = {}
+    for s in splits:
+        if progress:
+            progress("encode", split=s, n=len(examples[s]))
+        parsed = _parse_all(task, examples[s])
+        programs[s] = [task.prepare(p) for p in parsed] if task.prepare is not None else parsed
+    counts = add_specials(vocab_counts(programs[splits[0]]))
+    if arch != "vanilla" and task.pool:
+        add_pool(counts, task.pool, task.pool_view)
+    vocab = Vocab.from_counts(counts, min_count=1)
+    out = {}
+    for s in splits:
+        encoded = [encode(p, vocab) for p in programs[s]]
+        if tree and task.tree is not None:
+            from dataclasses import replace as _replace
+
+            encoded = [_replace(e, tree=task.tree(p)) for e, p in zip(encoded, programs[s])]
+        out[s] = (encoded, [ex.label for ex in examples[s]])
+    return vocab, out
+
+
 def _read_json_vocab(path: Path) -> Vocab | None:
     try:
         return Vocab.from_dict(json.loads(path.read_text()))
@@ -252,9 +295,10 @@ def train(
     any :class:`~invar.nn.config.ModelConfig` field. ``progress(event, **info)``
     hears about encoding, steps and epochs (process 0 only)."""
     the_task = get_task(task)
+    task_fields = dict(the_task.arch_config(arch)) if the_task.arch_config is not None else {}
     try:
         config = preset(arch, size, max_len=max_len, head=the_task.head, n_labels=the_task.n_labels,
-                        seed=seed, **dict(overrides or {}))
+                        seed=seed, **{**task_fields, **dict(overrides or {})})
     except ValueError as err:
         raise ModelError(str(err), path="--arch" if "architecture" in str(err) else "--size" if "size" in str(err) else None)
     if epochs < 1 or batch_size < 1:
@@ -276,25 +320,31 @@ def train(
     torch.set_num_threads(threads or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world))))
     report = progress if (progress and rank == 0) else (lambda *a, **k: None)
 
-    vocab, splits = prepare_data(the_task, data, limit=limit, jobs=jobs or 1, progress=report)
+    sequences = config.generates
+    if sequences:
+        vocab, splits = prepare_pairs(the_task, data, arch=arch, tree=config.positions == "tree", limit=limit,
+                                      progress=report)
+    else:
+        vocab, splits = prepare_data(the_task, data, limit=limit, jobs=jobs or 1, progress=report)
     config = config.with_vocab(vocab)
     try:
         config.validate()
     except ValueError as err:
         raise ModelError(f"bad model config: {err}")
     (train_enc, train_y), (valid_enc, valid_y) = splits["train"], splits["valid"]
-    keep_t = [i for i, e in enumerate(train_enc) if 0 < len(e) <= max_len]
-    keep_v = [i for i, e in enumerate(valid_enc) if 0 < len(e) <= max_len]
+    fits = _pair_fits if sequences else (lambda e, n: 0 < len(e) <= n)
+    keep_t = [i for i, e in enumerate(train_enc) if fits(e, max_len)]
+    keep_v = [i for i, e in enumerate(valid_enc) if fits(e, max_len)]
     too_long = len(train_enc) - len(keep_t) + len(valid_enc) - len(keep_v)
-    train_enc, train_y = [train_enc[i] for i in keep_t], train_y[keep_t]
-    valid_enc, valid_y = [valid_enc[i] for i in keep_v], valid_y[keep_v]
+    train_enc, train_y = [train_enc[i] for i in keep_t], _take(train_y, keep_t)
+    valid_enc, valid_y = [valid_enc[i] for i in keep_v], _take(valid_y, keep_v)
     if not train_enc or not valid_enc:
         raise DataError(f"no program of at most {max_len} tokens in the training or validation split", path=str(data))
 
     random.seed(seed)
     np.random.seed(seed % (1 << 32))
     torch.manual_seed(seed)
-    model = Model(task, config, vocab, build_network(config, vocab))
+    model = Model(task, config, vocab, build_network(config, vocab, task))
     net = model.network
     if the_task.head == "regression":
         net.head.init_output(float(np.median(train_y)))
@@ -344,7 +394,7 @@ def train(
 
     report("start", n_train=len(train_enc), n_valid=len(valid_enc), too_long=too_long, epochs=epochs,
            steps=steps_per_epoch, start_epoch=start_epoch, config=config, world=world)
-    targets = torch.as_tensor(train_y, dtype=torch.float32)
+    targets = None if sequences else torch.as_tensor(train_y, dtype=torch.float32)
     for epoch in range(start_epoch, epochs):
         batches = _batches(lengths, batch_size, seed, epoch, world)
         net.train()
@@ -354,12 +404,17 @@ def train(
             idx = batches[step][rank::world]
             torch.manual_seed(_mix(seed, epoch, step, rank))
             items = [train_enc[i] for i in idx]
-            if config.augment:
+            if config.augment and sequences and the_task.pool:
+                items = [_augment_into(e, vocab, the_task.pool, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
+            elif config.augment:
                 items = [_augment(e, vocab, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
             batch = to_device(model.collate(items), dev)
             for group in opt.param_groups:
                 group["lr"] = _lr(epoch * steps_per_epoch + step, total_steps, lr)
-            loss = the_task.loss(ddp(batch), targets[torch.as_tensor(idx)].to(dev))
+            if sequences:
+                loss = net.loss(ddp(batch), batch)
+            else:
+                loss = the_task.loss(ddp(batch), targets[torch.as_tensor(idx)].to(dev))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
@@ -368,13 +423,19 @@ def train(
             report("step", epoch=epoch, step=step + 1, steps=len(batches), loss=losses[-1])
             if save_every and (step + 1) % save_every == 0 and step + 1 < len(batches):
                 save_state(epoch, step + 1)
-        metric = _evaluate(model, valid_enc, valid_y, the_task, dev, rank, world)
+        valid_loss = None
+        if sequences:
+            metric, valid_loss = _evaluate_pairs(model, valid_enc, valid_y, the_task, dev, rank, world)
+        else:
+            metric = _evaluate(model, valid_enc, valid_y, the_task, dev, rank, world)
         seconds = time.perf_counter() - t0
         improved = best_epoch == 0 or (metric < best if the_task.lower_is_better else metric > best)
         if improved:
             best, best_epoch = metric, epoch + 1
         history.append({"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
                         f"valid_{the_task.metric_name}": metric, "seconds": round(seconds, 3)})
+        if valid_loss is not None:
+            history[-1]["valid_loss"] = valid_loss
         if improved and rank == 0:
             checkpoint.save(out, checkpoint.model_payload(model, _metrics(the_task, best, best_epoch, history, len(train_enc)),
                                                           train=dict(settings, arch=arch, size=size, epochs=epochs)))
@@ -383,6 +444,8 @@ def train(
                best=best, best_epoch=best_epoch, improved=improved, seconds=seconds)
     if rank == 0 and not Path(out).exists():  # resumed after the last epoch: nothing new to keep
         raise ModelError("the saved training state has no epoch left; raise --epochs to train on", path=str(state_path))
+    if rank == 0 and sequences and config.random_draws > 1:
+        _choose_draw(out, valid_enc, dev, report)
     if distributed:
         import torch.distributed as dist
 
@@ -394,6 +457,26 @@ def train(
 
 def _metrics(task: Task, best: float, best_epoch: int, history: list, n_train: int) -> dict:
     return {f"valid_{task.metric_name}": best, "best_epoch": best_epoch, "history": history, "n_train": n_train}
+
+
+def _pair_fits(enc: Encoded, max_len: int) -> bool:
+    """A pair whose source and target (with ``<eos>``) fit in ``max_len`` tokens."""
+    source = int((enc.lines == 0).sum())
+    return 0 < source <= max_len and len(enc) - source + 1 <= max_len
+
+
+def _take(labels, keep: list[int]):
+    return labels[keep] if isinstance(labels, np.ndarray) else [labels[i] for i in keep]
+
+
+def _augment_into(enc: Encoded, vocab: Vocab, pool: Sequence[str], seed: int) -> Encoded:
+    """``enc`` under a uniformly drawn injective map of its renamable names
+    into ``pool`` (the ``augmented`` baseline of sequence tasks)."""
+    names = [vocab.referents[r] for r in enc.rename_refs]
+    if not names or len(names) > len(pool):
+        return enc
+    targets = random.Random(seed).sample(list(pool), len(names))
+    return renamed(enc, dict(zip(names, targets)), vocab)
 
 
 def _augment(enc: Encoded, vocab: Vocab, seed: int) -> Encoded:
@@ -424,7 +507,72 @@ def _evaluate(model: Model, encoded: list[Encoded], labels: np.ndarray, task: Ta
     return task.metric(all_preds, labels)
 
 
-__all__ = ["train", "TrainResult", "prepare_data", "resume_path"]
+@torch.no_grad()
+def _pair_loss(model: Model, encoded: list[Encoded], dev, batch_size: int = 256) -> float:
+    """The teacher-forced loss over ``encoded``, averaged over target tokens."""
+    net = model.network
+    was = net.training
+    net.eval()
+    total = tokens = 0.0
+    try:
+        for lo in range(0, len(encoded), batch_size):
+            batch = to_device(model.collate(encoded[lo: lo + batch_size]), dev)
+            n = float((batch["dec_out"] > 0).sum())
+            total += float(net.loss(net(batch), batch)) * n
+            tokens += n
+    finally:
+        net.train(was)
+    return total / tokens if tokens else float("nan")
+
+
+@torch.no_grad()
+def _evaluate_pairs(model: Model, encoded: list[Encoded], labels: list, task: Task, dev, rank: int,
+                    world: int) -> tuple[float, float]:
+    """(the task's metric of greedy predictions, the teacher-forced loss) on
+    the validation split; each process takes its share."""
+    mine = list(range(rank, len(encoded), world))
+    items = [encoded[i] for i in mine]
+    preds = model.predict_encoded(items, batch_size=256, device=str(dev), beam=1) if mine else []
+    loss = _pair_loss(model, items, dev) if mine else float("nan")
+    if world == 1:
+        return task.metric(preds, [labels[i] for i in mine]), loss
+    import torch.distributed as dist
+
+    gathered: list = [None] * world
+    dist.all_gather_object(gathered, (mine, preds, loss))
+    all_preds: list = [None] * len(encoded)
+    for idx, p, _ in gathered:
+        for i, y in zip(idx, p):
+            all_preds[i] = y
+    losses = [x for _, _, x in gathered if not math.isnan(x)]
+    return task.metric(all_preds, labels), float(np.mean(losses)) if losses else float("nan")
+
+
+def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) -> None:
+    """The interchangeable-token paper's heuristic for random embeddings:
+    try the tables of ``random_draws`` seeds on the validation split and keep
+    the one of median loss; the checkpoint then names its seed."""
+    from dataclasses import replace as _replace
+
+    model = checkpoint.load_model(out)
+    model.network.to(dev)
+    config = model.config
+    seeds = [config.seed + k for k in range(config.random_draws)]
+    losses = []
+    for s in seeds:
+        model.network.encoder.embed.reseed(s)
+        losses.append(_pair_loss(model, valid_enc, dev))
+    order = sorted(range(len(seeds)), key=lambda k: (losses[k], seeds[k]))
+    chosen = seeds[order[(len(order) - 1) // 2]]
+    model.network.encoder.embed.reseed(chosen)
+    model.config = _replace(config, seed=chosen)
+    model.metrics["random_draws"] = {"seeds": seeds, "valid_losses": losses, "chosen": chosen}
+    data = checkpoint.load(out)
+    checkpoint.save(out, checkpoint.model_payload(model, train=data.get("train")))
+    report("draws", seeds=seeds, losses=losses, chosen=chosen)
+
+
+__all__ = ["train", "TrainResult", "prepare_data", "prepare_pairs", "resume_path"]
 
 
 class _CallableModule(type(os)):

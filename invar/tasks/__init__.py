@@ -6,8 +6,14 @@ how its stored examples become programs, and which transformation spaces are
 meaning (shared/DESIGN.md). The audit reads :attr:`Task.invariances`, and
 for models it cannot load itself, how to read a label or an answer.
 
-Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca) and
-``classify`` (any program -> a class label; audits only).
+Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca),
+``classify`` (any program -> a class label; audits only), and two
+sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
+satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
+same string). A sequence task's examples are pairs (a program whose line 0 is
+the source and line 1 the target); its model writes the target, and a
+renaming of the source renames the right output (equivariance), which the
+audit undoes (:attr:`Task.undo`) before comparing.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 
-_TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify"}
+_TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
+          "copy": "invar.tasks.copy"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,38 @@ class Task:
     oracle: Callable[[Sequence[str]], list] | None = None
     #: the language of the task's programs when a dataset does not say (None: any)
     lang: str | None = None
+    # ------------------------------------------------ sequence tasks (head="generate")
+    #: interchangeable names (APs, symbols) that models with an extendable
+    #: vocabulary hold beyond those their training data use: every
+    #: architecture but ``vanilla``, whose vocabulary is what it saw
+    pool: Sequence[str] = ()
+    #: the view of those names
+    pool_view: str = ""
+    #: arch -> config fields the task sets for it (before the user's overrides)
+    arch_config: Callable[[str], Mapping[str, Any]] | None = None
+    #: a program as read -> the program the model reads (LTL: Polish formula,
+    #: canonical trace)
+    prepare: Callable | None = None
+    #: a prepared program -> (T, 2) tree paths of its tokens (positions="tree")
+    tree: Callable | None = None
+    #: a program -> its label, where the dataset holds the label in the
+    #: program itself (the trace of an LTL pair)
+    label_of: Callable | None = None
+    #: (prediction on a renamed input, {renamed name: original name}) -> the
+    #: prediction in the original's names; None: the audit's generic undo
+    undo: Callable | None = None
+    #: (prediction, label) -> that prediction's metric; the audit's worst
+    #: variant is the one it scores worst
+    score: Callable | None = None
+    #: more metrics (name -> metric(predictions, labels)), reported beside the main one
+    extra_metrics: Mapping[str, Callable] = field(default_factory=dict)
+    #: whether macro F1 means something (class labels)
+    f1: bool = True
+    #: how the metric is printed after its value (``%`` or nothing)
+    unit: str = "%"
+    #: (path, split) -> the examples of a dataset in the task's own format,
+    #: or None when the path is not one (the audit then reads it generically)
+    dataset: Callable | None = None
 
 
 def names() -> list[str]:

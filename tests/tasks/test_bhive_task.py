@@ -43,6 +43,6 @@ def test_task_declares_its_symmetries():
 
 
 def test_unknown_task():
-    assert names() == ["bhive", "classify"]
-    with pytest.raises(UsageError, match="unknown task 'ltl'"):
-        get_task("ltl")
+    assert names()[:2] == ["bhive", "classify"] and "ltl" in names()
+    with pytest.raises(UsageError, match="unknown task 'tsp'"):
+        get_task("tsp")

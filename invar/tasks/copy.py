@@ -1,0 +1,233 @@
+"""The copy task: write back a string of interchangeable symbols (the
+interchangeable-token paper's test of an extendable vocabulary).
+
+A string is a word of letters, each letter a symbol (``abacb``). Its
+program has two lines, the string and its copy; every symbol is a token of
+view ``sym`` whose referent is the letter, so renaming the symbols renames
+input and output together, and a right model is equivariant. The symbols are
+the pool ``a-z A-Z`` (52); training uses at most 5 of them (``a-e``), and
+evaluation strings have up to 30 distinct symbols drawn from the whole pool,
+which only models with an extendable vocabulary (``dualpart``,
+``lexinvariant``) can read; ``vanilla`` refuses symbols its training did not
+use. Metric: the mean edit (Levenshtein) distance between the written string
+and the input, reported by number of distinct symbols.
+
+Data: ``invar data copy --out DIR`` writes ``train.txt``, ``valid.txt`` and
+``test.txt`` (one string per line) and ``meta.json`` (:func:`generate`).
+Training reads a directory's ``train`` and ``valid``; an audit reads a
+directory's ``--split`` or every line of a ``.txt`` file.
+
+Copy strings are no language a frontend reads, so this module gives their
+renaming rules itself (every injective map of the used symbols into a pool)
+and registers them with :mod:`invar.symmetry.spaces` under the language
+``copy``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import DataError, ParseError, UsageError
+from ..program import Line, Program, Token
+from ..symmetry import spaces as _spaces
+from ..symmetry.renamings import RenamingSpace
+from . import Example, Task
+
+LANG = "copy"
+#: every symbol a copy string may use
+POOL = tuple("abcdefghijklmnopqrstuvwxyz" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_EXT = ".txt"
+
+
+# ------------------------------------------------------------------ programs
+def program_of(text: str, target: str | None = None, *, line: int = 1, name: str = "") -> Program:
+    """The program of a copy string: line 0 the string, line 1 its copy
+    (``target``: what the model should write; the string itself by default)."""
+    text = text.strip()
+    target = text if target is None else target
+    for k, c in enumerate(text):
+        if c not in POOL:
+            raise ParseError(f"{c!r} is not a copy symbol (letters a-z, A-Z)", line=line, col=k + 1, source_line=text)
+    if not text:
+        raise ParseError("empty string", line=line, col=1)
+    tokens = [Token(c, "symbol", "sym", c, li, k) for li, s in enumerate((text, target)) for k, c in enumerate(s)]
+    lines = (Line(text, block=-1, source_line=line), Line(target, block=-1, source_line=line))
+    return Program(LANG, lines, tuple(tokens), name=name or f"line {line}")
+
+
+def parse(source: str) -> Program:
+    return program_of(source)
+
+
+def _spell(token: Token, target: str) -> str:
+    return target
+
+
+def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Sequence[str] = ()) -> RenamingSpace:
+    """Injective maps of the used symbols into ``pool`` (default: the used symbols)."""
+    pinned = set(program.pinned) | set(pins)
+    used = [r for r in program.referents if r not in pinned]
+    targets = [t for t in (pool if pool is not None else used) if t not in pinned]
+    bad = [t for t in targets if t not in POOL]
+    if bad:
+        raise UsageError(f"{bad[0]!r} is not a copy symbol (letters a-z, A-Z)")
+    return RenamingSpace(program, used, [targets] * len(used), _spell)
+
+
+def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSpace:
+    return renaming_space(program, pool=POOL, pins=pins)
+
+
+_spaces._RENAMERS.setdefault(LANG, __name__)
+
+
+# -------------------------------------------------------------------- data
+def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int = 3000, train_symbols: int = 5,
+             test_symbols: int = 30, max_length: int = 30, seed: int = 0) -> dict:
+    """Write a copy dataset to the directory ``out``: ``train`` and ``valid``
+    strings of 1 to ``max_length`` symbols drawn from the first
+    ``train_symbols`` of the pool; ``test`` strings with k distinct symbols
+    (k uniform in 1..``test_symbols``, drawn from the whole pool) and a length
+    uniform in k..``max_length``. The same seed writes the same files."""
+    if not 1 <= train_symbols <= len(POOL) or not 1 <= test_symbols <= len(POOL):
+        raise UsageError(f"symbols must be between 1 and {len(POOL)}")
+    if max_length < max(1, test_symbols if test else 1):
+        raise UsageError(f"--max-length {max_length} is shorter than --test-symbols {test_symbols}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(f"copy:{seed}")
+    alphabet = POOL[:train_symbols]
+
+    def trained() -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, max_length)))
+
+    def evaluated() -> str:
+        k = rng.randint(1, test_symbols)
+        symbols = rng.sample(POOL, k)
+        chars = symbols + [rng.choice(symbols) for _ in range(rng.randint(k, max_length) - k)]
+        rng.shuffle(chars)
+        return "".join(chars)
+
+    counts = {}
+    for split, n, draw in (("train", train, trained), ("valid", valid, trained), ("test", test, evaluated)):
+        (out / f"{split}{_EXT}").write_text("".join(draw() + "\n" for _ in range(n)))
+        counts[split] = n
+    meta = {"invar": "copy", "seed": seed, "train_symbols": train_symbols, "test_symbols": test_symbols,
+            "max_length": max_length, **counts}
+    (out / "meta.json").write_text(json.dumps(meta, indent=1))
+    return meta
+
+
+def read_file(path: str | Path) -> list[Example]:
+    """Every string of a file (one per line; blank lines skipped), located."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror}", path=str(path))
+    out = []
+    for no, raw in enumerate(text.splitlines(), start=1):
+        s = raw.strip()
+        if not s:
+            continue
+        bad = next((k for k, c in enumerate(s) if c not in POOL), None)
+        if bad is not None:
+            raise DataError(f"{s[bad]!r} is not a copy symbol (letters a-z, A-Z)", path=str(path), line=no,
+                            col=raw.index(s) + bad + 1)
+        out.append(Example(s, s, str(path), no))
+    return out
+
+
+def read_split(data: str | Path, split: str) -> list[Example]:
+    data = Path(data)
+    path = data / f"{split}{_EXT}" if data.is_dir() else data
+    if not path.is_file():
+        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data copy --out DIR", path=str(data))
+    return read_file(path)
+
+
+def dataset(spec: str, split: str) -> list[Example] | None:
+    path = Path(spec)
+    if path.is_dir():
+        return read_split(path, split) if (path / f"{split}{_EXT}").is_file() else None
+    if path.suffix == _EXT and path.is_file():
+        return read_file(path)
+    return None
+
+
+# ------------------------------------------------------------- outputs, metric
+def output(sequences: Sequence[Sequence[str]]) -> list[str]:
+    return ["".join(s) for s in sequences]
+
+
+def undo(prediction: str, back) -> str:
+    return "".join(back.get(c, c) for c in prediction) if isinstance(prediction, str) else prediction
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance: insertions, deletions and substitutions."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        cur = [i]
+        for j, cb in enumerate(b, start=1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def score(prediction, lab) -> float:
+    return float(edit_distance(prediction if isinstance(prediction, str) else "", str(lab)))
+
+
+def mean_edit_distance(predictions, labels) -> float:
+    if not len(labels):
+        return float("nan")
+    return float(np.mean([score(p, t) for p, t in zip(predictions, labels)]))
+
+
+def label_of(program: Program) -> str:
+    return program.lines[0].text
+
+
+def arch_config(arch: str) -> dict:
+    return {"normalize_features": True, "adacos": True} if arch in ("dualpart", "lexinvariant") else {}
+
+
+def _not_a_loss(*_args, **_kwargs):
+    raise TypeError("the copy task's loss is the network's own (Seq2Seq.loss)")
+
+
+TASK = Task(
+    name="copy",
+    head="generate",
+    n_labels=1,
+    invariances={"renamings": True, "permutations": False},
+    metric_name="edit distance",
+    lower_is_better=True,
+    loss=_not_a_loss,
+    metric=mean_edit_distance,
+    output=output,
+    parse=parse,
+    read_split=read_split,
+    discrete=True,
+    label=str.strip,
+    answer=lambda text: "".join(text.split()),
+    lang=LANG,
+    pool=POOL,
+    pool_view="sym",
+    arch_config=arch_config,
+    label_of=label_of,
+    undo=undo,
+    score=score,
+    f1=False,
+    unit="",
+    dataset=dataset,
+)
+
+__all__ = ["TASK", "POOL", "program_of", "parse", "generate", "read_split", "read_file", "edit_distance",
+           "mean_edit_distance", "renaming_space", "canonical_space"]
