@@ -17,6 +17,10 @@ was read), from every kind of dataset the CLI takes.
   ``code``, ``text``, ``source``, ``hex`` or ``block``, or ``--program-column``)
   and an optional label column (``label``, ``throughput``, ``target`` or
   ``y``, or ``--label-column``); an ``id`` column names the examples.
+* a **task's own dataset** (:attr:`invar.tasks.Task.dataset`): for ``ltl``,
+  a file ``invar data ltl`` wrote (every pair) or a directory of split files
+  (``--split``); for ``copy``, a directory ``invar data copy`` wrote
+  (``--split``) or a ``.txt`` file of strings. The task reads its labels.
 
 Each example has an ``id`` that does not depend on where the dataset lies
 (``test.csv:17``, ``pkg/mod.py:12``): the seed of its variants is drawn from
@@ -67,6 +71,8 @@ class Example:
     program: Program | None = None
     #: why reading it failed (the example is reported, not audited)
     error: InvarError | None = None
+    #: the task's reader of ``source`` (a task's own dataset), else None
+    parser: Any = None
 
     @property
     def location(self) -> str:
@@ -78,6 +84,13 @@ class Example:
             return self.program
         if self.error is not None:
             raise self.error
+        if self.parser is not None:
+            try:
+                return self.parser(self.source)
+            except ParseError as err:
+                if self.line and err.line <= 1:
+                    err.line = self.line
+                raise err.located(self.path)
         if self.lang == "hex":
             from ..frontends.x86.hexblock import decode
 
@@ -136,6 +149,8 @@ def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "tes
                              "invar data bhive, or a local copy of BHive's CSVs", path="--dataset")
         data = _path(where, task, split, lang, program_column, label_column)
         data.name = "bhive"
+    elif task is not None and task.dataset is not None and (own := task.dataset(str(spec), split)) is not None:
+        data = _task_dataset(str(spec), own, task, split)
     else:
         data = _path(str(spec), task, split, lang, program_column, label_column)
     if limit is not None:
@@ -143,6 +158,14 @@ def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "tes
     for i, ex in enumerate(data.examples):
         ex.index = i
     return data
+
+
+def _task_dataset(spec: str, examples, task, split: str) -> Dataset:
+    """Examples a task read from its own dataset format, parsed by the task."""
+    is_dir = Path(spec).is_dir()
+    out = [Example(0, f"{os.path.basename(ex.path)}:{ex.line}", ex.path, ex.line, ex.source, task.lang or "",
+                   ex.label, parser=task.parse) for ex in examples]
+    return Dataset(spec, "directory" if is_dir else "file", out, split=split if is_dir else None)
 
 
 def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset:

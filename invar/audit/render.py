@@ -27,6 +27,10 @@ def _pct(x) -> str:
     return "-" if x is None else f"{x:.1f}%"
 
 
+#: metrics in percent
+_PERCENT = ("MAPE", "accuracy", "correct", "exact")
+
+
 def headline(report: dict) -> list[str]:
     """The lines above the tables: what was audited, against what."""
     m, d, t = report["model"], report["dataset"], report["task"]
@@ -54,10 +58,13 @@ def tables(report: dict, console) -> None:
             ("predictions", _num(report["predictions"]))]
     metric = report["metric"]
     if metric is not None:
-        fmt = _pct if metric["name"] in ("MAPE", "accuracy") else _num
+        fmt = _pct if metric["name"] in _PERCENT else _num
         rows += [(f"{metric['name']} on originals", fmt(metric["original"])),
                  (f"{metric['name']} on variants", fmt(metric["variants"])),
                  (f"{metric['name']}, worst variant per example", fmt(metric["worst"]))]
+        for name, extra in (metric.get("extra") or {}).items():
+            efmt = _pct if name in _PERCENT else _num
+            rows += [(f"{name} on originals", efmt(extra["original"])), (f"{name} on variants", efmt(extra["variants"]))]
     n = report["audited"]
     rows.append(("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
     rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
@@ -82,11 +89,18 @@ def tables(report: dict, console) -> None:
     by = report["alpha_covariance"]["by_referents"]
     if len(by) > 1:
         t2 = Table(show_header=True, title="by renamable referents")
-        for col in ("referents", "examples", "violation rate", "alpha-covariance"):
+        # sequence tasks add their metrics per group (the paper's tables by AP count)
+        named = metric["name"] if metric is not None and any("metric" in g for g in by) else None
+        extras = list(by[0].get("extra") or {}) if named else []
+        for col in ("referents", "examples", *([named] if named else []), *extras, "violation rate",
+                    "alpha-covariance"):
             t2.add_column(col)
         for g in by:
-            t2.add_row(_num(g["referents"]), _num(g["examples"]), _share(g["violation_rate"]),
-                       _share(g["alpha_covariance"]))
+            cells = [_num(g["referents"]), _num(g["examples"])]
+            if named:
+                cells.append((_pct if named in _PERCENT else _num)(g.get("metric")))
+                cells += [(_pct if e in _PERCENT else _num)((g.get("extra") or {}).get(e)) for e in extras]
+            t2.add_row(*cells, _share(g["violation_rate"]), _share(g["alpha_covariance"]))
         console.print(t2)
     worst = report["worst_examples"][:5]
     if worst:

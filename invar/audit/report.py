@@ -63,7 +63,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "inexact": sum(1 for r in ok if not r["exact"]),
         "violations": violations,
         "violation_rate": _rate(violations, len(ok)),
-        "alpha_covariance": _alpha(ok),
+        "alpha_covariance": _alpha(ok, task),
         "spread": None if task.discrete else _spread(ok),
         "metric": _metric(task, ok),
         "oracle": _oracle(ok) if header["oracle"] else None,
@@ -76,7 +76,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
     return report
 
 
-def _alpha(ok: list[dict]) -> dict:
+def _alpha(ok: list[dict], task=None) -> dict:
     groups: dict[Any, list[float]] = {}
     for r in ok:
         if r["alpha_covariance"] is not None:
@@ -85,9 +85,17 @@ def _alpha(ok: list[dict]) -> dict:
     by = []
     for referents in sorted(groups, key=lambda k: (k is None, k or 0)):
         sub = [r for r in ok if r["referents"] == referents]
-        by.append({"referents": referents, "examples": len(sub),
-                   "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
-                   "alpha_covariance": _mean(groups[referents])})
+        group = {"referents": referents, "examples": len(sub),
+                 "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
+                 "alpha_covariance": _mean(groups[referents])}
+        if task is not None and task.head == "generate":
+            # sequence tasks report their metrics by number of names too (the
+            # interchangeable-token paper's tables by AP count)
+            rows = [r for r in sub if r["metric"] is not None]
+            labels, preds = [r["label"] for r in rows], [r["prediction"] for r in rows]
+            group["metric"] = task.metric(preds, labels) if rows else None
+            group["extra"] = {name: (m(preds, labels) if rows else None) for name, m in task.extra_metrics.items()}
+        by.append(group)
     return {"mean": _mean(every), "by_referents": by}
 
 
@@ -119,14 +127,19 @@ def _metric(task, ok: list[dict]) -> dict | None:
                 vp += [p] * n
                 vl += [r["label"]] * n
         out["variants"] = task.metric(vp, vl)
-        out["f1"] = {"original": macro_f1(preds, labels), "variants": macro_f1(vp, vl), "worst": macro_f1(worst, labels)}
+        out["f1"] = ({"original": macro_f1(preds, labels), "variants": macro_f1(vp, vl),
+                      "worst": macro_f1(worst, labels)} if task.f1 else None)
+        if task.extra_metrics:
+            out["extra"] = {name: {"original": m(preds, labels), "variants": m(vp, vl), "worst": m(worst, labels)}
+                            for name, m in task.extra_metrics.items()}
     else:
         # the metric over every (variant, label) pair: each example's mean
         # weighted by its number of variants (exact for mean metrics: MAPE)
         n = sum(r["variants"] for r in rows)
         out["variants"] = math.fsum(r["metric"]["variants"] * r["variants"] for r in rows) / n if n else None
         out["f1"] = None
-    return {k: out[k] for k in ("name", "examples", "original", "variants", "worst", "f1")}
+    keys = ("name", "examples", "original", "variants", "worst", "f1") + (("extra",) if "extra" in out else ())
+    return {k: out[k] for k in keys}
 
 
 def _oracle(ok: list[dict]) -> dict:

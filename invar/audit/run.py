@@ -144,6 +144,7 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
     model = adapter.model
     if not model.fits(program):
         raise ModelError(f"{len(program.tokens)} tokens; this model takes 1 to {model.max_len}")
+    model.check_supported(program)  # a name outside a fixed vocabulary: this example fails, not the audit
     enc0 = model.encode(program)
     by_remap = True
     try:
@@ -198,7 +199,7 @@ class _State:
             self.error, self.stage = message, stage
 
 
-def _prepare(ex: Example, adapter: Adapter, settings: Settings) -> _State:
+def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _State:
     s = _State(ex)
     if ex.error is not None:
         s.fail("parse", str(ex.error))
@@ -208,6 +209,12 @@ def _prepare(ex: Example, adapter: Adapter, settings: Settings) -> _State:
     except InvarError as err:
         s.fail("parse", str(err.located(ex.path)))
         return s
+    if ex.label is None and task is not None and task.label_of is not None:
+        try:
+            ex.label = task.label_of(s.program)
+        except InvarError as err:
+            s.fail("parse", str(err.located(ex.path)))
+            return s
     try:
         (s.variants, s.size, s.exhaustive, s.exact, s.rspace,
          s.pspace) = draw(s.program, settings.transform, settings.variants,
@@ -275,7 +282,7 @@ def _oracle_all(states: list[_State], oracle: Callable, settings: Settings) -> N
 
 def run_chunk(examples: Sequence[Example], adapter: Adapter, task, settings: Settings) -> list[dict]:
     """Audit a chunk of examples: one record per example (see docs/audit.md)."""
-    states = [_prepare(ex, adapter, settings) for ex in examples]
+    states = [_prepare(ex, adapter, settings, task) for ex in examples]
     _predict_all(states, adapter, settings, task.discrete)
     if settings.oracle:
         _oracle_all(states, task.oracle, settings)
@@ -306,8 +313,12 @@ def record(s: _State, task, settings: Settings) -> dict:
         return rec
     tol, discrete = settings.tolerance, task.discrete
     p0 = s.preds[0]
-    back = [undo(p, s.program, s.rspace, v) if discrete and v.renaming is not None else p
-            for p, v in zip(s.preds[1:], s.variants)]
+    if task.undo is not None:  # a sequence task maps its own outputs back
+        back = [task.undo(p, v.renaming.inverse()) if v.renaming is not None else p
+                for p, v in zip(s.preds[1:], s.variants)]
+    else:
+        back = [undo(p, s.program, s.rspace, v) if discrete and v.renaming is not None else p
+                for p, v in zip(s.preds[1:], s.variants)]
     rec["prediction"] = p0
     rec["violation"] = metrics.violates(p0, back, tol, discrete)
     rec["distinct"] = metrics.distinct([p0] + back, tol, discrete)
@@ -356,7 +367,11 @@ def undo(prediction: Any, program: Program, rspace: RenamingSpace, v: Variant) -
 
 
 def _metric(task, p0, back: list, label) -> dict:
-    w = metrics.worst(back, label, task.discrete)
+    if task.score is not None:  # the variant the task's own metric scores worst
+        scores = [task.score(p, label) for p in back]
+        w = scores.index(max(scores) if task.lower_is_better else min(scores))
+    else:
+        w = metrics.worst(back, label, task.discrete)
     out = {
         "original": task.metric([p0], [label]),
         "variants": task.metric(back, [label] * len(back)),

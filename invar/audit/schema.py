@@ -81,12 +81,18 @@ REPORT = _obj({
     "inexact": {"type": "integer"}, "violations": {"type": "integer"},
     "violation_rate": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
     "alpha_covariance": _obj({"mean": NUM, "by_referents": {"type": "array", "items": _obj({
-        "referents": INT, "examples": {"type": "integer"}, "violation_rate": NUM, "alpha_covariance": NUM})}}),
+        "referents": INT, "examples": {"type": "integer"}, "violation_rate": NUM, "alpha_covariance": NUM,
+        # sequence tasks only: the task's metric (and its extra metrics) by number of names
+        "metric": NUM, "extra": {"type": "object", "additionalProperties": NUM}},
+        required=["referents", "examples", "violation_rate", "alpha_covariance"])}}),
     "spread": {"oneOf": [{"type": "null"}, _obj({"range": QUANTILES, "std": QUANTILES, "relative_range": QUANTILES,
                                                  "histogram": HISTOGRAM})]},
     "metric": {"oneOf": [{"type": "null"}, _obj({
         "name": {"type": "string"}, "examples": {"type": "integer"}, "original": NUM, "variants": NUM, "worst": NUM,
-        "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]}})]},
+        "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]},
+        # tasks with more metrics (ltl: exact): each as the main one
+        "extra": {"type": "object", "additionalProperties": _obj({"original": NUM, "variants": NUM, "worst": NUM})}},
+        required=["name", "examples", "original", "variants", "worst", "f1"])]},
     "oracle": {"oneOf": [{"type": "null"}, _obj({
         "examples": {"type": "integer"}, "errors": {"type": "integer"}, "label_changes": {"type": "integer"},
         "label_change_rate": NUM, "relative_range": QUANTILES, "metric_variants": NUM,
