@@ -30,6 +30,7 @@ EXTENSIONS: dict[str, str] = {
     ".S": "x86",
     ".asm": "x86",
     ".hex": "hex",
+    ".csv": "hex",  # BHive's files as published: hex,frequency per line
     ".py": "python",
     ".java": "java",
     ".ltl": "ltl",
