@@ -82,7 +82,8 @@ def test_fast_render_equals_apply_on_every_fixture():
     rng = random.Random(0)
     for path in sorted(FIXTURES.rglob("*")):
         lang = EXTENSIONS.get(path.suffix)
-        if lang is None:
+        # fixtures/blocks holds datasets (CSV tables), read by the audit tests
+        if lang is None or "blocks" in path.relative_to(FIXTURES).parts:
             continue
         for unit in parse_units(path.read_text(), lang, path=str(path)):
             space = renaming_space(unit)
