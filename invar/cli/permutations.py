@@ -37,6 +37,12 @@ MaxStatesOpt = Annotated[
     typer.Option("--max-states", min=1, help="Down-sets one exact count may tabulate before it reports bounds instead."),
 ]
 
+ChainStepsOpt = Annotated[
+    Optional[int],
+    typer.Option("--chain-steps", min=1, help="Markov chain steps per draw where a program is too wide to count "
+                 "(default: the certified Bubley-Dyer bound; fewer are faster and not certified)."),
+]
+
 #: sampled orders carry their index when the space has at most this many
 #: (past it, the index is a huge number that costs more to compute than the order)
 MAX_INDEX = (1 << 63) - 1
@@ -74,6 +80,7 @@ def permutations(
     fmt: TextFormatOpt = TextFormat.text,
     lang: LangOpt = None,
     max_states: MaxStatesOpt = DEFAULT_MAX_STATES,
+    chain_steps: ChainStepsOpt = None,
 ) -> None:
     """Count, enumerate or sample the line orders that keep a program's meaning.
 
@@ -121,14 +128,18 @@ def permutations(
             space = PermutationSpace(unit, max_states=max_states)
             if sample is not None:
                 if not space.exact_sampling:
-                    stderr.print(
-                        f"{unit.name}: too wide to count exactly; sampling by the Bubley-Dyer chain "
-                        f"(within {MIXING_EPSILON} of uniform in total variation)",
-                        markup=False,
-                    )
+                    needed = space.chain_steps_needed
+                    if chain_steps is None:
+                        note = f"within {MIXING_EPSILON} of uniform in total variation: {needed:,} steps per draw"
+                    else:
+                        note = (f"{chain_steps:,} steps per draw as asked, not the {needed:,} that certify "
+                                f"{MIXING_EPSILON} of uniform: draws are not certified")
+                    stderr.print(f"{unit.name}: too wide to count exactly; sampling by the Bubley-Dyer chain ({note})",
+                                 markup=False)
                 # streamed; an index is given where one fits in 63 bits
                 indexed = space.tractable and space.count() <= MAX_INDEX
-                chosen = ((space.rank(t) if indexed else None, t) for t in islice(space.samples(rng), sample))
+                stream = space.samples(rng, chain_steps=chain_steps)
+                chosen = ((space.rank(t) if indexed else None, t) for t in islice(stream, sample))
             else:
                 chosen = enumerate(space.enumerate(limit))
             for index, t in chosen:

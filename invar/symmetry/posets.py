@@ -131,6 +131,8 @@ class _Prime:
         self._desc: tuple[int, ...] | None = None
         #: the Markov chain's current extension (local elements), kept between draws
         self.chain_state: list[int] | None = None
+        #: steps run before each draw: None for the certified bound (chain_steps)
+        self.steps_override: int | None = None
 
     # ------------------------------------------------------- down-set table
     def table(self) -> dict[int, int]:
@@ -310,7 +312,8 @@ class _Prime:
             return out
         if self.chain_state is None:
             self.chain_state = list(range(self.k))
-        self.run_chain(self.chain_state, self.chain_steps(), rng)
+        steps = self.chain_steps() if self.steps_override is None else self.steps_override
+        self.run_chain(self.chain_state, steps, rng)
         return list(self.chain_state)
 
 
@@ -531,11 +534,18 @@ class Poset:
             got[id(node)] = b
         return got[id(self.root)]
 
-    def reset_chains(self) -> None:
-        """Start every intractable part's Markov chain afresh."""
+    def reset_chains(self, steps: int | None = None) -> None:
+        """Start every intractable part's Markov chain afresh; ``steps``, when
+        given, replaces the certified number of steps per draw."""
         for node in self.nodes():
             if node.kind == PRIME:
                 node.prime.chain_state = None
+                node.prime.steps_override = steps
+
+    def chain_steps(self) -> int:
+        """Chain steps per draw that the certified bound asks for, over every
+        intractable part (0 when sampling is exact)."""
+        return sum(n.prime.chain_steps() for n in self.nodes() if n.kind == PRIME and not n.prime.tractable)
 
     def prime_sizes(self) -> list[tuple[int, bool]]:
         """(size, tractable) of every prime node."""

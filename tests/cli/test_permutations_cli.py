@@ -228,3 +228,20 @@ def test_python_sample_and_dlg(python_file, invoke):
     layer_of = {i: h for h, layer in enumerate(record["layers"]) for i in layer}
     x, y, z = (record["lines"].index(f"        {s}") for s in ("x = 1", "y = x", "z = 2"))
     assert layer_of[x] == layer_of[z] and layer_of[y] == layer_of[x] + 1
+
+
+def test_chain_steps_trade_the_certificate_for_speed(toy, tmp_path, invoke):
+    wide = tmp_path / "wide.toy"
+    wide.write_text("unit wide\n" + "".join(f"a{i} = {i}\n" for i in range(7))
+                    + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6)))
+    args = ("permutations", str(wide), "--sample", "3", "--max-states", "100", "--format", "jsonl", "--seed", "2")
+    certified = invoke(*args)
+    assert certified.exit_code == 0 and "steps per draw" in certified.stderr and "not certified" not in certified.stderr
+    quick = invoke(*args, "--chain-steps", "50")
+    assert quick.exit_code == 0 and "not certified" in quick.stderr
+    orders = [tuple(r["order"]) for r in jsonl(quick.stdout)]
+    assert len(orders) == 3 and quick.stdout != certified.stdout
+    deps = parse_units(wide.read_text())[0].deps
+    for order in orders:  # fewer steps, still orders that keep every dependency
+        position = {line: at for at, line in enumerate(order)}
+        assert sorted(order) == list(range(13)) and all(position[i] < position[j] for i, j in deps)
