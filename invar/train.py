@@ -40,7 +40,7 @@ import math
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -204,9 +204,7 @@ def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool 
     for s in splits:
         encoded = [encode(p, vocab) for p in programs[s]]
         if tree and task.tree is not None:
-            from dataclasses import replace as _replace
-
-            encoded = [_replace(e, tree=task.tree(p)) for e, p in zip(encoded, programs[s])]
+            encoded = [replace(e, tree=task.tree(p)) for e, p in zip(encoded, programs[s])]
         out[s] = (encoded, [ex.label for ex in examples[s]])
     return vocab, out
 
@@ -340,6 +338,9 @@ def train(
     valid_enc, valid_y = [valid_enc[i] for i in keep_v], _take(valid_y, keep_v)
     if not train_enc or not valid_enc:
         raise DataError(f"no program of at most {max_len} tokens in the training or validation split", path=str(data))
+    if sequences and not config.max_output:
+        longest = max(len(e) - int((e.lines == 0).sum()) for e in train_enc) + 1
+        config = replace(config, max_output=min(max_len, 2 * longest))
 
     random.seed(seed)
     np.random.seed(seed % (1 << 32))
@@ -552,8 +553,6 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
     """The interchangeable-token paper's heuristic for random embeddings:
     try the tables of ``random_draws`` seeds on the validation split and keep
     the one of median loss; the checkpoint then names its seed."""
-    from dataclasses import replace as _replace
-
     model = checkpoint.load_model(out)
     model.network.to(dev)
     config = model.config
@@ -565,7 +564,7 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
     order = sorted(range(len(seeds)), key=lambda k: (losses[k], seeds[k]))
     chosen = seeds[order[(len(order) - 1) // 2]]
     model.network.encoder.embed.reseed(chosen)
-    model.config = _replace(config, seed=chosen)
+    model.config = replace(config, seed=chosen)
     model.metrics["random_draws"] = {"seeds": seeds, "valid_losses": losses, "chosen": chosen}
     data = checkpoint.load(out)
     checkpoint.save(out, checkpoint.model_payload(model, train=data.get("train")))

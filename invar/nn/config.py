@@ -118,6 +118,9 @@ class ModelConfig:
     restrict_output: bool = True
     #: beam width of prediction; 1 is greedy decoding
     beam: int = 3
+    #: the longest output written, in tokens; 0 means max_len (training sets
+    #: twice the longest target it saw)
+    max_output: int = 0
     #: random embeddings: how many seeded tables training tries at the end on
     #: the validation split, keeping the one of median loss (1: the table of ``seed``)
     random_draws: int = 1
@@ -212,7 +215,7 @@ class ModelConfig:
 
     def _validate_decoder(self) -> None:
         defaults = {f.name: f.default for f in fields(ModelConfig)}
-        decoder_only = ("decoder_layers", "normalize_features", "adacos", "random_draws")
+        decoder_only = ("decoder_layers", "normalize_features", "adacos", "random_draws", "max_output")
         if not self.generates:
             for name in decoder_only:
                 if getattr(self, name) != defaults[name]:
@@ -222,6 +225,8 @@ class ModelConfig:
             raise ValueError(f"decoder_layers={self.decoder_layers} must be at least 0 (0: as many as n_layer)")
         if (self.d_model // self.n_head) % 2:
             raise ValueError(f"rotary positions need an even head width, not {self.d_model // self.n_head}")
+        if self.max_output < 0:
+            raise ValueError(f"max_output={self.max_output} must be at least 0 (0: max_len)")
         if self.beam < 1:
             raise ValueError(f"beam={self.beam} must be at least 1 (1: greedy decoding)")
         if self.random_draws < 1:

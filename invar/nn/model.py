@@ -150,7 +150,7 @@ class Model:
 
         bos, eos = self.vocab.token_id(BOS, BOS), self.vocab.token_id(EOS, EOS)
         batch = to_device(collate_pairs(items, bos=bos, eos=eos, targets=False), dev)
-        ids = generate(net, batch, beam=beam, bos=bos, eos=eos, max_len=self.config.max_len)
+        ids = generate(net, batch, beam=beam, bos=bos, eos=eos, max_len=self.config.max_output or self.config.max_len)
         return [[self.vocab.tokens[i] for i in seq] for seq in ids]
 
     def collate(self, encoded: Sequence[Encoded]) -> dict:
