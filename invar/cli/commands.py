@@ -1,3 +1,3 @@
 """Imports every command module so that each registers itself on the app."""
 
-from . import parse_cmd, canon, renamings, permutations, dlg, ltl, data, train, audit  # noqa: F401
+from . import parse_cmd, canon, renamings, permutations, dlg, ltl, data, train, predict, audit  # noqa: F401

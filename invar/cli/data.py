@@ -101,6 +101,38 @@ def ltl_command(
         )
 
 
+@data_app.command("copy")
+@command
+def copy_command(
+    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.txt, valid.txt, test.txt, meta.json).")],
+    train: Annotated[int, typer.Option("--train", min=1, help="Training strings.")] = 10000,
+    valid: Annotated[int, typer.Option("--valid", min=1, help="Validation strings.")] = 500,
+    test: Annotated[int, typer.Option("--test", min=0, help="Test strings.")] = 3000,
+    train_symbols: Annotated[int, typer.Option("--train-symbols", min=1, max=52, help="Symbols a, b, … the training and validation strings draw from.")] = 5,
+    test_symbols: Annotated[int, typer.Option("--test-symbols", min=1, max=52, help="Most distinct symbols in a test string (drawn from a-z A-Z).")] = 30,
+    max_length: Annotated[int, typer.Option("--max-length", min=1, help="Longest string.")] = 30,
+    seed: SeedOpt = 0,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """Random strings for the copy task: train on few symbols, test on many.
+
+    Training and validation strings have 1 to --max-length symbols drawn from
+    the first --train-symbols letters; a test string has k distinct symbols
+    (k uniform up to --test-symbols, drawn from a-z A-Z) and a length from k
+    to --max-length. One string per line; a fixed --seed writes the same files.
+
+    Example: invar data copy --out copy30 --train 10000 --train-symbols 5 --test-symbols 30 --max-length 30
+    """
+    from ..tasks.copy import generate
+
+    meta = generate(out, train=train, valid=valid, test=test, train_symbols=train_symbols,
+                    test_symbols=test_symbols, max_length=max_length, seed=seed)
+    if fmt is TableFormat.json:
+        stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
+        return
+    stdout.print(f"wrote {train} training, {valid} validation and {test} test strings to {out}", markup=False)
+
+
 @data_app.command("bhive")
 @command
 def bhive_command(

@@ -14,6 +14,8 @@ from .app import SCHEMA, SeedOpt, TableFormat, TableFormatOpt, app, command, std
 
 class TaskName(str, enum.Enum):
     bhive = "bhive"
+    ltl = "ltl"
+    copy = "copy"
 
 
 class Size(str, enum.Enum):
@@ -30,7 +32,7 @@ class Device(str, enum.Enum):
 @app.command("train")
 @command
 def train_command(
-    data: Annotated[str, typer.Option("--data", help="Dataset directory (invar data bhive --out DIR).")],
+    data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive or invar data copy, or a file from invar data ltl.")],
     arch: Annotated[str, typer.Option("--arch", help="Architecture: vanilla, augmented, canonicalized, renamer, spe, dualpart, lexinvariant.")],
     out: Annotated[str, typer.Option("--out", "-o", help="Checkpoint to write (the best epoch).")],
     task: Annotated[TaskName, typer.Option("--task", help="The task.")] = TaskName.bhive,
@@ -49,6 +51,7 @@ def train_command(
     save_every: Annotated[int, typer.Option("--save-every", min=0, help="Also save the training state every N steps (0: after each epoch only).")] = 0,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: half the cores).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")] = None,
+    random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Train an architecture on a task's dataset; the best validation epoch is the checkpoint.
@@ -58,8 +61,13 @@ def train_command(
     beside the checkpoint (OUT stem + .resume.pt) for --resume. Several
     processes: torchrun --nproc-per-node N -m invar train … .
 
+    Sequence tasks train an encoder-decoder: --task ltl on a file from invar
+    data ltl (split 80/10/10 by a hash of each formula) or a directory of
+    split files, --task copy on a directory from invar data copy.
+
     Example: invar train --task bhive --data bhive-haswell --arch renamer --size tiny --epochs 10 --out renamer.pt
     """
+    from ..tasks import get_task
     from ..train import train
 
     with Progress(
@@ -70,8 +78,12 @@ def train_command(
 
         def progress(event: str, **info) -> None:
             if event == "encode":
-                stderr.print(f"encoding {info['split']} ({info['n']} programs, once; cached under the data directory)",
+                stderr.print(f"encoding {info['split']} ({info['n']} programs"
+                             + (", once; cached under the data directory)" if task is TaskName.bhive else ")"),
                              markup=False)
+            elif event == "draws":
+                stderr.print(f"random vectors: seed {info['chosen']} of {len(info['seeds'])} draws "
+                             "(median validation loss)", markup=False)
             elif event == "resume":
                 stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
             elif event == "start":
@@ -97,6 +109,7 @@ def train_command(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
             limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, progress=progress,
+            overrides={"random_draws": random_draws} if random_draws > 1 else None,
         )
     import os
 
@@ -112,6 +125,7 @@ def train_command(
         return
     stdout.print(
         f"wrote {result.out}: {result.arch} {result.size} on {result.task}, {result.n_train} training programs, "
-        f"best validation {result.metric_name} {result.best_metric:.1f}% at epoch {result.best_epoch} of {result.epochs}",
+        f"best validation {result.metric_name} {result.best_metric:.1f}{get_task(result.task).unit} at epoch "
+        f"{result.best_epoch} of {result.epochs}",
         markup=False,
     )

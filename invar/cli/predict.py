@@ -1,0 +1,89 @@
+"""``invar predict``: a trained model's predictions for the programs of a file."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import typer
+
+from .app import SCHEMA, LangOpt, TextFormat, TextFormatOpt, app, command, report, stdout
+
+
+@app.command("predict")
+@command
+def predict_command(
+    model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out).")],
+    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line).", metavar="FILE")],
+    lang: LangOpt = None,
+    beam: Annotated[Optional[int], typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3).")] = None,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
+    fmt: TextFormatOpt = TextFormat.text,
+) -> None:
+    """Predict with a trained model: one line per program of FILE.
+
+    For sequence tasks each line is the source and the written output,
+    separated by a tab (ltl: a formula and its trace, a pair line that invar
+    ltl check --file reads); otherwise the program's location and the
+    prediction. A program the model cannot take (longer than its max_len,
+    or naming an AP outside a vanilla model's vocabulary) is reported at its
+    location and the others are still predicted; the exit status is then 1.
+
+    Example: invar predict --model ltl-dualpart.pt fixtures/ltl/fj.txt
+    """
+    import torch
+
+    from ..checkpoint import load_model
+    from ..errors import InvarError, ModelError
+
+    torch.set_num_threads(1)
+    m = load_model(model)
+    units = _units(file, lang, m._task)
+    bad, good = 0, []
+    for where, program in units:
+        try:
+            if not m.fits(program):
+                raise ModelError(f"{len(program.tokens)} tokens; this model takes 1 to {m.max_len}")
+            m.check_supported(program, "the program")
+            good.append((where, program))
+        except InvarError as err:
+            err.located(where[0])
+            report(err if err.line else err.at(where[1], 1))
+            bad += 1
+    preds = m.predict_encoded([m.encode(p) for _, p in good], batch_size=batch_size, beam=beam) if good else []
+    records = []
+    for (where, program), pred in zip(good, preds):
+        source = program.lines[0].text if m.config.generates else f"{where[0]}:{where[1]}"
+        records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
+    if fmt is TextFormat.text:
+        for r in records:
+            stdout.print(f"{r['source']}\t{r['prediction']}", markup=False, highlight=False)
+    elif fmt is TextFormat.jsonl:
+        for r in records:
+            stdout.print(json.dumps({"schema": SCHEMA, **r}), markup=False, highlight=False)
+    else:
+        stdout.print(json.dumps({"schema": SCHEMA, "predictions": records, "refused": bad}, indent=2),
+                     markup=False, highlight=False)
+    if bad:
+        raise typer.Exit(1)
+
+
+def _units(file: str, lang: str | None, task) -> list:
+    """((path, line), program) for every program of ``file``: the task's own
+    dataset format when it reads the file, otherwise the frontends'."""
+    from ..errors import InvarError
+
+    shown = "<stdin>" if file == "-" else file
+    if file != "-" and lang is None and task.dataset is not None:
+        own = task.dataset(file, "test")
+        if own is not None:
+            out = []
+            for ex in own:
+                try:
+                    out.append(((shown, ex.line), task.parse(ex.source)))
+                except InvarError as err:
+                    raise err.at(ex.line, err.col or 1).located(shown)
+            return out
+    from .app import select_units
+
+    return [((shown, p.lines[0].source_line if p.lines else 0), p) for p in select_units(file, lang)]

@@ -1,0 +1,162 @@
+"""The ltl task end to end on fixtures/ltl (tools/make_seq_fixtures.py): every
+architecture trains and its loss falls; a dual-part model trained on a-e
+writes traces over f-j for formulas over f-j, a vanilla one refuses them
+clearly (library, CLI, audit); a trained dual-part model is exactly
+equivariant once its random vectors are permuted to match the renaming; the
+checkpoints round-trip through invar audit."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from typer.testing import CliRunner
+
+import invar
+import invar.cli.commands  # noqa: F401  (registers every command)
+from invar.cli.app import app
+from invar.encoding import renamed
+from invar.errors import ModelError
+from invar.tasks import ltl
+from invar.train import train
+from tests.conftest import FIXTURES
+
+AE = FIXTURES / "ltl" / "ae.txt"
+FJ = FIXTURES / "ltl" / "fj.txt"
+QUICK = dict(task="ltl", data=AE, epochs=3, batch_size=16, threads=1, lr=1e-3, seed=1)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """Checkpoints of every LTL architecture, with their training results."""
+    out = tmp_path_factory.mktemp("ltl")
+    return {arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
+            for arch in ("vanilla", "augmented", "dualpart", "lexinvariant")}
+
+
+def _pairs(path):
+    return [ltl.parse(ex.source) for ex in ltl.read_pairs(path)]
+
+
+@pytest.mark.parametrize("arch", ["vanilla", "augmented", "dualpart", "lexinvariant"])
+def test_every_architecture_trains_and_its_loss_falls(models, arch):
+    path, result = models[arch]
+    losses = [h["train_loss"] for h in result.history]
+    assert losses[-1] < 0.75 * losses[0], losses
+    assert all("valid_loss" in h and 0 <= h["valid_correct"] <= 100 for h in result.history)
+    model = invar.load_model(path)
+    assert (model.task, model.config.arch, model.config.head, model.config.positions) == \
+        ("ltl", arch, "generate", "tree")
+    assert model.config.adacos == (arch in ("dualpart", "lexinvariant"))
+
+
+def test_dualpart_writes_traces_over_aps_it_never_saw(models):
+    model = invar.load_model(models["dualpart"][0])
+    fj = _pairs(FJ)
+    traces = model.predict(fj)
+    assert len(traces) == len(fj)
+    written = set()
+    for program, trace in zip(fj, traces):
+        aps = {c for c in trace if c.isalpha() and c.islower()}
+        assert aps <= set(program.referents) <= set("fghij"), (program.lines[0].text, trace)
+        written |= aps
+    assert len(written) >= 3, written  # the model names the new APs, not a fixed few
+    assert sum(1 for t in traces if _is_trace(t)) >= len(traces) // 2
+
+
+def _is_trace(text: str) -> bool:
+    try:
+        ltl.parse_trace(text)
+        return True
+    except invar.errors.ParseError:
+        return False
+
+
+def test_vanilla_refuses_aps_it_never_saw(models):
+    path = models["vanilla"][0]
+    model = invar.load_model(path)
+    with pytest.raises(ModelError, match=r"uses APs? .*outside this vanilla model's vocabulary \(a, b, c, d, e\): "
+                                         "unsupported"):
+        model.predict(_pairs(FJ)[:3])
+    # the command line: each refused formula at its location, exit status 1, no traceback
+    result = CliRunner().invoke(app, ["predict", "--model", str(path), str(FJ)])
+    assert result.exit_code == 1, result.output
+    assert f"{FJ}:1:1: error: the program uses APs" in result.stderr and "unsupported" in result.stderr
+    assert "Traceback" not in result.output
+    # the audit: an error per example, the other examples audited
+    mixed = _pairs(AE)[:3] + _pairs(FJ)[:2]
+    report = invar.audit(model=model, dataset=mixed, variants=4)
+    assert report["audited"] == 3 and report["errors"] == 2
+    assert all(f["stage"] == "model" and "unsupported" in f["error"] for f in report["failed"])
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_trained_dualpart_is_equivariant_with_permuted_random_vectors(models, beam):
+    model = invar.load_model(models["dualpart"][0])
+    embed = model.network.encoder.embed
+    table = embed.fixed.clone()
+    rid = model.vocab.referent_id
+    rng = random.Random(beam)
+    full = dict(zip(ltl.POOL, rng.sample(ltl.POOL, len(ltl.POOL))))  # a renaming of the whole pool
+    permuted = table.clone()
+    for a, b in full.items():
+        permuted[rid(b)] = table[rid(a)]
+    encoded = [model.encode(p) for p in _pairs(AE)[:40]]
+    before = model.predict_encoded(encoded, beam=beam)
+    embed.fixed = permuted
+    after = model.predict_encoded([renamed(e, full, model.vocab) for e in encoded], beam=beam)
+    embed.fixed = table
+    assert after == [ltl.undo(y, full) for y in before]
+    assert any(a != b for a, b in zip(after, before))
+
+
+def test_checkpoints_round_trip_through_the_audit(models, tmp_path):
+    path = models["dualpart"][0]
+    report = invar.audit(model=str(path), dataset=str(AE), limit=12, variants=4)
+    assert report["task"] == {"name": "ltl", "metric": "correct", "lower_is_better": False, "discrete": True}
+    assert report["audited"] == 12 and report["errors"] == 0
+    metric = report["metric"]
+    assert metric["name"] == "correct" and metric["f1"] is None and set(metric["extra"]) == {"exact"}
+    assert 0 <= metric["original"] <= 100 and 0 <= metric["extra"]["exact"]["original"] <= metric["original"]
+    groups = report["alpha_covariance"]["by_referents"]
+    assert sum(g["examples"] for g in groups) == 12 and all("exact" in g["extra"] for g in groups)
+    jsonschema = pytest.importorskip("jsonschema")
+    from invar.audit.schema import REPORT
+
+    jsonschema.validate(report.report, REPORT)
+    # the command, on a formula/trace file as invar data ltl writes it
+    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(AE), "--limit", "6",
+                                      "--variants", "3", "--format", "json", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["metric"]["name"] == "correct"
+
+
+def test_metrics_and_undo():
+    label = ltl.label("&aXb", "a;b;{1}")
+    assert ltl.correct(["a;b;{1}", "a;&b!a;{1}", "b;{1}", "not a trace"], [label] * 4) == 50.0
+    assert ltl.exact(["a;b;{1}", "a;&b!a;{1}"], [label] * 2) == 50.0
+    assert ltl.undo("c;&cd;{!d}", {"c": "a", "d": "b"}) == "a;&ab;{!b}"
+    assert ltl.undo("c ; {", {"c": "a"}) == "a ; {"  # an invalid output is renamed word by word
+    assert ltl.detokenize(["a", ";", "{", "1", "}"]) == "a;{1}"
+    assert ltl.detokenize(["{", "a"]) == "{ a"
+
+
+def test_splits_of_a_file_are_disjoint_and_cover_it():
+    splits = {s: ltl.read_split(AE, s) for s in ltl.SPLITS}
+    formulas = [{ex.source.split("\t")[0] for ex in v} for v in splits.values()]
+    assert sum(len(v) for v in splits.values()) == 400
+    assert not (formulas[0] & formulas[1]) and not (formulas[0] & formulas[2])
+
+
+def test_train_command_on_ltl(tmp_path):
+    out = tmp_path / "m.pt"
+    result = CliRunner().invoke(app, ["train", "--task", "ltl", "--data", str(AE), "--arch", "dualpart",
+                                      "--epochs", "1", "--batch-size", "32", "--threads", "1", "--limit", "64",
+                                      "--random-draws", "3", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "best validation correct" in result.stdout
+    model = invar.load_model(out)
+    draws = model.metrics["random_draws"]
+    assert draws["chosen"] == model.config.seed and len(draws["seeds"]) == 3
+    assert sorted(draws["valid_losses"]).index(draws["valid_losses"][draws["seeds"].index(draws["chosen"])]) == 1
