@@ -1,7 +1,10 @@
 """Scaling of the commands on Python sources of growing size.
 
-Inputs are the running interpreter's standard-library modules concatenated
-and cut at a top-level ``def`` near each size (1 KB, 100 KB, 5 MB by default).
+Inputs of each size (1 KB, 100 KB, 5 MB by default) come in two shapes:
+``stdlib``, the running interpreter's standard-library modules concatenated
+and cut at a top-level ``def``; ``flat``, one module of top-level statements
+(a script), each reading earlier ones at random, with a call now and then,
+so the whole file is one unit with one block.
 Each command runs in a fresh process (``parse``, ``renamings --count``,
 ``permutations --count``, ``permutations --sample 10``, ``dlg``) and its wall
 time and peak resident memory are recorded; one that runs past the time limit
@@ -9,7 +12,7 @@ is reported as such. With ``--before REV`` the package as it was at git
 revision ``REV`` runs the same commands on the same files, each command timed
 with both in turn.
 
-    python bench/bench_scaling_python.py [--sizes 1000 100000 5000000] [--before REV] [--limit SECONDS]
+    python bench/bench_scaling_python.py [--shape stdlib|flat] [--sizes 1000 100000 5000000] [--before REV] [--limit SECONDS]
 """
 
 from __future__ import annotations
@@ -54,9 +57,31 @@ def source_of_size(size: int, into: Path) -> Path:
     return out
 
 
+def flat_source(size: int, into: Path) -> Path:
+    """One module of top-level statements of about ``size`` characters."""
+    import random
+
+    rng = random.Random(size)
+    lines, total, i = [], 0, 0
+    while total < size:
+        if i and rng.random() < 0.05:
+            line = f"print(v{rng.randrange(i)})"
+        elif i:
+            line = f"v{i} = v{rng.randrange(max(0, i - 50), i)} + {rng.randint(0, 9)}"
+            i += 1
+        else:
+            line, i = "v0 = 0", 1
+        lines.append(line)
+        total += len(line) + 1
+    out = into / f"flat{size}.py"
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 100_000, 5_000_000])
+    ap.add_argument("--shape", choices=("stdlib", "flat"), default="stdlib")
     ap.add_argument("--before", default=None, help="also run the package at this git revision")
     ap.add_argument("--limit", type=float, default=600.0, help="seconds one command may run")
     args = ap.parse_args()
@@ -64,8 +89,9 @@ def main() -> None:
     versions = {"after": None}
     if args.before:
         versions = {"before": checkout(args.before, tmp / "before"), **versions}
-    files = {size: source_of_size(size, tmp) for size in args.sizes}
-    print(f"{machine()}" + (f"; before = {args.before}" if args.before else ""))
+    make = source_of_size if args.shape == "stdlib" else flat_source
+    files = {size: make(size, tmp) for size in args.sizes}
+    print(f"{machine()}; {args.shape} sources" + (f"; before = {args.before}" if args.before else ""))
     print("| command | size | " + " | ".join(f"{v} time | {v} peak memory" for v in versions) + " |")
     print("|---|---|" + "---|---|" * len(versions))
     results: dict[tuple[str, str, int], tuple[float | None, int | None]] = {}
