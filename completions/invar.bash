@@ -12,10 +12,12 @@ _invar() {
                 "invar permutations") path="invar permutations" ;;
                 "invar dlg") path="invar dlg" ;;
                 "invar train") path="invar train" ;;
+                "invar predict") path="invar predict" ;;
                 "invar ltl") path="invar ltl" ;;
                 "invar ltl check") path="invar ltl check" ;;
                 "invar data") path="invar data" ;;
                 "invar data ltl") path="invar data ltl" ;;
+                "invar data copy") path="invar data copy" ;;
                 "invar data bhive") path="invar data bhive" ;;
                 "invar audit") path="invar audit" ;;
                 "invar audit merge") path="invar audit merge" ;;
@@ -23,24 +25,26 @@ _invar() {
         esac
     done
     case "$path" in
-        "invar") words="parse canon renamings permutations dlg train ltl data audit" ;;
+        "invar") words="parse canon renamings permutations dlg train predict ltl data audit" ;;
         "invar parse") words="--lang --format" ;;
         "invar canon") words="--pin --function --lang --format" ;;
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
-        "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states" ;;
+        "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states --chain-steps" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
-        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --format" ;;
+        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --random-draws --format" ;;
+        "invar predict") words="--model -m --lang --beam --batch-size --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
-        "invar data") words="ltl bhive" ;;
+        "invar data") words="ltl copy bhive" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
+        "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --seed --format" ;;
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --quiet -q" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
     esac
     case "${COMP_WORDS[COMP_CWORD-1]}" in
         --format) COMPREPLY=($(compgen -W "table json" -- "$cur")); return ;;
-        --task) COMPREPLY=($(compgen -W "bhive" -- "$cur")); return ;;
+        --task) COMPREPLY=($(compgen -W "bhive ltl copy" -- "$cur")); return ;;
         --size) COMPREPLY=($(compgen -W "tiny mini small" -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "cpu cuda" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;

@@ -6,6 +6,7 @@ complete -c invar -n '__fish_use_subcommand' -a renamings
 complete -c invar -n '__fish_use_subcommand' -a permutations
 complete -c invar -n '__fish_use_subcommand' -a dlg
 complete -c invar -n '__fish_use_subcommand' -a train
+complete -c invar -n '__fish_use_subcommand' -a predict
 complete -c invar -n '__fish_use_subcommand' -a ltl
 complete -c invar -n '__fish_use_subcommand' -a data
 complete -c invar -n '__fish_use_subcommand' -a audit
@@ -36,6 +37,7 @@ complete -c invar -n '__fish_seen_subcommand_from permutations' -l function
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l lang
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l max-states
+complete -c invar -n '__fish_seen_subcommand_from permutations' -l chain-steps
 complete -c invar -n '__fish_seen_subcommand_from permutations' -F
 complete -c invar -n '__fish_seen_subcommand_from dlg' -l function
 complete -c invar -n '__fish_seen_subcommand_from dlg' -l format -x -a 'text json dot'
@@ -45,7 +47,7 @@ complete -c invar -n '__fish_seen_subcommand_from dlg' -F
 complete -c invar -n '__fish_seen_subcommand_from train' -l data
 complete -c invar -n '__fish_seen_subcommand_from train' -l arch
 complete -c invar -n '__fish_seen_subcommand_from train' -l out -s o
-complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive'
+complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive ltl copy'
 complete -c invar -n '__fish_seen_subcommand_from train' -l size -x -a 'tiny mini small'
 complete -c invar -n '__fish_seen_subcommand_from train' -l epochs
 complete -c invar -n '__fish_seen_subcommand_from train' -l batch-size
@@ -61,8 +63,15 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l resume
 complete -c invar -n '__fish_seen_subcommand_from train' -l save-every
 complete -c invar -n '__fish_seen_subcommand_from train' -l threads
 complete -c invar -n '__fish_seen_subcommand_from train' -l jobs -s j
+complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
 complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -F
+complete -c invar -n '__fish_seen_subcommand_from predict' -l model -s m
+complete -c invar -n '__fish_seen_subcommand_from predict' -l lang
+complete -c invar -n '__fish_seen_subcommand_from predict' -l beam
+complete -c invar -n '__fish_seen_subcommand_from predict' -l batch-size
+complete -c invar -n '__fish_seen_subcommand_from predict' -l format -x -a 'text jsonl json'
+complete -c invar -n '__fish_seen_subcommand_from predict' -F
 complete -c invar -n '__fish_seen_subcommand_from ltl' -a check
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -l file -s f
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -l timeout
@@ -70,6 +79,7 @@ complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_from check' -F
 complete -c invar -n '__fish_seen_subcommand_from data' -a ltl
+complete -c invar -n '__fish_seen_subcommand_from data' -a copy
 complete -c invar -n '__fish_seen_subcommand_from data' -a bhive
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l num -s n
@@ -85,6 +95,16 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l overwrite
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l train
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l valid
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l test
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l train-symbols
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l test-symbols
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l max-length
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l seed
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l mcpu
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l out -s o
