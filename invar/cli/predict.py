@@ -57,7 +57,9 @@ def predict_command(
         records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
     if fmt is TextFormat.text:
         for r in records:
-            stdout.print(f"{r['source']}\t{r['prediction']}", markup=False, highlight=False)
+            pred = r["prediction"]
+            shown = f"{pred:.4f}" if isinstance(pred, float) else pred  # JSON keeps every digit
+            typer.echo(f"{r['source']}\t{shown}")  # a real tab (the console would expand it)
     elif fmt is TextFormat.jsonl:
         for r in records:
             stdout.print(json.dumps({"schema": SCHEMA, **r}), markup=False, highlight=False)
@@ -84,6 +86,16 @@ def _units(file: str, lang: str | None, task) -> list:
                 except InvarError as err:
                     raise err.at(ex.line, err.col or 1).located(shown)
             return out
+    from ..frontends import lang_of
     from .app import select_units
 
-    return [((shown, p.lines[0].source_line if p.lines else 0), p) for p in select_units(file, lang)]
+    hex_rows = lang_of(None if file == "-" else file, lang) == "hex"
+    return [((shown, _first_line(p, hex_rows)), p) for p in select_units(file, lang)]
+
+
+def _first_line(program, hex_rows: bool) -> int:
+    """The line of ``file`` where ``program`` starts: a hex block's row (its
+    unit is named ``lineN``), otherwise its first line's source line."""
+    if hex_rows and program.name.startswith("line") and program.name[4:].isdigit():
+        return int(program.name[4:])
+    return program.lines[0].source_line if program.lines else 0
