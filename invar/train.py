@@ -51,7 +51,7 @@ from . import checkpoint
 from .encoding import (Encoded, Vocab, add_pool, add_specials, encode, load_encoded, renamed, renaming_space_of,
                        save_encoded, vocab_counts)
 from .errors import DataError, InvarError, ModelError, UsageError
-from .nn.config import preset
+from .nn.config import ModelConfig, preset
 from .nn.model import Model, build_network, to_device
 from .tasks import Example, Task, get_task
 
@@ -367,7 +367,7 @@ def train(
     state_path = resume_path(out)
     if resume and state_path.exists():
         state = checkpoint.load(state_path, kind="resume")
-        if state.get("config") != config.to_dict() or state.get("settings") != settings:
+        if _saved_config(state.get("config")) != config.to_dict() or state.get("settings") != settings:
             raise ModelError("the saved training state is for other settings (architecture, data, seed or batch size); "
                              "train without --resume to start again", path=str(state_path))
         net.load_state_dict(state["state_dict"])
@@ -547,6 +547,16 @@ def _evaluate_pairs(model: Model, encoded: list[Encoded], labels: list, task: Ta
             all_preds[i] = y
     losses = [x for _, _, x in gathered if not math.isnan(x)]
     return task.metric(all_preds, labels), float(np.mean(losses)) if losses else float("nan")
+
+
+def _saved_config(saved) -> dict | None:
+    """A saved config with the fields added since it was written at their
+    defaults (each new field defaults to what every earlier config meant),
+    so a state saved before them still resumes."""
+    try:
+        return ModelConfig.from_dict(saved).to_dict()
+    except (TypeError, ValueError):
+        return None
 
 
 def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) -> None:

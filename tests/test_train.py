@@ -112,6 +112,23 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
+def test_a_state_saved_before_newer_config_fields_still_resumes(dataset, tmp_path):
+    """Config fields added later default to what older configs meant, so a
+    training state written without them resumes; a state for another
+    setting does not."""
+    out = tmp_path / "m.pt"
+    train(data=dataset, arch="renamer", epochs=1, out=out, **QUICK)
+    state = resume_path(out)
+    saved = checkpoint.load(state, kind="resume")
+    older = {k: v for k, v in saved["config"].items() if k not in ("beam", "max_output", "decoder_layers")}
+    checkpoint.save(state, {**saved, "config": older})
+    result = train(data=dataset, arch="renamer", epochs=2, out=out, resume=True, **QUICK)
+    assert result.epochs == 2 and len(result.history) == 2
+    checkpoint.save(state, {**saved, "config": {**older, "d_model": 64}})
+    with pytest.raises(invar.errors.ModelError, match="other settings"):
+        train(data=dataset, arch="renamer", epochs=2, out=out, resume=True, **QUICK)
+
+
 def test_two_processes_with_torchrun(dataset, tmp_path):
     out = tmp_path / "ddp.pt"
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar",
