@@ -531,8 +531,10 @@ class _UnitBuilder:
 
 # -------------------------------------------------------------- renamings
 def name_of(referent: str) -> str:
-    """The variable name a referent stands for (``local:f:x`` -> ``x``)."""
-    return referent.rsplit(":", 1)[1]
+    """The variable name a referent stands for (``local:f:x`` -> ``x``); a
+    renamed program's referents are their target names, which stand for
+    themselves."""
+    return referent.rsplit(":", 1)[-1]
 
 
 def fresh_names(avoid: set[str], n: int, stem: str = "v") -> list[str]:

@@ -3,7 +3,8 @@
 Every architecture is a preset of :class:`ModelConfig`, never a subclass:
 ``vanilla`` is the defaults, ``renamer`` embeds views and masks the first
 layer by coreference, ``spe`` resets positions at every line and splits the
-symmetry mask across heads, and so on (:data:`ARCHITECTURES`). Incompatible
+symmetry mask across heads, ``renamer+spe`` does both (the referent mask on
+the first layer, the symmetry mask on the others), and so on (:data:`ARCHITECTURES`). Incompatible
 choices fail in :meth:`ModelConfig.validate` with a message, before any
 weight exists.
 
@@ -33,7 +34,7 @@ EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
 RANDOM_PARTS = ("normal", "grid", "hypercube")
 RANDOM_TOKENS = ("referents", "all")
 POSITIONS = ("absolute", "none", "line", "tree")
-ATTENTIONS = ("none", "referent", "symmetry")
+ATTENTIONS = ("none", "referent", "symmetry", "referent+symmetry")
 SYMMETRY_MASKS = ("hadamard", "additive")
 HEADS = ("regression", "multilabel", "binary", "generate")
 
@@ -85,9 +86,13 @@ class ModelConfig:
     positions: str = "absolute"
     # --------------------------------------------------------- attention
     #: ``none``; ``referent``: a token attends only to coreferential tokens
-    #: (a token with no referent only to itself); ``symmetry``: the SPE mask
+    #: (a token with no referent only to itself); ``symmetry``: the SPE mask;
+    #: ``referent+symmetry``: the referent mask on the first ``mask_layers``
+    #: layers, the SPE mask on the others
     attention: str = "none"
     #: how many layers, from the first, apply the mask; 0 means all
+    #: (``referent+symmetry``: how many get the referent mask, at least 1 and
+    #: fewer than n_layer)
     mask_layers: int = 0
     #: symmetry mask: ``hadamard`` (multiplies the scores before the softmax,
     #: as the SPE paper defines it) or ``additive`` (-inf where masked)
@@ -156,9 +161,22 @@ class ModelConfig:
     def generates(self) -> bool:
         return self.head == "generate"
 
+    @property
+    def uses_symmetry(self) -> bool:
+        """Whether some layer applies the SPE symmetry mask (batches carry it)."""
+        return self.attention in ("symmetry", "referent+symmetry")
+
     def masked_layer(self, i: int) -> bool:
-        """Whether layer ``i`` applies the configured mask."""
+        """Whether layer ``i`` applies a mask."""
+        if self.attention == "referent+symmetry":
+            return True
         return self.attention != "none" and (self.mask_layers == 0 or i < self.mask_layers)
+
+    def layer_attention(self, i: int) -> str:
+        """The mask layer ``i`` applies: ``none``, ``referent`` or ``symmetry``."""
+        if self.attention == "referent+symmetry":
+            return "referent" if i < self.mask_layers else "symmetry"
+        return self.attention if self.masked_layer(i) else "none"
 
     # ------------------------------------------------------------ checks
     def validate(self) -> "ModelConfig":
@@ -182,6 +200,12 @@ class ModelConfig:
             raise ValueError(f"mask_layers={self.mask_layers} must be between 0 (all) and n_layer={self.n_layer}")
         if self.mask_layers and self.attention == "none":
             raise ValueError("mask_layers is set but attention='none' applies no mask")
+        if self.attention == "referent+symmetry" and not 1 <= self.mask_layers < self.n_layer:
+            raise ValueError(
+                f"attention='referent+symmetry' puts the referent mask on the first mask_layers layers and the "
+                f"symmetry mask on the rest: mask_layers={self.mask_layers} must be between 1 and "
+                f"n_layer - 1 = {self.n_layer - 1}"
+            )
         if self.augment and self.canonicalize:
             raise ValueError("augment and canonicalize exclude each other: canonical inputs make every renaming the same")
         if self.embedding == "dualpart":
@@ -208,7 +232,7 @@ class ModelConfig:
             raise ValueError(f"a binary head has one label, not {self.n_labels}")
         if self.n_labels < 1:
             raise ValueError(f"n_labels={self.n_labels} must be at least 1")
-        if self.attention == "symmetry" and self.symmetry_mask == "hadamard" and self.n_head < 1:
+        if self.uses_symmetry and self.symmetry_mask == "hadamard" and self.n_head < 1:
             raise ValueError("the symmetry mask needs a head")
         self._validate_decoder()
         return self
@@ -244,8 +268,8 @@ class ModelConfig:
             raise ValueError("the regularised lexinvariant variant (lexinvariant_p) is not supported for generation")
         if self.canonicalize:
             raise ValueError("canonicalize is not supported for generation: the output would be in canonical names")
-        if self.attention == "symmetry":
-            raise ValueError("attention='symmetry' is not supported for generation")
+        if self.uses_symmetry:
+            raise ValueError(f"attention={self.attention!r} is not supported for generation")
 
     # ------------------------------------------------------------ JSON form
     def to_dict(self) -> dict[str, Any]:
@@ -271,6 +295,7 @@ ARCHITECTURES: dict[str, dict[str, Any]] = {
     "canonicalized": {"canonicalize": True},
     "renamer": {"embedding": "view", "attention": "referent", "mask_layers": 1},
     "spe": {"positions": "line", "attention": "symmetry"},
+    "renamer+spe": {"embedding": "view", "positions": "line", "attention": "referent+symmetry", "mask_layers": 1},
     "dualpart": {"embedding": "dualpart"},
     "lexinvariant": {"embedding": "lexinvariant"},
 }

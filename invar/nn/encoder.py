@@ -61,14 +61,14 @@ class Encoder(nn.Module):
         c = self.config
         valid = batch["valid"]
         plain = (padding_mask(valid), None)
-        if c.attention == "referent":
-            masked = (referent_mask(batch["referents"], valid), None)
-        elif c.attention == "symmetry":
+        kinds = [c.layer_attention(i) for i in range(c.n_layer)]
+        masks = {"none": plain}
+        if "referent" in kinds:
+            masks["referent"] = (referent_mask(batch["referents"], valid), None)
+        if "symmetry" in kinds:
             per_head = symmetry_masks(batch["symmetry"], valid, c.head_split)  # (B, H, T, T)
-            masked = (per_head, None) if c.symmetry_mask == "additive" else (plain[0], per_head.to(torch.float32))
-        else:
-            masked = plain
-        return [masked if c.masked_layer(i) else plain for i in range(c.n_layer)]
+            masks["symmetry"] = (per_head, None) if c.symmetry_mask == "additive" else (plain[0], per_head.to(torch.float32))
+        return [masks[kind] for kind in kinds]
 
     def forward(self, batch: dict, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """``embedded``: the tokens' vectors when the caller made them (an

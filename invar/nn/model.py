@@ -160,7 +160,7 @@ class Model:
             bos, eos = self.vocab.token_id(BOS, BOS), self.vocab.token_id(EOS, EOS)
             return collate_pairs(encoded, bos=bos, eos=eos, targets=True)
         try:
-            return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.attention == "symmetry")
+            return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.uses_symmetry)
         except ValueError as err:
             raise ModelError(str(err))
 

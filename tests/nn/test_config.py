@@ -19,6 +19,8 @@ from invar.nn.model import build_network
         ("canonicalized", {"embedding": "learned", "canonicalize": True}),
         ("renamer", {"embedding": "view", "attention": "referent", "mask_layers": 1, "positions": "absolute"}),
         ("spe", {"positions": "line", "attention": "symmetry", "mask_layers": 0, "symmetry_mask": "hadamard"}),
+        ("renamer+spe", {"embedding": "view", "positions": "line", "attention": "referent+symmetry",
+                         "mask_layers": 1, "symmetry_mask": "hadamard"}),
         ("dualpart", {"embedding": "dualpart", "random_part": "normal"}),
         ("lexinvariant", {"embedding": "lexinvariant", "lexinvariant_p": None, "random_tokens": "referents"}),
     ],
@@ -47,6 +49,14 @@ def test_symmetry_heads_keep_the_papers_ratio(heads, split):
     assert sum(split) == heads and split[0] >= 1
 
 
+def test_renamer_spe_masks_coreference_first_then_symmetry():
+    config = preset("renamer+spe", "mini", mask_layers=2)
+    assert [config.layer_attention(i) for i in range(4)] == ["referent", "referent", "symmetry", "symmetry"]
+    assert config.uses_symmetry and not preset("renamer", "tiny").uses_symmetry
+    assert [preset("spe", "tiny").layer_attention(i) for i in range(2)] == ["symmetry", "symmetry"]
+    assert [preset("renamer", "tiny").layer_attention(i) for i in range(2)] == ["referent", "none"]
+
+
 @pytest.mark.parametrize(
     "overrides, message",
     [
@@ -63,6 +73,9 @@ def test_symmetry_heads_keep_the_papers_ratio(heads, split):
         ({"embedding": "lexinvariant", "lexinvariant_p": 1.5}, "probability"),
         ({"mask_layers": 1}, "applies no mask"),
         ({"attention": "referent", "mask_layers": 3}, "between 0"),
+        ({"attention": "referent+symmetry"}, "mask_layers=0 must be between 1 and n_layer - 1 = 1"),
+        ({"attention": "referent+symmetry", "mask_layers": 2}, "symmetry mask on the rest"),
+        ({"attention": "referent+symmetry", "mask_layers": 1, "n_layer": 1}, "n_layer - 1 = 0"),
         ({"embedding": "view", "canonicalize": True}, "views never change"),
         ({"head": "binary", "n_labels": 2}, "one label"),
         ({"dropout": 1.0}, "dropout"),
