@@ -23,11 +23,16 @@ its level with one block per body; the closing lines (``} else {``,
 level deeper, so they travel with their statement. Anything else (a
 ``switch``, a body on the header's line) is a single line.
 
-**Tokens.** One per identifier in the unit. Parameters and locals
+**Tokens.** Every lexical token of the unit's lines but comments, in
+order. The method's identifiers are ``name`` tokens: parameters and locals
 (:mod:`.java_scopes`) have the views ``param``/``local`` and the referent
 ``local:<unit>:<line>.<col>:<name>`` of their declaration; every other
 identifier (fields, types, methods, labels) has the view ``name`` and no
-referent, and is never a renaming target.
+referent, and is never a renaming target. Around them, keywords, operators,
+separators, literals (and identifiers on the unit's lines outside the
+method, kind ``identifier``) are read from the text by :mod:`.java_lexer`,
+the same whichever parser read the file, each with its own text as view and
+no referent; no renaming avoids them.
 
 **Dependencies** (docs/formats.md lists them; docs/semantics.md is the
 contract): per block, by the shared rule of :mod:`.effects`, from each
@@ -54,6 +59,7 @@ from . import java_javalang, java_treesitter
 from . import java_syntax as js
 from .effects import Effect, LineItem, block_deps
 from .java_effects import StatementEffects
+from .java_lexer import Lexemes
 from .java_scopes import Resolver
 from .python import MAX_CHARS, canonical_space as _canonical_space, local_renaming_space
 from .units import Units
@@ -105,12 +111,13 @@ def build_units(ix: js.Tokens, methods, path: str | None) -> Units:
         base = ".".join(names)
         counts[base] = counts.get(base, 0) + 1
     units, skipped = [], []
+    lexemes = Lexemes(ix.lines)
     for names, line, col, describe in methods:
         name = ".".join(names)
         if counts[name] > 1:
             name += f"@{line}"
         try:
-            units.append(_UnitBuilder(ix, describe(), name).build())
+            units.append(_UnitBuilder(ix, describe(), name, lexemes).build())
         except InvarError as err:
             syntax = isinstance(err, ParseError) and not isinstance(err, UnsupportedError)
             err.reason = "syntax error" if syntax else "unsupported construct"  # type: ignore[attr-defined]
@@ -152,8 +159,9 @@ def _child_lists(s: js.Stmt) -> list[list[js.Stmt]] | None:
 
 # ---------------------------------------------------------------- builder
 class _UnitBuilder:
-    def __init__(self, index: js.Tokens, method: js.Method, name: str) -> None:
+    def __init__(self, index: js.Tokens, method: js.Method, name: str, lexemes: Lexemes | None = None) -> None:
         self.ix = index
+        self.lexemes = lexemes or Lexemes(index.lines)
         self.method = method
         self.name = name
         self.items: list[LineItem] = []
@@ -302,6 +310,41 @@ class _UnitBuilder:
             self._add(ix.line_of[close], -1, 0, ix.line_of[start], None)
         return self._program()
 
+    def _tokens(self, first_lines: list[int], lengths: list[int]) -> list[Token]:
+        """Every token of the unit's lines, in order: the identifiers of the
+        method (its parameters and locals with their views and referents, the
+        rest with the view ``name``), and around them the file's other
+        lexemes (:mod:`.java_lexer`) on those lines, each with its own text as
+        view and no referent."""
+        ix, sc, lex = self.ix, self.scopes, self.lexemes
+        # offset in the file of each line's first character (lines are the file's, 1-based)
+        line_start = lex.line_starts
+        base = [line_start[f - 1] for f in first_lines]
+        names: list[tuple[int, Token]] = []
+        for k in range(self.start_tok, self.close_tok + 1):
+            if not ix.identifier[k]:
+                continue
+            at = line_start[ix.line_of[k] - 1] + ix.col_of[k]
+            li = bisect_right(base, at) - 1
+            ref = sc.ref_of.get(k)
+            view = sc.view_of.get(ref, "name") if ref else "name"
+            names.append((at, Token(ix.values[k], "name", view, ref, li, at - base[li])))
+        end = base[-1] + lengths[-1]
+        out: list[Token] = []
+        n = 0
+        for at, text, kind in lex.between(base[0], end):
+            while n < len(names) and names[n][0] + len(names[n][1].text) <= at:
+                out.append(names[n][1])
+                n += 1
+            if n < len(names) and names[n][0] < at + len(text):
+                continue  # the name itself, read by the parser
+            li = bisect_right(base, at) - 1
+            off = at - base[li]
+            if off + len(text) <= lengths[li]:  # never past its line (a text block cut by the layout)
+                out.append(Token(text, kind, text, None, li, off))
+        out += (t for _, t in names[n:])
+        return out
+
     def _program(self) -> Program:
         ix, sc = self.ix, self.scopes
         lines, first_lines = [], []
@@ -316,16 +359,7 @@ class _UnitBuilder:
                 block=it.block, depth=it.depth, source_line=it.source_line,
             ))
             prev = it.code_end
-        tokens: list[Token] = []
-        for k in range(self.start_tok, self.close_tok + 1):
-            if not ix.identifier[k]:
-                continue
-            line = ix.line_of[k]
-            li = bisect_right(first_lines, line) - 1
-            off = sum(len(ix.lines[x - 1]) + 1 for x in range(first_lines[li], line)) + ix.col_of[k]
-            ref = sc.ref_of.get(k)
-            view = sc.view_of.get(ref, "name") if ref else "name"
-            tokens.append(Token(ix.values[k], "name", view, ref, li, off))
+        tokens = self._tokens(first_lines, [len(line.text) for line in lines])
         return Program(
             lang="java", lines=tuple(lines), tokens=tuple(tokens),
             deps=tuple(sorted(set(self.deps))), pinned=sc.pinned, name=self.name, separator="\n",
