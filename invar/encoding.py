@@ -45,7 +45,7 @@ import numpy as np
 from .program import Program, Token
 
 #: bump when the arrays :func:`encode` produces change meaning (invalidates disk caches)
-ENCODING_VERSION = 1
+ENCODING_VERSION = 2
 
 PAD = 0
 UNK = 1  # the unknown id in every table (tokens: of an unknown view)
@@ -251,6 +251,13 @@ class Encoded:
     #: child taken at level k), for tree positions; None when not computed
     #: (a renaming keeps it; a permutation drops it; not kept in disk caches)
     tree: np.ndarray | None = None
+    #: (T,) coreference classes: 0 for a token that names nothing, else 1 +
+    #: the rank of its referent by first appearance in this program. Unlike
+    #: the referent ids, two referents the vocabulary lacks stay apart, so
+    #: the referent mask sees the program's own coreference (a renaming keeps
+    #: the classes; a permutation moves them with their tokens). None: use
+    #: the referent ids
+    corefs: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -314,7 +321,14 @@ def encode(program: Program, vocab: Vocab, *, canonical: bool = False) -> Encode
         rename_offsets=np.asarray(offsets, dtype=_I),
         rename_targets=np.asarray(targets, dtype=_I),
         canon=canon,
+        corefs=_first_appearance([t.referent for t in toks]),
     )
+
+
+def _first_appearance(keys: Sequence) -> np.ndarray:
+    """(T,) 0 where a key is None (or 0), else 1 + the key's rank by first appearance."""
+    rank: dict = {}
+    return np.asarray([rank.setdefault(k, len(rank) + 1) if k is not None and k != 0 else 0 for k in keys], dtype=_I)
 
 
 # ------------------------------------------------------------------ renamings
@@ -328,7 +342,7 @@ def speller(lang: str) -> Speller:
         from .frontends.x86.registers import spell
 
         return spell
-    if lang in ("ltl", "copy"):
+    if lang in ("ltl", "copy", "python"):  # a renamed Python name reads as its target
         return lambda view, target: target
     raise ValueError(f"no id-level renaming for {lang} programs; encode the renamed program instead")
 
@@ -402,6 +416,7 @@ def permuted(enc: Encoded, order: Sequence[int]) -> Encoded:
         edges=edges, rename_refs=enc.rename_refs[rank],
         rename_offsets=np.asarray(offsets, dtype=_I), rename_targets=np.asarray(targets, dtype=_I),
         canon=None, tree=None,
+        corefs=None if enc.corefs is None else _first_appearance(enc.corefs[idx].tolist()),
     )
 
 
@@ -418,7 +433,8 @@ def line_mask(enc: Encoded) -> np.ndarray:
 def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool = False) -> dict:
     """Pad ``batch`` into tensors of shape (B, T), T its longest program:
     ``tokens`` (the canonical ids with ``canonical``), ``views``,
-    ``referents``, ``line_pos``, ``valid`` (False on padding) and, with
+    ``referents``, ``corefs`` (each program's coreference classes, or its
+    referent ids when it has none), ``line_pos``, ``valid`` (False on padding) and, with
     ``symmetry``, ``symmetry`` (B, T, T): the line mask expanded to tokens."""
     import torch
 
@@ -427,6 +443,7 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
     tokens = np.zeros((n, T), dtype=np.int64)
     views = np.zeros((n, T), dtype=np.int64)
     referents = np.zeros((n, T), dtype=np.int64)
+    corefs = np.zeros((n, T), dtype=np.int64)
     line_pos = np.zeros((n, T), dtype=np.int64)
     valid = np.zeros((n, T), dtype=bool)
     sym = np.zeros((n, T, T), dtype=bool) if symmetry else None
@@ -438,14 +455,15 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
         tokens[b, :t] = ids
         views[b, :t] = e.views
         referents[b, :t] = e.referents
+        corefs[b, :t] = e.referents if e.corefs is None else e.corefs
         line_pos[b, :t] = e.line_pos
         valid[b, :t] = True
         if symmetry:
             sym[b, :t, :t] = line_mask(e)[np.ix_(e.lines, e.lines)]
     out = {
         "tokens": torch.from_numpy(tokens), "views": torch.from_numpy(views),
-        "referents": torch.from_numpy(referents), "line_pos": torch.from_numpy(line_pos),
-        "valid": torch.from_numpy(valid),
+        "referents": torch.from_numpy(referents), "corefs": torch.from_numpy(corefs),
+        "line_pos": torch.from_numpy(line_pos), "valid": torch.from_numpy(valid),
     }
     if symmetry:
         out["symmetry"] = torch.from_numpy(sym)
@@ -516,7 +534,7 @@ def collate_pairs(batch: Sequence[Encoded], *, bos: int, eos: int, targets: bool
 
 # ----------------------------------------------------------------- disk cache
 _ARRAYS = ("tokens", "views", "referents", "lines", "line_pos", "layer", "edges",
-           "rename_refs", "rename_offsets", "rename_targets", "canon")
+           "rename_refs", "rename_offsets", "rename_targets", "canon", "corefs")
 
 
 def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: Mapping[str, np.ndarray] | None = None) -> None:
@@ -525,7 +543,7 @@ def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: 
     data: dict[str, np.ndarray] = {}
     for name in _ARRAYS:
         parts = [getattr(e, name) for e in encoded]
-        if name == "canon" and any(p is None for p in parts):
+        if name in ("canon", "corefs") and any(p is None for p in parts):
             continue
         lengths = [len(p) for p in parts]
         data[name] = np.concatenate(parts) if parts else np.zeros(0, dtype=_I)

@@ -64,7 +64,8 @@ class Encoder(nn.Module):
         kinds = [c.layer_attention(i) for i in range(c.n_layer)]
         masks = {"none": plain}
         if "referent" in kinds:
-            masks["referent"] = (referent_mask(batch["referents"], valid), None)
+            # coreference classes where the batch has them: unknown referents stay apart
+            masks["referent"] = (referent_mask(batch.get("corefs", batch["referents"]), valid), None)
         if "symmetry" in kinds:
             per_head = symmetry_masks(batch["symmetry"], valid, c.head_split)  # (B, H, T, T)
             masks["symmetry"] = (per_head, None) if c.symmetry_mask == "additive" else (plain[0], per_head.to(torch.float32))
