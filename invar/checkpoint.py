@@ -83,7 +83,8 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     try:
         config = ModelConfig.from_dict(data["config"])
         vocab = Vocab.from_dict(data["vocab"])
-        model = Model(data["task"], config, vocab, build_network(config, vocab, data["task"]), data.get("metrics"))
+        model = Model(data["task"], config, vocab, build_network(config, vocab, data["task"]), data.get("metrics"),
+                      labels=data.get("labels"))
         model.network.load_state_dict(data["state_dict"])
     except ModelError as err:
         raise err.located(shown)
@@ -110,6 +111,7 @@ def model_payload(model, metrics: Mapping[str, Any] | None = None, **extra: Any)
         "vocab": model.vocab.to_dict(),
         "state_dict": {k: v.detach().cpu() for k, v in model.network.state_dict().items()},
         "metrics": dict(metrics if metrics is not None else model.metrics),
+        **({"labels": list(model.labels)} if getattr(model, "labels", None) is not None else {}),
         **extra,
     }
 

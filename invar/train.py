@@ -129,10 +129,13 @@ def _chunks(seq: Sequence, n: int) -> list:
 
 def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = None, jobs: int = 1,
                  cache: bool = True, splits: Sequence[str] = ("train", "valid"),
-                 progress: Callable | None = None) -> tuple[Vocab, dict[str, tuple[list[Encoded], np.ndarray]]]:
+                 progress: Callable | None = None,
+                 raw_labels: bool = False) -> tuple[Vocab, dict[str, tuple[list[Encoded], np.ndarray]]]:
     """The vocabulary (from the training split) and every split encoded, from
     the cache under ``DIR/cache`` when it holds them. With ``limit``, the
-    first ``limit`` training programs and a quarter as many of the others."""
+    first ``limit`` training programs and a quarter as many of the others.
+    Labels are a float array, or with ``raw_labels`` a list of the labels as
+    read (a task that makes its own targets)."""
     data = Path(data)
     examples = {s: task.read_split(data, s) for s in splits}
     if limit is not None:
@@ -160,7 +163,8 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
     out = {}
     for s in splits:
         path = cache_dir / f"{s}-{stamp[s]}-{vocab.fingerprint()}.npz"
-        labels = np.asarray([ex.label for ex in examples[s]], dtype=np.float64)
+        labels = ([ex.label for ex in examples[s]] if raw_labels
+                  else np.asarray([ex.label for ex in examples[s]], dtype=np.float64))
         encoded = None
         if cache and path.exists():
             try:
@@ -323,7 +327,12 @@ def train(
         vocab, splits = prepare_pairs(the_task, data, arch=arch, tree=config.positions == "tree", limit=limit,
                                       progress=report)
     else:
-        vocab, splits = prepare_data(the_task, data, limit=limit, jobs=jobs or 1, progress=report)
+        vocab, splits = prepare_data(the_task, data, limit=limit, jobs=jobs or 1, progress=report,
+                                     raw_labels=the_task.labels_of is not None)
+    label_names = None
+    if the_task.labels_of is not None:  # the dataset names the labels
+        label_names = list(the_task.labels_of(data))
+        config = replace(config, n_labels=len(label_names))
     config = config.with_vocab(vocab)
     try:
         config.validate()
@@ -345,10 +354,12 @@ def train(
     random.seed(seed)
     np.random.seed(seed % (1 << 32))
     torch.manual_seed(seed)
-    model = Model(task, config, vocab, build_network(config, vocab, task))
+    model = Model(task, config, vocab, build_network(config, vocab, task), labels=label_names)
     net = model.network
     if the_task.head == "regression":
         net.head.init_output(float(np.median(train_y)))
+    elif the_task.targets is not None and the_task.head == "multilabel":  # each label starts at its frequency
+        net.head.init_prior(torch.as_tensor(the_task.targets(train_y, label_names)).mean(dim=0))
     net.to(dev)
     decay = [p for n, p in net.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in net.named_parameters() if p.dim() < 2]
@@ -395,7 +406,12 @@ def train(
 
     report("start", n_train=len(train_enc), n_valid=len(valid_enc), too_long=too_long, epochs=epochs,
            steps=steps_per_epoch, start_epoch=start_epoch, config=config, world=world)
-    targets = None if sequences else torch.as_tensor(train_y, dtype=torch.float32)
+    if sequences:
+        targets = None
+    elif the_task.targets is not None:
+        targets = torch.as_tensor(the_task.targets(train_y, label_names), dtype=torch.float32)
+    else:
+        targets = torch.as_tensor(train_y, dtype=torch.float32)
     for epoch in range(start_epoch, epochs):
         batches = _batches(lengths, batch_size, seed, epoch, world)
         net.train()
@@ -497,15 +513,16 @@ def _evaluate(model: Model, encoded: list[Encoded], labels: np.ndarray, task: Ta
     mine = list(range(rank, len(encoded), world))
     preds = model.predict_encoded([encoded[i] for i in mine], batch_size=256, device=str(dev)) if mine else []
     if world == 1:
-        return task.metric(preds, labels[mine])
+        return task.metric(preds, _take(labels, mine))
     import torch.distributed as dist
 
     gathered: list = [None] * world
     dist.all_gather_object(gathered, (mine, preds))
-    all_preds = np.zeros(len(encoded))
+    all_preds: list = [None] * len(encoded)
     for idx, p in gathered:
-        all_preds[idx] = p
-    return task.metric(all_preds, labels)
+        for i, y in zip(idx, p):
+            all_preds[i] = y
+    return task.metric(all_preds if isinstance(labels, list) else np.asarray(all_preds, dtype=np.float64), labels)
 
 
 @torch.no_grad()

@@ -133,6 +133,35 @@ def copy_command(
     stdout.print(f"wrote {train} training, {valid} validation and {test} test strings to {out}", markup=False)
 
 
+@data_app.command("names")
+@command
+def names_command(
+    source: Annotated[str, typer.Option("--source", help="A directory of Python files (searched recursively).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """Functions and their names, for the names task, split by file into train, valid and test.
+
+    Every function of every .py file under --source (methods and nested
+    functions included) with its name hidden (METHOD_NAME) and its name's
+    subtokens as the label. A file goes wholly to one split, by a hash of
+    its path relative to --source: 80/10/10. meta.json lists the training
+    subtokens, the model's labels.
+
+    Example: invar data names --source fixtures/python --out names
+    """
+    from ..tasks.names import build
+
+    meta = build(source, out)
+    if fmt is TableFormat.json:
+        shown = {k: v for k, v in meta.items() if k != "subtokens"}
+        stdout.print(json.dumps({"schema": SCHEMA, "out": out, **shown, "subtokens": len(meta["subtokens"])}, indent=2),
+                     markup=False, highlight=False)
+        return
+    stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
+                 f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens)", markup=False)
+
+
 @data_app.command("bhive")
 @command
 def bhive_command(

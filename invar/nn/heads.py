@@ -51,6 +51,12 @@ class ClassificationHead(nn.Module):
         self.binary = config.head == "binary"
         self.out = nn.Linear(config.d_model, config.n_labels)
 
+    @torch.no_grad()
+    def init_prior(self, frequency: torch.Tensor) -> None:
+        """Start predicting each label with its training ``frequency`` (N,)."""
+        p = frequency.to(self.out.bias.dtype).clamp(1e-4, 1 - 1e-4)
+        self.out.bias.copy_(torch.log(p / (1 - p)).reshape(self.out.bias.shape))
+
     def forward(self, x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
         logits = self.out(masked_mean(x, valid))  # (B, N)
         return logits.squeeze(-1) if self.binary else logits

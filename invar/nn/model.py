@@ -34,10 +34,11 @@ from .encoder import Network
 class Model:
     """``task``: the task's name; ``config``: the :class:`ModelConfig`;
     ``vocab``: the :class:`~invar.encoding.Vocab`; ``network``: the torch
-    module; ``metrics``: what training recorded."""
+    module; ``metrics``: what training recorded; ``labels``: the names of
+    the outputs when the dataset named them (``names``: subtokens)."""
 
     def __init__(self, task: str, config: ModelConfig, vocab: Vocab, network: Network | None = None,
-                 metrics: dict | None = None) -> None:
+                 metrics: dict | None = None, labels: Sequence[str] | None = None) -> None:
         from ..tasks import get_task
 
         self.task = task
@@ -46,6 +47,9 @@ class Model:
         self.network = network if network is not None else build_network(config, vocab, task)
         self.metrics = dict(metrics or {})
         self._task = get_task(task)
+        self.labels = list(labels) if labels is not None else None
+        if self._task.labels_of is not None and (self.labels is None or len(self.labels) != config.n_labels):
+            raise ModelError(f"a {task} model needs the names of its {config.n_labels} labels")
 
     # ----------------------------------------------------------- encoding
     def encode(self, program: Program) -> Encoded:
@@ -138,7 +142,8 @@ class Model:
                 if self.config.generates:
                     ys = self._task.output(self._generate(net, items, dev, beam or self.config.beam))
                 else:
-                    ys = self._task.output(net(to_device(self.collate(items), dev)))
+                    raw = net(to_device(self.collate(items), dev))
+                    ys = self._task.output(raw) if self.labels is None else self._task.output(raw, self.labels)
                 for i, y in zip(idx, ys):
                     out[i] = y
         finally:

@@ -7,6 +7,7 @@ meaning (shared/DESIGN.md). The audit reads :attr:`Task.invariances`, and
 for models it cannot load itself, how to read a label or an answer.
 
 Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca),
+``names`` (a function's body -> the subtokens of its name, multi-label),
 ``classify`` (any program -> a class label; audits only), and two
 sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
 satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
@@ -25,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..errors import UsageError
 
 _TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
-          "copy": "invar.tasks.copy"}
+          "copy": "invar.tasks.copy", "names": "invar.tasks.names"}
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,13 @@ class Task:
     #: (path, split) -> the examples of a dataset in the task's own format,
     #: or None when the path is not one (the audit then reads it generically)
     dataset: Callable | None = None
+    # ------------------------------------- label sets read from the dataset
+    #: data directory -> the names of the labels (a multi-label task whose
+    #: labels the dataset defines: ``names``' subtokens); they set n_labels,
+    #: travel in the checkpoint, and ``output(logits, names)`` reads them
+    labels_of: Callable | None = None
+    #: (labels as read, label names) -> the training targets (an array)
+    targets: Callable | None = None
 
 
 def names() -> list[str]:

@@ -1,0 +1,328 @@
+"""The names task: predict a function's name from its body.
+
+As in code2seq and the SPE paper (Wang et al.), a name is a set of
+**subtokens**: ``fooBar``, ``foo_bar`` and ``FOO_BAR`` are all ``foo bar``
+(:func:`subtokens`: split at underscores, at lower-to-upper case changes, at
+the end of an upper-case run before a capitalised word, and around digits;
+lowercased; empty parts dropped). The model is a multi-label classifier over
+the subtokens of the training split; it predicts the subtokens whose
+probability is at least 0.5, or the single most probable one when none is,
+so a prediction is never empty.
+
+The function's own name is hidden from its input: the token after ``def``
+and every other occurrence of the name that is not a local variable (a
+recursive call ``f(n - 1)``, a method's ``self.f(…)``, any ``x.f``) become
+:data:`PLACEHOLDER`. Strings and docstrings are kept as written.
+
+**Metric**: subtoken F1 as code2seq computes it, micro-averaged over the
+split: for each function, the predicted subtokens in the true set are true
+positives, the other predicted ones false positives, and the true subtokens
+not predicted false negatives (sets on both sides, so a repeated subtoken
+counts once); precision = ΣTP / Σ(TP + FP), recall = ΣTP / Σ(TP + FN), F1 =
+2PR / (P + R), in percent (0 when nothing is right). True subtokens that the
+training split never saw count as false negatives. Precision and recall are
+reported beside it.
+
+**Dataset** (``invar data names --source DIR --out OUT``): every function of
+every ``.py`` file under DIR (nested functions and methods included; a
+method stands alone, dedented), split by **file**: the file's path relative
+to DIR, hashed (SHA-256), goes to ``train`` (80 %), ``valid`` or ``test``
+(10 % each), so no file gives functions to two splits. OUT holds
+``train.csv``, ``valid.csv`` and ``test.csv`` (columns ``source`` — the
+function's text with its name hidden —, ``label`` — its subtokens, space
+separated —, ``name``, ``path`` and ``line``) and ``meta.json`` (the
+training subtokens, which are the model's labels, and the counts). Java
+files are not read yet.
+
+Task symmetries: semantics-preserving **renamings** of local variables and
+**reorderings** of independent statements keep what a function does, so
+they keep its name.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..errors import DataError
+from ..program import Program
+from . import Example, Task
+
+#: what the function's name reads as in its input (code2seq's placeholder)
+PLACEHOLDER = "METHOD_NAME"
+SPLITS = ("train", "valid", "test")
+_EXT = ".csv"
+_COLUMNS = ("source", "label", "name", "path", "line")
+_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+# ------------------------------------------------------------------- names
+def subtokens(name: str) -> list[str]:
+    """``getHTTPResponse_2`` -> ``['get', 'http', 'response', '2']``."""
+    return [m.group().lower() for part in name.split("_") for m in _PARTS.finditer(part)]
+
+
+def split_of(relpath: str) -> str:
+    """``train`` (80 %), ``valid`` or ``test`` (10 % each), by the hash of
+    the file's path relative to the source directory (``/`` separated)."""
+    bucket = int(hashlib.sha256(relpath.encode("utf-8")).hexdigest()[:8], 16) % 100
+    return "train" if bucket < 80 else "valid" if bucket < 90 else "test"
+
+
+def short_name(unit: Program) -> str:
+    """A unit's own name (``A.f.<locals>.g`` -> ``g``)."""
+    return (unit.name or "").rsplit(".", 1)[-1]
+
+
+def hide_name(unit: Program) -> Program:
+    """``unit`` with its own name, wherever it is not a local variable,
+    replaced by :data:`PLACEHOLDER`."""
+    name = short_name(unit)
+    hidden = {k: PLACEHOLDER for k, t in enumerate(unit.tokens)
+              if t.text == name and t.referent is None and t.kind in ("name", "identifier")}
+    return unit.with_token_texts(hidden)
+
+
+def function_text(unit: Program) -> str | None:
+    """The function's text with its name hidden, standing alone (dedented),
+    or None when it does not stand alone (its name is not found)."""
+    hidden = hide_name(unit)
+    if hidden is unit:
+        return None
+    return textwrap.dedent(hidden.render()).strip("\n") + "\n"
+
+
+def parse(source: str) -> Program:
+    """A stored function (the first unit of its text)."""
+    from ..frontends import parse_units
+
+    units = parse_units(source, "python")
+    if not units:
+        raise DataError("no function in the stored text")
+    return units[0]
+
+
+# ----------------------------------------------------------------- dataset
+def build(source: str | Path, out: str | Path) -> dict:
+    """Write the names dataset of the ``.py`` files under ``source`` to
+    ``out`` (see the module docstring); returns what was written."""
+    from ..data.files import write_atomic
+    from ..errors import InvarError
+    from ..frontends import parse_units
+
+    source, out = Path(source), Path(out)
+    if not source.is_dir():
+        raise DataError("no such source directory", path=str(source))
+    rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
+    files = skipped_files = skipped_functions = 0
+    for path in sorted(source.rglob("*.py")):
+        rel = path.relative_to(source).as_posix()
+        try:
+            units = parse_units(path.read_text(encoding="utf-8"), "python", path=rel)
+        except (InvarError, UnicodeDecodeError, SyntaxError, ValueError):
+            skipped_files += 1
+            continue
+        files += 1
+        split = split_of(rel)
+        for unit in units:
+            label = subtokens(short_name(unit))
+            text = function_text(unit) if label else None
+            if text is None:
+                skipped_functions += 1
+                continue
+            try:
+                parse(text)
+            except (InvarError, SyntaxError, ValueError):  # e.g. a body that does not dedent
+                skipped_functions += 1
+                continue
+            rows[split].append((text, " ".join(label), short_name(unit), rel, unit.lines[0].source_line))
+    if not rows["train"]:
+        raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
+    out.mkdir(parents=True, exist_ok=True)
+    for split in SPLITS:
+        def write(f, split=split):
+            import io
+
+            buf = io.StringIO(newline="")
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(_COLUMNS)
+            w.writerows(rows[split])
+            f.write(buf.getvalue().encode("utf-8"))
+
+        write_atomic(out / f"{split}{_EXT}", write)
+    labels = sorted({s for row in rows["train"] for s in row[1].split()})
+    meta = {"invar": "names", "source": str(source), "files": files, "unreadable_files": skipped_files,
+            "skipped_functions": skipped_functions, **{s: len(rows[s]) for s in SPLITS},
+            "placeholder": PLACEHOLDER, "subtokens": labels}
+    write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
+    return meta
+
+
+def read_split(data: str | Path, split: str) -> list[Example]:
+    """The functions of one split of a directory :func:`build` wrote; each
+    label is the tuple of the name's subtokens."""
+    data = Path(data)
+    path = data / f"{split}{_EXT}"
+    if not data.is_dir() or not path.is_file():
+        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data names --source DIR --out OUT",
+                        path=str(data))
+    csv.field_size_limit(sys.maxsize)
+    out = []
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        start = 1
+        for row in reader:
+            line, start = start, reader.line_num + 1
+            if not row or (line == 1 and row[0] == "source"):
+                continue
+            if len(row) < 2 or not row[1].split():
+                raise DataError("a function without a name (expected source,label,…)", path=str(path), line=line, col=1)
+            out.append(Example(row[0], tuple(row[1].split()), str(path), line))
+    return out
+
+
+def labels_of(data: str | Path) -> list[str]:
+    """The model's labels: the training split's subtokens (meta.json)."""
+    path = Path(data) / "meta.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        labels = list(meta["subtokens"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise DataError("no names dataset here (meta.json with its subtokens): write one with "
+                        "invar data names --source DIR --out OUT", path=str(path))
+    if not labels:
+        raise DataError("the dataset has no training subtokens", path=str(path))
+    return labels
+
+
+def dataset(spec: str, split: str) -> list[Example] | None:
+    path = Path(spec)
+    if path.is_dir() and (path / "meta.json").is_file() and (path / f"{split}{_EXT}").is_file():
+        try:
+            if json.loads((path / "meta.json").read_text(encoding="utf-8")).get("invar") != "names":
+                return None
+        except ValueError:
+            return None
+        return read_split(path, split)
+    return None
+
+
+def targets(labels: Sequence[Sequence[str]], names: Sequence[str]) -> np.ndarray:
+    """(N, len(names)) multi-hot rows; subtokens outside ``names`` are dropped."""
+    index = {s: k for k, s in enumerate(names)}
+    out = np.zeros((len(labels), len(names)), dtype=np.float32)
+    for i, label in enumerate(labels):
+        for s in label:
+            if s in index:
+                out[i, index[s]] = 1.0
+    return out
+
+
+# ------------------------------------------------------ loss, output, metric
+def loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Binary cross-entropy over every label (the mean)."""
+    return F.binary_cross_entropy_with_logits(logits, target)
+
+
+def output(logits: torch.Tensor, names: Sequence[str] | None = None) -> list[tuple]:
+    """(B, N) logits -> per function the sorted predicted subtokens (label
+    indices without ``names``): those with logit >= 0 (probability 0.5),
+    else the most probable one."""
+    logits = logits.detach().float().cpu()
+    chosen = logits >= 0  # (B, N)
+    none = ~chosen.any(dim=1)  # (B,)
+    chosen[none.nonzero().squeeze(1), logits[none].argmax(dim=1)] = True
+    out = []
+    for row in chosen.tolist():
+        idx = [k for k, c in enumerate(row) if c]
+        out.append(tuple(sorted(names[k] for k in idx)) if names is not None else tuple(idx))
+    return out
+
+
+def counts(predictions, labels) -> tuple[int, int, int]:
+    """(true positives, false positives, false negatives) over the subtoken sets."""
+    tp = fp = fn = 0
+    for p, t in zip(predictions, labels):
+        ps, ts = set(_subtokens_of(p)), set(_subtokens_of(t))
+        tp += len(ps & ts)
+        fp += len(ps - ts)
+        fn += len(ts - ps)
+    return tp, fp, fn
+
+
+def _subtokens_of(x) -> list[str]:
+    if x is None:
+        return []
+    if isinstance(x, str):  # a label or an answer written as text
+        return x.split()
+    return [str(s) for s in x]
+
+
+def precision(predictions, labels) -> float:
+    tp, fp, _ = counts(predictions, labels)
+    return float("nan") if not len(labels) else 100.0 * tp / (tp + fp) if tp + fp else 0.0
+
+
+def recall(predictions, labels) -> float:
+    tp, _, fn = counts(predictions, labels)
+    return float("nan") if not len(labels) else 100.0 * tp / (tp + fn) if tp + fn else 0.0
+
+
+def f1(predictions, labels) -> float:
+    """Micro-averaged subtoken F1, in percent (see the module docstring)."""
+    if not len(labels):
+        return float("nan")
+    tp, fp, fn = counts(predictions, labels)
+    return 200.0 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def score(prediction, label) -> float:
+    """One function's subtoken F1 (the audit's worst variant scores lowest)."""
+    return f1([prediction], [label])
+
+
+def label(text: str) -> tuple:
+    """A name or its subtokens written in a dataset file -> the subtokens."""
+    words = [s for w in text.split() for s in subtokens(w)]
+    if not words:
+        raise ValueError(f"{text.strip()!r} has no subtokens")
+    return tuple(words)
+
+
+TASK = Task(
+    name="names",
+    head="multilabel",
+    n_labels=1,  # the dataset's subtokens, set by training
+    invariances={"renamings": True, "permutations": True},
+    metric_name="F1",
+    lower_is_better=False,
+    loss=loss,
+    metric=f1,
+    output=output,
+    parse=parse,
+    read_split=read_split,
+    discrete=True,
+    label=label,
+    answer=label,
+    lang="python",
+    undo=lambda prediction, back: prediction,  # a name's subtokens name nothing of the input
+    score=score,
+    extra_metrics={"precision": precision, "recall": recall},
+    f1=False,
+    dataset=dataset,
+    labels_of=labels_of,
+    targets=targets,
+)
+
+__all__ = ["TASK", "PLACEHOLDER", "subtokens", "split_of", "hide_name", "function_text", "parse", "build",
+           "read_split", "labels_of", "targets", "loss", "output", "f1", "precision", "recall", "counts", "label"]

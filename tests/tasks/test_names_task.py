@@ -1,0 +1,233 @@
+"""The names task: subtokens, the hidden name, the split by file, training
+every architecture a few steps, checkpoints through the audit, and the
+invariance of ``spe`` and ``renamer+spe`` name models.
+
+The corpus is fixtures/python copied into three directories (30 files,
+so every split gets some) in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import shutil
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+import invar.cli.commands  # noqa: F401  (registers every command)
+from invar import load_model, parse_units
+from invar.audit import audit
+from invar.cli.app import app
+from invar.encoding import collate, encode, permuted
+from invar.nn.config import ARCHITECTURES
+from invar.nn.model import to_device
+from invar.symmetry.permutations import PermutationSpace
+from invar.symmetry.spaces import renaming_space
+from invar.tasks import get_task
+from invar.tasks.names import PLACEHOLDER, counts, f1, function_text, output, read_split, split_of, subtokens
+from invar.train import train
+from tests.conftest import FIXTURES
+
+QUICK = {"batch_size": 16, "threads": 1, "limit": 96}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("names")
+    for d in ("a", "b", "c"):
+        (root / "src" / d).mkdir(parents=True)
+        for path in sorted((FIXTURES / "python").glob("*.py")):
+            shutil.copy(path, root / "src" / d / path.name)
+    result = CliRunner().invoke(app, ["data", "names", "--source", str(root / "src"), "--out", str(root / "data"),
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("foo", ["foo"]),
+    ("foo_bar", ["foo", "bar"]),
+    ("fooBar", ["foo", "bar"]),
+    ("FooBar", ["foo", "bar"]),
+    ("FOO_BAR", ["foo", "bar"]),
+    ("getHTTPResponse", ["get", "http", "response"]),
+    ("HTTPServer", ["http", "server"]),
+    ("parseXML2json", ["parse", "xml", "2", "json"]),
+    ("__init__", ["init"]),
+    ("_private_helper", ["private", "helper"]),
+    ("to_utf8", ["to", "utf", "8"]),
+    ("snake_and_camelCase", ["snake", "and", "camel", "case"]),
+    ("x", ["x"]),
+    ("_", []),
+])
+def test_subtokens(name, expected):
+    assert subtokens(name) == expected
+
+
+TEXT = '''
+class Tree:
+    def countLeaves(self, node):
+        if node is None:
+            return 0
+        return self.countLeaves(node.left) + self.countLeaves(node.right)
+
+
+def fact_iter(n):
+    """the factorial"""
+    return 1 if n < 2 else n * fact_iter(n - 1)
+
+
+def shadow(shadow_x):
+    shadow = shadow_x + 1
+    return shadow
+'''
+
+
+def test_the_name_and_recursive_references_are_hidden():
+    units = {u.name: u for u in parse_units(TEXT, "python", path="t.py")}
+    method = function_text(units["Tree.countLeaves"])
+    assert method.startswith(f"def {PLACEHOLDER}(self, node):\n")
+    assert "countLeaves" not in method and method.count(PLACEHOLDER) == 3
+    assert f"self.{PLACEHOLDER}(node.left)" in method
+    fact = function_text(units["fact_iter"])
+    assert "fact_iter" not in fact and fact.count(PLACEHOLDER) == 2
+    assert fact.startswith(f"def {PLACEHOLDER}(n):")
+    # a local variable that happens to share the name is the body's own: kept
+    shadow = function_text(units["shadow"])
+    assert shadow.startswith(f"def {PLACEHOLDER}(shadow_x):") and "    shadow = shadow_x + 1" in shadow
+    assert "return shadow" in shadow
+
+
+def test_the_dataset_is_split_by_file(corpus):
+    data = corpus / "data"
+    meta = json.loads((data / "meta.json").read_text())
+    split_of_path = {}
+    for split in ("train", "valid", "test"):
+        assert meta[split] > 0
+        with open(data / f"{split}.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == meta[split] == len(read_split(data, split))
+        for row in rows:
+            assert split_of_path.setdefault(row["path"], split) == split == split_of(row["path"])
+            unit = get_task("names").parse(row["source"])
+            assert f"def {PLACEHOLDER}(" in unit.lines[0].text
+            assert not [t for t in unit.tokens if t.text == row["name"] and t.referent is None]
+            assert row["label"].split() == subtokens(row["name"])
+    assert len(split_of_path) == meta["files"] == 30
+    labels = {s for ex in read_split(data, "train") for s in ex.label}
+    assert meta["subtokens"] == sorted(labels)
+
+
+def test_f1_is_micro_averaged_over_subtokens():
+    preds = [("get", "name"), ("set",), ("foo", "bar")]
+    labels = [("get", "file", "name"), ("set", "value"), ("baz",)]
+    assert counts(preds, labels) == (3, 2, 3)  # tp, fp, fn
+    assert f1(preds, labels) == pytest.approx(200 * 3 / (6 + 2 + 3))
+    assert f1([("a",)], [("b",)]) == 0.0
+    logits = torch.tensor([[2.0, -1.0, 0.5], [-3.0, -1.0, -2.0]])
+    assert output(logits, ["x", "y", "z"]) == [("x", "z"), ("y",)]  # never empty: the most probable
+
+
+@pytest.fixture(scope="module")
+def models(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("models")
+    trained = {}
+    for arch in ARCHITECTURES:
+        steps = []
+        result = train(task="names", data=corpus / "data", arch=arch, epochs=4, out=out / f"{arch}.pt",
+                       progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
+                       **QUICK)
+        trained[arch] = (out / f"{arch}.pt", steps, result)
+    return trained
+
+
+@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+def test_every_architecture_trains_and_its_loss_falls(models, corpus, arch):
+    path, steps, result = models[arch]
+    assert len(steps) == 4 * 6
+    assert sum(steps[-4:]) < sum(steps[:4]), steps
+    model = load_model(path)
+    assert model.task == "names" and model.config.arch == arch and model.config.head == "multilabel"
+    assert model.labels == json.loads((corpus / "data" / "meta.json").read_text())["subtokens"]
+    assert model.config.n_labels == len(model.labels) and 0 <= result.best_metric <= 100
+
+
+def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
+    path = models["renamer+spe"][0]
+    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(corpus / "data"),
+                                      "--transform", "both", "--variants", "4", "--limit", "12", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["task"]["name"] == "names" and report["task_symmetry"] is True
+    assert report["audited"] == 12 and report["errors"] == 0
+    assert report["violation_rate"] == 0.0
+    assert report["metric"]["name"] == "F1" and set(report["metric"]["extra"]) == {"precision", "recall"}
+
+
+def _variants(model, corpus, n: int = 40):
+    """(function, its encoding, renamed encodings, reordered encodings) of
+    test functions with more than one renaming and more than one order."""
+    rng = random.Random(2)
+    task = get_task("names")
+    out = []
+    for ex in read_split(corpus / "data", "train") + read_split(corpus / "data", "test"):
+        unit = task.parse(ex.source)
+        if not model.fits(unit):
+            continue
+        names, orders = renaming_space(unit), PermutationSpace(unit)
+        if names.count() < 2 or orders.count() < 2:
+            continue
+        enc = model.encode(unit)
+        renamed = [model.encode(names.apply(unit, r)) for r in names.sample(4, rng)]
+        reordered = [permuted(enc, t) for t in orders.sample(4, rng)]
+        both = [permuted(model.encode(names.apply(unit, r)), t)
+                for r, t in zip(names.sample(4, rng), orders.sample(4, rng))]
+        out.append((enc, renamed, reordered, both))
+        if len(out) == n:
+            break
+    assert len(out) >= 20
+    return out
+
+
+def _logits(model, encoded) -> torch.Tensor:
+    with torch.inference_mode():
+        return torch.cat([model.network(to_device(model.collate([e]), "cpu")) for e in encoded])
+
+
+@pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])
+def test_spe_name_models_are_invariant(models, corpus, arch, kinds):
+    """Their logits agree within 1e-5 under sampled reorderings (and, for
+    renamer+spe, renamings and both); vanilla's move."""
+    model = load_model(models[arch][0])
+    vanilla = load_model(models["vanilla"][0])
+    moved = 0
+    for group in _variants(model, corpus):
+        for kind in kinds:
+            logits = _logits(model, [group[0], *group[kind]])
+            assert (logits - logits[0]).abs().max() <= 1e-5
+    for group in _variants(vanilla, corpus):
+        logits = _logits(vanilla, [group[0], *group[3]])
+        moved += bool((logits - logits[0]).abs().max() > 1e-3)
+    assert moved >= 10
+
+
+def test_the_audit_of_a_renamer_spe_names_model_finds_no_violation(models, corpus):
+    """Trained a few steps, a model predicts almost the same subtokens for
+    everything; with its output bias cleared its predictions differ from
+    function to function, and still never under a transform (vanilla's do)."""
+    rates = {}
+    for arch in ("renamer+spe", "vanilla"):
+        model = load_model(models[arch][0])
+        with torch.no_grad():
+            model.network.head.out.bias.zero_()
+        report = audit(model, str(corpus / "data"), transform="both", variants=8, limit=30, seed=1).report
+        assert report["audited"] == 30 and report["errors"] == 0
+        preds = {json.dumps(r["prediction"]) for r in audit(model, str(corpus / "data"), transform="both", variants=2,
+                                                                limit=30, seed=1).records if r.get("prediction")}
+        assert len(preds) > 3  # not a constant model
+        rates[arch] = report["violation_rate"]
+    assert rates["renamer+spe"] == 0.0
+    assert rates["vanilla"] > 0.2, rates
