@@ -12,7 +12,10 @@ so a prediction is never empty.
 The function's own name is hidden from its input: the token after ``def``
 and every other occurrence of the name that is not a local variable (a
 recursive call ``f(n - 1)``, a method's ``self.f(…)``, any ``x.f``) become
-:data:`PLACEHOLDER`. Strings and docstrings are kept as written.
+:data:`PLACEHOLDER`. Strings and docstrings are kept as written. A model
+reads whatever function it is given the same way (:func:`prepare`, its
+:attr:`Task.prepare`), so ``invar predict`` on a source file sees what
+training saw.
 
 **Metric**: subtoken F1 as code2seq computes it, micro-averaged over the
 split: for each function, the predicted subtokens in the true set are true
@@ -110,6 +113,21 @@ def parse(source: str) -> Program:
     if not units:
         raise DataError("no function in the stored text")
     return units[0]
+
+
+def prepare(unit: Program) -> Program:
+    """A function as the dataset stores it: its name hidden, standing alone
+    (re-read from its dedented text); a function that cannot stand alone
+    (a nested function's ``nonlocal``) keeps its place, its name hidden."""
+    from ..errors import InvarError
+
+    text = function_text(unit)
+    if text is not None:
+        try:
+            return parse(text)
+        except InvarError:
+            pass
+    return hide_name(unit)
 
 
 # ----------------------------------------------------------------- dataset
@@ -315,6 +333,7 @@ TASK = Task(
     label=label,
     answer=label,
     lang="python",
+    prepare=prepare,
     undo=lambda prediction, back: prediction,  # a name's subtokens name nothing of the input
     score=score,
     extra_metrics={"precision": precision, "recall": recall},

@@ -101,6 +101,18 @@ def test_the_name_and_recursive_references_are_hidden():
     assert "return shadow" in shadow
 
 
+def test_a_model_hides_the_name_of_any_function_it_reads(models):
+    """Predicting on a source file: the function is read as the dataset
+    stores it (same tokens, views and coreference), its name hidden."""
+    model = load_model(models["renamer+spe"][0])
+    for unit in parse_units(TEXT, "python", path="t.py"):
+        a, b = model.encode(unit), model.encode(get_task("names").parse(function_text(unit)))
+        for field in ("tokens", "views", "referents", "corefs", "lines"):
+            assert (getattr(a, field) == getattr(b, field)).all(), (unit.name, field)
+    assert model.predict(list(parse_units(TEXT, "python", path="t.py")))[0] == \
+        model.predict([get_task("names").parse(function_text(parse_units(TEXT, "python")[0]))])[0]
+
+
 def test_the_dataset_is_split_by_file(corpus):
     data = corpus / "data"
     meta = json.loads((data / "meta.json").read_text())
