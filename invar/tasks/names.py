@@ -260,11 +260,12 @@ def output(logits: torch.Tensor, names: Sequence[str] | None = None) -> list[tup
     chosen = logits >= 0  # (B, N)
     none = ~chosen.any(dim=1)  # (B,)
     chosen[none.nonzero().squeeze(1), logits[none].argmax(dim=1)] = True
-    out = []
-    for row in chosen.tolist():
-        idx = [k for k, c in enumerate(row) if c]
-        out.append(tuple(sorted(names[k] for k in idx)) if names is not None else tuple(idx))
-    return out
+    picked: list[list[int]] = [[] for _ in range(len(chosen))]
+    for r, c in chosen.nonzero().tolist():  # the chosen labels only, row by row
+        picked[r].append(c)
+    if names is None:
+        return [tuple(idx) for idx in picked]
+    return [tuple(sorted(names[k] for k in idx)) for idx in picked]
 
 
 def counts(predictions, labels) -> tuple[int, int, int]:
