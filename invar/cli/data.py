@@ -136,14 +136,14 @@ def copy_command(
 @data_app.command("names")
 @command
 def names_command(
-    source: Annotated[str, typer.Option("--source", help="A directory of Python files (searched recursively).")],
+    source: Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")],
     out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Functions and their names, for the names task, split by file into train, valid and test.
 
-    Every function of every .py file under --source (methods and nested
-    functions included) with its name hidden (METHOD_NAME) and its name's
+    Every function of every .py and .java file under --source (methods and
+    nested functions included) with its name hidden (METHOD_NAME) and its name's
     subtokens as the label. A file goes wholly to one split, by a hash of
     its path relative to --source: 80/10/10. meta.json lists the training
     subtokens, the model's labels.

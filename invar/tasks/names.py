@@ -27,15 +27,18 @@ training split never saw count as false negatives. Precision and recall are
 reported beside it.
 
 **Dataset** (``invar data names --source DIR --out OUT``): every function of
-every ``.py`` file under DIR (nested functions and methods included; a
-method stands alone, dedented), split by **file**: the file's path relative
+every ``.py`` file and every method of every ``.java`` file under DIR
+(nested functions and methods included; a Python method stands alone,
+dedented; a Java method stands in ``class METHOD_CLASS { … }``, which is
+also how a stored function tells its language), split by **file**: the file's path relative
 to DIR, hashed (SHA-256), goes to ``train`` (80 %), ``valid`` or ``test``
 (10 % each), so no file gives functions to two splits. OUT holds
 ``train.csv``, ``valid.csv`` and ``test.csv`` (columns ``source`` — the
 function's text with its name hidden —, ``label`` — its subtokens, space
 separated —, ``name``, ``path`` and ``line``) and ``meta.json`` (the
-training subtokens, which are the model's labels, and the counts). Java
-files are not read yet.
+training subtokens, which are the model's labels, and the counts).
+Functions that do not stand alone (a nested function's ``nonlocal``, a Java
+constructor) are skipped and counted.
 
 Task symmetries: semantics-preserving **renamings** of local variables and
 **reorderings** of independent statements keep what a function does, so
@@ -63,6 +66,10 @@ from . import Example, Task
 
 #: what the function's name reads as in its input (code2seq's placeholder)
 PLACEHOLDER = "METHOD_NAME"
+#: the class a stored Java method stands in (which also tells it from Python)
+JAVA_CLASS = "METHOD_CLASS"
+#: source suffix -> language
+LANGS = {".py": "python", ".java": "java"}
 SPLITS = ("train", "valid", "test")
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "name", "path", "line")
@@ -97,19 +104,25 @@ def hide_name(unit: Program) -> Program:
 
 
 def function_text(unit: Program) -> str | None:
-    """The function's text with its name hidden, standing alone (dedented),
-    or None when it does not stand alone (its name is not found)."""
+    """The function's text with its name hidden, standing alone (dedented;
+    a Java method inside ``class METHOD_CLASS { … }``), or None when its
+    name is not found."""
     hidden = hide_name(unit)
     if hidden is unit:
         return None
-    return textwrap.dedent(hidden.render()).strip("\n") + "\n"
+    text = textwrap.dedent(hidden.render()).strip("\n") + "\n"
+    if unit.lang == "java":
+        return f"class {JAVA_CLASS} {{\n{textwrap.indent(text, '    ')}}}\n"
+    return text
 
 
 def parse(source: str) -> Program:
-    """A stored function (the first unit of its text)."""
+    """A stored function (the first unit of its text; Java when it stands in
+    ``class METHOD_CLASS``)."""
     from ..frontends import parse_units
 
-    units = parse_units(source, "python")
+    lang = "java" if source.startswith(f"class {JAVA_CLASS} {{") else "python"
+    units = parse_units(source, lang)
     if not units:
         raise DataError("no function in the stored text")
     return units[0]
@@ -132,7 +145,7 @@ def prepare(unit: Program) -> Program:
 
 # ----------------------------------------------------------------- dataset
 def build(source: str | Path, out: str | Path) -> dict:
-    """Write the names dataset of the ``.py`` files under ``source`` to
+    """Write the names dataset of the ``.py`` and ``.java`` files under ``source`` to
     ``out`` (see the module docstring); returns what was written."""
     from ..data.files import write_atomic
     from ..errors import InvarError
@@ -143,10 +156,10 @@ def build(source: str | Path, out: str | Path) -> dict:
         raise DataError("no such source directory", path=str(source))
     rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
     files = skipped_files = skipped_functions = 0
-    for path in sorted(source.rglob("*.py")):
+    for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
         rel = path.relative_to(source).as_posix()
         try:
-            units = parse_units(path.read_text(encoding="utf-8"), "python", path=rel)
+            units = parse_units(path.read_text(encoding="utf-8"), LANGS[path.suffix], path=rel)
         except (InvarError, UnicodeDecodeError, SyntaxError, ValueError):
             skipped_files += 1
             continue

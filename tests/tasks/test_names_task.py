@@ -2,8 +2,8 @@
 every architecture a few steps, checkpoints through the audit, and the
 invariance of ``spe`` and ``renamer+spe`` name models.
 
-The corpus is fixtures/python copied into three directories (30 files,
-so every split gets some) in a temporary directory.
+The corpus is fixtures/python and fixtures/java copied into three
+directories (so every split gets some) in a temporary directory.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import invar.cli.commands  # noqa: F401  (registers every command)
 from invar import load_model, parse_units
 from invar.audit import audit
 from invar.cli.app import app
-from invar.encoding import collate, encode, permuted
+from invar.encoding import Vocab, encode, permuted, renamed
 from invar.nn.config import ARCHITECTURES
 from invar.nn.model import to_device
 from invar.symmetry.permutations import PermutationSpace
@@ -39,7 +39,7 @@ def corpus(tmp_path_factory):
     root = tmp_path_factory.mktemp("names")
     for d in ("a", "b", "c"):
         (root / "src" / d).mkdir(parents=True)
-        for path in sorted((FIXTURES / "python").glob("*.py")):
+        for path in sorted((FIXTURES / "python").glob("*.py")) + sorted((FIXTURES / "java").glob("*.java")):
             shutil.copy(path, root / "src" / d / path.name)
     result = CliRunner().invoke(app, ["data", "names", "--source", str(root / "src"), "--out", str(root / "data"),
                                       "--format", "json"])
@@ -86,6 +86,42 @@ def shadow(shadow_x):
 '''
 
 
+JAVA = """
+class Tree {
+    int countLeaves(Node node) {
+        if (node == null) return 0;
+        return countLeaves(node.left) + this.countLeaves(node.right);
+    }
+}
+"""
+
+
+def test_a_java_method_stands_in_a_fixed_class():
+    (unit,) = parse_units(JAVA, "java", path="Tree.java")
+    text = function_text(unit)
+    assert text.startswith("class METHOD_CLASS {\n    int METHOD_NAME(Node node) {\n")
+    assert "countLeaves" not in text and text.count(PLACEHOLDER) == 3
+    program = get_task("names").parse(text)
+    assert program.lang == "java" and [t.text for t in program.tokens].count(PLACEHOLDER) == 3
+
+
+@pytest.mark.parametrize("lang", ["python", "java"])
+def test_renaming_by_id_remap_is_encoding_the_renamed_function(corpus, lang):
+    rng = random.Random(3)
+    task = get_task("names")
+    units = [u for u in (task.parse(ex.source) for ex in read_split(corpus / "data", "train")) if u.lang == lang]
+    vocab = Vocab.build(units)
+    checked = 0
+    for unit in units[:40]:
+        space = renaming_space(unit)
+        for r in space.sample(3, rng):
+            a, b = renamed(encode(unit, vocab), r, vocab), encode(space.apply(unit, r), vocab)
+            for field in ("tokens", "views", "referents", "corefs"):
+                assert (getattr(a, field) == getattr(b, field)).all(), field
+            checked += 1
+    assert checked >= 60
+
+
 def test_the_name_and_recursive_references_are_hidden():
     units = {u.name: u for u in parse_units(TEXT, "python", path="t.py")}
     method = function_text(units["Tree.countLeaves"])
@@ -125,10 +161,11 @@ def test_the_dataset_is_split_by_file(corpus):
         for row in rows:
             assert split_of_path.setdefault(row["path"], split) == split == split_of(row["path"])
             unit = get_task("names").parse(row["source"])
-            assert f"def {PLACEHOLDER}(" in unit.lines[0].text
+            assert unit.lang == ("java" if row["path"].endswith(".java") else "python")
+            assert PLACEHOLDER in [t.text for t in unit.tokens]
             assert not [t for t in unit.tokens if t.text == row["name"] and t.referent is None]
             assert row["label"].split() == subtokens(row["name"])
-    assert len(split_of_path) == meta["files"] == 30
+    assert len(split_of_path) == meta["files"] == 3 * (10 + 5)
     labels = {s for ex in read_split(data, "train") for s in ex.label}
     assert meta["subtokens"] == sorted(labels)
 
@@ -174,12 +211,13 @@ def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["task"]["name"] == "names" and report["task_symmetry"] is True
-    assert report["audited"] == 12 and report["errors"] == 0
+    assert report["audited"] + report["errors"] == 12 and report["audited"] >= 8
+    assert all("this model takes 1 to 128" in f["error"] for f in report["failed"])  # only functions too long
     assert report["violation_rate"] == 0.0
     assert report["metric"]["name"] == "F1" and set(report["metric"]["extra"]) == {"precision", "recall"}
 
 
-def _variants(model, corpus, n: int = 40):
+def _variants(model, corpus, n: int = 30, lang: str = "python"):
     """(function, its encoding, renamed encodings, reordered encodings) of
     test functions with more than one renaming and more than one order."""
     rng = random.Random(2)
@@ -187,7 +225,7 @@ def _variants(model, corpus, n: int = 40):
     out = []
     for ex in read_split(corpus / "data", "train") + read_split(corpus / "data", "test"):
         unit = task.parse(ex.source)
-        if not model.fits(unit):
+        if unit.lang != lang or not model.fits(unit):
             continue
         names, orders = renaming_space(unit), PermutationSpace(unit)
         if names.count() < 2 or orders.count() < 2:
@@ -200,7 +238,7 @@ def _variants(model, corpus, n: int = 40):
         out.append((enc, renamed, reordered, both))
         if len(out) == n:
             break
-    assert len(out) >= 20
+    assert len(out) >= 15
     return out
 
 
@@ -209,18 +247,20 @@ def _logits(model, encoded) -> torch.Tensor:
         return torch.cat([model.network(to_device(model.collate([e]), "cpu")) for e in encoded])
 
 
+@pytest.mark.parametrize("lang", ["python", "java"])
 @pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])
-def test_spe_name_models_are_invariant(models, corpus, arch, kinds):
+def test_spe_name_models_are_invariant(models, corpus, arch, kinds, lang):
     """Their logits agree within 1e-5 under sampled reorderings (and, for
-    renamer+spe, renamings and both); vanilla's move."""
+    renamer+spe, renamings and both), Python functions and Java methods
+    alike; vanilla's move."""
     model = load_model(models[arch][0])
     vanilla = load_model(models["vanilla"][0])
     moved = 0
-    for group in _variants(model, corpus):
+    for group in _variants(model, corpus, lang=lang):
         for kind in kinds:
             logits = _logits(model, [group[0], *group[kind]])
             assert (logits - logits[0]).abs().max() <= 1e-5
-    for group in _variants(vanilla, corpus):
+    for group in _variants(vanilla, corpus, lang=lang):
         logits = _logits(vanilla, [group[0], *group[3]])
         moved += bool((logits - logits[0]).abs().max() > 1e-3)
     assert moved >= 10
@@ -236,7 +276,7 @@ def test_the_audit_of_a_renamer_spe_names_model_finds_no_violation(models, corpu
         with torch.no_grad():
             model.network.head.out.bias.zero_()
         report = audit(model, str(corpus / "data"), transform="both", variants=8, limit=30, seed=1).report
-        assert report["audited"] == 30 and report["errors"] == 0
+        assert report["audited"] >= 25 and all("this model takes" in f["error"] for f in report["failed"])
         preds = {json.dumps(r["prediction"]) for r in audit(model, str(corpus / "data"), transform="both", variants=2,
                                                                 limit=30, seed=1).records if r.get("prediction")}
         assert len(preds) > 3  # not a constant model
