@@ -310,12 +310,14 @@ def train(
 
     rank, world, local_rank = _dist()
     distributed = world > 1
+    owns_group = False
     if distributed:
         import torch.distributed as dist
 
         backend = "nccl" if device.startswith("cuda") else "gloo"
         if not dist.is_initialized():
             dist.init_process_group(backend)
+            owns_group = True
         if device.startswith("cuda"):
             device = f"cuda:{local_rank}"
     dev = torch.device(device)
@@ -467,6 +469,10 @@ def train(
         import torch.distributed as dist
 
         dist.barrier()
+        if owns_group:
+            # a process that exits with gloo's threads alive can abort
+            # ("terminate called without an active exception")
+            dist.destroy_process_group()
     return TrainResult(out=str(out), arch=arch, size=size, task=task, metric_name=the_task.metric_name,
                        best_metric=best, best_epoch=best_epoch, epochs=epochs, n_train=len(train_enc),
                        n_valid=len(valid_enc), too_long=too_long, history=history, resumed_from=resumed_from)

@@ -219,10 +219,14 @@ def _gather(records: list[dict], run: dict, device: str | None) -> tuple[list[di
     """Every process's records (and timing) on every process (torchrun)."""
     import torch.distributed as dist
 
-    if not dist.is_initialized():
+    owns_group = not dist.is_initialized()
+    if owns_group:
         dist.init_process_group("nccl" if device and device.startswith("cuda") else "gloo")
     gathered: list = [None] * dist.get_world_size()
     dist.all_gather_object(gathered, (records, run))
+    if owns_group:  # gloo's threads must not outlive the group at exit (an abort)
+        dist.barrier()
+        dist.destroy_process_group()
     everything = [r for part, _ in gathered for r in part]
     runs = [r for _, r in gathered]
     merged = dict(run, seconds=max(r["seconds"] for r in runs),
