@@ -47,7 +47,7 @@ complete -c invar -n '__fish_seen_subcommand_from dlg' -F
 complete -c invar -n '__fish_seen_subcommand_from train' -l data
 complete -c invar -n '__fish_seen_subcommand_from train' -l arch
 complete -c invar -n '__fish_seen_subcommand_from train' -l out -s o
-complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive ltl copy names'
+complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive ltl copy names bugs'
 complete -c invar -n '__fish_seen_subcommand_from train' -l size -x -a 'tiny mini small'
 complete -c invar -n '__fish_seen_subcommand_from train' -l epochs
 complete -c invar -n '__fish_seen_subcommand_from train' -l batch-size
@@ -81,6 +81,7 @@ complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_
 complete -c invar -n '__fish_seen_subcommand_from data' -a ltl
 complete -c invar -n '__fish_seen_subcommand_from data' -a copy
 complete -c invar -n '__fish_seen_subcommand_from data' -a names
+complete -c invar -n '__fish_seen_subcommand_from data' -a bugs
 complete -c invar -n '__fish_seen_subcommand_from data' -a bhive
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l num -s n
@@ -110,6 +111,11 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l source
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l seed
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l mcpu
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l out -s o

@@ -145,7 +145,7 @@ def audit(
                                 timeout=timeout, retries=retries, seed=seed)
     name = adapter.task or task or guess
     if name is None:
-        raise UsageError("name the task with --task (bhive, classify, names): only invar checkpoints carry theirs",
+        raise UsageError("name the task with --task (bhive, classify, names, bugs): only invar checkpoints carry theirs",
                          path="--task")
     the_task = get_task(name)
     if transform is None:

@@ -61,7 +61,7 @@ def audit_command(
     out: OutOpt = None,
     fail_over: FailOverOpt = None,
     fail_under: FailUnderOpt = None,
-    task: Annotated[Optional[str], typer.Option("--task", help="The task (bhive, classify, names); invar checkpoints carry theirs.")] = None,
+    task: Annotated[Optional[str], typer.Option("--task", help="The task (bhive, classify, names, bugs); invar checkpoints carry theirs.")] = None,
     data_dir: Annotated[Optional[str], typer.Option("--data-dir", help="Where --dataset bhive lies: a directory written by invar data bhive, or a copy of BHive's CSVs (default: $INVAR_DATA).")] = None,
     split: Annotated[str, typer.Option("--split", help="Split of a prepared dataset to audit.")] = "test",
     lang: Annotated[Optional[str], typer.Option("--lang", help="Language of the programs (x86, hex, python, java, ltl) when the dataset does not say.")] = None,

@@ -162,6 +162,37 @@ def names_command(
                  f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens)", markup=False)
 
 
+@data_app.command("bugs")
+@command
+def bugs_command(
+    source: Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
+    seed: SeedOpt = 0,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """Functions with and without an injected bug, for the bugs task, split by file into train, valid and test.
+
+    Every function of every .py and .java file under --source is written as
+    it is (label 0) and with one seeded bug (label 1): a read of a local
+    variable replaced by another one defined earlier, or a comparison
+    operator swapped. Every bug parses and changes the function's
+    dependencies (or its comparison); functions without one are skipped and
+    counted in meta.json. A file goes wholly to one split, by a hash of its
+    path relative to --source: 80/10/10.
+
+    Example: invar data bugs --source fixtures/python --out bugs
+    """
+    from ..tasks.bugs import build
+
+    meta = build(source, out, seed=seed)
+    if fmt is TableFormat.json:
+        stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
+        return
+    stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
+                 f"(half of them bugged) from {meta['files']} files to {out} ({meta['functions_without_bug']} "
+                 f"functions without a possible bug skipped)", markup=False)
+
+
 @data_app.command("bhive")
 @command
 def bhive_command(

@@ -17,6 +17,7 @@ class TaskName(str, enum.Enum):
     ltl = "ltl"
     copy = "copy"
     names = "names"
+    bugs = "bugs"
 
 
 class Size(str, enum.Enum):
@@ -33,7 +34,7 @@ class Device(str, enum.Enum):
 @app.command("train")
 @command
 def train_command(
-    data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy or invar data names, or a file from invar data ltl.")],
+    data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names or invar data bugs, or a file from invar data ltl.")],
     arch: Annotated[str, typer.Option("--arch", help="Architecture: vanilla, augmented, canonicalized, renamer, spe, renamer+spe, dualpart, lexinvariant.")],
     out: Annotated[str, typer.Option("--out", "-o", help="Checkpoint to write (the best epoch).")],
     task: Annotated[TaskName, typer.Option("--task", help="The task.")] = TaskName.bhive,

@@ -8,6 +8,7 @@ for models it cannot load itself, how to read a label or an answer.
 
 Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca),
 ``names`` (a function's body -> the subtokens of its name, multi-label),
+``bugs`` (a function -> whether it holds an injected bug, binary),
 ``classify`` (any program -> a class label; audits only), and two
 sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
 satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
@@ -26,7 +27,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..errors import UsageError
 
 _TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
-          "copy": "invar.tasks.copy", "names": "invar.tasks.names"}
+          "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs"}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,490 @@
+"""The bugs task: does a function hold an injected bug? (binary)
+
+**Dataset** (``invar data bugs --source DIR --out OUT``): every function of
+every ``.py`` file and every method of every ``.java`` file under DIR, as the
+names task reads them (nested functions and methods included; a Python
+function stands alone, dedented; a Java method stands in
+``class METHOD_CLASS { … }``, which tells a stored function's language), but
+with its name kept. Each function is written twice: as it is (label 0) and
+with one bug injected into its text (label 1), so the dataset is balanced.
+The split is by **file**, as for names: the SHA-256 of the file's path
+relative to DIR puts all its functions, original and bugged, in ``train``
+(80 %), ``valid`` or ``test`` (10 % each). OUT holds ``train.csv``,
+``valid.csv`` and ``test.csv`` (columns ``source``, ``label`` — 0 or 1 —,
+``bug`` — empty for an original, else what was changed —, ``path`` and
+``line``) and ``meta.json`` (the counts, and the functions skipped because no
+bug could be injected).
+
+**Bugs**, one token of the function's text changed (a seeded choice: a
+kind drawn at random among those the function offers, then its candidates
+tried in a seeded order until one passes the checks below):
+
+* *variable misuse*: one **read** of a local variable or parameter replaced
+  by another local variable or parameter **defined earlier**. A read is a
+  token with a local referent (view ``local`` or ``param``) that reads it:
+  in Python an ``ast.Name`` in load context (not an assignment, augmented
+  assignment, ``for``/``with``/``except`` target, nor a parameter); in Java
+  neither the declaration (the referent's position) nor the target of an
+  assignment operator or of ``++``/``--``. Defined earlier: a parameter, or
+  a variable with a binding occurrence before the read (Python: any
+  occurrence that is not a read, on an earlier line not nested deeper than
+  the read; Java: its declaration, the frontend resolving the read to it). The
+  function's own header line is never changed.
+* *comparison swap*: one of ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=`` replaced
+  (``<``↔``<=``, ``>``↔``>=``, ``<``↔``>``, ``<=``↔``>=``, ``==``↔``!=``).
+
+**The no-op check** every written bug passes (:func:`check`): the bugged
+text parses (as the same language, one function) into a program with the
+same lines and the same tokens but the changed one; then
+
+* a misuse: the changed token has the referent of the variable put in
+  (so that variable is in scope there, by the frontend's resolution), it is
+  still a read, and the program's **dependencies** differ from the
+  original's: the changed line's reads or writes (referents matched token
+  by token), or the transitive closure of ``Program.deps``. A misuse that
+  leaves every one of these identical (``f(a, b, a)`` → ``f(b, b, a)``: the
+  line still reads ``a`` and ``b``) is rejected, though it may change what
+  the function computes: it cannot be seen in the dependencies.
+* a swap: the token is the swapped operator; a reversal (``<``↔``>``,
+  ``<=``↔``>=``) between two tokens that read the same (``x < x``) is
+  rejected, since it computes the same.
+
+What it guarantees: the bug is in the text, parses, and (misuse) changes
+the function's data flow as invar's frontends see it; a swap changes the
+result of the comparison whenever its operands are equal (``<``↔``<=``), or
+differ (the others). What it does not: that the bugged function behaves
+differently on an input that can occur (the comparison or the line may be
+unreachable, the variables may hold equal values), that it still type-checks
+(Java), or that the variable put in is assigned on every path to the read.
+
+Task symmetries: renamings of local variables and reorderings of
+independent statements keep a bug a bug and a correct function correct (the
+bug is in the text, not in the names or the order), so both keep the label.
+**Metric**: accuracy, in percent; the F1 of the bug class beside it.
+A model reads any function it is given as the dataset stores it
+(:func:`prepare`), so ``invar predict`` on a source file sees what training
+saw.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import json
+import random
+import sys
+import textwrap
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..errors import DataError
+from ..program import Program
+from . import Example, Task
+from .names import JAVA_CLASS, LANGS, SPLITS, split_of
+
+_EXT = ".csv"
+_COLUMNS = ("source", "label", "bug", "path", "line")
+#: comparison operator -> what a swap may put in its place
+SWAPS = {"<": ("<=", ">"), "<=": ("<", ">="), ">": (">=", "<"), ">=": (">", "<="), "==": ("!=",), "!=": ("==",)}
+_REVERSALS = {("<", ">"), (">", "<"), ("<=", ">="), (">=", "<=")}
+_JAVA_ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>="}
+_VIEWS = ("local", "param")
+#: candidates tried per function before it is given up
+MAX_TRIES = 24
+
+
+# ------------------------------------------------------------ stored texts
+def function_text(unit: Program) -> str:
+    """The function's text standing alone (dedented; a Java method inside
+    ``class METHOD_CLASS { … }``), its name kept."""
+    text = textwrap.dedent(unit.render()).strip("\n") + "\n"
+    if unit.lang == "java":
+        return f"class {JAVA_CLASS} {{\n{textwrap.indent(text, '    ')}}}\n"
+    return text
+
+
+def parse(source: str) -> Program:
+    """A stored function (Java when it stands in ``class METHOD_CLASS``)."""
+    from ..frontends import parse_units
+
+    lang = "java" if source.startswith(f"class {JAVA_CLASS} {{") else "python"
+    units = parse_units(source, lang)
+    if not units:
+        raise DataError("no function in the stored text")
+    return units[0]
+
+
+def prepare(unit: Program) -> Program:
+    """A function as the dataset stores it: standing alone (re-read from its
+    dedented text, a Java method inside ``class METHOD_CLASS``); one that
+    cannot stand alone (a nested function's ``nonlocal``) is kept as it is."""
+    from ..errors import InvarError
+
+    try:
+        return parse(function_text(unit))
+    except (InvarError, SyntaxError, ValueError, RecursionError):
+        return unit
+
+
+# --------------------------------------------------------------- positions
+def _position(program: Program, k: int) -> tuple[int, int]:
+    """(1-based line, 0-based character column) of token ``k`` in the parsed text."""
+    tok = program.tokens[k]
+    line = program.lines[tok.line]
+    before = line.text[: tok.start]
+    nl = before.rfind("\n")
+    return line.source_line + before.count("\n"), tok.start - (nl + 1)
+
+
+def _python_loads(text: str) -> set[tuple[int, int]]:
+    """(line, character column) of every name read in ``text``."""
+    lines = text.splitlines()
+    out = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            raw = lines[node.lineno - 1].encode("utf-8")[: node.col_offset]
+            out.add((node.lineno, len(raw.decode("utf-8"))))
+    return out
+
+
+def _java_declared_at(referent: str) -> tuple[int, int] | None:
+    """A Java local's declaration (line, 0-based column), from its referent
+    ``local:C.m:LINE.COL:name``."""
+    try:
+        where = referent.rsplit(":", 2)[1]
+        line, col = where.split(".")
+        return int(line), int(col) - 1
+    except (IndexError, ValueError):
+        return None
+
+
+def _roles(program: Program, text: str) -> dict[int, str]:
+    """Token index -> ``read`` or ``bind`` for every token with a local
+    referent (view local or param) past the header line."""
+    out: dict[int, str] = {}
+    toks = program.tokens
+    loads = _python_loads(text) if program.lang == "python" else set()
+    for k, t in enumerate(toks):
+        if t.referent is None or t.view not in _VIEWS:
+            continue
+        pos = _position(program, k)
+        if program.lang == "python":
+            out[k] = "read" if pos in loads else "bind"
+            continue
+        nxt = toks[k + 1].text if k + 1 < len(toks) and toks[k + 1].line == t.line else ""
+        prev = toks[k - 1].text if k > 0 and toks[k - 1].line == t.line else ""
+        if _java_declared_at(t.referent) == pos:
+            out[k] = "bind"
+        elif nxt in _JAVA_ASSIGN or nxt in ("++", "--") or prev in ("++", "--"):
+            out[k] = "write"
+        else:
+            out[k] = "read"
+    return out
+
+
+# -------------------------------------------------------------- candidates
+def candidates(program: Program, text: str) -> dict[str, list[tuple[int, str]]]:
+    """Every possible injection: ``misuse`` and ``swap`` -> [(token index,
+    new text, the referent put in or None)]."""
+    roles = _roles(program, text)
+    toks = program.tokens
+    first_line = {}  # referent -> first binding (token index)
+    for k, role in roles.items():
+        r = toks[k].referent
+        if role == "bind" or toks[k].view == "param" and toks[k].line == 0:
+            first_line.setdefault(r, k)
+    misuse = []
+    for k, role in roles.items():
+        t = toks[k]
+        if role != "read" or t.line == 0:
+            continue
+        seen = set()
+        for r, j in first_line.items():
+            other = toks[j]
+            if r == t.referent or other.text in seen or other.text == t.text:
+                continue
+            if other.line < t.line and (other.view == "param" or program.lines[other.line].depth <= program.lines[t.line].depth
+                                        or program.lang == "java"):
+                seen.add(other.text)
+                misuse.append((k, other.text, r))
+    swap = []
+    for k, t in enumerate(toks):
+        if t.line == 0 or t.kind != "operator" or t.text not in SWAPS:
+            continue
+        if program.lang == "java" and t.text in ("<", ">"):
+            nb = {toks[i].text for i in (k - 1, k + 1) if 0 <= i < len(toks)}
+            if nb & {"<", ">", "?", ","}:
+                continue  # generics
+        for new in SWAPS[t.text]:
+            swap.append((k, new, None))
+    return {"misuse": misuse, "swap": swap}
+
+
+# ------------------------------------------------------------------- check
+def _closure(n: int, deps) -> list[int]:
+    """Per line, the lines that must stay after it (a bit set), in the
+    transitive closure of ``deps``."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for i, j in deps:
+        succ[i].append(j)
+    reach = [0] * n
+    for i in range(n - 1, -1, -1):  # deps go forward: (i, j) with i < j
+        for j in succ[i]:
+            reach[i] |= (1 << j) | reach[j]
+    return reach
+
+
+def stored(program: Program) -> str:
+    """A parsed stored function written back as it is stored."""
+    return function_text(program)
+
+
+def check(original: Program, k: int, new: str, put: str | None = None) -> tuple[str | None, str]:
+    """The bugged text of ``original`` with token ``k`` reading ``new`` (a
+    misuse: the variable whose referent is ``put``; by default the first
+    local of that name), or (None, why) when the bug fails the checks of the
+    module docstring."""
+    from ..errors import InvarError
+
+    kind = "swap" if original.tokens[k].text in SWAPS and new in SWAPS else "misuse"
+    text = stored(original.with_token_texts({k: new}))
+    try:
+        bugged = parse(text)
+    except (InvarError, SyntaxError, ValueError, RecursionError) as err:
+        return None, f"does not parse: {err}"
+    if bugged.lang != original.lang or len(bugged.lines) != len(original.lines) \
+            or len(bugged.tokens) != len(original.tokens):
+        return None, "reads as another program"
+    for j, (a, b) in enumerate(zip(original.tokens, bugged.tokens)):
+        if (a.text if j != k else new) != b.text or a.line != b.line:
+            return None, "reads as other tokens"
+    toks = original.tokens
+    if kind == "swap":
+        old = toks[k].text
+        if (old, new) in _REVERSALS and 0 < k < len(toks) - 1 and toks[k - 1].text == toks[k + 1].text:
+            return None, "a reversal between equal operands"
+        return text, ""
+    # misuse
+    if put is None:
+        put = next((t.referent for t in toks if t.text == new and t.referent is not None and t.view in _VIEWS), None)
+    rename = {}
+    for j, (a, b) in enumerate(zip(toks, bugged.tokens)):
+        if j != k and a.referent is not None:
+            rename[a.referent] = b.referent
+    if put is None or bugged.tokens[k].referent != rename.get(put, put):
+        return None, "the variable put in is not in scope there"
+    if _roles(bugged, text).get(k) != "read":
+        return None, "no longer a read"
+    li = toks[k].line
+    a, b = original.lines[li], bugged.lines[li]
+    same_line = ({rename.get(r, r) for r in a.reads} == set(b.reads)
+                 and {rename.get(r, r) for r in a.writes} == set(b.writes))
+    n = len(original.lines)
+    if same_line and _closure(n, original.deps) == _closure(n, bugged.deps):
+        return None, "the dependencies are unchanged"
+    return text, ""
+
+
+def inject(program: Program, text: str, rng: random.Random) -> tuple[str, str] | None:
+    """(bugged text, what was changed) for one seeded bug, or None."""
+    cands = candidates(program, text)
+    kinds = [k for k in ("misuse", "swap") if cands[k]]
+    rng.shuffle(kinds)
+    tries = 0
+    for kind in kinds:
+        order = list(cands[kind])
+        rng.shuffle(order)
+        for k, new, put in order:
+            if tries >= MAX_TRIES:
+                return None
+            tries += 1
+            bugged, _ = check(program, k, new, put)
+            if bugged is not None:
+                line, col = _position(program, k)
+                return bugged, f"{kind} {program.tokens[k].text} -> {new} at {line}:{col + 1}"
+    return None
+
+
+# ----------------------------------------------------------------- dataset
+def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
+    """Write the bugs dataset of the ``.py`` and ``.java`` files under
+    ``source`` to ``out`` (see the module docstring); returns what was written."""
+    from ..data.files import write_atomic
+    from ..errors import InvarError
+    from ..frontends import parse_units
+
+    source, out = Path(source), Path(out)
+    if not source.is_dir():
+        raise DataError("no such source directory", path=str(source))
+    rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
+    files = unreadable = skipped = no_bug = 0
+    kinds = {"misuse": 0, "swap": 0}
+    for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
+        rel = path.relative_to(source).as_posix()
+        try:
+            units = parse_units(path.read_text(encoding="utf-8"), LANGS[path.suffix], path=rel)
+        except (InvarError, UnicodeDecodeError, SyntaxError, ValueError):
+            unreadable += 1
+            continue
+        files += 1
+        split = split_of(rel)
+        for unit in units:
+            text = function_text(unit)
+            try:
+                program = parse(text)
+                if stored(program) != text:
+                    raise ValueError("does not stand alone")
+            except (InvarError, SyntaxError, ValueError, RecursionError):
+                skipped += 1
+                continue
+            line = unit.lines[0].source_line
+            rng = random.Random(f"{seed}:{rel}:{line}:{unit.name}")
+            bug = inject(program, text, rng)
+            if bug is None:
+                no_bug += 1
+                continue
+            kinds[bug[1].split()[0]] += 1
+            rows[split].append((text, 0, "", rel, line))
+            rows[split].append((bug[0], 1, bug[1], rel, line))
+    if not rows["train"]:
+        raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
+    out.mkdir(parents=True, exist_ok=True)
+    for split in SPLITS:
+        def write(f, split=split):
+            buf = io.StringIO(newline="")
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(_COLUMNS)
+            w.writerows(rows[split])
+            f.write(buf.getvalue().encode("utf-8"))
+
+        write_atomic(out / f"{split}{_EXT}", write)
+    meta = {"invar": "bugs", "source": str(source), "seed": seed, "files": files, "unreadable_files": unreadable,
+            "skipped_functions": skipped, "functions_without_bug": no_bug, "bugs": kinds,
+            **{s: len(rows[s]) for s in SPLITS}}
+    write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
+    return meta
+
+
+def read_split(data: str | Path, split: str) -> list[Example]:
+    """The functions of one split of a directory :func:`build` wrote; labels 0 or 1."""
+    data = Path(data)
+    path = data / f"{split}{_EXT}"
+    if not data.is_dir() or not path.is_file():
+        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data bugs --source DIR --out OUT",
+                        path=str(data))
+    csv.field_size_limit(sys.maxsize)
+    out = []
+    with open(path, encoding="utf-8", newline="") as f:
+        reader = csv.reader(f)
+        start = 1
+        for row in reader:
+            line, start = start, reader.line_num + 1
+            if not row or (line == 1 and row[0] == "source"):
+                continue
+            try:
+                y = label(row[1]) if len(row) > 1 else None
+            except ValueError:
+                y = None
+            if y is None:
+                raise DataError("a label that is not 0 or 1 (expected source,label,…)", path=str(path), line=line, col=1)
+            out.append(Example(row[0], y, str(path), line))
+    return out
+
+
+def dataset(spec: str, split: str) -> list[Example] | None:
+    path = Path(spec)
+    if path.is_dir() and (path / "meta.json").is_file() and (path / f"{split}{_EXT}").is_file():
+        try:
+            if json.loads((path / "meta.json").read_text(encoding="utf-8")).get("invar") != "bugs":
+                return None
+        except ValueError:
+            return None
+        return read_split(path, split)
+    return None
+
+
+# ------------------------------------------------------ loss, output, metric
+def loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Binary cross-entropy (the mean)."""
+    return F.binary_cross_entropy_with_logits(logits.reshape(-1), target.reshape(-1).to(logits.dtype))
+
+
+def output(logits: torch.Tensor, names: Sequence[str] | None = None) -> list[int]:
+    """(B,) logits -> 1 (bugged) where the logit is at least 0, else 0."""
+    return [int(v >= 0) for v in logits.detach().float().cpu().reshape(-1).tolist()]
+
+
+def accuracy(predictions, labels) -> float:
+    """Share of predictions equal to their label, in percent."""
+    if not len(labels):
+        return float("nan")
+    return float(100.0 * np.mean([int(p) == int(t) for p, t in zip(predictions, labels)]))
+
+
+def bug_f1(predictions, labels) -> float:
+    """F1 of the bug class (label 1), in percent."""
+    if not len(labels):
+        return float("nan")
+    p = [int(x) for x in predictions]
+    t = [int(x) for x in labels]
+    tp = sum(1 for a, b in zip(p, t) if a == 1 and b == 1)
+    fp = sum(1 for a, b in zip(p, t) if a == 1 and b == 0)
+    fn = sum(1 for a, b in zip(p, t) if a == 0 and b == 1)
+    return 200.0 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def score(prediction, label) -> float:
+    return 100.0 if int(prediction) == int(label) else 0.0
+
+
+def label(text: str) -> int:
+    """``0``/``1`` (also ``false``/``true``, ``correct``/``bug``) -> 0 or 1."""
+    word = str(text).strip().lower()
+    if word in ("0", "false", "correct", "no", "0.0"):
+        return 0
+    if word in ("1", "true", "bug", "buggy", "yes", "1.0"):
+        return 1
+    raise ValueError(f"{text.strip()!r} is not 0 or 1")
+
+
+def answer(text: str) -> int:
+    """A model's text answer -> 0 or 1: its first word that reads as one."""
+    for word in text.replace(",", " ").replace(".", " ").split():
+        try:
+            return label(word)
+        except ValueError:
+            continue
+    raise ValueError("no 0 or 1 in the answer")
+
+
+TASK = Task(
+    name="bugs",
+    head="binary",
+    n_labels=1,
+    invariances={"renamings": True, "permutations": True},
+    metric_name="accuracy",
+    lower_is_better=False,
+    loss=loss,
+    metric=accuracy,
+    output=output,
+    parse=parse,
+    read_split=read_split,
+    discrete=True,
+    label=label,
+    answer=answer,
+    lang="python",
+    prepare=prepare,
+    undo=lambda prediction, back: prediction,  # a label names nothing of the input
+    score=score,
+    extra_metrics={"F1 (bug)": bug_f1},
+    f1=False,
+    dataset=dataset,
+)
+
+__all__ = ["TASK", "SWAPS", "function_text", "parse", "prepare", "candidates", "check", "inject", "build", "read_split",
+           "loss", "output", "accuracy", "bug_f1", "label", "answer"]

@@ -1,0 +1,272 @@
+"""The bugs task: the injections (variable misuse, comparison swap) and the
+no-op check, a balanced dataset split by file, training every architecture a
+few steps, checkpoints through the audit, and the invariance of ``spe`` and
+``renamer+spe`` bug models.
+
+The corpus is fixtures/python and fixtures/java copied into three
+directories (so every split gets some) in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import shutil
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+import invar.cli.commands  # noqa: F401  (registers every command)
+from invar import load_model
+from invar.cli.app import app
+from invar.encoding import permuted
+from invar.nn.config import ARCHITECTURES
+from invar.nn.model import to_device
+from invar.symmetry.permutations import PermutationSpace
+from invar.symmetry.spaces import renaming_space
+from invar.tasks import get_task
+from invar.tasks.bugs import SWAPS, accuracy, bug_f1, candidates, check, inject, output, parse, read_split
+from invar.tasks.names import split_of
+from invar.train import train
+from tests.conftest import FIXTURES
+
+QUICK = {"batch_size": 16, "threads": 1, "limit": 96}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("bugs")
+    for d in ("a", "b", "c"):
+        (root / "src" / d).mkdir(parents=True)
+        for path in sorted((FIXTURES / "python").glob("*.py")) + sorted((FIXTURES / "java").glob("*.java")):
+            shutil.copy(path, root / "src" / d / path.name)
+    result = CliRunner().invoke(app, ["data", "bugs", "--source", str(root / "src"), "--out", str(root / "data"),
+                                      "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return root
+
+
+PY = """def f(a, b):
+    c = a + b
+    if c < b:
+        c += a
+    return g(a, b, a)
+"""
+
+JAVA = """class METHOD_CLASS {
+    int f(int a, int b) {
+        int c = a + b;
+        if (c == b) c = a;
+        return c;
+    }
+}
+"""
+
+
+def _token(program, line, text, nth=0):
+    ks = [k for k, t in enumerate(program.tokens) if t.line == line and t.text == text]
+    return ks[nth]
+
+
+@pytest.mark.parametrize("source, line, old, nth, new, expected", [
+    # variable misuse: a read replaced by another variable defined earlier
+    (PY, 1, "a", 0, "b", PY.replace("c = a + b", "c = b + b")),
+    (PY, 2, "b", 0, "c", PY.replace("if c < b:", "if c < c:")),
+    (PY, 3, "a", 0, "c", PY.replace("c += a", "c += c")),
+    (PY, 4, "b", 0, "c", PY.replace("g(a, b, a)", "g(a, c, a)")),
+    (JAVA, 1, "b", 0, "a", JAVA.replace("int c = a + b;", "int c = a + a;")),
+    (JAVA, 2, "a", 0, "b", JAVA.replace("c = a;", "c = b;")),
+    (JAVA, 3, "c", 0, "a", JAVA.replace("return c;", "return a;")),
+    # comparison swaps
+    (PY, 2, "<", 0, "<=", PY.replace("if c < b:", "if c <= b:")),
+    (PY, 2, "<", 0, ">", PY.replace("if c < b:", "if c > b:")),
+    (JAVA, 2, "==", 0, "!=", JAVA.replace("c == b", "c != b")),
+])
+def test_injections(source, line, old, nth, new, expected):
+    program = parse(source)
+    k = _token(program, line, old, nth)
+    offered = candidates(program, source)
+    kind = "swap" if old in SWAPS else "misuse"
+    assert (k, new) in {(c[0], c[1]) for c in offered[kind]}
+    bugged, why = check(program, k, new)
+    assert bugged == expected, why
+
+
+@pytest.mark.parametrize("source, line, old, nth, new, reason", [
+    # g(a, b, a) -> g(b, b, a): the line still reads a and b, the order is the same
+    (PY, 4, "a", 0, "b", "the dependencies are unchanged"),
+    (PY, 4, "a", 1, "b", "the dependencies are unchanged"),
+    # the if's line reads its body's reads too: c is still read (c += a), a already was
+    (PY, 2, "c", 0, "a", "the dependencies are unchanged"),
+    # a variable used before any binding is not offered, and not in scope
+    ("def f(a):\n    if a:\n        t = 1\n    return a\n", 3, "a", 0, "t", None),
+])
+def test_no_op_and_undefined_misuses_are_rejected(source, line, old, nth, new, reason):
+    program = parse(source)
+    k = _token(program, line, old, nth)
+    if reason is None:  # t is bound deeper than the read: not offered
+        assert (k, new) not in {(c[0], c[1]) for c in candidates(program, source)["misuse"]}
+        return
+    bugged, why = check(program, k, new)
+    assert bugged is None and why == reason
+
+
+def test_definitions_are_never_replaced():
+    program = parse(PY)
+    offered = {c[0] for c in candidates(program, PY)["misuse"]}
+    binds = {_token(program, 1, "c"), _token(program, 3, "c")}  # c = …, c += …
+    assert not offered & binds
+    assert all(program.tokens[k].line > 0 for k in offered)
+    java = parse(JAVA)
+    offered = {c[0] for c in candidates(java, JAVA)["misuse"]}
+    assert not offered & {_token(java, 1, "c"), _token(java, 2, "c", 1)}  # int c = …, c = a
+
+
+def test_a_reversal_between_equal_operands_is_rejected():
+    source = "def f(x, y):\n    return x < x or y\n"
+    program = parse(source)
+    k = _token(program, 1, "<")
+    assert check(program, k, ">")[0] is None
+    assert check(program, k, "<=")[0] == source.replace("x < x", "x <= x")
+
+
+def test_injection_is_seeded():
+    program = parse(PY)
+    a = inject(program, PY, random.Random("s"))
+    assert a == inject(program, PY, random.Random("s")) and a is not None
+
+
+def test_every_bug_is_checked_and_the_dataset_is_balanced_and_split_by_file(corpus):
+    data = corpus / "data"
+    meta = json.loads((data / "meta.json").read_text())
+    assert meta["invar"] == "bugs" and meta["functions_without_bug"] > 0
+    assert meta["bugs"]["misuse"] > 0 and meta["bugs"]["swap"] > 0
+    split_of_path = {}
+    total = 0
+    for split in ("train", "valid", "test"):
+        assert meta[split] > 0
+        with open(data / f"{split}.csv", newline="") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == meta[split] == len(read_split(data, split))
+        assert [r["label"] for r in rows] == ["0", "1"] * (len(rows) // 2)  # balanced: each original, then its bug
+        for original, bugged in zip(rows[::2], rows[1::2]):
+            assert split_of_path.setdefault(original["path"], split) == split == split_of(original["path"])
+            assert bugged["path"] == original["path"] and bugged["line"] == original["line"]
+            program = parse(original["source"])
+            assert program.lang == ("java" if original["path"].endswith(".java") else "python")
+            b = parse(bugged["source"])
+            changed = [k for k, (x, y) in enumerate(zip(program.tokens, b.tokens)) if x.text != y.text]
+            assert len(changed) == 1 and len(program.tokens) == len(b.tokens)
+            k = changed[0]
+            assert bugged["bug"].split()[0] == ("swap" if program.tokens[k].text in SWAPS else "misuse")
+            put = None if program.tokens[k].text in SWAPS else b.tokens[k].referent
+            assert check(program, k, b.tokens[k].text, put)[0] == bugged["source"]  # passes the no-op check
+            total += 2
+    assert total == meta["train"] + meta["valid"] + meta["test"] == 2 * sum(meta["bugs"].values())
+    assert len(split_of_path) <= meta["files"] == 3 * (10 + 5)
+
+
+def test_accuracy_and_bug_f1():
+    assert accuracy([1, 0, 1, 1], [1, 0, 0, 1]) == 75.0
+    assert bug_f1([1, 0, 1, 1], [1, 0, 0, 1]) == pytest.approx(200 * 2 / (4 + 1 + 0))
+    assert output(torch.tensor([0.3, -0.1, 0.0])) == [1, 0, 1]
+    assert get_task("bugs").label("1") == 1 and get_task("bugs").answer("Yes, it has a bug") == 1
+
+
+@pytest.fixture(scope="module")
+def models(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("models")
+    trained = {}
+    for arch in ARCHITECTURES:
+        steps = []
+        result = train(task="bugs", data=corpus / "data", arch=arch, epochs=4, out=out / f"{arch}.pt",
+                       progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
+                       **QUICK)
+        trained[arch] = (out / f"{arch}.pt", steps, result)
+    return trained
+
+
+@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+def test_every_architecture_trains_and_its_loss_falls(models, arch):
+    path, steps, result = models[arch]
+    assert len(steps) == 4 * 6
+    assert sum(steps[-4:]) < sum(steps[:4]), steps
+    model = load_model(path)
+    assert model.task == "bugs" and model.config.arch == arch and model.config.head == "binary"
+    assert model.config.n_labels == 1 and 0 <= result.best_metric <= 100
+
+
+def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
+    path = models["renamer+spe"][0]
+    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(corpus / "data"),
+                                      "--transform", "both", "--variants", "4", "--limit", "12", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["task"]["name"] == "bugs" and report["task_symmetry"] is True
+    assert report["audited"] + report["errors"] == 12 and report["audited"] >= 8
+    assert all("this model takes 1 to 128" in f["error"] for f in report["failed"])  # only functions too long
+    assert report["violation_rate"] == 0.0
+    assert report["metric"]["name"] == "accuracy" and set(report["metric"]["extra"]) == {"F1 (bug)"}
+
+
+def _variants(model, corpus, n: int = 30, lang: str = "python"):
+    """(encoding, renamed, reordered, both) of functions, original or
+    bugged, with more than one renaming and more than one order."""
+    rng = random.Random(2)
+    task = get_task("bugs")
+    out = []
+    for ex in read_split(corpus / "data", "train") + read_split(corpus / "data", "test"):
+        unit = task.parse(ex.source)
+        if unit.lang != lang or not model.fits(unit):
+            continue
+        names, orders = renaming_space(unit), PermutationSpace(unit)
+        if names.count() < 2 or orders.count() < 2:
+            continue
+        enc = model.encode(unit)
+        renamed = [model.encode(names.apply(unit, r)) for r in names.sample(4, rng)]
+        reordered = [permuted(enc, t) for t in orders.sample(4, rng)]
+        both = [permuted(model.encode(names.apply(unit, r)), t)
+                for r, t in zip(names.sample(4, rng), orders.sample(4, rng))]
+        out.append((enc, renamed, reordered, both))
+        if len(out) == n:
+            break
+    assert len(out) >= 15
+    return out
+
+
+def _logits(model, encoded) -> torch.Tensor:
+    with torch.inference_mode():
+        return torch.cat([model.network(to_device(model.collate([e]), "cpu")).reshape(-1) for e in encoded])
+
+
+@pytest.mark.parametrize("lang", ["python", "java"])
+@pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])
+def test_spe_bug_models_are_invariant(models, corpus, arch, kinds, lang):
+    """Their logits agree within 1e-5 under sampled reorderings (and, for
+    renamer+spe, renamings and both), Python functions and Java methods
+    alike; vanilla's move."""
+    model = load_model(models[arch][0])
+    vanilla = load_model(models["vanilla"][0])
+    moved = 0
+    for group in _variants(model, corpus, lang=lang):
+        for kind in kinds:
+            logits = _logits(model, [group[0], *group[kind]])
+            assert (logits - logits[0]).abs().max() <= 1e-5
+    for group in _variants(vanilla, corpus, lang=lang):
+        logits = _logits(vanilla, [group[0], *group[3]])
+        moved += bool((logits - logits[0]).abs().max() > 1e-5)
+    assert moved >= 10
+
+
+def test_a_model_reads_any_function_as_the_dataset_stores_it(models):
+    from invar import parse_units
+    from invar.tasks.bugs import function_text
+
+    model = load_model(models["renamer+spe"][0])
+    text = (FIXTURES / "java" / "Arith.java").read_text()
+    for unit in parse_units(text, "java", path="Arith.java")[:5]:
+        a, b = model.encode(unit), model.encode(parse(function_text(unit)))
+        for field in ("tokens", "views", "referents", "corefs", "lines"):
+            assert (getattr(a, field) == getattr(b, field)).all(), (unit.name, field)
