@@ -73,7 +73,6 @@ import csv
 import io
 import json
 import random
-import sys
 import textwrap
 from pathlib import Path
 from typing import Sequence
@@ -85,7 +84,7 @@ import torch.nn.functional as F
 from ..errors import DataError
 from ..program import Program
 from . import Example, Task
-from .names import JAVA_CLASS, LANGS, SPLITS, split_of
+from .names import JAVA_CLASS, LANGS, SPLITS, split_of, split_rows
 
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "bug", "path", "line")
@@ -372,27 +371,15 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
 
 def read_split(data: str | Path, split: str) -> list[Example]:
     """The functions of one split of a directory :func:`build` wrote; labels 0 or 1."""
-    data = Path(data)
-    path = data / f"{split}{_EXT}"
-    if not data.is_dir() or not path.is_file():
-        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data bugs --source DIR --out OUT",
-                        path=str(data))
-    csv.field_size_limit(sys.maxsize)
     out = []
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f)
-        start = 1
-        for row in reader:
-            line, start = start, reader.line_num + 1
-            if not row or (line == 1 and row[0] == "source"):
-                continue
-            try:
-                y = label(row[1]) if len(row) > 1 else None
-            except ValueError:
-                y = None
-            if y is None:
-                raise DataError("a label that is not 0 or 1 (expected source,label,…)", path=str(path), line=line, col=1)
-            out.append(Example(row[0], y, str(path), line))
+    for path, line, row in split_rows(data, split, "bugs"):
+        try:
+            y = label(row[1]) if len(row) > 1 else None
+        except ValueError:
+            y = None
+        if y is None:
+            raise DataError("a label that is not 0 or 1 (expected source,label,…)", path=str(path), line=line, col=1)
+        out.append(Example(row[0], y, str(path), line))
     return out
 
 

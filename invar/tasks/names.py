@@ -54,7 +54,7 @@ import re
 import sys
 import textwrap
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 import torch
@@ -199,26 +199,33 @@ def build(source: str | Path, out: str | Path) -> dict:
     return meta
 
 
-def read_split(data: str | Path, split: str) -> list[Example]:
-    """The functions of one split of a directory :func:`build` wrote; each
-    label is the tuple of the name's subtokens."""
+def split_rows(data: str | Path, split: str, command: str) -> Iterator[tuple[Path, int, list[str]]]:
+    """``(path, line, row)`` for every data row of one split's CSV file (the
+    header and blank rows left out; ``line`` is where the row starts, for
+    errors); a missing file is a DataError that names ``command``."""
     data = Path(data)
     path = data / f"{split}{_EXT}"
     if not data.is_dir() or not path.is_file():
-        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data names --source DIR --out OUT",
+        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data {command} --source DIR --out OUT",
                         path=str(data))
     csv.field_size_limit(sys.maxsize)
-    out = []
     with open(path, encoding="utf-8", newline="") as f:
         reader = csv.reader(f)
         start = 1
         for row in reader:
             line, start = start, reader.line_num + 1
-            if not row or (line == 1 and row[0] == "source"):
-                continue
-            if len(row) < 2 or not row[1].split():
-                raise DataError("a function without a name (expected source,label,…)", path=str(path), line=line, col=1)
-            out.append(Example(row[0], tuple(row[1].split()), str(path), line))
+            if row and not (line == 1 and row[0] == "source"):
+                yield path, line, row
+
+
+def read_split(data: str | Path, split: str) -> list[Example]:
+    """The functions of one split of a directory :func:`build` wrote; each
+    label is the tuple of the name's subtokens."""
+    out = []
+    for path, line, row in split_rows(data, split, "names"):
+        if len(row) < 2 or not row[1].split():
+            raise DataError("a function without a name (expected source,label,…)", path=str(path), line=line, col=1)
+        out.append(Example(row[0], tuple(row[1].split()), str(path), line))
     return out
 
 
