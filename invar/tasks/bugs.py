@@ -84,7 +84,7 @@ import torch.nn.functional as F
 from ..errors import DataError
 from ..program import Program
 from . import Example, Task
-from .names import JAVA_CLASS, LANGS, SPLITS, split_of, split_rows
+from .names import JAVA_CLASS, LANGS, SPLITS, own_split, split_of, split_rows
 
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "bug", "path", "line")
@@ -384,15 +384,7 @@ def read_split(data: str | Path, split: str) -> list[Example]:
 
 
 def dataset(spec: str, split: str) -> list[Example] | None:
-    path = Path(spec)
-    if path.is_dir() and (path / "meta.json").is_file() and (path / f"{split}{_EXT}").is_file():
-        try:
-            if json.loads((path / "meta.json").read_text(encoding="utf-8")).get("invar") != "bugs":
-                return None
-        except ValueError:
-            return None
-        return read_split(path, split)
-    return None
+    return own_split(spec, split, "bugs", read_split)
 
 
 # ------------------------------------------------------ loss, output, metric

@@ -54,7 +54,7 @@ import re
 import sys
 import textwrap
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import torch
@@ -243,16 +243,22 @@ def labels_of(data: str | Path) -> list[str]:
     return labels
 
 
-def dataset(spec: str, split: str) -> list[Example] | None:
+def own_split(spec: str, split: str, command: str, read: Callable) -> list[Example] | None:
+    """``read(spec, split)`` when ``spec`` is a directory ``invar data
+    {command}`` wrote (its meta.json says so) holding ``split``; else None."""
     path = Path(spec)
     if path.is_dir() and (path / "meta.json").is_file() and (path / f"{split}{_EXT}").is_file():
         try:
-            if json.loads((path / "meta.json").read_text(encoding="utf-8")).get("invar") != "names":
+            if json.loads((path / "meta.json").read_text(encoding="utf-8")).get("invar") != command:
                 return None
         except ValueError:
             return None
-        return read_split(path, split)
+        return read(path, split)
     return None
+
+
+def dataset(spec: str, split: str) -> list[Example] | None:
+    return own_split(spec, split, "names", read_split)
 
 
 def targets(labels: Sequence[Sequence[str]], names: Sequence[str]) -> np.ndarray:
