@@ -11,7 +11,7 @@ split (names: subtoken F1 as code2seq defines it; bugs: accuracy) and
 audited with ``--transform both`` on the first ``--audit`` test functions.
 
     python bench/bench_names.py --out DIR [--task names|bugs] [--source DIR] [--train-limit 2000] [--epochs 4]
-                                [--archs vanilla spe renamer renamer+spe]
+                                [--archs vanilla spe renamer renamer+spe] [--seed 0]
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--audit", type=int, default=200)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the weights, the order and the audit's draws")
     ap.add_argument("--archs", nargs="+", default=["vanilla", "spe", "renamer", "renamer+spe"])
     args = ap.parse_args()
     task = importlib.import_module(f"invar.tasks.{args.task}")  # the package also has a names() function
@@ -50,10 +51,11 @@ def main() -> None:
         print(json.dumps({k: v for k, v in meta.items() if k != "subtokens"}), flush=True)
     rows = {}
     for arch in args.archs:
-        ckpt = args.out / f"{args.task}-{arch.replace('+', '_')}.pt"
+        suffix = f"-seed{args.seed}" if args.seed else ""
+        ckpt = args.out / f"{args.task}-{arch.replace('+', '_')}{suffix}.pt"
         t0 = time.perf_counter()
         run = train(task=args.task, data=data, arch=arch, out=ckpt, epochs=args.epochs, batch_size=32,
-                    threads=args.threads, lr=1e-3, seed=0, limit=args.train_limit, resume=True)
+                    threads=args.threads, lr=1e-3, seed=args.seed, limit=args.train_limit, resume=True)
         seconds = time.perf_counter() - t0
         model = invar.load_model(ckpt)
         test = task.read_split(data, "test")
@@ -64,14 +66,15 @@ def main() -> None:
                 programs.append(p)
                 labels.append(ex.label)
         preds = model.predict(programs)
-        report = invar.audit(model=str(ckpt), dataset=str(data), transform="both", limit=args.audit, variants=4)
+        report = invar.audit(model=str(ckpt), dataset=str(data), transform="both", limit=args.audit, variants=4,
+                             seed=args.seed)
         rows[arch] = {"test_metric": task.TASK.metric(preds, labels), "test_functions": len(programs),
                       "valid_metric": run.best_metric, "best_epoch": run.best_epoch, "train_seconds": seconds,
                       "violation_rate": report["violation_rate"], "audited": report["audited"]}
         print(json.dumps({arch: rows[arch]}), flush=True)
     name = task.TASK.metric_name
     print(f"{machine()}; torch {torch.__version__}; {args.task}: {args.train_limit} training functions, "
-          f"{args.epochs} epochs, tiny")
+          f"{args.epochs} epochs, tiny, seed {args.seed}")
     print(f"| architecture | test {name} | best valid {name} (epoch) | violation rate, renamings and reorderings "
           "| train time |")
     print("|---|---|---|---|---|")
