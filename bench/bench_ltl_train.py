@@ -81,6 +81,72 @@ def audit(ckpt: Path, dataset: Path, limit: int | None, variants: int) -> dict:
             "alpha_covariance": rep["alpha_covariance"]["mean"], "by_aps": groups}
 
 
+def ap_counts(out: Path) -> dict[int, int]:
+    """Formulas of the files gen6..gen10 by number of distinct APs."""
+    counts: dict[int, int] = {}
+    for k in GENERAL:
+        for ex in ltl.read_pairs(out / f"gen{k}.txt"):
+            formula = ltl.parse(ex.source)
+            n = len({t.referent for t in formula.tokens if t.line == 0 and t.referent is not None})
+            counts[n] = counts.get(n, 0) + 1
+    return counts
+
+
+def pooled(result: dict, counts: dict[int, int]) -> dict[int, dict]:
+    """Correct, exact and alpha-covariance over the files gen6..gen10 by
+    number of distinct APs; a refused formula is in the count, not in a
+    group, so it counts as incorrect."""
+    out = {}
+    for n in GENERAL:
+        groups = [g["by_aps"][str(n)] for g in result["general"].values() if str(n) in g["by_aps"]]
+        scored = sum(g["examples"] for g in groups)
+        total = counts.get(n, 0)
+
+        def mean(key):
+            vals = [(g[key], g["examples"]) for g in groups if g[key] is not None]
+            return sum(v * w for v, w in vals) / sum(w for _, w in vals) if vals else None
+
+        correct, exact, alpha = mean("correct"), mean("exact"), mean("alpha_covariance")
+        out[n] = {"formulas": total, "refused": total - scored,
+                  "correct": None if correct is None else correct * scored / total if total else None,
+                  "exact": None if exact is None else exact * scored / total if total else None,
+                  "alpha_covariance": alpha}
+    return out
+
+
+def report(out: Path, archs: list[str], epochs: int, size: str) -> None:
+    results = {a: json.loads((out / f"{a}.json").read_text()) for a in archs if (out / f"{a}.json").exists()}
+    counts = ap_counts(out)
+    print(f"{machine()}; torch {torch.__version__}; {epochs} epochs, {size}")
+    print("| architecture | correct | exact | alpha-cov. 3 APs | 4 APs | 5 APs | correct 3 / 4 / 5 APs "
+          "| best valid correct (epoch) | training |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for arch, r in results.items():
+        by = {int(k): v for k, v in r["test"]["by_aps"].items()}
+        alpha = [_pct(100 * by[k]["alpha_covariance"]) if k in by and by[k]["alpha_covariance"] is not None
+                 else "–" for k in (3, 4, 5)]
+        cor = " / ".join(f"{by[k]['correct']:.1f}" if k in by else "–" for k in (3, 4, 5))
+        print(f"| {arch} | {_pct(r['test']['correct'])} | {_pct(r['test']['exact'])} | " + " | ".join(alpha)
+              + f" | {cor} | {r['valid_correct']:.2f}% ({r['best_epoch']}) | {r['train_seconds'] / 60:.0f} min |")
+    print()
+    print("Formulas over more APs than training saw (files gen6..gen10 pooled, by distinct APs): "
+          "correct (refused count as incorrect) / alpha-covariance")
+    print("| architecture | " + " | ".join(f"{n} APs ({counts.get(n, 0)})" for n in GENERAL) + " |")
+    print("|---|" + "---|" * len(GENERAL))
+    for arch, r in results.items():
+        p = pooled(r, counts)
+        cells = []
+        for n in GENERAL:
+            g = p[n]
+            if not g["formulas"]:
+                cells.append("–")
+            elif g["refused"] == g["formulas"]:
+                cells.append("refused")
+            else:
+                cells.append(f"{_pct(g['correct'])} / {_pct(None if g['alpha_covariance'] is None else 100 * g['alpha_covariance'])}")
+        print(f"| {arch} | " + " | ".join(cells) + " |")
+
+
 def _pct(x) -> str:
     return "–" if x is None else f"{x:.2f}%"
 
@@ -100,9 +166,13 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1, help="processes generating the data")
     ap.add_argument("--prepare-only", action="store_true")
+    ap.add_argument("--report-only", action="store_true", help="print the tables of the results in --out")
     ap.add_argument("--archs", nargs="+", default=["vanilla", "augmented", "dualpart"])
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if args.report_only:
+        report(args.out, args.archs, args.epochs, args.size)
+        return
     data = prepare(args.out, args.num, args.max_size, args.general, args.jobs)
     if args.prepare_only:
         return
@@ -121,24 +191,7 @@ def main() -> None:
                          "test": test, "general": general}
         print(json.dumps({arch: results[arch]}), flush=True)
         (args.out / f"{arch}.json").write_text(json.dumps(results[arch], indent=1))
-    print(f"{machine()}; torch {torch.__version__}; {args.epochs} epochs, {args.size}")
-    print("| architecture | correct | exact | alpha-cov. 3 APs | 4 APs | 5 APs | best valid correct (epoch) | training |")
-    print("|---|---|---|---|---|---|---|---|")
-    for arch, r in results.items():
-        by = {int(k): v for k, v in r["test"]["by_aps"].items()}
-        cells = [_pct(100 * by[k]["alpha_covariance"]) if k in by and by[k]["alpha_covariance"] is not None
-                 else "–" for k in (3, 4, 5)]
-        print(f"| {arch} | {_pct(r['test']['correct'])} | {_pct(r['test']['exact'])} | " + " | ".join(cells)
-              + f" | {r['valid_correct']:.2f}% ({r['best_epoch']}) | {r['train_seconds'] / 60:.0f} min |")
-    print()
-    print("| architecture | " + " | ".join(f"{k} APs drawn" for k in GENERAL) + " |")
-    print("|---|" + "---|" * len(GENERAL))
-    for arch, r in results.items():
-        cells = []
-        for k in GENERAL:
-            g = r["general"][str(k)] if str(k) in r["general"] else r["general"][k]
-            cells.append(f"{g['correct']:.1f}% ({g['refused']} refused)")
-        print(f"| {arch} | " + " | ".join(cells) + " |")
+    report(args.out, list(results), args.epochs, args.size)
 
 
 if __name__ == "__main__":
