@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import json
 import random
-import shutil
 
 import pytest
 import torch
@@ -21,31 +20,17 @@ from typer.testing import CliRunner
 import invar.cli.commands  # noqa: F401  (registers every command)
 from invar import load_model
 from invar.cli.app import app
-from invar.encoding import permuted
 from invar.nn.config import ARCHITECTURES
-from invar.nn.model import to_device
-from invar.symmetry.permutations import PermutationSpace
-from invar.symmetry.spaces import renaming_space
 from invar.tasks import get_task
 from invar.tasks.bugs import SWAPS, accuracy, bug_f1, candidates, check, inject, output, parse, read_split
 from invar.tasks.names import split_of
-from invar.train import train
 from tests.conftest import FIXTURES
-
-QUICK = {"batch_size": 16, "threads": 1, "limit": 96}
+from tests.tasks import sources
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    root = tmp_path_factory.mktemp("bugs")
-    for d in ("a", "b", "c"):
-        (root / "src" / d).mkdir(parents=True)
-        for path in sorted((FIXTURES / "python").glob("*.py")) + sorted((FIXTURES / "java").glob("*.java")):
-            shutil.copy(path, root / "src" / d / path.name)
-    result = CliRunner().invoke(app, ["data", "bugs", "--source", str(root / "src"), "--out", str(root / "data"),
-                                      "--format", "json"])
-    assert result.exit_code == 0, result.output
-    return root
+    return sources.corpus(tmp_path_factory.mktemp("bugs"), "bugs")
 
 
 PY = """def f(a, b):
@@ -177,15 +162,7 @@ def test_accuracy_and_bug_f1():
 
 @pytest.fixture(scope="module")
 def models(corpus, tmp_path_factory):
-    out = tmp_path_factory.mktemp("models")
-    trained = {}
-    for arch in ARCHITECTURES:
-        steps = []
-        result = train(task="bugs", data=corpus / "data", arch=arch, epochs=4, out=out / f"{arch}.pt",
-                       progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
-                       **QUICK)
-        trained[arch] = (out / f"{arch}.pt", steps, result)
-    return trained
+    return sources.train_all("bugs", corpus / "data", tmp_path_factory.mktemp("models"))
 
 
 @pytest.mark.parametrize("arch", list(ARCHITECTURES))
@@ -211,36 +188,6 @@ def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
     assert report["metric"]["name"] == "accuracy" and set(report["metric"]["extra"]) == {"F1 (bug)"}
 
 
-def _variants(model, corpus, n: int = 30, lang: str = "python"):
-    """(encoding, renamed, reordered, both) of functions, original or
-    bugged, with more than one renaming and more than one order."""
-    rng = random.Random(2)
-    task = get_task("bugs")
-    out = []
-    for ex in read_split(corpus / "data", "train") + read_split(corpus / "data", "test"):
-        unit = task.parse(ex.source)
-        if unit.lang != lang or not model.fits(unit):
-            continue
-        names, orders = renaming_space(unit), PermutationSpace(unit)
-        if names.count() < 2 or orders.count() < 2:
-            continue
-        enc = model.encode(unit)
-        renamed = [model.encode(names.apply(unit, r)) for r in names.sample(4, rng)]
-        reordered = [permuted(enc, t) for t in orders.sample(4, rng)]
-        both = [permuted(model.encode(names.apply(unit, r)), t)
-                for r, t in zip(names.sample(4, rng), orders.sample(4, rng))]
-        out.append((enc, renamed, reordered, both))
-        if len(out) == n:
-            break
-    assert len(out) >= 15
-    return out
-
-
-def _logits(model, encoded) -> torch.Tensor:
-    with torch.inference_mode():
-        return torch.cat([model.network(to_device(model.collate([e]), "cpu")).reshape(-1) for e in encoded])
-
-
 @pytest.mark.parametrize("lang", ["python", "java"])
 @pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])
 def test_spe_bug_models_are_invariant(models, corpus, arch, kinds, lang):
@@ -250,12 +197,12 @@ def test_spe_bug_models_are_invariant(models, corpus, arch, kinds, lang):
     model = load_model(models[arch][0])
     vanilla = load_model(models["vanilla"][0])
     moved = 0
-    for group in _variants(model, corpus, lang=lang):
+    for group in sources.variants(model, corpus / "data", lang=lang):
         for kind in kinds:
-            logits = _logits(model, [group[0], *group[kind]])
+            logits = sources.logits(model, [group[0], *group[kind]])
             assert (logits - logits[0]).abs().max() <= 1e-5
-    for group in _variants(vanilla, corpus, lang=lang):
-        logits = _logits(vanilla, [group[0], *group[3]])
+    for group in sources.variants(vanilla, corpus / "data", lang=lang):
+        logits = sources.logits(vanilla, [group[0], *group[3]])
         moved += bool((logits - logits[0]).abs().max() > 1e-5)
     assert moved >= 10
 
