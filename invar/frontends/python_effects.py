@@ -29,7 +29,11 @@ else while an extra one only shrinks the space:
 - ``return``, ``raise``, ``assert``, ``global`` and ``nonlocal`` are barriers;
   ``break``/``continue`` are barriers within their loop;
 - a nested ``def`` or ``lambda`` body runs later, when called, so only its
-  defaults, decorators and annotations count where it is defined.
+  decorators, defaults and (unless deferred) annotations count where it is
+  defined; applying a decorator is a call (:data:`WRAPPING_BUILTINS` aside),
+  and so is creating a class unless it provably runs no hook
+  (:meth:`StatementEffects.plain_class`): ``__init_subclass__``, a
+  metaclass's ``__prepare__``/``__new__``/``__init__``, ``__set_name__``.
 
 The pass is an ``ast.NodeVisitor`` whose :meth:`visit` walks with an explicit
 stack (deep expressions must not overflow the interpreter's recursion) and
@@ -56,6 +60,18 @@ PURE_BUILTINS = frozenset(
 #: builtins that iterate (consume) their positional argument: pure with none
 CONSUMING_BUILTINS = frozenset(
     "all any bytearray bytes dict frozenset list max min set sorted sum tuple".split()
+)
+
+#: builtins that, applied as a decorator to a function, only wrap it: the
+#: object they return has no ``__set_name__`` or a builtin one
+WRAPPING_BUILTINS = frozenset({"staticmethod", "classmethod", "property"})
+#: builtin classes whose subclasses are created by ``type`` without running any
+#: code of anyone's: their metaclass is ``type`` and the only
+#: ``__init_subclass__`` they inherit is ``object``'s, which does nothing
+HOOK_FREE_BASES = frozenset(
+    """object int float complex str bytes bytearray list tuple dict set frozenset BaseException Exception
+    ArithmeticError AssertionError AttributeError IndexError KeyError LookupError NameError NotImplementedError
+    OSError RuntimeError StopIteration TypeError ValueError ZeroDivisionError""".split()
 )
 
 #: expression nodes that neither read the heap nor can raise
@@ -93,6 +109,34 @@ def fresh(node: ast.AST, res: Resolution) -> bool:
         if name in ("zip", "enumerate", "reversed", "iter"):
             return all(fresh(a, res) for a in node.args) and not node.keywords
     return False
+
+
+_BUILT = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp,
+          ast.DictComp, ast.GeneratorExp, ast.Lambda)
+
+
+def built_value(node: ast.AST) -> bool:
+    """Whether ``node`` surely evaluates to a value of a builtin type (so one
+    without a ``__set_name__``): a constant, an f-string, a display, a
+    comprehension, a lambda, or arithmetic and ``and``/``or`` on such values
+    (an operator on builtin operands gives a builtin result; ``and``/``or``
+    give an operand). A name, a call, a subscript or a comparison may give
+    anything."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _BUILT):
+            continue
+        if isinstance(n, ast.BinOp):
+            stack += (n.left, n.right)
+        elif isinstance(n, ast.UnaryOp):
+            if not isinstance(n.op, ast.Not):  # ``not x`` is a bool whatever ``x`` is
+                stack.append(n.operand)
+        elif isinstance(n, ast.BoolOp):
+            stack += n.values
+        else:
+            return False
+    return True
 
 
 class EffectVisitor(ast.NodeVisitor):
@@ -345,6 +389,7 @@ class StatementEffects:
         self._globals: frozenset[str] | None = None
         self._deleted: frozenset[str] | None = None
         self._module_bound: frozenset[str] | None = None
+        self._plain: dict[int, bool] = {}
 
     def scope_resources(self, scope) -> frozenset[str]:
         """Every variable named in ``scope`` (its own, its free ones); every
@@ -472,19 +517,94 @@ class StatementEffects:
                 e.absorb(self.expressions([case.pattern, case.guard]))
                 self._block(e, case.body)
             return e
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            a = s.args
-            parts = [*a.defaults, *a.kw_defaults, *s.decorator_list, s.returns]
-            parts += [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None]
-            e = self.expressions(parts)
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            e = self.definition(s)
             e.absorb(self._binding(s))
-            return e
-        if isinstance(s, ast.ClassDef):
-            e = self.expressions([*s.bases, *s.keywords, *s.decorator_list])
-            e.absorb(self._binding(s))
-            self._block(e, s.body)  # a class body runs where it stands
+            if isinstance(s, ast.ClassDef):
+                self._block(e, s.body)  # a class body runs where it stands
             return e
         return self.expressions([s])
+
+    # ----------------------------------------------------------- definitions
+    def definition(self, s: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Effect:
+        """What executing a ``def`` or ``class`` statement runs where it
+        stands, its body aside: the expressions of its header (decorators,
+        defaults, evaluated annotations, bases, keywords) and, when
+        :meth:`runs_at_definition`, a call of code that is not the analysis's
+        to see (the decorators applied, the class created)."""
+        e = self.expressions(self.header_expressions(s))
+        if self.runs_at_definition(s):
+            e.reads.add(HEAP)
+            e.writes.add(HEAP)
+            e.side = e.may_raise = True
+        return e
+
+    def header_expressions(self, s: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:
+        """The expressions a definition evaluates where it stands: decorators,
+        then defaults and annotations of a function (annotations unless the
+        module defers them), or a class's bases and keywords."""
+        if isinstance(s, ast.ClassDef):
+            return [*s.decorator_list, *s.bases, *s.keywords]
+        a = s.args
+        parts = [*s.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
+        if not self.res.deferred_annotations:
+            parts += [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
+                      if x is not None and x.annotation is not None]
+            if s.returns is not None:
+                parts.append(s.returns)
+        return parts
+
+    def runs_at_definition(self, s: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+        """Whether executing the definition calls code beyond the expressions
+        written in it: a decorator other than the wrapping builtins
+        (:data:`WRAPPING_BUILTINS`) is applied, or creating the class may run
+        hooks (:meth:`plain_class`)."""
+        if any(not self._builtin_in(d, WRAPPING_BUILTINS) for d in s.decorator_list):
+            return True
+        return isinstance(s, ast.ClassDef) and not self.plain_class(s)
+
+    def plain_class(self, s: ast.ClassDef) -> bool:
+        """Whether creating the class provably runs no code of anyone's: no
+        keywords (no ``metaclass=``, nothing passed to ``__init_subclass__``),
+        every base a builtin of :data:`HOOK_FREE_BASES` (so the metaclass is
+        ``type`` and the ``__init_subclass__`` called is ``object``'s), and a
+        namespace whose every value is provably of a builtin type, so that no
+        ``__set_name__`` of a user class is called: the body holds only
+        ``pass``, constants (a docstring), assignments of :func:`built_value`
+        values to plain names, functions whose decorators are wrapping
+        builtins, and classes plain in turn; no walrus binds anything in it."""
+        got = self._plain.get(id(s))
+        if got is None:
+            got = self._plain[id(s)] = self._plain_class(s)
+        return got
+
+    def _plain_class(self, s: ast.ClassDef) -> bool:
+        if s.keywords or not all(self._builtin_in(b, HOOK_FREE_BASES) for b in s.bases):
+            return False
+        for x in s.body:
+            if isinstance(x, ast.Pass) or (isinstance(x, ast.Expr) and isinstance(x.value, ast.Constant)):
+                continue
+            if isinstance(x, ast.Assign):
+                ok = all(isinstance(t, ast.Name) for t in x.targets) and built_value(x.value)
+                evaluated = [x.value]
+            elif isinstance(x, ast.AnnAssign):
+                ok = isinstance(x.target, ast.Name) and (x.value is None or built_value(x.value))
+                evaluated = [x.annotation, x.value]
+            elif isinstance(x, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                ok = not self.runs_at_definition(x)
+                evaluated = self.header_expressions(x)
+            else:
+                return False
+            if not ok or any(isinstance(n, ast.NamedExpr) for v in evaluated if v is not None for n in ast.walk(v)):
+                return False
+        return True
+
+    def _builtin_in(self, node: ast.AST, names: frozenset[str]) -> bool:
+        """Whether ``node`` is a name of ``names`` that means the builtin."""
+        if not isinstance(node, ast.Name) or node.id not in names:
+            return False
+        occs = self.res.by_node.get(id(node), ())
+        return bool(occs) and occs[0].view == "builtin"
 
     def _binding(self, node: ast.AST) -> Effect:
         """The store of a ``def``/``class`` name (carried by the node itself)."""
@@ -493,4 +613,5 @@ class StatementEffects:
         return e
 
 
-__all__ = ["EffectVisitor", "StatementEffects", "PURE_BUILTINS", "CONSUMING_BUILTINS", "fresh"]
+__all__ = ["EffectVisitor", "StatementEffects", "PURE_BUILTINS", "CONSUMING_BUILTINS", "WRAPPING_BUILTINS",
+           "HOOK_FREE_BASES", "built_value", "fresh"]

@@ -250,6 +250,119 @@ CASES = [
             t = n * 2
             return G, t
      """, 2, 1, ["((3,), {})"]),
+    # --- code a def or class statement runs --------------------------------------------------
+    ("two decorated definitions register in order", """
+        def f():
+            log = []
+            def reg(fn):
+                log.append(fn.__name__)
+                return fn
+            @reg
+            def a():
+                return 1
+            @reg
+            def b():
+                return 2
+            return log, a(), b()
+     """, 2, 1, ["((), {})"]),
+    ("a decorated definition stays below the list its decorator appends to", """
+        def f(n, /):
+            log = []
+            def reg(fn):
+                log.append(fn.__name__)
+                return fn
+            k = n
+            @reg
+            def a():
+                return 1
+            return log, k
+     """, 8, 2, ["((3,), {})"]),
+    ("a decorator factory reads a local that changes", """
+        def f(n, /):
+            @tag(n)
+            def a():
+                return 1
+            n = n * 2
+            @tag(n)
+            class K:
+                pass
+            return n, a(), K.tag
+     """, 1, 1, ["((3,), {})"]),
+    ("a decorator passed in, on a class, and a print", """
+        def f(reg, /):
+            print("start")
+            @reg
+            class K:
+                x = 1
+            size = 2
+            return size, K.x
+     """, 3, 1, ["((register,), {})"]),
+    ("two subclasses of a base with __init_subclass__", """
+        def f():
+            class A(Hooked):
+                pass
+            class B(Hooked):
+                pass
+            return Hooked.created[-2:]
+     """, 1, 1, ["((), {})"]),
+    ("a base passed in, with a keyword for its __init_subclass__", """
+        def f(base, n, /):
+            class A(base, tag=n):
+                pass
+            print("after")
+            return A.tag
+     """, 1, 2, ["((Hooked, 3), {})"]),
+    ("metaclass __prepare__, __new__ and __init__", """
+        def f(meta, /):
+            print("first")
+            class A(metaclass=meta):
+                x = 1
+            class B(A):
+                y = 2
+            return A.x, B.y
+     """, 1, 1, ["((Meta,), {})"]),
+    ("a descriptor's __set_name__", """
+        def f():
+            fld = Field()
+            class K:
+                value = fld
+            snapshot = fld.names[:]
+            return K.value.names, snapshot
+     """, 1, 2, ["((), {})"]),
+    ("a default that advances an iterator", """
+        def f(it, /):
+            def g(v=next(it)):
+                return v
+            rest = list(it)
+            return g(), rest
+     """, 1, 1, ["((iter([1, 2, 3]),), {})"]),
+    ("annotations that print", """
+        def f(n, /):
+            print("before")
+            def g(v: note("param") = 0) -> note("return"):
+                return v
+            k = n
+            return g(k)
+     """, 3, 1, ["((3,), {})"]),
+    ("a base that is computed by a call", """
+        def f(n, /):
+            print("before")
+            class K(pick_base(n)):
+                pass
+            return K.__mro__[1].__name__
+     """, 1, 1, ["((3,), {})"]),
+    ("plain definitions move freely", """
+        def f(n, /):
+            print("before")
+            def g(v, w=1):
+                return v + w
+            class K:
+                size = 2
+                def m(self):
+                    return 3
+            k = n + 1
+            return g(k), K.size, K().m()
+     """, 12, 1, ["((3,), {})"]),
     # --- rendering ----------------------------------------------------------------------------
     ("elif and else with one-line bodies", """
         def f(x, /):
@@ -268,6 +381,65 @@ def gen():
     for i in range(3):
         print("gen", i)
         yield i
+
+
+def register(cls):
+    print("register", cls.__name__)
+    return cls
+
+
+def tag(label):
+    print("tag", label)
+
+    def apply(obj):
+        obj.tag = label
+        return obj
+    return apply
+
+
+def note(label):
+    print("annotation", label)
+    return int
+
+
+def pick_base(k):
+    print("base", k)
+    return dict if k % 2 else list
+
+
+class Hooked:
+    created = []
+
+    def __init_subclass__(cls, tag=None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        print("subclass", cls.__name__, tag)
+        Hooked.created.append(cls.__name__)
+        cls.tag = tag
+
+
+class Meta(type):
+    @classmethod
+    def __prepare__(mcs, name, bases, **kwargs):
+        print("prepare", name)
+        return {}
+
+    def __new__(mcs, name, bases, namespace, **kwargs):
+        print("new", name)
+        return super().__new__(mcs, name, bases, namespace)
+
+    def __init__(cls, name, bases, namespace, **kwargs):
+        print("init", name)
+        super().__init__(name, bases, namespace)
+
+
+class Field:
+    def __init__(self):
+        self.names = []
+        self.seen = None
+
+    def __set_name__(self, owner, name):
+        print("set_name", owner.__name__, name, self.seen)
+        self.names.append(name)
 '''
 
 
@@ -298,6 +470,78 @@ def test_case(title, body, orders, renamings, inputs):
     assert any(o[0] == "ok" for o in original), original
     for v, got in zip(variants, outcomes[1:]):
         assert not disagreements(original, got), f"variant behaves differently:\n{v.render()}\n{got}\n{original}"
+
+
+#: modules without functions (so one ``<module>`` unit each) whose classes
+#: run code as they are defined, with their exact permutation counts
+MODULE_CASES = [
+    ("decorators at module level", """
+        log = []
+        reg = lambda cls: log.append(cls.__name__) or cls
+        @reg
+        class A:
+            pass
+        @reg
+        class B:
+            pass
+     """, 2),
+    ("subclasses of a base with __init_subclass__", """
+        log = []
+        Base = type("Base", (), {"__init_subclass__": classmethod(lambda cls: log.append(cls.__name__))})
+        class A(Base):
+            pass
+        class B(Base):
+            x = 1
+     """, 1),
+    ("a metaclass", """
+        log = []
+        Meta = type("Meta", (type,), {"__new__": lambda m, n, b, ns: log.append(n) or type.__new__(m, n, b, ns)})
+        class A(metaclass=Meta):
+            pass
+        class B(metaclass=Meta):
+            pass
+     """, 2),
+    ("descriptors named in two classes", """
+        log = []
+        Field = type("Field", (), {"__set_name__": lambda self, owner, name: log.append(name)})
+        fld = Field()
+        class A:
+            x = fld
+        class B:
+            y = fld
+     """, 2),
+    ("plain classes swap", """
+        log = []
+        class A:
+            x = 1
+        class B:
+            y = (1, 2)
+     """, 6),
+]
+
+#: runs a module's text and shows every global it leaves (by name: the order
+#: in which a module binds its globals is not part of its state)
+_MODULE_RUNNER = """
+def f():
+    namespace = {"__name__": "m"}
+    exec(SOURCE, namespace)
+    return {k: namespace[k] for k in sorted(namespace) if not k.startswith("__")}
+"""
+
+
+@pytest.mark.parametrize("title, body, orders", MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
+def test_module_case(title, body, orders):
+    source = textwrap.dedent(body)
+    (program,) = parse_units(source, "case.py")
+    assert program.name == "<module>"
+    space = PermutationSpace(program)
+    assert space.count() == orders
+    texts = [source] + [space.apply(None, t).render() + "\n" for t in space.enumerate(limit=200)]
+    jobs = [Job(f"SOURCE = {text!r}\n" + _MODULE_RUNNER, "f", ["((), {})"]) for text in texts]
+    outcomes = run_jobs(jobs)
+    assert outcomes[0][0][0] == "ok", outcomes[0]
+    for text, got in zip(texts[1:], outcomes[1:]):
+        assert not disagreements(outcomes[0], got), f"variant behaves differently:\n{text}\n{got}\n{outcomes[0]}"
 
 
 def test_order_zero_renders_the_source():
