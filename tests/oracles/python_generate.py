@@ -9,7 +9,11 @@ and copied into new values, iterators and generators advanced by ``next``,
 them (``list``, ``sum``, ``zip`` …), aliases, closures with ``nonlocal``,
 lambdas, comprehension scopes that shadow locals, nested classes whose body
 order is meaning (plain, dataclass, ``Enum``, ``__slots__``, shadowing
-``def``), self-documenting f-strings, dynamic scope access (``locals()``,
+``def``), definitions that run code where they stand (decorators that print
+or append, defaults and annotations that call, subclasses of a base with
+``__init_subclass__``, metaclasses, descriptors with ``__set_name__``,
+computed bases, each named directly or through a local) and plain ones that
+may move, self-documenting f-strings, dynamic scope access (``locals()``,
 ``vars()``, ``eval``, ``exec``, ``"%(x)s" % locals()``), globals, ``try`` and
 ``with`` bodies, early returns, output with ``print``, and generators.
 
@@ -45,6 +49,29 @@ def gen(n):
     for i in range(n):
         print("gen", i)
         yield i * 3
+
+
+# what definitions run where they stand; lambdas rather than functions, so
+# that the prelude adds no units to parse for every generated program
+note = lambda k: print("note", k) or k  # noqa: E731
+logged = lambda obj: print("decorate", obj.__name__) or G1.append(obj.__name__) or obj  # noqa: E731
+tagged = lambda label: print("tag", label) or (  # noqa: E731
+    lambda obj: G1.append(label) or setattr(obj, "label", label) or obj)
+pick = lambda k: print("base", k) or (dict if k % 2 else list)  # noqa: E731
+
+
+class Hooked:
+    __init_subclass__ = lambda cls, tag=None: print("subclass", cls.__name__, tag) or G1.append(cls.__name__)
+
+
+class Meta(type):
+    __prepare__ = classmethod(lambda mcs, name, bases: print("prepare", name) or {})
+    __new__ = lambda mcs, name, bases, ns: print("meta new", name) or type.__new__(mcs, name, bases, ns)
+    __init__ = lambda cls, name, bases, ns: print("meta init", name)
+
+
+class Field:
+    __set_name__ = lambda self, owner, name: print("set_name", owner.__name__, name) or G1.append(name)
 '''
 
 #: module globals whose final state the oracle compares
@@ -248,6 +275,8 @@ class _Gen:
             return self.compound(depth, budget, in_loop)
         if roll < 0.20 and depth < 3 and budget > 3:
             return self.nested_scope(depth)
+        if 0.20 <= roll < 0.26 and depth < 3:
+            return self.definition(depth)
         choices = [
             (9, self.assign), (3, self.mutate), (2, self.output), (1, self.unpack), (0.6, self.dynamic),
             (0.6, self.global_write), (1, self.augment),
@@ -458,6 +487,100 @@ class _Gen:
                 self.emit(depth, f"{a} = sum([{a} * 2 for {a} in {lst}])")
             else:
                 self.assign(depth)
+
+    # ------------------------------------------------ code a definition runs
+    def local_alias(self, depth: int, value: str, stem: str) -> str:
+        """``value`` itself, or (half of the time) a local bound to it just
+        before: a definition that names only locals reads no global."""
+        if self.rng.random() < 0.5:
+            return value
+        name = f"{stem}{len(self.lines) % 7}"
+        self.emit(depth, f"{name} = {value}")
+        return name
+
+    def decorator(self, depth: int) -> str:
+        """A decorator expression whose application prints or appends."""
+        r = self.rng
+        lst = self.pick(LIST)
+        kind = r.choice(["logged", "tagged", "closure", "closure"] if lst else ["logged", "tagged"])
+        if kind == "logged":
+            return self.local_alias(depth, "logged", "deco")
+        if kind == "tagged":
+            return self.local_alias(depth, f"tagged({self.int_expr(1)})", "deco")
+        # a closure over a local list: applying it appends to that list
+        name = r.choice(["reg", "mark"])
+        self.emit(depth, f"def {name}(obj):\n    {lst}.append(len({lst}))\n    print('{name}', obj.__name__)\n"
+                         f"    return obj")
+        return name
+
+    def helper(self, depth: int, name: str) -> None:
+        """Call ``name`` later, where it is surely bound (a function defined
+        at the top level of the unit's body)."""
+        if depth == 1:
+            self.helpers.append(name)
+
+    def definition(self, depth: int) -> None:
+        """A ``def`` or ``class`` statement that runs code where it stands
+        (docs/semantics.md): decorators, defaults and annotations that call,
+        bases with ``__init_subclass__``, metaclasses, descriptors with
+        ``__set_name__``, computed bases; or a plain one that may move."""
+        r = self.rng
+        kind = r.choice(["decorated", "decorated", "hook", "metaclass", "descriptor", "default", "annotation",
+                         "base", "plain"])
+        k = len(self.lines) % 5
+        a = self.pick(INT)
+        if kind == "decorated":
+            deco = self.decorator(depth)
+            if r.random() < 0.5:
+                self.emit(depth, f"@{deco}\ndef h{k}(v):\n    return v + 1")
+                self.helper(depth, f"h{k}")
+            else:
+                self.emit(depth, f"@{deco}\nclass C{k}:\n    size = {a or 1}")
+            if r.random() < 0.5:  # a second one: the two keep their order
+                self.emit(depth, f"@{self.decorator(depth)}\ndef g{k}(v):\n    return v - 1")
+                self.helper(depth, f"g{k}")
+        elif kind == "hook":
+            base = self.local_alias(depth, "Hooked", "base")
+            keyword = f", tag={self.int_expr(1)}" if r.random() < 0.4 else ""
+            for name in [f"S{k}", f"T{k}"][: r.randint(1, 2)]:
+                self.emit(depth, f"class {name}({base}{keyword}):\n    pass")
+        elif kind == "metaclass":
+            meta = self.local_alias(depth, "Meta", "meta")
+            self.emit(depth, f"class M{k}(metaclass={meta}):\n    x = {a or 1}")
+            if r.random() < 0.5:
+                self.emit(depth, f"class N{k}(M{k}):\n    y = 2")
+        elif kind == "descriptor":
+            if r.random() < 0.5:
+                self.emit(depth, f"fd{k} = Field()\nclass D{k}:\n    first = fd{k}\n    second = fd{k}")
+            else:
+                self.emit(depth, f"class D{k}:\n    value = Field()")
+        elif kind in ("default", "annotation"):
+            it, obj, lst = self.pick(ITER), self.pick(OBJ), self.pick(LIST)
+            calls = [f"note({self.int_expr(1)})"]
+            calls += [f"next({it}, 0)"] if it else []
+            calls += [f"{obj}.bump(1)"] if obj else []
+            calls += [f"({lst}.pop() if {lst} else 0)"] if lst else []
+            call = r.choice(calls)
+            if kind == "default":
+                self.emit(depth, f"def h{k}(v, w={call}):\n    return v + w")
+            else:
+                self.emit(depth, f"def h{k}(v: {call} = 0) -> note('return'):\n    return v * 2")
+            self.helper(depth, f"h{k}")
+        elif kind == "base":
+            self.emit(depth, f"class B{k}(pick({self.int_expr(1)})):\n    pass")
+        else:
+            self.emit(depth, f"def p{k}(v, w=2):\n    return v * w")
+            self.helper(depth, f"p{k}")
+            if r.random() < 0.5:
+                self.emit(depth, f"class P{k}:\n    size = 2\n    def m(self):\n        return 3")
+        # a witness right after: what the hooks append to, read, or an output
+        roll = r.random()
+        if roll < 0.3:
+            if depth == 1:
+                self.env[f"ng{k}"] = INT
+            self.emit(depth, f"ng{k} = len(G1)")
+        elif roll < 0.6:
+            self.emit(depth, f"print('defined', {self.int_expr(1)})")
 
 
 def unit(seed: int) -> Unit:

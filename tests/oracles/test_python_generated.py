@@ -5,8 +5,9 @@ sampled permutations, renamings and both, run with the original in a
 subprocess on the same inputs (positional and keyword calls): wherever the
 original completes normally, every variant must return the same, leave every
 argument, iterator and global in the same state and print the same, in order.
-Sensitivity: with each part of the analysis weakened in turn, the same oracle
-finds variants that change behaviour.
+Sensitivity: with each part of the analysis weakened in turn (definition-time
+effects included: decorators applied and class hooks dropped, class hooks
+alone, or a definition's whole header ignored), the same oracle finds variants that change behaviour.
 """
 
 from __future__ import annotations
@@ -154,8 +155,28 @@ def _weaken_class_bodies(monkeypatch):
     monkeypatch.setattr(py._UnitBuilder, "_block", block)
 
 
+def _weaken_definitions(monkeypatch):
+    """A ``def`` or ``class`` statement runs nothing where it stands again:
+    no decorator applied, no class hook (the defect the issue saw)."""
+    monkeypatch.setattr(python_effects.StatementEffects, "runs_at_definition", lambda self, s: False)
+
+
+def _weaken_class_hooks(monkeypatch):
+    """Creating any class runs no hook again (``__init_subclass__``,
+    metaclasses, ``__set_name__``); decorators still count."""
+    monkeypatch.setattr(python_effects.StatementEffects, "plain_class", lambda self, s: True)
+
+
+def _weaken_definition_headers(monkeypatch):
+    """Decorators, defaults, annotations and bases evaluated by no one, and
+    nothing applied or created: a definition only binds its name."""
+    monkeypatch.setattr(python_effects.StatementEffects, "header_expressions", lambda self, s: [])
+    monkeypatch.setattr(python_effects.StatementEffects, "runs_at_definition", lambda self, s: False)
+
+
 @pytest.mark.parametrize("weaken", [_weaken_iteration, _weaken_dynamic, _weaken_interface, _weaken_spelling,
-                                    _weaken_class_bodies, _weaken_unbound],
+                                    _weaken_class_bodies, _weaken_unbound, _weaken_definitions,
+                                    _weaken_class_hooks, _weaken_definition_headers],
                          ids=lambda f: f.__name__.removeprefix("_weaken_"))
 def test_the_oracle_notices_a_weakened_analysis(weaken, monkeypatch, record_property):
     weaken(monkeypatch)
