@@ -3,31 +3,39 @@ depending on which register they name.
 
 An oracle that shares nothing with invar's renaming code: instructions are
 decoded by capstone, their operands split and their registers substituted
-here, blocks assembled by ``llvm-mc`` and timed by ``llvm-mca``.
+here, instances assembled by ``llvm-mc`` and timed by ``llvm-mca``.
 
-A *form* is a mnemonic with the kinds of its operands: a register's class and
-width (``gpr:64``, ``gpr:8h``, ``vec:128`` …), ``imm``, a memory operand's
-shape (``mem:b``, ``mem:bi``, ``mem:rip`` …, with its segment), a fixed
-register (``%st(1)``). Each register occurrence of a renamable class (in a
-register operand, or as a memory operand's base or index) is a *slot*.
+A *form* is a mnemonic (with its prefixes) and the kinds of its operands: a
+register's class and width (``gpr:64``, ``gpr:8h``, ``vec:128`` …), ``imm``, a
+memory operand's shape (``mem:b``, ``mem:bi``, ``mem:fs:abs``, ``mem:r`` for
+rip-relative …), a fixed register (``%st(1)``). Each register occurrence of a
+renamable class (a register operand, or a memory operand's base or index) is
+a *slot*. The forms swept are those of BHive and those of the generated-block
+oracle (tests/oracles/x86_generate.py), which writes some BHive lacks
+(``xchgw %ax, %ax``); EVEX-only instructions, which BHive lacks too, are swept
+over all 32 vector registers on skylake-avx512.
 
-For every form the sweep instantiates the form's first occurrence in BHive
-with every register of each slot's class, under several *patterns* of which
-slots name the same register (all distinct, as BHive wrote it, each pair
-tied; a renaming keeps the pattern, so each is its own case), with the
-form's own immediate and with ``$0``, ``$1`` and ``$1000``,
-and times each instance in two blocks:
+For every form the sweep instantiates the form's first occurrence with every
+register of each slot's class, under several *patterns* of which slots name
+the same register (all distinct, as the occurrence has them, each pair tied:
+a renaming keeps the pattern, so each is its own case; ``xchgq %rax, %rax``
+is a nop where ``xchgq %rcx, %rcx`` is not), with the form's own immediate
+and with ``$0``, ``$1`` and ``$1000``, and times each instance in two blocks:
 
 * ``alone``: the instruction is the loop body (its throughput, and the
   latency of its last iteration);
-* ``chained``: each register it names is first written by a one-cycle
-  producer reading it (``imulq`` for general-purpose registers, ``vpaddq``
-  for vector ones, ``paddq`` for MMX), so the instruction's inputs arrive
-  late and its outputs feed the next iteration's producers.
+* ``chained``: each register it names is first written by a producer reading
+  it (``imulq`` for general-purpose registers, ``vpaddq`` for vector ones,
+  ``paddq`` for MMX), so the instruction's inputs arrive late and its outputs
+  feed the next iteration's producers.
 
 A slot group (the slots tied to one register) is *register-dependent* on a
-CPU when the cycles differ between its registers; the registers whose cycles
-differ from the most common value are the group's special registers.
+CPU when the cycles differ between its registers in one block shape with one
+immediate; the registers whose cycles differ from the most common value are
+the group's special registers. Such differences come from llvm-mca's
+scheduling classes (``adcq $0, %rax`` has its own encoding and class) and from
+implicit operands (``mulq %rdx`` reads the register it names twice), which
+invar pins anyway.
 """
 
 from __future__ import annotations
