@@ -2,9 +2,11 @@
 operand names (generated: do not edit).
 
 Measured by the register sweep (tests/oracles/x86_register_sweep.py) over
-every instruction form of BHive; regenerate with
+every instruction form of BHive and of the generated-block oracle; regenerate with
 
     python bench/bench_register_sweep.py --json sweep.json --rules invar/frontends/x86/register_rules.py
+
+(or from a kept run: ``--from-json sweep.json --rules ...``).
 
 3096 forms swept on haswell, ivybridge, skylake, skylake-avx512; haswell: 158 register-dependent; ivybridge: 152 register-dependent; skylake: 160 register-dependent; skylake-avx512: 160 register-dependent.
 
