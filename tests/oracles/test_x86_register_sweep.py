@@ -184,3 +184,33 @@ def test_invar_reads_the_forms_the_sweep_measures(blocks):
                 differ.append((text, got, want))
     assert checked > 2000
     assert not differ, differ[:5]
+
+
+@pytest.mark.parametrize(
+    "mnemonic, op_str, cpu, special",
+    [
+        ("adcq", "$0, %rdx", "haswell", {"gpr:a"}),
+        ("adcl", "$0, %r12d", "skylake", {"gpr:a"}),
+        ("sbbl", "$-1, %ebp", "haswell", {"gpr:a"}),
+        ("sbbq", "$3, %r12", "skylake-avx512", {"gpr:a"}),
+        ("xchgq", "%r15, %r15", "ivybridge", {"gpr:a"}),
+        ("mulq", "%rcx", "haswell", {"gpr:a", "gpr:d"}),
+        # the same mnemonics where no register is special
+        ("adcq", "$0, %rdx", "ivybridge", set()),
+        ("adcq", "%r8, %rdx", "haswell", set()),
+        ("addq", "$0, %rax", "haswell", set()),
+        ("xchgl", "%eax, %ecx", "haswell", set()),
+    ],
+)
+def test_sweep_finds_the_special_registers(mnemonic, op_str, cpu, special):
+    """The sweep, on single forms: the registers it finds special, over every
+    slot group and pattern of the form."""
+    found = S.sweep([S.form_of(mnemonic, op_str)], [cpu])["findings"]
+    assert set().union(*(set(f.special) for f in found)) == special
+
+
+def test_sweep_tells_tied_slots_apart():
+    """``xchgq %rax, %rax`` is a nop; ``xchgq %rax, %rcx`` is timed like
+    ``xchgq %rdx, %rcx``: only the group of both slots tied is special."""
+    found = S.sweep([S.form_of("xchgq", "%rax, %rcx")], ["haswell"])["findings"]
+    assert {(f.group, f.special) for f in found} == {((0, 1), ("gpr:a",))}

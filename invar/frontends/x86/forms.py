@@ -13,6 +13,10 @@ Registers sit in *slots*: ``(operand, role)`` with role ``reg``, ``base`` or
 sweep, lists the forms where llvm-mca's timing depends on which register a
 slot names (``adcq $0, %rax`` is two micro-ops on Haswell, ``adcq $0, %rcx``
 one); :func:`timing_constraints` turns them into constraints on renamings.
+A rule covers every immediate of its form, though the sweep may have seen the
+difference with one only (``adc`` with ``$0``), and a mnemonic written without
+its size suffix (``adc $0, %rax``) takes the suffix of its first
+general-purpose register operand.
 """
 
 from __future__ import annotations
