@@ -145,6 +145,13 @@ def test_figure1b_is_a_renaming_of_1a_and_1c_is_not():
         ("addps %xmm1, %xmm2", 16 * 15),
         ("vaddps %zmm1, %zmm2, %zmm3", 32 * 31 * 30),
         ("vaddps %xmm1, %xmm2, %xmm3\nvzeroupper", 16 * 15 * 14),
+        # EVEX-only by the mnemonic (no VEX form): %xmm16-31 too
+        ("vmovdqu64 %xmm1, %xmm2", 32 * 31),
+        ("vpternlogd $0x96, %ymm1, %ymm2, %ymm3", 32 * 31 * 30),
+        ("vmovdqa32 (%rax), %ymm1\nvprold $3, %ymm1, %ymm2", 16 * 32 * 31),
+        # a register also used by a VEX instruction stays in 0-15, the other may go anywhere
+        ("vmovdqu64 %xmm1, %xmm2\nvpaddd %xmm2, %xmm3, %xmm3", 16 * 15 * 30),
+        ("vmovdqu64 %xmm1, %xmm2\nvzeroupper", 16 * 15),
         ("paddb %mm1, %mm2", 8 * 7),
         # nothing renamable
         ("fadd %st(1), %st", 1),

@@ -56,7 +56,7 @@ def test_generated_blocks_cover_the_constructs(blocks, record_property):
     wanted = [
         "alu", "mem:base", "mem:disp", "mem:index", "mem:noindex", "mem:segment", "mem:rip", "mem:absolute",
         "mem:addr32", "mem:stack", "prefix", "prefix-spelling", "lock", "padding", "movabs", "implicit", "shift",
-        "xchg", "xadd", "cmpxchg", "sse", "avx", "avx512", "final-branch", "extend", "shld", "misc",
+        "xchg", "xadd", "cmpxchg", "sse", "avx", "avx512", "final-branch", "extend", "shld", "misc", "accumulator",
     ]
     missing = [w for w in wanted if features[w] < 10]
     assert not missing, (missing, features)

@@ -12,8 +12,13 @@ what each use allows:
 * ``%rsp`` is never an index;
 * a write mask (``{%k1}``) is never ``%k0``, which means "no mask";
 * vector registers stay in ``%xmm0-15`` unless every use is in an instruction
-  that is EVEX-encoded whatever its registers (a ``zmm``, a mask, a decorator),
-  and always when the block uses the vector file as a whole (``vzeroupper``).
+  that is EVEX-encoded whatever its registers (an instruction with no VEX
+  form such as ``vmovdqu64``, a ``zmm``, a mask, a decorator), and always when
+  the block uses the vector file as a whole (``vzeroupper``);
+* where llvm-mca times an instruction form differently on some register of a
+  slot (``adcq $0, %rax``: :mod:`invar.frontends.x86.forms`, measured by the
+  register sweep), that register stays in that slot and no other register of
+  the slot becomes it.
 
 Pinned referents (implicit and fixed operands, ``--pin``) stay put, and no
 other referent may take their place. The enumeration order is that of
@@ -30,6 +35,8 @@ from ...errors import SpaceError, UsageError
 from ...program import Program, Token
 from ...symmetry.renamings import Renaming, RenamingSpace
 from . import registers as R
+from .forms import timing_constraints
+from .vector import evex_only
 
 
 def _pin_referent(name: str) -> str:
@@ -58,14 +65,21 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         by_line.setdefault(tok.line, []).append(tok)
 
     allowed: dict[str, set[str]] = {}
-    evex_only: dict[str, bool] = {}
+    only_evex: dict[str, bool] = {}
+    forbidden: dict[str, set[str]] = {}
     for line_tokens in by_line.values():
         regs = [t for t in line_tokens if t.kind == "register"]
         has_high = any(t.view == "gpr:8h" for t in regs)
         # not "a register above 15": that is not kept by renamings into 0-15
-        evex = any(
+        mnemonic = next((t.text.lower() for t in line_tokens if t.kind == "mnemonic"), "")
+        evex = evex_only(mnemonic) or any(
             t.view == "vec:512" or t.view.startswith("mask:") for t in regs
         ) or any(t.kind == "decorator" for t in line_tokens)
+        for referent, special in timing_constraints(line_tokens):
+            if referent in special:
+                pinned.add(referent)
+            else:
+                forbidden.setdefault(referent, set()).update(special)
         for k, tok in enumerate(line_tokens):
             if tok.kind != "register" or tok.referent is None:
                 continue
@@ -86,11 +100,14 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
             if cls == "mask" and prev == "{":  # a write mask: %k0 would mean no masking
                 ok.discard("mask:0")
             if cls == "vec":
-                evex_only[tok.referent] = evex_only.get(tok.referent, True) and evex
+                only_evex[tok.referent] = only_evex.get(tok.referent, True) and evex
             allowed[tok.referent] = allowed.get(tok.referent, ok) & ok
-    for ref, only in evex_only.items():
+    for ref, only in only_evex.items():
         if vector_file or not only:
             allowed[ref] &= {f"vec:{i}" for i in range(16)}
+    for ref, special in forbidden.items():
+        if ref in allowed:
+            allowed[ref] -= special
 
     present = program.referents
     referents = [r for r in present if r in allowed and r not in pinned]

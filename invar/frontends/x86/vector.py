@@ -30,6 +30,24 @@ VEX_ONLY = frozenset(
     vpcmpestrm vpcmpistri vpcmpistrm vmpsadbw vrcpps vrcpss vrsqrtps vrsqrtss vldmxcsr vstmxcsr
     vmaskmovdqu vaesimc vaeskeygenassist""".split()
 )
+#: AVX-512 instructions with no VEX form: EVEX-encoded whatever their
+#: registers, so a renaming into %xmm16-31/%ymm16-31 keeps their encoding's kind
+_EVEX_ONLY = re.compile(
+    r"^v(?:"
+    r"movdq[au](?:8|16|32|64)|pternlog[dq]|perm[it]2(?:b|w|d|q|ps|pd)|perm[bw]"
+    r"|p?compress\w+|p?expand(?:b|w|d|q|ps|pd)|pro[lr]v?[dq]|pmullq|psrav?q|ps[rl]l?vw|psravw|pabsq|pm(?:ax|in)[su]q"
+    r"|cvtt?(?:ps|pd)2u?qq|cvtt?(?:ps|pd)2udq|cvtu?qq2p[sd]|cvtudq2p[sd]|cvtusi2s[sd][lq]?|cvtt?s[sd]2usi[lq]?"
+    r"|rcp(?:14|28)(?:ps|pd|ss|sd)|rsqrt(?:14|28)(?:ps|pd|ss|sd)|exp2p[sd]"
+    r"|rndscale(?:ps|pd|ss|sd)|reduce(?:ps|pd|ss|sd)|range(?:ps|pd|ss|sd)|getexp(?:ps|pd|ss|sd)|getmant(?:ps|pd|ss|sd)"
+    r"|scalef(?:ps|pd|ss|sd)|fixupimm(?:ps|pd|ss|sd)|fpclass(?:ps|pd|ss|sd)[xyz]?"
+    r"|pconflict[dq]|plzcnt[dq]|popcnt[bwdq]|dbpsadbw|shuf[if](?:32x4|64x2)"
+    r"|insert[if](?:32x4|64x2|32x8|64x4)|extract[if](?:32x4|64x2|32x8|64x4)|broadcast[if](?:32x2|32x4|64x2|32x8|64x4)"
+    r"|pbroadcastm(?:b2q|w2d)|pmov(?:s|us)?(?:qd|qw|qb|dw|db|wb)|pmov[bwdq]2m|pmovm2[bwdq]"
+    r"|blendmp[sd]|pblendm[bwdq]|pcmpu?[bwdq]|pcmp(?:eq|lt|le|neq|nlt|nle|ge|gt)u[bwdq]"
+    r"|pcmp(?:lt|le|neq|nlt|nle|ge)[bwdq]|ptestn?m[bwdq]|pmultishiftqb|psh[lr]dv?[wdq]|pshufbitqmb|p2intersect[dq]"
+    r"|align[dq]|cvtne2ps2bf16|dpbf16ps|p?scatter\w+"
+    r")$"
+)
 _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 
 
@@ -37,6 +55,12 @@ _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 _VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
 
 
+
+
+def evex_only(mnemonic: str) -> bool:
+    """True for an AVX-512 instruction that has no VEX encoding (``vmovdqu64``,
+    ``vpternlogd`` …): it is EVEX-encoded whatever its registers."""
+    return _EVEX_ONLY.match(mnemonic.lower()) is not None
 
 
 def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
