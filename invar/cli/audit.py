@@ -74,8 +74,8 @@ def audit_command(
     shard: Annotated[Optional[str], typer.Option("--shard", help="I/N: audit the I-th of N shards (1-based); combine the JSONL with invar audit merge.")] = None,
     prompt: Annotated[Optional[str], typer.Option("--prompt", help="Prompt template file for an HTTP model; {program} stands for the program.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="HTTP requests in flight at once.")] = 8,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds an HTTP request may take.")] = 60.0,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Tries again after an HTTP timeout or server error.")] = 2,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", min=0.001, help="Seconds an HTTP request (default 60) or a call of a Python callable (default: no limit) may take; a call past it is that input's error.")] = None,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Tries again after an HTTP request fails in transit (refused, reset, timed out, cut short, not HTTP or not JSON) or gets a 408, 429 or 5xx status.")] = 2,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: 1, fastest for small models; raise it for large ones).")] = None,
     quiet: QuietOpt = False,
 ) -> None:
