@@ -22,6 +22,10 @@ from . import metrics
 SCHEMA = 1
 #: header fields that must agree for shards to merge (everything but ``shard``)
 _SETTINGS = ("variants", "seed", "limit", "tolerance", "oracle", "example")
+#: the fields of an example record that the report reads
+_RECORD = ("index", "id", "location", "label", "referents", "variants", "exhaustive", "exact", "prediction",
+           "violation", "distinct", "alpha_covariance", "range", "std", "relative_range", "metric", "most_different",
+           "oracle", "error", "stage")
 #: how many examples the report shows with their most different variant
 WORST = 10
 
@@ -227,6 +231,12 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
                                 line=lineno, col=1)
             header = rec
         elif kind == "example":
+            missing = [k for k in _RECORD if k not in rec]
+            if missing:
+                raise DataError(f"an example record without {', '.join(missing)}", path=path, line=lineno, col=1)
+            if not isinstance(rec["index"], int) or isinstance(rec["index"], bool) or rec["index"] < 0:
+                raise DataError(f"an example record whose index is {rec['index']!r}, not a position",
+                                path=path, line=lineno, col=1)
             records.append(rec)
         elif kind == "summary":
             summary = rec
@@ -241,7 +251,8 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
 def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
     """(header, records, report) of shards' JSONL merged: the report one run
     over the whole dataset gives. Every shard 1..N must be there once, with
-    the same settings."""
+    the same settings, and every example of the dataset in exactly one
+    record (a DataError names those missing or repeated)."""
     if not paths:
         raise UsageError("name the shards' JSONL files")
     parts = [(p, *read_jsonl(p)) for p in paths]
@@ -264,17 +275,64 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
     if missing:
         raise DataError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} "
                         "missing", path=first_path)
+    _check_coverage(base, [(path, records) for path, _header, records, _summary in parts], first_path)
     records = [r for part in parts for r in part[2]]
-    seen: set[int] = set()
-    for r in records:
-        if r["index"] in seen:
-            raise DataError(f"example {r['id']} is in two shards", path=first_path)
-        seen.add(r["index"])
     runs = [part[3]["run"] for part in parts if part[3] and part[3].get("run")]
     run = {"shards": total, "processes": sum(r.get("processes", 1) for r in runs) or None,
            "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None}
     header = dict(base, shard=None)
     return header, records, summarize(header, records, run)
+
+
+def _check_coverage(header: dict, parts: list[tuple[str, list[dict]]], where: str) -> None:
+    """Every example of the audited dataset in exactly one record of the
+    shards (with ``--example``: that one example, once); DataError naming
+    the examples missing, duplicated or beyond the dataset otherwise."""
+    paths: dict[int, list[str]] = {}
+    for path, records in parts:
+        for r in records:
+            paths.setdefault(r["index"], []).append(path)
+    if header.get("example") is not None:
+        ids = [r["id"] for _, records in parts for r in records]
+        if ids == [header["example"]]:
+            return
+        if not ids:
+            raise DataError(f"no shard holds the audited example {header['example']}", path=where)
+        raise DataError(f"the shards hold {len(ids)} records of one audited example ({header['example']}): "
+                        "audit it once, or merge the shard that has it", path=where)
+    dataset = header.get("dataset")
+    n = dataset.get("examples") if isinstance(dataset, dict) else None
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise DataError("the header does not say how many examples the dataset holds", path=where)
+    missing = [i for i in range(n) if i not in paths]
+    beyond = sorted(i for i in paths if not 0 <= i < n)
+    twice = sorted(i for i, ps in paths.items() if len(ps) > 1)
+    if not (missing or beyond or twice):
+        return
+    problems = []
+    if missing:
+        problems.append(f"{len(missing):,} missing (positions from 0: {ranges(missing)})")
+    if twice:
+        files = sorted({p for i in twice for p in paths[i]})
+        problems.append(f"{len(twice):,} in more than one record (positions {ranges(twice)}; in "
+                        f"{', '.join(files[:4])}{' …' if len(files) > 4 else ''})")
+    if beyond:
+        problems.append(f"{len(beyond):,} beyond the dataset's {n:,} (positions {ranges(beyond)})")
+    held = sum(1 for i in paths if 0 <= i < n)
+    raise DataError(f"the shards hold {held:,} of the dataset's {n:,} examples: {'; '.join(problems)}", path=where)
+
+
+def ranges(indices: Sequence[int], most: int = 8) -> str:
+    """Sorted integers as ranges: ``3, 40-51, 97`` (the first ``most``
+    ranges, then how many more)."""
+    runs: list[list[int]] = []
+    for i in sorted(set(indices)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:most])
+    return shown + (f" and {len(runs) - most:,} more ranges" if len(runs) > most else "")
 
 
 # ------------------------------------------------------------------- bounds

@@ -128,8 +128,9 @@ def merge_command(
 ) -> None:
     """Combine the JSONL of shards into the report one run would give.
 
-    Every shard 1..N must be there once, audited with the same settings.
-    Exit status as for invar audit.
+    Every shard 1..N must be there once, audited with the same settings,
+    and every example in exactly one record: otherwise exit 1, naming the
+    examples missing or repeated. Exit status as for invar audit.
 
     Example: invar audit merge shard1.jsonl shard2.jsonl --format json
     """

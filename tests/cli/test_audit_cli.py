@@ -190,3 +190,97 @@ def test_the_readme_main_command_runs_in_a_fresh_copy_without_llvm_or_network(tm
     assert shutil.which("llvm-mca", path=env["PATH"]) is None
     assert "violation rate" in run.stdout and "alpha-covariance" in run.stdout
     assert seconds < 60, f"the README's main command took {seconds:.0f} s"
+
+
+def _shards(invoke, tmp_path, n: int = 3, *extra) -> list:
+    """The JSONL lines of an audit of 100 examples in ``n`` shards (a callable: quick)."""
+    out = []
+    for i in range(1, n + 1):
+        path = tmp_path / f"s{i}.jsonl"
+        result = invoke("audit", "--model", "tests.audit.callables:distinct_registers", "--task", "bhive",
+                        "--dataset", BLOCKS, "--limit", "100", "--variants", "2", "--shard", f"{i}/{n}",
+                        "--format", "jsonl", "--out", path, *extra)
+        assert result.exit_code == 0, result.output
+        out.append([json.loads(line) for line in path.read_text().splitlines()])
+    return out
+
+
+def _by_index(shards, k):
+    return next(r for part in shards for r in part if r.get("index") == k)
+
+
+def _drop(*indices):
+    def edit(shards):
+        for part in shards:
+            part[:] = [r for r in part if r.get("index") not in indices]
+    return edit
+
+
+def _copy_into(target, *indices):
+    def edit(shards):
+        for k in indices:
+            shards[target].insert(-1, dict(_by_index(shards, k)))
+    return edit
+
+
+def _reindex(old, new):
+    def edit(shards):
+        _by_index(shards, old)["index"] = new
+    return edit
+
+
+def _without(field):
+    def edit(shards):
+        del _by_index(shards, 4)[field]
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_drop(3, *range(40, 52)), "the shards hold 87 of the dataset's 100 examples: 13 missing "
+                                   "(positions from 0: 3, 40-51)"),
+        (_drop(0), "the shards hold 99 of the dataset's 100 examples: 1 missing (positions from 0: 0)"),
+        (_drop(*range(0, 100, 2)), "50 missing (positions from 0: 0, 2, 4, 6, 8, 10, 12, 14 and 42 more ranges)"),
+        (_copy_into(0, 7), "the shards hold 100 of the dataset's 100 examples: 1 in more than one record "
+                           "(positions 7; in s1.jsonl)"),
+        (_copy_into(1, 9, 10), "2 in more than one record (positions 9-10; in s1.jsonl, s2.jsonl)"),
+        (_reindex(5, 6), "99 of the dataset's 100 examples: 1 missing (positions from 0: 5); 1 in more than one "
+                         "record (positions 6; in s1.jsonl)"),
+        (_reindex(99, 100), "99 of the dataset's 100 examples: 1 missing (positions from 0: 99); 1 beyond the "
+                            "dataset's 100 (positions 100)"),
+        (_without("violation"), "an example record without violation"),
+        (_reindex(4, "4"), "an example record whose index is '4', not a position"),
+        (_reindex(4, -1), "an example record whose index is -1, not a position"),
+    ],
+)
+def test_merge_refuses_shards_that_lose_or_repeat_examples(invoke, tmp_path, edit, message):
+    shards = _shards(invoke, tmp_path)
+    result = invoke("audit", "merge", *(tmp_path / f"s{i}.jsonl" for i in (1, 2, 3)), "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["examples"] == 100
+    edit(shards)
+    for i, part in enumerate(shards, start=1):
+        (tmp_path / f"s{i}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
+    result = invoke("audit", "merge", *(tmp_path / f"s{i}.jsonl" for i in (1, 2, 3)), "--format", "json")
+    assert result.exit_code == 1, result.output
+    assert message in result.stderr.replace(f"{tmp_path}/", ""), result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_merge_of_one_audited_example(invoke, tmp_path):
+    shards = _shards(invoke, tmp_path, 2, "--example", "test.csv:17")
+    assert sum(r["type"] == "example" for part in shards for r in part) == 1
+    files = [tmp_path / "s1.jsonl", tmp_path / "s2.jsonl"]
+    result = invoke("audit", "merge", *files, "--format", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["example"]["id"] == "test.csv:17"
+    holder = next(f for f, part in zip(files, shards) if any(r["type"] == "example" for r in part))
+    lines = holder.read_text().splitlines()
+    holder.write_text("\n".join(lines[:2] + lines[1:]) + "\n")
+    result = invoke("audit", "merge", *files)
+    assert result.exit_code == 1 and "the shards hold 2 records of one audited example (test.csv:17)" in result.stderr
+    holder.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
+    result = invoke("audit", "merge", *files)
+    assert result.exit_code == 1 and "no shard holds the audited example test.csv:17" in result.stderr
