@@ -19,7 +19,9 @@ from . import metrics
 
 #: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
 #: change of meaning
-SCHEMA = 1
+SCHEMA = 2
+#: schemas whose JSONL ``merge`` reads (their example records are the same)
+READS = (1, 2)
 #: header fields that must agree for shards to merge (everything but ``shard``)
 _SETTINGS = ("variants", "seed", "limit", "tolerance", "oracle", "example")
 #: the fields of an example record that the report reads
@@ -47,6 +49,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
     ok = [r for r in records if r["error"] is None]
     failed = [r for r in records if r["error"] is not None]
     violations = sum(1 for r in ok if r["violation"])
+    metric = _metric(task, ok)
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "type": "report",
@@ -69,7 +72,8 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "violation_rate": _rate(violations, len(ok)),
         "alpha_covariance": _alpha(ok, task),
         "spread": None if task.discrete else _spread(ok),
-        "metric": _metric(task, ok),
+        "metric": metric,
+        "trivial": _trivial(ok, task, header["tolerance"], metric),
         "oracle": _oracle(ok) if header["oracle"] else None,
         "worst_examples": _worst(ok, task.discrete),
         "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
@@ -142,8 +146,60 @@ def _metric(task, ok: list[dict]) -> dict | None:
         n = sum(r["variants"] for r in rows)
         out["variants"] = math.fsum(r["metric"]["variants"] * r["variants"] for r in rows) / n if n else None
         out["f1"] = None
-    keys = ("name", "examples", "original", "variants", "worst", "f1") + (("extra",) if "extra" in out else ())
+    out["chance"] = chance(task, labels)
+    keys = ("name", "examples", "original", "variants", "worst", "f1", "chance") + (("extra",) if "extra" in out else ())
     return {k: out[k] for k in keys}
+
+
+def chance(task, labels: Sequence) -> dict | None:
+    """The task's chance level on these labels: the metric of predicting one
+    value for every example, the most common label (discrete tasks; ties go
+    to the first in sorted order) or the mean label (numbers). None for
+    sequence tasks (no one output fits every input) and for fewer than two
+    labels (any model matches one label's mean)."""
+    if task.head == "generate" or len(labels) < 2:
+        return None
+    if task.discrete:
+        counts: dict[str, list] = {}
+        for label in labels:
+            counts.setdefault(metrics.key(label), [label, 0])[1] += 1
+        prediction, _n = max((counts[k] for k in sorted(counts)), key=lambda c: c[1])
+        rule = "most common label"
+    else:
+        prediction, rule = math.fsum(labels) / len(labels), "mean label"
+    value = task.metric([prediction] * len(labels), list(labels))
+    return {"rule": rule, "prediction": prediction, "value": None if _nan(value) else float(value)}
+
+
+def _nan(x) -> bool:
+    return x is None or isinstance(x, float) and math.isnan(x)
+
+
+def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None) -> dict:
+    """Whether the model is invariant for want of looking: every prediction
+    one value (within the tolerance) over the audited examples, or a metric
+    no better than the task's chance level; ``notes`` say so in words."""
+    constant = prediction = None
+    if len(ok) >= 2:  # one example agreeing with itself says nothing of the model
+        constant = (all(r["distinct"] == 1 for r in ok)
+                    and metrics.distinct([r["prediction"] for r in ok], tolerance, task.discrete) == 1)
+        prediction = ok[0]["prediction"] if constant else None
+    at_chance = None
+    level = metric["chance"] if metric is not None else None
+    if level is not None and not _nan(level["value"]) and not _nan(metric["original"]):
+        # "no better" with float rounding's slack: a tie is a tie however the sums fell
+        slack = 1e-9 * max(abs(metric["original"]), abs(level["value"]), 1.0)
+        at_chance = (metric["original"] >= level["value"] - slack if task.lower_is_better
+                     else metric["original"] <= level["value"] + slack)
+    notes = []
+    if constant:
+        shown = f"{prediction:.6g}" if isinstance(prediction, float) else json.dumps(prediction)[:60]
+        notes.append(f"the model predicts {shown} for every program and variant of the {len(ok):,} audited "
+                     "examples: a constant is invariant whatever it reads, so its invariance says nothing")
+    if at_chance:
+        notes.append(f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
+                     f"{level['value']:.4g} for predicting the {level['rule']} for every example")
+    return {"constant": constant, "prediction": prediction, "no_better_than_chance": at_chance, "notes": notes}
 
 
 def _oracle(ok: list[dict]) -> dict:
@@ -226,9 +282,9 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
             raise DataError(f"not JSON: {err.msg}", path=path, line=lineno, col=err.colno)
         kind = rec.get("type") if isinstance(rec, dict) else None
         if kind == "header":
-            if rec.get("schema") != SCHEMA:
-                raise DataError(f"audit schema {rec.get('schema')}, this invar reads {SCHEMA}", path=path,
-                                line=lineno, col=1)
+            if rec.get("schema") not in READS:
+                raise DataError(f"audit schema {rec.get('schema')}, this invar reads "
+                                f"{', '.join(map(str, READS))}", path=path, line=lineno, col=1)
             header = rec
         elif kind == "example":
             missing = [k for k in _RECORD if k not in rec]
@@ -257,12 +313,13 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
         raise UsageError("name the shards' JSONL files")
     parts = [(p, *read_jsonl(p)) for p in paths]
     first_path, first = parts[0][0], parts[0][1]
-    base = {k: v for k, v in first.items() if k != "shard"}
+    base = {k: v for k, v in first.items() if k not in ("shard", "schema")}
     shards: dict[int, str] = {}
     total = None
     for path, header, _records, _summary in parts:
-        if {k: v for k, v in header.items() if k != "shard"} != base:
-            diff = sorted(k for k in set(base) | set(header) if k != "shard" and base.get(k) != header.get(k))
+        if {k: v for k, v in header.items() if k not in ("shard", "schema")} != base:
+            diff = sorted(k for k in set(base) | set(header)
+                          if k not in ("shard", "schema") and base.get(k) != header.get(k))
             raise DataError(f"audited with other settings than {first_path} ({', '.join(diff)})", path=path)
         shard = header.get("shard") or [1, 1]
         if total is not None and shard[1] != total:
@@ -362,6 +419,22 @@ def parse_bound(text: str, option: str) -> tuple[str, float]:
         raise UsageError(f"{text!r}: write METRIC=VALUE, e.g. violation_rate=0", path=option) from None
 
 
+#: the measures of invariance alone (a constant model meets any bound on them)
+INVARIANCE = ("violation_rate", "violations", "alpha_covariance", "spread")
+
+
+def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
+    """A message per note of ``report["trivial"]`` when a bound is set on a
+    measure of invariance alone: that bound cannot tell this model's
+    invariance from a constant's (or a chance-level model's)."""
+    notes = (report.get("trivial") or {}).get("notes") or []
+    named = [f"{option} {name}={bound:g}" for bounds, option in ((over, "--fail-over"), (under, "--fail-under"))
+             for name, bound in bounds if name.split(".")[0] in INVARIANCE]
+    if not named or not notes:
+        return []
+    return [f"{', '.join(named)}: {note}" for note in notes]
+
+
 def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
     """A message per bound that does not hold (``over``: the measure must not
     exceed the bound; ``under``: it must not fall below it)."""
@@ -378,5 +451,5 @@ def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tu
     return out
 
 
-__all__ = ["SCHEMA", "summarize", "jsonl_lines", "read_jsonl", "merge", "header_record", "resolve", "parse_bound",
+__all__ = ["SCHEMA", "READS", "summarize", "chance", "caveats", "ranges", "jsonl_lines", "read_jsonl", "merge", "header_record", "resolve", "parse_bound",
            "exceeded"]

@@ -151,7 +151,11 @@ def _bounds(fail_over, fail_under):
 
 def _check(result: dict, over, under) -> None:
     from ..audit import exceeded
+    from ..audit.report import caveats
 
+    # a bound on invariance alone, met by a constant or chance-level model, says so
+    for message in caveats(result, over, under):
+        stderr.print(f"invar: warning: {message}", markup=False, highlight=False)
     broken = exceeded(result, over, under)
     if broken:
         raise InvarError("; ".join(broken))
@@ -233,10 +237,11 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
         ok = [r for r in records if r["error"] is None]
         if result["example"] is not None and ok:
             values = [ok[0]["prediction"]] + list(ok[0].get("predictions", []))
-            title, xlabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction"
+            title, xlabel, ylabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction", "predictions"
         else:
             values = [r["relative_range"] for r in ok if r["relative_range"] is not None]
-            title, xlabel = f"spread over {len(values):,} examples", "relative range of the predictions"
+            title, xlabel, ylabel = (f"spread over {len(values):,} examples", "relative range of the predictions",
+                                     "examples")
         render.plot(values, plot, title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
-                    xlabel=xlabel)
+                    xlabel=xlabel, ylabel=ylabel, nonnegative=result["example"] is None)
 

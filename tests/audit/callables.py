@@ -191,3 +191,27 @@ def returns_sets(texts):
 
 def returns_nan_label(texts):
     return [math.nan if "lea" in t else "yes" for t in texts]
+
+
+# ---------------------------------------------------- trivially invariant
+def constant(texts):
+    """2.5 whatever the block: invariant, and useless."""
+    return [2.5 for _ in texts]
+
+
+def almost_constant(texts):
+    """2.5, moved by float rounding (1e-9 relative): within any tolerance a constant."""
+    return [2.5 * (1 + 1e-9 * (len(t) % 3)) for t in texts]
+
+
+def says_no(texts):
+    return ["no" for _ in texts]
+
+
+def no_bug(texts):
+    return [0 for _ in texts]
+
+
+def register_count_then_zero(texts):
+    """distinct_registers for the first block of a batch, 0 for the rest: neither constant nor useful."""
+    return [v if k == 0 else 0.0 for k, v in enumerate(distinct_registers(texts))]

@@ -45,7 +45,9 @@ def single():
 def test_json_and_jsonl_follow_the_schema(invoke, single):
     jsonschema.Draft202012Validator.check_schema(LINE)
     jsonschema.Draft202012Validator(REPORT).validate(single)
-    assert single["schema"] == 1 and 0 < single["violation_rate"] <= 1
+    assert single["schema"] == 2 and 0 < single["violation_rate"] <= 1
+    assert single["trivial"] == {"constant": False, "prediction": None, "no_better_than_chance": False, "notes": []}
+    assert single["metric"]["chance"]["rule"] == "mean label"
     result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "jsonl")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     validator = jsonschema.Draft202012Validator(LINE)
@@ -125,6 +127,7 @@ def test_one_example_as_a_histogram_with_a_plot_and_a_page(invoke, tmp_path):
     head = next(line for line in lines if line.startswith(f"example {example.id}: 2,000 variants"))
     assert "range" in head and sum(1 for line in lines if line.rstrip().endswith("#")) >= 3
     assert plot.read_text().lstrip().startswith("<?xml") and "<svg" in plot.read_text()
+    assert {"prediction", "predictions"} <= set(re.findall(r"<text[^>]*>([^<]*)</text>", plot.read_text()))
     html = page.read_text()
     assert html.startswith("<!doctype html>") and "<svg" in html and "<mark>" in html
     assert "http" not in html.replace("http://www.w3.org/2000/svg", ""), "the page is self-contained"
@@ -284,3 +287,66 @@ def test_merge_of_one_audited_example(invoke, tmp_path):
     holder.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
     result = invoke("audit", "merge", *files)
     assert result.exit_code == 1 and "no shard holds the audited example test.csv:17" in result.stderr
+
+
+CONSTANT = "tests.audit.callables:constant"
+
+
+@pytest.mark.parametrize(
+    "model, bounds, warned, exit_code",
+    [
+        (CONSTANT, ("--fail-over", "violation_rate=0"), ["--fail-over violation_rate=0: the model predicts 2.5"], 0),
+        (CONSTANT, ("--fail-under", "alpha_covariance=1", "--fail-over", "spread.relative_range.max=0"),
+         ["--fail-over spread.relative_range.max=0, --fail-under alpha_covariance=1: the model predicts 2.5"], 0),
+        (CONSTANT, ("--fail-over", "metric.original=1"), [], 1),  # a bound on the metric needs no warning
+        (CONSTANT, (), [], 0),
+        ("tests.audit.callables:distinct_registers", ("--fail-over", "violation_rate=0"), [], 0),
+    ],
+)
+def test_a_bound_on_invariance_met_by_a_constant_model_says_so(invoke, model, bounds, warned, exit_code):
+    result = invoke("audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40",
+                    "--variants", "3", *bounds)
+    assert result.exit_code == exit_code, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("invar: warning: ")]
+    assert len(warnings) == len(warned)
+    for line, start in zip(warnings, warned):
+        assert line.startswith(f"invar: warning: {start} for every program and variant of the 40 audited examples")
+    if model == CONSTANT:  # the table sends the reader to the metric, beside the chance level
+        assert "note: the model predicts 2.5 for every program and variant" in result.stdout
+        assert "MAPE at chance (mean label: " in result.stdout
+
+
+def test_the_report_of_a_constant_model_follows_the_schema(invoke, tmp_path):
+    result = invoke("audit", "--model", CONSTANT, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40",
+                    "--variants", "3", "--format", "jsonl")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    validator = jsonschema.Draft202012Validator(LINE)
+    for line in lines:
+        validator.validate(line)
+    trivial = lines[-1]["trivial"]
+    assert trivial["constant"] is True and trivial["prediction"] == 2.5 and len(trivial["notes"]) >= 1
+    # shards of the old schema (the same records) still merge, into the new schema
+    old = tmp_path / "old.jsonl"
+    lines[0]["schema"] = 1
+    old.write_text("".join(json.dumps(line) + "\n" for line in lines[:-1]))
+    merged = invoke("audit", "merge", old, "--format", "json")
+    assert merged.exit_code == 0, merged.output
+    assert without_run(json.loads(merged.stdout)) == without_run({**lines[-1], "type": "report"})
+
+
+@pytest.mark.parametrize("model, invariant", [(RENAMER, True), ("tests.audit.callables:distinct_registers", True),
+                                              (VANILLA, False)])
+def test_the_spread_plot_counts_examples_from_zero(invoke, tmp_path, model, invariant):
+    plot = tmp_path / "spread.svg"
+    result = invoke("audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40",
+                    "--variants", "3", "--plot", plot)
+    assert result.exit_code == 0, result.output
+    svg = plot.read_text()
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    assert "examples" in texts and "relative range of the predictions" in texts and "variants" not in texts
+    assert not any(t.startswith(("\u2212", "-")) for t in texts), "no negative relative range"
+    x = [float(t) for t in texts if re.fullmatch(r"\d+\.\d+", t)]  # the y axis counts: whole numbers
+    y = [int(t) for t in texts if re.fullmatch(r"\d+", t)]
+    assert min(x) == 0.0 and min(y) == 0 and len(y) >= 2
+    if invariant:  # every example at 0: one bar at 0, on an axis from 0 to 1
+        assert max(x) == 1.0 and 40 <= max(y) <= 45
