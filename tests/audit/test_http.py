@@ -201,7 +201,7 @@ BEHAVIOUR = {
     "one text part": lambda t: _reply("200 OK", _chat({"type": "text", "text": "2 cycles"})),
 }
 
-RETRIED = r" \(after 2 tries, 2 s each\)"
+RETRIED = r" \(after 2 tries, 5 s each\)"
 #: mode -> (the prediction, or a regex the example's error matches; tries per program text)
 EXPECTED = {
     "ok": (2.0, 1),
@@ -296,14 +296,19 @@ class Misbehaving(socketserver.StreamRequestHandler):
             pass
 
 
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    # every connection of the audit's 16 threads waits in the queue: with the
+    # default 5, a dropped connection is tried again seconds later (a timeout)
+    request_queue_size = 128
+
+
 @pytest.fixture
 def misbehaving(monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     Misbehaving.seen = {}
     Misbehaving.stop = threading.Event()
-    socketserver.ThreadingTCPServer.allow_reuse_address = True
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Misbehaving)
-    server.daemon_threads = True
+    server = Server(("127.0.0.1", 0), Misbehaving)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1"
     Misbehaving.stop.set()
@@ -312,8 +317,8 @@ def misbehaving(monkeypatch):
 
 
 def test_every_misbehaviour_of_an_endpoint_is_a_retry_or_that_examples_error(misbehaving):
-    # generous timeouts: the server answers at once or never (hang, drip)
-    result = audit(misbehaving, PROGRAMS, task="bhive", prompt=PROMPT, variants=1, timeout=2, retries=1,
+    # a generous timeout: the server answers at once, or never (hang, drip)
+    result = audit(misbehaving, PROGRAMS, task="bhive", prompt=PROMPT, variants=1, timeout=5, retries=1,
                    concurrency=16)
     assert set(EXPECTED) == set(BEHAVIOUR)
     assert result.examples == len(MODES) and result.model["name"] == "toy-model"
@@ -333,7 +338,7 @@ def test_every_misbehaviour_of_an_endpoint_is_a_retry_or_that_examples_error(mis
 def test_a_reply_longer_than_the_limit_is_that_examples_error(misbehaving, monkeypatch):
     monkeypatch.setattr(models, "MAX_REPLY", 1000)
     monkeypatch.setitem(BEHAVIOUR, "ok", lambda t: _reply("200 OK", _chat(RIGHT + " " * 5000)))
-    result = audit(misbehaving, PROGRAMS[:1], task="bhive", prompt=PROMPT, variants=1, timeout=2, retries=1)
+    result = audit(misbehaving, PROGRAMS[:1], task="bhive", prompt=PROMPT, variants=1, timeout=5, retries=1)
     assert result.records[0]["error"] == "original: the reply is longer than 1,000 bytes"
     assert Misbehaving.seen[PROGRAMS[0]] == 1
 
@@ -344,9 +349,9 @@ def test_a_refused_connection_fails_every_example_and_the_audit_still_reports(mo
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     result = audit(f"http://127.0.0.1:{port}/v1#toy-model", PROGRAMS[:3], task="bhive", prompt=PROMPT,
-                   variants=2, timeout=2, retries=1)
+                   variants=2, timeout=5, retries=1)
     assert (result.examples, result.audited, result.errors) == (3, 0, 3)
-    assert {f["error"] for f in result.failed} == {"original: connection refused (after 2 tries, 2 s each)"}
+    assert {f["error"] for f in result.failed} == {"original: connection refused (after 2 tries, 5 s each)"}
     assert result.violation_rate is None
 
 
@@ -368,7 +373,7 @@ def test_an_endpoint_whose_model_list_is_broken_is_named_in_one_error(invoke, mi
     (tmp_path / "prompt.txt").write_text(PROMPT)
     (tmp_path / "blocks.s").write_text(PROGRAMS[0] + "\n")
     result = invoke("audit", "--model", misbehaving, "--prompt", tmp_path / "prompt.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s", "--timeout", "2")
+                    "--dataset", tmp_path / "blocks.s", "--timeout", "5")
     assert result.exit_code == 1, result.output
     assert re.search(f"error: cannot list the endpoint's models \\({why}.*\\); name one as URL#MODEL$", result.stderr), \
         result.stderr
@@ -380,7 +385,7 @@ def test_the_command_finishes_with_its_report_whatever_the_replies(invoke, misbe
     (tmp_path / "blocks.s").write_text("\n\n".join(PROGRAMS[MODES.index(m)] for m in picked) + "\n")
     (tmp_path / "prompt.txt").write_text(PROMPT)
     result = invoke("audit", "--model", misbehaving, "--prompt", tmp_path / "prompt.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s", "--variants", "2", "--timeout", "2", "--retries", "1",
+                    "--dataset", tmp_path / "blocks.s", "--variants", "2", "--timeout", "5", "--retries", "1",
                     "--format", "json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
