@@ -307,7 +307,9 @@ def import_callable(spec: str) -> Callable:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except Exception as err:  # noqa: BLE001 - any error while importing user code
+    except KeyboardInterrupt:
+        raise
+    except BaseException as err:  # noqa: BLE001 - any error while importing user code, sys.exit() included
         raise ModelError(f"cannot import {module_name} ({_describe(err)})", path="--model")
     fn: Any = module
     for part in attr.split("."):

@@ -168,6 +168,8 @@ def test_missing_model_or_dataset_exit_1(invoke, tmp_path):
     assert result.exit_code == 1 and "none:0:0: error: no such file or directory" in result.stderr
     result = invoke("audit", "--model", "tests.audit.nothing_here:f", "--task", "bhive", "--dataset", BLOCKS)
     assert result.exit_code == 1 and "cannot import tests.audit.nothing_here" in result.stderr
+    result = invoke("audit", "--model", "tests.audit.exits_on_import:predict", "--task", "bhive", "--dataset", BLOCKS)
+    assert result.exit_code == 1 and "cannot import tests.audit.exits_on_import (SystemExit: 4)" in result.stderr
 
 
 def test_the_readme_main_command_runs_in_a_fresh_copy_without_llvm_or_network(tmp_path):
