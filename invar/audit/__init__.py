@@ -114,7 +114,7 @@ def audit(
     shard: str | Sequence[int] | None = None,
     prompt: str | None = None,
     concurrency: int = 8,
-    timeout: float = 60.0,
+    timeout: float | None = None,
     retries: int = 2,
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,

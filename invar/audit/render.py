@@ -62,6 +62,10 @@ def tables(report: dict, console) -> None:
         rows += [(f"{metric['name']} on originals", fmt(metric["original"])),
                  (f"{metric['name']} on variants", fmt(metric["variants"])),
                  (f"{metric['name']}, worst variant per example", fmt(metric["worst"]))]
+        chance = metric.get("chance")
+        if chance is not None:
+            rows.append((f"{metric['name']} at chance ({chance['rule']}: {_short(chance['prediction'])})",
+                         fmt(chance["value"])))
         for name, extra in (metric.get("extra") or {}).items():
             efmt = _pct if name in _PERCENT else _num
             rows += [(f"{name} on originals", efmt(extra["original"])), (f"{name} on variants", efmt(extra["variants"]))]
@@ -85,6 +89,8 @@ def tables(report: dict, console) -> None:
     for a, b in rows:
         table.add_row(a, b)
     console.print(table)
+    for line in read_together(report):
+        console.print(line, markup=False, highlight=False)
 
     by = report["alpha_covariance"]["by_referents"]
     if len(by) > 1:
@@ -116,6 +122,19 @@ def tables(report: dict, console) -> None:
             console.print(line, markup=False, highlight=False)
 
 
+def read_together(report: dict) -> list[str]:
+    """The lines under the summary that send the reader from invariance to
+    the metric: a model is only as good as both."""
+    trivial = report.get("trivial") or {}
+    out = [f"note: {note}." for note in trivial.get("notes") or []]
+    if report["audited"] and report["metric"] is None:
+        out.append("note: no labels, so no metric: invariance alone cannot tell a useful model from a constant; "
+                   "label the examples (a label column, or --oracle) to see both")
+    elif out:
+        out.append("note: read the violation rate beside the metric: a model is only as good as both")
+    return out
+
+
 def _short(x) -> str:
     return _num(x, 4) if isinstance(x, float) else str(x)[:40]
 
@@ -140,27 +159,40 @@ def histogram_lines(example: dict, width: int = 50) -> list[str]:
 
 
 # ---------------------------------------------------------------------- plot
-def plot(values: Sequence[float], path: str, *, title: str, xlabel: str) -> None:
+def plot(values: Sequence[float], path: str, *, title: str, xlabel: str, ylabel: str = "examples",
+         nonnegative: bool = False) -> None:
     """A histogram of ``values`` written to ``path`` (PNG or SVG, by its
-    extension) with matplotlib."""
+    extension) with matplotlib; the y axis counts ``ylabel`` (whole numbers),
+    and a ``nonnegative`` measure (the relative range) starts at 0, even when
+    every value is 0 (an exactly invariant model)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         raise UsageError("--plot needs matplotlib: pip install 'invar[plot]' (or pip install matplotlib)",
                          path="--plot") from None
     if not str(path).lower().endswith((".png", ".svg")):
         raise UsageError("--plot writes .png or .svg files", path="--plot")
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    ax.hist(list(values), bins=60, color="#4c72b0")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("variants" if "prediction" in xlabel else "examples")
-    ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None} if str(path).lower().endswith(".svg") else None)
-    plt.close(fig)
+    values = [float(v) for v in values]
+    span = None
+    if nonnegative and values:
+        top = max(values)
+        span = (0.0, top if top > 0 else 1.0)  # all 0: one bar at 0 on an axis from 0 to 1
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "invar"}):  # SVG text stays text
+        fig, ax = plt.subplots(figsize=(6.4, 3.6))
+        ax.hist(values, bins=60, range=span, color="#4c72b0")
+        if span is not None:
+            ax.set_xlim(span)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(title, fontsize=10)
+        fig.tight_layout()
+        fig.savefig(path, metadata={"Date": None} if str(path).lower().endswith(".svg") else None)
+        plt.close(fig)
 
 
 # ---------------------------------------------------------------------- HTML
@@ -173,7 +205,7 @@ h3{margin-bottom:.3em}.muted{color:#666}
 """
 
 
-def _svg_histogram(h: dict, xlabel: str) -> str:
+def _svg_histogram(h: dict, xlabel: str, ylabel: str = "examples") -> str:
     if not h or not h.get("counts"):
         return "<p class='muted'>no values to plot</p>"
     w, ht, pad = 640, 220, 40
@@ -188,7 +220,9 @@ def _svg_histogram(h: dict, xlabel: str) -> str:
     labels = (f"<text x='{pad}' y='{ht - pad + 15}' font-size='11'>{edges[0]:.4g}</text>"
               f"<text x='{w - pad}' y='{ht - pad + 15}' font-size='11' text-anchor='end'>{edges[-1]:.4g}</text>"
               f"<text x='{w / 2}' y='{ht - 5}' font-size='12' text-anchor='middle'>{html.escape(xlabel)}</text>"
-              f"<text x='{pad - 5}' y='{pad}' font-size='11' text-anchor='end'>{top}</text>")
+              f"<text x='{pad - 5}' y='{pad}' font-size='11' text-anchor='end'>{top}</text>"
+              f"<text x='12' y='{ht / 2}' font-size='12' text-anchor='middle' transform='rotate(-90 12 {ht / 2})'>"
+              f"{html.escape(ylabel)}</text>")
     axis = f"<line x1='{pad}' y1='{ht - pad}' x2='{w - pad}' y2='{ht - pad}' stroke='#333'/>"
     return f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{ht}'>{''.join(bars)}{axis}{labels}</svg>"
 
@@ -222,10 +256,11 @@ def html_page(report: dict) -> str:
              "</head><body><h1>invar audit</h1>", f"<pre>{html.escape(summary)}</pre>"]
     if report["example"] is not None and report["example"]["histogram"] is not None:
         parts += ["<h2>Predictions of every variant</h2>",
-                  _svg_histogram(report["example"]["histogram"], "prediction")]
+                  _svg_histogram(report["example"]["histogram"], "prediction", "predictions")]
     elif report["spread"] is not None:
         parts += ["<h2>Spread: relative range of the predictions per example</h2>",
-                  _svg_histogram(report["spread"]["histogram"], "relative range (max - min) / |original|")]
+                  _svg_histogram(report["spread"]["histogram"], "relative range (max - min) / |original|",
+                                 "examples")]
     if report["worst_examples"]:
         parts.append("<h2>Largest differences</h2><p class='muted'>each example beside its variant whose "
                      "prediction is farthest from the original's; respelled tokens <mark>marked</mark>, moved "
@@ -257,4 +292,4 @@ class _Null:
         pass
 
 
-__all__ = ["tables", "headline", "histogram_lines", "plot", "html_page"]
+__all__ = ["tables", "headline", "read_together", "histogram_lines", "plot", "html_page"]

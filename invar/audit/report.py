@@ -19,9 +19,15 @@ from . import metrics
 
 #: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
 #: change of meaning
-SCHEMA = 1
+SCHEMA = 2
+#: schemas whose JSONL ``merge`` reads (their example records are the same)
+READS = (1, 2)
 #: header fields that must agree for shards to merge (everything but ``shard``)
 _SETTINGS = ("variants", "seed", "limit", "tolerance", "oracle", "example")
+#: the fields of an example record that the report reads
+_RECORD = ("index", "id", "location", "label", "referents", "variants", "exhaustive", "exact", "prediction",
+           "violation", "distinct", "alpha_covariance", "range", "std", "relative_range", "metric", "most_different",
+           "oracle", "error", "stage")
 #: how many examples the report shows with their most different variant
 WORST = 10
 
@@ -43,6 +49,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
     ok = [r for r in records if r["error"] is None]
     failed = [r for r in records if r["error"] is not None]
     violations = sum(1 for r in ok if r["violation"])
+    metric = _metric(task, ok)
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "type": "report",
@@ -65,7 +72,8 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "violation_rate": _rate(violations, len(ok)),
         "alpha_covariance": _alpha(ok, task),
         "spread": None if task.discrete else _spread(ok),
-        "metric": _metric(task, ok),
+        "metric": metric,
+        "trivial": _trivial(ok, task, header["tolerance"], metric),
         "oracle": _oracle(ok) if header["oracle"] else None,
         "worst_examples": _worst(ok, task.discrete),
         "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
@@ -138,8 +146,60 @@ def _metric(task, ok: list[dict]) -> dict | None:
         n = sum(r["variants"] for r in rows)
         out["variants"] = math.fsum(r["metric"]["variants"] * r["variants"] for r in rows) / n if n else None
         out["f1"] = None
-    keys = ("name", "examples", "original", "variants", "worst", "f1") + (("extra",) if "extra" in out else ())
+    out["chance"] = chance(task, labels)
+    keys = ("name", "examples", "original", "variants", "worst", "f1", "chance") + (("extra",) if "extra" in out else ())
     return {k: out[k] for k in keys}
+
+
+def chance(task, labels: Sequence) -> dict | None:
+    """The task's chance level on these labels: the metric of predicting one
+    value for every example, the most common label (discrete tasks; ties go
+    to the first in sorted order) or the mean label (numbers). None for
+    sequence tasks (no one output fits every input) and for fewer than two
+    labels (any model matches one label's mean)."""
+    if task.head == "generate" or len(labels) < 2:
+        return None
+    if task.discrete:
+        counts: dict[str, list] = {}
+        for label in labels:
+            counts.setdefault(metrics.key(label), [label, 0])[1] += 1
+        prediction, _n = max((counts[k] for k in sorted(counts)), key=lambda c: c[1])
+        rule = "most common label"
+    else:
+        prediction, rule = math.fsum(labels) / len(labels), "mean label"
+    value = task.metric([prediction] * len(labels), list(labels))
+    return {"rule": rule, "prediction": prediction, "value": None if _nan(value) else float(value)}
+
+
+def _nan(x) -> bool:
+    return x is None or isinstance(x, float) and math.isnan(x)
+
+
+def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None) -> dict:
+    """Whether the model is invariant for want of looking: every prediction
+    one value (within the tolerance) over the audited examples, or a metric
+    no better than the task's chance level; ``notes`` say so in words."""
+    constant = prediction = None
+    if len(ok) >= 2:  # one example agreeing with itself says nothing of the model
+        constant = (all(r["distinct"] == 1 for r in ok)
+                    and metrics.distinct([r["prediction"] for r in ok], tolerance, task.discrete) == 1)
+        prediction = ok[0]["prediction"] if constant else None
+    at_chance = None
+    level = metric["chance"] if metric is not None else None
+    if level is not None and not _nan(level["value"]) and not _nan(metric["original"]):
+        # "no better" with float rounding's slack: a tie is a tie however the sums fell
+        slack = 1e-9 * max(abs(metric["original"]), abs(level["value"]), 1.0)
+        at_chance = (metric["original"] >= level["value"] - slack if task.lower_is_better
+                     else metric["original"] <= level["value"] + slack)
+    notes = []
+    if constant:
+        shown = f"{prediction:.6g}" if isinstance(prediction, float) else json.dumps(prediction)[:60]
+        notes.append(f"the model predicts {shown} for every program and variant of the {len(ok):,} audited "
+                     "examples: a constant is invariant whatever it reads, so its invariance says nothing")
+    if at_chance:
+        notes.append(f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
+                     f"{level['value']:.4g} for predicting the {level['rule']} for every example")
+    return {"constant": constant, "prediction": prediction, "no_better_than_chance": at_chance, "notes": notes}
 
 
 def _oracle(ok: list[dict]) -> dict:
@@ -222,11 +282,17 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
             raise DataError(f"not JSON: {err.msg}", path=path, line=lineno, col=err.colno)
         kind = rec.get("type") if isinstance(rec, dict) else None
         if kind == "header":
-            if rec.get("schema") != SCHEMA:
-                raise DataError(f"audit schema {rec.get('schema')}, this invar reads {SCHEMA}", path=path,
-                                line=lineno, col=1)
+            if rec.get("schema") not in READS:
+                raise DataError(f"audit schema {rec.get('schema')}, this invar reads "
+                                f"{', '.join(map(str, READS))}", path=path, line=lineno, col=1)
             header = rec
         elif kind == "example":
+            missing = [k for k in _RECORD if k not in rec]
+            if missing:
+                raise DataError(f"an example record without {', '.join(missing)}", path=path, line=lineno, col=1)
+            if not isinstance(rec["index"], int) or isinstance(rec["index"], bool) or rec["index"] < 0:
+                raise DataError(f"an example record whose index is {rec['index']!r}, not a position",
+                                path=path, line=lineno, col=1)
             records.append(rec)
         elif kind == "summary":
             summary = rec
@@ -241,17 +307,19 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
 def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
     """(header, records, report) of shards' JSONL merged: the report one run
     over the whole dataset gives. Every shard 1..N must be there once, with
-    the same settings."""
+    the same settings, and every example of the dataset in exactly one
+    record (a DataError names those missing or repeated)."""
     if not paths:
         raise UsageError("name the shards' JSONL files")
     parts = [(p, *read_jsonl(p)) for p in paths]
     first_path, first = parts[0][0], parts[0][1]
-    base = {k: v for k, v in first.items() if k != "shard"}
+    base = {k: v for k, v in first.items() if k not in ("shard", "schema")}
     shards: dict[int, str] = {}
     total = None
     for path, header, _records, _summary in parts:
-        if {k: v for k, v in header.items() if k != "shard"} != base:
-            diff = sorted(k for k in set(base) | set(header) if k != "shard" and base.get(k) != header.get(k))
+        if {k: v for k, v in header.items() if k not in ("shard", "schema")} != base:
+            diff = sorted(k for k in set(base) | set(header)
+                          if k not in ("shard", "schema") and base.get(k) != header.get(k))
             raise DataError(f"audited with other settings than {first_path} ({', '.join(diff)})", path=path)
         shard = header.get("shard") or [1, 1]
         if total is not None and shard[1] != total:
@@ -264,17 +332,64 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
     if missing:
         raise DataError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} "
                         "missing", path=first_path)
+    _check_coverage(base, [(path, records) for path, _header, records, _summary in parts], first_path)
     records = [r for part in parts for r in part[2]]
-    seen: set[int] = set()
-    for r in records:
-        if r["index"] in seen:
-            raise DataError(f"example {r['id']} is in two shards", path=first_path)
-        seen.add(r["index"])
     runs = [part[3]["run"] for part in parts if part[3] and part[3].get("run")]
     run = {"shards": total, "processes": sum(r.get("processes", 1) for r in runs) or None,
            "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None}
     header = dict(base, shard=None)
     return header, records, summarize(header, records, run)
+
+
+def _check_coverage(header: dict, parts: list[tuple[str, list[dict]]], where: str) -> None:
+    """Every example of the audited dataset in exactly one record of the
+    shards (with ``--example``: that one example, once); DataError naming
+    the examples missing, duplicated or beyond the dataset otherwise."""
+    paths: dict[int, list[str]] = {}
+    for path, records in parts:
+        for r in records:
+            paths.setdefault(r["index"], []).append(path)
+    if header.get("example") is not None:
+        ids = [r["id"] for _, records in parts for r in records]
+        if ids == [header["example"]]:
+            return
+        if not ids:
+            raise DataError(f"no shard holds the audited example {header['example']}", path=where)
+        raise DataError(f"the shards hold {len(ids)} records of one audited example ({header['example']}): "
+                        "audit it once, or merge the shard that has it", path=where)
+    dataset = header.get("dataset")
+    n = dataset.get("examples") if isinstance(dataset, dict) else None
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise DataError("the header does not say how many examples the dataset holds", path=where)
+    missing = [i for i in range(n) if i not in paths]
+    beyond = sorted(i for i in paths if not 0 <= i < n)
+    twice = sorted(i for i, ps in paths.items() if len(ps) > 1)
+    if not (missing or beyond or twice):
+        return
+    problems = []
+    if missing:
+        problems.append(f"{len(missing):,} missing (positions from 0: {ranges(missing)})")
+    if twice:
+        files = sorted({p for i in twice for p in paths[i]})
+        problems.append(f"{len(twice):,} in more than one record (positions {ranges(twice)}; in "
+                        f"{', '.join(files[:4])}{' …' if len(files) > 4 else ''})")
+    if beyond:
+        problems.append(f"{len(beyond):,} beyond the dataset's {n:,} (positions {ranges(beyond)})")
+    held = sum(1 for i in paths if 0 <= i < n)
+    raise DataError(f"the shards hold {held:,} of the dataset's {n:,} examples: {'; '.join(problems)}", path=where)
+
+
+def ranges(indices: Sequence[int], most: int = 8) -> str:
+    """Sorted integers as ranges: ``3, 40-51, 97`` (the first ``most``
+    ranges, then how many more)."""
+    runs: list[list[int]] = []
+    for i in sorted(set(indices)):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:most])
+    return shown + (f" and {len(runs) - most:,} more ranges" if len(runs) > most else "")
 
 
 # ------------------------------------------------------------------- bounds
@@ -304,6 +419,22 @@ def parse_bound(text: str, option: str) -> tuple[str, float]:
         raise UsageError(f"{text!r}: write METRIC=VALUE, e.g. violation_rate=0", path=option) from None
 
 
+#: the measures of invariance alone (a constant model meets any bound on them)
+INVARIANCE = ("violation_rate", "violations", "alpha_covariance", "spread")
+
+
+def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
+    """A message per note of ``report["trivial"]`` when a bound is set on a
+    measure of invariance alone: that bound cannot tell this model's
+    invariance from a constant's (or a chance-level model's)."""
+    notes = (report.get("trivial") or {}).get("notes") or []
+    named = [f"{option} {name}={bound:g}" for bounds, option in ((over, "--fail-over"), (under, "--fail-under"))
+             for name, bound in bounds if name.split(".")[0] in INVARIANCE]
+    if not named or not notes:
+        return []
+    return [f"{', '.join(named)}: {note}" for note in notes]
+
+
 def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
     """A message per bound that does not hold (``over``: the measure must not
     exceed the bound; ``under``: it must not fall below it)."""
@@ -320,5 +451,5 @@ def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tu
     return out
 
 
-__all__ = ["SCHEMA", "summarize", "jsonl_lines", "read_jsonl", "merge", "header_record", "resolve", "parse_bound",
+__all__ = ["SCHEMA", "READS", "summarize", "chance", "caveats", "ranges", "jsonl_lines", "read_jsonl", "merge", "header_record", "resolve", "parse_bound",
            "exceeded"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
 import random
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from ..symmetry.permutations import IntractableError, Permutation, PermutationSp
 from ..symmetry.renamings import Renaming, RenamingSpace
 from . import metrics
 from .datasets import Example
-from .models import Adapter, Failure
+from .models import Adapter, Failure, _a
 
 #: examples per unit of work (sharding and processes take whole chunks)
 CHUNK = 32
@@ -238,20 +239,38 @@ def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _S
 
 
 def _value(o: Any, discrete: bool):
-    """A model's output as a prediction, or a Failure (NaN, not a number …)."""
+    """A model's output as a prediction, or a Failure (NaN, not a number, not
+    a JSON value …): whatever the model returned, never an exception."""
     if isinstance(o, Failure):
         return o
-    if hasattr(o, "item") and getattr(o, "ndim", 0) == 0:  # a numpy or torch scalar
-        o = o.item()
-    if discrete:
-        return Failure("returned None") if o is None else o
-    if isinstance(o, bool) or not isinstance(o, (int, float)):
-        try:
+    try:
+        if hasattr(o, "item") and getattr(o, "ndim", None) == 0:  # a numpy or torch scalar
+            o = o.item()
+        if discrete:
+            if o is None:
+                return Failure("returned None")
+            # the prediction is written in the report: it must be JSON, and finite
+            json.dumps(o, allow_nan=False)
+            return o
+        if isinstance(o, bool) or not isinstance(o, (int, float)):
             o = float(o)
-        except (TypeError, ValueError):
-            return Failure(f"returned {str(o)[:60]!r}, not a number")
-    o = float(o)
+        o = float(o)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return Failure(f"returned {_shown_value(o)}, not a {'JSON value' if discrete else 'number'}")
+    except Exception as err:  # noqa: BLE001 - the model's own object failed to convert
+        return Failure(f"returned {_shown_value(o)}, which failed to convert ({type(err).__name__})")
     return o if math.isfinite(o) else Failure(f"returned {o}")
+
+
+def _shown_value(o: Any) -> str:
+    """A model's output as a message shows it: short, and safe to take."""
+    try:
+        if not isinstance(o, (str, int, float, complex, list, tuple, dict)):
+            return _a(o)
+        text = repr(o)
+        return text if len(text) <= 60 else text[:57] + "..."
+    except Exception:  # noqa: BLE001 - an int too long to write, a broken __repr__
+        return _a(o)
 
 
 def _predict_all(states: list[_State], adapter: Adapter, settings: Settings, discrete: bool) -> None:

@@ -1,8 +1,9 @@
 """The JSON Schema (draft 2020-12) of what ``invar audit`` writes, version
 :data:`~invar.audit.report.SCHEMA`: the report (``--format json``; also the
 last line of ``--format jsonl``, with ``type`` ``summary``), the header and
-the example records of JSONL. docs/audit.md explains every field;
-tests/audit/test_schema.py validates real output against these.
+the example records of JSONL. docs/audit.md explains every field (and what
+changed from schema 1); tests/cli/test_audit_cli.py validates real output
+against these.
 """
 
 from __future__ import annotations
@@ -90,9 +91,16 @@ REPORT = _obj({
     "metric": {"oneOf": [{"type": "null"}, _obj({
         "name": {"type": "string"}, "examples": {"type": "integer"}, "original": NUM, "variants": NUM, "worst": NUM,
         "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]},
+        # the task's chance level on the same labels (null for sequence tasks and under two labels)
+        "chance": {"oneOf": [{"type": "null"}, _obj({"rule": {"enum": ["most common label", "mean label"]},
+                                                     "prediction": ANY, "value": NUM})]},
         # tasks with more metrics (ltl: exact): each as the main one
         "extra": {"type": "object", "additionalProperties": _obj({"original": NUM, "variants": NUM, "worst": NUM})}},
-        required=["name", "examples", "original", "variants", "worst", "f1"])]},
+        required=["name", "examples", "original", "variants", "worst", "f1", "chance"])]},
+    # whether the model is invariant for want of looking (schema 2)
+    "trivial": _obj({"constant": {"type": ["boolean", "null"]}, "prediction": ANY,
+                     "no_better_than_chance": {"type": ["boolean", "null"]},
+                     "notes": {"type": "array", "items": {"type": "string"}}}),
     "oracle": {"oneOf": [{"type": "null"}, _obj({
         "examples": {"type": "integer"}, "errors": {"type": "integer"}, "label_changes": {"type": "integer"},
         "label_change_rate": NUM, "relative_range": QUANTILES, "metric_variants": NUM,

@@ -74,8 +74,8 @@ def audit_command(
     shard: Annotated[Optional[str], typer.Option("--shard", help="I/N: audit the I-th of N shards (1-based); combine the JSONL with invar audit merge.")] = None,
     prompt: Annotated[Optional[str], typer.Option("--prompt", help="Prompt template file for an HTTP model; {program} stands for the program.")] = None,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="HTTP requests in flight at once.")] = 8,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds an HTTP request may take.")] = 60.0,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Tries again after an HTTP timeout or server error.")] = 2,
+    timeout: Annotated[Optional[float], typer.Option("--timeout", min=0.001, help="Seconds an HTTP request (default 60) or a call of a Python callable (default: no limit) may take; a call past it is that input's error.")] = None,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Tries again after an HTTP request fails in transit (refused, reset, timed out, cut short, not HTTP or not JSON) or gets a 408, 429 or 5xx status.")] = 2,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: 1, fastest for small models; raise it for large ones).")] = None,
     quiet: QuietOpt = False,
 ) -> None:
@@ -128,8 +128,9 @@ def merge_command(
 ) -> None:
     """Combine the JSONL of shards into the report one run would give.
 
-    Every shard 1..N must be there once, audited with the same settings.
-    Exit status as for invar audit.
+    Every shard 1..N must be there once, audited with the same settings,
+    and every example in exactly one record: otherwise exit 1, naming the
+    examples missing or repeated. Exit status as for invar audit.
 
     Example: invar audit merge shard1.jsonl shard2.jsonl --format json
     """
@@ -150,7 +151,11 @@ def _bounds(fail_over, fail_under):
 
 def _check(result: dict, over, under) -> None:
     from ..audit import exceeded
+    from ..audit.report import caveats
 
+    # a bound on invariance alone, met by a constant or chance-level model, says so
+    for message in caveats(result, over, under):
+        stderr.print(f"invar: warning: {message}", markup=False, highlight=False)
     broken = exceeded(result, over, under)
     if broken:
         raise InvarError("; ".join(broken))
@@ -232,10 +237,11 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
         ok = [r for r in records if r["error"] is None]
         if result["example"] is not None and ok:
             values = [ok[0]["prediction"]] + list(ok[0].get("predictions", []))
-            title, xlabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction"
+            title, xlabel, ylabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction", "predictions"
         else:
             values = [r["relative_range"] for r in ok if r["relative_range"] is not None]
-            title, xlabel = f"spread over {len(values):,} examples", "relative range of the predictions"
+            title, xlabel, ylabel = (f"spread over {len(values):,} examples", "relative range of the predictions",
+                                     "examples")
         render.plot(values, plot, title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
-                    xlabel=xlabel)
+                    xlabel=xlabel, ylabel=ylabel, nonnegative=result["example"] is None)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 
 _REGISTER = re.compile(r"%([a-z0-9]+)")
 _GPR = ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi"] + [f"r{i}" for i in range(8, 16)]
@@ -66,3 +67,151 @@ def first_register_name(texts):
     """The first register a block names, as written (``%rbx``): renaming the
     block renames the answer the same way (equivariant)."""
     return [next(iter(_REGISTER.findall(t)), "none") for t in texts]
+
+
+# ------------------------------------------------- one per failure kind
+# Each answers distinct_registers, except on blocks with a lea, where it
+# fails in its own way (so a batch that mixes both must be split up).
+def _on_lea(texts, failure):
+    return failure() if any("lea" in t for t in texts) else distinct_registers(texts)
+
+
+def returns_dict(texts):
+    """A dict (its keys are the programs, not predictions)."""
+    return _on_lea(texts, lambda: {t: 1.0 for t in texts})
+
+
+def returns_generator(texts):
+    return _on_lea(texts, lambda: (v for v in distinct_registers(texts)))
+
+
+def returns_str(texts):
+    return _on_lea(texts, lambda: "2.0" * len(texts))
+
+
+def returns_set(texts):
+    return _on_lea(texts, lambda: set(distinct_registers(texts)))
+
+
+def returns_none(texts):
+    return _on_lea(texts, lambda: None)
+
+
+def returns_number(texts):
+    return _on_lea(texts, lambda: 2.0)
+
+
+def returns_0d_array(texts):
+    import numpy as np
+
+    return _on_lea(texts, lambda: np.float64(2.0))
+
+
+def returns_huge_int(texts):
+    """An int too large for a float for a block with a lea."""
+    return [10 ** 400 if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+
+
+def returns_complex(texts):
+    return [1 + 2j if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+
+
+def exits(texts):
+    """sys.exit(3): the model's error, not the audit's end."""
+    import sys
+
+    return _on_lea(texts, lambda: sys.exit(3))
+
+
+def exits_quietly(texts):
+    import sys
+
+    return _on_lea(texts, lambda: sys.exit())
+
+
+class Abort(BaseException):
+    """An exception outside Exception's hierarchy (as GeneratorExit, SystemExit)."""
+
+
+def raises_base_exception(texts):
+    def fail():
+        raise Abort("stop everything")
+
+    return _on_lea(texts, fail)
+
+
+#: set by the tests once an audit is over: a hung call returns then
+RELEASE = threading.Event()
+
+
+def hangs(texts):
+    """Never answers for a block with a lea (until RELEASE is set)."""
+    def wait():
+        RELEASE.wait()
+        return [0.0] * len(texts)
+
+    return _on_lea(texts, wait)
+
+
+def interrupted(texts):
+    raise KeyboardInterrupt
+
+
+# answers read as predictions: several shapes of one list
+def returns_tuple(texts):
+    return tuple(distinct_registers(texts))
+
+
+def returns_array(texts):
+    import numpy as np
+
+    return np.asarray(distinct_registers(texts))
+
+
+def returns_tensor(texts):
+    import torch
+
+    return torch.tensor(distinct_registers(texts))
+
+
+def returns_deque(texts):
+    import collections
+
+    return collections.deque(distinct_registers(texts))
+
+
+# discrete answers that are not JSON values
+def returns_objects(texts):
+    return [object() if "lea" in t else "yes" for t in texts]
+
+
+def returns_sets(texts):
+    return [{"a", "b"} if "lea" in t else "yes" for t in texts]
+
+
+def returns_nan_label(texts):
+    return [math.nan if "lea" in t else "yes" for t in texts]
+
+
+# ---------------------------------------------------- trivially invariant
+def constant(texts):
+    """2.5 whatever the block: invariant, and useless."""
+    return [2.5 for _ in texts]
+
+
+def almost_constant(texts):
+    """2.5, moved by float rounding (1e-9 relative): within any tolerance a constant."""
+    return [2.5 * (1 + 1e-9 * (len(t) % 3)) for t in texts]
+
+
+def says_no(texts):
+    return ["no" for _ in texts]
+
+
+def no_bug(texts):
+    return [0 for _ in texts]
+
+
+def register_count_then_zero(texts):
+    """distinct_registers for the first block of a batch, 0 for the rest: neither constant nor useful."""
+    return [v if k == 0 else 0.0 for k, v in enumerate(distinct_registers(texts))]

@@ -4,6 +4,7 @@ the ones computed here independently, from every renaming of every block."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -122,3 +123,99 @@ def test_a_model_that_raises_returns_nan_or_loses_predictions_loses_no_example()
             assert failed[k]["stage"] == "model" and failed[k]["error"] == f"original: {reason}"
     assert result.violation_rate == 0.0
     assert not math.isnan(result.spread["range"]["max"])
+
+
+# ------------------------------------------------- a callable per failure kind
+#: small blocks, some with a lea (where the callables below fail), some without
+TEXTS = ["addq %rax, %rbx", "leaq 8(%rax), %rcx\naddq %rcx, %rdx", "movq %rsi, %rdi\nsubq %rdi, %r8",
+         "leaq (%rbx), %rax", "subq %r8, %r9", "imulq %r10, %r11\naddq %r11, %r12"]
+LEA = [k for k, t in enumerate(TEXTS) if "lea" in t]
+
+
+@pytest.mark.parametrize(
+    "fn, error",
+    [
+        # answers that are not a list of predictions are refused, not read
+        (callables.returns_dict, "returned a dict, not a list of predictions (one per program)"),
+        (callables.returns_generator, "returned a generator, not a list of predictions (one per program)"),
+        (callables.returns_str, "returned a str, not a list of predictions (one per program)"),
+        (callables.returns_set, "returned a set, not a list of predictions (one per program)"),
+        (callables.returns_none, "returned None, not a list of predictions (one per program)"),
+        (callables.returns_number, "returned a float, not a list of predictions (one per program)"),
+        (callables.returns_0d_array, "returned a float, not a list of predictions (one per program)"),
+        # predictions that are not numbers
+        (callables.returns_huge_int, f"returned 1{'0' * 56}..., not a number"),
+        (callables.returns_complex, "returned (1+2j), not a number"),
+        # exceptions outside Exception's hierarchy are the call's error too
+        (callables.exits, "SystemExit: 3"),
+        (callables.exits_quietly, "SystemExit"),
+        (callables.raises_base_exception, "Abort: stop everything"),
+    ],
+)
+def test_a_callable_that_fails_fails_only_its_examples(fn, error):
+    result = audit(fn, TEXTS, task="bhive", variants=2, batch_size=4)
+    assert (result.examples, result.errors, result.audited) == (len(TEXTS), len(LEA), len(TEXTS) - len(LEA))
+    assert {f["index"]: f["error"] for f in result.failed} == {k: f"original: {error}" for k in LEA}
+    for k, rec in enumerate(result.records):
+        if k not in LEA:
+            assert rec["prediction"] == callables.distinct_registers([TEXTS[k]])[0]
+
+
+@pytest.mark.parametrize("fn", [callables.returns_tuple, callables.returns_array, callables.returns_tensor,
+                                callables.returns_deque, callables.distinct_registers])
+def test_a_sequence_of_predictions_of_any_kind_is_read(fn):
+    result = audit(fn, TEXTS, task="bhive", variants=2, batch_size=4)
+    assert result.errors == 0 and [r["prediction"] for r in result.records] == callables.distinct_registers(TEXTS)
+    assert result.violation_rate == 0.0
+
+
+@pytest.mark.parametrize(
+    "fn, error",
+    [
+        (callables.returns_objects, "returned an object, not a JSON value"),
+        (callables.returns_sets, "returned a set, not a JSON value"),
+        (callables.returns_nan_label, "returned nan, not a JSON value"),
+    ],
+)
+def test_a_discrete_prediction_must_be_a_json_value(fn, error):
+    result = audit(fn, TEXTS, task="classify", lang="x86", transform="renamings", variants=2)
+    assert {f["index"]: f["error"] for f in result.failed} == {k: f"original: {error}" for k in LEA}
+    assert result.jsonl()  # the records are written
+    json.dumps(result.report)
+
+
+def test_an_interrupt_stops_the_audit():
+    with pytest.raises(KeyboardInterrupt):
+        audit(callables.interrupted, TEXTS, task="bhive", variants=2)
+
+
+#: one block with a lea (its calls hang), two without
+HANG = ["addq %rax, %rbx", "leaq (%rbx), %rax", "subq %r8, %r9"]
+
+
+def test_a_hung_call_times_out_and_the_audit_goes_on():
+    callables.RELEASE.clear()
+    try:
+        # a generous timeout: the other calls answer at once, the hung ones never
+        result = audit(callables.hangs, HANG, task="bhive", variants=1, batch_size=64, timeout=3)
+    finally:
+        callables.RELEASE.set()
+    assert [f["index"] for f in result.failed] == [1]
+    assert result.failed[0]["error"] == "original: timed out: no answer in 3 s"
+    assert [r["prediction"] for r in result.records] == [2.0, None, 2.0]
+
+
+def test_timeout_from_the_command_line_applies_to_callables(invoke, tmp_path):
+    (tmp_path / "blocks.s").write_text("\n\n".join(HANG) + "\n")
+    callables.RELEASE.clear()
+    try:
+        result = invoke("audit", "--model", "tests.audit.callables:hangs", "--task", "bhive", "--dataset",
+                        tmp_path / "blocks.s", "--variants", "1", "--batch-size", "1", "--timeout", "3",
+                        "--format", "json")
+    finally:
+        callables.RELEASE.set()
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["errors"], report["audited"]) == (1, 2)
+    assert report["failed"][0]["error"] == "original: timed out: no answer in 3 s"
+    assert "blocks.s:3:1: error: the model failed on this example: original: timed out" in result.stderr

@@ -83,3 +83,100 @@ def test_quantiles_and_histogram():
     h = metrics.histogram([0.0, 0.0, 1.0, 2.0], bins=2)
     assert h == {"edges": [0.0, 1.0, 2.0], "counts": [2, 2]}
     assert metrics.histogram([5.0, 5.0]) == {"edges": [5.0, 5.0], "counts": [2]}
+
+
+# ------------------------------------------------ trivially invariant models
+def _mape(pred, labels):
+    return 100 * sum(abs(p - y) / abs(y) for p, y in zip(pred, labels)) / len(labels)
+
+
+def _accuracy(pred, labels):
+    return 100 * sum(p == y for p, y in zip(pred, labels)) / len(labels)
+
+
+@pytest.mark.parametrize(
+    "task, labels, rule, prediction, value",
+    [
+        ("bhive", [1.0, 2.0, 6.0], "mean label", 3.0, _mape([3.0] * 3, [1.0, 2.0, 6.0])),
+        ("bhive", [4.0, 4.0], "mean label", 4.0, 0.0),
+        ("classify", ["no", "yes", "no", "maybe"], "most common label", "no", 50.0),
+        ("classify", ["b", "a", "a", "b"], "most common label", "a", 50.0),  # a tie: the first in order
+        ("bugs", [1, 0, 0, 0, 0], "most common label", 0, 80.0),
+    ],
+)
+def test_chance_is_the_metric_of_one_prediction_for_every_example(task, labels, rule, prediction, value):
+    from invar.audit.report import chance
+    from invar.tasks import get_task
+
+    got = chance(get_task(task), labels)
+    assert (got["rule"], got["prediction"]) == (rule, prediction)
+    assert got["value"] == pytest.approx(value)
+
+
+def test_chance_is_not_taken_for_sequence_tasks_or_one_label():
+    from invar.audit.report import chance
+    from invar.tasks import get_task
+
+    assert chance(get_task("ltl"), [{"formula": "a", "trace": "a"}] * 3) is None
+    assert chance(get_task("bhive"), [2.0]) is None
+
+
+TEXTS = ["addq %rax, %rbx", "movq %rsi, %rdi\nsubq %rdi, %r8", "imulq %r10, %r11\naddq %r11, %r12",
+         "xorq %rcx, %rdx", "movq 8(%rsp), %r9\naddq %r9, %r13"]
+
+
+def _labelled(labels):
+    return [(t, y) for t, y in zip(TEXTS, labels)]
+
+
+@pytest.mark.parametrize(
+    "fn, task, labels, constant, prediction, at_chance",
+    [
+        # constant models, numbers and labels: invariant whatever they read
+        ("constant", "bhive", [2.0, 2.5, 2.5, 2.5, 5.0], True, 2.5, False),  # better than the mean, 2.9
+        ("almost_constant", "bhive", [2.0, 2.5, 2.5, 2.5, 5.0], True, 2.5, False),
+        ("constant", "bhive", [2.0, 3.0, 3.0, 2.0, 3.0], True, 2.5, True),  # as good as the mean, 2.6
+        ("says_no", "classify", ["no", "yes", "yes", "yes", "no"], True, "no", True),
+        ("no_bug", "bugs", [1, 0, 0, 0, 0], True, 0, True),  # the majority class: exactly chance
+        ("constant", "bhive", None, True, 2.5, None),  # no labels: constant all the same
+        # useful and invariant: nothing to say
+        ("distinct_registers", "bhive", [2.0, 3.0, 3.0, 2.0, 3.0], False, None, False),
+        # invariant, not constant, and worse than predicting the mean label
+        ("distinct_registers", "bhive", [10.0, 11.0, 10.0, 11.0, 10.0], False, None, True),
+        ("uses_rbx", "classify", ["no", "no", "no", "no", "yes"], False, None, True),
+        # not invariant, not constant, at chance
+        ("register_count_then_zero", "bhive", [2.0, 3.0, 3.0, 2.0, 3.0], False, None, True),
+    ],
+)
+def test_trivially_invariant_models_are_named(fn, task, labels, constant, prediction, at_chance):
+    from invar.audit import audit
+    from tests.audit import callables
+
+    model = getattr(callables, fn)
+    data = TEXTS if labels is None else _labelled(labels)
+    result = audit(model, data, task=task, lang="x86", variants=4, batch_size=3 if "then" in fn else 64,
+                   transform="renamings")
+    t = result.trivial
+    assert (t["constant"], t["no_better_than_chance"]) == (constant, at_chance)
+    assert t["prediction"] == (pytest.approx(prediction) if isinstance(prediction, float) else prediction)
+    assert len(t["notes"]) == bool(constant) + bool(at_chance)
+    if constant:
+        assert result.violation_rate == 0.0 and "for every program and variant of the 5 audited" in t["notes"][0]
+    if labels is not None and task != "classify" or labels is not None and fn == "says_no":
+        # the chance level, computed here from the labels alone
+        preds = [r["prediction"] for r in result.records]
+        if task == "bhive":
+            mean = sum(labels) / len(labels)
+            assert result.metric["chance"]["value"] == pytest.approx(_mape([mean] * 5, labels))
+            assert result.metric["original"] == pytest.approx(_mape(preds, labels))
+        else:
+            majority = max(sorted(set(labels)), key=labels.count)
+            assert result.metric["chance"]["value"] == pytest.approx(_accuracy([majority] * 5, labels))
+
+
+def test_one_audited_example_is_not_called_constant():
+    from invar.audit import audit
+    from tests.audit import callables
+
+    result = audit(callables.constant, TEXTS[:1], task="bhive", variants=4)
+    assert result.trivial == {"constant": None, "prediction": None, "no_better_than_chance": None, "notes": []}
