@@ -4,7 +4,9 @@ was read), from every kind of dataset the CLI takes.
 * ``bhive``: a directory written by ``invar data bhive`` (a split of it,
   ``test`` by default, with its llvm-mca labels), or a local copy of BHive's
   CSVs (hex rows, unlabelled, in the order ``invar data bhive --limit`` takes
-  them: by the block's hash). ``--data-dir`` or ``INVAR_DATA`` says where.
+  them: by the block's hash). ``--data-dir`` or ``INVAR_DATA`` says where;
+  without either, BHive's public CSVs in invar's cache, downloaded there
+  the first time (:func:`invar.data.bhive.source_files`).
 * a **directory**: the same two layouts, or source files (``.py``, ``.java``,
   ``.s``/``.S``/``.asm``, ``.hex``, ``.ltl``), every unit of every file, files in
   sorted order.
@@ -26,7 +28,12 @@ Each example has an ``id`` that does not depend on where the dataset lies
 (``test.csv:17``, ``pkg/mod.py:12``): the seed of its variants is drawn from
 it. Examples are parsed when the audit reaches them (:meth:`Example.parse`),
 so a shard parses only its own share; an example that does not parse is
-reported with its location, and the rest are audited.
+reported with its location, and the rest are audited. So is a row that
+cannot be read (not JSON, not CSV, not UTF-8, no program, a bad label): it
+is an example whose ``error`` is set. A dataset ``invar data`` wrote for
+another task than the model's (:mod:`invar.data.manifest`), one without
+examples, and one with no program in a language the model was trained on
+are refused as a whole.
 """
 
 from __future__ import annotations
@@ -152,6 +159,7 @@ def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "tes
         if where:
             manifest.check(where, task, languages)
             data = _path(where, task, split, lang, program_column, label_column)
+            _check_languages(data, languages)
         else:
             data = _bhive_cache(cache_dir)
         data.name = "bhive"
