@@ -302,16 +302,37 @@ def test_a_malformed_row_of_a_dataset_invar_data_wrote(tmp_path, task, bad, mess
         before += b"\n"
     split.write_bytes(before + bad)
     line = before.count(b"\n") + 1
-    data = datasets.load(str(out) if task != "ltl" else str(split), task=the_task, split="test")
-    failed = [e for e in data.examples if e.error is not None]
-    assert [(e.line, e.error.line) for e in failed] == [(line, line)], [str(e.error) for e in failed]
-    assert message in failed[0].error.message and failed[0].error.path == str(split)
-    good = [e for e in data.examples if e.error is None]
-    assert good and all(e.label is not None and e.parse() for e in good)
+    for spec in (out, split) if task in ("ltl", "copy") else (out,):  # the directory's split, or the file
+        data = datasets.load(str(spec), task=the_task, split="test")
+        failed = [e for e in data.examples if e.error is not None]
+        assert [(e.line, e.error.line) for e in failed] == [(line, line)], [str(e.error) for e in failed]
+        assert message in failed[0].error.message and failed[0].error.path == str(split)
+        good = [e for e in data.examples if e.error is None]
+        assert good and all(e.label is not None and e.parse() for e in good)
     with pytest.raises(DataError, match=re.escape(message)) as info:
         the_task.read_split(out if task != "ltl" else split, "test") if task != "ltl" else \
             __import__("invar.tasks.ltl", fromlist=["read_pairs"]).read_pairs(split)
     assert info.value.line == line
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b"not json", "expected a JSON object with a \"formula\" string"),
+        (b'{"trace": "{a}"}', "expected a JSON object with a \"formula\" string"),
+        (b'{"formula": 3, "trace": "{a}"}', "expected a JSON object with a \"formula\" string"),
+        (b'{"formula": "a U", "trace": "{a}"}', "formula:"),
+        (b'{"formula": "F a", "trace": "a;"}', "trace:"),
+        (b'{"formula": "F a"}', "a formula without a trace"),
+    ],
+)
+def test_a_malformed_record_of_an_ltl_jsonl_file(tmp_path, bad, message):
+    path = tmp_path / "pairs.jsonl"
+    good = json.dumps({"formula": "F a", "trace": "1;{a}"}).encode()
+    path.write_bytes(good + b"\n" + bad + b"\n" + good + b"\n")
+    data = datasets.load(str(path), task=get_task("ltl"))
+    assert [(e.line, e.error is None) for e in data.examples] == [(1, True), (2, False), (3, True)]
+    assert message in data.examples[1].error.message and data.examples[1].error.line == 2
 
 
 def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
@@ -322,3 +343,34 @@ def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
     failed = sorted((e.line, e.error.message) for e in data.examples if e.error is not None)
     assert failed == [(3, "not a hex string"), (4, "not a hex string")]
     assert len(data.examples) - len(failed) == len({line.split(",")[0] for line in lines})
+
+
+@pytest.mark.parametrize(
+    "name, content, bad_line",
+    [
+        ("t.jsonl", GOOD_JSON + "\n[1, 2]\n" + GOOD_JSON + "\n", 2),
+        ("t.jsonl", "{oops\n" + GOOD_JSON + "\n" + GOOD_JSON + "\n", 1),
+        ("t.jsonl", GOOD_JSON + "\n" + GOOD_JSON + '\n{"code": "addq %rax, %rbx"}\n', 3),
+        ("t.csv", 'program,label\n"addq %rax, %rbx",1\n"x"y,2\n"addq %rax, %rbx",3\n', 3),
+        ("t.csv", 'program,label\n"addq %rax, %rbx",1\n"addq %rax, %rbx",2\n"addq %rax,2,3,4\n', 4),
+        ("b.hex", "4801c3\n4801c\n4829d8\n", 2),
+    ],
+)
+def test_the_audit_reports_a_malformed_row_and_audits_the_rest(invoke, tmp_path, name, content, bad_line):
+    path = tmp_path / name
+    path.write_text(content)
+    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2",
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["examples"], report["audited"], report["unparsable"]) == (3, 2, 1)
+    assert result.stderr.startswith(f"{path}:{bad_line}:"), result.stderr
+    assert report["failed"][0]["location"] == f"{path}:{bad_line}"
+
+
+@pytest.mark.parametrize("name, content", [("t.csv", "program,label\n"), ("t.jsonl", "\n"), ("t.hex", "# none\n")])
+def test_the_audit_of_a_dataset_without_examples_exits_1(invoke, tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content)
+    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path)
+    assert result.exit_code == 1 and result.stderr.startswith(f"{path}:0:0: error: no examples: ")
