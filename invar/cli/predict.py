@@ -26,8 +26,10 @@ def predict_command(
     separated by a tab (ltl: a formula and its trace, a pair line that invar
     ltl check --file reads); otherwise the program's location and the
     prediction. A program the model cannot take (longer than its max_len,
-    or naming an AP outside a vanilla model's vocabulary) is reported at its
-    location and the others are still predicted; the exit status is then 1.
+    in a language it was not trained on, or naming an AP outside a vanilla
+    model's vocabulary) is reported at its location and the others are still
+    predicted; the exit status is then 1. A dataset invar data wrote for
+    another task (a split file of it) is refused as a whole.
 
     Example: invar predict --model ltl-dualpart.pt fixtures/ltl/fj.txt
     """
