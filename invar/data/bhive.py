@@ -4,7 +4,9 @@ Pipeline (:func:`build`):
 
 1. **sources**: directories (every ``*.csv``, sorted), files, or URLs,
    downloaded once into a cache directory. By default BHive's public
-   repository (its per-application CSVs). Each line is ``hex[,anything]``.
+   repository (its per-application CSVs), or the mirror ``INVAR_BHIVE_URL``
+   names; ``invar audit --dataset bhive`` without a directory reads the same
+   cache. Each line is ``hex[,anything]``.
 2. **dedup**: every distinct block (lower-case hex) once, located at its
    first occurrence; ``--limit N`` keeps the N blocks with the smallest hash.
 3. **labels**: invar parses each block (hex -> IR; what it cannot read is
