@@ -43,6 +43,7 @@ import io
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -446,6 +447,7 @@ def _rows(path: Path, shown: str) -> tuple[list[str], list[tuple[int, dict | Dat
         raise DataError(f"cannot read: {err.strerror}", path=shown)
     if path.suffix == ".jsonl":
         return _jsonl_rows(text, shown)
+    csv.field_size_limit(sys.maxsize)  # a long function is one field, not a malformed row
     reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if path.suffix == ".tsv" else ",", strict=True)
     try:
         header = next(reader)

@@ -165,6 +165,14 @@ def test_a_malformed_csv_row_is_reported_at_its_line_and_the_rest_read(tmp_path,
     assert (err.path, err.line) == (str(path), 3) and message in err.message, str(err)
 
 
+def test_a_long_program_is_one_field(tmp_path):
+    path = tmp_path / "t.csv"
+    body = "\n".join(f"    x{i} = a + {i}" for i in range(20_000))
+    path.write_text(f'program,label\n"def f(a):\n{body}\n    return a",ok\n')
+    (only,) = datasets.load(str(path), task=get_task("classify"), lang="python").examples
+    assert only.error is None and len(only.parse().lines) == 20_002
+
+
 def test_an_unterminated_quote_is_reported_where_it_opens(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text('program,label\n"addq %rax, %rbx",1.5\n"addq %rax, %rbx\n,2\n')
