@@ -486,6 +486,7 @@ def _row_error(row: list[str], shown: str, lineno: int) -> DataError | None:
 
 __all__ = [
     "BHIVE_URL", "BHIVE_FILES", "SPLITS", "ITERATIONS", "Rejected", "Summary", "build", "download",
-    "source_files", "read_blocks", "split_of", "block_hash", "label_texts", "label_chunk", "read_split", "split_examples",
+    "source_files", "read_blocks", "split_of", "block_hash", "label_texts", "label_chunk", "read_split",
+    "split_examples",
     "default_cache_dir", "bhive_url", "llvm_mca_version",
 ]

@@ -217,8 +217,8 @@ def test_an_empty_or_undecodable_source_file_in_a_directory_does_not_stop_the_re
     (tmp_path / "pkg" / "ok.py").write_text("def h(a):\n    b = a\n    return b\n")
     data = datasets.load(str(tmp_path), task=get_task("classify"))
     got = [(e.id, e.error.message if e.error else None) for e in data.examples]
-    assert got == [("pkg/bad.py:2", "not UTF-8 (byte 0xff)"), ("pkg/nul.py:2", "binary input (NUL byte); expected text"),
-                   ("pkg/ok.py:1", None)]
+    assert got == [("pkg/bad.py:2", "not UTF-8 (byte 0xff)"),
+                   ("pkg/nul.py:2", "binary input (NUL byte); expected text"), ("pkg/ok.py:1", None)]
 
 
 @pytest.mark.parametrize(
@@ -346,7 +346,8 @@ def test_a_malformed_record_of_an_ltl_jsonl_file(tmp_path, bad, message):
 def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
     lines = sorted(BHIVE.glob("*.csv"))[0].read_text().splitlines()[:5]
     path = tmp_path / "copy.csv"
-    path.write_bytes("\n".join(lines[:2]).encode() + b"\nnot hex,3\n48\xff01,1\n" + "\n".join(lines[2:]).encode() + b"\n")
+    path.write_bytes("\n".join(lines[:2]).encode() + b"\nnot hex,3\n48\xff01,1\n"
+                     + "\n".join(lines[2:]).encode() + b"\n")
     data = datasets.load("bhive", task=BHIVE_TASK, data_dir=str(path))
     failed = sorted((e.line, e.error.message) for e in data.examples if e.error is not None)
     assert failed == [(3, "not a hex string"), (4, "not a hex string")]
