@@ -102,6 +102,12 @@ def audit_command(
 
         template = read_text(prompt)
     rank = int(os.environ.get("RANK", "0"))
+    if dataset == "bhive" and not (data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:
+        from ..data.bhive import default_cache_dir, pending
+
+        if missing := pending():
+            stderr.print(f"downloading {len(missing)} of BHive's CSVs into {default_cache_dir()} (once)",
+                         markup=False, highlight=False)
     with _progress(quiet or rank != 0) as progress:
         result = audit(
             model, dataset, transform=transform.value if transform else None, variants=variants, limit=limit,

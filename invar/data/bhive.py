@@ -90,13 +90,24 @@ def _is_url(source: str) -> bool:
     return urllib.parse.urlparse(source).scheme in ("http", "https", "file")
 
 
+def cached(url: str, cache_dir: str | os.PathLike) -> Path:
+    """Where :func:`download` keeps ``url`` in ``cache_dir``."""
+    name = os.path.basename(urllib.parse.urlparse(url).path) or "index.csv"
+    return Path(cache_dir) / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{name}"
+
+
+def pending(cache_dir: str | os.PathLike | None = None) -> list[str]:
+    """The URLs of BHive's CSVs (:func:`bhive_url`) not yet in the cache."""
+    base, cache = bhive_url(), cache_dir or default_cache_dir()
+    return [base + name for name in BHIVE_FILES if not cached(base + name, cache).exists()]
+
+
 def download(url: str, cache_dir: str | os.PathLike) -> Path:
     """Fetch ``url`` into ``cache_dir`` once (atomically); the cached copy
     is reused afterwards."""
     cache = Path(cache_dir)
     cache.mkdir(parents=True, exist_ok=True)
-    name = os.path.basename(urllib.parse.urlparse(url).path) or "index.csv"
-    target = cache / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{name}"
+    target = cached(url, cache)
     if target.exists():
         return target
     try:
@@ -488,5 +499,5 @@ __all__ = [
     "BHIVE_URL", "BHIVE_FILES", "SPLITS", "ITERATIONS", "Rejected", "Summary", "build", "download",
     "source_files", "read_blocks", "split_of", "block_hash", "label_texts", "label_chunk", "read_split",
     "split_examples",
-    "default_cache_dir", "bhive_url", "llvm_mca_version",
+    "default_cache_dir", "bhive_url", "cached", "pending", "llvm_mca_version",
 ]

@@ -59,6 +59,7 @@ def test_bhive_without_a_directory_downloads_into_the_cache_and_audits_unlabelle
     assert report["dataset"]["kind"] == "bhive-copy" and report["dataset"]["labelled"] == 0
     assert report["audited"] == 6 and report["metric"] is None and report["violation_rate"] is not None
     assert "note: no example has a label, so no MAPE is measured: audit with --oracle" in result.stderr
+    assert result.stderr.startswith(f"downloading {len(bhive.BHIVE_FILES)} of BHive's CSVs into {cache} (once)")
     assert sorted(p.name.split("-", 1)[1] for p in cache.iterdir()) == sorted(bhive.BHIVE_FILES)
     # the same examples as a local copy of the same rows gives, by id
     local = invoke("audit", "--model", MODEL, "--dataset", "bhive", "--data-dir", served, "--limit", "6",
@@ -66,9 +67,10 @@ def test_bhive_without_a_directory_downloads_into_the_cache_and_audits_unlabelle
     ids = [json.loads(line)["id"] for line in local.stdout.splitlines() if '"type": "example"' in line]
     again = invoke(*args[:-2], "--format", "jsonl")
     assert [json.loads(line)["id"] for line in again.stdout.splitlines() if '"type": "example"' in line] == ids
-    # once cached, no server is needed
+    # once cached, no server is needed, and nothing is said about downloads
     server.shutdown()
-    assert invoke(*args).exit_code == 0
+    result = invoke(*args)
+    assert result.exit_code == 0 and "downloading" not in result.stderr
 
 
 def _mca_throughput(hexcode: str) -> float:
