@@ -1,8 +1,11 @@
 """Checkpoints: one ``.pt`` file, written atomically, read without unpickling code.
 
 A checkpoint is a dict of plain data: the weights (tensors), the model config,
-the vocabulary, the task, the metrics and a format version, every value
-JSON-compatible apart from the tensors. It is written to a temporary file in
+the vocabulary, the task, the languages it was trained on, the metrics and a
+format version, every value JSON-compatible apart from the tensors. A
+checkpoint written before ``languages`` existed reads every language of its
+task's datasets (:attr:`invar.tasks.Task.languages`: ``bhive`` x86, ``ltl``
+LTL, ``copy`` copy strings, ``names`` and ``bugs`` Python or Java). It is written to a temporary file in
 the same directory, flushed to disk, and renamed over the target, so a kill
 never leaves a half-written checkpoint. It is read with
 ``torch.load(weights_only=True)``: a file whose pickle would build arbitrary
@@ -80,11 +83,14 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     shown = str(path)
     if task is not None and data.get("task") != task:
         raise ModelError(f"a checkpoint of the {data.get('task')!r} task, not {task!r}", path=shown)
+    languages = data.get("languages")
+    if languages is not None and not (isinstance(languages, list) and all(isinstance(x, str) for x in languages)):
+        raise ModelError(f"inconsistent checkpoint (languages {languages!r} is not a list of names)", path=shown)
     try:
         config = ModelConfig.from_dict(data["config"])
         vocab = Vocab.from_dict(data["vocab"])
         model = Model(data["task"], config, vocab, build_network(config, vocab, data["task"]), data.get("metrics"),
-                      labels=data.get("labels"))
+                      labels=data.get("labels"), languages=languages)
         model.network.load_state_dict(data["state_dict"])
     except ModelError as err:
         raise err.located(shown)
@@ -107,6 +113,7 @@ def model_payload(model, metrics: Mapping[str, Any] | None = None, **extra: Any)
     return {
         "kind": "model",
         "task": model.task,
+        "languages": list(model.languages),
         "config": model.config.to_dict(),
         "vocab": model.vocab.to_dict(),
         "state_dict": {k: v.detach().cpu() for k, v in model.network.state_dict().items()},

@@ -363,6 +363,8 @@ def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = Non
         spell = spell or speller(enc.lang)
         cache = vocab._spelled
         for k in moved:
+            if enc.views[k] == UNK:  # a view the vocabulary never saw: every spelling of it is unknown too
+                continue
             key = (int(enc.views[k]), int(referents[k]))
             got = cache.get(key)
             if got is None:

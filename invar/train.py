@@ -356,7 +356,8 @@ def train(
     random.seed(seed)
     np.random.seed(seed % (1 << 32))
     torch.manual_seed(seed)
-    model = Model(task, config, vocab, build_network(config, vocab, task), labels=label_names)
+    model = Model(task, config, vocab, build_network(config, vocab, task), labels=label_names,
+                  languages=sorted({e.lang for e in train_enc}))
     net = model.network
     if the_task.head == "regression":
         net.head.init_output(float(np.median(train_y)))

@@ -125,3 +125,50 @@ def test_a_failed_write_leaves_the_old_checkpoint_whole(tmp_path, monkeypatch):
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["m.pt"]
     assert invar.load_model(path).metrics == {"n": 1}
+
+
+@pytest.mark.parametrize(
+    "stored, read",
+    [
+        (["x86"], ("x86",)),
+        (None, ("x86",)),  # written before checkpoints named their languages: the task's
+        (["python", "java"], ("java", "python")),
+    ],
+)
+def test_a_checkpoint_knows_the_languages_it_was_trained_on(tmp_path, stored, read):
+    from invar.frontends.python import parse_units as parse_python
+
+    path = tmp_path / "m.pt"
+    payload = checkpoint.model_payload(_model())
+    assert payload["languages"] == ["x86"]
+    if stored is None:
+        del payload["languages"]
+    else:
+        payload["languages"] = stored
+    checkpoint.save(path, payload)
+    model = invar.load_model(path)
+    assert model.languages == read
+    assert checkpoint.model_payload(model)["languages"] == list(read)
+    function = parse_python("def f(a):\n    return a\n")[0]
+    for program in (FIG1A, function):
+        if program.lang in read:
+            model.check_supported(program)
+        else:
+            with pytest.raises(ModelError, match=f"is in .*; this bhive model was trained on .* only"):
+                model.check_supported(program, "the program")
+            with pytest.raises(ModelError, match="trained on"):
+                model.predict([program])
+
+
+@pytest.mark.parametrize("languages", ["x86", [1, 2], {"x86": 1}])
+def test_a_malformed_languages_field_is_an_inconsistent_checkpoint(tmp_path, languages):
+    path = tmp_path / "m.pt"
+    checkpoint.save(path, {**checkpoint.model_payload(_model()), "languages": languages})
+    with pytest.raises(ModelError, match="inconsistent checkpoint") as info:
+        invar.load_model(path)
+    assert info.value.path == str(path)
+
+
+def test_the_committed_fixtures_read_as_x86_models():
+    for name in ("renamer", "vanilla"):
+        assert invar.load_model(FIXTURES / "models" / f"{name}.pt").languages == ("x86",)

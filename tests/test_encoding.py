@@ -148,3 +148,23 @@ def test_permuted_rejects_a_non_permutation():
     with pytest.raises(ValueError, match="not a permutation"):
         permuted(enc, [0, 0, 1])
     assert isinstance(permuted(enc, [0, 1, 2]), Encoded)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "movzwl (%rax), %ecx\naddl $1, %ecx\nmovw %cx, (%rax)",  # gpr:16, a view the vocabulary lacks
+        "movb %bl, (%rdi)\naddq %rbx, %rdi",  # gpr:8
+        "addps %xmm1, %xmm2\nmovq %rax, %rbx",  # vector registers
+        "vaddps %ymm1, %ymm2, %ymm3",
+    ],
+)
+def test_renaming_a_register_of_a_view_the_vocabulary_never_saw(text):
+    """A model's vocabulary holds the views of its training data; renaming a
+    token of another view by id remap equals encoding the renamed text."""
+    vocab = Vocab.build([parse("addq %rax, %rbx\nmovq 8(%rsp), %rcx")])
+    program = parse(text)
+    space = renaming_space(program)
+    enc = encode(program, vocab)
+    for r in space.sample(8, random.Random(1)):
+        assert renamed(enc, r, vocab).same(encode(parse(space.apply(program, r).render()), vocab)), r

@@ -59,14 +59,19 @@ def _dist() -> tuple[int, int, int]:
 
 
 def _default_task(dataset: Any, data_dir: str | None) -> str | None:
-    """``bhive`` for BHive datasets, else None (the user names the task)."""
+    """The task of the dataset when it says (``bhive``; a directory ``invar
+    data`` wrote, by its manifest), else None (the user names the task)."""
     from pathlib import Path
 
+    from ..data import manifest
     from .datasets import _is_prepared
 
     if isinstance(dataset, str):
         if dataset == "bhive":
             return "bhive"
+        found = manifest.of(dataset)
+        if found is not None:
+            return found.task
         path = Path(dataset)
         if path.is_dir() and _is_prepared(path):
             return "bhive"
@@ -156,7 +161,8 @@ def audit(
     if oracle and the_task.oracle is None:
         raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
     data = datasets.load(dataset, task=the_task, data_dir=data_dir, split=split, lang=lang,
-                         program_column=program_column, label_column=label_column, limit=limit)
+                         program_column=program_column, label_column=label_column, limit=limit,
+                         languages=adapter.model.languages if adapter.encodes else None)
     examples = data.examples
     example_id = None
     if example is not None:
@@ -187,6 +193,8 @@ def audit(
     records: list[dict] = []
     start = time.perf_counter()
     for c in mine:
+        if oracle:  # unlabelled examples take the oracle's label: the metric is measured against it
+            datasets.label_by_oracle(c, the_task)
         records += run_chunk(c, adapter, the_task, settings)
         if progress:
             progress(len(records), total)

@@ -4,7 +4,9 @@ was read), from every kind of dataset the CLI takes.
 * ``bhive``: a directory written by ``invar data bhive`` (a split of it,
   ``test`` by default, with its llvm-mca labels), or a local copy of BHive's
   CSVs (hex rows, unlabelled, in the order ``invar data bhive --limit`` takes
-  them: by the block's hash). ``--data-dir`` or ``INVAR_DATA`` says where.
+  them: by the block's hash). ``--data-dir`` or ``INVAR_DATA`` says where;
+  without either, BHive's public CSVs in invar's cache, downloaded there
+  the first time (:func:`invar.data.bhive.source_files`).
 * a **directory**: the same two layouts, or source files (``.py``, ``.java``,
   ``.s``/``.S``/``.asm``, ``.hex``, ``.ltl``), every unit of every file, files in
   sorted order.
@@ -26,7 +28,12 @@ Each example has an ``id`` that does not depend on where the dataset lies
 (``test.csv:17``, ``pkg/mod.py:12``): the seed of its variants is drawn from
 it. Examples are parsed when the audit reaches them (:meth:`Example.parse`),
 so a shard parses only its own share; an example that does not parse is
-reported with its location, and the rest are audited.
+reported with its location, and the rest are audited. So is a row that
+cannot be read (not JSON, not CSV, not UTF-8, no program, a bad label): it
+is an example whose ``error`` is set. A dataset ``invar data`` wrote for
+another task than the model's (:mod:`invar.data.manifest`), one without
+examples, and one with no program in a language the model was trained on
+are refused as a whole.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import io
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -136,23 +144,35 @@ class Dataset:
 
 # ------------------------------------------------------------------- loading
 def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "test", lang: str | None = None,
-         program_column: str | None = None, label_column: str | None = None, limit: int | None = None) -> Dataset:
+         program_column: str | None = None, label_column: str | None = None, limit: int | None = None,
+         languages: Sequence[str] | None = None, cache_dir: str | None = None) -> Dataset:
     """The dataset ``spec`` names (see the module docstring): ``bhive``, a
     path, or (from Python) a list of programs or texts. ``limit`` keeps the
-    first N examples."""
+    first N examples. A dataset ``invar data`` wrote for another task than
+    ``task``, or whose languages are none of ``languages`` (those a model was
+    trained on), is refused with one DataError; a dataset without examples too."""
+    from ..data import manifest
+
     if isinstance(spec, (list, tuple)):
         data = _in_memory(spec, task, lang)
     elif spec == "bhive":
         where = data_dir or os.environ.get("INVAR_DATA")
-        if not where:
-            raise UsageError("--dataset bhive needs --data-dir DIR or INVAR_DATA: a directory written by "
-                             "invar data bhive, or a local copy of BHive's CSVs", path="--dataset")
-        data = _path(where, task, split, lang, program_column, label_column)
+        if where:
+            manifest.check(where, task, languages)
+            data = _path(where, task, split, lang, program_column, label_column)
+            _check_languages(data, languages)
+        else:
+            data = _bhive_cache(cache_dir)
         data.name = "bhive"
-    elif task is not None and task.dataset is not None and (own := task.dataset(str(spec), split)) is not None:
-        data = _task_dataset(str(spec), own, task, split)
     else:
-        data = _path(str(spec), task, split, lang, program_column, label_column)
+        manifest.check(str(spec), task, languages)
+        if task is not None and task.dataset is not None and (own := _own(str(spec), task, split)) is not None:
+            data = _task_dataset(str(spec), own, task, split)  # its programs are the task's: parsed by it
+        else:
+            data = _path(str(spec), task, split, lang, program_column, label_column)
+            _check_languages(data, languages)
+    if not data.examples:
+        raise DataError("no examples: " + _why_empty(data), path=data.name)
     if limit is not None:
         data.examples = data.examples[:limit]
     for i, ex in enumerate(data.examples):
@@ -160,11 +180,94 @@ def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "tes
     return data
 
 
+def _own(spec: str, task, split: str):
+    """The examples of ``spec`` in ``task``'s own format (a split file of
+    its dataset directory read as that split), or None."""
+    from ..data import manifest
+
+    found = manifest.split_file(spec)
+    if found is not None:
+        return task.dataset(*found)
+    return task.dataset(spec, split)
+
+
+def _check_languages(data: Dataset, languages: Sequence[str] | None) -> None:
+    """Each example in a language outside ``languages`` (a model's) fails,
+    located; when no example is in one of them, the dataset is refused with
+    one DataError."""
+    from ..data.manifest import a_program, shown
+
+    if not languages:
+        return
+    wrong: dict[str, int] = {}
+    right = 0
+    for ex in data.examples:
+        lang = ex.program.lang if ex.program is not None else "x86" if ex.lang == "hex" else ex.lang
+        if not lang:
+            continue
+        if lang in languages:
+            right += 1
+        elif ex.error is None:
+            wrong[lang] = wrong.get(lang, 0) + 1
+            ex.error = DataError(f"{a_program(lang)}; the model was trained on {shown(languages)} only",
+                                 path=ex.path, line=ex.line, col=1)
+    if wrong and not right:
+        found = ", ".join(f"{n:,} {shown([lang])} program{'s' if n != 1 else ''}" for lang, n in sorted(wrong.items()))
+        raise DataError(f"no program in a language the model was trained on ({shown(languages)}): {found}",
+                        path=data.name)
+
+
+def _why_empty(data: Dataset) -> str:
+    if data.split:
+        return f"its {data.split} split is empty"
+    if data.kind == "table":
+        return "the table has no rows (a header at most)"
+    if data.kind == "directory":
+        return "no function, block or pair in any of its files"
+    if data.kind in ("bhive", "bhive-copy"):
+        return "no blocks" + (f" in the {data.split} split" if data.split else "")
+    if data.kind == "programs":
+        return "the list is empty"
+    return "the file holds no program (no function, block or pair)"
+
+
+def _bhive_cache(cache_dir: str | None) -> Dataset:
+    """BHive's public CSVs from invar's cache (``invar data bhive``'s,
+    downloaded into it the first time), read as a local copy of them."""
+    from ..data.bhive import source_files
+
+    try:
+        files = source_files(None, cache_dir)
+    except DataError as err:
+        if not err.message.startswith("cannot download"):
+            raise
+        raise DataError(err.message.split("; without network")[0] + "; without network, audit a local copy of "
+                        "BHive's CSVs with --data-dir DIR (for example ../shared/data/bhive)", path="--dataset")
+    return _bhive_copy("bhive", files)
+
+
+def label_by_oracle(examples: Sequence[Example], task) -> None:
+    """Label every unlabelled example that parses with ``task``'s oracle
+    (``bhive``: llvm-mca), all in one batch; an example the oracle cannot
+    label stays unlabelled (the audit's oracle record says why)."""
+    todo = []
+    for ex in examples:
+        if ex.label is None and ex.error is None:
+            try:
+                ex.program = ex.parse()
+            except InvarError:
+                continue  # the audit reports it
+            todo.append(ex)
+    if todo:
+        for ex, (label, _reason) in zip(todo, task.oracle([ex.program.render() for ex in todo])):
+            ex.label = label
+
+
 def _task_dataset(spec: str, examples, task, split: str) -> Dataset:
     """Examples a task read from its own dataset format, parsed by the task."""
     is_dir = Path(spec).is_dir()
     out = [Example(0, f"{os.path.basename(ex.path)}:{ex.line}", ex.path, ex.line, ex.source, task.lang or "",
-                   ex.label, parser=task.parse) for ex in examples]
+                   ex.label, error=ex.error, parser=task.parse) for ex in examples]
     return Dataset(spec, "directory" if is_dir else "file", out, split=split if is_dir else None)
 
 
@@ -184,9 +287,9 @@ def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset
     if not path.exists():
         raise DataError("no such file or directory", path=spec)
     if path.suffix in (".csv", ".tsv", ".jsonl"):
-        rows = _rows(path, spec)
-        if rows is not None:
-            return _table(spec, rows, task, lang, program_column, label_column)
+        table = _rows(path, spec)
+        if table is not None:
+            return _table(spec, table, task, lang, program_column, label_column)
         return _bhive_copy(spec, [(spec, path)])
     return _file(path, spec, task, lang)
 
@@ -202,12 +305,12 @@ def _is_prepared(path: Path) -> bool:
 
 
 def _prepared(path: Path, spec: str, task, split: str) -> Dataset:
-    from ..data.bhive import read_split
+    from ..data.bhive import split_examples
 
     if task is not None and task.name != "bhive":
         raise UsageError(f"{spec} is a BHive dataset; the {task.name} task cannot read it", path="--task")
-    examples = [Example(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, "hex", ex.label)
-                for ex in read_split(path, split)]
+    examples = [Example(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, "hex", ex.label, error=ex.error)
+                for ex in split_examples(path, split)]
     return Dataset(spec, "bhive", examples, split=split)
 
 
@@ -246,13 +349,20 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     name = name or path.name
     language = lang_of(shown, lang)
     try:
-        text = decode(path.read_bytes(), language, shown)
+        data = path.read_bytes()
     except OSError as err:
         raise DataError(f"cannot read: {err.strerror}", path=shown)
+    if language == "hex":  # a block per line: a bad byte spoils its line only
+        return Dataset(shown, "file", _hexfile(data.decode("utf-8-sig", errors="surrogateescape"), shown, name))
+    if not data.strip():  # an empty file (a package's __init__.py) holds no program
+        return Dataset(shown, "file", [])
+    try:
+        text = decode(data, language, shown)
+    except ParseError as err:  # not text in its encoding: the file is one failed example
+        return Dataset(shown, "file", [Example(0, f"{name}:{err.line or 1}", shown, err.line, "", language,
+                                               error=err)])
     if language == "x86":
         return Dataset(shown, "file", _assembly(text, shown, name, task))
-    if language == "hex":
-        return Dataset(shown, "file", _hexfile(text, shown, name))
     examples = []
     try:
         units = parse_units(text, language, shown)
@@ -271,12 +381,17 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
 
 
 def _hexfile(text: str, shown: str, name: str) -> list[Example]:
-    """A block per line (``hex`` or ``hex,frequency``; ``#`` comments)."""
+    """A block per line (``hex`` or ``hex,frequency``; ``#`` comments); a
+    line that is not UTF-8 is a failed example."""
+    from ..data.files import undecodable
+
     out = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         hexcode = raw.split("#", 1)[0].split(",", 1)[0].strip()
         if hexcode and hexcode.lower() not in ("hex", "code"):
-            out.append(Example(0, f"{name}:{lineno}", shown, lineno, hexcode, "hex"))
+            bad = undecodable(raw)
+            err = None if bad is None else ParseError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)
+            out.append(Example(0, f"{name}:{lineno}", shown, lineno, hexcode, "hex", error=err))
     return out
 
 
@@ -318,47 +433,99 @@ def _assembly(text: str, shown: str, name: str, task) -> list[Example]:
     return out
 
 
-def _rows(path: Path, shown: str) -> list[tuple[int, dict]] | None:
-    """(line, row) of a CSV with a header naming a program column, or of a
-    JSONL file; None for a headerless CSV (BHive's ``hex,frequency`` rows)."""
+def _rows(path: Path, shown: str) -> tuple[list[str], list[tuple[int, dict | DataError]]] | None:
+    """(columns, rows) of a CSV with a header naming a program column, or of
+    a JSONL file: each row is ``(line, row)``, or ``(line, DataError)`` for a
+    row that cannot be read (not JSON, not an object, not CSV, not UTF-8),
+    which the audit reports at its line while it reads the rest. None for a
+    headerless CSV (BHive's ``hex,frequency`` rows)."""
+    from ..data.files import read_text, undecodable
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read: {getattr(err, 'strerror', None) or err}", path=shown)
+        text = read_text(path)
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror}", path=shown)
     if path.suffix == ".jsonl":
-        rows = []
-        for lineno, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as err:
-                raise DataError(f"not JSON: {err.msg}", path=shown, line=lineno, col=err.colno)
-            if not isinstance(row, dict):
-                raise DataError("expected a JSON object per line", path=shown, line=lineno, col=1)
-            rows.append((lineno, row))
-        return rows
-    reader = csv.reader(io.StringIO(text), delimiter="\t" if path.suffix == ".tsv" else ",")
+        return _jsonl_rows(text, shown)
+    csv.field_size_limit(sys.maxsize)  # a long function is one field, not a malformed row
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter="\t" if path.suffix == ".tsv" else ",", strict=True)
     try:
         header = next(reader)
     except StopIteration:
-        raise DataError("empty file", path=shown, line=1, col=1)
+        return [], []
+    except csv.Error as err:
+        raise DataError(f"the header is not a CSV row ({err})", path=shown, line=1, col=1)
+    if undecodable(",".join(header)) is not None:
+        raise DataError("the header is not UTF-8 text", path=shown, line=1, col=1)
     names = [h.strip() for h in header]
     if not set(n.lower() for n in names) & set(PROGRAM_COLUMNS):
         first = names[0] if names else ""
         if _HEX.match(first):
             return None
-    rows = []
-    for lineno, row in enumerate(reader, start=2):
+    rows: list[tuple[int, dict | DataError]] = []
+    start = reader.line_num + 1
+    while True:
+        line = start
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as err:
+            rows.append((line, DataError(f"not a CSV row ({err})", path=shown, line=line, col=1)))
+            start = reader.line_num + 1
+            continue
+        start = reader.line_num + 1
         if not row or not any(c.strip() for c in row):
             continue
-        rows.append((reader.line_num, dict(zip(names, row))))
-    return rows
+        bad = undecodable(",".join(row))
+        if bad is not None:
+            rows.append((line, DataError("not UTF-8 text", path=shown, line=line, col=1)))
+        elif len(row) > len(names):
+            rows.append((line, DataError(f"{len(row)} fields; the header names {len(names)}", path=shown, line=line,
+                                         col=1)))
+        else:
+            rows.append((line, dict(zip(names, row))))
+    return names, rows
 
 
-def _table(shown: str, rows: list[tuple[int, dict]], task, lang, program_column, label_column) -> Dataset:
+def _jsonl_rows(text: str, shown: str) -> tuple[list[str], list[tuple[int, dict | DataError]]]:
+    from ..data.files import undecodable
+
+    rows: list[tuple[int, dict | DataError]] = []
+    columns: dict[str, None] = {}
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        bad = undecodable(raw)
+        if bad is not None:
+            rows.append((lineno, DataError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)))
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as err:
+            rows.append((lineno, DataError(f"not JSON: {err.msg}", path=shown, line=lineno, col=err.colno)))
+            continue
+        except RecursionError:
+            rows.append((lineno, DataError("not JSON: nested too deeply", path=shown, line=lineno, col=1)))
+            continue
+        if not isinstance(row, dict):
+            rows.append((lineno, DataError(f"expected a JSON object per line, found {_json_kind(row)}", path=shown,
+                                           line=lineno, col=1)))
+            continue
+        columns.update(dict.fromkeys(row))
+        rows.append((lineno, row))
+    return list(columns), rows
+
+
+def _json_kind(value) -> str:
+    return {list: "an array", dict: "an object", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]]], task, lang, program_column,
+           label_column) -> Dataset:
     base = os.path.basename(shown)
-    columns: list[str] = list(dict.fromkeys(k for _, row in rows for k in row))
+    columns, rows = table
     by_lower = {c.lower(): c for c in columns}
 
     def pick(given, defaults, what):
@@ -368,6 +535,8 @@ def _table(shown: str, rows: list[tuple[int, dict]], task, lang, program_column,
             return given
         return next((by_lower[d] for d in defaults if d in by_lower), None)
 
+    if not any(isinstance(row, dict) for _, row in rows):  # nothing to look for columns in
+        return Dataset(shown, "table", [Example(0, f"{base}:{line}", shown, line, error=row) for line, row in rows])
     program = pick(program_column, PROGRAM_COLUMNS, "program")
     if program is None:
         raise UsageError(f"no program column (looked for {', '.join(PROGRAM_COLUMNS)}; columns: "
@@ -376,10 +545,16 @@ def _table(shown: str, rows: list[tuple[int, dict]], task, lang, program_column,
     id_col = by_lower.get("id")
     examples = []
     for lineno, row in rows:
+        if isinstance(row, DataError):
+            examples.append(Example(0, f"{base}:{lineno}", shown, lineno, error=row))
+            continue
         source = row.get(program)
         ex_id = f"{base}:{lineno}" if id_col is None or row.get(id_col) in (None, "") else str(row[id_col])
         if not isinstance(source, str) or not source.strip():
-            err = DataError(f"no program in column {program!r}", path=shown, line=lineno, col=1)
+            what = ("no program" if source is None or source == "" else
+                    f"{_json_kind(source)} where the program should be text" if not isinstance(source, str)
+                    else "an empty program")
+            err = DataError(f"{what} in column {program!r}", path=shown, line=lineno, col=1)
             examples.append(Example(0, ex_id, shown, lineno, error=err))
             continue
         language = _table_lang(lang, program, source, task, shown)
@@ -436,4 +611,19 @@ def _in_memory(items: Sequence, task, lang) -> Dataset:
     return Dataset("<programs>", "programs", examples)
 
 
-__all__ = ["Example", "Dataset", "load", "PROGRAM_COLUMNS", "LABEL_COLUMNS"]
+def unlabelled_note(info: dict, task, oracle: bool) -> str | None:
+    """What to tell the reader of an audit whose dataset has no labels (no
+    metric is measured), or None."""
+    if oracle or info.get("labelled") or task is None or task.label_of is not None:
+        return None  # labelled, or labelled by the task from the program itself (ltl, copy)
+    how = "give the dataset labels (a label column of a CSV or JSONL table)"
+    if task.oracle is not None:
+        how = "audit with --oracle to label them with the task's oracle, or " + how
+    if task.name == "bhive":
+        how = ("audit with --oracle to label the blocks with llvm-mca, or label them once with invar data bhive "
+               "--out DIR and audit --dataset DIR")
+    return f"no example has a label, so no {task.metric_name} is measured: {how}"
+
+
+__all__ = ["Example", "Dataset", "load", "label_by_oracle", "unlabelled_note", "PROGRAM_COLUMNS",
+           "LABEL_COLUMNS"]

@@ -49,7 +49,7 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on st
 def audit_command(
     ctx: typer.Context,
     model: Annotated[Optional[str], typer.Option("--model", "-m", help="An invar checkpoint, a TorchScript file, package.module:function, or an OpenAI-compatible endpoint http://HOST:PORT/v1 (with --prompt).")] = None,
-    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="bhive (with --data-dir or INVAR_DATA), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL.")] = None,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL.")] = None,
     transform: Annotated[Optional[Transform], typer.Option("--transform", help="Which transforms to audit; default: the task's own symmetries.")] = None,
     variants: Annotated[int, typer.Option("--variants", "-k", min=1, help="Variants per example, drawn uniformly (all of them when the space has at most this many).")] = 16,
     limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Audit the first N examples.")] = None,
@@ -62,7 +62,7 @@ def audit_command(
     fail_over: FailOverOpt = None,
     fail_under: FailUnderOpt = None,
     task: Annotated[Optional[str], typer.Option("--task", help="The task (bhive, classify, names, bugs); invar checkpoints carry theirs.")] = None,
-    data_dir: Annotated[Optional[str], typer.Option("--data-dir", help="Where --dataset bhive lies: a directory written by invar data bhive, or a copy of BHive's CSVs (default: $INVAR_DATA).")] = None,
+    data_dir: Annotated[Optional[str], typer.Option("--data-dir", help="Where --dataset bhive lies: a directory written by invar data bhive, or a copy of BHive's CSVs (default: $INVAR_DATA, else BHive's public CSVs in ~/.cache/invar/bhive, downloaded once).")] = None,
     split: Annotated[str, typer.Option("--split", help="Split of a prepared dataset to audit.")] = "test",
     lang: Annotated[Optional[str], typer.Option("--lang", help="Language of the programs (x86, hex, python, java, ltl) when the dataset does not say.")] = None,
     program_column: Annotated[Optional[str], typer.Option("--program-column", help="CSV/JSONL column holding the programs.")] = None,
@@ -102,6 +102,12 @@ def audit_command(
 
         template = read_text(prompt)
     rank = int(os.environ.get("RANK", "0"))
+    if dataset == "bhive" and not (data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:
+        from ..data.bhive import default_cache_dir, pending
+
+        if missing := pending():
+            stderr.print(f"downloading {len(missing)} of BHive's CSVs into {default_cache_dir()} (once)",
+                         markup=False, highlight=False)
     with _progress(quiet or rank != 0) as progress:
         result = audit(
             model, dataset, transform=transform.value if transform else None, variants=variants, limit=limit,
@@ -111,7 +117,13 @@ def audit_command(
             retries=retries, threads=threads, progress=progress,
         )
     if rank == 0:
+        from ..audit.datasets import unlabelled_note
+        from ..tasks import get_task
+
         _emit(result.header, result.records, result.report, fmt, out, report_file, plot)
+        note = unlabelled_note(result.header["dataset"], get_task(result.header["task"]), oracle)
+        if note:
+            stderr.print(f"note: {note}", markup=False, highlight=False)
     _check(result.report, over, under)
 
 

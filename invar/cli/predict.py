@@ -26,8 +26,10 @@ def predict_command(
     separated by a tab (ltl: a formula and its trace, a pair line that invar
     ltl check --file reads); otherwise the program's location and the
     prediction. A program the model cannot take (longer than its max_len,
-    or naming an AP outside a vanilla model's vocabulary) is reported at its
-    location and the others are still predicted; the exit status is then 1.
+    in a language it was not trained on, or naming an AP outside a vanilla
+    model's vocabulary) is reported at its location and the others are still
+    predicted; the exit status is then 1. A dataset invar data wrote for
+    another task (a split file of it) is refused as a whole.
 
     Example: invar predict --model ltl-dualpart.pt fixtures/ltl/fj.txt
     """
@@ -38,10 +40,16 @@ def predict_command(
 
     torch.set_num_threads(1)
     m = load_model(model)
+    if file != "-":  # a dataset invar data wrote for another task: one message, not one per program
+        from ..data import manifest
+
+        manifest.check(file, m._task, m.languages)
     units = _units(file, lang, m._task)
     bad, good = 0, []
     for where, program in units:
         try:
+            if isinstance(program, InvarError):
+                raise program
             if not m.fits(program):
                 raise ModelError(f"{len(program.tokens)} tokens; this model takes 1 to {m.max_len}")
             m.check_supported(program, "the program")
@@ -72,19 +80,25 @@ def predict_command(
 
 def _units(file: str, lang: str | None, task) -> list:
     """((path, line), program) for every program of ``file``: the task's own
-    dataset format when it reads the file, otherwise the frontends'."""
+    dataset format when it reads the file (a split file of a dataset
+    directory is read as that split; a malformed row comes as its located
+    error in place of the program), otherwise the frontends'."""
     from ..errors import InvarError
+
+    from ..data import manifest
 
     shown = "<stdin>" if file == "-" else file
     if file != "-" and lang is None and task.dataset is not None:
-        own = task.dataset(file, "test")
+        own = task.dataset(*(manifest.split_file(file) or (file, "test")))
         if own is not None:
             out = []
-            for ex in own:
+            for ex in own:  # a malformed row or pair is reported at its line; the others are predicted
                 try:
+                    if ex.error is not None:
+                        raise ex.error
                     out.append(((shown, ex.line), task.parse(ex.source)))
                 except InvarError as err:
-                    raise err.at(ex.line, err.col or 1).located(shown)
+                    out.append(((shown, ex.line), err if err.line else err.at(ex.line, err.col or 1)))
             return out
     from ..frontends import lang_of
     from .app import select_units

@@ -4,7 +4,9 @@ Pipeline (:func:`build`):
 
 1. **sources**: directories (every ``*.csv``, sorted), files, or URLs,
    downloaded once into a cache directory. By default BHive's public
-   repository (its per-application CSVs). Each line is ``hex[,anything]``.
+   repository (its per-application CSVs), or the mirror ``INVAR_BHIVE_URL``
+   names; ``invar audit --dataset bhive`` without a directory reads the same
+   cache. Each line is ``hex[,anything]``.
 2. **dedup**: every distinct block (lower-case hex) once, located at its
    first occurrence; ``--limit N`` keeps the N blocks with the smallest hash.
 3. **labels**: invar parses each block (hex -> IR; what it cannot read is
@@ -41,8 +43,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from ..errors import DataError, InvarError
-from .files import write_atomic
-from ..tasks import Example
+from . import manifest
+from .files import undecodable, write_atomic
+from ..tasks import Example, checked
 
 #: BHive's public repository: one CSV of basic blocks per source application
 BHIVE_URL = "https://raw.githubusercontent.com/ithemal/bhive/master/benchmark/sources/"
@@ -72,6 +75,12 @@ _LABELS = "labels.jsonl"
 
 
 # ------------------------------------------------------------------- sources
+def bhive_url() -> str:
+    """Where BHive's CSVs are downloaded from: ``INVAR_BHIVE_URL`` (a mirror
+    laid out as BHive's ``benchmark/sources/``), else BHive's repository."""
+    return os.environ.get("INVAR_BHIVE_URL") or BHIVE_URL
+
+
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "invar" / "bhive"
@@ -81,13 +90,24 @@ def _is_url(source: str) -> bool:
     return urllib.parse.urlparse(source).scheme in ("http", "https", "file")
 
 
+def cached(url: str, cache_dir: str | os.PathLike) -> Path:
+    """Where :func:`download` keeps ``url`` in ``cache_dir``."""
+    name = os.path.basename(urllib.parse.urlparse(url).path) or "index.csv"
+    return Path(cache_dir) / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{name}"
+
+
+def pending(cache_dir: str | os.PathLike | None = None) -> list[str]:
+    """The URLs of BHive's CSVs (:func:`bhive_url`) not yet in the cache."""
+    base, cache = bhive_url(), cache_dir or default_cache_dir()
+    return [base + name for name in BHIVE_FILES if not cached(base + name, cache).exists()]
+
+
 def download(url: str, cache_dir: str | os.PathLike) -> Path:
     """Fetch ``url`` into ``cache_dir`` once (atomically); the cached copy
     is reused afterwards."""
     cache = Path(cache_dir)
     cache.mkdir(parents=True, exist_ok=True)
-    name = os.path.basename(urllib.parse.urlparse(url).path) or "index.csv"
-    target = cache / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{name}"
+    target = cached(url, cache)
     if target.exists():
         return target
     try:
@@ -108,7 +128,7 @@ def source_files(sources: Sequence[str] | None, cache_dir: str | os.PathLike | N
     in ``/`` is a directory laid out as BHive's (its per-application CSVs)."""
     cache_dir = cache_dir or default_cache_dir()
     out: list[tuple[str, Path]] = []
-    for source in sources or [BHIVE_URL]:
+    for source in sources or [bhive_url()]:
         if _is_url(source):
             urls = [source + name for name in BHIVE_FILES] if source.endswith("/") else [source]
             out += [(url, download(url, cache_dir)) for url in urls]
@@ -342,7 +362,8 @@ def build(
     summary.labelled = sum(len(v) for v in rows.values())
     summary.splits = {s: len(rows[s]) for s in SPLITS}
     summary.rejected = {stage: sum(1 for r in rejected if r.stage == stage) for stage in ("invar", "llvm-mca")}
-    meta = {"schema": 1, **header, "sources": [shown for shown, _ in files], "limit": limit, **summary.to_dict()}
+    meta = {"schema": 1, **header, **manifest.fields("bhive", ["x86"]), "sources": [shown for shown, _ in files],
+            "limit": limit, **summary.to_dict()}
     meta.pop("out")
     _write_atomic(outdir / "meta.json", (json.dumps(meta, indent=2) + "\n").encode())
     return summary
@@ -426,7 +447,15 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 # ------------------------------------------------------------ reading a split
 def read_split(data_dir: str | os.PathLike, split: str) -> list[Example]:
-    """The labelled examples of one split of a directory :func:`build` wrote."""
+    """The labelled examples of one split of a directory :func:`build` wrote;
+    a malformed row is a located DataError."""
+    return checked(split_examples(data_dir, split))
+
+
+def split_examples(data_dir: str | os.PathLike, split: str) -> list[Example]:
+    """Every row of one split, a malformed one as an example whose ``error``
+    says why (what an audit reads: it reports the row and goes on). A missing
+    directory or split is a DataError."""
     path = Path(data_dir) / f"{split}.csv"
     shown = str(path)
     if not Path(data_dir).is_dir():
@@ -434,25 +463,41 @@ def read_split(data_dir: str | os.PathLike, split: str) -> list[Example]:
     if not path.exists():
         raise DataError(f"no {split} split here (label blocks with: invar data bhive --out DIR)", path=shown)
     examples = []
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
         for lineno, row in enumerate(csv.reader(f), start=1):
             if not row or (lineno == 1 and row[0] == "hex"):
                 continue
-            if len(row) < 2 or not row[1].strip():
-                raise DataError("unlabelled block (expected hex,throughput)", path=shown, line=lineno, col=1)
-            try:
+            hexcode = row[0].strip().lower()
+            error = _row_error(row, shown, lineno)
+            label = None
+            if error is None:
                 label = float(row[1])
-            except ValueError:
-                raise DataError(f"throughput {row[1]!r} is not a number", path=shown, line=lineno,
-                                col=len(row[0]) + 2)
-            if not label > 0:
-                raise DataError(f"throughput {row[1]} must be positive", path=shown, line=lineno, col=len(row[0]) + 2)
-            examples.append(Example(row[0].strip().lower(), label, shown, lineno))
+            examples.append(Example(hexcode, label, shown, lineno, error=error))
     return examples
+
+
+def _row_error(row: list[str], shown: str, lineno: int) -> DataError | None:
+    """Why a ``hex,throughput`` row is malformed, located; None when it is not."""
+    bad = undecodable(",".join(row))
+    if bad is not None:
+        return DataError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)
+    if len(row) < 2 or not row[1].strip():
+        return DataError("unlabelled block (expected hex,throughput)", path=shown, line=lineno, col=1)
+    if len(row) > 2:
+        return DataError(f"{len(row)} fields (expected hex,throughput)", path=shown, line=lineno, col=1)
+    col = len(row[0]) + 2
+    try:
+        label = float(row[1])
+    except ValueError:
+        return DataError(f"throughput {row[1]!r} is not a number", path=shown, line=lineno, col=col)
+    if not label > 0 or label == float("inf"):
+        return DataError(f"throughput {row[1]} must be positive and finite", path=shown, line=lineno, col=col)
+    return None
 
 
 __all__ = [
     "BHIVE_URL", "BHIVE_FILES", "SPLITS", "ITERATIONS", "Rejected", "Summary", "build", "download",
     "source_files", "read_blocks", "split_of", "block_hash", "label_texts", "label_chunk", "read_split",
-    "default_cache_dir", "llvm_mca_version",
+    "split_examples",
+    "default_cache_dir", "bhive_url", "cached", "pending", "llvm_mca_version",
 ]

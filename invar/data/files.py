@@ -1,4 +1,5 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""Atomic file writes (a reader sees the old file or the new one, never half
+of one), and text read so that one bad byte spoils one row, not the file."""
 
 from __future__ import annotations
 
@@ -42,4 +43,17 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
         pass
 
 
-__all__ = ["write_atomic", "default_mode"]
+def read_text(path: str | os.PathLike) -> str:
+    """A file's text as UTF-8 (a leading BOM dropped), every byte that is not
+    UTF-8 kept as a lone surrogate (``surrogateescape``), so that a reader
+    can report the row holding it (:func:`undecodable`) and read the rest."""
+    return Path(path).read_bytes().decode("utf-8-sig", errors="surrogateescape")
+
+
+def undecodable(text: str) -> int | None:
+    """The index of the first byte of ``text`` (from :func:`read_text`) that
+    was not UTF-8, or None."""
+    return next((k for k, c in enumerate(text) if "\udc80" <= c <= "\udcff"), None)
+
+
+__all__ = ["write_atomic", "default_mode", "read_text", "undecodable"]

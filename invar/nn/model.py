@@ -35,10 +35,13 @@ class Model:
     """``task``: the task's name; ``config``: the :class:`ModelConfig`;
     ``vocab``: the :class:`~invar.encoding.Vocab`; ``network``: the torch
     module; ``metrics``: what training recorded; ``labels``: the names of
-    the outputs when the dataset named them (``names``: subtokens)."""
+    the outputs when the dataset named them (``names``: subtokens);
+    ``languages``: the languages it was trained on (default: every language
+    of its task's datasets), the only ones it reads."""
 
     def __init__(self, task: str, config: ModelConfig, vocab: Vocab, network: Network | None = None,
-                 metrics: dict | None = None, labels: Sequence[str] | None = None) -> None:
+                 metrics: dict | None = None, labels: Sequence[str] | None = None,
+                 languages: Sequence[str] | None = None) -> None:
         from ..tasks import get_task
 
         self.task = task
@@ -48,6 +51,7 @@ class Model:
         self.metrics = dict(metrics or {})
         self._task = get_task(task)
         self.labels = list(labels) if labels is not None else None
+        self.languages = tuple(sorted(languages)) if languages else tuple(sorted(self._task.languages))
         if self._task.labels_of is not None and (self.labels is None or len(self.labels) != config.n_labels):
             raise ModelError(f"a {task} model needs the names of its {config.n_labels} labels")
 
@@ -94,7 +98,13 @@ class Model:
                                   if t.line == 0 and t.referent is not None and t.referent not in known))
 
     def check_supported(self, item: Program | Encoded, what: str = "the input") -> None:
-        """ModelError, naming them, when ``item`` names things outside the vocabulary."""
+        """ModelError when ``item`` is in a language the model was not
+        trained on, or names things outside the vocabulary (naming them)."""
+        if self.languages and item.lang not in self.languages:
+            from ..data.manifest import shown
+
+            raise ModelError(f"{what} is in {shown([item.lang])}; this {self.task} model was trained on "
+                             f"{shown(self.languages)} only")
         bad = self.unsupported(item)
         if not bad:
             return

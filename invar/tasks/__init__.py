@@ -39,6 +39,18 @@ class Example:
     label: Any
     path: str = ""
     line: int = 0
+    #: why this row could not be read (a located DataError), else None; the
+    #: audit reports such a row and goes on, training stops at it (:func:`checked`)
+    error: Any = None
+
+
+def checked(examples: Sequence[Example]) -> list[Example]:
+    """``examples`` when every one was read; else the first one's error
+    (training refuses a malformed row; an audit reports it and goes on)."""
+    for ex in examples:
+        if ex.error is not None:
+            raise ex.error
+    return list(examples)
 
 
 @dataclass(frozen=True)
@@ -81,6 +93,9 @@ class Task:
     oracle: Callable[[Sequence[str]], list] | None = None
     #: the language of the task's programs when a dataset does not say (None: any)
     lang: str | None = None
+    #: every language the task's datasets can hold (a model of the task reads
+    #: no other; a checkpoint records the subset it was trained on); empty: any
+    languages: Sequence[str] = ()
     # ------------------------------------------------ sequence tasks (head="generate")
     #: interchangeable names (APs, symbols) that models with an extendable
     #: vocabulary hold beyond those their training data use: every
@@ -111,7 +126,8 @@ class Task:
     #: how the metric is printed after its value (``%`` or nothing)
     unit: str = "%"
     #: (path, split) -> the examples of a dataset in the task's own format,
-    #: or None when the path is not one (the audit then reads it generically)
+    #: or None when the path is not one (the audit then reads it generically);
+    #: a malformed row is an example with its ``error`` set, not an exception
     dataset: Callable | None = None
     # ------------------------------------- label sets read from the dataset
     #: data directory -> the names of the labels (a multi-label task whose
@@ -133,4 +149,4 @@ def get_task(name: str) -> Task:
     return importlib.import_module(_TASKS[name]).TASK
 
 
-__all__ = ["Task", "Example", "get_task", "names"]
+__all__ = ["Task", "Example", "checked", "get_task", "names"]

@@ -88,6 +88,7 @@ TASK = Task(
     answer=answer,
     oracle=oracle,
     lang="x86",
+    languages=("x86",),
 )
 
 __all__ = ["TASK", "mape", "mape_loss", "label", "answer", "oracle"]

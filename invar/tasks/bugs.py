@@ -83,7 +83,7 @@ import torch.nn.functional as F
 
 from ..errors import DataError
 from ..program import Program
-from . import Example, Task
+from . import Example, Task, checked
 from .names import JAVA_CLASS, LANGS, SPLITS, own_split, split_of, split_rows
 
 _EXT = ".csv"
@@ -313,6 +313,7 @@ def inject(program: Program, text: str, rng: random.Random) -> tuple[str, str] |
 def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
     """Write the bugs dataset of the ``.py`` and ``.java`` files under
     ``source`` to ``out`` (see the module docstring); returns what was written."""
+    from ..data import manifest
     from ..data.files import write_atomic
     from ..errors import InvarError
     from ..frontends import parse_units
@@ -321,6 +322,7 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
     if not source.is_dir():
         raise DataError("no such source directory", path=str(source))
     rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
+    languages: set[str] = set()
     files = unreadable = skipped = no_bug = 0
     kinds = {"misuse": 0, "swap": 0}
     for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
@@ -349,6 +351,7 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
                 continue
             kinds[bug[1].split()[0]] += 1
             rows[split].append((text, 0, "", rel, line))
+            languages.add(LANGS[path.suffix])
             rows[split].append((bug[0], 1, bug[1], rel, line))
     if not rows["train"]:
         raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
@@ -362,7 +365,8 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
             f.write(buf.getvalue().encode("utf-8"))
 
         write_atomic(out / f"{split}{_EXT}", write)
-    meta = {"invar": "bugs", "source": str(source), "seed": seed, "files": files, "unreadable_files": unreadable,
+    meta = {"invar": "bugs", **manifest.fields("bugs", languages),
+            "source": str(source), "seed": seed, "files": files, "unreadable_files": unreadable,
             "skipped_functions": skipped, "functions_without_bug": no_bug, "bugs": kinds,
             **{s: len(rows[s]) for s in SPLITS}}
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
@@ -370,21 +374,30 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
 
 
 def read_split(data: str | Path, split: str) -> list[Example]:
-    """The functions of one split of a directory :func:`build` wrote; labels 0 or 1."""
+    """The functions of one split of a directory :func:`build` wrote; labels
+    0 or 1. A malformed row is a DataError."""
+    return checked(split_examples(data, split))
+
+
+def split_examples(data: str | Path, split: str) -> list[Example]:
+    """Every row of one split, a malformed one as an example with its error."""
     out = []
     for path, line, row in split_rows(data, split, "bugs"):
+        if isinstance(row, DataError):
+            out.append(Example("", None, str(path), line, error=row))
+            continue
         try:
             y = label(row[1]) if len(row) > 1 else None
         except ValueError:
             y = None
-        if y is None:
-            raise DataError("a label that is not 0 or 1 (expected source,label,…)", path=str(path), line=line, col=1)
-        out.append(Example(row[0], y, str(path), line))
+        error = None if y is not None else DataError("a label that is not 0 or 1 (expected source,label,…)",
+                                                     path=str(path), line=line, col=1)
+        out.append(Example(row[0], y, str(path), line, error=error))
     return out
 
 
 def dataset(spec: str, split: str) -> list[Example] | None:
-    return own_split(spec, split, "bugs", read_split)
+    return own_split(spec, split, "bugs", split_examples)
 
 
 # ------------------------------------------------------ loss, output, metric
@@ -463,6 +476,7 @@ TASK = Task(
     extra_metrics={"F1 (bug)": bug_f1},
     f1=False,
     dataset=dataset,
+    languages=("python", "java"),
 )
 
 __all__ = ["TASK", "SWAPS", "function_text", "parse", "prepare", "candidates", "check", "inject", "build", "read_split",

@@ -36,7 +36,7 @@ from ..errors import DataError, ParseError, UsageError
 from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
-from . import Example, Task
+from . import Example, Task, checked
 
 LANG = "copy"
 #: every symbol a copy string may use
@@ -117,17 +117,29 @@ def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int
     for split, n, draw in (("train", train, trained), ("valid", valid, trained), ("test", test, evaluated)):
         (out / f"{split}{_EXT}").write_text("".join(draw() + "\n" for _ in range(n)))
         counts[split] = n
-    meta = {"invar": "copy", "seed": seed, "train_symbols": train_symbols, "test_symbols": test_symbols,
+    from ..data import manifest
+
+    meta = {"invar": "copy", **manifest.fields("copy", [LANG]), "seed": seed, "train_symbols": train_symbols,
+            "test_symbols": test_symbols,
             "max_length": max_length, **counts}
     (out / "meta.json").write_text(json.dumps(meta, indent=1))
     return meta
 
 
 def read_file(path: str | Path) -> list[Example]:
-    """Every string of a file (one per line; blank lines skipped), located."""
+    """Every string of a file (one per line; blank lines skipped), located;
+    a line that is not a copy string is a DataError."""
+    return checked(string_examples(path))
+
+
+def string_examples(path: str | Path) -> list[Example]:
+    """Every line of a file as :func:`read_file` reads it, one that is not a
+    copy string as an example whose ``error`` says why."""
+    from ..data.files import read_text, undecodable
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except OSError as err:
         raise DataError(f"cannot read: {err.strerror}", path=str(path))
     out = []
@@ -135,11 +147,13 @@ def read_file(path: str | Path) -> list[Example]:
         s = raw.strip()
         if not s:
             continue
-        bad = next((k for k, c in enumerate(s) if c not in POOL), None)
-        if bad is not None:
-            raise DataError(f"{s[bad]!r} is not a copy symbol (letters a-z, A-Z)", path=str(path), line=no,
-                            col=raw.index(s) + bad + 1)
-        out.append(Example(s, s, str(path), no))
+        error = None
+        if undecodable(s) is not None:
+            error = DataError("not UTF-8 text", path=str(path), line=no, col=raw.index(s) + undecodable(s) + 1)
+        elif (bad := next((k for k, c in enumerate(s) if c not in POOL), None)) is not None:
+            error = DataError(f"{s[bad]!r} is not a copy symbol (letters a-z, A-Z)", path=str(path), line=no,
+                              col=raw.index(s) + bad + 1)
+        out.append(Example(s, None if error else s, str(path), no, error=error))
     return out
 
 
@@ -152,11 +166,13 @@ def read_split(data: str | Path, split: str) -> list[Example]:
 
 
 def dataset(spec: str, split: str) -> list[Example] | None:
+    """What an audit reads: a directory's ``split`` or every line of a
+    ``.txt`` file, a malformed line as an example with its error."""
     path = Path(spec)
     if path.is_dir():
-        return read_split(path, split) if (path / f"{split}{_EXT}").is_file() else None
+        return string_examples(path / f"{split}{_EXT}") if (path / f"{split}{_EXT}").is_file() else None
     if path.suffix == _EXT and path.is_file():
-        return read_file(path)
+        return string_examples(path)
     return None
 
 
@@ -227,6 +243,7 @@ TASK = Task(
     f1=False,
     unit="",
     dataset=dataset,
+    languages=("copy",),
 )
 
 __all__ = ["TASK", "POOL", "program_of", "parse", "generate", "read_split", "read_file", "edit_distance",

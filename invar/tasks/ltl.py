@@ -44,7 +44,7 @@ from ..frontends.ltl import parse_jsonl_units, parse_units, program_of
 from ..frontends.ltl.formula import BINARY, UNARY, lex_formula, parse_formula, to_polish
 from ..frontends.ltl.trace import lex_trace, parse_trace, to_trace_text
 from ..program import Program
-from . import Example, Task
+from . import Example, Task, checked
 
 #: the AP pool of extendable vocabularies: single letters keep compact Polish writable
 POOL = tuple("abcdefghijklmnopqrstuvwxyz")
@@ -62,32 +62,60 @@ _TREE_BITS = 62
 
 # -------------------------------------------------------------------- reading
 def _units(path: Path):
-    text = path.read_text(encoding="utf-8")
+    """(units, skipped errors) of a file; a pair holding bytes that are not
+    UTF-8 is skipped with that said, at the line that holds them."""
+    from ..data.files import read_text, undecodable
+
+    text = read_text(path)
+    units = _units_of(path, text)
+    skipped = list(getattr(units, "skipped", ()))
+    if undecodable(text) is not None:
+        lines = text.splitlines()
+        for k, err in enumerate(skipped):
+            bad = undecodable(lines[err.line - 1]) if 0 < err.line <= len(lines) else None
+            if bad is not None:
+                skipped[k] = DataError("not UTF-8 text", path=str(path), line=err.line, col=bad + 1)
+    return list(units), skipped
+
+
+def _units_of(path: Path, text: str):
     if path.suffix == ".jsonl":
-        return parse_jsonl_units(text, str(path))
-    return parse_units(text, str(path))
+        return parse_jsonl_units(text, str(path), every=True)
+    return parse_units(text, str(path), every=True)
 
 
 def read_pairs(path: str | Path) -> list[Example]:
     """Every formula/trace pair of a file, with its label (formula and
     canonical trace) and the line it starts on. Malformed pairs and formulas
     without a trace are data errors, located."""
+    return checked(pair_examples(path))
+
+
+def pair_examples(path: str | Path) -> list[Example]:
+    """Every pair of a file as :func:`read_pairs` reads it, a malformed one
+    as an example whose ``error`` says why (in the order of the file)."""
     path = Path(path)
     if not path.is_file():
         raise DataError("no such file", path=str(path))
     try:
-        units = _units(path)
+        units, skipped = _units(path)
     except InvarError as err:
         raise err.located(str(path))
-    for err in getattr(units, "skipped", ()):
-        raise DataError(f"cannot read the pair: {err.message}", path=str(path), line=err.line, col=err.col)
     out = []
+    for err in skipped:
+        if not isinstance(err, DataError):
+            err = DataError(f"cannot read the pair: {err.message}", path=str(path), line=err.line, col=err.col)
+        out.append(Example("", None, str(path), err.line, error=err))
     for unit in units:
         line = unit.lines[0].source_line
+        formula = unit.lines[0].text.strip()
         if len(unit.lines) < 2:
-            raise DataError("a formula without a trace", path=str(path), line=line, col=1)
-        formula, trace = unit.lines[0].text.strip(), unit.lines[1].text.strip()
+            out.append(Example(formula, None, str(path), line,
+                               error=DataError("a formula without a trace", path=str(path), line=line, col=1)))
+            continue
+        trace = unit.lines[1].text.strip()
         out.append(Example(f"{formula}\t{trace}", label(formula, trace), str(path), line))
+    out.sort(key=lambda ex: ex.line)
     return out
 
 
@@ -118,13 +146,15 @@ def read_split(data: str | Path, split: str) -> list[Example]:
 
 
 def dataset(spec: str, split: str) -> list[Example] | None:
-    """What an audit reads: every pair of a file, or a directory's ``split``;
-    None for anything else (a CSV table, a directory of sources)."""
+    """What an audit reads: every pair of a file, or a directory's ``split``,
+    a malformed pair as an example with its error; None for anything else (a
+    CSV table, a directory of sources)."""
     path = Path(spec)
     if path.is_dir():
-        return read_split(path, split) if _split_file(path, split) is not None else None
+        found = _split_file(path, split)
+        return pair_examples(found) if found is not None else None
     if path.suffix in _EXTENSIONS and path.is_file():
-        return read_pairs(path)
+        return pair_examples(path)
     return None
 
 
@@ -299,6 +329,7 @@ TASK = Task(
     extra_metrics={"exact": exact},
     f1=False,
     dataset=dataset,
+    languages=("ltl",),
 )
 
 __all__ = ["TASK", "POOL", "read_pairs", "read_split", "parse", "prepare", "tree", "label", "label_of", "detokenize",

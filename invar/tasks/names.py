@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import re
 import sys
@@ -62,7 +63,7 @@ import torch.nn.functional as F
 
 from ..errors import DataError
 from ..program import Program
-from . import Example, Task
+from . import Example, Task, checked
 
 #: what the function's name reads as in its input (code2seq's placeholder)
 PLACEHOLDER = "METHOD_NAME"
@@ -147,6 +148,7 @@ def prepare(unit: Program) -> Program:
 def build(source: str | Path, out: str | Path) -> dict:
     """Write the names dataset of the ``.py`` and ``.java`` files under ``source`` to
     ``out`` (see the module docstring); returns what was written."""
+    from ..data import manifest
     from ..data.files import write_atomic
     from ..errors import InvarError
     from ..frontends import parse_units
@@ -155,6 +157,7 @@ def build(source: str | Path, out: str | Path) -> dict:
     if not source.is_dir():
         raise DataError("no such source directory", path=str(source))
     rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
+    languages: set[str] = set()
     files = skipped_files = skipped_functions = 0
     for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
         rel = path.relative_to(source).as_posix()
@@ -177,13 +180,12 @@ def build(source: str | Path, out: str | Path) -> dict:
                 skipped_functions += 1
                 continue
             rows[split].append((text, " ".join(label), short_name(unit), rel, unit.lines[0].source_line))
+            languages.add(LANGS[path.suffix])
     if not rows["train"]:
         raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
     out.mkdir(parents=True, exist_ok=True)
     for split in SPLITS:
         def write(f, split=split):
-            import io
-
             buf = io.StringIO(newline="")
             w = csv.writer(buf, lineterminator="\n")
             w.writerow(_COLUMNS)
@@ -192,40 +194,67 @@ def build(source: str | Path, out: str | Path) -> dict:
 
         write_atomic(out / f"{split}{_EXT}", write)
     labels = sorted({s for row in rows["train"] for s in row[1].split()})
-    meta = {"invar": "names", "source": str(source), "files": files, "unreadable_files": skipped_files,
+    meta = {"invar": "names", **manifest.fields("names", languages),
+            "source": str(source), "files": files, "unreadable_files": skipped_files,
             "skipped_functions": skipped_functions, **{s: len(rows[s]) for s in SPLITS},
             "placeholder": PLACEHOLDER, "subtokens": labels}
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
 
-def split_rows(data: str | Path, split: str, command: str) -> Iterator[tuple[Path, int, list[str]]]:
+def split_rows(data: str | Path, split: str, command: str) -> Iterator[tuple[Path, int, list[str] | DataError]]:
     """``(path, line, row)`` for every data row of one split's CSV file (the
     header and blank rows left out; ``line`` is where the row starts, for
-    errors); a missing file is a DataError that names ``command``."""
+    errors); a row that is not CSV or not UTF-8 comes as a located DataError
+    in place of the row, and the rows after it follow. A missing file is a
+    DataError that names ``command``."""
+    from ..data.files import read_text, undecodable
+
     data = Path(data)
     path = data / f"{split}{_EXT}"
     if not data.is_dir() or not path.is_file():
         raise DataError(f"no {split}{_EXT} here: write a dataset with invar data {command} --source DIR --out OUT",
                         path=str(data))
     csv.field_size_limit(sys.maxsize)
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f)
-        start = 1
-        for row in reader:
-            line, start = start, reader.line_num + 1
-            if row and not (line == 1 and row[0] == "source"):
-                yield path, line, row
+    reader = csv.reader(io.StringIO(read_text(path), newline=""), strict=True)
+    start = 1
+    while True:
+        line = start
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as err:
+            start = reader.line_num + 1
+            yield path, line, DataError(f"not a CSV row ({err})", path=str(path), line=line, col=1)
+            continue
+        start = reader.line_num + 1
+        if not row or (line == 1 and row[0] == "source"):
+            continue
+        bad = undecodable(",".join(row))
+        if bad is not None:
+            yield path, line, DataError("not UTF-8 text", path=str(path), line=line, col=1)
+            continue
+        yield path, line, row
 
 
 def read_split(data: str | Path, split: str) -> list[Example]:
     """The functions of one split of a directory :func:`build` wrote; each
-    label is the tuple of the name's subtokens."""
+    label is the tuple of the name's subtokens. A malformed row is a DataError."""
+    return checked(split_examples(data, split))
+
+
+def split_examples(data: str | Path, split: str) -> list[Example]:
+    """Every row of one split, a malformed one as an example with its error."""
     out = []
     for path, line, row in split_rows(data, split, "names"):
-        if len(row) < 2 or not row[1].split():
-            raise DataError("a function without a name (expected source,label,…)", path=str(path), line=line, col=1)
-        out.append(Example(row[0], tuple(row[1].split()), str(path), line))
+        if isinstance(row, DataError):
+            out.append(Example("", None, str(path), line, error=row))
+        elif len(row) < 2 or not row[1].split():
+            out.append(Example(row[0], None, str(path), line, error=DataError(
+                "a function without a name (expected source,label,…)", path=str(path), line=line, col=1)))
+        else:
+            out.append(Example(row[0], tuple(row[1].split()), str(path), line))
     return out
 
 
@@ -258,7 +287,7 @@ def own_split(spec: str, split: str, command: str, read: Callable) -> list[Examp
 
 
 def dataset(spec: str, split: str) -> list[Example] | None:
-    return own_split(spec, split, "names", read_split)
+    return own_split(spec, split, "names", split_examples)
 
 
 def targets(labels: Sequence[Sequence[str]], names: Sequence[str]) -> np.ndarray:
@@ -368,6 +397,7 @@ TASK = Task(
     dataset=dataset,
     labels_of=labels_of,
     targets=targets,
+    languages=("python", "java"),
 )
 
 __all__ = ["TASK", "PLACEHOLDER", "subtokens", "split_of", "hide_name", "function_text", "parse", "build",

@@ -5,12 +5,15 @@ audited."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 
 import pytest
 
 from invar.audit import datasets
-from invar.errors import DataError, UsageError
+from invar.errors import DataError, InvarError, UsageError
 from invar.tasks import get_task
 from tests.conftest import BHIVE, FIXTURES
 
@@ -81,8 +84,8 @@ def test_csv_and_jsonl_tables(tmp_path):
         datasets.load(str(csv_path), task=BHIVE_TASK, program_column="nothing")
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{\n")
-    with pytest.raises(DataError, match="not JSON"):
-        datasets.load(str(bad), task=BHIVE_TASK)
+    (only,) = datasets.load(str(bad), task=BHIVE_TASK).examples
+    assert (only.line, only.error.line) == (1, 1) and "not JSON" in str(only.error)
 
 
 def test_a_bhive_copy_and_a_prepared_dataset(tmp_path, monkeypatch):
@@ -101,5 +104,282 @@ def test_a_bhive_copy_and_a_prepared_dataset(tmp_path, monkeypatch):
     assert prepared.kind == "bhive" and prepared.split == "valid" and prepared.labelled == 5
     assert [e.id for e in prepared.examples] == [f"valid.csv:{k}" for k in range(2, 7)]
     monkeypatch.delenv("INVAR_DATA")
-    with pytest.raises(UsageError, match="needs --data-dir"):
+    # without a directory: BHive's CSVs from the cache, downloaded; offline, a message that says what to do
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("INVAR_BHIVE_URL", "http://127.0.0.1:9/")
+    with pytest.raises(DataError, match="cannot download .*--data-dir DIR"):
         datasets.load("bhive", task=BHIVE_TASK)
+
+
+# ---------------------------------------------------------- malformed rows
+GOOD_BLOCK = "addq %rax, %rbx"
+GOOD_JSON = json.dumps({"program": GOOD_BLOCK, "label": 1.5})
+
+
+@pytest.mark.parametrize(
+    "bad, message, col",
+    [
+        (b'{"program": "addq %rax, %rbx", ', "not JSON: Expecting property name", 32),
+        (b"not json at all", "not JSON: Expecting value", 1),
+        (b"[1, 2]", "expected a JSON object per line, found an array", 1),
+        (b'"addq %rax, %rbx"', "expected a JSON object per line, found a string", 1),
+        (b"3.5", "expected a JSON object per line, found a number", 1),
+        (b"null", "expected a JSON object per line, found null", 1),
+        (b'{"label": 2}', "no program in column 'program'", 1),
+        (b'{"program": 42}', "a number where the program should be text in column 'program'", 1),
+        (b'{"program": ["addq %rax, %rbx"]}', "an array where the program should be text", 1),
+        (b'{"program": "   "}', "an empty program in column 'program'", 1),
+        (b'{"program": "addq %rax, %rbx", "label": "fast"}', "bad label 'fast'", 1),
+        (b'{"program": "addq \xff%rax"}', "not UTF-8 text", 19),
+        (b"[" * 100_000, "not JSON", 1),
+    ],
+)
+def test_a_malformed_jsonl_line_is_reported_at_its_line_and_the_rest_read(tmp_path, bad, message, col):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(GOOD_JSON.encode() + b"\n" + bad + b"\n\n" + GOOD_JSON.encode() + b"\n")
+    data = datasets.load(str(path), task=BHIVE_TASK)
+    assert [(e.line, e.error is None) for e in data.examples] == [(1, True), (2, False), (4, True)]
+    err = data.examples[1].error
+    assert (err.path, err.line) == (str(path), 2) and message in err.message, str(err)
+    assert err.col == col
+    assert [e.parse().render() for e in (data.examples[0], data.examples[2])] == [GOOD_BLOCK] * 2
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b'"x"y,1.5', "not a CSV row"),  # text after a closing quote
+        (b"addq %rax,1.5,extra", "3 fields; the header names 2"),
+        (b",1.5", "no program in column 'program'"),
+        (b'"addq %rax, %rbx",slow', "bad label 'slow'"),
+        (b"addq \xfe%rax,1.5", "not UTF-8 text"),
+    ],
+)
+def test_a_malformed_csv_row_is_reported_at_its_line_and_the_rest_read(tmp_path, bad, message):
+    path = tmp_path / "t.csv"
+    good = b'"addq %rax, %rbx",1.5'
+    path.write_bytes(b"program,label\n" + good + b"\n" + bad + b"\n" + good + b"\n")
+    data = datasets.load(str(path), task=BHIVE_TASK)
+    assert [(e.line, e.error is None) for e in data.examples] == [(2, True), (3, False), (4, True)]
+    err = data.examples[1].error
+    assert (err.path, err.line) == (str(path), 3) and message in err.message, str(err)
+
+
+def test_a_long_program_is_one_field(tmp_path):
+    path = tmp_path / "t.csv"
+    body = "\n".join(f"    x{i} = a + {i}" for i in range(20_000))
+    path.write_text(f'program,label\n"def f(a):\n{body}\n    return a",ok\n')
+    (only,) = datasets.load(str(path), task=get_task("classify"), lang="python").examples
+    assert only.error is None and len(only.parse().lines) == 20_002
+
+
+def test_an_unterminated_quote_is_reported_where_it_opens(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('program,label\n"addq %rax, %rbx",1.5\n"addq %rax, %rbx\n,2\n')
+    data = datasets.load(str(path), task=BHIVE_TASK)
+    assert [(e.line, e.error is None) for e in data.examples] == [(2, True), (3, False)]
+    assert "not a CSV row (unexpected end of data)" in data.examples[1].error.message
+
+
+def test_a_multiline_row_is_located_at_its_first_line(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('program,label\n"addq %rax, %rbx\nsubq %rcx, %rdx",1.5\n"addq %rax, %rbx",x\n')
+    data = datasets.load(str(path), task=BHIVE_TASK)
+    assert [(e.line, e.error is None) for e in data.examples] == [(2, True), (4, False)]
+
+
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("t.csv", "program,label\n"),
+        ("t.csv", "program,label\n\n , \n"),
+        ("t.csv", ""),
+        ("t.jsonl", ""),
+        ("t.jsonl", "\n  \n"),
+        ("t.s", "# only a comment\n\n"),
+        ("t.hex", "# hex,frequency\nhex\n"),
+        ("t.py", ""),
+    ],
+)
+def test_a_dataset_without_examples_is_a_data_error(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(DataError, match="no examples") as info:
+        datasets.load(str(path), task=BHIVE_TASK if not name.endswith(".py") else get_task("classify"))
+    assert info.value.path == str(path)
+
+
+def test_an_empty_or_undecodable_source_file_in_a_directory_does_not_stop_the_rest(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "bad.py").write_bytes(b"def f(a):\n    return a + '\xff'\n")
+    (tmp_path / "pkg" / "nul.py").write_bytes(b"def g(a):\n\0    return a\n")
+    (tmp_path / "pkg" / "ok.py").write_text("def h(a):\n    b = a\n    return b\n")
+    data = datasets.load(str(tmp_path), task=get_task("classify"))
+    got = [(e.id, e.error.message if e.error else None) for e in data.examples]
+    assert got == [("pkg/bad.py:2", "not UTF-8 (byte 0xff)"),
+                   ("pkg/nul.py:2", "binary input (NUL byte); expected text"), ("pkg/ok.py:1", None)]
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b"4801c", "not an even-length hex string"),
+        (b"48zz01", "not an even-length hex string"),
+        (b"48\xff01", "not UTF-8 text"),
+    ],
+)
+def test_a_bad_line_of_a_hex_file_is_one_failed_example(tmp_path, bad, message):
+    path = tmp_path / "b.hex"
+    path.write_bytes(b"4801c3\n" + bad + b"\n4829d8\n")
+    data = datasets.load(str(path), task=BHIVE_TASK)
+    assert [e.line for e in data.examples] == [1, 2, 3]
+    assert data.examples[0].parse() and data.examples[2].parse()
+    with pytest.raises(InvarError) as info:
+        data.examples[1].parse()
+    assert message in str(info.value) and info.value.line == 2 and info.value.path == str(path)
+
+
+# ------------------------------------------- datasets invar data wrote, per task
+def _written(root, task: str) -> tuple:
+    """(directory written by invar data TASK, its test split file) with the
+    test split holding only good rows of the train split (for bhive: of
+    fixtures/blocks)."""
+    from typer.testing import CliRunner
+
+    import invar.cli.commands  # noqa: F401
+    from invar.cli.app import app
+
+    out = root / task
+    if task == "bhive":
+        out.mkdir()
+        for name in ("meta.json", "test.csv"):
+            (out / name).write_text((FIXTURES / "blocks" / name).read_text())
+        split = out / "test.csv"
+        split.write_text("".join(split.read_text().splitlines(keepends=True)[:3]))
+        return out, split
+    if task in ("names", "bugs"):
+        args = ["--source", str(FIXTURES / "python")]
+    elif task == "copy":
+        args = ["--train", "20", "--valid", "5", "--test", "2", "--test-symbols", "3", "--max-length", "6"]
+    else:
+        args = ["--num", "3", "--aps", "2", "--max-size", "4", "--jobs", "1"]
+    target = out / "test.txt" if task == "ltl" else out
+    result = CliRunner().invoke(app, ["data", task, *args, "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    if task in ("names", "bugs"):  # two good rows of the training split as the test split
+        rows = list(csv.reader((out / "train.csv").open(newline="")))
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(rows[:3])
+        (out / "test.csv").write_text(buf.getvalue())
+    return out, out / ("test.csv" if task in ("bhive", "names", "bugs") else "test.txt")
+
+
+MALFORMED = [
+    # (task, appended bytes, message)
+    ("bhive", b"4801c3\n", "unlabelled block"),
+    ("bhive", b"4801c3,fast\n", "throughput 'fast' is not a number"),
+    ("bhive", b"4801c3,-1\n", "must be positive"),
+    ("bhive", b"4801c3,nan\n", "must be positive"),
+    ("bhive", b"4801c3,1.5,2\n", "3 fields"),
+    ("bhive", b"48\xff01,1.5\n", "not UTF-8 text"),
+    ("names", b'"def METHOD_NAME(a):\n    return a",\n', "a function without a name"),
+    ("names", b'"x"y,get\n', "not a CSV row"),
+    ("names", b'"def METHOD_NAME(a):\n    return \xff",get value\n', "not UTF-8 text"),
+    ("names", b'"def METHOD_NAME(a):\n    return a,get\n', "not a CSV row (unexpected end of data)"),
+    ("bugs", b'"def f(a):\n    return a",2\n', "a label that is not 0 or 1"),
+    ("bugs", b'"def f(a):\n    return a"\n', "a label that is not 0 or 1"),
+    ("bugs", b'"x"y,1\n', "not a CSV row"),
+    ("ltl", b"a U\n1;{a}\n", "cannot read the pair"),
+    ("ltl", b"{a}\n", "cannot read the pair"),
+    ("ltl", b"F a\n", "a formula without a trace"),
+    ("ltl", b"F \xffa\n1;{a}\n", "not UTF-8 text"),
+    ("copy", b"ab1\n", "'1' is not a copy symbol"),
+    ("copy", b"ab\xffc\n", "not UTF-8 text"),
+]
+
+
+@pytest.mark.parametrize("task, bad, message", MALFORMED)
+def test_a_malformed_row_of_a_dataset_invar_data_wrote(tmp_path, task, bad, message):
+    """The audit reports the row at its line and reads the others; training
+    (read_split) refuses the split at that row."""
+    the_task = get_task(task)
+    out, split = _written(tmp_path, task)
+    before = split.read_bytes()
+    if task == "names" and not before.endswith(b"\n"):
+        before += b"\n"
+    split.write_bytes(before + bad)
+    line = before.count(b"\n") + 1
+    for spec in (out, split) if task in ("ltl", "copy") else (out,):  # the directory's split, or the file
+        data = datasets.load(str(spec), task=the_task, split="test")
+        failed = [e for e in data.examples if e.error is not None]
+        assert [(e.line, e.error.line) for e in failed] == [(line, line)], [str(e.error) for e in failed]
+        assert message in failed[0].error.message and failed[0].error.path == str(split)
+        good = [e for e in data.examples if e.error is None]
+        assert good and all(e.label is not None and e.parse() for e in good)
+    with pytest.raises(DataError, match=re.escape(message)) as info:
+        the_task.read_split(out if task != "ltl" else split, "test") if task != "ltl" else \
+            __import__("invar.tasks.ltl", fromlist=["read_pairs"]).read_pairs(split)
+    assert info.value.line == line
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (b"not json", "expected a JSON object with a \"formula\" string"),
+        (b'{"trace": "{a}"}', "expected a JSON object with a \"formula\" string"),
+        (b'{"formula": 3, "trace": "{a}"}', "expected a JSON object with a \"formula\" string"),
+        (b'{"formula": "a U", "trace": "{a}"}', "formula:"),
+        (b'{"formula": "F a", "trace": "a;"}', "trace:"),
+        (b'{"formula": "F a"}', "a formula without a trace"),
+    ],
+)
+def test_a_malformed_record_of_an_ltl_jsonl_file(tmp_path, bad, message):
+    path = tmp_path / "pairs.jsonl"
+    good = json.dumps({"formula": "F a", "trace": "1;{a}"}).encode()
+    path.write_bytes(good + b"\n" + bad + b"\n" + good + b"\n")
+    data = datasets.load(str(path), task=get_task("ltl"))
+    assert [(e.line, e.error is None) for e in data.examples] == [(1, True), (2, False), (3, True)]
+    assert message in data.examples[1].error.message and data.examples[1].error.line == 2
+
+
+def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
+    lines = sorted(BHIVE.glob("*.csv"))[0].read_text().splitlines()[:5]
+    path = tmp_path / "copy.csv"
+    path.write_bytes("\n".join(lines[:2]).encode() + b"\nnot hex,3\n48\xff01,1\n"
+                     + "\n".join(lines[2:]).encode() + b"\n")
+    data = datasets.load("bhive", task=BHIVE_TASK, data_dir=str(path))
+    failed = sorted((e.line, e.error.message) for e in data.examples if e.error is not None)
+    assert failed == [(3, "not a hex string"), (4, "not a hex string")]
+    assert len(data.examples) - len(failed) == len({line.split(",")[0] for line in lines})
+
+
+@pytest.mark.parametrize(
+    "name, content, bad_line",
+    [
+        ("t.jsonl", GOOD_JSON + "\n[1, 2]\n" + GOOD_JSON + "\n", 2),
+        ("t.jsonl", "{oops\n" + GOOD_JSON + "\n" + GOOD_JSON + "\n", 1),
+        ("t.jsonl", GOOD_JSON + "\n" + GOOD_JSON + '\n{"code": "addq %rax, %rbx"}\n', 3),
+        ("t.csv", 'program,label\n"addq %rax, %rbx",1\n"x"y,2\n"addq %rax, %rbx",3\n', 3),
+        ("t.csv", 'program,label\n"addq %rax, %rbx",1\n"addq %rax, %rbx",2\n"addq %rax,2,3,4\n', 4),
+        ("b.hex", "4801c3\n4801c\n4829d8\n", 2),
+    ],
+)
+def test_the_audit_reports_a_malformed_row_and_audits_the_rest(invoke, tmp_path, name, content, bad_line):
+    path = tmp_path / name
+    path.write_text(content)
+    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2",
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert (report["examples"], report["audited"], report["unparsable"]) == (3, 2, 1)
+    assert result.stderr.startswith(f"{path}:{bad_line}:"), result.stderr
+    assert report["failed"][0]["location"] == f"{path}:{bad_line}"
+
+
+@pytest.mark.parametrize("name, content", [("t.csv", "program,label\n"), ("t.jsonl", "\n"), ("t.hex", "# none\n")])
+def test_the_audit_of_a_dataset_without_examples_exits_1(invoke, tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content)
+    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path)
+    assert result.exit_code == 1 and result.stderr.startswith(f"{path}:0:0: error: no examples: ")

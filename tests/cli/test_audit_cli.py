@@ -151,7 +151,6 @@ def test_plot_without_matplotlib_says_how_to_install_it(invoke, tmp_path, monkey
         (("--model", RENAMER, "--dataset", BLOCKS, "--shard", "3/2"), "'3/2': write I/N with 1 <= I <= N"),
         (("--model", RENAMER, "--dataset", BLOCKS, "--example", "nope"), "no example 'nope'"),
         (("--model", "tests.audit.callables:distinct_registers", "--dataset", "x.s"), "name the task with --task"),
-        (("--model", RENAMER, "--dataset", "bhive"), "--dataset bhive needs --data-dir"),
     ],
 )
 def test_usage_errors_exit_2(invoke, args, message, monkeypatch):

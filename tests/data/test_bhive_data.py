@@ -183,3 +183,22 @@ def test_read_split_missing(tmp_path):
         bhive.read_split(tmp_path, "valid")
     with pytest.raises(DataError, match="no such dataset directory"):
         bhive.read_split(tmp_path / "nope", "train")
+
+
+def test_the_default_source_is_the_mirror_invar_bhive_url_names(tmp_path, monkeypatch):
+    names = ["gzip-compress.csv", "sqlite.csv"]
+    served = tmp_path / "served"
+    served.mkdir()
+    for name in names:
+        (served / name).write_text("\n".join((BHIVE / name).read_text().splitlines()[:4]) + "\n")
+    server = _serve(served)
+    monkeypatch.setattr(bhive, "BHIVE_FILES", names)
+    monkeypatch.setenv("INVAR_BHIVE_URL", f"http://127.0.0.1:{server.server_address[1]}/")
+    try:
+        files = bhive.source_files(None, tmp_path / "cache")
+    finally:
+        server.shutdown()
+    assert [shown.rsplit("/", 1)[1] for shown, _ in files] == names
+    assert [path.read_text() for _, path in files] == [(served / n).read_text() for n in names]
+    monkeypatch.delenv("INVAR_BHIVE_URL")
+    assert bhive.bhive_url() == bhive.BHIVE_URL

@@ -125,20 +125,22 @@ def _first_trace_word(body: str) -> int | None:
     return None
 
 
-def _units_or_raise(units: list[Program], skipped: list[ParseError]) -> Units:
+def _units_or_raise(units: list[Program], skipped: list[ParseError], every: bool = False) -> Units:
     # a file none of whose units could be read is bad input as a whole
-    if not units and skipped:
+    # (unless the caller reports every skipped unit itself: ``every``)
+    if not units and skipped and not every:
         raise skipped[0]
     return Units(units, skipped)
 
 
-def parse_units(text: str, path: str | None = None) -> Units:
+def parse_units(text: str, path: str | None = None, *, every: bool = False) -> Units:
     """Every unit of a ``.ltl`` file (see the module docstring for the rule).
 
     A malformed formula or trace leaves its unit out: the result's
     ``skipped`` holds one located :class:`ParseError` per unit left out (with
     ``reason`` and the ``unit`` name it would have had), and every other unit
-    is returned. Only a file without a single good unit raises."""
+    is returned. Only a file without a single good unit raises (with
+    ``every``, it too returns its skipped units)."""
     units: list[Program] = []
     skipped: list[ParseError] = []
     pending: tuple[int, str, str, str] | None = None  # (line no, raw, indent, formula)
@@ -212,7 +214,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
             at = len(indent) + len(f_text) + len(sep_ws)
             skipped.append(_skip(_relocated(err, no, at, raw), "malformed trace", name, path))
     flush()
-    return _units_or_raise(units, skipped)
+    return _units_or_raise(units, skipped, every)
 
 
 # ---------------------------------------------------------------- renaming
@@ -316,7 +318,7 @@ def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSp
 
 
 # ---------------------------------------------------------------- checking
-def parse_jsonl_units(text: str, path: str | None = None) -> Units:
+def parse_jsonl_units(text: str, path: str | None = None, *, every: bool = False) -> Units:
     """Units of a JSONL dataset: one ``{"formula": …, "trace": …}`` per line.
 
     A malformed record is left out and its located error kept in
@@ -352,7 +354,7 @@ def parse_jsonl_units(text: str, path: str | None = None) -> Units:
         except ParseError as err:
             bad = ParseError(f"trace: {err.message}", line=no, col=1, source_line=raw)
             skipped.append(_skip(bad, "malformed trace", name, path))
-    return _units_or_raise(units, skipped)
+    return _units_or_raise(units, skipped, every)
 
 
 def check_program(program: Program, *, timeout: float | None = None, max_states: int | None = None):

@@ -1,0 +1,104 @@
+"""What a dataset directory says it is: every ``invar data`` writer's
+manifest read back, older directories recognised by their writer, and
+anything else left alone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import invar.cli.commands  # noqa: F401  (registers every command)
+from invar.cli.app import app
+from invar.data import manifest
+from invar.errors import DataError
+from invar.tasks import get_task
+from tests.conftest import FIXTURES
+
+
+def _data(*args: str) -> None:
+    result = CliRunner().invoke(app, ["data", *args])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    "task, args, languages",
+    [
+        ("names", ["--source", str(FIXTURES / "python")], ("python",)),
+        ("names", ["--source", str(FIXTURES / "java")], ("java",)),
+        ("bugs", ["--source", str(FIXTURES / "python")], ("python",)),
+        ("copy", ["--train", "5", "--valid", "2", "--test", "2"], ("copy",)),
+    ],
+)
+def test_every_writer_says_what_it_wrote(tmp_path, task, args, languages):
+    out = tmp_path / task
+    _data(task, *args, "--out", str(out))
+    meta = json.loads((out / "meta.json").read_text())
+    assert (meta["task"], tuple(meta["languages"])) == (task, languages)
+    found = manifest.read(out)
+    assert (found.task, found.languages) == (task, languages)
+    split = next(p for p in sorted(out.iterdir()) if p.stem == "train")
+    assert manifest.of(split) == found and manifest.split_file(split) == (str(out), "train")
+
+
+def test_bhive_and_ltl_writers(tmp_path):
+    from invar.data import bhive
+
+    source = tmp_path / "blocks.csv"
+    source.write_text("4801c3,1\n4829d8,1\n")
+    bhive.build([str(source)], tmp_path / "b", jobs=1)
+    assert manifest.read(tmp_path / "b") == manifest.Manifest("bhive", ("x86",), str(tmp_path / "b"))
+    _data("ltl", "--num", "2", "--aps", "2", "--max-size", "3", "--jobs", "1", "--out", str(tmp_path / "p.txt"))
+    assert manifest.of(tmp_path / "p.txt") == manifest.Manifest("ltl", ("ltl",), str(tmp_path / "p.txt"))
+
+
+@pytest.mark.parametrize(
+    "meta, expected",
+    [
+        ({"invar": "bhive-labels", "mcpu": "haswell"}, ("bhive", ("x86",))),  # written before the fields
+        ({"invar": "names", "subtokens": ["a"]}, ("names", ("java", "python"))),
+        ({"invar": "copy"}, ("copy", ("copy",))),
+        ({"invar": "names", "task": "names", "languages": ["java"]}, ("names", ("java",))),
+        ({"invar": "names", "task": "names", "languages": "java"}, ("names", ("java", "python"))),
+        ({"invar": "something else"}, None),
+        ({"task": 3}, None),
+        (["not", "an", "object"], None),
+        ("{not json", None),
+    ],
+)
+def test_reading_a_manifest(tmp_path, meta, expected):
+    (tmp_path / "meta.json").write_text(meta if isinstance(meta, str) else json.dumps(meta))
+    found = manifest.read(tmp_path)
+    assert (None if found is None else (found.task, found.languages)) == expected
+
+
+def test_files_that_are_not_splits_say_nothing(tmp_path):
+    (tmp_path / "meta.json").write_text(json.dumps({"invar": "names"}))
+    for name in ("other.csv", "train.txt", "notes.md"):
+        (tmp_path / name).write_text("x\n")
+        assert manifest.of(tmp_path / name) is None
+    assert manifest.of(tmp_path / "missing.csv") is None
+    (tmp_path / "train.csv").write_text("source,label\n")
+    assert manifest.of(tmp_path / "train.csv").task == "names"
+    assert manifest.of(FIXTURES / "python") is None and manifest.of(FIXTURES / "ltl" / "ae.txt") is None
+
+
+@pytest.mark.parametrize(
+    "task, languages, message",
+    [
+        ("bhive", None, r"a names dataset \(Java or Python, written by invar data names\), not a bhive one"),
+        ("ltl", None, "a names dataset .*, not an ltl one: an ltl model does not read it"),
+        ("names", ["x86"], "a dataset of Java or Python programs; the model was trained on x86 assembly only"),
+        ("names", ["java"], None),
+        ("classify", None, None),  # classify audits any programs
+    ],
+)
+def test_check(tmp_path, task, languages, message):
+    (tmp_path / "meta.json").write_text(json.dumps({"invar": "names"}))
+    if message is None:
+        manifest.check(str(tmp_path), get_task(task), languages)
+        return
+    with pytest.raises(DataError, match=message) as info:
+        manifest.check(str(tmp_path), get_task(task), languages)
+    assert info.value.path == str(tmp_path)
