@@ -70,6 +70,10 @@ class Renaming:
 
 #: referents per leaf of the product tree
 _LEAF = 32
+#: most states a level may have for the product tree to pay: its products
+#: cost the cube of the states, where one walk from the first level costs
+#: their number (wider spaces, all small in practice, are walked level by level)
+_NARROW = 16
 
 #: a transfer matrix over a range of referents: ``m[x][y]`` = ways from state
 #: ``x`` of its first level to state ``y`` of the level after it (sparse rows)
@@ -189,6 +193,7 @@ class RenamingSpace:
         self._levels: list[tuple[tuple[int, ...], ...]] | None = None
         self._level_index: dict[int, dict[tuple[int, ...], int]] = {}
         self._tree: dict[tuple[int, int], Matrix] = {}
+        self._leaf_size: int | None = None
         self._transitions: list[tuple[tuple[tuple[int, int, int], ...], ...]] | None = None
         # which tokens each referent owns, for apply()
         self._tokens_of: dict[str, list[int]] = {}
@@ -237,9 +242,19 @@ class RenamingSpace:
             got = self._level_index[i] = {u: x for x, u in enumerate(level)}
         return got.get(state)
 
+    def _leaf(self) -> int:
+        """Referents per leaf of the product tree: all of them (one walk,
+        no tree) when some level has more than :data:`_NARROW` states."""
+        if self._leaf_size is None:
+            levels = self._states()
+            self._leaf_size = max(1, len(levels) - 1) if max(map(len, levels)) > _NARROW else _LEAF
+        return self._leaf_size
+
     def _steps(self, i: int, x: int) -> tuple[tuple[int, int, int], ...]:
         """From state ``x`` of level ``i``: ``(atom, state of level i+1, free
         targets of that atom)`` for each atom referent ``i`` may take."""
+        if self._leaf() > _LEAF:
+            return tuple(self._steps_of(i, x))
         if self._transitions is None:
             levels = self._states()
             # tuples of ints, which the garbage collector stops tracking
@@ -266,7 +281,7 @@ class RenamingSpace:
         key = (lo, hi)
         got = self._tree.get(key)
         if got is None:
-            if hi - lo <= _LEAF:
+            if hi - lo <= self._leaf():
                 got = [self._propagate(lo, hi, {x: 1}) for x in range(len(self._states()[lo]))]
             else:
                 mid = (lo + hi) // 2
@@ -366,7 +381,7 @@ class RenamingSpace:
     def _fold(self, lo: int, hi: int, digits: list[dict[int, int]]) -> dict[int, int]:
         """``Σ_{lo<=i<hi} digits[i] · M(i+1, hi)``: the rank's part from
         referents ``lo..hi-1``, as a vector over level ``hi``."""
-        if hi - lo <= _LEAF:
+        if hi - lo <= self._leaf():
             acc: dict[int, int] = {}
             for i in range(lo, hi):
                 nxt = dict(digits[i])
@@ -404,7 +419,7 @@ class RenamingSpace:
             # below are as long as this range's own count
             index, rest = divmod_exact(index, weights[0])
             weights = None
-        if hi - lo <= _LEAF:
+        if hi - lo <= self._leaf():
             end, left = self._unrank_leaf(lo, hi, x, index, weights, trees, out)
         else:
             mid = self._split(lo, hi)
