@@ -52,6 +52,7 @@ from typing import Iterator, Sequence
 
 from ..errors import SpaceError
 from ..program import Program
+from .bigint import product
 from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, Poset, TooWide, Walker, bits
 
 
@@ -279,7 +280,7 @@ class PermutationSpace:
         Raises :class:`IntractableError`, with bounds, when a component has
         more than ``max_states`` down-sets."""
         try:
-            return math.prod(g.count() for g in self.groups)
+            return product(g.count() for g in self.groups)
         except IntractableError:
             lower, upper = self.bounds()
             raise IntractableError(
@@ -292,7 +293,7 @@ class PermutationSpace:
     def bounds(self) -> tuple[int, int]:
         """(lower, upper) bounds on ``count()``; equal when it is tractable."""
         pairs = [g.bounds() for g in self.groups]
-        return math.prod(lo for lo, _ in pairs), math.prod(hi for _, hi in pairs)
+        return product(lo for lo, _ in pairs), product(hi for _, hi in pairs)
 
     def group_counts(self) -> list[tuple[int, int, int, int]]:
         """Per group: (first line, end line, lower, upper), lines 0-based, end exclusive."""

@@ -184,3 +184,27 @@ def test_20000_locals_count_and_sample_through_the_cli(tmp_path, command):
             assert sorted(lines) == original
         else:
             assert 0 <= r["index"] < expected and len(set(r["referents"].values())) == 20_000
+
+
+def test_an_order_that_sheds_one_line_per_level_decomposes_in_linear_time():
+    """n writes, then n prints of them in order: print i needs write i and
+    print i-1, so the decomposition sheds one line per level (a series node
+    over a parallel node over a series node …, 2n deep). Peeling splits each
+    level in time proportional to its edges and the count is kept as one
+    product of per-node factors, not a number per node: 20,000 pairs count
+    exactly, (2n-1)!! orders, within a bounded memory (tracemalloc's peak).
+    (Sampling such a tree still copies each level's draw: quadratic.)"""
+    n = 20_000
+    text = "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(n)) + "".join(
+        f"    print(v{i})\n" for i in range(n))
+    (unit,) = invar.parse_units(text, lang="python")
+    tracemalloc.start()
+    try:
+        space = PermutationSpace(unit)
+        assert space.count() == math.prod(range(1, 2 * n, 2))
+        assert space.bounds() == (space.count(), space.count())
+        assert tuple(range(len(unit.lines))) in space
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 150 * 2**20, f"{peak / 2**20:.0f} MB"
