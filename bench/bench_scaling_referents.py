@@ -4,7 +4,10 @@
 Each local is written once and read by the function's return
 (``v0 = 0`` … ``return [v0, v1, …]``), so all of them are interchangeable:
 the renamings number n! (every local may take every other's name) and so do
-the line orders (the writes are independent; the return comes last).
+the line orders (the writes are independent; the return comes last). With
+``--shape zipper`` each local is printed instead, in order, so print i
+needs write i and print i-1: (2n-1)!! orders, whose decomposition sheds one
+line per level (``permutations --count`` only).
 ``renamings --count``, ``renamings --sample 10`` and ``permutations --count``
 run in a fresh process each, and their wall time and peak resident memory
 are recorded (the median of ``--repeat`` runs, or one run where it takes
@@ -13,7 +16,7 @@ package as it was at git revision ``REV`` runs the same commands on the same
 files, side by side, under an address-space cap (``--cap-gb``) and a time
 limit (``--limit``): a run that hits either is reported as such.
 
-    python bench/bench_scaling_referents.py [--sizes 1000 10000 100000] [--before REV] [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8]
+    python bench/bench_scaling_referents.py [--shape locals|zipper] [--sizes 1000 10000 100000] [--before REV] [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8]
 """
 
 from __future__ import annotations
@@ -37,10 +40,13 @@ COMMANDS = {
 }
 
 
-def source(n: int, into: Path) -> Path:
+def source(n: int, into: Path, shape: str = "locals") -> Path:
     text = "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(n))
-    text += "    return [" + ", ".join(f"v{i}" for i in range(n)) + "]\n"
-    out = into / f"locals{n}.py"
+    if shape == "locals":
+        text += "    return [" + ", ".join(f"v{i}" for i in range(n)) + "]\n"
+    else:  # zipper: each local printed, in order
+        text += "".join(f"    print(v{i})\n" for i in range(n))
+    out = into / f"{shape}{n}.py"
     out.write_text(text)
     return out
 
@@ -82,6 +88,8 @@ def run(args: list[str], pythonpath: Path, limit: float, cap_bytes: int) -> tupl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    ap.add_argument("--shape", choices=("locals", "zipper"), default="locals",
+                    help="locals read by the return, or each printed in order (permutations only)")
     ap.add_argument("--before", default=None, help="also run the package at this git revision")
     ap.add_argument("--repeat", type=int, default=3, help="runs per cell (the median is shown)")
     ap.add_argument("--limit", type=float, default=300.0, help="seconds one run may take")
@@ -93,13 +101,14 @@ def main() -> None:
     if args.before:
         versions = {"before": checkout(args.before, tmp / "before"), **versions}
     cap = int(args.cap_gb * 2**30)
-    files = {n: source(n, tmp) for n in args.sizes}
-    print(f"{machine()}; median of {args.repeat} runs (one past {args.once_over:g} s); cap {args.cap_gb:g} GB, limit {args.limit:g} s"
+    commands = COMMANDS if args.shape == "locals" else {"permutations --count": COMMANDS["permutations --count"]}
+    files = {n: source(n, tmp, args.shape) for n in args.sizes}
+    print(f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap {args.cap_gb:g} GB, limit {args.limit:g} s"
           + (f"; before = {args.before}" if args.before else ""))
     print("| command | locals | " + " | ".join(f"{v} time | {v} peak memory" for v in versions)
           + (" | time ratio | memory ratio |" if len(versions) == 2 else " |"))
     print("|---|---|" + "---|---|" * len(versions) + ("---|---|" if len(versions) == 2 else ""))
-    for name, cmd in COMMANDS.items():
+    for name, cmd in commands.items():
         for n, path in files.items():
             cells, medians = [], []
             for version, pythonpath in versions.items():
