@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from itertools import islice
 from typing import Annotated, Optional
@@ -11,6 +10,7 @@ import typer
 
 from ..errors import UsageError
 from ..program import Program
+from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
 from .app import (
     SCHEMA,
@@ -105,9 +105,9 @@ def permutations(
 
     def emit(record: dict) -> None:
         if fmt is TextFormat.jsonl:
-            typer.echo(json.dumps(record))
+            typer.echo(json_dumps(record))
         elif fmt is TextFormat.json and not count:  # a JSON array, streamed record by record
-            typer.echo(("," if opened[0] else "[") + json.dumps(record))
+            typer.echo(("," if opened[0] else "[") + json_dumps(record))
             opened[0] = True
         else:
             records.append(record)
@@ -119,7 +119,9 @@ def permutations(
             # like `invar renamings --count`: a bare number for one unit, one
             # `name: number` line per unit otherwise, so shell pipelines can read it
             for r in records:
-                shown = str(r["count"]) if r["exact"] else f"between {r['lower']} and {r['upper']} (too wide to count exactly)"
+                # exact digits however long, written in near-linear time
+                shown = (decimal_string(r["count"]) if r["exact"] else
+                         f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)")
                 typer.echo(f"{r['unit']}: {shown}" if len(records) > 1 else shown)
             records.clear()
     else:
@@ -143,7 +145,7 @@ def permutations(
             else:
                 chosen = enumerate(space.enumerate(limit))
             for index, t in chosen:
-                text = space.apply(unit, t).render()
+                text = space.render(t)  # from the lines' texts: no IR built per variant
                 if fmt is TextFormat.text:
                     label = f"order {index}" if index is not None else "order"
                     mark = COMMENT.get(unit.lang, "#")
@@ -152,6 +154,6 @@ def permutations(
                     emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
     if fmt is TextFormat.json:
         if count:
-            typer.echo(json.dumps(records))
+            typer.echo(json_dumps(records))
         else:
             typer.echo("]" if opened[0] else "[]")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from itertools import islice
 from typing import Annotated, List, Optional
@@ -10,6 +9,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import UsageError
+from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
 from .app import (
@@ -18,12 +18,18 @@ from .app import (
 )
 
 
-def shown_mapping(space: RenamingSpace, renaming: Renaming) -> dict[str, str]:
-    """The renaming as surface names: first spelling of each referent -> its new spelling."""
+def first_tokens(space: RenamingSpace) -> dict:
+    """Each referent's first token, which names it in a shown mapping."""
     first = {}
     for tok in space.program.tokens:
         if tok.referent is not None and tok.referent not in first:
             first[tok.referent] = tok
+    return first
+
+
+def shown_mapping(space: RenamingSpace, renaming: Renaming, first: dict | None = None) -> dict[str, str]:
+    """The renaming as surface names: first spelling of each referent -> its new spelling."""
+    first = first_tokens(space) if first is None else first
     return {first[r].text: space.spell(first[r], t) for r, t in renaming.mapping if r in first}
 
 
@@ -87,25 +93,29 @@ def renamings(
         if count:
             n = space.count()
             if fmt is TextFormat.text:
-                stdout.print(f"{unit.name}: {n}" if many else str(n), markup=False)
+                shown = decimal_string(n)  # exact, however long: in near-linear time
+                stdout.print(f"{unit.name}: {shown}" if many else shown, markup=False)
             else:
-                print(json.dumps({"schema": SCHEMA, "unit": unit.name, "count": n}))
+                print(json_dumps({"schema": SCHEMA, "unit": unit.name, "count": n}))
             continue
         if sample is not None:  # streamed: constant memory whatever N is
             picked = ((space.rank(r), r) for r in islice(space.samples(rng), sample))
         else:
             picked = ((None, r) for r in space.enumerate(limit))
+        first = first_tokens(space)
         for k, (index, r) in enumerate(picked):
-            renamed = space.apply(unit, r)
-            mapping = shown_mapping(space, r)
+            text = space.render(r)  # the renamed text from a template: no IR built per variant
+            mapping = shown_mapping(space, r, first)
             if fmt is TextFormat.text:
                 head = ", ".join(f"{a}->{b}" for a, b in mapping.items() if a != b) or "identity"
                 where = f"{unit.name} " if many else ""
-                stdout.print(f"# {where}renaming {index if index is not None else k}: {head}", markup=False)
-                stdout.print(renamed.render(), markup=False)
+                # plain writes: a variant is printed exactly as rendered, and
+                # a long one costs no per-line styling
+                typer.echo(f"# {where}renaming {decimal_string(index if index is not None else k)}: {head}")
+                typer.echo(text)
             else:
-                print(json.dumps({
+                print(json_dumps({
                     "schema": SCHEMA, "unit": unit.name,
                     "index": index if index is not None else k,
-                    "mapping": mapping, "referents": dict(r.mapping), "text": renamed.render(),
+                    "mapping": mapping, "referents": dict(r.mapping), "text": text,
                 }))

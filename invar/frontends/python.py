@@ -619,10 +619,15 @@ def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> Renamin
         for r in movable:
             groups.setdefault(view_of[r], []).append(r)
         own = {name_of(r) for r in referents}
+        # the views each name occurs in, gathered once (not a set per name and view)
+        views_of: dict[str, set[str]] = {}
+        for view, refs in groups.items():
+            for r in refs:
+                views_of.setdefault(name_of(r), set()).add(view)
         by_view: dict[str, list[str]] = {}
         for view, refs in groups.items():
             names = [n for n in dict.fromkeys(name_of(r) for r in refs) if n not in forbidden]
-            shared = sum(1 for n in names if any(n in {name_of(r) for r in rs} for v, rs in groups.items() if v != view))
+            shared = sum(1 for n in names if len(views_of[n]) > 1)
             missing = len(refs) + shared - len(names)
             if missing > 0:
                 names += fresh_names(forbidden | own, missing, stem=f"{view[0]}")

@@ -52,6 +52,7 @@ from typing import Iterator, Sequence
 
 from ..errors import SpaceError
 from ..program import Program
+from .bigint import product
 from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, Poset, TooWide, Walker, bits
 
 
@@ -279,7 +280,7 @@ class PermutationSpace:
         Raises :class:`IntractableError`, with bounds, when a component has
         more than ``max_states`` down-sets."""
         try:
-            return math.prod(g.count() for g in self.groups)
+            return product(g.count() for g in self.groups)
         except IntractableError:
             lower, upper = self.bounds()
             raise IntractableError(
@@ -292,7 +293,7 @@ class PermutationSpace:
     def bounds(self) -> tuple[int, int]:
         """(lower, upper) bounds on ``count()``; equal when it is tractable."""
         pairs = [g.bounds() for g in self.groups]
-        return math.prod(lo for lo, _ in pairs), math.prod(hi for _, hi in pairs)
+        return product(lo for lo, _ in pairs), product(hi for _, hi in pairs)
 
     def group_counts(self) -> list[tuple[int, int, int, int]]:
         """Per group: (first line, end line, lower, upper), lines 0-based, end exclusive."""
@@ -522,6 +523,12 @@ class PermutationSpace:
         """The program with its lines in ``t.order`` (tokens and deps follow)."""
         program = self.program if program is None else program
         return program.reordered(t.order)
+
+    def render(self, t: Permutation) -> str:
+        """The reordered program's text, without building its IR (what
+        ``apply(None, t).render()`` gives, in time linear in the text)."""
+        program, lines = self.program, self.program.lines
+        return program.prefix + program.separator.join(lines[old].text for old in t.order) + program.suffix
 
     @staticmethod
     def undo(prediction, t: Permutation):

@@ -24,6 +24,10 @@ The poset is split into a tree whose leaves are single elements:
 An antichain of ``n`` elements is one parallel node (``n!`` at once), a chain
 one series node; most orders that arise from programs are wide but made of
 such parts, so the down-set table is only ever built for the prime parts.
+Elements that split off one at a time (no edge left, the only maximal or the
+only minimal element) are peeled in time proportional to their edges, so a
+tree as deep as the poset (a series node over a parallel node over …) is
+built in linear time, and counts are one product of per-node factors.
 
 Counting, bounds and the walk
 -----------------------------
@@ -63,6 +67,8 @@ import random
 from itertools import accumulate
 from typing import Iterable, Iterator, Sequence
 
+from .bigint import product
+
 #: most down-sets one prime node's counting table may hold before it is intractable
 DEFAULT_MAX_STATES = 1 << 18
 #: total-variation distance the Markov chain is run to (see the module docstring)
@@ -86,22 +92,25 @@ def bits(mask: int) -> Iterator[int]:
 
 
 def multinomial(sizes: Sequence[int]) -> int:
-    total, out = 0, 1
+    total, factors = 0, []
     for s in sizes:
         total += s
-        out *= math.comb(total, s)
-    return out
+        factors.append(math.comb(total, s))
+    return product(factors)
 
 
 class Node:
     """One node of the decomposition tree."""
 
-    __slots__ = ("kind", "elements", "children", "parent", "slot", "count", "prime")
+    __slots__ = ("kind", "elements", "size", "children", "parent", "slot", "count", "prime")
 
-    def __init__(self, kind: str, elements: list[int]) -> None:
+    def __init__(self, kind: str, elements: list[int] | None, size: int | None = None) -> None:
         self.kind = kind
-        #: the poset elements below this node, increasing
+        #: the poset elements below this node, increasing (None for a node
+        #: made while peeling, whose elements are its children's)
         self.elements = elements
+        #: how many elements are below this node
+        self.size = len(elements) if size is None else size
         self.children: list[Node] = []
         self.parent: Node | None = None
         #: index among the parent's children
@@ -439,6 +448,7 @@ class Poset:
         self.succ, self.pred = succ, pred
         self._pred_mask: list[int] | None = None
         self.max_states = max_states
+        self._count: int | None = None
         self.root = self._decompose()
         #: each element's leaf node
         self.leaf: list[Node] = [None] * k  # type: ignore[list-item]
@@ -449,37 +459,133 @@ class Poset:
     # ------------------------------------------------------ decomposition
     def _decompose(self) -> Node:
         root = Node(PARALLEL, list(range(self.k)))
-        todo = [(root, True)]
+        todo = [root]
         while todo:
-            node, may_split = todo.pop()
-            elements = node.elements
-            if len(elements) <= 1:
-                node.kind = UNIT if elements else PARALLEL  # no elements: one (empty) extension
+            node = todo.pop()
+            if node.size <= 1:
+                node.kind = UNIT if node.size else PARALLEL  # no elements: one (empty) extension
                 continue
-            member = {e: i for i, e in enumerate(elements)}
-            parts = _components(elements, self.succ, self.pred, member)
-            if len(parts) > 1:
-                node.kind = PARALLEL
-            else:
-                cuts = _series_cuts(elements, self.succ, self.pred, member)
-                if cuts:
-                    node.kind = SERIES
-                    bounds = [0, *cuts, len(elements)]
-                    parts = [elements[a:b] for a, b in zip(bounds, bounds[1:])]
-                else:
-                    node.kind = PRIME
-                    node.prime = _Prime(elements, self.succ, self.max_states)
-                    for slot, e in enumerate(elements):  # every element gets a leaf
-                        child = Node(UNIT, [e])
-                        child.parent, child.slot = node, slot
-                        node.children.append(child)
-                    continue
-            for slot, part in enumerate(parts):
-                child = Node(PARALLEL, part)
-                child.parent, child.slot = node, slot
-                node.children.append(child)
-                todo.append((child, True))
+            todo.extend(self._peel(node))
         return root
+
+    def _peel(self, node: Node) -> list[Node]:
+        """Decompose ``node``; return the parts still to decompose.
+
+        First, while one element alone splits off, it is peeled in time
+        proportional to its edges: an element with no edge left (a parallel
+        part of its own), the only maximal element (above all the others: a
+        series part at the end) or the only minimal one (at the start). Then
+        what is left is split the general way (components, series cuts, or a
+        prime node), in time linear in its size. Peeling gives the same tree
+        as splitting the general way at every level, so an order that sheds
+        one line per level (n writes, then n prints of them in order, whose
+        tree is 2n deep) is decomposed in linear time, not n × depth; a part
+        of the same kind as the node it was peeled from joins that node."""
+        succ, pred = self.succ, self.pred
+        order = node.elements
+        live = set(order)
+        pin = dict.fromkeys(order, 0)
+        pout = dict.fromkeys(order, 0)
+        for e in order:
+            for w in succ[e]:
+                if w in live:
+                    pout[e] += 1
+                    pin[w] += 1
+        lone = [e for e in order if not pin[e] and not pout[e]]
+        counts = [sum(1 for e in order if not pout[e]), sum(1 for e in order if not pin[e])]  # maximal, minimal
+        lo, hi = 0, len(order) - 1
+        current, kind = node, None
+        before: list[Node] = []  # peeled parts before the rest (and every part of a parallel node)
+        after: list[Node] = []  # peeled parts after the rest, last first
+        first: dict[int, int] = {}  # id of a peeled node -> its least element
+
+        def remove(e: int) -> None:
+            live.discard(e)
+            counts[0] -= not pout[e]
+            counts[1] -= not pin[e]
+            for v in pred[e]:
+                if v in live:
+                    pout[v] -= 1
+                    if not pout[v]:
+                        counts[0] += 1
+                        if not pin[v]:
+                            lone.append(v)
+            for w in succ[e]:
+                if w in live:
+                    pin[w] -= 1
+                    if not pin[w]:
+                        counts[1] += 1
+                        if not pout[w]:
+                            lone.append(w)
+
+        def close(middle: list[Node]) -> None:
+            parts = before + middle + after[::-1]
+            if kind == PARALLEL:
+                parts.sort(key=lambda c: c.elements[0] if c.elements else first[id(c)])
+            for slot, child in enumerate(parts):
+                child.parent, child.slot = current, slot
+            current.children = parts
+
+        while len(live) > 1:
+            while order[lo] not in live:
+                lo += 1
+            while order[hi] not in live:
+                hi -= 1
+            alone = sorted({e for e in lone if e in live})
+            lone.clear()
+            if alone:
+                step, peel = PARALLEL, alone
+            elif counts[0] == 1:
+                step, peel = SERIES, [order[hi]]
+            elif counts[1] == 1:
+                step, peel = SERIES, [order[lo]]
+            else:
+                break
+            if kind is not None and step != kind:
+                rest = Node(step, None, len(live))
+                first[id(rest)] = order[lo]
+                close([rest])
+                current, before, after = rest, [], []
+            kind = current.kind = step
+            for e in peel:
+                remove(e)
+                (after if step == SERIES and e == order[hi] else before).append(Node(UNIT, [e]))
+        if len(live) <= 1:
+            close([Node(UNIT, [e]) for e in live])
+            return []
+        # what is left: split the general way
+        elements = [e for e in order[lo : hi + 1] if e in live]
+        member = {e: i for i, e in enumerate(elements)}
+        parts = _components(elements, succ, pred, member)
+        if len(parts) > 1:
+            split = PARALLEL
+        else:
+            cuts = _series_cuts(elements, succ, pred, member)
+            split = SERIES if cuts else PRIME
+            bounds = [0, *cuts, len(elements)]
+            parts = [elements[a:b] for a, b in zip(bounds, bounds[1:])]
+        if split == PRIME:
+            target = current if kind is None else Node(PRIME, elements)
+            target.kind = PRIME
+            target.prime = _Prime(elements, succ, self.max_states)
+            target.children = [Node(UNIT, [e]) for e in elements]  # every element gets a leaf
+            for slot, child in enumerate(target.children):
+                child.parent, child.slot = target, slot
+            if kind is not None:
+                close([target])
+            return []
+        todo = [Node(PARALLEL, part) for part in parts]
+        if kind is None:
+            current.kind = kind = split
+            close(todo)
+        elif split == kind:
+            close(todo)
+        else:
+            rest = Node(split, elements)
+            close([rest])
+            current, kind, before, after = rest, split, [], []
+            close(todo)
+        return todo
 
     def nodes(self) -> Iterator[Node]:
         """Every node, parents before children."""
@@ -499,40 +605,43 @@ class Poset:
         return all(n.prime.tractable for n in self.nodes() if n.kind == PRIME)
 
     def count(self) -> int:
-        """The exact number of linear extensions; raises TooWide."""
+        """The exact number of linear extensions; raises TooWide.
+
+        A node's count is its own factor (a parallel node's multinomial, a
+        prime node's table) times its children's counts, so the root's is the
+        product of every node's factor: no count is kept per node, which on
+        a tree as deep as the poset is long would hold numbers of every
+        length from 1 to the root's."""
+        if self._count is None:
+            self._count = product(self._factor(node) for node in self.nodes())
+        return self._count
+
+    def _factor(self, node: Node) -> int:
+        if node.kind == PRIME:
+            return node.prime.table()[0]
+        if node.kind == PARALLEL and len(node.children) > 1:
+            return multinomial([c.size for c in node.children])
+        return 1
+
+    def _fill_counts(self) -> None:
+        """Every node's own count, for the walk (see :class:`Walker`)."""
+        self.count()
         if self.root.count is None:
             for node in self._postorder():
-                if node.count is not None:
-                    continue
-                if node.kind == UNIT:
-                    node.count = 1
-                elif node.kind == PRIME:
-                    node.count = node.prime.table()[0]
-                elif node.kind == SERIES:
-                    node.count = math.prod(c.count for c in node.children)
-                else:
-                    node.count = multinomial([len(c.elements) for c in node.children]) * math.prod(
-                        c.count for c in node.children
-                    )
-        return self.root.count
+                node.count = self._factor(node) * product(c.count for c in node.children)
 
     def bounds(self) -> tuple[int, int]:
-        """(lower, upper) bounds on ``count()``; equal when it is tractable."""
-        got: dict[int, tuple[int, int]] = {}
-        for node in self._postorder():
-            if node.kind == UNIT:
-                b = (1, 1)
-            elif node.kind == PRIME:
-                b = (node.prime.table()[0],) * 2 if node.prime.tractable else node.prime.bounds()
+        """(lower, upper) bounds on ``count()``; equal when it is tractable
+        (a product of per-node factors, as in :meth:`count`)."""
+        lower, upper = [], []
+        for node in self.nodes():
+            if node.kind == PRIME and not node.prime.tractable:
+                lo, hi = node.prime.bounds()
             else:
-                lo = math.prod(got[id(c)][0] for c in node.children)
-                hi = math.prod(got[id(c)][1] for c in node.children)
-                if node.kind == PARALLEL:
-                    mult = multinomial([len(c.elements) for c in node.children])
-                    lo, hi = lo * mult, hi * mult
-                b = (lo, hi)
-            got[id(node)] = b
-        return got[id(self.root)]
+                lo = hi = self._factor(node)
+            lower.append(lo)
+            upper.append(hi)
+        return product(lower), product(upper)
 
     def reset_chains(self, steps: int | None = None) -> None:
         """Start every intractable part's Markov chain afresh; ``steps``, when
@@ -566,7 +675,7 @@ class Poset:
         return [u for u in range(self.k) if not placed >> u & 1 and not self.pred_mask[u] & ~placed]
 
     def walker(self) -> "Walker":
-        self.count()
+        self._fill_counts()
         return Walker(self)
 
     def unrank(self, index: int) -> list[int]:
@@ -597,7 +706,7 @@ class Poset:
             elif node.kind == SERIES:
                 seq = [e for c in node.children for e in draws.pop(id(c))]
             else:
-                labels = [slot for slot, c in enumerate(node.children) for _ in c.elements]
+                labels = [slot for slot, c in enumerate(node.children) for _ in range(c.size)]
                 rng.shuffle(labels)
                 iters = [iter(draws.pop(id(c))) for c in node.children]
                 seq = [next(iters[slot]) for slot in labels]
@@ -639,7 +748,7 @@ class Walker:
                 self.suffix[key] = suffix
                 self.value[key] = suffix[0]
             else:
-                sizes = [len(c.elements) for c in node.children]
+                sizes = [c.size for c in node.children]
                 self.remaining[key] = sizes
                 self.left[key] = sum(sizes)
                 self.value[key] = multinomial(sizes) * math.prod(self.value[id(c)] for c in node.children)

@@ -1,20 +1,34 @@
-"""Exact counting, enumeration and uniform sampling of renamings.
+"""Exact counting, ranking, enumeration and uniform sampling of renamings.
 
 A renaming maps each renamable referent of a program to a target name,
 one-to-one. Which targets a referent may take is decided by its frontend
 (views kept, encodability, capture avoidance) and handed over as an *allowed*
-set per referent; pinned referents are simply absent and their names are
-excluded from every allowed set. What remains is a pure combinatorial object:
+list per referent; pinned referents are simply absent and their names are
+excluded from every allowed list. What remains is a pure combinatorial object:
 the injective maps ``referent[i] -> allowed[i]``.
 
-Counting such maps is a permanent in general, but the allowed sets come in a
-handful of shapes. Targets that belong to exactly the same allowed sets are
-interchangeable; we call such a class an *atom*. The number of ways to finish a
-partial map then depends only on the next referent's index and on how many
-targets of each atom are taken, which gives a tiny memoised table
-(:meth:`RenamingSpace._completions`). The table counts exactly, unranks in
-lexicographic order, and so samples exactly uniformly: draw an integer below
-``count()`` and unrank it.
+Counting such maps is a permanent in general, but the allowed lists come in a
+handful of shapes. Referents with the same list form a **class**; targets that
+belong to exactly the same classes' lists are interchangeable, and we call
+such a group an **atom**. Whether and in how many ways a partial map can be
+finished depends only on the next referent's index and on how many targets
+of each atom are taken: a *state*. Walking the referents in order, level
+``i`` holds the states that the first ``i`` referents can reach and the rest
+can finish (usually one per level: one class, or classes with atoms of their
+own). Level ``i`` goes to level ``i + 1`` by a transfer matrix whose entries
+are small (the free targets of the atom taken).
+
+Everything exact is computed on a **product tree** of those matrices over
+ranges of referents, so no big number is ever built per referent: the count
+is the root's product; ``rank`` folds the per-referent digits up the tree
+(a mixed-radix number whose radices are the tree's products); ``unrank``
+splits an index down the tree by division; choices among the targets of one
+list are found with a Fenwick tree of the free ones per (class, atom). With
+``S`` states per level, ``n`` referents and ``M(b)`` the cost of multiplying
+``b``-bit numbers, counting and ranking cost ``O(S³ M(b) log n)`` for a count of
+``b`` bits, and memory stays ``O(S² b log n)`` bits, where a table per referent
+would be ``O(n b)``. (Unranking is as fast when levels have one state; with
+several, its digits are compared against big weights per referent.)
 
 Enumeration order: lexicographic over the tuple of targets, referents taken in
 order of first appearance and each referent's targets in the order its
@@ -30,6 +44,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..errors import SpaceError
 from ..program import Program, Token
+from .bigint import divmod_exact
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
 Speller = Callable[[Token, str], str]
@@ -53,6 +68,75 @@ class Renaming:
         return all(r == t for r, t in self.mapping)
 
 
+#: referents per leaf of the product tree
+_LEAF = 32
+#: most states a level may have for the product tree to pay: its products
+#: cost the cube of the states, where one walk from the first level costs
+#: their number (wider spaces, all small in practice, are walked level by level)
+_NARROW = 16
+
+#: a transfer matrix over a range of referents: ``m[x][y]`` = ways from state
+#: ``x`` of its first level to state ``y`` of the level after it (sparse rows)
+Matrix = list[dict[int, int]]
+
+
+class _Fenwick:
+    """Free targets of one atom in one class's list, by position: prefix sums,
+    the position of the ``k``-th free one, and marking one taken or free."""
+
+    __slots__ = ("tree", "n", "top")
+
+    def __init__(self, tree: list[int]) -> None:
+        self.tree = tree
+        self.n = len(tree) - 1
+        self.top = 1 << (self.n.bit_length() - 1) if self.n else 0
+
+    @staticmethod
+    def build(flags: Sequence[int]) -> list[int]:
+        tree = [0, *flags]
+        n = len(flags)
+        for i in range(1, n + 1):
+            j = i + (i & -i)
+            if j <= n:
+                tree[j] += tree[i]
+        return tree
+
+    def prefix(self, p: int) -> int:
+        """Free ones among positions ``0..p-1``."""
+        s, tree = 0, self.tree
+        while p > 0:
+            s += tree[p]
+            p &= p - 1
+        return s
+
+    def add(self, p: int, delta: int) -> None:
+        tree, n = self.tree, self.n
+        p += 1
+        while p <= n:
+            tree[p] += delta
+            p += p & -p
+
+
+def _descend(trees: Sequence[tuple[_Fenwick, int]], index: int) -> tuple[int, int]:
+    """Over one list whose position ``p`` weighs ``w`` when free and of an
+    atom ``(tree, w)`` of ``trees``: the largest ``p`` whose positions before
+    it weigh at most ``index`` in all, and that weight."""
+    pos, acc = 0, 0
+    first = trees[0][0]
+    step = first.top
+    n = first.n
+    while step:
+        nxt = pos + step
+        if nxt <= n:
+            s = acc
+            for tree, w in trees:
+                s += tree.tree[nxt] * w
+            if s <= index:
+                pos, acc = nxt, s
+        step >>= 1
+    return pos, acc
+
+
 class RenamingSpace:
     """All renamings of one program; see the module docstring.
 
@@ -72,155 +156,304 @@ class RenamingSpace:
             raise ValueError("one allowed set per referent")
         self.program = program
         self.referents = tuple(referents)
-        deduped: dict[int, tuple[str, ...]] = {}  # frontends pass one list for many referents
-        self.allowed = tuple(
-            deduped[id(a)] if id(a) in deduped else deduped.setdefault(id(a), tuple(dict.fromkeys(a))) for a in allowed
-        )
         self.spell = spell
-        targets: dict[str, None] = {}
-        for a in dict.fromkeys(self.allowed):  # each distinct set once, in order
-            targets.update(dict.fromkeys(a))
-        self.targets = tuple(targets)
-        # atoms: targets grouped by the set of referents that may take them
-        # referents that share one allowed set share its signature work: one
-        # pass over the distinct sets, not one per referent (n referents over
-        # one pool would otherwise build n growing sets per target)
-        by_set: dict[tuple[str, ...], list[int]] = {}
-        for i, a in enumerate(self.allowed):
-            by_set.setdefault(a, []).append(i)
-        members: dict[str, list[int]] = {t: [] for t in self.targets}
-        for a, refs in by_set.items():
-            for t in a:
-                members[t].extend(refs)
-        signature: dict[str, frozenset[int]] = {t: frozenset(m) for t, m in members.items()}
-        atoms: dict[frozenset[int], list[str]] = {}
-        for t in self.targets:
-            atoms.setdefault(signature[t], []).append(t)
+        # classes: distinct allowed lists (frontends pass one list object for
+        # many referents, so most are recognised by identity alone)
+        lists: list[tuple[str, ...]] = []
+        by_content: dict[tuple[str, ...], int] = {}
+        by_id: dict[int, int] = {}
+        class_of: list[int] = []
+        for a in allowed:
+            j = by_id.get(id(a))
+            if j is None:
+                content = tuple(dict.fromkeys(a))
+                j = by_content.setdefault(content, len(lists))
+                if j == len(lists):
+                    lists.append(content)
+                by_id[id(a)] = j
+            class_of.append(j)
+        self._lists = lists
+        self._class_of = class_of
+        self.allowed = tuple(lists[j] for j in class_of)
+        # atoms: targets grouped by the classes whose lists hold them
+        classes_of: dict[str, list[int]] = {}
+        for j, lst in enumerate(lists):
+            for t in lst:
+                classes_of.setdefault(t, []).append(j)
+        self.targets = tuple(classes_of)
+        atoms: dict[tuple[int, ...], list[str]] = {}
+        for t, js in classes_of.items():
+            atoms.setdefault(tuple(js), []).append(t)
         self._atom_sizes = tuple(len(v) for v in atoms.values())
-        atom_index = {sig: k for k, sig in enumerate(atoms)}
-        self._atom_of = {t: atom_index[signature[t]] for t in self.targets}
-        # for referent i: the atoms it may draw from
-        atoms_of_set = {a: tuple(sorted({self._atom_of[t] for t in a})) for a in by_set}
-        self._atoms_for = tuple(atoms_of_set[a] for a in self.allowed)
-        self._ways: list[dict[tuple[int, ...], int]] | None = None
+        self._atom_of: dict[str, int] = {t: a for a, ts in enumerate(atoms.values()) for t in ts}
+        self._classes_of = {t: tuple(js) for t, js in classes_of.items()}
+        self._atoms_of_class = [tuple(sorted({self._atom_of[t] for t in lst})) for lst in lists]
+        self._positions: list[dict[str, int] | None] = [None] * len(lists)
+        self._fenwick_init: dict[tuple[int, int], list[int]] = {}
+        self._levels: list[tuple[tuple[int, ...], ...]] | None = None
+        self._level_index: dict[int, dict[tuple[int, ...], int]] = {}
+        self._tree: dict[tuple[int, int], Matrix] = {}
+        self._leaf_size: int | None = None
+        self._transitions: list[tuple[tuple[tuple[int, int, int], ...], ...]] | None = None
         # which tokens each referent owns, for apply()
         self._tokens_of: dict[str, list[int]] = {}
         for k, tok in enumerate(program.tokens):
             if tok.referent is not None:
                 self._tokens_of.setdefault(tok.referent, []).append(k)
 
-    # ---------------------------------------------------------------- counting
-    def _table(self) -> list[dict[tuple[int, ...], int]]:
-        """``table[i][used]``: ways to map referents ``i..`` given ``used[a]``
-        targets of atom ``a`` taken, for every reachable ``used``. Built level
-        by level, forward then backward, so no recursion over referents."""
-        if self._ways is None:
-            n, sizes = len(self.referents), self._atom_sizes
-            levels: list[set[tuple[int, ...]]] = [{(0,) * len(sizes)}]
+    # ------------------------------------------------------------- levels
+    def _states(self) -> list[tuple[tuple[int, ...], ...]]:
+        """``levels[i]``: the states (targets taken per atom) after the first
+        ``i`` referents that the rest can still finish."""
+        if self._levels is None:
+            sizes = self._atom_sizes
+            n = len(self.referents)
+            forward: list[tuple[tuple[int, ...], ...]] = [((0,) * len(sizes),)]
             for i in range(n):
-                nxt: set[tuple[int, ...]] = set()
-                for used in levels[-1]:
-                    for a in self._atoms_for[i]:
+                nxt: dict[tuple[int, ...], None] = {}
+                for used in forward[-1]:
+                    for a in self._atoms_of_class[self._class_of[i]]:
                         if used[a] < sizes[a]:
-                            nxt.add(used[:a] + (used[a] + 1,) + used[a + 1 :])
-                levels.append(nxt)
-            ways: list[dict[tuple[int, ...], int]] = [{} for _ in range(n + 1)]
-            ways[n] = dict.fromkeys(levels[n], 1)
+                            nxt[used[:a] + (used[a] + 1,) + used[a + 1 :]] = None
+                forward.append(tuple(nxt))
+            levels = forward
             for i in range(n - 1, -1, -1):
-                below, here = ways[i + 1], ways[i]
-                for used in levels[i]:
-                    total = 0
-                    for a in self._atoms_for[i]:
-                        free = sizes[a] - used[a]
-                        if free > 0:
-                            total += free * below[used[:a] + (used[a] + 1,) + used[a + 1 :]]
-                    here[used] = total
-            self._ways = ways
-        return self._ways
+                alive = set(levels[i + 1])
+                atoms = self._atoms_of_class[self._class_of[i]]
+                levels[i] = tuple(
+                    u for u in levels[i]
+                    if any(u[a] < sizes[a] and u[:a] + (u[a] + 1,) + u[a + 1 :] in alive for a in atoms)
+                )
+            if not levels[0]:
+                levels = [() for _ in levels]
+            self._levels = levels
+        return self._levels
 
-    def _completions(self, i: int, used: tuple[int, ...]) -> int:
-        """Ways to map referents i.. given ``used[a]`` targets of atom a taken."""
-        return self._table()[i].get(used, 0)
+    def _index(self, i: int, state: tuple[int, ...]) -> int | None:
+        """Position of ``state`` in level ``i``, or None when it is not there."""
+        level = self._states()[i]
+        if len(level) <= 8:
+            for x, u in enumerate(level):
+                if u == state:
+                    return x
+            return None
+        got = self._level_index.get(i)
+        if got is None:
+            got = self._level_index[i] = {u: x for x, u in enumerate(level)}
+        return got.get(state)
 
+    def _leaf(self) -> int:
+        """Referents per leaf of the product tree: all of them (one walk,
+        no tree) when some level has more than :data:`_NARROW` states."""
+        if self._leaf_size is None:
+            levels = self._states()
+            self._leaf_size = max(1, len(levels) - 1) if max(map(len, levels)) > _NARROW else _LEAF
+        return self._leaf_size
+
+    def _steps(self, i: int, x: int) -> tuple[tuple[int, int, int], ...]:
+        """From state ``x`` of level ``i``: ``(atom, state of level i+1, free
+        targets of that atom)`` for each atom referent ``i`` may take."""
+        if self._leaf() > _LEAF:
+            return tuple(self._steps_of(i, x))
+        if self._transitions is None:
+            levels = self._states()
+            # tuples of ints, which the garbage collector stops tracking
+            self._transitions = [
+                tuple(tuple(self._steps_of(i, x)) for x in range(len(levels[i]))) for i in range(len(levels) - 1)
+            ]
+        return self._transitions[i][x]
+
+    def _steps_of(self, i: int, x: int) -> list[tuple[int, int, int]]:
+        u = self._states()[i][x]
+        sizes = self._atom_sizes
+        out = []
+        for a in self._atoms_of_class[self._class_of[i]]:
+            free = sizes[a] - u[a]
+            if free > 0:
+                y = self._index(i + 1, u[:a] + (u[a] + 1,) + u[a + 1 :])
+                if y is not None:
+                    out.append((a, y, free))
+        return out
+
+    # ---------------------------------------------------------- product tree
+    def _matrix(self, lo: int, hi: int) -> Matrix:
+        """The transfer matrix of referents ``lo..hi-1``, cached by range."""
+        key = (lo, hi)
+        got = self._tree.get(key)
+        if got is None:
+            if hi - lo <= self._leaf():
+                got = [self._propagate(lo, hi, {x: 1}) for x in range(len(self._states()[lo]))]
+            else:
+                mid = (lo + hi) // 2
+                got = _times(self._matrix(lo, mid), self._matrix(mid, hi))
+            self._tree[key] = got
+        return got
+
+    def _propagate(self, lo: int, hi: int, row: dict[int, int]) -> dict[int, int]:
+        """The row vector ``row`` (over level ``lo``) times the transfers of
+        referents ``lo..hi-1``, one level at a time."""
+        for i in range(lo, hi):
+            nxt: dict[int, int] = {}
+            for x, c in row.items():
+                for _a, y, free in self._steps(i, x):
+                    nxt[y] = nxt.get(y, 0) + c * free
+            row = nxt
+        return row
+
+    def _split(self, lo: int, hi: int) -> int:
+        return (lo + hi) // 2
+
+    # ---------------------------------------------------------------- counting
     def count(self) -> int:
         """The exact number of renamings (identity included when admissible)."""
-        return self._completions(0, (0,) * len(self._atom_sizes))
+        if not self._states()[0]:
+            return 0
+        return sum(self._matrix(0, len(self.referents))[0].values())
 
     def __len__(self) -> int:  # pragma: no cover - may overflow ssize_t
         return self.count()
 
+    # ------------------------------------------------- free targets by list
+    def _position(self, j: int) -> dict[str, int]:
+        got = self._positions[j]
+        if got is None:
+            got = self._positions[j] = {t: p for p, t in enumerate(self._lists[j])}
+        return got
+
+    def _free_trees(self) -> dict[tuple[int, int], _Fenwick]:
+        """A fresh Fenwick tree of the free targets per (class, atom), all free."""
+        out = {}
+        for j, lst in enumerate(self._lists):
+            for a in self._atoms_of_class[j]:
+                init = self._fenwick_init.get((j, a))
+                if init is None:
+                    atom_of = self._atom_of
+                    init = self._fenwick_init[(j, a)] = _Fenwick.build([int(atom_of[t] == a) for t in lst])
+                out[(j, a)] = _Fenwick(init[:])
+        return out
+
+    def _take(self, trees: dict[tuple[int, int], _Fenwick], t: str, delta: int) -> None:
+        a = self._atom_of[t]
+        for j in self._classes_of[t]:
+            trees[(j, a)].add(self._position(j)[t], delta)
+
     # ---------------------------------------------------- ranking / unranking
+    def rank(self, renaming: Renaming | Mapping[str, str]) -> int:
+        """Position of ``renaming`` in the enumeration order.
+
+        Per referent, the free targets before the chosen one are counted per
+        atom (each leaves the same completions); those digits are folded up
+        the product tree, so the big numbers are multiplied only there."""
+        mapping = renaming.as_dict() if isinstance(renaming, Renaming) else dict(renaming)
+        n = len(self.referents)
+        levels = self._states()
+        if not levels[0]:
+            raise SpaceError("the program has no admissible renaming")
+        trees = self._free_trees()
+        taken: set[str] = set()
+        # digits[i]: {state of level i+1: free targets before the chosen one
+        # whose atom leads there}; path[i]: the state after referent i
+        digits: list[dict[int, int]] = []
+        x = 0
+        for i, ref in enumerate(self.referents):
+            target = mapping.get(ref, ref)
+            j = self._class_of[i]
+            p = self._position(j).get(target)
+            if p is None or target in taken:
+                raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
+            here: dict[int, int] = {}
+            nxt = None
+            chosen = self._atom_of[target]
+            for a, y, _free in self._steps(i, x):
+                before = trees[(j, a)].prefix(p)
+                if before:
+                    here[y] = before
+                if a == chosen:
+                    nxt = y
+            if nxt is None:
+                raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
+            digits.append(here)
+            taken.add(target)
+            self._take(trees, target, -1)
+            x = nxt
+        return sum(self._fold(0, n, digits).values()) if n else 0
+
+    def _fold(self, lo: int, hi: int, digits: list[dict[int, int]]) -> dict[int, int]:
+        """``Σ_{lo<=i<hi} digits[i] · M(i+1, hi)``: the rank's part from
+        referents ``lo..hi-1``, as a vector over level ``hi``."""
+        if hi - lo <= self._leaf():
+            acc: dict[int, int] = {}
+            for i in range(lo, hi):
+                nxt = dict(digits[i])
+                for x, c in acc.items():
+                    for _a, y, free in self._steps(i, x):
+                        nxt[y] = nxt.get(y, 0) + c * free
+                acc = nxt
+            return acc
+        mid = self._split(lo, hi)
+        left = self._fold(lo, mid, digits)
+        out = _vec_times(left, self._matrix(mid, hi))
+        for y, c in self._fold(mid, hi, digits).items():
+            out[y] = out.get(y, 0) + c
+        return out
+
     def unrank(self, index: int) -> Renaming:
         """The renaming at position ``index`` of the enumeration order."""
         total = self.count()
         if not 0 <= index < total:
             raise SpaceError(f"renaming index {index} out of range 0..{total - 1}")
-        used = [0] * len(self._atom_sizes)
-        taken: set[str] = set()
-        mapping = []
-        for i, ref in enumerate(self.referents):
-            for t in self.allowed[i]:
-                if t in taken:
-                    continue
-                a = self._atom_of[t]
-                used[a] += 1
-                ways = self._completions(i + 1, tuple(used))
-                if index < ways:
-                    taken.add(t)
-                    mapping.append((ref, t))
-                    break
-                index -= ways
-                used[a] -= 1
-            else:  # pragma: no cover - count() and the loop disagree
-                raise AssertionError("unrank ran past the end")
+        trees = self._free_trees()
+        mapping: list[tuple[str, str]] = []
+        self._unrank(0, len(self.referents), 0, index, None, trees, mapping)
         return Renaming(tuple(mapping))
 
-    def rank(self, renaming: Renaming | Mapping[str, str]) -> int:
-        """Position of ``renaming`` in the enumeration order.
+    def _unrank(self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None,
+                trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
+        """Choose the targets of referents ``lo..hi-1`` from state ``x``:
+        ``index`` counts the choices in order, each weighing ``weights`` of
+        the state it ends in (1 when None). Returns (the end state, what is
+        left of ``index`` within its weight)."""
+        rest = None
+        if weights is not None and len(self._states()[hi]) == 1:
+            # one way to end: its weight divides out at once, so the numbers
+            # below are as long as this range's own count
+            index, rest = divmod_exact(index, weights[0])
+            weights = None
+        if hi - lo <= self._leaf():
+            end, left = self._unrank_leaf(lo, hi, x, index, weights, trees, out)
+        else:
+            mid = self._split(lo, hi)
+            right = self._matrix(mid, hi)
+            inner = _weigh(right, weights)
+            y, index = self._unrank(lo, mid, x, index, inner, trees, out)
+            end, left = self._unrank(mid, hi, y, index, weights, trees, out)
+        return end, left if rest is None else rest
 
-        The targets before the chosen one that are still free are counted per
-        atom (every target of an atom leaves the same number of completions),
-        so a referent costs one table lookup per atom, not one per target."""
-        mapping = renaming.as_dict() if isinstance(renaming, Renaming) else dict(renaming)
-        used = [0] * len(self._atom_sizes)
-        taken: list[list[str]] = [[] for _ in self._atom_sizes]
-        taken_set: set[str] = set()
-        index = 0
-        for i, ref in enumerate(self.referents):
-            target = mapping.get(ref, ref)
-            allowed = self.allowed[i]
-            pos_of, prefix = self._layout(allowed)
-            p = pos_of.get(target)
-            if p is None or target in taken_set:
-                raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
-            for a in self._atoms_for[i]:
-                before = prefix[a][p] - sum(1 for t in taken[a] if pos_of.get(t, p) < p)
-                if before:
-                    used[a] += 1
-                    index += before * self._completions(i + 1, tuple(used))
-                    used[a] -= 1
-            a = self._atom_of[target]
-            taken[a].append(target)
-            taken_set.add(target)
-            used[a] += 1
-        return index
-
-    def _layout(self, allowed: tuple[str, ...]) -> tuple[dict[str, int], dict[int, list[int]]]:
-        """(position of each target in ``allowed``, per atom the number of its
-        targets before each position), cached per distinct allowed set."""
-        cache = self.__dict__.setdefault("_layouts", {})
-        got = cache.get(id(allowed))
-        if got is None:
-            pos_of = {t: k for k, t in enumerate(allowed)}
-            prefix: dict[int, list[int]] = {}
-            for a in {self._atom_of[t] for t in allowed}:
-                counts, n = [0], 0
-                for t in allowed:
-                    n += self._atom_of[t] == a
-                    counts.append(n)
-                prefix[a] = counts
-            got = cache[id(allowed)] = (pos_of, prefix)
-        return got
+    def _unrank_leaf(self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None,
+                     trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
+        # completions of each state of each level of the leaf, weighted at its end
+        after: list[dict[int, int]] = [{}] * (hi - lo + 1)
+        end = weights if weights is not None else dict.fromkeys(range(len(self._states()[hi])), 1)
+        after[hi - lo] = end
+        for i in range(hi - 1, lo, -1):
+            below = after[i + 1 - lo]
+            after[i - lo] = {
+                z: sum(free * below.get(y, 0) for _a, y, free in self._steps(i, z))
+                for z in range(len(self._states()[i]))
+            }
+        for i in range(lo, hi):
+            j = self._class_of[i]
+            below = after[i + 1 - lo]
+            steps = [(a, y, below.get(y, 0)) for a, y, _free in self._steps(i, x)]
+            live = [(trees[(j, a)], w) for a, _y, w in steps if w]
+            p, used = _descend(live, index)
+            index -= used
+            t = self._lists[j][p]
+            a = self._atom_of[t]
+            x = next(y for b, y, _w in steps if b == a)
+            out.append((self.referents[i], t))
+            self._take(trees, t, -1)
+        return x, index
 
     def __contains__(self, renaming: Renaming | Mapping[str, str]) -> bool:
         try:
@@ -232,21 +465,21 @@ class RenamingSpace:
     # ------------------------------------------------- enumerate and sample
     def enumerate(self, limit: int | None = None) -> Iterator[Renaming]:
         """Renamings in lexicographic order (see the module docstring); a
-        depth-first walk with an explicit stack, skipping every choice that
-        cannot be completed."""
+        depth-first walk with an explicit stack that takes, at each referent,
+        the next free target whose atom leaves a state the rest can finish."""
         n = len(self.referents)
         if limit is not None and limit <= 0:
             return
-        if self.count() == 0:
+        if not self._states()[0]:
             return
         if n == 0:
             yield Renaming(())
             return
         produced = 0
+        trees = self._free_trees()
         mapping: list[tuple[str, str]] = []
-        taken: set[str] = set()
-        used = [0] * len(self._atom_sizes)
-        # one frame per referent being decided: the index of its next candidate target
+        states = [0]  # state of each level reached so far
+        # one frame per referent being decided: the list position of its next candidate
         frames = [0]
         while frames:
             i = len(frames) - 1
@@ -256,34 +489,33 @@ class RenamingSpace:
                 if limit is not None and produced >= limit:
                     return
                 frames.pop()
-                self._undo(mapping, taken, used)
+                self._undo(mapping, trees, states)
                 continue
-            options = self.allowed[i]
+            j = self._class_of[i]
             k = frames[-1]
-            while k < len(options):
-                t = options[k]
-                k += 1
-                if t in taken:
-                    continue
-                a = self._atom_of[t]
-                used[a] += 1
-                if self._completions(i + 1, tuple(used)):
-                    taken.add(t)
-                    mapping.append((self.referents[i], t))
-                    break
-                used[a] -= 1
-            else:  # no candidate left: back up
+            best: tuple[int, int] | None = None
+            for a, y, _free in self._steps(i, states[i]):
+                tree = trees[(j, a)]
+                p = _descend([(tree, 1)], tree.prefix(k))[0]  # first free of atom a at k or later
+                if p < tree.n and (best is None or p < best[0]):
+                    best = (p, y)
+            if best is None:  # no candidate left: back up
                 frames.pop()
                 if frames:
-                    self._undo(mapping, taken, used)
+                    self._undo(mapping, trees, states)
                 continue
-            frames[-1] = k
+            p, y = best
+            t = self._lists[j][p]
+            mapping.append((self.referents[i], t))
+            self._take(trees, t, -1)
+            states.append(y)
+            frames[-1] = p + 1
             frames.append(0)
 
-    def _undo(self, mapping: list[tuple[str, str]], taken: set[str], used: list[int]) -> None:
+    def _undo(self, mapping: list[tuple[str, str]], trees: dict[tuple[int, int], _Fenwick], states: list[int]) -> None:
         _ref, t = mapping.pop()
-        taken.discard(t)
-        used[self._atom_of[t]] -= 1
+        self._take(trees, t, 1)
+        states.pop()
 
     def sample(self, n: int, rng: random.Random | int | None = None) -> list[Renaming]:
         """``n`` renamings drawn independently and exactly uniformly."""
@@ -407,3 +639,22 @@ class RenamingSpace:
             return x
 
         return back(prediction)
+
+
+def _times(a: Matrix, b: Matrix) -> Matrix:
+    return [_vec_times(row, b) for row in a]
+
+
+def _vec_times(v: dict[int, int], b: Matrix) -> dict[int, int]:
+    acc: dict[int, int] = {}
+    for y, c in v.items():
+        for z, d in b[y].items():
+            acc[z] = acc.get(z, 0) + c * d
+    return acc
+
+
+def _weigh(m: Matrix, weights: dict[int, int] | None) -> dict[int, int]:
+    """``m · weights`` (all ones when None): each first state's weighted ways."""
+    if weights is None:
+        return {x: sum(row.values()) for x, row in enumerate(m)}
+    return {x: sum(c * weights.get(y, 0) for y, c in row.items()) for x, row in enumerate(m)}

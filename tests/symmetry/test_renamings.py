@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 import pytest
@@ -59,6 +60,63 @@ def test_count_enumerate_rank_unrank_match_brute_force(seed):
     else:
         with pytest.raises(SpaceError):
             space.sample(1, rng)
+
+
+@pytest.mark.parametrize("leaf,narrow", [(1, 16), (2, 16), (3, 16), (32, 0)])
+@pytest.mark.parametrize("seed", range(60))
+def test_product_tree_and_walk_match_brute_force(seed, leaf, narrow, monkeypatch):
+    """The same against brute force with the product tree cut into leaves of
+    one, two and three referents (every split, fold and division runs on
+    small cases), and with the tree replaced by one walk over the levels."""
+    from invar.symmetry import renamings
+
+    monkeypatch.setattr(renamings, "_LEAF", leaf)
+    monkeypatch.setattr(renamings, "_NARROW", narrow)
+    rng = random.Random(1000 + seed)
+    referents, allowed = _random_case(rng)
+    space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
+    expected = _brute(referents, allowed)
+    assert space.count() == len(expected)
+    assert [r.mapping for r in space.enumerate()] == expected
+    for k, mapping in enumerate(expected):
+        assert space.unrank(k).mapping == mapping
+        assert space.rank(Renaming(mapping)) == k
+
+
+def _shared_case(n: int, shared: int):
+    """Two classes of ``n`` referents each over pools of their own, plus
+    ``shared`` targets both may take, interleaved in the lists."""
+    own_a, own_b = [f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]
+    common = [f"s{i}" for i in range(shared)]
+    list_a = own_a[: n // 3] + common + own_a[n // 3 :]
+    list_b = common[::-1] + own_b
+    referents = [f"r{i}" for i in range(2 * n)]
+    allowed = [list_a if i % 2 == 0 else list_b for i in range(2 * n)]
+    # the count by its formula: x of class a's referents and y of class b's in the shared targets
+    count = sum(
+        math.comb(n, x) * math.perm(n, n - x) * math.comb(n, y) * math.perm(n, n - y) * math.perm(shared, x + y)
+        for x in range(shared + 1) for y in range(shared + 1 - x)
+    )
+    return referents, allowed, count
+
+
+@pytest.mark.parametrize("n,shared", [(1, 1), (20, 2), (150, 3), (400, 0)])
+def test_several_states_per_level_count_by_formula_and_rank_unrank_agree(n, shared):
+    """Past brute force: counts by a closed formula, unrank and rank inverse
+    to each other, enumeration and sampling consistent with both."""
+    referents, allowed, count = _shared_case(n, shared)
+    space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
+    assert space.count() == count
+    rng = random.Random(n)
+    indices = sorted({0, 1, count - 1, *(rng.randrange(count) for _ in range(6))})
+    for k in indices:
+        r = space.unrank(k)
+        assert space.rank(r) == k
+        assert len({t for _, t in r.mapping}) == len(referents)
+    listed = list(space.enumerate(3))
+    assert [space.rank(r) for r in listed] == list(range(min(3, count)))
+    for r in space.sample(3, rng):
+        assert r in space
 
 
 def test_apply_undo_and_render_agree():

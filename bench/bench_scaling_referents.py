@@ -1,0 +1,142 @@
+"""Scaling in the number of referents: one Python function with 1,000,
+10,000 and 100,000 locals.
+
+Each local is written once and read by the function's return
+(``v0 = 0`` … ``return [v0, v1, …]``), so all of them are interchangeable:
+the renamings number n! (every local may take every other's name) and so do
+the line orders (the writes are independent; the return comes last). With
+``--shape zipper`` each local is printed instead, in order, so print i
+needs write i and print i-1: (2n-1)!! orders, whose decomposition sheds one
+line per level (``permutations --count`` only).
+``renamings --count``, ``renamings --sample 10`` and ``permutations --count``
+run in a fresh process each, and their wall time and peak resident memory
+are recorded (the median of ``--repeat`` runs, or one run where it takes
+longer than ``--once-over`` seconds). With ``--before REV`` the
+package as it was at git revision ``REV`` runs the same commands on the same
+files, side by side, under an address-space cap (``--cap-gb``) and a time
+limit (``--limit``): a run that hits either is reported as such.
+
+    python bench/bench_scaling_referents.py [--shape locals|zipper] [--sizes 1000 10000 100000] [--before REV] [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, checkout, machine
+
+COMMANDS = {
+    "renamings --count": ["renamings", "--count"],
+    "renamings --sample 10": ["renamings", "--sample", "10", "--format", "jsonl"],
+    "permutations --count": ["permutations", "--count"],
+}
+
+
+def source(n: int, into: Path, shape: str = "locals") -> Path:
+    text = "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(n))
+    if shape == "locals":
+        text += "    return [" + ", ".join(f"v{i}" for i in range(n)) + "]\n"
+    else:  # zipper: each local printed, in order
+        text += "".join(f"    print(v{i})\n" for i in range(n))
+    out = into / f"{shape}{n}.py"
+    out.write_text(text)
+    return out
+
+
+def run(args: list[str], pythonpath: Path, limit: float, cap_bytes: int) -> tuple[str, float, int]:
+    """(outcome, wall seconds, peak resident KB) of one CLI run in a fresh
+    process: outcome is "ok", "memory" (it hit the cap) or "time"."""
+    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+    code = "import sys; from invar.cli.app import main; sys.argv = ['invar', *sys.argv[1:]]; main()"
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap_bytes, cap_bytes))
+
+    start = time.perf_counter()
+    # run outside the checkout: `python -c` puts its working directory first on
+    # the path, which would shadow PYTHONPATH with the working tree
+    proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env, cwd=pythonpath.parent, preexec_fn=cap,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = start + limit
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            _, status, usage = os.wait4(proc.pid, 0)
+            return "time", time.perf_counter() - start, usage.ru_maxrss
+        time.sleep(0.02)
+    seconds = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        if "MemoryError" in err or "memory" in err.lower() or code in (-9, 137):
+            return "memory", seconds, usage.ru_maxrss
+        raise SystemExit(f"invar {' '.join(args)} failed ({code}): {err[-500:]}")
+    return "ok", seconds, usage.ru_maxrss
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
+    ap.add_argument("--shape", choices=("locals", "zipper"), default="locals",
+                    help="locals read by the return, or each printed in order (permutations only)")
+    ap.add_argument("--before", default=None, help="also run the package at this git revision")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per cell (the median is shown)")
+    ap.add_argument("--limit", type=float, default=300.0, help="seconds one run may take")
+    ap.add_argument("--once-over", type=float, default=30.0, help="a run longer than this is not repeated")
+    ap.add_argument("--cap-gb", type=float, default=8.0, help="address space one run may take")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp())
+    versions: dict[str, Path] = {"after": ROOT}
+    if args.before:
+        versions = {"before": checkout(args.before, tmp / "before"), **versions}
+    cap = int(args.cap_gb * 2**30)
+    commands = COMMANDS if args.shape == "locals" else {"permutations --count": COMMANDS["permutations --count"]}
+    files = {n: source(n, tmp, args.shape) for n in args.sizes}
+    print(f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap {args.cap_gb:g} GB, limit {args.limit:g} s"
+          + (f"; before = {args.before}" if args.before else ""))
+    print("| command | locals | " + " | ".join(f"{v} time | {v} peak memory" for v in versions)
+          + (" | time ratio | memory ratio |" if len(versions) == 2 else " |"))
+    print("|---|---|" + "---|---|" * len(versions) + ("---|---|" if len(versions) == 2 else ""))
+    for name, cmd in commands.items():
+        for n, path in files.items():
+            cells, medians = [], []
+            for version, pythonpath in versions.items():
+                runs = []
+                for _ in range(args.repeat):
+                    outcome, seconds, kb = run([*cmd, str(path)], pythonpath, args.limit, cap)
+                    runs.append((outcome, seconds, kb))
+                    if outcome != "ok" or seconds > args.once_over:
+                        break  # a run that hits the cap or the limit, or a long one, is not repeated
+                failed = next((r for r in runs if r[0] != "ok"), None)
+                if failed is not None:
+                    outcome, seconds, kb = failed
+                    what = f"out of memory at the {args.cap_gb:g} GB cap" if outcome == "memory" else "over the limit"
+                    cells.append(f"{what} after {seconds:.0f} s | {kb / 2**20:.1f} GB resident")
+                    medians.append(None)
+                    continue
+                t = statistics.median(r[1] for r in runs)
+                m = statistics.median(r[2] for r in runs)
+                cells.append(f"{t:.2f} s | {m / 1024:.0f} MB")
+                medians.append((t, m))
+            if len(versions) == 2:
+                if None in medians:
+                    cells.append("– | –")
+                else:
+                    (t0, m0), (t1, m1) = medians
+                    cells.append(f"×{t0 / t1:.1f} | ×{m0 / m1:.1f}")
+            print(f"| {name} | {n:,} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
