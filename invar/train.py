@@ -116,9 +116,9 @@ def _encode_worker(args):
 def _map(fn, items: list, jobs: int) -> list:
     if jobs <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
-    import multiprocessing
+    from . import workers
 
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+    with workers.pool(min(jobs, len(items)), method="spawn") as pool:
         return pool.map(fn, items)
 
 

@@ -291,8 +291,11 @@ class HttpAdapter(Adapter):
                              path=self.base)
 
     def _predict(self, inputs: Sequence, batch_size: int) -> list:
-        with ThreadPoolExecutor(self.concurrency) as pool:
+        pool = ThreadPoolExecutor(self.concurrency)
+        try:
             return list(pool.map(self._one, inputs))
+        finally:  # an interrupt does not wait for the requests in flight
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _one(self, text: str):
         body = json.dumps({
