@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -42,4 +43,20 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
         pass
 
 
-__all__ = ["write_atomic", "default_mode"]
+def remove_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files that :func:`write_atomic` left beside
+    ``path`` when a process writing it was killed (SIGKILL, a power cut:
+    nothing could clean up); returns those removed. Call it only where no
+    other process writes ``path`` at the same time."""
+    path = Path(path)
+    removed = []
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        try:
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass
+    return removed
+
+
+__all__ = ["write_atomic", "default_mode", "remove_temporaries"]
