@@ -386,7 +386,7 @@ def _read_labels(path: Path, header: dict, overwrite: bool) -> dict[str, dict]:
 
 def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str, iterations: int,
                jobs: int | None, chunk: int, progress: Callable[[int], None]) -> None:
-    from .. import workers
+    from .. import interrupts
 
     chunks = [(todo[i: i + chunk], mcpu, iterations) for i in range(0, len(todo), chunk)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chunks)))
@@ -413,7 +413,7 @@ def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str,
             for c in chunks:
                 take(label_chunk(c))
         else:
-            with workers.pool(jobs, method="spawn") as pool:
+            with interrupts.pool(jobs, method="spawn") as pool:
                 for records in pool.imap_unordered(label_chunk, chunks):
                     take(records)
 

@@ -19,16 +19,21 @@ def default_mode() -> int:
 def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> None:
     """Call ``write`` on a temporary file beside ``path``, flush it to disk,
     and rename it over ``path``; on any failure (a kill included) the old
-    ``path`` is untouched and the temporary file is removed when possible."""
+    ``path`` is untouched and the temporary file is removed when possible.
+    Ctrl-C waits for the write to end (code such as ``torch.save`` would
+    turn it into an error of its own) and then stops the program."""
+    from ..interrupts import deferred
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, default_mode())  # mkstemp's files are private
-        os.replace(tmp, path)
+        with deferred():
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, default_mode())  # mkstemp's files are private
+            os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

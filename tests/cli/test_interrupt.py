@@ -304,3 +304,86 @@ def test_sigint_stops_an_audit_waiting_on_its_requests(tmp_path) -> None:
         server.shutdown()
         server.server_close()
     assert run.stdout == ""  # no report of an audit that did not finish
+
+
+# ------------------------------------- interrupted inside their own writes
+def _interrupt_second_write(monkeypatch) -> None:
+    """The second atomic write of the command writes part of its file, then
+    meets Ctrl-C (KeyboardInterrupt, as Python raises it)."""
+    from invar.data import files
+
+    original, calls = files.write_atomic, []
+
+    def write_atomic(path, write):
+        calls.append(path)
+        if len(calls) != 2:
+            return original(path, write)
+
+        def torn(f):
+            f.write(b"part of a file")
+            raise KeyboardInterrupt
+
+        return original(path, torn)
+
+    monkeypatch.setattr(files, "write_atomic", write_atomic)
+
+
+def _interrupt_prediction(monkeypatch) -> None:
+    from invar.nn.model import Model
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Model, "predict_encoded", interrupted)
+
+
+#: (id, arguments given the output directory, how Ctrl-C comes, what a whole
+#: run leaves that an interrupted one must not)
+WRITES = [
+    ("data-names", lambda out: ["data", "names", "--source", str(FIXTURES / "python"), "--out", str(out)],
+     _interrupt_second_write, "meta.json"),
+    ("data-bugs", lambda out: ["data", "bugs", "--source", str(FIXTURES / "python"), "--out", str(out)],
+     _interrupt_second_write, "meta.json"),
+    ("data-copy", lambda out: ["data", "copy", "--train", "50", "--valid", "5", "--test", "5", "--out", str(out)],
+     _interrupt_second_write, "meta.json"),
+    ("predict", lambda out: ["predict", "--model", str(FIXTURES / "models" / "renamer.pt"),
+                             str(FIXTURES / "x86" / "figure1a.s")],
+     _interrupt_prediction, None),
+]
+
+
+@pytest.mark.parametrize("case_id, argv, interrupt, marker", WRITES, ids=[w[0] for w in WRITES])
+def test_interrupted_writes_leave_no_half_dataset(invoke, monkeypatch, tmp_path, case_id, argv, interrupt,
+                                                  marker) -> None:
+    """A dataset written again and interrupted half-way is no dataset (its
+    marker, meta.json, is written last and removed first), leaves no
+    temporary file, and the next run writes it whole."""
+    out = tmp_path / "out"
+    if marker:
+        assert invoke(*argv(out)).exit_code == 0  # a whole dataset from before
+        assert (out / marker).exists()
+    with monkeypatch.context() as patched:
+        interrupt(patched)
+        result = invoke(*argv(out))
+    assert result.exit_code == 130, result.output
+    assert result.stderr.strip() == "interrupted" and result.stdout == ""
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
+    if marker:
+        assert not (out / marker).exists()
+        again = invoke(*argv(out))
+        assert again.exit_code == 0 and (out / marker).exists()
+
+
+def test_sigterm_stops_a_command_like_ctrl_c(tmp_path) -> None:
+    """SIGTERM (a supervisor, `timeout`, torchrun stopping its processes)
+    runs the same cleanups: workers reaped, lock released; exit 143."""
+    run = Run([*LTL, "--max-size", "20", "--jobs", "2", "--out", "d.txt"], tmp_path)
+    try:
+        run.wait_started(lambda r: (tmp_path / "d.txt.meta.json").exists())
+        run.proc.send_signal(signal.SIGTERM)
+        run.proc.wait(EXIT_BOUND)
+    finally:
+        gone = run.finish()
+    assert run.proc.returncode == 143 and run.stderr.rstrip().endswith("interrupted"), run.stderr[-3000:]
+    assert gone and not list(tmp_path.glob("*.tmp"))
+    _ltl_resumes(tmp_path, run)

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - not on Windows: runs there are not locked
     fcntl = None  # type: ignore[assignment]
 
-from ... import workers
+from ... import interrupts
 from ...errors import DataError, UsageError
 from .check import CheckLimitError, check, satisfying_trace
 from .formula import BINARY, UNARY, Formula, ap, to_polish
@@ -368,14 +368,14 @@ def _results(
     """Records in index order, computed in ``jobs`` processes (which close
     their copy of the ``locked`` file descriptor, so that the lock lives and
     dies with this process alone). Closing the generator, or an interrupt,
-    stops and reaps the workers (:func:`invar.workers.pool`)."""
+    stops and reaps the workers (:func:`invar.interrupts.pool`)."""
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(todo) < 2:
         for i in todo:
             yield _worker((config, i))
         return
     method = "spawn" if os.name == "nt" else "fork"
-    with workers.pool(jobs, method=method, initializer=_close, initargs=(locked,)) as pool:
+    with interrupts.pool(jobs, method=method, initializer=_close, initargs=(locked,)) as pool:
         yield from pool.imap(_worker, ((config, i) for i in todo), chunksize=4)
 
 

@@ -1,6 +1,7 @@
-"""Process pools that an interrupt stops at once.
+"""How work stops on Ctrl-C (SIGINT) and SIGTERM: process pools that stop at
+once, and short sections that finish first.
 
-Ctrl-C at a terminal sends SIGINT to every process of the foreground group,
+**Pools.** Ctrl-C at a terminal sends SIGINT to every process of the foreground group,
 pool workers included. A worker that dies of its KeyboardInterrupt prints a
 traceback, and if it held the pool's task-queue lock (an idle worker waits
 for its next task holding it), ``Pool.terminate`` waits for that lock
@@ -17,6 +18,11 @@ when work stops:
 - whatever ends the block (its end, an exception, KeyboardInterrupt, a
   generator closed early), the pool is terminated: every worker gets
   SIGTERM and is reaped before the block is left.
+
+**Sections that finish first.** Some C code turns an exception raised in a
+callback it runs into an error of its own: ``torch.save`` interrupted in its
+file writes raises a ``RuntimeError``, and the interrupt is lost. Inside
+:func:`deferred` the signals are held, and acted on as soon as it ends.
 """
 
 from __future__ import annotations
@@ -24,9 +30,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
+import threading
 from typing import Any, Callable, Iterator
 
-__all__ = ["pool"]
+__all__ = ["pool", "deferred"]
 
 #: the signals a worker must not act on by itself while it starts
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -43,15 +50,43 @@ def pool(
     """A ``multiprocessing`` pool of ``jobs`` workers started by ``method``
     (``fork`` or ``spawn``), terminated and reaped when the block ends."""
     ctx = multiprocessing.get_context(method)
-    workers = None
+    started = None
     try:
         with _blocked(_SIGNALS):
-            workers = ctx.Pool(jobs, initializer=_start, initargs=(initializer, initargs))
-        yield workers
+            started = ctx.Pool(jobs, initializer=_start, initargs=(initializer, initargs))
+        yield started
     finally:
-        if workers is not None:
-            workers.terminate()
-            workers.join()
+        if started is not None:
+            started.terminate()
+            started.join()
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for the block (keep it short: the command
+    stops only after it), then act on the first one that came, as its
+    handler would have. Outside the main thread, where Python runs signal
+    handlers, nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = {}
+    try:
+        for s in sorted(_SIGNALS):
+            handler = signal.getsignal(s)
+            if handler not in (signal.SIG_IGN, None):  # None: set outside Python, left alone
+                held[s] = signal.signal(s, lambda signum, _frame: caught.append(signum))
+        yield
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
+        if caught:
+            handler = held[caught[0]]
+            if callable(handler):
+                handler(caught[0], None)
+            else:  # the default action
+                signal.raise_signal(caught[0])
 
 
 @contextlib.contextmanager
