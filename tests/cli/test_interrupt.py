@@ -44,9 +44,10 @@ START_BOUND = 180
 class Run:
     """A command running in its own process group, its output collected."""
 
-    def __init__(self, argv: list[str], cwd: Path, env: dict | None = None) -> None:
+    def __init__(self, argv: list[str], cwd: Path, env: dict | None = None,
+                 launcher: tuple[str, ...] = ("-m", "invar")) -> None:
         with sigint_delivered():
-            self.proc = subprocess.Popen([sys.executable, "-m", "invar", *argv], cwd=cwd, env=env,
+            self.proc = subprocess.Popen([sys.executable, *launcher, *argv], cwd=cwd, env=env,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                          start_new_session=True)
         self.out: list[bytes] = []
@@ -387,3 +388,23 @@ def test_sigterm_stops_a_command_like_ctrl_c(tmp_path) -> None:
     assert run.proc.returncode == 143 and run.stderr.rstrip().endswith("interrupted"), run.stderr[-3000:]
     assert gone and not list(tmp_path.glob("*.tmp"))
     _ltl_resumes(tmp_path, run)
+
+
+def test_ctrl_c_stops_torchrun_training_processes(tmp_path, labelled) -> None:
+    """Ctrl-C reaches torchrun and every training process: each process
+    says ``interrupted`` and ends, nothing of the group is left, the saved
+    training state is whole. (torchrun's own exit status and its report of
+    the signal are torchrun's.)"""
+    launcher = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar")
+    argv = ["train", "--data", str(labelled), "--arch", "renamer", "--epochs", "100000", "--batch-size", "8",
+            "--threads", "1", "--save-every", "1", "--out", "m.pt"]
+    run = Run(argv, tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"}, launcher=launcher)
+    try:
+        run.wait_started(lambda r: (tmp_path / "m.resume.pt").exists())
+        run.interrupt(group=True)
+    finally:
+        gone = run.finish()
+    assert gone, "a training process outlived torchrun"
+    assert run.stderr.splitlines().count("interrupted") == 2, run.stderr[-3000:]
+    assert checkpoint.load(tmp_path / "m.resume.pt", kind="resume")["step"] >= 0
+    assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
