@@ -50,6 +50,12 @@ def pool(
     """A ``multiprocessing`` pool of ``jobs`` workers started by ``method``
     (``fork`` or ``spawn``), terminated and reaped when the block ends."""
     ctx = multiprocessing.get_context(method)
+    if method != "fork" and hasattr(signal, "pthread_sigmask"):
+        # started on demand, the resource tracker unblocks SIGINT and SIGTERM
+        # in the thread that starts it: start it before they are blocked
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
     started = None
     try:
         with _blocked(_SIGNALS):

@@ -13,6 +13,7 @@ no temporary file, and an output that is whole or resumable.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -46,6 +47,9 @@ class Run:
 
     def __init__(self, argv: list[str], cwd: Path, env: dict | None = None,
                  launcher: tuple[str, ...] = ("-m", "invar")) -> None:
+        # a command still running past the bound is stopped with SIGABRT:
+        # the faulthandler shows where each of its threads was
+        env = {**(os.environ if env is None else env), "PYTHONFAULTHANDLER": "1"}
         with sigint_delivered():
             self.proc = subprocess.Popen([sys.executable, *launcher, *argv], cwd=cwd, env=env,
                                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -82,6 +86,9 @@ class Run:
         try:
             self.proc.wait(EXIT_BOUND)
         except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(10)
             self.finish()
             pytest.fail(f"still running {EXIT_BOUND} s after SIGINT:\n{self.stderr[-3000:]}")
         return time.monotonic() - start
