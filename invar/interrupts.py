@@ -8,13 +8,14 @@ for its next task holding it), ``Pool.terminate`` waits for that lock
 forever: the command hangs instead of stopping. So the parent alone decides
 when work stops:
 
-- workers are started with SIGINT and SIGTERM blocked (the mask survives
-  ``fork`` and ``exec``, so a worker still importing invar is covered too),
-  then ignore SIGINT and leave on SIGTERM by ``SystemExit``, so that their
-  cleanups run (a subprocess a worker waits for, such as ``llvm-mca``, is
-  killed with it);
-- a signal that reaches the parent while its workers start stays pending
-  and is raised once the pool exists, inside the block that terminates it;
+- workers are started with SIGINT blocked (the mask survives ``fork`` and
+  ``exec``, so a worker still importing invar is covered too), then ignore
+  it; SIGTERM, which ``Pool.terminate`` sends, ends a worker still starting
+  at once, and a started one by ``SystemExit``, so that its cleanups run (a
+  subprocess it waits for, such as ``llvm-mca``, is killed with it);
+- a signal that reaches the parent while its workers start is held
+  (:func:`deferred`) and raised once the pool exists, inside the block that
+  terminates it;
 - whatever ends the block (its end, an exception, KeyboardInterrupt, a
   generator closed early), the pool is terminated: every worker gets
   SIGTERM and is reaped before the block is left.
@@ -35,7 +36,7 @@ from typing import Any, Callable, Iterator
 
 __all__ = ["pool", "deferred"]
 
-#: the signals a worker must not act on by itself while it starts
+#: the signals a deferred section holds
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 
@@ -51,14 +52,16 @@ def pool(
     (``fork`` or ``spawn``), terminated and reaped when the block ends."""
     ctx = multiprocessing.get_context(method)
     if method != "fork" and hasattr(signal, "pthread_sigmask"):
-        # started on demand, the resource tracker unblocks SIGINT and SIGTERM
-        # in the thread that starts it: start it before they are blocked
+        # started on demand, the resource tracker unblocks SIGINT (and
+        # SIGTERM) in the thread that starts it: start it before the block
         from multiprocessing import resource_tracker
 
         resource_tracker.ensure_running()
     started = None
     try:
-        with _blocked(_SIGNALS):
+        # held, not only blocked here: another thread (a progress bar's) may
+        # take the signal, and Python would then raise it in this one
+        with deferred(), _blocked({signal.SIGINT}):
             started = ctx.Pool(jobs, initializer=_start, initargs=(initializer, initargs))
         yield started
     finally:
@@ -120,6 +123,6 @@ def _start(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _leave)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _SIGNALS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if initializer is not None:
         initializer(*initargs)

@@ -16,6 +16,7 @@ non-interactive shell ignores SIGINT, as POSIX asks) keeps ignoring it.
 
 from __future__ import annotations
 
+import atexit
 import enum
 import functools
 import gc
@@ -230,9 +231,14 @@ def main() -> None:
 def _leave_now(code: int) -> None:
     """Exit with ``code`` at once: the command's cleanups have run, and
     threads still blocked on I/O (an HTTP request, say) are not waited for.
-    What the command left unreachable is collected first, so that finalizers
-    run (a stopped pool's semaphores are released)."""
+    What the command left unreachable is collected and the exit functions
+    run first (a stopped pool's semaphores are released: otherwise
+    multiprocessing's resource tracker warns of them); only the joining of
+    threads is skipped."""
     gc.collect()
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's, as at a normal exit
+    if run_exit_functions is not None:
+        run_exit_functions()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
