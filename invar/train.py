@@ -10,7 +10,12 @@ task's loss, a linear warm-up then cosine decay of the learning rate, and
 validation after every epoch; the best epoch's weights are the checkpoint
 ``out``. The training state (weights, optimizer, position in the epoch) goes
 to ``<out stem>.resume.pt`` after every epoch and every ``save_every`` steps,
-and ``resume=True`` continues from it.
+and ``resume=True`` continues from it. A state saved mid-epoch keeps the
+losses of the epoch's steps so far, so the resumed epoch's training loss is
+the whole epoch's, as if never interrupted (a state without them, saved by
+an older invar, gives the loss of the resumed steps only, and says so).
+Temporary files that a killed run left beside ``out`` and its state are
+removed when a run starts.
 
 Determinism: every random choice derives from ``seed``: the initial weights,
 the order of each epoch, and (re-seeded at every step) dropout, random
@@ -116,9 +121,9 @@ def _encode_worker(args):
 def _map(fn, items: list, jobs: int) -> list:
     if jobs <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
-    import multiprocessing
+    from . import interrupts
 
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+    with interrupts.pool(min(jobs, len(items)), method="spawn") as pool:
         return pool.map(fn, items)
 
 
@@ -379,6 +384,12 @@ def train(
     best = math.inf if the_task.lower_is_better else -math.inf
     best_epoch, resumed_from = 0, None
     state_path = resume_path(out)
+    if rank == 0:
+        from .data.files import remove_temporaries
+
+        for path in (out, state_path):
+            remove_temporaries(path)
+    resumed_losses: list[float] | None = None
     if resume and state_path.exists():
         state = checkpoint.load(state_path, kind="resume")
         if _saved_config(state.get("config")) != config.to_dict() or state.get("settings") != settings:
@@ -389,6 +400,9 @@ def train(
         start_epoch, start_step = int(state["epoch"]), int(state["step"])
         history, best, best_epoch = list(state["history"]), float(state["best"]), int(state["best_epoch"])
         resumed_from = (start_epoch, start_step)
+        saved_losses = state.get("epoch_losses")
+        if isinstance(saved_losses, list) and len(saved_losses) == start_step:
+            resumed_losses = [float(x) for x in saved_losses]
         report("resume", epoch=start_epoch, step=start_step)
 
     ddp = net
@@ -397,10 +411,11 @@ def train(
 
         ddp = DistributedDataParallel(net, device_ids=[dev.index] if dev.type == "cuda" else None)
 
-    def save_state(epoch: int, step: int) -> None:
+    def save_state(epoch: int, step: int, epoch_losses: list[float]) -> None:
         if rank != 0:
             return
         checkpoint.save(state_path, {
+            "epoch_losses": list(epoch_losses),
             "kind": "resume", "task": task, "config": config.to_dict(), "vocab": vocab.to_dict(),
             "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
             "optimizer": opt.state_dict(), "epoch": epoch, "step": step, "history": history,
@@ -420,6 +435,8 @@ def train(
         net.train()
         losses, t0 = [], time.perf_counter()
         first = start_step if epoch == start_epoch else 0
+        if first:
+            losses = list(resumed_losses or [])
         for step in range(first, len(batches)):
             idx = batches[step][rank::world]
             torch.manual_seed(_mix(seed, epoch, step, rank))
@@ -442,7 +459,7 @@ def train(
             losses.append(float(loss.detach()))
             report("step", epoch=epoch, step=step + 1, steps=len(batches), loss=losses[-1])
             if save_every and (step + 1) % save_every == 0 and step + 1 < len(batches):
-                save_state(epoch, step + 1)
+                save_state(epoch, step + 1, losses)
         valid_loss = None
         if sequences:
             metric, valid_loss = _evaluate_pairs(model, valid_enc, valid_y, the_task, dev, rank, world)
@@ -454,14 +471,17 @@ def train(
             best, best_epoch = metric, epoch + 1
         history.append({"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
                         f"valid_{the_task.metric_name}": metric, "seconds": round(seconds, 3)})
+        if first and resumed_losses is None:  # the steps before the resume are not in train_loss
+            history[-1]["train_loss_steps"] = [first + 1, len(batches)]
         if valid_loss is not None:
             history[-1]["valid_loss"] = valid_loss
         if improved and rank == 0:
             checkpoint.save(out, checkpoint.model_payload(model, _metrics(the_task, best, best_epoch, history, len(train_enc)),
                                                           train=dict(settings, arch=arch, size=size, epochs=epochs)))
-        save_state(epoch + 1, 0)
+        save_state(epoch + 1, 0, [])
         report("epoch", epoch=epoch + 1, epochs=epochs, train_loss=history[-1]["train_loss"], metric=metric,
-               best=best, best_epoch=best_epoch, improved=improved, seconds=seconds)
+               best=best, best_epoch=best_epoch, improved=improved, seconds=seconds,
+               resumed_at=first or None, loss_steps=history[-1].get("train_loss_steps"), steps=len(batches))
     if rank == 0 and not Path(out).exists():  # resumed after the last epoch: nothing new to keep
         raise ModelError("the saved training state has no epoch left; raise --epochs to train on", path=str(state_path))
     if rank == 0 and sequences and config.random_draws > 1:

@@ -103,6 +103,10 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     assert (saved["epoch"], saved["step"]) < (2, 0)
     if out.exists():
         invar.load_model(out)  # whatever was there is whole
+    # a kill during a save leaves write_atomic's temporary file (planted here:
+    # SIGKILL cannot be aimed at the write); the next run removes it
+    for path in (out, state):
+        (tmp_path / f".{path.name}.k1ll3d.tmp").write_bytes(b"torn")
     result = subprocess.run(_cli(*args, "--out", str(out), "--resume", "--save-every", "3"), cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
@@ -110,6 +114,33 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     whole, cut = _weights(tmp_path / "whole.pt"), _weights(out)
     assert all(torch.equal(whole[k], cut[k]) for k in whole)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    # the epoch that was cut reports the loss of all its steps, as the uninterrupted run does
+    history = invar.load_model(out).metrics["history"]
+    assert history == [{**h, "seconds": c["seconds"]}
+                       for h, c in zip(invar.load_model(tmp_path / "whole.pt").metrics["history"], history)]
+    if saved["step"]:  # killed mid-epoch, as it almost always is
+        assert f"({saved['step']} of them before the resume)" in result.stderr
+
+
+def test_a_resumed_epoch_without_saved_losses_says_which_steps_its_loss_covers(dataset, tmp_path):
+    """A training state saved without the epoch's losses so far (by an older
+    invar): the resumed epoch's loss covers the resumed steps only, and the
+    log and the history say so."""
+    out = tmp_path / "m.pt"
+    train(data=dataset, arch="renamer", epochs=1, out=out, save_every=3, **QUICK)
+    state = resume_path(out)
+    saved = checkpoint.load(state, kind="resume")
+    cut = {k: v for k, v in saved.items() if k != "epoch_losses"}
+    checkpoint.save(state, {**cut, "epoch": 0, "step": 3, "history": []})
+    events = []
+    result = train(data=dataset, arch="renamer", epochs=1, out=out, save_every=3, resume=True,
+                   progress=lambda event, **info: events.append((event, info)), **QUICK)
+    (epoch,) = [info for event, info in events if event == "epoch"]
+    steps = epoch["steps"]
+    assert epoch["loss_steps"] == [4, steps] and result.history[0]["train_loss_steps"] == [4, steps]
+    from invar.cli.train import _loss
+
+    assert _loss(epoch).endswith(f"over steps 4-{steps} of {steps} only (resumed; the state held no earlier losses)")
 
 
 def test_a_state_saved_before_newer_config_fields_still_resumes(dataset, tmp_path):

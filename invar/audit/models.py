@@ -389,8 +389,11 @@ class HttpAdapter(Adapter):
         raise ModelError(f"cannot list the endpoint's models ({why}); name one as URL#MODEL", path=self.base)
 
     def _predict(self, inputs: Sequence, batch_size: int) -> list:
-        with ThreadPoolExecutor(self.concurrency) as pool:
+        pool = ThreadPoolExecutor(self.concurrency)
+        try:
             return list(pool.map(self._one, inputs))
+        finally:  # an interrupt does not wait for the requests in flight
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def _one(self, text: str):
         try:

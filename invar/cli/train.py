@@ -103,7 +103,7 @@ def train_command(
                 bar.update(state["task"], completed=info["step"], info=f"loss {info['loss']:.4f}")
             elif event == "epoch":
                 stderr.print(
-                    f"epoch {info['epoch']}/{info['epochs']}: train loss {info['train_loss']:.4f}, "
+                    f"epoch {info['epoch']}/{info['epochs']}: train loss {_loss(info)}, "
                     f"validation {info['metric']:.2f}{'  (best, saved)' if info['improved'] else ''}", markup=False,
                 )
 
@@ -131,3 +131,14 @@ def train_command(
         f"{result.best_epoch} of {result.epochs}",
         markup=False,
     )
+
+
+def _loss(info: dict) -> str:
+    """An epoch's training loss, with the steps it covers when a resume cut the epoch."""
+    loss = f"{info['train_loss']:.4f}"
+    if info.get("loss_steps"):
+        first, last = info["loss_steps"]
+        return f"{loss} over steps {first}-{last} of {last} only (resumed; the state held no earlier losses)"
+    if info.get("resumed_at"):
+        return f"{loss} over all {info['steps']} steps ({info['resumed_at']} of them before the resume)"
+    return loss

@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import urllib.error
 import urllib.parse
@@ -238,6 +239,11 @@ def label_texts(texts: Sequence[str], mcpu: str = "haswell", iterations: int = I
             lines += texts[i].splitlines()
             lines.append(f"# LLVM-MCA-END b{i}")
         run = _mca("\n".join(lines) + "\n", mcpu, iterations)
+        if run.returncode < 0:
+            # killed, not refusing a block: nothing is learnt about the blocks
+            if -run.returncode == signal.SIGINT:
+                raise KeyboardInterrupt
+            raise DataError(f"llvm-mca was killed by signal {-run.returncode}", path="llvm-mca")
         done = {}
         for m in _REGION.finditer(run.stdout):
             done[int(m.group(1)[1:])] = int(m.group(3))
@@ -401,7 +407,7 @@ def _read_labels(path: Path, header: dict, overwrite: bool) -> dict[str, dict]:
 
 def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str, iterations: int,
                jobs: int | None, chunk: int, progress: Callable[[int], None]) -> None:
-    import multiprocessing
+    from .. import interrupts
 
     chunks = [(todo[i: i + chunk], mcpu, iterations) for i in range(0, len(todo), chunk)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chunks)))
@@ -428,7 +434,7 @@ def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str,
             for c in chunks:
                 take(label_chunk(c))
         else:
-            with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            with interrupts.pool(jobs, method="spawn") as pool:
                 for records in pool.imap_unordered(label_chunk, chunks):
                     take(records)
 

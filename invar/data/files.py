@@ -3,6 +3,7 @@ of one), and text read so that one bad byte spoils one row, not the file."""
 
 from __future__ import annotations
 
+import glob
 import os
 import tempfile
 from pathlib import Path
@@ -19,16 +20,21 @@ def default_mode() -> int:
 def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> None:
     """Call ``write`` on a temporary file beside ``path``, flush it to disk,
     and rename it over ``path``; on any failure (a kill included) the old
-    ``path`` is untouched and the temporary file is removed when possible."""
+    ``path`` is untouched and the temporary file is removed when possible.
+    Ctrl-C waits for the write to end (code such as ``torch.save`` would
+    turn it into an error of its own) and then stops the program."""
+    from ..interrupts import deferred
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, default_mode())  # mkstemp's files are private
-        os.replace(tmp, path)
+        with deferred():
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(tmp, default_mode())  # mkstemp's files are private
+            os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -56,4 +62,20 @@ def undecodable(text: str) -> int | None:
     return next((k for k, c in enumerate(text) if "\udc80" <= c <= "\udcff"), None)
 
 
-__all__ = ["write_atomic", "default_mode", "read_text", "undecodable"]
+def remove_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files that :func:`write_atomic` left beside
+    ``path`` when a process writing it was killed (SIGKILL, a power cut:
+    nothing could clean up); returns those removed. Call it only where no
+    other process writes ``path`` at the same time."""
+    path = Path(path)
+    removed = []
+    for tmp in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        try:
+            tmp.unlink()
+            removed.append(tmp)
+        except OSError:
+            pass
+    return removed
+
+
+__all__ = ["write_atomic", "default_mode", "read_text", "undecodable", "remove_temporaries"]

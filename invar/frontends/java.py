@@ -123,12 +123,27 @@ def build_units(ix: js.Tokens, methods, path: str | None) -> Units:
             err.reason = "syntax error" if syntax else "unsupported construct"  # type: ignore[attr-defined]
             skipped.append(err.located(path))
         except (RecursionError, MemoryError):
-            err = ParseError(f"method {name!r} is nested too deeply", path=path, line=line, col=col)
+            where = _method_span(ix, line, col)
+            at = js.deepest(ix.values[where], ix.line_of[where], ix.col_of[where]) if where else (line, col)
+            err = ParseError(f"method {name!r} is nested too deeply", path=path, line=at[0], col=at[1],
+                             source_line=ix.lines[at[0] - 1] if 0 < at[0] <= len(ix.lines) else None)
             err.reason = "nesting too deep"  # type: ignore[attr-defined]
             skipped.append(err)
     if not units and skipped:
         raise skipped[0]
     return Units(units, skipped)
+
+
+def _method_span(ix: js.Tokens, line: int, col: int) -> slice | None:
+    """The tokens of the method declared at ``line``:``col`` (1-based), to
+    the end of its body."""
+    start = next((k for k in range(len(ix.values)) if (ix.line_of[k], ix.col_of[k] + 1) >= (line, col)), None)
+    if start is None:
+        return None
+    body = next((k for k in range(start, len(ix.values)) if ix.values[k] == "{"), None)
+    if body is None:
+        return None
+    return slice(start, ix.match.get(body, len(ix.values) - 1) + 1)
 
 
 def _child_lists(s: js.Stmt) -> list[list[js.Stmt]] | None:

@@ -33,6 +33,14 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
     :class:`~invar.errors.InvarError` for that method alone). A syntax or
     lexical error raises :class:`~invar.errors.ParseError`."""
     lines = text.split("\n")
+    tokens: list = []
+
+    def too_deep() -> ParseError:
+        line, col = js.deepest([t.value for t in tokens], [t.position.line for t in tokens],
+                               [t.position.column - 1 for t in tokens])
+        return ParseError("nesting too deep to parse", path=path, line=line, col=col,
+                          source_line=lines[line - 1] if 0 < line <= len(lines) else None)
+
     try:
         tokens = list(Tokenizer(text).tokenize())
         tree = Parser(tokens).parse()
@@ -48,19 +56,23 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
             source_line=lines[line - 1] if 0 < line <= len(lines) else None,
         ) from None
     except (RecursionError, MemoryError):
-        raise ParseError("nesting too deep to parse", path=path, line=1, col=1) from None
+        raise too_deep() from None
     ix = js.Tokens(lines, [t.value for t in tokens], [_kind(t) for t in tokens],
                    [t.position.line for t in tokens], [t.position.column - 1 for t in tokens])
     at = {(t.position.line, t.position.column): k for k, t in enumerate(tokens)}
     out = []
-    for p, n in tree.filter(jt.MethodDeclaration):
-        r = n.return_type
-        if isinstance(r, jt.ReferenceType) and r.name == "record" and not r.arguments and not r.sub_type:
-            # ``record R(…) {}`` reads as a method ``R`` returning a type ``record``
-            pos = n.position
-            raise ParseError("record declaration (Java 16; javalang reads Java 8)", path=path,
-                             line=pos.line if pos else 1, col=pos.column if pos else 1)
-    for names, n in _units(tree):
+    try:  # javalang walks its trees recursively: a deep expression parses, then overflows here
+        for p, n in tree.filter(jt.MethodDeclaration):
+            r = n.return_type
+            if isinstance(r, jt.ReferenceType) and r.name == "record" and not r.arguments and not r.sub_type:
+                # ``record R(…) {}`` reads as a method ``R`` returning a type ``record``
+                pos = n.position
+                raise ParseError("record declaration (Java 16; javalang reads Java 8)", path=path,
+                                 line=pos.line if pos else 1, col=pos.column if pos else 1)
+        units = _units(tree)
+    except (RecursionError, MemoryError):
+        raise too_deep() from None
+    for names, n in units:
         out.append((names, n.position.line if n.position else 0, n.position.column if n.position else 0,
                     lambda n=n: _Describer(ix, at).unit(n)))
     return ix, out

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Iterator, Union
 
+from . import nesting
+
 #: lexical classes of a token
 IDENT, BASIC, KEYWORD, LITERAL, OP = "ident", "basic", "keyword", "literal", "op"
 #: Java's primitive type names (a separate class: a declaration may follow one)
@@ -40,6 +42,18 @@ TYPE_KINDS = ("primitive", "array", "boxed", "reference", "unknown")
 #: reference types whose values unbox (and so may throw NullPointerException)
 BOXED = frozenset({"Integer", "Long", "Short", "Byte", "Character", "Boolean", "Float", "Double"})
 _OPEN = {"(": ")", "[": "]", "{": "}"}
+#: operators that add a level to the expression they are part of
+_LEVELS = frozenset("+ - * / % << >> >>> & | ^ ~ ! < > <= >= == != && || ? : . -> instanceof new".split())
+
+
+def deepest(values: list[str], line_of: list[int], col_of: list[int]) -> tuple[int, int]:
+    """(line, 1-based column) where tokens (texts, lines, 0-based columns)
+    nest most deeply, statement by statement (see :mod:`..nesting`): where
+    a parser that ran out of recursion was."""
+    return nesting.deepest(
+        nesting.Token(v, line, col + 1, ends=v in (";", "{", "}"), level=v in _LEVELS)
+        for v, line, col in zip(values, line_of, col_of)
+    )
 
 
 def type_kind(*, dims: int, basic: bool, name: str | None) -> str:

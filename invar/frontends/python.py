@@ -50,6 +50,7 @@ from typing import Iterable, Sequence
 from ..errors import InvarError, ParseError, SpaceError, UnsupportedError
 from ..program import Line, Program, Token
 from ..symmetry.renamings import RenamingSpace
+from . import nesting
 from .effects import Effect, LineItem, block_deps
 from .python_effects import StatementEffects
 from .python_scopes import Resolution, Scope, SourceMap, resolve
@@ -96,7 +97,11 @@ def parse_units(text: str, path: str | None = None) -> Units:
             source_line=src.lines[line - 1] if 0 < line <= len(src.lines) else None,
         ) from None
     except (RecursionError, MemoryError):
-        raise ParseError("nesting too deep to parse", path=path, line=1, col=1) from None
+        line, col = _deepest(text)
+        raise ParseError(
+            "nesting too deep to parse", path=path, line=line, col=col,
+            source_line=src.lines[line - 1] if 0 < line <= len(src.lines) else None,
+        ) from None
     except ValueError as err:  # NUL bytes and similar
         raise ParseError(str(err), path=path, line=1, col=1) from None
     effects = StatementEffects(resolution)
@@ -132,6 +137,31 @@ def parse(text: str, path: str | None = None) -> Program:
 
 
 # ------------------------------------------------------------------ lexemes
+#: operators and keywords that add a level to the expression they are part of
+_LEVELS = frozenset("+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != . := not and or if else lambda await in is "
+                    "yield".split())
+
+
+def _deepest(text: str) -> tuple[int, int]:
+    """(line, column) where ``text`` is nested most deeply (see
+    :mod:`invar.frontends.nesting`), read from its tokens; the tokens
+    before a lexical error when there is one."""
+    import io
+    import tokenize
+
+    def tokens():
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                if tok.type in (tokenize.NEWLINE, tokenize.OP, tokenize.NAME):
+                    yield nesting.Token(tok.string, tok.start[0], tok.start[1] + 1,
+                                        ends=tok.type == tokenize.NEWLINE or tok.string == ";",
+                                        level=tok.string in _LEVELS)
+        except (tokenize.TokenError, SyntaxError):
+            return
+
+    return nesting.deepest(tokens())
+
+
 _SKIPPED = frozenset({"COMMENT", "NL", "NEWLINE", "INDENT", "DEDENT", "ENCODING", "ENDMARKER", "TYPE_COMMENT"})
 _KINDS = {"OP": "operator", "NUMBER": "number", "STRING": "string", "FSTRING_START": "string",
           "FSTRING_MIDDLE": "string", "FSTRING_END": "string"}

@@ -356,6 +356,8 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
     if not rows["train"]:
         raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
     out.mkdir(parents=True, exist_ok=True)
+    # meta.json, written last, marks a whole dataset: a rewrite cut short is none
+    (out / "meta.json").unlink(missing_ok=True)
     for split in SPLITS:
         def write(f, split=split):
             buf = io.StringIO(newline="")

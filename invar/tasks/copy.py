@@ -113,16 +113,21 @@ def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int
         rng.shuffle(chars)
         return "".join(chars)
 
+    from ..data.files import write_atomic
+
+    # meta.json, written last, marks a whole dataset: a rewrite cut short is none
+    (out / "meta.json").unlink(missing_ok=True)
     counts = {}
     for split, n, draw in (("train", train, trained), ("valid", valid, trained), ("test", test, evaluated)):
-        (out / f"{split}{_EXT}").write_text("".join(draw() + "\n" for _ in range(n)))
+        text = "".join(draw() + "\n" for _ in range(n))
+        write_atomic(out / f"{split}{_EXT}", lambda f, text=text: f.write(text.encode("utf-8")))
         counts[split] = n
     from ..data import manifest
 
     meta = {"invar": "copy", **manifest.fields("copy", [LANG]), "seed": seed, "train_symbols": train_symbols,
             "test_symbols": test_symbols,
             "max_length": max_length, **counts}
-    (out / "meta.json").write_text(json.dumps(meta, indent=1))
+    write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+
 import pytest
 from typer.testing import CliRunner
 
@@ -25,3 +28,19 @@ class Invoke:
 @pytest.fixture
 def invoke() -> Invoke:
     return Invoke()
+
+
+@contextlib.contextmanager
+def sigint_delivered():
+    """Start subprocesses in this block with SIGINT delivered. A process
+    started with SIGINT ignored keeps ignoring it, and so do its children (a
+    background job of a non-interactive shell, as a CI runner may start the
+    tests, is one): a command that must be interrupted must not inherit that."""
+    if signal.getsignal(signal.SIGINT) != signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -19,6 +19,7 @@ from invar.frontends.ltl.check import check
 from invar.frontends.ltl.formula import parse_formula
 from invar.frontends.ltl.generate import read_dataset
 from invar.frontends.ltl.trace import parse_trace
+from tests.cli.conftest import sigint_delivered
 
 #: (p0 R p1) U (p2 R p3) U … over 24 APs: about 2 * 3^12 product states,
 #: each expansion quadratic in its moves; it never finishes in a second
@@ -207,16 +208,18 @@ def test_data_ltl_fails_when_records_are_given_up(invoke, tmp_path) -> None:
 
 def test_data_ltl_output_is_locked(invoke, tmp_path) -> None:
     """A second run on the same --out refuses at once while the first
-    writes; once the first is gone, the file resumes cleanly."""
+    writes; Ctrl-C stops the first (exit 130), which releases the lock, and
+    the file resumes cleanly."""
     out = tmp_path / "d.txt"
     meta = tmp_path / "d.txt.meta.json"
     args = ["data", "ltl", "--max-size", "20", "--seed", "4", "--jobs", "1", "--out", str(out)]
-    first = subprocess.Popen([sys.executable, "-m", "invar", *args, "--num", "1000000"],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    with open(tmp_path / "stderr", "wb") as err, sigint_delivered():
+        first = subprocess.Popen([sys.executable, "-m", "invar", *args, "--num", "1000000"],
+                                 stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # a loaded machine can be slow to start Python
         while not meta.exists():  # written once the first run holds the lock
-            assert first.poll() is None, first.stderr.read()
+            assert first.poll() is None, (tmp_path / "stderr").read_text()
             assert time.monotonic() < deadline
             time.sleep(0.05)
         for extra in ([], ["--overwrite"]):
@@ -228,8 +231,14 @@ def test_data_ltl_output_is_locked(invoke, tmp_path) -> None:
         assert first.poll() is None  # the refusals touched nothing of the first run
     finally:
         first.send_signal(signal.SIGINT)
-        first.wait(120)  # a loaded machine can be slow to deliver and handle the signal
-    assert first.returncode == 130
+        try:
+            first.wait(30)  # the command stops within 2 s; the bound allows for a loaded machine
+        except subprocess.TimeoutExpired:
+            first.kill()
+            first.wait()
+    assert first.returncode == 130, (tmp_path / "stderr").read_text()
+    assert (tmp_path / "stderr").read_text().strip() == "interrupted"
+    assert not list(tmp_path.glob("*.tmp"))
     resumed = invoke(*args, "--num", "40")
     assert resumed.exit_code == 0, resumed.stderr
     pairs = list(read_dataset(out.read_text()))

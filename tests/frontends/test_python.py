@@ -358,7 +358,7 @@ def test_dynamic_builtins_pin_every_local():
         ("def f():\n    x = 1\n    global x\n", 3, 5, "before global declaration"),
         ("def f():\n    return " + "(" * 300 + ")" * 300 + "\n", 2, None, "nested parentheses"),
         ("".join("    " * i + f"if x{i}:\n" for i in range(120)), 101, None, "indentation"),
-        ("def f(a):\n    return " + "a + " * 50000 + "a\n", 1, 1, "too deep"),
+        ("def f(a):\n    return " + "a + " * 50000 + "a\n", 2, 5, "too deep"),
         ("def f():\r    pass\n", 1, None, "carriage return"),
     ],
 )

@@ -17,8 +17,8 @@ before it is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
-import multiprocessing
 import os
 import random
 import time
@@ -31,6 +31,7 @@ try:
 except ImportError:  # pragma: no cover - not on Windows: runs there are not locked
     fcntl = None  # type: ignore[assignment]
 
+from ... import interrupts
 from ...errors import DataError, UsageError
 from .check import CheckLimitError, check, satisfying_trace
 from .formula import BINARY, UNARY, Formula, ap, to_polish
@@ -294,21 +295,28 @@ def generate_file(
         def save_meta(next_index: int, nbytes: int) -> None:
             record = {"params": params, "num": config.num, "next": next_index, "bytes": nbytes, "stats": asdict(stats)}
             tmp = meta_path.with_name(meta_path.name + ".tmp")
-            tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
-            os.replace(tmp, meta_path)
+            try:
+                tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
+                os.replace(tmp, meta_path)
+            except BaseException:  # an interrupt included: the last checkpoint stands
+                tmp.unlink(missing_ok=True)
+                raise
 
         save_meta(start, size)
         if progress:
             progress(start, config.num)
         todo = range(start, config.num)
-        for done, (i, record, s) in enumerate(_results(config, todo, jobs, f.fileno()), start=start + 1):
-            if _tally(stats, record, s):
-                f.write(_render(record, fmt).encode())
-            if done % 64 == 0 or done == config.num:
-                f.flush()
-                save_meta(done, f.tell())
-            if progress:
-                progress(done, config.num)
+        # closed here, not when collected: an interrupt stops the workers
+        # before the lock is released
+        with contextlib.closing(_results(config, todo, jobs, f.fileno())) as results:
+            for done, (i, record, s) in enumerate(results, start=start + 1):
+                if _tally(stats, record, s):
+                    f.write(_render(record, fmt).encode())
+                if done % 64 == 0 or done == config.num:
+                    f.flush()
+                    save_meta(done, f.tell())
+                if progress:
+                    progress(done, config.num)
     return stats
 
 
@@ -325,11 +333,12 @@ def generate_stream(
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     stats = Stats()
-    for done, (_i, record, s) in enumerate(_results(config, range(config.num), jobs), start=1):
-        if _tally(stats, record, s):
-            write(_render(record, fmt))
-        if progress:
-            progress(done, config.num)
+    with contextlib.closing(_results(config, range(config.num), jobs)) as results:
+        for done, (_i, record, s) in enumerate(results, start=1):
+            if _tally(stats, record, s):
+                write(_render(record, fmt))
+            if progress:
+                progress(done, config.num)
     return stats
 
 
@@ -358,14 +367,15 @@ def _results(
 ) -> Iterator[tuple[int, dict | None, Stats]]:
     """Records in index order, computed in ``jobs`` processes (which close
     their copy of the ``locked`` file descriptor, so that the lock lives and
-    dies with this process alone)."""
+    dies with this process alone). Closing the generator, or an interrupt,
+    stops and reaps the workers (:func:`invar.interrupts.pool`)."""
     jobs = jobs or os.cpu_count() or 1
     if jobs == 1 or len(todo) < 2:
         for i in todo:
             yield _worker((config, i))
         return
-    ctx = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
-    with ctx.Pool(jobs, initializer=_close, initargs=(locked,)) as pool:
+    method = "spawn" if os.name == "nt" else "fork"
+    with interrupts.pool(jobs, method=method, initializer=_close, initargs=(locked,)) as pool:
         yield from pool.imap(_worker, ((config, i) for i in todo), chunksize=4)
 
 

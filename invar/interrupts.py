@@ -1,0 +1,128 @@
+"""How work stops on Ctrl-C (SIGINT) and SIGTERM: process pools that stop at
+once, and short sections that finish first.
+
+**Pools.** Ctrl-C at a terminal sends SIGINT to every process of the foreground group,
+pool workers included. A worker that dies of its KeyboardInterrupt prints a
+traceback, and if it held the pool's task-queue lock (an idle worker waits
+for its next task holding it), ``Pool.terminate`` waits for that lock
+forever: the command hangs instead of stopping. So the parent alone decides
+when work stops:
+
+- workers are started with SIGINT blocked (the mask survives ``fork`` and
+  ``exec``, so a worker still importing invar is covered too), then ignore
+  it; SIGTERM, which ``Pool.terminate`` sends, ends a worker still starting
+  at once, and a started one by ``SystemExit``, so that its cleanups run (a
+  subprocess it waits for, such as ``llvm-mca``, is killed with it);
+- a signal that reaches the parent while its workers start is held
+  (:func:`deferred`) and raised once the pool exists, inside the block that
+  terminates it;
+- whatever ends the block (its end, an exception, KeyboardInterrupt, a
+  generator closed early), the pool is terminated: every worker gets
+  SIGTERM and is reaped before the block is left.
+
+**Sections that finish first.** Some C code turns an exception raised in a
+callback it runs into an error of its own: ``torch.save`` interrupted in its
+file writes raises a ``RuntimeError``, and the interrupt is lost. Inside
+:func:`deferred` the signals are held, and acted on as soon as it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import signal
+import threading
+from typing import Any, Callable, Iterator
+
+__all__ = ["pool", "deferred"]
+
+#: the signals a deferred section holds
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextlib.contextmanager
+def pool(
+    jobs: int,
+    *,
+    method: str = "fork",
+    initializer: Callable[..., Any] | None = None,
+    initargs: tuple = (),
+) -> Iterator[multiprocessing.pool.Pool]:
+    """A ``multiprocessing`` pool of ``jobs`` workers started by ``method``
+    (``fork`` or ``spawn``), terminated and reaped when the block ends."""
+    ctx = multiprocessing.get_context(method)
+    if method != "fork" and hasattr(signal, "pthread_sigmask"):
+        # started on demand, the resource tracker unblocks SIGINT (and
+        # SIGTERM) in the thread that starts it: start it before the block
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    started = None
+    try:
+        # held, not only blocked here: another thread (a progress bar's) may
+        # take the signal, and Python would then raise it in this one
+        with deferred(), _blocked({signal.SIGINT}):
+            started = ctx.Pool(jobs, initializer=_start, initargs=(initializer, initargs))
+        yield started
+    finally:
+        if started is not None:
+            started.terminate()
+            started.join()
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for the block (keep it short: the command
+    stops only after it), then act on the first one that came, as its
+    handler would have. Outside the main thread, where Python runs signal
+    handlers, nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    held = {}
+    try:
+        for s in sorted(_SIGNALS):
+            handler = signal.getsignal(s)
+            if handler not in (signal.SIG_IGN, None):  # None: set outside Python, left alone
+                held[s] = signal.signal(s, lambda signum, _frame: caught.append(signum))
+        yield
+    finally:
+        for s, handler in held.items():
+            signal.signal(s, handler)
+        if caught:
+            handler = held[caught[0]]
+            if callable(handler):
+                handler(caught[0], None)
+            else:  # the default action
+                signal.raise_signal(caught[0])
+
+
+@contextlib.contextmanager
+def _blocked(signals: set) -> Iterator[None]:
+    """Block ``signals`` in this thread (and so in the processes and threads
+    it starts) for the block; one that arrives meanwhile is delivered after.
+    (Windows has no signal masks: there workers start unprotected.)"""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _leave(signum: int, _frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _start(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
+    """A worker's first act: SIGINT is the parent's business; SIGTERM ends
+    the worker through its cleanups."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _leave)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    if initializer is not None:
+        initializer(*initargs)

@@ -1,0 +1,79 @@
+"""Sections that finish before an interrupt acts, and pools whose workers
+leave SIGINT to the parent (the commands that use them are interrupted in
+tests/cli/test_interrupt.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+import torch
+
+from invar import interrupts
+from invar.data.files import write_atomic
+
+
+class _Interrupting:
+    """A file that receives SIGINT (as from Ctrl-C) right after its
+    ``at``-th write, in the middle of the writer's work."""
+
+    def __init__(self, f, at: int) -> None:
+        self.f, self.at, self.writes = f, at, 0
+
+    def write(self, data) -> int:
+        n = self.f.write(data)
+        self.writes += 1
+        if self.writes == self.at:
+            os.kill(os.getpid(), signal.SIGINT)
+        return n
+
+    def flush(self) -> None:
+        self.f.flush()
+
+
+def _write_lines(f) -> None:
+    for _ in range(1000):
+        f.write(b"whole\n")
+
+
+@pytest.mark.parametrize("write", [
+    # interrupted there, torch.save raises "RuntimeError: … unexpected pos 30 vs 0"
+    pytest.param(lambda f: torch.save({"w": torch.arange(1000)}, _Interrupting(f, at=2)), id="torch.save"),
+    pytest.param(lambda f: _write_lines(_Interrupting(f, at=1)), id="plain"),
+])
+def test_an_interrupt_during_an_atomic_write_waits_for_the_file(tmp_path, write) -> None:
+    """torch.save would turn a KeyboardInterrupt raised in its writes into a
+    RuntimeError: held until the file is in place, Ctrl-C stays Ctrl-C."""
+    path = tmp_path / "m.pt"
+    path.write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(path, write)
+    assert path.read_bytes() != b"old"  # the new file is whole and in place
+    assert [p.name for p in tmp_path.iterdir()] == ["m.pt"]
+
+
+def test_deferred_acts_on_the_first_signal_at_its_end() -> None:
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append("end of the section")
+    assert reached == ["end of the section"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def _sigint_disposition(_: int) -> tuple[bool, bool]:
+    """(SIGINT ignored, SIGINT blocked) in a worker."""
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN, blocked
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_pool_workers_ignore_sigint_and_the_pool_is_reaped(method) -> None:
+    with interrupts.pool(2, method=method) as pool:
+        assert pool.map(_sigint_disposition, range(4)) == [(True, False)] * 4
+        children = [p for p in pool._pool]
+    assert all(p.exitcode is not None for p in children)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # the parent's mask is back
