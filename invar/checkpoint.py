@@ -78,6 +78,7 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     from .encoding import Vocab
     from .nn.config import ModelConfig
     from .nn.model import Model, build_network
+    from .tasks import get_task
 
     data = load(path)
     shown = str(path)
@@ -89,6 +90,8 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     try:
         config = ModelConfig.from_dict(data["config"])
         vocab = Vocab.from_dict(data["vocab"])
+        if languages is None:  # written before checkpoints named their languages
+            languages = list(get_task(data["task"]).languages)
         model = Model(data["task"], config, vocab, build_network(config, vocab, data["task"]), data.get("metrics"),
                       labels=data.get("labels"), languages=languages)
         model.network.load_state_dict(data["state_dict"])
@@ -110,10 +113,13 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
 
 def model_payload(model, metrics: Mapping[str, Any] | None = None, **extra: Any) -> dict:
     """What :func:`save` stores for ``model``."""
+    from .tasks import get_task
+
     return {
         "kind": "model",
         "task": model.task,
-        "languages": list(model.languages),
+        # a model built without naming its languages is saved with its task's
+        "languages": list(model.languages or sorted(get_task(model.task).languages)),
         "config": model.config.to_dict(),
         "vocab": model.vocab.to_dict(),
         "state_dict": {k: v.detach().cpu() for k, v in model.network.state_dict().items()},

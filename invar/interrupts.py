@@ -18,7 +18,9 @@ when work stops:
   terminates it;
 - whatever ends the block (its end, an exception, KeyboardInterrupt, a
   generator closed early), the pool is terminated: every worker gets
-  SIGTERM and is reaped before the block is left.
+  SIGTERM and is reaped before the block is left; one still running a few
+  seconds later is killed (``Pool.terminate`` alone would wait for it
+  without end).
 
 **Sections that finish first.** Some C code turns an exception raised in a
 callback it runs into an error of its own: ``torch.save`` interrupted in its
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import threading
 from typing import Any, Callable, Iterator
@@ -66,8 +69,30 @@ def pool(
         yield started
     finally:
         if started is not None:
-            started.terminate()
-            started.join()
+            _stop(started)
+
+
+#: seconds a pool's workers have to end after SIGTERM before they are killed
+_GRACE = 5.0
+
+
+def _stop(started: multiprocessing.pool.Pool) -> None:
+    """Terminate ``started`` and reap its workers. ``Pool.terminate`` waits
+    for every worker without a bound, and on a loaded machine a worker was
+    seen to outlive its SIGTERM (waiting for the task queue's lock): one still
+    there after :data:`_GRACE` seconds is killed, so that the wait ends."""
+    stopper = threading.Thread(target=started.terminate, name="invar-pool-stop", daemon=True)
+    stopper.start()
+    stopper.join(_GRACE)
+    for _ in range(10):
+        if not stopper.is_alive():
+            break
+        for worker in list(started._pool):  # type: ignore[attr-defined]
+            if worker.exitcode is None:
+                worker.kill()
+        stopper.join(1.0)
+    if not stopper.is_alive():
+        started.join()
 
 
 @contextlib.contextmanager
@@ -81,11 +106,21 @@ def deferred() -> Iterator[None]:
         return
     caught: list[int] = []
     held = {}
+    here = os.getpid()
+
+    def hold(signum: int, frame: object) -> None:
+        if os.getpid() != here:
+            # a process forked inside the section (a pool's worker not yet
+            # past its start) inherits this handler: holding there would
+            # swallow the SIGTERM that ends it, and it would wait for work forever
+            _leave(signum, frame)
+        caught.append(signum)
+
     try:
         for s in sorted(_SIGNALS):
             handler = signal.getsignal(s)
             if handler not in (signal.SIG_IGN, None):  # None: set outside Python, left alone
-                held[s] = signal.signal(s, lambda signum, _frame: caught.append(signum))
+                held[s] = signal.signal(s, hold)
         yield
     finally:
         for s, handler in held.items():

@@ -77,3 +77,57 @@ def test_pool_workers_ignore_sigint_and_the_pool_is_reaped(method) -> None:
         children = [p for p in pool._pool]
     assert all(p.exitcode is not None for p in children)
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # the parent's mask is back
+
+
+def _wait_for_work() -> None:
+    """A forked process that has not yet installed handlers of its own (a
+    pool worker still starting): it only waits."""
+    import time
+
+    time.sleep(120)
+
+
+def test_a_process_forked_in_a_deferred_section_still_ends_on_sigterm() -> None:
+    """Pool.terminate sends SIGTERM to a worker that may not have started:
+    the handler it inherits from the section must end it, not hold the
+    signal (the worker would then wait for a task forever, and the command
+    with it)."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with interrupts.deferred():
+        child = ctx.Process(target=_wait_for_work)
+        child.start()
+    # the child's handlers are still the section's, whatever the parent's are now
+    try:
+        child.join(0.5)  # let it settle past fork
+        os.kill(child.pid, signal.SIGTERM)
+        child.join(60)
+        assert child.exitcode == 128 + signal.SIGTERM
+    finally:
+        if child.exitcode is None:
+            child.kill()
+            child.join()
+
+
+def _deaf_to_sigterm() -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def test_a_worker_that_outlives_its_sigterm_is_killed_and_the_pool_still_ends() -> None:
+    """Pool.terminate alone waits for a worker that misses its SIGTERM
+    without end; the pool's block ends all the same, every worker reaped."""
+    import threading
+
+    workers = []
+
+    def run() -> None:
+        with interrupts.pool(2, method="fork", initializer=_deaf_to_sigterm) as pool:
+            assert pool.map(abs, [-1, -2]) == [1, 2]
+            workers.extend(pool._pool)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "the pool's block never ended"
+    assert workers and all(w.exitcode is not None for w in workers)

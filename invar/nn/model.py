@@ -36,8 +36,9 @@ class Model:
     ``vocab``: the :class:`~invar.encoding.Vocab`; ``network``: the torch
     module; ``metrics``: what training recorded; ``labels``: the names of
     the outputs when the dataset named them (``names``: subtokens);
-    ``languages``: the languages it was trained on (default: every language
-    of its task's datasets), the only ones it reads."""
+    ``languages``: the languages it was trained on, the only ones it reads
+    (default: none named, and then nothing is refused by language; a
+    checkpoint always names them, see :func:`invar.checkpoint.load_model`)."""
 
     def __init__(self, task: str, config: ModelConfig, vocab: Vocab, network: Network | None = None,
                  metrics: dict | None = None, labels: Sequence[str] | None = None,
@@ -51,7 +52,7 @@ class Model:
         self.metrics = dict(metrics or {})
         self._task = get_task(task)
         self.labels = list(labels) if labels is not None else None
-        self.languages = tuple(sorted(languages)) if languages else tuple(sorted(self._task.languages))
+        self.languages = tuple(sorted(languages or ()))
         if self._task.labels_of is not None and (self.labels is None or len(self.labels) != config.n_labels):
             raise ModelError(f"a {task} model needs the names of its {config.n_labels} labels")
 
