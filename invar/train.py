@@ -121,9 +121,9 @@ def _encode_worker(args):
 def _map(fn, items: list, jobs: int) -> list:
     if jobs <= 1 or len(items) <= 1:
         return [fn(x) for x in items]
-    from . import interrupts
+    from .interrupts import pool as worker_pool
 
-    with interrupts.pool(min(jobs, len(items)), method="spawn") as pool:
+    with worker_pool(min(jobs, len(items)), method="spawn") as pool:
         return pool.map(fn, items)
 
 

@@ -407,7 +407,7 @@ def _read_labels(path: Path, header: dict, overwrite: bool) -> dict[str, dict]:
 
 def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str, iterations: int,
                jobs: int | None, chunk: int, progress: Callable[[int], None]) -> None:
-    from .. import interrupts
+    from ..interrupts import pool as worker_pool
 
     chunks = [(todo[i: i + chunk], mcpu, iterations) for i in range(0, len(todo), chunk)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chunks)))
@@ -434,7 +434,7 @@ def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str,
             for c in chunks:
                 take(label_chunk(c))
         else:
-            with interrupts.pool(jobs, method="spawn") as pool:
+            with worker_pool(jobs, method="spawn") as pool:
                 for records in pool.imap_unordered(label_chunk, chunks):
                     take(records)
 

@@ -31,7 +31,7 @@ try:
 except ImportError:  # pragma: no cover - not on Windows: runs there are not locked
     fcntl = None  # type: ignore[assignment]
 
-from ... import interrupts
+from ...interrupts import pool as worker_pool
 from ...errors import DataError, UsageError
 from .check import CheckLimitError, check, satisfying_trace
 from .formula import BINARY, UNARY, Formula, ap, to_polish
@@ -375,7 +375,7 @@ def _results(
             yield _worker((config, i))
         return
     method = "spawn" if os.name == "nt" else "fork"
-    with interrupts.pool(jobs, method=method, initializer=_close, initargs=(locked,)) as pool:
+    with worker_pool(jobs, method=method, initializer=_close, initargs=(locked,)) as pool:
         yield from pool.imap(_worker, ((config, i) for i in todo), chunksize=4)
 
 
