@@ -17,6 +17,18 @@ from typing import Iterable
 from ..errors import ParseError
 from ..program import Program
 
+#: source texts longer than this (in characters) are refused rather than parsed
+MAX_CHARS = 8 * 1024 * 1024
+
+
+def check_size(text: str, path: str | None) -> None:
+    """ParseError when ``text`` is over :data:`MAX_CHARS`."""
+    if len(text) > MAX_CHARS:
+        raise ParseError(
+            f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
+            path=path, line=1, col=1,
+        )
+
 
 class Units(list):
     """``list[Program]`` with the units that were skipped, each as its error."""

@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import pytest
 
-import invar.frontends.python as py
+from invar.frontends.python.parse import _UnitBuilder
 from invar.errors import UnsupportedError
 
 
 @pytest.fixture
 def one_bad_function(monkeypatch, tmp_path):
-    original = py._UnitBuilder.build
+    original = _UnitBuilder.build
 
     def build(self):
         if getattr(self.node, "name", "") == "bad":
             raise UnsupportedError("construct not supported here", line=self.node.lineno, col=5)
         return original(self)
 
-    monkeypatch.setattr(py._UnitBuilder, "build", build)
+    monkeypatch.setattr(_UnitBuilder, "build", build)
     path = tmp_path / "m.py"
     path.write_text("def good(a, b):\n    x = a\n    y = b\n    return x + y\n\ndef bad():\n    return 2\n")
     return path

@@ -13,7 +13,7 @@ import pytest
 from invar.encoding import Vocab, encode
 from invar.errors import ParseError
 from invar.frontends.java import parse_units, renaming_space
-from invar.frontends.java_lexer import lexemes
+from invar.frontends.java.lexer import lexemes
 
 from ..conftest import FIXTURES
 from ..oracles.java_corpus import JDK17_FILES, jdk_sources, src_zip

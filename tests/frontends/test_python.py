@@ -10,7 +10,8 @@ import pytest
 from invar.errors import ParseError, SpaceError, UnsupportedError
 from invar.frontends import decode
 from invar.frontends import parse_units as parse_any
-from invar.frontends import python as py
+from invar.frontends import units
+from invar.frontends.python.parse import _UnitBuilder
 from invar.frontends.python import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
@@ -374,20 +375,20 @@ def test_errors_are_located(src, line, col, message):
 
 
 def test_oversized_input_is_refused(monkeypatch):
-    monkeypatch.setattr(py, "MAX_CHARS", 1000)
+    monkeypatch.setattr(units, "MAX_CHARS", 1000)
     with pytest.raises(ParseError, match="too large"):
         parse_units("x = 1\n" * 200, "big.py")
 
 
 def test_a_bad_function_is_skipped_and_reported(monkeypatch):
-    original = py._UnitBuilder.build
+    original = _UnitBuilder.build
 
     def build(self):
         if getattr(self.node, "name", "") == "bad":
             raise UnsupportedError("no", line=self.node.lineno, col=1)
         return original(self)
 
-    monkeypatch.setattr(py._UnitBuilder, "build", build)
+    monkeypatch.setattr(_UnitBuilder, "build", build)
     units = parse_units("def good():\n    return 1\n\ndef bad():\n    return 2\n", "m.py")
     assert [u.name for u in units] == ["good"]
     assert [(e.path, e.line) for e in units.skipped] == [("m.py", 4)]

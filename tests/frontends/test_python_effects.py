@@ -17,7 +17,7 @@ import textwrap
 
 import pytest
 
-from invar.frontends import python_effects
+from invar.frontends.python import effects as python_effects
 from invar.frontends.python import parse_units
 from invar.symmetry.permutations import PermutationSpace
 

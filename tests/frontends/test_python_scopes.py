@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from invar.frontends.python_scopes import child_fields, child_nodes, search_binding
+from invar.frontends.python.scopes import child_fields, child_nodes, search_binding
 
 #: (keyword, word_start, min_blanks) as the scope pass calls search_binding
 FORMS = [("def", False, 1), ("class", False, 1), ("as", True, 1), ("*", False, 0), ("**", False, 0), ("", True, 0)]

@@ -12,18 +12,21 @@ alone, or a definition's whole header ignored), the same oracle finds variants t
 
 from __future__ import annotations
 
+import importlib
 import random
 from dataclasses import dataclass
 
 import pytest
 
-from invar.frontends import python_effects
-from invar.frontends import python as py
+from invar.frontends.python import effects as python_effects
 from invar.frontends.python import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
 from .python_generate import GLOBALS, unit
 from .python_harness import Job, disagreements, run_jobs
+
+#: the module (the package's ``parse`` names its function of that name)
+py = importlib.import_module("invar.frontends.python.parse")
 
 UNITS = 1000
 SHARDS = 4

@@ -1,7 +1,7 @@
 """The neutral description of Java source that both Java parsers produce.
 
 ``javalang`` (Java 8) and ``tree-sitter-java`` (Java 17 and later) each turn
-a file into the same two things, and one builder (:mod:`.java`) makes
+a file into the same two things, and one builder (:mod:`.parse`) makes
 programs out of them, so the two paths cannot drift apart:
 
 - :class:`Tokens`: the file's tokens (comments dropped, a literal, text
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Iterator, Union
 
-from . import nesting
+from .. import nesting
 
 #: lexical classes of a token
 IDENT, BASIC, KEYWORD, LITERAL, OP = "ident", "basic", "keyword", "literal", "op"

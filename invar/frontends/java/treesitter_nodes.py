@@ -1,6 +1,6 @@
-"""tree-sitter-java's nodes into the neutral description (:mod:`.java_syntax`).
+"""tree-sitter-java's nodes into the neutral description (:mod:`.syntax`).
 
-One method at a time, with the anchors :mod:`.java_javalang` gives the same
+One method at a time, with the anchors :mod:`.javalang_parser` gives the same
 constructs, so that the builder makes the same program from either parser.
 Every node type of Java 17 that may stand in a method is read; a construct
 invar does not analyse (a pattern in a ``switch`` label, a record pattern:
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from ..errors import UnsupportedError
-from . import java_syntax as js
+from ...errors import UnsupportedError
+from . import syntax as js
 
 #: named nodes that are one token: literals (text blocks included) keep
 #: their inside (escapes, quotes, words) out of the token stream
@@ -45,7 +45,7 @@ class Describer:
     """Converts one tree-sitter method into the neutral description."""
 
     def __init__(self, reader) -> None:
-        """``reader``: the file's :class:`~.java_treesitter.Reader` (tokens,
+        """``reader``: the file's :class:`~.treesitter_parser.Reader` (tokens,
         and the token each node starts at)."""
         self.r = reader
         self.ix = reader.ix

@@ -3,8 +3,8 @@
 Files ``javalang`` cannot read (``var``, switch expressions and ``yield``,
 records, text blocks, ``instanceof`` patterns, sealed classes, intersection
 casts …) are parsed with ``tree-sitter-java`` into the same
-:class:`~.java_syntax.Tokens` and :class:`~.java_syntax.Method` descriptions
-that :mod:`.java_javalang` produces from a file it can read, with the same
+:class:`~.syntax.Tokens` and :class:`~.syntax.Method` descriptions
+that :mod:`.javalang_parser` produces from a file it can read, with the same
 anchors, so one builder makes the same programs from either.
 
 tree-sitter recovers from syntax errors instead of stopping at the first:
@@ -18,9 +18,9 @@ from bisect import bisect_left
 from functools import lru_cache
 from typing import Callable
 
-from ..errors import ParseError, UnsupportedError
-from . import java_syntax as js
-from .java_treesitter_nodes import BODIES, COMMENTS, LITERALS, METHODS, TYPE_DECLS, Describer, node_name
+from ...errors import ParseError, UnsupportedError
+from . import syntax as js
+from .treesitter_nodes import BODIES, COMMENTS, LITERALS, METHODS, TYPE_DECLS, Describer, node_name
 
 
 @lru_cache(maxsize=1)
@@ -38,7 +38,7 @@ def _is_identifier(text: str) -> bool:
 # -------------------------------------------------------------------- read
 def read(text: str, path: str | None = None, fallback: ParseError | None = None):
     """The tokens of ``text`` and its methods with bodies, as
-    :func:`.java_javalang.read` returns them. ``fallback`` is javalang's error
+    :func:`.javalang_parser.read` returns them. ``fallback`` is javalang's error
     on the same text: where tree-sitter finds an error outside every method,
     that error is raised (its message says what was expected); inside a
     method it names the error when it falls in that method."""
@@ -140,7 +140,7 @@ class Reader:
         """Every method with a body declared in a named type, an enum
         constant's body, or a class body that stands outside every method
         (an anonymous class in a field's initializer): ``(names, node)``, in
-        source order, named as :func:`.java_javalang.read` names them."""
+        source order, named as :func:`.javalang_parser.read` names them."""
         out: list = []
         stack: list[tuple[object, tuple[str, ...]]] = [(root, ())]
         while stack:

@@ -1,17 +1,17 @@
 """What a Java statement does: its :class:`~.effects.Effect`.
 
-A pass over the neutral description (:mod:`.java_syntax`) of one statement,
+A pass over the neutral description (:mod:`.syntax`) of one statement,
 everything nested in it included, that dispatches on each node's class
 name; docs/formats.md lists the rules and docs/semantics.md the contract.
-Locals are known from :class:`~.java_scopes.Scopes`; every other name is a
+Locals are known from :class:`~.scopes.Scopes`; every other name is a
 field, reached through ``heap``.
 """
 
 from __future__ import annotations
 
-from . import java_syntax as js
-from .effects import HEAP, Effect
-from .java_scopes import Scopes
+from . import syntax as js
+from ..effects import HEAP, Effect
+from .scopes import Scopes
 
 #: static methods of these classes only compute a value (they may read their
 #: arguments, arrays included), except those in :data:`IMPURE_STATICS`

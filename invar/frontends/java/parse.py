@@ -1,78 +1,26 @@
-"""The Java frontend: methods as programs of statements.
+"""The Java frontend's units, lines, blocks and tokens, built from the
+neutral description (:mod:`.syntax`) that either parser adapter gives (the
+rules are in :mod:`invar.frontends.java`).
 
-Read with ``javalang`` where it parses (Java 8, :mod:`.java_javalang`) and
-with ``tree-sitter-java`` where it does not (Java 17 syntax:
-:mod:`.java_treesitter`); both describe the file the same way
-(:mod:`.java_syntax`) and this module alone builds programs from that
-description, so a method reads the same whichever parser read it. Nothing is
-ever compiled or run.
-
-**Units.** Every method and constructor with a body declared in a class,
-interface or enum (nested types included), named ``Outer.Inner.method``; an
-overloaded name gets ``@LINE`` appended. Methods of anonymous and local
-classes stay inside the statement that declares them.
-
-**Lines.** As for Python: a line is a statement with the comment and blank
-lines before it, as whole physical lines, so a unit renders to its source
-exactly. Line 0 is the method header up to the body's ``{`` (block -1). A
-statement whose bodies are braced blocks that open at the end of a line and
-close at the start of one (``if``/``else``, ``for``, ``while``, ``do``,
-``try``/``catch``/``finally``, ``synchronized``, a bare block) is one line at
-its level with one block per body; the closing lines (``} else {``,
-``} catch (E e) {``, ``}``, ``} while (c);``) never move (block -1) and sit one
-level deeper, so they travel with their statement. Anything else (a
-``switch``, a body on the header's line) is a single line.
-
-**Tokens.** Every lexical token of the unit's lines but comments, in
-order. The method's identifiers are ``name`` tokens: parameters and locals
-(:mod:`.java_scopes`) have the views ``param``/``local`` and the referent
-``local:<unit>:<line>.<col>:<name>`` of their declaration; every other
-identifier (fields, types, methods, labels) has the view ``name`` and no
-referent, and is never a renaming target. Around them, keywords, operators,
-separators, literals (and identifiers on the unit's lines outside the
-method, kind ``identifier``) are read from the text by :mod:`.java_lexer`,
-the same whichever parser read the file, each with its own text as view and
-no referent; no renaming avoids them.
-
-**Dependencies** (docs/formats.md lists them; docs/semantics.md is the
-contract): per block, by the shared rule of :mod:`.effects`, from each
-statement's effect (:mod:`.java_effects`); a statement also reads ``name:x``
-for every simple name ``x`` it spells and a declaration of ``x`` writes it,
-so declarations never move across statements whose names they would hide or
-clash with. These ``name:`` resources order lines but are not shown as a
-line's reads.
-
-**Skipped units**: a method that cannot be described or built (a construct
-invar does not support, nesting too deep) is left out and reported in
-``skipped``.
+Imports only the frontend level below it (``..effects``, ``..units``,
+``..locals``), its own modules, and ``errors``/``program``; never
+``encoding`` or anything above.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from ..errors import InvarError, ParseError, UnsupportedError
-from ..program import Line, Program, Token
-from ..symmetry.renamings import RenamingSpace
-from . import java_javalang, java_treesitter
-from . import java_syntax as js
-from .effects import Effect, LineItem, block_deps
-from .java_effects import StatementEffects
-from .java_lexer import Lexemes
-from .java_scopes import Resolver
-from .python import MAX_CHARS, canonical_space as _canonical_space, local_renaming_space
-from .units import Units
-
-#: reserved words and literals no variable may be named
-JAVA_KEYWORDS = frozenset(
-    """abstract assert boolean break byte case catch char class const continue default do double
-    else enum extends final finally float for goto if implements import instanceof int interface
-    long native new package private protected public return short static strictfp super switch
-    synchronized this throw throws transient try void volatile while true false null var yield
-    record sealed permits _""".split()
-)
-
+from ...errors import InvarError, ParseError, UnsupportedError
+from ...program import Line, Program, Token
+from . import javalang_parser, treesitter_parser
+from . import syntax as js
+from ..effects import Effect, LineItem, block_deps
+from ..units import Units, check_size
+from .effects import StatementEffects
+from .lexer import Lexemes
+from .scopes import Resolver
 
 # ------------------------------------------------------------------ entry
 def parse_units(text: str, path: str | None = None, *, parser: str | None = None) -> Units:
@@ -81,22 +29,18 @@ def parse_units(text: str, path: str | None = None, *, parser: str | None = None
     ``parser`` picks one path (``"javalang"`` or ``"tree-sitter"``); by
     default javalang reads the file and tree-sitter reads what javalang
     cannot."""
-    if len(text) > MAX_CHARS:
-        raise ParseError(
-            f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
-            path=path, line=1, col=1,
-        )
+    check_size(text, path)
     if parser not in (None, "javalang", "tree-sitter"):
         raise ValueError(f"unknown Java parser {parser!r}")
     if parser == "tree-sitter":
-        ix, methods = java_treesitter.read(text, path)
+        ix, methods = treesitter_parser.read(text, path)
     else:
         try:
-            ix, methods = java_javalang.read(text, path)
+            ix, methods = javalang_parser.read(text, path)
         except ParseError as err:
             if parser == "javalang":
                 raise
-            ix, methods = java_treesitter.read(text, path, fallback=err)
+            ix, methods = treesitter_parser.read(text, path, fallback=err)
     if not methods:
         raise ParseError("no method with a body found", path=path, line=1, col=1)
     return build_units(ix, methods, path)
@@ -329,7 +273,7 @@ class _UnitBuilder:
         """Every token of the unit's lines, in order: the identifiers of the
         method (its parameters and locals with their views and referents, the
         rest with the view ``name``), and around them the file's other
-        lexemes (:mod:`.java_lexer`) on those lines, each with its own text as
+        lexemes (:mod:`.lexer`) on those lines, each with its own text as
         view and no referent."""
         ix, sc, lex = self.ix, self.scopes, self.lexemes
         # offset in the file of each line's first character (lines are the file's, 1-based)
@@ -381,19 +325,6 @@ class _UnitBuilder:
         )
 
 
-# -------------------------------------------------------------- renamings
-def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
-    """All renamings of a method's parameters and locals that capture nothing:
-    no target is a Java keyword or any identifier the method uses otherwise
-    (fields, types, methods, labels). Pool and pins as for Python."""
-    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=lambda w: w in JAVA_KEYWORDS)
-
-
-def canonical_space(program: Program, *, pins: Iterable[str] = ()) -> RenamingSpace:
-    """Renamings onto the fixed pool ``v0, v1, …``; the first is the canonical form."""
-    return _canonical_space(program, pins=pins, is_keyword=lambda w: w in JAVA_KEYWORDS)
-
-
 def parse(text: str, path: str | None = None) -> Program:
     """The single method of ``text``."""
     units = parse_units(text, path)
@@ -402,4 +333,4 @@ def parse(text: str, path: str | None = None) -> Program:
     return units[0]
 
 
-__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "JAVA_KEYWORDS"]
+__all__ = ["parse_units", "parse", "build_units"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import ClassVar
 
-from ..errors import UnsupportedError
+from ...errors import UnsupportedError
 
 #: builtins whose use makes local names observable by their spelling
 DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir", "globals"})

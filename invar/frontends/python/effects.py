@@ -2,7 +2,7 @@
 
 Each statement, with everything nested in it, is summarised as an
 :class:`~invar.frontends.effects.Effect` over the resources that
-:mod:`invar.frontends.python_scopes` resolved. The rules are deliberately
+:mod:`invar.frontends.python.scopes` resolved. The rules are deliberately
 conservative, since a missed dependency yields a program that means something
 else while an extra one only shrinks the space:
 
@@ -46,8 +46,8 @@ import ast
 from collections.abc import Callable
 from typing import ClassVar
 
-from .effects import HEAP, Effect
-from .python_scopes import DYNAMIC_BUILTINS, FRAME_ATTRIBUTES, Resolution, child_nodes
+from ..effects import HEAP, Effect
+from .scopes import DYNAMIC_BUILTINS, FRAME_ATTRIBUTES, Resolution, child_nodes
 
 #: builtins that only compute a value from their arguments (on builtin
 #: types); the lazy ones (``iter``, ``zip``, ``map`` …) build an iterator over
@@ -144,7 +144,7 @@ class EffectVisitor(ast.NodeVisitor):
 
     Children are visited in no particular order (an effect is a union), and the
     context and operator leaves are skipped (see
-    :func:`~invar.frontends.python_scopes.child_nodes`): an operator's parent
+    :func:`~invar.frontends.python.scopes.child_nodes`): an operator's parent
     (``BinOp``, ``Compare`` …) already reads the heap and may raise."""
 
     #: node class -> the method that visits it, looked up once per class

@@ -1,8 +1,8 @@
 """The javalang path: Java 8 source into the neutral description.
 
 ``javalang`` reads Java 8 (the parser the SPE paper used), with the repairs
-of :mod:`.java_javalang_repairs`. :func:`read` turns its tokens into :class:`~.java_syntax.Tokens` and each
-method into a :class:`~.java_syntax.Method`, converting one method at a time
+of :mod:`.javalang_repairs`. :func:`read` turns its tokens into :class:`~.syntax.Tokens` and each
+method into a :class:`~.syntax.Method`, converting one method at a time
 so that a method it cannot describe is skipped alone.
 
 javalang gives most nodes only a start position and a declaration none at
@@ -19,9 +19,9 @@ from typing import Callable
 import javalang
 from javalang import tree as jt
 
-from ..errors import ParseError, UnsupportedError
-from . import java_syntax as js
-from .java_javalang_repairs import Initializer, Parenthesized, Parser, Tokenizer
+from ...errors import ParseError, UnsupportedError
+from . import syntax as js
+from .javalang_repairs import Initializer, Parenthesized, Parser, Tokenizer
 
 
 
@@ -82,7 +82,7 @@ def _units(tree) -> list[tuple[tuple[str, ...], object]]:
     """Every method with a body declared in a named type, an enum constant's
     body, or a class body that stands outside every method (an anonymous
     class in a field's initializer): ``(names, node)`` in source order,
-    named as :func:`.java_treesitter.read` names them."""
+    named as :func:`.treesitter_parser.read` names them."""
     out = []
     stack: list[tuple[object, tuple[str, ...]]] = [(tree, ())]
     while stack:
@@ -121,7 +121,7 @@ def _kind(token) -> str:
 
 
 def _type_kind(typ, extra_dims: int = 0, varargs: bool = False) -> str:
-    """:data:`~.java_syntax.TYPE_KINDS` of a javalang type."""
+    """:data:`~.syntax.TYPE_KINDS` of a javalang type."""
     if varargs or extra_dims:
         return "array"
     if typ is None:

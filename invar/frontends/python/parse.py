@@ -1,43 +1,9 @@
-"""The Python frontend: functions as programs of statements.
+"""The Python frontend's units, lines, blocks and tokens, built from ``ast``
+and ``symtable`` (the rules are in :mod:`invar.frontends.python`).
 
-Read with ``ast`` and ``symtable`` only; nothing is ever executed.
-
-**Units.** Every function and method, nested ones included, is a unit named by
-its ``__qualname__`` (``C.m``, ``f.<locals>.g``), in source order. A file
-without any function is one unit, ``<module>``, holding its top-level
-statements.
-
-**Lines.** A line is one statement with the comment and blank lines that
-precede it, as whole physical lines of the original text, so rendering the
-unit (lines joined by ``"\\n"``) gives back its source exactly, and a
-statement moves with its comments and formatting. Line 0 is the ``def`` header
-(decorators included) and never moves (block -1). A compound statement
-(``if``, ``for``, ``while``, ``with``, ``try``, ``match``, a nested ``def`` or
-``class``) is one line at its level; its bodies are blocks of their own, one
-level deeper. Clause lines (``elif …:``, ``else:``, ``except …:``,
-``finally:``, ``case …:``) and docstrings never move (block -1); they sit one
-level below their statement, so they travel with it. Statements sharing a
-physical line (``a = 1; b = 2``, ``if x: return y``) form one line.
-
-**Tokens.** One per occurrence of a variable name (``Name``, parameters and
-the bindings of ``def``, ``class``, ``import``, ``except … as``,
-``global``/``nonlocal`` and ``match`` captures). Views: ``param``, ``local``,
-``import``, ``global``, ``builtin``, ``free``, ``class``, ``name``. Only
-parameters and locals bound inside the unit (its own scope or any nested
-function, lambda or comprehension scope) have a referent,
-``local:<scope>:<name>``; every other token has ``None``. Referents whose
-spelling the program observes are pinned (docs/semantics.md): keyword-passable
-parameters, ``def``/``class`` names, names in ``f"{x=}"``, and every local of
-a unit that reads a scope by name.
-
-**Dependencies** are computed per block by :mod:`.python_effects` and
-:func:`.effects.block_deps`; a class body keeps its statements in order (its
-namespace order is meaning).
-
-**Skipped units.** :func:`parse_units` raises only for the whole file (a
-syntax error, an input over :data:`MAX_CHARS`, nesting the compiler cannot
-handle). A function that cannot be built is left out and reported, with its
-location, in the returned list's ``skipped`` (see :mod:`.units`).
+Imports only the frontend level below it (``..effects``, ``..units``,
+``..nesting``), its own ``scopes`` and ``effects``, and ``errors``/``program``;
+never ``encoding`` or anything above.
 """
 
 from __future__ import annotations
@@ -45,19 +11,15 @@ from __future__ import annotations
 import ast
 import keyword
 from bisect import bisect_right
-from typing import Iterable, Sequence
+from typing import Sequence
 
-from ..errors import InvarError, ParseError, SpaceError, UnsupportedError
-from ..program import Line, Program, Token
-from ..symmetry.renamings import RenamingSpace
-from . import nesting
-from .effects import Effect, LineItem, block_deps
-from .python_effects import StatementEffects
-from .python_scopes import Resolution, Scope, SourceMap, resolve
-from .units import Units
-
-#: inputs longer than this (in characters) are refused rather than parsed
-MAX_CHARS = 8 * 1024 * 1024
+from ...errors import InvarError, ParseError, UnsupportedError
+from ...program import Line, Program, Token
+from .. import nesting
+from ..effects import Effect, LineItem, block_deps
+from ..units import Units, check_size
+from .effects import StatementEffects
+from .scopes import Resolution, Scope, SourceMap, resolve
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPOUND = (
@@ -74,11 +36,7 @@ _INTERFACE = frozenset({"kwparam", "defname"})
 def parse_units(text: str, path: str | None = None) -> Units:
     """Every function of ``text`` as a :class:`Program`; see the module docstring."""
     shown = path or "<input>"
-    if len(text) > MAX_CHARS:
-        raise ParseError(
-            f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
-            path=path, line=1, col=1,
-        )
+    check_size(text, path)
     lone_cr = text.find("\r")
     while lone_cr >= 0 and text.startswith("\r\n", lone_cr):
         lone_cr = text.find("\r", lone_cr + 2)
@@ -559,111 +517,4 @@ class _UnitBuilder:
         )
 
 
-# -------------------------------------------------------------- renamings
-def name_of(referent: str) -> str:
-    """The variable name a referent stands for (``local:f:x`` -> ``x``); a
-    renamed program's referents are their target names, which stand for
-    themselves."""
-    return referent.rsplit(":", 1)[-1]
-
-
-def fresh_names(avoid: set[str], n: int, stem: str = "v") -> list[str]:
-    """``n`` names ``v0, v1, …`` none of which is in ``avoid``."""
-    out, k = [], 0
-    while len(out) < n:
-        cand = f"{stem}{k}"
-        if cand not in avoid:
-            out.append(cand)
-        k += 1
-    return out
-
-
-def check_pool(pool: Iterable[str], is_keyword=keyword.iskeyword) -> list[str]:
-    """The pool as a list, or SpaceError naming its first unusable entry."""
-    out = list(dict.fromkeys(pool))
-    for p in out:
-        if not p.isidentifier() or is_keyword(p):
-            raise SpaceError(f"{p!r} cannot name a variable")
-    return out
-
-
-def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
-    """All capture-free renamings of the unit's parameters and locals.
-
-    ``pool``: the target names; by default the unit's own names, parameters
-    permuted among parameters and locals among locals (padded with fresh
-    ``v0, v1, …`` when two scopes reuse a name). ``pins``: referents or bare
-    names to keep. No target may be a keyword or any name the unit uses
-    without renaming it (globals, builtins, imports, attributes' owners …),
-    so no renamed variable can capture or be captured.
-    """
-    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=_reserved)
-
-
-def _reserved(word: str) -> bool:
-    """Names no Python variable may take: keywords, and dunder names, which
-    the language reserves (``__debug__`` cannot be assigned; ``__class__``
-    is the cell zero-argument ``super()`` reads)."""
-    return keyword.iskeyword(word) or (word.startswith("__") and word.endswith("__") and len(word) > 4)
-
-
-def _renamable(program: Program, pins: Iterable[str]) -> tuple[list[str], set[str], set[str]]:
-    """(movable referents in first-appearance order, pinned referents, names
-    no target may take): the part of a local renaming space that no renaming
-    of the program changes."""
-    pins = set(pins)
-    referents = list(program.referents)
-    pinned = set(program.pinned)
-    pinned |= {r for r in referents if r in pins or name_of(r) in pins}
-    movable = [r for r in referents if r not in pinned]
-    # names the unit uses without renaming them; keywords, operators,
-    # literals and attribute names are no variables and capture nothing
-    forbidden = {t.text for t in program.tokens if t.referent is None and t.kind == "name"}
-    forbidden |= {name_of(r) for r in pinned} | pins
-    return movable, pinned, forbidden
-
-
-def canonical_space(program: Program, *, pins: Iterable[str] = (), is_keyword=None) -> RenamingSpace:
-    """The renamings onto the fixed pool ``v0, v1, …`` (as many names as the
-    unit has movable referents, skipping names it uses without renaming them,
-    which no renaming changes); the first is the canonical form."""
-    pins = tuple(pins)
-    movable, _pinned, forbidden = _renamable(program, pins)
-    pool = fresh_names(forbidden, len(movable))
-    return local_renaming_space(program, pool=pool, pins=pins, is_keyword=is_keyword or _reserved)
-
-
-def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> RenamingSpace:
-    """The language-neutral part of :func:`renaming_space` (shared with Java)."""
-    movable, pinned, forbidden = _renamable(program, pins)
-    referents = list(program.referents)
-    view_of: dict[str, str] = {}
-    for t in program.tokens:
-        if t.referent is not None:
-            view_of.setdefault(t.referent, t.view)
-    if pool is not None:
-        names = [p for p in check_pool(pool, is_keyword) if p not in forbidden]
-        allowed = [names] * len(movable)
-    else:
-        groups: dict[str, list[str]] = {}
-        for r in movable:
-            groups.setdefault(view_of[r], []).append(r)
-        own = {name_of(r) for r in referents}
-        # the views each name occurs in, gathered once (not a set per name and view)
-        views_of: dict[str, set[str]] = {}
-        for view, refs in groups.items():
-            for r in refs:
-                views_of.setdefault(name_of(r), set()).add(view)
-        by_view: dict[str, list[str]] = {}
-        for view, refs in groups.items():
-            names = [n for n in dict.fromkeys(name_of(r) for r in refs) if n not in forbidden]
-            shared = sum(1 for n in names if len(views_of[n]) > 1)
-            missing = len(refs) + shared - len(names)
-            if missing > 0:
-                names += fresh_names(forbidden | own, missing, stem=f"{view[0]}")
-            by_view[view] = names
-        allowed = [by_view[view_of[r]] for r in movable]
-    return RenamingSpace(program, movable, allowed, lambda token, target: target)
-
-
-__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "MAX_CHARS", "name_of"]
+__all__ = ["parse_units", "parse"]

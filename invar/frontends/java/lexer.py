@@ -25,7 +25,7 @@ import re
 import unicodedata
 from bisect import bisect_left
 
-from .java_syntax import KEYWORDS
+from .syntax import KEYWORDS
 
 #: words that are never identifiers: reserved words and the literals spelled as words
 RESERVED = KEYWORDS | {"true", "false", "null"}

@@ -1,6 +1,6 @@
 """Declarations and name resolution for one Java unit.
 
-Reads the neutral description (:mod:`.java_syntax`) of a method and its
+Reads the neutral description (:mod:`.syntax`) of a method and its
 tokens; returns, for every identifier token of the unit that names a
 parameter or local, the referent ``local:<unit>:<line>.<col>:<name>`` of its
 declaration, with what dependencies need to know of each (array, unboxes,
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import UnsupportedError
-from . import java_syntax as js
+from ...errors import UnsupportedError
+from . import syntax as js
 
 _LOOPS = (js.For, js.ForEach, js.While, js.Do)
 
