@@ -55,9 +55,13 @@ if package != "invar":
     sys.path.insert(0, os.environ["BEFORE_ROOT"])
 app = __import__(package + ".cli.app", fromlist=["main"])
 # what the commands import lazily, so that the timing is the work alone
-for module in ("cli.commands", "frontends.x86.parse", "frontends.x86.rename", "symmetry.spaces",
+for module in ("frontends.x86.parse", "frontends.x86.rename", "symmetry.spaces",
                "symmetry.permutations", "symmetry.dlg", "symmetry.masks"):
     __import__(f"{package}.{module}")
+try:  # older checkouts registered their commands when this was imported
+    __import__(f"{package}.cli.commands")
+except ModuleNotFoundError:
+    pass
 def status(field):
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith(field + ":")) / 1024

@@ -11,8 +11,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import InvarError, UsageError
-from .app import SeedOpt, app, command, stderr, stdout
-from .train import Device
+from .console import command, stderr, stdout
+from .options import Device, SeedOpt
 
 audit_app = typer.Typer(
     name="audit",
@@ -20,7 +20,6 @@ audit_app = typer.Typer(
     invoke_without_command=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(audit_app, name="audit")
 
 
 class AuditFormat(str, enum.Enum):
@@ -98,7 +97,7 @@ def audit_command(
     over, under = _bounds(fail_over, fail_under)
     template = None
     if prompt is not None:
-        from .app import read_text
+        from .console import read_text
 
         template = read_text(prompt)
     rank = int(os.environ.get("RANK", "0"))
@@ -223,7 +222,7 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
     else:
         text = None
     if out is not None:
-        from ..data.files import write_atomic
+        from ..files import write_atomic
 
         if text is None:
             import io
@@ -241,7 +240,7 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
     else:
         render.tables(result, stdout)
     if report_file is not None:
-        from ..data.files import write_atomic
+        from ..files import write_atomic
 
         page = render.html_page(result)
         write_atomic(report_file, lambda f: f.write(page.encode()))

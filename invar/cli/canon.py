@@ -8,10 +8,10 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..symmetry.spaces import canonical
-from .app import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt, app, command, located, select_units, stdout
+from .console import command, located, select_units, stdout
+from .options import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
 
 
-@app.command()
 @command
 def canon(
     file: FileArg,

@@ -9,7 +9,8 @@ from typing import Annotated, List, Optional
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from .app import SCHEMA, SeedOpt, TableFormat, TableFormatOpt, app, command, stderr, stdout
+from .console import command, stderr, stdout
+from .options import SCHEMA, SeedOpt, TableFormat, TableFormatOpt
 
 data_app = typer.Typer(
     name="data",
@@ -17,7 +18,6 @@ data_app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(data_app, name="data")
 
 
 class DatasetFormat(str, enum.Enum):

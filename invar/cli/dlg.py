@@ -14,8 +14,8 @@ from ..errors import UsageError
 from ..program import Program
 from ..symmetry.dlg import DLG, dlg as build_dlg
 from ..symmetry.masks import symmetry_mask
-from .app import SCHEMA, FileArg, LangOpt, app, command, select_units, stdout
-from .permutations import FunctionOpt
+from .console import command, select_units, stdout
+from .options import SCHEMA, FileArg, FunctionOpt, LangOpt
 
 
 class DlgFormat(str, enum.Enum):
@@ -42,7 +42,6 @@ def _dot(unit: Program, graph: DLG) -> str:
     return "\n".join(out)
 
 
-@app.command("dlg")
 @command
 def dlg(
     file: FileArg,

@@ -8,7 +8,8 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import InvarError, ParseError, UsageError
-from .app import SCHEMA, TextFormat, TextFormatOpt, app, command, located, read_text, report, stdout
+from .console import command, located, read_text, report, stdout
+from .options import SCHEMA, TextFormat, TextFormatOpt
 
 ltl_app = typer.Typer(
     name="ltl",
@@ -16,7 +17,6 @@ ltl_app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(ltl_app, name="ltl")
 
 
 @ltl_app.command("check")

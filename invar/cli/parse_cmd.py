@@ -7,7 +7,8 @@ import json
 from rich.table import Table
 
 from ..program import Program
-from .app import SCHEMA, FileArg, LangOpt, TableFormat, TableFormatOpt, app, command, select_units, stdout
+from .console import command, select_units, stdout
+from .options import SCHEMA, FileArg, LangOpt, TableFormat, TableFormatOpt
 
 
 def program_json(p: Program) -> dict:
@@ -28,7 +29,6 @@ def program_json(p: Program) -> dict:
     }
 
 
-@app.command("parse")
 @command
 def parse_command(file: FileArg, lang: LangOpt = None, fmt: TableFormatOpt = TableFormat.table) -> None:
     """Show the tokens of FILE with their views and referents, and what each line reads and writes.

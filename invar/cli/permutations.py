@@ -12,26 +12,9 @@ from ..errors import UsageError
 from ..program import Program
 from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
-from .app import (
-    SCHEMA,
-    CountOpt,
-    FileArg,
-    LangOpt,
-    LimitOpt,
-    SampleOpt,
-    SeedOpt,
-    TextFormat,
-    TextFormatOpt,
-    app,
-    command,
-    select_units,
-    stderr,
-)
+from .console import command, select_units, stderr
+from .options import SCHEMA, CountOpt, FileArg, FunctionOpt, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
-FunctionOpt = Annotated[
-    Optional[str],
-    typer.Option("--function", help="Only the function or method NAME (qualified, or its last part if unique)."),
-]
 MaxStatesOpt = Annotated[
     int,
     typer.Option("--max-states", min=1, help="Down-sets one exact count may tabulate before it reports bounds instead."),
@@ -68,7 +51,6 @@ def _count_record(unit: Program, space: PermutationSpace) -> dict:
     }
 
 
-@app.command("permutations")
 @command
 def permutations(
     file: FileArg,

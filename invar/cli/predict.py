@@ -7,10 +7,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import SCHEMA, LangOpt, TextFormat, TextFormatOpt, app, command, report, stdout
+from .console import command, report, stdout
+from .options import SCHEMA, LangOpt, TextFormat, TextFormatOpt
 
 
-@app.command("predict")
 @command
 def predict_command(
     model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out).")],
@@ -101,7 +101,7 @@ def _units(file: str, lang: str | None, task) -> list:
                     out.append(((shown, ex.line), err if err.line else err.at(ex.line, err.col or 1)))
             return out
     from ..frontends import lang_of
-    from .app import select_units
+    from .console import select_units
 
     hex_rows = lang_of(None if file == "-" else file, lang) == "hex"
     return [((shown, _first_line(p, hex_rows)), p) for p in select_units(file, lang)]

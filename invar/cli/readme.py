@@ -39,8 +39,8 @@ def run(command: str, root: Path) -> str:
     """What ``command`` (``invar …``) prints on stdout, lines right-stripped."""
     from typer.testing import CliRunner
 
-    from . import commands as _  # noqa: F401
-    from .app import app, stdout
+    from .app import app
+    from .console import stdout
 
     argv = shlex.split(command)
     if argv[0] != "invar":

@@ -40,7 +40,6 @@ def _choices(p) -> tuple[str, ...] | None:
 
 
 def _root():
-    from . import commands  # noqa: F401
     from .app import app
 
     return typer.main.get_command(app)

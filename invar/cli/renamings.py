@@ -12,10 +12,8 @@ from ..errors import UsageError
 from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
-from .app import (
-    SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt,
-    app, command, located, select_units, stdout,
-)
+from .console import command, located, select_units, stdout
+from .options import SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
 
 def first_tokens(space: RenamingSpace) -> dict:
@@ -38,7 +36,7 @@ def parse_pool(names: str | None) -> list[str] | None:
     if names is None:
         return None
     if names.startswith("@"):
-        from .app import read_text
+        from .console import read_text
 
         return [w for w in read_text(names[1:]).split() if w]
     out: list[str] = []
@@ -57,7 +55,6 @@ def parse_pool(names: str | None) -> list[str] | None:
     return out
 
 
-@app.command()
 @command
 def renamings(
     file: FileArg,

@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .app import SCHEMA, SeedOpt, TableFormat, TableFormatOpt, app, command, stderr, stdout
+from .console import command, stderr, stdout
+from .options import SCHEMA, Device, SeedOpt, TableFormat, TableFormatOpt
 
 
 class TaskName(str, enum.Enum):
@@ -26,12 +27,7 @@ class Size(str, enum.Enum):
     small = "small"
 
 
-class Device(str, enum.Enum):
-    cpu = "cpu"
-    cuda = "cuda"
 
-
-@app.command("train")
 @command
 def train_command(
     data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names or invar data bugs, or a file from invar data ltl.")],

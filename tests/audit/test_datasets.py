@@ -247,7 +247,6 @@ def _written(root, task: str) -> tuple:
     fixtures/blocks)."""
     from typer.testing import CliRunner
 
-    import invar.cli.commands  # noqa: F401
     from invar.cli.app import app
 
     out = root / task

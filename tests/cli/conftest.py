@@ -8,7 +8,6 @@ import signal
 import pytest
 from typer.testing import CliRunner
 
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar.cli.app import app
 
 

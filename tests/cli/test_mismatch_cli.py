@@ -16,7 +16,6 @@ import shutil
 import pytest
 from typer.testing import CliRunner
 
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar.cli.app import app
 from invar.train import train
 

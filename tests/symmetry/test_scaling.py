@@ -157,7 +157,6 @@ def test_20000_locals_count_and_sample_through_the_cli(tmp_path, command):
     prints ten variants, each a renaming or reordering of the source."""
     from typer.testing import CliRunner
 
-    import invar.cli.commands  # noqa: F401  (registers every command)
     from invar.cli.app import app
 
     source = tmp_path / "f.py"

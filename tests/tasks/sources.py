@@ -11,7 +11,6 @@ from pathlib import Path
 import torch
 from typer.testing import CliRunner
 
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar.cli.app import app
 from invar.encoding import permuted
 from invar.nn.config import ARCHITECTURES

@@ -17,7 +17,6 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar import load_model
 from invar.cli.app import app
 from invar.nn.config import ARCHITECTURES

@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 import invar
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar.cli.app import app
 from invar.encoding import renamed
 from invar.errors import ModelError

@@ -16,7 +16,6 @@ import pytest
 import torch
 from typer.testing import CliRunner
 
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar import load_model, parse_units
 from invar.audit import audit
 from invar.cli.app import app

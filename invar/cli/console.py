@@ -1,0 +1,198 @@
+"""What every command shares at run time: the consoles, reading input, and
+how a command ends.
+
+A command is wrapped by :func:`command`, which turns an
+:class:`~invar.errors.InvarError` into a located one-line message and an exit
+status (1 bad input, 2 usage) and lets no traceback reach the user.
+
+Interrupts: Ctrl-C (SIGINT) and SIGTERM raise KeyboardInterrupt wherever the
+command is, so that its ``with``/``finally`` blocks run (temporary files
+removed, locks released, worker processes stopped and reaped); the command
+then says ``interrupted`` and the process leaves at once with 130 (SIGINT)
+or 143 (SIGTERM), without waiting for threads still blocked on I/O
+(:func:`run`). A process started with a signal ignored (a background
+job of a non-interactive shell ignores SIGINT, as POSIX asks) keeps ignoring
+it.
+
+Imports ``errors`` and ``frontends`` (lazily) only; never a command module.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import gc
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Callable, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..errors import InvarError
+
+stdout = Console(soft_wrap=True, highlight=False)
+stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+# ------------------------------------------------------------- input reading
+def read_bytes(path: str) -> bytes:
+    """The bytes of ``path`` (``-`` for stdin), or a located InvarError."""
+    shown = "<stdin>" if path == "-" else path
+    try:
+        return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except FileNotFoundError:
+        raise InvarError("no such file", path=shown)
+    except IsADirectoryError:
+        raise InvarError("is a directory, not a file", path=shown)
+    except OSError as err:
+        raise InvarError(f"cannot read: {err.strerror}", path=shown)
+
+
+def read_text(path: str, lang: str | None = None) -> str:
+    """Read ``path`` (``-`` for stdin) as text in ``lang``'s encoding rules
+    (:func:`invar.frontends.decode`; UTF-8 when no language is given)."""
+    from ..frontends import decode
+
+    data = read_bytes(path)
+    return decode(data, lang or "", "<stdin>" if path == "-" else path)
+
+
+def load_units(path: str, lang: str | None):
+    """Read and parse ``path`` into its units (see :func:`invar.frontends.parse_units`)."""
+    from ..frontends import decode, lang_of, parse_units
+
+    shown = "<stdin>" if path == "-" else path
+    data = read_bytes(path)  # an unreadable file is reported before anything else
+    language = lang_of(None if path == "-" else path, lang)
+    return parse_units(decode(data, language, shown), language, shown)
+
+
+#: units skipped by the current command (reported as they are found; the
+#: command then exits 1 after processing everything else)
+_skipped: list[InvarError] = []
+
+
+def select_units(path: str, lang: str | None, function: str | None = None):
+    """The units of ``path``, or the one named ``function`` (qualified, or its
+    last part when unique). Units the frontend had to skip are reported on
+    stderr, each with its location, followed by a summary line; the command
+    still processes the rest and then exits 1."""
+    from ..errors import UsageError
+
+    units = load_units(path, lang)
+    skipped = list(getattr(units, "skipped", ()))
+    for err in skipped:
+        report(err.located("<stdin>" if path == "-" else path))
+    if skipped:
+        stderr.print(f"{path}: {units.skip_summary()}", markup=False)
+        _skipped.extend(skipped)
+    if function is None:
+        return list(units)
+    exact = [u for u in units if u.name == function]
+    short = [u for u in units if u.name.rsplit(".", 1)[-1] == function]
+    if exact or len(short) == 1:
+        return exact or short
+    if short:
+        raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in short)}", path=path)
+    names = ", ".join(u.name for u in units) or "none"
+    raise UsageError(f"no function {function!r} (found: {names})", path=path)
+
+
+def located(path: str, fn, *args, **kwargs):
+    """Call ``fn``; an InvarError it raises without a path gets ``path``."""
+    try:
+        return fn(*args, **kwargs)
+    except InvarError as err:
+        raise err.located("<stdin>" if path == "-" else path)
+
+
+# ---------------------------------------------------------- error translation
+F = TypeVar("F", bound=Callable)
+
+
+def report(err: InvarError) -> None:
+    """Print ``err`` as ``FILE:LINE:COL: error: message`` (one line) on stderr."""
+    stderr.print(str(err), markup=False, highlight=False)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, like Ctrl-C's KeyboardInterrupt."""
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+#: the exit status of the command that an interrupt stopped (run() then leaves at once)
+_interrupted: list[int] = []
+
+
+def command(fn: F) -> F:
+    """Wrap a command so that InvarError becomes a located message and an exit
+    status, and nothing unexpected reaches the user as a traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        _skipped.clear()
+        _interrupted.clear()
+        try:
+            result = fn(*args, **kwargs)
+            if _skipped:
+                raise typer.Exit(1)
+            return result
+        except InvarError as err:
+            report(err)
+            raise typer.Exit(err.exit_code)
+        except (typer.Exit, typer.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt as err:
+            code = 128 + (signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT)
+            _interrupted.append(code)
+            stderr.print("interrupted", markup=False)
+            raise typer.Exit(code)
+        except BrokenPipeError:
+            raise typer.Exit(0)
+        except Exception as err:  # a bug in invar: still one line, still no traceback
+            stderr.print(f"invar: internal error: {type(err).__name__}: {err}", markup=False)
+            raise typer.Exit(70)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def run(app: typer.Typer) -> None:
+    """Run ``app`` as this process's command line: SIGTERM interrupts as
+    Ctrl-C does, and after an interrupt the process leaves at once."""
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate)
+    try:
+        app()
+    except KeyboardInterrupt as err:  # before a command started
+        _interrupted.append(128 + (signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT))
+        stderr.print("interrupted", markup=False)
+    except SystemExit:
+        if not _interrupted:
+            raise
+    if _interrupted:
+        _leave_now(_interrupted[-1])
+
+
+def _leave_now(code: int) -> None:
+    """Exit with ``code`` at once: the command's cleanups have run, and
+    threads still blocked on I/O (an HTTP request, say) are not waited for.
+    What the command left unreachable is collected and the exit functions
+    run first (a stopped pool's semaphores are released: otherwise
+    multiprocessing's resource tracker warns of them); only the joining of
+    threads is skipped."""
+    gc.collect()
+    run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's, as at a normal exit
+    if run_exit_functions is not None:
+        run_exit_functions()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # a closed pipe: nothing more can be said
+            pass
+    os._exit(code)

@@ -1,0 +1,57 @@
+"""The options and formats that several commands share.
+
+Declarations only: ``Annotated`` option types, the output formats and the
+version of the JSON schemas. Imports typer and nothing of invar; no command
+module is imported here (each command imports what it needs from this module
+and from :mod:`.console`; :mod:`.app` lists the commands).
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+from typing import Annotated, Optional
+
+import typer
+
+FileArg = Annotated[str, typer.Argument(help="Input file, or - for standard input.", metavar="FILE")]
+LangOpt = Annotated[
+    Optional[str],
+    typer.Option("--lang", help="Language (x86, hex, python, java, ltl); default: from the file extension."),
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]
+CountOpt = Annotated[bool, typer.Option("--count", help="Print the exact number of transformations.")]
+LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Enumerate at most N, in the documented order.")]
+#: the most samples one run may draw: more could never be written out
+MAX_SAMPLES = sys.maxsize
+SampleOpt = Annotated[
+    Optional[int],
+    typer.Option("--sample", min=0, max=MAX_SAMPLES, help="Draw N uniformly at random (with replacement), streamed."),
+]
+
+
+class TextFormat(str, enum.Enum):
+    text = "text"
+    jsonl = "jsonl"
+    json = "json"
+
+
+class TableFormat(str, enum.Enum):
+    table = "table"
+    json = "json"
+
+
+TextFormatOpt = Annotated[TextFormat, typer.Option("--format", help="Output format.")]
+TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="Output format.")]
+
+#: version of the JSON schemas written with --format json/jsonl
+SCHEMA = 1
+FunctionOpt = Annotated[
+    Optional[str],
+    typer.Option("--function", help="Only the function or method NAME (qualified, or its last part if unique)."),
+]
+
+
+class Device(str, enum.Enum):
+    cpu = "cpu"
+    cuda = "cuda"
