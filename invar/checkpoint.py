@@ -32,7 +32,7 @@ VERSION = 1
 
 def save(path: str | os.PathLike, payload: Mapping[str, Any]) -> None:
     """Write ``payload`` (plus format and version) to ``path`` atomically."""
-    from .data.files import write_atomic
+    from .files import write_atomic
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

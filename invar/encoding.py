@@ -554,7 +554,7 @@ def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: 
     data["version"] = np.asarray(ENCODING_VERSION)
     for key, value in (extra or {}).items():
         data["extra." + key] = np.asarray(value)
-    from .data.files import write_atomic
+    from .files import write_atomic
 
     write_atomic(path, lambda f: np.savez(f, **data))
 

@@ -23,7 +23,7 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     ``path`` is untouched and the temporary file is removed when possible.
     Ctrl-C waits for the write to end (code such as ``torch.save`` would
     turn it into an error of its own) and then stops the program."""
-    from ..interrupts import deferred
+    from .interrupts import deferred
 
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from invar import interrupts
-from invar.data.files import write_atomic
+from invar.files import write_atomic
 
 
 class _Interrupting:

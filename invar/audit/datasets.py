@@ -383,7 +383,7 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
 def _hexfile(text: str, shown: str, name: str) -> list[Example]:
     """A block per line (``hex`` or ``hex,frequency``; ``#`` comments); a
     line that is not UTF-8 is a failed example."""
-    from ..data.files import undecodable
+    from ..files import undecodable
 
     out = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
@@ -439,7 +439,7 @@ def _rows(path: Path, shown: str) -> tuple[list[str], list[tuple[int, dict | Dat
     row that cannot be read (not JSON, not an object, not CSV, not UTF-8),
     which the audit reports at its line while it reads the rest. None for a
     headerless CSV (BHive's ``hex,frequency`` rows)."""
-    from ..data.files import read_text, undecodable
+    from ..files import read_text, undecodable
 
     try:
         text = read_text(path)
@@ -489,7 +489,7 @@ def _rows(path: Path, shown: str) -> tuple[list[str], list[tuple[int, dict | Dat
 
 
 def _jsonl_rows(text: str, shown: str) -> tuple[list[str], list[tuple[int, dict | DataError]]]:
-    from ..data.files import undecodable
+    from ..files import undecodable
 
     rows: list[tuple[int, dict | DataError]] = []
     columns: dict[str, None] = {}

@@ -45,8 +45,8 @@ from typing import Callable, Iterable, Sequence
 
 from ..errors import DataError, InvarError
 from . import manifest
-from .files import undecodable, write_atomic
-from ..tasks import Example, checked
+from ..files import undecodable, write_atomic
+from .examples import Example, checked
 
 #: BHive's public repository: one CSV of basic blocks per source application
 BHIVE_URL = "https://raw.githubusercontent.com/ithemal/bhive/master/benchmark/sources/"

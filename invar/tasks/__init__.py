@@ -24,33 +24,11 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from ..data.examples import Example, checked
 from ..errors import UsageError
 
 _TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
           "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs"}
-
-
-@dataclass(frozen=True)
-class Example:
-    """One stored example: the program as stored, its label, where it was read."""
-
-    #: the program as the dataset stores it (BHive: hex)
-    source: str
-    label: Any
-    path: str = ""
-    line: int = 0
-    #: why this row could not be read (a located DataError), else None; the
-    #: audit reports such a row and goes on, training stops at it (:func:`checked`)
-    error: Any = None
-
-
-def checked(examples: Sequence[Example]) -> list[Example]:
-    """``examples`` when every one was read; else the first one's error
-    (training refuses a malformed row; an audit reports it and goes on)."""
-    for ex in examples:
-        if ex.error is not None:
-            raise ex.error
-    return list(examples)
 
 
 @dataclass(frozen=True)

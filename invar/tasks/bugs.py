@@ -314,7 +314,7 @@ def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
     """Write the bugs dataset of the ``.py`` and ``.java`` files under
     ``source`` to ``out`` (see the module docstring); returns what was written."""
     from ..data import manifest
-    from ..data.files import write_atomic
+    from ..files import write_atomic
     from ..errors import InvarError
     from ..frontends import parse_units
 

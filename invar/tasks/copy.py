@@ -113,7 +113,7 @@ def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int
         rng.shuffle(chars)
         return "".join(chars)
 
-    from ..data.files import write_atomic
+    from ..files import write_atomic
 
     # meta.json, written last, marks a whole dataset: a rewrite cut short is none
     (out / "meta.json").unlink(missing_ok=True)
@@ -140,7 +140,7 @@ def read_file(path: str | Path) -> list[Example]:
 def string_examples(path: str | Path) -> list[Example]:
     """Every line of a file as :func:`read_file` reads it, one that is not a
     copy string as an example whose ``error`` says why."""
-    from ..data.files import read_text, undecodable
+    from ..files import read_text, undecodable
 
     path = Path(path)
     try:

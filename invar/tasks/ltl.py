@@ -64,7 +64,7 @@ _TREE_BITS = 62
 def _units(path: Path):
     """(units, skipped errors) of a file; a pair holding bytes that are not
     UTF-8 is skipped with that said, at the line that holds them."""
-    from ..data.files import read_text, undecodable
+    from ..files import read_text, undecodable
 
     text = read_text(path)
     units = _units_of(path, text)

@@ -149,7 +149,7 @@ def build(source: str | Path, out: str | Path) -> dict:
     """Write the names dataset of the ``.py`` and ``.java`` files under ``source`` to
     ``out`` (see the module docstring); returns what was written."""
     from ..data import manifest
-    from ..data.files import write_atomic
+    from ..files import write_atomic
     from ..errors import InvarError
     from ..frontends import parse_units
 
@@ -210,7 +210,7 @@ def split_rows(data: str | Path, split: str, command: str) -> Iterator[tuple[Pat
     errors); a row that is not CSV or not UTF-8 comes as a located DataError
     in place of the row, and the rows after it follow. A missing file is a
     DataError that names ``command``."""
-    from ..data.files import read_text, undecodable
+    from ..files import read_text, undecodable
 
     data = Path(data)
     path = data / f"{split}{_EXT}"

@@ -318,7 +318,7 @@ def test_sigint_stops_an_audit_waiting_on_its_requests(tmp_path) -> None:
 def _interrupt_second_write(monkeypatch) -> None:
     """The second atomic write of the command writes part of its file, then
     meets Ctrl-C (KeyboardInterrupt, as Python raises it)."""
-    from invar.data import files
+    from invar import files
 
     original, calls = files.write_atomic, []
 

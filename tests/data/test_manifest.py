@@ -9,7 +9,6 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import invar.cli.commands  # noqa: F401  (registers every command)
 from invar.cli.app import app
 from invar.data import manifest
 from invar.errors import DataError
@@ -51,6 +50,14 @@ def test_bhive_and_ltl_writers(tmp_path):
     assert manifest.read(tmp_path / "b") == manifest.Manifest("bhive", ("x86",), str(tmp_path / "b"))
     _data("ltl", "--num", "2", "--aps", "2", "--max-size", "3", "--jobs", "1", "--out", str(tmp_path / "p.txt"))
     assert manifest.of(tmp_path / "p.txt") == manifest.Manifest("ltl", ("ltl",), str(tmp_path / "p.txt"))
+
+
+@pytest.mark.parametrize("task", sorted(manifest.LEGACY_LANGUAGES))
+def test_legacy_languages_are_the_tasks_own(task):
+    """A directory without ``languages`` holds what its task's datasets can
+    hold: the table the manifest keeps (data sits below tasks) says the same
+    as each task."""
+    assert manifest.LEGACY_LANGUAGES[task] == tuple(sorted(get_task(task).languages))
 
 
 @pytest.mark.parametrize(
