@@ -164,38 +164,51 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
             raise DataError(f"the {s} split is empty", path=str(data / f"{s}.csv"))
     cache_dir = data / "cache"
     stamp = {s: f"{_hash_file(data / f'{s}.csv')}-{len(examples[s])}" for s in splits}
-    vocab_path = cache_dir / f"vocab-{stamp[train_split]}.json"
-    vocab = _read_json_vocab(vocab_path) if cache else None
-    if vocab is None:
-        if progress:
-            progress("encode", split="vocabulary", n=len(examples[train_split]))
-        parts = _map(_counts_worker, [(task.name, c) for c in _chunks(examples[train_split], jobs)], jobs)
-        counts = parts[0]
-        for p in parts[1:]:
-            counts.update(p)
-        vocab = Vocab.from_counts(counts, min_count=MIN_COUNT)
-        if cache:
-            _try_write(vocab_path, lambda p: p.write_text(json.dumps(vocab.to_dict())))
+    vocab = _training_vocab(task, examples[train_split], cache_dir / f"vocab-{stamp[train_split]}.json",
+                            jobs=jobs, cache=cache, progress=progress)
     out = {}
     for s in splits:
         path = cache_dir / f"{s}-{stamp[s]}-{vocab.fingerprint()}.npz"
         labels = ([ex.label for ex in examples[s]] if raw_labels
                   else np.asarray([ex.label for ex in examples[s]], dtype=np.float64))
-        encoded = None
-        if cache and path.exists():
-            try:
-                encoded, _ = load_encoded(path)
-            except (ValueError, OSError, KeyError):
-                encoded = None
-        if encoded is None:
-            if progress:
-                progress("encode", split=s, n=len(examples[s]))
-            parts = _map(_encode_worker, [(task.name, c, vocab.to_dict()) for c in _chunks(examples[s], jobs)], jobs)
-            encoded = [e for part in parts for e in part]
-            if cache:
-                _try_write(path, lambda p: save_encoded(p, encoded))
-        out[s] = (encoded, labels)
+        out[s] = (_encoded_split(task, examples[s], s, vocab, path, jobs=jobs, cache=cache, progress=progress), labels)
     return vocab, out
+
+
+def _training_vocab(task: Task, examples: Sequence[Example], path: Path, *, jobs: int, cache: bool,
+                    progress: Callable | None) -> Vocab:
+    """The vocabulary of the training programs (texts seen fewer than
+    MIN_COUNT times are unknown), from the cache ``path`` when it holds it."""
+    vocab = _read_json_vocab(path) if cache else None
+    if vocab is not None:
+        return vocab
+    if progress:
+        progress("encode", split="vocabulary", n=len(examples))
+    parts = _map(_counts_worker, [(task.name, c) for c in _chunks(examples, jobs)], jobs)
+    counts = parts[0]
+    for p in parts[1:]:
+        counts.update(p)
+    vocab = Vocab.from_counts(counts, min_count=MIN_COUNT)
+    if cache:
+        _try_write(path, lambda p: p.write_text(json.dumps(vocab.to_dict())))
+    return vocab
+
+
+def _encoded_split(task: Task, examples: Sequence[Example], split: str, vocab: Vocab, path: Path, *, jobs: int,
+                   cache: bool, progress: Callable | None) -> list[Encoded]:
+    """The programs of ``split`` encoded, from the cache ``path`` when it holds them."""
+    if cache and path.exists():
+        try:
+            return load_encoded(path)[0]
+        except (ValueError, OSError, KeyError):
+            pass
+    if progress:
+        progress("encode", split=split, n=len(examples))
+    parts = _map(_encode_worker, [(task.name, c, vocab.to_dict()) for c in _chunks(examples, jobs)], jobs)
+    encoded = [e for part in parts for e in part]
+    if cache:
+        _try_write(path, lambda p: save_encoded(p, encoded))
+    return encoded
 
 
 def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool = False, limit: int | None = None,
