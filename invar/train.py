@@ -35,6 +35,17 @@ architecture but ``vanilla``, the task's pool of interchangeable names;
 ``augmented`` renames each pair into that pool each time it is drawn.
 Validation writes the validation split greedily and reports the task's
 metric and the teacher-forced loss.
+
+The module holds the data as training reads them (:func:`prepare_data`,
+:func:`prepare_pairs`), the epochs' batches and learning rate, and the loop.
+:func:`train` reads as its steps: set-up (arguments, processes, splits,
+model, optimiser), resume, then each epoch (its steps, validation, the best
+checkpoint, the training state) and the end (the draw of random embeddings,
+the process group left); a ``_Run`` carries the state between them.
+
+Layer train/audit/alta: it imports errors, program, symmetry, frontends,
+encoding, tasks, data, nn, checkpoint and interrupts; never audit, alta or
+cli.
 """
 
 from __future__ import annotations
@@ -153,38 +164,51 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
             raise DataError(f"the {s} split is empty", path=str(data / f"{s}.csv"))
     cache_dir = data / "cache"
     stamp = {s: f"{_hash_file(data / f'{s}.csv')}-{len(examples[s])}" for s in splits}
-    vocab_path = cache_dir / f"vocab-{stamp[train_split]}.json"
-    vocab = _read_json_vocab(vocab_path) if cache else None
-    if vocab is None:
-        if progress:
-            progress("encode", split="vocabulary", n=len(examples[train_split]))
-        parts = _map(_counts_worker, [(task.name, c) for c in _chunks(examples[train_split], jobs)], jobs)
-        counts = parts[0]
-        for p in parts[1:]:
-            counts.update(p)
-        vocab = Vocab.from_counts(counts, min_count=MIN_COUNT)
-        if cache:
-            _try_write(vocab_path, lambda p: p.write_text(json.dumps(vocab.to_dict())))
+    vocab = _training_vocab(task, examples[train_split], cache_dir / f"vocab-{stamp[train_split]}.json",
+                            jobs=jobs, cache=cache, progress=progress)
     out = {}
     for s in splits:
         path = cache_dir / f"{s}-{stamp[s]}-{vocab.fingerprint()}.npz"
         labels = ([ex.label for ex in examples[s]] if raw_labels
                   else np.asarray([ex.label for ex in examples[s]], dtype=np.float64))
-        encoded = None
-        if cache and path.exists():
-            try:
-                encoded, _ = load_encoded(path)
-            except (ValueError, OSError, KeyError):
-                encoded = None
-        if encoded is None:
-            if progress:
-                progress("encode", split=s, n=len(examples[s]))
-            parts = _map(_encode_worker, [(task.name, c, vocab.to_dict()) for c in _chunks(examples[s], jobs)], jobs)
-            encoded = [e for part in parts for e in part]
-            if cache:
-                _try_write(path, lambda p: save_encoded(p, encoded))
-        out[s] = (encoded, labels)
+        out[s] = (_encoded_split(task, examples[s], s, vocab, path, jobs=jobs, cache=cache, progress=progress), labels)
     return vocab, out
+
+
+def _training_vocab(task: Task, examples: Sequence[Example], path: Path, *, jobs: int, cache: bool,
+                    progress: Callable | None) -> Vocab:
+    """The vocabulary of the training programs (texts seen fewer than
+    MIN_COUNT times are unknown), from the cache ``path`` when it holds it."""
+    vocab = _read_json_vocab(path) if cache else None
+    if vocab is not None:
+        return vocab
+    if progress:
+        progress("encode", split="vocabulary", n=len(examples))
+    parts = _map(_counts_worker, [(task.name, c) for c in _chunks(examples, jobs)], jobs)
+    counts = parts[0]
+    for p in parts[1:]:
+        counts.update(p)
+    vocab = Vocab.from_counts(counts, min_count=MIN_COUNT)
+    if cache:
+        _try_write(path, lambda p: p.write_text(json.dumps(vocab.to_dict())))
+    return vocab
+
+
+def _encoded_split(task: Task, examples: Sequence[Example], split: str, vocab: Vocab, path: Path, *, jobs: int,
+                   cache: bool, progress: Callable | None) -> list[Encoded]:
+    """The programs of ``split`` encoded, from the cache ``path`` when it holds them."""
+    if cache and path.exists():
+        try:
+            return load_encoded(path)[0]
+        except (ValueError, OSError, KeyError):
+            pass
+    if progress:
+        progress("encode", split=split, n=len(examples))
+    parts = _map(_encode_worker, [(task.name, c, vocab.to_dict()) for c in _chunks(examples, jobs)], jobs)
+    encoded = [e for part in parts for e in part]
+    if cache:
+        _try_write(path, lambda p: save_encoded(p, encoded))
+    return encoded
 
 
 def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool = False, limit: int | None = None,
@@ -301,22 +325,147 @@ def train(
     the best epoch to ``out`` (see the module docstring). ``overrides`` sets
     any :class:`~invar.nn.config.ModelConfig` field. ``progress(event, **info)``
     hears about encoding, steps and epochs (process 0 only)."""
+    args = _Args(task=task, data=data, arch=arch, size=size, epochs=epochs, out=out, batch_size=batch_size,
+                 max_len=max_len, lr=lr, weight_decay=weight_decay, betas=betas, seed=seed, device=device,
+                 limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, overrides=overrides)
     the_task = get_task(task)
-    task_fields = dict(the_task.arch_config(arch)) if the_task.arch_config is not None else {}
+    config = _config(the_task, args)
+    _check_arguments(args)
+    procs = _join_processes(device)
+    torch.set_num_threads(threads or _threads_per_process(procs.world))
+    report = progress if (progress and procs.rank == 0) else _silent
+    config, splits = _read_splits(the_task, config, args, report)
+    run = _set_up(args, the_task, config, splits, procs, report)
+    if procs.rank == 0:
+        _remove_temporaries(run)
+    if resume and run.state_path.exists():
+        _resume(run)
+    run.ddp = _parallel(run.model.network, procs)
+    report("start", n_train=len(splits.train), n_valid=len(splits.valid), too_long=splits.too_long, epochs=epochs,
+           steps=run.steps_per_epoch, start_epoch=run.start_epoch, config=config, world=procs.world)
+    for epoch in range(run.start_epoch, epochs):
+        _epoch(run, epoch)
+    _finish(run)
+    _leave_processes(procs)
+    return TrainResult(out=str(out), arch=arch, size=size, task=task, metric_name=the_task.metric_name,
+                       best_metric=run.best, best_epoch=run.best_epoch, epochs=epochs, n_train=len(splits.train),
+                       n_valid=len(splits.valid), too_long=splits.too_long, history=run.history,
+                       resumed_from=run.resumed_from)
+
+
+@dataclass(frozen=True)
+class _Args:
+    """:func:`train`'s arguments, as its steps read them."""
+
+    task: str
+    data: str | os.PathLike
+    arch: str
+    size: str
+    epochs: int
+    out: str | os.PathLike
+    batch_size: int
+    max_len: int
+    lr: float
+    weight_decay: float
+    betas: tuple[float, float]
+    seed: int
+    device: str
+    limit: int | None
+    resume: bool
+    threads: int | None
+    save_every: int
+    jobs: int | None
+    overrides: Mapping[str, Any] | None
+
+
+@dataclass(frozen=True)
+class _Processes:
+    """The processes that train together: torchrun's, or this one alone."""
+
+    rank: int
+    world: int
+    #: where this process trains (``cuda:LOCAL_RANK`` under torchrun on GPUs)
+    dev: torch.device
+    #: this run started the process group, so it ends it
+    owns_group: bool
+
+
+@dataclass(frozen=True)
+class _Splits:
+    """The training and validation splits, encoded, without the programs longer than ``max_len``."""
+
+    vocab: Vocab
+    train: list[Encoded]
+    #: a float array, or the labels as read for a task that makes its own targets
+    train_y: Any
+    valid: list[Encoded]
+    valid_y: Any
+    #: programs left out of both splits for their length
+    too_long: int
+    #: the labels the dataset names (multi-label tasks), else None
+    label_names: list[str] | None
+
+
+@dataclass
+class _Run:
+    """A training run's state, handed from step to step."""
+
+    args: _Args
+    task: Task
+    procs: _Processes
+    splits: _Splits
+    model: Model
+    opt: torch.optim.Optimizer
+    #: what a saved training state must match to resume
+    settings: dict
+    state_path: Path
+    report: Callable[..., None]
+    #: the training programs' lengths, which the epochs' batches are bucketed by
+    lengths: np.ndarray
+    steps_per_epoch: int
+    #: the training split's targets as a tensor (None for sequence tasks, whose targets are in the batch)
+    targets: torch.Tensor | None
+    #: the network as a step calls it (wrapped by DistributedDataParallel under torchrun), once resumed
+    ddp: torch.nn.Module | None = None
+    start_epoch: int = 0
+    start_step: int = 0
+    #: the losses of the resumed epoch's steps before the resume, when the saved state holds them
+    resumed_losses: list[float] | None = None
+    resumed_from: tuple | None = None
+    history: list = field(default_factory=list)
+    best: float = math.nan
+    best_epoch: int = 0
+
+
+def _silent(*args: Any, **kwargs: Any) -> None:
+    pass
+
+
+# ------------------------------------------------------------------ set-up
+def _config(the_task: Task, args: _Args) -> ModelConfig:
+    """The architecture's preset at its size, with the task's fields and the caller's overrides."""
+    task_fields = dict(the_task.arch_config(args.arch)) if the_task.arch_config is not None else {}
     try:
-        config = preset(arch, size, max_len=max_len, head=the_task.head, n_labels=the_task.n_labels,
-                        seed=seed, **{**task_fields, **dict(overrides or {})})
+        return preset(args.arch, args.size, max_len=args.max_len, head=the_task.head, n_labels=the_task.n_labels,
+                      seed=args.seed, **{**task_fields, **dict(args.overrides or {})})
     except ValueError as err:
         raise ModelError(str(err), path="--arch" if "architecture" in str(err) else "--size" if "size" in str(err) else None)
-    if epochs < 1 or batch_size < 1:
+
+
+def _check_arguments(args: _Args) -> None:
+    """Usage errors that the model's config does not catch."""
+    if args.epochs < 1 or args.batch_size < 1:
         raise UsageError("--epochs and --batch-size must be at least 1")
-    if device.startswith("cuda") and not torch.cuda.is_available():
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("--device cuda: no CUDA device is available", path="--device")
 
+
+def _join_processes(device: str) -> _Processes:
+    """This process's place among torchrun's (joining their group, gloo on
+    CPU, nccl on GPU) and the device it trains on."""
     rank, world, local_rank = _dist()
-    distributed = world > 1
     owns_group = False
-    if distributed:
+    if world > 1:
         import torch.distributed as dist
 
         backend = "nccl" if device.startswith("cuda") else "gloo"
@@ -325,178 +474,279 @@ def train(
             owns_group = True
         if device.startswith("cuda"):
             device = f"cuda:{local_rank}"
-    dev = torch.device(device)
-    torch.set_num_threads(threads or max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world))))
-    report = progress if (progress and rank == 0) else (lambda *a, **k: None)
+    return _Processes(rank=rank, world=world, dev=torch.device(device), owns_group=owns_group)
 
-    sequences = config.generates
-    if sequences:
-        vocab, splits = prepare_pairs(the_task, data, arch=arch, tree=config.positions == "tree", limit=limit,
-                                      progress=report)
+
+def _threads_per_process(world: int) -> int:
+    """The machine's cores shared among the processes on it."""
+    return max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world)))
+
+
+def _read_splits(the_task: Task, config: ModelConfig, args: _Args, report: Callable) -> tuple[ModelConfig, _Splits]:
+    """The splits encoded and cut to ``max_len``, and the config completed
+    by them: the vocabulary, the dataset's labels and, for a sequence task,
+    the longest output."""
+    if config.generates:
+        vocab, splits = prepare_pairs(the_task, args.data, arch=args.arch, tree=config.positions == "tree",
+                                      limit=args.limit, progress=report)
     else:
-        vocab, splits = prepare_data(the_task, data, limit=limit, jobs=jobs or 1, progress=report,
+        vocab, splits = prepare_data(the_task, args.data, limit=args.limit, jobs=args.jobs or 1, progress=report,
                                      raw_labels=the_task.labels_of is not None)
     label_names = None
     if the_task.labels_of is not None:  # the dataset names the labels
-        label_names = list(the_task.labels_of(data))
+        label_names = list(the_task.labels_of(args.data))
         config = replace(config, n_labels=len(label_names))
     config = config.with_vocab(vocab)
     try:
         config.validate()
     except ValueError as err:
         raise ModelError(f"bad model config: {err}")
+    kept = _fitting(splits, vocab, label_names, config.generates, args)
+    if config.generates and not config.max_output:
+        longest = max(len(e) - int((e.lines == 0).sum()) for e in kept.train) + 1
+        config = replace(config, max_output=min(args.max_len, 2 * longest))
+    return config, kept
+
+
+def _fitting(splits: dict, vocab: Vocab, label_names: list[str] | None, sequences: bool, args: _Args) -> _Splits:
+    """The training and validation programs that fit in ``max_len`` tokens, and how many did not."""
     (train_enc, train_y), (valid_enc, valid_y) = splits["train"], splits["valid"]
     fits = _pair_fits if sequences else (lambda e, n: 0 < len(e) <= n)
-    keep_t = [i for i, e in enumerate(train_enc) if fits(e, max_len)]
-    keep_v = [i for i, e in enumerate(valid_enc) if fits(e, max_len)]
-    too_long = len(train_enc) - len(keep_t) + len(valid_enc) - len(keep_v)
-    train_enc, train_y = [train_enc[i] for i in keep_t], _take(train_y, keep_t)
-    valid_enc, valid_y = [valid_enc[i] for i in keep_v], _take(valid_y, keep_v)
-    if not train_enc or not valid_enc:
-        raise DataError(f"no program of at most {max_len} tokens in the training or validation split", path=str(data))
-    if sequences and not config.max_output:
-        longest = max(len(e) - int((e.lines == 0).sum()) for e in train_enc) + 1
-        config = replace(config, max_output=min(max_len, 2 * longest))
+    keep_t = [i for i, e in enumerate(train_enc) if fits(e, args.max_len)]
+    keep_v = [i for i, e in enumerate(valid_enc) if fits(e, args.max_len)]
+    if not keep_t or not keep_v:
+        raise DataError(f"no program of at most {args.max_len} tokens in the training or validation split",
+                        path=str(args.data))
+    return _Splits(vocab=vocab, train=[train_enc[i] for i in keep_t], train_y=_take(train_y, keep_t),
+                   valid=[valid_enc[i] for i in keep_v], valid_y=_take(valid_y, keep_v),
+                   too_long=len(train_enc) - len(keep_t) + len(valid_enc) - len(keep_v), label_names=label_names)
 
-    random.seed(seed)
-    np.random.seed(seed % (1 << 32))
-    torch.manual_seed(seed)
-    model = Model(task, config, vocab, build_network(config, vocab, task), labels=label_names,
-                  languages=sorted({e.lang for e in train_enc}))
+
+def _set_up(args: _Args, the_task: Task, config: ModelConfig, splits: _Splits, procs: _Processes,
+            report: Callable) -> _Run:
+    """A new run: the model at its seeded initial weights on its device,
+    its optimiser, and the epochs' length."""
+    random.seed(args.seed)
+    np.random.seed(args.seed % (1 << 32))
+    torch.manual_seed(args.seed)
+    model = _new_model(args.task, the_task, config, splits)
+    model.network.to(procs.dev)
+    settings = {"task": args.task, "data": [f"{len(splits.train)}", splits.vocab.fingerprint()],
+                "batch_size": args.batch_size, "seed": args.seed, "lr": args.lr, "weight_decay": args.weight_decay,
+                "betas": list(args.betas), "max_len": args.max_len, "world": procs.world}
+    lengths = np.asarray([len(e) for e in splits.train])
+    return _Run(args=args, task=the_task, procs=procs, splits=splits, model=model,
+                opt=_optimiser(model.network, args), settings=settings, state_path=resume_path(args.out),
+                report=report, lengths=lengths,
+                steps_per_epoch=len(_batches(lengths, args.batch_size, args.seed, 0, procs.world)),
+                targets=_targets(the_task, splits, config.generates),
+                best=math.inf if the_task.lower_is_better else -math.inf)
+
+
+def _new_model(task: str, the_task: Task, config: ModelConfig, splits: _Splits) -> Model:
+    """A model of freshly drawn weights whose output starts where the labels
+    are: at their median (regression), each label at its frequency (multi-label)."""
+    model = Model(task, config, splits.vocab, build_network(config, splits.vocab, task), labels=splits.label_names,
+                  languages=sorted({e.lang for e in splits.train}))
     net = model.network
     if the_task.head == "regression":
-        net.head.init_output(float(np.median(train_y)))
-    elif the_task.targets is not None and the_task.head == "multilabel":  # each label starts at its frequency
-        net.head.init_prior(torch.as_tensor(the_task.targets(train_y, label_names)).mean(dim=0))
-    net.to(dev)
+        net.head.init_output(float(np.median(splits.train_y)))
+    elif the_task.targets is not None and the_task.head == "multilabel":
+        net.head.init_prior(torch.as_tensor(the_task.targets(splits.train_y, splits.label_names)).mean(dim=0))
+    return model
+
+
+def _optimiser(net: torch.nn.Module, args: _Args) -> torch.optim.Optimizer:
+    """AdamW; biases and norms (parameters of fewer than 2 dimensions) without weight decay."""
     decay = [p for n, p in net.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in net.named_parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=lr, betas=betas)
-    settings = {"task": task, "data": [f"{len(train_enc)}", vocab.fingerprint()], "batch_size": batch_size,
-                "seed": seed, "lr": lr, "weight_decay": weight_decay, "betas": list(betas), "max_len": max_len,
-                "world": world}
+    return torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
+                              {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=args.betas)
 
-    lengths = np.asarray([len(e) for e in train_enc])
-    steps_per_epoch = len(_batches(lengths, batch_size, seed, 0, world))
-    total_steps = steps_per_epoch * epochs
-    start_epoch, start_step, history = 0, 0, []
-    best = math.inf if the_task.lower_is_better else -math.inf
-    best_epoch, resumed_from = 0, None
-    state_path = resume_path(out)
-    if rank == 0:
-        from .data.files import remove_temporaries
 
-        for path in (out, state_path):
-            remove_temporaries(path)
-    resumed_losses: list[float] | None = None
-    if resume and state_path.exists():
-        state = checkpoint.load(state_path, kind="resume")
-        if _saved_config(state.get("config")) != config.to_dict() or state.get("settings") != settings:
-            raise ModelError("the saved training state is for other settings (architecture, data, seed or batch size); "
-                             "train without --resume to start again", path=str(state_path))
-        net.load_state_dict(state["state_dict"])
-        opt.load_state_dict(state["optimizer"])
-        start_epoch, start_step = int(state["epoch"]), int(state["step"])
-        history, best, best_epoch = list(state["history"]), float(state["best"]), int(state["best_epoch"])
-        resumed_from = (start_epoch, start_step)
-        saved_losses = state.get("epoch_losses")
-        if isinstance(saved_losses, list) and len(saved_losses) == start_step:
-            resumed_losses = [float(x) for x in saved_losses]
-        report("resume", epoch=start_epoch, step=start_step)
+def _remove_temporaries(run: _Run) -> None:
+    """What a killed run left beside the checkpoint and the training state."""
+    from .data.files import remove_temporaries
 
-    ddp = net
-    if distributed:
-        from torch.nn.parallel import DistributedDataParallel
+    for path in (run.args.out, run.state_path):
+        remove_temporaries(path)
 
-        ddp = DistributedDataParallel(net, device_ids=[dev.index] if dev.type == "cuda" else None)
 
-    def save_state(epoch: int, step: int, epoch_losses: list[float]) -> None:
-        if rank != 0:
-            return
-        checkpoint.save(state_path, {
-            "epoch_losses": list(epoch_losses),
-            "kind": "resume", "task": task, "config": config.to_dict(), "vocab": vocab.to_dict(),
-            "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
-            "optimizer": opt.state_dict(), "epoch": epoch, "step": step, "history": history,
-            "best": best, "best_epoch": best_epoch, "settings": settings,
-        })
+def _parallel(net: torch.nn.Module, procs: _Processes) -> torch.nn.Module:
+    """The network as the steps call it: under torchrun, wrapped so that the gradients are averaged."""
+    if procs.world == 1:
+        return net
+    from torch.nn.parallel import DistributedDataParallel
 
-    report("start", n_train=len(train_enc), n_valid=len(valid_enc), too_long=too_long, epochs=epochs,
-           steps=steps_per_epoch, start_epoch=start_epoch, config=config, world=world)
+    return DistributedDataParallel(net, device_ids=[procs.dev.index] if procs.dev.type == "cuda" else None)
+
+
+def _targets(the_task: Task, splits: _Splits, sequences: bool) -> torch.Tensor | None:
+    """The training labels as the task's loss takes them (a sequence task's targets are in its batches)."""
     if sequences:
-        targets = None
-    elif the_task.targets is not None:
-        targets = torch.as_tensor(the_task.targets(train_y, label_names), dtype=torch.float32)
-    else:
-        targets = torch.as_tensor(train_y, dtype=torch.float32)
-    for epoch in range(start_epoch, epochs):
-        batches = _batches(lengths, batch_size, seed, epoch, world)
-        net.train()
-        losses, t0 = [], time.perf_counter()
-        first = start_step if epoch == start_epoch else 0
-        if first:
-            losses = list(resumed_losses or [])
-        for step in range(first, len(batches)):
-            idx = batches[step][rank::world]
-            torch.manual_seed(_mix(seed, epoch, step, rank))
-            items = [train_enc[i] for i in idx]
-            if config.augment and sequences and the_task.pool:
-                items = [_augment_into(e, vocab, the_task.pool, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
-            elif config.augment:
-                items = [_augment(e, vocab, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
-            batch = to_device(model.collate(items), dev)
-            for group in opt.param_groups:
-                group["lr"] = _lr(epoch * steps_per_epoch + step, total_steps, lr)
-            if sequences:
-                loss = net.loss(ddp(batch), batch)
-            else:
-                loss = the_task.loss(ddp(batch), targets[torch.as_tensor(idx)].to(dev))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            opt.step()
-            losses.append(float(loss.detach()))
-            report("step", epoch=epoch, step=step + 1, steps=len(batches), loss=losses[-1])
-            if save_every and (step + 1) % save_every == 0 and step + 1 < len(batches):
-                save_state(epoch, step + 1, losses)
-        valid_loss = None
-        if sequences:
-            metric, valid_loss = _evaluate_pairs(model, valid_enc, valid_y, the_task, dev, rank, world)
-        else:
-            metric = _evaluate(model, valid_enc, valid_y, the_task, dev, rank, world)
-        seconds = time.perf_counter() - t0
-        improved = best_epoch == 0 or (metric < best if the_task.lower_is_better else metric > best)
-        if improved:
-            best, best_epoch = metric, epoch + 1
-        history.append({"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
-                        f"valid_{the_task.metric_name}": metric, "seconds": round(seconds, 3)})
-        if first and resumed_losses is None:  # the steps before the resume are not in train_loss
-            history[-1]["train_loss_steps"] = [first + 1, len(batches)]
-        if valid_loss is not None:
-            history[-1]["valid_loss"] = valid_loss
-        if improved and rank == 0:
-            checkpoint.save(out, checkpoint.model_payload(model, _metrics(the_task, best, best_epoch, history, len(train_enc)),
-                                                          train=dict(settings, arch=arch, size=size, epochs=epochs)))
-        save_state(epoch + 1, 0, [])
-        report("epoch", epoch=epoch + 1, epochs=epochs, train_loss=history[-1]["train_loss"], metric=metric,
-               best=best, best_epoch=best_epoch, improved=improved, seconds=seconds,
-               resumed_at=first or None, loss_steps=history[-1].get("train_loss_steps"), steps=len(batches))
-    if rank == 0 and not Path(out).exists():  # resumed after the last epoch: nothing new to keep
-        raise ModelError("the saved training state has no epoch left; raise --epochs to train on", path=str(state_path))
-    if rank == 0 and sequences and config.random_draws > 1:
-        _choose_draw(out, valid_enc, dev, report)
-    if distributed:
-        import torch.distributed as dist
+        return None
+    if the_task.targets is not None:
+        return torch.as_tensor(the_task.targets(splits.train_y, splits.label_names), dtype=torch.float32)
+    return torch.as_tensor(splits.train_y, dtype=torch.float32)
 
-        dist.barrier()
-        if owns_group:
-            # a process that exits with gloo's threads alive can abort
-            # ("terminate called without an active exception")
-            dist.destroy_process_group()
-    return TrainResult(out=str(out), arch=arch, size=size, task=task, metric_name=the_task.metric_name,
-                       best_metric=best, best_epoch=best_epoch, epochs=epochs, n_train=len(train_enc),
-                       n_valid=len(valid_enc), too_long=too_long, history=history, resumed_from=resumed_from)
+
+# ------------------------------------------------------------------ resume
+def _resume(run: _Run) -> None:
+    """Continue from the saved training state: weights, optimiser, position
+    in the epochs, history, best epoch, and the resumed epoch's losses so far."""
+    state = checkpoint.load(run.state_path, kind="resume")
+    if _saved_config(state.get("config")) != run.model.config.to_dict() or state.get("settings") != run.settings:
+        raise ModelError("the saved training state is for other settings (architecture, data, seed or batch size); "
+                         "train without --resume to start again", path=str(run.state_path))
+    run.model.network.load_state_dict(state["state_dict"])
+    run.opt.load_state_dict(state["optimizer"])
+    run.start_epoch, run.start_step = int(state["epoch"]), int(state["step"])
+    run.history, run.best, run.best_epoch = list(state["history"]), float(state["best"]), int(state["best_epoch"])
+    run.resumed_from = (run.start_epoch, run.start_step)
+    saved_losses = state.get("epoch_losses")
+    if isinstance(saved_losses, list) and len(saved_losses) == run.start_step:
+        run.resumed_losses = [float(x) for x in saved_losses]
+    run.report("resume", epoch=run.start_epoch, step=run.start_step)
+
+
+def _save_state(run: _Run, epoch: int, step: int, epoch_losses: list[float]) -> None:
+    """The training state at ``step`` of ``epoch``, for ``resume`` (process 0 writes it)."""
+    if run.procs.rank != 0:
+        return
+    net = run.model.network
+    checkpoint.save(run.state_path, {
+        "epoch_losses": list(epoch_losses),
+        "kind": "resume", "task": run.args.task, "config": run.model.config.to_dict(),
+        "vocab": run.splits.vocab.to_dict(),
+        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+        "optimizer": run.opt.state_dict(), "epoch": epoch, "step": step, "history": run.history,
+        "best": run.best, "best_epoch": run.best_epoch, "settings": run.settings,
+    })
+
+
+# ------------------------------------------------------------------- epochs
+def _epoch(run: _Run, epoch: int) -> None:
+    """One epoch: its steps, validation, the checkpoint if it is the best
+    so far, and the training state."""
+    batches = _batches(run.lengths, run.args.batch_size, run.args.seed, epoch, run.procs.world)
+    first = run.start_step if epoch == run.start_epoch else 0
+    t0 = time.perf_counter()
+    losses = _train_steps(run, epoch, batches, first)
+    metric, valid_loss = _validate(run)
+    seconds = time.perf_counter() - t0
+    improved = _record(run, epoch, metric, valid_loss, losses, seconds, first, len(batches))
+    if improved and run.procs.rank == 0:
+        _save_best(run)
+    _save_state(run, epoch + 1, 0, [])
+    entry = run.history[-1]
+    run.report("epoch", epoch=epoch + 1, epochs=run.args.epochs, train_loss=entry["train_loss"], metric=metric,
+               best=run.best, best_epoch=run.best_epoch, improved=improved, seconds=seconds,
+               resumed_at=first or None, loss_steps=entry.get("train_loss_steps"), steps=len(batches))
+
+
+def _train_steps(run: _Run, epoch: int, batches: list[np.ndarray], first: int) -> list[float]:
+    """The epoch's steps from ``first`` on, saving the training state every
+    ``save_every`` steps; the losses of the epoch's steps."""
+    run.model.network.train()
+    losses = list(run.resumed_losses or []) if first else []
+    save_every = run.args.save_every
+    for step in range(first, len(batches)):
+        losses.append(_step(run, epoch, step, batches[step]))
+        run.report("step", epoch=epoch, step=step + 1, steps=len(batches), loss=losses[-1])
+        if save_every and (step + 1) % save_every == 0 and step + 1 < len(batches):
+            _save_state(run, epoch, step + 1, losses)
+    return losses
+
+
+def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
+    """One optimiser step on this process's share of the batch (dropout and
+    random embeddings seeded by the step); its loss."""
+    args, procs, net = run.args, run.procs, run.model.network
+    idx = batch_indices[procs.rank::procs.world]
+    torch.manual_seed(_mix(args.seed, epoch, step, procs.rank))
+    batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
+    for group in run.opt.param_groups:
+        group["lr"] = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr)
+    if run.model.config.generates:
+        loss = net.loss(run.ddp(batch), batch)
+    else:
+        loss = run.task.loss(run.ddp(batch), run.targets[torch.as_tensor(idx)].to(procs.dev))
+    run.opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+    run.opt.step()
+    return float(loss.detach())
+
+
+def _batch_programs(run: _Run, epoch: int, idx: np.ndarray) -> list[Encoded]:
+    """The training programs ``idx``, each renamed at random (seeded by the
+    epoch and the program) for an ``augmented`` model."""
+    items = [run.splits.train[i] for i in idx]
+    config, pool, vocab, seed = run.model.config, run.task.pool, run.splits.vocab, run.args.seed
+    if config.augment and config.generates and pool:
+        return [_augment_into(e, vocab, pool, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
+    if config.augment:
+        return [_augment(e, vocab, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
+    return items
+
+
+def _validate(run: _Run) -> tuple[float, float | None]:
+    """The task's metric on the validation split, and for a sequence task the teacher-forced loss."""
+    splits, procs = run.splits, run.procs
+    if run.model.config.generates:
+        return _evaluate_pairs(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world)
+    return _evaluate(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world), None
+
+
+def _record(run: _Run, epoch: int, metric: float, valid_loss: float | None, losses: list[float], seconds: float,
+            first: int, steps: int) -> bool:
+    """The epoch in the history, and whether it is the best so far (the first epoch always is)."""
+    lower = run.task.lower_is_better
+    improved = run.best_epoch == 0 or (metric < run.best if lower else metric > run.best)
+    if improved:
+        run.best, run.best_epoch = metric, epoch + 1
+    entry = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
+             f"valid_{run.task.metric_name}": metric, "seconds": round(seconds, 3)}
+    if first and run.resumed_losses is None:  # the steps before the resume are not in train_loss
+        entry["train_loss_steps"] = [first + 1, steps]
+    if valid_loss is not None:
+        entry["valid_loss"] = valid_loss
+    run.history.append(entry)
+    return improved
+
+
+def _save_best(run: _Run) -> None:
+    """The checkpoint ``out``: the model with its metrics and how it was trained."""
+    args = run.args
+    metrics = _metrics(run.task, run.best, run.best_epoch, run.history, len(run.splits.train))
+    checkpoint.save(args.out, checkpoint.model_payload(
+        run.model, metrics, train=dict(run.settings, arch=args.arch, size=args.size, epochs=args.epochs)))
+
+
+# --------------------------------------------------------------------- end
+def _finish(run: _Run) -> None:
+    """Process 0's last word: a run resumed after its last epoch is an error
+    (it kept nothing new); random embeddings choose their draw."""
+    if run.procs.rank != 0:
+        return
+    if not Path(run.args.out).exists():
+        raise ModelError("the saved training state has no epoch left; raise --epochs to train on",
+                         path=str(run.state_path))
+    if run.model.config.generates and run.model.config.random_draws > 1:
+        _choose_draw(run.args.out, run.splits.valid, run.procs.dev, run.report)
+
+
+def _leave_processes(procs: _Processes) -> None:
+    """Wait for every process to finish, and end the process group this run started."""
+    if procs.world == 1:
+        return
+    import torch.distributed as dist
+
+    dist.barrier()
+    if procs.owns_group:
+        # a process that exits with gloo's threads alive can abort
+        # ("terminate called without an active exception")
+        dist.destroy_process_group()
 
 
 def _metrics(task: Task, best: float, best_epoch: int, history: list, n_train: int) -> dict:
