@@ -566,7 +566,7 @@ def _optimiser(net: torch.nn.Module, args: _Args) -> torch.optim.Optimizer:
 
 def _remove_temporaries(run: _Run) -> None:
     """What a killed run left beside the checkpoint and the training state."""
-    from .data.files import remove_temporaries
+    from .files import remove_temporaries
 
     for path in (run.args.out, run.state_path):
         remove_temporaries(path)
