@@ -22,8 +22,7 @@ from typing import Iterable, Sequence
 
 from .errors import InvarError, ParseError
 from .program import Line, Program, Token
-
-__version__ = "0.1.0"
+from .version import __version__
 
 
 def parse(text: str, lang: str, *, path: str | None = None) -> Program:

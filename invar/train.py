@@ -69,6 +69,7 @@ from .encoding import (Encoded, Vocab, add_pool, add_specials, encode, load_enco
 from .errors import DataError, InvarError, ModelError, UsageError
 from .nn.config import ModelConfig, preset
 from .nn.model import Model, build_network, to_device
+from .processes import callable_module, torchrun_place
 from .tasks import Example, Task, get_task
 
 #: share of the steps spent warming the learning rate up (at most WARMUP_MAX steps)
@@ -259,12 +260,6 @@ def _try_write(path: Path, write: Callable[[Path], None]) -> None:
 
 
 # -------------------------------------------------------------- distribution
-def _dist() -> tuple[int, int, int]:
-    """(rank, world size, local rank) from torchrun's environment."""
-    world = int(os.environ.get("WORLD_SIZE", "1"))
-    return int(os.environ.get("RANK", "0")), world, int(os.environ.get("LOCAL_RANK", "0"))
-
-
 def _mix(*parts: Any) -> int:
     return int.from_bytes(hashlib.sha256(repr(parts).encode()).digest()[:8], "little") & ((1 << 63) - 1)
 
@@ -463,7 +458,7 @@ def _check_arguments(args: _Args) -> None:
 def _join_processes(device: str) -> _Processes:
     """This process's place among torchrun's (joining their group, gloo on
     CPU, nccl on GPU) and the device it trains on."""
-    rank, world, local_rank = _dist()
+    rank, world, local_rank = torchrun_place()
     owns_group = False
     if world > 1:
         import torch.distributed as dist
@@ -877,16 +872,4 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
 
 __all__ = ["train", "TrainResult", "prepare_data", "prepare_pairs", "resume_path"]
 
-
-class _CallableModule(type(os)):
-    """Importing ``invar.train`` rebinds the package's ``train`` attribute
-    from the public function to this module; calling the module trains, so
-    ``invar.train(...)`` works either way."""
-
-    def __call__(self, **kwargs: Any) -> TrainResult:
-        return train(**kwargs)
-
-
-import sys as _sys  # noqa: E402
-
-_sys.modules[__name__].__class__ = _CallableModule
+callable_module(__name__, train)

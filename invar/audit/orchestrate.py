@@ -1,0 +1,275 @@
+"""The audit from start to end: settings checked, the model opened, the
+dataset read, its chunks shared among shards and torchrun's processes,
+variants run in batches (:mod:`.run`), records gathered and summarised
+(:mod:`.report`).
+
+Layer train/audit/alta: imports errors, tasks, data and the audit's own
+modules (models, which loads checkpoints, lazily); never train, alta or cli.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from ..errors import UsageError
+from ..processes import torchrun_place
+from ..tasks import Task, get_task
+from ..version import __version__
+from .report import jsonl_lines, summarize
+from .run import CHUNK, TRANSFORMS, Settings, run_chunk
+
+
+@dataclass
+class Audit:
+    """An audit's settings (``header``), its example records and its report
+    (a dict: ``audit["violation_rate"]`` or ``audit.violation_rate``)."""
+
+    header: dict
+    records: list[dict]
+    report: dict
+    #: this process's rank under torchrun (only rank 0 writes)
+    rank: int = 0
+
+    def __getitem__(self, key: str):
+        return self.report[key]
+
+    def __getattr__(self, key: str):
+        report = self.__dict__.get("report", {})
+        if key in report:
+            return report[key]
+        raise AttributeError(key)
+
+    def jsonl(self):
+        """The JSONL lines: header, one record per example, summary."""
+        return jsonl_lines(self.header, self.records, self.report)
+
+
+def _default_task(dataset: Any, data_dir: str | None) -> str | None:
+    """The task of the dataset when it says (``bhive``; a directory ``invar
+    data`` wrote, by its manifest), else None (the user names the task)."""
+    from pathlib import Path
+
+    from ..data import manifest
+    from .datasets import _is_prepared
+
+    if isinstance(dataset, str):
+        if dataset == "bhive":
+            return "bhive"
+        found = manifest.of(dataset)
+        if found is not None:
+            return found.task
+        path = Path(dataset)
+        if path.is_dir() and _is_prepared(path):
+            return "bhive"
+    return None
+
+
+def parse_shard(text: str | Sequence[int] | None) -> tuple[int, int] | None:
+    """``"I/N"`` (1-based) -> (I, N)."""
+    if text is None:
+        return None
+    if isinstance(text, str):
+        a, slash, b = text.partition("/")
+        try:
+            i, n = int(a), int(b)
+        except ValueError:
+            i = n = 0
+        if not slash:
+            i = n = 0
+    else:
+        i, n = text
+    if not (n >= 1 and 1 <= i <= n):
+        raise UsageError(f"{text!r}: write I/N with 1 <= I <= N, e.g. 1/4", path="--shard")
+    return i, n
+
+
+def audit(
+    model: Any,
+    dataset: Any,
+    *,
+    transform: str | None = None,
+    variants: int = 16,
+    limit: int | None = None,
+    seed: int = 0,
+    batch_size: int = 64,
+    device: str | None = None,
+    tolerance: float = 1e-6,
+    task: str | None = None,
+    data_dir: str | None = None,
+    split: str = "test",
+    lang: str | None = None,
+    program_column: str | None = None,
+    label_column: str | None = None,
+    oracle: bool = False,
+    example: str | int | None = None,
+    shard: str | Sequence[int] | None = None,
+    prompt: str | None = None,
+    concurrency: int = 8,
+    timeout: float | None = None,
+    retries: int = 2,
+    threads: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Audit:
+    """Audit ``model`` on ``dataset``, as ``invar audit`` does (see
+    docs/audit.md for every argument). ``model``: a checkpoint or TorchScript
+    path, ``package.module:function``, an ``http://HOST:PORT/v1`` endpoint
+    (with ``prompt``, the template's text), a loaded model or any callable
+    taking a list of program texts. ``dataset``: ``"bhive"`` (with
+    ``data_dir`` or ``INVAR_DATA``), a path, or a list of programs."""
+    from . import models
+
+    _check_arguments(variants, batch_size, tolerance, transform)
+    shard_in = parse_shard(shard)
+    rank, world, local_rank = torchrun_place()
+    device = _device(device, world, local_rank)
+    guess = task or _default_task(dataset, data_dir)
+    adapter = models.open_model(model, task=task, device=device, prompt=prompt,
+                                answer=get_task(guess).answer if guess else None, concurrency=concurrency,
+                                timeout=timeout, retries=retries, seed=seed)
+    the_task = _task_of(adapter, task or guess)
+    transform = transform or _default_transform(the_task)
+    if oracle and the_task.oracle is None:
+        raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
+    data = _load_dataset(dataset, the_task, adapter, data_dir=data_dir, split=split, lang=lang,
+                         program_column=program_column, label_column=label_column, limit=limit)
+    examples = [_pick(data.examples, example)] if example is not None else data.examples
+    settings = Settings(transform=transform, variants=variants, seed=seed, tolerance=tolerance,
+                        batch_size=batch_size, oracle=oracle, keep_predictions=example is not None)
+    header = {
+        "invar": __version__, "model": adapter.info(), "task": the_task.name, "dataset": data.info(),
+        "transform": transform, "task_symmetry": _symmetric(the_task, transform), "variants": variants,
+        "seed": seed, "limit": limit, "tolerance": tolerance, "oracle": oracle,
+        "example": examples[0].id if example is not None else None,
+        "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
+    }
+    if world > 1 or adapter.encodes or adapter.kind == "torchscript":
+        import torch
+
+        # one thread by default: a small model on batches of a few dozen runs
+        # fastest on one, and many times slower when threads outnumber free cores
+        torch.set_num_threads(threads or 1)
+    mine = _my_chunks(examples, shard_in, rank, world)
+    records, run = _run(mine, adapter, the_task, settings, progress)
+    run.update(batch_size=batch_size, device=device or "cpu", processes=world, shards=shard_in[1] if shard_in else 1)
+    if world > 1:
+        records, run = _gather(records, run, device)
+    run["predictions_per_second"] = run["predictions"] / run["seconds"] if run["seconds"] else None
+    return Audit(header, records, summarize(header, records, run), rank)
+
+
+def _check_arguments(variants: int, batch_size: int, tolerance: float, transform: str | None) -> None:
+    if variants < 1 or batch_size < 1:
+        raise UsageError("--variants and --batch-size must be at least 1")
+    if tolerance < 0:
+        raise UsageError("--tolerance must not be negative", path="--tolerance")
+    if transform is not None and transform not in TRANSFORMS:
+        raise UsageError(f"{transform!r}: choose from {', '.join(TRANSFORMS)}", path="--transform")
+
+
+def _task_of(adapter, name: str | None) -> Task:
+    """The task audited: the checkpoint's own, else the one named or guessed."""
+    name = adapter.task or name
+    if name is None:
+        raise UsageError("name the task with --task (bhive, classify, names, bugs): only invar checkpoints carry theirs",
+                         path="--task")
+    return get_task(name)
+
+
+def _default_transform(task: Task) -> str:
+    """The task's symmetries (``both`` when it keeps renamings and
+    reorderings); renamings when it keeps neither."""
+    kept = [t for t in ("renamings", "permutations") if task.invariances.get(t)]
+    return "both" if len(kept) == 2 else kept[0] if kept else "renamings"
+
+
+def _symmetric(task: Task, transform: str) -> bool:
+    """Whether every transform audited keeps the task's label."""
+    spaces = ("renamings", "permutations") if transform == "both" else (transform,)
+    return all(task.invariances.get(t, False) for t in spaces)
+
+
+def _load_dataset(dataset: Any, task: Task, adapter, **how: Any):
+    from . import datasets
+
+    return datasets.load(dataset, task=task, languages=adapter.model.languages if adapter.encodes else None, **how)
+
+
+def _my_chunks(examples: list, shard: tuple[int, int] | None, rank: int, world: int) -> list[list]:
+    """The chunks of ``examples`` this shard and this process audit."""
+    chunks = [examples[i: i + CHUNK] for i in range(0, len(examples), CHUNK)]
+    if shard is not None:
+        chunks = [c for k, c in enumerate(chunks) if k % shard[1] == shard[0] - 1]
+    return chunks[rank::world]
+
+
+def _run(chunks: list[list], adapter, task: Task, settings: Settings,
+         progress: Callable[[int, int], None] | None) -> tuple[list[dict], dict]:
+    """Every chunk's records, and how long the run and the model took."""
+    from . import datasets
+
+    total = sum(len(c) for c in chunks)
+    records: list[dict] = []
+    start = time.perf_counter()
+    for c in chunks:
+        if settings.oracle:  # unlabelled examples take the oracle's label: the metric is measured against it
+            datasets.label_by_oracle(c, task)
+        records += run_chunk(c, adapter, task, settings)
+        if progress:
+            progress(len(records), total)
+    run = {
+        "seconds": time.perf_counter() - start, "model_seconds": adapter.model_seconds,
+        "forward_seconds": adapter.forward_seconds,
+        "predictions": sum(1 + r["variants"] for r in records if r["error"] is None),
+    }
+    return records, run
+
+
+def _device(device: str | None, world: int, local_rank: int) -> str | None:
+    if device and device.startswith("cuda"):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda: no CUDA device is available", path="--device")
+        if world > 1:  # one GPU per process (nccl gathers through the current device)
+            torch.cuda.set_device(local_rank)
+            return f"cuda:{local_rank}"
+    return device
+
+
+def _gather(records: list[dict], run: dict, device: str | None) -> tuple[list[dict], dict]:
+    """Every process's records (and timing) on every process (torchrun)."""
+    import torch.distributed as dist
+
+    owns_group = not dist.is_initialized()
+    if owns_group:
+        dist.init_process_group("nccl" if device and device.startswith("cuda") else "gloo")
+    gathered: list = [None] * dist.get_world_size()
+    dist.all_gather_object(gathered, (records, run))
+    if owns_group:  # gloo's threads must not outlive the group at exit (an abort)
+        dist.barrier()
+        dist.destroy_process_group()
+    everything = [r for part, _ in gathered for r in part]
+    runs = [r for _, r in gathered]
+    merged = dict(run, seconds=max(r["seconds"] for r in runs),
+                  model_seconds=sum(r["model_seconds"] for r in runs),
+                  forward_seconds=None if run["forward_seconds"] is None else sum(r["forward_seconds"] for r in runs),
+                  predictions=sum(r["predictions"] for r in runs))
+    return everything, merged
+
+
+def _pick(examples: list, wanted: str | int):
+    for ex in examples:
+        if ex.id == str(wanted):
+            return ex
+    if isinstance(wanted, int) or str(wanted).isdigit():
+        k = int(wanted)
+        if 0 <= k < len(examples):
+            return examples[k]
+    shown = ", ".join(ex.id for ex in examples[:3])
+    raise UsageError(f"no example {wanted!r} (ids look like {shown or 'nothing: the dataset is empty'}; "
+                     "or give its position from 0)", path="--example")
+
+
+__all__ = ["Audit", "audit", "parse_shard"]
