@@ -82,60 +82,77 @@ def permutations(
     if count and sample is not None:
         raise UsageError("--count and --sample are exclusive")
     units = select_units(file, lang, function)
-    records: list[dict] = []
-    opened = [False]
-
-    def emit(record: dict) -> None:
-        if fmt is TextFormat.jsonl:
-            typer.echo(json_dumps(record))
-        elif fmt is TextFormat.json and not count:  # a JSON array, streamed record by record
-            typer.echo(("," if opened[0] else "[") + json_dumps(record))
-            opened[0] = True
-        else:
-            records.append(record)
-
+    out = _Output(fmt, count)
     if count:
         for unit in units:
-            emit(_count_record(unit, PermutationSpace(unit, max_states=max_states)))
+            out.emit(_count_record(unit, PermutationSpace(unit, max_states=max_states)))
         if fmt is TextFormat.text:
-            # like `invar renamings --count`: a bare number for one unit, one
-            # `name: number` line per unit otherwise, so shell pipelines can read it
-            for r in records:
-                # exact digits however long, written in near-linear time
-                shown = (decimal_string(r["count"]) if r["exact"] else
-                         f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)")
-                typer.echo(f"{r['unit']}: {shown}" if len(records) > 1 else shown)
-            records.clear()
+            _print_counts(out.records)
+            out.records.clear()
     else:
         rng = random.Random(seed)
         for unit in units:
             space = PermutationSpace(unit, max_states=max_states)
-            if sample is not None:
-                if not space.exact_sampling:
-                    needed = space.chain_steps_needed
-                    if chain_steps is None:
-                        note = f"within {MIXING_EPSILON} of uniform in total variation: {needed:,} steps per draw"
-                    else:
-                        note = (f"{chain_steps:,} steps per draw as asked, not the {needed:,} that certify "
-                                f"{MIXING_EPSILON} of uniform: draws are not certified")
-                    stderr.print(f"{unit.name}: too wide to count exactly; sampling by the Bubley-Dyer chain ({note})",
-                                 markup=False)
-                # streamed; an index is given where one fits in 63 bits
-                indexed = space.tractable and space.count() <= MAX_INDEX
-                stream = space.samples(rng, chain_steps=chain_steps)
-                chosen = ((space.rank(t) if indexed else None, t) for t in islice(stream, sample))
-            else:
-                chosen = enumerate(space.enumerate(limit))
-            for index, t in chosen:
+            for index, t in _chosen(unit, space, rng, sample, limit, chain_steps):
                 text = space.render(t)  # from the lines' texts: no IR built per variant
                 if fmt is TextFormat.text:
                     label = f"order {index}" if index is not None else "order"
                     mark = COMMENT.get(unit.lang, "#")
                     typer.echo(f"{mark} {unit.name}: {label}: {' '.join(map(str, t.order))}\n{text}\n")
                 else:
-                    emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
-    if fmt is TextFormat.json:
-        if count:
-            typer.echo(json_dumps(records))
+                    out.emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
+    out.close()
+
+
+class _Output:
+    """Records as asked: JSON lines, a JSON array streamed record by record,
+    or kept for a count's text."""
+
+    def __init__(self, fmt: TextFormat, count: bool) -> None:
+        self.fmt, self.count = fmt, count
+        self.records: list[dict] = []
+        self.opened = False
+
+    def emit(self, record: dict) -> None:
+        if self.fmt is TextFormat.jsonl:
+            typer.echo(json_dumps(record))
+        elif self.fmt is TextFormat.json and not self.count:
+            typer.echo(("," if self.opened else "[") + json_dumps(record))
+            self.opened = True
         else:
-            typer.echo("]" if opened[0] else "[]")
+            self.records.append(record)
+
+    def close(self) -> None:
+        if self.fmt is TextFormat.json:
+            typer.echo(json_dumps(self.records) if self.count else "]" if self.opened else "[]")
+
+
+def _print_counts(records: list[dict]) -> None:
+    """Like ``invar renamings --count``: a bare number for one unit, one
+    ``name: number`` line per unit otherwise, so shell pipelines can read it."""
+    for r in records:
+        # exact digits however long, written in near-linear time
+        shown = (decimal_string(r["count"]) if r["exact"] else
+                 f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)")
+        typer.echo(f"{r['unit']}: {shown}" if len(records) > 1 else shown)
+
+
+def _chosen(unit: Program, space: PermutationSpace, rng: random.Random, sample: int | None, limit: int | None,
+            chain_steps: int | None):
+    """(index or None, order) of the orders asked for: ``sample`` streamed
+    draws, else the first ``limit`` in enumeration order."""
+    if sample is None:
+        return enumerate(space.enumerate(limit))
+    if not space.exact_sampling:
+        needed = space.chain_steps_needed
+        if chain_steps is None:
+            note = f"within {MIXING_EPSILON} of uniform in total variation: {needed:,} steps per draw"
+        else:
+            note = (f"{chain_steps:,} steps per draw as asked, not the {needed:,} that certify "
+                    f"{MIXING_EPSILON} of uniform: draws are not certified")
+        stderr.print(f"{unit.name}: too wide to count exactly; sampling by the Bubley-Dyer chain ({note})",
+                     markup=False)
+    # streamed; an index is given where one fits in 63 bits
+    indexed = space.tractable and space.count() <= MAX_INDEX
+    stream = space.samples(rng, chain_steps=chain_steps)
+    return ((space.rank(t) if indexed else None, t) for t in islice(stream, sample))

@@ -27,7 +27,6 @@ class Size(str, enum.Enum):
     small = "small"
 
 
-
 @command
 def train_command(
     data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names or invar data bugs, or a file from invar data ltl.")],
@@ -65,54 +64,73 @@ def train_command(
 
     Example: invar train --task bhive --data bhive-haswell --arch renamer --size tiny --epochs 10 --out renamer.pt
     """
-    from ..tasks import get_task
     from ..train import train
 
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True,
     ) as bar:
-        state = {"task": None}
-
-        def progress(event: str, **info) -> None:
-            if event == "encode":
-                stderr.print(f"encoding {info['split']} ({info['n']} programs"
-                             + (", once; cached under the data directory)" if task is TaskName.bhive else ")"),
-                             markup=False)
-            elif event == "draws":
-                stderr.print(f"random vectors: seed {info['chosen']} of {len(info['seeds'])} draws "
-                             "(median validation loss)", markup=False)
-            elif event == "resume":
-                stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
-            elif event == "start":
-                stderr.print(
-                    f"{arch} {size.value}: {info['n_train']} training and {info['n_valid']} validation programs"
-                    f" ({info['too_long']} longer than {max_len} tokens skipped), {info['steps']} steps per epoch"
-                    + (f", {info['world']} processes" if info["world"] > 1 else ""), markup=False,
-                )
-            elif event == "step":
-                if state["task"] is None or info["step"] == 1 or state.get("epoch") != info["epoch"]:
-                    if state["task"] is not None:
-                        bar.remove_task(state["task"])
-                    state["epoch"] = info["epoch"]
-                    state["task"] = bar.add_task(f"epoch {info['epoch'] + 1}", total=info["steps"], info="")
-                bar.update(state["task"], completed=info["step"], info=f"loss {info['loss']:.4f}")
-            elif event == "epoch":
-                stderr.print(
-                    f"epoch {info['epoch']}/{info['epochs']}: train loss {_loss(info)}, "
-                    f"validation {info['metric']:.2f}{'  (best, saved)' if info['improved'] else ''}", markup=False,
-                )
-
+        reporter = _Reporter(bar, f"{arch} {size.value}", max_len, cached=task is TaskName.bhive)
         result = train(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
-            limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, progress=progress,
+            limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, progress=reporter,
             overrides={"random_draws": random_draws} if random_draws > 1 else None,
         )
     import os
 
-    if int(os.environ.get("RANK", "0")) != 0:
-        return
+    if int(os.environ.get("RANK", "0")) == 0:
+        _summary(result, fmt)
+
+
+class _Reporter:
+    """Training's progress events, on standard error: a line per event, a bar per epoch."""
+
+    def __init__(self, bar: Progress, model: str, max_len: int, cached: bool) -> None:
+        self.bar, self.model, self.max_len, self.cached = bar, model, max_len, cached
+        self.task = None
+        self.epoch = None
+
+    def __call__(self, event: str, **info) -> None:
+        getattr(self, f"_{event}", lambda **_: None)(**info)
+
+    def _encode(self, **info) -> None:
+        stderr.print(f"encoding {info['split']} ({info['n']} programs"
+                     + (", once; cached under the data directory)" if self.cached else ")"), markup=False)
+
+    def _draws(self, **info) -> None:
+        stderr.print(f"random vectors: seed {info['chosen']} of {len(info['seeds'])} draws "
+                     "(median validation loss)", markup=False)
+
+    def _resume(self, **info) -> None:
+        stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
+
+    def _start(self, **info) -> None:
+        stderr.print(
+            f"{self.model}: {info['n_train']} training and {info['n_valid']} validation programs"
+            f" ({info['too_long']} longer than {self.max_len} tokens skipped), {info['steps']} steps per epoch"
+            + (f", {info['world']} processes" if info["world"] > 1 else ""), markup=False,
+        )
+
+    def _step(self, **info) -> None:
+        if self.task is None or info["step"] == 1 or self.epoch != info["epoch"]:
+            if self.task is not None:
+                self.bar.remove_task(self.task)
+            self.epoch = info["epoch"]
+            self.task = self.bar.add_task(f"epoch {info['epoch'] + 1}", total=info["steps"], info="")
+        self.bar.update(self.task, completed=info["step"], info=f"loss {info['loss']:.4f}")
+
+    def _epoch(self, **info) -> None:
+        stderr.print(
+            f"epoch {info['epoch']}/{info['epochs']}: train loss {_loss(info)}, "
+            f"validation {info['metric']:.2f}{'  (best, saved)' if info['improved'] else ''}", markup=False,
+        )
+
+
+def _summary(result, fmt: TableFormat) -> None:
+    """The run's summary on standard output."""
+    from ..tasks import get_task
+
     summary = {
         "out": result.out, "task": result.task, "arch": result.arch, "size": result.size,
         "train": result.n_train, "valid": result.n_valid, "too_long": result.too_long,
