@@ -204,8 +204,10 @@ def _read_unit(
 
 def _formula_unit(line: _Source, formula: str, path: str | None) -> Program | ParseError:
     """A formula line that no trace line follows: a unit of its own."""
-    at = line.at()
-    return _read_unit(formula, None, at, at, f"line {line.no}", path, source_lines=(line.no, line.no), prefix=line.indent)
+    return _read_unit(
+        formula, None, line.at(), line.at(), f"line {line.no}", path,
+        source_lines=(line.no, line.no), prefix=line.indent,
+    )
 
 
 def _trace_line_unit(

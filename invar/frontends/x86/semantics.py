@@ -18,7 +18,7 @@ Two uses, two standards of care:
 
 :func:`effects` puts together an instruction's implicit registers
 (:func:`_implicit`), written operands (:func:`_written`), memory access
-(:func:`_memory`), flags and whether it is a barrier.
+(:func:`_memory_access`), flags and whether it is a barrier.
 
 Part of the frontends layer: imports capstone's constants only (no other
 invar module); must not import anything above it (encoding, tasks, data, nn,
@@ -271,7 +271,7 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
     implicit = _implicit(mnemonic, base, operands, string, repeated)
     written = _written(base, operands, string)
     mem_ops = [o for o in operands if o["kind"] == "mem"]
-    reads_memory, writes_memory, unbounded = _memory(base, operands, written, string)
+    reads_memory, writes_memory, unbounded = _memory_access(base, operands, written, string)
     barrier = (
         base in _CONTROL
         or bool(_JCC.match(base))
@@ -355,7 +355,7 @@ def _written(base: str, operands: list[dict], string: bool) -> tuple[int, ...]:
     return (len(operands) - 1,) if operands[-1]["kind"] in ("reg", "mem") else ()
 
 
-def _memory(base: str, operands: list[dict], written: tuple[int, ...], string: bool) -> tuple[bool, bool, bool]:
+def _memory_access(base: str, operands: list[dict], written: tuple[int, ...], string: bool) -> tuple[bool, bool, bool]:
     """Whether the instruction reads memory, writes it, and touches memory its
     operands do not describe."""
     mem_ops = [o for o in operands if o["kind"] == "mem"]
