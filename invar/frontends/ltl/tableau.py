@@ -21,6 +21,16 @@ from .limits import GRAIN, UNLIMITED, Budget, CheckLimitError, slices
 
 
 _T, _F = 0, 1  # node ids of true and false
+#: ``&`` and ``|``: (the constant that decides it, the constant it ignores)
+_JUNCTIONS = {"&": (_F, _T), "|": (_T, _F)}
+#: ``U`` and ``R``: (the dual, the left operand that makes it ``F x`` or ``G x``,
+#: the left operand that makes it its right one)
+_UNTILS = {"U": ("R", _T, _F), "R": ("U", _F, _T)}
+#: ``W`` and ``M``: (the constant either operand makes it, the left operand
+#: that makes it its right one, the operator it becomes, with that left
+#: operand, when the right one is that same constant: ``x W 0`` is ``G x``,
+#: ``x M 1`` is ``F x``)
+_WEAKS = {"W": (_T, _F, "R"), "M": (_F, _T, "U")}
 
 
 class Tableau:
@@ -47,58 +57,13 @@ class Tableau:
         return self.ap_bits.setdefault(name, len(self.ap_bits))
 
     def mk(self, op: str, a: int = -1, b: int = -1) -> int:
-        """Make a node, folding constants so that obligations stay small."""
-        if op == "&":
-            if a == _F or b == _F:
-                return _F
-            if a == _T or a == b:
-                return b
-            if b == _T:
-                return a
+        """Make a node, folding constants so that obligations stay small
+        (:meth:`_folded`); ``&`` and ``|`` keep their operands in order."""
+        folded = self._folded(op, a, b)
+        if folded is not None:
+            return folded
+        if op in _JUNCTIONS:
             a, b = min(a, b), max(a, b)
-        elif op == "|":
-            if a == _T or b == _T:
-                return _T
-            if a == _F or a == b:
-                return b
-            if b == _F:
-                return a
-            a, b = min(a, b), max(a, b)
-        elif op == "X":
-            if a in (_T, _F):
-                return a
-        elif op == "U":
-            if b in (_T, _F) or a == _F:
-                return b
-            if a == _T:
-                inner = self.nodes[b]
-                if inner[0] == "U" and inner[1] == _T:  # F F x = F x
-                    return b
-                if inner[0] == "R" and inner[1] == _F and self.nodes[inner[2]][:2] == ("U", _T):  # F G F x = G F x
-                    return b
-        elif op == "R":
-            if b in (_T, _F) or a == _T:
-                return b
-            if a == _F:
-                inner = self.nodes[b]
-                if inner[0] == "R" and inner[1] == _F:  # G G x = G x
-                    return b
-                if inner[0] == "U" and inner[1] == _T and self.nodes[inner[2]][:2] == ("R", _F):  # G F G x = F G x
-                    return b
-        elif op == "W":
-            if b == _T or a == _T:
-                return _T
-            if a == _F:
-                return b
-            if b == _F:
-                return self.mk("R", _F, a)
-        elif op == "M":
-            if b == _F or a == _F:
-                return _F
-            if a == _T:
-                return b
-            if b == _T:
-                return self.mk("U", _T, a)
         key = (op, a, b)
         node = self.ids.get(key)
         if node is None:
@@ -108,6 +73,45 @@ class Tableau:
             if op in ("U", "M"):
                 self.eventualities[node] = len(self.eventualities)
         return node
+
+    def _folded(self, op: str, a: int, b: int) -> int | None:
+        """The node ``(op, a, b)`` simplifies to, or None when it is its own."""
+        if op in _JUNCTIONS:
+            decides, ignored = _JUNCTIONS[op]
+            if a == decides or b == decides:
+                return decides
+            if a == ignored or a == b:
+                return b
+            if b == ignored:
+                return a
+        elif op == "X":
+            if a in (_T, _F):
+                return a
+        elif op in _UNTILS:
+            return self._folded_until(op, a, b)
+        elif op in _WEAKS:
+            top, unit, always = _WEAKS[op]
+            if b == top or a == top:
+                return top
+            if a == unit:
+                return b
+            if b == unit:
+                return self.mk(always, unit, a)
+        return None
+
+    def _folded_until(self, op: str, a: int, b: int) -> int | None:
+        """``U``/``R`` with a constant operand, or one that says no more than
+        its right operand: ``F F x``, ``F G F x`` (and ``G G x``, ``G F G x``)."""
+        dual, unary, void = _UNTILS[op]
+        if b in (_T, _F) or a == void:
+            return b
+        if a == unary:
+            inner = self.nodes[b]
+            if inner[:2] == (op, unary):  # F F x = F x
+                return b
+            if inner[:2] == (dual, void) and self.nodes[inner[2]][:2] == (op, unary):  # F G F x = G F x
+                return b
+        return None
 
     def nnf(self, f: Formula, neg: bool = False) -> int:
         """The node for ``f`` (``!f`` when ``neg``) in negation normal form.
