@@ -57,7 +57,12 @@ steps. We run ``⌈(k³ − k)/3 · ln(k²/(4ε))⌉`` steps (``ε`` =
 :data:`MIXING_EPSILON`) before the first draw and again between draws. Only
 the prime node itself runs the chain; everything around it stays exact.
 
-Nothing here recurses over the number of elements.
+Nothing here recurses over the number of elements. Decomposing one node is
+:class:`_Peeling`'s work: peel single elements, then split the rest.
+
+Part of the symmetry layer: imports only :mod:`.bigint` from invar (its
+:class:`TooWide` is caught by :mod:`.permutations`); must not import
+frontends or anything above them.
 """
 
 from __future__ import annotations
@@ -412,6 +417,142 @@ def _series_cuts(elements: list[int], succ: Sequence[Sequence[int]], pred: Seque
     return cuts
 
 
+class _Peeling:
+    """The state of one :meth:`Poset._peel`: the elements still live and
+    their in- and out-degrees among themselves, the node that parts are hung
+    under (``current``, of kind ``kind`` once known) and the parts peeled so
+    far."""
+
+    def __init__(self, node: Node, succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]]) -> None:
+        self.succ, self.pred = succ, pred
+        self.order = order = node.elements
+        self.live = live = set(order)
+        self.pin = pin = dict.fromkeys(order, 0)
+        self.pout = pout = dict.fromkeys(order, 0)
+        for e in order:
+            for w in succ[e]:
+                if w in live:
+                    pout[e] += 1
+                    pin[w] += 1
+        #: elements that may have no edge left (checked against ``live`` when used)
+        self.lone = [e for e in order if not pin[e] and not pout[e]]
+        #: how many live elements are maximal, and how many minimal
+        self.counts = [sum(1 for e in order if not pout[e]), sum(1 for e in order if not pin[e])]
+        #: the first and last live element in ``order`` (as of the last step)
+        self.lo, self.hi = 0, len(order) - 1
+        self.current, self.kind = node, None
+        self.before: list[Node] = []  # peeled parts before the rest (and every part of a parallel node)
+        self.after: list[Node] = []  # peeled parts after the rest, last first
+        self.first: dict[int, int] = {}  # id of a peeled node -> its least element
+
+    def remove(self, e: int) -> None:
+        """Take ``e`` out, updating its neighbours' degrees."""
+        live, pin, pout, counts, lone = self.live, self.pin, self.pout, self.counts, self.lone
+        live.discard(e)
+        counts[0] -= not pout[e]
+        counts[1] -= not pin[e]
+        for v in self.pred[e]:
+            if v in live:
+                pout[v] -= 1
+                if not pout[v]:
+                    counts[0] += 1
+                    if not pin[v]:
+                        lone.append(v)
+        for w in self.succ[e]:
+            if w in live:
+                pin[w] -= 1
+                if not pin[w]:
+                    counts[1] += 1
+                    if not pout[w]:
+                        lone.append(w)
+
+    def close(self, middle: list[Node]) -> None:
+        """Give ``current`` its children: the peeled parts around ``middle``."""
+        parts = self.before + middle + self.after[::-1]
+        if self.kind == PARALLEL:
+            parts.sort(key=lambda c: c.elements[0] if c.elements else self.first[id(c)])
+        for slot, child in enumerate(parts):
+            child.parent, child.slot = self.current, slot
+        self.current.children = parts
+
+    def _descend(self, rest: Node) -> None:
+        """Hang ``rest`` (of another kind) among the parts peeled so far, and
+        go on under it."""
+        self.close([rest])
+        self.current, self.kind, self.before, self.after = rest, rest.kind, [], []
+
+    def _next(self) -> tuple[str, list[int]] | None:
+        """The kind of the next peeling step and the elements it peels: those
+        with no edge left, else the only maximal or the only minimal one;
+        None when no element splits off alone."""
+        order, live = self.order, self.live
+        while order[self.lo] not in live:
+            self.lo += 1
+        while order[self.hi] not in live:
+            self.hi -= 1
+        alone = sorted({e for e in self.lone if e in live})
+        self.lone.clear()
+        if alone:
+            return PARALLEL, alone
+        if self.counts[0] == 1:
+            return SERIES, [order[self.hi]]
+        if self.counts[1] == 1:
+            return SERIES, [order[self.lo]]
+        return None
+
+    def peel_singles(self) -> None:
+        """Peel elements one step at a time while one splits off alone."""
+        while len(self.live) > 1:
+            nxt = self._next()
+            if nxt is None:
+                break
+            step, peel = nxt
+            if self.kind is not None and step != self.kind:
+                rest = Node(step, None, len(self.live))
+                self.first[id(rest)] = self.order[self.lo]
+                self._descend(rest)
+            self.kind = self.current.kind = step
+            last = self.order[self.hi]
+            for e in peel:
+                self.remove(e)
+                (self.after if step == SERIES and e == last else self.before).append(Node(UNIT, [e]))
+
+    def split(self, max_states: int) -> list[Node]:
+        """Split what is left the general way (components, series cuts, or a
+        prime node); return the parts still to decompose."""
+        elements = [e for e in self.order[self.lo : self.hi + 1] if e in self.live]
+        member = {e: i for i, e in enumerate(elements)}
+        parts = _components(elements, self.succ, self.pred, member)
+        if len(parts) > 1:
+            split = PARALLEL
+        else:
+            cuts = _series_cuts(elements, self.succ, self.pred, member)
+            split = SERIES if cuts else PRIME
+            bounds = [0, *cuts, len(elements)]
+            parts = [elements[a:b] for a, b in zip(bounds, bounds[1:])]
+        if split == PRIME:
+            self._prime(elements, max_states)
+            return []
+        todo = [Node(PARALLEL, part) for part in parts]
+        if self.kind is None:
+            self.current.kind = self.kind = split
+        elif split != self.kind:
+            self._descend(Node(split, elements))
+        self.close(todo)
+        return todo
+
+    def _prime(self, elements: list[int], max_states: int) -> None:
+        """Hang what is left as one prime node, every element with its leaf."""
+        target = self.current if self.kind is None else Node(PRIME, elements)
+        target.kind = PRIME
+        target.prime = _Prime(elements, self.succ, max_states)
+        target.children = [Node(UNIT, [e]) for e in elements]  # every element gets a leaf
+        for slot, child in enumerate(target.children):
+            child.parent, child.slot = target, slot
+        if self.kind is not None:
+            self.close([target])
+
+
 class Poset:
     """A finite poset and its linear extensions; see the module docstring.
 
@@ -481,111 +622,12 @@ class Poset:
         one line per level (n writes, then n prints of them in order, whose
         tree is 2n deep) is decomposed in linear time, not n × depth; a part
         of the same kind as the node it was peeled from joins that node."""
-        succ, pred = self.succ, self.pred
-        order = node.elements
-        live = set(order)
-        pin = dict.fromkeys(order, 0)
-        pout = dict.fromkeys(order, 0)
-        for e in order:
-            for w in succ[e]:
-                if w in live:
-                    pout[e] += 1
-                    pin[w] += 1
-        lone = [e for e in order if not pin[e] and not pout[e]]
-        counts = [sum(1 for e in order if not pout[e]), sum(1 for e in order if not pin[e])]  # maximal, minimal
-        lo, hi = 0, len(order) - 1
-        current, kind = node, None
-        before: list[Node] = []  # peeled parts before the rest (and every part of a parallel node)
-        after: list[Node] = []  # peeled parts after the rest, last first
-        first: dict[int, int] = {}  # id of a peeled node -> its least element
-
-        def remove(e: int) -> None:
-            live.discard(e)
-            counts[0] -= not pout[e]
-            counts[1] -= not pin[e]
-            for v in pred[e]:
-                if v in live:
-                    pout[v] -= 1
-                    if not pout[v]:
-                        counts[0] += 1
-                        if not pin[v]:
-                            lone.append(v)
-            for w in succ[e]:
-                if w in live:
-                    pin[w] -= 1
-                    if not pin[w]:
-                        counts[1] += 1
-                        if not pout[w]:
-                            lone.append(w)
-
-        def close(middle: list[Node]) -> None:
-            parts = before + middle + after[::-1]
-            if kind == PARALLEL:
-                parts.sort(key=lambda c: c.elements[0] if c.elements else first[id(c)])
-            for slot, child in enumerate(parts):
-                child.parent, child.slot = current, slot
-            current.children = parts
-
-        while len(live) > 1:
-            while order[lo] not in live:
-                lo += 1
-            while order[hi] not in live:
-                hi -= 1
-            alone = sorted({e for e in lone if e in live})
-            lone.clear()
-            if alone:
-                step, peel = PARALLEL, alone
-            elif counts[0] == 1:
-                step, peel = SERIES, [order[hi]]
-            elif counts[1] == 1:
-                step, peel = SERIES, [order[lo]]
-            else:
-                break
-            if kind is not None and step != kind:
-                rest = Node(step, None, len(live))
-                first[id(rest)] = order[lo]
-                close([rest])
-                current, before, after = rest, [], []
-            kind = current.kind = step
-            for e in peel:
-                remove(e)
-                (after if step == SERIES and e == order[hi] else before).append(Node(UNIT, [e]))
-        if len(live) <= 1:
-            close([Node(UNIT, [e]) for e in live])
+        peeling = _Peeling(node, self.succ, self.pred)
+        peeling.peel_singles()
+        if len(peeling.live) <= 1:
+            peeling.close([Node(UNIT, [e]) for e in peeling.live])
             return []
-        # what is left: split the general way
-        elements = [e for e in order[lo : hi + 1] if e in live]
-        member = {e: i for i, e in enumerate(elements)}
-        parts = _components(elements, succ, pred, member)
-        if len(parts) > 1:
-            split = PARALLEL
-        else:
-            cuts = _series_cuts(elements, succ, pred, member)
-            split = SERIES if cuts else PRIME
-            bounds = [0, *cuts, len(elements)]
-            parts = [elements[a:b] for a, b in zip(bounds, bounds[1:])]
-        if split == PRIME:
-            target = current if kind is None else Node(PRIME, elements)
-            target.kind = PRIME
-            target.prime = _Prime(elements, succ, self.max_states)
-            target.children = [Node(UNIT, [e]) for e in elements]  # every element gets a leaf
-            for slot, child in enumerate(target.children):
-                child.parent, child.slot = target, slot
-            if kind is not None:
-                close([target])
-            return []
-        todo = [Node(PARALLEL, part) for part in parts]
-        if kind is None:
-            current.kind = kind = split
-            close(todo)
-        elif split == kind:
-            close(todo)
-        else:
-            rest = Node(split, elements)
-            close([rest])
-            current, kind, before, after = rest, split, [], []
-            close(todo)
-        return todo
+        return peeling.split(self.max_states)
 
     def nodes(self) -> Iterator[Node]:
         """Every node, parents before children."""

@@ -23,12 +23,27 @@ How a ``.ltl`` file splits into units (docs/formats.md, "LTL"):
 A malformed formula or trace leaves out its unit only: :func:`parse_units`
 returns the others as a :class:`~invar.frontends.units.Units` whose
 ``skipped`` holds one located error per unit left out.
+
+This face holds the units, the renaming rules (:func:`renaming_space`,
+:func:`canonical_space`) and :func:`check_program`. The package's modules:
+:mod:`.formula` (formulas: lexing, parsing, infix and Polish text),
+:mod:`.trace` (symbolic lasso traces), :mod:`.generate` (random formulas
+labelled with satisfying traces, for datasets) and the exact checker:
+:mod:`.check` (its public face: :func:`~.check.check`,
+:func:`~.check.satisfying_trace`) built on :mod:`.tableau` (the formula
+automaton), :mod:`.steps` (a trace's step formulas), :mod:`.product` (the
+product and its accepting lasso) and :mod:`.limits` (deadline and state limit).
+
+Part of the frontends layer: the package imports only the ground floor
+(errors, program, interrupts), symmetry and the frontends' shared modules;
+it must not import encoding, tasks, data, nn, checkpoint, train, audit, alta
+or cli.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ...errors import InvarError, ParseError, SpaceError, UsageError
 from ...program import Line, Program, Token
@@ -133,6 +148,95 @@ def _units_or_raise(units: list[Program], skipped: list[ParseError], every: bool
     return Units(units, skipped)
 
 
+class _Source(NamedTuple):
+    """One non-blank line of a ``.ltl`` file."""
+
+    #: 1-based line number
+    no: int
+    #: the line as written
+    raw: str
+    #: its leading blanks
+    indent: str
+
+    def at(self, offset: int = 0) -> tuple[int, int, str]:
+        """Where column ``offset`` of the stripped line stands (for :func:`_relocated`)."""
+        return self.no, len(self.indent) + offset, self.raw
+
+
+def _split_line(body: str) -> tuple[str, str, str | None]:
+    """(formula, blanks between, trace) of a stripped line: a formula line
+    has no trace (None), a trace line no formula (``""``); see the module
+    docstring for the rule."""
+    if "\t" in body:
+        formula = body[: body.index("\t")].rstrip()
+        trace = body[body.index("\t") :].strip()
+        return formula, body[len(formula) : len(body) - len(trace)], trace
+    split = _first_trace_word(body)
+    if split is None:
+        return body, "", None
+    if split == 0:
+        return "", "", body
+    formula = body[:split].rstrip()
+    return formula, body[len(formula) : split], body[split:]
+
+
+def _read_unit(
+    formula: str,
+    trace: str | None,
+    formula_at: tuple[int, int, str],
+    trace_at: tuple[int, int, str],
+    name: str,
+    path: str | None,
+    **layout,
+) -> Program | ParseError:
+    """The program of one unit, or the located reason it is left out: a bad
+    formula located from ``formula_at``, a bad trace from ``trace_at``
+    (``layout``: the rest of :func:`program_of`'s arguments)."""
+    where, reason = formula_at, "malformed formula"
+    try:
+        if trace is not None:
+            lex_formula(formula)  # a bad formula is reported as such, before its trace
+            where, reason = trace_at, "malformed trace"
+        return program_of(formula, trace, name=name, **layout)
+    except ParseError as err:
+        return _skip(_relocated(err, *where), reason, name, path)
+
+
+def _formula_unit(line: _Source, formula: str, path: str | None) -> Program | ParseError:
+    """A formula line that no trace line follows: a unit of its own."""
+    return _read_unit(
+        formula, None, line.at(), line.at(), f"line {line.no}", path,
+        source_lines=(line.no, line.no), prefix=line.indent,
+    )
+
+
+def _trace_line_unit(
+    pending: tuple[_Source, str] | None, line: _Source, trace: str, path: str | None
+) -> Program | ParseError:
+    """A trace line, with the formula line before it (``pending``)."""
+    if pending is None:
+        err = ParseError(
+            "trace without a formula: put the formula on the line before, or before the trace on this line",
+            line=line.no,
+            col=len(line.indent) + 1,
+            source_line=line.raw,
+        )
+        return _skip(err, "trace without a formula", f"line {line.no}", path)
+    f_line, formula = pending
+    return _read_unit(
+        formula, trace, f_line.at(), line.at(), f"line {f_line.no}", path,
+        source_lines=(f_line.no, line.no), separator="\n" + line.indent, prefix=f_line.indent,
+    )
+
+
+def _pair_unit(line: _Source, formula: str, blanks: str, trace: str, path: str | None) -> Program | ParseError:
+    """A pair line: the formula and, after ``blanks``, its trace."""
+    return _read_unit(
+        formula, trace, line.at(), line.at(len(formula) + len(blanks)), f"line {line.no}", path,
+        source_lines=(line.no, line.no), separator=blanks, prefix=line.indent,
+    )
+
+
 def parse_units(text: str, path: str | None = None, *, every: bool = False) -> Units:
     """Every unit of a ``.ltl`` file (see the module docstring for the rule).
 
@@ -143,77 +247,32 @@ def parse_units(text: str, path: str | None = None, *, every: bool = False) -> U
     ``every``, it too returns its skipped units)."""
     units: list[Program] = []
     skipped: list[ParseError] = []
-    pending: tuple[int, str, str, str] | None = None  # (line no, raw, indent, formula)
+    pending: tuple[_Source, str] | None = None  # a formula line, until the next line tells if a trace follows
 
-    def flush() -> None:
-        nonlocal pending
-        if pending is None:
-            return
-        no, raw, indent, body = pending
-        pending = None
-        try:
-            units.append(program_of(body, None, source_lines=(no, no), prefix=indent, name=f"line {no}"))
-        except ParseError as err:
-            skipped.append(_skip(_relocated(err, no, len(indent), raw), "malformed formula", f"line {no}", path))
+    def keep(unit: Program | ParseError) -> None:
+        if isinstance(unit, ParseError):
+            skipped.append(unit)
+        else:
+            units.append(unit)
 
     for no, raw in enumerate(text.splitlines(), start=1):
         body = raw.strip()
         if not body or body.startswith("#"):
             continue
-        indent = raw[: len(raw) - len(raw.lstrip())]
-        if "\t" in body:
-            f_text = body[: body.index("\t")].rstrip()
-            t_text = body[body.index("\t") :].strip()
-            split = len(body) - len(t_text)
-            sep_ws = body[len(f_text) : split]
-        else:
-            split = _first_trace_word(body)
-            f_text = body[:split].rstrip() if split else ""
-            t_text = body[split:] if split is not None else ""
-            sep_ws = body[len(f_text) : split] if split else ""
-        if split is None:
-            flush()
-            pending = (no, raw, indent, body)
-            continue
-        if split == 0 or not f_text:
-            # a trace line: it belongs to the formula line before it
-            if pending is None:
-                err = ParseError(
-                    "trace without a formula: put the formula on the line before, or before the trace on this line",
-                    line=no,
-                    col=len(indent) + 1,
-                    source_line=raw,
-                )
-                skipped.append(_skip(err, "trace without a formula", f"line {no}", path))
-                continue
-            f_no, f_raw, f_indent, f_body = pending
+        line = _Source(no, raw, raw[: len(raw) - len(raw.lstrip())])
+        formula, blanks, trace = _split_line(body)
+        if formula and pending is not None:  # a new formula: the pending one has no trace
+            keep(_formula_unit(*pending, path))
             pending = None
-            name = f"line {f_no}"
-            try:
-                lex_formula(f_body)
-            except ParseError as err:
-                skipped.append(_skip(_relocated(err, f_no, len(f_indent), f_raw), "malformed formula", name, path))
-                continue
-            try:
-                units.append(
-                    program_of(f_body, body, source_lines=(f_no, no), separator="\n" + indent, prefix=f_indent, name=name)
-                )
-            except ParseError as err:
-                skipped.append(_skip(_relocated(err, no, len(indent), raw), "malformed trace", name, path))
-            continue
-        flush()
-        name = f"line {no}"
-        try:
-            lex_formula(f_text)
-        except ParseError as err:
-            skipped.append(_skip(_relocated(err, no, len(indent), raw), "malformed formula", name, path))
-            continue
-        try:
-            units.append(program_of(f_text, t_text, source_lines=(no, no), separator=sep_ws, prefix=indent, name=name))
-        except ParseError as err:
-            at = len(indent) + len(f_text) + len(sep_ws)
-            skipped.append(_skip(_relocated(err, no, at, raw), "malformed trace", name, path))
-    flush()
+        if trace is None:
+            pending = (line, formula)
+        elif not formula:
+            keep(_trace_line_unit(pending, line, trace, path))
+            pending = None
+        else:
+            keep(_pair_unit(line, formula, blanks, trace, path))
+    if pending is not None:
+        keep(_formula_unit(*pending, path))
     return _units_or_raise(units, skipped, every)
 
 

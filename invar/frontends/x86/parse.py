@@ -10,6 +10,13 @@ identity. Labels and assembler directives are rejected: a basic block holds
 instructions only. Every instruction is checked (:mod:`.validate`) before any
 analysis; an invalid one is a :class:`~invar.errors.ParseError` at the
 offending operand.
+
+One instruction is read in steps (:func:`_instruction`): prefixes, mnemonic,
+operands, validation, effects, and the resources its line reads and writes.
+
+Part of the frontends layer: imports errors, program and the x86 frontend's
+own modules only; must not import encoding, tasks, data, nn, checkpoint,
+train, audit, alta or cli.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ from ...errors import ParseError
 from ...program import Line, Program, Token
 from . import registers as R
 from .deps import block_dependencies
-from .semantics import base_mnemonic, effects
+from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
 
 _IMM = re.compile(r"^\$[-+]?(?:0x[0-9a-f]+|[0-9]+|[a-z_.$][\w.$@]*(?:[-+](?:0x[0-9a-f]+|[0-9]+))?)$", re.I)
@@ -324,12 +331,39 @@ def _instruction_cached(source: str):
 
 def _instruction(source: str, index: int):
     """Parse one instruction into (Line, tokens, effects, memory operands)."""
+    _reject_non_instruction(source)
+    b = _Builder(index)
+    prefixes, pos = _read_prefixes(source, b)
+    head, base, mnemonic_col, pos = _read_mnemonic(source, pos, b)
+    operands, rounding = _read_operands(source, pos, b)
+    _mark_targets(head, base, operands)
+    check(head, base, prefixes, operands, rounding, mnemonic_col)
+    segment = segment_prefix(prefixes)
+    if segment:  # a segment prefix word applies to the memory operands that name none
+        for o in operands:
+            if o["kind"] == "mem" and not o.get("seg"):
+                o["seg"] = segment
+    eff = effects(head, base, operands, tuple(p for p, _ in prefixes))
+    reads, writes = _accesses(operands, eff, segment)
+    line = Line(text=b.text, reads=reads, writes=writes)
+    info = {
+        "mnemonic": head, "base": base, "prefixes": [p for p, _ in prefixes], "operands": operands,
+    }
+    return line, b.tokens, eff, info
+
+
+def _reject_non_instruction(source: str) -> None:
+    """Labels and assembler directives have no place in a basic block."""
     if source.endswith(":") or re.match(r"^[\w.$@]+:", source):
         raise ParseError("labels are not allowed in a basic block", col=1)
     if source.startswith("."):
         raise ParseError(f"assembler directive {source.split()[0]!r} is not an instruction", col=1)
-    b = _Builder(index)
-    prefixes: list[tuple[str, int]] = []  # (prefix, 1-based column)
+
+
+def _read_prefixes(source: str, b: _Builder) -> tuple[list[tuple[str, int]], int]:
+    """The prefix words that open ``source`` as (prefix, 1-based column), and
+    where the rest starts; each prefix becomes a token."""
+    prefixes: list[tuple[str, int]] = []
     words = source.split()
     pos = 0  # where the unread part of the source starts
     while words[0].lower() in PREFIXES:
@@ -341,16 +375,27 @@ def _instruction(source: str, index: int):
         b.space(" ")
         pos = at + len(words[0])
         words = source[pos:].split()
-    head = words[0].lower()
-    at = source.index(words[0], pos)
+    return prefixes, pos
+
+
+def _read_mnemonic(source: str, pos: int, b: _Builder) -> tuple[str, str, int, int]:
+    """(mnemonic, its base, its 1-based column, where the operands start) of
+    the word at ``pos``, added as a token."""
+    word = source[pos:].split()[0]
+    head = word.lower()
+    at = source.index(word, pos)
     if not _MNEMONIC.match(head):
         raise ParseError(f"malformed instruction {source!r}", col=at + 1)
     base = base_mnemonic(head)
     if base is None:
         raise ParseError(f"unknown instruction {head!r}", col=at + 1)
-    mnemonic_col = at + 1
     b.add(head, "mnemonic")
-    pos = at + len(words[0])
+    return head, base, at + 1, at + len(word)
+
+
+def _read_operands(source: str, pos: int, b: _Builder) -> tuple[list[dict], list[dict]]:
+    """The operands after ``pos``, added as tokens: (operands, rounding
+    decorators such as ``{rn-sae}``, which stand apart)."""
     rest = source[pos:]
     operands: list[dict] = []
     if rest.strip():
@@ -365,19 +410,20 @@ def _instruction(source: str, index: int):
                 b.space(" ")
             operands.append(_operand(op, pos + off, b))
     rounding = [o for o in operands if o.get("kind") == "decorator"]
-    operands = [o for o in operands if o.get("kind") != "decorator"]
-    # a bare-number operand of a branch is its target, not memory
+    return [o for o in operands if o.get("kind") != "decorator"], rounding
+
+
+def _mark_targets(head: str, base: str, operands: list[dict]) -> None:
+    """A bare-number operand of a branch is its target, not memory."""
     if (head.startswith("j") or base in ("call", "loop", "loope", "loopne", "xbegin")) and operands:
         for o in operands:
             if o.get("absolute") and not o.get("indirect"):
                 o["kind"] = "target"
-    check(head, base, prefixes, operands, rounding, mnemonic_col)
-    segment = segment_prefix(prefixes)
-    if segment:  # a segment prefix word applies to the memory operands that name none
-        for o in operands:
-            if o["kind"] == "mem" and not o.get("seg"):
-                o["seg"] = segment
-    eff = effects(head, base, operands, tuple(p for p, _ in prefixes))
+
+
+def _accesses(operands: list[dict], eff: Effects, segment: str | None) -> tuple[frozenset[str], frozenset[str]]:
+    """The resources (referents, ``flags``, ``mem``, ``x87``, ``seg:…``) one
+    instruction reads and writes, its operands' and its implicit ones."""
     reads: set[str] = set(eff.implicit.reads)
     writes: set[str] = set(eff.implicit.writes)
     for i, o in enumerate(operands):
@@ -404,8 +450,4 @@ def _instruction(source: str, index: int):
     if eff.x87:
         reads.add("x87")
         writes.add("x87")
-    line = Line(text=b.text, reads=frozenset(reads), writes=frozenset(writes))
-    info = {
-        "mnemonic": head, "base": base, "prefixes": [p for p, _ in prefixes], "operands": operands,
-    }
-    return line, b.tokens, eff, info
+    return frozenset(reads), frozenset(writes)

@@ -15,6 +15,14 @@ Two uses, two standards of care:
   also read never changes the dependencies, so operand roles are coarse on
   purpose: the last operand is written unless the instruction is known not to
   write it.
+
+:func:`effects` puts together an instruction's implicit registers
+(:func:`_implicit`), written operands (:func:`_written`), memory access
+(:func:`_memory_access`), flags and whether it is a barrier.
+
+Part of the frontends layer: imports capstone's constants only (no other
+invar module); must not import anything above it (encoding, tasks, data, nn,
+checkpoint, train, audit, alta, cli).
 """
 
 from __future__ import annotations
@@ -257,6 +265,39 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
     dict with ``kind`` (``reg``, ``mem``, ``imm``, ``target``) and, for ``reg``,
     ``reg`` (a :class:`~invar.frontends.x86.registers.Reg`); ``prefixes`` the
     prefix words before the mnemonic (``rep``, ``lock`` …)."""
+    # movsd/cmpsd name both a string and an SSE instruction: vector operands decide
+    string = bool(_STRING.match(base)) and not any(o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands)
+    repeated = string and any(p.startswith("rep") for p in prefixes)
+    implicit = _implicit(mnemonic, base, operands, string, repeated)
+    written = _written(base, operands, string)
+    mem_ops = [o for o in operands if o["kind"] == "mem"]
+    reads_memory, writes_memory, unbounded = _memory_access(base, operands, written, string)
+    barrier = (
+        base in _CONTROL
+        or bool(_JCC.match(base))
+        or base in _NONDETERMINISTIC
+        or implicit.everything
+        or any(o.get("rip") for o in mem_ops)
+        or any(o["kind"] == "target" for o in operands)
+    )
+    return Effects(
+        implicit=implicit,
+        written=written,
+        reads_flags=base in _FLAG_READERS or bool(_JCC.match(base)) or bool(_CMOV.match(base)) or repeated,
+        writes_flags=base in _FLAG_WRITERS or (base.startswith("f") and base in ("fcomi", "fucomi")),
+        reads_memory=reads_memory,
+        writes_memory=writes_memory,
+        unbounded_memory=unbounded,
+        barrier=barrier,
+        x87=base.startswith("f") and base not in ("femms",) or any(
+            o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands
+        ),
+    )
+
+
+def _implicit(mnemonic: str, base: str, operands: list[dict], string: bool, repeated: bool) -> Implicit:
+    """The registers an instruction uses without a choice of which: its table
+    entry, what some forms add to it, and the explicit operands it pins."""
     n = len(operands)
     # rep-prefixed and plain string instructions share semantics
     implicit = _IMPLICIT.get(base) or _IMPLICIT.get(mnemonic) or _NONE
@@ -265,12 +306,7 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
         regs = _f("a", "d") if wide else _f("a")
         reads = regs if base in ("div", "idiv") else _f("a")
         implicit = Implicit(reads, regs)
-    fixed: set[str] = set()
-    if base in ("shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr", "shld", "shrd"):
-        if n >= 2 and operands[0]["kind"] == "reg" and operands[0]["reg"].name == "cl":
-            fixed.add("gpr:c")
-    if base in ("in", "out", "fnstsw", "fstsw"):  # only %dx/%al/%ax are encodable here
-        fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg")
+    fixed = _fixed_operands(mnemonic, base, operands, string)
     if base in ("shld", "shrd") and n == 2:  # the count is %cl, unwritten
         implicit = Implicit(implicit.reads | _f("c"), implicit.writes)
         fixed.add("gpr:c")
@@ -278,47 +314,54 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
         # %xmm0 is the selector, written as a first operand or left implicit
         implicit = Implicit(implicit.reads | {"vec:0"}, implicit.writes)
         fixed.add("vec:0")
-    if mnemonic.startswith("movabs") and any(o["kind"] == "mem" for o in operands):
-        # the moffs form: only the accumulator takes a 64-bit absolute address
-        fixed.add("gpr:a")
-    # movsd/cmpsd name both a string and an SSE instruction: vector operands decide
-    if _STRING.match(base) and not any(o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands):
-        # string forms may spell their fixed operands: movsb (%rsi), %es:(%rdi)
-        fixed.update(
-            r.referent for o in operands if o["kind"] == "mem" for r in o["regs"] if r.cls == "gpr"
-        )
-        fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg" and o["reg"].cls == "gpr")
-        string = True
-    else:
-        string = False
-    repeated = string and any(p.startswith("rep") for p in prefixes)
     if repeated:  # rep: %rcx counts the iterations (and repe/repne test the flags)
         implicit = Implicit(implicit.reads | _f("c"), implicit.writes | _f("c"))
         fixed.add("gpr:c")
     if fixed:
         implicit = Implicit(implicit.reads, implicit.writes, frozenset(fixed) | implicit.fixed,
                             implicit.vector_file, implicit.everything)
+    return implicit
 
-    # which explicit operands are written
-    if base in _NO_WRITE or n == 0 or string:
-        written: tuple[int, ...] = ()
-    elif base in _WRITE_ALL:
-        written = tuple(i for i, o in enumerate(operands) if o["kind"] in ("reg", "mem"))
-    else:
-        written = (n - 1,) if operands[-1]["kind"] in ("reg", "mem") else ()
-        # AVX-512 gathers clear their mask; vgather (AVX2) clears its mask operand
-        if base.startswith("vgather") or base.startswith("vpgather"):
-            written = tuple(i for i, o in enumerate(operands) if o["kind"] == "reg")
 
-    is_x87 = base.startswith("f") and base not in ("femms",) or any(
-        o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands
-    )
-    reads_flags = base in _FLAG_READERS or bool(_JCC.match(base)) or bool(_CMOV.match(base)) or repeated
-    writes_flags = base in _FLAG_WRITERS or (base.startswith("f") and base in ("fcomi", "fucomi"))
+def _fixed_operands(mnemonic: str, base: str, operands: list[dict], string: bool) -> set[str]:
+    """Referents of explicit operands no other register could replace."""
+    fixed: set[str] = set()
+    if base in ("shl", "sal", "shr", "sar", "rol", "ror", "rcl", "rcr", "shld", "shrd"):
+        if len(operands) >= 2 and operands[0]["kind"] == "reg" and operands[0]["reg"].name == "cl":
+            fixed.add("gpr:c")
+    if base in ("in", "out", "fnstsw", "fstsw"):  # only %dx/%al/%ax are encodable here
+        fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg")
+    if mnemonic.startswith("movabs") and any(o["kind"] == "mem" for o in operands):
+        # the moffs form: only the accumulator takes a 64-bit absolute address
+        fixed.add("gpr:a")
+    if string:
+        # string forms may spell their fixed operands: movsb (%rsi), %es:(%rdi)
+        fixed.update(
+            r.referent for o in operands if o["kind"] == "mem" for r in o["regs"] if r.cls == "gpr"
+        )
+        fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg" and o["reg"].cls == "gpr")
+    return fixed
+
+
+def _written(base: str, operands: list[dict], string: bool) -> tuple[int, ...]:
+    """Which explicit operands are written."""
+    if base in _NO_WRITE or not operands or string:
+        return ()
+    if base in _WRITE_ALL:
+        return tuple(i for i, o in enumerate(operands) if o["kind"] in ("reg", "mem"))
+    # AVX-512 gathers clear their mask; vgather (AVX2) clears its mask operand
+    if base.startswith("vgather") or base.startswith("vpgather"):
+        return tuple(i for i, o in enumerate(operands) if o["kind"] == "reg")
+    return (len(operands) - 1,) if operands[-1]["kind"] in ("reg", "mem") else ()
+
+
+def _memory_access(base: str, operands: list[dict], written: tuple[int, ...], string: bool) -> tuple[bool, bool, bool]:
+    """Whether the instruction reads memory, writes it, and touches memory its
+    operands do not describe."""
     mem_ops = [o for o in operands if o["kind"] == "mem"]
     touches = bool(mem_ops) and base not in _NO_MEMORY
-    reads_memory = touches or string or base in ("pop", "popf", "popfq", "ret", "leave", "xlatb")
-    writes_memory = (
+    reads = touches or string or base in ("pop", "popf", "popfq", "ret", "leave", "xlatb")
+    writes = (
         any(i in written for i, o in enumerate(operands) if o["kind"] == "mem")
         or base in ("push", "pushf", "pushfq", "call", "enter")
         or (string and base[:4] in ("movs", "stos", "ins"))
@@ -333,22 +376,4 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
         or any(o.get("vsib") for o in mem_ops)
         or base in ("maskmovq", "maskmovdqu", "vmaskmovdqu")
     )
-    barrier = (
-        base in _CONTROL
-        or bool(_JCC.match(base))
-        or base in _NONDETERMINISTIC
-        or implicit.everything
-        or any(o.get("rip") for o in mem_ops)
-        or any(o["kind"] == "target" for o in operands)
-    )
-    return Effects(
-        implicit=implicit,
-        written=written,
-        reads_flags=reads_flags,
-        writes_flags=writes_flags,
-        reads_memory=reads_memory,
-        writes_memory=writes_memory,
-        unbounded_memory=unbounded,
-        barrier=barrier,
-        x87=is_x87,
-    )
+    return reads, writes, unbounded
