@@ -183,109 +183,135 @@ class Describer:
         return [self.stmt(c) for c in node.children if (c.is_named or c.type == ";") and c.type not in COMMENTS]
 
     def stmt(self, node, labels: tuple[int, ...] = ()) -> js.Stmt:
-        t = node.type
+        """The statement ``node`` (``labels``: the tokens of the labels
+        before it), by its type (:data:`_STATEMENTS`)."""
         k = self.r.tok(node)
         if labels:
             k = labels[0]
-        if t == "labeled_statement":
-            label = node.named_children[0]
-            inner = [c for c in node.named_children[1:] if c.type not in COMMENTS]
-            return self.stmt(inner[0], labels + (self.r.tok(label),))
-        if t == "local_variable_declaration":
-            mods, annotations = self.modifiers(node)
-            k = labels[0] if labels else self.r.anchor(node)
-            return js.LocalVars(k, self.declarators(node, "final" in mods), annotations, labels=labels)
-        if t in TYPE_DECLS:
-            decl = self.type_decl(node)
-            decl.labels = labels
-            if labels:
-                decl.tok = labels[0]
-            return decl
-        if t == "expression_statement":
-            (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-            return js.ExprStmt(k, self.expr(e), labels=labels)
-        if t == "explicit_constructor_invocation":
-            return js.ExprStmt(k, self.expr(node), labels=labels)
-        if t in ("block", "constructor_body"):
-            return js.Block(k, self.block(node), labels=labels)
-        if t == "if_statement":
-            other = node.child_by_field_name("alternative")
-            return js.If(k, self.cond(node.child_by_field_name("condition")),
-                         self.stmt(node.child_by_field_name("consequence")),
-                         None if other is None else self.stmt(other), labels=labels)
-        if t == "while_statement":
-            return js.While(k, self.cond(node.child_by_field_name("condition")),
-                            self.stmt(node.child_by_field_name("body")), labels=labels)
-        if t == "do_statement":
-            body = self.stmt(node.child_by_field_name("body"))
-            return js.Do(k, body, self.cond(node.child_by_field_name("condition")), labels=labels)
-        if t == "for_statement":
-            init: list = []
-            for c in node.children_by_field_name("init"):
-                if c.type == "local_variable_declaration":
-                    mods, annotations = self.modifiers(c)
-                    decls = self.declarators(c, "final" in mods)
-                    decls[0].annotations = annotations
-                    init.extend(decls)
-                else:
-                    init.append(self.expr(c))
-            cond = node.child_by_field_name("condition")
-            update = [self.expr(c) for c in node.children_by_field_name("update")]
-            return js.For(k, init, None if cond is None else self.expr(cond), update,
-                          self.stmt(node.child_by_field_name("body")), labels=labels)
-        if t == "enhanced_for_statement":
-            mods, annotations = self.modifiers(node)
-            name = node.child_by_field_name("name")
-            dims = node.child_by_field_name("dimensions")
-            var = js.Decl(self.r.tok(name), node_text(name), "local",
-                          self.type_kind(node.child_by_field_name("type"), dims is not None), "final" in mods,
-                          annotations=annotations)
-            iterable = self.expr(node.child_by_field_name("value"))
-            return js.ForEach(k, var, iterable, self.stmt(node.child_by_field_name("body")), labels=labels)
-        if t in ("try_statement", "try_with_resources_statement"):
-            resources = []
-            spec = node.child_by_field_name("resources")
-            if spec is not None:
-                for r in spec.named_children:
-                    if r.type == "resource":
-                        resources.append(self.resource(r))
-            body = self.block(node.child_by_field_name("body"))
-            catches, final = [], None
-            for c in node.named_children:
-                if c.type == "catch_clause":
-                    p = next(x for x in c.named_children if x.type == "catch_formal_parameter")
-                    mods, annotations = self.modifiers(p)
-                    name = p.child_by_field_name("name")
-                    param = js.Decl(self.r.tok(name), node_text(name), "local", "reference", "final" in mods,
-                                    annotations=annotations)
-                    catches.append(js.Catch(-1, param, self.block(c.child_by_field_name("body"))))
-                elif c.type == "finally_clause":
-                    final = self.block(c.named_children[-1])
-            return js.Try(k, resources, body, catches, final, labels=labels)
-        if t == "synchronized_statement":
-            lock = next(c for c in node.named_children if c.type == "parenthesized_expression")
-            return js.Sync(k, self.cond(lock), self.block(node.child_by_field_name("body")), labels=labels)
-        if t == "switch_expression":
-            return js.Switch(k, self.cond(node.child_by_field_name("condition")),
-                             self.cases(node.child_by_field_name("body")), labels=labels)
-        if t == "return_statement":
-            e = [c for c in node.named_children if c.type not in COMMENTS]
-            return js.Return(k, self.expr(e[0]) if e else None, labels=labels)
-        if t == "throw_statement":
-            (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-            return js.Throw(k, self.expr(e), labels=labels)
-        if t == "assert_statement":
-            e = [c for c in node.named_children if c.type not in COMMENTS]
-            return js.Assert(k, self.expr(e[0]), self.expr(e[1]) if len(e) > 1 else None, labels=labels)
-        if t in ("break_statement", "continue_statement"):
-            label = [c for c in node.named_children if c.type == "identifier"]
-            return js.Jump(k, t.split("_")[0], node_text(label[0]) if label else None, labels=labels)
-        if t == "yield_statement":
-            (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-            return js.Yield(k, self.expr(e), labels=labels)
-        if t == ";":
-            return js.Empty(k, labels=labels)
-        raise self.fail(f"statement {t}", node)
+        describe = _STATEMENTS.get(node.type)
+        if describe is None:
+            raise self.fail(f"statement {node.type}", node)
+        return describe(self, node, k, labels)
+
+    def _s_labeled(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        label = node.named_children[0]
+        inner = [c for c in node.named_children[1:] if c.type not in COMMENTS]
+        return self.stmt(inner[0], labels + (self.r.tok(label),))
+
+    def _s_local_variable_declaration(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        mods, annotations = self.modifiers(node)
+        k = labels[0] if labels else self.r.anchor(node)
+        return js.LocalVars(k, self.declarators(node, "final" in mods), annotations, labels=labels)
+
+    def _s_type_decl(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        decl = self.type_decl(node)
+        decl.labels = labels
+        if labels:
+            decl.tok = labels[0]
+        return decl
+
+    def _s_expression(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        (e,) = [c for c in node.named_children if c.type not in COMMENTS]
+        return js.ExprStmt(k, self.expr(e), labels=labels)
+
+    def _s_explicit_constructor_invocation(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        return js.ExprStmt(k, self.expr(node), labels=labels)
+
+    def _s_block(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        return js.Block(k, self.block(node), labels=labels)
+
+    def _s_if(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        other = node.child_by_field_name("alternative")
+        return js.If(k, self.cond(node.child_by_field_name("condition")),
+                     self.stmt(node.child_by_field_name("consequence")),
+                     None if other is None else self.stmt(other), labels=labels)
+
+    def _s_while(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        return js.While(k, self.cond(node.child_by_field_name("condition")),
+                        self.stmt(node.child_by_field_name("body")), labels=labels)
+
+    def _s_do(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        body = self.stmt(node.child_by_field_name("body"))
+        return js.Do(k, body, self.cond(node.child_by_field_name("condition")), labels=labels)
+
+    def _s_for(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        init: list = []
+        for c in node.children_by_field_name("init"):
+            if c.type == "local_variable_declaration":
+                mods, annotations = self.modifiers(c)
+                decls = self.declarators(c, "final" in mods)
+                decls[0].annotations = annotations
+                init.extend(decls)
+            else:
+                init.append(self.expr(c))
+        cond = node.child_by_field_name("condition")
+        update = [self.expr(c) for c in node.children_by_field_name("update")]
+        return js.For(k, init, None if cond is None else self.expr(cond), update,
+                      self.stmt(node.child_by_field_name("body")), labels=labels)
+
+    def _s_enhanced_for(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        mods, annotations = self.modifiers(node)
+        name = node.child_by_field_name("name")
+        dims = node.child_by_field_name("dimensions")
+        var = js.Decl(self.r.tok(name), node_text(name), "local",
+                      self.type_kind(node.child_by_field_name("type"), dims is not None), "final" in mods,
+                      annotations=annotations)
+        iterable = self.expr(node.child_by_field_name("value"))
+        return js.ForEach(k, var, iterable, self.stmt(node.child_by_field_name("body")), labels=labels)
+
+    def _s_try(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        r = self.r
+        resources = []
+        spec = node.child_by_field_name("resources")
+        if spec is not None:
+            for r in spec.named_children:
+                if r.type == "resource":
+                    resources.append(self.resource(r))
+        body = self.block(node.child_by_field_name("body"))
+        catches, final = [], None
+        for c in node.named_children:
+            if c.type == "catch_clause":
+                p = next(x for x in c.named_children if x.type == "catch_formal_parameter")
+                mods, annotations = self.modifiers(p)
+                name = p.child_by_field_name("name")
+                param = js.Decl(self.r.tok(name), node_text(name), "local", "reference", "final" in mods,
+                                annotations=annotations)
+                catches.append(js.Catch(-1, param, self.block(c.child_by_field_name("body"))))
+            elif c.type == "finally_clause":
+                final = self.block(c.named_children[-1])
+        return js.Try(k, resources, body, catches, final, labels=labels)
+
+    def _s_synchronized(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        lock = next(c for c in node.named_children if c.type == "parenthesized_expression")
+        return js.Sync(k, self.cond(lock), self.block(node.child_by_field_name("body")), labels=labels)
+
+    def _s_switch(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        return js.Switch(k, self.cond(node.child_by_field_name("condition")),
+                         self.cases(node.child_by_field_name("body")), labels=labels)
+
+    def _s_return(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        e = [c for c in node.named_children if c.type not in COMMENTS]
+        return js.Return(k, self.expr(e[0]) if e else None, labels=labels)
+
+    def _s_throw(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        (e,) = [c for c in node.named_children if c.type not in COMMENTS]
+        return js.Throw(k, self.expr(e), labels=labels)
+
+    def _s_assert(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        e = [c for c in node.named_children if c.type not in COMMENTS]
+        return js.Assert(k, self.expr(e[0]), self.expr(e[1]) if len(e) > 1 else None, labels=labels)
+
+    def _s_jump(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        t = node.type
+        label = [c for c in node.named_children if c.type == "identifier"]
+        return js.Jump(k, t.split("_")[0], node_text(label[0]) if label else None, labels=labels)
+
+    def _s_yield(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        (e,) = [c for c in node.named_children if c.type not in COMMENTS]
+        return js.Yield(k, self.expr(e), labels=labels)
+
+    def _s_empty(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+        return js.Empty(k, labels=labels)
 
     def cond(self, node) -> js.Expr:
         """The expression inside a statement's parentheses (javalang keeps no
@@ -376,136 +402,168 @@ class Describer:
         return e
 
     def _expr(self, node) -> js.Expr:
-        t = node.type
+        describe = _EXPRESSIONS.get(node.type)
+        if describe is None:
+            raise self.fail(f"expression {node.type}", node)
+        return describe(self, node)
+
+    def _e_identifier(self, node) -> js.Expr:
         r = self.r
-        if t == "identifier":
-            return js.Name(r.tok(node), node_text(node))
-        if t == "field_access":
-            dotted = self.path(node)
-            if dotted is not None:
-                return js.Path(self.head(node), dotted)
-            obj = node.child_by_field_name("object")
-            field = node.child_by_field_name("field")
-            if field.type == "this":  # Outer.this
-                q = self.path(obj)
-                if q is None:
-                    raise self.fail("a qualified this", node)
-                return js.This(self.head(obj), q)
-            if obj.type == "super":
-                return js.SuperRef(-1, None, node_text(field), False, [])
-            if any(c.type == "super" for c in node.children[1:]):  # X.super.f
-                return js.SuperRef(self.dot(node), self.expr(obj), node_text(field), False, [])
-            return js.Select(self.dot(node), self.expr(obj), node_text(field))
-        if t == "method_invocation":
-            obj = node.child_by_field_name("object")
-            name = node_text(node.child_by_field_name("name"))
-            args = self.args(node.child_by_field_name("arguments"))
-            if obj is None:
-                return js.Call(r.tok(node), None, "", name, args)
-            if obj.type == "super":
-                return js.SuperRef(-1, None, name, True, args)
-            if any(c.type == "super" for c in node.children[1:]):  # X.super.m(…)
-                return js.SuperRef(self.dot(node), self.expr(obj), name, True, args)
-            dotted = self.path(obj)
-            if dotted is not None:
-                return js.Call(self.head(obj), None, dotted, name, args)
-            return js.Call(self.dot(node), self.expr(obj), "", name, args)
-        if t == "explicit_constructor_invocation":
-            ctor = node.child_by_field_name("constructor")
-            obj = node.child_by_field_name("object")
-            # ``a.b.super(…)`` names its outer instance (no node, as javalang
-            # keeps it); ``this.x.super(…)``, ``f().super(…)`` compute it
-            outer = None if obj is None or self.path(obj) is not None else self.expr(obj)
-            return js.CtorCall(-1, node_text(ctor), outer, self.args(node.child_by_field_name("arguments")))
-        if t == "object_creation_expression":
-            return self.creation(node)
-        if t == "array_creation_expression":
-            dims = []
-            for c in node.children_by_field_name("dimensions"):
-                if c.type == "dimensions_expr":
-                    dims.extend(self.expr(x) for x in c.named_children if x.type not in COMMENTS)
-            value = node.child_by_field_name("value")
-            return js.NewArray(-1, dims, None if value is None else self.expr(value))
-        if t == "array_initializer":
-            return js.ArrayInit(-1, [self.expr(c) for c in node.named_children if c.type not in COMMENTS])
-        if t == "array_access":
-            array = self.expr(node.child_by_field_name("array"))
-            bracket = next(c for c in node.children if c.type == "[")
-            return js.Index(r.tok(bracket), array, self.expr(node.child_by_field_name("index")))
-        if t == "cast_expression":
-            return js.Cast(-1, self.expr(node.child_by_field_name("value")))
-        if t == "assignment_expression":
-            target = self.expr(node.child_by_field_name("left"))
-            op = node_text(node.child_by_field_name("operator"))
-            return js.Assign(target.tok, target, op, self.expr(node.child_by_field_name("right")))
-        if t == "update_expression":
-            (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-            op = next(node_text(c) for c in node.children if c.type in ("++", "--"))
-            target = self.expr(e)
-            return js.IncDec(target.tok, target, op)
-        if t == "unary_expression":
-            operand = self.expr(node.child_by_field_name("operand"))
-            return js.Unary(operand.tok, node_text(node.child_by_field_name("operator")), operand)
-        if t == "binary_expression":
-            left = self.expr(node.child_by_field_name("left"))
-            return js.Binary(left.tok, node_text(node.child_by_field_name("operator")), left,
-                             self.expr(node.child_by_field_name("right")))
-        if t == "instanceof_expression":
-            left = self.expr(node.child_by_field_name("left"))
-            name = node.child_by_field_name("name")
-            pattern = node.child_by_field_name("pattern")
-            if pattern is not None:
-                raise self.fail("a record pattern", pattern)
-            decl = None
-            if name is not None:
-                final = any(c.type == "final" for c in node.children)
-                kind = self.type_kind(node.child_by_field_name("right"))
-                decl = js.Decl(r.tok(name), node_text(name), "local", kind, final)
-            return js.InstanceOf(left.tok, left, decl)
-        if t == "ternary_expression":
-            cond = self.expr(node.child_by_field_name("condition"))
-            return js.Cond(cond.tok, cond, self.expr(node.child_by_field_name("consequence")),
-                           self.expr(node.child_by_field_name("alternative")))
-        if t == "lambda_expression":
-            params_node = node.child_by_field_name("parameters")
-            params = []
-            if params_node.type == "identifier":
-                params.append(js.Decl(r.tok(params_node), node_text(params_node), "param", "unknown", bare=True))
-            elif params_node.type == "inferred_parameters":
-                params.extend(js.Decl(r.tok(c), node_text(c), "param", "unknown")
-                              for c in params_node.named_children if c.type == "identifier")
-            else:
-                for p in params_node.named_children:
-                    if p.type in ("formal_parameter", "spread_parameter"):
-                        params.append(self.param(p))
-                    elif p.type not in COMMENTS:
-                        raise self.fail(f"lambda parameter {p.type}", p)
-            body = node.child_by_field_name("body")
-            return js.Lambda(-1, params, self.block(body) if body.type == "block" else self.expr(body))
-        if t == "method_reference":
-            parts = [c for c in node.children if c.type not in COMMENTS]
-            first, last = parts[0], parts[-1]
-            if first.type in ("identifier", "field_access", "this", "method_invocation", "parenthesized_expression",
-                              "array_access", "object_creation_expression", "string_literal", "cast_expression"):
-                obj = self.expr(first)
-            else:
-                obj = None  # a type, or ``super``
-            if last.type == "new":
-                return js.MethodRef(-1, obj, "new")
-            return js.MethodRef(r.tok(last), obj, node_text(last))
-        if t == "this":
-            return js.This(-1, "")
-        if t == "parenthesized_expression":
-            (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-            return js.Paren(-1, self.expr(e))
-        if t in LITERALS:
-            return js.Literal(r.tok(node))
-        if t == "class_literal":
-            return js.ClassLit(r.tok(node))
-        if t == "switch_expression":
-            return js.SwitchExpr(r.tok(node), self.cond(node.child_by_field_name("condition")),
-                                 self.cases(node.child_by_field_name("body")))
-        raise self.fail(f"expression {t}", node)
+        return js.Name(r.tok(node), node_text(node))
+
+    def _e_field_access(self, node) -> js.Expr:
+        dotted = self.path(node)
+        if dotted is not None:
+            return js.Path(self.head(node), dotted)
+        obj = node.child_by_field_name("object")
+        field = node.child_by_field_name("field")
+        if field.type == "this":  # Outer.this
+            q = self.path(obj)
+            if q is None:
+                raise self.fail("a qualified this", node)
+            return js.This(self.head(obj), q)
+        if obj.type == "super":
+            return js.SuperRef(-1, None, node_text(field), False, [])
+        if any(c.type == "super" for c in node.children[1:]):  # X.super.f
+            return js.SuperRef(self.dot(node), self.expr(obj), node_text(field), False, [])
+        return js.Select(self.dot(node), self.expr(obj), node_text(field))
+
+    def _e_method_invocation(self, node) -> js.Expr:
+        r = self.r
+        obj = node.child_by_field_name("object")
+        name = node_text(node.child_by_field_name("name"))
+        args = self.args(node.child_by_field_name("arguments"))
+        if obj is None:
+            return js.Call(r.tok(node), None, "", name, args)
+        if obj.type == "super":
+            return js.SuperRef(-1, None, name, True, args)
+        if any(c.type == "super" for c in node.children[1:]):  # X.super.m(…)
+            return js.SuperRef(self.dot(node), self.expr(obj), name, True, args)
+        dotted = self.path(obj)
+        if dotted is not None:
+            return js.Call(self.head(obj), None, dotted, name, args)
+        return js.Call(self.dot(node), self.expr(obj), "", name, args)
+
+    def _e_explicit_constructor_invocation(self, node) -> js.Expr:
+        ctor = node.child_by_field_name("constructor")
+        obj = node.child_by_field_name("object")
+        # ``a.b.super(…)`` names its outer instance (no node, as javalang
+        # keeps it); ``this.x.super(…)``, ``f().super(…)`` compute it
+        outer = None if obj is None or self.path(obj) is not None else self.expr(obj)
+        return js.CtorCall(-1, node_text(ctor), outer, self.args(node.child_by_field_name("arguments")))
+
+    def _e_object_creation(self, node) -> js.Expr:
+        return self.creation(node)
+
+    def _e_array_creation(self, node) -> js.Expr:
+        dims = []
+        for c in node.children_by_field_name("dimensions"):
+            if c.type == "dimensions_expr":
+                dims.extend(self.expr(x) for x in c.named_children if x.type not in COMMENTS)
+        value = node.child_by_field_name("value")
+        return js.NewArray(-1, dims, None if value is None else self.expr(value))
+
+    def _e_array_initializer(self, node) -> js.Expr:
+        return js.ArrayInit(-1, [self.expr(c) for c in node.named_children if c.type not in COMMENTS])
+
+    def _e_array_access(self, node) -> js.Expr:
+        r = self.r
+        array = self.expr(node.child_by_field_name("array"))
+        bracket = next(c for c in node.children if c.type == "[")
+        return js.Index(r.tok(bracket), array, self.expr(node.child_by_field_name("index")))
+
+    def _e_cast(self, node) -> js.Expr:
+        return js.Cast(-1, self.expr(node.child_by_field_name("value")))
+
+    def _e_assignment(self, node) -> js.Expr:
+        target = self.expr(node.child_by_field_name("left"))
+        op = node_text(node.child_by_field_name("operator"))
+        return js.Assign(target.tok, target, op, self.expr(node.child_by_field_name("right")))
+
+    def _e_update(self, node) -> js.Expr:
+        (e,) = [c for c in node.named_children if c.type not in COMMENTS]
+        op = next(node_text(c) for c in node.children if c.type in ("++", "--"))
+        target = self.expr(e)
+        return js.IncDec(target.tok, target, op)
+
+    def _e_unary(self, node) -> js.Expr:
+        operand = self.expr(node.child_by_field_name("operand"))
+        return js.Unary(operand.tok, node_text(node.child_by_field_name("operator")), operand)
+
+    def _e_binary(self, node) -> js.Expr:
+        left = self.expr(node.child_by_field_name("left"))
+        return js.Binary(left.tok, node_text(node.child_by_field_name("operator")), left,
+                         self.expr(node.child_by_field_name("right")))
+
+    def _e_instanceof(self, node) -> js.Expr:
+        r = self.r
+        left = self.expr(node.child_by_field_name("left"))
+        name = node.child_by_field_name("name")
+        pattern = node.child_by_field_name("pattern")
+        if pattern is not None:
+            raise self.fail("a record pattern", pattern)
+        decl = None
+        if name is not None:
+            final = any(c.type == "final" for c in node.children)
+            kind = self.type_kind(node.child_by_field_name("right"))
+            decl = js.Decl(r.tok(name), node_text(name), "local", kind, final)
+        return js.InstanceOf(left.tok, left, decl)
+
+    def _e_ternary(self, node) -> js.Expr:
+        cond = self.expr(node.child_by_field_name("condition"))
+        return js.Cond(cond.tok, cond, self.expr(node.child_by_field_name("consequence")),
+                       self.expr(node.child_by_field_name("alternative")))
+
+    def _e_lambda(self, node) -> js.Expr:
+        r = self.r
+        params_node = node.child_by_field_name("parameters")
+        params = []
+        if params_node.type == "identifier":
+            params.append(js.Decl(r.tok(params_node), node_text(params_node), "param", "unknown", bare=True))
+        elif params_node.type == "inferred_parameters":
+            params.extend(js.Decl(r.tok(c), node_text(c), "param", "unknown")
+                          for c in params_node.named_children if c.type == "identifier")
+        else:
+            for p in params_node.named_children:
+                if p.type in ("formal_parameter", "spread_parameter"):
+                    params.append(self.param(p))
+                elif p.type not in COMMENTS:
+                    raise self.fail(f"lambda parameter {p.type}", p)
+        body = node.child_by_field_name("body")
+        return js.Lambda(-1, params, self.block(body) if body.type == "block" else self.expr(body))
+
+    def _e_method_reference(self, node) -> js.Expr:
+        r = self.r
+        parts = [c for c in node.children if c.type not in COMMENTS]
+        first, last = parts[0], parts[-1]
+        if first.type in ("identifier", "field_access", "this", "method_invocation", "parenthesized_expression",
+                          "array_access", "object_creation_expression", "string_literal", "cast_expression"):
+            obj = self.expr(first)
+        else:
+            obj = None  # a type, or ``super``
+        if last.type == "new":
+            return js.MethodRef(-1, obj, "new")
+        return js.MethodRef(r.tok(last), obj, node_text(last))
+
+    def _e_this(self, node) -> js.Expr:
+        return js.This(-1, "")
+
+    def _e_parenthesized(self, node) -> js.Expr:
+        (e,) = [c for c in node.named_children if c.type not in COMMENTS]
+        return js.Paren(-1, self.expr(e))
+
+    def _e_literal(self, node) -> js.Expr:
+        r = self.r
+        return js.Literal(r.tok(node))
+
+    def _e_class_literal(self, node) -> js.Expr:
+        r = self.r
+        return js.ClassLit(r.tok(node))
+
+    def _e_switch(self, node) -> js.Expr:
+        r = self.r
+        return js.SwitchExpr(r.tok(node), self.cond(node.child_by_field_name("condition")),
+                             self.cases(node.child_by_field_name("body")))
 
     def creation(self, node) -> js.New:
         children = [c for c in node.children if c.type not in COMMENTS]
@@ -542,3 +600,57 @@ def _type_parts(typ) -> list:
 
 
 __all__ = ["Describer", "node_name", "node_text", "BODIES", "COMMENTS", "LITERALS", "METHODS", "TYPE_DECLS", "PRIMITIVES"]
+
+
+#: tree-sitter's statement types -> how each is described
+_STATEMENTS = {
+    "labeled_statement": Describer._s_labeled,
+    "local_variable_declaration": Describer._s_local_variable_declaration,
+    **dict.fromkeys(TYPE_DECLS, Describer._s_type_decl),
+    "expression_statement": Describer._s_expression,
+    "explicit_constructor_invocation": Describer._s_explicit_constructor_invocation,
+    "block": Describer._s_block,
+    "constructor_body": Describer._s_block,
+    "if_statement": Describer._s_if,
+    "while_statement": Describer._s_while,
+    "do_statement": Describer._s_do,
+    "for_statement": Describer._s_for,
+    "enhanced_for_statement": Describer._s_enhanced_for,
+    "try_statement": Describer._s_try,
+    "try_with_resources_statement": Describer._s_try,
+    "synchronized_statement": Describer._s_synchronized,
+    "switch_expression": Describer._s_switch,
+    "return_statement": Describer._s_return,
+    "throw_statement": Describer._s_throw,
+    "assert_statement": Describer._s_assert,
+    "break_statement": Describer._s_jump,
+    "continue_statement": Describer._s_jump,
+    "yield_statement": Describer._s_yield,
+    ";": Describer._s_empty,
+}
+
+#: tree-sitter's expression types -> how each is described
+_EXPRESSIONS = {
+    "identifier": Describer._e_identifier,
+    "field_access": Describer._e_field_access,
+    "method_invocation": Describer._e_method_invocation,
+    "explicit_constructor_invocation": Describer._e_explicit_constructor_invocation,
+    "object_creation_expression": Describer._e_object_creation,
+    "array_creation_expression": Describer._e_array_creation,
+    "array_initializer": Describer._e_array_initializer,
+    "array_access": Describer._e_array_access,
+    "cast_expression": Describer._e_cast,
+    "assignment_expression": Describer._e_assignment,
+    "update_expression": Describer._e_update,
+    "unary_expression": Describer._e_unary,
+    "binary_expression": Describer._e_binary,
+    "instanceof_expression": Describer._e_instanceof,
+    "ternary_expression": Describer._e_ternary,
+    "lambda_expression": Describer._e_lambda,
+    "method_reference": Describer._e_method_reference,
+    "this": Describer._e_this,
+    "parenthesized_expression": Describer._e_parenthesized,
+    **dict.fromkeys(LITERALS, Describer._e_literal),
+    "class_literal": Describer._e_class_literal,
+    "switch_expression": Describer._e_switch,
+}
