@@ -14,6 +14,10 @@ The public API::
     model = invar.load_model("renamer.pt")
     model.predict([block])             # [cycles per iteration]
     invar.audit("renamer.pt", "fixtures/blocks").violation_rate   # 0.0: renamings never move it
+
+The face is the top of the library (docs/architecture.md, Layers): it may
+import every part but ``cli``, and imports the heavy ones (frontends, models,
+training, audits) only when called, so ``import invar`` stays cheap.
 """
 
 from __future__ import annotations

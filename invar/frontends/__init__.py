@@ -5,6 +5,11 @@ Each frontend module exposes ``parse_units(text, path=None) -> list[Program]``
 a hex file, the pairs of an LTL dataset) and optionally ``parse(text)`` for a
 single unit. This module maps languages and file extensions to frontends and
 loads them lazily, so importing invar stays cheap.
+
+The frontends layer: its packages (``x86``, ``python``, ``java``, ``ltl``)
+and the modules they share (``units``, ``effects``, ``locals``, ``nesting``)
+import only the ground floor (errors, program) and ``symmetry``; never
+encoding, data, tasks, nn, checkpoint, train, audit, alta or cli.
 """
 
 from __future__ import annotations

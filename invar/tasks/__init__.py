@@ -16,6 +16,10 @@ same string). A sequence task's examples are pairs (a program whose line 0 is
 the source and line 1 the target); its model writes the target, and a
 renaming of the source renames the right output (equivariance), which the
 audit undoes (:attr:`Task.undo`) before comparing.
+
+The tasks layer imports the ground floor, symmetry, frontends, encoding and
+data (whose :class:`~invar.data.examples.Example` a task reads); never nn,
+checkpoint, train, audit, alta or cli.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@
 BHive hex through capstone; both build the same IR (see
 tests/frontends/test_x86_capstone.py). ``renaming_space(program)`` gives the
 exact space of semantics-preserving register renamings.
+
+Part of the frontends layer: imports the ground floor, ``symmetry`` and the
+frontends' shared modules only; never encoding or anything above it.
 """
 
 from .parse import parse, parse_units
