@@ -26,6 +26,10 @@ import torch
 from .errors import ModelError
 
 FORMAT = "invar-checkpoint"
+#: architectures whose weights are compiled from a program, not trained -> the
+#: module that reads their checkpoints (``from_checkpoint(data, path, device)``);
+#: found by name, as the tasks are, since compilers stand above this module
+COMPILED = {"alta": "invar.alta.model"}
 #: bump when the layout of a checkpoint changes
 VERSION = 1
 
@@ -73,8 +77,9 @@ def _first_line(err: BaseException) -> str:
 
 
 def load_model(path: str | os.PathLike, *, task: str | None = None, device: str | None = None):
-    """The :class:`~invar.nn.model.Model` stored at ``path``. With ``task``,
-    a checkpoint of another task is refused."""
+    """The :class:`~invar.nn.model.Model` stored at ``path`` (for a compiled
+    architecture, its compiler's model, :data:`COMPILED`). With ``task``, a
+    checkpoint of another task is refused."""
     from .encoding import Vocab
     from .nn.config import ModelConfig
     from .nn.model import Model, build_network
@@ -84,6 +89,11 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     shown = str(path)
     if task is not None and data.get("task") != task:
         raise ModelError(f"a checkpoint of the {data.get('task')!r} task, not {task!r}", path=shown)
+    arch = data.get("config", {}).get("arch") if isinstance(data.get("config"), dict) else None
+    if arch in COMPILED:
+        import importlib
+
+        return importlib.import_module(COMPILED[arch]).from_checkpoint(data, shown, device)
     languages = data.get("languages")
     if languages is not None and not (isinstance(languages, list) and all(isinstance(x, str) for x in languages)):
         raise ModelError(f"inconsistent checkpoint (languages {languages!r} is not a list of names)", path=shown)
@@ -129,4 +139,4 @@ def model_payload(model, metrics: Mapping[str, Any] | None = None, **extra: Any)
     }
 
 
-__all__ = ["save", "load", "load_model", "model_payload", "FORMAT", "VERSION"]
+__all__ = ["save", "load", "load_model", "model_payload", "FORMAT", "VERSION", "COMPILED"]

@@ -250,6 +250,28 @@ def _forward_timer(network) -> list[float]:
     return timer
 
 
+class TextModelAdapter(Adapter):
+    """A loaded model that reads program texts rather than encodings (a
+    compiled ALTA program: ``reads_text``, ``task``, ``predict_texts(texts,
+    device=…)``, ``info()``, and its own ``oracle(texts)``): it predicts
+    from each variant's rendered text."""
+
+    kind = "checkpoint"
+
+    def __init__(self, model, path: str | None = None, device: str | None = None) -> None:
+        super().__init__()
+        self.model = model
+        self.path = path
+        self.device = device
+        self.task = model.task
+
+    def info(self) -> dict:
+        return {"kind": self.kind, "path": self.path, **self.model.info()}
+
+    def call(self, batch: list) -> Sequence:
+        return self.model.predict_texts(list(batch), device=self.device)
+
+
 # --------------------------------------------------------------- TorchScript
 class TorchScriptAdapter(Adapter):
     kind = "torchscript"
@@ -596,9 +618,11 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
     loaded :class:`~invar.nn.model.Model` or any callable."""
     from ..nn.model import Model
 
+    if getattr(model, "reads_text", False):
+        _same_task(model, task)
+        return TextModelAdapter(model, None, device)
     if isinstance(model, Model):
-        if task is not None and task != model.task:
-            raise ModelError(f"a model of the {model.task!r} task, not {task!r}")
+        _same_task(model, task)
         return CheckpointAdapter(model, None, device)
     if callable(model):
         return CallableAdapter(model, getattr(model, "__qualname__", type(model).__name__), timeout)
@@ -623,8 +647,16 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
         return TorchScriptAdapter(spec, device)
     from ..checkpoint import load_model
 
-    return CheckpointAdapter(load_model(spec, task=task, device=device), spec, device)
+    loaded = load_model(spec, task=task, device=device)
+    if getattr(loaded, "reads_text", False):
+        return TextModelAdapter(loaded, spec, device)
+    return CheckpointAdapter(loaded, spec, device)
 
 
-__all__ = ["Adapter", "Failure", "CheckpointAdapter", "TorchScriptAdapter", "CallableAdapter", "HttpAdapter",
+def _same_task(model, task: str | None) -> None:
+    if task is not None and task != model.task:
+        raise ModelError(f"a model of the {model.task!r} task, not {task!r}")
+
+
+__all__ = ["Adapter", "Failure", "CheckpointAdapter", "TextModelAdapter", "TorchScriptAdapter", "CallableAdapter", "HttpAdapter",
            "open_model", "import_callable", "is_torchscript", "guarded"]

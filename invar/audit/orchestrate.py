@@ -10,7 +10,7 @@ modules (models, which loads checkpoints, lazily); never train, alta or cli.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from ..errors import UsageError
@@ -129,6 +129,9 @@ def audit(
                                 answer=get_task(guess).answer if guess else None, concurrency=concurrency,
                                 timeout=timeout, retries=retries, seed=seed)
     the_task = _task_of(adapter, task or guess)
+    own_oracle = getattr(getattr(adapter, "model", None), "oracle", None)
+    if own_oracle is not None:  # a compiled program's interpreter: the truth for its own labels
+        the_task = replace(the_task, oracle=own_oracle)
     transform = transform or _default_transform(the_task)
     if oracle and the_task.oracle is None:
         raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
@@ -144,7 +147,7 @@ def audit(
         "example": examples[0].id if example is not None else None,
         "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
     }
-    if world > 1 or adapter.encodes or adapter.kind == "torchscript":
+    if world > 1 or adapter.kind in ("checkpoint", "torchscript"):
         import torch
 
         # one thread by default: a small model on batches of a few dozen runs
@@ -193,7 +196,8 @@ def _symmetric(task: Task, transform: str) -> bool:
 def _load_dataset(dataset: Any, task: Task, adapter, **how: Any):
     from . import datasets
 
-    return datasets.load(dataset, task=task, languages=adapter.model.languages if adapter.encodes else None, **how)
+    languages = getattr(getattr(adapter, "model", None), "languages", None)  # an invar model's own
+    return datasets.load(dataset, task=task, languages=languages, **how)
 
 
 def _my_chunks(examples: list, shard: tuple[int, int] | None, rank: int, world: int) -> list[list]:

@@ -432,6 +432,10 @@ def _oracle_record(s: _State, task, back: list, tol: float) -> dict:
                 "metric_variants": None, "error": f"{'original' if j == 0 else f'variant {j}'}: {reason}"}
     labels = [label for label, _ in s.oracle]
     l0, rest = labels[0], labels[1:]
+    if task.undo is not None:  # an equivariant task's labels, like its predictions, in the original's names
+        rest = [task.undo(label, v.renaming.inverse()) if v.renaming is not None else label
+                for label, v in zip(rest, s.variants)]
+        labels = [l0, *rest]
     out = {"label": l0, "changed": metrics.violates(l0, rest, tol, task.discrete),
            "distinct": metrics.distinct(labels, tol, task.discrete), "range": None, "relative_range": None,
            "metric_variants": task.metric(back, rest) if rest else None, "error": None}

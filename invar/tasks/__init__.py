@@ -12,7 +12,8 @@ Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca),
 ``classify`` (any program -> a class label; audits only), and two
 sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
 satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
-same string). A sequence task's examples are pairs (a program whose line 0 is
+same string). ``alta`` (a token sequence -> a compiled ALTA program's output
+at every position; audits only). A sequence task's examples are pairs (a program whose line 0 is
 the source and line 1 the target); its model writes the target, and a
 renaming of the source renames the right output (equivariance), which the
 audit undoes (:attr:`Task.undo`) before comparing.
@@ -32,7 +33,8 @@ from ..data.examples import Example, checked
 from ..errors import UsageError
 
 _TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
-          "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs"}
+          "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs",
+          "alta": "invar.tasks.alta"}
 
 
 @dataclass(frozen=True)
