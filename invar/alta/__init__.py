@@ -19,11 +19,11 @@ from .programs import PROGRAMS, get_program
 from .spec import AltaError, Head, Init, Program, Rule, Variable
 
 
-def compile(program: Program, *, lam: float = 100.0, max_length: int | None = None):  # noqa: A001
-    """The compiled torch module of ``program`` (:class:`~.compiler.Compiled`)."""
+def compile(program: Program, *, lam: float = 100.0):  # noqa: A001
+    """The compiled torch module of ``program`` (:class:`~.compiler.Compiled`), λ = ``lam``."""
     from .compiler import compile_program
 
-    return compile_program(program, lam=lam, max_length=max_length)
+    return compile_program(program, lam=lam)
 
 
 __all__ = [

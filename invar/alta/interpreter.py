@@ -154,29 +154,48 @@ class Interpreter:
     def attend(self, head: Head, states: list[State], where: tuple[str, int]) -> list[Any]:
         """The head's output at every position (None where undefined)."""
         n = len(states)
+        values = [s[head.value] for s in states]
+        keys = [s[head.key] for s in states] if head.key is not None else None
+        by_key: dict[Any, list[int]] = {}
+        if keys is not None and head.relative is None:
+            self._defined(keys, range(n), head, where, head.key)
+            for j, k in enumerate(keys):
+                by_key.setdefault(k, []).append(j)
         out = []
         for i in range(n):
-            keys = range(n) if head.relative is None else [i + d for d in head.relative if 0 <= i + d < n]
+            if head.relative is None:
+                chosen = list(range(n))
+            else:
+                chosen = [i + d for d in head.relative if 0 <= i + d < n]
             if head.query is not None:
-                query = self._read(states[i], head.query, head, (*where, i))
-                member = query.__contains__ if isinstance(query, frozenset) else query.__eq__
-                keys = [j for j in keys if member(self._read(states[j], head.key, head, (*where, j)))]
-            out.append(self._aggregate(head, [self._read(states[j], head.value, head, (*where, j)) for j in keys],
-                                       (*where, i)))
+                query = states[i][head.query]
+                if query is None:
+                    raise self._undefined(head.query, (*where, i), f"head {head.output!r}", head.at)
+                if head.relative is not None:
+                    self._defined(keys, chosen, head, where, head.key)
+                    member = query.__contains__ if isinstance(query, frozenset) else query.__eq__
+                    chosen = [j for j in chosen if member(keys[j])]
+                elif isinstance(query, frozenset):
+                    chosen = sorted(j for m in query for j in by_key.get(m, ()))
+                else:
+                    chosen = by_key.get(query, [])
+            self._defined(values, chosen, head, where, head.value)
+            out.append(self._aggregate(head, [values[j] for j in chosen], (*where, i)))
         return out
 
-    def _read(self, state: State, name: str, head: Head, where: tuple[str, int, int]) -> Any:
-        value = state[name]
-        if value is None:
-            raise self._undefined(name, where, f"head {head.output!r}", head.at)
-        return value
+    def _defined(self, column: list[Any], positions, head: Head, where: tuple[str, int], name: str) -> None:
+        for j in positions:
+            if column[j] is None:
+                raise self._undefined(name, (*where, j), f"head {head.output!r}", head.at)
 
     def _aggregate(self, head: Head, values: list[Any], where: tuple[str, int, int]) -> Any:
         out = self.vars[head.output]
         if out.kind == "categorical":
             return values[0] if len(values) == 1 else None
-        if not values:
-            return None
+        if not values:  # a compiled model would leave a value here that the reset cannot clear
+            text, layer, pos = where
+            raise error_at(head.at, f"input {text!r}, layer {layer}, position {pos}: numerical head "
+                                    f"{head.output!r} selects nothing, so its output is undefined")
         mean = sum(values) / len(values)
         index = out.index(mean)
         if index is None:
