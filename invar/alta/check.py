@@ -3,7 +3,9 @@
 Inputs go through the compiled model in batches; each input's interpreter
 trace is compared with the compiled stream decoded into symbols, layer by
 layer (after attention and after the MLP), position by position, variable
-by variable, then the layers made and the outputs. A value the interpreter
+by variable, then the layers made and the outputs. An input the interpreter
+refuses (an :class:`AltaError`: outside the program's domain) is counted,
+not compared. A value the interpreter
 leaves undefined (a head that selected nothing, or more than one value for
 a categorical head) is not compared: the compiled model holds a mixture
 there, which the reset rules clear.
@@ -19,7 +21,7 @@ import torch
 
 from .compiler import Compiled
 from .interpreter import interpreter
-from .spec import TOLERANCE
+from .spec import TOLERANCE, AltaError
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,11 @@ def _compare_states(text: str, layer: int, stage: str, expected: list[dict], got
 
 
 def _compare_one(model: Compiled, text: str, symbols: list[str], b: int, outputs: torch.Tensor,
-                 layers: torch.Tensor, states: list, max_layers: int | None) -> Disagreement | None:
-    result = interpreter(model.program).run(symbols, max_layers=max_layers, trace=True, markers=False)
+                 layers: torch.Tensor, states: list, max_layers: int | None) -> Disagreement | AltaError | None:
+    try:
+        result = interpreter(model.program).run(symbols, max_layers=max_layers, trace=True, markers=False)
+    except AltaError as err:  # outside the program's domain: nothing to compare
+        return err
     n = len(result.tokens)
     for k, layer in enumerate(result.trace.layers):
         if k >= len(states):
@@ -93,15 +98,27 @@ def _compare_one(model: Compiled, text: str, symbols: list[str], b: int, outputs
     return None
 
 
+@dataclass
+class Checked:
+    """What :func:`first_disagreement` found: the disagreement (None when
+    there is none), the inputs compared, and the inputs the interpreter
+    refused (outside the program's domain) with the first refusal."""
+
+    disagreement: Disagreement | None
+    compared: int
+    refused: int
+    first_refusal: AltaError | None
+
+
 def first_disagreement(model: Compiled, inputs: Iterable[str | Sequence[str]], *, max_layers: int | None = None,
-                       batch_size: int = 256, markers: bool = True) -> tuple[Disagreement | None, int]:
-    """The first disagreement over ``inputs`` (None when there is none) and the number of inputs checked."""
-    checked = 0
+                       batch_size: int = 256, markers: bool = True) -> Checked:
+    """Compare ``model`` with the interpreter on ``inputs``, up to the first disagreement."""
+    out = Checked(None, 0, 0, None)
     iterator = iter(inputs)
     while True:
         chunk = list(itertools.islice(iterator, batch_size))
         if not chunk:
-            return None, checked
+            return out
         ids, valid, tokens = model.batch(chunk, markers=markers)
         states: list = []
         with torch.no_grad():
@@ -109,6 +126,11 @@ def first_disagreement(model: Compiled, inputs: Iterable[str | Sequence[str]], *
         for b, symbols in enumerate(tokens):
             text = " ".join(chunk[b]) if not isinstance(chunk[b], str) else chunk[b]
             found = _compare_one(model, text, symbols, b, outputs, layers, states, max_layers)
-            checked += 1
+            if isinstance(found, AltaError):
+                out.refused += 1
+                out.first_refusal = out.first_refusal or found
+                continue
+            out.compared += 1
             if found:
-                return found, checked
+                out.disagreement = found
+                return out

@@ -206,8 +206,8 @@ class Interpreter:
 
     def _undefined(self, name: str, where: tuple[str, int, int], reader: str, at) -> AltaError:
         text, layer, pos = where
-        return error_at(at, f"input {text!r}, layer {layer}, position {pos}: {reader} reads head {name!r}'s "
-                            "output, undefined there")
+        return error_at(at, f"input {text!r}, layer {layer}, position {pos}: {reader} reads the output of head "
+                            f"{name!r}, undefined there")
 
     # -------------------------------------------------------------- MLP
     def mlp(self, state: State, where: tuple[str, int, int]) -> tuple[State, list[int]]:

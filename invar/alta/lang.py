@@ -39,6 +39,8 @@ from .spec import AltaError, At, Head, Init, Program, Rule, Variable, error_at, 
 
 #: the most assignments :func:`program` enumerates a Python MLP function over
 DEFAULT_BOUND = 100_000
+#: the markers the shipped programs put before and after an input
+START, END = "<s>", "</s>"
 
 
 def _caller(depth: int = 2) -> At:
@@ -315,9 +317,10 @@ def program(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec],
             rules: Sequence[Rule] | None = None, *, mlp: Callable[[Any], None] | None = None, output: str,
             alphabet: Sequence[str], prefix: Sequence[str] = (), suffix: Sequence[str] = (),
             halt: tuple[str, int] | None = None, max_length: int | None = None, max_layers: int | None = None,
-            name: str = "program", bound: int = DEFAULT_BOUND) -> Program:
+            name: str = "program", bound: int = DEFAULT_BOUND, labels: Sequence[str] | None = None) -> Program:
     """A checked :class:`Program` from declared variables and heads and
-    either ``rules`` (from :class:`MLPBuilder`) or an ``mlp`` function."""
+    either ``rules`` (from :class:`MLPBuilder`) or an ``mlp`` function;
+    ``labels`` name the output's values for display."""
     at = _caller()
     if (rules is None) == (mlp is None):
         raise at.error("give the MLP as rules or as an mlp function, one of the two")
@@ -333,6 +336,7 @@ def program(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec],
     head_list = tuple(Head(n, h.query, h.key, h.value, h.relative, h.at) for n, h in heads.items())
     prog = Program(name, tuple(alphabet), tuple(declared + outputs), head_list,
                    tuple(rules) + tuple(null_rules(scope)), output, tuple(prefix), tuple(suffix),
-                   (halt[0], int(halt[1])) if halt is not None else None, max_length, max_layers, at)
+                   (halt[0], int(halt[1])) if halt is not None else None, max_length, max_layers, at,
+                   tuple(labels) if labels is not None else None)
     validate(prog)
     return prog

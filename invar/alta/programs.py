@@ -11,17 +11,18 @@ position a bit whose last value is the parity of the input bits:
 * ``parity-sum-mod``: one head averages an end marker's 1 over the ones and
   the marker, giving 1 / (ones + 1); the MLP turns each bucket into a
   parity. Its buckets reach ``max_length`` ones.
+
+Programs over symbol strings (``sort``, ``distinct-count``, ``palindrome``,
+``reverse``, ``contains-a``, ``first-is-a``) are in :mod:`.probes`.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from .lang import MLPBuilder, numerical, program, qkv, relative, var
+from . import probes
+from .lang import END, START, MLPBuilder, numerical, program, qkv, relative, var
 from .spec import AltaError, Program
-
-START = "<s>"
-END = "</s>"
 #: the default length bound of the programs that have one
 DEFAULT_MAX_LENGTH = 40
 
@@ -87,6 +88,12 @@ PROGRAMS: dict[str, Callable[..., Program]] = {
     "parity-relative": parity_relative,
     "parity-absolute": parity_absolute,
     "parity-sum-mod": parity_sum_mod,
+    "sort": probes.sort_distinct,
+    "distinct-count": probes.distinct_count,
+    "palindrome": probes.palindrome,
+    "reverse": probes.reverse,
+    "contains-a": probes.contains_a,
+    "first-is-a": probes.first_is_a,
 }
 
 

@@ -172,6 +172,12 @@ class Program:
     #: the layers a run makes when it does not halt first
     max_layers: int | None = None
     at: At | None = field(default=None, compare=False)
+    #: how to show each value of the output (None: as numbers)
+    labels: tuple[str, ...] | None = None
+
+    def label(self, value: int) -> str:
+        """The output value ``value`` as shown to people."""
+        return self.labels[value] if self.labels is not None else str(value)
 
     def variable(self, name: str) -> Variable:
         return self._by_name()[name]
@@ -238,6 +244,7 @@ def _program_to_dict(p: Program) -> dict:
                    "new": _value_out(r.new), "null": r.null, "at": _at_out(r.at)} for r in p.rules],
         "output": p.output, "halt": list(p.halt) if p.halt else None,
         "max_length": p.max_length, "max_layers": p.max_layers, "at": _at_out(p.at),
+        "labels": list(p.labels) if p.labels is not None else None,
     }
 
 
@@ -265,7 +272,8 @@ def _program_from_dict(data: Any) -> Program:
         program = Program(str(data["name"]), tuple(data["alphabet"]), variables, heads, rules, data["output"],
                           tuple(data.get("prefix", ())), tuple(data.get("suffix", ())),
                           tuple(data["halt"]) if data.get("halt") else None, data.get("max_length"),
-                          data.get("max_layers"), _at_in(data.get("at")))
+                          data.get("max_layers"), _at_in(data.get("at")),
+                          tuple(data["labels"]) if data.get("labels") is not None else None)
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise AltaError(f"not a program ({type(err).__name__}: {err})") from None
     validate(program)
@@ -289,6 +297,8 @@ def validate(p: Program) -> None:
         raise error_at(p.at, f"unknown variable {p.output!r} as the output")
     if out.kind != "categorical":
         raise error_at(out.at, f"the output {p.output!r} is {out.kind}; the output must be categorical")
+    if p.labels is not None and len(p.labels) != out.size:
+        raise error_at(p.at, f"{len(p.labels)} output labels for the output's range({out.size})")
     _check_halt(p, by_name)
 
 

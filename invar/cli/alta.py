@@ -50,16 +50,18 @@ def run_command(
     result = run(program, text, max_layers=max_layers, trace=trace)
     if fmt is not TextFormat.text:
         record = {"schema": SCHEMA, "program": program.name, "tokens": result.tokens, "outputs": result.outputs,
-                  "layers": result.layers, "halted": result.halted}
+                  "shown": [program.label(o) for o in result.outputs], "layers": result.layers,
+                  "halted": result.halted}
         if trace:
             record["trace"] = _trace_record(result.trace)
         print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
         return
     if trace:
         _print_trace(program, result)
-    width = max([len(str(x)) for x in [*result.tokens, *result.outputs]] + [1])
+    shown = [program.label(o) for o in result.outputs]
+    width = max([len(x) for x in [*result.tokens, *shown]] + [1])
     stdout.print("input  " + " ".join(t.rjust(width) for t in result.tokens), markup=False)
-    stdout.print("output " + " ".join(str(o).rjust(width) for o in result.outputs), markup=False)
+    stdout.print("output " + " ".join(o.rjust(width) for o in shown), markup=False)
     stdout.print(f"{result.layers} layers, {'halted' if result.halted else 'not halted'}", markup=False)
 
 
@@ -155,7 +157,9 @@ def check_command(
     through the compiled model in batches and through the interpreter; their
     streams are compared at every layer, position and variable. The first
     disagreement is printed (input, layer, position, variable, both values)
-    and the exit status is 1.
+    and the exit status is 1. Inputs the interpreter refuses (outside the
+    program's domain, such as a repeated symbol for sort) are counted apart;
+    when it refuses them all, the exit status is 1.
 
     Example: invar alta check parity-sum-mod --max-length 8
     """
@@ -167,12 +171,19 @@ def check_command(
     p = model.program
     markers = set(p.prefix) | set(p.suffix)
     symbols = [s for s in p.alphabet if s not in markers]
-    found, checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)
-    if found is not None:
-        stdout.print(f"disagreement after {checked} inputs: {found.text()}", markup=False)
+    checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)
+    if checked.disagreement is not None:
+        stdout.print(f"disagreement after {checked.compared} inputs: {checked.disagreement.text()}", markup=False)
         raise typer.Exit(1)
-    stdout.print(f"{checked} inputs of {min_length} to {max_length} symbols: the compiled model (λ {model.lam:g}) "
-                 "agrees with the interpreter at every layer, position and variable", markup=False)
+    if checked.compared:
+        stdout.print(f"{checked.compared} inputs of {min_length} to {max_length} symbols: the compiled model "
+                     f"(λ {model.lam:g}) agrees with the interpreter at every layer, position and variable",
+                     markup=False)
+    if checked.refused:
+        stdout.print(f"{checked.refused} inputs outside the program's domain, not compared (the interpreter "
+                     f"refused them; the first: {checked.first_refusal.message})", markup=False)
+    if not checked.compared:
+        raise typer.Exit(1)
 
 
 def _model(target: str, max_len: int | None, lam: float):

@@ -45,9 +45,9 @@ def test_parity_compiled_equals_interpreter_on_all_8190_bit_strings(name):
 @pytest.mark.parametrize("name", PARITY)
 def test_parity_every_layer_agrees(name):
     model = compile(_parity(name))
-    found, checked = first_disagreement(model, all_inputs("01", 7, 1))
-    assert found is None, found.text()
-    assert checked == 2 ** 8 - 2
+    checked = first_disagreement(model, all_inputs("01", 7, 1))
+    assert checked.disagreement is None, checked.disagreement.text()
+    assert (checked.compared, checked.refused) == (2 ** 8 - 2, 0)
 
 
 def test_sequential_relative_compiles_to_seven_hidden_units_and_halts_after_n_minus_one_layers():
@@ -120,14 +120,14 @@ def test_set_queries_numerical_means_and_set_updates_agree_on_all_strings_to_len
     prog = _set_and_numerical_program()
     assert run(prog, "a b c c", max_layers=2).outputs == [1, 1, 0, 0]
     assert run(prog, "a b c c").outputs == [0, 0, 0, 0]  # a and b now want every symbol: a quarter are a
-    found, checked = first_disagreement(compile(prog), all_inputs("abc", 6, 1))
-    assert found is None, found.text()
-    assert checked == sum(3 ** n for n in range(1, 7))
+    checked = first_disagreement(compile(prog), all_inputs("abc", 6, 1))
+    assert checked.disagreement is None, checked.disagreement.text()
+    assert (checked.compared, checked.refused) == (sum(3 ** n for n in range(1, 7)), 0)
 
 
 def test_a_too_small_lambda_is_caught_by_the_check():
     model = compile(_parity("parity-absolute"), lam=0.5)
-    found, _ = first_disagreement(model, all_inputs("01", 6, 1))
+    found = first_disagreement(model, all_inputs("01", 6, 1)).disagreement
     assert found is not None
     assert "layer" in found.text() and "position" in found.text()
 
