@@ -38,7 +38,7 @@ def load_program(spec: str, *, max_length: int | None = None) -> Program:
                         "or FILE.py:FUNCTION")
     fn = _function_of(path, name)
     _check_options(fn, options, spec)
-    prog = fn(**options)
+    prog = _guarded(path, fn, **options)
     if not isinstance(prog, Program):
         raise AltaError(f"{name} returned {type(prog).__name__}, not a Program", path=path)
     return prog
@@ -54,14 +54,34 @@ def _function_of(path: str, name: str):
     module = importlib.util.module_from_spec(loader)
     try:
         loader.loader.exec_module(module)
-    except AltaError:
-        raise
     except SyntaxError as err:
         raise AltaError(f"invalid Python: {err.msg}", path=path, line=err.lineno or 0, col=err.offset or 0)
+    except Exception as err:  # the named file failed as it ran: say where in it
+        raise _failure(path, err) from None
     fn = getattr(module, name, None)
     if not callable(fn):
         raise AltaError(f"no function {name!r}", path=path)
     return fn
+
+
+def _guarded(path: str, fn, **options):
+    try:
+        return fn(**options)
+    except AltaError:
+        raise
+    except Exception as err:  # the named function failed: say where in its file
+        raise _failure(path, err) from None
+
+
+def _failure(path: str, err: Exception) -> AltaError:
+    if isinstance(err, AltaError):
+        return err
+    line, tb = 0, err.__traceback__
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename).resolve() == Path(path).resolve():
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return AltaError(f"{type(err).__name__}: {err}", path=path, line=line)
 
 
 def _check_options(fn, options: dict, spec: str) -> None:

@@ -142,3 +142,21 @@ def test_bad_inputs_to_a_compiled_model(texts, words):
     with pytest.raises(AltaError) as info:
         model.batch(texts)
     assert words in info.value.message
+
+
+def test_rules_from_an_mlp_function_compile_too():
+    from invar.alta.lang import relative
+
+    variables = {"parity": var(2, token=lambda t: int(t == "1")), "done": var(2, token=lambda t: int(t == "<s>"))}
+    heads = {"parity_left": relative("parity", -1), "done_left": relative("done", -1)}
+
+    def mlp(z):
+        if z["done"] != 1 and z["done_left"] == 1:
+            z["parity"] = z["parity_left"] ^ z["parity"]
+            z["done"] = 1
+
+    prog = program(variables, heads, mlp=mlp, output="parity", alphabet=("0", "1", "<s>"), prefix=("<s>",),
+                   halt=("done", 1))
+    checked = first_disagreement(compile(prog), all_inputs("01", 7, 1))
+    assert checked.disagreement is None and checked.compared == 2 ** 8 - 2
+    assert run(prog, "1 1 0 1").outputs[-1] == 1

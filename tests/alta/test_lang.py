@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from invar.alta import AltaError, Program, get_program, run
+from invar.alta import PROGRAMS, AltaError, Program, get_program, run
 
 HEADER = """\
 from invar.alta.lang import MLPBuilder, numerical, program, qkv, relative, set_var, var
@@ -218,7 +218,7 @@ def test_undefined_output_is_an_error_only_where_a_rule_depends_on_it(tmp_path):
     assert run(get_program("parity-relative"), "1 0 1").outputs == [0, 1, 1, 0]
 
 
-@pytest.mark.parametrize("name", ["parity-relative", "parity-absolute", "parity-sum-mod"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_json_round_trip_is_identity_and_holds_no_code(name):
     prog = get_program(name)
     text = prog.to_json()
@@ -226,8 +226,26 @@ def test_json_round_trip_is_identity_and_holds_no_code(name):
     assert again == prog
     assert again.to_json() == text
     assert "lambda" not in text and "<function" not in text
-    for s in ["1 0 1 1", "0", "1 1 1 0 0 1"]:
-        assert run(again, s).outputs == run(prog, s).outputs
+    symbols = [s for s in prog.alphabet if s not in prog.prefix + prog.suffix]
+    for n in (1, 2, 3):
+        text_in = " ".join(symbols[i % len(symbols)] for i in range(n))
+        assert run(again, text_in).outputs == run(prog, text_in).outputs
+
+
+def test_rules_firing_together_at_run_time_are_named(tmp_path):
+    """A program built without validation (by hand) can still hold two rules
+    that fire together; the interpreter names both."""
+    import dataclasses
+
+    prog = get_program("parity-relative")
+    first = next(r for r in prog.rules if r.variable == "done")
+    twin = dataclasses.replace(first, antecedent=(("done", 0),), new=1)
+    broken = dataclasses.replace(prog, rules=prog.rules + (twin,))
+    with pytest.raises(AltaError) as info:
+        run(broken, "1 1")
+    msg = info.value.message
+    assert "two rules set 'done'" in msg and first.text() in msg and twin.text() in msg
+    assert "layer 1" in msg and "position 1" in msg  # the first position whose left neighbour is done
 
 
 @pytest.mark.parametrize("damage,words", [
