@@ -5,7 +5,9 @@ The language (:mod:`.lang`: ``var``, ``numerical``, ``set_var``, ``qkv``,
 :class:`~.spec.Program`, plain data that goes to JSON and back
 (:mod:`.spec`). :func:`run` interprets it on one input
 (:mod:`.interpreter`); :func:`compile` turns it into a torch module
-(:mod:`.compiler`); :mod:`.programs` ships programs by name.
+(:mod:`.compiler`); :mod:`.check` compares the two; :mod:`.store` reads
+programs by name or file and keeps compiled models as checkpoints;
+:mod:`.programs` (with :mod:`.probes`) ships programs by name.
 
 The alta part may import errors, program, symmetry, frontends, encoding,
 data, tasks, nn and checkpoint; never train, audit, the face or cli.

@@ -383,22 +383,30 @@ def _check_rules(rules: Iterable[Rule], by_name: dict[str, Variable]) -> None:
 
 
 def _check_conflicts(group: list[Rule]) -> None:
-    """Two rules on one variable whose conditions can hold together fire together."""
-    # rules whose conditions share a value on the target never both hold when the values differ,
-    # so only rules with the same old value need a pairwise look
-    by_old: dict[Any, list[Rule]] = {}
+    """Two rules on one variable whose conditions can hold together fire together:
+    they agree on every variable both test. Rules are grouped by the variables
+    they test; two groups are compared on what they share, by hashing."""
+    by_names: dict[tuple[str, ...], list[tuple[dict, Rule]]] = {}
     for r in group:
-        by_old.setdefault(dict(r.antecedent)[r.variable], []).append(r)
-    for same in by_old.values():
-        conds = [dict(r.antecedent) for r in same]
-        for i in range(len(same)):
-            for j in range(i):
-                a, b = conds[i], conds[j]
-                if all(a[n] == b[n] for n in a.keys() & b.keys()):
-                    first, second = same[j], same[i]
-                    where = f" (the other at {first.at.text()})" if first.at else ""
-                    raise error_at(second.at, f"two rules set {second.variable!r} together: "
-                                              f"[{second.text()}] and [{first.text()}]{where}")
+        cond = dict(r.antecedent)
+        by_names.setdefault(tuple(sorted(cond)), []).append((cond, r))
+    names = list(by_names)
+    for i, a in enumerate(names):
+        for b in names[: i + 1]:
+            shared = sorted(set(a) & set(b))
+            seen: dict[tuple, Rule] = {}
+            for cond, r in by_names[b]:
+                seen.setdefault(tuple(_key(cond[n]) for n in shared), r)
+            for cond, r in by_names[a]:
+                other = seen.get(tuple(_key(cond[n]) for n in shared))
+                if other is not None and other is not r:
+                    where = f" (the other at {other.at.text()})" if other.at else ""
+                    raise error_at(r.at, f"two rules set {r.variable!r} together: "
+                                         f"[{r.text()}] and [{other.text()}]{where}")
+
+
+def _key(value: Any) -> Any:
+    return round(value, 9) if isinstance(value, float) else value
 
 
 def _check_halt(p: Program, by_name: dict[str, Variable]) -> None:

@@ -103,6 +103,14 @@ BAD_PROGRAMS = [
             x.set("c", 2)  # <-
         program(v, {}, x.rules, output="a", alphabet=("0",), max_layers=1)
     """, "two rules set 'c' together"),
+    ("two rules fire together on the same conditions", """
+        v = {"a": var(2), "c": var(3)}
+        x = MLPBuilder(v, {})
+        for a in x.get("a"):
+            x.set("c", 1)
+            x.set("c", 2)  # <-
+        program(v, {}, x.rules, output="a", alphabet=("0",), max_layers=1)
+    """, "two rules set 'c' together"),
     ("categorical value outside its range", """
         v = {"a": var(2, token=lambda t: 3)}  # <-
         program(v, {}, [], output="a", alphabet=("0",), max_layers=1)
