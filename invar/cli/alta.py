@@ -169,6 +169,10 @@ def check_command(
         raise UsageError(f"--min-length {min_length} is above --max-length {max_length}")
     model = _model(target, max_len, lam)
     p = model.program
+    positional = any(v.init.kind == "position" for v in p.variables)
+    room = (p.max_length or 0) - len(p.prefix) - len(p.suffix)
+    if positional and max_length > room:
+        raise UsageError(f"--max-length {max_length}: {p.name} has positions for {room} symbols")
     markers = set(p.prefix) | set(p.suffix)
     symbols = [s for s in p.alphabet if s not in markers]
     checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)

@@ -108,6 +108,8 @@ def test_a_program_from_a_file(invoke, tmp_path):
     (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}:0: error: unknown variable 'nothing'"),
     (["info", "{dir}/progs.py"], "not a readable checkpoint"),
     (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
+    (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
+    (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
 ])
 def test_bad_input_is_one_located_line(invoke, tmp_path, args, words):
     (tmp_path / "progs.py").write_text(USER_PROGRAM)
