@@ -23,11 +23,16 @@ _invar() {
                 "invar data bhive") path="invar data bhive" ;;
                 "invar audit") path="invar audit" ;;
                 "invar audit merge") path="invar audit merge" ;;
+                "invar alta") path="invar alta" ;;
+                "invar alta run") path="invar alta run" ;;
+                "invar alta compile") path="invar alta compile" ;;
+                "invar alta check") path="invar alta check" ;;
+                "invar alta info") path="invar alta info" ;;
             esac ;;
         esac
     done
     case "$path" in
-        "invar") words="parse canon renamings permutations dlg train predict ltl data audit" ;;
+        "invar") words="parse canon renamings permutations dlg train predict ltl data audit alta" ;;
         "invar parse") words="--lang --format" ;;
         "invar canon") words="--pin --function --lang --format" ;;
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
@@ -45,6 +50,11 @@ _invar() {
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --quiet -q" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
+        "invar alta") words="run compile check info" ;;
+        "invar alta run") words="--input -i --trace --max-len --max-layers --format" ;;
+        "invar alta compile") words="--out -o --max-len --lambda" ;;
+        "invar alta check") words="--max-length --min-length --max-len --lambda --batch-size" ;;
+        "invar alta info") words="--format" ;;
     esac
     case "${COMP_WORDS[COMP_CWORD-1]}" in
         --format) COMPREPLY=($(compgen -W "table json" -- "$cur")); return ;;

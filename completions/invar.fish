@@ -10,6 +10,7 @@ complete -c invar -n '__fish_use_subcommand' -a predict
 complete -c invar -n '__fish_use_subcommand' -a ltl
 complete -c invar -n '__fish_use_subcommand' -a data
 complete -c invar -n '__fish_use_subcommand' -a audit
+complete -c invar -n '__fish_use_subcommand' -a alta
 complete -c invar -n '__fish_seen_subcommand_from parse' -l lang
 complete -c invar -n '__fish_seen_subcommand_from parse' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from parse' -F
@@ -164,3 +165,25 @@ complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcomman
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l plot
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l report
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -F
+complete -c invar -n '__fish_seen_subcommand_from alta' -a run
+complete -c invar -n '__fish_seen_subcommand_from alta' -a compile
+complete -c invar -n '__fish_seen_subcommand_from alta' -a check
+complete -c invar -n '__fish_seen_subcommand_from alta' -a info
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l input -s i
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l trace
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l max-len
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l max-layers
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l format -x -a 'text jsonl json'
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -F
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from compile' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from compile' -l max-len
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from compile' -l lambda
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from compile' -F
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -l max-length
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -l min-length
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -l max-len
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -l lambda
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -l batch-size
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -F
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from info' -l format -x -a 'text jsonl json'
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from info' -F

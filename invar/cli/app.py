@@ -14,7 +14,7 @@ import sys
 
 import typer
 
-from . import audit, canon, data, dlg, ltl, parse_cmd, permutations, predict, renamings, train
+from . import alta, audit, canon, data, dlg, ltl, parse_cmd, permutations, predict, renamings, train
 from .console import run
 
 # counts of long programs have far more than the 4,300 digits Python converts
@@ -48,6 +48,7 @@ GROUPS = (
     ("ltl", ltl.ltl_app),
     ("data", data.data_app),
     ("audit", audit.audit_app),
+    ("alta", alta.alta_app),
 )
 for _name, _command in COMMANDS:
     app.command(_name)(_command)

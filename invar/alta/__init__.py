@@ -1,0 +1,35 @@
+"""ALTA: programs whose Transformer weights are compiled, run by an interpreter too.
+
+The language (:mod:`.lang`: ``var``, ``numerical``, ``set_var``, ``qkv``,
+``relative``, :class:`MLPBuilder`, ``program``) builds a
+:class:`~.spec.Program`, plain data that goes to JSON and back
+(:mod:`.spec`). :func:`run` interprets it on one input
+(:mod:`.interpreter`); :func:`compile` turns it into a torch module
+(:mod:`.compiler`); :mod:`.check` compares the two; :mod:`.store` reads
+programs by name or file and keeps compiled models as checkpoints;
+:mod:`.programs` (with :mod:`.probes`) ships programs by name.
+
+The alta part may import errors, program, symmetry, frontends, encoding,
+data, tasks, nn and checkpoint; never train, audit, the face or cli.
+"""
+
+from __future__ import annotations
+
+from .interpreter import Interpreter, Run, Trace, run, tokens_of
+from .lang import MLPBuilder, numerical, program, qkv, relative, rules_of_function, set_var, var
+from .programs import PROGRAMS, get_program
+from .spec import AltaError, Head, Init, Program, Rule, Variable
+
+
+def compile(program: Program, *, lam: float = 100.0):  # noqa: A001
+    """The compiled torch module of ``program`` (:class:`~.compiler.Compiled`), λ = ``lam``."""
+    from .compiler import compile_program
+
+    return compile_program(program, lam=lam)
+
+
+__all__ = [
+    "AltaError", "Program", "Variable", "Head", "Rule", "Init", "Run", "Trace", "Interpreter",
+    "var", "numerical", "set_var", "qkv", "relative", "MLPBuilder", "program", "rules_of_function",
+    "run", "tokens_of", "compile", "PROGRAMS", "get_program",
+]

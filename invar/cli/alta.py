@@ -1,0 +1,232 @@
+"""``invar alta``: run ALTA programs, compile them to weights, check and describe compiled models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from ..errors import UsageError
+from .console import command, stdout
+from .options import SCHEMA, TextFormat, TextFormatOpt
+
+alta_app = typer.Typer(
+    name="alta",
+    help="ALTA programs: run them symbolically, compile them to Transformer weights, check the two agree.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+ProgArg = Annotated[str, typer.Argument(help="A shipped program (parity-relative, parity-absolute, parity-sum-mod, …) "
+                                             "or FILE.py:FUNCTION (that file runs).", metavar="PROG")]
+MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, help="The program's length bound (max_length), for programs that have one.")]
+MaxLayersOpt = Annotated[Optional[int], typer.Option("--max-layers", min=0, help="Stop after N layers; default: the program's halting or its max_layers.")]
+
+
+@alta_app.command("run")
+@command
+def run_command(
+    prog: ProgArg,
+    text: Annotated[str, typer.Option("--input", "-i", help="The input: symbols separated by spaces (the program adds its markers).")],
+    trace: Annotated[bool, typer.Option("--trace", help="Show the stream at each layer: variables by position, changed values marked.")] = False,
+    max_len: MaxLenOpt = None,
+    max_layers: MaxLayersOpt = None,
+    fmt: TextFormatOpt = TextFormat.text,
+) -> None:
+    """Run PROG in the interpreter on one input; print its output at every position.
+
+    With --trace, a table per stage (the initial stream, then each layer's
+    attention and MLP) lists every variable at every position; values a stage
+    changed are marked with *, and the output variable's row with >.
+
+    Example: invar alta run parity-relative --input "1 0 1 1" --trace
+    """
+    from ..alta.interpreter import run
+    from ..alta.store import load_program
+
+    program = load_program(prog, max_length=max_len)
+    result = run(program, text, max_layers=max_layers, trace=trace)
+    if fmt is not TextFormat.text:
+        record = {"schema": SCHEMA, "program": program.name, "tokens": result.tokens, "outputs": result.outputs,
+                  "shown": [program.label(o) for o in result.outputs], "layers": result.layers,
+                  "halted": result.halted}
+        if trace:
+            record["trace"] = _trace_record(result.trace)
+        print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
+        return
+    if trace:
+        _print_trace(program, result)
+    shown = [program.label(o) for o in result.outputs]
+    width = max([len(x) for x in [*result.tokens, *shown]] + [1])
+    stdout.print("input  " + " ".join(t.rjust(width) for t in result.tokens), markup=False)
+    stdout.print("output " + " ".join(o.rjust(width) for o in shown), markup=False)
+    stdout.print(f"{result.layers} layers, {'halted' if result.halted else 'not halted'}", markup=False)
+
+
+def _value(value) -> object:
+    if isinstance(value, frozenset):
+        return sorted(value)
+    return value
+
+
+def _show(value) -> str:
+    if value is None:
+        return "·"
+    if isinstance(value, frozenset):
+        return "{" + ",".join(map(str, sorted(value))) + "}"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _trace_record(trace) -> dict:
+    states = lambda rows: [{k: _value(v) for k, v in row.items()} for row in rows]  # noqa: E731
+    return {"initial": states(trace.initial),
+            "layers": [{"attention": states(L.attention), "mlp": states(L.mlp), "rules": L.rules}
+                       for L in trace.layers]}
+
+
+def _print_trace(program, result) -> None:
+    from rich.table import Table
+
+    stages = [("initial", result.trace.initial, None)]
+    previous = result.trace.initial
+    for k, layer in enumerate(result.trace.layers, 1):
+        stages.append((f"layer {k}: attention", layer.attention, previous))
+        stages.append((f"layer {k}: MLP", layer.mlp, layer.attention))
+        previous = layer.mlp
+    for title, states, before in stages:
+        table = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+        table.add_column("")
+        for token in result.tokens:
+            table.add_column(token, justify="right")
+        for v in program.variables:
+            cells = []
+            for pos, state in enumerate(states):
+                changed = before is not None and before[pos][v.name] != state[v.name]
+                cells.append(_show(state[v.name]) + ("*" if changed else ""))
+            table.add_row((">" if v.name == program.output else " ") + v.name, *cells)
+        stdout.print(table)
+
+
+@alta_app.command("compile")
+@command
+def compile_command(
+    prog: ProgArg,
+    out: Annotated[str, typer.Option("--out", "-o", help="The checkpoint to write (.pt).")],
+    max_len: MaxLenOpt = None,
+    lam: Annotated[float, typer.Option("--lambda", min=0.0, help="λ: how sharply attention selects (scores λ against 0).")] = 100.0,
+) -> None:
+    """Compile PROG to Transformer weights and write them as an invar checkpoint.
+
+    The checkpoint holds the weights, λ and the program as JSON (no code); it
+    loads with torch.load(weights_only=True). invar alta check compares it
+    with the interpreter.
+
+    Example: invar alta compile parity-absolute --max-len 12 -o parity.pt
+    """
+    from ..alta.compiler import compile_program
+    from ..alta.store import load_program, save_compiled
+
+    model = compile_program(load_program(prog, max_length=max_len), lam=lam)
+    save_compiled(out, model)
+    stdout.print(_summary(model, out), markup=False)
+
+
+def _summary(model, where: str) -> str:
+    p = model.program
+    params = sum(t.numel() for t in model.state_dict().values() if t.is_floating_point())
+    return (f"{where}: {p.name}, width {model.layout.width}, {len(p.heads)} heads, {len(p.rules)} rules "
+            f"(MLP {model.expand1.out_features}-{model.expand2.out_features}-{model.rules.out_features}), "
+            f"λ {model.lam:g}, {params:,} weights")
+
+
+@alta_app.command("check")
+@command
+def check_command(
+    target: Annotated[str, typer.Argument(help="A compiled model (.pt from invar alta compile) or PROG, compiled here.", metavar="PROG|MODEL")],
+    max_length: Annotated[int, typer.Option("--max-length", min=0, help="Check every input of up to N symbols.")],
+    min_length: Annotated[int, typer.Option("--min-length", min=0, help="The shortest inputs checked.")] = 1,
+    max_len: MaxLenOpt = None,
+    lam: Annotated[float, typer.Option("--lambda", min=0.0, help="λ when PROG is compiled here.")] = 100.0,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Inputs per batch.")] = 256,
+) -> None:
+    """Compare a compiled model with the interpreter on every input up to a length.
+
+    Every input of --min-length to --max-length symbols (markers aside) runs
+    through the compiled model in batches and through the interpreter; their
+    streams are compared at every layer, position and variable. The first
+    disagreement is printed (input, layer, position, variable, both values)
+    and the exit status is 1. Inputs the interpreter refuses (outside the
+    program's domain, such as a repeated symbol for sort) are counted apart;
+    when it refuses them all, the exit status is 1.
+
+    Example: invar alta check parity-sum-mod --max-length 8
+    """
+    from ..alta.check import all_inputs, first_disagreement
+
+    if min_length > max_length:
+        raise UsageError(f"--min-length {min_length} is above --max-length {max_length}")
+    model = _model(target, max_len, lam)
+    p = model.program
+    positional = any(v.init.kind == "position" for v in p.variables)
+    room = (p.max_length or 0) - len(p.prefix) - len(p.suffix)
+    if positional and max_length > room:
+        raise UsageError(f"--max-length {max_length}: {p.name} has positions for {room} symbols")
+    markers = set(p.prefix) | set(p.suffix)
+    symbols = [s for s in p.alphabet if s not in markers]
+    checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)
+    if checked.disagreement is not None:
+        stdout.print(f"disagreement after {checked.compared} inputs: {checked.disagreement.text()}", markup=False)
+        raise typer.Exit(1)
+    if checked.compared:
+        stdout.print(f"{checked.compared} inputs of {min_length} to {max_length} symbols: the compiled model "
+                     f"(λ {model.lam:g}) agrees with the interpreter at every layer, position and variable",
+                     markup=False)
+    if checked.refused:
+        stdout.print(f"{checked.refused} inputs outside the program's domain, not compared (the interpreter "
+                     f"refused them; the first: {checked.first_refusal.message})", markup=False)
+    if not checked.compared:
+        raise typer.Exit(1)
+
+
+def _model(target: str, max_len: int | None, lam: float):
+    from ..alta.compiler import compile_program
+    from ..alta.store import load_compiled, load_program
+
+    if target.endswith(".pt") or (Path(target).is_file() and not target.endswith(".py")):
+        if max_len is not None:
+            raise UsageError("--max-len applies to a program, not to a compiled model")
+        return load_compiled(target)
+    return compile_program(load_program(target, max_length=max_len), lam=lam)
+
+
+@alta_app.command("info")
+@command
+def info_command(
+    model_path: Annotated[str, typer.Argument(help="A compiled model (invar alta compile --out).", metavar="MODEL")],
+    fmt: TextFormatOpt = TextFormat.text,
+) -> None:
+    """Describe a compiled model: its program, sizes and λ.
+
+    Example: invar alta info parity.pt
+    """
+    from ..alta.store import load_compiled
+
+    model = load_compiled(model_path)
+    p = model.program
+    info = {
+        "program": p.name, "alphabet": list(p.alphabet), "prefix": list(p.prefix), "suffix": list(p.suffix),
+        "variables": {v.name: v.kind + (f"({v.size})" if v.kind != "numerical" else f"[{len(v.buckets)}]")
+                      for v in p.variables},
+        "heads": [h.output for h in p.heads], "rules": len(p.rules), "output": p.output,
+        "halt": list(p.halt) if p.halt else None, "max_length": p.max_length, "max_layers": p.max_layers,
+        "lambda": model.lam, "width": model.layout.width,
+    }
+    if fmt is not TextFormat.text:
+        print(json.dumps({"schema": SCHEMA, **info}, indent=2 if fmt is TextFormat.json else None))
+        return
+    stdout.print(_summary(model, model_path), markup=False)
+    for key, value in info.items():
+        shown = ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value
+        stdout.print(f"  {key}: {shown}", markup=False)

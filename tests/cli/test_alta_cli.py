@@ -1,0 +1,128 @@
+"""``invar alta run / compile / check / info``."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+import torch
+
+from invar.alta import get_program, run
+
+USER_PROGRAM = """\
+from invar.alta import MLPBuilder, program, relative, var
+
+
+def shifted(max_length=None):
+    variables = {"bit": var(2, token=lambda t: int(t == "1")), "start": var(2, token=lambda t: int(t == "<s>")),
+                 "out": var(2)}
+    heads = {"left": relative("bit", -1)}
+    x = MLPBuilder(variables, heads)
+    for start in x.get("start"):
+        if start == 0:
+            for left in x.get("left"):
+                x.set("out", left)
+    return program(variables, heads, x.rules, output="out", alphabet=("0", "1", "<s>"), prefix=("<s>",),
+                   max_layers=1)
+
+
+def broken():
+    variables = {"bit": var(2)}
+    heads = {"left": relative("nothing", -1)}  # an unknown value
+    return program(variables, heads, [], output="bit", alphabet=("0", "1"), max_layers=1)
+"""
+
+BROKEN_LINE = next(i for i, line in enumerate(USER_PROGRAM.splitlines(), 1) if "an unknown value" in line)
+
+
+def test_run_prints_the_output_at_every_position(invoke):
+    result = invoke("alta", "run", "parity-relative", "--input", "1 0 1 1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["input", "<s>", "1", "0", "1", "1"]
+    expected = run(get_program("parity-relative"), "1 0 1 1")
+    assert lines[1].split() == ["output", *map(str, expected.outputs)]
+    assert lines[2] == f"{expected.layers} layers, halted"
+
+
+def test_run_trace_shows_each_stage_with_changes_marked(invoke):
+    result = invoke("alta", "run", "parity-absolute", "--max-len", "8", "--input", "1 0 1", "--trace")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for title in ("initial", "layer 1: attention", "layer 1: MLP", "layer 2: attention", "layer 2: MLP"):
+        assert title in out
+    assert "layer 3" not in out
+    assert ">parity" in out and "*" in out
+
+
+def test_run_json_trace_matches_the_interpreter(invoke):
+    result = invoke("alta", "run", "parity-relative", "-i", "1 1 0", "--trace", "--format", "json")
+    data = json.loads(result.stdout)
+    expected = run(get_program("parity-relative"), "1 1 0", trace=True)
+    assert data["outputs"] == expected.outputs and data["layers"] == expected.layers
+    assert len(data["trace"]["layers"]) == expected.layers
+    assert data["trace"]["layers"][0]["rules"] == expected.trace.layers[0].rules
+
+
+def test_compile_info_check_round_trip(invoke, tmp_path):
+    path = tmp_path / "parity.pt"
+    result = invoke("alta", "compile", "parity-absolute", "--max-len", "6", "-o", path, "--lambda", "50")
+    assert result.exit_code == 0, result.output
+    data = torch.load(path, weights_only=True)
+    assert data["arch"] == "alta" and data["config"]["lam"] == 50.0
+    assert json.loads(data["program"])["name"] == "parity-absolute"
+    info = invoke("alta", "info", path, "--format", "json")
+    assert json.loads(info.stdout)["rules"] == len(get_program("parity-absolute", max_length=6).rules)
+    check = invoke("alta", "check", path, "--max-length", "6")
+    assert check.exit_code == 0, check.output
+    assert check.stdout.startswith(f"{2 ** 7 - 2} inputs of 1 to 6 symbols")
+
+
+def test_check_reports_the_first_disagreement(invoke):
+    result = invoke("alta", "check", "parity-absolute", "--max-len", "6", "--max-length", "5", "--lambda", "0.5")
+    assert result.exit_code == 1
+    text = result.stdout
+    assert text.startswith("disagreement after ")
+    for word in ("input '", "layer ", "position ", "variable '", "interpreter ", "compiled "):
+        assert word in text
+
+
+def test_a_program_from_a_file(invoke, tmp_path):
+    source = tmp_path / "progs.py"
+    source.write_text(USER_PROGRAM)
+    result = invoke("alta", "run", f"{source}:shifted", "-i", "1 0 1 0")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[1].split() == ["output", "0", "0", "1", "0", "1"]
+    check = invoke("alta", "check", f"{source}:shifted", "--max-length", "5")
+    assert check.exit_code == 0, check.output
+
+
+@pytest.mark.parametrize("args,words", [
+    (["run", "nope", "-i", "1"], "unknown program 'nope'"),
+    (["run", "parity-relative", "-i", "1 2"], "symbol '2' at position 2"),
+    (["run", "parity-relative", "--max-len", "5", "-i", "1"], "takes no max_length"),
+    (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "4 positions"),
+    (["run", "{dir}/missing.py:f", "-i", "1"], "no such file"),
+    (["run", "{dir}/progs.py:nothing", "-i", "1"], "no function 'nothing'"),
+    (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}:0: error: unknown variable 'nothing'"),
+    (["info", "{dir}/progs.py"], "not a readable checkpoint"),
+    (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
+    (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
+    (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
+])
+def test_bad_input_is_one_located_line(invoke, tmp_path, args, words):
+    (tmp_path / "progs.py").write_text(USER_PROGRAM)
+    result = invoke("alta", *[a.format(dir=tmp_path) for a in args])
+    assert result.exit_code in (1, 2)
+    assert words in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_foreign_checkpoint_is_refused(invoke, tmp_path):
+    from invar.checkpoint import save
+
+    path = tmp_path / "other.pt"
+    save(path, {"kind": "model", "task": "copy", "config": {}, "state_dict": {}})
+    result = invoke("alta", "info", path)
+    assert result.exit_code == 1 and "not a compiled ALTA model" in result.stderr
