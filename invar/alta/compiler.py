@@ -140,7 +140,7 @@ class Compiled(nn.Module):
                 self.token_embedding.weight[:, start:start + width] = torch.tensor(encode_value(v, v.init.value))
 
     def _compile_head(self, h: int, head) -> None:
-        p, lay, D = self.program, self.layout, self.d_head
+        lay, D = self.layout, self.d_head
         base = h * D
         if head.query is not None:
             (qs, qw), (ks, kw) = lay.residual[head.query], lay.residual[head.key]
@@ -160,7 +160,7 @@ class Compiled(nn.Module):
     def _compile_expansion(self) -> None:
         """Layers 1 and 2 of the MLP: every variable as a one-hot over its domain."""
         lay, unit = self.layout, 0
-        W1, b1, W2, b2 = self.expand1.weight, self.expand1.bias, self.expand2.weight, self.expand2.bias
+        W1, b1, W2 = self.expand1.weight, self.expand1.bias, self.expand2.weight
         for v in self.program.variables:
             start, width = lay.residual[v.name]
             out, n = lay.onehot[v.name]

@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from ..checkpoint import load, save
-from ..errors import ModelError
-from .compiler import Compiled, compile_program
+from .compiler import Compiled
+from .model import ARCH
 from .programs import PROGRAMS, get_program
 from .spec import AltaError, Program
 
-ARCH = "alta"
 
 
 def load_program(spec: str, *, max_length: int | None = None) -> Program:
@@ -113,21 +112,6 @@ def save_compiled(path: str | os.PathLike, model: Compiled) -> None:
 
 def load_compiled(path: str | os.PathLike) -> Compiled:
     """The compiled model stored at ``path`` (a ModelError for anything else)."""
-    data = load(path)
-    shown = str(path)
-    if data.get("arch") != ARCH or not isinstance(data.get("program"), str):
-        raise ModelError("not a compiled ALTA model (arch alta)", path=shown)
-    try:
-        program = Program.from_json(data["program"])
-        model = compile_program(program, lam=float(data["config"]["lam"]))
-    except AltaError as err:
-        raise ModelError(f"inconsistent checkpoint: {err.message}", path=shown) from None
-    except (KeyError, TypeError, ValueError) as err:
-        raise ModelError(f"inconsistent checkpoint ({type(err).__name__}: {err})", path=shown) from None
-    state = data.get("state_dict")
-    try:
-        model.load_state_dict(state)
-    except (RuntimeError, TypeError, AttributeError) as err:
-        raise ModelError(f"inconsistent checkpoint: its weights do not fit its program ({type(err).__name__})",
-                         path=shown) from None
-    return model.eval()
+    from .model import from_checkpoint
+
+    return from_checkpoint(load(path), str(path)).compiled

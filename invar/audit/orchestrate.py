@@ -139,7 +139,8 @@ def audit(
                          program_column=program_column, label_column=label_column, limit=limit)
     examples = [_pick(data.examples, example)] if example is not None else data.examples
     settings = Settings(transform=transform, variants=variants, seed=seed, tolerance=tolerance,
-                        batch_size=batch_size, oracle=oracle, keep_predictions=example is not None)
+                        batch_size=batch_size, oracle=oracle, keep_predictions=example is not None,
+                        pool=getattr(getattr(adapter, "model", None), "pool", None))
     header = {
         "invar": __version__, "model": adapter.info(), "task": the_task.name, "dataset": data.info(),
         "transform": transform, "task_symmetry": _symmetric(the_task, transform), "variants": variants,

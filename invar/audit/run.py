@@ -72,6 +72,9 @@ class Settings:
     oracle: bool = False
     #: keep every prediction in the record (``--example``)
     keep_predictions: bool = False
+    #: the names renamings map into, where the model declares the only ones it
+    #: reads (a compiled program's symbols); None: each space's own default
+    pool: tuple[str, ...] | None = None
 
 
 def example_seed(seed: int, example_id: str) -> int:
@@ -79,12 +82,13 @@ def example_seed(seed: int, example_id: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{seed}\0{example_id}".encode()).digest()[:8], "little")
 
 
-def draw(program: Program, transform: str, k: int, rng: random.Random):
+def draw(program: Program, transform: str, k: int, rng: random.Random, pool: Sequence[str] | None = None):
     """(variants, space size, exhaustive, exact, renaming space, permutation
     space): K variants drawn uniformly (independently, with replacement), or
     every variant when the space has at most K. The size is None when the
     permutations are too many to count (then drawn by the Markov chain:
-    ``exact`` is False)."""
+    ``exact`` is False). ``pool``: the names renamings map into (see
+    :attr:`Settings.pool`)."""
     rspace = pspace = None
     sizes: list[int | None] = []
     streams = []
@@ -92,7 +96,7 @@ def draw(program: Program, transform: str, k: int, rng: random.Random):
     if transform in ("renamings", "both"):
         from ..symmetry.spaces import renaming_space
 
-        rspace = renaming_space(program)
+        rspace = renaming_space(program, pool=pool)
         sizes.append(rspace.count())
     if transform in ("permutations", "both"):
         pspace = PermutationSpace(program)
@@ -219,7 +223,7 @@ def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _S
     try:
         (s.variants, s.size, s.exhaustive, s.exact, s.rspace,
          s.pspace) = draw(s.program, settings.transform, settings.variants,
-                          random.Random(example_seed(settings.seed, ex.id)))
+                          random.Random(example_seed(settings.seed, ex.id)), settings.pool)
         space = s.rspace
         if space is None:
             from ..symmetry.spaces import renaming_space

@@ -13,18 +13,19 @@ from .options import SCHEMA, LangOpt, TextFormat, TextFormatOpt
 
 @command
 def predict_command(
-    model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out).")],
-    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line).", metavar="FILE")],
+    model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out, or invar alta compile -o).")],
+    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line).", metavar="FILE")],
     lang: LangOpt = None,
     beam: Annotated[Optional[int], typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3).")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
-    """Predict with a trained model: one line per program of FILE.
+    """Predict with a trained or compiled model: one line per program of FILE.
 
     For sequence tasks each line is the source and the written output,
     separated by a tab (ltl: a formula and its trace, a pair line that invar
-    ltl check --file reads); otherwise the program's location and the
+    ltl check --file reads; alta: an input and the compiled program's output
+    at each of its positions); otherwise the program's location and the
     prediction. A program the model cannot take (longer than its max_len,
     in a language it was not trained on, or naming an AP outside a vanilla
     model's vocabulary) is reported at its location and the others are still
@@ -36,33 +37,58 @@ def predict_command(
     import torch
 
     from ..checkpoint import load_model
-    from ..errors import InvarError, ModelError
+    from ..tasks import get_task
 
     torch.set_num_threads(1)
     m = load_model(model)
+    task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
     if file != "-":  # a dataset invar data wrote for another task: one message, not one per program
         from ..data import manifest
 
-        manifest.check(file, m._task, m.languages)
-    units = _units(file, lang, m._task)
+        manifest.check(file, task, m.languages)
+    good, bad = _admitted(m, _units(file, lang, task))
+    records = [{"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred}
+               for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam))]
+    _print(records, bad, fmt)
+    if bad:
+        raise typer.Exit(1)
+
+
+def _admitted(m, units: list) -> tuple[list, int]:
+    """((path, line), shown source, program) of the programs ``m`` can take;
+    each one it cannot is reported at its location, and counted."""
+    from ..errors import InvarError, ModelError
+
     bad, good = 0, []
     for where, program in units:
         try:
             if isinstance(program, InvarError):
                 raise program
-            if not m.fits(program):
-                raise ModelError(f"{len(program.tokens)} tokens; this model takes 1 to {m.max_len}")
-            m.check_supported(program, "the program")
-            good.append((where, program))
+            if getattr(m, "reads_text", False):
+                m.check(program)
+                source = program.render()
+            else:
+                if not m.fits(program):
+                    raise ModelError(f"{len(program.tokens)} tokens; this model takes 1 to {m.max_len}")
+                m.check_supported(program, "the program")
+                source = program.lines[0].text if m.config.generates else f"{where[0]}:{where[1]}"
+            good.append((where, source, program))
         except InvarError as err:
             err.located(where[0])
             report(err if err.line else err.at(where[1], 1))
             bad += 1
-    preds = m.predict_encoded([m.encode(p) for _, p in good], batch_size=batch_size, beam=beam) if good else []
-    records = []
-    for (where, program), pred in zip(good, preds):
-        source = program.lines[0].text if m.config.generates else f"{where[0]}:{where[1]}"
-        records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
+    return good, bad
+
+
+def _predictions(m, good: list, batch_size: int, beam: int | None) -> list:
+    if not good:
+        return []
+    if getattr(m, "reads_text", False):  # a compiled program reads the texts themselves
+        return m.predict([p for _, _, p in good], batch_size=batch_size)
+    return m.predict_encoded([m.encode(p) for _, _, p in good], batch_size=batch_size, beam=beam)
+
+
+def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
     if fmt is TextFormat.text:
         for r in records:
             pred = r["prediction"]
@@ -74,8 +100,6 @@ def predict_command(
     else:
         stdout.print(json.dumps({"schema": SCHEMA, "predictions": records, "refused": bad}, indent=2),
                      markup=False, highlight=False)
-    if bad:
-        raise typer.Exit(1)
 
 
 def _units(file: str, lang: str | None, task) -> list:
