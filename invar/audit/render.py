@@ -28,7 +28,7 @@ def _pct(x) -> str:
 
 
 #: metrics in percent
-_PERCENT = ("MAPE", "accuracy", "correct", "exact")
+_PERCENT = ("MAPE", "accuracy", "correct", "exact", "exact match")
 
 
 def headline(report: dict) -> list[str]:

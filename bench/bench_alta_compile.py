@@ -1,0 +1,100 @@
+"""Compiled ALTA programs: compile time, sizes, and forward throughput
+against the interpreter on the same inputs.
+
+For every shipped program (default options): the median compile time over
+``--repeat`` runs; the residual width, heads, rules (and generated null
+resets among them), the MLP's widths; then ``--batch`` random inputs of the
+program's kind (bit strings for parity, symbol strings for the probes) run
+through the compiled module (batched, one forward) and through the
+interpreter one by one, the outputs compared at every position, and
+inputs per second for each. Run with ``--device cuda`` on a GPU as well.
+
+    python bench/bench_alta_compile.py --batch 256 --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import torch  # noqa: E402
+from common import machine, median, repeat  # noqa: E402
+
+from invar.alta import PROGRAMS, compile, get_program  # noqa: E402
+from invar.alta.interpreter import interpreter  # noqa: E402
+
+#: the input length each program is timed at
+LENGTH = 12
+
+
+def inputs(program, n: int, rng: random.Random) -> list[str]:
+    """``n`` inputs the program reads: symbols of its alphabet that are not markers."""
+    markers = set(program.prefix) | set(program.suffix)
+    symbols = [s for s in program.alphabet if s not in markers]
+    positional = any(v.init.kind == "position" for v in program.variables)
+    room = (program.max_length or LENGTH) - len(program.prefix) - len(program.suffix) if positional else LENGTH
+    length = max(1, min(LENGTH, room))
+    if program.name.startswith("sort"):  # distinct values
+        return [" ".join(rng.sample(symbols, min(len(symbols), length))) for _ in range(n)]
+    return [" ".join(rng.choice(symbols) for _ in range(length)) for _ in range(n)]
+
+
+def measure(name: str, batch: int, times: int, device: str, rng: random.Random) -> dict:
+    program = get_program(name)
+    compile_s = median(repeat(lambda: compile(program), times))
+    model = compile(program).to(device)
+    texts = inputs(program, batch, rng)
+    ids, valid, _ = model.batch(texts, device=device)
+    with torch.inference_mode():
+        model(ids, valid)  # warm-up
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        outputs, _layers = model(ids, valid)
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        compiled_s = time.perf_counter() - t
+    run = interpreter(program)
+    t = time.perf_counter()
+    expected = [run.run(x).outputs for x in texts]
+    interpreter_s = time.perf_counter() - t
+    got = outputs.cpu().tolist()
+    agree = sum(got[k][:len(e)] == e for k, e in enumerate(expected))
+    nulls = sum(r.null for r in program.rules)
+    return {
+        "program": name, "compile_ms": 1000 * compile_s, "width": model.layout.width, "heads": len(program.heads),
+        "rules": len(program.rules) - nulls, "null_rules": nulls, "onehot": model.layout.onehot_width,
+        "compiled_per_s": batch / compiled_s, "interpreter_per_s": batch / interpreter_s,
+        "ratio": interpreter_s / compiled_s, "agree": agree, "batch": batch,
+        "length": len(texts[0].split()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    rng = random.Random(0)
+    print(f"{machine()}; torch {torch.__version__}, {args.threads} thread(s), device {args.device}; "
+          f"batch {args.batch}, compile time the median of {args.repeat}")
+    print("| program | length | compile (ms) | width | heads | rules (+ null resets) | MLP one-hots "
+          "| compiled inputs/s | interpreter inputs/s | ratio | agree |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in PROGRAMS:
+        m = measure(name, args.batch, args.repeat, args.device, rng)
+        print(f"| {m['program']} | {m['length']} | {m['compile_ms']:.1f} | {m['width']} | {m['heads']} "
+              f"| {m['rules']} (+{m['null_rules']}) | {m['onehot']} | {m['compiled_per_s']:,.0f} "
+              f"| {m['interpreter_per_s']:,.0f} | {m['ratio']:.1f}× | {m['agree']}/{m['batch']} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
