@@ -16,9 +16,9 @@
   (:func:`save_pairs` writes them as ``.npz``).
 * :func:`train_mlp` / :func:`supervised_model`: trace supervision itself:
   an MLP trained from random weights on those pairs (an L2 loss on the
-  MLP's change to the stream, Gaussian noise on its input, Table 1's
-  settings by default), put in place of the compiled MLP; every other
-  weight stays compiled.
+  residual block's output, Gaussian noise on its input's categorical and
+  set dimensions, Table 1's settings by default), put in place of the
+  compiled MLP; every other weight stays compiled.
 """
 
 from __future__ import annotations
@@ -254,6 +254,8 @@ class TraceConfig:
     #: ``adafactor`` or ``adam``
     optimizer: str = "adafactor"
     noise: float = 0.1
+    #: noise on numerical variables too (at 0.1 it hides buckets closer than that, e.g. 1/20 and 1/21)
+    numerical_noise: bool = False
     seed: int = 0
 
 
@@ -302,20 +304,27 @@ def _optimizer(config: TraceConfig, params) -> torch.optim.Optimizer:
 
 def train_mlp(program: Program, pairs: TracePairs, config: TraceConfig = TraceConfig(),
               progress: Callable[[int, float], None] | None = None) -> tuple[TraceMLP, list[float]]:
-    """Train a fresh MLP on ``pairs``; the loss (mean squared error) every step."""
+    """Train a fresh MLP on ``pairs``; the loss (mean squared error of the
+    residual block's output against the interpreter's) every step."""
     if len(pairs.inputs) == 0:
         raise AltaError("no trace pairs to train on")
     mlp = trace_mlp(program, config)
-    x = torch.from_numpy(pairs.inputs)
-    delta = torch.from_numpy(pairs.outputs - pairs.inputs)
+    x, y = torch.from_numpy(pairs.inputs), torch.from_numpy(pairs.outputs)
+    scale = torch.full((x.shape[1],), config.noise)
+    if not config.numerical_noise:
+        lay = layout(program)
+        for v in program.variables:
+            if v.kind == "numerical":
+                scale[lay.residual[v.name][0]] = 0.0
     optimizer = _optimizer(config, mlp.parameters())
     generator = torch.Generator().manual_seed(config.seed)
     losses = []
     mlp.train()
     for step in range(config.steps):
         idx = torch.randint(len(x), (config.batch_size,), generator=generator)
-        xb = x[idx] + config.noise * torch.randn(len(idx), x.shape[1], generator=generator)
-        loss = torch.mean((mlp(xb) - delta[idx]) ** 2)
+        xb = x[idx] + scale * torch.randn(len(idx), x.shape[1], generator=generator)
+        # the block is residual: from the noisy input, its output must land on the clean one
+        loss = torch.mean((xb + mlp(xb) - y[idx]) ** 2)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
