@@ -31,8 +31,9 @@ import torch
 from common import machine
 
 from invar.alta import get_program
-from invar.alta.analysis import (TABLE_1, TABLE_2_SLICES, TraceConfig, balanced_bits, minimal,
-                                 parity_accuracy, predict, supervised_model, trace_pairs, train_mlp)
+from invar.alta.analysis import minimal
+from invar.alta.trace import (TABLE_1, TABLE_2_SLICES, TraceConfig, balanced_bits, parity_accuracy, predict,
+                              supervised_model, trace_pairs, train_mlp)
 from invar.alta.compiler import compile_program
 from invar.alta.lang import MLPBuilder, numerical, program, qkv, var
 
