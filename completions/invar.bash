@@ -28,6 +28,7 @@ _invar() {
                 "invar alta compile") path="invar alta compile" ;;
                 "invar alta check") path="invar alta check" ;;
                 "invar alta info") path="invar alta info" ;;
+                "invar alta minimal") path="invar alta minimal" ;;
             esac ;;
         esac
     done
@@ -50,11 +51,12 @@ _invar() {
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --quiet -q" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
-        "invar alta") words="run compile check info" ;;
+        "invar alta") words="run compile check info minimal" ;;
         "invar alta run") words="--input -i --trace --max-len --max-layers --format" ;;
         "invar alta compile") words="--out -o --max-len --lambda" ;;
         "invar alta check") words="--max-length --min-length --max-len --lambda --batch-size" ;;
         "invar alta info") words="--format" ;;
+        "invar alta minimal") words="--train --test --max-len --lambda --format" ;;
     esac
     case "${COMP_WORDS[COMP_CWORD-1]}" in
         --format) COMPREPLY=($(compgen -W "table json" -- "$cur")); return ;;

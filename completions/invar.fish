@@ -169,6 +169,7 @@ complete -c invar -n '__fish_seen_subcommand_from alta' -a run
 complete -c invar -n '__fish_seen_subcommand_from alta' -a compile
 complete -c invar -n '__fish_seen_subcommand_from alta' -a check
 complete -c invar -n '__fish_seen_subcommand_from alta' -a info
+complete -c invar -n '__fish_seen_subcommand_from alta' -a minimal
 complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l input -s i
 complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l trace
 complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from run' -l max-len
@@ -187,3 +188,9 @@ complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from check' -F
 complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from info' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from info' -F
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from minimal' -l train
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from minimal' -l test
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from minimal' -l max-len
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from minimal' -l lambda
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from minimal' -l format -x -a 'text jsonl json'
+complete -c invar -n '__fish_seen_subcommand_from alta && __fish_seen_subcommand_from minimal' -F

@@ -21,6 +21,13 @@ from .programs import PROGRAMS, get_program
 from .spec import AltaError, Head, Init, Program, Rule, Variable
 
 
+def minimal(program: Program, inputs, *, max_layers: int | None = None) -> Program:
+    """The minimal version of ``program`` on ``inputs`` (:func:`.analysis.minimal`)."""
+    from .analysis import minimal as _minimal
+
+    return _minimal(program, inputs, max_layers=max_layers)
+
+
 def compile(program: Program, *, lam: float = 100.0):  # noqa: A001
     """The compiled torch module of ``program`` (:class:`~.compiler.Compiled`), λ = ``lam``."""
     from .compiler import compile_program
@@ -31,5 +38,5 @@ def compile(program: Program, *, lam: float = 100.0):  # noqa: A001
 __all__ = [
     "AltaError", "Program", "Variable", "Head", "Rule", "Init", "Run", "Trace", "Interpreter",
     "var", "numerical", "set_var", "qkv", "relative", "MLPBuilder", "program", "rules_of_function",
-    "run", "tokens_of", "compile", "PROGRAMS", "get_program",
+    "run", "tokens_of", "compile", "minimal", "PROGRAMS", "get_program",
 ]

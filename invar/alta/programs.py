@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Callable
 
 from . import probes
+from .arithmetic import ARITHMETIC
 from .lang import END, START, MLPBuilder, numerical, program, qkv, relative, var
 from .spec import AltaError, Program
 #: the default length bound of the programs that have one
@@ -94,6 +95,7 @@ PROGRAMS: dict[str, Callable[..., Program]] = {
     "reverse": probes.reverse,
     "contains-a": probes.contains_a,
     "first-is-a": probes.first_is_a,
+    **ARITHMETIC,
 }
 
 

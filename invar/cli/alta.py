@@ -14,7 +14,7 @@ from .options import SCHEMA, TextFormat, TextFormatOpt
 
 alta_app = typer.Typer(
     name="alta",
-    help="ALTA programs: run them symbolically, compile them to Transformer weights, check the two agree.",
+    help="ALTA programs: run them symbolically, compile them to Transformer weights, check the two agree, find their minimal versions.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -230,3 +230,75 @@ def info_command(
     for key, value in info.items():
         shown = ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value
         stdout.print(f"  {key}: {shown}", markup=False)
+
+
+@alta_app.command("minimal")
+@command
+def minimal_command(
+    prog: ProgArg,
+    train: Annotated[str, typer.Option("--train", help="Inputs the minimal version is made from: one per line, symbols separated by spaces (text after a tab is ignored).")],
+    test: Annotated[Optional[str], typer.Option("--test", help="Inputs on which the minimal version is compared with the whole program.")] = None,
+    max_len: MaxLenOpt = None,
+    lam: Annotated[float, typer.Option("--lambda", min=0.0, help="λ of the compiled minimal version.")] = 100.0,
+    fmt: TextFormatOpt = TextFormat.text,
+) -> None:
+    """The minimal version of PROG on the --train inputs, and where it agrees with PROG on --test.
+
+    The minimal version keeps only the rules the interpreter satisfied on the
+    training inputs, and starts every token and position they never read at
+    its variable's default (the ALTA paper, section 4.1 and appendix C.2).
+    On each --test input its compiled model is compared with the whole
+    program's interpreter: the stream after every MLP, and the outputs alone.
+
+    Example: invar alta minimal parity-sum-mod --train short.txt --test long.txt
+    """
+    from ..alta.analysis import agreement, coverage, minimal_of
+    from ..alta.store import load_program
+
+    program = load_program(prog, max_length=max_len)
+    used = coverage(program, _lines(train))
+    reduced = minimal_of(program, used)
+    record = {"schema": SCHEMA, "program": program.name, "train": used.inputs,
+              "rules": _rule_counts(program), "minimal_rules": _rule_counts(reduced),
+              "tokens_seen": len(used.tokens), "positions_seen": len(used.positions)}
+    if test is not None:
+        results = agreement(program, reduced, _lines(test), lam=lam)
+        wrong = [r for r in results if not r.agrees]
+        record.update(test=len(results), streams_agree=len(results) - len(wrong),
+                      outputs_agree=sum(r.outputs_agree for r in results),
+                      first_disagreement=None if not wrong else {"input": wrong[0].input, "why": wrong[0].why})
+    if fmt is not TextFormat.text:
+        print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
+        return
+    stdout.print(f"{program.name}: {_shown_rules(record['rules'])}; on {used.inputs:,} training inputs the minimal "
+                 f"version keeps {_shown_rules(record['minimal_rules'])}", markup=False)
+    if test is not None:
+        stdout.print(f"on {record['test']:,} test inputs: streams agree on {record['streams_agree']:,}, outputs on "
+                     f"{record['outputs_agree']:,}", markup=False)
+        if record["first_disagreement"] is not None:
+            d = record["first_disagreement"]
+            stdout.print(f"first disagreement: {d['input']}: {d['why']}", markup=False)
+
+
+def _lines(path: str) -> list[str]:
+    """The inputs of a file: every non-blank line, up to a tab."""
+    from ..errors import InvarError
+    from ..files import read_text
+
+    try:
+        text = read_text(path)
+    except OSError as err:
+        raise InvarError(f"cannot read: {err.strerror}", path=path)
+    inputs = [line.split("\t", 1)[0].strip() for line in text.splitlines() if line.split("\t", 1)[0].strip()]
+    if not inputs:
+        raise InvarError("no inputs", path=path, line=1, col=1)
+    return inputs
+
+
+def _rule_counts(program) -> dict:
+    nulls = sum(r.null for r in program.rules)
+    return {"rules": len(program.rules) - nulls, "null_resets": nulls}
+
+
+def _shown_rules(counts: dict) -> str:
+    return f"{counts['rules']:,} rules (+ {counts['null_resets']:,} null resets)"

@@ -126,3 +126,33 @@ def test_a_foreign_checkpoint_is_refused(invoke, tmp_path):
     save(path, {"kind": "model", "task": "copy", "config": {}, "state_dict": {}})
     result = invoke("alta", "info", path)
     assert result.exit_code == 1 and "not a compiled ALTA model" in result.stderr
+
+
+def _bits(path, rng, lengths, n):
+    path.write_text("".join(" ".join(rng.choice("01") for _ in range(rng.randint(*lengths))) + "\n"
+                            for _ in range(n)))
+    return str(path)
+
+
+@pytest.mark.parametrize("name, agrees", [("parity-relative", True), ("parity-absolute", False)])
+def test_minimal_reports_rules_kept_and_agreement_on_longer_inputs(invoke, tmp_path, name, agrees):
+    """§4.1: minimal on short inputs, compared on longer ones: sequential
+    relative parity carries over, sequential absolute does not (its
+    positions past the training lengths start at the default)."""
+    import random
+
+    rng = random.Random(0)
+    train = _bits(tmp_path / "train.txt", rng, (1, 8), 60)
+    test = _bits(tmp_path / "test.txt", rng, (9, 16), 30)
+    result = invoke("alta", "minimal", name, "--train", train, "--test", test, "--format", "json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.output)
+    assert record["train"] == 60 and record["test"] == 30
+    assert record["minimal_rules"]["rules"] <= record["rules"]["rules"]
+    assert (record["streams_agree"] == 30) is agrees and (record["first_disagreement"] is None) is agrees
+
+
+def test_minimal_refuses_an_empty_file(invoke, tmp_path):
+    (tmp_path / "empty.txt").write_text("\n\n")
+    result = invoke("alta", "minimal", "parity-relative", "--train", str(tmp_path / "empty.txt"))
+    assert result.exit_code == 1 and "empty.txt:1:1: error: no inputs" in result.output
