@@ -201,9 +201,10 @@ def _as_list(value) -> list:
 
 
 # --------------------------------------------------------------- checkpoints
-class CheckpointAdapter(Adapter):
+class _Loaded(Adapter):
+    """A model loaded in this process (from a checkpoint, or handed over from Python)."""
+
     kind = "checkpoint"
-    encodes = True
 
     def __init__(self, model, path: str | None = None, device: str | None = None) -> None:
         super().__init__()
@@ -211,6 +212,13 @@ class CheckpointAdapter(Adapter):
         self.path = path
         self.device = device
         self.task = model.task
+
+
+class CheckpointAdapter(_Loaded):
+    encodes = True
+
+    def __init__(self, model, path: str | None = None, device: str | None = None) -> None:
+        super().__init__(model, path, device)
         self._timer = _forward_timer(model.network)
         self._start = self._timer[0]
 
@@ -250,20 +258,11 @@ def _forward_timer(network) -> list[float]:
     return timer
 
 
-class TextModelAdapter(Adapter):
+class TextModelAdapter(_Loaded):
     """A loaded model that reads program texts rather than encodings (a
     compiled ALTA program: ``reads_text``, ``task``, ``predict_texts(texts,
     device=…)``, ``info()``, and its own ``oracle(texts)``): it predicts
     from each variant's rendered text."""
-
-    kind = "checkpoint"
-
-    def __init__(self, model, path: str | None = None, device: str | None = None) -> None:
-        super().__init__()
-        self.model = model
-        self.path = path
-        self.device = device
-        self.task = model.task
 
     def info(self) -> dict:
         return {"kind": self.kind, "path": self.path, **self.model.info()}

@@ -34,6 +34,7 @@ from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Task
+from .symbols import symbol_space
 
 LANG = "alta"
 #: the interchangeable symbols: renamings map the symbols an input uses into these
@@ -65,19 +66,9 @@ def elements(program: Program) -> list[str]:
     return [line.text for line in program.lines]
 
 
-def _spell(token: Token, target: str) -> str:
-    return target
-
-
 def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Sequence[str] = ()) -> RenamingSpace:
     """Injective maps of the symbols used into ``pool`` (default: the symbols used)."""
-    pinned = set(program.pinned) | set(pins)
-    used = [r for r in program.referents if r not in pinned]
-    targets = [t for t in (pool if pool is not None else used) if t not in pinned]
-    bad = [t for t in targets if t not in POOL]
-    if bad:
-        raise UsageError(f"{bad[0]!r} is not an alta symbol (letters a-z)")
-    return RenamingSpace(program, used, [targets] * len(used), _spell)
+    return symbol_space(program, pool=pool, pins=pins, alphabet=POOL, what="an alta symbol (letters a-z)")
 
 
 def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSpace:

@@ -37,6 +37,7 @@ from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Example, Task, checked
+from .symbols import symbol_space
 
 LANG = "copy"
 #: every symbol a copy string may use
@@ -64,19 +65,9 @@ def parse(source: str) -> Program:
     return program_of(source)
 
 
-def _spell(token: Token, target: str) -> str:
-    return target
-
-
 def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Sequence[str] = ()) -> RenamingSpace:
     """Injective maps of the used symbols into ``pool`` (default: the used symbols)."""
-    pinned = set(program.pinned) | set(pins)
-    used = [r for r in program.referents if r not in pinned]
-    targets = [t for t in (pool if pool is not None else used) if t not in pinned]
-    bad = [t for t in targets if t not in POOL]
-    if bad:
-        raise UsageError(f"{bad[0]!r} is not a copy symbol (letters a-z, A-Z)")
-    return RenamingSpace(program, used, [targets] * len(used), _spell)
+    return symbol_space(program, pool=pool, pins=pins, alphabet=POOL, what="a copy symbol (letters a-z, A-Z)")
 
 
 def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSpace:

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..errors import DataError, InvarError, ParseError
 from ..frontends.ltl import parse_jsonl_units, parse_units, program_of
-from ..frontends.ltl.formula import BINARY, UNARY, lex_formula, parse_formula, to_polish
+from ..frontends.ltl.formula import BINARY, UNARY, parse_formula, to_polish
 from ..frontends.ltl.trace import lex_trace, parse_trace, to_trace_text
 from ..program import Program
 from . import Example, Task, checked
