@@ -63,7 +63,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import torch
 
-from . import checkpoint
+from .checkpoint import load as load_checkpoint, load_model, model_payload, save as save_checkpoint
 from .encoding import (Encoded, Vocab, add_pool, add_specials, encode, load_encoded, renamed, renaming_space_of,
                        save_encoded, vocab_counts)
 from .errors import DataError, InvarError, ModelError, UsageError
@@ -589,7 +589,7 @@ def _targets(the_task: Task, splits: _Splits, sequences: bool) -> torch.Tensor |
 def _resume(run: _Run) -> None:
     """Continue from the saved training state: weights, optimiser, position
     in the epochs, history, best epoch, and the resumed epoch's losses so far."""
-    state = checkpoint.load(run.state_path, kind="resume")
+    state = load_checkpoint(run.state_path, kind="resume")
     if _saved_config(state.get("config")) != run.model.config.to_dict() or state.get("settings") != run.settings:
         raise ModelError("the saved training state is for other settings (architecture, data, seed or batch size); "
                          "train without --resume to start again", path=str(run.state_path))
@@ -609,7 +609,7 @@ def _save_state(run: _Run, epoch: int, step: int, epoch_losses: list[float]) -> 
     if run.procs.rank != 0:
         return
     net = run.model.network
-    checkpoint.save(run.state_path, {
+    save_checkpoint(run.state_path, {
         "epoch_losses": list(epoch_losses),
         "kind": "resume", "task": run.args.task, "config": run.model.config.to_dict(),
         "vocab": run.splits.vocab.to_dict(),
@@ -714,7 +714,7 @@ def _save_best(run: _Run) -> None:
     """The checkpoint ``out``: the model with its metrics and how it was trained."""
     args = run.args
     metrics = _metrics(run.task, run.best, run.best_epoch, run.history, len(run.splits.train))
-    checkpoint.save(args.out, checkpoint.model_payload(
+    save_checkpoint(args.out, model_payload(
         run.model, metrics, train=dict(run.settings, arch=args.arch, size=args.size, epochs=args.epochs)))
 
 
@@ -852,7 +852,7 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
     """The interchangeable-token paper's heuristic for random embeddings:
     try the tables of ``random_draws`` seeds on the validation split and keep
     the one of median loss; the checkpoint then names its seed."""
-    model = checkpoint.load_model(out)
+    model = load_model(out)
     model.network.to(dev)
     config = model.config
     seeds = [config.seed + k for k in range(config.random_draws)]
@@ -865,8 +865,8 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
     model.network.encoder.embed.reseed(chosen)
     model.config = replace(config, seed=chosen)
     model.metrics["random_draws"] = {"seeds": seeds, "valid_losses": losses, "chosen": chosen}
-    data = checkpoint.load(out)
-    checkpoint.save(out, checkpoint.model_payload(model, train=data.get("train")))
+    data = load_checkpoint(out)
+    save_checkpoint(out, model_payload(model, train=data.get("train")))
     report("draws", seeds=seeds, losses=losses, chosen=chosen)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import probes
+from .probes import contains_a, distinct_count, first_is_a, palindrome, reverse, sort_distinct
 from .arithmetic import ARITHMETIC
 from .lang import END, START, MLPBuilder, numerical, program, qkv, relative, var
 from .spec import AltaError, Program
@@ -89,12 +89,12 @@ PROGRAMS: dict[str, Callable[..., Program]] = {
     "parity-relative": parity_relative,
     "parity-absolute": parity_absolute,
     "parity-sum-mod": parity_sum_mod,
-    "sort": probes.sort_distinct,
-    "distinct-count": probes.distinct_count,
-    "palindrome": probes.palindrome,
-    "reverse": probes.reverse,
-    "contains-a": probes.contains_a,
-    "first-is-a": probes.first_is_a,
+    "sort": sort_distinct,
+    "distinct-count": distinct_count,
+    "palindrome": palindrome,
+    "reverse": reverse,
+    "contains-a": contains_a,
+    "first-is-a": first_is_a,
     **ARITHMETIC,
 }
 

@@ -118,14 +118,14 @@ def audit(
     (with ``prompt``, the template's text), a loaded model or any callable
     taking a list of program texts. ``dataset``: ``"bhive"`` (with
     ``data_dir`` or ``INVAR_DATA``), a path, or a list of programs."""
-    from . import models
+    from .models import open_model
 
     _check_arguments(variants, batch_size, tolerance, transform)
     shard_in = parse_shard(shard)
     rank, world, local_rank = torchrun_place()
     device = _device(device, world, local_rank)
     guess = task or _default_task(dataset, data_dir)
-    adapter = models.open_model(model, task=task, device=device, prompt=prompt,
+    adapter = open_model(model, task=task, device=device, prompt=prompt,
                                 answer=get_task(guess).answer if guess else None, concurrency=concurrency,
                                 timeout=timeout, retries=retries, seed=seed)
     the_task = _task_of(adapter, task or guess)
@@ -195,10 +195,10 @@ def _symmetric(task: Task, transform: str) -> bool:
 
 
 def _load_dataset(dataset: Any, task: Task, adapter, **how: Any):
-    from . import datasets
+    from .datasets import load
 
     languages = getattr(getattr(adapter, "model", None), "languages", None)  # an invar model's own
-    return datasets.load(dataset, task=task, languages=languages, **how)
+    return load(dataset, task=task, languages=languages, **how)
 
 
 def _my_chunks(examples: list, shard: tuple[int, int] | None, rank: int, world: int) -> list[list]:
@@ -212,14 +212,14 @@ def _my_chunks(examples: list, shard: tuple[int, int] | None, rank: int, world: 
 def _run(chunks: list[list], adapter, task: Task, settings: Settings,
          progress: Callable[[int, int], None] | None) -> tuple[list[dict], dict]:
     """Every chunk's records, and how long the run and the model took."""
-    from . import datasets
+    from .datasets import label_by_oracle
 
     total = sum(len(c) for c in chunks)
     records: list[dict] = []
     start = time.perf_counter()
     for c in chunks:
         if settings.oracle:  # unlabelled examples take the oracle's label: the metric is measured against it
-            datasets.label_by_oracle(c, task)
+            label_by_oracle(c, task)
         records += run_chunk(c, adapter, task, settings)
         if progress:
             progress(len(records), total)

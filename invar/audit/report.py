@@ -15,7 +15,7 @@ import math
 from typing import Any, Iterable, Sequence
 
 from ..errors import DataError, UsageError
-from . import metrics
+from .metrics import distinct, histogram, key as prediction_key, quantiles
 
 #: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
 #: change of meaning
@@ -110,10 +110,10 @@ def _alpha(ok: list[dict], task=None) -> dict:
 def _spread(ok: list[dict]) -> dict:
     rel = [r["relative_range"] for r in ok if r["relative_range"] is not None]
     return {
-        "range": metrics.quantiles([r["range"] for r in ok]),
-        "std": metrics.quantiles([r["std"] for r in ok]),
-        "relative_range": metrics.quantiles(rel),
-        "histogram": metrics.histogram(rel),
+        "range": quantiles([r["range"] for r in ok]),
+        "std": quantiles([r["std"] for r in ok]),
+        "relative_range": quantiles(rel),
+        "histogram": histogram(rel),
     }
 
 
@@ -162,7 +162,7 @@ def chance(task, labels: Sequence) -> dict | None:
     if task.discrete:
         counts: dict[str, list] = {}
         for label in labels:
-            counts.setdefault(metrics.key(label), [label, 0])[1] += 1
+            counts.setdefault(prediction_key(label), [label, 0])[1] += 1
         prediction, _n = max((counts[k] for k in sorted(counts)), key=lambda c: c[1])
         rule = "most common label"
     else:
@@ -182,7 +182,7 @@ def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None) -> dic
     constant = prediction = None
     if len(ok) >= 2:  # one example agreeing with itself says nothing of the model
         constant = (all(r["distinct"] == 1 for r in ok)
-                    and metrics.distinct([r["prediction"] for r in ok], tolerance, task.discrete) == 1)
+                    and distinct([r["prediction"] for r in ok], tolerance, task.discrete) == 1)
         prediction = ok[0]["prediction"] if constant else None
     at_chance = None
     level = metric["chance"] if metric is not None else None
@@ -213,7 +213,7 @@ def _oracle(ok: list[dict]) -> dict:
         "errors": len(recs) - len(good),
         "label_changes": len(changed),
         "label_change_rate": _rate(len(changed), len(good)),
-        "relative_range": metrics.quantiles([r["oracle"]["relative_range"] for r in good]),
+        "relative_range": quantiles([r["oracle"]["relative_range"] for r in good]),
         "metric_variants": math.fsum(m * k for m, k in weighted) / n if n else None,
         "violations_with_label_change": sum(1 for r in changed if r["violation"]),
         "violations_without_label_change": sum(1 for r in good if r["violation"] and not r["oracle"]["changed"]),
@@ -241,12 +241,12 @@ def _example(ok: list[dict], discrete: bool) -> dict | None:
     if discrete:
         counts: dict[str, list] = {}
         for v in values:
-            counts.setdefault(metrics.key(v), [v, 0])[1] += 1
+            counts.setdefault(prediction_key(v), [v, 0])[1] += 1
         out.update(min=None, max=None, mean=None, std=None, histogram=None,
                    counts=[counts[k] for k in sorted(counts)])
     else:
         out.update(min=min(values), max=max(values), mean=_mean(values), std=r["std"],
-                   histogram=metrics.histogram(values, 30), counts=None)
+                   histogram=histogram(values, 30), counts=None)
     return out
 
 

@@ -31,7 +31,7 @@ from ..errors import InvarError, SpaceError
 from ..program import Program
 from ..symmetry.permutations import IntractableError, Permutation, PermutationSpace
 from ..symmetry.renamings import Renaming, RenamingSpace
-from . import metrics
+from .metrics import alpha_covariance, distinct, key as prediction_key, most_different, same, spread, violates, worst
 from .datasets import Example
 from .models import Adapter, Failure, _a
 
@@ -343,18 +343,18 @@ def record(s: _State, task, settings: Settings) -> dict:
         back = [undo(p, s.program, s.rspace, v) if discrete and v.renaming is not None else p
                 for p, v in zip(s.preds[1:], s.variants)]
     rec["prediction"] = p0
-    rec["violation"] = metrics.violates(p0, back, tol, discrete)
-    rec["distinct"] = metrics.distinct([p0] + back, tol, discrete)
-    rec["alpha_covariance"] = metrics.alpha_covariance(s.n, rec["distinct"])
+    rec["violation"] = violates(p0, back, tol, discrete)
+    rec["distinct"] = distinct([p0] + back, tol, discrete)
+    rec["alpha_covariance"] = alpha_covariance(s.n, rec["distinct"])
     if not discrete:
         # a prediction within the tolerance of the original's is the original's:
         # float rounding that depends on the batch is not spread
-        snapped = [p0 if metrics.same(p, p0, tol, False) else p for p in back]
-        rec["range"], rec["std"], rec["relative_range"] = metrics.spread(p0, [p0] + snapped)
+        snapped = [p0 if same(p, p0, tol, False) else p for p in back]
+        rec["range"], rec["std"], rec["relative_range"] = spread(p0, [p0] + snapped)
     if ex.label is not None and back:
         rec["metric"] = _metric(task, p0, back, ex.label)
     if rec["violation"]:
-        j = metrics.most_different(p0, back, discrete)
+        j = most_different(p0, back, discrete)
         rec["most_different"] = {"variant": j + 1, "prediction": back[j], **s.variants[j].describe(),
                                  **_shown(s.program, s.rspace, s.variants[j])}
     if settings.keep_predictions:
@@ -394,7 +394,7 @@ def _metric(task, p0, back: list, label) -> dict:
         scores = [task.score(p, label) for p in back]
         w = scores.index(max(scores) if task.lower_is_better else min(scores))
     else:
-        w = metrics.worst(back, label, task.discrete)
+        w = worst(back, label, task.discrete)
     out = {
         "original": task.metric([p0], [label]),
         "variants": task.metric(back, [label] * len(back)),
@@ -404,7 +404,7 @@ def _metric(task, p0, back: list, label) -> dict:
     if task.discrete:
         counts: dict[str, list] = {}
         for p in back:
-            k = metrics.key(p)
+            k = prediction_key(p)
             counts.setdefault(k, [p, 0])[1] += 1
         out["variant_predictions"] = [counts[k] for k in sorted(counts)]
     return out
@@ -440,11 +440,11 @@ def _oracle_record(s: _State, task, back: list, tol: float) -> dict:
         rest = [task.undo(label, v.renaming.inverse()) if v.renaming is not None else label
                 for label, v in zip(rest, s.variants)]
         labels = [l0, *rest]
-    out = {"label": l0, "changed": metrics.violates(l0, rest, tol, task.discrete),
-           "distinct": metrics.distinct(labels, tol, task.discrete), "range": None, "relative_range": None,
+    out = {"label": l0, "changed": violates(l0, rest, tol, task.discrete),
+           "distinct": distinct(labels, tol, task.discrete), "range": None, "relative_range": None,
            "metric_variants": task.metric(back, rest) if rest else None, "error": None}
     if not task.discrete:
-        out["range"], _, out["relative_range"] = metrics.spread(l0, labels)
+        out["range"], _, out["relative_range"] = spread(l0, labels)
     return out
 
 

@@ -9,7 +9,11 @@ field, reached through ``heap``.
 
 from __future__ import annotations
 
-from . import syntax as js
+from .syntax import (
+    Assign, Binary, Call, Decl, Do, Expr, For, ForEach, IncDec, Index, Jump, Lambda, LocalClass, Method,
+    MethodRef, Name, New, NewArray, Paren, Path, Select, Stmt, SuperRef, Switch, SwitchExpr, This, Try, While,
+    walk,
+)
 from ..effects import HEAP, Effect
 from .scopes import Scopes
 
@@ -25,10 +29,10 @@ ALLOCATORS = frozenset(
     """ArrayList LinkedList HashMap TreeMap LinkedHashMap HashSet TreeSet LinkedHashSet ArrayDeque
     StringBuilder String Integer Long Double Object int long double char boolean byte short float""".split()
 )
-_LOOPS = (js.For, js.ForEach, js.While, js.Do)
+_LOOPS = (For, ForEach, While, Do)
 #: bodies that do not run where they are written: code there still reads and
 #: writes (conservatively), but its jumps and barriers are its own
-_BODIES = (js.Lambda, js.New, js.Method, js.LocalClass)
+_BODIES = (Lambda, New, Method, LocalClass)
 
 
 class StatementEffects:
@@ -38,7 +42,7 @@ class StatementEffects:
         self.scopes = scopes
         self.memo: dict[int, Effect] = {}
 
-    def effect(self, stmt: js.Stmt) -> Effect:
+    def effect(self, stmt: Stmt) -> Effect:
         got = self.memo.get(id(stmt))
         if got is None:
             got = self.memo[id(stmt)] = self._effect(stmt)
@@ -47,16 +51,16 @@ class StatementEffects:
     def local(self, tok: int) -> str | None:
         return self.scopes.ref_of.get(tok)
 
-    def _effect(self, stmt: js.Stmt) -> Effect:
+    def _effect(self, stmt: Stmt) -> Effect:
         e = Effect()
-        for node, path in js.walk(stmt):
+        for node, path in walk(stmt):
             visit = getattr(self, "visit_" + type(node).__name__, None)
             if visit is not None:
                 visit(e, node, path)
         return e
 
     # ------------------------------------------------------------- values
-    def visit_Name(self, e: Effect, node: js.Name, path) -> None:
+    def visit_Name(self, e: Effect, node: Name, path) -> None:
         ref = self.local(node.tok)
         if ref is not None:
             e.reads.add(ref)
@@ -65,18 +69,18 @@ class StatementEffects:
             e.reads.add(f"field:{node.name}")
             e.may_raise = True  # a field may unbox
 
-    def visit_Path(self, e: Effect, node: js.Path, path) -> None:
+    def visit_Path(self, e: Effect, node: Path, path) -> None:
         ref = self.local(node.tok)
         if ref is not None:
             e.reads.add(ref)
         e.reads.add(HEAP)
         e.may_raise = True
 
-    def visit_Select(self, e: Effect, node: js.Select, path) -> None:
+    def visit_Select(self, e: Effect, node: Select, path) -> None:
         e.reads.update((HEAP, f"field:{node.name}"))
         e.may_raise = True
 
-    def visit_MethodRef(self, e: Effect, node: js.MethodRef, path) -> None:
+    def visit_MethodRef(self, e: Effect, node: MethodRef, path) -> None:
         e.reads.update((HEAP, f"field:{node.name}"))
         e.may_raise = True
 
@@ -86,7 +90,7 @@ class StatementEffects:
 
     visit_Cast = visit_Index
 
-    def visit_Binary(self, e: Effect, node: js.Binary, path) -> None:
+    def visit_Binary(self, e: Effect, node: Binary, path) -> None:
         if node.op in ("/", "%"):
             e.may_raise = True
 
@@ -94,15 +98,15 @@ class StatementEffects:
         e.may_raise = True  # a negative size
 
     # ------------------------------------------------------------- writes
-    def visit_Assign(self, e: Effect, node: js.Assign, path) -> None:
+    def visit_Assign(self, e: Effect, node: Assign, path) -> None:
         self.store(e, node.target)
         if node.op in ("/=", "%="):
             e.may_raise = True
 
-    def visit_IncDec(self, e: Effect, node: js.IncDec, path) -> None:
+    def visit_IncDec(self, e: Effect, node: IncDec, path) -> None:
         self.store(e, node.target)
 
-    def visit_Decl(self, e: Effect, node: js.Decl, path) -> None:
+    def visit_Decl(self, e: Effect, node: Decl, path) -> None:
         ref = self.local(node.tok)
         if ref is None:
             return
@@ -111,12 +115,12 @@ class StatementEffects:
         else:
             e.writes.add(ref)
 
-    def store(self, e: Effect, target: js.Expr) -> None:
+    def store(self, e: Effect, target: Expr) -> None:
         """A write of ``target``: a local, or else a field or array element
         (through ``heap``, an output)."""
-        while isinstance(target, js.Paren):
+        while isinstance(target, Paren):
             target = target.expr
-        ref = self.local(target.tok) if isinstance(target, js.Name) else None
+        ref = self.local(target.tok) if isinstance(target, Name) else None
         if ref is not None:
             e.writes.add(ref)
         else:
@@ -125,14 +129,14 @@ class StatementEffects:
             e.side = e.may_raise = True
 
     # -------------------------------------------------------------- calls
-    def visit_Call(self, e: Effect, node: js.Call, path) -> None:
+    def visit_Call(self, e: Effect, node: Call, path) -> None:
         e.reads.add(HEAP)
         e.may_raise = True
         if not self.pure_call(node):
             e.writes.add(HEAP)
             e.side = True
 
-    def visit_SuperRef(self, e: Effect, node: js.SuperRef, path) -> None:
+    def visit_SuperRef(self, e: Effect, node: SuperRef, path) -> None:
         e.reads.add(HEAP)
         e.may_raise = True
         if node.call:
@@ -145,7 +149,7 @@ class StatementEffects:
         e.writes.add(HEAP)
         e.side = e.may_raise = e.barrier = True
 
-    def visit_New(self, e: Effect, node: js.New, path) -> None:
+    def visit_New(self, e: Effect, node: New, path) -> None:
         """``new T(…)``: an allocation reads its arguments (a copy constructor
         reads its source); unless ``T`` is a known allocator, it is a call."""
         e.may_raise = True
@@ -157,25 +161,25 @@ class StatementEffects:
             e.writes.add(HEAP)
             e.side = True
 
-    def pure_call(self, node: js.Call) -> bool:
+    def pure_call(self, node: Call) -> bool:
         """Whether a method invocation only computes a value (see PURE_QUALIFIERS)."""
         if node.obj is not None or node.qual not in PURE_QUALIFIERS or node.name in IMPURE_STATICS:
             return False
         return self.local(node.tok) is None  # a local of that name takes precedence over the class
 
     # --------------------------------------------------------- statements
-    def visit_ForEach(self, e: Effect, node: js.ForEach, path) -> None:
+    def visit_ForEach(self, e: Effect, node: ForEach, path) -> None:
         # iterating reads the elements; over anything but an array it calls
         # iterator(), hasNext() and next()
         e.reads.add(HEAP)
         e.may_raise = True
         it = node.iterable
-        if not (isinstance(it, js.Name) and self.local(it.tok) in self.scopes.arrays):
+        if not (isinstance(it, Name) and self.local(it.tok) in self.scopes.arrays):
             e.writes.add(HEAP)
             e.side = True
         self._loop(e, node, path)
 
-    def visit_Try(self, e: Effect, node: js.Try, path) -> None:
+    def visit_Try(self, e: Effect, node: Try, path) -> None:
         if node.resources:
             # the resources are closed on the way out: close() is a call
             e.reads.add(HEAP)
@@ -199,10 +203,10 @@ class StatementEffects:
 
     visit_Sync = visit_LocalClass
 
-    def visit_Jump(self, e: Effect, node: js.Jump, path) -> None:
+    def visit_Jump(self, e: Effect, node: Jump, path) -> None:
         if _in_body(path):
             return
-        loops = _LOOPS if node.what == "continue" else _LOOPS + (js.Switch,)
+        loops = _LOOPS if node.what == "continue" else _LOOPS + (Switch,)
         if node.label is not None or not any(isinstance(a, loops) for a in path):
             e.barrier = e.barrier or node.label is not None
             e.jump = e.jump or node.label is None
@@ -222,16 +226,16 @@ class StatementEffects:
         """Whether a loop's condition may be a constant expression (``true``,
         ``for (;;)``, a constant field): none of its names is a local that is
         not declared ``final``, and it calls, allocates and indexes nothing."""
-        if isinstance(loop, js.ForEach):
+        if isinstance(loop, ForEach):
             return False
         cond = loop.cond
         if cond is None:
             return True
-        for n, _ in js.walk(cond):
-            if isinstance(n, (js.Call, js.New, js.NewArray, js.Index, js.Assign, js.Lambda, js.This,
-                              js.SwitchExpr)) or (isinstance(n, js.SuperRef) and n.call):
+        for n, _ in walk(cond):
+            if isinstance(n, (Call, New, NewArray, Index, Assign, Lambda, This,
+                              SwitchExpr)) or (isinstance(n, SuperRef) and n.call):
                 return False
-            if isinstance(n, (js.Name, js.Path)):
+            if isinstance(n, (Name, Path)):
                 ref = self.local(n.tok)
                 if ref is not None and ref not in self.scopes.finals:
                     return False

@@ -20,13 +20,19 @@ import javalang
 from javalang import tree as jt
 
 from ...errors import ParseError, UnsupportedError
-from . import syntax as js
+from .syntax import (
+    ArrayInit, Assert, Assign, BASIC, Binary, Block, Call, Case, Cast, Catch, ClassBody, ClassLit, Cond,
+    CtorCall, Decl, Do, Empty, EnumConstant, Expr, ExprStmt, Field, For, ForEach, IDENT, If, IncDec, Index,
+    Initializer as SyntaxInitializer, InstanceOf, Jump, KEYWORD, LITERAL, Lambda, Literal, LocalClass,
+    LocalVars, Method, MethodRef, Name, New, NewArray, OP, Paren, Path, Return, Select, Stmt, SuperRef,
+    Switch, Sync, This, Throw, Tokens, Try, Unary, While, deepest, type_kind,
+)
 from .javalang_repairs import Initializer, Parenthesized, Parser, Tokenizer
 
 
 
 # -------------------------------------------------------------------- read
-def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tuple[str, ...], int, int, Callable[[], js.Method]]]]:
+def read(text: str, path: str | None = None) -> tuple[Tokens, list[tuple[tuple[str, ...], int, int, Callable[[], Method]]]]:
     """The tokens of ``text`` and its methods with bodies declared in a
     class, interface or enum: ``(names, line, col, describe)`` each, where
     ``describe()`` builds the method's description (and may raise an
@@ -36,7 +42,7 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
     tokens: list = []
 
     def too_deep() -> ParseError:
-        line, col = js.deepest([t.value for t in tokens], [t.position.line for t in tokens],
+        line, col = deepest([t.value for t in tokens], [t.position.line for t in tokens],
                                [t.position.column - 1 for t in tokens])
         return ParseError("nesting too deep to parse", path=path, line=line, col=col,
                           source_line=lines[line - 1] if 0 < line <= len(lines) else None)
@@ -57,7 +63,7 @@ def read(text: str, path: str | None = None) -> tuple[js.Tokens, list[tuple[tupl
         ) from None
     except (RecursionError, MemoryError):
         raise too_deep() from None
-    ix = js.Tokens(lines, [t.value for t in tokens], [_kind(t) for t in tokens],
+    ix = Tokens(lines, [t.value for t in tokens], [_kind(t) for t in tokens],
                    [t.position.line for t in tokens], [t.position.column - 1 for t in tokens])
     at = {(t.position.line, t.position.column): k for k, t in enumerate(tokens)}
     out = []
@@ -110,14 +116,14 @@ def _units(tree) -> list[tuple[tuple[str, ...], object]]:
 
 def _kind(token) -> str:
     if isinstance(token, javalang.tokenizer.Identifier):
-        return js.IDENT
+        return IDENT
     if isinstance(token, javalang.tokenizer.BasicType):
-        return js.BASIC
+        return BASIC
     if isinstance(token, javalang.tokenizer.Keyword):
-        return js.KEYWORD
+        return KEYWORD
     if isinstance(token, javalang.tokenizer.Literal):
-        return js.LITERAL
-    return js.OP
+        return LITERAL
+    return OP
 
 
 def _type_kind(typ, extra_dims: int = 0, varargs: bool = False) -> str:
@@ -132,7 +138,7 @@ def _type_kind(typ, extra_dims: int = 0, varargs: bool = False) -> str:
         return "primitive"
     while getattr(typ, "sub_type", None) is not None:  # java.lang.Integer
         typ = typ.sub_type
-    return js.type_kind(dims=0, basic=False, name=typ.name)
+    return type_kind(dims=0, basic=False, name=typ.name)
 
 
 def _type_name(typ) -> str:
@@ -147,14 +153,14 @@ class _Describer:
     """Converts one javalang method, in source order, keeping the position
     reached so far (``cursor``) to find declared names on the tokens."""
 
-    def __init__(self, ix: js.Tokens, at: dict[tuple[int, int], int]) -> None:
+    def __init__(self, ix: Tokens, at: dict[tuple[int, int], int]) -> None:
         self.ix = ix
         self.at = at
         self.cursor = 0
         #: the last token a declared name may stand at (the unit's closing brace)
         self.limit = len(ix) - 2
 
-    def unit(self, n) -> js.Method:
+    def unit(self, n) -> Method:
         """The description of unit ``n`` (a method with a body)."""
         p = n.position
         k = self.at.get((p.line, p.column)) if p is not None else None
@@ -211,21 +217,21 @@ class _Describer:
         return tuple(out)
 
     # -------------------------------------------------------------- members
-    def method(self, n) -> js.Method:
+    def method(self, n) -> Method:
         k = self.pos(n)
         annotations = self.annotations(n.annotations)
         params = [self.param(p) for p in n.parameters or []]
         body = None if n.body is None else self.stmts(n.body)
-        return js.Method(k, n.name, frozenset(n.modifiers or ()), params, body, annotations=annotations)
+        return Method(k, n.name, frozenset(n.modifiers or ()), params, body, annotations=annotations)
 
-    def param(self, p) -> js.Decl:
+    def param(self, p) -> Decl:
         self.pos(p)
         annotations = self.annotations(p.annotations)
         k = self.declared(p.name)
-        return js.Decl(k, p.name, "param", _type_kind(p.type, varargs=p.varargs), "final" in (p.modifiers or ()),
+        return Decl(k, p.name, "param", _type_kind(p.type, varargs=p.varargs), "final" in (p.modifiers or ()),
                        annotations=annotations)
 
-    def class_body(self, members) -> js.ClassBody:
+    def class_body(self, members) -> ClassBody:
         out = []
         brace = -1
         for m in members or []:
@@ -236,12 +242,12 @@ class _Describer:
             out.append(self.member(m))
         if members and brace < 0:
             raise UnsupportedError("a class body whose members have no source position", line=0, col=0)
-        return js.ClassBody(brace, out)
+        return ClassBody(brace, out)
 
     def member(self, m):
         if isinstance(m, Initializer):
             self.pos(m)
-            return js.Initializer(-1, self.stmts(m.statements))
+            return SyntaxInitializer(-1, self.stmts(m.statements))
         if isinstance(m, (jt.MethodDeclaration, jt.ConstructorDeclaration)):
             return self.method(m)
         if isinstance(m, jt.FieldDeclaration):
@@ -251,12 +257,12 @@ class _Describer:
             for d in m.declarators:
                 if d.initializer is not None:
                     inits.append(self.expr(d.initializer))
-            return js.Field(k, inits, annotations=annotations)
+            return Field(k, inits, annotations=annotations)
         if isinstance(m, (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)):
             return self.type_decl(m)
         raise UnsupportedError(f"{type(m).__name__} in a class body", line=0, col=0)
 
-    def type_decl(self, m) -> js.LocalClass:
+    def type_decl(self, m) -> LocalClass:
         k = self.pos(m)
         annotations = self.annotations(m.annotations)
         if isinstance(m, jt.EnumDeclaration):
@@ -264,16 +270,16 @@ class _Describer:
             for c in m.body.constants or []:
                 notes = self.annotations(c.annotations)
                 args = [self.expr(a) for a in c.arguments or []]
-                members.append(js.EnumConstant(-1, c.name, args, None if c.body is None else self.class_body(c.body),
+                members.append(EnumConstant(-1, c.name, args, None if c.body is None else self.class_body(c.body),
                                                annotations=notes))
             body = self.class_body(m.body.declarations)
             body.members[:0] = members
         else:
             body = self.class_body(m.body)
-        return js.LocalClass(k, m.name, body, annotations, labels=())
+        return LocalClass(k, m.name, body, annotations, labels=())
 
-    def annotations(self, annotations) -> list[js.Expr]:
-        out: list[js.Expr] = []
+    def annotations(self, annotations) -> list[Expr]:
+        out: list[Expr] = []
         for a in annotations or []:
             self.pos(a)
             self.element(a.element, out)
@@ -297,38 +303,38 @@ class _Describer:
             out.append(self.expr(value))
 
     # ----------------------------------------------------------- statements
-    def stmts(self, stmts) -> list[js.Stmt]:
+    def stmts(self, stmts) -> list[Stmt]:
         return [self.stmt(s) for s in stmts or []]
 
-    def stmt(self, s) -> js.Stmt:
+    def stmt(self, s) -> Stmt:
         k = self.pos(s)
         labels = self.labels(k) if getattr(s, "label", None) else ()
         if isinstance(s, jt.LocalVariableDeclaration):
             annotations = self.annotations(s.annotations)
-            return js.LocalVars(k, self.declarators(s), annotations, labels=labels)
+            return LocalVars(k, self.declarators(s), annotations, labels=labels)
         if isinstance(s, (jt.ClassDeclaration, jt.InterfaceDeclaration, jt.EnumDeclaration)):
             decl = self.type_decl(s)
             decl.labels = labels
             return decl
         if isinstance(s, jt.StatementExpression):
-            return js.ExprStmt(k, self.expr(s.expression), labels=labels)
+            return ExprStmt(k, self.expr(s.expression), labels=labels)
         if isinstance(s, jt.BlockStatement):
-            return js.Block(k, self.stmts(s.statements), labels=labels)
+            return Block(k, self.stmts(s.statements), labels=labels)
         if isinstance(s, jt.IfStatement):
-            return js.If(k, self.expr(s.condition), self.stmt(s.then_statement),
+            return If(k, self.expr(s.condition), self.stmt(s.then_statement),
                          None if s.else_statement is None else self.stmt(s.else_statement), labels=labels)
         if isinstance(s, jt.WhileStatement):
-            return js.While(k, self.expr(s.condition), self.stmt(s.body), labels=labels)
+            return While(k, self.expr(s.condition), self.stmt(s.body), labels=labels)
         if isinstance(s, jt.DoStatement):
             body = self.stmt(s.body)
-            return js.Do(k, body, self.expr(s.condition), labels=labels)
+            return Do(k, body, self.expr(s.condition), labels=labels)
         if isinstance(s, jt.ForStatement):
             c = s.control
             if isinstance(c, jt.EnhancedForControl):
                 (var,) = self.declarators(c.var)
                 var.annotations = self.annotations(c.var.annotations)
                 iterable = self.expr(c.iterable)
-                return js.ForEach(k, var, iterable, self.stmt(s.body), labels=labels)
+                return ForEach(k, var, iterable, self.stmt(s.body), labels=labels)
             if isinstance(c.init, jt.VariableDeclaration):
                 init = self.declarators(c.init)
                 init[0].annotations = self.annotations(c.init.annotations)
@@ -336,7 +342,7 @@ class _Describer:
                 init = [self.expr(e) for e in c.init or []]
             cond = None if c.condition is None else self.expr(c.condition)
             update = [self.expr(e) for e in c.update or []]
-            return js.For(k, init, cond, update, self.stmt(s.body), labels=labels)
+            return For(k, init, cond, update, self.stmt(s.body), labels=labels)
         if isinstance(s, jt.TryStatement):
             resources = [self.resource(r) for r in s.resources or []]
             body = self.stmts(s.block)
@@ -345,161 +351,161 @@ class _Describer:
                 ck = self.pos(c)
                 p = c.parameter
                 notes = self.annotations(p.annotations)
-                param = js.Decl(self.declared(p.name), p.name, "local", "reference", "final" in (p.modifiers or ()),
+                param = Decl(self.declared(p.name), p.name, "local", "reference", "final" in (p.modifiers or ()),
                                 annotations=notes)
-                catches.append(js.Catch(ck, param, self.stmts(c.block)))
+                catches.append(Catch(ck, param, self.stmts(c.block)))
             final = None if s.finally_block is None else self.stmts(s.finally_block)
-            return js.Try(k, resources, body, catches, final, labels=labels)
+            return Try(k, resources, body, catches, final, labels=labels)
         if isinstance(s, jt.SynchronizedStatement):
-            return js.Sync(k, self.expr(s.lock), self.stmts(s.block), labels=labels)
+            return Sync(k, self.expr(s.lock), self.stmts(s.block), labels=labels)
         if isinstance(s, jt.SwitchStatement):
             expr = self.expr(s.expression)
             cases = []
             for c in s.cases or []:
                 # ``case NAME:`` is kept as a string (an enum constant): no node
                 case_labels = [self.expr(e) for e in c.case or [] if isinstance(e, javalang.ast.Node)]
-                cases.append(js.Case(-1, case_labels, self.stmts(c.statements)))
-            return js.Switch(k, expr, cases, labels=labels)
+                cases.append(Case(-1, case_labels, self.stmts(c.statements)))
+            return Switch(k, expr, cases, labels=labels)
         if isinstance(s, jt.ReturnStatement):
-            return js.Return(k, None if s.expression is None else self.expr(s.expression), labels=labels)
+            return Return(k, None if s.expression is None else self.expr(s.expression), labels=labels)
         if isinstance(s, jt.ThrowStatement):
-            return js.Throw(k, self.expr(s.expression), labels=labels)
+            return Throw(k, self.expr(s.expression), labels=labels)
         if isinstance(s, jt.AssertStatement):
-            return js.Assert(k, self.expr(s.condition), None if s.value is None else self.expr(s.value), labels=labels)
+            return Assert(k, self.expr(s.condition), None if s.value is None else self.expr(s.value), labels=labels)
         if isinstance(s, (jt.BreakStatement, jt.ContinueStatement)):
             what = "break" if isinstance(s, jt.BreakStatement) else "continue"
-            return js.Jump(k, what, s.goto, labels=labels)
+            return Jump(k, what, s.goto, labels=labels)
         if type(s) is jt.Statement:
-            return js.Empty(k, labels=labels)
+            return Empty(k, labels=labels)
         raise UnsupportedError(f"statement {type(s).__name__}", line=self.ix.line_of[k] if k >= 0 else 0,
                                col=self.ix.col_of[k] + 1 if k >= 0 else 0)
 
-    def declarators(self, s) -> list[js.Decl]:
+    def declarators(self, s) -> list[Decl]:
         final = "final" in (s.modifiers or ())
         out = []
         for d in s.declarators:
             k = self.declared(d.name)
             kind = _type_kind(s.type, extra_dims=len(d.dimensions or ()))
             init = None if d.initializer is None else self.expr(d.initializer)
-            out.append(js.Decl(k, d.name, "local", kind, final, init))
+            out.append(Decl(k, d.name, "local", kind, final, init))
         return out
 
-    def resource(self, r) -> js.Decl:
+    def resource(self, r) -> Decl:
         notes = self.annotations(r.annotations)
         k = self.declared(r.name)
-        return js.Decl(k, r.name, "local", _type_kind(r.type), "final" in (r.modifiers or ()), self.expr(r.value),
+        return Decl(k, r.name, "local", _type_kind(r.type), "final" in (r.modifiers or ()), self.expr(r.value),
                        annotations=notes)
 
     # ---------------------------------------------------------- expressions
-    def expr(self, e) -> js.Expr:
+    def expr(self, e) -> Expr:
         if isinstance(e, jt.Assignment):
             target = self.expr(e.expressionl)
-            return js.Assign(target.tok, target, e.type, self.expr(e.value))
+            return Assign(target.tok, target, e.type, self.expr(e.value))
         if isinstance(e, jt.TernaryExpression):
             cond = self.expr(e.condition)
-            return js.Cond(cond.tok, cond, self.expr(e.if_true), self.expr(e.if_false))
+            return Cond(cond.tok, cond, self.expr(e.if_true), self.expr(e.if_false))
         if isinstance(e, jt.BinaryOperation):
             left = self.expr(e.operandl)
             if e.operator == "instanceof":
-                return js.InstanceOf(left.tok, left, None)
-            return js.Binary(left.tok, e.operator, left, self.expr(e.operandr))
+                return InstanceOf(left.tok, left, None)
+            return Binary(left.tok, e.operator, left, self.expr(e.operandr))
         if isinstance(e, jt.Cast):
-            return js.Cast(-1, self.expr(e.expression))
+            return Cast(-1, self.expr(e.expression))
         if isinstance(e, jt.LambdaExpression):
             if len(e.parameters or ()) == 1 and isinstance(e.parameters[0], jt.Cast):
                 # ``(T) x -> …`` is read as a lambda of parameter ``(T) x``: a cast of the lambda
                 cast = e.parameters[0]
-                return js.Cast(-1, self.expr(jt.LambdaExpression(parameters=[cast.expression], body=e.body)))
+                return Cast(-1, self.expr(jt.LambdaExpression(parameters=[cast.expression], body=e.body)))
             params = [self.lambda_param(p) for p in e.parameters or []]
             body = self.stmts(e.body) if isinstance(e.body, list) else self.expr(e.body)
-            return js.Lambda(-1, params, body)
+            return Lambda(-1, params, body)
         if isinstance(e, jt.MethodReference):
             obj = self.expr(e.expression) if isinstance(e.expression, javalang.ast.Node) else None
             m = e.method
             k = self.pos(m) if isinstance(m, javalang.ast.Node) else -1
             name = getattr(m, "member", None) or getattr(m, "value", None) or "?"
-            return js.MethodRef(k, obj, name)
+            return MethodRef(k, obj, name)
         if isinstance(e, jt.Primary):
             return self.primary(e)
         if isinstance(e, jt.ArrayInitializer):
-            return js.ArrayInit(-1, [self.expr(i) for i in e.initializers or []])
+            return ArrayInit(-1, [self.expr(i) for i in e.initializers or []])
         raise UnsupportedError(f"expression {type(e).__name__}", line=0, col=0)
 
-    def lambda_param(self, p) -> js.Decl:
+    def lambda_param(self, p) -> Decl:
         if isinstance(p, jt.MemberReference):
-            return js.Decl(self.pos(p), p.member, "param", "unknown", bare=True)
+            return Decl(self.pos(p), p.member, "param", "unknown", bare=True)
         if isinstance(p, Parenthesized) and isinstance(p.expression, jt.MemberReference) \
                 and not p.expression.qualifier and not p.expression.selectors:
-            return js.Decl(self.pos(p.expression), p.expression.member, "param", "unknown")  # ``(x) -> …``
+            return Decl(self.pos(p.expression), p.expression.member, "param", "unknown")  # ``(x) -> …``
         if isinstance(p, jt.InferredFormalParameter):
-            return js.Decl(self.declared(p.name, inferred=True), p.name, "param", "unknown")
+            return Decl(self.declared(p.name, inferred=True), p.name, "param", "unknown")
         if isinstance(p, jt.FormalParameter):
             return self.param(p)
         raise UnsupportedError(f"lambda parameter {type(p).__name__}", line=0, col=0)
 
-    def primary(self, e) -> js.Expr:
+    def primary(self, e) -> Expr:
         k = self.pos(e)
         qual = getattr(e, "qualifier", None) or ""
         if isinstance(e, Parenthesized):
-            base: js.Expr = js.Paren(k, self.expr(e.expression))
+            base: Expr = Paren(k, self.expr(e.expression))
         elif isinstance(e, jt.Literal):
-            base = js.Literal(k)
+            base = Literal(k)
         elif isinstance(e, jt.This):
-            base = js.This(k, qual)
+            base = This(k, qual)
         elif isinstance(e, jt.MemberReference):
-            base = js.Path(k, f"{qual}.{e.member}") if qual else js.Name(k, e.member)
+            base = Path(k, f"{qual}.{e.member}") if qual else Name(k, e.member)
         elif isinstance(e, jt.MethodInvocation):
-            base = js.Call(k, None, qual, e.member, [self.expr(a) for a in e.arguments or []])
+            base = Call(k, None, qual, e.member, [self.expr(a) for a in e.arguments or []])
         elif isinstance(e, jt.SuperMethodInvocation):
-            base = js.SuperRef(k, None, e.member, True, [self.expr(a) for a in e.arguments or []])
+            base = SuperRef(k, None, e.member, True, [self.expr(a) for a in e.arguments or []])
         elif isinstance(e, jt.SuperMemberReference):
-            base = js.SuperRef(k, None, e.member, False, [])
+            base = SuperRef(k, None, e.member, False, [])
         elif isinstance(e, (jt.ExplicitConstructorInvocation, jt.SuperConstructorInvocation)):
             what = "this" if isinstance(e, jt.ExplicitConstructorInvocation) else "super"
-            base = js.CtorCall(k, what, None, [self.expr(a) for a in e.arguments or []])
+            base = CtorCall(k, what, None, [self.expr(a) for a in e.arguments or []])
         elif isinstance(e, (jt.ClassCreator, jt.InnerClassCreator)):
             base = self.creator(e, k, None, qual)
         elif isinstance(e, jt.ArrayCreator):
             dims = [self.expr(d) for d in e.dimensions or [] if d is not None]
             init = None if e.initializer is None else self.expr(e.initializer)
-            base = js.NewArray(k, dims, init)
+            base = NewArray(k, dims, init)
         elif isinstance(e, jt.ClassReference):
-            base = js.ClassLit(k)
+            base = ClassLit(k)
         else:
             raise UnsupportedError(f"expression {type(e).__name__}", line=self.ix.line_of[k] if k >= 0 else 0,
                                    col=self.ix.col_of[k] + 1 if k >= 0 else 0)
         for s in e.selectors or []:
             sk = self.pos(s)
             if isinstance(s, jt.ArraySelector):
-                base = js.Index(sk, base, self.expr(s.index))
+                base = Index(sk, base, self.expr(s.index))
             elif isinstance(s, jt.MethodInvocation):
-                base = js.Call(sk, base, "", s.member, [self.expr(a) for a in s.arguments or []])
+                base = Call(sk, base, "", s.member, [self.expr(a) for a in s.arguments or []])
             elif isinstance(s, jt.MemberReference):
-                base = js.Select(sk, base, s.member)
+                base = Select(sk, base, s.member)
             elif isinstance(s, jt.SuperMethodInvocation):
-                base = js.SuperRef(sk, base, s.member, True, [self.expr(a) for a in s.arguments or []])
+                base = SuperRef(sk, base, s.member, True, [self.expr(a) for a in s.arguments or []])
             elif isinstance(s, jt.SuperMemberReference):
-                base = js.SuperRef(sk, base, s.member, False, [])
+                base = SuperRef(sk, base, s.member, False, [])
             elif isinstance(s, (jt.ClassCreator, jt.InnerClassCreator)):
                 base = self.creator(s, sk, base, "")
             elif isinstance(s, jt.SuperConstructorInvocation):  # ``Outer.this.super(…)``
-                base = js.CtorCall(sk, "super", base, [self.expr(a) for a in s.arguments or []])
+                base = CtorCall(sk, "super", base, [self.expr(a) for a in s.arguments or []])
             else:
                 raise UnsupportedError(f"selector {type(s).__name__}", line=self.ix.line_of[sk] if sk >= 0 else 0,
                                        col=self.ix.col_of[sk] + 1 if sk >= 0 else 0)
         for op in e.postfix_operators or []:
-            base = js.IncDec(base.tok, base, op)
+            base = IncDec(base.tok, base, op)
         for op in reversed(e.prefix_operators or []):
-            base = js.IncDec(base.tok, base, op) if op in ("++", "--") else js.Unary(base.tok, op, base)
+            base = IncDec(base.tok, base, op) if op in ("++", "--") else Unary(base.tok, op, base)
         return base
 
-    def creator(self, e, k: int, outer, outer_qual: str) -> js.New:
+    def creator(self, e, k: int, outer, outer_qual: str) -> New:
         name = _type_name(e.type)
         if isinstance(e, jt.InnerClassCreator) and outer is None and not outer_qual:
             outer_qual = "?"  # an inner creator always has an outer instance
         args = [self.expr(a) for a in e.arguments or []]
         body = None if e.body is None else self.class_body(e.body)
-        return js.New(k, name, outer, outer_qual, args, body)
+        return New(k, name, outer, outer_qual, args, body)
 
 
 __all__ = ["read"]

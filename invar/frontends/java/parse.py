@@ -14,8 +14,11 @@ from typing import Sequence
 
 from ...errors import InvarError, ParseError, UnsupportedError
 from ...program import Line, Program, Token
-from . import javalang_parser, treesitter_parser
-from . import syntax as js
+from .javalang_parser import read as read_javalang
+from .treesitter_parser import read as read_treesitter
+from .syntax import (
+    Block, Do, For, ForEach, If, LocalClass, LocalVars, Method, Stmt, Sync, Tokens, Try, While, deepest,
+)
 from ..effects import Effect, LineItem, block_deps
 from ..units import Units, check_size
 from .effects import StatementEffects
@@ -33,20 +36,20 @@ def parse_units(text: str, path: str | None = None, *, parser: str | None = None
     if parser not in (None, "javalang", "tree-sitter"):
         raise ValueError(f"unknown Java parser {parser!r}")
     if parser == "tree-sitter":
-        ix, methods = treesitter_parser.read(text, path)
+        ix, methods = read_treesitter(text, path)
     else:
         try:
-            ix, methods = javalang_parser.read(text, path)
+            ix, methods = read_javalang(text, path)
         except ParseError as err:
             if parser == "javalang":
                 raise
-            ix, methods = treesitter_parser.read(text, path, fallback=err)
+            ix, methods = read_treesitter(text, path, fallback=err)
     if not methods:
         raise ParseError("no method with a body found", path=path, line=1, col=1)
     return build_units(ix, methods, path)
 
 
-def build_units(ix: js.Tokens, methods, path: str | None) -> Units:
+def build_units(ix: Tokens, methods, path: str | None) -> Units:
     """The programs of described ``methods`` (``(names, line, col,
     describe)`` each), skipping, with a located error, each one that cannot
     be described or built."""
@@ -68,7 +71,7 @@ def build_units(ix: js.Tokens, methods, path: str | None) -> Units:
             skipped.append(err.located(path))
         except (RecursionError, MemoryError):
             where = _method_span(ix, line, col)
-            at = js.deepest(ix.values[where], ix.line_of[where], ix.col_of[where]) if where else (line, col)
+            at = deepest(ix.values[where], ix.line_of[where], ix.col_of[where]) if where else (line, col)
             err = ParseError(f"method {name!r} is nested too deeply", path=path, line=at[0], col=at[1],
                              source_line=ix.lines[at[0] - 1] if 0 < at[0] <= len(ix.lines) else None)
             err.reason = "nesting too deep"  # type: ignore[attr-defined]
@@ -78,7 +81,7 @@ def build_units(ix: js.Tokens, methods, path: str | None) -> Units:
     return Units(units, skipped)
 
 
-def _method_span(ix: js.Tokens, line: int, col: int) -> slice | None:
+def _method_span(ix: Tokens, line: int, col: int) -> slice | None:
     """The tokens of the method declared at ``line``:``col`` (1-based), to
     the end of its body."""
     start = next((k for k in range(len(ix.values)) if (ix.line_of[k], ix.col_of[k] + 1) >= (line, col)), None)
@@ -90,35 +93,35 @@ def _method_span(ix: js.Tokens, line: int, col: int) -> slice | None:
     return slice(start, ix.match.get(body, len(ix.values) - 1) + 1)
 
 
-def _child_lists(s: js.Stmt) -> list[list[js.Stmt]] | None:
+def _child_lists(s: Stmt) -> list[list[Stmt]] | None:
     """The statement lists of a compound statement's braced bodies, in order,
     or None when a body is not a braced block."""
-    if isinstance(s, js.Block):
+    if isinstance(s, Block):
         return [s.body]
-    if isinstance(s, js.If):
-        if not isinstance(s.then, js.Block):
+    if isinstance(s, If):
+        if not isinstance(s.then, Block):
             return None
         out = [s.then.body]
         e = s.other
         if e is None:
             return out
-        rest = _child_lists(e) if isinstance(e, (js.If, js.Block)) else None
+        rest = _child_lists(e) if isinstance(e, (If, Block)) else None
         return None if rest is None else out + rest
-    if isinstance(s, (js.For, js.ForEach, js.While, js.Do)):
-        return [s.body.body] if isinstance(s.body, js.Block) else None
-    if isinstance(s, js.Try):
+    if isinstance(s, (For, ForEach, While, Do)):
+        return [s.body.body] if isinstance(s.body, Block) else None
+    if isinstance(s, Try):
         out = [s.body] + [c.body for c in s.catches]
         if s.final is not None:
             out.append(s.final)
         return out
-    if isinstance(s, js.Sync):
+    if isinstance(s, Sync):
         return [s.body]
     return None
 
 
 # ---------------------------------------------------------------- builder
 class _UnitBuilder:
-    def __init__(self, index: js.Tokens, method: js.Method, name: str, lexemes: Lexemes | None = None) -> None:
+    def __init__(self, index: Tokens, method: Method, name: str, lexemes: Lexemes | None = None) -> None:
         self.ix = index
         self.lexemes = lexemes or Lexemes(index.lines)
         self.method = method
@@ -154,7 +157,7 @@ class _UnitBuilder:
     def _splittable_group(self, o: int, c: int) -> bool:
         return self.ix.last_on_line(o) and self.ix.first_on_line(c) and self.ix.line_of[c] > self.ix.line_of[o]
 
-    def _block(self, stmts: Sequence[js.Stmt], depth: int, protected: bool, close: int) -> None:
+    def _block(self, stmts: Sequence[Stmt], depth: int, protected: bool, close: int) -> None:
         if not stmts:
             return
         ix = self.ix
@@ -199,7 +202,7 @@ class _UnitBuilder:
             k = ix.match[k - 1] if v in (")", "]") and k - 1 in ix.match else k - 1
         return k
 
-    def _scoped(self, effect: Effect, stmts: Sequence[js.Stmt], span: range) -> Effect:
+    def _scoped(self, effect: Effect, stmts: Sequence[Stmt], span: range) -> Effect:
         """``effect`` with what keeps names meaning the same for the dependency
         rule (not shown as the line's reads and writes): the statement reads
         ``name:x`` for every simple name ``x`` it spells, and a declaration of
@@ -216,15 +219,15 @@ class _UnitBuilder:
                 if sc.ref_of.get(k) in sc.unboxes and k not in sc.decl_toks:
                     out.may_raise = True
         for s in stmts:
-            if isinstance(s, js.LocalVars):
+            if isinstance(s, LocalVars):
                 out.writes.update(f"name:{d.name}" for d in s.decls)
-            elif isinstance(s, js.LocalClass):
+            elif isinstance(s, LocalClass):
                 out.writes.add(f"name:{s.name}")
             for ref in sc.escaping.get(id(s), ()):
                 out.writes.add(f"name:{ref.rsplit(':', 1)[1]}")
         return out
 
-    def _compound(self, stmt: js.Stmt, s: int, e: int, block: int, depth: int, protected: bool) -> bool:
+    def _compound(self, stmt: Stmt, s: int, e: int, block: int, depth: int, protected: bool) -> bool:
         lists = _child_lists(stmt)
         if not lists:
             return False
@@ -235,7 +238,7 @@ class _UnitBuilder:
         for (o, c), stmts in zip(groups, lists):
             if stmts and not (o < self.tok(stmts[0]) and self.tok(stmts[-1]) < c):
                 return False
-        inner = protected or isinstance(stmt, js.Try)
+        inner = protected or isinstance(stmt, Try)
         self._add(ix.line_of[groups[0][0]], block, depth, ix.line_of[s], self.effects.effect(stmt))
         for g, ((o, c), stmts) in enumerate(zip(groups, lists)):
             self._block(stmts, depth + 1, inner, c)

@@ -19,9 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import UnsupportedError
-from . import syntax as js
+from .syntax import (
+    Binary, Block, Case, Catch, Cond, Decl, Do, Expr, For, ForEach, If, Initializer, InstanceOf, Jump, Lambda,
+    LocalClass, Method, New, Paren, Return, Stmt, Switch, SwitchExpr, Sync, Throw, Tokens, Try, Unary, While,
+    Yield, walk,
+)
 
-_LOOPS = (js.For, js.ForEach, js.While, js.Do)
+_LOOPS = (For, ForEach, While, Do)
 
 
 @dataclass(slots=True)
@@ -50,7 +54,7 @@ class Scopes:
 class Resolver:
     """Finds every declaration of a unit and resolves every identifier."""
 
-    def __init__(self, ix: js.Tokens, method: js.Method, name: str, start: int, close: int) -> None:
+    def __init__(self, ix: Tokens, method: Method, name: str, start: int, close: int) -> None:
         self.ix = ix
         self.method = method
         self.name = name
@@ -64,26 +68,26 @@ class Resolver:
         unboxes: set[int] = set()
         finals: set[int] = set()
         escaping: dict[int, set[int]] = {}
-        patterns: list[js.Decl] = []
-        for node, up in js.walk(self.method):
-            if not isinstance(node, js.Decl):
+        patterns: list[Decl] = []
+        for node, up in walk(self.method):
+            if not isinstance(node, Decl):
                 continue
             parent = up[-1]
             k = node.tok
-            if isinstance(parent, js.InstanceOf):
+            if isinstance(parent, InstanceOf):
                 ranges, after = self._pattern_scope(node, up)
                 patterns.append(node)
                 if after is not None:
                     escaping.setdefault(id(after), set()).add(k)
-            elif isinstance(parent, js.Method) and parent is self.method:
+            elif isinstance(parent, Method) and parent is self.method:
                 ranges = [(k, self.close_tok)]
-            elif isinstance(parent, js.ForEach) or (isinstance(parent, js.For) and any(node is d for d in parent.init)):
+            elif isinstance(parent, ForEach) or (isinstance(parent, For) and any(node is d for d in parent.init)):
                 # a for variable reaches the end of its loop, braced or not
                 ranges = [(k, self.stmt_end(parent))]
             else:
                 ranges = [(k, self.scope_end(k))]
             decls.append((k, ranges, node.name, node.view))
-            if isinstance(parent, js.Method):
+            if isinstance(parent, Method):
                 # the rule this frontend has always applied: a method's own
                 # modifiers, when it has any, say whether its parameters are
                 # final. Only whether a loop may be endless reads it, and no
@@ -151,24 +155,24 @@ class Resolver:
             return j
         return ix.match[o] if o >= 0 and ix.values[o] == "{" else self.close_tok
 
-    def stmt_end(self, s: js.Stmt) -> int:
+    def stmt_end(self, s: Stmt) -> int:
         """The last token of statement ``s``: an unbraced body ends where its
         own last statement ends, an ``if``/``else`` chain at its last branch."""
         ix = self.ix
-        if isinstance(s, js.If):
+        if isinstance(s, If):
             return self.stmt_end(s.other if s.other is not None else s.then)
-        if isinstance(s, (js.For, js.ForEach, js.While)):
+        if isinstance(s, (For, ForEach, While)):
             return self.stmt_end(s.body)
         k = s.tok
-        if isinstance(s, js.Do):
+        if isinstance(s, Do):
             k = self.stmt_end(s.body) + 1  # while ( … ) ;
             return ix.match[k + 1] + 1
-        braced = isinstance(s, (js.Block, js.Switch, js.Sync, js.Try, js.LocalClass))
+        braced = isinstance(s, (Block, Switch, Sync, Try, LocalClass))
         while k < self.close_tok:
             v = ix.values[k]
             if v == "{" and braced:
                 k = ix.match[k]
-                if not (isinstance(s, js.Try) and ix.values[k + 1] in ("catch", "finally")):
+                if not (isinstance(s, Try) and ix.values[k + 1] in ("catch", "finally")):
                     return k
             elif v in ("(", "[", "{"):
                 k = ix.match.get(k, k)
@@ -207,8 +211,8 @@ class Resolver:
                 out.add(k)
             elif before in ("(", ",") and ix.values[k + 1] == "=" and self._in_annotation(k):
                 out.add(k)  # an annotation element: @SuppressWarnings(value = "x")
-        for node, _ in js.walk(self.method):
-            if isinstance(node, js.Stmt):
+        for node, _ in walk(self.method):
+            if isinstance(node, Stmt):
                 out.update(node.labels)
         return out
 
@@ -229,8 +233,8 @@ class Resolver:
         (which invar cannot see), so these keep their names."""
         ix = self.ix
         bodies = []
-        for node, _ in js.walk(self.method):
-            body = node.body if isinstance(node, (js.New, js.LocalClass)) else None
+        for node, _ in walk(self.method):
+            body = node.body if isinstance(node, (New, LocalClass)) else None
             if body is not None and body.tok >= 0:
                 bodies.append((body.tok, ix.match.get(body.tok, self.close_tok)))
         pinned = set()
@@ -242,7 +246,7 @@ class Resolver:
         return frozenset(pinned)
 
     # ------------------------------------------------------------ patterns
-    def _pattern_scope(self, decl: js.Decl, up: tuple) -> tuple[list[tuple[int, int]], js.Stmt | None]:
+    def _pattern_scope(self, decl: Decl, up: tuple) -> tuple[list[tuple[int, int]], Stmt | None]:
         """Where pattern variable ``decl`` is definitely matched (JLS 6.3.1
         and 6.3.2), as token ranges, and the statement after which it stays
         in scope for the rest of its block (or None). Follows ``!``, ``&&``,
@@ -254,35 +258,35 @@ class Resolver:
         child = up[-1]
         for i in range(len(up) - 2, -1, -1):
             node = up[i]
-            if isinstance(node, js.Paren):
+            if isinstance(node, Paren):
                 pass
-            elif isinstance(node, js.Unary) and node.op == "!":
+            elif isinstance(node, Unary) and node.op == "!":
                 when = not when
-            elif isinstance(node, js.Binary) and node.op in ("&&", "||"):
+            elif isinstance(node, Binary) and node.op in ("&&", "||"):
                 if child is node.left and (node.op == "&&") == when:
                     ranges.append(self._span(node.right))
                 if (node.op == "&&") != when:
                     return ranges, None  # ``a || b`` introduces nothing when true, ``a && b`` when false
-            elif isinstance(node, js.Cond):
+            elif isinstance(node, Cond):
                 if child is node.cond:
                     ranges.append(self._span(node.then if when else node.other))
                 return ranges, None
-            elif isinstance(node, js.If) and child is node.cond:
+            elif isinstance(node, If) and child is node.cond:
                 taken, other = (node.then, node.other) if when else (node.other, node.then)
                 if taken is not None:
                     ranges.append((taken.tok, self.stmt_end(taken)))
                 if not self._completes(other) and (taken is None or self._completes(taken)):
                     return ranges + self._rest_of_block(node, up[:i]), self._block_statement(node, up[:i])
                 return ranges, None
-            elif isinstance(node, (js.While, js.For)) and child is node.cond:
+            elif isinstance(node, (While, For)) and child is node.cond:
                 if when:
-                    if isinstance(node, js.For):
+                    if isinstance(node, For):
                         ranges.extend(self._span(u) for u in node.update)
                     ranges.append((node.body.tok, self.stmt_end(node.body)))
                 elif not self._breaks_out(node):
                     return ranges + self._rest_of_block(node, up[:i]), self._block_statement(node, up[:i])
                 return ranges, None
-            elif isinstance(node, js.Do) and child is node.cond:
+            elif isinstance(node, Do) and child is node.cond:
                 if not when and not self._breaks_out(node):
                     return ranges + self._rest_of_block(node, up[:i]), self._block_statement(node, up[:i])
                 return ranges, None
@@ -291,22 +295,22 @@ class Resolver:
             child = node
         return ranges, None
 
-    def _span(self, e: js.Expr) -> tuple[int, int]:
+    def _span(self, e: Expr) -> tuple[int, int]:
         if e.span[0] < 0:
             raise UnsupportedError("an expression without its extent", line=0, col=0)
         return e.span
 
     @staticmethod
-    def _block_statement(stmt: js.Stmt, up: tuple) -> js.Stmt | None:
+    def _block_statement(stmt: Stmt, up: tuple) -> Stmt | None:
         """``stmt`` when it stands directly in a block (a block's, body's or
         switch group's statement list), else None."""
         parent = up[-1] if up else None
-        if isinstance(parent, (js.Block, js.Method, js.Try, js.Catch, js.Sync, js.Initializer, js.Lambda)) \
-                or (isinstance(parent, js.Case) and not parent.arrow):
+        if isinstance(parent, (Block, Method, Try, Catch, Sync, Initializer, Lambda)) \
+                or (isinstance(parent, Case) and not parent.arrow):
             return stmt
         return None
 
-    def _rest_of_block(self, stmt: js.Stmt, up: tuple) -> list[tuple[int, int]]:
+    def _rest_of_block(self, stmt: Stmt, up: tuple) -> list[tuple[int, int]]:
         """The tokens after ``stmt`` to the end of the block holding it, when
         it stands directly in one (else nothing: the variable is then
         introduced nowhere further)."""
@@ -321,35 +325,35 @@ class Resolver:
             o = ix.enclosing[o]
         return [(end, ix.match.get(o, self.close_tok) if o >= 0 else self.close_tok)]
 
-    def _completes(self, s: js.Stmt | None) -> bool:
+    def _completes(self, s: Stmt | None) -> bool:
         """Whether ``s`` may complete normally, as far as its syntax shows:
         it does unless it is a ``return``, ``throw``, ``break``, ``continue``
         or ``yield``, a block ending in one, or an ``if``/``else`` whose
         branches both do not (a labeled statement may: ``break`` may end it)."""
         if s is None or s.labels:
             return True
-        if isinstance(s, (js.Return, js.Throw, js.Jump, js.Yield)):
+        if isinstance(s, (Return, Throw, Jump, Yield)):
             return False
-        if isinstance(s, js.Block):
+        if isinstance(s, Block):
             return not s.body or self._completes(s.body[-1])
-        if isinstance(s, js.If):
+        if isinstance(s, If):
             return s.other is None or self._completes(s.then) or self._completes(s.other)
         return True
 
     @staticmethod
-    def _breaks_out(loop: js.Stmt) -> bool:
+    def _breaks_out(loop: Stmt) -> bool:
         """Whether a ``break`` may leave ``loop``: a labeled one anywhere in
         it, or an unlabeled one outside every nested loop, switch and body."""
-        for node, up in js.walk(loop.body):
-            if isinstance(node, js.Jump) and node.what == "break":
+        for node, up in walk(loop.body):
+            if isinstance(node, Jump) and node.what == "break":
                 if node.label is not None:
                     return True
-                if not any(isinstance(a, _LOOPS + (js.Switch, js.SwitchExpr, js.Lambda, js.New, js.LocalClass))
+                if not any(isinstance(a, _LOOPS + (Switch, SwitchExpr, Lambda, New, LocalClass))
                            for a in up):
                     return True
         return False
 
-    def _check_patterns(self, patterns: list[js.Decl], ref_of: dict[int, str], not_a_name: set[int]) -> None:
+    def _check_patterns(self, patterns: list[Decl], ref_of: dict[int, str], not_a_name: set[int]) -> None:
         """Refuse a unit that spells a pattern variable's name after it, up
         to the end of its block, where the name resolves to no local: there it
         could mean a field, or the variable where invar does not follow the

@@ -13,7 +13,13 @@ from __future__ import annotations
 from bisect import bisect_left
 
 from ...errors import UnsupportedError
-from . import syntax as js
+from .syntax import (
+    ArrayInit, Assert, Assign, Binary, Block, Call, Case, Cast, Catch, ClassBody, ClassLit, Cond, CtorCall,
+    Decl, Do, Empty, EnumConstant, Expr, ExprStmt, Field, For, ForEach, If, IncDec, Index, Initializer,
+    InstanceOf, Jump, Lambda, Literal, LocalClass, LocalVars, Method, MethodRef, Name, New, NewArray, Paren,
+    Path, Return, Select, Stmt, SuperRef, Switch, SwitchExpr, Sync, This, Throw, Try, Unary, While, Yield,
+    type_kind as syntax_type_kind,
+)
 
 #: named nodes that are one token: literals (text blocks included) keep
 #: their inside (escapes, quotes, words) out of the token stream
@@ -55,7 +61,7 @@ class Describer:
         return UnsupportedError(what, line=line, col=col)
 
     # -------------------------------------------------------------- members
-    def method(self, node) -> js.Method:
+    def method(self, node) -> Method:
         mods, annotations = self.modifiers(node)
         params = []
         plist = node.child_by_field_name("parameters")
@@ -69,12 +75,12 @@ class Describer:
                     raise self.fail(f"parameter {p.type}", p)
         body = node.child_by_field_name("body")
         stmts = None if body is None else self.block(body)
-        return js.Method(self.r.anchor(node), node_name(node), mods, params, stmts,
+        return Method(self.r.anchor(node), node_name(node), mods, params, stmts,
                          compact=node.type == "compact_constructor_declaration", annotations=annotations)
 
-    def modifiers(self, node) -> tuple[frozenset[str], list[js.Expr]]:
+    def modifiers(self, node) -> tuple[frozenset[str], list[Expr]]:
         mods: set[str] = set()
-        annotations: list[js.Expr] = []
+        annotations: list[Expr] = []
         for c in node.children:
             if c.type == "modifiers":
                 for m in c.children:
@@ -104,16 +110,16 @@ class Describer:
         else:
             out.append(self.expr(node))
 
-    def param(self, p) -> js.Decl:
+    def param(self, p) -> Decl:
         mods, annotations = self.modifiers(p)
         if p.type == "spread_parameter":
             decl = next(c for c in p.named_children if c.type == "variable_declarator")
             name = decl.child_by_field_name("name")
-            return js.Decl(self.r.tok(name), node_text(name), "param", "array", "final" in mods, annotations=annotations)
+            return Decl(self.r.tok(name), node_text(name), "param", "array", "final" in mods, annotations=annotations)
         name = p.child_by_field_name("name")
         dims = p.child_by_field_name("dimensions")
         kind = self.type_kind(p.child_by_field_name("type"), dims is not None)
-        return js.Decl(self.r.tok(name), node_text(name), "param", kind, "final" in mods, annotations=annotations)
+        return Decl(self.r.tok(name), node_text(name), "param", kind, "final" in mods, annotations=annotations)
 
     def type_kind(self, typ, extra_dims: bool = False) -> str:
         if extra_dims:
@@ -132,9 +138,9 @@ class Describer:
             t = typ.type
         if t == "scoped_type_identifier":
             typ = [c for c in typ.named_children if c.type == "type_identifier"][-1]
-        return js.type_kind(dims=0, basic=False, name=node_text(typ))
+        return syntax_type_kind(dims=0, basic=False, name=node_text(typ))
 
-    def class_body(self, node) -> js.ClassBody:
+    def class_body(self, node) -> ClassBody:
         members = []
         for c in node.named_children:
             t = c.type
@@ -146,43 +152,43 @@ class Describer:
                 mods, annotations = self.modifiers(c)
                 inits = [self.expr(d.child_by_field_name("value")) for d in c.named_children
                          if d.type == "variable_declarator" and d.child_by_field_name("value") is not None]
-                members.append(js.Field(self.r.anchor(c), inits, annotations=annotations))
+                members.append(Field(self.r.anchor(c), inits, annotations=annotations))
             elif t in TYPE_DECLS:
                 members.append(self.type_decl(c))
             elif t == "block":
-                members.append(js.Initializer(-1, self.block(c)))
+                members.append(Initializer(-1, self.block(c)))
             elif t == "static_initializer":
-                members.append(js.Initializer(-1, self.block(c.named_children[-1])))
+                members.append(Initializer(-1, self.block(c.named_children[-1])))
             elif t == "enum_body_declarations":
                 members.extend(self.class_body(c).members)
             elif t == "enum_constant":
                 _, notes = self.modifiers(c)
                 args = c.child_by_field_name("arguments")
                 body = c.child_by_field_name("body")
-                members.append(js.EnumConstant(-1, node_name(c), [] if args is None else self.args(args),
+                members.append(EnumConstant(-1, node_name(c), [] if args is None else self.args(args),
                                                None if body is None else self.class_body(body), annotations=notes))
             elif t == "annotation_type_element_declaration":
                 value = c.child_by_field_name("value")
                 if value is not None:
                     out: list = []
                     self.element(value, out)
-                    members.append(js.Field(self.r.anchor(c), out))
+                    members.append(Field(self.r.anchor(c), out))
             else:
                 raise self.fail(f"{t} in a class body", c)
         brace = self.r.tok(node) if members else -1
-        return js.ClassBody(brace, members)
+        return ClassBody(brace, members)
 
-    def type_decl(self, node) -> js.LocalClass:
+    def type_decl(self, node) -> LocalClass:
         _, annotations = self.modifiers(node)
         body = node.child_by_field_name("body")
-        return js.LocalClass(self.r.anchor(node), node_name(node), self.class_body(body), annotations)
+        return LocalClass(self.r.anchor(node), node_name(node), self.class_body(body), annotations)
 
     # ----------------------------------------------------------- statements
-    def block(self, node) -> list[js.Stmt]:
+    def block(self, node) -> list[Stmt]:
         """The statements of a block, an empty one (``;``) included."""
         return [self.stmt(c) for c in node.children if (c.is_named or c.type == ";") and c.type not in COMMENTS]
 
-    def stmt(self, node, labels: tuple[int, ...] = ()) -> js.Stmt:
+    def stmt(self, node, labels: tuple[int, ...] = ()) -> Stmt:
         """The statement ``node`` (``labels``: the tokens of the labels
         before it), by its type (:data:`_STATEMENTS`)."""
         k = self.r.tok(node)
@@ -193,48 +199,48 @@ class Describer:
             raise self.fail(f"statement {node.type}", node)
         return describe(self, node, k, labels)
 
-    def _s_labeled(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_labeled(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         label = node.named_children[0]
         inner = [c for c in node.named_children[1:] if c.type not in COMMENTS]
         return self.stmt(inner[0], labels + (self.r.tok(label),))
 
-    def _s_local_variable_declaration(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_local_variable_declaration(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         mods, annotations = self.modifiers(node)
         k = labels[0] if labels else self.r.anchor(node)
-        return js.LocalVars(k, self.declarators(node, "final" in mods), annotations, labels=labels)
+        return LocalVars(k, self.declarators(node, "final" in mods), annotations, labels=labels)
 
-    def _s_type_decl(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_type_decl(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         decl = self.type_decl(node)
         decl.labels = labels
         if labels:
             decl.tok = labels[0]
         return decl
 
-    def _s_expression(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_expression(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-        return js.ExprStmt(k, self.expr(e), labels=labels)
+        return ExprStmt(k, self.expr(e), labels=labels)
 
-    def _s_explicit_constructor_invocation(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
-        return js.ExprStmt(k, self.expr(node), labels=labels)
+    def _s_explicit_constructor_invocation(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
+        return ExprStmt(k, self.expr(node), labels=labels)
 
-    def _s_block(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
-        return js.Block(k, self.block(node), labels=labels)
+    def _s_block(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
+        return Block(k, self.block(node), labels=labels)
 
-    def _s_if(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_if(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         other = node.child_by_field_name("alternative")
-        return js.If(k, self.cond(node.child_by_field_name("condition")),
+        return If(k, self.cond(node.child_by_field_name("condition")),
                      self.stmt(node.child_by_field_name("consequence")),
                      None if other is None else self.stmt(other), labels=labels)
 
-    def _s_while(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
-        return js.While(k, self.cond(node.child_by_field_name("condition")),
+    def _s_while(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
+        return While(k, self.cond(node.child_by_field_name("condition")),
                         self.stmt(node.child_by_field_name("body")), labels=labels)
 
-    def _s_do(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_do(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         body = self.stmt(node.child_by_field_name("body"))
-        return js.Do(k, body, self.cond(node.child_by_field_name("condition")), labels=labels)
+        return Do(k, body, self.cond(node.child_by_field_name("condition")), labels=labels)
 
-    def _s_for(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_for(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         init: list = []
         for c in node.children_by_field_name("init"):
             if c.type == "local_variable_declaration":
@@ -246,20 +252,20 @@ class Describer:
                 init.append(self.expr(c))
         cond = node.child_by_field_name("condition")
         update = [self.expr(c) for c in node.children_by_field_name("update")]
-        return js.For(k, init, None if cond is None else self.expr(cond), update,
+        return For(k, init, None if cond is None else self.expr(cond), update,
                       self.stmt(node.child_by_field_name("body")), labels=labels)
 
-    def _s_enhanced_for(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_enhanced_for(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         mods, annotations = self.modifiers(node)
         name = node.child_by_field_name("name")
         dims = node.child_by_field_name("dimensions")
-        var = js.Decl(self.r.tok(name), node_text(name), "local",
+        var = Decl(self.r.tok(name), node_text(name), "local",
                       self.type_kind(node.child_by_field_name("type"), dims is not None), "final" in mods,
                       annotations=annotations)
         iterable = self.expr(node.child_by_field_name("value"))
-        return js.ForEach(k, var, iterable, self.stmt(node.child_by_field_name("body")), labels=labels)
+        return ForEach(k, var, iterable, self.stmt(node.child_by_field_name("body")), labels=labels)
 
-    def _s_try(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_try(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         r = self.r
         resources = []
         spec = node.child_by_field_name("resources")
@@ -274,46 +280,46 @@ class Describer:
                 p = next(x for x in c.named_children if x.type == "catch_formal_parameter")
                 mods, annotations = self.modifiers(p)
                 name = p.child_by_field_name("name")
-                param = js.Decl(self.r.tok(name), node_text(name), "local", "reference", "final" in mods,
+                param = Decl(self.r.tok(name), node_text(name), "local", "reference", "final" in mods,
                                 annotations=annotations)
-                catches.append(js.Catch(-1, param, self.block(c.child_by_field_name("body"))))
+                catches.append(Catch(-1, param, self.block(c.child_by_field_name("body"))))
             elif c.type == "finally_clause":
                 final = self.block(c.named_children[-1])
-        return js.Try(k, resources, body, catches, final, labels=labels)
+        return Try(k, resources, body, catches, final, labels=labels)
 
-    def _s_synchronized(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_synchronized(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         lock = next(c for c in node.named_children if c.type == "parenthesized_expression")
-        return js.Sync(k, self.cond(lock), self.block(node.child_by_field_name("body")), labels=labels)
+        return Sync(k, self.cond(lock), self.block(node.child_by_field_name("body")), labels=labels)
 
-    def _s_switch(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
-        return js.Switch(k, self.cond(node.child_by_field_name("condition")),
+    def _s_switch(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
+        return Switch(k, self.cond(node.child_by_field_name("condition")),
                          self.cases(node.child_by_field_name("body")), labels=labels)
 
-    def _s_return(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_return(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         e = [c for c in node.named_children if c.type not in COMMENTS]
-        return js.Return(k, self.expr(e[0]) if e else None, labels=labels)
+        return Return(k, self.expr(e[0]) if e else None, labels=labels)
 
-    def _s_throw(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_throw(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-        return js.Throw(k, self.expr(e), labels=labels)
+        return Throw(k, self.expr(e), labels=labels)
 
-    def _s_assert(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_assert(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         e = [c for c in node.named_children if c.type not in COMMENTS]
-        return js.Assert(k, self.expr(e[0]), self.expr(e[1]) if len(e) > 1 else None, labels=labels)
+        return Assert(k, self.expr(e[0]), self.expr(e[1]) if len(e) > 1 else None, labels=labels)
 
-    def _s_jump(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_jump(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         t = node.type
         label = [c for c in node.named_children if c.type == "identifier"]
-        return js.Jump(k, t.split("_")[0], node_text(label[0]) if label else None, labels=labels)
+        return Jump(k, t.split("_")[0], node_text(label[0]) if label else None, labels=labels)
 
-    def _s_yield(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
+    def _s_yield(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-        return js.Yield(k, self.expr(e), labels=labels)
+        return Yield(k, self.expr(e), labels=labels)
 
-    def _s_empty(self, node, k: int, labels: tuple[int, ...]) -> js.Stmt:
-        return js.Empty(k, labels=labels)
+    def _s_empty(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
+        return Empty(k, labels=labels)
 
-    def cond(self, node) -> js.Expr:
+    def cond(self, node) -> Expr:
         """The expression inside a statement's parentheses (javalang keeps no
         node for them)."""
         if node.type == "parenthesized_expression":
@@ -321,35 +327,35 @@ class Describer:
             return self.expr(e)
         return self.expr(node)
 
-    def declarators(self, node, final: bool) -> list[js.Decl]:
+    def declarators(self, node, final: bool) -> list[Decl]:
         typ = node.child_by_field_name("type")
         out = []
         for d in node.children_by_field_name("declarator"):
             name = d.child_by_field_name("name")
             value = d.child_by_field_name("value")
             kind = self.type_kind(typ, d.child_by_field_name("dimensions") is not None)
-            out.append(js.Decl(self.r.tok(name), node_text(name), "local", kind, final,
+            out.append(Decl(self.r.tok(name), node_text(name), "local", kind, final,
                                None if value is None else self.expr(value)))
         return out
 
-    def resource(self, r) -> js.Decl | js.Expr:
+    def resource(self, r) -> Decl | Expr:
         name = r.child_by_field_name("name")
         if name is None:  # ``try (existing)``: a variable or field named, not declared
             (e,) = [c for c in r.named_children if c.type not in COMMENTS]
             return self.expr(e)
         mods, annotations = self.modifiers(r)
         dims = r.child_by_field_name("dimensions")
-        return js.Decl(self.r.tok(name), node_text(name), "local", self.type_kind(r.child_by_field_name("type"),
+        return Decl(self.r.tok(name), node_text(name), "local", self.type_kind(r.child_by_field_name("type"),
                        dims is not None), "final" in mods, self.expr(r.child_by_field_name("value")),
                        annotations=annotations)
 
-    def cases(self, block) -> list[js.Case]:
+    def cases(self, block) -> list[Case]:
         out = []
         for c in block.named_children:
             if c.type in COMMENTS:
                 continue
-            values: list[js.Expr] = []
-            body: list[js.Stmt] = []
+            values: list[Expr] = []
+            body: list[Stmt] = []
             for x in c.children:
                 if x.type == "switch_label":
                     for v in x.named_children:
@@ -361,11 +367,11 @@ class Describer:
                             values.append(self.expr(v))
                 elif (x.is_named or x.type == ";") and x.type not in COMMENTS:
                     body.append(self.stmt(x))
-            out.append(js.Case(-1, values, body, arrow=c.type == "switch_rule"))
+            out.append(Case(-1, values, body, arrow=c.type == "switch_rule"))
         return out
 
     # ---------------------------------------------------------- expressions
-    def args(self, node) -> list[js.Expr]:
+    def args(self, node) -> list[Expr]:
         return [self.expr(c) for c in node.named_children if c.type not in COMMENTS]
 
     def path(self, node) -> str | None:
@@ -395,107 +401,107 @@ class Describer:
                 return self.r.tok(c)
         return -1
 
-    def expr(self, node) -> js.Expr:
+    def expr(self, node) -> Expr:
         e = self._expr(node)
         r = self.r
         e.span = (r.tok(node), bisect_left(r.starts, node.end_byte) - 1)
         return e
 
-    def _expr(self, node) -> js.Expr:
+    def _expr(self, node) -> Expr:
         describe = _EXPRESSIONS.get(node.type)
         if describe is None:
             raise self.fail(f"expression {node.type}", node)
         return describe(self, node)
 
-    def _e_identifier(self, node) -> js.Expr:
+    def _e_identifier(self, node) -> Expr:
         r = self.r
-        return js.Name(r.tok(node), node_text(node))
+        return Name(r.tok(node), node_text(node))
 
-    def _e_field_access(self, node) -> js.Expr:
+    def _e_field_access(self, node) -> Expr:
         dotted = self.path(node)
         if dotted is not None:
-            return js.Path(self.head(node), dotted)
+            return Path(self.head(node), dotted)
         obj = node.child_by_field_name("object")
         field = node.child_by_field_name("field")
         if field.type == "this":  # Outer.this
             q = self.path(obj)
             if q is None:
                 raise self.fail("a qualified this", node)
-            return js.This(self.head(obj), q)
+            return This(self.head(obj), q)
         if obj.type == "super":
-            return js.SuperRef(-1, None, node_text(field), False, [])
+            return SuperRef(-1, None, node_text(field), False, [])
         if any(c.type == "super" for c in node.children[1:]):  # X.super.f
-            return js.SuperRef(self.dot(node), self.expr(obj), node_text(field), False, [])
-        return js.Select(self.dot(node), self.expr(obj), node_text(field))
+            return SuperRef(self.dot(node), self.expr(obj), node_text(field), False, [])
+        return Select(self.dot(node), self.expr(obj), node_text(field))
 
-    def _e_method_invocation(self, node) -> js.Expr:
+    def _e_method_invocation(self, node) -> Expr:
         r = self.r
         obj = node.child_by_field_name("object")
         name = node_text(node.child_by_field_name("name"))
         args = self.args(node.child_by_field_name("arguments"))
         if obj is None:
-            return js.Call(r.tok(node), None, "", name, args)
+            return Call(r.tok(node), None, "", name, args)
         if obj.type == "super":
-            return js.SuperRef(-1, None, name, True, args)
+            return SuperRef(-1, None, name, True, args)
         if any(c.type == "super" for c in node.children[1:]):  # X.super.m(…)
-            return js.SuperRef(self.dot(node), self.expr(obj), name, True, args)
+            return SuperRef(self.dot(node), self.expr(obj), name, True, args)
         dotted = self.path(obj)
         if dotted is not None:
-            return js.Call(self.head(obj), None, dotted, name, args)
-        return js.Call(self.dot(node), self.expr(obj), "", name, args)
+            return Call(self.head(obj), None, dotted, name, args)
+        return Call(self.dot(node), self.expr(obj), "", name, args)
 
-    def _e_explicit_constructor_invocation(self, node) -> js.Expr:
+    def _e_explicit_constructor_invocation(self, node) -> Expr:
         ctor = node.child_by_field_name("constructor")
         obj = node.child_by_field_name("object")
         # ``a.b.super(…)`` names its outer instance (no node, as javalang
         # keeps it); ``this.x.super(…)``, ``f().super(…)`` compute it
         outer = None if obj is None or self.path(obj) is not None else self.expr(obj)
-        return js.CtorCall(-1, node_text(ctor), outer, self.args(node.child_by_field_name("arguments")))
+        return CtorCall(-1, node_text(ctor), outer, self.args(node.child_by_field_name("arguments")))
 
-    def _e_object_creation(self, node) -> js.Expr:
+    def _e_object_creation(self, node) -> Expr:
         return self.creation(node)
 
-    def _e_array_creation(self, node) -> js.Expr:
+    def _e_array_creation(self, node) -> Expr:
         dims = []
         for c in node.children_by_field_name("dimensions"):
             if c.type == "dimensions_expr":
                 dims.extend(self.expr(x) for x in c.named_children if x.type not in COMMENTS)
         value = node.child_by_field_name("value")
-        return js.NewArray(-1, dims, None if value is None else self.expr(value))
+        return NewArray(-1, dims, None if value is None else self.expr(value))
 
-    def _e_array_initializer(self, node) -> js.Expr:
-        return js.ArrayInit(-1, [self.expr(c) for c in node.named_children if c.type not in COMMENTS])
+    def _e_array_initializer(self, node) -> Expr:
+        return ArrayInit(-1, [self.expr(c) for c in node.named_children if c.type not in COMMENTS])
 
-    def _e_array_access(self, node) -> js.Expr:
+    def _e_array_access(self, node) -> Expr:
         r = self.r
         array = self.expr(node.child_by_field_name("array"))
         bracket = next(c for c in node.children if c.type == "[")
-        return js.Index(r.tok(bracket), array, self.expr(node.child_by_field_name("index")))
+        return Index(r.tok(bracket), array, self.expr(node.child_by_field_name("index")))
 
-    def _e_cast(self, node) -> js.Expr:
-        return js.Cast(-1, self.expr(node.child_by_field_name("value")))
+    def _e_cast(self, node) -> Expr:
+        return Cast(-1, self.expr(node.child_by_field_name("value")))
 
-    def _e_assignment(self, node) -> js.Expr:
+    def _e_assignment(self, node) -> Expr:
         target = self.expr(node.child_by_field_name("left"))
         op = node_text(node.child_by_field_name("operator"))
-        return js.Assign(target.tok, target, op, self.expr(node.child_by_field_name("right")))
+        return Assign(target.tok, target, op, self.expr(node.child_by_field_name("right")))
 
-    def _e_update(self, node) -> js.Expr:
+    def _e_update(self, node) -> Expr:
         (e,) = [c for c in node.named_children if c.type not in COMMENTS]
         op = next(node_text(c) for c in node.children if c.type in ("++", "--"))
         target = self.expr(e)
-        return js.IncDec(target.tok, target, op)
+        return IncDec(target.tok, target, op)
 
-    def _e_unary(self, node) -> js.Expr:
+    def _e_unary(self, node) -> Expr:
         operand = self.expr(node.child_by_field_name("operand"))
-        return js.Unary(operand.tok, node_text(node.child_by_field_name("operator")), operand)
+        return Unary(operand.tok, node_text(node.child_by_field_name("operator")), operand)
 
-    def _e_binary(self, node) -> js.Expr:
+    def _e_binary(self, node) -> Expr:
         left = self.expr(node.child_by_field_name("left"))
-        return js.Binary(left.tok, node_text(node.child_by_field_name("operator")), left,
+        return Binary(left.tok, node_text(node.child_by_field_name("operator")), left,
                          self.expr(node.child_by_field_name("right")))
 
-    def _e_instanceof(self, node) -> js.Expr:
+    def _e_instanceof(self, node) -> Expr:
         r = self.r
         left = self.expr(node.child_by_field_name("left"))
         name = node.child_by_field_name("name")
@@ -506,22 +512,22 @@ class Describer:
         if name is not None:
             final = any(c.type == "final" for c in node.children)
             kind = self.type_kind(node.child_by_field_name("right"))
-            decl = js.Decl(r.tok(name), node_text(name), "local", kind, final)
-        return js.InstanceOf(left.tok, left, decl)
+            decl = Decl(r.tok(name), node_text(name), "local", kind, final)
+        return InstanceOf(left.tok, left, decl)
 
-    def _e_ternary(self, node) -> js.Expr:
+    def _e_ternary(self, node) -> Expr:
         cond = self.expr(node.child_by_field_name("condition"))
-        return js.Cond(cond.tok, cond, self.expr(node.child_by_field_name("consequence")),
+        return Cond(cond.tok, cond, self.expr(node.child_by_field_name("consequence")),
                        self.expr(node.child_by_field_name("alternative")))
 
-    def _e_lambda(self, node) -> js.Expr:
+    def _e_lambda(self, node) -> Expr:
         r = self.r
         params_node = node.child_by_field_name("parameters")
         params = []
         if params_node.type == "identifier":
-            params.append(js.Decl(r.tok(params_node), node_text(params_node), "param", "unknown", bare=True))
+            params.append(Decl(r.tok(params_node), node_text(params_node), "param", "unknown", bare=True))
         elif params_node.type == "inferred_parameters":
-            params.extend(js.Decl(r.tok(c), node_text(c), "param", "unknown")
+            params.extend(Decl(r.tok(c), node_text(c), "param", "unknown")
                           for c in params_node.named_children if c.type == "identifier")
         else:
             for p in params_node.named_children:
@@ -530,9 +536,9 @@ class Describer:
                 elif p.type not in COMMENTS:
                     raise self.fail(f"lambda parameter {p.type}", p)
         body = node.child_by_field_name("body")
-        return js.Lambda(-1, params, self.block(body) if body.type == "block" else self.expr(body))
+        return Lambda(-1, params, self.block(body) if body.type == "block" else self.expr(body))
 
-    def _e_method_reference(self, node) -> js.Expr:
+    def _e_method_reference(self, node) -> Expr:
         r = self.r
         parts = [c for c in node.children if c.type not in COMMENTS]
         first, last = parts[0], parts[-1]
@@ -542,30 +548,30 @@ class Describer:
         else:
             obj = None  # a type, or ``super``
         if last.type == "new":
-            return js.MethodRef(-1, obj, "new")
-        return js.MethodRef(r.tok(last), obj, node_text(last))
+            return MethodRef(-1, obj, "new")
+        return MethodRef(r.tok(last), obj, node_text(last))
 
-    def _e_this(self, node) -> js.Expr:
-        return js.This(-1, "")
+    def _e_this(self, node) -> Expr:
+        return This(-1, "")
 
-    def _e_parenthesized(self, node) -> js.Expr:
+    def _e_parenthesized(self, node) -> Expr:
         (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-        return js.Paren(-1, self.expr(e))
+        return Paren(-1, self.expr(e))
 
-    def _e_literal(self, node) -> js.Expr:
+    def _e_literal(self, node) -> Expr:
         r = self.r
-        return js.Literal(r.tok(node))
+        return Literal(r.tok(node))
 
-    def _e_class_literal(self, node) -> js.Expr:
+    def _e_class_literal(self, node) -> Expr:
         r = self.r
-        return js.ClassLit(r.tok(node))
+        return ClassLit(r.tok(node))
 
-    def _e_switch(self, node) -> js.Expr:
+    def _e_switch(self, node) -> Expr:
         r = self.r
-        return js.SwitchExpr(r.tok(node), self.cond(node.child_by_field_name("condition")),
+        return SwitchExpr(r.tok(node), self.cond(node.child_by_field_name("condition")),
                              self.cases(node.child_by_field_name("body")))
 
-    def creation(self, node) -> js.New:
+    def creation(self, node) -> New:
         children = [c for c in node.children if c.type not in COMMENTS]
         outer, outer_qual = None, ""
         if children[0].type != "new":  # outer.new T(…)
@@ -583,7 +589,7 @@ class Describer:
         args = self.args(node.child_by_field_name("arguments"))
         body = next((c for c in node.named_children if c.type == "class_body"), None)
         k = self.head(children[0]) if outer_qual else -1
-        return js.New(k, name, outer, outer_qual, args, None if body is None else self.class_body(body))
+        return New(k, name, outer, outer_qual, args, None if body is None else self.class_body(body))
 
 
 def _type_parts(typ) -> list:

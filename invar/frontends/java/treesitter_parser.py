@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ...errors import ParseError, UnsupportedError
-from . import syntax as js
+from .syntax import BASIC, BASIC_TYPES, IDENT, KEYWORD, KEYWORDS, LITERAL, Method, OP, Tokens
 from .treesitter_nodes import BODIES, COMMENTS, LITERALS, METHODS, TYPE_DECLS, Describer, node_name
 
 
@@ -94,18 +94,18 @@ class Reader:
                 line_of.append(line)
                 col_of.append(col - 1)
                 if t in LITERALS:
-                    kinds.append(js.LITERAL)
-                elif value in js.BASIC_TYPES:
-                    kinds.append(js.BASIC)
-                elif value in js.KEYWORDS:
-                    kinds.append(js.KEYWORD)
+                    kinds.append(LITERAL)
+                elif value in BASIC_TYPES:
+                    kinds.append(BASIC)
+                elif value in KEYWORDS:
+                    kinds.append(KEYWORD)
                 elif _is_identifier(value):
-                    kinds.append(js.IDENT)
+                    kinds.append(IDENT)
                 else:
-                    kinds.append(js.OP)
+                    kinds.append(OP)
                 continue
             stack.extend(reversed(node.children))
-        self.ix = js.Tokens(lines, values, kinds, line_of, col_of)
+        self.ix = Tokens(lines, values, kinds, line_of, col_of)
         #: start byte of every token, in order
         self.starts = sorted(self.at)
 
@@ -192,7 +192,7 @@ class Reader:
         return ParseError(f"syntax error: {what}", path=path, line=line, col=col,
                           source_line=lines[line - 1] if 0 < line <= len(lines) else None)
 
-    def failing(self, unit, path: str | None, fallback: ParseError | None) -> Callable[[], js.Method]:
+    def failing(self, unit, path: str | None, fallback: ParseError | None) -> Callable[[], Method]:
         """A describer for a unit whose text holds a syntax error: it raises
         that error (javalang's, when javalang stopped inside this unit)."""
         first, last = unit.start_point[0] + 1, unit.end_point[0] + 1

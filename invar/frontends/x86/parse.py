@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from ...errors import ParseError
 from ...program import Line, Program, Token
-from . import registers as R
+from .registers import Reg, lookup
 from .deps import block_dependencies
 from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
@@ -166,8 +166,8 @@ def _split_operands(text: str) -> list[tuple[str, int]]:
     return [(s.strip(), off + len(s) - len(s.lstrip())) for s, off in out]
 
 
-def _register(text: str, col: int) -> R.Reg:
-    reg = R.lookup(text)
+def _register(text: str, col: int) -> Reg:
+    reg = lookup(text)
     if reg is None or not text.startswith("%"):
         raise ParseError(f"unknown register {text!r}", col=col + 1)
     return reg
@@ -241,7 +241,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
         b.space(" ")
         if deco.startswith("{%k"):
             b.add("{", "punct")
-            reg = R.lookup(deco[2:-1])
+            reg = lookup(deco[2:-1])
             b.add("%" + reg.name, "register", reg.view, reg.referent)
             b.add("}", "punct")
             info.setdefault("masks", []).append(reg)
@@ -261,7 +261,7 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
     if not m:
         raise ParseError(f"malformed operand {op!r}", col=col + 1)
     seg, disp, inner = m.group("seg"), m.group("disp").strip(), m.group("inner")
-    regs: list[R.Reg] = []
+    regs: list[Reg] = []
     if seg:
         reg = _register(seg.lower(), col)
         if reg.cls != "seg":
@@ -272,7 +272,7 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
     if disp:
         if not _SYMBOLIC.match(disp):
             raise ParseError(f"malformed displacement {disp!r}", col=col + 1)
-        if R.lookup(disp) is not None and not disp.startswith("%"):
+        if lookup(disp) is not None and not disp.startswith("%"):
             raise ParseError(
                 f"register {disp!r} is written without '%' (invar reads AT&T syntax: %{disp.lower()})",
                 col=col + 1,

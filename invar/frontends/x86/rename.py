@@ -34,22 +34,22 @@ from typing import Iterable, Sequence
 from ...errors import SpaceError, UsageError
 from ...program import Program, Token
 from ...symmetry.renamings import Renaming, RenamingSpace
-from . import registers as R
+from .registers import BASES, LEGACY, LEGACY_BYTE, exists, lookup, spell
 from .forms import timing_constraints
 from .vector import evex_only
 
 
 def _pin_referent(name: str) -> str:
-    if ":" in name and name.split(":")[0] in R.BASES:
+    if ":" in name and name.split(":")[0] in BASES:
         return name
-    reg = R.lookup(name)
+    reg = lookup(name)
     if reg is None:
         raise UsageError(f"--pin: unknown register {name!r}")
     return reg.referent
 
 
 def _spell(token: Token, target: str) -> str:
-    return R.spell(token.view, target)
+    return spell(token.view, target)
 
 
 def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
@@ -84,12 +84,12 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
             if tok.kind != "register" or tok.referent is None:
                 continue
             cls = tok.referent.split(":")[0]
-            if cls not in R.BASES:
+            if cls not in BASES:
                 continue
             ok = set(_viewable(tok.view, cls))
             if has_high and tok.view != "gpr:8h":
                 if cls == "gpr":
-                    legal = R.LEGACY_BYTE if tok.view == "gpr:8" else R.LEGACY
+                    legal = LEGACY_BYTE if tok.view == "gpr:8" else LEGACY
                     ok &= {f"gpr:{b}" for b in legal}
                 elif cls == "vec":
                     ok &= {f"vec:{i}" for i in range(8)}
@@ -116,7 +116,7 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         if r not in allowed[r]:
             referents.remove(r)
             pinned.add(r)
-    order = {f"{cls}:{b}": k for cls, bases in R.BASES.items() for k, b in enumerate(bases)}
+    order = {f"{cls}:{b}": k for cls, bases in BASES.items() for k, b in enumerate(bases)}
     targets = [
         sorted((t for t in allowed[r] if t not in pinned), key=lambda t: (t.split(":")[0], order[t]))
         for r in referents
@@ -129,7 +129,7 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
 @lru_cache(maxsize=None)
 def _viewable(view: str, cls: str) -> frozenset[str]:
     """The bases of class ``cls`` that have a register of ``view``."""
-    return frozenset(f"{cls}:{b}" for b in R.BASES[cls] if R.exists(view, f"{cls}:{b}"))
+    return frozenset(f"{cls}:{b}" for b in BASES[cls] if exists(view, f"{cls}:{b}"))
 
 
 def _in_parentheses(tokens: list[Token], k: int) -> bool:
