@@ -112,8 +112,11 @@ def deferred() -> Iterator[None]:
         if os.getpid() != here:
             # a process forked inside the section (a pool's worker not yet
             # past its start) inherits this handler: holding there would
-            # swallow the SIGTERM that ends it, and it would wait for work forever
-            _leave(signum, frame)
+            # swallow the SIGTERM that ends it, and it would wait for work
+            # forever. It has nothing of its own to clean up yet, and an
+            # exception could land in the interpreter's after-fork hooks,
+            # which print it: it leaves at once, quietly
+            os._exit(128 + signum)
         caught.append(signum)
 
     try:
