@@ -8,7 +8,10 @@ an epoch never parses. AdamW (β 0.9/0.999, weight decay 0.01), batches of 64,
 programs of at most 128 tokens (longer ones are skipped and counted), the
 task's loss, a linear warm-up then cosine decay of the learning rate, and
 validation after every epoch; the best epoch's weights are the checkpoint
-``out``. The training state (weights, optimizer, position in the epoch) goes
+``out``. With ``patience``, a run stops early once that many epochs in a
+row bring no better validation metric (``epochs`` is then a cap; the
+learning-rate schedule still spans the cap, so a stopped run is the same
+run as an unstopped one up to its stop). The training state (weights, optimizer, position in the epoch) goes
 to ``<out stem>.resume.pt`` after every epoch and every ``save_every`` steps,
 and ``resume=True`` continues from it. A state saved mid-epoch keeps the
 losses of the epoch's steps so far, so the resumed epoch's training loss is
@@ -97,6 +100,12 @@ class TrainResult:
     too_long: int
     history: list = field(default_factory=list)
     resumed_from: tuple | None = None
+    #: optimiser steps in an epoch (this process's, the same in every epoch)
+    steps_per_epoch: int = 0
+    #: early stopping: the epochs without improvement that end a run (None: off)
+    patience: int | None = None
+    #: the last epoch trained when the patience ran out before ``epochs``, else None
+    stopped_at: int | None = None
 
 
 # ------------------------------------------------------------------------ data
@@ -313,16 +322,20 @@ def train(
     threads: int | None = None,
     save_every: int = 0,
     jobs: int | None = None,
+    patience: int | None = None,
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[..., None] | None = None,
 ) -> TrainResult:
     """Train ``arch`` at ``size`` on ``task``'s dataset in ``data`` and write
     the best epoch to ``out`` (see the module docstring). ``overrides`` sets
-    any :class:`~invar.nn.config.ModelConfig` field. ``progress(event, **info)``
-    hears about encoding, steps and epochs (process 0 only)."""
+    any :class:`~invar.nn.config.ModelConfig` field. ``patience`` stops the
+    run once that many epochs have passed without a better validation metric
+    (early stopping; ``epochs`` is then a cap). ``progress(event, **info)``
+    hears about encoding, steps, epochs and an early stop (process 0 only)."""
     args = _Args(task=task, data=data, arch=arch, size=size, epochs=epochs, out=out, batch_size=batch_size,
                  max_len=max_len, lr=lr, weight_decay=weight_decay, betas=betas, seed=seed, device=device,
-                 limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, overrides=overrides)
+                 limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
+                 overrides=overrides)
     the_task = get_task(task)
     config = _config(the_task, args)
     _check_arguments(args)
@@ -338,14 +351,20 @@ def train(
     run.ddp = _parallel(run.model.network, procs)
     report("start", n_train=len(splits.train), n_valid=len(splits.valid), too_long=splits.too_long, epochs=epochs,
            steps=run.steps_per_epoch, start_epoch=run.start_epoch, config=config, world=procs.world)
+    stopped_at = None
     for epoch in range(run.start_epoch, epochs):
+        if _out_of_patience(run):
+            stopped_at = epoch
+            report("stop", epoch=epoch, best_epoch=run.best_epoch, patience=patience)
+            break
         _epoch(run, epoch)
     _finish(run)
     _leave_processes(procs)
     return TrainResult(out=str(out), arch=arch, size=size, task=task, metric_name=the_task.metric_name,
                        best_metric=run.best, best_epoch=run.best_epoch, epochs=epochs, n_train=len(splits.train),
                        n_valid=len(splits.valid), too_long=splits.too_long, history=run.history,
-                       resumed_from=run.resumed_from)
+                       resumed_from=run.resumed_from, steps_per_epoch=run.steps_per_epoch, patience=patience,
+                       stopped_at=stopped_at)
 
 
 @dataclass(frozen=True)
@@ -370,6 +389,7 @@ class _Args:
     threads: int | None
     save_every: int
     jobs: int | None
+    patience: int | None
     overrides: Mapping[str, Any] | None
 
 
@@ -451,6 +471,9 @@ def _check_arguments(args: _Args) -> None:
     """Usage errors that the model's config does not catch."""
     if args.epochs < 1 or args.batch_size < 1:
         raise UsageError("--epochs and --batch-size must be at least 1")
+    if args.patience is not None and args.patience < 1:
+        raise UsageError(f"--patience {args.patience}: give at least 1 epoch, or leave it out to train every epoch",
+                         path="--patience")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("--device cuda: no CUDA device is available", path="--device")
 
@@ -691,6 +714,13 @@ def _validate(run: _Run) -> tuple[float, float | None]:
     if run.model.config.generates:
         return _evaluate_pairs(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world)
     return _evaluate(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world), None
+
+
+def _out_of_patience(run: _Run) -> bool:
+    """Whether ``patience`` epochs have passed since the best one (a resumed
+    run that had already stopped stops again at once)."""
+    patience = run.args.patience
+    return bool(patience and run.history and run.history[-1]["epoch"] - run.best_epoch >= patience)
 
 
 def _record(run: _Run, epoch: int, metric: float, valid_loss: float | None, losses: list[float], seconds: float,

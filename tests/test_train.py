@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
 import torch
 
@@ -190,3 +191,83 @@ def test_limit_and_the_encoding_cache(dataset, tmp_path):
     assert (result.n_train, result.n_valid) == (12, 1)
     cached = sorted(p.name.split("-")[0] for p in (dataset / "cache").iterdir())
     assert "vocab" in cached and "train" in cached and "valid" in cached
+
+
+def _stop_expected(history: list, patience: int, metric: str) -> tuple[int | None, int]:
+    """Where a run with ``patience`` stops, read off an unstopped run's
+    history: (the last epoch it trains, or None; its best epoch then)."""
+    best, best_epoch = None, 0
+    for entry in history:
+        if best_epoch and entry["epoch"] - 1 - best_epoch >= patience:
+            return entry["epoch"] - 1, best_epoch
+        if best is None or entry[metric] < best:
+            best, best_epoch = entry[metric], entry["epoch"]
+    return None, best_epoch
+
+
+def _without_seconds(history: list) -> list:
+    return [{k: v for k, v in h.items() if k != "seconds"} for h in history]
+
+
+@pytest.mark.parametrize("lr, patience", [(0.0, 1), (0.0, 3), (1e-3, 1), (1e-3, 2), (3e-3, 1)])
+def test_patience_stops_early_and_keeps_the_best_epoch(dataset, tmp_path, lr, patience):
+    """A run with --patience is the unstopped run cut where ``patience``
+    epochs in a row brought no better validation MAPE (a learning rate of 0
+    never improves after epoch 1); its checkpoint is the best epoch's."""
+    quick = {**QUICK, "lr": lr}
+    whole = train(data=dataset, arch="vanilla", epochs=8, out=tmp_path / "whole.pt", seed=3, **quick)
+    stop, best_epoch = _stop_expected(whole.history, patience, "valid_MAPE")
+    if lr == 0:
+        assert (stop, best_epoch) == (1 + patience, 1)
+    cut = train(data=dataset, arch="vanilla", epochs=8, out=tmp_path / "cut.pt", seed=3, patience=patience, **quick)
+    assert cut.stopped_at == stop and cut.patience == patience and cut.best_epoch == best_epoch
+    assert _without_seconds(cut.history) == _without_seconds(whole.history[:stop or 8])
+    model = invar.load_model(tmp_path / "cut.pt")
+    assert model.metrics["best_epoch"] == best_epoch and len(model.metrics["history"]) == best_epoch
+    from invar.tasks.bhive import TASK
+
+    valid = list(bhive.read_split(dataset, "valid"))
+    predicted = model.predict([TASK.parse(ex.source) for ex in valid])
+    assert TASK.metric(np.array(predicted), np.array([ex.label for ex in valid])) == pytest.approx(cut.best_metric)
+
+
+def test_patience_resumes_exactly(dataset, tmp_path):
+    """Interrupted after epoch 2 and resumed, a run with --patience stops
+    where the uninterrupted one stopped, with the same weights and history;
+    resuming a run that has already stopped stops again at once."""
+    quick = {**QUICK, "lr": 0.0}
+    whole = train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "whole.pt", seed=2, patience=2, **quick)
+    assert whole.stopped_at == 3
+
+    def interrupt(event, **info):
+        if event == "epoch" and info["epoch"] == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2,
+              progress=interrupt, **quick)
+    events = []
+    cut = train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2, resume=True,
+                progress=lambda event, **info: events.append(event), **quick)
+    assert cut.resumed_from == (2, 0) and cut.stopped_at == 3 and "stop" in events
+    assert _without_seconds(cut.history) == _without_seconds(whole.history)
+    a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    again = train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2, resume=True,
+                  **quick)
+    assert again.stopped_at == 3 and len(again.history) == 3
+
+
+def test_patience_on_the_command_line(dataset, tmp_path):
+    args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "6", "--batch-size", "4", "--threads", "1",
+            "--lr", "0", "--patience", "2", "--format", "json"]
+    result = subprocess.run(_cli(*args, "--out", str(tmp_path / "m.pt")), cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    import json
+
+    summary = json.loads(result.stdout)
+    assert (summary["best_epoch"], summary["epochs_run"], summary["stopped_early"]) == (1, 3, True)
+    assert "stopped after epoch 3: no better validation in 2 epochs (best: epoch 1)" in result.stderr
+    bad = subprocess.run(_cli(*args[:-4], "--patience", "0", "--out", str(tmp_path / "n.pt")), cwd=ROOT,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

@@ -48,6 +48,7 @@ def train_command(
     save_every: Annotated[int, typer.Option("--save-every", min=0, help="Also save the training state every N steps (0: after each epoch only).")] = 0,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: half the cores).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")] = None,
+    patience: Annotated[Optional[int], typer.Option("--patience", min=1, help="Stop early once N epochs in a row bring no better validation metric (--epochs is then a cap).")] = None,
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
@@ -74,7 +75,8 @@ def train_command(
         result = train(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
-            limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, progress=reporter,
+            limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
+            progress=reporter,
             overrides={"random_draws": random_draws} if random_draws > 1 else None,
         )
     import os
@@ -104,6 +106,10 @@ class _Reporter:
 
     def _resume(self, **info) -> None:
         stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
+
+    def _stop(self, **info) -> None:
+        stderr.print(f"stopped after epoch {info['epoch']}: no better validation in {info['patience']} epochs "
+                     f"(best: epoch {info['best_epoch']})", markup=False)
 
     def _start(self, **info) -> None:
         stderr.print(
@@ -135,6 +141,7 @@ def _summary(result, fmt: TableFormat) -> None:
         "out": result.out, "task": result.task, "arch": result.arch, "size": result.size,
         "train": result.n_train, "valid": result.n_valid, "too_long": result.too_long,
         "best_epoch": result.best_epoch, f"valid_{result.metric_name}": round(result.best_metric, 4),
+        "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
     }
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
@@ -142,7 +149,8 @@ def _summary(result, fmt: TableFormat) -> None:
     stdout.print(
         f"wrote {result.out}: {result.arch} {result.size} on {result.task}, {result.n_train} training programs, "
         f"best validation {result.metric_name} {result.best_metric:.1f}{get_task(result.task).unit} at epoch "
-        f"{result.best_epoch} of {result.epochs}",
+        f"{result.best_epoch} of {result.epochs}"
+        + (f" (stopped early after epoch {result.stopped_at})" if result.stopped_at is not None else ""),
         markup=False,
     )
 
