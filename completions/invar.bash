@@ -39,8 +39,8 @@ _invar() {
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
         "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states --chain-steps" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
-        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --random-draws --format" ;;
-        "invar predict") words="--model -m --lang --beam --batch-size --format" ;;
+        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --patience --random-draws --format" ;;
+        "invar predict") words="--model -m --lang --beam --batch-size --device --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
         "invar data") words="ltl copy names bugs bhive" ;;

@@ -64,6 +64,7 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l resume
 complete -c invar -n '__fish_seen_subcommand_from train' -l save-every
 complete -c invar -n '__fish_seen_subcommand_from train' -l threads
 complete -c invar -n '__fish_seen_subcommand_from train' -l jobs -s j
+complete -c invar -n '__fish_seen_subcommand_from train' -l patience
 complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
 complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -F
@@ -71,6 +72,7 @@ complete -c invar -n '__fish_seen_subcommand_from predict' -l model -s m
 complete -c invar -n '__fish_seen_subcommand_from predict' -l lang
 complete -c invar -n '__fish_seen_subcommand_from predict' -l beam
 complete -c invar -n '__fish_seen_subcommand_from predict' -l batch-size
+complete -c invar -n '__fish_seen_subcommand_from predict' -l device -x -a 'cpu cuda'
 complete -c invar -n '__fish_seen_subcommand_from predict' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from predict' -F
 complete -c invar -n '__fish_seen_subcommand_from ltl' -a check

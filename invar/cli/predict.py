@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from .console import command, report, stdout
-from .options import SCHEMA, LangOpt, TextFormat, TextFormatOpt
+from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 
 
 @command
@@ -18,6 +18,7 @@ def predict_command(
     lang: LangOpt = None,
     beam: Annotated[Optional[int], typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3).")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
+    device: Annotated[Device, typer.Option("--device", help="Where the model runs.")] = Device.cpu,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Predict with a trained or compiled model: one line per program of FILE.
@@ -37,10 +38,13 @@ def predict_command(
     import torch
 
     from ..checkpoint import load_model
+    from ..errors import UsageError
     from ..tasks import get_task
 
     torch.set_num_threads(1)
-    m = load_model(model)
+    if device is Device.cuda and not torch.cuda.is_available():
+        raise UsageError("--device cuda: no CUDA device is available", path="--device")
+    m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
     if file != "-":  # a dataset invar data wrote for another task: one message, not one per program
         from ..data import manifest
@@ -48,7 +52,7 @@ def predict_command(
         manifest.check(file, task, m.languages)
     good, bad = _admitted(m, _units(file, lang, task))
     records = [{"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred}
-               for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam))]
+               for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device.value))]
     _print(records, bad, fmt)
     if bad:
         raise typer.Exit(1)
@@ -80,12 +84,12 @@ def _admitted(m, units: list) -> tuple[list, int]:
     return good, bad
 
 
-def _predictions(m, good: list, batch_size: int, beam: int | None) -> list:
+def _predictions(m, good: list, batch_size: int, beam: int | None, device: str) -> list:
     if not good:
         return []
     if getattr(m, "reads_text", False):  # a compiled program reads the texts themselves
         return m.predict([p for _, _, p in good], batch_size=batch_size)
-    return m.predict_encoded([m.encode(p) for _, _, p in good], batch_size=batch_size, beam=beam)
+    return m.predict_encoded([m.encode(p) for _, _, p in good], batch_size=batch_size, beam=beam, device=device)
 
 
 def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
