@@ -1,0 +1,76 @@
+"""bench/bench_learning_curve.py end to end on the fixture blocks: every
+run trains to its early stop, the report writes its table and plot, and a
+rerun skips what is done."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import FIXTURES, ROOT
+
+SCRIPT = ROOT / "bench" / "bench_learning_curve.py"
+
+
+def _module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_learning_curve", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("views=vanilla:embedding=view", ("views", "vanilla", {"embedding": "view"})),
+    ("mask=vanilla:attention=referent,mask_layers=1", ("mask", "vanilla", {"attention": "referent", "mask_layers": 1})),
+    ("slow=renamer:dropout=0.2,augment=true", ("slow", "renamer", {"dropout": 0.2, "augment": True})),
+    ("plain=renamer", ("plain", "renamer", {})),
+])
+def test_variants_parse(spec, expected):
+    assert _module().parse_variant(spec) == expected
+
+
+@pytest.mark.parametrize("spec", ["=vanilla", "name", "name=:x=1"])
+def test_a_bad_variant_is_refused(spec):
+    with pytest.raises(SystemExit, match="NAME=ARCH"):
+        _module().parse_variant(spec)
+
+
+def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURES / "blocks", data)
+    out = tmp_path / "out"
+    cmd = [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--sizes", "24", "48",
+           "--seeds", "0", "1", "--archs", "vanilla", "renamer", "--variant", "views=vanilla:embedding=view",
+           "--max-epochs", "4", "--patience", "1", "--batch-size", "8", "--test-limit", "20"]
+    first = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr[-3000:]
+    runs = sorted(p.name for p in (out / "runs").glob("*.json"))
+    assert runs == sorted(f"{m}-{n}-s{s}.json" for m in ("vanilla", "renamer", "views") for n in (24, 48) for s in (0, 1))
+    for path in (out / "runs").glob("*.json"):
+        r = json.loads(path.read_text())
+        assert r["train_programs"] <= r["train_size"] and 1 <= r["best_epoch"] <= r["epochs_run"] <= 4
+        assert len(r["valid_history"]) == r["epochs_run"]
+        if r["stopped_early"]:
+            assert r["epochs_run"] == r["best_epoch"] + 1  # patience 1
+        if r["name"] == "renamer":  # invariant by construction: a renaming changes nothing
+            assert r["test_MAPE"] == pytest.approx(r["test_MAPE_renamed"], abs=1e-3)
+    table = (out / "learning-curve.md").read_text()
+    rows = [line for line in table.splitlines() if line.startswith("| 24 |") or line.startswith("| 48 |")]
+    assert len(rows) == 6 and all("±" in row for row in rows)
+    assert (out / "learning-curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    written = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
+    again = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and again.stdout.count("| 24 |") == 3
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written  # nothing trained again
+    report = subprocess.run([sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report"],
+                            cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
+    assert report.returncode == 0 and report.stdout.count("| 48 |") == 3
