@@ -21,6 +21,8 @@ _invar() {
                 "invar data names") path="invar data names" ;;
                 "invar data bugs") path="invar data bugs" ;;
                 "invar data bhive") path="invar data bhive" ;;
+                "invar data lookup") path="invar data lookup" ;;
+                "invar data permutation") path="invar data permutation" ;;
                 "invar audit") path="invar audit" ;;
                 "invar audit merge") path="invar audit merge" ;;
                 "invar alta") path="invar alta" ;;
@@ -43,12 +45,14 @@ _invar() {
         "invar predict") words="--model -m --lang --beam --batch-size --device --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
-        "invar data") words="ltl copy names bugs bhive" ;;
+        "invar data") words="ltl copy names bugs bhive lookup permutation" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
         "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --seed --format" ;;
         "invar data names") words="--source --out -o --format" ;;
         "invar data bugs") words="--source --out -o --seed --format" ;;
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
+        "invar data lookup") words="--out -o --num -n --pairs --alphabet --corpus --symbols --by-frequency --seed --format" ;;
+        "invar data permutation") words="--out -o --num -n --length --demos --alphabet --corpus --symbols --by-frequency --seed --format" ;;
         "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --quiet -q" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
         "invar alta") words="run compile check info minimal" ;;

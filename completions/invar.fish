@@ -86,6 +86,8 @@ complete -c invar -n '__fish_seen_subcommand_from data' -a copy
 complete -c invar -n '__fish_seen_subcommand_from data' -a names
 complete -c invar -n '__fish_seen_subcommand_from data' -a bugs
 complete -c invar -n '__fish_seen_subcommand_from data' -a bhive
+complete -c invar -n '__fish_seen_subcommand_from data' -a lookup
+complete -c invar -n '__fish_seen_subcommand_from data' -a permutation
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l num -s n
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l aps
@@ -129,6 +131,27 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l overwrite
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l num -s n
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l pairs
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l alphabet
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l corpus
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l symbols
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l by-frequency
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l seed
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lookup' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l num -s n
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l length
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l demos
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l alphabet
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l corpus
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l symbols
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l by-frequency
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l seed
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -F
 complete -c invar -n '__fish_seen_subcommand_from audit' -a merge
 complete -c invar -n '__fish_seen_subcommand_from audit' -l model -s m
 complete -c invar -n '__fish_seen_subcommand_from audit' -l dataset -s d

@@ -245,3 +245,111 @@ def bhive_command(
         f"listed in {outdir}/rejected.csv)",
         markup=False,
     )
+
+
+# ------------------------------------------------- in-context symbol tasks
+_InContextPool = {
+    "alphabet": Annotated[Optional[str], typer.Option("--alphabet", help="Draw symbols from these characters (default: A-Z a-z 0-9).")],
+    "corpus": Annotated[Optional[List[str]], typer.Option("--corpus", help="Draw symbols from the characters of these files or directories (*.py, *.java, *.txt); repeatable.")],
+    "symbols": Annotated[Optional[str], typer.Option("--symbols", help="A token vocabulary: one token per line, optionally TAB count; examples are then token lists.")],
+    "by_frequency": Annotated[bool, typer.Option("--by-frequency", help="Draw symbols in proportion to their counts (--corpus, --symbols) instead of uniformly.")],
+}
+
+
+def _incontext(task: str, out: str, num: int, seed: int, pool_options: dict, fmt: TableFormat, **shape: int) -> None:
+    """Generate ``num`` examples of ``task`` into ``out`` (or standard output) and say what was written."""
+    import io
+
+    from ..data import incontext
+    from ..files import write_atomic
+
+    pool = _incontext_pool(**pool_options)
+    items = incontext.generate(task, num, pool, seed=seed, **shape)
+    buffer = io.StringIO()
+    incontext.write(items, buffer)
+    if out == "-":
+        typer.echo(buffer.getvalue(), nl=False)
+        return
+    write_atomic(out, lambda f: f.write(buffer.getvalue().encode("utf-8")))
+    summary = {"out": out, "task": task, "examples": num, "vocab": pool.vocab, "symbols": len(pool.symbols),
+               "by_frequency": pool_options["by_frequency"], **shape}
+    if fmt is TableFormat.json:
+        stdout.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
+        return
+    draw = "by frequency" if pool_options["by_frequency"] else "uniformly"
+    stdout.print(f"wrote {num} {task} examples to {out} (symbols drawn {draw} from {len(pool.symbols)})",
+                 markup=False)
+
+
+def _incontext_pool(alphabet: str | None, corpus: list[str] | None, symbols: str | None, by_frequency: bool):
+    """The pool the options name (at most one source; --by-frequency needs counts)."""
+    from ..data import incontext
+    from ..errors import UsageError
+
+    given = [name for name, value in (("--alphabet", alphabet), ("--corpus", corpus), ("--symbols", symbols)) if value]
+    if len(given) > 1:
+        raise UsageError(f"{' and '.join(given)}: give one source of symbols")
+    if by_frequency and not (corpus or symbols):
+        raise UsageError("--by-frequency needs counts: give --corpus or --symbols", path="--by-frequency")
+    if corpus:
+        pool = incontext.corpus_pool(corpus)
+    elif symbols:
+        pool = incontext.symbols_pool(symbols)
+    else:
+        pool = incontext.alphabet_pool(alphabet or incontext.DEFAULT_ALPHABET)
+    return pool if by_frequency else pool.uniform()
+
+
+@data_app.command("lookup")
+@command
+def lookup_command(
+    out: Annotated[str, typer.Option("--out", "-o", help="Output file (JSON lines), or - for standard output.")],
+    num: Annotated[int, typer.Option("--num", "-n", min=1, help="Examples to write.")] = 1000,
+    pairs: Annotated[int, typer.Option("--pairs", min=1, help="Entries in each table.")] = 8,
+    alphabet: _InContextPool["alphabet"] = None,
+    corpus: _InContextPool["corpus"] = None,
+    symbols: _InContextPool["symbols"] = None,
+    by_frequency: _InContextPool["by_frequency"] = False,
+    seed: SeedOpt = 0,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """The lexinvariant paper's LookUp task: a table of keys and values, then a key; the answer is its value.
+
+    A prompt reads "A->2 C->4 D->5 C->" (answer "4"): --pairs distinct keys,
+    values drawn independently, one key of the table asked. Symbols are drawn
+    from --alphabet, the characters of --corpus, or the tokens of --symbols,
+    uniformly or --by-frequency. One JSON object per line (task, prompt,
+    answer); a fixed --seed writes the same file.
+
+    Example: invar data lookup --num 1000 --pairs 8 --corpus ../src --seed 0 --out lookup.jsonl
+    """
+    _incontext("lookup", out, num, seed, dict(alphabet=alphabet, corpus=corpus, symbols=symbols,
+                                              by_frequency=by_frequency), fmt, pairs=pairs)
+
+
+@data_app.command("permutation")
+@command
+def permutation_command(
+    out: Annotated[str, typer.Option("--out", "-o", help="Output file (JSON lines), or - for standard output.")],
+    num: Annotated[int, typer.Option("--num", "-n", min=1, help="Examples to write.")] = 1000,
+    length: Annotated[int, typer.Option("--length", min=2, help="Symbols in each tuple.")] = 4,
+    demos: Annotated[int, typer.Option("--demos", min=1, help="Demonstrations of the permutation before the question.")] = 3,
+    alphabet: _InContextPool["alphabet"] = None,
+    corpus: _InContextPool["corpus"] = None,
+    symbols: _InContextPool["symbols"] = None,
+    by_frequency: _InContextPool["by_frequency"] = False,
+    seed: SeedOpt = 0,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """The lexinvariant paper's Permutation task: a fixed reordering shown on a few tuples, then applied to a new one.
+
+    Each line of a prompt is a tuple of --length distinct symbols, "->", and
+    the tuple reordered by one permutation (never the identity), --demos
+    times; then a fresh tuple and "->" (answer: it reordered). Symbols as for
+    invar data lookup. One JSON object per line; a fixed --seed writes the
+    same file.
+
+    Example: invar data permutation --num 1000 --length 4 --demos 3 --seed 0 --out permutation.jsonl
+    """
+    _incontext("permutation", out, num, seed, dict(alphabet=alphabet, corpus=corpus, symbols=symbols,
+                                                   by_frequency=by_frequency), fmt, length=length, demos=demos)
