@@ -207,7 +207,8 @@ def label_of(program: Program) -> str:
 
 
 def arch_config(arch: str) -> dict:
-    return {"normalize_features": True, "adacos": True} if arch in ("dualpart", "lexinvariant") else {}
+    random = arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant")  # also canonicalized+dualpart, …
+    return {"normalize_features": True, "adacos": True} if random else {}
 
 
 def _not_a_loss(*_args, **_kwargs):

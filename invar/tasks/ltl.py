@@ -293,7 +293,7 @@ def arch_config(arch: str) -> dict:
     """Tree positions for the formula; random embeddings with normalised
     features and AdaCos, as the interchangeable-token paper trains them."""
     extra: dict = {"positions": "tree"}
-    if arch in ("dualpart", "lexinvariant"):
+    if arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant"):  # also canonicalized+dualpart, …
         extra.update(normalize_features=True, adacos=True)
     return extra
 
