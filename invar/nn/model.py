@@ -60,6 +60,7 @@ class Model:
         self._task = get_task(task)
         self.labels = list(labels) if labels is not None else None
         self.languages = tuple(sorted(languages or ()))
+        #: a canonicalized sequence model's decoded canonical sources (None for every other model)
         self._memo = None
         if config.generates and config.canonicalize:
             from .canonical import Memo
@@ -171,7 +172,9 @@ class Model:
     def predict_encoded(self, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | None = None,
                         beam: int | None = None) -> list:
         """One prediction per encoding (see :meth:`encode`); ``beam``
-        overrides the config's beam width for sequence tasks."""
+        overrides the config's beam width for sequence tasks. A
+        canonicalized sequence model puts an :class:`~invar.nn.canonical.Unmapped`
+        error in place of an output it cannot map back into its input's names."""
         for k, e in enumerate(encoded):
             if not self.fits(e):
                 raise ModelError(f"encoding {k} has {len(e)} tokens; this model takes 1 to {self.config.max_len}")

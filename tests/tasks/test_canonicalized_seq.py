@@ -119,7 +119,8 @@ def test_they_answer_formulas_with_more_aps_than_training_had(models, arch, wide
 def test_the_audit_reports_exact_alpha_covariance(models, arch, wide):
     path = models["ltl", arch][0]
     for dataset in (AE, wide):
-        result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(dataset), "--limit", "40",
+        result = CliRunner().invoke(app, ["audit", "--model", str(path), "--task", "ltl", "--dataset", str(dataset),
+                                          "--limit", "40",
                                           "--variants", "12", "--format", "json", "--quiet"])
         assert result.exit_code == 0, result.output
         report = json.loads(result.stdout)
@@ -138,7 +139,8 @@ def test_trained_copy_model_is_exactly_covariant_past_its_symbols(models):
     assert max(len(set(p.referents)) for p in test) > 5  # training strings use a-e only
     before, n = _assert_covariant(model, test, copy.POOL, beam=3)
     assert n > 1000 and all(set(y) <= set(p.lines[0].text) for p, y in zip(test, before))
-    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(COPY), "--limit", "30",
+    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--task", "copy", "--dataset", str(COPY),
+                                      "--limit", "30",
                                       "--variants", "12", "--format", "json", "--quiet"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -160,3 +162,29 @@ def test_train_command_reaches_it_and_the_checkpoint_round_trips(tmp_path):
     result = CliRunner().invoke(app, ["train", "--task", "bhive", "--data", str(tmp_path), "--arch",
                                       "canonicalized+dualpart", "--out", str(tmp_path / "x.pt")])
     assert result.exit_code == 1 and "for sequence tasks" in result.stderr and "Traceback" not in result.output
+
+
+def test_an_output_it_cannot_map_back_is_that_program_error(tmp_path):
+    """restrict_output=False: a canonical name the input lacks is reported
+    at that program's location by invar predict (exit 1) and as that
+    example's error by the audit; every other program is answered."""
+    from invar import checkpoint
+    from tests.nn.test_canonical import _model
+
+    model = _model("ltl", "canonicalized+lexinvariant", seed=0, restrict_output=False)
+    path = tmp_path / "open.pt"
+    checkpoint.save(path, checkpoint.model_payload(model))
+    formulas = ["Xa", "Fb", "Gc", "!d", "&aXa", "Fe", "XXa", "GFb", "&a&b&c&d&e&f&g&hi", "|a|b|c|d|e|f|g|h|i|j|kl"]
+    data = tmp_path / "f.ltl"
+    data.write_text("".join(f"{f}\ta;{{1}}\n" for f in formulas))
+    out = invar.load_model(path).predict([ltl.parse(f) for f in formulas])
+    bad = [k for k, y in enumerate(out) if not isinstance(y, str)]
+    assert bad and len(bad) < len(formulas)
+    result = CliRunner().invoke(app, ["predict", "--model", str(path), str(data)])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert len(result.stdout.splitlines()) == len(formulas) - len(bad)
+    for k in bad:
+        assert f"{data}:{k + 1}:1: error: the model wrote" in result.stderr
+    report = invar.audit(model=str(path), dataset=str(data), variants=3)
+    assert report["errors"] >= len(bad) and report["audited"] + report["errors"] == len(formulas)
+    assert any("a canonical name the input does not hold" in f["error"] for f in report["failed"])
