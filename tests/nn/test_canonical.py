@@ -8,6 +8,7 @@ error."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -164,8 +165,7 @@ def test_without_canonical_ids_the_same_network_is_not_covariant():
     """The check above can fail: the same random weights, reading the input's
     own names, write different traces for renamed formulas."""
     model = _model("ltl", "canonicalized+dualpart", seed=1)
-    plain = Model("ltl", model.config.__class__(**{**model.config.to_dict(), "canonicalize": False}), model.vocab,
-                  network=model.network)
+    plain = Model("ltl", replace(model.config, canonicalize=False), model.vocab, network=model.network)
     encoded = [plain.encode(p) for p in LTL_PAIRS[:12]]
     before = plain.predict_encoded(encoded, beam=1)
     moved = 0
@@ -229,8 +229,6 @@ def test_map_back_and_its_refusals():
         canonical_pair(encode(ltl.prepare(ltl.parse("Xa")), vocab), np.zeros(len(vocab), dtype=np.int64))
     other = encode(ltl.prepare(ltl.parse("&aXb")), vocab, canonical=True)
     stale = renamed(other, {"a": "b", "b": "a"}, vocab)
-    from dataclasses import replace
-
     with pytest.raises(ModelError, match="do not match"):
         back_map(replace(stale, tokens=np.where(stale.tokens == tid("a"), tid("b"), stale.tokens)))
 
