@@ -28,7 +28,7 @@ from common import bhive_blocks, machine, median
 
 from invar.encoding import Vocab, encode
 from invar.frontends.x86.hexblock import decode
-from invar.nn.config import ARCHITECTURES, preset
+from invar.nn.config import architectures, preset
 from invar.nn.heads import masked_mean
 from invar.nn.model import Model
 from invar.tasks.bhive import mape_loss
@@ -111,7 +111,7 @@ def main() -> None:
         return step
 
     runners = {"stock TransformerEncoder": run_stock()}
-    runners.update({arch: run_invar(arch) for arch in ARCHITECTURES})
+    runners.update({arch: run_invar(arch) for arch in architectures()})
     for step in runners.values():  # warm up
         step(0)
     # interleaved step by step, so a change in the machine's load hits every model alike

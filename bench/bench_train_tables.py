@@ -38,7 +38,7 @@ from common import machine
 import invar
 from invar.data.bhive import label_texts, read_split
 from invar.frontends.x86.hexblock import decode
-from invar.nn.config import ARCHITECTURES
+from invar.nn.config import architectures
 from invar.symmetry.permutations import PermutationSpace
 from invar.symmetry.spaces import renaming_space
 from invar.tasks.bhive import mape
@@ -139,7 +139,7 @@ def reorders(args) -> dict:
 
 def report(args) -> None:
     out = Path(args.out)
-    rows = {a: json.loads((out / f"{a}.json").read_text()) for a in ARCHITECTURES if (out / f"{a}.json").exists()}
+    rows = {a: json.loads((out / f"{a}.json").read_text()) for a in architectures() if (out / f"{a}.json").exists()}
     print(f"machine: {machine()}; torch {torch.__version__}")
     if not rows:
         print("nothing trained yet")
@@ -187,7 +187,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--archs", nargs="*", default=list(ARCHITECTURES))
+    ap.add_argument("--archs", nargs="*", default=architectures())
     ap.add_argument("--reorders", action="store_true")
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args()

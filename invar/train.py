@@ -222,11 +222,13 @@ def _encoded_split(task: Task, examples: Sequence[Example], split: str, vocab: V
 
 
 def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool = False, limit: int | None = None,
-                  splits: Sequence[str] = ("train", "valid"),
-                  progress: Callable | None = None) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
+                  splits: Sequence[str] = ("train", "valid"), progress: Callable | None = None,
+                  canonical: bool = False) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
     """A sequence task's vocabulary and splits (encodings and labels),
-    parsed and encoded in memory; ``tree``: with tree paths. With ``limit``,
-    the first ``limit`` training pairs and a quarter as many of the others."""
+    parsed and encoded in memory; ``tree``: with tree paths; ``canonical``:
+    with canonical ids (a canonicalized model's vocabulary holds the pool, its
+    canonical names). With ``limit``, the first ``limit`` training pairs and
+    a quarter as many of the others."""
     examples = {s: task.read_split(data, s) for s in splits}
     if limit is not None:
         examples = {s: ex[: (limit if s == splits[0] else max(1, limit // 4))] for s, ex in examples.items()}
@@ -240,12 +242,12 @@ def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool 
         parsed = _parse_all(task, examples[s])
         programs[s] = [task.prepare(p) for p in parsed] if task.prepare is not None else parsed
     counts = add_specials(vocab_counts(programs[splits[0]]))
-    if arch != "vanilla" and task.pool:
+    if (arch != "vanilla" or canonical) and task.pool:
         add_pool(counts, task.pool, task.pool_view)
     vocab = Vocab.from_counts(counts, min_count=1)
     out = {}
     for s in splits:
-        encoded = [encode(p, vocab) for p in programs[s]]
+        encoded = [encode(p, vocab, canonical=canonical) for p in programs[s]]
         if tree and task.tree is not None:
             encoded = [replace(e, tree=task.tree(p)) for e, p in zip(encoded, programs[s])]
         out[s] = (encoded, [ex.label for ex in examples[s]])
@@ -506,7 +508,7 @@ def _read_splits(the_task: Task, config: ModelConfig, args: _Args, report: Calla
     the longest output."""
     if config.generates:
         vocab, splits = prepare_pairs(the_task, args.data, arch=args.arch, tree=config.positions == "tree",
-                                      limit=args.limit, progress=report)
+                                      limit=args.limit, progress=report, canonical=config.canonicalize)
     else:
         vocab, splits = prepare_data(the_task, args.data, limit=args.limit, jobs=args.jobs or 1, progress=report,
                                      raw_labels=the_task.labels_of is not None)

@@ -16,7 +16,7 @@ import torch
 import invar
 from invar import checkpoint
 from invar.data import bhive
-from invar.nn.config import ARCHITECTURES
+from invar.nn.config import architectures
 from invar.train import resume_path, train
 from tests.conftest import FIXTURES, ROOT
 
@@ -37,7 +37,7 @@ def _programs(dataset, split="train"):
     return [TASK.parse(ex.source) for ex in bhive.read_split(dataset, split)]
 
 
-@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+@pytest.mark.parametrize("arch", architectures())
 def test_every_architecture_learns(arch, dataset, tmp_path):
     result = train(data=dataset, arch=arch, epochs=4, out=tmp_path / "m.pt", seed=1, **QUICK)
     losses = [h["train_loss"] for h in result.history]

@@ -247,6 +247,8 @@ def _value(o: Any, discrete: bool):
     a JSON value …): whatever the model returned, never an exception."""
     if isinstance(o, Failure):
         return o
+    if isinstance(o, InvarError):  # a checkpoint's error for this input alone (nn/canonical.py: Unmapped)
+        return Failure(o.message)
     try:
         if hasattr(o, "item") and getattr(o, "ndim", None) == 0:  # a numpy or torch scalar
             o = o.item()

@@ -38,7 +38,7 @@ def predict_command(
     import torch
 
     from ..checkpoint import load_model
-    from ..errors import UsageError
+    from ..errors import InvarError, UsageError
     from ..tasks import get_task
 
     torch.set_num_threads(1)
@@ -51,8 +51,13 @@ def predict_command(
 
         manifest.check(file, task, m.languages)
     good, bad = _admitted(m, _units(file, lang, task))
-    records = [{"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred}
-               for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device.value))]
+    records = []
+    for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device.value)):
+        if isinstance(pred, InvarError):  # this program's output alone could not be made (a canonicalized
+            report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back)
+            bad += 1
+            continue
+        records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
     _print(records, bad, fmt)
     if bad:
         raise typer.Exit(1)

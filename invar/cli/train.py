@@ -30,7 +30,7 @@ class Size(str, enum.Enum):
 @command
 def train_command(
     data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names or invar data bugs, or a file from invar data ltl.")],
-    arch: Annotated[str, typer.Option("--arch", help="Architecture: vanilla, augmented, canonicalized, renamer, spe, renamer+spe, dualpart, lexinvariant.")],
+    arch: Annotated[str, typer.Option("--arch", help="Architecture: vanilla, augmented, canonicalized, renamer, spe, renamer+spe, dualpart, lexinvariant; for ltl and copy also canonicalized+dualpart and canonicalized+lexinvariant (renamer and spe do not generate).")],
     out: Annotated[str, typer.Option("--out", "-o", help="Checkpoint to write (the best epoch).")],
     task: Annotated[TaskName, typer.Option("--task", help="The task.")] = TaskName.bhive,
     size: Annotated[Size, typer.Option("--size", help="Model size (layers/width/heads: tiny 2/128/2, mini 4/256/4, small 4/512/8).")] = Size.tiny,

@@ -2,13 +2,15 @@
 
 One encoder, configured rather than subclassed (:mod:`invar.nn.config`):
 embeddings (:mod:`.embeddings`), attention masks (:mod:`.attention`), the
-encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`). :mod:`.model`
-wraps a network with its vocabulary and task for prediction.
+encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`); for sequence
+tasks a decoder (:mod:`.decoder`), decoding (:mod:`.generate`) and the
+canonicalized models' map back (:mod:`.canonical`). :mod:`.model` wraps a
+network with its vocabulary and task for prediction.
 
 The nn layer imports the ground floor, symmetry, frontends, encoding, data
 and tasks; never checkpoint (which loads models), train, audit, alta or cli.
 """
 
-from .config import ARCHITECTURES, SIZES, ModelConfig, preset
+from .config import ARCHITECTURES, SIZES, ModelConfig, architectures, preset
 
-__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset"]
+__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset", "architectures"]

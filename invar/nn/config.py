@@ -4,7 +4,10 @@ Every architecture is a preset of :class:`ModelConfig`, never a subclass:
 ``vanilla`` is the defaults, ``renamer`` embeds views and masks the first
 layer by coreference, ``spe`` resets positions at every line and splits the
 symmetry mask across heads, ``renamer+spe`` does both (the referent mask on
-the first layer, the symmetry mask on the others), and so on (:data:`ARCHITECTURES`). Incompatible
+the first layer, the symmetry mask on the others), ``canonicalized`` reads
+the canonical renaming (for sequence tasks also with random embeddings:
+``canonicalized+dualpart``, ``canonicalized+lexinvariant``), and so on
+(:data:`ARCHITECTURES`; :func:`architectures` lists those a head takes). Incompatible
 choices fail in :meth:`ModelConfig.validate` with a message, before any
 weight exists.
 
@@ -98,7 +101,9 @@ class ModelConfig:
     #: as the SPE paper defines it) or ``additive`` (-inf where masked)
     symmetry_mask: str = "hadamard"
     # -------------------------------------------------- input transforms
-    #: predict on the canonical renaming (training and prediction)
+    #: predict on the canonical renaming (training and prediction); for
+    #: ``head="generate"`` the target is renamed alike and every written name
+    #: is mapped back through the inverse renaming (nn/canonical.py)
     canonicalize: bool = False
     #: train on a freshly sampled renaming of every example each time it is drawn
     augment: bool = False
@@ -228,6 +233,12 @@ class ModelConfig:
             raise ValueError(f"lexinvariant_p={self.lexinvariant_p} must be a probability")
         if self.embedding == "view" and self.canonicalize:
             raise ValueError("canonicalize does nothing with embedding='view': views never change under a renaming")
+        if self.canonicalize and self.embedding in ("dualpart", "lexinvariant") and not self.generates:
+            raise ValueError(
+                f"canonicalize with embedding={self.embedding!r} is for sequence tasks (head='generate'), whose "
+                "canonical names may be more than training saw; elsewhere canonical ids alone are invariant: "
+                "use the canonicalized architecture"
+            )
         if self.head == "binary" and self.n_labels != 1:
             raise ValueError(f"a binary head has one label, not {self.n_labels}")
         if self.n_labels < 1:
@@ -266,8 +277,6 @@ class ModelConfig:
                              "it needs tie_output=True")
         if self.embedding == "lexinvariant" and self.lexinvariant_p is not None:
             raise ValueError("the regularised lexinvariant variant (lexinvariant_p) is not supported for generation")
-        if self.canonicalize:
-            raise ValueError("canonicalize is not supported for generation: the output would be in canonical names")
         if self.uses_symmetry:
             raise ValueError(f"attention={self.attention!r} is not supported for generation")
 
@@ -298,7 +307,25 @@ ARCHITECTURES: dict[str, dict[str, Any]] = {
     "renamer+spe": {"embedding": "view", "positions": "line", "attention": "referent+symmetry", "mask_layers": 1},
     "dualpart": {"embedding": "dualpart"},
     "lexinvariant": {"embedding": "lexinvariant"},
+    # sequence tasks only: canonical names through random vectors, so names
+    # past those training saw are read (and written) too
+    "canonicalized+dualpart": {"canonicalize": True, "embedding": "dualpart"},
+    "canonicalized+lexinvariant": {"canonicalize": True, "embedding": "lexinvariant"},
 }
+
+
+def architectures(head: str = "regression") -> list[str]:
+    """The architectures whose preset ``head`` takes (``renamer`` and ``spe``
+    do not generate; ``canonicalized+dualpart`` and
+    ``canonicalized+lexinvariant`` only generate)."""
+    out = []
+    for arch in ARCHITECTURES:
+        try:
+            preset(arch, "tiny", head=head)
+        except ValueError:
+            continue
+        out.append(arch)
+    return out
 
 
 def preset(arch: str, size: str = "tiny", **overrides: Any) -> ModelConfig:
@@ -319,4 +346,4 @@ def preset(arch: str, size: str = "tiny", **overrides: Any) -> ModelConfig:
     return ModelConfig(**values).validate()
 
 
-__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset"]
+__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset", "architectures"]

@@ -14,6 +14,13 @@ task's form (a trace, a string). Sources are batched by length, so no
 source holds padding. An input naming something outside the model's
 vocabulary (an AP a ``vanilla`` model never saw) is refused with a
 ModelError that names it (:meth:`Model.check_supported`).
+
+A canonicalized sequence model (``canonicalize``, :mod:`invar.nn.canonical`)
+reads each source under its canonical renaming, decodes each distinct
+canonical source once per set of weights, and maps the written names back
+into the input's own: its predictions are exactly alpha-covariant. An
+example whose output cannot be mapped back (``restrict_output=False``) gets
+a :class:`~invar.nn.canonical.Unmapped` error in place of its prediction.
 """
 
 from __future__ import annotations
@@ -53,6 +60,13 @@ class Model:
         self._task = get_task(task)
         self.labels = list(labels) if labels is not None else None
         self.languages = tuple(sorted(languages or ()))
+        #: a canonicalized sequence model's decoded canonical sources (None for every other model)
+        self._memo = None
+        if config.generates and config.canonicalize:
+            from .canonical import Memo
+
+            self._memo = Memo()
+            self._referent_of = token_parts(vocab, self._task.pool_view)[1]
         if self._task.labels_of is not None and (self.labels is None or len(self.labels) != config.n_labels):
             raise ModelError(f"a {task} model needs the names of its {config.n_labels} labels")
 
@@ -107,16 +121,38 @@ class Model:
             raise ModelError(f"{what} is in {shown([item.lang])}; this {self.task} model was trained on "
                              f"{shown(self.languages)} only")
         bad = self.unsupported(item)
-        if not bad:
-            return
         kind = {"ap": "AP", "sym": "symbol"}.get(self._task.pool_view, "name")
         known = sorted(r for r, ok in zip(self.vocab.tokens, self.vocab.interchangeable) if ok)
+        if not bad:
+            if self._memo is not None and self._canonical_outside(item):
+                raise ModelError(
+                    f"{what} uses {self._distinct_names(item)} distinct {kind}s, more than the canonical names "
+                    f"this canonicalized model's vocabulary holds ({len(known)}: {', '.join(known)})")
+            return
         names = ", ".join(b for b in bad if b != "?")
         raise ModelError(
             f"{what} uses {kind}{'s' if len(bad) > 1 else ''} {names or 'unknown to it'} outside this "
             f"{self.config.arch} model's vocabulary ({', '.join(known) or 'none'}): unsupported; "
             "an extendable architecture (dualpart, lexinvariant, or augmented over a larger pool) reads them"
         )
+
+    def _canonical_outside(self, item: Program | Encoded) -> bool:
+        """Whether a canonical name of ``item``'s source is outside the vocabulary."""
+        if isinstance(item, Encoded):
+            if item.canon is None:
+                return False  # refused when predicted: it has no canonical ids
+            named = (item.lines == 0) & (item.referents != 0)
+            return not all(self.vocab.interchangeable[c] for c in item.canon[named].tolist())
+        from ..symmetry.spaces import canonical
+
+        names = {t.text for t in canonical(item)[0].tokens if t.line == 0 and t.referent is not None}
+        return any(not self.vocab.interchangeable[self.vocab.token_id(n, self._task.pool_view)] for n in names)
+
+    @staticmethod
+    def _distinct_names(item: Program | Encoded) -> int:
+        if isinstance(item, Encoded):
+            return len(set(item.referents[(item.lines == 0) & (item.referents != 0)].tolist()))
+        return len({t.referent for t in item.tokens if t.line == 0 and t.referent is not None})
 
     # --------------------------------------------------------- prediction
     def predict(self, programs: Sequence[Program], *, batch_size: int = 64, device: str | None = None) -> list:
@@ -136,15 +172,24 @@ class Model:
     def predict_encoded(self, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | None = None,
                         beam: int | None = None) -> list:
         """One prediction per encoding (see :meth:`encode`); ``beam``
-        overrides the config's beam width for sequence tasks."""
+        overrides the config's beam width for sequence tasks. A
+        canonicalized sequence model puts an :class:`~invar.nn.canonical.Unmapped`
+        error in place of an output it cannot map back into its input's names."""
         for k, e in enumerate(encoded):
             if not self.fits(e):
                 raise ModelError(f"encoding {k} has {len(e)} tokens; this model takes 1 to {self.config.max_len}")
+            if self._memo is not None and e.canon is None:
+                raise ModelError(f"encoding {k} has no canonical ids: encode it with Model.encode")
             self.check_supported(e, f"encoding {k}")
         dev = torch.device(device) if device else next(self.network.parameters()).device
         net = self.network.to(dev)
         was_training = net.training
         net.eval()
+        if self._memo is not None:
+            try:
+                return self._predict_canonical(net, encoded, dev, beam or self.config.beam, batch_size)
+            finally:
+                net.train(was_training)
         out: list = [None] * len(encoded)
         lengths = [self._source_length(e) for e in encoded] if self.config.generates else [len(e) for e in encoded]
         try:
@@ -162,18 +207,52 @@ class Model:
         return out
 
     def _generate(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[str]]:
+        return [[self.vocab.tokens[i] for i in seq] for seq in self._generate_ids(net, items, dev, beam)]
+
+    def _generate_ids(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[int]]:
         from .generate import generate
 
         bos, eos = self.vocab.token_id(BOS, BOS), self.vocab.token_id(EOS, EOS)
         batch = to_device(collate_pairs(items, bos=bos, eos=eos, targets=False), dev)
-        ids = generate(net, batch, beam=beam, bos=bos, eos=eos, max_len=self.config.max_output or self.config.max_len)
-        return [[self.vocab.tokens[i] for i in seq] for seq in ids]
+        return generate(net, batch, beam=beam, bos=bos, eos=eos, max_len=self.config.max_output or self.config.max_len)
+
+    def _predict_canonical(self, net, encoded: Sequence[Encoded], dev, beam: int, batch_size: int) -> list:
+        """Each distinct canonical source decoded once (for these weights:
+        :class:`~invar.nn.canonical.Memo`), its output mapped back into each
+        input's names; an output that cannot be is that example's error."""
+        from .canonical import back_map, canonical_pair, map_back, source_key, weights_stamp
+
+        memo = self._memo
+        memo.bind(weights_stamp(net))
+        max_out = self.config.max_output or self.config.max_len
+        keys = [(source_key(e), beam, max_out) for e in encoded]
+        todo: dict = {}
+        for key, e in zip(keys, encoded):
+            if key not in memo.table and key not in todo:
+                todo[key] = canonical_pair(e, self._referent_of)
+        pending = list(todo)
+        for idx in _same_length_batches([self._source_length(todo[k]) for k in pending], batch_size):
+            for i, ids in zip(idx, self._generate_ids(net, [todo[pending[i]] for i in idx], dev, beam)):
+                memo.table[pending[i]] = ids
+        out: list = []
+        for key, e in zip(keys, encoded):
+            try:
+                ids = map_back(memo.table[key], back_map(e), self.vocab.interchangeable, self.vocab.tokens)
+            except ModelError as err:
+                out.append(err)
+                continue
+            out.append(self._task.output([[self.vocab.tokens[i] for i in ids]])[0])
+        return out
 
     def collate(self, encoded: Sequence[Encoded]) -> dict:
         """A batch as this model's network reads it (for sequence tasks, with
         the decoder's input and output for teacher forcing)."""
         if self.config.generates:
             bos, eos = self.vocab.token_id(BOS, BOS), self.vocab.token_id(EOS, EOS)
+            if self._memo is not None:  # source and target under the source's canonical renaming
+                from .canonical import canonical_pair
+
+                encoded = [canonical_pair(e, self._referent_of) for e in encoded]
             return collate_pairs(encoded, bos=bos, eos=eos, targets=True)
         try:
             return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.uses_symmetry)
@@ -216,6 +295,12 @@ def build_network(config: ModelConfig, vocab: Vocab, task: str | None = None) ->
     if vocab.token_id(BOS, BOS) == UNK or vocab.token_id(EOS, EOS) == UNK:
         raise ModelError(f"the vocabulary has no {BOS} and {EOS} tokens: build it with invar.encoding.add_specials")
     views, referents = token_parts(vocab, the_task.pool_view)
+    if config.canonicalize:  # the canonical names are the pool's: all of them must be readable and writable
+        missing = [n for n in the_task.pool if not referents[vocab.token_id(n, the_task.pool_view)]]
+        if missing:
+            raise ModelError(f"a canonicalized {task} model's vocabulary must hold the whole pool of canonical "
+                             f"names; it lacks {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} "
+                             "(build it with invar.encoding.add_pool)")
     return Seq2Seq(config, interchangeable, torch.from_numpy(views), torch.from_numpy(referents),
                    torch.from_numpy(never_written(vocab)))
 

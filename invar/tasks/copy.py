@@ -8,8 +8,10 @@ input and output together, and a right model is equivariant. The symbols are
 the pool ``a-z A-Z`` (52); training uses at most 5 of them (``a-e``), and
 evaluation strings have up to 30 distinct symbols drawn from the whole pool,
 which only models with an extendable vocabulary (``dualpart``,
-``lexinvariant``) can read; ``vanilla`` refuses symbols its training did not
-use. Metric: the mean edit (Levenshtein) distance between the written string
+``lexinvariant``, the canonicalized ones) can read; ``vanilla`` refuses
+symbols its training did not use. ``canonicalized`` models (also
+``canonicalized+dualpart``, ``canonicalized+lexinvariant``) read the
+canonical renaming and map their output back: exactly equivariant. Metric: the mean edit (Levenshtein) distance between the written string
 and the input, reported by number of distinct symbols.
 
 Data: ``invar data copy --out DIR`` writes ``train.txt``, ``valid.txt`` and
@@ -207,7 +209,8 @@ def label_of(program: Program) -> str:
 
 
 def arch_config(arch: str) -> dict:
-    return {"normalize_features": True, "adacos": True} if arch in ("dualpart", "lexinvariant") else {}
+    random = arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant")  # also canonicalized+dualpart, …
+    return {"normalize_features": True, "adacos": True} if random else {}
 
 
 def _not_a_loss(*_args, **_kwargs):

@@ -20,7 +20,10 @@ Architectures: ``vanilla`` knows the APs its training data use and refuses
 others (a ModelError naming them); ``augmented`` renames every training pair
 into the AP pool a-z each time it is drawn; ``dualpart`` and
 ``lexinvariant`` hold the pool a-z and embed an AP through random vectors,
-so a model trained on a-e reads and writes f-j.
+so a model trained on a-e reads and writes f-j; ``canonicalized`` (also
+``canonicalized+dualpart``, ``canonicalized+lexinvariant``) reads each
+formula under its canonical renaming and maps its trace back, so it is
+exactly equivariant (:mod:`invar.nn.canonical`).
 
 Datasets: a file (``.txt`` as ``invar data ltl`` writes, ``.jsonl``,
 ``.ltl``) is split for training by a hash of each formula (80 % train, 10 %
@@ -293,7 +296,7 @@ def arch_config(arch: str) -> dict:
     """Tree positions for the formula; random embeddings with normalised
     features and AdaCos, as the interchangeable-token paper trains them."""
     extra: dict = {"positions": "tree"}
-    if arch in ("dualpart", "lexinvariant"):
+    if arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant"):  # also canonicalized+dualpart, …
         extra.update(normalize_features=True, adacos=True)
     return extra
 

@@ -6,7 +6,7 @@ import pytest
 
 from invar.encoding import Vocab
 from invar.errors import ModelError
-from invar.nn.config import ARCHITECTURES, SIZES, ModelConfig, preset
+from invar.nn.config import ARCHITECTURES, SIZES, ModelConfig, architectures, preset
 from invar.nn.model import build_network
 
 
@@ -23,10 +23,12 @@ from invar.nn.model import build_network
                          "mask_layers": 1, "symmetry_mask": "hadamard"}),
         ("dualpart", {"embedding": "dualpart", "random_part": "normal"}),
         ("lexinvariant", {"embedding": "lexinvariant", "lexinvariant_p": None, "random_tokens": "referents"}),
+        ("canonicalized+dualpart", {"embedding": "dualpart", "canonicalize": True, "head": "generate"}),
+        ("canonicalized+lexinvariant", {"embedding": "lexinvariant", "canonicalize": True, "head": "generate"}),
     ],
 )
 def test_architectures_are_presets(arch, fields):
-    config = preset(arch, "tiny")
+    config = preset(arch, "tiny", head="generate" if arch.startswith("canonicalized+") else "regression")
     assert type(config) is ModelConfig and config.arch == arch
     for name, value in fields.items():
         assert getattr(config, name) == value, name
@@ -108,9 +110,20 @@ def test_building_a_bad_config_is_a_model_error():
         build_network(config, vocab)
 
 
+def test_which_architectures_each_head_takes():
+    pooled = ["vanilla", "augmented", "canonicalized", "renamer", "spe", "renamer+spe", "dualpart", "lexinvariant"]
+    for head in ("regression", "multilabel", "binary"):
+        assert architectures(head) == pooled
+    assert architectures("generate") == ["vanilla", "augmented", "canonicalized", "dualpart", "lexinvariant",
+                                         "canonicalized+dualpart", "canonicalized+lexinvariant"]
+    assert set(ARCHITECTURES) == set(pooled) | set(architectures("generate"))
+    with pytest.raises(ValueError, match="for sequence tasks"):
+        preset("canonicalized+dualpart", "tiny")
+
+
 @pytest.mark.parametrize("arch", sorted(ARCHITECTURES))
 def test_config_round_trips_through_json(arch):
     import json
 
-    config = preset(arch, "mini", dropout=0.0)
+    config = preset(arch, "mini", dropout=0.0, head="regression" if arch in architectures() else "generate")
     assert ModelConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config

@@ -62,7 +62,7 @@ def _eos(model):
         ({"head": "generate", "embedding": "dualpart", "tie_output": False}, "needs tie_output"),
         ({"head": "generate", "beam": 0}, "beam=0"),
         ({"head": "generate", "random_draws": 3}, "random embeddings"),
-        ({"head": "generate", "canonicalize": True}, "canonical names"),
+        ({"head": "generate", "canonicalize": True, "augment": True}, "exclude each other"),
         ({"head": "generate", "d_model": 6, "n_head": 2}, "even head width"),
         ({"head": "generate", "embedding": "lexinvariant", "lexinvariant_p": 0.5}, "not supported for generation"),
     ],

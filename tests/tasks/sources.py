@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from invar.cli.app import app
 from invar.encoding import permuted
-from invar.nn.config import ARCHITECTURES
+from invar.nn.config import architectures
 from invar.nn.model import to_device
 from invar.symmetry.permutations import PermutationSpace
 from invar.symmetry.spaces import renaming_space
@@ -42,7 +42,7 @@ def train_all(task: str, data: Path, out: Path) -> dict:
     """arch -> (checkpoint, the loss of every step, the TrainResult) of 4
     quick epochs of every architecture."""
     trained = {}
-    for arch in ARCHITECTURES:
+    for arch in architectures():
         steps = []
         result = train(task=task, data=data, arch=arch, epochs=4, out=out / f"{arch}.pt",
                        progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from invar import load_model
 from invar.cli.app import app
-from invar.nn.config import ARCHITECTURES
+from invar.nn.config import architectures
 from invar.tasks import get_task
 from invar.tasks.bugs import SWAPS, accuracy, bug_f1, candidates, check, inject, output, parse, read_split
 from invar.tasks.names import split_of
@@ -164,7 +164,7 @@ def models(corpus, tmp_path_factory):
     return sources.train_all("bugs", corpus / "data", tmp_path_factory.mktemp("models"))
 
 
-@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+@pytest.mark.parametrize("arch", architectures())
 def test_every_architecture_trains_and_its_loss_falls(models, arch):
     path, steps, result = models[arch]
     assert len(steps) == 4 * 6

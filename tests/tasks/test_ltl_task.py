@@ -110,6 +110,16 @@ def test_trained_dualpart_is_equivariant_with_permuted_random_vectors(models, be
     assert any(a != b for a, b in zip(after, before))
 
 
+@pytest.mark.parametrize("arch", ["vanilla", "dualpart"])
+def test_plain_models_are_not_exactly_covariant_once_trained(models, arch):
+    """Unlike a canonicalized model (tests/tasks/test_canonicalized_seq.py),
+    a trained vanilla or dual-part model writes, for some renamed formula, a
+    trace that is not the renamed trace: the audit can tell them apart."""
+    report = invar.audit(model=str(models[arch][0]), dataset=str(AE), limit=40, variants=12)
+    assert report["audited"] == 40
+    assert report["violation_rate"] > 0 and report["alpha_covariance"]["mean"] < 1.0
+
+
 def test_checkpoints_round_trip_through_the_audit(models, tmp_path):
     path = models["dualpart"][0]
     report = invar.audit(model=str(path), dataset=str(AE), limit=12, variants=4)

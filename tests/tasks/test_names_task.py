@@ -20,7 +20,7 @@ from invar import load_model, parse_units
 from invar.audit import audit
 from invar.cli.app import app
 from invar.encoding import Vocab, encode, renamed
-from invar.nn.config import ARCHITECTURES
+from invar.nn.config import architectures
 from invar.symmetry.spaces import renaming_space
 from invar.tasks import get_task
 from invar.tasks.names import PLACEHOLDER, counts, f1, function_text, output, read_split, split_of, subtokens
@@ -170,7 +170,7 @@ def models(corpus, tmp_path_factory):
     return sources.train_all("names", corpus / "data", tmp_path_factory.mktemp("models"))
 
 
-@pytest.mark.parametrize("arch", list(ARCHITECTURES))
+@pytest.mark.parametrize("arch", architectures())
 def test_every_architecture_trains_and_its_loss_falls(models, corpus, arch):
     path, steps, result = models[arch]
     assert len(steps) == 4 * 6
