@@ -39,6 +39,11 @@ architecture but ``vanilla``, the task's pool of interchangeable names;
 Validation writes the validation split greedily and reports the task's
 metric and the teacher-forced loss.
 
+A language model (``lm``) trains on its windows with the network's own
+loss (next-token cross-entropy) and validates by perplexity over every
+predicted position of the validation split; ``max_len`` defaults to the
+dataset's sequence length.
+
 The module holds the data as training reads them (:func:`prepare_data`,
 :func:`prepare_pairs`), the epochs' batches and learning rate, and the loop.
 :func:`train` reads as its steps: set-up (arguments, processes, splits,

@@ -116,8 +116,10 @@ class LanguageModel(nn.Module):
 
     @staticmethod
     def loss(nll: torch.Tensor, batch: dict | None = None) -> torch.Tensor:
-        """The mean over every predicted position of the batch (padding excluded)."""
-        return nll[~torch.isnan(nll)].mean()
+        """The mean over every predicted position of the batch (padding
+        excluded; 0, with no gradient, when the batch predicts nothing)."""
+        predicted = ~torch.isnan(nll)
+        return nll.nan_to_num(0.0).sum() / predicted.sum().clamp(min=1)
 
 
 @torch.no_grad()

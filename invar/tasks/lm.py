@@ -308,8 +308,8 @@ def curve(losses: Sequence[np.ndarray], window: int = WINDOW) -> dict:
         raise UsageError(f"--window {window}: give at least 1", path="--window")
     longest = max((len(x) for x in losses), default=0)
     if longest < window:
-        raise DataError(f"no sequence has {window} predicted positions (the longest has {longest}): "
-                        "use a smaller --window")
+        raise UsageError(f"no sequence has {window} predicted positions (the longest has {longest}): "
+                         "use a smaller --window", path="--window")
     raw_sum, raw_n = np.zeros(longest), np.zeros(longest)
     smooth_sum, smooth_n = np.zeros(longest - window + 1), np.zeros(longest - window + 1)
     for x in losses:

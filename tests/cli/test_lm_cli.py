@@ -1,0 +1,123 @@
+"""``invar data lm``, ``invar train --task lm`` and ``invar predict`` on a
+language model: each embedding trains and its loss falls, checkpoints
+round-trip, p = 0 trains the learned model exactly, and bad input is a
+located one-line error."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from invar import load_model
+from invar.nn.lm import position_losses
+from invar.tasks import lm
+from invar.train import train
+from tests.conftest import FIXTURES
+
+QUICK = {"batch_size": 16, "threads": 1, "limit": 160, "lr": 2e-3}
+EMBEDDINGS = {"learned": ("vanilla", None), "lexinvariant": ("lexinvariant", None),
+              "regularised": ("lexinvariant", {"lexinvariant_p": 0.2})}
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lm") / "chars"
+    lm.build(FIXTURES / "python", out, vocab="char", seq_len=64)
+    return out
+
+
+@pytest.fixture(scope="module")
+def trained(data, tmp_path_factory):
+    """embedding -> (checkpoint, every step's loss) after 3 quick epochs."""
+    root = tmp_path_factory.mktemp("lm-models")
+    out = {}
+    for name, (arch, overrides) in EMBEDDINGS.items():
+        steps = []
+        train(task="lm", data=data, arch=arch, epochs=3, out=root / f"{name}.pt", overrides=overrides,
+              progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None, **QUICK)
+        out[name] = (root / f"{name}.pt", steps)
+    return out
+
+
+@pytest.mark.parametrize("name", list(EMBEDDINGS))
+def test_each_embedding_trains_and_its_loss_falls(trained, name):
+    path, steps = trained[name]
+    assert len(steps) == 3 * 10
+    assert np.mean(steps[-5:]) < np.mean(steps[:5]) - 0.3, steps
+    model = load_model(path)
+    assert (model.task, model.config.head, model.config.positions, model.languages) == ("lm", "lm", "rotary",
+                                                                                        ("chars",))
+    history = model.metrics["history"]
+    assert history[-1]["valid_perplexity"] == pytest.approx(np.exp(history[-1]["valid_loss"]))
+    assert model.config.lexinvariant_p == EMBEDDINGS[name][1]["lexinvariant_p"] if EMBEDDINGS[name][1] else True
+
+
+def test_p0_trains_the_learned_model_exactly(data, trained, tmp_path):
+    train(task="lm", data=data, arch="lexinvariant", epochs=3, out=tmp_path / "p0.pt",
+          overrides={"lexinvariant_p": 0.0}, **QUICK)
+    a = load_model(trained["learned"][0]).network.state_dict()
+    b = load_model(tmp_path / "p0.pt").network.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("name", list(EMBEDDINGS))
+def test_checkpoints_round_trip_through_predict(invoke, data, trained, name, tmp_path):
+    path = trained[name][0]
+    model = load_model(path)
+    windows = [lm.parse(ex.source) for ex in lm.read_split(data, "valid")]
+    expected = position_losses(model.network, [model.encode(w) for w in windows])
+    result = invoke("predict", "--model", path, data / "valid.csv", "--format", "json")
+    assert result.exit_code == 0, result.output
+    records = json.loads(result.stdout)["predictions"]
+    assert [r["prediction"] for r in records] == pytest.approx([x.mean() for x in expected], abs=1e-6)
+    assert records[0]["location"] == f"{data / 'valid.csv'}:2"
+    result = invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--per-position",
+                    "--curve", tmp_path / "curve.json", "--window", "20")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == len(windows)  # arith.py is the validation file, cut the same way
+    first = lines[0].split("\t")
+    assert first[0] == f"{FIXTURES / 'python' / 'arith.py'}:1"
+    assert [float(x) for x in first[2].split()] == pytest.approx(expected[0].tolist(), abs=1e-4)
+    curve = json.loads((tmp_path / "curve.json").read_text())
+    assert curve["window"] == 20 and curve["loss"] == pytest.approx(lm.curve(expected, 20)["loss"])
+
+
+def test_data_lm_command(invoke, tmp_path):
+    result = invoke("data", "lm", "--source", FIXTURES / "java", "--out", tmp_path / "d", "--vocab", "tokens",
+                    "--seq-len", "100", "--format", "json")
+    assert result.exit_code == 0, result.output
+    meta = json.loads(result.stdout)
+    assert (meta["vocab"], meta["seq_len"], meta["languages"]) == ("tokens", 100, ["java"])
+    result = invoke("data", "lm", "--source", FIXTURES / "java", "--out", tmp_path / "d")
+    assert result.stdout.startswith("wrote ") and "windows of 256 characters from 6 files" in result.stdout  # java17 too
+
+
+def _error(result, status: int = 1) -> str:
+    assert result.exit_code == status, result.output
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and result.stderr.strip().endswith(errors[0]), result.stderr
+    return errors[0]
+
+
+def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
+    line = _error(invoke("train", "--task", "lm", "--data", tmp_path / "nowhere", "--arch", "vanilla",
+                         "--out", tmp_path / "m.pt"))
+    assert line.startswith(f"{tmp_path / 'nowhere' / 'meta.json'}:0:0: error: no lm dataset here")
+    line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "vanilla", "--lexinvariant-p", "0.2",
+                         "--out", tmp_path / "m.pt"))
+    assert "error: lexinvariant_p and random_tokens apply to embedding='lexinvariant', not 'learned'" in line
+    line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "renamer", "--out", tmp_path / "m.pt"))
+    assert "a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not 'view'" in line
+    line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "vanilla", "--max-len", "32",
+                         "--out", tmp_path / "m.pt"))
+    assert "no program of at most 32 tokens" in line
+    path = trained["learned"][0]
+    line = _error(invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--curve",
+                         tmp_path / "c.json"), status=2)
+    assert line.startswith("--window:0:0: error: no sequence has 100 predicted positions (the longest has 63)")
+    line = _error(invoke("predict", "--model", path, tmp_path / "missing.py"))
+    assert line == f"{tmp_path / 'missing.py'}:0:0: error: no such file"
