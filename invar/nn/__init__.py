@@ -2,7 +2,9 @@
 
 One encoder, configured rather than subclassed (:mod:`invar.nn.config`):
 embeddings (:mod:`.embeddings`), attention masks (:mod:`.attention`), the
-encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`). :mod:`.model`
+encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`); the
+encoder-decoder (:mod:`.decoder`, :mod:`.generate`) and the decoder-only
+language model (:mod:`.lm`) on the same blocks. :mod:`.model`
 wraps a network with its vocabulary and task for prediction.
 
 The nn layer imports the ground floor, symmetry, frontends, encoding, data

@@ -52,7 +52,7 @@ def test_each_embedding_trains_and_its_loss_falls(trained, name):
                                                                                         ("chars",))
     history = model.metrics["history"]
     assert history[-1]["valid_perplexity"] == pytest.approx(np.exp(history[-1]["valid_loss"]))
-    assert model.config.lexinvariant_p == EMBEDDINGS[name][1]["lexinvariant_p"] if EMBEDDINGS[name][1] else True
+    assert model.config.lexinvariant_p == (EMBEDDINGS[name][1] or {}).get("lexinvariant_p")
 
 
 def test_p0_trains_the_learned_model_exactly(data, trained, tmp_path):
@@ -94,6 +94,26 @@ def test_data_lm_command(invoke, tmp_path):
     assert (meta["vocab"], meta["seq_len"], meta["languages"]) == ("tokens", 100, ["java"])
     result = invoke("data", "lm", "--source", FIXTURES / "java", "--out", tmp_path / "d")
     assert result.stdout.startswith("wrote ") and "windows of 256 characters from 6 files" in result.stdout  # java17 too
+
+
+def test_a_token_model_reads_its_languages_only(invoke, tmp_path):
+    """--vocab tokens: the frontends' Python and Java tokens; a file in
+    another language is refused at its location, the others predicted."""
+    lm.build(FIXTURES, tmp_path / "d", vocab="tokens", seq_len=64)
+    result = invoke("train", "--task", "lm", "--data", tmp_path / "d", "--arch", "lexinvariant", "--epochs", "1",
+                    "--batch-size", "32", "--threads", "1", "--out", tmp_path / "m.pt")
+    assert result.exit_code == 0, result.output
+    model = load_model(tmp_path / "m.pt")
+    assert model.languages == ("java", "python") and model.config.random_tokens == "all"
+    result = invoke("predict", "--model", tmp_path / "m.pt", FIXTURES / "lm" / "gcd.py", "--per-position")
+    assert result.exit_code == 0, result.output
+    (line,) = result.stdout.splitlines()  # 53 tokens: one window
+    where, loss, positions = line.split("\t")
+    assert where == f"{FIXTURES / 'lm' / 'gcd.py'}:1" and len(positions.split()) == 52
+    assert float(loss) == pytest.approx(np.mean([float(x) for x in positions.split()]), abs=1e-3)
+    line = _error(invoke("predict", "--model", tmp_path / "m.pt", FIXTURES / "x86" / "figure1a.s"))
+    assert line == (f"{FIXTURES / 'x86' / 'figure1a.s'}:1:1: error: the program is in x86 assembly; this lm model "
+                    "was trained on Java or Python only")
 
 
 def _error(result, status: int = 1) -> str:
