@@ -6,6 +6,7 @@ located one-line error."""
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -141,3 +142,21 @@ def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
     assert line.startswith("--window:0:0: error: no sequence has 100 predicted positions (the longest has 63)")
     line = _error(invoke("predict", "--model", path, tmp_path / "missing.py"))
     assert line == f"{tmp_path / 'missing.py'}:0:0: error: no such file"
+
+
+def test_checkpoints_round_trip_through_the_audit(invoke, data, trained):
+    """The audit reads an LM checkpoint and its dataset: each window's
+    prediction is its loss, as invar predict gives it, and the lexical
+    permutations of a character window are its renamings."""
+    path = trained["lexinvariant"][0]
+    result = invoke("audit", "--model", path, "--dataset", data, "--split", "valid", "--limit", "5",
+                    "--variants", "3", "--transform", "renamings", "--format", "jsonl")
+    assert result.exit_code in (0, 1), result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    examples = [r for r in rows if r["type"] == "example"]
+    assert len(examples) == 5 and all(r["variants"] == 3 and r["exact"] for r in examples)
+    predicted = json.loads(invoke("predict", "--model", path, data / "valid.csv", "--format", "json").stdout)
+    assert [r["prediction"] for r in examples] == pytest.approx(
+        [r["prediction"] for r in predicted["predictions"][:5]], abs=1e-5)
+    window = lm.parse(lm.read_split(data, "valid")[0].source)
+    assert int(examples[0]["space"]) == math.factorial(len(window.referents))
