@@ -15,7 +15,7 @@ from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 @command
 def predict_command(
     model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out, or invar alta compile -o).")],
-    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line).", metavar="FILE")],
+    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line; lm: a split file of invar data lm, or a source file cut into the model's windows).", metavar="FILE")],
     lang: LangOpt = None,
     beam: Annotated[Optional[int], typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3).")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
