@@ -14,8 +14,9 @@ sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
 satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
 same string). ``alta`` (a token sequence -> a compiled ALTA program's output
 at every position; audits only). ``lm`` (a decoder-only causal language
-model over windows of code: characters or frontend tokens). A sequence task's examples are pairs (a program whose line 0 is
-the source and line 1 the target); its model writes the target, and a
+model over windows of code: characters or frontend tokens). A sequence
+task's examples are pairs (a program whose line 0 is the source and line 1
+the target); its model writes the target, and a
 renaming of the source renames the right output (equivariance), which the
 audit undoes (:attr:`Task.undo`) before comparing.
 
