@@ -62,6 +62,9 @@ def predict_command(
 
         manifest.check(file, task, m.languages)
     lm = getattr(m, "task", None) == "lm"
+    if not lm and (per_position or curve is not None):
+        raise UsageError(f"--per-position and --curve are for a language model (lm), not a {m.task} model",
+                         path="--per-position" if per_position else "--curve")
     good, bad = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
     if lm:
         records = _lm_records(m, good, batch_size, device.value, per_position, curve, window)

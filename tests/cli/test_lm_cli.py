@@ -140,6 +140,9 @@ def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
     line = _error(invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--curve",
                          tmp_path / "c.json"), status=2)
     assert line.startswith("--window:0:0: error: no sequence has 100 predicted positions (the longest has 63)")
+    line = _error(invoke("predict", "--model", FIXTURES / "models" / "renamer.pt", FIXTURES / "x86" / "figure1a.s",
+                         "--per-position"), status=2)
+    assert line == "--per-position:0:0: error: --per-position and --curve are for a language model (lm), not a bhive model"
     line = _error(invoke("predict", "--model", path, tmp_path / "missing.py"))
     assert line == f"{tmp_path / 'missing.py'}:0:0: error: no such file"
 
