@@ -26,6 +26,9 @@ Embeddings, as the lexinvariant paper builds them:
   probability p. The remapped sequence is both what the model reads and what
   it must predict.
 
+:func:`continuation` writes a prompt's next tokens greedily (the in-context
+tasks score what a model writes).
+
 :meth:`LanguageModel.forward` returns the loss of every position, (B, T - 1):
 position t holds -log p(x_{t+1} | x_1 … x_t) in nats, NaN where x_{t+1} is
 padding. The first token is never predicted (there is no start token).
@@ -123,6 +126,26 @@ class LanguageModel(nn.Module):
 
 
 @torch.no_grad()
+def continuation(network: LanguageModel, prompts: torch.Tensor, steps: int) -> torch.Tensor:
+    """Greedy decoding in evaluation mode: (B, T) prompts of equal length
+    (no padding) -> (B, steps) the next ``steps`` tokens, each the most
+    probable given the prompt and the tokens written before it (ties go to
+    the lowest id). Every step reads the whole sequence again (no cache):
+    answers are short."""
+    was = network.training
+    network.eval()
+    try:
+        ids = prompts
+        tables = network.embed.sequence_tables(ids.shape[0], ids.device)
+        for _ in range(steps):
+            nxt = network.scores(ids, tables)[:, -1].argmax(dim=-1, keepdim=True)  # (B, 1)
+            ids = torch.cat([ids, nxt], dim=1)
+    finally:
+        network.train(was)
+    return ids[:, prompts.shape[1]:]
+
+
+@torch.no_grad()
 def position_losses(network: LanguageModel, encoded: Sequence[Encoded], *, batch_size: int = 64,
                     device: str | torch.device = "cpu") -> list[np.ndarray]:
     """Each sequence's next-token losses, (len - 1,) in nats, in evaluation
@@ -141,4 +164,4 @@ def position_losses(network: LanguageModel, encoded: Sequence[Encoded], *, batch
     return out
 
 
-__all__ = ["LanguageModel", "LMBlock", "position_losses"]
+__all__ = ["LanguageModel", "LMBlock", "position_losses", "continuation"]

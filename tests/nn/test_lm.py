@@ -13,7 +13,7 @@ import torch
 
 from invar.encoding import Vocab, collate, encode, renamed
 from invar.nn.config import preset
-from invar.nn.lm import LanguageModel, position_losses
+from invar.nn.lm import LanguageModel, continuation, position_losses
 from invar.nn.model import build_network
 from invar.tasks import lm
 from tests.conftest import FIXTURES
@@ -220,3 +220,32 @@ def test_regularised_p_remaps_about_a_share_p_of_the_distinct_tokens(chars):
         changed += sum(x != y for x, y in distinct.items())
         total += len(distinct)
     assert 0.2 < changed / total < 0.4
+
+
+@pytest.mark.parametrize("arch", ["vanilla", "lexinvariant"])
+def test_continuation_writes_the_most_probable_token_each_step(chars, arch):
+    vocab, windows = chars
+    net = _net(arch, vocab).eval()
+    prompts = torch.stack([torch.from_numpy(encode(w, vocab).tokens[:20]).long() for w in windows[:4]])
+    written = continuation(net, prompts, 6)
+    assert written.shape == (4, 6) and (written > 0).all()  # padding is never written
+    full = torch.cat([prompts, written], dim=1)
+    with torch.no_grad():
+        scores = net.scores(full, net.embed.sequence_tables(4, "cpu"))  # (B, T, V)
+    assert torch.equal(scores[:, 19:-1].argmax(dim=-1), written)
+
+
+def test_a_lexinvariant_continuation_is_permuted_with_its_prompt_and_table(chars):
+    """Equivariance: the continuation of a permuted prompt, the table
+    permuted along, is the permuted continuation."""
+    vocab, windows = chars
+    net = _net("lexinvariant", vocab, random_tokens="all").eval()
+    rng = random.Random(8)
+    rest = list(range(1, len(vocab)))
+    sigma = torch.tensor([0] + rng.sample(rest, len(rest)))
+    prompts = torch.stack([torch.from_numpy(encode(w, vocab).tokens[:30]).long() for w in windows[:5]])
+    written = continuation(net, prompts, 5)
+    net.embed.fixed, kept = _permuted_table(net, sigma.tolist()), net.embed.fixed
+    moved = continuation(net, sigma[prompts], 5)
+    net.embed.fixed = kept
+    assert torch.equal(moved, sigma[written])
