@@ -19,6 +19,7 @@ _invar() {
                 "invar data ltl") path="invar data ltl" ;;
                 "invar data copy") path="invar data copy" ;;
                 "invar data names") path="invar data names" ;;
+                "invar data lm") path="invar data lm" ;;
                 "invar data bugs") path="invar data bugs" ;;
                 "invar data bhive") path="invar data bhive" ;;
                 "invar data lookup") path="invar data lookup" ;;
@@ -41,14 +42,15 @@ _invar() {
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
         "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states --chain-steps" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
-        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --patience --random-draws --format" ;;
-        "invar predict") words="--model -m --lang --beam --batch-size --device --format" ;;
+        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --limit --resume --save-every --threads --jobs -j --patience --random-draws --lexinvariant-p --format" ;;
+        "invar predict") words="--model -m --lang --beam --batch-size --device --per-position --curve --window --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
-        "invar data") words="ltl copy names bugs bhive lookup permutation" ;;
+        "invar data") words="ltl copy names lm bugs bhive lookup permutation" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
         "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --seed --format" ;;
         "invar data names") words="--source --out -o --format" ;;
+        "invar data lm") words="--source --out -o --vocab --seq-len --format" ;;
         "invar data bugs") words="--source --out -o --seed --format" ;;
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar data lookup") words="--out -o --num -n --pairs --alphabet --corpus --symbols --by-frequency --seed --format" ;;
@@ -64,10 +66,11 @@ _invar() {
     esac
     case "${COMP_WORDS[COMP_CWORD-1]}" in
         --format) COMPREPLY=($(compgen -W "table json" -- "$cur")); return ;;
-        --task) COMPREPLY=($(compgen -W "bhive ltl copy names bugs" -- "$cur")); return ;;
+        --task) COMPREPLY=($(compgen -W "bhive ltl copy names bugs lm" -- "$cur")); return ;;
         --size) COMPREPLY=($(compgen -W "tiny mini small" -- "$cur")); return ;;
         --device) COMPREPLY=($(compgen -W "cpu cuda" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
+        --vocab) COMPREPLY=($(compgen -W "char tokens" -- "$cur")); return ;;
         --transform) COMPREPLY=($(compgen -W "renamings permutations both" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then

@@ -48,7 +48,7 @@ complete -c invar -n '__fish_seen_subcommand_from dlg' -F
 complete -c invar -n '__fish_seen_subcommand_from train' -l data
 complete -c invar -n '__fish_seen_subcommand_from train' -l arch
 complete -c invar -n '__fish_seen_subcommand_from train' -l out -s o
-complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive ltl copy names bugs'
+complete -c invar -n '__fish_seen_subcommand_from train' -l task -x -a 'bhive ltl copy names bugs lm'
 complete -c invar -n '__fish_seen_subcommand_from train' -l size -x -a 'tiny mini small'
 complete -c invar -n '__fish_seen_subcommand_from train' -l epochs
 complete -c invar -n '__fish_seen_subcommand_from train' -l batch-size
@@ -66,6 +66,7 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l threads
 complete -c invar -n '__fish_seen_subcommand_from train' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from train' -l patience
 complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
+complete -c invar -n '__fish_seen_subcommand_from train' -l lexinvariant-p
 complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -F
 complete -c invar -n '__fish_seen_subcommand_from predict' -l model -s m
@@ -73,6 +74,9 @@ complete -c invar -n '__fish_seen_subcommand_from predict' -l lang
 complete -c invar -n '__fish_seen_subcommand_from predict' -l beam
 complete -c invar -n '__fish_seen_subcommand_from predict' -l batch-size
 complete -c invar -n '__fish_seen_subcommand_from predict' -l device -x -a 'cpu cuda'
+complete -c invar -n '__fish_seen_subcommand_from predict' -l per-position
+complete -c invar -n '__fish_seen_subcommand_from predict' -l curve
+complete -c invar -n '__fish_seen_subcommand_from predict' -l window
 complete -c invar -n '__fish_seen_subcommand_from predict' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from predict' -F
 complete -c invar -n '__fish_seen_subcommand_from ltl' -a check
@@ -84,6 +88,7 @@ complete -c invar -n '__fish_seen_subcommand_from ltl && __fish_seen_subcommand_
 complete -c invar -n '__fish_seen_subcommand_from data' -a ltl
 complete -c invar -n '__fish_seen_subcommand_from data' -a copy
 complete -c invar -n '__fish_seen_subcommand_from data' -a names
+complete -c invar -n '__fish_seen_subcommand_from data' -a lm
 complete -c invar -n '__fish_seen_subcommand_from data' -a bugs
 complete -c invar -n '__fish_seen_subcommand_from data' -a bhive
 complete -c invar -n '__fish_seen_subcommand_from data' -a lookup
@@ -116,6 +121,12 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l source
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l vocab -x -a 'char tokens'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l seq-len
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l seed

@@ -342,7 +342,9 @@ def speller(lang: str) -> Speller:
         from .frontends.x86.registers import spell
 
         return spell
-    if lang in ("ltl", "copy", "python", "java"):  # a renamed Python or Java name reads as its target
+    # a renamed Python or Java name reads as its target; so does a character
+    # of a language model's window (``chars``, invar.tasks.lm)
+    if lang in ("ltl", "copy", "python", "java", "chars"):
         return lambda view, target: target
     raise ValueError(f"no id-level renaming for {lang} programs; encode the renamed program instead")
 

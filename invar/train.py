@@ -39,6 +39,11 @@ architecture but ``vanilla``, the task's pool of interchangeable names;
 Validation writes the validation split greedily and reports the task's
 metric and the teacher-forced loss.
 
+A language model (``lm``) trains on its windows with the network's own
+loss (next-token cross-entropy) and validates by perplexity over every
+predicted position of the validation split; ``max_len`` defaults to the
+dataset's sequence length.
+
 The module holds the data as training reads them (:func:`prepare_data`,
 :func:`prepare_pairs`), the epochs' batches and learning rate, and the loop.
 :func:`train` reads as its steps: set-up (arguments, processes, splits,
@@ -313,7 +318,7 @@ def train(
     epochs: int = 10,
     out: str | os.PathLike,
     batch_size: int = 64,
-    max_len: int = 128,
+    max_len: int | None = None,
     lr: float = 5e-4,
     weight_decay: float = 0.01,
     betas: tuple[float, float] = (0.9, 0.999),
@@ -332,8 +337,10 @@ def train(
     the best epoch to ``out`` (see the module docstring). ``overrides`` sets
     any :class:`~invar.nn.config.ModelConfig` field. ``patience`` stops the
     run once that many epochs have passed without a better validation metric
-    (early stopping; ``epochs`` is then a cap). ``progress(event, **info)``
+    (early stopping; ``epochs`` is then a cap). ``max_len`` defaults to 128
+    tokens, and for ``lm`` to the dataset's sequence length. ``progress(event, **info)``
     hears about encoding, steps, epochs and an early stop (process 0 only)."""
+    max_len = max_len if max_len is not None else _default_max_len(task, data)
     args = _Args(task=task, data=data, arch=arch, size=size, epochs=epochs, out=out, batch_size=batch_size,
                  max_len=max_len, lr=lr, weight_decay=weight_decay, betas=betas, seed=seed, device=device,
                  limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
@@ -511,7 +518,7 @@ def _read_splits(the_task: Task, config: ModelConfig, args: _Args, report: Calla
                                       limit=args.limit, progress=report, canonical=config.canonicalize)
     else:
         vocab, splits = prepare_data(the_task, args.data, limit=args.limit, jobs=args.jobs or 1, progress=report,
-                                     raw_labels=the_task.labels_of is not None)
+                                     raw_labels=the_task.labels_of is not None or config.head == "lm")
     label_names = None
     if the_task.labels_of is not None:  # the dataset names the labels
         label_names = list(the_task.labels_of(args.data))
@@ -603,7 +610,7 @@ def _parallel(net: torch.nn.Module, procs: _Processes) -> torch.nn.Module:
 
 def _targets(the_task: Task, splits: _Splits, sequences: bool) -> torch.Tensor | None:
     """The training labels as the task's loss takes them (a sequence task's targets are in its batches)."""
-    if sequences:
+    if sequences or the_task.head == "lm":  # a language model's targets are its inputs
         return None
     if the_task.targets is not None:
         return torch.as_tensor(the_task.targets(splits.train_y, splits.label_names), dtype=torch.float32)
@@ -687,7 +694,7 @@ def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
     batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
     for group in run.opt.param_groups:
         group["lr"] = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr)
-    if run.model.config.generates:
+    if run.model.config.generates or run.model.config.head == "lm":
         loss = net.loss(run.ddp(batch), batch)
     else:
         loss = run.task.loss(run.ddp(batch), run.targets[torch.as_tensor(idx)].to(procs.dev))
@@ -713,6 +720,8 @@ def _batch_programs(run: _Run, epoch: int, idx: np.ndarray) -> list[Encoded]:
 def _validate(run: _Run) -> tuple[float, float | None]:
     """The task's metric on the validation split, and for a sequence task the teacher-forced loss."""
     splits, procs = run.splits, run.procs
+    if run.model.config.head == "lm":
+        return _lm_validate(run.model, splits.valid, procs.dev, procs.rank, procs.world)
     if run.model.config.generates:
         return _evaluate_pairs(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world)
     return _evaluate(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world), None
@@ -868,6 +877,35 @@ def _evaluate_pairs(model: Model, encoded: list[Encoded], labels: list, task: Ta
             all_preds[i] = y
     losses = [x for _, _, x in gathered if not math.isnan(x)]
     return task.metric(all_preds, labels), float(np.mean(losses)) if losses else float("nan")
+
+
+# --------------------------------------------------------- language models
+def _default_max_len(task: str, data) -> int:
+    """128 tokens; a language model's windows: its dataset's sequence length."""
+    if task != "lm":
+        return 128
+    from .tasks.lm import meta_of
+
+    return int(meta_of(data)["seq_len"])
+
+
+@torch.no_grad()
+def _lm_validate(model: Model, encoded: list[Encoded], dev, rank: int, world: int) -> tuple[float, float]:
+    """(perplexity, mean loss) over every predicted position of ``encoded``;
+    each process takes its share."""
+    from .nn.lm import position_losses
+
+    mine = [encoded[i] for i in range(rank, len(encoded), world)]
+    losses = position_losses(model.network, mine, batch_size=64, device=dev)
+    total, count = float(sum(x.sum() for x in losses)), float(sum(len(x) for x in losses))
+    if world > 1:
+        import torch.distributed as dist
+
+        both = torch.tensor([total, count], dtype=torch.float64, device=dev)
+        dist.all_reduce(both)
+        total, count = float(both[0]), float(both[1])
+    loss = total / count if count else float("nan")
+    return math.exp(loss), loss
 
 
 def _saved_config(saved) -> dict | None:

@@ -162,6 +162,42 @@ def names_command(
                  f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens)", markup=False)
 
 
+class LMVocab(str, enum.Enum):
+    char = "char"
+    tokens = "tokens"
+
+
+@data_app.command("lm")
+@command
+def lm_command(
+    source: Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")],
+    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
+    vocab: Annotated[LMVocab, typer.Option("--vocab", help="char: the files' characters; tokens: the frontends' Python and Java tokens.")] = LMVocab.char,
+    seq_len: Annotated[int, typer.Option("--seq-len", min=2, help="Window length, in characters or tokens.")] = 256,
+    fmt: TableFormatOpt = TableFormat.table,
+) -> None:
+    """Windows of code for a language model (invar train --task lm), split by file into train, valid and test.
+
+    Every .py and .java file under --source is cut into non-overlapping
+    windows of --seq-len characters (--vocab char) or frontend tokens
+    (--vocab tokens: the file's functions in order, as the Python and Java
+    frontends read them); a file's last window may be shorter. A file goes
+    wholly to one split, by a hash of its path relative to --source:
+    80/10/10. Files the frontend cannot read are skipped and counted.
+
+    Example: invar data lm --source fixtures/python --out lm --vocab char --seq-len 256
+    """
+    from ..tasks.lm import build
+
+    meta = build(source, out, vocab=vocab.value, seq_len=seq_len)
+    if fmt is TableFormat.json:
+        stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
+        return
+    stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test windows of "
+                 f"{seq_len} {'characters' if vocab is LMVocab.char else 'tokens'} from {meta['files']} files to "
+                 f"{out} ({meta['unreadable_files']} unreadable files skipped)", markup=False)
+
+
 @data_app.command("bugs")
 @command
 def bugs_command(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -14,11 +15,14 @@ from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 @command
 def predict_command(
     model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out, or invar alta compile -o).")],
-    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line).", metavar="FILE")],
+    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line; lm: a split file of invar data lm, or a source file cut into the model's windows).", metavar="FILE")],
     lang: LangOpt = None,
     beam: Annotated[Optional[int], typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3).")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
     device: Annotated[Device, typer.Option("--device", help="Where the model runs.")] = Device.cpu,
+    per_position: Annotated[bool, typer.Option("--per-position", help="lm: each sequence's loss at every position too.")] = False,
+    curve: Annotated[Optional[str], typer.Option("--curve", help="lm: write the loss by context position, averaged over the sequences and smoothed over --window positions, to this JSON file.")] = None,
+    window: Annotated[int, typer.Option("--window", min=1, help="lm: the moving-average window of --curve, in positions.")] = 100,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Predict with a trained or compiled model: one line per program of FILE.
@@ -32,6 +36,13 @@ def predict_command(
     model's vocabulary) is reported at its location and the others are still
     predicted; the exit status is then 1. A dataset invar data wrote for
     another task (a split file of it) is refused as a whole.
+
+    A language model (--task lm) gives each sequence's loss (mean
+    next-token cross-entropy, nats): of each window of a split file of invar
+    data lm, or of a source file cut as invar data lm cuts it; with
+    --per-position, the loss at every position; with --curve, the paper's
+    curve (loss and perplexity by context length, a moving average over
+    --window positions within each sequence, averaged over the sequences).
 
     Example: invar predict --model ltl-dualpart.pt fixtures/ltl/fj.txt
     """
@@ -50,14 +61,21 @@ def predict_command(
         from ..data import manifest
 
         manifest.check(file, task, m.languages)
-    good, bad = _admitted(m, _units(file, lang, task))
-    records = []
-    for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device.value)):
-        if isinstance(pred, InvarError):  # this program's output alone could not be made (a canonicalized
-            report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back)
-            bad += 1
-            continue
-        records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
+    lm = getattr(m, "task", None) == "lm"
+    if not lm and (per_position or curve is not None):
+        raise UsageError(f"--per-position and --curve are for a language model (lm), not a {m.task} model",
+                         path="--per-position" if per_position else "--curve")
+    good, bad = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
+    if lm:
+        records = _lm_records(m, good, batch_size, device.value, per_position, curve, window)
+    else:
+        records = []
+        for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device.value)):
+            if isinstance(pred, InvarError):  # this program's output alone could not be made (a canonicalized
+                report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back)
+                bad += 1
+                continue
+            records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
     _print(records, bad, fmt)
     if bad:
         raise typer.Exit(1)
@@ -97,11 +115,53 @@ def _predictions(m, good: list, batch_size: int, beam: int | None, device: str) 
     return m.predict_encoded([m.encode(p) for _, _, p in good], batch_size=batch_size, beam=beam, device=device)
 
 
+def _lm_units(file: str, lang: str | None, m) -> list:
+    """((path, line), window) of every window of ``file`` for a language
+    model: a split file of invar data lm, or a source file cut into the
+    model's windows (its vocabulary, its longest sequence)."""
+    from ..tasks import lm
+
+    from ..data import manifest
+
+    split = manifest.split_file(file) if file != "-" else None
+    if split is not None or (file != "-" and lang is None and Path(file).is_dir()):
+        return _units(file, lang, m._task)
+    from ..frontends import lang_of
+    from .console import located, read_text
+
+    shown = "<stdin>" if file == "-" else file
+    vocab = "char" if lm.LANG in m.languages else "tokens"
+    language = lang_of(None if file == "-" else file, lang) if vocab == "tokens" else lang
+    text = read_text(file, language)
+    windows = located(shown, lm.file_windows, text, language, vocab, m.config.max_len, shown)
+    return [((shown, w.lines[0].source_line), w) for w in windows if len(w.tokens) > 1]
+
+
+def _lm_records(m, good: list, batch_size: int, device: str, per_position: bool, curve: str | None,
+                window: int) -> list[dict]:
+    """Each window's loss (and its position losses); the curve written to ``curve``."""
+    from ..nn.lm import position_losses
+    from ..tasks.lm import curve as curve_of
+
+    losses = position_losses(m.network.to(device), [m.encode(p) for _, _, p in good], batch_size=batch_size,
+                             device=device)
+    if curve is not None:
+        from ..files import write_atomic
+
+        data = json.dumps({"schema": SCHEMA, "model": m.config.arch, **curve_of(losses, window)})
+        write_atomic(curve, lambda f: f.write(data.encode("utf-8")))
+    return [{"location": f"{where[0]}:{where[1]}", "source": f"{where[0]}:{where[1]}",
+             "prediction": float(x.mean()), **({"positions": x.tolist()} if per_position else {})}
+            for (where, _, _), x in zip(good, losses)]
+
+
 def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
     if fmt is TextFormat.text:
         for r in records:
             pred = r["prediction"]
             shown = f"{pred:.4f}" if isinstance(pred, float) else pred  # JSON keeps every digit
+            if "positions" in r:
+                shown += "\t" + " ".join(f"{x:.4f}" for x in r["positions"])
             typer.echo(f"{r['source']}\t{shown}")  # a real tab (the console would expand it)
     elif fmt is TextFormat.jsonl:
         for r in records:

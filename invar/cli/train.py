@@ -19,6 +19,7 @@ class TaskName(str, enum.Enum):
     copy = "copy"
     names = "names"
     bugs = "bugs"
+    lm = "lm"
 
 
 class Size(str, enum.Enum):
@@ -29,14 +30,14 @@ class Size(str, enum.Enum):
 
 @command
 def train_command(
-    data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names or invar data bugs, or a file from invar data ltl.")],
+    data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names, invar data bugs or invar data lm, or a file from invar data ltl.")],
     arch: Annotated[str, typer.Option("--arch", help="Architecture: vanilla, augmented, canonicalized, renamer, spe, renamer+spe, dualpart, lexinvariant; for ltl and copy also canonicalized+dualpart and canonicalized+lexinvariant (renamer and spe do not generate).")],
     out: Annotated[str, typer.Option("--out", "-o", help="Checkpoint to write (the best epoch).")],
     task: Annotated[TaskName, typer.Option("--task", help="The task.")] = TaskName.bhive,
     size: Annotated[Size, typer.Option("--size", help="Model size (layers/width/heads: tiny 2/128/2, mini 4/256/4, small 4/512/8).")] = Size.tiny,
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Passes over the training split.")] = 10,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per step.")] = 64,
-    max_len: Annotated[int, typer.Option("--max-len", min=1, help="Longest program in tokens; longer ones are skipped and counted.")] = 128,
+    max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, help="Longest program in tokens; longer ones are skipped and counted (default: 128; lm: the dataset's sequence length).")] = None,
     lr: Annotated[float, typer.Option("--lr", min=0, help="Peak learning rate (linear warm-up, then cosine decay).")] = 5e-4,
     weight_decay: Annotated[float, typer.Option("--weight-decay", min=0, help="AdamW weight decay.")] = 0.01,
     beta1: Annotated[float, typer.Option("--beta1", min=0, max=1, help="AdamW beta 1.")] = 0.9,
@@ -50,6 +51,7 @@ def train_command(
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")] = None,
     patience: Annotated[Optional[int], typer.Option("--patience", min=1, help="Stop early once N epochs in a row bring no better validation metric (--epochs is then a cap).")] = None,
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
+    lexinvariant_p: Annotated[Optional[float], typer.Option("--lexinvariant-p", min=0, max=1, help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through a random permutation with probability P in training (the lexinvariant paper's B_p).")] = None,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Train an architecture on a task's dataset; the best validation epoch is the checkpoint.
@@ -63,6 +65,11 @@ def train_command(
     data ltl (split 80/10/10 by a hash of each formula) or a directory of
     split files, --task copy on a directory from invar data copy.
 
+    --task lm trains a decoder-only causal language model on the windows of
+    invar data lm (validation: perplexity); --arch vanilla (learned
+    embeddings) or lexinvariant (a fresh random table per sequence, or with
+    --lexinvariant-p the regularised variant).
+
     Example: invar train --task bhive --data bhive-haswell --arch renamer --size tiny --epochs 10 --out renamer.pt
     """
     from ..train import train
@@ -71,13 +78,13 @@ def train_command(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True,
     ) as bar:
-        reporter = _Reporter(bar, f"{arch} {size.value}", max_len, cached=task is TaskName.bhive)
+        reporter = _Reporter(bar, f"{arch} {size.value}", cached=task in (TaskName.bhive, TaskName.lm))
         result = train(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
             limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
             progress=reporter,
-            overrides={"random_draws": random_draws} if random_draws > 1 else None,
+            overrides=_overrides(random_draws, lexinvariant_p),
         )
     import os
 
@@ -85,11 +92,19 @@ def train_command(
         _summary(result, fmt)
 
 
+def _overrides(random_draws: int, lexinvariant_p: float | None) -> dict | None:
+    """The config fields the options set beyond the architecture's preset."""
+    out = {"random_draws": random_draws} if random_draws > 1 else {}
+    if lexinvariant_p is not None:
+        out["lexinvariant_p"] = lexinvariant_p
+    return out or None
+
+
 class _Reporter:
     """Training's progress events, on standard error: a line per event, a bar per epoch."""
 
-    def __init__(self, bar: Progress, model: str, max_len: int, cached: bool) -> None:
-        self.bar, self.model, self.max_len, self.cached = bar, model, max_len, cached
+    def __init__(self, bar: Progress, model: str, cached: bool) -> None:
+        self.bar, self.model, self.cached = bar, model, cached
         self.task = None
         self.epoch = None
 
@@ -114,7 +129,7 @@ class _Reporter:
     def _start(self, **info) -> None:
         stderr.print(
             f"{self.model}: {info['n_train']} training and {info['n_valid']} validation programs"
-            f" ({info['too_long']} longer than {self.max_len} tokens skipped), {info['steps']} steps per epoch"
+            f" ({info['too_long']} longer than {info['config'].max_len} tokens skipped), {info['steps']} steps per epoch"
             + (f", {info['world']} processes" if info["world"] > 1 else ""), markup=False,
         )
 

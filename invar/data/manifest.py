@@ -2,7 +2,7 @@
 languages of its programs.
 
 Every ``invar data`` command that writes a directory (``bhive``, ``names``,
-``bugs``, ``copy``) writes ``meta.json`` beside its splits; besides its own
+``bugs``, ``copy``, ``lm``) writes ``meta.json`` beside its splits; besides its own
 counts it says what the dataset is::
 
     {"invar": "names", "task": "names", "languages": ["java", "python"], ...}
@@ -27,16 +27,16 @@ from typing import Iterable
 
 FILE = "meta.json"
 #: the ``invar`` field of each writer -> the task its datasets are for
-WRITERS = {"bhive-labels": "bhive", "names": "names", "bugs": "bugs", "copy": "copy", "ltl": "ltl"}
+WRITERS = {"bhive-labels": "bhive", "names": "names", "bugs": "bugs", "copy": "copy", "ltl": "ltl", "lm": "lm"}
 #: the split files each task's directories hold
 _SPLIT_FILES = {"bhive": (".csv",), "names": (".csv",), "bugs": (".csv",), "copy": (".txt",),
-                "ltl": (".txt", ".jsonl", ".ltl")}
+                "ltl": (".txt", ".jsonl", ".ltl"), "lm": (".csv",)}
 _SPLITS = ("train", "valid", "val", "test")
 #: the languages of a directory written before ``meta.json`` named them: every
 #: language its task's datasets could hold then (tests/data/test_manifest.py
 #: checks this against each task's :attr:`~invar.tasks.Task.languages`)
 LEGACY_LANGUAGES = {"bhive": ("x86",), "names": ("java", "python"), "bugs": ("java", "python"),
-                    "copy": ("copy",), "ltl": ("ltl",)}
+                    "copy": ("copy",), "ltl": ("ltl",), "lm": ("chars", "java", "python")}
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def _a(word: str) -> str:
 
 #: how a language is called in messages
 NAMES = {"python": "Python", "java": "Java", "x86": "x86 assembly", "hex": "x86 assembly", "ltl": "LTL",
-         "copy": "copy strings"}
+         "copy": "copy strings", "chars": "character text"}
 
 
 def shown(languages: Iterable[str]) -> str:

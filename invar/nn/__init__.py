@@ -4,7 +4,8 @@ One encoder, configured rather than subclassed (:mod:`invar.nn.config`):
 embeddings (:mod:`.embeddings`), attention masks (:mod:`.attention`), the
 encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`); for sequence
 tasks a decoder (:mod:`.decoder`), decoding (:mod:`.generate`) and the
-canonicalized models' map back (:mod:`.canonical`). :mod:`.model` wraps a
+canonicalized models' map back (:mod:`.canonical`); the decoder-only
+language model (:mod:`.lm`) on the same blocks. :mod:`.model` wraps a
 network with its vocabulary and task for prediction.
 
 The nn layer imports the ground floor, symmetry, frontends, encoding, data

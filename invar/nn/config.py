@@ -19,6 +19,12 @@ cross-attention, has rotary positions (RoPE) in its self-attention, and
 projects onto the token embeddings themselves (tied), so the interchangeable
 tokens of a dual-part or lexinvariant model are emitted through the same
 random vectors that embed them.
+
+``head="lm"`` makes it a decoder-only causal language model
+(:mod:`invar.nn.lm`): the same blocks with causal self-attention and rotary
+positions (``positions="rotary"``, which only it takes), and the tied output
+projection; embeddings ``learned`` or ``lexinvariant`` (pure, or regularised
+with ``lexinvariant_p``).
 """
 
 from __future__ import annotations
@@ -36,10 +42,10 @@ SIZES: dict[str, tuple[int, int, int]] = {
 EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
 RANDOM_PARTS = ("normal", "grid", "hypercube")
 RANDOM_TOKENS = ("referents", "all")
-POSITIONS = ("absolute", "none", "line", "tree")
+POSITIONS = ("absolute", "none", "line", "tree", "rotary")
 ATTENTIONS = ("none", "referent", "symmetry", "referent+symmetry")
 SYMMETRY_MASKS = ("hadamard", "additive")
-HEADS = ("regression", "multilabel", "binary", "generate")
+HEADS = ("regression", "multilabel", "binary", "generate", "lm")
 
 
 @dataclass(frozen=True)
@@ -85,7 +91,8 @@ class ModelConfig:
     # --------------------------------------------------------- positions
     #: ``absolute``; ``none``; ``line``: reset at the start of every line (SPE);
     #: ``tree``: a formula token's path from the root of its syntax tree
-    #: (DeepLTL's tree positional encoding; the task supplies the paths)
+    #: (DeepLTL's tree positional encoding; the task supplies the paths);
+    #: ``rotary``: RoPE on queries and keys (the language model's, head="lm")
     positions: str = "absolute"
     # --------------------------------------------------------- attention
     #: ``none``; ``referent``: a token attends only to coreferential tokens
@@ -109,7 +116,8 @@ class ModelConfig:
     augment: bool = False
     # -------------------------------------------------------------- head
     #: pooled ``regression``, ``multilabel`` or ``binary`` classification, or
-    #: ``generate``: a decoder that writes the output sequence token by token
+    #: ``generate``: a decoder that writes the output sequence token by token;
+    #: ``lm``: a decoder-only causal language model (next-token prediction)
     head: str = "regression"
     n_labels: int = 1
     # ------------------------------------------- decoder (head="generate")
@@ -229,6 +237,8 @@ class ModelConfig:
             raise ValueError(f"random_part and random_fraction apply to embedding='dualpart', not {self.embedding!r}")
         if self.embedding != "lexinvariant" and (self.lexinvariant_p is not None or self.random_tokens != "referents"):
             raise ValueError(f"lexinvariant_p and random_tokens apply to embedding='lexinvariant', not {self.embedding!r}")
+        if (self.positions == "rotary") != (self.head == "lm"):
+            raise ValueError("positions='rotary' is the language model's (head='lm'), and it takes no other")
         if self.lexinvariant_p is not None and not 0 <= self.lexinvariant_p <= 1:
             raise ValueError(f"lexinvariant_p={self.lexinvariant_p} must be a probability")
         if self.embedding == "view" and self.canonicalize:
@@ -246,6 +256,8 @@ class ModelConfig:
         if self.uses_symmetry and self.symmetry_mask == "hadamard" and self.n_head < 1:
             raise ValueError("the symmetry mask needs a head")
         self._validate_decoder()
+        if self.head == "lm":
+            self._validate_lm()
         return self
 
     def _validate_decoder(self) -> None:
@@ -279,6 +291,20 @@ class ModelConfig:
             raise ValueError("the regularised lexinvariant variant (lexinvariant_p) is not supported for generation")
         if self.uses_symmetry:
             raise ValueError(f"attention={self.attention!r} is not supported for generation")
+
+    def _validate_lm(self) -> None:
+        if self.embedding not in ("learned", "lexinvariant"):
+            raise ValueError(f"a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', "
+                             f"not {self.embedding!r}")
+        if (self.d_model // self.n_head) % 2:
+            raise ValueError(f"rotary positions need an even head width, not {self.d_model // self.n_head}")
+        if self.embedding == "lexinvariant" and not self.tie_output:
+            raise ValueError("a lexinvariant language model writes tokens through its random vectors: "
+                             "it needs tie_output=True")
+        for name, why in (("attention", "causal attention only"), ("canonicalize", "no canonical form"),
+                          ("augment", "no augmentation")):
+            if getattr(self, name) not in ("none", False):
+                raise ValueError(f"{name}={getattr(self, name)!r}: a language model (head='lm') takes {why}")
 
     # ------------------------------------------------------------ JSON form
     def to_dict(self) -> dict[str, Any]:

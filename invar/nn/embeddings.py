@@ -207,10 +207,19 @@ class LexinvariantEmbedding(nn.Module):
         mapping = torch.where(coin, mapping, torch.arange(V, device=tokens.device))
         return mapping.gather(1, tokens)
 
+    def remapped(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, T) -> (B, T): the tokens as the regularised variant reads them,
+        remapped (:meth:`remap`) in training; as they are otherwise. With
+        p = 0 nothing is drawn, so the model is the learned one exactly, its
+        random stream (dropout) included."""
+        if self.p is None or not self.training or self.p == 0:
+            return tokens
+        return self.remap(tokens)
+
     def forward(self, batch: dict) -> torch.Tensor:
         tokens = batch["tokens"]
         if self.p is not None:
-            return self.table(self.remap(tokens) if self.training else tokens)
+            return self.table(self.remapped(tokens))
         rand = self.scale * self.random_vectors(tokens) + self.bias  # (B, T, C)
         return torch.where(self.random_ids[tokens].unsqueeze(-1), rand, self.table(tokens))
 
@@ -220,20 +229,28 @@ class LexinvariantEmbedding(nn.Module):
             self.fixed = torch.randn(*self.fixed.shape, generator=_seeded(seed)).to(self.fixed.device)
 
     # ----------------------------------------------------------- generation
-    def sequence_tables(self, B: int, device) -> torch.Tensor:
+    def sequence_tables(self, B: int, device) -> torch.Tensor | None:
         """(B, V, C): one Gaussian vector per token id and sequence (fresh in
-        training; the seeded table for every sequence at inference)."""
+        training; the seeded table for every sequence at inference); None for
+        the regularised variant, whose table is learned."""
+        if self.p is not None:
+            return None
         if not self.training:
             return self.fixed.unsqueeze(0).expand(B, -1, -1)
         return torch.randn(B, *self.fixed.shape, device=device)
 
     def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor,
-                   tables: torch.Tensor) -> torch.Tensor:
+                   tables: torch.Tensor | None) -> torch.Tensor:
+        if tables is None:  # the regularised variant: ids already remapped (:meth:`remapped`)
+            return self.table(tokens)  # (B, T, C)
         rand = self.scale * tables.gather(1, tokens.unsqueeze(-1).expand(-1, -1, tables.shape[-1])) + self.bias
         return torch.where(self.random_ids[tokens].unsqueeze(-1), rand, self.table(tokens))  # (B, T, C)
 
     def rows(self, tables: torch.Tensor, out_views: torch.Tensor, out_referents: torch.Tensor) -> torch.Tensor:
-        """(B, V, C): every token id's vector in each sequence."""
+        """(B, V, C): every token id's vector in each sequence ((V, C), the
+        learned table, for the regularised variant)."""
+        if tables is None:
+            return self.table.weight
         rand = self.scale * tables + self.bias  # (B, V, C)
         return torch.where(self.random_ids.unsqueeze(-1), rand, self.table.weight.unsqueeze(0))
 

@@ -98,7 +98,7 @@ class Model:
         """Whether the model takes ``item`` (at most ``max_len`` tokens; for a
         sequence task, in the source line)."""
         n = self._source_length(item) if self.config.generates else len(item.tokens)
-        return 0 < n <= self.config.max_len
+        return (1 if self.config.head == "lm" else 0) < n <= self.config.max_len  # an LM predicts from token 2 on
 
     def unsupported(self, item: Program | Encoded) -> list[str]:
         """The names in ``item``'s source that the vocabulary does not hold
@@ -282,6 +282,10 @@ def build_network(config: ModelConfig, vocab: Vocab, task: str | None = None) ->
     if (config.n_tokens, config.n_views, config.n_referents) != (len(vocab.tokens), len(vocab.views), len(vocab.referents)):
         raise ModelError("the config's vocabulary sizes do not match the vocabulary")
     interchangeable = torch.tensor(vocab.interchangeable, dtype=torch.bool)
+    if config.head == "lm":
+        from .lm import LanguageModel
+
+        return LanguageModel(config, interchangeable)
     if not config.generates:
         return Network(config, interchangeable)
     from ..tasks import get_task

@@ -13,8 +13,10 @@ Tasks: ``bhive`` (throughput, a learned surrogate of llvm-mca),
 sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
 satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
 same string). ``alta`` (a token sequence -> a compiled ALTA program's output
-at every position; audits only). A sequence task's examples are pairs (a program whose line 0 is
-the source and line 1 the target); its model writes the target, and a
+at every position; audits only). ``lm`` (a decoder-only causal language
+model over windows of code: characters or frontend tokens). A sequence
+task's examples are pairs (a program whose line 0 is the source and line 1
+the target); its model writes the target, and a
 renaming of the source renames the right output (equivariance), which the
 audit undoes (:attr:`Task.undo`) before comparing.
 
@@ -34,13 +36,14 @@ from ..errors import UsageError
 
 _TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
           "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs",
-          "alta": "invar.tasks.alta"}
+          "alta": "invar.tasks.alta", "lm": "invar.tasks.lm"}
 
 
 @dataclass(frozen=True)
 class Task:
     name: str
-    #: the head the task needs: ``regression``, ``multilabel`` or ``binary``
+    #: the head the task needs: ``regression``, ``multilabel``, ``binary``,
+    #: ``generate`` (sequence tasks) or ``lm`` (a language model)
     head: str
     n_labels: int
     #: transformation space -> whether it keeps the label (``renamings``,

@@ -354,6 +354,8 @@ WRITES = [
      _interrupt_second_write, "meta.json"),
     ("data-copy", lambda out: ["data", "copy", "--train", "50", "--valid", "5", "--test", "5", "--out", str(out)],
      _interrupt_second_write, "meta.json"),
+    ("data-lm", lambda out: ["data", "lm", "--source", str(FIXTURES / "python"), "--out", str(out), "--seq-len", "64"],
+     _interrupt_second_write, "meta.json"),
     ("predict", lambda out: ["predict", "--model", str(FIXTURES / "models" / "renamer.pt"),
                              str(FIXTURES / "x86" / "figure1a.s")],
      _interrupt_prediction, None),

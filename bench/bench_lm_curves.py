@@ -1,0 +1,184 @@
+"""Perplexity by context position (the lexinvariant paper's Figures 3-4) on
+code: a standard LM, the lexinvariant LM and the regularised LM (p = 0.2)
+trained on the same windows, each scored on the test split position by
+position, smoothed as the paper does.
+
+    python bench/bench_lm_curves.py --out OUTDIR [--source DIR] [--vocab char|tokens] [--seq-len 256]
+        [--size tiny] [--epochs 2] [--train-windows 4000] [--test-windows 200] [--seeds 0]
+        [--models learned lexinvariant regularised] [--p 0.2] [--window 100] [--batch-size 32]
+        [--lr 1e-3] [--threads 1] [--device cpu] [--files 400]
+
+DIR defaults to the running Python's standard library; ``--files N`` takes N
+of its ``.py`` and ``.java`` files (site-packages left out), a fixed random
+subset (by the hash of the path), linked into OUTDIR/source. ``invar data lm``
+cuts them into windows of
+``--seq-len`` characters or tokens, split by file; each model trains on the
+first ``--train-windows`` training windows (``invar.train(limit=…)``) and is
+scored on the first ``--test-windows`` test windows of full length. Per
+model and seed OUTDIR holds the checkpoint and its curve
+(``invar.tasks.lm.curve``: within each sequence the loss of positions
+i … i + window − 1 averaged, then averaged over the sequences); OUTDIR/
+lm-curves.json holds them all, OUTDIR/lm-curves.md a table of perplexity at
+chosen context lengths (mean over seeds, and the ratio to the learned
+model's) and OUTDIR/lm-curves.png the curves. A model already trained (its
+checkpoint exists) is not trained again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sysconfig
+import time
+from pathlib import Path
+
+import numpy as np
+from common import machine
+
+import invar
+from invar.nn.lm import position_losses
+from invar.tasks import lm
+
+#: model name -> (architecture, config overrides); ``regularised`` takes --p
+MODELS = {"learned": ("vanilla", {}), "lexinvariant": ("lexinvariant", {}), "regularised": ("lexinvariant", None)}
+
+
+def arguments(argv=None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--source", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
+    ap.add_argument("--vocab", choices=lm.VOCABS, default="char")
+    ap.add_argument("--seq-len", type=int, default=256)
+    ap.add_argument("--size", default="tiny")
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--train-windows", type=int, default=4000)
+    ap.add_argument("--test-windows", type=int, default=200)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
+    ap.add_argument("--p", type=float, default=0.2, help="the regularised model's lexinvariant_p")
+    ap.add_argument("--window", type=int, default=lm.WINDOW)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--files", type=int, default=400, help="source files taken from --source (0: all)")
+    return ap.parse_args(argv)
+
+
+def source_tree(args) -> Path:
+    """--files of --source's files (site-packages aside, a fixed random
+    subset by path hash), linked into OUTDIR/source."""
+    tree = args.out / "source"
+    if tree.exists():
+        return tree
+    files = [p for p in args.source.rglob("*") if p.suffix in (".py", ".java") and p.is_file()
+             and "site-packages" not in p.relative_to(args.source).parts]
+    files.sort(key=lambda p: hashlib.sha256(p.relative_to(args.source).as_posix().encode()).hexdigest())
+    for path in files[: args.files or None]:
+        link = tree / path.relative_to(args.source)
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(path.resolve())
+    return tree
+
+
+def dataset(args) -> Path:
+    data = args.out / "data"
+    if not (data / "meta.json").exists():
+        t = time.perf_counter()
+        meta = lm.build(source_tree(args), data, vocab=args.vocab, seq_len=args.seq_len)
+        print(f"data: {meta['train']} / {meta['valid']} / {meta['test']} windows from {meta['files']} files "
+              f"({meta['unreadable_files']} unreadable) in {time.perf_counter() - t:.0f} s", flush=True)
+    return data
+
+
+def test_windows(data: Path, args) -> list:
+    """The first --test-windows test windows of full length."""
+    windows = [lm.parse(ex.source) for ex in lm.read_split(data, "test")]
+    full = [w for w in windows if len(w.tokens) == args.seq_len]
+    return full[: args.test_windows]
+
+
+def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
+    """Train (unless done) and score one model: its curve and training record."""
+    arch, overrides = MODELS[name]
+    overrides = {"lexinvariant_p": args.p} if overrides is None else overrides
+    path = args.out / f"{name}-s{seed}.pt"
+    seconds = None
+    if not path.exists():
+        t = time.perf_counter()
+        invar.train(task="lm", data=data, arch=arch, size=args.size, epochs=args.epochs, out=path,
+                    batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, threads=args.threads,
+                    limit=args.train_windows, overrides=overrides or None)
+        seconds = time.perf_counter() - t
+    model = invar.load_model(path, device=args.device)
+    losses = position_losses(model.network, [model.encode(w) for w in windows], device=args.device)
+    curve = lm.curve(losses, min(args.window, args.seq_len - 1))
+    history = model.metrics["history"]
+    print(f"{name} seed {seed}: validation perplexity {history[-1]['valid_perplexity']:.2f}, test loss "
+          f"{np.mean([x.mean() for x in losses]):.3f}" + (f", trained in {seconds:.0f} s" if seconds else ""),
+          flush=True)
+    return {"model": name, "seed": seed, "arch": arch, "overrides": overrides, "train_seconds": seconds,
+            "valid_perplexity": history[-1]["valid_perplexity"], "test_loss": float(np.mean(np.concatenate(losses))),
+            "curve": curve}
+
+
+def table(runs: list[dict], args) -> str:
+    """Perplexity at chosen context lengths, mean over seeds, with the ratio to the learned model."""
+    contexts = runs[0]["curve"]["context"]
+    points = sorted({c for c in (1, 10, 25, 50, 100, 150, 200, 300, 400, contexts[-1]) if c <= contexts[-1]})
+    by_model: dict[str, np.ndarray] = {}
+    for name in args.models:
+        curves = [np.asarray(r["curve"]["perplexity"]) for r in runs if r["model"] == name]
+        by_model[name] = np.mean(curves, axis=0)
+    head = "| model | " + " | ".join(f"context {c}" for c in points) + " |"
+    rows = [head, "|---" * (len(points) + 1) + "|"]
+    for name, ppl in by_model.items():
+        cells = []
+        for c in points:
+            cell = f"{ppl[c - 1]:.2f}"
+            if name != "learned" and "learned" in by_model:
+                cell += f" ({ppl[c - 1] / by_model['learned'][c - 1]:.2f}×)"
+            cells.append(cell)
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def plot(runs: list[dict], args, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name in args.models:
+        curves = [r["curve"] for r in runs if r["model"] == name]
+        ax.plot(curves[0]["context"], np.mean([c["perplexity"] for c in curves], axis=0), label=name)
+    ax.set_xlabel("context length (tokens read)")
+    ax.set_ylabel(f"perplexity (moving average over {runs[0]['curve']['window']})")
+    ax.set_yscale("log")
+    ax.set_title(f"{args.vocab} vocabulary, {args.size}, {args.train_windows} training windows")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main(argv=None) -> None:
+    args = arguments(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    data = dataset(args)
+    windows = test_windows(data, args)
+    if not windows:
+        raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")
+    runs = [run(name, seed, data, windows, args) for seed in args.seeds for name in args.models]
+    report = {"machine": machine(), "settings": {k: str(v) for k, v in vars(args).items()},
+              "test_windows": len(windows), "runs": runs}
+    (args.out / "lm-curves.json").write_text(json.dumps(report, indent=1))
+    text = table(runs, args)
+    (args.out / "lm-curves.md").write_text(text + "\n")
+    plot(runs, args, args.out / "lm-curves.png")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""bench/bench_lm_curves.py end to end on the fixtures: three models trained,
+their curves scored on the test split, the table and plot written, and a
+rerun that reuses the checkpoints."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+import numpy as np
+
+from tests.conftest import FIXTURES, ROOT
+
+SCRIPT = ROOT / "bench" / "bench_lm_curves.py"
+
+
+def _module():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_lm_curves", SCRIPT)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+
+
+def test_bench_lm_curves_end_to_end(tmp_path):
+    bench = _module()
+    argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--train-windows", "64",
+            "--test-windows", "12", "--epochs", "1", "--window", "20", "--batch-size", "16", "--files", "0"]
+    bench.main(argv)
+    report = json.loads((tmp_path / "out" / "lm-curves.json").read_text())
+    assert [r["model"] for r in report["runs"]] == ["learned", "lexinvariant", "regularised"]
+    assert report["runs"][2]["overrides"] == {"lexinvariant_p": 0.2}
+    for run in report["runs"]:
+        curve = run["curve"]
+        assert curve["window"] == 20 and curve["sequences"] == report["test_windows"] == 12
+        assert len(curve["loss"]) == 63 - 20 + 1 and np.allclose(np.exp(curve["loss"]), curve["perplexity"])
+        assert run["train_seconds"] is not None
+    rows = (tmp_path / "out" / "lm-curves.md").read_text().splitlines()
+    assert len(rows) == 2 + 3 and rows[3].startswith("| lexinvariant | ") and "×)" in rows[3]
+    assert (tmp_path / "out" / "lm-curves.png").stat().st_size > 0
+    bench.main(argv)  # the checkpoints are there: nothing is trained again, the same curves come out
+    again = json.loads((tmp_path / "out" / "lm-curves.json").read_text())
+    assert all(r["train_seconds"] is None for r in again["runs"])
+    assert [r["curve"]["loss"] for r in again["runs"]] == [r["curve"]["loss"] for r in report["runs"]]
