@@ -43,7 +43,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="seed of the weights, the order and the audit's draws")
     ap.add_argument("--archs", nargs="+", default=["vanilla", "spe", "renamer", "renamer+spe"])
     args = ap.parse_args()
-    task = importlib.import_module(f"invar.tasks.{args.task}")  # the package also has a names() function
+    task = importlib.import_module(f"invar.tasks.{args.task}")
     torch.set_num_threads(args.threads)
     data = args.out / "data"
     if not (data / "meta.json").exists():

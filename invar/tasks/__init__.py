@@ -125,7 +125,8 @@ class Task:
     targets: Callable | None = None
 
 
-def names() -> list[str]:
+def task_names() -> list[str]:
+    """Every task's name (not ``names``: that is the function-names task's module)."""
     return list(_TASKS)
 
 
@@ -136,4 +137,4 @@ def get_task(name: str) -> Task:
     return importlib.import_module(_TASKS[name]).TASK
 
 
-__all__ = ["Task", "Example", "checked", "get_task", "names"]
+__all__ = ["Task", "Example", "checked", "get_task", "task_names"]

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from invar.errors import UsageError
-from invar.tasks import get_task, names
+from invar.tasks import get_task, task_names
 from invar.tasks.bhive import mape, mape_loss
 
 
@@ -43,6 +43,6 @@ def test_task_declares_its_symmetries():
 
 
 def test_unknown_task():
-    assert names()[:2] == ["bhive", "classify"] and "ltl" in names()
+    assert task_names()[:2] == ["bhive", "classify"] and "ltl" in task_names()
     with pytest.raises(UsageError, match="unknown task 'tsp'"):
         get_task("tsp")
