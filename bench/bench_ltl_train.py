@@ -18,12 +18,21 @@ incorrect and is reported as refused.
 
     python bench/bench_ltl_train.py --out DIR [--num 40000] [--epochs 10] [--archs vanilla augmented dualpart]
                                     [--audit 1000] [--general 300] [--variants 4]
+
+Controlled runs: ``--aps N --distinct-aps K`` makes every formula of the
+dataset hold exactly K of N APs (``invar data ltl --distinct-aps``);
+``--seeds`` trains each architecture once per seed (a result file per
+seed, ``ARCH[-LABEL][-sSEED].json``) and the report gives mean ± sd;
+``--set FIELD=VALUE`` sets a model config field (``random_part=hypercube``,
+``adacos=false``, ...) for the runs it labels ``--label``; ``--general 0``
+skips the files of 6-10 APs; ``--device cuda`` trains and audits on a GPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import time
 from pathlib import Path
 
@@ -38,17 +47,19 @@ from invar.train import train
 GENERAL = range(6, 11)
 
 
-def prepare(out: Path, num: int, max_size: int, general: int, jobs: int) -> Path:
-    """The dataset directory (train/valid/test) and the files gen6..gen10."""
+def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: int = 5,
+            distinct: int | None = None) -> Path:
+    """The dataset directory (train/valid/test) and the files gen6..gen10
+    (none when ``general`` is 0)."""
     data = out / "data"
-    raw = out / "ltl5.txt"
+    raw = out / (f"ltl{aps}.txt" if distinct is None else f"ltl{aps}-k{distinct}.txt")
     if not (data / "test.txt").exists():
-        generate_file(GeneratorConfig(num=num, aps=5, max_size=max_size, seed=0), raw, jobs=jobs)
+        generate_file(GeneratorConfig(num=num, aps=aps, max_size=max_size, seed=0, distinct_aps=distinct), raw, jobs=jobs)
         data.mkdir(parents=True, exist_ok=True)
         for split in ltl.SPLITS:
             rows = ltl.read_split(raw, split)
             (data / f"{split}.txt").write_text("".join(ex.source.replace("\t", "\n") + "\n" for ex in rows))
-    for k in GENERAL:
+    for k in GENERAL if general else ():
         path = out / f"gen{k}.txt"
         if not path.exists() or Path(f"{path}.meta.json").exists() and _unfinished(path):
             generate_file(GeneratorConfig(num=general, aps=k, max_size=max_size, seed=100 + k), path, jobs=jobs)
@@ -60,11 +71,11 @@ def _unfinished(path: Path) -> bool:
     return meta.get("next", 0) < meta.get("num", 0)
 
 
-def audit(ckpt: Path, dataset: Path, limit: int | None, variants: int) -> dict:
+def audit(ckpt: Path, dataset: Path, limit: int | None, variants: int, device: str = "cpu") -> dict:
     """Correct/exact/alpha-covariance overall and by AP count; refused
     formulas (per-example errors) count as incorrect."""
     rep = invar.audit(model=str(ckpt), dataset=str(dataset), transform="renamings", limit=limit,
-                      variants=variants, split="test")
+                      variants=variants, split="test", device=device)
     metric = rep["metric"] or {}
     scored = metric.get("examples", 0)
     n = rep["examples"]
@@ -85,6 +96,8 @@ def ap_counts(out: Path) -> dict[int, int]:
     """Formulas of the files gen6..gen10 by number of distinct APs."""
     counts: dict[int, int] = {}
     for k in GENERAL:
+        if not (out / f"gen{k}.txt").exists():
+            continue
         for ex in ltl.read_pairs(out / f"gen{k}.txt"):
             formula = ltl.parse(ex.source)
             n = len({t.referent for t in formula.tokens if t.line == 0 and t.referent is not None})
@@ -98,7 +111,7 @@ def pooled(result: dict, counts: dict[int, int]) -> dict[int, dict]:
     group, so it counts as incorrect."""
     out = {}
     for n in GENERAL:
-        groups = [g["by_aps"][str(n)] for g in result["general"].values() if str(n) in g["by_aps"]]
+        groups = [g["by_aps"][str(n)] for g in result.get("general", {}).values() if str(n) in g["by_aps"]]
         scored = sum(g["examples"] for g in groups)
         total = counts.get(n, 0)
 
@@ -151,16 +164,74 @@ def _pct(x) -> str:
     return "–" if x is None else f"{x:.2f}%"
 
 
+def run_name(arch: str, label: str, seed: int) -> str:
+    """The name of one run's checkpoint and result file (seed 0 unsuffixed)."""
+    return arch + (f"-{label}" if label else "") + (f"-s{seed}" if seed else "")
+
+
+def setting(text: str) -> tuple[str, object]:
+    """``FIELD=VALUE`` -> (field, value): true/false/none, a number, or text."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"--set takes FIELD=VALUE, not {text!r}")
+    low = value.lower()
+    if low in ("true", "false", "none"):
+        return key, {"true": True, "false": False, "none": None}[low]
+    for cast in (int, float):
+        try:
+            return key, cast(value)
+        except ValueError:
+            pass
+    return key, value
+
+
+def _mean_sd(values: list[float]) -> str:
+    if not values:
+        return "–"
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.1f} ± {sd:.1f} %"
+
+
+def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
+    """Mean ± sd over the seeds of each architecture's runs in ``out``:
+    correct and exact on the audited test formulas, correct by distinct
+    APs, alpha-covariance, best validation correct and training minutes."""
+    print("| run | seeds | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | best valid correct "
+          "| training (min) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for arch in archs:
+        name = run_name(arch, label, 0)
+        runs = [json.loads(p.read_text()) for seed in seeds
+                if (p := out / f"{run_name(arch, label, seed)}.json").exists()]
+        if not runs:
+            continue
+        test = [r["test"] for r in runs]
+        by_aps = " / ".join(_mean_sd([t["by_aps"][str(k)]["correct"] for t in test if str(k) in t["by_aps"]])
+                            .replace(" %", "") for k in (1, 2, 3))
+        alpha = _mean_sd([100 * t["alpha_covariance"] for t in test if t["alpha_covariance"] is not None])
+        print(f"| {name} | {len(runs)} | {_mean_sd([t['correct'] for t in test])} "
+              f"| {_mean_sd([t['exact'] for t in test if t['exact'] is not None])} | {by_aps} | {alpha} "
+              f"| {_mean_sd([r['valid_correct'] for r in runs])} "
+              f"| {statistics.mean(r['train_seconds'] for r in runs) / 60:.1f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--num", type=int, default=40000, help="formulas over 5 APs (80 %% train)")
+    ap.add_argument("--num", type=int, default=40000, help="formulas over --aps APs (80 %% train)")
+    ap.add_argument("--aps", type=int, default=5, help="APs a, b, ... of the training formulas")
+    ap.add_argument("--distinct-aps", type=int, default=None, help="every formula holds exactly this many of --aps")
     ap.add_argument("--max-size", type=int, default=35)
-    ap.add_argument("--general", type=int, default=300, help="formulas per AP count 6..10")
+    ap.add_argument("--general", type=int, default=300, help="formulas per AP count 6..10 (0: none)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--size", default="tiny")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="a run per seed (training and its draws)")
+    ap.add_argument("--set", dest="overrides", type=setting, action="append", default=[],
+                    help="FIELD=VALUE: a model config field for these runs (repeatable)")
+    ap.add_argument("--label", default="", help="names these runs' files (ARCH-LABEL[-sSEED])")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: where training and the audits run")
     ap.add_argument("--audit", type=int, default=1000, help="test formulas audited (the test split's first)")
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
@@ -170,28 +241,43 @@ def main() -> None:
     ap.add_argument("--archs", nargs="+", default=["vanilla", "augmented", "dualpart"])
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    several = args.seeds != [0] or args.label or not args.general
     if args.report_only:
-        report(args.out, args.archs, args.epochs, args.size)
+        if several:
+            summary(args.out, args.archs, args.label, args.seeds)
+        else:
+            report(args.out, args.archs, args.epochs, args.size)
         return
-    data = prepare(args.out, args.num, args.max_size, args.general, args.jobs)
+    data = prepare(args.out, args.num, args.max_size, args.general, args.jobs, args.aps, args.distinct_aps)
     if args.prepare_only:
         return
-    results = {}
     for arch in args.archs:
-        ckpt = args.out / f"{arch}.pt"
-        t0 = time.perf_counter()
-        run = train(task="ltl", data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
-                    batch_size=args.batch_size, threads=args.threads, lr=args.lr, seed=0, resume=True)
-        seconds = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        test = audit(ckpt, data, args.audit, args.variants)
-        general = {k: audit(ckpt, args.out / f"gen{k}.txt", None, args.variants) for k in GENERAL}
-        results[arch] = {"train_seconds": seconds, "audit_seconds": time.perf_counter() - t0,
-                         "best_epoch": run.best_epoch, "valid_correct": run.best_metric, "n_train": run.n_train,
-                         "test": test, "general": general}
-        print(json.dumps({arch: results[arch]}), flush=True)
-        (args.out / f"{arch}.json").write_text(json.dumps(results[arch], indent=1))
-    report(args.out, list(results), args.epochs, args.size)
+        for seed in args.seeds:
+            name = run_name(arch, args.label, seed)
+            result = run(args, arch, seed, data)
+            print(json.dumps({name: result}), flush=True)
+            (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
+    if several:
+        summary(args.out, args.archs, args.label, args.seeds)
+    else:
+        report(args.out, args.archs, args.epochs, args.size)
+
+
+def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
+    """Train one architecture at one seed, then audit its best epoch."""
+    ckpt = args.out / f"{run_name(arch, args.label, seed)}.pt"
+    t0 = time.perf_counter()
+    trained = train(task="ltl", data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
+                    batch_size=args.batch_size, threads=args.threads, lr=args.lr, seed=seed, resume=True,
+                    device=args.device, overrides=dict(args.overrides))
+    seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    test = audit(ckpt, data, args.audit, args.variants, args.device)
+    general = {k: audit(ckpt, args.out / f"gen{k}.txt", None, args.variants, args.device)
+               for k in GENERAL if args.general}
+    return {"train_seconds": seconds, "audit_seconds": time.perf_counter() - t0,
+            "best_epoch": trained.best_epoch, "valid_correct": trained.best_metric, "n_train": trained.n_train,
+            "settings": dict(args.overrides), "test": test, "general": general}
 
 
 if __name__ == "__main__":

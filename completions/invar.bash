@@ -47,7 +47,7 @@ _invar() {
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
         "invar data") words="ltl copy names lm bugs bhive lookup permutation" ;;
-        "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
+        "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --distinct-aps --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
         "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --seed --format" ;;
         "invar data names") words="--source --out -o --format" ;;
         "invar data lm") words="--source --out -o --vocab --seq-len --format" ;;

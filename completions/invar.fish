@@ -98,6 +98,7 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l aps
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l max-size
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l min-size
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l distinct-aps
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l seed
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l ops
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from ltl' -l jobs -s j

@@ -32,7 +32,14 @@ def ltl_command(
     num: Annotated[int, typer.Option("--num", "-n", min=0, help="Number of formulas with traces.")] = 1000,
     aps: Annotated[int, typer.Option("--aps", min=1, max=26, help="Atomic propositions a, b, c, … to draw from.")] = 5,
     max_size: Annotated[int, typer.Option("--max-size", min=1, help="Largest formula size (nodes).")] = 35,
-    min_size: Annotated[int, typer.Option("--min-size", min=1, help="Smallest formula size (nodes).")] = 1,
+    min_size: Annotated[
+        Optional[int],
+        typer.Option("--min-size", min=1, help="Smallest formula size (nodes); default 1, or 2K-1 with --distinct-aps K."),
+    ] = None,
+    distinct_aps: Annotated[
+        Optional[int],
+        typer.Option("--distinct-aps", min=1, max=26, help="Every formula holds exactly K distinct APs, drawn from the --aps."),
+    ] = None,
     seed: SeedOpt = 0,
     ops: Annotated[
         str, typer.Option("--ops", help="Operators to draw from, comma-separated.")
@@ -54,17 +61,21 @@ def ltl_command(
     --seed reproduces the file byte for byte. --out is locked while a run
     writes it; exit status 1 when a record had to be given up.
 
+    --distinct-aps K makes every formula hold exactly K of the --aps (a random
+    K of them per formula). A formula of n nodes holds at most (n+1)/2 APs, so
+    sizes then start at 2K-1; a --min-size or --max-size below that is an error.
+
     Example: invar data ltl --num 1000 --aps 5 --max-size 35 --seed 1 --out ltl35.txt
     """
     import sys
 
-    from ..errors import DataError
     from ..frontends.ltl.generate import GeneratorConfig, generate_file, generate_stream
 
     chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
     config = GeneratorConfig(
         num=num, aps=aps, max_size=max_size, min_size=min_size, seed=seed,
         ops=tuple(o.strip() for o in ops.split(",") if o.strip()), max_states=max_states, timeout=timeout,
+        distinct_aps=distinct_aps,
     )
     with Progress(
         TextColumn("formulas"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
@@ -78,6 +89,14 @@ def ltl_command(
             stats = generate_stream(config, sys.stdout.write, fmt=chosen, jobs=jobs, progress=progress)
         else:
             stats = generate_file(config, out, fmt=chosen, jobs=jobs, overwrite=overwrite, progress=progress)
+    _ltl_summary(stats, out, fmt, num, config.max_attempts)
+
+
+def _ltl_summary(stats, out: str, fmt: TableFormat, num: int, max_attempts: int) -> None:
+    """What ``invar data ltl`` did, on standard output (standard error when
+    standard output carries the data); DataError when a record was given up."""
+    from ..errors import DataError
+
     summary = {
         "out": out, "written": stats.written, "unsatisfiable": stats.unsatisfiable,
         "timeouts": stats.timeouts, "abandoned": stats.abandoned,
@@ -95,7 +114,7 @@ def ltl_command(
     if stats.abandoned:
         # nothing goes silently missing: fewer records than asked is a failure
         raise DataError(
-            f"{stats.abandoned} of {num} records given up after {config.max_attempts} formulas each "
+            f"{stats.abandoned} of {num} records given up after {max_attempts} formulas each "
             "(unsatisfiable or over --timeout/--max-states); raise the limits",
             path="<stdout>" if out == "-" else out,
         )

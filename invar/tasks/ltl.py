@@ -293,10 +293,20 @@ def score(prediction: Any, lab: Any) -> float:
 
 
 def arch_config(arch: str) -> dict:
-    """Tree positions for the formula; random embeddings with normalised
-    features and AdaCos, as the interchangeable-token paper trains them."""
+    """Tree positions for the formula; ``lexinvariant`` with normalised
+    features and AdaCos, as the interchangeable-token paper trains its model.
+
+    ``dualpart`` keeps plain dot-product logits against its (unit) rows:
+    with AdaCos the adaptive scale settles where the median target's
+    probability is about one half (the scale is the log of the summed
+    exponentials of the other tokens, a dozen or so per trace step), so the
+    training loss stalls near 0.9, and on two-AP formulas dualpart wrote
+    fewer correct and far fewer exact traces (docs/benchmarks.md, "dualpart
+    on two-AP formulas"). ``overrides={"normalize_features": True,
+    "adacos": True}`` to :func:`invar.train.train` restores the paper's
+    setting."""
     extra: dict = {"positions": "tree"}
-    if arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant"):  # also canonicalized+dualpart, …
+    if arch.rsplit("+", 1)[-1] == "lexinvariant":  # also an architecture combined with it
         extra.update(normalize_features=True, adacos=True)
     return extra
 

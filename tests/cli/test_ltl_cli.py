@@ -116,6 +116,34 @@ def test_data_ltl(invoke, tmp_path) -> None:
     assert invoke("data", "ltl", "--num", "3", "--aps", "30", "--out", tmp_path / "x.txt").exit_code == 2
 
 
+@pytest.mark.parametrize("k,aps,max_size", [(2, 2, 8), (3, 6, 12), (6, 10, 15)])
+def test_data_ltl_distinct_aps(invoke, k, aps, max_size) -> None:
+    args = ("data", "ltl", "--num", "12", "--aps", str(aps), "--distinct-aps", str(k), "--max-size", str(max_size),
+            "--seed", "4", "-j", "1", "--out", "-")
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
+    pairs = list(read_dataset(result.stdout))
+    assert len(pairs) == 12
+    for formula, trace in pairs:
+        f = parse_formula(formula)
+        assert len(set(f.aps())) == k and 2 * k - 1 <= f.size <= max_size
+        assert check(f, parse_trace(trace)).holds
+    assert invoke(*args).stdout == result.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--aps", "3", "--distinct-aps", "4"), "invar: error: --distinct-aps must be between 1 and --aps (3), not 4"),
+    (("--distinct-aps", "4", "--max-size", "6"), "invar: error: --max-size must be at least 7 for --distinct-aps 4"),
+    (("--distinct-aps", "4", "--min-size", "2"), "invar: error: --min-size (or leave it out) must be at least 7"),
+    (("--distinct-aps", "2", "--ops", "!,G"), "invar: error: --distinct-aps 2 needs a binary operator"),
+])
+def test_data_ltl_distinct_aps_refused(invoke, tmp_path, args, message) -> None:
+    result = invoke("data", "ltl", "--num", "3", *args, "--out", tmp_path / "x.txt")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(message) and len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.txt").exists()
+
+
 def test_data_ltl_to_standard_output(invoke):
     """--out - streams the dataset on stdout and reports on stderr."""
     from invar.frontends.ltl import check as ltl_check

@@ -165,7 +165,7 @@ def _first_step(model: Model, encoded) -> torch.Tensor:
 
 
 def test_adacos_adapts_its_scale_and_ignores_padding():
-    model = _model("dualpart", seed=6)
+    model = _model("dualpart", seed=6, normalize_features=True, adacos=True)
     net = model.network
     net.train()
     encoded = [model.encode(p) for p in PAIRS[:8]]

@@ -13,6 +13,14 @@ drop), and an interrupted run resumes at the first missing record.
 
 Every written trace is checked with :func:`~invar.frontends.ltl.check.check`
 before it is written.
+
+With ``distinct_aps = k`` every formula holds exactly ``k`` distinct APs: a
+formula's shape is drawn so that it has at least ``k`` leaves, ``k`` of the
+``aps`` names are drawn without replacement, each is put on a leaf of its
+own, and the other leaves draw from those ``k`` (:func:`random_formula`). A
+formula of ``n`` nodes has at most ``(n + 1) // 2`` leaves, so sizes start at
+``2k - 1`` unless ``min_size`` is given, and a ``min_size`` or ``max_size``
+too small to hold ``k`` APs is refused.
 """
 
 from __future__ import annotations
@@ -37,7 +45,8 @@ from .check import CheckLimitError, check, satisfying_trace
 from .formula import BINARY, UNARY, Formula, ap, to_polish
 from .trace import to_trace_text
 
-__all__ = ["GeneratorConfig", "Stats", "random_formula", "generate_record", "generate_file", "ap_names"]
+__all__ = ["GeneratorConfig", "Stats", "random_formula", "generate_record", "generate_file", "ap_names",
+           "max_leaves", "smallest_size"]
 
 #: default operators: everything but xor (spot's randltl default set)
 DEFAULT_OPS = ("!", "X", "F", "G", "&", "|", "->", "<->", "U", "R", "W", "M")
@@ -51,17 +60,26 @@ def ap_names(k: int) -> tuple[str, ...]:
     return tuple(chr(ord("a") + j) for j in range(k))
 
 
-def random_formula(rng: random.Random, size: int, aps: Sequence[str], ops: Sequence[str] = DEFAULT_OPS) -> Formula:
+def random_formula(rng: random.Random, size: int, aps: Sequence[str], ops: Sequence[str] = DEFAULT_OPS,
+                   distinct: int | None = None) -> Formula:
     """A random formula of exactly ``size`` nodes: an AP at size 1, otherwise an
     operator drawn uniformly from ``ops`` (only unary ones at size 2) with its
     remaining size split uniformly among its operands (into odd parts when
-    ``ops`` has no unary operator, which then builds odd sizes only)."""
+    ``ops`` has no unary operator, which then builds odd sizes only).
+
+    With ``distinct`` = k, the formula holds exactly k distinct APs of
+    ``aps`` (see :func:`_random_shape` and :func:`_label_leaves`)."""
     unary = [o for o in ops if o in UNARY]
     binary = [o for o in ops if o in BINARY]
     if size < 1:
         raise ValueError("formula size must be at least 1")
     if size >= 2 and not unary and (size % 2 == 0 or not binary):
         raise UsageError(f"no operator in {list(ops)} builds a formula of size {size}")
+    if distinct is not None:
+        if not 1 <= distinct <= len(aps) or max_leaves(size, ops) < distinct:
+            raise UsageError(f"a formula of size {size} over {len(aps)} APs cannot hold {distinct} distinct APs")
+        shape = _random_shape(rng, size, unary, binary, distinct)
+        return _from_polish(shape, _label_leaves(rng, shape.count(None), aps, distinct))
 
     # nodes are drawn in Polish order (an operator, then its operands left to
     # right) from an explicit stack: each entry is an operator with the sizes
@@ -93,6 +111,76 @@ def random_formula(rng: random.Random, size: int, aps: Sequence[str], ops: Seque
             return node
 
 
+def max_leaves(size: int, ops: Sequence[str]) -> int:
+    """The most leaves (AP occurrences) a formula of ``size`` nodes over
+    ``ops`` can have: (size + 1) // 2 with a binary operator, else 1."""
+    return (size + 1) // 2 if any(o in BINARY for o in ops) else 1
+
+
+def smallest_size(k: int, ops: Sequence[str]) -> int | None:
+    """The smallest formula over ``ops`` holding ``k`` distinct APs (2k - 1
+    nodes: k leaves joined by k - 1 binary operators), or None if none can."""
+    if k <= 1:
+        return 1
+    return 2 * k - 1 if any(o in BINARY for o in ops) else None
+
+
+def _random_shape(rng: random.Random, size: int, unary: list[str], binary: list[str], need: int) -> list[str | None]:
+    """Operators in Polish order with None for each leaf: a formula shape of
+    ``size`` nodes with at least ``need`` leaves. As in :func:`random_formula`,
+    each node draws its operator uniformly and a binary node its left size
+    uniformly, among the choices that can still hold the leaves its subtree
+    needs; a binary node then splits that need between its operands."""
+    ops = unary + binary
+    out: list[str | None] = []
+    todo = [(size, need)]  # subtrees still to draw, the next one last
+    while todo:
+        n, r = todo.pop()
+        if n == 1:
+            out.append(None)
+            continue
+        lefts = [left for left in range(1, n - 1)
+                 if (unary or left % 2) and max_leaves(left, ops) + max_leaves(n - 1 - left, ops) >= r]
+        choices = (unary if max_leaves(n - 1, ops) >= r else []) + (binary if lefts else [])
+        o = rng.choice(choices)
+        out.append(o)
+        if o in UNARY:
+            todo.append((n - 1, r))
+            continue
+        left = rng.choice(lefts)
+        right = n - 1 - left
+        r_left = 1 if r <= 1 else rng.randint(max(1, r - max_leaves(right, ops)), min(max_leaves(left, ops), r - 1))
+        todo.append((right, max(1, r - r_left)))
+        todo.append((left, r_left))
+    return out
+
+
+def _label_leaves(rng: random.Random, leaves: int, aps: Sequence[str], k: int) -> list[str]:
+    """AP names for ``leaves`` leaves, exactly ``k`` distinct: k names drawn
+    without replacement, each on one leaf, the other leaves drawing from
+    them uniformly, then all shuffled."""
+    chosen = rng.sample(list(aps), k)
+    labels = chosen + [rng.choice(chosen) for _ in range(leaves - k)]
+    rng.shuffle(labels)
+    return labels
+
+
+def _from_polish(shape: list[str | None], labels: list[str]) -> Formula:
+    """The formula of ``shape`` (operators in Polish order, None for leaves)
+    with ``labels`` on its leaves left to right (built from the right, no recursion)."""
+    stack: list[Formula] = []
+    names = iter(reversed(labels))
+    for o in reversed(shape):
+        if o is None:
+            stack.append(ap(next(names)))
+        elif o in UNARY:
+            stack.append(Formula(o, (stack.pop(),)))
+        else:
+            left = stack.pop()
+            stack.append(Formula(o, (left, stack.pop())))
+    return stack.pop()
+
+
 @dataclass(frozen=True)
 class GeneratorConfig:
     """Everything that determines a dataset's content."""
@@ -100,7 +188,9 @@ class GeneratorConfig:
     num: int
     aps: int = 5
     max_size: int = 35
-    min_size: int = 1
+    #: smallest size; None: 1, or 2k - 1 with ``distinct_aps`` = k (the
+    #: smallest formula that holds k APs)
+    min_size: int | None = None
     seed: int = 0
     ops: tuple[str, ...] = DEFAULT_OPS
     #: product states allowed per formula (deterministic limit; None: unlimited)
@@ -110,10 +200,16 @@ class GeneratorConfig:
     timeout: float | None = 10.0
     #: attempts per record before it is given up
     max_attempts: int = 1000
+    #: every formula holds exactly this many distinct APs of the ``aps``
+    #: (None: each leaf draws from all of them)
+    distinct_aps: int | None = None
 
     def __post_init__(self) -> None:
         # settings under which no run could write what was asked are refused
         # here, before any work (a zero timeout would drop every formula)
+        if self.min_size is None:
+            smallest = smallest_size(self.distinct_aps, self.ops) if self.distinct_aps is not None else 1
+            object.__setattr__(self, "min_size", min(smallest or 1, self.max_size))
         if self.num < 0:
             raise UsageError(f"--num must be at least 0, not {self.num}")
         if not 1 <= self.min_size <= self.max_size:
@@ -131,6 +227,23 @@ class GeneratorConfig:
         unbuildable = _unbuildable_size(self.ops, self.min_size, self.max_size)
         if unbuildable is not None:
             raise UsageError(unbuildable)
+        if self.distinct_aps is not None:
+            _check_distinct(self.distinct_aps, self.aps, self.ops, self.min_size, self.max_size)
+
+
+def _check_distinct(k: int, aps: int, ops: Sequence[str], min_size: int, max_size: int) -> None:
+    """Refuse a ``distinct_aps`` that some formula of the sizes cannot hold."""
+    if not 1 <= k <= aps:
+        raise UsageError(f"--distinct-aps must be between 1 and --aps ({aps}), not {k}")
+    smallest = smallest_size(k, ops)
+    if smallest is None:
+        raise UsageError(f"--distinct-aps {k} needs a binary operator in --ops: unary ones build one-AP formulas")
+    if min_size < smallest:
+        which = "--max-size" if max_size < smallest else "--min-size (or leave it out)"
+        raise UsageError(
+            f"{which} must be at least {smallest} for --distinct-aps {k}: a formula of n nodes holds at most "
+            "(n + 1) // 2 APs"
+        )
 
 
 def _unbuildable_size(ops: Sequence[str], min_size: int, max_size: int) -> str | None:
@@ -185,7 +298,7 @@ def generate_record(config: GeneratorConfig, i: int) -> tuple[dict | None, Stats
     names = ap_names(config.aps)
     for attempt in range(config.max_attempts):
         rng = random.Random(f"{config.seed}:{i}:{attempt}")
-        formula = random_formula(rng, size, names, config.ops)
+        formula = random_formula(rng, size, names, config.ops, config.distinct_aps)
         # one time limit per formula, shared by solving and checking
         started = time.monotonic()
         try:
@@ -267,6 +380,8 @@ def generate_file(
     meta_path = _meta_path(out)
     params = {**asdict(config), "ops": list(config.ops), "format": fmt}
     params.pop("num")
+    if config.distinct_aps is None:  # files written before the option resume
+        params.pop("distinct_aps")
     existed = out.exists()
     with _locked(out) as f:
         stats = Stats()

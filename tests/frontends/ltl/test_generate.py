@@ -129,3 +129,77 @@ def test_the_time_limit_holds_per_formula() -> None:
     elapsed = time.perf_counter() - start
     assert record is None and stats.timeouts == 3 and stats.abandoned == 1
     assert 0.6 <= elapsed < 1.6, elapsed
+
+
+# ------------------------------------------------------- exactly k distinct APs
+DISTINCT_CASES = [
+    # (k, aps, min_size, max_size, ops)
+    (1, 3, None, 6, None),
+    (2, 2, None, 6, None),
+    (2, 5, 3, 12, None),
+    (3, 5, None, 5, None),  # only the smallest size: three leaves, two binary operators
+    (4, 10, None, 20, None),
+    (5, 5, 11, 11, ("&", "U", "|")),  # binary operators alone build one odd size
+    (7, 10, None, 15, ("!", "X", "&", "U")),
+]
+
+
+@pytest.mark.parametrize("k,aps,min_size,max_size,ops", DISTINCT_CASES)
+def test_distinct_aps_exactly_k_per_formula_reproducible_and_checked(tmp_path, k, aps, min_size, max_size, ops) -> None:
+    extra = {"ops": ops} if ops else {}
+    config = GeneratorConfig(num=24, aps=aps, min_size=min_size, max_size=max_size, seed=k, distinct_aps=k,
+                             timeout=None, **extra)
+    assert config.min_size == (min_size if min_size is not None else 2 * k - 1 if k > 1 else 1)
+    out = tmp_path / "k.txt"
+    stats = generate_file(config, out, jobs=1)
+    assert stats.written == 24 and stats.abandoned == 0
+    names = {chr(ord("a") + j) for j in range(aps)}
+    seen: set[str] = set()
+    for formula, trace in read_dataset(out.read_text()):
+        f = parse_formula(formula)
+        assert len(set(f.aps())) == k, formula
+        assert set(f.aps()) <= names
+        assert config.min_size <= f.size <= max_size
+        assert check(f, parse_trace(trace)).holds, (formula, trace)
+        seen |= set(f.aps())
+    if k < aps:
+        assert len(seen) > k  # the k APs are drawn per formula, not fixed
+    again = tmp_path / "again.txt"
+    generate_file(config, again, jobs=2)
+    assert again.read_bytes() == out.read_bytes()
+    other = tmp_path / "other.txt"
+    generate_file(GeneratorConfig(**{**config.__dict__, "seed": config.seed + 100}), other, jobs=1)
+    assert other.read_bytes() != out.read_bytes()
+
+
+def test_random_formula_with_k_distinct_aps_at_every_size() -> None:
+    rng = random.Random(5)
+    for k in (1, 2, 3, 6):
+        for size in range(2 * k - 1, 2 * k + 12):
+            for _ in range(5):
+                f = random_formula(rng, size, "abcdefgh", distinct=k)
+                assert f.size == size and len(set(f.aps())) == k
+
+
+def test_distinct_aps_leaves_the_default_stream_alone(tmp_path) -> None:
+    """Without the option the records are those of before it existed: the
+    settings a resumed file was written with carry no new key."""
+    config = GeneratorConfig(num=6, max_size=10, seed=2)
+    assert config.min_size == 1
+    out = tmp_path / "d.txt"
+    generate_file(config, out, jobs=1)
+    meta = json.loads((tmp_path / "d.txt.meta.json").read_text())
+    assert "distinct_aps" not in meta["params"] and meta["params"]["min_size"] == 1
+
+
+@pytest.mark.parametrize("settings,message", [
+    (dict(distinct_aps=6, aps=5), "--distinct-aps must be between 1 and --aps (5)"),
+    (dict(distinct_aps=0), "--distinct-aps must be between 1"),
+    (dict(distinct_aps=3, max_size=4), "--max-size must be at least 5"),
+    (dict(distinct_aps=3, min_size=3, max_size=20), "--min-size (or leave it out) must be at least 5"),
+    (dict(distinct_aps=2, ops=("!", "X")), "needs a binary operator"),
+])
+def test_distinct_aps_bad_settings(settings, message) -> None:
+    with pytest.raises(UsageError) as err:
+        GeneratorConfig(num=1, **settings)
+    assert message in str(err.value) and "\n" not in str(err.value)
