@@ -6,13 +6,12 @@ and answers come back faithfully."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 
 import pytest
 
 import invar
 from invar.tasks import lm
+from tests.bench import bench_module
 from tests.conftest import FIXTURES, ROOT
 from tests.data.test_incontext import lookup_answer, permutation_answer
 
@@ -20,14 +19,7 @@ SCRIPT = ROOT / "bench" / "bench_incontext.py"
 
 
 def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_incontext", SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    return bench_module("bench_incontext")
 
 
 @pytest.fixture(scope="module")

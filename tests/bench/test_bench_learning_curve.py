@@ -4,7 +4,6 @@ rerun skips what is done."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -12,20 +11,14 @@ import sys
 
 import pytest
 
+from tests.bench import bench_module
 from tests.conftest import FIXTURES, ROOT
 
 SCRIPT = ROOT / "bench" / "bench_learning_curve.py"
 
 
 def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_learning_curve", SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    return bench_module("bench_learning_curve")
 
 
 @pytest.mark.parametrize("spec, expected", [

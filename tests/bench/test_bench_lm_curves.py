@@ -4,26 +4,18 @@ rerun that reuses the checkpoints."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import numpy as np
 
+from tests.bench import bench_module
 from tests.conftest import FIXTURES, ROOT
 
 SCRIPT = ROOT / "bench" / "bench_lm_curves.py"
 
 
 def _module():
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_lm_curves", SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    return bench_module("bench_lm_curves")
 
 
 def test_bench_lm_curves_end_to_end(tmp_path):
