@@ -10,16 +10,11 @@ import pytest
 import invar
 from invar.tasks import lm
 from tests.bench import bench_module
-from tests.conftest import FIXTURES
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm")
-    lm.build(FIXTURES / "python", out / "data", vocab="char", seq_len=64)
-    invar.train(task="lm", data=out / "data", arch="vanilla", epochs=1, batch_size=16, limit=48, threads=1,
-                out=out / "m.pt")
-    return out
+@pytest.fixture
+def trained(char_lm):
+    return char_lm
 
 
 def test_a_split_without_full_windows_is_refused(trained):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 import invar
-from invar.tasks import lm
 from tests.bench import bench_module
 from tests.conftest import FIXTURES, ROOT
 from tests.data.test_incontext import lookup_answer, permutation_answer
@@ -22,13 +21,9 @@ def _module():
     return bench_module("bench_incontext")
 
 
-@pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm")
-    lm.build(FIXTURES / "python", out / "data", vocab="char", seq_len=64)
-    invar.train(task="lm", data=out / "data", arch="vanilla", epochs=1, batch_size=16, limit=48, threads=1,
-                out=out / "m.pt")
-    return out / "m.pt"
+@pytest.fixture
+def checkpoint(char_lm):
+    return char_lm / "m.pt"
 
 
 def test_every_model_draw_and_task_is_scored(checkpoint):
