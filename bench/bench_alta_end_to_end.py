@@ -37,7 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common import machine
+from common import machine, mean_sd
 
 from invar.alta.trace import TABLE_2_SLICES, balanced_bits
 
@@ -175,9 +175,7 @@ def run_one(layers: int, sharing: bool, positions: str, seed: int, data: dict, a
 
 
 def _cell(rows: list[dict], key: str) -> str:
-    xs = [100 * r[key] for r in rows]
-    sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
-    return f"{statistics.mean(xs):.1f} ± {sd:.1f} %"
+    return mean_sd([100 * r[key] for r in rows], "{:.1f}", " %")
 
 
 def table(results: list[dict]) -> str:

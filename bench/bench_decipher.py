@@ -30,13 +30,11 @@ import argparse
 import json
 import math
 import random
-import re
-import statistics
 import string
 
 import numpy as np
 import torch
-from common import machine
+from common import machine, mean_sd, seed_group
 
 import invar
 from invar.encoding import renamed
@@ -91,7 +89,7 @@ def run(models: list[str], data: str, n: int, seed: int, device: str, split: str
         known = set(model.vocab.referents)
         ciphered = [renamed(e, {a: b for a, b in key.items() if a in known and b in known}, model.vocab)
                     for e, key in zip(plain, ciphers)]
-        row = {"model": name, "group": re.sub(r"-s\d+$", "", name), "windows": len(programs)}
+        row = {"model": name, "group": seed_group(name), "windows": len(programs)}
         for kind, encoded in (("plain", plain), ("ciphered", ciphered)):
             for span, value in perplexities(model, encoded, device).items():
                 row[f"{kind} {span}"] = value
@@ -105,10 +103,7 @@ def table(rows: list[dict]) -> str:
              "|---|---|---|---|---|---|---|"]
     for group in dict.fromkeys(r["group"] for r in rows):
         rs = [r for r in rows if r["group"] == group]
-
-        def cell(xs, fmt="{:.2f}"):
-            sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
-            return f"{fmt.format(statistics.mean(xs))} ± {fmt.format(sd)}"
+        cell = mean_sd
 
         ratio = lambda span: [r[f"ciphered {span}"] / r[f"plain {span}"] for r in rs]  # noqa: E731
         lines.append(f"| {group} | {len(rs)} | {cell([r['plain all'] for r in rs])} | "

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
-import statistics
 
 import numpy as np
 import torch
-from common import machine
+from common import machine, mean_sd, seed_group
 
 import invar
 from invar.data import incontext
@@ -63,10 +61,6 @@ def answers(model, items: list[incontext.Item], device: str, batch_size: int = 1
     return out
 
 
-def _group(name: str) -> str:
-    return re.sub(r"-s\d+$", "", name)
-
-
 def main(argv: list[str] | None = None) -> list[dict]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models", nargs="+", required=True, help="NAME=CHECKPOINT")
@@ -92,7 +86,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                                 ("permutation", {"length": args.length, "demos": args.demos})):
                 items = incontext.generate(task, args.num, source, seed=args.seed, **shape)
                 acc = incontext.accuracy(items, answers(model, items, args.device))
-                rows.append({"model": name, "group": _group(name), "draw": draw, "task": task,
+                rows.append({"model": name, "group": seed_group(name), "draw": draw, "task": task,
                              "accuracy": 100 * acc, "symbols": len(pool.symbols)})
                 print(json.dumps(rows[-1]), flush=True)
     if args.out:
@@ -111,8 +105,7 @@ def table(rows: list[dict]) -> str:
         cells = []
         for task in ("lookup", "permutation"):
             xs = [r["accuracy"] for r in rows if (r["group"], r["draw"], r["task"]) == (group, draw, task)]
-            sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
-            cells.append(f"{statistics.mean(xs):.2f} ± {sd:.2f} % ({len(xs)})")
+            cells.append(f"{mean_sd(xs)} % ({len(xs)})")
         paper = PAPER[draw]
         lines.append(f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
                      f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |")

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from common import machine
+from common import machine, mean_sd
 
 import invar
 from invar.data.bhive import label_texts, read_split
@@ -132,13 +132,6 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     return record
 
 
-def _mean_sd(xs: list[float], fmt: str = "{:.2f}") -> str:
-    if not xs:
-        return "–"
-    sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
-    return f"{fmt.format(statistics.mean(xs))} ± {fmt.format(sd)}"
-
-
 def _reach(record: dict, target: float) -> int | None:
     """The first epoch whose validation MAPE is at most ``target``."""
     return next((i + 1 for i, m in enumerate(record["valid_history"]) if m <= target), None)
@@ -170,14 +163,14 @@ def table(records: list[dict]) -> str:
         runs = row["runs"]
         reached = [(e, s) for e, s, paired in row["reach"] if e is not None]
         paired = sum(p for _, _, p in row["reach"])
-        reach = (f"{_mean_sd([e for e, _ in reached], '{:.1f}')} ({len(reached)}/{paired})" if paired else "–")
-        steps = _mean_sd([s for _, s in reached], "{:.0f}") if reached else "–"
+        reach = (f"{mean_sd([e for e, _ in reached], '{:.1f}')} ({len(reached)}/{paired})" if paired else "–")
+        steps = mean_sd([s for _, s in reached], "{:.0f}") if reached else "–"
         lines.append(
-            f"| {row['n']} | {row['name']} | {len(runs)} | {_mean_sd([r['test_MAPE'] for r in runs])} % | "
-            f"{_mean_sd([r['test_MAPE_renamed'] for r in runs])} % | "
-            f"{_mean_sd([r['best_valid_MAPE'] for r in runs])} % | "
-            f"{_mean_sd([r['epochs_run'] for r in runs], '{:.1f}')} ({sum(r['stopped_early'] for r in runs)}) | "
-            f"{_mean_sd([r['best_epoch'] for r in runs], '{:.1f}')} | {reach} | {steps} |")
+            f"| {row['n']} | {row['name']} | {len(runs)} | {mean_sd([r['test_MAPE'] for r in runs])} % | "
+            f"{mean_sd([r['test_MAPE_renamed'] for r in runs])} % | "
+            f"{mean_sd([r['best_valid_MAPE'] for r in runs])} % | "
+            f"{mean_sd([r['epochs_run'] for r in runs], '{:.1f}')} ({sum(r['stopped_early'] for r in runs)}) | "
+            f"{mean_sd([r['best_epoch'] for r in runs], '{:.1f}')} | {reach} | {steps} |")
     return "\n".join(lines)
 
 

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 import torch
-from common import machine
+from common import machine, mean_sd
 
 import invar
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
@@ -186,10 +186,7 @@ def setting(text: str) -> tuple[str, object]:
 
 
 def _mean_sd(values: list[float]) -> str:
-    if not values:
-        return "–"
-    sd = statistics.stdev(values) if len(values) > 1 else 0.0
-    return f"{statistics.mean(values):.1f} ± {sd:.1f} %"
+    return mean_sd(values, "{:.1f}", " %")
 
 
 def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import statistics
 import time
 from pathlib import Path
@@ -48,6 +49,19 @@ def repeat(fn: Callable[[], object], times: int) -> list[float]:
 
 def median(xs: list[float]) -> float:
     return statistics.median(xs)
+
+
+def mean_sd(xs: list[float], fmt: str = "{:.2f}", unit: str = "") -> str:
+    """``mean ± sd`` of ``xs`` in ``fmt`` (sd 0 for one value), then ``unit``; ``–`` for none."""
+    if not xs:
+        return "–"
+    sd = statistics.stdev(xs) if len(xs) > 1 else 0.0
+    return f"{fmt.format(statistics.mean(xs))} ± {fmt.format(sd)}{unit}"
+
+
+def seed_group(name: str) -> str:
+    """A run's name without its ``-sK`` seed suffix: the runs of one model over seeds share it."""
+    return re.sub(r"-s\d+$", "", name)
 
 
 def checkout(rev: str, into: Path) -> Path:
