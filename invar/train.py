@@ -75,7 +75,7 @@ from .checkpoint import load as load_checkpoint, load_model, model_payload, save
 from .encoding import (Encoded, Vocab, add_pool, add_specials, encode, load_encoded, renamed, renaming_space_of,
                        save_encoded, vocab_counts)
 from .errors import DataError, InvarError, ModelError, UsageError
-from .nn.config import ModelConfig, preset
+from .nn.config import ModelConfig, architectures, preset
 from .nn.model import Model, build_network, to_device
 from .processes import callable_module, torchrun_place
 from .tasks import Example, Task, get_task
@@ -140,8 +140,14 @@ def _counts_worker(args):
 
 def _encode_worker(args):
     task_name, examples, vocab_dict = args
-    vocab = Vocab.from_dict(vocab_dict)
-    return [encode(p, vocab, canonical=True) for p in _parse_all(get_task(task_name), examples)]
+    vocab, task = Vocab.from_dict(vocab_dict), get_task(task_name)
+    return [encode(p, vocab, canonical=_reads_canonical(task.head)) for p in _parse_all(task, examples)]
+
+
+def _reads_canonical(head: str) -> bool:
+    """Whether some architecture for ``head`` reads canonical ids, which the
+    cached encodings then hold (none does for a language model)."""
+    return any(preset(arch, head=head).canonicalize for arch in architectures(head))
 
 
 def _map(fn, items: list, jobs: int) -> list:
@@ -566,7 +572,7 @@ def _set_up(args: _Args, the_task: Task, config: ModelConfig, splits: _Splits, p
                 opt=_optimiser(model.network, args), settings=settings, state_path=resume_path(args.out),
                 report=report, lengths=lengths,
                 steps_per_epoch=len(_batches(lengths, args.batch_size, args.seed, 0, procs.world)),
-                targets=_targets(the_task, splits, config.generates),
+                targets=_targets(the_task, splits, config.computes_loss),
                 best=math.inf if the_task.lower_is_better else -math.inf)
 
 
@@ -608,9 +614,9 @@ def _parallel(net: torch.nn.Module, procs: _Processes) -> torch.nn.Module:
     return DistributedDataParallel(net, device_ids=[procs.dev.index] if procs.dev.type == "cuda" else None)
 
 
-def _targets(the_task: Task, splits: _Splits, sequences: bool) -> torch.Tensor | None:
+def _targets(the_task: Task, splits: _Splits, in_batches: bool) -> torch.Tensor | None:
     """The training labels as the task's loss takes them (a sequence task's targets are in its batches)."""
-    if sequences or the_task.head == "lm":  # a language model's targets are its inputs
+    if in_batches:  # a sequence task's or a language model's targets are in its batches
         return None
     if the_task.targets is not None:
         return torch.as_tensor(the_task.targets(splits.train_y, splits.label_names), dtype=torch.float32)
@@ -694,7 +700,7 @@ def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
     batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
     for group in run.opt.param_groups:
         group["lr"] = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr)
-    if run.model.config.generates or run.model.config.head == "lm":
+    if run.model.config.computes_loss:
         loss = net.loss(run.ddp(batch), batch)
     else:
         loss = run.task.loss(run.ddp(batch), run.targets[torch.as_tensor(idx)].to(procs.dev))

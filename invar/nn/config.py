@@ -175,6 +175,12 @@ class ModelConfig:
         return self.head == "generate"
 
     @property
+    def computes_loss(self) -> bool:
+        """Whether the network computes its own loss from the batch (an
+        encoder-decoder's and a language model's targets are in the batch)."""
+        return self.generates or self.head == "lm"
+
+    @property
     def uses_symmetry(self) -> bool:
         """Whether some layer applies the SPE symmetry mask (batches carry it)."""
         return self.attention in ("symmetry", "referent+symmetry")
