@@ -21,11 +21,11 @@ from .programs import PROGRAMS, get_program
 from .spec import AltaError, Head, Init, Program, Rule, Variable
 
 
-def minimal(program: Program, inputs, *, max_layers: int | None = None) -> Program:
+def minimal(program: Program, inputs, *, max_layers: int | None = None, mixtures: bool = True) -> Program:
     """The minimal version of ``program`` on ``inputs`` (:func:`.analysis.minimal`)."""
     from .analysis import minimal as _minimal
 
-    return _minimal(program, inputs, max_layers=max_layers)
+    return _minimal(program, inputs, max_layers=max_layers, mixtures=mixtures)
 
 
 def compile(program: Program, *, lam: float = 100.0):  # noqa: A001

@@ -34,8 +34,10 @@ from .spec import TOLERANCE, AltaError, Head, Init, Program, Variable, validate
 class Coverage:
     """What the runs of a program on some inputs used."""
 
-    #: indices into ``program.rules`` of the rules satisfied somewhere
+    #: indices into ``program.rules`` of the rules the interpreter satisfied somewhere (the paper's count)
     rules: set[int] = field(default_factory=set)
+    #: indices of the null resets never satisfied that clear the mixtures of a compiled model
+    mixtures: set[int] = field(default_factory=set)
     #: alphabet indices of the symbols read (markers included)
     tokens: set[int] = field(default_factory=set)
     #: positions read
@@ -49,7 +51,8 @@ def coverage(program: Program, inputs: Iterable[Any], *, max_layers: int | None 
 
     A head output the interpreter leaves undefined is, in the compiled
     model, a mixture of the values the head attends to; the null rules of
-    those values clear it, so they count as used."""
+    those values clear it, so :attr:`Coverage.mixtures` keeps those the
+    interpreter never satisfied."""
     run_one = interpreter(program).run
     nulls = {(r.variable, r.old): i for i, r in enumerate(program.rules) if r.null}
     seen = Coverage()
@@ -65,9 +68,10 @@ def coverage(program: Program, inputs: Iterable[Any], *, max_layers: int | None 
             for head in program.heads:
                 for pos, state in enumerate(layer.attention):
                     if state[head.output] is None:
-                        seen.rules.update(nulls[(head.output, v)] for v in _mixture(head, before, pos)
-                                          if (head.output, v) in nulls)
+                        seen.mixtures.update(nulls[(head.output, v)] for v in _mixture(head, before, pos)
+                                             if (head.output, v) in nulls)
             before = layer.mlp
+    seen.mixtures -= seen.rules
     return seen
 
 
@@ -102,19 +106,26 @@ def _restricted(v: Variable, seen: dict[str, set[int]]) -> Variable:
     return dataclasses.replace(v, init=Init(v.init.kind, table, v.init.value))
 
 
-def minimal(program: Program, inputs: Iterable[Any], *, max_layers: int | None = None) -> Program:
-    """The minimal version of ``program`` on ``inputs`` (see the module docstring)."""
+def minimal(program: Program, inputs: Iterable[Any], *, max_layers: int | None = None,
+            mixtures: bool = True) -> Program:
+    """The minimal version of ``program`` on ``inputs`` (see the module docstring);
+    ``mixtures=False`` keeps only the rules the interpreter satisfied."""
     used = coverage(program, inputs, max_layers=max_layers)
     if not used.inputs:
         raise AltaError("a minimal program needs at least one input")
-    return minimal_of(program, used)
+    return minimal_of(program, used, mixtures=mixtures)
 
 
-def minimal_of(program: Program, used: Coverage) -> Program:
-    """The minimal version of ``program`` given what its runs used."""
+def minimal_of(program: Program, used: Coverage, *, mixtures: bool = True) -> Program:
+    """The minimal version of ``program`` given what its runs used: the rules
+    the interpreter satisfied (the paper's minimal program, appendix C.2) and,
+    unless ``mixtures`` is false, the null resets its compiled model needs to
+    clear the mixtures of undefined head outputs (without them the compiled
+    minimal model can differ from the full program on its own inputs)."""
     seen = {"token": used.tokens, "position": used.positions}
     variables = tuple(_restricted(v, seen) for v in program.variables)
-    rules = tuple(r for i, r in enumerate(program.rules) if i in used.rules)
+    kept = used.rules | used.mixtures if mixtures else used.rules
+    rules = tuple(r for i, r in enumerate(program.rules) if i in kept)
     reduced = dataclasses.replace(program, name=f"{program.name}-minimal", variables=variables, rules=rules)
     validate(reduced)
     return reduced

@@ -106,6 +106,8 @@ class Interpreter:
             names = tuple(n for n, _ in rule.antecedent)
             key = tuple(self.vars[n].index(x) for n, x in rule.antecedent)
             self.groups.setdefault(names, {}).setdefault(key, []).append(i)
+        # per group and set of undefined places: the defined places' values -> a rule testing them
+        self._partial: dict[tuple[tuple[str, ...], tuple[int, ...]], dict[tuple[int, ...], int]] = {}
 
     def run(self, text: str | Sequence[str], *, max_layers: int | None = None, trace: bool = False,
             markers: bool = True) -> Run:
@@ -234,13 +236,23 @@ class Interpreter:
 
     def _check_undefined(self, names, key, table, where) -> None:
         """A rule whose other conditions hold depends on the undefined value it tests."""
+        missing = tuple(j for j, k in enumerate(key) if k is None)
+        index = self._partial.get((names, missing))
+        if index is None:
+            index = self._partial[(names, missing)] = self._project(table, missing)
+        found = index.get(tuple(k for k in key if k is not None))
+        if found is not None:
+            rule = self.program.rules[found]
+            raise self._undefined(names[missing[0]], where, f"rule [{rule.text()}]", rule.at)
+
+    def _project(self, table, missing: tuple[int, ...]) -> dict[tuple[int, ...], int]:
+        """The first non-null rule of ``table`` for each value of the places not ``missing``."""
+        index: dict[tuple[int, ...], int] = {}
         for values, rules in table.items():
             rule = self.program.rules[rules[0]]
-            if rule.null:
-                continue
-            missing = [n for n, k, v in zip(names, key, values) if k is None]
-            if missing and all(k == v for k, v in zip(key, values) if k is not None):
-                raise self._undefined(missing[0], where, f"rule [{rule.text()}]", rule.at)
+            if not rule.null:
+                index.setdefault(tuple(v for j, v in enumerate(values) if j not in missing), rules[0])
+        return index
 
     def _conflict(self, first: Rule, second: Rule, where: tuple[str, int, int]) -> AltaError:
         text, layer, pos = where

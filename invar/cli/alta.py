@@ -245,7 +245,8 @@ def minimal_command(
     """The minimal version of PROG on the --train inputs, and where it agrees with PROG on --test.
 
     The minimal version keeps only the rules the interpreter satisfied on the
-    training inputs, and starts every token and position they never read at
+    training inputs (the paper's count), with the null resets its compiled
+    model needs to clear undefined head outputs, and starts every token and position they never read at
     its variable's default (the ALTA paper, section 4.1 and appendix C.2).
     On each --test input its compiled model is compared with the whole
     program's interpreter: the stream after every MLP, and the outputs alone.
@@ -260,6 +261,7 @@ def minimal_command(
     reduced = minimal_of(program, used)
     record = {"schema": SCHEMA, "program": program.name, "train": used.inputs,
               "rules": _rule_counts(program), "minimal_rules": _rule_counts(reduced),
+              "satisfied_rules": len(used.rules), "mixture_resets": len(used.mixtures),
               "tokens_seen": len(used.tokens), "positions_seen": len(used.positions)}
     if test is not None:
         results = agreement(program, reduced, _lines(test), lam=lam)
@@ -271,7 +273,9 @@ def minimal_command(
         print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
         return
     stdout.print(f"{program.name}: {_shown_rules(record['rules'])}; on {used.inputs:,} training inputs the minimal "
-                 f"version keeps {_shown_rules(record['minimal_rules'])}", markup=False)
+                 f"version keeps {_shown_rules(record['minimal_rules'])}: {record['satisfied_rules']:,} the "
+                 f"interpreter satisfied (the paper's count), {record['mixture_resets']:,} that clear compiled "
+                 "mixtures", markup=False)
     if test is not None:
         stdout.print(f"on {record['test']:,} test inputs: streams agree on {record['streams_agree']:,}, outputs on "
                      f"{record['outputs_agree']:,}", markup=False)

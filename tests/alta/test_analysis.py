@@ -42,18 +42,41 @@ def _numbers(count, low, high, seed):
     return out
 
 
-def test_addition_minimal_on_three_digits_covers_every_longer_input():
+@pytest.fixture(scope="module")
+def addition_three_digits():
+    """Addition and what it uses on 2,000 random inputs of at most three digits."""
     prog = addition()
-    used = coverage(prog, _numbers(2000, 1, 3, seed=4))
-    reduced = minimal_of(prog, used)
+    return prog, coverage(prog, _numbers(2000, 1, 3, seed=4))
+
+
+def test_addition_minimal_on_three_digits_has_the_papers_884_rules(addition_three_digits):
+    prog, used = addition_three_digits
+    reduced = minimal_of(prog, used, mixtures=False)
+    nulls = sum(r.null for r in reduced.rules)
+    # appendix D.2: "The compiled MLP width (i.e., number of transition rules) is 884"
+    assert (len(reduced.rules), nulls) == (884, 40)
+    assert (len(prog.rules), sum(r.null for r in prog.rules)) == (16466, 45)
+    # the compiled minimal model also clears the mixtures of undefined head outputs: five more resets
+    # (token_right = <s>, ptr_a_token = + or </s>, ptr_b_token = <s> or </s>)
+    assert len(minimal_of(prog, used).rules) == 889 and len(used.mixtures) == 5
+
+
+def test_addition_minimal_on_three_digits_covers_every_longer_input(addition_three_digits):
+    prog, used = addition_three_digits
     longer = coverage(prog, _numbers(1000, 4, 12, seed=5))
-    assert longer.rules <= used.rules and longer.tokens <= used.tokens
-    # the count is this program's (docs/alta.md sets it beside the paper's 884): every rule is used;
-    # 90 carries + 180 digits + 1 last carry + 60 pointer moves + 6 steps and placements + 45 resets
-    assert len(reduced.rules) == len(prog.rules) == 382
+    assert longer.rules <= used.rules and longer.mixtures <= used.rules | used.mixtures
+    assert longer.tokens <= used.tokens
     # the check can fail: one-digit operands leave rules that longer inputs need
     short = coverage(prog, [addition_input(a, b) for a in range(10) for b in range(10)])
     assert longer.rules - short.rules
+
+
+@pytest.mark.parametrize("mixtures, agrees", [(True, True), (False, False)])
+def test_compiled_minimal_addition_needs_the_mixture_resets(addition_three_digits, mixtures, agrees):
+    prog, used = addition_three_digits
+    reduced = minimal_of(prog, used, mixtures=mixtures)
+    results = agreement(prog, reduced, _numbers(20, 1, 3, seed=6))
+    assert all(r.agrees for r in results) is agrees
 
 
 def _minimal_against_full(name):

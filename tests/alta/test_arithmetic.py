@@ -58,6 +58,7 @@ def test_interpreter_adds(add_runs, pairs):
 
 def _compiled_against_interpreter(model, runs, inputs, batch_size=512):
     """Every input's outputs (every position) and layer count, compiled against the interpreter."""
+    inputs = sorted(inputs, key=lambda p: max(len(str(p[0])), len(str(p[1]))))  # batches of like length
     for start in range(0, len(inputs), batch_size):
         chunk = inputs[start:start + batch_size]
         ids, valid, tokens = model.batch([addition_input(*p) for p in chunk])

@@ -149,6 +149,8 @@ def test_minimal_reports_rules_kept_and_agreement_on_longer_inputs(invoke, tmp_p
     record = json.loads(result.output)
     assert record["train"] == 60 and record["test"] == 30
     assert record["minimal_rules"]["rules"] <= record["rules"]["rules"]
+    kept = record["minimal_rules"]["rules"] + record["minimal_rules"]["null_resets"]
+    assert record["satisfied_rules"] + record["mixture_resets"] == kept
     assert (record["streams_agree"] == 30) is agrees and (record["first_disagreement"] is None) is agrees
 
 
