@@ -133,6 +133,11 @@ def simulate(memory, layers, m=DEFAULT_REGISTERS):
 ADD_PROGRAM = [12, 14, 3, 14, 13, 6, 14, 14, 9, 15, 15, -1, 5, 7, 0, 0]
 
 
+# the ADD listing of the paper's released SUBLEQ tests: twelve registers, a at 9, b at 10, z at 11;
+# "subleq a, z; subleq z, b; subleq z, z" and the last jumps to -1 (halt). mem[b] ends as 5 + 10.
+PAPER_ADD = [9, 11, 3, 11, 10, 6, 11, 11, -1, 5, 10, 0]
+
+
 def _random_programs(count, seed, m=DEFAULT_REGISTERS):
     rng = random.Random(seed)
     # mostly addresses, so that runs go on for several instructions; negatives halt
@@ -158,6 +163,16 @@ def test_subleq_adds_with_the_add_program(sub_program):
         assert result.halted and halted and result.layers == used == 12
 
 
+@pytest.mark.parametrize("x, y", [(5, 10), (-7, 3), (0, 0), (12, 9)])  # 12 + 9 wraps to -11
+def test_subleq_runs_the_papers_add_listing(sub_program, x, y):
+    memory = PAPER_ADD[:9] + [x, y, 0]
+    result = run(sub_program, subleq_input(memory))
+    want, halted, used = simulate(memory, 60)
+    assert subleq_memory(sub_program, result.outputs) == want
+    assert want[10] == (x + y + 16) % 32 - 16 and want[:10] + want[11:] == memory[:10] + memory[11:]
+    assert result.halted and halted and result.layers == used == 9
+
+
 def test_subleq_interpreter_equals_simulator_on_200_random_programs(sub_program):
     layers = []
     for memory in RANDOM_PROGRAMS:
@@ -172,13 +187,13 @@ def test_subleq_interpreter_equals_simulator_on_200_random_programs(sub_program)
 
 def test_subleq_compiled_equals_interpreter_at_60_layers(sub_program):
     model = compile(sub_program, lam=100.0)
-    memories = [ADD_PROGRAM] + RANDOM_PROGRAMS
+    memories = [PAPER_ADD, ADD_PROGRAM] + RANDOM_PROGRAMS
     ids, valid, tokens = model.batch([subleq_input(m) for m in memories])
     with torch.no_grad():
         outputs, layers = model(ids, valid)
     for b, memory in enumerate(memories):
         want = run(sub_program, subleq_input(memory))
-        assert outputs[b].tolist() == want.outputs, memory
+        assert outputs[b, :len(memory)].tolist() == want.outputs, memory
         assert int(layers[b]) == want.layers, memory
         assert subleq_memory(sub_program, want.outputs) == simulate(memory, 60)[0]
 
