@@ -9,6 +9,10 @@ length bound ``max_length``; the answer stands at every position.
 * ``distinct-count``: the number of distinct symbols. One head per symbol
   (a set query: that symbol or the end marker) tells whether it occurs; the
   MLP adds the answers. Invariant under renamings.
+* ``histogram``: at each symbol, how often it occurs (the Tracr paper's
+  ``hist``). One head, its query a set (the position's own symbol or the end
+  marker) over the symbols, averages the end marker's 1: 1 / (count + 1),
+  which the MLP turns into the count. Invariant under renamings.
 * ``palindrome``: 1 when the string reads the same backwards. The length
   comes from a head averaging the end marker over every position; each
   position finds its mirror (length − 1 − index), compares its symbol with
@@ -109,6 +113,25 @@ def distinct_count(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH)
         x.set("count", sum(seen) if k > 1 else seen)
     return program(variables, heads, x.rules, output="count", alphabet=(*alphabet, END), suffix=(END,),
                    max_layers=2, name="distinct-count")
+
+
+def histogram(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+    """At every position, the number of times its symbol occurs (the end marker counts 0)."""
+    alphabet = _symbols(symbols, max_length)
+    k = len(alphabet)
+    variables = {
+        "tok": var(k + 1, token=_token(alphabet)),
+        # the end marker's query selects only itself: its count is 0
+        "own_or_end": set_var(k + 1, [(i, k) for i in range(k)] + [(k,)], token=lambda t: {_token(alphabet)(t), k}),
+        "is_end": numerical((0, 1), token=lambda t: float(t == END)),
+        "count": var(max_length + 1),
+    }
+    heads = {"inv_count": qkv("own_or_end", "tok", "is_end", output=numerical(_inverse_counts(max_length)))}
+    x = MLPBuilder(variables, heads)
+    for inv in x.get("inv_count"):
+        x.set("count", round(1 / inv) - 1)
+    return program(variables, heads, x.rules, output="count", alphabet=(*alphabet, END), suffix=(END,),
+                   max_layers=1, name="histogram")
 
 
 def _mirror(alphabet: tuple[str, ...], max_length: int) -> tuple[dict, dict]:

@@ -12,7 +12,7 @@ position a bit whose last value is the parity of the input bits:
   the marker, giving 1 / (ones + 1); the MLP turns each bucket into a
   parity. Its buckets reach ``max_length`` ones.
 
-Programs over symbol strings (``sort``, ``distinct-count``, ``palindrome``,
+Programs over symbol strings (``sort``, ``distinct-count``, ``histogram``, ``palindrome``,
 ``reverse``, ``contains-a``, ``first-is-a``) are in :mod:`.probes`.
 """
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .probes import contains_a, distinct_count, first_is_a, palindrome, reverse, sort_distinct
+from .probes import contains_a, distinct_count, first_is_a, histogram, palindrome, reverse, sort_distinct
 from .arithmetic import ARITHMETIC
 from .lang import END, START, MLPBuilder, numerical, program, qkv, relative, var
 from .spec import AltaError, Program
@@ -91,6 +91,7 @@ PROGRAMS: dict[str, Callable[..., Program]] = {
     "parity-sum-mod": parity_sum_mod,
     "sort": sort_distinct,
     "distinct-count": distinct_count,
+    "histogram": histogram,
     "palindrome": palindrome,
     "reverse": reverse,
     "contains-a": contains_a,

@@ -40,7 +40,7 @@ def _inputs(seed: int, n: int, distinct: bool) -> list[str]:
 def checkpoints(tmp_path_factory):
     root = tmp_path_factory.mktemp("alta")
     out = {}
-    for name in ("distinct-count", "palindrome", "sort", "contains-a", "first-is-a", "reverse"):
+    for name in ("distinct-count", "histogram", "palindrome", "sort", "contains-a", "first-is-a", "reverse"):
         options = {"symbols": SYMBOLS} if name == "sort" else {"symbols": SYMBOLS, "max_length": 8}
         compiled = invar.alta.compile(get_program(name, **options))
         save(root / f"{name}.pt", payload(compiled))
@@ -64,7 +64,8 @@ def test_a_compiled_checkpoint_loads_as_weights_and_data(checkpoints):
 
 @pytest.mark.parametrize(
     "name, transform, distinct",
-    [("distinct-count", "renamings", False), ("palindrome", "renamings", False), ("sort", "permutations", True),
+    [("distinct-count", "renamings", False), ("histogram", "renamings", False), ("palindrome", "renamings", False),
+     ("sort", "permutations", True),
      ("reverse", "renamings", False)],
 )
 def test_invariant_programs_show_no_violation(tmp_path, checkpoints, name, transform, distinct):

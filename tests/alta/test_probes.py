@@ -20,6 +20,7 @@ EXPECTED = {
     "contains-a": lambda s: [int("a" in s)] * (len(s) + 1),
     "first-is-a": lambda s: [int(s[0] == "a")] * len(s),
     "distinct-count": lambda s: [len(set(s))] * (len(s) + 1),
+    "histogram": lambda s: [s.count(c) for c in s] + [0],
     "palindrome": lambda s: [int(s == s[::-1])] * (len(s) + 1),
     "reverse": lambda s: [*s[::-1], "</s>"],
     "sort": lambda s: ["<s>", *sorted(s)],
@@ -58,7 +59,7 @@ def test_compiled_equals_interpreter_at_every_layer(name):
     assert checked.refused == everything - checked.compared
 
 
-@pytest.mark.parametrize("name", ["distinct-count", "palindrome"])
+@pytest.mark.parametrize("name", ["distinct-count", "histogram", "palindrome"])
 def test_invariant_under_every_renaming(name):
     prog = _program(name)
     for symbols in all_inputs(SYMBOLS, 4, 1):
