@@ -7,7 +7,8 @@ resets among them), the MLP's widths; then ``--batch`` random inputs of the
 program's kind (bit strings for parity, symbol strings for the probes) run
 through the compiled module (batched, one forward) and through the
 interpreter one by one, the outputs compared at every position, and
-inputs per second for each. Run with ``--device cuda`` on a GPU as well.
+inputs per second for each (addition: two six-digit numbers; SUBLEQ:
+random 16-register memories, 85 % addresses, run to 60 layers). Run with ``--device cuda`` on a GPU as well.
 
     python bench/bench_alta_compile.py --batch 256 --repeat 5
 """
@@ -26,6 +27,7 @@ import torch  # noqa: E402
 from common import machine, median, repeat  # noqa: E402
 
 from invar.alta import PROGRAMS, compile, get_program  # noqa: E402
+from invar.alta.arithmetic import addition_input, subleq_input  # noqa: E402
 from invar.alta.interpreter import interpreter  # noqa: E402
 
 #: the input length each program is timed at
@@ -33,7 +35,15 @@ LENGTH = 12
 
 
 def inputs(program, n: int, rng: random.Random) -> list[str]:
-    """``n`` inputs the program reads: symbols of its alphabet that are not markers."""
+    """``n`` inputs the program reads: symbols of its alphabet that are not markers
+    (addition: two numbers of ``LENGTH // 2`` digits; SUBLEQ: random memories)."""
+    if program.name == "addition":
+        half = LENGTH // 2
+        return [" ".join(addition_input(rng.randrange(10 ** half), rng.randrange(10 ** half))) for _ in range(n)]
+    if program.name == "subleq":
+        m = program.max_length
+        return [" ".join(subleq_input([rng.randrange(0, m) if rng.random() < 0.85 else rng.randrange(-m, 0)
+                                       for _ in range(m)])) for _ in range(n)]
     markers = set(program.prefix) | set(program.suffix)
     symbols = [s for s in program.alphabet if s not in markers]
     positional = any(v.init.kind == "position" for v in program.variables)
