@@ -130,3 +130,26 @@ def test_own_is_the_default_and_no_language_model_reports_no_table():
                     lexinvariant_table="fresh")
     report = invar.audit(str(FIXTURES / "models" / "renamer.pt"), str(FIXTURES / "blocks"), limit=2)
     assert report["table"] is None
+
+
+@pytest.fixture(scope="module")
+def token_lm(tmp_path_factory):
+    """A lexinvariant LM over the Python frontend's token streams (windows of 48 tokens)."""
+    root = tmp_path_factory.mktemp("lm-audit-tokens")
+    lm.build(FIXTURES / "python", root / "data", vocab="tokens", seq_len=48)
+    invar.train(task="lm", data=root / "data", arch="lexinvariant", out=root / "m.pt", **QUICK)
+    return root
+
+
+def test_token_windows_along_are_exact_or_fail_saying_why(token_lm):
+    """Renamings of a token window's referents: with the table along, every
+    audited window keeps its loss; a window whose renaming reaches a name the
+    vocabulary lacks (its unknown id, shared) fails, saying so; with its own
+    table the model is not invariant."""
+    how = {"split": "train", "limit": 40, "variants": 6, "transform": "both"}
+    along = invar.audit(str(token_lm / "m.pt"), str(token_lm / "data"), lexinvariant_table="along", **how)
+    assert along.violation_rate == 0 and along["audited"] >= 10
+    assert all("no table can be permuted along it" in f["error"] and f["stage"] == "model" for f in along["failed"])
+    assert any(int(r["space"]) > 1 for r in along.records if r["error"] is None)
+    own = invar.audit(str(token_lm / "m.pt"), str(token_lm / "data"), **how)
+    assert own.violation_rate > 0 and own["errors"] == 0
