@@ -55,7 +55,7 @@ _invar() {
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar data lookup") words="--out -o --num -n --pairs --alphabet --corpus --symbols --by-frequency --seed --format" ;;
         "invar data permutation") words="--out -o --num -n --length --demos --alphabet --corpus --symbols --by-frequency --seed --format" ;;
-        "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --quiet -q" ;;
+        "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --lexinvariant-table --quiet -q" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
         "invar alta") words="run compile check info minimal" ;;
         "invar alta run") words="--input -i --trace --max-len --max-layers --format" ;;
@@ -72,6 +72,7 @@ _invar() {
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
         --vocab) COMPREPLY=($(compgen -W "char tokens" -- "$cur")); return ;;
         --transform) COMPREPLY=($(compgen -W "renamings permutations both" -- "$cur")); return ;;
+        --lexinvariant-table) COMPREPLY=($(compgen -W "own along" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -194,6 +194,7 @@ complete -c invar -n '__fish_seen_subcommand_from audit' -l concurrency
 complete -c invar -n '__fish_seen_subcommand_from audit' -l timeout
 complete -c invar -n '__fish_seen_subcommand_from audit' -l retries
 complete -c invar -n '__fish_seen_subcommand_from audit' -l threads
+complete -c invar -n '__fish_seen_subcommand_from audit' -l lexinvariant-table -x -a 'own along'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l quiet -s q
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l format -x -a 'table json jsonl'
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l out -s o

@@ -214,13 +214,36 @@ class _Loaded(Adapter):
         self.task = model.task
 
 
+#: how a language model with a random table reads a lexical permutation
+#: (``--lexinvariant-table``): its own seeded table (invariance in
+#: distribution), or that table permuted along the renaming (exact invariance)
+TABLES = ("own", "along")
+
+
 class CheckpointAdapter(_Loaded):
     encodes = True
 
-    def __init__(self, model, path: str | None = None, device: str | None = None) -> None:
+    def __init__(self, model, path: str | None = None, device: str | None = None, table: str = "own") -> None:
         super().__init__(model, path, device)
         self._timer = _forward_timer(model.network)
         self._start = self._timer[0]
+        #: ``own`` or ``along`` (:data:`TABLES`)
+        self.table = table
+
+    @property
+    def pairs(self) -> bool:
+        """Whether each input is an (original, variant) pair of encodings:
+        a language model with a random table, read with it permuted along."""
+        return self.table == "along" and self.model.along_table
+
+    @property
+    def table_read(self) -> str | None:
+        """What table a language model reads variants with: ``own``,
+        ``along``, or ``learned`` (its table is learned, the same for every
+        sequence: there is nothing to permute); None for other models."""
+        if self.model.config.head != "lm":
+            return None
+        return self.table if self.model.along_table else "learned"
 
     @property
     def forward_seconds(self) -> float:  # type: ignore[override]
@@ -235,6 +258,9 @@ class CheckpointAdapter(_Loaded):
         return {"kind": self.kind, "path": self.path, "arch": c.arch, "size": c.size}
 
     def _predict(self, inputs: Sequence, batch_size: int) -> list:
+        if self.pairs:
+            return list(self.model.predict_encoded([v for _, v in inputs], batch_size=batch_size, device=self.device,
+                                                   along=[o for o, _ in inputs]))
         return list(self.model.predict_encoded(list(inputs), batch_size=batch_size, device=self.device))
 
 
@@ -611,10 +637,11 @@ def is_torchscript(path: str | os.PathLike) -> bool:
 
 def open_model(model: Any, *, task: str | None = None, device: str | None = None, prompt: str | None = None,
                answer: Callable[[str], Any] | None = None, concurrency: int = 8, timeout: float | None = None,
-               retries: int = 2, seed: int = 0) -> Adapter:
+               retries: int = 2, seed: int = 0, table: str = "own") -> Adapter:
     """The adapter for ``model``: a checkpoint or TorchScript path, an
     ``http(s)://`` endpoint, ``package.module:function``, or (from Python) a
-    loaded :class:`~invar.nn.model.Model` or any callable."""
+    loaded :class:`~invar.nn.model.Model` or any callable. ``table``: how a
+    language model reads lexical permutations (:data:`TABLES`)."""
     from ..nn.model import Model
 
     if getattr(model, "reads_text", False):
@@ -622,7 +649,7 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
         return TextModelAdapter(model, None, device)
     if isinstance(model, Model):
         _same_task(model, task)
-        return CheckpointAdapter(model, None, device)
+        return CheckpointAdapter(model, None, device, table)
     if callable(model):
         return CallableAdapter(model, getattr(model, "__qualname__", type(model).__name__), timeout)
     spec = str(model)
@@ -649,7 +676,7 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
     loaded = load_model(spec, task=task, device=device)
     if getattr(loaded, "reads_text", False):
         return TextModelAdapter(loaded, spec, device)
-    return CheckpointAdapter(loaded, spec, device)
+    return CheckpointAdapter(loaded, spec, device, table)
 
 
 def _same_task(model, task: str | None) -> None:
@@ -657,5 +684,5 @@ def _same_task(model, task: str | None) -> None:
         raise ModelError(f"a model of the {model.task!r} task, not {task!r}")
 
 
-__all__ = ["Adapter", "Failure", "CheckpointAdapter", "TextModelAdapter", "TorchScriptAdapter", "CallableAdapter", "HttpAdapter",
+__all__ = ["TABLES", "Adapter", "Failure", "CheckpointAdapter", "TextModelAdapter", "TorchScriptAdapter", "CallableAdapter", "HttpAdapter",
            "open_model", "import_callable", "is_torchscript", "guarded"]

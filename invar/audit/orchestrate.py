@@ -110,6 +110,7 @@ def audit(
     timeout: float | None = None,
     retries: int = 2,
     threads: int | None = None,
+    lexinvariant_table: str = "own",
     progress: Callable[[int, int], None] | None = None,
 ) -> Audit:
     """Audit ``model`` on ``dataset``, as ``invar audit`` does (see
@@ -117,18 +118,21 @@ def audit(
     path, ``package.module:function``, an ``http://HOST:PORT/v1`` endpoint
     (with ``prompt``, the template's text), a loaded model or any callable
     taking a list of program texts. ``dataset``: ``"bhive"`` (with
-    ``data_dir`` or ``INVAR_DATA``), a path, or a list of programs."""
+    ``data_dir`` or ``INVAR_DATA``), a path, or a list of programs.
+    ``lexinvariant_table``: how a language model reads lexical permutations,
+    ``own`` or ``along`` (its table permuted along: docs/audit.md)."""
     from .models import open_model
 
-    _check_arguments(variants, batch_size, tolerance, transform)
+    _check_arguments(variants, batch_size, tolerance, transform, lexinvariant_table)
     shard_in = parse_shard(shard)
     rank, world, local_rank = torchrun_place()
     device = _device(device, world, local_rank)
     guess = task or _default_task(dataset, data_dir)
     adapter = open_model(model, task=task, device=device, prompt=prompt,
                                 answer=get_task(guess).answer if guess else None, concurrency=concurrency,
-                                timeout=timeout, retries=retries, seed=seed)
+                                timeout=timeout, retries=retries, seed=seed, table=lexinvariant_table)
     the_task = _task_of(adapter, task or guess)
+    table = _table(adapter, the_task, lexinvariant_table)
     own_oracle = getattr(getattr(adapter, "model", None), "oracle", None)
     if own_oracle is not None:  # a compiled program's interpreter: the truth for its own labels
         the_task = replace(the_task, oracle=own_oracle)
@@ -146,7 +150,7 @@ def audit(
         "transform": transform, "task_symmetry": _symmetric(the_task, transform), "variants": variants,
         "seed": seed, "limit": limit, "tolerance": tolerance, "oracle": oracle,
         "example": examples[0].id if example is not None else None,
-        "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
+        "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None, "table": table,
     }
     if world > 1 or adapter.kind in ("checkpoint", "torchscript"):
         import torch
@@ -163,7 +167,11 @@ def audit(
     return Audit(header, records, summarize(header, records, run), rank)
 
 
-def _check_arguments(variants: int, batch_size: int, tolerance: float, transform: str | None) -> None:
+def _check_arguments(variants: int, batch_size: int, tolerance: float, transform: str | None, table: str) -> None:
+    from .models import TABLES
+
+    if table not in TABLES:
+        raise UsageError(f"{table!r}: choose from {', '.join(TABLES)}", path="--lexinvariant-table")
     if variants < 1 or batch_size < 1:
         raise UsageError("--variants and --batch-size must be at least 1")
     if tolerance < 0:
@@ -179,6 +187,19 @@ def _task_of(adapter, name: str | None) -> Task:
         raise UsageError("name the task with --task (bhive, classify, names, bugs): only invar checkpoints carry theirs",
                          path="--task")
     return get_task(name)
+
+
+def _table(adapter, task: Task, table: str) -> str | None:
+    """What table a language model reads its variants with (the header's
+    ``table``: ``own``, ``along``, ``learned``), None for any other model;
+    ``along`` for a model that is no invar language model is a UsageError."""
+    read = getattr(adapter, "table_read", None)
+    if table == "along" and read is None:
+        what = f"{task.name} model" if adapter.kind == "checkpoint" else adapter.kind
+        article = "an" if what.startswith(("a", "e", "i", "o", "u", "http", "ltl")) else "a"
+        raise UsageError(f"--lexinvariant-table along is for invar language models (lm checkpoints), not "
+                         f"{article} {what}", path="--lexinvariant-table")
+    return read
 
 
 def _default_transform(task: Task) -> str:

@@ -42,8 +42,20 @@ def headline(report: dict) -> list[str]:
     symmetry = (f"a task symmetry of {t['name']}" if report["task_symmetry"] else
                 f"not a task symmetry of {t['name']}: its labels may change"
                 + ("" if s["oracle"] else "; --oracle measures how much"))
-    return [f"audit of {model} on {where}",
-            f"{report['transform']} ({symmetry}); up to {s['variants']:,} per example, seed {s['seed']}"]
+    lines = [f"audit of {model} on {where}",
+             f"{report['transform']} ({symmetry}); up to {s['variants']:,} per example, seed {s['seed']}"]
+    table = report.get("table")
+    if table is not None:
+        lines.append(TABLES_READ[table])
+    return lines
+
+
+#: the line that says what a language model's audit measured (report ``table``)
+TABLES_READ = {
+    "own": "lexical permutations, table: the model's own (invariance in distribution: one draw of its random table)",
+    "along": "lexical permutations, table: permuted along each variant's renaming (exact invariance)",
+    "learned": "lexical permutations, table: learned (the embedding is fixed: nothing random to permute along)",
+}
 
 
 def tables(report: dict, console) -> None:

@@ -60,6 +60,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "dataset": header["dataset"],
         "transform": header["transform"],
         "task_symmetry": header["task_symmetry"],
+        "table": header.get("table"),
         "settings": {k: header[k] for k in _SETTINGS},
         "examples": len(records),
         "audited": len(ok),

@@ -14,7 +14,11 @@ inside the default tolerance.
 Inputs: a checkpoint reads encodings, so a variant is its original's
 encoding under an id remap (renamings) and an index remap (permutations):
 nothing is rendered or parsed again. Models that read text get the variant
-rendered (``RenamingSpace.render``, the fast path, for renamings).
+rendered (``RenamingSpace.render``, the fast path, for renamings). A
+language model read with its table permuted along (``--lexinvariant-table
+along``, :attr:`.models.CheckpointAdapter.pairs`) gets each variant beside
+its original, in the variant's line order, so that the ids pair up token by
+token.
 """
 
 from __future__ import annotations
@@ -159,20 +163,22 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
     except ValueError:  # no id-level renaming for this language: encode the renamed program
         by_remap = False
 
+    pairs = getattr(adapter, "pairs", False)  # (original, variant): a table permuted along the renaming
+
     def make(j: int):
         if j == 0:
-            return enc0
+            return (enc0, enc0) if pairs else enc0
         v = variants[j - 1]
         if v.permutation is not None and model.config.canonicalize:
             # a reordering changes the canonical form: encode the variant itself
             p = rspace.apply(program, v.renaming) if v.renaming is not None else program
             return model.encode(p.reordered(v.permutation.order))
-        e = enc0
+        e = base = enc0
         if v.renaming is not None:
             e = renamed(e, v.renaming, model.vocab) if by_remap else model.encode(rspace.apply(program, v.renaming))
         if v.permutation is not None:
-            e = permuted(e, v.permutation.order)
-        return e
+            e, base = permuted(e, v.permutation.order), permuted(base, v.permutation.order)
+        return (base, e) if pairs else e  # the original in the variant's order: ids pair up token by token
 
     return make
 

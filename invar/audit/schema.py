@@ -49,6 +49,11 @@ HEADER = _obj({
     "shard": {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}]},
 })
 
+#: what table a language model read its variants with (null: not a language model)
+TABLE = {"enum": [None, "own", "along", "learned"]}
+# added within schema 2: optional, so that earlier files still validate
+HEADER["properties"]["table"] = TABLE
+
 EXAMPLE = _obj({
     "type": {"const": "example"}, "index": {"type": "integer", "minimum": 0}, "id": {"type": "string"},
     "location": {"type": "string"}, "label": ANY, "lines": INT, "tokens": INT, "referents": INT,
@@ -120,6 +125,8 @@ REPORT = _obj({
         "counts": {"type": ["array", "null"]}})]},
     "run": {"type": "object", "description": "timing and how the run was split: excluded from comparisons"},
 })
+
+REPORT["properties"]["table"] = TABLE  # optional, as in the header
 
 #: the schema of one JSONL line: a header, an example record or the summary
 LINE = {"oneOf": [HEADER, EXAMPLE, REPORT]}

@@ -12,7 +12,7 @@ import typer
 
 from ..errors import InvarError, UsageError
 from .console import command, stderr, stdout
-from .options import Device, SeedOpt
+from .options import Device, LexinvariantTable, LexinvariantTableOpt, SeedOpt
 
 audit_app = typer.Typer(
     name="audit",
@@ -76,6 +76,7 @@ def audit_command(
     timeout: Annotated[Optional[float], typer.Option("--timeout", min=0.001, help="Seconds an HTTP request (default 60) or a call of a Python callable (default: no limit) may take; a call past it is that input's error.")] = None,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Tries again after an HTTP request fails in transit (refused, reset, timed out, cut short, not HTTP or not JSON) or gets a 408, 429 or 5xx status.")] = 2,
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: 1, fastest for small models; raise it for large ones).")] = None,
+    lexinvariant_table: LexinvariantTableOpt = LexinvariantTable.own,
     quiet: QuietOpt = False,
 ) -> None:
     """Audit a model's invariance over a dataset: violation rate, alpha-covariance, spread, task metric.
@@ -113,7 +114,7 @@ def audit_command(
             seed=seed, batch_size=batch_size, device=device.value, tolerance=tolerance, task=task,
             data_dir=data_dir, split=split, lang=lang, program_column=program_column, label_column=label_column,
             oracle=oracle, example=example, shard=shard, prompt=template, concurrency=concurrency, timeout=timeout,
-            retries=retries, threads=threads, progress=progress,
+            retries=retries, threads=threads, lexinvariant_table=lexinvariant_table.value, progress=progress,
         )
     if rank == 0:
         from ..audit.datasets import unlabelled_note

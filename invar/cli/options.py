@@ -55,3 +55,17 @@ FunctionOpt = Annotated[
 class Device(str, enum.Enum):
     cpu = "cpu"
     cuda = "cuda"
+
+
+class LexinvariantTable(str, enum.Enum):
+    own = "own"
+    along = "along"
+
+
+LexinvariantTableOpt = Annotated[
+    LexinvariantTable,
+    typer.Option("--lexinvariant-table", help="How a lexinvariant language model reads each lexical permutation: "
+                 "with its own random table (own: invariance in distribution) or with the table permuted along the "
+                 "renaming (along: exact invariance). A learned model's table is fixed: the report says so. Only "
+                 "for language models."),
+]

@@ -34,6 +34,18 @@ position t holds -log p(x_{t+1} | x_1 … x_t) in nats, NaN where x_{t+1} is
 padding. The first token is never predicted (there is no start token).
 Right padding changes no real position's loss: a causal position only sees
 positions before it.
+
+**The table permuted along** (lexical permutations, the audit's
+``--lexinvariant-table along``): a batch may hold ``along`` (B, V), for each
+sequence a bijection sigma of the token ids; the sequence is then read with
+its table's row sigma[v] holding token v's vector (:meth:`LanguageModel.tables`).
+:func:`along` builds sigma from an original's ids and its variant's. A
+lexinvariant model reading a lexically permuted sequence with its table
+permuted along computes exactly what it computes on the original (up to
+float rounding): every input vector is the original's, and the output logits
+are the original's in permuted order, so the softmax's normaliser and the
+target's logit are the same. Any completion of the renaming to a bijection
+of the vocabulary gives that, so :func:`along` completes it canonically.
 """
 
 from __future__ import annotations
@@ -107,10 +119,28 @@ class LanguageModel(nn.Module):
             logits = h @ (rows.transpose(0, 1) if rows.dim() == 2 else rows.transpose(1, 2))  # (B, T, V)
         return logits.index_fill(-1, torch.zeros(1, dtype=torch.long, device=ids.device), float("-inf"))
 
+    @property
+    def random_table(self) -> bool:
+        """Whether the model reads a random table (pure lexinvariant), which
+        a lexical permutation can carry along; False for a learned table
+        (``learned``, and the regularised variant)."""
+        return getattr(self.embed, "p", 0.0) is None
+
+    def tables(self, batch: dict, B: int, device) -> torch.Tensor | None:
+        """The batch's per-sequence tables (B, V, C) (None: a learned table);
+        with ``batch["along"]`` (B, V) each sequence's table permuted along
+        its sigma: row sigma[v] holds what row v held."""
+        tables = self.embed.sequence_tables(B, device)
+        sigma = batch.get("along")
+        if sigma is None or tables is None:
+            return tables
+        inverse = torch.argsort(sigma, dim=1)  # (B, V): sigma^-1
+        return tables.gather(1, inverse.unsqueeze(-1).expand(-1, -1, tables.shape[-1]))  # (B, V, C)
+
     def forward(self, batch: dict) -> torch.Tensor:
         """(B, T - 1) each position's next-token loss, NaN past the sequence's end."""
         ids = self.read(batch["tokens"])  # (B, T)
-        tables = self.embed.sequence_tables(ids.shape[0], ids.device)
+        tables = self.tables(batch, ids.shape[0], ids.device)
         logits = self.scores(ids, tables)[:, :-1]  # (B, T-1, V)
         has_target = batch["valid"][:, 1:]  # (B, T-1)
         targets = ids[:, 1:].masked_fill(~has_target, -100)
@@ -145,6 +175,34 @@ def continuation(network: LanguageModel, prompts: torch.Tensor, steps: int) -> t
     return ids[:, prompts.shape[1]:]
 
 
+def along(original: torch.Tensor, variant: torch.Tensor, valid: torch.Tensor,
+          random_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each variant's bijection of the token ids, batched: (B, T) ids of the
+    originals and of their variants (position by position; ``valid`` (B, T)
+    False on padding), ``random_ids`` (V,) the ids with random vectors ->
+    ``sigma`` (B, V) with sigma[original id] = variant id, completed to a
+    bijection (ids neither read nor written stay; the written ids not read
+    go, in increasing order, to the read ids not written, in increasing
+    order), and ``ok`` (B,): whether the variant is a one-to-one map of
+    random ids, which is what a table can be permuted along (a row not ok
+    gets the identity)."""
+    B, V = original.shape[0], random_ids.shape[0]
+    ids = torch.arange(V, device=original.device).expand(B, V)  # (B, V)
+    src = original.masked_fill(~valid, 0)  # padding reads 0 and writes 0
+    dst = variant.masked_fill(~valid, 0)
+    sigma = ids.scatter(1, src, dst)  # (B, V); a token read twice keeps one of its writes
+    read = torch.zeros(B, V, dtype=torch.bool, device=src.device).scatter(1, src, True)
+    written = torch.zeros_like(read).scatter(1, dst, True)
+    ok = (sigma.gather(1, src) == dst).all(1) & (read.sum(1) == written.sum(1))  # a function, one-to-one
+    ok &= ((sigma == ids) | random_ids.unsqueeze(0)).all(1)  # moves only random ids
+    free_src, free_dst = written & ~read, read & ~written  # (B, V), as many of each in a row that is ok
+    src_order = torch.argsort(torch.where(free_src, ids, ids + V), dim=1)  # the free sources first, in order
+    dst_order = torch.argsort(torch.where(free_dst, ids, ids + V), dim=1)
+    first = torch.arange(V, device=src.device).unsqueeze(0) < free_src.sum(1, keepdim=True)  # (B, V)
+    sigma = sigma.scatter(1, src_order, torch.where(first, dst_order, sigma.gather(1, src_order)))
+    return torch.where(ok.unsqueeze(1), sigma, ids), ok
+
+
 @torch.no_grad()
 def position_losses(network: LanguageModel, encoded: Sequence[Encoded], *, batch_size: int = 64,
                     device: str | torch.device = "cpu") -> list[np.ndarray]:
@@ -164,4 +222,4 @@ def position_losses(network: LanguageModel, encoded: Sequence[Encoded], *, batch
     return out
 
 
-__all__ = ["LanguageModel", "LMBlock", "position_losses", "continuation"]
+__all__ = ["LanguageModel", "LMBlock", "position_losses", "continuation", "along"]

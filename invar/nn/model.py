@@ -170,11 +170,18 @@ class Model:
 
     @torch.inference_mode()
     def predict_encoded(self, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | None = None,
-                        beam: int | None = None) -> list:
+                        beam: int | None = None, along: Sequence[Encoded] | None = None) -> list:
         """One prediction per encoding (see :meth:`encode`); ``beam``
         overrides the config's beam width for sequence tasks. A
         canonicalized sequence model puts an :class:`~invar.nn.canonical.Unmapped`
-        error in place of an output it cannot map back into its input's names."""
+        error in place of an output it cannot map back into its input's names.
+        ``along`` (a language model with a random table: :attr:`along_table`):
+        each encoding's original, token for token; the encoding is read with
+        the table permuted along the map from its original's ids to its own
+        (:func:`invar.nn.lm.along`), and one that is no one-to-one map of
+        random ids gets a ModelError in place of its prediction."""
+        if along is not None and (not self.along_table or len(along) != len(encoded)):
+            raise ModelError("along: for a language model with a random table, one original per encoding")
         for k, e in enumerate(encoded):
             if not self.fits(e):
                 raise ModelError(f"encoding {k} has {len(e)} tokens; this model takes 1 to {self.config.max_len}")
@@ -197,6 +204,8 @@ class Model:
                 items = [encoded[i] for i in idx]
                 if self.config.generates:
                     ys = self._task.output(self._generate(net, items, dev, beam or self.config.beam))
+                elif along is not None:
+                    ys = self._predict_along(net, items, [along[i] for i in idx], dev)
                 else:
                     raw = net(to_device(self.collate(items), dev))
                     ys = self._task.output(raw) if self.labels is None else self._task.output(raw, self.labels)
@@ -205,6 +214,24 @@ class Model:
         finally:
             net.train(was_training)
         return out
+
+    @property
+    def along_table(self) -> bool:
+        """Whether this is a language model whose table a lexical permutation
+        can carry along (a random table: pure lexinvariant)."""
+        return self.config.head == "lm" and bool(getattr(self.network, "random_table", False))
+
+    def _predict_along(self, net, items: Sequence[Encoded], originals: Sequence[Encoded], dev) -> list:
+        from .lm import along
+
+        if any(len(o) != len(e) for o, e in zip(originals, items)):
+            raise ModelError("along: an encoding and its original differ in length")
+        batch = to_device(self.collate(items), dev)
+        first = to_device(self.collate(originals), dev)["tokens"]
+        batch["along"], ok = along(first, batch["tokens"], batch["valid"], net.embed.random_ids)
+        out = self._task.output(net(batch))
+        return [y if good else ModelError(_NOT_ALONG)
+                for y, good in zip(out, ok.tolist())]
 
     def _generate(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[str]]:
         return [[self.vocab.tokens[i] for i in seq] for seq in self._generate_ids(net, items, dev, beam)]
@@ -258,6 +285,10 @@ class Model:
             return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.uses_symmetry)
         except ValueError as err:
             raise ModelError(str(err))
+
+
+_NOT_ALONG = ("its token ids are no one-to-one map of the original's random ones (a renaming into or out of names "
+              "the vocabulary lacks, which share its unknown id): no table can be permuted along it")
 
 
 def _same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[int]]:

@@ -37,7 +37,8 @@ moving window (section 3.2).
 
 Task symmetries: none. A lexical permutation changes a standard LM's loss,
 and keeps a lexinvariant LM's only in distribution (exactly, when its random
-table is permuted along).
+table is permuted along: ``invar audit --lexinvariant-table along``,
+docs/audit.md).
 """
 
 from __future__ import annotations
