@@ -46,3 +46,16 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("oracle reports")
         for line in sorted(lines):
             terminalreporter.write_line(line)
+
+
+#: the three LM embeddings the lm tests train: name -> (architecture, config overrides)
+LM_EMBEDDINGS = {"learned": ("vanilla", None), "lexinvariant": ("lexinvariant", None),
+                 "regularised": ("lexinvariant", {"lexinvariant_p": 0.2})}
+
+
+def char_windows(out: Path, seq_len: int = 64) -> Path:
+    """``invar data lm`` over fixtures/python, character windows, written to ``out``."""
+    from invar.tasks import lm
+
+    lm.build(FIXTURES / "python", out, vocab="char", seq_len=seq_len)
+    return out

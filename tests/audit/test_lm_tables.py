@@ -17,18 +17,14 @@ from invar.audit.datasets import load
 from invar.errors import UsageError
 from invar.nn.model import Model
 from invar.tasks import get_task, lm
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, LM_EMBEDDINGS, char_windows
 
 QUICK = {"epochs": 2, "batch_size": 16, "limit": 64, "threads": 1, "lr": 2e-3}
-EMBEDDINGS = {"lexinvariant": ("lexinvariant", None), "learned": ("vanilla", None),
-              "regularised": ("lexinvariant", {"lexinvariant_p": 0.2})}
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm-audit") / "chars"
-    lm.build(FIXTURES / "python", out, vocab="char", seq_len=64)
-    return out
+    return char_windows(tmp_path_factory.mktemp("lm-audit") / "chars")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +33,7 @@ def models(data, tmp_path_factory):
     config and vocabulary with fresh weights."""
     root = tmp_path_factory.mktemp("lm-audit-models")
     out = {}
-    for name, (arch, overrides) in EMBEDDINGS.items():
+    for name, (arch, overrides) in LM_EMBEDDINGS.items():
         invar.train(task="lm", data=data, arch=arch, out=root / f"{name}.pt", overrides=overrides, **QUICK)
         trained = load_model(root / f"{name}.pt")
         torch.manual_seed(7)

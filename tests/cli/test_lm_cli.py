@@ -16,18 +16,14 @@ from invar import load_model
 from invar.nn.lm import position_losses
 from invar.tasks import lm
 from invar.train import train
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, LM_EMBEDDINGS, char_windows
 
 QUICK = {"batch_size": 16, "threads": 1, "limit": 160, "lr": 2e-3}
-EMBEDDINGS = {"learned": ("vanilla", None), "lexinvariant": ("lexinvariant", None),
-              "regularised": ("lexinvariant", {"lexinvariant_p": 0.2})}
 
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm") / "chars"
-    lm.build(FIXTURES / "python", out, vocab="char", seq_len=64)
-    return out
+    return char_windows(tmp_path_factory.mktemp("lm") / "chars")
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +31,7 @@ def trained(data, tmp_path_factory):
     """embedding -> (checkpoint, every step's loss) after 3 quick epochs."""
     root = tmp_path_factory.mktemp("lm-models")
     out = {}
-    for name, (arch, overrides) in EMBEDDINGS.items():
+    for name, (arch, overrides) in LM_EMBEDDINGS.items():
         steps = []
         train(task="lm", data=data, arch=arch, epochs=3, out=root / f"{name}.pt", overrides=overrides,
               progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None, **QUICK)
@@ -43,7 +39,7 @@ def trained(data, tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("name", list(EMBEDDINGS))
+@pytest.mark.parametrize("name", list(LM_EMBEDDINGS))
 def test_each_embedding_trains_and_its_loss_falls(trained, name):
     path, steps = trained[name]
     assert len(steps) == 3 * 10
@@ -53,7 +49,7 @@ def test_each_embedding_trains_and_its_loss_falls(trained, name):
                                                                                         ("chars",))
     history = model.metrics["history"]
     assert history[-1]["valid_perplexity"] == pytest.approx(np.exp(history[-1]["valid_loss"]))
-    assert model.config.lexinvariant_p == (EMBEDDINGS[name][1] or {}).get("lexinvariant_p")
+    assert model.config.lexinvariant_p == (LM_EMBEDDINGS[name][1] or {}).get("lexinvariant_p")
 
 
 def test_p0_trains_the_learned_model_exactly(data, trained, tmp_path):
@@ -64,7 +60,7 @@ def test_p0_trains_the_learned_model_exactly(data, trained, tmp_path):
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-@pytest.mark.parametrize("name", list(EMBEDDINGS))
+@pytest.mark.parametrize("name", list(LM_EMBEDDINGS))
 def test_checkpoints_round_trip_through_predict(invoke, data, trained, name, tmp_path):
     path = trained[name][0]
     model = load_model(path)
