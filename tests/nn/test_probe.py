@@ -149,3 +149,16 @@ def test_a_perfect_reading_recovers_the_key(chars):
         assert all(inverse[int(k[s])] == s for s in symbols.tolist())
         key = P.cipher_key(c, p, symbols.tolist())
         assert key and P.key_precision(key, inverse) == 1.0
+
+
+@pytest.mark.parametrize("arch, overrides, drawn", [(a, o, a == "lexinvariant" and not o) for a, o in ARCHS])
+def test_a_pure_lexinvariant_model_reads_a_fresh_table_per_sequence(chars, arch, overrides, drawn):
+    vocab, _, _ = chars
+    net = _net(vocab, arch, overrides).eval()
+    tables = [P.fresh_tables(net, 3, torch.Generator().manual_seed(s), "cpu") for s in (0, 0, 1)]
+    if not drawn:
+        assert all(t is None for t in tables)
+        return
+    assert tables[0].shape == (3, net.config.n_tokens, net.config.d_model)
+    assert torch.equal(tables[0], tables[1]) and not torch.equal(tables[0], tables[2])
+    assert not torch.equal(tables[0][0], tables[0][1])  # one table per sequence
