@@ -5,7 +5,8 @@ embeddings (:mod:`.embeddings`), attention masks (:mod:`.attention`), the
 encoder (:mod:`.encoder`) and pooled heads (:mod:`.heads`); for sequence
 tasks a decoder (:mod:`.decoder`), decoding (:mod:`.generate`) and the
 canonicalized models' map back (:mod:`.canonical`); the decoder-only
-language model (:mod:`.lm`) on the same blocks. :mod:`.model` wraps a
+language model (:mod:`.lm`) on the same blocks, and the probe that reads a
+substitution cipher's key back from a frozen one (:mod:`.probe`). :mod:`.model` wraps a
 network with its vocabulary and task for prediction.
 
 The nn layer imports the ground floor, symmetry, frontends, encoding, data

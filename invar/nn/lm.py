@@ -104,14 +104,20 @@ class LanguageModel(nn.Module):
         remapped = getattr(self.embed, "remapped", None)
         return remapped(tokens) if remapped is not None else tokens
 
-    def scores(self, ids: torch.Tensor, tables: torch.Tensor | None) -> torch.Tensor:
+    def features(self, ids: torch.Tensor, tables: torch.Tensor | None) -> torch.Tensor:
         """(B, T) ids read through ``tables`` (the sequences' random vectors,
-        or None) -> logits (B, T, V) of the next token, padding at -inf."""
+        or None) -> (B, T, C) the last layer's normalised hidden state, what
+        the output projection reads (a probe reads it too)."""
         x = self.drop(self.embed.embed_with(ids, self.no_parts[ids], self.no_parts[ids], tables))  # (B, T, C)
         positions = torch.arange(ids.shape[1], device=ids.device)
         for block in self.blocks:
             x = block(x, positions)
-        h = self.ln_f(x)  # (B, T, C)
+        return self.ln_f(x)  # (B, T, C)
+
+    def scores(self, ids: torch.Tensor, tables: torch.Tensor | None) -> torch.Tensor:
+        """(B, T) ids read through ``tables`` (the sequences' random vectors,
+        or None) -> logits (B, T, V) of the next token, padding at -inf."""
+        h = self.features(ids, tables)  # (B, T, C)
         if not self.config.tie_output:
             logits = self.out(h)  # (B, T, V)
         else:

@@ -5,6 +5,7 @@ a learned model's."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import invar
@@ -53,3 +54,39 @@ def test_identity_keys_change_nothing_and_real_keys_change_a_learned_model(train
     (same,) = bench.run(spec, str(trained / "data"), 8, seed=0, device="cpu", split="valid")
     assert same["ciphered all"] == same["plain all"] == row["plain all"]
     assert "| m | 1 |" in bench.table([row])
+
+
+@pytest.mark.parametrize("seq_len, size, spans", [
+    (256, 100, [(0, 100), (78, 178), (156, 256)]),
+    (200, 100, [(0, 100), (50, 150), (100, 200)]),
+    (101, 100, [(0, 100), (1, 101)]),
+    (100, 100, [(0, 100)]),
+    (64, 100, [(0, 64)]),
+])
+def test_key_windows_are_the_first_middle_and_last_that_fit(seq_len, size, spans):
+    assert bench_module("bench_decipher").key_windows(seq_len, size) == spans
+
+
+def test_a_perfect_reading_has_precision_one_in_every_window():
+    bench = bench_module("bench_decipher")
+    rng = np.random.default_rng(0)
+    symbols = [3, 4, 5, 6]
+    keys = np.stack([np.concatenate([[0, 1, 2], rng.permutation(symbols), [7]]) for _ in range(5)])  # plain -> cipher
+    plain = rng.integers(0, 8, (5, 30))
+    ciphered = np.take_along_axis(keys, plain, axis=1)
+    spans = bench.key_windows(30, 10)
+    assert bench.key_precisions(ciphered, plain, keys, symbols, spans) == [1.0] * 3
+    wrong = np.where(np.isin(plain, symbols), 7, plain)  # every letter read as 7
+    assert bench.key_precisions(ciphered, wrong, keys, symbols, spans) == [0.0] * 3
+
+
+def test_the_probe_runs_on_each_model_and_reports_each_window(trained):
+    bench = bench_module("bench_decipher")
+    opts = {"steps": 4, "batch": 4, "windows": 16, "key_window": 20}
+    (row,) = bench.probe_run([f"m-s0={trained / 'm.pt'}"], str(trained / "data"), 6, seed=0, device="cpu",
+                             opts=opts, split="valid")
+    assert row["train windows"] == 16 and row["windows"] == 6 and row["steps"] == 4
+    assert row["spans"] == [(0, 20), (22, 42), (44, 64)]
+    assert all(0.0 <= v <= 1.0 for v in [row["accuracy"], row["letter accuracy"], *row["precision"]])
+    text = bench.probe_table([row])
+    assert "key precision, positions 44–63" in text and "| m | 1 |" in text
