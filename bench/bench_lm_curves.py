@@ -6,7 +6,7 @@ position, smoothed as the paper does.
     python bench/bench_lm_curves.py --out OUTDIR [--source DIR] [--vocab char|tokens] [--seq-len 256]
         [--size tiny] [--epochs 2] [--train-windows 4000] [--test-windows 200] [--seeds 0]
         [--models learned lexinvariant regularised] [--p 0.2] [--window 100] [--batch-size 32]
-        [--lr 1e-3] [--threads 1] [--device cpu] [--files 400]
+        [--lr 1e-3] [--threads 1] [--device cpu] [--files 400] [--patience N]
 
 DIR defaults to the running Python's standard library; ``--files N`` takes N
 of its ``.py`` and ``.java`` files (site-packages left out), a fixed random
@@ -15,7 +15,9 @@ cuts them into windows of
 ``--seq-len`` characters or tokens, split by file; each model trains on the
 first ``--train-windows`` training windows (``invar.train(limit=…)``) and is
 scored on the first ``--test-windows`` test windows of full length. Per
-model and seed OUTDIR holds the checkpoint and its curve
+``--patience N`` stops a model once its validation perplexity has not
+improved for N epochs (``--epochs`` is then the cap) and keeps its best
+epoch. Per model and seed OUTDIR holds the checkpoint and its curve
 (``invar.tasks.lm.curve``: within each sequence the loss of positions
 i … i + window − 1 averaged, then averaged over the sequences); OUTDIR/
 lm-curves.json holds them all, OUTDIR/lm-curves.md a table of perplexity at
@@ -63,6 +65,8 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--files", type=int, default=400, help="source files taken from --source (0: all)")
+    ap.add_argument("--patience", type=int, default=None,
+                    help="early stopping: epochs without a better validation perplexity (default: none)")
     return ap.parse_args(argv)
 
 
@@ -104,23 +108,41 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
     arch, overrides = MODELS[name]
     overrides = {"lexinvariant_p": args.p} if overrides is None else overrides
     path = args.out / f"{name}-s{seed}.pt"
+    record = args.out / f"{name}-s{seed}.json"  # what training reported, kept for reruns
     seconds = None
     if not path.exists():
         t = time.perf_counter()
-        invar.train(task="lm", data=data, arch=arch, size=args.size, epochs=args.epochs, out=path,
-                    batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device, threads=args.threads,
-                    limit=args.train_windows, overrides=overrides or None)
+        result = invar.train(task="lm", data=data, arch=arch, size=args.size, epochs=args.epochs, out=path,
+                             batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device,
+                             threads=args.threads, limit=args.train_windows, overrides=overrides or None,
+                             patience=args.patience)
         seconds = time.perf_counter() - t
+        record.write_text(json.dumps({"train_seconds": seconds, "epochs_run": len(result.history),
+                                      "stopped_early": result.stopped_at is not None}))
+    trained = json.loads(record.read_text()) if record.exists() else resumed(path, args)
     model = invar.load_model(path, device=args.device)
     losses = position_losses(model.network, [model.encode(w) for w in windows], device=args.device)
     curve = lm.curve(losses, min(args.window, args.seq_len - 1))
-    history = model.metrics["history"]
-    print(f"{name} seed {seed}: validation perplexity {history[-1]['valid_perplexity']:.2f}, test loss "
+    history, best = model.metrics["history"], model.metrics["best_epoch"]
+    valid = min(h["valid_perplexity"] for h in history)  # the kept (best) epoch's
+    print(f"{name} seed {seed}: validation perplexity {valid:.2f} (best epoch {best} of {trained.get('epochs_run')}), test loss "
           f"{np.mean([x.mean() for x in losses]):.3f}" + (f", trained in {seconds:.0f} s" if seconds else ""),
           flush=True)
     return {"model": name, "seed": seed, "arch": arch, "overrides": overrides, "train_seconds": seconds,
-            "valid_perplexity": history[-1]["valid_perplexity"], "test_loss": float(np.mean(np.concatenate(losses))),
-            "curve": curve}
+            "valid_perplexity": valid, "best_epoch": best, "epochs_run": trained.get("epochs_run"),
+            "stopped_early": trained.get("stopped_early"), "first_train_seconds": trained.get("train_seconds"),
+            "test_loss": float(np.mean(np.concatenate(losses))), "curve": curve}
+
+
+def resumed(path: Path, args) -> dict:
+    """What a checkpoint trained elsewhere ran, from its resume file's history."""
+    resume = path.with_name(path.name.replace(".pt", ".resume.pt"))
+    if not resume.exists():
+        return {}
+    import torch
+
+    ran = len(torch.load(resume, weights_only=True, map_location="cpu")["history"])
+    return {"epochs_run": ran, "stopped_early": ran < args.epochs}
 
 
 def table(runs: list[dict], args) -> str:

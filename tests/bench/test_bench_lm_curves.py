@@ -38,3 +38,16 @@ def test_bench_lm_curves_end_to_end(tmp_path):
     again = json.loads((tmp_path / "out" / "lm-curves.json").read_text())
     assert all(r["train_seconds"] is None for r in again["runs"])
     assert [r["curve"]["loss"] for r in again["runs"]] == [r["curve"]["loss"] for r in report["runs"]]
+
+
+def test_patience_stops_each_model_at_its_best_epoch(tmp_path):
+    bench = _module()
+    argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--train-windows", "32",
+            "--test-windows", "4", "--epochs", "40", "--patience", "1", "--window", "20", "--batch-size", "16",
+            "--files", "0", "--lr", "3e-2", "--models", "learned"]
+    bench.main(argv)
+    run = json.loads((tmp_path / "out" / "lm-curves.json").read_text())["runs"][0]
+    # a learning rate this high stops improving long before the cap: one epoch past the best
+    assert run["epochs_run"] == run["best_epoch"] + 1 < 40 and run["stopped_early"]
+    history = bench.invar.load_model(tmp_path / "out" / "learned-s0.pt").metrics["history"]
+    assert run["valid_perplexity"] == min(h["valid_perplexity"] for h in history)
