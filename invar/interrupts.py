@@ -12,7 +12,8 @@ when work stops:
   ``exec``, so a worker still importing invar is covered too), then ignore
   it; SIGTERM, which ``Pool.terminate`` sends, ends a worker still starting
   at once, and a started one by ``SystemExit``, so that its cleanups run (a
-  subprocess it waits for, such as ``llvm-mca``, is killed with it);
+  subprocess it waits for, such as ``llvm-mca``, is killed with it); once
+  it is leaving, a SIGTERM ends it at once and silently;
 - a signal that reaches the parent while its workers start is held
   (:func:`deferred`) and raised once the pool exists, inside the block that
   terminates it;
@@ -30,6 +31,7 @@ file writes raises a ``RuntimeError``, and the interrupt is lost. Inside
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
 import os
@@ -152,14 +154,31 @@ def _blocked(signals: set) -> Iterator[None]:
 
 
 def _leave(signum: int, _frame: object) -> None:
+    _quiet()
     raise SystemExit(128 + signum)
+
+
+def _gone(signum: int, _frame: object) -> None:
+    os._exit(128 + signum)
+
+
+def _quiet() -> None:
+    """From now on SIGTERM ends this worker at once and silently: it is
+    already leaving. Raised in its exit callbacks (a spawned worker runs
+    them, and ``Pool.terminate`` signals workers it has just told to stop),
+    ``SystemExit`` would only be printed as an ignored exception, once per
+    callback, and the worker would go on leaving all the same."""
+    signal.signal(signal.SIGTERM, _gone)
 
 
 def _start(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
     """A worker's first act: SIGINT is the parent's business; SIGTERM ends
-    the worker through its cleanups."""
+    the worker through its cleanups, and quietly once they have begun (the
+    exit callback registered here runs before those registered earlier,
+    such as torch's, which a spawned worker imported while starting)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _leave)
+    atexit.register(_quiet)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if initializer is not None:

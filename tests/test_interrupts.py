@@ -131,3 +131,38 @@ def test_a_worker_that_outlives_its_sigterm_is_killed_and_the_pool_still_ends() 
     thread.join(120)
     assert not thread.is_alive(), "the pool's block never ended"
     assert workers and all(w.exitcode is not None for w in workers)
+
+
+_SLOW_EXIT = '''
+import atexit, time
+from invar import interrupts
+
+atexit.register(time.sleep, 1.0)  # a slow exit callback, registered as torch's are: at import
+
+
+def double(x):
+    return 2 * x
+
+
+if __name__ == "__main__":
+    with interrupts.pool(2, method="spawn") as pool:
+        print(pool.map(double, [1, 2, 3]))
+'''
+
+
+def test_a_spawned_pool_ends_without_printing_its_workers_exit(tmp_path) -> None:
+    """A spawned worker runs its exit callbacks after ``Pool.terminate`` has
+    told it to stop, and the SIGTERM that follows lands in them: the
+    command's output holds the answers and nothing else."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "spawned.py"
+    script.write_text(_SLOW_EXIT)
+    root = Path(interrupts.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "[2, 4, 6]\n"
+    assert done.stderr == ""
