@@ -72,8 +72,8 @@ def token_ids(program: Program, tokens: Sequence[str]) -> list[int]:
     index = {s: i for i, s in enumerate(program.alphabet)}
     for pos, symbol in enumerate(tokens):
         if symbol not in index:
-            raise AltaError(f"symbol {symbol!r} at position {pos} is not in {program.name}'s alphabet "
-                            f"{list(program.alphabet)}")
+            raise AltaError(f"symbol {symbol!r} at position {pos} (from 0, markers included) is not in "
+                            f"{program.name}'s alphabet {list(program.alphabet)}")
     positional = any(v.init.kind == "position" for v in program.variables)
     if positional and len(tokens) > (program.max_length or 0):
         raise AltaError(f"{len(tokens)} positions; {program.name} has position values for {program.max_length}")
