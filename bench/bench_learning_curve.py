@@ -5,7 +5,7 @@ subsets of the training split, over several seeds.
     python bench/bench_learning_curve.py --data DIR --out OUTDIR [--sizes 1000 4000 16000]
         [--seeds 0 1 2] [--archs vanilla augmented canonicalized renamer] [--size tiny]
         [--patience 5] [--max-epochs 100] [--lr 5e-4] [--batch-size 64] [--threads 1] [--device cpu]
-        [--test-limit N] [--variant NAME=ARCH:field=value,...]
+        [--precision fp32] [--test-limit N] [--variant NAME=ARCH:field=value,...]
     python bench/bench_learning_curve.py --data DIR --out OUTDIR --report   # table and plot of what is done
 
 DIR is what ``invar data bhive`` wrote. A run of size N trains with
@@ -110,7 +110,7 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     result = invar.train(task="bhive", data=args.data, arch=arch, size=args.size, epochs=args.max_epochs,
                          patience=args.patience, out=out / f"{name}-{n}-s{seed}.pt", limit=n, seed=seed, lr=args.lr,
                          batch_size=args.batch_size, threads=args.threads, device=args.device, resume=True,
-                         overrides=overrides or None)
+                         overrides=overrides or None, precision=args.precision)
     seconds = time.perf_counter() - t0
     model = invar.load_model(out / f"{name}-{n}-s{seed}.pt", device=args.device)
     programs, labels, renamed, renamed_labels = test
@@ -120,7 +120,7 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     record = {
         "name": name, "arch": arch, "overrides": overrides, "train_size": n, "seed": seed, "size": args.size,
         "train_programs": result.n_train, "valid_programs": result.n_valid, "patience": args.patience,
-        "max_epochs": args.max_epochs, "lr": args.lr, "batch_size": args.batch_size,
+        "max_epochs": args.max_epochs, "lr": args.lr, "batch_size": args.batch_size, "precision": args.precision,
         "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
         "best_epoch": result.best_epoch, "best_valid_MAPE": result.best_metric,
         "steps_per_epoch": result.steps_per_epoch, "valid_history": [h["valid_MAPE"] for h in result.history],
@@ -237,6 +237,8 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                    help="training precision (invar train --precision)")
     ap.add_argument("--test-limit", type=int, default=None)
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args()

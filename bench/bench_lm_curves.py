@@ -6,7 +6,7 @@ position, smoothed as the paper does.
     python bench/bench_lm_curves.py --out OUTDIR [--source DIR] [--vocab char|tokens] [--seq-len 256]
         [--size tiny] [--epochs 2] [--train-windows 4000] [--test-windows 200] [--seeds 0]
         [--models learned lexinvariant regularised] [--p 0.2] [--window 100] [--batch-size 32]
-        [--lr 1e-3] [--threads 1] [--device cpu] [--files 400] [--patience N]
+        [--lr 1e-3] [--threads 1] [--device cpu] [--precision fp32] [--files 400] [--patience N]
 
 DIR defaults to the running Python's standard library; ``--files N`` takes N
 of its ``.py`` and ``.java`` files (site-packages left out), a fixed random
@@ -64,6 +64,8 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                    help="training precision (invar train --precision)")
     ap.add_argument("--files", type=int, default=400, help="source files taken from --source (0: all)")
     ap.add_argument("--patience", type=int, default=None,
                     help="early stopping: epochs without a better validation perplexity (default: none)")
@@ -115,7 +117,7 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
         result = invar.train(task="lm", data=data, arch=arch, size=args.size, epochs=args.epochs, out=path,
                              batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device,
                              threads=args.threads, limit=args.train_windows, overrides=overrides or None,
-                             patience=args.patience)
+                             patience=args.patience, precision=args.precision)
         seconds = time.perf_counter() - t
         record.write_text(json.dumps({"train_seconds": seconds, "epochs_run": len(result.history),
                                       "stopped_early": result.stopped_at is not None}))

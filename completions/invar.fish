@@ -59,6 +59,7 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l beta1
 complete -c invar -n '__fish_seen_subcommand_from train' -l beta2
 complete -c invar -n '__fish_seen_subcommand_from train' -l seed
 complete -c invar -n '__fish_seen_subcommand_from train' -l device -x -a 'cpu cuda'
+complete -c invar -n '__fish_seen_subcommand_from train' -l precision -x -a 'fp32 tf32 bf16'
 complete -c invar -n '__fish_seen_subcommand_from train' -l limit
 complete -c invar -n '__fish_seen_subcommand_from train' -l resume
 complete -c invar -n '__fish_seen_subcommand_from train' -l save-every

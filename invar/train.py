@@ -44,6 +44,13 @@ loss (next-token cross-entropy) and validates by perplexity over every
 predicted position of the validation split; ``max_len`` defaults to the
 dataset's sequence length.
 
+Precision (``precision``): ``fp32`` (the default) computes everything in
+float32. ``tf32`` lets CUDA's matrix products and convolutions round their
+inputs to TensorFloat-32 for the run (tensor cores; on a CPU it changes
+nothing). ``bf16`` runs each training step's forward pass and loss under
+bfloat16 autocast, on a GPU or a CPU; the weights, the optimiser,
+validation and the checkpoint stay float32.
+
 The module holds the data as training reads them (:func:`prepare_data`,
 :func:`prepare_pairs`), the epochs' batches and learning rate, and the loop.
 :func:`train` reads as its steps: set-up (arguments, processes, splits,
@@ -58,6 +65,7 @@ cli.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -66,7 +74,7 @@ import random
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -79,6 +87,9 @@ from .nn.config import ModelConfig, architectures, preset
 from .nn.model import Model, build_network, to_device
 from .processes import callable_module, torchrun_place
 from .tasks import Example, Task, get_task
+
+#: the precisions training computes in (see the module docstring)
+PRECISIONS = ("fp32", "tf32", "bf16")
 
 #: share of the steps spent warming the learning rate up (at most WARMUP_MAX steps)
 WARMUP_FRACTION = 0.05
@@ -336,6 +347,7 @@ def train(
     save_every: int = 0,
     jobs: int | None = None,
     patience: int | None = None,
+    precision: str = "fp32",
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[..., None] | None = None,
 ) -> TrainResult:
@@ -350,7 +362,7 @@ def train(
     args = _Args(task=task, data=data, arch=arch, size=size, epochs=epochs, out=out, batch_size=batch_size,
                  max_len=max_len, lr=lr, weight_decay=weight_decay, betas=betas, seed=seed, device=device,
                  limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
-                 overrides=overrides)
+                 precision=precision, overrides=overrides)
     the_task = get_task(task)
     config = _config(the_task, args)
     _check_arguments(args)
@@ -367,12 +379,13 @@ def train(
     report("start", n_train=len(splits.train), n_valid=len(splits.valid), too_long=splits.too_long, epochs=epochs,
            steps=run.steps_per_epoch, start_epoch=run.start_epoch, config=config, world=procs.world)
     stopped_at = None
-    for epoch in range(run.start_epoch, epochs):
-        if _out_of_patience(run):
-            stopped_at = epoch
-            report("stop", epoch=epoch, best_epoch=run.best_epoch, patience=patience)
-            break
-        _epoch(run, epoch)
+    with _matmul_precision(precision):
+        for epoch in range(run.start_epoch, epochs):
+            if _out_of_patience(run):
+                stopped_at = epoch
+                report("stop", epoch=epoch, best_epoch=run.best_epoch, patience=patience)
+                break
+            _epoch(run, epoch)
     _finish(run)
     _leave_processes(procs)
     return TrainResult(out=str(out), arch=arch, size=size, task=task, metric_name=the_task.metric_name,
@@ -405,6 +418,7 @@ class _Args:
     save_every: int
     jobs: int | None
     patience: int | None
+    precision: str
     overrides: Mapping[str, Any] | None
 
 
@@ -489,6 +503,8 @@ def _check_arguments(args: _Args) -> None:
     if args.patience is not None and args.patience < 1:
         raise UsageError(f"--patience {args.patience}: give at least 1 epoch, or leave it out to train every epoch",
                          path="--patience")
+    if args.precision not in PRECISIONS:
+        raise UsageError(f"--precision {args.precision}: choose from {', '.join(PRECISIONS)}", path="--precision")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise UsageError("--device cuda: no CUDA device is available", path="--device")
 
@@ -700,15 +716,40 @@ def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
     batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
     for group in run.opt.param_groups:
         group["lr"] = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr)
-    if run.model.config.computes_loss:
-        loss = net.loss(run.ddp(batch), batch)
-    else:
-        loss = run.task.loss(run.ddp(batch), run.targets[torch.as_tensor(idx)].to(procs.dev))
+    with _autocast(args.precision, procs.dev):
+        if run.model.config.computes_loss:
+            loss = net.loss(run.ddp(batch), batch)
+        else:
+            out = run.ddp(batch)
+            out = out.float() if torch.is_tensor(out) else out
+            loss = run.task.loss(out, run.targets[torch.as_tensor(idx)].to(procs.dev))
     run.opt.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
     run.opt.step()
     return float(loss.detach())
+
+
+def _autocast(precision: str, dev: torch.device) -> contextlib.AbstractContextManager:
+    """bfloat16 autocast on ``dev`` for ``bf16``; nothing otherwise."""
+    if precision == "bf16":
+        return torch.autocast(device_type=dev.type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _matmul_precision(precision: str) -> Iterator[None]:
+    """TensorFloat-32 matrix products and convolutions on CUDA for ``tf32``,
+    for the block; the previous settings after it."""
+    if precision != "tf32":
+        yield
+        return
+    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
 
 
 def _batch_programs(run: _Run, epoch: int, idx: np.ndarray) -> list[Encoded]:
@@ -946,6 +987,6 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
     report("draws", seeds=seeds, losses=losses, chosen=chosen)
 
 
-__all__ = ["train", "TrainResult", "prepare_data", "prepare_pairs", "resume_path"]
+__all__ = ["train", "TrainResult", "prepare_data", "prepare_pairs", "resume_path", "PRECISIONS"]
 
 callable_module(__name__, train)

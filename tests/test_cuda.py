@@ -8,6 +8,7 @@ one-line message."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import pytest
@@ -64,6 +65,19 @@ def test_a_sequence_model_on_cuda(tmp_path):
     task = get_task("copy")
     programs = [task.parse(ex.source) for ex in list(task.dataset(str(FIXTURES / "copy"), "test"))[:10]]
     assert model.predict(programs) == invar.load_model(out).predict(programs)
+
+
+@needs_cuda
+@pytest.mark.parametrize("precision", ["tf32", "bf16"])
+def test_lower_precision_training_on_cuda(precision, blocks, tmp_path):
+    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    result = train(data=blocks, arch="renamer", epochs=3, out=tmp_path / "m.pt", batch_size=16, limit=200,
+                   device="cuda", seed=1, precision=precision, lr=1e-3)
+    losses = [h["train_loss"] for h in result.history]
+    assert all(math.isfinite(x) for x in losses) and losses[-1] < losses[0], losses
+    assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before
+    predictions = invar.load_model(tmp_path / "m.pt", device="cuda").predict(_programs())
+    assert all(math.isfinite(p) and p > 0 for p in predictions)
 
 
 @needs_cuda

@@ -271,3 +271,47 @@ def test_patience_on_the_command_line(dataset, tmp_path):
     bad = subprocess.run(_cli(*args[:-4], "--patience", "0", "--out", str(tmp_path / "n.pt")), cwd=ROOT,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_fp32_is_the_default_and_tf32_changes_nothing_on_a_cpu(dataset, tmp_path):
+    before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    for name, kw in (("a", {}), ("b", {"precision": "fp32"}), ("c", {"precision": "tf32"})):
+        train(data=dataset, arch="renamer", epochs=2, out=tmp_path / f"{name}.pt", seed=3, **QUICK, **kw)
+    a, b, c = (_weights(tmp_path / f"{n}.pt") for n in "abc")
+    assert all(torch.equal(a[k], b[k]) and torch.equal(a[k], c[k]) for k in a)
+    assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before
+
+
+def _lm_windows(tmp_path):
+    from tests.conftest import char_windows
+
+    return char_windows(tmp_path / "lm")
+
+
+@pytest.mark.parametrize("task, data, arch", [
+    ("bhive", None, "renamer"),
+    ("copy", FIXTURES / "copy", "dualpart"),
+    ("lm", _lm_windows, "lexinvariant"),
+])
+def test_bf16_steps_learn_and_keep_float32_weights(task, data, arch, dataset, tmp_path):
+    data = dataset if data is None else data(tmp_path) if callable(data) else data
+    quick = dict(task=task, data=data, arch=arch, epochs=3, seed=1, batch_size=8, threads=1, lr=1e-3, limit=64)
+    low = train(out=tmp_path / "bf16.pt", precision="bf16", **quick)
+    train(out=tmp_path / "fp32.pt", **quick)
+    losses = [h["train_loss"] for h in low.history]
+    assert all(np.isfinite(losses)) and losses[-1] < losses[0], losses
+    low_w, full_w = _weights(tmp_path / "bf16.pt"), _weights(tmp_path / "fp32.pt")
+    assert all(w.dtype != torch.bfloat16 for w in low_w.values())
+    assert not all(torch.equal(low_w[k], full_w[k]) for k in low_w)  # the steps did run in bfloat16
+    assert invar.load_model(tmp_path / "bf16.pt").metrics["best_epoch"] == low.best_epoch
+
+
+def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path):
+    from invar.errors import UsageError
+
+    with pytest.raises(UsageError, match="--precision fp16: choose from fp32, tf32, bf16"):
+        train(data=dataset, arch="vanilla", epochs=1, out=tmp_path / "m.pt", precision="fp16", **QUICK)
+    args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "1", "--out", str(tmp_path / "m.pt"),
+            "--precision", "fp16"]
+    bad = subprocess.run(_cli(*args), cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "fp16" in bad.stderr

@@ -28,6 +28,12 @@ class Size(str, enum.Enum):
     small = "small"
 
 
+class Precision(str, enum.Enum):
+    fp32 = "fp32"
+    tf32 = "tf32"
+    bf16 = "bf16"
+
+
 @command
 def train_command(
     data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names, invar data bugs or invar data lm, or a file from invar data ltl.")],
@@ -44,6 +50,7 @@ def train_command(
     beta2: Annotated[float, typer.Option("--beta2", min=0, max=1, help="AdamW beta 2.")] = 0.999,
     seed: SeedOpt = 0,
     device: Annotated[Device, typer.Option("--device", help="Where to train.")] = Device.cpu,
+    precision: Annotated[Precision, typer.Option("--precision", help="fp32; tf32: CUDA matrix products in TensorFloat-32; bf16: each step's forward pass and loss under bfloat16 autocast (weights, validation and the checkpoint stay float32).")] = Precision.fp32,
     limit: Annotated[Optional[int], typer.Option("--limit", min=1, help="Train on the first N programs (and validate on N/4), for quick runs.")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue from the saved training state beside --out.")] = False,
     save_every: Annotated[int, typer.Option("--save-every", min=0, help="Also save the training state every N steps (0: after each epoch only).")] = 0,
@@ -83,7 +90,7 @@ def train_command(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
             limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
-            progress=reporter,
+            precision=precision.value, progress=reporter,
             overrides=_overrides(random_draws, lexinvariant_p),
         )
     import os
