@@ -25,7 +25,9 @@ dataset hold exactly K of N APs (``invar data ltl --distinct-aps``);
 seed, ``ARCH[-LABEL][-sSEED].json``) and the report gives mean ± sd;
 ``--set FIELD=VALUE`` sets a model config field (``random_part=hypercube``,
 ``adacos=false``, ...) for the runs it labels ``--label``; ``--general 0``
-skips the files of 6-10 APs; ``--device cuda`` trains and audits on a GPU.
+skips the files of 6-10 APs; ``--patience N`` stops a run once N epochs
+bring no better validation *correct* (``--epochs`` is then the cap);
+``--device cuda`` trains and audits on a GPU.
 """
 
 from __future__ import annotations
@@ -232,6 +234,10 @@ def main() -> None:
     ap.add_argument("--audit", type=int, default=1000, help="test formulas audited (the test split's first)")
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--patience", type=int, default=None,
+                    help="early stopping: epochs without a better validation correct (--epochs is then the cap)")
+    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                    help="training precision (invar train --precision)")
     ap.add_argument("--jobs", type=int, default=1, help="processes generating the data")
     ap.add_argument("--prepare-only", action="store_true")
     ap.add_argument("--report-only", action="store_true", help="print the tables of the results in --out")
@@ -266,7 +272,8 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
     t0 = time.perf_counter()
     trained = train(task="ltl", data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
                     batch_size=args.batch_size, threads=args.threads, lr=args.lr, seed=seed, resume=True,
-                    device=args.device, overrides=dict(args.overrides))
+                    device=args.device, overrides=dict(args.overrides), patience=args.patience,
+                    precision=args.precision)
     seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     test = audit(ckpt, data, args.audit, args.variants, args.device)
@@ -274,6 +281,9 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
                for k in GENERAL if args.general}
     return {"train_seconds": seconds, "audit_seconds": time.perf_counter() - t0,
             "best_epoch": trained.best_epoch, "valid_correct": trained.best_metric, "n_train": trained.n_train,
+            "epochs_run": len(trained.history), "stopped_early": trained.stopped_at is not None,
+            "patience": args.patience, "max_epochs": args.epochs,
+            "valid_history": [h["valid_correct"] for h in trained.history],
             "settings": dict(args.overrides), "test": test, "general": general}
 
 

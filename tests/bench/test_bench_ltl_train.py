@@ -1,0 +1,31 @@
+"""bench/bench_ltl_train.py end to end on a small generated dataset: each
+run trains to its early stop or its cap, is audited, and records how it
+stopped."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+SCRIPT = ROOT / "bench" / "bench_ltl_train.py"
+
+
+def test_runs_stop_at_their_patience_and_record_it(tmp_path):
+    out = tmp_path / "out"
+    cmd = [sys.executable, str(SCRIPT), "--out", str(out), "--num", "120", "--max-size", "5", "--general", "0",
+           "--epochs", "4", "--patience", "1", "--lr", "0", "--batch-size", "16", "--audit", "8", "--variants", "2",
+           "--seeds", "0", "1", "--archs", "vanilla", "canonicalized+dualpart"]
+    done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name in ("vanilla", "vanilla-s1", "canonicalized+dualpart", "canonicalized+dualpart-s1"):
+        r = json.loads((out / f"{name}.json").read_text())
+        # learning rate 0: no epoch improves on the first, so patience 1 stops after the second
+        assert (r["best_epoch"], r["epochs_run"], r["stopped_early"]) == (1, 2, True), name
+        assert (r["patience"], r["max_epochs"], len(r["valid_history"])) == (1, 4, 2)
+        assert r["test"]["examples"] == 8
+    canonical = json.loads((out / "canonicalized+dualpart.json").read_text())
+    assert canonical["test"]["alpha_covariance"] == 1.0  # exactly alpha-covariant by construction
+    assert "| canonicalized+dualpart | 2 |" in done.stdout
