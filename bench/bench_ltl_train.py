@@ -50,9 +50,10 @@ GENERAL = range(6, 11)
 
 
 def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: int = 5,
-            distinct: int | None = None) -> Path:
+            distinct: int | None = None, exact: bool = False) -> Path:
     """The dataset directory (train/valid/test) and the files gen6..gen10
-    (none when ``general`` is 0)."""
+    (none when ``general`` is 0); with ``exact``, every formula of genK
+    holds exactly K distinct APs, sizes up to max(``max_size``, 2K)."""
     data = out / "data"
     raw = out / (f"ltl{aps}.txt" if distinct is None else f"ltl{aps}-k{distinct}.txt")
     if not (data / "test.txt").exists():
@@ -64,7 +65,9 @@ def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: in
     for k in GENERAL if general else ():
         path = out / f"gen{k}.txt"
         if not path.exists() or Path(f"{path}.meta.json").exists() and _unfinished(path):
-            generate_file(GeneratorConfig(num=general, aps=k, max_size=max_size, seed=100 + k), path, jobs=jobs)
+            config = (GeneratorConfig(num=general, aps=k, max_size=max(max_size, 2 * k), seed=100 + k, distinct_aps=k)
+                      if exact else GeneratorConfig(num=general, aps=k, max_size=max_size, seed=100 + k))
+            generate_file(config, path, jobs=jobs)
     return data
 
 
@@ -222,6 +225,8 @@ def main() -> None:
     ap.add_argument("--distinct-aps", type=int, default=None, help="every formula holds exactly this many of --aps")
     ap.add_argument("--max-size", type=int, default=35)
     ap.add_argument("--general", type=int, default=300, help="formulas per AP count 6..10 (0: none)")
+    ap.add_argument("--general-exact", action="store_true",
+                    help="each file genK holds exactly K distinct APs (sizes up to max(--max-size, 2K))")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--size", default="tiny")
     ap.add_argument("--batch-size", type=int, default=64)
@@ -251,7 +256,8 @@ def main() -> None:
         else:
             report(args.out, args.archs, args.epochs, args.size)
         return
-    data = prepare(args.out, args.num, args.max_size, args.general, args.jobs, args.aps, args.distinct_aps)
+    data = prepare(args.out, args.num, args.max_size, args.general, args.jobs, args.aps, args.distinct_aps,
+                   args.general_exact)
     if args.prepare_only:
         return
     for arch in args.archs:
