@@ -197,7 +197,8 @@ def _mean_sd(values: list[float]) -> str:
 def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
     """Mean ± sd over the seeds of each architecture's runs in ``out``:
     correct and exact on the audited test formulas, correct by distinct
-    APs, alpha-covariance, best validation correct and training minutes."""
+    APs, alpha-covariance, best validation correct and training minutes
+    (the epochs' own time, resumed runs included)."""
     print("| run | seeds | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | best valid correct "
           "| training (min) |")
     print("|---|---|---|---|---|---|---|---|")
@@ -214,7 +215,44 @@ def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
         print(f"| {name} | {len(runs)} | {_mean_sd([t['correct'] for t in test])} "
               f"| {_mean_sd([t['exact'] for t in test if t['exact'] is not None])} | {by_aps} | {alpha} "
               f"| {_mean_sd([r['valid_correct'] for r in runs])} "
-              f"| {statistics.mean(r['train_seconds'] for r in runs) / 60:.1f} |")
+              f"| {statistics.mean(r.get('epoch_seconds', r['train_seconds']) for r in runs) / 60:.1f} |")
+
+
+def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
+    """Mean ± sd over the seeds, by number of distinct APs: alpha-covariance
+    on the test formulas (the paper's Table 2 columns) and, on the files
+    gen6..gen10, correct (refused formulas count as incorrect) and
+    alpha-covariance (Table 3's); then how the runs stopped."""
+    runs = {arch: [json.loads(p.read_text()) for seed in seeds
+                   if (p := out / f"{run_name(arch, label, seed)}.json").exists()] for arch in archs}
+    runs = {a: r for a, r in runs.items() if r}
+    counts = ap_counts(out)
+    test_aps = sorted({int(k) for rs in runs.values() for r in rs for k in r["test"]["by_aps"]})
+    print("| run | " + " | ".join(f"alpha-cov. {k} APs" for k in test_aps)
+          + " | " + " | ".join(f"{k} APs ({counts.get(k, 0)}): correct / alpha-cov." for k in GENERAL) + " |")
+    print("|---|" + "---|" * (len(test_aps) + len(GENERAL)))
+    for arch, rs in runs.items():
+        alpha = [_mean_sd([100 * r["test"]["by_aps"][str(k)]["alpha_covariance"] for r in rs
+                           if str(k) in r["test"]["by_aps"] and r["test"]["by_aps"][str(k)]["alpha_covariance"]
+                           is not None]) for k in test_aps]
+        pools = [pooled(r, counts) for r in rs if r.get("general")]
+        cells = []
+        for k in GENERAL:
+            groups = [p[k] for p in pools if p[k]["formulas"]]
+            if not groups:
+                cells.append("–")
+                continue
+            correct = _mean_sd([g["correct"] or 0.0 for g in groups])
+            covariance = [100 * g["alpha_covariance"] for g in groups if g["alpha_covariance"] is not None]
+            cells.append(f"{correct} / {_mean_sd(covariance) if covariance else 'refused'}")
+        print(f"| {run_name(arch, label, 0)} | " + " | ".join(alpha + cells) + " |")
+    print()
+    print("| run | epochs run | best epoch | stopped early |")
+    print("|---|---|---|---|")
+    for arch, rs in runs.items():
+        if all("epochs_run" in r for r in rs):
+            print(f"| {run_name(arch, label, 0)} | {', '.join(str(r['epochs_run']) for r in rs)} | "
+                  f"{', '.join(str(r['best_epoch']) for r in rs)} | {sum(r['stopped_early'] for r in rs)} of {len(rs)} |")
 
 
 def main() -> None:
@@ -253,6 +291,8 @@ def main() -> None:
     if args.report_only:
         if several:
             summary(args.out, args.archs, args.label, args.seeds)
+            print()
+            summary_by_aps(args.out, args.archs, args.label, args.seeds)
         else:
             report(args.out, args.archs, args.epochs, args.size)
         return
@@ -290,6 +330,7 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
             "epochs_run": len(trained.history), "stopped_early": trained.stopped_at is not None,
             "patience": args.patience, "max_epochs": args.epochs,
             "valid_history": [h["valid_correct"] for h in trained.history],
+            "epoch_seconds": sum(h["seconds"] for h in trained.history),  # all epochs, resumed ones too
             "settings": dict(args.overrides), "test": test, "general": general}
 
 
