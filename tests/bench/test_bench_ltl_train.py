@@ -29,3 +29,4 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path):
     canonical = json.loads((out / "canonicalized+dualpart.json").read_text())
     assert canonical["test"]["alpha_covariance"] == 1.0  # exactly alpha-covariant by construction
     assert "| canonicalized+dualpart | 2 |" in done.stdout
+    assert "| vanilla | 2, 2 | 1, 1 | 2 of 2 |" in done.stdout  # epochs run, best epochs, stopped early
