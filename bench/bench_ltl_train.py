@@ -308,6 +308,8 @@ def main() -> None:
             (args.out / f"{name}.json").write_text(json.dumps(result, indent=1))
     if several:
         summary(args.out, args.archs, args.label, args.seeds)
+        print()
+        summary_by_aps(args.out, args.archs, args.label, args.seeds)
     else:
         report(args.out, args.archs, args.epochs, args.size)
 
