@@ -23,7 +23,9 @@ i … i + window − 1 averaged, then averaged over the sequences); OUTDIR/
 lm-curves.json holds them all, OUTDIR/lm-curves.md a table of perplexity at
 chosen context lengths (mean over seeds, and the ratio to the learned
 model's) and OUTDIR/lm-curves.png the curves. A model already trained (its
-checkpoint exists) is not trained again.
+checkpoint exists) is not trained again; one trained elsewhere or cut
+short is described from its resume file (``stopped_early`` only when the
+patience ran out, ``cut`` when neither the patience nor the cap ended it).
 """
 
 from __future__ import annotations
@@ -132,7 +134,8 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
           flush=True)
     return {"model": name, "seed": seed, "arch": arch, "overrides": overrides, "train_seconds": seconds,
             "valid_perplexity": valid, "best_epoch": best, "epochs_run": trained.get("epochs_run"),
-            "stopped_early": trained.get("stopped_early"), "first_train_seconds": trained.get("train_seconds"),
+            "stopped_early": trained.get("stopped_early"), "cut": trained.get("cut", False),
+            "first_train_seconds": trained.get("train_seconds"),
             "test_loss": float(np.mean(np.concatenate(losses))), "curve": curve}
 
 
@@ -143,8 +146,12 @@ def resumed(path: Path, args) -> dict:
         return {}
     import torch
 
-    ran = len(torch.load(resume, weights_only=True, map_location="cpu")["history"])
-    return {"epochs_run": ran, "stopped_early": ran < args.epochs}
+    state = torch.load(resume, weights_only=True, map_location="cpu")
+    ran, best = len(state["history"]), int(state["best_epoch"])
+    # stopped by patience only if the last epoch is that many past the best; short of it and of the cap,
+    # the run was cut (a time budget, a kill)
+    stopped = bool(args.patience) and ran < args.epochs and ran - best >= args.patience
+    return {"epochs_run": ran, "stopped_early": stopped, "cut": ran < args.epochs and not stopped}
 
 
 def table(runs: list[dict], args) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from tests.bench import bench_module
 from tests.conftest import FIXTURES, ROOT
@@ -51,3 +52,21 @@ def test_patience_stops_each_model_at_its_best_epoch(tmp_path):
     assert run["epochs_run"] == run["best_epoch"] + 1 < 40 and run["stopped_early"]
     history = bench.invar.load_model(tmp_path / "out" / "learned-s0.pt").metrics["history"]
     assert run["valid_perplexity"] == min(h["valid_perplexity"] for h in history)
+
+
+@pytest.mark.parametrize("ran, best, patience, cap, stopped, cut", [
+    (5, 2, 3, 30, True, False),     # three epochs past the best: patience ended it
+    (5, 4, 3, 30, False, True),     # short of both: cut (a time budget, a kill)
+    (30, 30, 3, 30, False, False),  # at the cap
+    (5, 5, None, 30, False, True),  # no patience: only the cap ends a run
+])
+def test_a_run_gathered_from_its_resume_file_says_how_it_ended(tmp_path, ran, best, patience, cap, stopped, cut):
+    import argparse
+
+    import torch
+
+    bench = _module()
+    history = [{"epoch": e + 1, "valid_perplexity": 10.0 - e} for e in range(ran)]
+    torch.save({"history": history, "best_epoch": best}, tmp_path / "m.resume.pt")
+    got = bench.resumed(tmp_path / "m.pt", argparse.Namespace(epochs=cap, patience=patience))
+    assert got == {"epochs_run": ran, "stopped_early": stopped, "cut": cut}
