@@ -17,11 +17,13 @@ when work stops:
 - a signal that reaches the parent while its workers start is held
   (:func:`deferred`) and raised once the pool exists, inside the block that
   terminates it;
-- whatever ends the block (its end, an exception, KeyboardInterrupt, a
-  generator closed early), the pool is terminated: every worker gets
-  SIGTERM and is reaped before the block is left; one still running a few
-  seconds later is killed (``Pool.terminate`` alone would wait for it
-  without end).
+- whatever ends the block early (an exception, KeyboardInterrupt, a
+  generator closed early, or tasks still unanswered), the pool is
+  terminated: every worker gets SIGTERM and is reaped before the block is
+  left; one still running a few seconds later is killed
+  (``Pool.terminate`` alone would wait for it without end). A block that
+  ends with every task answered closes the pool instead: its idle workers
+  leave on their own, with no signal to land in their exit callbacks.
 
 **Sections that finish first.** Some C code turns an exception raised in a
 callback it runs into an error of its own: ``torch.save`` interrupted in its
@@ -54,7 +56,9 @@ def pool(
     initargs: tuple = (),
 ) -> Iterator[multiprocessing.pool.Pool]:
     """A ``multiprocessing`` pool of ``jobs`` workers started by ``method``
-    (``fork`` or ``spawn``), terminated and reaped when the block ends."""
+    (``fork`` or ``spawn``), stopped and reaped when the block ends: closed
+    if the block ended normally with every task answered (the workers leave
+    on their own, no signal), terminated otherwise."""
     ctx = multiprocessing.get_context(method)
     if method != "fork" and hasattr(signal, "pthread_sigmask"):
         # started on demand, the resource tracker unblocks SIGINT (and
@@ -62,28 +66,36 @@ def pool(
         from multiprocessing import resource_tracker
 
         resource_tracker.ensure_running()
-    started = None
+    started, idle = None, False
     try:
         # held, not only blocked here: another thread (a progress bar's) may
         # take the signal, and Python would then raise it in this one
         with deferred(), _blocked({signal.SIGINT}):
             started = ctx.Pool(jobs, initializer=_start, initargs=(initializer, initargs))
         yield started
+        idle = not started._cache  # type: ignore[attr-defined]  # every task answered
     finally:
         if started is not None:
-            _stop(started)
+            _stop(started, close=idle)
 
 
 #: seconds a pool's workers have to end after SIGTERM before they are killed
 _GRACE = 5.0
 
 
-def _stop(started: multiprocessing.pool.Pool) -> None:
-    """Terminate ``started`` and reap its workers. ``Pool.terminate`` waits
-    for every worker without a bound, and on a loaded machine a worker was
-    seen to outlive its SIGTERM (waiting for the task queue's lock): one still
-    there after :data:`_GRACE` seconds is killed, so that the wait ends."""
-    stopper = threading.Thread(target=started.terminate, name="invar-pool-stop", daemon=True)
+def _stop(started: multiprocessing.pool.Pool, *, close: bool = False) -> None:
+    """Terminate ``started`` (with ``close``: close it, so that its idle
+    workers leave by themselves) and reap its workers. ``Pool.terminate``
+    waits for every worker without a bound, and on a loaded machine a worker
+    was seen to outlive its SIGTERM (waiting for the task queue's lock): one
+    still there after :data:`_GRACE` seconds is killed, so that the wait ends."""
+
+    def close_and_join() -> None:
+        started.close()
+        started.join()
+
+    target = close_and_join if close else started.terminate
+    stopper = threading.Thread(target=target, name="invar-pool-stop", daemon=True)
     stopper.start()
     stopper.join(_GRACE)
     for _ in range(10):
