@@ -51,6 +51,7 @@ from invar.data.bhive import label_texts, read_split
 from invar.frontends.x86.hexblock import decode
 from invar.symmetry.spaces import renaming_space
 from invar.tasks.bhive import mape
+from invar.train import PRECISIONS
 
 #: the Renamer paper, section 5 (Tiny, trained to convergence on all of BHive)
 PAPER = ('the Renamer paper (section 5, on test error after 500 epochs): "Renamer reaches the best error of the '
@@ -237,7 +238,7 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+    ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
                     help="training precision (invar train --precision)")
     ap.add_argument("--test-limit", type=int, default=None)
     ap.add_argument("--report", action="store_true")

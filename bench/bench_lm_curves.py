@@ -43,6 +43,7 @@ from common import machine
 import invar
 from invar.nn.lm import position_losses
 from invar.tasks import lm
+from invar.train import PRECISIONS
 
 #: model name -> (architecture, config overrides); ``regularised`` takes --p
 MODELS = {"learned": ("vanilla", {}), "lexinvariant": ("lexinvariant", {}), "regularised": ("lexinvariant", None)}
@@ -66,7 +67,7 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+    ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
                     help="training precision (invar train --precision)")
     ap.add_argument("--files", type=int, default=400, help="source files taken from --source (0: all)")
     ap.add_argument("--patience", type=int, default=None,

@@ -44,7 +44,7 @@ from common import machine, mean_sd
 import invar
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
 from invar.tasks import ltl
-from invar.train import train
+from invar.train import PRECISIONS, train
 
 GENERAL = range(6, 11)
 
@@ -194,6 +194,14 @@ def _mean_sd(values: list[float]) -> str:
     return mean_sd(values, "{:.1f}", " %")
 
 
+def _runs(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict[str, list[dict]]:
+    """Each architecture's result files in ``out``, one per seed that has one
+    (architectures with none left out)."""
+    found = {arch: [json.loads(p.read_text()) for seed in seeds
+                    if (p := out / f"{run_name(arch, label, seed)}.json").exists()] for arch in archs}
+    return {arch: runs for arch, runs in found.items() if runs}
+
+
 def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
     """Mean ± sd over the seeds of each architecture's runs in ``out``:
     correct and exact on the audited test formulas, correct by distinct
@@ -202,12 +210,8 @@ def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
     print("| run | seeds | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | best valid correct "
           "| training (min) |")
     print("|---|---|---|---|---|---|---|---|")
-    for arch in archs:
+    for arch, runs in _runs(out, archs, label, seeds).items():
         name = run_name(arch, label, 0)
-        runs = [json.loads(p.read_text()) for seed in seeds
-                if (p := out / f"{run_name(arch, label, seed)}.json").exists()]
-        if not runs:
-            continue
         test = [r["test"] for r in runs]
         by_aps = " / ".join(_mean_sd([t["by_aps"][str(k)]["correct"] for t in test if str(k) in t["by_aps"]])
                             .replace(" %", "") for k in (1, 2, 3))
@@ -223,9 +227,7 @@ def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) ->
     on the test formulas (the paper's Table 2 columns) and, on the files
     gen6..gen10, correct (refused formulas count as incorrect) and
     alpha-covariance (Table 3's); then how the runs stopped."""
-    runs = {arch: [json.loads(p.read_text()) for seed in seeds
-                   if (p := out / f"{run_name(arch, label, seed)}.json").exists()] for arch in archs}
-    runs = {a: r for a, r in runs.items() if r}
+    runs = _runs(out, archs, label, seeds)
     counts = ap_counts(out)
     test_aps = sorted({int(k) for rs in runs.values() for r in rs for k in r["test"]["by_aps"]})
     print("| run | " + " | ".join(f"alpha-cov. {k} APs" for k in test_aps)
@@ -279,7 +281,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--patience", type=int, default=None,
                     help="early stopping: epochs without a better validation correct (--epochs is then the cap)")
-    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+    ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
                     help="training precision (invar train --precision)")
     ap.add_argument("--jobs", type=int, default=1, help="processes generating the data")
     ap.add_argument("--prepare-only", action="store_true")
