@@ -50,17 +50,19 @@ GENERAL = range(6, 11)
 
 
 def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: int = 5,
-            distinct: int | None = None, exact: bool = False) -> Path:
+            distinct: int | None = None, exact: bool = False, unique: bool = False) -> Path:
     """The dataset directory (train/valid/test) and the files gen6..gen10
     (none when ``general`` is 0); with ``exact``, every formula of genK
-    holds exactly K distinct APs, sizes up to max(``max_size``, 2K)."""
+    holds exactly K distinct APs, sizes up to max(``max_size``, 2K); with
+    ``unique``, each formula once (the generator spreads sizes evenly, and
+    there are only ``aps`` formulas of size 1, so small ones repeat)."""
     data = out / "data"
     raw = out / (f"ltl{aps}.txt" if distinct is None else f"ltl{aps}-k{distinct}.txt")
     if not (data / "test.txt").exists():
         generate_file(GeneratorConfig(num=num, aps=aps, max_size=max_size, seed=0, distinct_aps=distinct), raw, jobs=jobs)
         data.mkdir(parents=True, exist_ok=True)
-        for split in ltl.SPLITS:
-            rows = ltl.read_split(raw, split)
+        for split in ltl.SPLITS:  # the split hashes the formula: a repeat never crosses splits
+            rows = first_of_each(ltl.read_split(raw, split)) if unique else ltl.read_split(raw, split)
             (data / f"{split}.txt").write_text("".join(ex.source.replace("\t", "\n") + "\n" for ex in rows))
     for k in GENERAL if general else ():
         path = out / f"gen{k}.txt"
@@ -69,6 +71,18 @@ def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: in
                       if exact else GeneratorConfig(num=general, aps=k, max_size=max_size, seed=100 + k))
             generate_file(config, path, jobs=jobs)
     return data
+
+
+def first_of_each(rows: list) -> list:
+    """``rows`` with each formula's first pair only."""
+    seen: set[str] = set()
+    kept = []
+    for ex in rows:
+        formula = ex.source.split("\t", 1)[0]
+        if formula not in seen:
+            seen.add(formula)
+            kept.append(ex)
+    return kept
 
 
 def _unfinished(path: Path) -> bool:
@@ -264,6 +278,7 @@ def main() -> None:
     ap.add_argument("--aps", type=int, default=5, help="APs a, b, ... of the training formulas")
     ap.add_argument("--distinct-aps", type=int, default=None, help="every formula holds exactly this many of --aps")
     ap.add_argument("--max-size", type=int, default=35)
+    ap.add_argument("--unique", action="store_true", help="each formula once in the splits (repeats dropped)")
     ap.add_argument("--general", type=int, default=300, help="formulas per AP count 6..10 (0: none)")
     ap.add_argument("--general-exact", action="store_true",
                     help="each file genK holds exactly K distinct APs (sizes up to max(--max-size, 2K))")
@@ -299,7 +314,7 @@ def main() -> None:
             report(args.out, args.archs, args.epochs, args.size)
         return
     data = prepare(args.out, args.num, args.max_size, args.general, args.jobs, args.aps, args.distinct_aps,
-                   args.general_exact)
+                   args.general_exact, args.unique)
     if args.prepare_only:
         return
     for arch in args.archs:

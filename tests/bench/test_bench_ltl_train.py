@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+from tests.bench import bench_module
 from tests.conftest import ROOT
 
 SCRIPT = ROOT / "bench" / "bench_ltl_train.py"
@@ -30,3 +31,20 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path):
     assert canonical["test"]["alpha_covariance"] == 1.0  # exactly alpha-covariant by construction
     assert "| canonicalized+dualpart | 2 |" in done.stdout
     assert "| vanilla | 2, 2 | 1, 1 | 2 of 2 |" in done.stdout  # epochs run, best epochs, stopped early
+
+
+def test_unique_splits_hold_each_formula_once(tmp_path):
+    """Sizes are spread evenly, so the 80 formulas of size 1 over 3 APs are
+    a, b and c again and again; --unique keeps one pair of each, in the
+    split its formula hashes to, and drops nothing else."""
+    bench = bench_module("bench_ltl_train")
+    plain = bench.prepare(tmp_path / "plain", 240, 3, 0, 1, aps=3)
+    unique = bench.prepare(tmp_path / "unique", 240, 3, 0, 1, aps=3, unique=True)
+    total_plain = total_unique = 0
+    for split in ("train", "valid", "test"):
+        pairs = (plain / f"{split}.txt").read_text().splitlines()
+        formulas = pairs[0::2]
+        kept = (unique / f"{split}.txt").read_text().splitlines()
+        assert kept[0::2] == list(dict.fromkeys(formulas)), split  # first of each, in order
+        total_plain, total_unique = total_plain + len(formulas), total_unique + len(kept) // 2
+    assert total_plain == 240 and total_unique < 240 - 70  # size 1 alone repeats 77 times
