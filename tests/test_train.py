@@ -258,6 +258,22 @@ def test_patience_resumes_exactly(dataset, tmp_path):
     assert again.stopped_at == 3 and len(again.history) == 3
 
 
+def test_a_stopped_run_resumed_with_more_patience_goes_on_as_if_never_stopped(dataset, tmp_path):
+    """Stopped by a patience of 1, then resumed with none, a run trains on
+    from the epoch where it stopped (not from scratch, not refused) and
+    ends with the history and weights of one that never had a patience
+    (exactness of the resumed state itself: the tests above)."""
+    quick = {**QUICK, "lr": 0.0}
+    whole = train(data=dataset, arch="renamer", epochs=4, out=tmp_path / "whole.pt", seed=2, **quick)
+    stopped = train(data=dataset, arch="renamer", epochs=4, out=tmp_path / "cut.pt", seed=2, patience=1, **quick)
+    assert stopped.stopped_at == 2 and len(stopped.history) == 2
+    resumed = train(data=dataset, arch="renamer", epochs=4, out=tmp_path / "cut.pt", seed=2, resume=True, **quick)
+    assert resumed.stopped_at is None and resumed.resumed_from[0] == 2 and len(resumed.history) == 4
+    assert _without_seconds(resumed.history) == _without_seconds(whole.history)
+    a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
 def test_patience_on_the_command_line(dataset, tmp_path):
     args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "6", "--batch-size", "4", "--threads", "1",
             "--lr", "0", "--patience", "2", "--format", "json"]
