@@ -62,7 +62,8 @@ def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: in
         generate_file(GeneratorConfig(num=num, aps=aps, max_size=max_size, seed=0, distinct_aps=distinct), raw, jobs=jobs)
         data.mkdir(parents=True, exist_ok=True)
         for split in ltl.SPLITS:  # the split hashes the formula: a repeat never crosses splits
-            rows = first_of_each(ltl.read_split(raw, split)) if unique else ltl.read_split(raw, split)
+            rows = ltl.read_split(raw, split)
+            rows = first_of_each(rows) if unique else rows
             (data / f"{split}.txt").write_text("".join(ex.source.replace("\t", "\n") + "\n" for ex in rows))
     for k in GENERAL if general else ():
         path = out / f"gen{k}.txt"
