@@ -27,6 +27,9 @@ seed, ``ARCH[-LABEL][-sSEED].json``) and the report gives mean ± sd;
 ``adacos=false``, ...) for the runs it labels ``--label``; ``--general 0``
 skips the files of 6-10 APs; ``--patience N`` stops a run once N epochs
 bring no better validation *correct* (``--epochs`` is then the cap);
+``--schedule plateau`` halves the learning rate after every ``--plateau``
+epochs without improvement instead of decaying it over the cap, so that
+the patience, not the schedule, ends a run;
 ``--device cuda`` trains and audits on a GPU.
 """
 
@@ -44,7 +47,7 @@ from common import machine, mean_sd
 import invar
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
 from invar.tasks import ltl
-from invar.train import PRECISIONS, train
+from invar.train import PRECISIONS, SCHEDULES, train
 
 GENERAL = range(6, 11)
 
@@ -297,6 +300,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--patience", type=int, default=None,
                     help="early stopping: epochs without a better validation correct (--epochs is then the cap)")
+    ap.add_argument("--schedule", choices=SCHEDULES, default="cosine",
+                    help="learning rate after the warm-up: cosine decay over --epochs, or halved on plateaus")
+    ap.add_argument("--plateau", type=int, default=5, help="--schedule plateau: epochs without improvement per halving")
     ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
                     help="training precision (invar train --precision)")
     ap.add_argument("--jobs", type=int, default=1, help="processes generating the data")
@@ -339,7 +345,7 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
     trained = train(task="ltl", data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
                     batch_size=args.batch_size, threads=args.threads, lr=args.lr, seed=seed, resume=True,
                     device=args.device, overrides=dict(args.overrides), patience=args.patience,
-                    precision=args.precision)
+                    schedule=args.schedule, plateau=args.plateau, precision=args.precision)
     seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     test = audit(ckpt, data, args.audit, args.variants, args.device)
@@ -349,6 +355,7 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
             "best_epoch": trained.best_epoch, "valid_correct": trained.best_metric, "n_train": trained.n_train,
             "epochs_run": len(trained.history), "stopped_early": trained.stopped_at is not None,
             "patience": args.patience, "max_epochs": args.epochs,
+            "schedule": args.schedule, "plateau": args.plateau, "lr_halvings": trained.halvings,
             "valid_history": [h["valid_correct"] for h in trained.history],
             "epoch_seconds": sum(h["seconds"] for h in trained.history),  # all epochs, resumed ones too
             "settings": dict(args.overrides), "test": test, "general": general}

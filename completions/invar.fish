@@ -66,6 +66,8 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l save-every
 complete -c invar -n '__fish_seen_subcommand_from train' -l threads
 complete -c invar -n '__fish_seen_subcommand_from train' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from train' -l patience
+complete -c invar -n '__fish_seen_subcommand_from train' -l schedule -x -a 'cosine plateau'
+complete -c invar -n '__fish_seen_subcommand_from train' -l plateau
 complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
 complete -c invar -n '__fish_seen_subcommand_from train' -l lexinvariant-p
 complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'

@@ -8,7 +8,10 @@ an epoch never parses. AdamW (β 0.9/0.999, weight decay 0.01), batches of 64,
 programs of at most 128 tokens (longer ones are skipped and counted), the
 task's loss, a linear warm-up then cosine decay of the learning rate, and
 validation after every epoch; the best epoch's weights are the checkpoint
-``out``. With ``patience``, a run stops early once that many epochs in a
+``out``. ``schedule="plateau"`` keeps the learning rate at its peak after the
+warm-up instead and halves it each time ``plateau`` epochs in a row bring no
+better validation metric (reduce on plateau; a pure function of the
+validation history, so a resumed run continues exactly). With ``patience``, a run stops early once that many epochs in a
 row bring no better validation metric (``epochs`` is then a cap; the
 learning-rate schedule still spans the cap, so a stopped run is the same
 run as an unstopped one up to its stop). The training state (weights, optimizer, position in the epoch) goes
@@ -94,6 +97,8 @@ PRECISIONS = ("fp32", "tf32", "bf16")
 #: share of the steps spent warming the learning rate up (at most WARMUP_MAX steps)
 WARMUP_FRACTION = 0.05
 WARMUP_MAX = 1000
+#: learning-rate schedules: cosine decay over the epoch cap, or halving on plateaus of the validation metric
+SCHEDULES = ("cosine", "plateau")
 #: vocabulary: texts seen fewer times in the training split become <unk:VIEW>
 MIN_COUNT = 2
 #: programs per bucket when batching by length
@@ -122,6 +127,9 @@ class TrainResult:
     patience: int | None = None
     #: the last epoch trained when the patience ran out before ``epochs``, else None
     stopped_at: int | None = None
+    schedule: str = "cosine"
+    #: the learning rate's halvings so far (``plateau`` schedule; 0 for cosine)
+    halvings: int = 0
 
 
 # ------------------------------------------------------------------------ data
@@ -312,12 +320,33 @@ def _batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int, world:
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def _lr(step: int, total: int, base: float) -> float:
+def _lr(step: int, total: int, base: float, schedule: str = "cosine", halvings: int = 0) -> float:
+    """The learning rate at ``step`` of ``total``: a linear warm-up, then
+    cosine decay to a tenth of ``base`` (``cosine``) or ``base`` halved
+    ``halvings`` times (``plateau``)."""
     warmup = max(1, min(WARMUP_MAX, int(WARMUP_FRACTION * total)))
     if step < warmup:
-        return base * (step + 1) / warmup
+        return base * (step + 1) / warmup * (0.5 ** halvings if schedule == "plateau" else 1.0)
+    if schedule == "plateau":
+        return base * 0.5 ** halvings
     progress = (step - warmup) / max(1, total - warmup)
     return base * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def plateau_halvings(metrics: Sequence[float], plateau: int, lower_is_better: bool) -> int:
+    """How often the ``plateau`` schedule has halved the learning rate after
+    validation ``metrics`` (one per epoch): once each time ``plateau`` epochs
+    in a row bring no better metric than the best so far, counting afresh
+    after each halving and each better epoch (the first epoch is always better)."""
+    best, since, halvings = None, 0, 0
+    for metric in metrics:
+        if best is None or (metric < best if lower_is_better else metric > best):
+            best, since = metric, 0
+            continue
+        since += 1
+        if since >= plateau:
+            halvings, since = halvings + 1, 0
+    return halvings
 
 
 def resume_path(out: str | os.PathLike) -> Path:
@@ -347,6 +376,8 @@ def train(
     save_every: int = 0,
     jobs: int | None = None,
     patience: int | None = None,
+    schedule: str = "cosine",
+    plateau: int = 5,
     precision: str = "fp32",
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[..., None] | None = None,
@@ -355,14 +386,15 @@ def train(
     the best epoch to ``out`` (see the module docstring). ``overrides`` sets
     any :class:`~invar.nn.config.ModelConfig` field. ``patience`` stops the
     run once that many epochs have passed without a better validation metric
-    (early stopping; ``epochs`` is then a cap). ``max_len`` defaults to 128
+    (early stopping; ``epochs`` is then a cap). ``schedule`` is ``cosine`` or
+    ``plateau`` (halve after ``plateau`` epochs without a better metric). ``max_len`` defaults to 128
     tokens, and for ``lm`` to the dataset's sequence length. ``progress(event, **info)``
     hears about encoding, steps, epochs and an early stop (process 0 only)."""
     max_len = max_len if max_len is not None else _default_max_len(task, data)
     args = _Args(task=task, data=data, arch=arch, size=size, epochs=epochs, out=out, batch_size=batch_size,
                  max_len=max_len, lr=lr, weight_decay=weight_decay, betas=betas, seed=seed, device=device,
                  limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
-                 precision=precision, overrides=overrides)
+                 schedule=schedule, plateau=plateau, precision=precision, overrides=overrides)
     the_task = get_task(task)
     config = _config(the_task, args)
     _check_arguments(args)
@@ -392,7 +424,7 @@ def train(
                        best_metric=run.best, best_epoch=run.best_epoch, epochs=epochs, n_train=len(splits.train),
                        n_valid=len(splits.valid), too_long=splits.too_long, history=run.history,
                        resumed_from=run.resumed_from, steps_per_epoch=run.steps_per_epoch, patience=patience,
-                       stopped_at=stopped_at)
+                       stopped_at=stopped_at, schedule=schedule, halvings=_halvings(run))
 
 
 @dataclass(frozen=True)
@@ -418,6 +450,8 @@ class _Args:
     save_every: int
     jobs: int | None
     patience: int | None
+    schedule: str
+    plateau: int
     precision: str
     overrides: Mapping[str, Any] | None
 
@@ -503,6 +537,10 @@ def _check_arguments(args: _Args) -> None:
     if args.patience is not None and args.patience < 1:
         raise UsageError(f"--patience {args.patience}: give at least 1 epoch, or leave it out to train every epoch",
                          path="--patience")
+    if args.schedule not in SCHEDULES:
+        raise UsageError(f"--schedule {args.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
+    if args.plateau < 1:
+        raise UsageError(f"--plateau {args.plateau}: give at least 1 epoch", path="--plateau")
     if args.precision not in PRECISIONS:
         raise UsageError(f"--precision {args.precision}: choose from {', '.join(PRECISIONS)}", path="--precision")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
@@ -583,6 +621,8 @@ def _set_up(args: _Args, the_task: Task, config: ModelConfig, splits: _Splits, p
     settings = {"task": args.task, "data": [f"{len(splits.train)}", splits.vocab.fingerprint()],
                 "batch_size": args.batch_size, "seed": args.seed, "lr": args.lr, "weight_decay": args.weight_decay,
                 "betas": list(args.betas), "max_len": args.max_len, "world": procs.world}
+    if args.schedule != "cosine":  # a state saved under another schedule does not resume under this one
+        settings["schedule"] = [args.schedule, args.plateau]
     lengths = np.asarray([len(e) for e in splits.train])
     return _Run(args=args, task=the_task, procs=procs, splits=splits, model=model,
                 opt=_optimiser(model.network, args), settings=settings, state_path=resume_path(args.out),
@@ -689,6 +729,7 @@ def _epoch(run: _Run, epoch: int) -> None:
     _save_state(run, epoch + 1, 0, [])
     entry = run.history[-1]
     run.report("epoch", epoch=epoch + 1, epochs=run.args.epochs, train_loss=entry["train_loss"], metric=metric,
+               lr=entry["lr"],
                best=run.best, best_epoch=run.best_epoch, improved=improved, seconds=seconds,
                resumed_at=first or None, loss_steps=entry.get("train_loss_steps"), steps=len(batches))
 
@@ -714,8 +755,10 @@ def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
     idx = batch_indices[procs.rank::procs.world]
     torch.manual_seed(_mix(args.seed, epoch, step, procs.rank))
     batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
+    lr = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr, args.schedule,
+             _halvings(run))
     for group in run.opt.param_groups:
-        group["lr"] = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr)
+        group["lr"] = lr
     with _autocast(args.precision, procs.dev):
         if run.model.config.computes_loss:
             loss = net.loss(run.ddp(batch), batch)
@@ -774,6 +817,20 @@ def _validate(run: _Run) -> tuple[float, float | None]:
     return _evaluate(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world), None
 
 
+def _epoch_lr(run: _Run, epoch: int) -> float:
+    """The learning rate of ``epoch``'s last step (before the epoch enters the history)."""
+    spe = run.steps_per_epoch
+    return _lr((epoch + 1) * spe - 1, spe * run.args.epochs, run.args.lr, run.args.schedule, _halvings(run))
+
+
+def _halvings(run: _Run) -> int:
+    """The ``plateau`` schedule's halvings after the epochs so far (0 under ``cosine``)."""
+    if run.args.schedule != "plateau":
+        return 0
+    key = f"valid_{run.task.metric_name}"
+    return plateau_halvings([h[key] for h in run.history], run.args.plateau, run.task.lower_is_better)
+
+
 def _out_of_patience(run: _Run) -> bool:
     """Whether ``patience`` epochs have passed since the best one (a resumed
     run that had already stopped stops again at once)."""
@@ -789,7 +846,8 @@ def _record(run: _Run, epoch: int, metric: float, valid_loss: float | None, loss
     if improved:
         run.best, run.best_epoch = metric, epoch + 1
     entry = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
-             f"valid_{run.task.metric_name}": metric, "seconds": round(seconds, 3)}
+             f"valid_{run.task.metric_name}": metric, "lr": _epoch_lr(run, epoch),
+             "seconds": round(seconds, 3)}
     if first and run.resumed_losses is None:  # the steps before the resume are not in train_loss
         entry["train_loss_steps"] = [first + 1, steps]
     if valid_loss is not None:

@@ -17,7 +17,8 @@ import invar
 from invar import checkpoint
 from invar.data import bhive
 from invar.nn.config import architectures
-from invar.train import resume_path, train
+from invar.errors import ModelError
+from invar.train import _lr, plateau_halvings, resume_path, train
 from tests.conftest import FIXTURES, ROOT
 
 QUICK = dict(batch_size=4, threads=1, lr=1e-3)
@@ -287,6 +288,79 @@ def test_patience_on_the_command_line(dataset, tmp_path):
     bad = subprocess.run(_cli(*args[:-4], "--patience", "0", "--out", str(tmp_path / "n.pt")), cwd=ROOT,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("metrics, plateau, lower, halvings", [
+    ([], 3, True, 0),
+    ([5.0], 1, True, 0),
+    ([5.0, 4.0, 3.0, 2.0], 1, True, 0),            # better every epoch
+    ([5.0, 5.0, 5.0, 5.0], 1, True, 3),            # equal is not better
+    ([5.0, 6.0, 7.0, 4.0, 4.5, 4.5], 2, True, 2),  # 2 bad, better, 2 bad
+    ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 2, True, 2),  # counts afresh after a halving
+    ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 2, False, 2),  # higher is better: 6 is better once, then 4 bad
+    ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 3, False, 1),
+    ([0.5, float("nan"), float("nan")], 2, True, 1),  # a nan metric is never better
+])
+def test_plateau_halvings(metrics, plateau, lower, halvings):
+    assert plateau_halvings(metrics, plateau, lower) == halvings
+
+
+@pytest.mark.parametrize("step, schedule, halvings, lr", [
+    (0, "cosine", 0, 1e-3 / 50), (0, "plateau", 0, 1e-3 / 50), (0, "plateau", 1, 1e-3 / 100),
+    (50, "plateau", 0, 1e-3), (700, "plateau", 3, 1e-3 / 8), (999, "plateau", 0, 1e-3),
+    (999, "cosine", 0, 1e-4),  # cosine ends at a tenth of the peak
+    (50, "cosine", 2, 1e-3),  # cosine has no halvings
+])
+def test_learning_rate_schedules(step, schedule, halvings, lr):
+    """1,000 steps, so a warm-up of 50."""
+    assert _lr(step, 1000, 1e-3, schedule, halvings) == pytest.approx(lr, rel=1e-4)
+
+
+def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tmp_path):
+    """Each epoch trains at the peak rate halved once per plateau of the
+    validation metric before it; interrupted and resumed, the run ends as
+    the uninterrupted one; a state saved under the cosine schedule does not
+    resume under this one."""
+    kw = dict(data=dataset, arch="vanilla", epochs=10, seed=4, schedule="plateau", plateau=1, patience=4, **QUICK)
+    whole = train(out=tmp_path / "whole.pt", **kw)
+    metrics = [h["valid_MAPE"] for h in whole.history]
+    lrs = [h["lr"] for h in whole.history]
+    assert lrs == [pytest.approx(QUICK["lr"] * 0.5 ** plateau_halvings(metrics[:i], 1, True))
+                   for i in range(len(metrics))]
+    assert whole.schedule == "plateau" and whole.halvings == plateau_halvings(metrics, 1, True) >= 1
+    assert min(lrs) < QUICK["lr"]
+
+    def interrupt(event, **info):
+        if event == "epoch" and info["epoch"] == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(out=tmp_path / "cut.pt", progress=interrupt, **kw)
+    cut = train(out=tmp_path / "cut.pt", resume=True, **kw)
+    assert cut.resumed_from == (3, 0) and cut.stopped_at == whole.stopped_at
+    assert _without_seconds(cut.history) == _without_seconds(whole.history)
+    a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    cosine = {**kw, "schedule": "cosine", "epochs": 2}
+    train(out=tmp_path / "cos.pt", **cosine)
+    with pytest.raises(ModelError, match="other settings"):
+        train(out=tmp_path / "cos.pt", resume=True, **{**kw, "epochs": 3})
+
+
+def test_the_schedule_on_the_command_line(dataset, tmp_path):
+    args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "3", "--batch-size", "4", "--threads", "1",
+            "--lr", "0", "--format", "json"]
+    result = subprocess.run(_cli(*args, "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "m.pt")),
+                            cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    import json
+
+    summary = json.loads(result.stdout)
+    assert (summary["schedule"], summary["lr_halvings"], summary["epochs_run"]) == ("plateau", 2, 3)
+    for bad in (["--schedule", "step"], ["--plateau", "0"]):
+        run = subprocess.run(_cli(*args, *bad, "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True,
+                             text=True)
+        assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
 
 
 def test_fp32_is_the_default_and_tf32_changes_nothing_on_a_cpu(dataset, tmp_path):

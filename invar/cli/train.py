@@ -28,6 +28,11 @@ class Size(str, enum.Enum):
     small = "small"
 
 
+class Schedule(str, enum.Enum):
+    cosine = "cosine"
+    plateau = "plateau"
+
+
 class Precision(str, enum.Enum):
     fp32 = "fp32"
     tf32 = "tf32"
@@ -44,7 +49,7 @@ def train_command(
     epochs: Annotated[int, typer.Option("--epochs", min=1, help="Passes over the training split.")] = 10,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per step.")] = 64,
     max_len: Annotated[Optional[int], typer.Option("--max-len", min=1, help="Longest program in tokens; longer ones are skipped and counted (default: 128; lm: the dataset's sequence length).")] = None,
-    lr: Annotated[float, typer.Option("--lr", min=0, help="Peak learning rate (linear warm-up, then cosine decay).")] = 5e-4,
+    lr: Annotated[float, typer.Option("--lr", min=0, help="Peak learning rate (linear warm-up, then the --schedule).")] = 5e-4,
     weight_decay: Annotated[float, typer.Option("--weight-decay", min=0, help="AdamW weight decay.")] = 0.01,
     beta1: Annotated[float, typer.Option("--beta1", min=0, max=1, help="AdamW beta 1.")] = 0.9,
     beta2: Annotated[float, typer.Option("--beta2", min=0, max=1, help="AdamW beta 2.")] = 0.999,
@@ -57,6 +62,8 @@ def train_command(
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: half the cores).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")] = None,
     patience: Annotated[Optional[int], typer.Option("--patience", min=1, help="Stop early once N epochs in a row bring no better validation metric (--epochs is then a cap).")] = None,
+    schedule: Annotated[Schedule, typer.Option("--schedule", help="After the warm-up: cosine decay over --epochs to a tenth of --lr, or plateau: --lr, halved each time --plateau epochs in a row bring no better validation metric (with --patience, training then runs until it stops improving).")] = Schedule.cosine,
+    plateau: Annotated[int, typer.Option("--plateau", min=1, help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.")] = 5,
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     lexinvariant_p: Annotated[Optional[float], typer.Option("--lexinvariant-p", min=0, max=1, help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through a random permutation with probability P in training (the lexinvariant paper's B_p).")] = None,
     fmt: TableFormatOpt = TableFormat.table,
@@ -90,7 +97,7 @@ def train_command(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
             limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
-            precision=precision.value, progress=reporter,
+            schedule=schedule.value, plateau=plateau, precision=precision.value, progress=reporter,
             overrides=_overrides(random_draws, lexinvariant_p),
         )
     import os
@@ -151,7 +158,8 @@ class _Reporter:
     def _epoch(self, **info) -> None:
         stderr.print(
             f"epoch {info['epoch']}/{info['epochs']}: train loss {_loss(info)}, "
-            f"validation {info['metric']:.2f}{'  (best, saved)' if info['improved'] else ''}", markup=False,
+            f"validation {info['metric']:.2f}, lr {info['lr']:.2g}{'  (best, saved)' if info['improved'] else ''}",
+            markup=False,
         )
 
 
@@ -164,6 +172,7 @@ def _summary(result, fmt: TableFormat) -> None:
         "train": result.n_train, "valid": result.n_valid, "too_long": result.too_long,
         "best_epoch": result.best_epoch, f"valid_{result.metric_name}": round(result.best_metric, 4),
         "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
+        "schedule": result.schedule, "lr_halvings": result.halvings,
     }
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
@@ -172,7 +181,8 @@ def _summary(result, fmt: TableFormat) -> None:
         f"wrote {result.out}: {result.arch} {result.size} on {result.task}, {result.n_train} training programs, "
         f"best validation {result.metric_name} {result.best_metric:.1f}{get_task(result.task).unit} at epoch "
         f"{result.best_epoch} of {result.epochs}"
-        + (f" (stopped early after epoch {result.stopped_at})" if result.stopped_at is not None else ""),
+        + (f" (stopped early after epoch {result.stopped_at})" if result.stopped_at is not None else "")
+        + (f"; learning rate halved {result.halvings} times" if result.schedule == "plateau" else ""),
         markup=False,
     )
 
