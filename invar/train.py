@@ -8,14 +8,15 @@ an epoch never parses. AdamW (β 0.9/0.999, weight decay 0.01), batches of 64,
 programs of at most 128 tokens (longer ones are skipped and counted), the
 task's loss, a linear warm-up then cosine decay of the learning rate, and
 validation after every epoch; the best epoch's weights are the checkpoint
-``out``. ``schedule="plateau"`` keeps the learning rate at its peak after the
-warm-up instead and halves it each time ``plateau`` epochs in a row bring no
-better validation metric (reduce on plateau; a pure function of the
-validation history, so a resumed run continues exactly). With ``patience``, a run stops early once that many epochs in a
-row bring no better validation metric (``epochs`` is then a cap; the
-learning-rate schedule still spans the cap, so a stopped run is the same
-run as an unstopped one up to its stop). The training state (weights, optimizer, position in the epoch) goes
-to ``<out stem>.resume.pt`` after every epoch and every ``save_every`` steps,
+``out``. ``schedule="plateau"`` warms up over the first epoch instead, keeps
+the learning rate at its peak and halves it each time ``plateau`` epochs in
+a row bring no better validation metric (reduce on plateau; a pure function
+of the validation history, so a resumed run continues exactly). With
+``patience``, a run stops early once that many epochs in a row bring no
+better validation metric (``epochs`` is then a cap; the cosine schedule
+still spans the cap, so a stopped run is the same run as an unstopped one
+up to its stop). The training state (weights, optimizer, position in the
+epoch) goes to ``<out stem>.resume.pt`` after every epoch and every ``save_every`` steps,
 and ``resume=True`` continues from it. A state saved mid-epoch keeps the
 losses of the epoch's steps so far, so the resumed epoch's training loss is
 the whole epoch's, as if never interrupted (a state without them, saved by
@@ -128,7 +129,7 @@ class TrainResult:
     #: the last epoch trained when the patience ran out before ``epochs``, else None
     stopped_at: int | None = None
     schedule: str = "cosine"
-    #: the learning rate's halvings so far (``plateau`` schedule; 0 for cosine)
+    #: the learning rate's halvings that the last epoch trained with (``plateau`` schedule; 0 for cosine)
     halvings: int = 0
 
 
@@ -320,15 +321,19 @@ def _batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int, world:
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def _lr(step: int, total: int, base: float, schedule: str = "cosine", halvings: int = 0) -> float:
+def _lr(step: int, total: int, base: float, schedule: str = "cosine", halvings: int = 0,
+        epoch_steps: int = 0) -> float:
     """The learning rate at ``step`` of ``total``: a linear warm-up, then
-    cosine decay to a tenth of ``base`` (``cosine``) or ``base`` halved
-    ``halvings`` times (``plateau``)."""
+    cosine decay to a tenth of ``base`` (``cosine``; the warm-up is 5 % of
+    ``total``), or ``base`` halved ``halvings`` times (``plateau``; the
+    warm-up is the first epoch of ``epoch_steps``, so the cap changes nothing).
+    Both warm-ups last at most WARMUP_MAX steps."""
+    if schedule == "plateau":
+        warmup = max(1, min(WARMUP_MAX, epoch_steps))
+        return base * 0.5 ** halvings * min(1.0, (step + 1) / warmup)
     warmup = max(1, min(WARMUP_MAX, int(WARMUP_FRACTION * total)))
     if step < warmup:
-        return base * (step + 1) / warmup * (0.5 ** halvings if schedule == "plateau" else 1.0)
-    if schedule == "plateau":
-        return base * 0.5 ** halvings
+        return base * (step + 1) / warmup
     progress = (step - warmup) / max(1, total - warmup)
     return base * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
 
@@ -424,7 +429,7 @@ def train(
                        best_metric=run.best, best_epoch=run.best_epoch, epochs=epochs, n_train=len(splits.train),
                        n_valid=len(splits.valid), too_long=splits.too_long, history=run.history,
                        resumed_from=run.resumed_from, steps_per_epoch=run.steps_per_epoch, patience=patience,
-                       stopped_at=stopped_at, schedule=schedule, halvings=_halvings(run))
+                       stopped_at=stopped_at, schedule=schedule, halvings=_halvings(run, upto=-1))
 
 
 @dataclass(frozen=True)
@@ -541,6 +546,9 @@ def _check_arguments(args: _Args) -> None:
         raise UsageError(f"--schedule {args.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
     if args.plateau < 1:
         raise UsageError(f"--plateau {args.plateau}: give at least 1 epoch", path="--plateau")
+    if args.schedule == "plateau" and args.patience is not None and args.patience <= args.plateau:
+        raise UsageError(f"--patience {args.patience} with --plateau {args.plateau}: the run would stop before "
+                         "the learning rate ever halved; give a patience above the plateau", path="--patience")
     if args.precision not in PRECISIONS:
         raise UsageError(f"--precision {args.precision}: choose from {', '.join(PRECISIONS)}", path="--precision")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
@@ -685,7 +693,8 @@ def _resume(run: _Run) -> None:
     in the epochs, history, best epoch, and the resumed epoch's losses so far."""
     state = load_checkpoint(run.state_path, kind="resume")
     if _saved_config(state.get("config")) != run.model.config.to_dict() or state.get("settings") != run.settings:
-        raise ModelError("the saved training state is for other settings (architecture, data, seed or batch size); "
+        raise ModelError("the saved training state is for other settings (architecture, data, seed, batch size or "
+                         "learning-rate schedule); "
                          "train without --resume to start again", path=str(run.state_path))
     run.model.network.load_state_dict(state["state_dict"])
     run.opt.load_state_dict(state["optimizer"])
@@ -756,7 +765,7 @@ def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
     torch.manual_seed(_mix(args.seed, epoch, step, procs.rank))
     batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
     lr = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * args.epochs, args.lr, args.schedule,
-             _halvings(run))
+             _halvings(run), run.steps_per_epoch)
     for group in run.opt.param_groups:
         group["lr"] = lr
     with _autocast(args.precision, procs.dev):
@@ -817,18 +826,13 @@ def _validate(run: _Run) -> tuple[float, float | None]:
     return _evaluate(run.model, splits.valid, splits.valid_y, run.task, procs.dev, procs.rank, procs.world), None
 
 
-def _epoch_lr(run: _Run, epoch: int) -> float:
-    """The learning rate of ``epoch``'s last step (before the epoch enters the history)."""
-    spe = run.steps_per_epoch
-    return _lr((epoch + 1) * spe - 1, spe * run.args.epochs, run.args.lr, run.args.schedule, _halvings(run))
-
-
-def _halvings(run: _Run) -> int:
-    """The ``plateau`` schedule's halvings after the epochs so far (0 under ``cosine``)."""
+def _halvings(run: _Run, upto: int | None = None) -> int:
+    """The ``plateau`` schedule's halvings after the first ``upto`` epochs
+    (default: all so far); 0 under ``cosine``."""
     if run.args.schedule != "plateau":
         return 0
     key = f"valid_{run.task.metric_name}"
-    return plateau_halvings([h[key] for h in run.history], run.args.plateau, run.task.lower_is_better)
+    return plateau_halvings([h[key] for h in run.history[:upto]], run.args.plateau, run.task.lower_is_better)
 
 
 def _out_of_patience(run: _Run) -> bool:
@@ -846,7 +850,7 @@ def _record(run: _Run, epoch: int, metric: float, valid_loss: float | None, loss
     if improved:
         run.best, run.best_epoch = metric, epoch + 1
     entry = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
-             f"valid_{run.task.metric_name}": metric, "lr": _epoch_lr(run, epoch),
+             f"valid_{run.task.metric_name}": metric, "lr": run.opt.param_groups[0]["lr"],
              "seconds": round(seconds, 3)}
     if first and run.resumed_losses is None:  # the steps before the resume are not in train_loss
         entry["train_loss_steps"] = [first + 1, steps]

@@ -306,14 +306,15 @@ def test_plateau_halvings(metrics, plateau, lower, halvings):
 
 
 @pytest.mark.parametrize("step, schedule, halvings, lr", [
-    (0, "cosine", 0, 1e-3 / 50), (0, "plateau", 0, 1e-3 / 50), (0, "plateau", 1, 1e-3 / 100),
-    (50, "plateau", 0, 1e-3), (700, "plateau", 3, 1e-3 / 8), (999, "plateau", 0, 1e-3),
-    (999, "cosine", 0, 1e-4),  # cosine ends at a tenth of the peak
+    (0, "cosine", 0, 1e-3 / 50), (0, "plateau", 0, 1e-3 / 40), (0, "plateau", 1, 1e-3 / 80),
+    (39, "plateau", 0, 1e-3), (40, "plateau", 0, 1e-3), (700, "plateau", 3, 1e-3 / 8), (999, "plateau", 0, 1e-3),
+    (49, "cosine", 0, 1e-3), (999, "cosine", 0, 1e-4),  # cosine ends at a tenth of the peak
     (50, "cosine", 2, 1e-3),  # cosine has no halvings
 ])
 def test_learning_rate_schedules(step, schedule, halvings, lr):
-    """1,000 steps, so a warm-up of 50."""
-    assert _lr(step, 1000, 1e-3, schedule, halvings) == pytest.approx(lr, rel=1e-4)
+    """1,000 steps in epochs of 40: cosine warms up over 5 % of the steps
+    (50), plateau over the first epoch."""
+    assert _lr(step, 1000, 1e-3, schedule, halvings, 40) == pytest.approx(lr, rel=1e-4)
 
 
 def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tmp_path):
@@ -327,7 +328,7 @@ def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tm
     lrs = [h["lr"] for h in whole.history]
     assert lrs == [pytest.approx(QUICK["lr"] * 0.5 ** plateau_halvings(metrics[:i], 1, True))
                    for i in range(len(metrics))]
-    assert whole.schedule == "plateau" and whole.halvings == plateau_halvings(metrics, 1, True) >= 1
+    assert whole.schedule == "plateau" and whole.halvings == plateau_halvings(metrics[:-1], 1, True) >= 1
     assert min(lrs) < QUICK["lr"]
 
     def interrupt(event, **info):
@@ -356,8 +357,12 @@ def test_the_schedule_on_the_command_line(dataset, tmp_path):
     import json
 
     summary = json.loads(result.stdout)
-    assert (summary["schedule"], summary["lr_halvings"], summary["epochs_run"]) == ("plateau", 2, 3)
-    for bad in (["--schedule", "step"], ["--plateau", "0"]):
+    # the learning rate 0 never improves on epoch 1: halved after epoch 2 (used by epoch 3) and after epoch 3 (unused)
+    assert (summary["schedule"], summary["lr_halvings"], summary["epochs_run"]) == ("plateau", 1, 3)
+    assert "learning rate halved 1 time" in subprocess.run(
+        _cli(*args[:-2], "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "t.pt")), cwd=ROOT,
+        capture_output=True, text=True).stdout
+    for bad in (["--schedule", "step"], ["--plateau", "0"], ["--schedule", "plateau", "--patience", "5"]):
         run = subprocess.run(_cli(*args, *bad, "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True,
                              text=True)
         assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr

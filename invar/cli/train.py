@@ -62,7 +62,7 @@ def train_command(
     threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: half the cores).")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")] = None,
     patience: Annotated[Optional[int], typer.Option("--patience", min=1, help="Stop early once N epochs in a row bring no better validation metric (--epochs is then a cap).")] = None,
-    schedule: Annotated[Schedule, typer.Option("--schedule", help="After the warm-up: cosine decay over --epochs to a tenth of --lr, or plateau: --lr, halved each time --plateau epochs in a row bring no better validation metric (with --patience, training then runs until it stops improving).")] = Schedule.cosine,
+    schedule: Annotated[Schedule, typer.Option("--schedule", help="After the warm-up: cosine decay over --epochs to a tenth of --lr, or plateau: --lr, halved each time --plateau epochs in a row bring no better validation metric (with a --patience above --plateau, training then runs until it stops improving).")] = Schedule.cosine,
     plateau: Annotated[int, typer.Option("--plateau", min=1, help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.")] = 5,
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     lexinvariant_p: Annotated[Optional[float], typer.Option("--lexinvariant-p", min=0, max=1, help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through a random permutation with probability P in training (the lexinvariant paper's B_p).")] = None,
@@ -158,7 +158,7 @@ class _Reporter:
     def _epoch(self, **info) -> None:
         stderr.print(
             f"epoch {info['epoch']}/{info['epochs']}: train loss {_loss(info)}, "
-            f"validation {info['metric']:.2f}, lr {info['lr']:.2g}{'  (best, saved)' if info['improved'] else ''}",
+            f"validation {info['metric']:.2f}, lr {info['lr']:.3g}{'  (best, saved)' if info['improved'] else ''}",
             markup=False,
         )
 
@@ -173,6 +173,7 @@ def _summary(result, fmt: TableFormat) -> None:
         "best_epoch": result.best_epoch, f"valid_{result.metric_name}": round(result.best_metric, 4),
         "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
         "schedule": result.schedule, "lr_halvings": result.halvings,
+        "final_lr": result.history[-1]["lr"] if result.history else None,
     }
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
@@ -182,7 +183,8 @@ def _summary(result, fmt: TableFormat) -> None:
         f"best validation {result.metric_name} {result.best_metric:.1f}{get_task(result.task).unit} at epoch "
         f"{result.best_epoch} of {result.epochs}"
         + (f" (stopped early after epoch {result.stopped_at})" if result.stopped_at is not None else "")
-        + (f"; learning rate halved {result.halvings} times" if result.schedule == "plateau" else ""),
+        + (f"; learning rate halved {result.halvings} time{'s' if result.halvings != 1 else ''}"
+           if result.schedule == "plateau" else ""),
         markup=False,
     )
 
