@@ -267,12 +267,22 @@ def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) ->
             cells.append(f"{correct} / {_mean_sd(covariance) if covariance else 'refused'}")
         print(f"| {run_name(arch, label, 0)} | " + " | ".join(alpha + cells) + " |")
     print()
-    print("| run | epochs run | best epoch | stopped early |")
-    print("|---|---|---|---|")
+    print("| run | epochs run | best epoch | stopped early | schedule (learning-rate halvings) |")
+    print("|---|---|---|---|---|")
     for arch, rs in runs.items():
         if all("epochs_run" in r for r in rs):
             print(f"| {run_name(arch, label, 0)} | {', '.join(str(r['epochs_run']) for r in rs)} | "
-                  f"{', '.join(str(r['best_epoch']) for r in rs)} | {sum(r['stopped_early'] for r in rs)} of {len(rs)} |")
+                  f"{', '.join(str(r['best_epoch']) for r in rs)} | {sum(r['stopped_early'] for r in rs)} of {len(rs)} "
+                  f"| {_schedule(rs)} |")
+
+
+def _schedule(runs: list[dict]) -> str:
+    """The runs' schedule, with each plateau run's halvings (runs from
+    before the option were cosine)."""
+    names = {r.get("schedule", "cosine") for r in runs}
+    if names != {"plateau"}:
+        return ", ".join(sorted(names))
+    return f"plateau ({', '.join(str(r['lr_halvings']) for r in runs)})"
 
 
 def main() -> None:

@@ -48,3 +48,14 @@ def test_unique_splits_hold_each_formula_once(tmp_path):
         assert kept[0::2] == list(dict.fromkeys(formulas)), split  # first of each, in order
         total_plain, total_unique = total_plain + len(formulas), total_unique + len(kept) // 2
     assert total_plain == 240 and total_unique < 240 - 70  # size 1 alone repeats 77 times
+
+
+def test_the_report_names_each_runs_schedule():
+    schedule = bench_module("bench_ltl_train")._schedule
+    cases = [
+        ([{}, {"schedule": "cosine"}], "cosine"),  # result files from before --schedule were cosine
+        ([{"schedule": "plateau", "lr_halvings": 5}, {"schedule": "plateau", "lr_halvings": 6}], "plateau (5, 6)"),
+        ([{"schedule": "plateau", "lr_halvings": 5}, {}], "cosine, plateau"),
+    ]
+    for runs, expected in cases:
+        assert schedule(runs) == expected
