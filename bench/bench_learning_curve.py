@@ -4,7 +4,8 @@ subsets of the training split, over several seeds.
 
     python bench/bench_learning_curve.py --data DIR --out OUTDIR [--sizes 1000 4000 16000]
         [--seeds 0 1 2] [--archs vanilla augmented canonicalized renamer] [--size tiny]
-        [--patience 5] [--max-epochs 100] [--lr 5e-4] [--batch-size 64] [--threads 1] [--device cpu]
+        [--patience 5] [--max-epochs 100] [--lr 5e-4] [--schedule cosine|plateau] [--plateau 5]
+        [--batch-size 64] [--threads 1] [--device cpu]
         [--precision fp32] [--test-limit N] [--variant NAME=ARCH:field=value,...]
     python bench/bench_learning_curve.py --data DIR --out OUTDIR --report   # table and plot of what is done
 
@@ -13,7 +14,10 @@ DIR is what ``invar data bhive`` wrote. A run of size N trains with
 split is in hash order, so a fixed random subset, and each size holds the
 smaller ones) and validation on the first N/4 of the validation split. It
 stops when ``--patience`` epochs in a row bring no better validation MAPE,
-or at ``--max-epochs``; the best epoch is scored on the test split (at most
+or at ``--max-epochs``; with ``--schedule plateau`` the learning rate
+stays at its peak and halves after every ``--plateau`` epochs without a
+better one, instead of decaying over the cap, so that only the patience
+ends a run at a learning rate that no longer matters; the best epoch is scored on the test split (at most
 ``--test-limit`` blocks of at most 128 tokens), original and renamed (one
 uniformly sampled renaming per block, labelled by llvm-mca itself, so a
 renaming that changes the cycles is scored against its own label).
@@ -51,7 +55,7 @@ from invar.data.bhive import label_texts, read_split
 from invar.frontends.x86.hexblock import decode
 from invar.symmetry.spaces import renaming_space
 from invar.tasks.bhive import mape
-from invar.train import PRECISIONS
+from invar.train import PRECISIONS, SCHEDULES
 
 #: the Renamer paper, section 5 (Tiny, trained to convergence on all of BHive)
 PAPER = ('the Renamer paper (section 5, on test error after 500 epochs): "Renamer reaches the best error of the '
@@ -111,7 +115,8 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     result = invar.train(task="bhive", data=args.data, arch=arch, size=args.size, epochs=args.max_epochs,
                          patience=args.patience, out=out / f"{name}-{n}-s{seed}.pt", limit=n, seed=seed, lr=args.lr,
                          batch_size=args.batch_size, threads=args.threads, device=args.device, resume=True,
-                         overrides=overrides or None, precision=args.precision)
+                         overrides=overrides or None, precision=args.precision, schedule=args.schedule,
+                         plateau=args.plateau)
     seconds = time.perf_counter() - t0
     model = invar.load_model(out / f"{name}-{n}-s{seed}.pt", device=args.device)
     programs, labels, renamed, renamed_labels = test
@@ -122,6 +127,7 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
         "name": name, "arch": arch, "overrides": overrides, "train_size": n, "seed": seed, "size": args.size,
         "train_programs": result.n_train, "valid_programs": result.n_valid, "patience": args.patience,
         "max_epochs": args.max_epochs, "lr": args.lr, "batch_size": args.batch_size, "precision": args.precision,
+        "schedule": args.schedule, "plateau": args.plateau, "lr_halvings": result.halvings,
         "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
         "best_epoch": result.best_epoch, "best_valid_MAPE": result.best_metric,
         "steps_per_epoch": result.steps_per_epoch, "valid_history": [h["valid_MAPE"] for h in result.history],
@@ -157,9 +163,11 @@ def _rows(records: list[dict]) -> list[dict]:
 
 def table(records: list[dict]) -> str:
     """The markdown table of every (size, model)."""
+    plateau = any(r.get("schedule") == "plateau" for r in records)  # runs from before the option were cosine
     lines = ["| train blocks | model | seeds | test MAPE | renamed test MAPE | best valid MAPE | epochs run "
-             "(stopped early) | best epoch | epochs to vanilla's best valid | steps to it |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "(stopped early) | best epoch | epochs to vanilla's best valid | steps to it |"
+             + (" learning-rate halvings |" if plateau else ""),
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if plateau else "")]
     for row in _rows(records):
         runs = row["runs"]
         reached = [(e, s) for e, s, paired in row["reach"] if e is not None]
@@ -171,7 +179,8 @@ def table(records: list[dict]) -> str:
             f"{mean_sd([r['test_MAPE_renamed'] for r in runs])} % | "
             f"{mean_sd([r['best_valid_MAPE'] for r in runs])} % | "
             f"{mean_sd([r['epochs_run'] for r in runs], '{:.1f}')} ({sum(r['stopped_early'] for r in runs)}) | "
-            f"{mean_sd([r['best_epoch'] for r in runs], '{:.1f}')} | {reach} | {steps} |")
+            f"{mean_sd([r['best_epoch'] for r in runs], '{:.1f}')} | {reach} | {steps} |"
+            + (f" {', '.join(str(r.get('lr_halvings', '–')) for r in runs)} |" if plateau else ""))
     return "\n".join(lines)
 
 
@@ -235,6 +244,9 @@ def main() -> None:
     ap.add_argument("--patience", type=int, default=5)
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--lr", type=float, default=5e-4)
+    ap.add_argument("--schedule", choices=SCHEDULES, default="cosine",
+                    help="cosine: decay over --max-epochs; plateau: halve after --plateau epochs without improvement")
+    ap.add_argument("--plateau", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")

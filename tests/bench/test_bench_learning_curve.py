@@ -67,3 +67,24 @@ def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
     report = subprocess.run([sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report"],
                             cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
     assert report.returncode == 0 and report.stdout.count("| 48 |") == 3
+
+
+def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(FIXTURES / "blocks", data)
+    out = tmp_path / "out"
+    cmd = [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--sizes", "24", "--seeds", "0",
+           "--archs", "vanilla", "--max-epochs", "12", "--patience", "3", "--schedule", "plateau", "--plateau", "1",
+           "--batch-size", "8", "--test-limit", "10", "--lr", "1e-2"]
+    done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    r = json.loads((out / "runs" / "vanilla-24-s0.json").read_text())
+    assert (r["schedule"], r["plateau"]) == ("plateau", 1)
+    from invar.train import plateau_halvings
+
+    # the halvings the last epoch trained with follow from the epochs before it alone
+    assert r["lr_halvings"] == plateau_halvings(r["valid_history"][:-1], 1, lower_is_better=True)
+    if r["stopped_early"]:
+        assert r["epochs_run"] == r["best_epoch"] + 3 and r["lr_halvings"] >= 2
+    header, _, row = (out / "learning-curve.md").read_text().split("\n")[2:5]
+    assert header.endswith("learning-rate halvings |") and row.endswith(f" {r['lr_halvings']} |")
