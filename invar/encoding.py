@@ -434,12 +434,15 @@ def line_mask(enc: Encoded) -> np.ndarray:
     return mask
 
 
-def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool = False) -> dict:
+def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool = False,
+            pinned: bool = False) -> dict:
     """Pad ``batch`` into tensors of shape (B, T), T its longest program:
     ``tokens`` (the canonical ids with ``canonical``), ``views``,
     ``referents``, ``corefs`` (each program's coreference classes, or its
-    referent ids when it has none), ``line_pos``, ``valid`` (False on padding) and, with
-    ``symmetry``, ``symmetry`` (B, T, T): the line mask expanded to tokens."""
+    referent ids when it has none), ``line_pos``, ``valid`` (False on padding); with
+    ``symmetry``, ``symmetry`` (B, T, T): the line mask expanded to tokens; with
+    ``pinned``, ``pinned`` (B, T): the tokens that name a referent no renaming of
+    their program moves (:func:`pinned_tokens`)."""
     import torch
 
     n = len(batch)
@@ -451,6 +454,7 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
     line_pos = np.zeros((n, T), dtype=np.int64)
     valid = np.zeros((n, T), dtype=bool)
     sym = np.zeros((n, T, T), dtype=bool) if symmetry else None
+    pin = np.zeros((n, T), dtype=bool) if pinned else None
     for b, e in enumerate(batch):
         t = len(e)
         ids = e.canon if canonical else e.tokens
@@ -464,6 +468,8 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
         valid[b, :t] = True
         if symmetry:
             sym[b, :t, :t] = line_mask(e)[np.ix_(e.lines, e.lines)]
+        if pinned:
+            pin[b, :t] = pinned_tokens(e)
     out = {
         "tokens": torch.from_numpy(tokens), "views": torch.from_numpy(views),
         "referents": torch.from_numpy(referents), "corefs": torch.from_numpy(corefs),
@@ -471,7 +477,17 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
     }
     if symmetry:
         out["symmetry"] = torch.from_numpy(sym)
+    if pinned:
+        out["pinned"] = torch.from_numpy(pin)
     return out
+
+
+def pinned_tokens(enc: Encoded) -> np.ndarray:
+    """(T,) bool: the tokens that name a referent no renaming of ``enc`` moves
+    (a pinned register: ``%rsp``, an implicit operand). A renaming changes none
+    of them and leaves every other token outside them (:func:`renamed` maps
+    ``rename_refs`` along), so the mask of a renamed program is the same."""
+    return (enc.referents != 0) & ~np.isin(enc.referents, enc.rename_refs)
 
 
 def token_parts(vocab: Vocab, view: str) -> tuple[np.ndarray, np.ndarray]:

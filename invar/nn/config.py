@@ -42,6 +42,7 @@ SIZES: dict[str, tuple[int, int, int]] = {
 EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
 RANDOM_PARTS = ("normal", "grid", "hypercube")
 RANDOM_TOKENS = ("referents", "all")
+PINNED_TOKENS = ("view", "token")
 POSITIONS = ("absolute", "none", "line", "tree", "rotary")
 ATTENTIONS = ("none", "referent", "symmetry", "referent+symmetry")
 SYMMETRY_MASKS = ("hadamard", "additive")
@@ -73,6 +74,12 @@ class ModelConfig:
     #: ``dualpart`` learned part per view + random part per referent;
     #: ``lexinvariant`` random vectors per distinct token and sequence
     embedding: str = "learned"
+    #: ``view`` embedding: how a token naming a referent that no renaming of
+    #: its program moves (a pinned register: an implicit operand, ``%rsp``) is
+    #: embedded: ``view`` like every other (Renamer's anonymisation), or
+    #: ``token``, by its own learned vector (still exactly invariant: a
+    #: renaming never changes such a token)
+    pinned_tokens: str = "view"
     #: dualpart: how the random part is drawn (``normal``; ``grid``: distinct
     #: neighbours of the origin in {-1, 0, 1}^d; ``hypercube``: distinct
     #: vertices of {-1, 1}^d)
@@ -202,6 +209,7 @@ class ModelConfig:
         """Raise ValueError, with a message, for an impossible or incompatible config."""
         for name, allowed in (
             ("embedding", EMBEDDINGS), ("random_part", RANDOM_PARTS), ("random_tokens", RANDOM_TOKENS),
+            ("pinned_tokens", PINNED_TOKENS),
             ("positions", POSITIONS), ("attention", ATTENTIONS), ("symmetry_mask", SYMMETRY_MASKS),
             ("head", HEADS),
         ):
@@ -247,6 +255,8 @@ class ModelConfig:
             raise ValueError("positions='rotary' is the language model's (head='lm'), and it takes no other")
         if self.lexinvariant_p is not None and not 0 <= self.lexinvariant_p <= 1:
             raise ValueError(f"lexinvariant_p={self.lexinvariant_p} must be a probability")
+        if self.pinned_tokens != "view" and self.embedding != "view":
+            raise ValueError(f"pinned_tokens applies to embedding='view', not {self.embedding!r}")
         if self.embedding == "view" and self.canonicalize:
             raise ValueError("canonicalize does nothing with embedding='view': views never change under a renaming")
         if self.canonicalize and self.embedding in ("dualpart", "lexinvariant") and not self.generates:

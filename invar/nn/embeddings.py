@@ -97,6 +97,21 @@ class LearnedEmbedding(nn.Module):
         return self.table.weight  # (V, C)
 
 
+class PinnedViewEmbedding(LearnedEmbedding):
+    """``view`` embeddings, except that a token whose referent no renaming of
+    its program moves (``batch['pinned']``: ``%rsp``, an implicit operand)
+    keeps a learned vector of its own: what a renaming keeps, the model may
+    read, and the identity of a pinned register is kept."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__(config, "views")
+        self.by_token = _embedding(config.n_tokens, config.d_model)
+
+    def forward(self, batch: dict) -> torch.Tensor:
+        pinned = batch["pinned"][..., None]  # (B, T, 1)
+        return torch.where(pinned, self.by_token(batch["tokens"]), self.table(batch["views"]))  # (B, T, C)
+
+
 class DualPartEmbedding(nn.Module):
     """Interchangeable-token embeddings: a token with a referent is a learned
     part shared by its view concatenated with a random part of its referent;
@@ -260,7 +275,7 @@ def token_embedding(config: ModelConfig, interchangeable: torch.Tensor | None = 
     if config.embedding == "learned":
         return LearnedEmbedding(config, "tokens")
     if config.embedding == "view":
-        return LearnedEmbedding(config, "views")
+        return PinnedViewEmbedding(config) if config.pinned_tokens == "token" else LearnedEmbedding(config, "views")
     if config.embedding == "dualpart":
         return DualPartEmbedding(config)
     if interchangeable is None:

@@ -282,7 +282,8 @@ class Model:
                 encoded = [canonical_pair(e, self._referent_of) for e in encoded]
             return collate_pairs(encoded, bos=bos, eos=eos, targets=True)
         try:
-            return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.uses_symmetry)
+            return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.uses_symmetry,
+                           pinned=self.config.pinned_tokens == "token")
         except ValueError as err:
             raise ModelError(str(err))
 

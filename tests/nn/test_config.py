@@ -79,6 +79,8 @@ def test_renamer_spe_masks_coreference_first_then_symmetry():
         ({"attention": "referent+symmetry", "mask_layers": 2}, "symmetry mask on the rest"),
         ({"attention": "referent+symmetry", "mask_layers": 1, "n_layer": 1}, "n_layer - 1 = 0"),
         ({"embedding": "view", "canonicalize": True}, "views never change"),
+        ({"pinned_tokens": "token"}, "pinned_tokens applies to embedding='view'"),
+        ({"embedding": "view", "pinned_tokens": "ids"}, "pinned_tokens='ids'"),
         ({"head": "binary", "n_labels": 2}, "one label"),
         ({"dropout": 1.0}, "dropout"),
         ({"n_layer": 0}, "at least 1"),
