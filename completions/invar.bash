@@ -42,7 +42,7 @@ _invar() {
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
         "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states --chain-steps" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
-        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --precision --limit --resume --save-every --threads --jobs -j --patience --schedule --plateau --random-draws --lexinvariant-p --format" ;;
+        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --precision --limit --resume --save-every --threads --jobs -j --patience --schedule --plateau --random-draws --lexinvariant-p --pinned-tokens --format" ;;
         "invar predict") words="--model -m --lang --beam --batch-size --device --per-position --curve --window --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
@@ -71,6 +71,7 @@ _invar() {
         --device) COMPREPLY=($(compgen -W "cpu cuda" -- "$cur")); return ;;
         --precision) COMPREPLY=($(compgen -W "fp32 tf32 bf16" -- "$cur")); return ;;
         --schedule) COMPREPLY=($(compgen -W "cosine plateau" -- "$cur")); return ;;
+        --pinned-tokens) COMPREPLY=($(compgen -W "view token" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
         --vocab) COMPREPLY=($(compgen -W "char tokens" -- "$cur")); return ;;
         --transform) COMPREPLY=($(compgen -W "renamings permutations both" -- "$cur")); return ;;

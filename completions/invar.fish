@@ -70,6 +70,7 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l schedule -x -a 'cosi
 complete -c invar -n '__fish_seen_subcommand_from train' -l plateau
 complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
 complete -c invar -n '__fish_seen_subcommand_from train' -l lexinvariant-p
+complete -c invar -n '__fish_seen_subcommand_from train' -l pinned-tokens -x -a 'view token'
 complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -F
 complete -c invar -n '__fish_seen_subcommand_from predict' -l model -s m

@@ -33,6 +33,11 @@ class Schedule(str, enum.Enum):
     plateau = "plateau"
 
 
+class PinnedTokens(str, enum.Enum):
+    view = "view"
+    token = "token"
+
+
 class Precision(str, enum.Enum):
     fp32 = "fp32"
     tf32 = "tf32"
@@ -66,6 +71,7 @@ def train_command(
     plateau: Annotated[int, typer.Option("--plateau", min=1, help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.")] = 5,
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     lexinvariant_p: Annotated[Optional[float], typer.Option("--lexinvariant-p", min=0, max=1, help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through a random permutation with probability P in training (the lexinvariant paper's B_p).")] = None,
+    pinned_tokens: Annotated[PinnedTokens, typer.Option("--pinned-tokens", help="With --arch renamer (view embeddings): embed a register no renaming of its block moves (%rsp under push, %rax and %rdx under mul) by its view like any other, or by its own learned vector (still exactly invariant).")] = PinnedTokens.view,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Train an architecture on a task's dataset; the best validation epoch is the checkpoint.
@@ -98,7 +104,7 @@ def train_command(
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
             limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
             schedule=schedule.value, plateau=plateau, precision=precision.value, progress=reporter,
-            overrides=_overrides(random_draws, lexinvariant_p),
+            overrides=_overrides(random_draws, lexinvariant_p, pinned_tokens.value),
         )
     import os
 
@@ -106,11 +112,13 @@ def train_command(
         _summary(result, fmt)
 
 
-def _overrides(random_draws: int, lexinvariant_p: float | None) -> dict | None:
+def _overrides(random_draws: int, lexinvariant_p: float | None, pinned_tokens: str = "view") -> dict | None:
     """The config fields the options set beyond the architecture's preset."""
     out = {"random_draws": random_draws} if random_draws > 1 else {}
     if lexinvariant_p is not None:
         out["lexinvariant_p"] = lexinvariant_p
+    if pinned_tokens != "view":
+        out["pinned_tokens"] = pinned_tokens
     return out or None
 
 

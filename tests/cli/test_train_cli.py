@@ -32,6 +32,19 @@ def test_train_writes_a_checkpoint_and_reports(invoke, dataset, tmp_path):
     assert (summary["schema"], summary["arch"], summary["train"], summary["valid"]) == (1, "spe", 8, 1)
 
 
+def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, dataset, tmp_path):
+    from invar import load_model
+
+    out = tmp_path / "pinned.pt"
+    result = invoke("train", "--data", dataset, "--arch", "renamer", "--pinned-tokens", "token", "--epochs", "1",
+                    "--batch-size", "8", "--threads", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert load_model(out).config.pinned_tokens == "token"
+    line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token",
+                         "--out", tmp_path / "v.pt"))
+    assert "error: pinned_tokens applies to embedding='view', not 'learned'" in line
+
+
 def _error(result) -> str:
     assert result.exit_code == 1, result.output
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]
