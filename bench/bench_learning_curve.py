@@ -16,8 +16,8 @@ smaller ones) and validation on the first N/4 of the validation split. It
 stops when ``--patience`` epochs in a row bring no better validation MAPE,
 or at ``--max-epochs``; with ``--schedule plateau`` the learning rate
 stays at its peak and halves after every ``--plateau`` epochs without a
-better one, instead of decaying over the cap, so that only the patience
-ends a run at a learning rate that no longer matters; the best epoch is scored on the test split (at most
+better one, instead of decaying over the cap, so that a run ends by its
+patience rather than by a learning rate decayed to nothing; the best epoch is scored on the test split (at most
 ``--test-limit`` blocks of at most 128 tokens), original and renamed (one
 uniformly sampled renaming per block, labelled by llvm-mca itself, so a
 renaming that changes the cycles is scored against its own label).
@@ -110,7 +110,11 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     out.mkdir(parents=True, exist_ok=True)
     path = out / f"{name}-{n}-s{seed}.json"
     if path.exists():
-        return json.loads(path.read_text())
+        done = json.loads(path.read_text())
+        if done.get("schedule", "cosine") != args.schedule:
+            raise SystemExit(f"{path} was trained with --schedule {done.get('schedule', 'cosine')}, not "
+                             f"{args.schedule}: give another --out")
+        return done
     t0 = time.perf_counter()
     result = invar.train(task="bhive", data=args.data, arch=arch, size=args.size, epochs=args.max_epochs,
                          patience=args.patience, out=out / f"{name}-{n}-s{seed}.pt", limit=n, seed=seed, lr=args.lr,
@@ -180,8 +184,14 @@ def table(records: list[dict]) -> str:
             f"{mean_sd([r['best_valid_MAPE'] for r in runs])} % | "
             f"{mean_sd([r['epochs_run'] for r in runs], '{:.1f}')} ({sum(r['stopped_early'] for r in runs)}) | "
             f"{mean_sd([r['best_epoch'] for r in runs], '{:.1f}')} | {reach} | {steps} |"
-            + (f" {', '.join(str(r.get('lr_halvings', '–')) for r in runs)} |" if plateau else ""))
+            + (f" {', '.join(_halvings(r) for r in runs)} |" if plateau else ""))
     return "\n".join(lines)
+
+
+def _halvings(record: dict) -> str:
+    """A plateau run's learning-rate halvings, or its schedule's name."""
+    schedule = record.get("schedule", "cosine")
+    return str(record["lr_halvings"]) if schedule == "plateau" else schedule
 
 
 def plot(records: list[dict], path: Path) -> None:

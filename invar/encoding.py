@@ -45,7 +45,7 @@ import numpy as np
 from .program import Program, Token
 
 #: bump when the arrays :func:`encode` produces change meaning (invalidates disk caches)
-ENCODING_VERSION = 2
+ENCODING_VERSION = 3
 
 PAD = 0
 UNK = 1  # the unknown id in every table (tokens: of an unknown view)
@@ -258,6 +258,14 @@ class Encoded:
     #: the classes; a permutation moves them with their tokens). None: use
     #: the referent ids
     corefs: np.ndarray | None = None
+    #: (T,) bool: the token names a referent no renaming of this program moves
+    #: (a pinned register: ``%rsp`` under ``push``, ``%rdx`` after ``div``; and
+    #: the registers of classes no renaming moves: segment, ``%rip``, x87).
+    #: Decided from the referents' names when the program is encoded, so it
+    #: does not depend on which referents the vocabulary knows; a renaming
+    #: keeps it (it changes none of those tokens), a permutation moves it with
+    #: its tokens. None: not computed
+    pinned: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -302,6 +310,8 @@ def encode(program: Program, vocab: Vocab, *, canonical: bool = False) -> Encode
             refs.append(vocab.referent_id(ref))
             targets += [vocab.referent_id(t) for t in allowed]
             offsets.append(len(targets))
+    movable = set(space.referents) if space is not None else set()
+    pinned = np.asarray([t.referent is not None and t.referent not in movable for t in toks], dtype=bool)
     canon = None
     if canonical:
         from .symmetry.spaces import canonical as _canonical
@@ -322,6 +332,7 @@ def encode(program: Program, vocab: Vocab, *, canonical: bool = False) -> Encode
         rename_targets=np.asarray(targets, dtype=_I),
         canon=canon,
         corefs=_first_appearance([t.referent for t in toks]),
+        pinned=pinned,
     )
 
 
@@ -352,12 +363,21 @@ def speller(lang: str) -> Speller:
 def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = None) -> Encoded:
     """``enc`` under ``renaming`` (an :class:`~invar.symmetry.renamings.Renaming`
     or a referent -> target mapping), by id remap: equal to encoding the
-    rendered renamed program."""
+    rendered renamed program. A referent the vocabulary lacks shares the
+    unknown id with every other one, so a renaming that moves one of them onto
+    a name the vocabulary holds has an id remap only where it is the
+    program's one unknown referent; otherwise ValueError, and the caller
+    encodes the renamed program instead."""
     mapping = renaming.as_dict() if hasattr(renaming, "as_dict") else dict(renaming)
     ref_map = np.arange(len(vocab.referents), dtype=_I)
     for ref, target in mapping.items():
         if ref != target:
-            ref_map[vocab.referent_id(ref)] = vocab.referent_id(target)
+            source, dest = vocab.referent_id(ref), vocab.referent_id(target)
+            if source == UNK and dest != UNK and _unknown_referents(enc) > 1:
+                raise ValueError(f"the renaming moves {ref}, a referent the vocabulary lacks, onto {target}, one it "
+                                 "holds, and others the vocabulary lacks share its id: encode the renamed program "
+                                 "instead")
+            ref_map[source] = dest
     referents = ref_map[enc.referents]
     moved = np.nonzero(referents != enc.referents)[0]
     tokens = enc.tokens.copy()
@@ -374,6 +394,15 @@ def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = Non
                 got = cache[key] = vocab.token_id(spell(view, vocab.referents[key[1]]), view)
             tokens[k] = got
     return replace(enc, tokens=tokens, referents=referents, rename_refs=ref_map[enc.rename_refs])
+
+
+def _unknown_referents(enc: Encoded) -> int:
+    """How many referents of ``enc`` the vocabulary lacks, at least: the
+    renamable ones (one unknown id each in ``rename_refs``), plus one if a
+    pinned token has the unknown id (2 where that is not recorded)."""
+    if enc.pinned is None:
+        return 2
+    return int((enc.rename_refs == UNK).sum()) + bool((enc.pinned & (enc.referents == UNK)).any())
 
 
 def renaming_space_of(enc: Encoded, vocab: Vocab):
@@ -421,6 +450,7 @@ def permuted(enc: Encoded, order: Sequence[int]) -> Encoded:
         rename_offsets=np.asarray(offsets, dtype=_I), rename_targets=np.asarray(targets, dtype=_I),
         canon=None, tree=None,
         corefs=None if enc.corefs is None else _first_appearance(enc.corefs[idx].tolist()),
+        pinned=None if enc.pinned is None else enc.pinned[idx],
     )
 
 
@@ -442,7 +472,7 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
     referent ids when it has none), ``line_pos``, ``valid`` (False on padding); with
     ``symmetry``, ``symmetry`` (B, T, T): the line mask expanded to tokens; with
     ``pinned``, ``pinned`` (B, T): the tokens that name a referent no renaming of
-    their program moves (:func:`pinned_tokens`)."""
+    their program moves (:attr:`Encoded.pinned`)."""
     import torch
 
     n = len(batch)
@@ -469,7 +499,9 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
         if symmetry:
             sym[b, :t, :t] = line_mask(e)[np.ix_(e.lines, e.lines)]
         if pinned:
-            pin[b, :t] = pinned_tokens(e)
+            if e.pinned is None:
+                raise ValueError("the pinned-token embedding needs Encoded.pinned: encode the program again")
+            pin[b, :t] = e.pinned
     out = {
         "tokens": torch.from_numpy(tokens), "views": torch.from_numpy(views),
         "referents": torch.from_numpy(referents), "corefs": torch.from_numpy(corefs),
@@ -481,13 +513,6 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
         out["pinned"] = torch.from_numpy(pin)
     return out
 
-
-def pinned_tokens(enc: Encoded) -> np.ndarray:
-    """(T,) bool: the tokens that name a referent no renaming of ``enc`` moves
-    (a pinned register: ``%rsp``, an implicit operand). A renaming changes none
-    of them and leaves every other token outside them (:func:`renamed` maps
-    ``rename_refs`` along), so the mask of a renamed program is the same."""
-    return (enc.referents != 0) & ~np.isin(enc.referents, enc.rename_refs)
 
 
 def token_parts(vocab: Vocab, view: str) -> tuple[np.ndarray, np.ndarray]:
@@ -554,7 +579,7 @@ def collate_pairs(batch: Sequence[Encoded], *, bos: int, eos: int, targets: bool
 
 # ----------------------------------------------------------------- disk cache
 _ARRAYS = ("tokens", "views", "referents", "lines", "line_pos", "layer", "edges",
-           "rename_refs", "rename_offsets", "rename_targets", "canon", "corefs")
+           "rename_refs", "rename_offsets", "rename_targets", "canon", "corefs", "pinned")
 
 
 def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: Mapping[str, np.ndarray] | None = None) -> None:
@@ -563,7 +588,7 @@ def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: 
     data: dict[str, np.ndarray] = {}
     for name in _ARRAYS:
         parts = [getattr(e, name) for e in encoded]
-        if name in ("canon", "corefs") and any(p is None for p in parts):
+        if name in ("canon", "corefs", "pinned") and any(p is None for p in parts):
             continue
         lengths = [len(p) for p in parts]
         data[name] = np.concatenate(parts) if parts else np.zeros(0, dtype=_I)

@@ -175,12 +175,24 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
             return model.encode(p.reordered(v.permutation.order))
         e = base = enc0
         if v.renaming is not None:
-            e = renamed(e, v.renaming, model.vocab) if by_remap else model.encode(rspace.apply(program, v.renaming))
+            e = _renamed_or_none(enc0, v.renaming, model.vocab) if by_remap else None
+            if e is None:  # no id remap for this language, or it moves a referent the vocabulary lacks
+                e = model.encode(rspace.apply(program, v.renaming))
         if v.permutation is not None:
             e, base = permuted(e, v.permutation.order), permuted(base, v.permutation.order)
         return (base, e) if pairs else e  # the original in the variant's order: ids pair up token by token
 
     return make
+
+
+def _renamed_or_none(enc, renaming, vocab):
+    """``enc`` renamed by id remap, or None where the renaming has none."""
+    from ..encoding import renamed
+
+    try:
+        return renamed(enc, renaming, vocab)
+    except ValueError:
+        return None
 
 
 # ---------------------------------------------------------------- examples

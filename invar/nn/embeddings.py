@@ -6,7 +6,8 @@ Dimensions:
     Dl learned part       Dr random part (dualpart: Dl + Dr = C)
 
 A batch is the dict of :func:`invar.encoding.collate`: ``tokens``, ``views``,
-``referents``, ``line_pos`` (B, T) and ``valid`` (B, T).
+``referents``, ``line_pos`` (B, T) and ``valid`` (B, T), and for the
+pinned-token view embedding ``pinned`` (B, T).
 
 The random embeddings draw fresh vectors on every forward pass in training
 and read a table fixed by ``config.seed`` at inference, so a trained model
@@ -110,6 +111,11 @@ class PinnedViewEmbedding(LearnedEmbedding):
     def forward(self, batch: dict) -> torch.Tensor:
         pinned = batch["pinned"][..., None]  # (B, T, 1)
         return torch.where(pinned, self.by_token(batch["tokens"]), self.table(batch["views"]))  # (B, T, C)
+
+    def embed_with(self, *args, **kwargs):  # a view embedding never generates (ModelConfig.validate)
+        raise NotImplementedError("view embeddings do not generate")
+
+    rows = embed_with
 
 
 class DualPartEmbedding(nn.Module):

@@ -8,7 +8,10 @@ import json
 import pytest
 import torch
 
+from invar import load_model
 from invar.data import bhive
+from invar.frontends.x86.hexblock import decode
+from invar.nn.embeddings import PinnedViewEmbedding
 from tests.conftest import FIXTURES
 
 
@@ -33,13 +36,14 @@ def test_train_writes_a_checkpoint_and_reports(invoke, dataset, tmp_path):
 
 
 def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, dataset, tmp_path):
-    from invar import load_model
-
     out = tmp_path / "pinned.pt"
     result = invoke("train", "--data", dataset, "--arch", "renamer", "--pinned-tokens", "token", "--epochs", "1",
                     "--batch-size", "8", "--threads", "1", "--out", out)
     assert result.exit_code == 0, result.output
-    assert load_model(out).config.pinned_tokens == "token"
+    model = load_model(out)
+    assert model.config.pinned_tokens == "token" and isinstance(model.network.encoder.embed, PinnedViewEmbedding)
+    programs = [decode(ex.source) for ex in bhive.read_split(dataset, "train")]
+    assert any(model.encode(p).pinned.any() for p in programs)  # the fixture has pinned registers to read
     line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token",
                          "--out", tmp_path / "v.pt"))
     assert "error: pinned_tokens applies to embedding='view', not 'learned'" in line
