@@ -49,6 +49,11 @@ ENCODING_VERSION = 3
 
 PAD = 0
 UNK = 1  # the unknown id in every table (tokens: of an unknown view)
+
+
+class NoIdRemap(ValueError):
+    """A renaming that has no id remap on an encoding (:func:`renamed`): the
+    caller encodes the renamed program instead."""
 _UNK_VIEW = "<unk>"
 #: the decoder's first input and its last output (sequence-to-sequence tasks)
 BOS = "<bos>"
@@ -75,7 +80,7 @@ class Vocab:
         self._token = {t: i for i, t in enumerate(self.tokens)}
         self._view = {v: i for i, v in enumerate(self.views)}
         self._referent = {r: i for i, r in enumerate(self.referents)}
-        self._spelled: dict[tuple[int, int], int] = {}
+        self._spelled: dict[tuple[int, str], int] = {}
 
     # ------------------------------------------------------------- lookups
     def view_id(self, view: str) -> int:
@@ -258,9 +263,13 @@ class Encoded:
     #: the classes; a permutation moves them with their tokens). None: use
     #: the referent ids
     corefs: np.ndarray | None = None
-    #: (T,) bool: the token names a referent no renaming of this program moves
-    #: (a pinned register: ``%rsp`` under ``push``, ``%rdx`` after ``div``; and
-    #: the registers of classes no renaming moves: segment, ``%rip``, x87).
+    #: (T,) bool: the token names a referent outside the program's renaming
+    #: space (:attr:`RenamingSpace.referents`): a register pinned by its use
+    #: (``%rsp`` under ``push``, ``%rdx`` after ``div``, a shift's ``%cl``),
+    #: one of a class no renaming moves (segment, ``%rip``, x87), a Python or
+    #: Java name that must keep its spelling. This is wider than
+    #: :attr:`Program.pinned` (the frontend's implicit operands and user pins
+    #: only): it is what the renaming space leaves fixed, whatever the reason.
     #: Decided from the referents' names when the program is encoded, so it
     #: does not depend on which referents the vocabulary knows; a renaming
     #: keeps it (it changes none of those tokens), a permutation moves it with
@@ -357,43 +366,60 @@ def speller(lang: str) -> Speller:
     # of a language model's window (``chars``, invar.tasks.lm)
     if lang in ("ltl", "copy", "python", "java", "chars"):
         return lambda view, target: target
-    raise ValueError(f"no id-level renaming for {lang} programs; encode the renamed program instead")
+    raise NoIdRemap(f"no id-level renaming for {lang} programs; encode the renamed program instead")
 
 
 def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = None) -> Encoded:
     """``enc`` under ``renaming`` (an :class:`~invar.symmetry.renamings.Renaming`
     or a referent -> target mapping), by id remap: equal to encoding the
-    rendered renamed program. A referent the vocabulary lacks shares the
-    unknown id with every other one, so a renaming that moves one of them onto
-    a name the vocabulary holds has an id remap only where it is the
-    program's one unknown referent; otherwise ValueError, and the caller
-    encodes the renamed program instead."""
+    rendered renamed program in every array a model reads (the admissible
+    targets, ``rename_targets``, keep their order). Each token of a moved
+    referent is spelled anew from its target's name, so a target whose text
+    the vocabulary knows (or lacks) gets that text's id whatever the
+    referent ids say. Referents the vocabulary lacks all share the unknown
+    id, so a renaming that moves one of them has an id remap only where it
+    is the program's one unknown referent; otherwise :class:`NoIdRemap`, and
+    the caller encodes the renamed program instead."""
     mapping = renaming.as_dict() if hasattr(renaming, "as_dict") else dict(renaming)
     ref_map = np.arange(len(vocab.referents), dtype=_I)
+    target_of: dict[int, str] = {}  # source referent id -> the target's name
+    spelled = _speller_of(enc, vocab, spell)
     for ref, target in mapping.items():
         if ref != target:
             source, dest = vocab.referent_id(ref), vocab.referent_id(target)
-            if source == UNK and dest != UNK and _unknown_referents(enc) > 1:
-                raise ValueError(f"the renaming moves {ref}, a referent the vocabulary lacks, onto {target}, one it "
-                                 "holds, and others the vocabulary lacks share its id: encode the renamed program "
-                                 "instead")
+            if source == UNK and _unknown_referents(enc) > 1:
+                unknown = np.nonzero(enc.referents == UNK)[0]
+                if dest == UNK and all(spelled(k, target) == enc.tokens[k] for k in unknown):
+                    continue  # under its new name it is as unknown as before: no array changes
+                raise NoIdRemap(f"the renaming moves {ref}, a referent the vocabulary lacks, and others the "
+                                "vocabulary lacks share its id: encode the renamed program instead")
             ref_map[source] = dest
-    referents = ref_map[enc.referents]
-    moved = np.nonzero(referents != enc.referents)[0]
+            target_of[source] = target
     tokens = enc.tokens.copy()
-    if len(moved):
-        spell = spell or speller(enc.lang)
-        cache = vocab._spelled
-        for k in moved:
-            if enc.views[k] == UNK:  # a view the vocabulary never saw: every spelling of it is unknown too
-                continue
-            key = (int(enc.views[k]), int(referents[k]))
-            got = cache.get(key)
-            if got is None:
-                view = vocab.views[key[0]]
-                got = cache[key] = vocab.token_id(spell(view, vocab.referents[key[1]]), view)
-            tokens[k] = got
-    return replace(enc, tokens=tokens, referents=referents, rename_refs=ref_map[enc.rename_refs])
+    if target_of:
+        for k in np.nonzero(np.isin(enc.referents, np.fromiter(target_of, dtype=_I)))[0]:
+            tokens[k] = spelled(k, target_of[int(enc.referents[k])])
+    return replace(enc, tokens=tokens, referents=ref_map[enc.referents], rename_refs=ref_map[enc.rename_refs])
+
+
+def _speller_of(enc: Encoded, vocab: Vocab, spell: Speller | None) -> Callable[[int, str], int]:
+    """``(k, target) ->`` the token id of token ``k`` of ``enc`` spelled as
+    ``target`` (memoised on the vocabulary by view and target)."""
+    cache = vocab._spelled
+
+    def spelled(k: int, target: str) -> int:
+        nonlocal spell
+        if enc.views[k] == UNK:  # a view the vocabulary never saw: every spelling of it is unknown too
+            return int(enc.tokens[k])
+        key = (int(enc.views[k]), target)
+        got = cache.get(key)
+        if got is None:
+            spell = spell or speller(enc.lang)
+            view = vocab.views[key[0]]
+            got = cache[key] = vocab.token_id(spell(view, target), view)
+        return got
+
+    return spelled
 
 
 def _unknown_referents(enc: Encoded) -> int:

@@ -157,10 +157,10 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
     enc0 = model.encode(program)
     by_remap = True
     try:
-        from ..encoding import speller
+        from ..encoding import NoIdRemap, speller
 
         speller(program.lang)
-    except ValueError:  # no id-level renaming for this language: encode the renamed program
+    except NoIdRemap:  # no id-level renaming for this language: encode the renamed program
         by_remap = False
 
     pairs = getattr(adapter, "pairs", False)  # (original, variant): a table permuted along the renaming
@@ -176,7 +176,7 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
         e = base = enc0
         if v.renaming is not None:
             e = _renamed_or_none(enc0, v.renaming, model.vocab) if by_remap else None
-            if e is None:  # no id remap for this language, or it moves a referent the vocabulary lacks
+            if e is None:  # an id remap would move a referent the vocabulary lacks onto one it holds
                 e = model.encode(rspace.apply(program, v.renaming))
         if v.permutation is not None:
             e, base = permuted(e, v.permutation.order), permuted(base, v.permutation.order)
@@ -186,12 +186,13 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
 
 
 def _renamed_or_none(enc, renaming, vocab):
-    """``enc`` renamed by id remap, or None where the renaming has none."""
-    from ..encoding import renamed
+    """``enc`` renamed by id remap, or None where the renaming has none
+    (:class:`~invar.encoding.NoIdRemap`)."""
+    from ..encoding import NoIdRemap, renamed
 
     try:
         return renamed(enc, renaming, vocab)
-    except ValueError:
+    except NoIdRemap:
         return None
 
 

@@ -71,7 +71,7 @@ def train_command(
     plateau: Annotated[int, typer.Option("--plateau", min=1, help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.")] = 5,
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     lexinvariant_p: Annotated[Optional[float], typer.Option("--lexinvariant-p", min=0, max=1, help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through a random permutation with probability P in training (the lexinvariant paper's B_p).")] = None,
-    pinned_tokens: Annotated[PinnedTokens, typer.Option("--pinned-tokens", help="With --arch renamer (view embeddings): embed a register no renaming of its block moves (%rsp under push, %rax and %rdx under mul) by its view like any other, or by its own learned vector (still exactly invariant).")] = PinnedTokens.view,
+    pinned_tokens: Annotated[PinnedTokens, typer.Option("--pinned-tokens", help="With --arch renamer or renamer+spe (view embeddings): embed a token outside its program's renaming space (%rsp under push, %rax and %rdx under mul; a Python or Java name that keeps its spelling) by its view like any other, or by its own learned vector (still exactly invariant).")] = PinnedTokens.view,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Train an architecture on a task's dataset; the best validation epoch is the checkpoint.

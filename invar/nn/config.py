@@ -74,9 +74,11 @@ class ModelConfig:
     #: ``dualpart`` learned part per view + random part per referent;
     #: ``lexinvariant`` random vectors per distinct token and sequence
     embedding: str = "learned"
-    #: ``view`` embedding: how a token naming a referent that no renaming of
-    #: its program moves (a pinned register: an implicit operand, ``%rsp``) is
-    #: embedded: ``view`` like every other (Renamer's anonymisation), or
+    #: ``view`` embedding: how a token naming a referent outside its
+    #: program's renaming space (``Encoded.pinned``: a pinned register such
+    #: as an implicit operand or ``%rsp`` under ``push``; a Python or Java name
+    #: that keeps its spelling) is embedded: ``view`` like every other
+    #: (Renamer's anonymisation), or
     #: ``token``, by its own learned vector (still exactly invariant: a
     #: renaming never changes such a token)
     pinned_tokens: str = "view"

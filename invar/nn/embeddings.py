@@ -99,10 +99,12 @@ class LearnedEmbedding(nn.Module):
 
 
 class PinnedViewEmbedding(LearnedEmbedding):
-    """``view`` embeddings, except that a token whose referent no renaming of
-    its program moves (``batch['pinned']``: ``%rsp``, an implicit operand)
-    keeps a learned vector of its own: what a renaming keeps, the model may
-    read, and the identity of a pinned register is kept."""
+    """``view`` embeddings, except that a token whose referent is outside
+    its program's renaming space (``batch['pinned']``: ``%rsp`` under
+    ``push``, an implicit operand) keeps a learned vector of its own: what a
+    renaming keeps, the model may read, and the identity of a pinned register
+    is kept. ``by_token`` has a row for every token id, but only the rows of
+    pinned tokens are ever read (and trained)."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__(config, "views")
