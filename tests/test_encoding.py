@@ -131,7 +131,8 @@ def test_collate_pads_and_expands_the_symmetry_mask():
 
 
 @pytest.mark.parametrize("text, pinned", [
-    # mul reads and writes %rax and %rdx, a shift counts in %cl, push and a stack address use %rsp
+    # mul reads and writes %rax and %rdx, a shift counts in %cl, push and a stack address use %rsp;
+    # %rcx, mul's free operand, is pinned too: it is the same register as the shift's %cl
     ("mulq %rcx\nmovq %rax, %rbx\nshlq %cl, %rdx\npush %rbp\naddq (%rsp), %rsi\n",
      ["%rcx", "%rax", "%cl", "%rdx", "%rsp"]),
     ("addq %rax, %rbx\nsubq %rbx, %rcx", []),
@@ -278,3 +279,20 @@ def test_python_renamings_by_id_remap_equal_encoding_the_renamed_program():
             assert _same_but_target_order(got, by_program), (program.name, r)
             checked += 1
     assert checked > 40 and refused > 0
+
+
+def test_an_encoding_without_its_pinned_mask_refuses_to_move_its_unknown_referent():
+    """An encoding from before ``Encoded.pinned`` cannot tell how many
+    referents the vocabulary lacks (here one: ``%zmm17``): moving it onto a
+    register the vocabulary holds is refused all the same, and the same
+    renaming of the full encoding is an id remap."""
+    from dataclasses import replace
+
+    vocab = Vocab.build([parse("addps %xmm1, %xmm2\nmovq %rax, %rbx")])  # vec:0-15, not vec:17
+    program = parse("vaddps %zmm1, %zmm17, %zmm2")
+    space = renaming_space(program)
+    full = encode(program, vocab)
+    r = next(r for r in space.sample(40, random.Random(0)) if vocab.referent_id(r.as_dict()["vec:17"]) != UNK)
+    with pytest.raises(NoIdRemap):
+        renamed(replace(full, pinned=None), r, vocab)
+    assert renamed(full, r, vocab).same(encode(space.apply(program, r), vocab))
