@@ -49,15 +49,15 @@ ENCODING_VERSION = 3
 
 PAD = 0
 UNK = 1  # the unknown id in every table (tokens: of an unknown view)
+_UNK_VIEW = "<unk>"
+#: the decoder's first input and its last output (sequence-to-sequence tasks)
+BOS = "<bos>"
+EOS = "<eos>"
 
 
 class NoIdRemap(ValueError):
     """A renaming that has no id remap on an encoding (:func:`renamed`): the
     caller encodes the renamed program instead."""
-_UNK_VIEW = "<unk>"
-#: the decoder's first input and its last output (sequence-to-sequence tasks)
-BOS = "<bos>"
-EOS = "<eos>"
 
 
 # ----------------------------------------------------------------- vocabulary
@@ -378,18 +378,21 @@ def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = Non
     the vocabulary knows (or lacks) gets that text's id whatever the
     referent ids say. Referents the vocabulary lacks all share the unknown
     id, so a renaming that moves one of them has an id remap only where it
-    is the program's one unknown referent; otherwise :class:`NoIdRemap`, and
-    the caller encodes the renamed program instead."""
+    is the program's one unknown referent or where no id changes (an unknown
+    name onto another unknown one); otherwise :class:`NoIdRemap`, and the
+    caller encodes the renamed program instead."""
     mapping = renaming.as_dict() if hasattr(renaming, "as_dict") else dict(renaming)
     ref_map = np.arange(len(vocab.referents), dtype=_I)
     target_of: dict[int, str] = {}  # source referent id -> the target's name
     spelled = _speller_of(enc, vocab, spell)
+    shared = None  # the tokens of unknown referents, where several share the unknown id
     for ref, target in mapping.items():
         if ref != target:
             source, dest = vocab.referent_id(ref), vocab.referent_id(target)
             if source == UNK and _unknown_referents(enc) > 1:
-                unknown = np.nonzero(enc.referents == UNK)[0]
-                if dest == UNK and all(spelled(k, target) == enc.tokens[k] for k in unknown):
+                if shared is None:
+                    shared = np.nonzero(enc.referents == UNK)[0]
+                if dest == UNK and all(spelled(k, target) == enc.tokens[k] for k in shared):
                     continue  # under its new name it is as unknown as before: no array changes
                 raise NoIdRemap(f"the renaming moves {ref}, a referent the vocabulary lacks, and others the "
                                 "vocabulary lacks share its id: encode the renamed program instead")

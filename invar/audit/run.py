@@ -176,7 +176,7 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
         e = base = enc0
         if v.renaming is not None:
             e = _renamed_or_none(enc0, v.renaming, model.vocab) if by_remap else None
-            if e is None:  # an id remap would move a referent the vocabulary lacks onto one it holds
+            if e is None:  # no id remap (NoIdRemap): encode the renamed program
                 e = model.encode(rspace.apply(program, v.renaming))
         if v.permutation is not None:
             e, base = permuted(e, v.permutation.order), permuted(base, v.permutation.order)
