@@ -227,13 +227,13 @@ def test_canonical_form_is_invariant_on_bhive_orbits(record_property):
 
 def test_every_bhive_block_parses_sampled(record_property):
     """All ~117k blocks are parsed by bench/bench_x86_parse.py; here a seeded
-    tenth of them, so the suite stays fast. Each block's deps (a generating
+    twentieth of them, so the suite stays fast. Each block's deps (a generating
     set) have the closure, the DLG layers and, for one small block in
     twenty, the permutation count of every conflicting pair
     (tests/oracles/x86_deps_reference.py)."""
     blocks = bhive_blocks()
     assert len(blocks) > 100_000
-    sample = random.Random(2).sample(blocks, len(blocks) // 10)
+    sample = random.Random(2).sample(blocks, len(blocks) // 20)
     sparse = complete = counted = 0
     for k, h in enumerate(sample):
         p = decode(h)
@@ -245,6 +245,6 @@ def test_every_bhive_block_parses_sampled(record_property):
             raise AssertionError(f"block {h}: {err}") from None
         sparse += len(p.deps)
         counted += count
-    assert len(sample) >= 10_000 and sparse < complete / 2
+    assert len(sample) >= 5_000 and sparse < complete / 2
     record_property("oracle", f"deps: {len(sample)} BHive blocks have the closure of every conflicting pair "
                               f"with {sparse} pairs instead of {complete}; {counted} permutation counts agree")

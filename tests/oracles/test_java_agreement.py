@@ -24,7 +24,7 @@ from functools import lru_cache
 from .java_census import NO_METHOD, differences, read_both
 from .java_corpus import src_zip
 
-SAMPLE = 300
+SAMPLE = 200
 
 
 @lru_cache(maxsize=1)

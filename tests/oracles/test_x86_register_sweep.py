@@ -83,8 +83,10 @@ def _constrained(program) -> bool:
     return any(not special <= program.pinned for tokens in by_line.values() for _, special in timing_constraints(tokens))
 
 
-def _constrained_blocks(blocks: list[str]) -> tuple[list, int]:
-    """A seeded sample of the BHive blocks a rule constrains; how many blocks hold a ruled form."""
+@pytest.fixture(scope="module")
+def constrained(blocks) -> tuple[list, int]:
+    """A seeded sample of the BHive blocks a rule constrains; how many blocks hold a ruled form
+    (once for the module: finding them disassembles every block)."""
     from invar.frontends.x86.hexblock import decode
 
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -132,11 +134,11 @@ def _renamed_mismatches(programs: list) -> tuple[list, int]:
     return mismatches, moved
 
 
-def test_renamings_of_blocks_with_ruled_forms_keep_cycles(blocks, record_property):
+def test_renamings_of_blocks_with_ruled_forms_keep_cycles(constrained, record_property):
     """BHive blocks that a rule constrains (beyond invar's implicit
     operands), renamed: cycles unchanged on every CPU model, and the renamings
     really move registers."""
-    chosen, holding = _constrained_blocks(blocks)
+    chosen, holding = constrained
     mismatches, moved = _renamed_mismatches(chosen)
     report = (f"{N_BLOCKS} BHive blocks a rule constrains (of {holding} with a ruled form) x {N_RENAMINGS} "
               f"renamings x {len(S.CPUS)} CPUs; {moved} renamings move registers; {len(mismatches)} mismatches")
@@ -146,12 +148,12 @@ def test_renamings_of_blocks_with_ruled_forms_keep_cycles(blocks, record_propert
     assert not mismatches, mismatches[:3]
 
 
-def test_sensitivity_rules_not_applied(blocks, monkeypatch, record_property):
+def test_sensitivity_rules_not_applied(constrained, monkeypatch, record_property):
     """The same blocks and renamings with the rules left out: llvm-mca's
     cycles change, so the test above can fail."""
     import invar.frontends.x86.rename as rename
 
-    chosen, _ = _constrained_blocks(blocks)
+    chosen, _ = constrained
     monkeypatch.setattr(rename, "timing_constraints", lambda tokens: [])
     mismatches, _ = _renamed_mismatches(chosen)
     report = f"rules not applied: {len(mismatches)} renamings of {N_BLOCKS} constrained BHive blocks change cycles"
