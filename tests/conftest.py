@@ -59,3 +59,13 @@ def char_windows(out: Path, seq_len: int = 64) -> Path:
 
     lm.build(FIXTURES / "python", out, vocab="char", seq_len=seq_len)
     return out
+
+
+def same_but_target_order(a, b) -> bool:
+    """Two encodings (``invar.encoding.Encoded``) equal in every array a model
+    reads; the admissible targets of each renamable referent may be listed
+    in another order."""
+    from dataclasses import replace
+
+    return replace(a, rename_targets=None, rename_offsets=None).same(replace(b, rename_targets=None,
+                                                                             rename_offsets=None))

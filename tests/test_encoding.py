@@ -17,7 +17,7 @@ from invar.frontends.x86.hexblock import decode
 from invar.symmetry.masks import token_mask
 from invar.symmetry.permutations import PermutationSpace
 from invar.symmetry.spaces import renaming_space
-from tests.conftest import FIXTURES, bhive_blocks
+from tests.conftest import FIXTURES, bhive_blocks, same_but_target_order
 
 FIG1A = (FIXTURES / "x86" / "figure1a.s").read_text()
 
@@ -238,15 +238,6 @@ def test_renaming_a_register_of_a_view_the_vocabulary_never_saw(text):
         assert renamed(enc, r, vocab).same(encode(parse(space.apply(program, r).render()), vocab)), r
 
 
-def _same_but_target_order(a: Encoded, b: Encoded) -> bool:
-    """Equal in every array a model reads; the admissible targets of each
-    renamable referent may be listed in another order."""
-    from dataclasses import replace
-
-    return replace(a, rename_targets=None, rename_offsets=None).same(replace(b, rename_targets=None,
-                                                                             rename_offsets=None))
-
-
 def test_python_renamings_by_id_remap_equal_encoding_the_renamed_program():
     """Functions of the standard library, with a vocabulary built from half
     of them, so that the other half has names it lacks (one or several per
@@ -276,7 +267,7 @@ def test_python_renamings_by_id_remap_equal_encoding_the_renamed_program():
             except NoIdRemap:
                 refused += 1
                 continue
-            assert _same_but_target_order(got, by_program), (program.name, r)
+            assert same_but_target_order(got, by_program), (program.name, r)
             checked += 1
     assert checked > 40 and refused > 0
 

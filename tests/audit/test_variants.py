@@ -20,7 +20,7 @@ from invar.encoding import UNK, NoIdRemap, Vocab, renamed
 from invar.frontends import java, python, x86
 from invar.nn.config import preset
 from invar.nn.model import Model
-from tests.test_encoding import _same_but_target_order
+from tests.conftest import same_but_target_order
 
 #: (task, arch, language, the vocabulary's programs, the program audited): the
 #: vocabulary lacks some of the program's renamable names and holds others
@@ -70,7 +70,7 @@ def test_every_variant_the_audit_encodes_equals_encoding_its_program(task, arch,
     assert make(0).same(enc0)
     refused = 0
     for j, r in enumerate(renamings, 1):
-        assert _same_but_target_order(make(j), model.encode(space.apply(program, r))), r
+        assert same_but_target_order(make(j), model.encode(space.apply(program, r))), r
         try:
             renamed(enc0, r, model.vocab)
         except NoIdRemap:
