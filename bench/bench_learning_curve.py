@@ -215,6 +215,8 @@ def plot(records: list[dict], path: Path) -> None:
                 sds.append(statistics.stdev(vals) if len(vals) > 1 else 0.0)
         left.errorbar(xs, ys, yerr=sds, marker="o", capsize=3, label=name)
     left.set(xscale="log", xlabel="training blocks", ylabel="test MAPE (%)", title="test MAPE (mean ± sd over seeds)")
+    left.set_xticks(sizes, [f"{n:,}" for n in sizes])  # each size studied, and no other tick
+    left.minorticks_off()
     left.legend()
     colours = {name: f"C{i}" for i, name in enumerate(names)}
     for r in records:
