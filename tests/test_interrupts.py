@@ -14,6 +14,16 @@ from invar import interrupts
 from invar.files import write_atomic
 
 
+@pytest.fixture(autouse=True)
+def _ctrl_c_raises():
+    """SIGINT raises KeyboardInterrupt, as in an interactive shell, even where
+    the suite was started with SIGINT ignored (under nohup, or as a
+    background job of a shell without job control)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
 class _Interrupting:
     """A file that receives SIGINT (as from Ctrl-C) right after its
     ``at``-th write, in the middle of the writer's work."""
