@@ -385,13 +385,12 @@ def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = Non
     ref_map = np.arange(len(vocab.referents), dtype=_I)
     target_of: dict[int, str] = {}  # source referent id -> the target's name
     spelled = _speller_of(enc, vocab, spell)
-    shared = None  # the tokens of unknown referents, where several share the unknown id
+    # the tokens of unknown referents, where several share the unknown id (else None)
+    shared = np.nonzero(enc.referents == UNK)[0] if _unknown_referents(enc) > 1 else None
     for ref, target in mapping.items():
         if ref != target:
             source, dest = vocab.referent_id(ref), vocab.referent_id(target)
-            if source == UNK and _unknown_referents(enc) > 1:
-                if shared is None:
-                    shared = np.nonzero(enc.referents == UNK)[0]
+            if source == UNK and shared is not None:
                 if dest == UNK and all(spelled(k, target) == enc.tokens[k] for k in shared):
                     continue  # under its new name it is as unknown as before: no array changes
                 raise NoIdRemap(f"the renaming moves {ref}, a referent the vocabulary lacks, and others the "

@@ -1,7 +1,8 @@
 """The compiler against the interpreter: every position of every bit string
-of length 1–10 and a sample to 12 for the parity programs (float32, λ = 100), each layer's
-stream on shorter inputs, the MLP on every assignment, numerical and set
-variables, and a λ too small to select cleanly, caught by the same check."""
+of length 1–10 and of a sample of length 11–12 for the parity programs
+(float32, λ = 100), each layer's stream on shorter inputs, the MLP on every
+assignment, numerical and set variables, and a λ too small to select
+cleanly, caught by the same check."""
 
 from __future__ import annotations
 
