@@ -82,7 +82,11 @@ def tables(report: dict, console) -> None:
             efmt = _pct if name in _PERCENT else _num
             rows += [(f"{name} on originals", efmt(extra["original"])), (f"{name} on variants", efmt(extra["variants"]))]
     n = report["audited"]
+    varied = report.get("varied")
     rows.append(("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
+    if varied is not None and 0 < varied["examples"] < n:  # the others have no variant but the original
+        rows.append(("violation rate, examples that can vary",
+                     f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})"))
     rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
     spread = report["spread"]
     if spread is not None:

@@ -71,10 +71,11 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "inexact": sum(1 for r in ok if not r["exact"]),
         "violations": violations,
         "violation_rate": _rate(violations, len(ok)),
+        "varied": _varied(ok),
         "alpha_covariance": _alpha(ok, task),
         "spread": None if task.discrete else _spread(ok),
         "metric": metric,
-        "trivial": _trivial(ok, task, header["tolerance"], metric),
+        "trivial": _trivial(ok, task, header["tolerance"], metric, header["transform"]),
         "oracle": _oracle(ok) if header["oracle"] else None,
         "worst_examples": _worst(ok, task.discrete),
         "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
@@ -83,6 +84,22 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "run": dict(run or {}),
     }
     return report
+
+
+def _varies(record: dict) -> bool:
+    """Whether an example's space holds a variant besides the original
+    (``space`` is null when there are too many orders to count)."""
+    return record["space"] is None or int(record["space"]) > 1
+
+
+def _varied(ok: list[dict]) -> dict | None:
+    """The audited examples that can violate at all, those whose space holds
+    a variant besides the original, and the violation rate among them (null
+    for records without ``space``)."""
+    if any("space" not in r for r in ok):
+        return None
+    sub = [r for r in ok if _varies(r)]
+    return {"examples": len(sub), "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub))}
 
 
 def _alpha(ok: list[dict], task=None) -> dict:
@@ -176,10 +193,12 @@ def _nan(x) -> bool:
     return x is None or isinstance(x, float) and math.isnan(x)
 
 
-def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None) -> dict:
+def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, transform: str = "") -> dict:
     """Whether the model is invariant for want of looking: every prediction
     one value (within the tolerance) over the audited examples, or a metric
-    no better than the task's chance level; ``notes`` say so in words."""
+    no better than the task's chance level; ``notes`` say so in words, and
+    say too when no audited example has a variant besides the original (its
+    invariance is then untested, whatever the model)."""
     constant = prediction = None
     if len(ok) >= 2:  # one example agreeing with itself says nothing of the model
         constant = (all(r["distinct"] == 1 for r in ok)
@@ -197,6 +216,9 @@ def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None) -> dic
         shown = f"{prediction:.6g}" if isinstance(prediction, float) else json.dumps(prediction)[:60]
         notes.append(f"the model predicts {shown} for every program and variant of the {len(ok):,} audited "
                      "examples: a constant is invariant whatever it reads, so its invariance says nothing")
+    if ok and all("space" in r and not _varies(r) for r in ok):
+        notes.append(f"none of the {len(ok):,} audited examples has a variant besides the original under "
+                     f"{transform or 'the audited transform'}, so none can violate: this audit tests no invariance")
     if at_chance:
         notes.append(f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
                      f"{level['value']:.4g} for predicting the {level['rule']} for every example")

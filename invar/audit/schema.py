@@ -127,6 +127,10 @@ REPORT = _obj({
 })
 
 REPORT["properties"]["table"] = TABLE  # optional, as in the header
+# added within schema 2, optional: the audited examples whose space holds a
+# variant besides the original (the only ones that can violate), and their violation rate
+REPORT["properties"]["varied"] = {"oneOf": [{"type": "null"}, _obj({"examples": {"type": "integer"},
+                                                                    "violation_rate": NUM})]}
 
 #: the schema of one JSONL line: a header, an example record or the summary
 LINE = {"oneOf": [HEADER, EXAMPLE, REPORT]}

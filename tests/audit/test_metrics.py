@@ -180,3 +180,33 @@ def test_one_audited_example_is_not_called_constant():
 
     result = audit(callables.constant, TEXTS[:1], task="bhive", variants=4)
     assert result.trivial == {"constant": None, "prediction": None, "no_better_than_chance": None, "notes": []}
+
+
+#: two moves that share no register (nor flags): the one block of these with another order
+INDEPENDENT = "movq %rax, %rbx\nmovq %rcx, %rdx"
+
+
+@pytest.mark.parametrize(
+    "texts, transform, varied, violations, untested",
+    [
+        # every block of TEXTS is one line or one chain of dependent lines: a single order each
+        (TEXTS, "permutations", 0, 0, True),
+        (TEXTS + [INDEPENDENT], "permutations", 1, 1, False),  # its other order moves the first register
+        (TEXTS, "renamings", 5, 5, False),  # every block has registers to rename
+    ],
+)
+def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, transform, varied, violations,
+                                                                       untested):
+    from invar.audit import audit
+    from tests.audit import callables
+
+    result = audit(callables.first_register_number, texts, task="bhive", lang="x86", variants=4,
+                   transform=transform)
+    assert result.audited == len(texts) and result.violations == violations
+    assert result.varied["examples"] == varied
+    assert result.varied["examples"] == sum(1 for r in result.records if r["space"] is None or int(r["space"]) > 1)
+    assert result.violation_rate == violations / len(texts)
+    assert result.varied["violation_rate"] == (violations / varied if varied else None)
+    notes = [n for n in result.trivial["notes"] if "has a variant besides the original" in n]
+    assert notes == ([f"none of the {len(texts)} audited examples has a variant besides the original under "
+                      f"{transform}, so none can violate: this audit tests no invariance"] if untested else [])

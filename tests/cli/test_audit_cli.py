@@ -347,3 +347,21 @@ def test_the_spread_plot_counts_examples_from_zero(invoke, tmp_path, model, inva
     assert min(x) == 0.0 and min(y) == 0 and len(y) >= 2
     if invariant:  # every example at 0: one bar at 0, on an axis from 0 to 1
         assert max(x) == 1.0 and 40 <= max(y) <= 45
+
+
+def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_path):
+    blocks = tmp_path / "blocks.s"
+    blocks.write_text("addq %rax, %rbx\n\nmovq %rsi, %rdi\nsubq %rdi, %r8\n\nmovq %rax, %rbx\nmovq %rcx, %rdx\n")
+    result = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
+                    "--dataset", blocks, "--transform", "permutations", "--variants", "4")
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if "violation rate" in line]
+    assert "0.333 (1 of 3)" in rows[0] and "violation rate, examples that can vary" in rows[1]
+    assert "1.000 (1 of 1)" in rows[1]
+    untested = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
+                      "--dataset", blocks, "--transform", "permutations", "--limit", "2", "--fail-over",
+                      "violation_rate=0")
+    assert untested.exit_code == 0, untested.output
+    assert "note: none of the 2 audited examples has a variant besides the original under permutations" \
+        in untested.stdout
+    assert "--fail-over violation_rate=0: none of the 2 audited examples" in untested.stderr
