@@ -443,7 +443,7 @@ def parse_bound(text: str, option: str) -> tuple[str, float]:
 
 
 #: the measures of invariance alone (a constant model meets any bound on them)
-INVARIANCE = ("violation_rate", "violations", "alpha_covariance", "spread")
+INVARIANCE = ("violation_rate", "violations", "varied", "alpha_covariance", "spread")
 
 
 def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:

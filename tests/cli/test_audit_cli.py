@@ -365,3 +365,6 @@ def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_pat
     assert "note: none of the 2 audited examples has a variant besides the original under permutations" \
         in untested.stdout
     assert "--fail-over violation_rate=0: none of the 2 audited examples" in untested.stderr
+    varied = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
+                    "--dataset", blocks, "--transform", "permutations", "--fail-over", "varied.violation_rate=0.5")
+    assert varied.exit_code == 1 and "varied.violation_rate is 1, over the bound 0.5" in varied.stderr
