@@ -88,6 +88,8 @@ def tables(report: dict, console) -> None:
         rows.append(("violation rate, examples that can vary",
                      f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})"))
     rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
+    if varied is not None and 0 < varied["examples"] < n:
+        rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance"))))
     spread = report["spread"]
     if spread is not None:
         for key, label in (("range", "range"), ("relative_range", "relative range")):

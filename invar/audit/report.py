@@ -94,12 +94,13 @@ def _varies(record: dict) -> bool:
 
 def _varied(ok: list[dict]) -> dict | None:
     """The audited examples that can violate at all, those whose space holds
-    a variant besides the original, and the violation rate among them (null
-    for records without ``space``)."""
+    a variant besides the original, with the violation rate and mean
+    alpha-covariance among them (null for records without ``space``)."""
     if any("space" not in r for r in ok):
         return None
     sub = [r for r in ok if _varies(r)]
-    return {"examples": len(sub), "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub))}
+    return {"examples": len(sub), "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
+            "alpha_covariance": _mean([a for r in sub if (a := r["alpha_covariance"]) is not None])}
 
 
 def _alpha(ok: list[dict], task=None) -> dict:

@@ -128,9 +128,9 @@ REPORT = _obj({
 
 REPORT["properties"]["table"] = TABLE  # optional, as in the header
 # added within schema 2, optional: the audited examples whose space holds a
-# variant besides the original (the only ones that can violate), and their violation rate
+# variant besides the original (the only ones that can violate), their violation rate and alpha-covariance
 REPORT["properties"]["varied"] = {"oneOf": [{"type": "null"}, _obj({"examples": {"type": "integer"},
-                                                                    "violation_rate": NUM})]}
+                                                                    "violation_rate": NUM, "alpha_covariance": NUM})]}
 
 #: the schema of one JSONL line: a header, an example record or the summary
 LINE = {"oneOf": [HEADER, EXAMPLE, REPORT]}

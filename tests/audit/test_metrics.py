@@ -207,6 +207,10 @@ def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, tr
     assert result.varied["examples"] == sum(1 for r in result.records if r["space"] is None or int(r["space"]) > 1)
     assert result.violation_rate == violations / len(texts)
     assert result.varied["violation_rate"] == (violations / varied if varied else None)
+    movable = [r["alpha_covariance"] for r in result.records if r["space"] is None or int(r["space"]) > 1]
+    assert result.varied["alpha_covariance"] == (pytest.approx(sum(movable) / len(movable)) if movable else None)
+    if varied < len(texts):  # the examples that cannot vary agree with themselves, and lift the mean
+        assert result.alpha_covariance["mean"] > (result.varied["alpha_covariance"] or 0)
     notes = [n for n in result.trivial["notes"] if "has a variant besides the original" in n]
     assert notes == ([f"none of the {len(texts)} audited examples has a variant besides the original under "
                       f"{transform}, so none can violate: this audit tests no invariance"] if untested else [])

@@ -358,6 +358,9 @@ def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_pat
     rows = [line for line in result.stdout.splitlines() if "violation rate" in line]
     assert "0.333 (1 of 3)" in rows[0] and "violation rate, examples that can vary" in rows[1]
     assert "1.000 (1 of 1)" in rows[1]
+    alpha = [line for line in result.stdout.splitlines() if "alpha-covariance" in line]
+    # the block with two orders: original, identity and swap give two answers, (3 - 2) / (3 - 1)
+    assert "0.833" in alpha[0] and "examples that can vary" in alpha[1] and "0.500" in alpha[1]
     untested = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
                       "--dataset", blocks, "--transform", "permutations", "--limit", "2", "--fail-over",
                       "violation_rate=0")
