@@ -83,12 +83,13 @@ def tables(report: dict, console) -> None:
             rows += [(f"{name} on originals", efmt(extra["original"])), (f"{name} on variants", efmt(extra["variants"]))]
     n = report["audited"]
     varied = report.get("varied")
+    some_vary = varied is not None and 0 < varied["examples"] < n  # the others have no variant but the original
     rows.append(("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
-    if varied is not None and 0 < varied["examples"] < n:  # the others have no variant but the original
+    if some_vary:
         rows.append(("violation rate, examples that can vary",
                      f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})"))
     rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
-    if varied is not None and 0 < varied["examples"] < n:
+    if some_vary:
         rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance"))))
     spread = report["spread"]
     if spread is not None:

@@ -50,6 +50,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
     failed = [r for r in records if r["error"] is not None]
     violations = sum(1 for r in ok if r["violation"])
     metric = _metric(task, ok)
+    varied = _varied(ok)
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "type": "report",
@@ -71,11 +72,11 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "inexact": sum(1 for r in ok if not r["exact"]),
         "violations": violations,
         "violation_rate": _rate(violations, len(ok)),
-        "varied": _varied(ok),
+        "varied": varied,
         "alpha_covariance": _alpha(ok, task),
         "spread": None if task.discrete else _spread(ok),
         "metric": metric,
-        "trivial": _trivial(ok, task, header["tolerance"], metric, header["transform"]),
+        "trivial": _trivial(ok, task, header["tolerance"], metric, varied, header["transform"]),
         "oracle": _oracle(ok) if header["oracle"] else None,
         "worst_examples": _worst(ok, task.discrete),
         "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
@@ -194,7 +195,8 @@ def _nan(x) -> bool:
     return x is None or isinstance(x, float) and math.isnan(x)
 
 
-def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, transform: str = "") -> dict:
+def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, varied: dict | None = None,
+             transform: str = "") -> dict:
     """Whether the model is invariant for want of looking: every prediction
     one value (within the tolerance) over the audited examples, or a metric
     no better than the task's chance level; ``notes`` say so in words, and
@@ -217,7 +219,7 @@ def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, transf
         shown = f"{prediction:.6g}" if isinstance(prediction, float) else json.dumps(prediction)[:60]
         notes.append(f"the model predicts {shown} for every program and variant of the {len(ok):,} audited "
                      "examples: a constant is invariant whatever it reads, so its invariance says nothing")
-    if ok and all("space" in r and not _varies(r) for r in ok):
+    if ok and varied is not None and varied["examples"] == 0:
         notes.append(f"none of the {len(ok):,} audited examples has a variant besides the original under "
                      f"{transform or 'the audited transform'}, so none can violate: this audit tests no invariance")
     if at_chance:
