@@ -81,21 +81,7 @@ def tables(report: dict, console) -> None:
         for name, extra in (metric.get("extra") or {}).items():
             efmt = _pct if name in _PERCENT else _num
             rows += [(f"{name} on originals", efmt(extra["original"])), (f"{name} on variants", efmt(extra["variants"]))]
-    n = report["audited"]
-    varied = report.get("varied")
-    some_vary = varied is not None and 0 < varied["examples"] < n  # the others have no variant but the original
-    rows.append(("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})"))
-    if some_vary:
-        rows.append(("violation rate, examples that can vary",
-                     f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})"))
-    rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
-    if some_vary:
-        rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance"))))
-    spread = report["spread"]
-    if spread is not None:
-        for key, label in (("range", "range"), ("relative_range", "relative range")):
-            q = spread[key]
-            rows.append((f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}"))
+    rows += _invariance_rows(report)
     oracle = report["oracle"]
     if oracle is not None:
         rows.append(("label changes (oracle)",
@@ -139,6 +125,27 @@ def tables(report: dict, console) -> None:
     if report["example"] is not None:
         for line in histogram_lines(report["example"]):
             console.print(line, markup=False, highlight=False)
+
+
+def _invariance_rows(report: dict) -> list[tuple[str, str]]:
+    """The summary's rows of invariance: violation rate and alpha-covariance
+    (also over the examples that can vary, when some cannot), and the spread."""
+    n = report["audited"]
+    varied = report.get("varied")
+    some_vary = varied is not None and 0 < varied["examples"] < n  # the others have no variant but the original
+    rows = [("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})")]
+    if some_vary:
+        rows.append(("violation rate, examples that can vary",
+                     f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})"))
+    rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
+    if some_vary:
+        rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance"))))
+    spread = report["spread"]
+    if spread is not None:
+        for key, label in (("range", "range"), ("relative_range", "relative range")):
+            q = spread[key]
+            rows.append((f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}"))
+    return rows
 
 
 def read_together(report: dict) -> list[str]:
