@@ -70,8 +70,15 @@ class Task:
     discrete: bool = False
     #: a label written as text in a dataset file -> the label (ValueError when bad)
     label: Callable[[str], Any] = str
-    #: a model's text answer (an LLM's reply) -> a prediction (ValueError when
-    #: it holds none)
+    #: a model's whole text reply (an LLM's) -> the prediction, in the form
+    #: ``metric`` compares; a ValueError (:class:`~invar.tasks.answers.Unreadable`)
+    #: when it holds no answer that can be read for sure. Every shipped task
+    #: gives an :class:`~invar.tasks.answers.Reader`: reasoning removed, an
+    #: explicit final answer preferred, else the last line, then the task's
+    #: parser. :func:`invar.tasks.answers.read` reads with it and also says how
+    #: many candidate answers the reply held, takes ``--answer-regex`` and a
+    #: reply cut at the token limit; any other callable is taken there as the
+    #: parser of the segment (the part of the reply that holds the answer)
     answer: Callable[[str], Any] = str.strip
     #: program texts -> their labels as the task defines them (``bhive``:
     #: llvm-mca's cycles), one ``(label, "")`` or ``(None, reason)`` each; None

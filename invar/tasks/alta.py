@@ -34,6 +34,7 @@ from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Task
+from .answers import Reader
 from .symbols import symbol_space
 
 LANG = "alta"
@@ -139,6 +140,16 @@ def _not_a_loss(*_args, **_kwargs):
     raise UsageError("ALTA programs are compiled (invar alta compile), not trained", path="--task")
 
 
+def read_answer(segment: str) -> str:
+    """A segment of a model's answer -> its outputs, joined by one space."""
+    return " ".join(segment.split())
+
+
+#: a whole reply -> its outputs (:mod:`invar.tasks.answers`' pipeline: an
+#: explicit final answer, else the last line)
+answer = Reader(parse=read_answer)
+
+
 def _output(_outputs, *_args):
     raise UsageError("an alta model writes its outputs itself", path="--task")
 
@@ -160,7 +171,7 @@ TASK = Task(
     read_split=read_split,
     discrete=True,
     label=lambda text: " ".join(text.split()),
-    answer=lambda text: " ".join(text.split()),
+    answer=answer,
     lang=LANG,
     pool=POOL,
     pool_view="sym",
@@ -171,4 +182,4 @@ TASK = Task(
 )
 
 __all__ = ["TASK", "POOL", "LANG", "program_of", "parse", "elements", "renaming_space", "canonical_space",
-           "line_examples", "read_split", "dataset", "undo", "exact_match"]
+           "line_examples", "read_split", "dataset", "undo", "exact_match", "answer", "read_answer"]

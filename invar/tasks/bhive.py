@@ -14,6 +14,7 @@ than one order, so a permutation-invariant model cannot fit those labels.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Sequence
 
@@ -23,6 +24,7 @@ import torch
 from ..data.bhive import read_split
 from ..frontends.x86.hexblock import decode
 from . import Task
+from .answers import Number, Reader, Unreadable, numbers, show
 
 
 def mape_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -50,15 +52,95 @@ def label(text: str) -> float:
     return value
 
 
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+#: the largest throughput an answer may give: a basic block of a few hundred
+#: instructions, each as slow as a division (tens of cycles), stays well below
+#: 10,000 cycles per iteration; a number past 100,000 is no block's throughput
+#: but something else read by mistake (a total over iterations, an address)
+MAX_CYCLES = 100_000.0
+
+_UNIT = r"(?:clock[ \t]+)?(?:cycles?|cyc)\b"
+_ITERATION = r"(?:loop[ \t]+)?iter(?:ation)?s?\b"
+# a cycle unit right after a number (``1.68 cycles``, ``1.68c/iter``)
+_AFTER_UNIT = re.compile(rf"[ \t]*(?:{_UNIT}|c/{_ITERATION})", re.I)
+# the same, per iteration: the task's own unit, preferred to any other cycles
+_PER_ITERATION = re.compile(rf"[ \t]*(?:{_UNIT}[ \t]*(?:per|/|an?|each)[ \t]*{_ITERATION}|c/{_ITERATION})", re.I)
+# numbers that measure something else: a total over iterations, instructions
+# per cycle (IPC, llvm-mca's other figure), a count of iterations or instructions
+_OTHER_AFTER = re.compile(
+    rf"[ \t]*(?:{_UNIT}[ \t]*)?(?:in[ \t]+total|total|overall"
+    rf"|(?:for|over|across|in)[ \t]+(?:all[ \t]+|the[ \t]+)?[\d,]+[ \t]+iterations)\b"
+    r"|[ \t]*(?:instructions?|uops|[µμ]ops|ops)?[ \t]*(?:per|/)[ \t]*(?:cycle|clock)\b|[ \t]*ipc\b",
+    re.I)
+_OTHER_BEFORE = re.compile(r"\b(?:total(?:[ \t]+cycles)?|ipc|iterations?|instructions?|uops|[µμ]ops)[ \t]*"
+                           r"(?:[:=]|is|of)?[ \t]*$", re.I)
+_NUMERAL = r"[-−]?(?:\d[\d,.]*|\.\d+)"
+# two numbers joined by a dash, ``to`` or ``..`` (a unit between allowed), or ``between … and …``
+_RANGE = re.compile(
+    rf"(?<![\w.])(?<!\w[-‐])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:{_UNIT}[ \t]*)?"
+    rf"(?:[-–—]|\bto\b|\.\.)[ \t]*{_NUMERAL}"
+    rf"|\bbetween[ \t]+{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?and[ \t]+{_NUMERAL}", re.I)
 
 
-def answer(text: str) -> float:
-    """The first number in a model's text answer ("about 1.68 cycles" -> 1.68)."""
-    m = _NUMBER.search(text)
-    if m is None:
-        raise ValueError(f"no number in the answer {text.strip()[:80]!r}")
-    return float(m.group())
+def _other_measure(segment: str, n: Number) -> bool:
+    """Whether ``n`` measures something else than cycles per iteration (a total, IPC, a count)."""
+    return bool(_OTHER_AFTER.match(segment, n.end) or _OTHER_BEFORE.search(segment[max(0, n.start - 30): n.start]))
+
+
+def read_answer(segment: str) -> float:
+    """The throughput a segment of a reply gives, in cycles per iteration.
+    Numbers are whole tokens (:func:`~invar.tasks.answers.numbers`); those
+    followed by cycles per iteration are preferred, then those followed by
+    cycles, then any: the preferred ones must agree. Unreadable for none, for
+    different numbers, for a range, and for a value that is no positive
+    finite throughput of at most :data:`MAX_CYCLES`."""
+    span = _RANGE.search(segment)
+    if span is not None:
+        raise Unreadable(f"a range ({span.group().strip()}), not one number")
+    found = numbers(segment)
+    if not found:
+        raise Unreadable(f"no number in the answer {segment.strip()[:80]!r}")
+    per_iteration = [n for n in found if _PER_ITERATION.match(segment, n.end)]
+    kept = [n for n in found if n in per_iteration or not _other_measure(segment, n)]
+    if not kept:
+        raise Unreadable(f"no throughput in the answer, only other measures ({_listed([n.value for n in found])})")
+    with_unit = [n for n in kept if _AFTER_UNIT.match(segment, n.end)]
+    for tier, what in ((per_iteration, " of cycles per iteration"), (with_unit, " with a unit of cycles")):
+        if tier:
+            return _agreed(tier, what)
+    return _agreed(kept, "")
+
+
+def _agreed(tier: list[Number], what: str) -> float:
+    """The one value the numbers of ``tier`` give; Unreadable when they differ."""
+    values = list(dict.fromkeys(n.value for n in tier))
+    if len(values) > 1:
+        many = {2: "two", 3: "three"}.get(len(values), str(len(values)))
+        raise Unreadable(f"{many} different numbers{what} ({_listed(values)})")
+    return _throughput(values[0])
+
+
+def _listed(values: list[float], most: int = 4) -> str:
+    """The first few of ``values``, as a reason lists them."""
+    return ", ".join(map(show, values[:most])) + (", …" if len(values) > most else "")
+
+
+def _throughput(value: float) -> float:
+    if not math.isfinite(value):
+        raise Unreadable(f"{show(value)} is not a finite number of cycles")
+    if value <= 0:
+        raise Unreadable(f"{show(value)} cycles is not a positive throughput")
+    if value > MAX_CYCLES:
+        raise Unreadable(f"{show(value)} cycles is absurd for a basic block (more than {MAX_CYCLES:,.0f})")
+    return value
+
+
+def find_answers(text: str) -> list[float]:
+    """Every number of a reply (whole tokens): its candidate answers."""
+    return [n.value for n in numbers(text)]
+
+
+#: a whole reply -> its throughput (:mod:`invar.tasks.answers`' pipeline)
+answer = Reader(parse=read_answer, find=find_answers)
 
 
 def oracle(texts: Sequence[str], mcpu: str = "haswell") -> list[tuple[float | None, str]]:
@@ -91,4 +173,4 @@ TASK = Task(
     languages=("x86",),
 )
 
-__all__ = ["TASK", "mape", "mape_loss", "label", "answer", "oracle"]
+__all__ = ["TASK", "MAX_CYCLES", "mape", "mape_loss", "label", "answer", "read_answer", "find_answers", "oracle"]

@@ -73,6 +73,7 @@ import csv
 import io
 import json
 import random
+import re
 import textwrap
 from pathlib import Path
 from typing import Sequence
@@ -84,6 +85,7 @@ import torch.nn.functional as F
 from ..errors import DataError
 from ..program import Program
 from . import Example, Task, checked
+from .answers import Reader, Unreadable, lines, without_label
 from .names import JAVA_CLASS, LANGS, SPLITS, own_split, split_of, split_rows
 
 _EXT = ".csv"
@@ -446,14 +448,99 @@ def label(text: str) -> int:
     raise ValueError(f"{text.strip()!r} is not 0 or 1")
 
 
-def answer(text: str) -> int:
-    """A model's text answer -> 0 or 1: its first word that reads as one."""
-    for word in text.replace(",", " ").replace(".", " ").split():
+# ---------------------------------------------------------- reading answers
+#: words that give a verdict anywhere in an answer; a negation before one
+#: (``not buggy``, ``no bug``, ``doesn't have any bugs``) flips it
+VERDICT_WORDS = {"buggy": 1, "bugged": 1, "bug": 1, "bugs": 1, "incorrect": 1,
+                 "correct": 0, "clean": 0, "bug-free": 0, "bugfree": 0}
+#: words that answer the question itself: read only where they open the
+#: answer (``Yes, it has a bug``), since inside a sentence they say other
+#: things (``returns True``, ``no other read``)
+OPENERS = {"yes": 1, "true": 1, "no": 0, "false": 0}
+_NEGATIONS = {"not", "no", "never", "without", "none"}
+#: words that may stand between a negation and the verdict it flips
+_FILLERS = {"a", "an", "any", "the", "is", "are", "be", "been", "have", "has", "contain", "contains", "appear",
+            "appears", "seem", "seems", "to", "obvious", "apparent", "single", "injected", "real", "it", "there"}
+_TOKENS = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|[^\w\s]")
+_OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*%)?(?![\w.])")
+
+
+def _negated(words: list[str], k: int) -> bool:
+    """Whether a negation stands before ``words[k]`` (fillers between them)."""
+    for j in range(k - 1, max(-1, k - 5), -1):
+        if words[j] in _NEGATIONS or words[j].endswith(("n't", "n’t")):
+            return True
+        if words[j] not in _FILLERS:
+            return False
+    return False
+
+
+def _negates_next(words: list[str]) -> bool:
+    """Whether the first word reaches a verdict word through fillers (``No bug``, ``No obvious bugs``)."""
+    for word in words[1:5]:
+        if word in VERDICT_WORDS:
+            return True
+        if word not in _FILLERS:
+            return False
+    return False
+
+
+def verdicts(segment: str) -> list[int]:
+    """Every verdict (0 or 1) a segment of an answer gives, in order: an
+    opening ``0``/``1`` or ``yes``/``no``/``true``/``false``, and the verdict
+    words (:data:`VERDICT_WORDS`), each flipped by a negation before it. A
+    short label before a colon is a question (``Bug: 0``, ``Buggy: no``)
+    unless what follows gives no verdict (``Buggy: the loop reads j``).
+    Unreadable when the answer opens with a number that is neither 0 nor 1
+    (a score such as ``0.9`` is no verdict)."""
+    rest = without_label(segment)
+    found = _verdicts(rest)
+    if not found and rest != segment:
+        found = _verdicts(segment[: len(segment) - len(rest)])
+    return found
+
+
+def _verdicts(segment: str) -> list[int]:
+    out = []
+    opening = _OPENING_NUMBER.match(segment)
+    if opening is not None:
+        word = opening.group().strip()
+        if word.endswith("%") or float(word) not in (0.0, 1.0):
+            raise Unreadable(f"{word} is neither 0 nor 1 (a score is no verdict)")
+        out.append(int(float(word)))
+    words = [w.lower() for w in _TOKENS.findall(segment)]
+    for k, word in enumerate(words):
+        if word in VERDICT_WORDS:
+            out.append(1 - VERDICT_WORDS[word] if _negated(words, k) else VERDICT_WORDS[word])
+        elif k == 0 and word in OPENERS and not (word in _NEGATIONS and _negates_next(words)):
+            out.append(OPENERS[word])  # ``no bug``: that ``no`` negates, it is no verdict itself
+    return out
+
+
+def read_answer(segment: str) -> int:
+    """The verdict of a segment of an answer: 0 (correct) or 1 (bugged).
+    Unreadable for none, for a score, and for verdicts that disagree."""
+    found = list(dict.fromkeys(verdicts(segment)))
+    if not found:
+        raise Unreadable(f"no verdict (0 or 1, yes or no, buggy or correct) in {segment.strip()[:80]!r}")
+    if len(found) > 1:
+        raise Unreadable(f"conflicting verdicts (0 and 1) in {segment.strip()[:80]!r}")
+    return found[0]
+
+
+def find_answers(text: str) -> list[int]:
+    """Every verdict of a reply, line by line: its candidate answers."""
+    out = []
+    for line in lines(text):
         try:
-            return label(word)
+            out.extend(verdicts(line))
         except ValueError:
             continue
-    raise ValueError("no 0 or 1 in the answer")
+    return out
+
+
+#: a whole reply -> 0 or 1 (:mod:`invar.tasks.answers`' pipeline)
+answer = Reader(parse=read_answer, find=find_answers)
 
 
 TASK = Task(
@@ -482,4 +569,5 @@ TASK = Task(
 )
 
 __all__ = ["TASK", "SWAPS", "function_text", "parse", "prepare", "candidates", "check", "inject", "build", "read_split",
-           "loss", "output", "accuracy", "bug_f1", "label", "answer"]
+           "loss", "output", "accuracy", "bug_f1", "label", "answer", "read_answer", "find_answers", "verdicts",
+           "VERDICT_WORDS", "OPENERS"]

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import UsageError
 from . import Task
+from .answers import Reader, Unreadable, clean
 
 
 def accuracy(pred, target) -> float:
@@ -52,12 +53,30 @@ def _key(x) -> str:
     return json.dumps(x, sort_keys=True, default=str)
 
 
-def answer(text: str) -> str:
-    """A model's text answer -> its label: the first non-empty line, stripped."""
-    for line in text.splitlines():
-        if line.strip():
-            return line.strip()
-    raise ValueError("empty answer")
+#: marks a label may stand in: the opening and the closing one (one character: both)
+_QUOTES = ('"', "'", "`", "“”", "‘’")
+_TRAILING = ".,;:!?。 \t"
+
+
+def read_answer(segment: str) -> str:
+    """The label a segment of an answer gives: the segment without quotes,
+    backticks, emphasis and trailing punctuation (``**"sorting".**`` ->
+    ``sorting``). Unreadable when nothing is left."""
+    label, previous = segment.strip(), None
+    while label != previous:
+        previous, label = label, clean(label).rstrip(_TRAILING)
+        for pair in _QUOTES:
+            opening, closing = pair[0], pair[-1]
+            if len(label) >= 2 and label[0] == opening and label[-1] == closing:
+                label = label[1:-1].strip()
+    if not label:
+        raise Unreadable(f"no label in {segment.strip()[:80]!r}")
+    return label
+
+
+#: a whole reply -> its label (:mod:`invar.tasks.answers`' pipeline: an
+#: explicit final answer, else the last line)
+answer = Reader(parse=read_answer)
 
 
 def _untrainable(*_args, **_kwargs):
@@ -82,4 +101,4 @@ TASK = Task(
     answer=answer,
 )
 
-__all__ = ["TASK", "accuracy", "macro_f1", "answer"]
+__all__ = ["TASK", "accuracy", "macro_f1", "answer", "read_answer"]

@@ -39,6 +39,7 @@ from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Example, Task, checked
+from .answers import Reader
 from .symbols import symbol_space
 
 LANG = "copy"
@@ -213,6 +214,16 @@ def arch_config(arch: str) -> dict:
     return {"normalize_features": True, "adacos": True} if random else {}
 
 
+def read_answer(segment: str) -> str:
+    """A segment of a model's answer -> the string it writes (its whitespace removed)."""
+    return "".join(segment.split())
+
+
+#: a whole reply -> the string it writes (:mod:`invar.tasks.answers`' pipeline:
+#: an explicit final answer, else the last line)
+answer = Reader(parse=read_answer)
+
+
 def _not_a_loss(*_args, **_kwargs):
     raise TypeError("the copy task's loss is the network's own (Seq2Seq.loss)")
 
@@ -231,7 +242,7 @@ TASK = Task(
     read_split=read_split,
     discrete=True,
     label=str.strip,
-    answer=lambda text: "".join(text.split()),
+    answer=answer,
     lang=LANG,
     pool=POOL,
     pool_view="sym",
@@ -246,4 +257,4 @@ TASK = Task(
 )
 
 __all__ = ["TASK", "POOL", "program_of", "parse", "generate", "read_split", "read_file", "edit_distance",
-           "mean_edit_distance", "renaming_space", "canonical_space"]
+           "mean_edit_distance", "renaming_space", "canonical_space", "answer", "read_answer"]

@@ -57,6 +57,7 @@ from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Example, Task, checked
+from .answers import Reader, Unreadable
 from .names import LANGS, SPLITS, own_split, split_of, split_rows
 
 #: the language of a character window
@@ -327,6 +328,19 @@ def curve(losses: Sequence[np.ndarray], window: int = WINDOW) -> dict:
             "sequences_at": smooth_n.astype(int).tolist(), "raw_loss": (raw_sum / raw_n).tolist()}
 
 
+def read_answer(segment: str) -> float:
+    """A segment of a model's answer -> the loss it writes: the segment is the number."""
+    try:
+        return float(segment)
+    except ValueError:
+        raise Unreadable(f"{segment.strip()[:80]!r} is not a number") from None
+
+
+#: a whole reply -> the loss it writes (:mod:`invar.tasks.answers`' pipeline:
+#: an explicit final answer, else the last line)
+answer = Reader(parse=read_answer)
+
+
 def arch_config(arch: str) -> dict:
     """Rotary positions; a lexinvariant model randomises every token, as the paper does."""
     return {"positions": "rotary", **({"random_tokens": "all"} if arch == "lexinvariant" else {})}
@@ -350,7 +364,7 @@ TASK = Task(
     read_split=read_split,
     discrete=False,
     label=float,
-    answer=float,
+    answer=answer,
     arch_config=arch_config,
     f1=False,
     unit="",
@@ -360,4 +374,4 @@ TASK = Task(
 
 __all__ = ["TASK", "LANG", "VIEW", "VOCABS", "SEQ_LEN", "WINDOW", "char_program", "char_windows", "token_windows",
            "top_units", "file_windows", "stored", "parse", "renaming_space", "build", "read_split", "meta_of",
-           "output", "perplexity", "curve"]
+           "output", "perplexity", "curve", "answer", "read_answer"]

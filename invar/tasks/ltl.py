@@ -48,6 +48,7 @@ from ..frontends.ltl.formula import BINARY, UNARY, parse_formula, to_polish
 from ..frontends.ltl.trace import lex_trace, parse_trace, to_trace_text
 from ..program import Program
 from . import Example, Task, checked
+from .answers import Reader
 
 #: the AP pool of extendable vocabularies: single letters keep compact Polish writable
 POOL = tuple("abcdefghijklmnopqrstuvwxyz")
@@ -239,13 +240,16 @@ def undo(prediction: str, back: Mapping[str, str]) -> str:
     return to_trace_text(parse_trace(" ".join(words)))
 
 
-def answer(text: str) -> str:
-    """A model's text answer -> its trace: the first non-empty line."""
-    for line in text.splitlines():
-        if line.strip():
-            words = line.split()
-            return detokenize(words) if len(words) > 1 else detokenize(list(line.strip()))
-    raise ValueError("empty answer")
+def read_answer(segment: str) -> str:
+    """A segment of a model's answer -> its trace (:func:`detokenize` of its
+    words, or of its characters when it is one word)."""
+    words = segment.split()
+    return detokenize(words) if len(words) > 1 else detokenize(list(segment.strip()))
+
+
+#: a whole reply -> its trace (:mod:`invar.tasks.answers`' pipeline: an
+#: explicit final answer, else the last line)
+answer = Reader(parse=read_answer)
 
 
 # ------------------------------------------------------------------- metrics
@@ -346,4 +350,4 @@ TASK = Task(
 )
 
 __all__ = ["TASK", "POOL", "read_pairs", "read_split", "parse", "prepare", "tree", "label", "label_of", "detokenize",
-           "undo", "correct", "exact", "is_correct", "answer"]
+           "undo", "correct", "exact", "is_correct", "answer", "read_answer"]

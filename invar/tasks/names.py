@@ -64,6 +64,7 @@ import torch.nn.functional as F
 from ..errors import DataError
 from ..program import Program
 from . import Example, Task, checked
+from .answers import Reader, Unreadable, lines, without_label
 
 #: what the function's name reads as in its input (code2seq's placeholder)
 PLACEHOLDER = "METHOD_NAME"
@@ -375,6 +376,60 @@ def label(text: str) -> tuple:
     return tuple(words)
 
 
+# ---------------------------------------------------------- reading answers
+_IDENTIFIER = r"(?:[^\W\d]|\$)[\w$]*(?:\.(?:[^\W\d]|\$)[\w$]*)*"
+_IDENTIFIERS = re.compile(rf"(?<![\w$.]){_IDENTIFIER}(?![\w$])")
+_CALLED = re.compile(rf"(?<![\w$.])({_IDENTIFIER})[ \t]*\(")
+# an identifier in backticks or quotes, a call's parentheses allowed (``get_value()``)
+_QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|(?<!\w)'([^'\n]+)'(?!\w)|‘([^’\n]+)’")
+_QUOTED_NAME = re.compile(rf"\s*({_IDENTIFIER})\s*(?:\([^()]*\))?\s*")
+
+
+def _quoted(segment: str) -> list[str]:
+    out = []
+    for m in _QUOTED.finditer(segment):
+        inner = _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None))
+        if inner is not None:
+            out.append(inner.group(1))
+    return out
+
+
+def read_answer(segment: str) -> tuple:
+    """The name a segment of an answer gives, as its subtokens (:func:`label`):
+    its single quoted identifier (backticks or quotes, ``get_value()`` too),
+    else its single identifier followed by ``(`` (a signature or a call),
+    else its single identifier (``obj.get_value`` is ``get_value``). Unreadable
+    when the first kind found holds several names, when there is none, and
+    for the placeholder of the hidden name."""
+    segment = without_label(segment)
+    for found, what in ((_quoted(segment), "quoted names"),
+                        (_CALLED.findall(segment), "names before parentheses"),
+                        (_IDENTIFIERS.findall(segment), "identifiers")):
+        names = list(dict.fromkeys(i.rsplit(".", 1)[-1] for i in found))
+        if len(names) > 1:
+            raise Unreadable(f"{len(names)} different {what} ({', '.join(names[:4])}) and no single quoted one")
+        if names:
+            if names[0] == PLACEHOLDER:
+                raise Unreadable(f"{PLACEHOLDER} is the placeholder of the hidden name, not a name")
+            return label(names[0])
+    raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
+
+
+def find_answers(text: str) -> list[tuple]:
+    """Every line of a reply that reads as one name: its candidate answers."""
+    out = []
+    for line in lines(text):
+        try:
+            out.append(read_answer(line))
+        except ValueError:
+            continue
+    return out
+
+
+#: a whole reply -> the subtokens of the name it gives (:mod:`invar.tasks.answers`' pipeline)
+answer = Reader(parse=read_answer, find=find_answers)
+
+
 TASK = Task(
     name="names",
     head="multilabel",
@@ -389,7 +444,7 @@ TASK = Task(
     read_split=read_split,
     discrete=True,
     label=label,
-    answer=label,
+    answer=answer,
     lang="python",
     prepare=prepare,
     undo=lambda prediction, back: prediction,  # a name's subtokens name nothing of the input
@@ -403,4 +458,5 @@ TASK = Task(
 )
 
 __all__ = ["TASK", "PLACEHOLDER", "subtokens", "split_of", "hide_name", "function_text", "parse", "build",
-           "read_split", "labels_of", "targets", "loss", "output", "f1", "precision", "recall", "counts", "label"]
+           "read_split", "labels_of", "targets", "loss", "output", "f1", "precision", "recall", "counts", "label",
+           "answer", "read_answer", "find_answers"]

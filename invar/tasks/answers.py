@@ -1,0 +1,379 @@
+"""Reading a chat model's reply for its answer, or refusing it: never misreading it.
+
+A chat model (``invar audit --model http://HOST:PORT/v1``) answers in prose:
+it reasons, names other numbers (``x86-64``, ``7 instructions``), hedges, and
+formats. A misread answer silently corrupts an audit, so every reply goes
+through one pipeline, and anything it cannot read for sure is
+:class:`Unreadable` (the audit reports it as that example's error):
+
+1. Reasoning is removed: ``<think>…</think>`` (also ``<thinking>`` and
+   ``<reasoning>``, any case, any number of blocks; a closing tag whose
+   opening the server's chat template ate drops everything before it). A
+   reasoning block never closed leaves no answer.
+2. ``pattern`` (the user's ``--answer-regex``), when given, decides: its
+   last match's first group, or the whole match when it has no group.
+3. Else an explicit final answer decides: the last ``\\boxed{…}``, else the
+   last line ``Answer: …`` / ``Final answer: …`` / ``Answer - …`` (any case,
+   markdown bullets and emphasis allowed; an empty one reads the next line).
+4. Else the reply's last non-empty line (a closing code fence skipped).
+5. The task's parser reads that **segment** (markdown bullets and emphasis
+   removed) and may refuse it; the task's candidate finder counts the
+   distinct answers the whole reply holds (reasoning removed).
+
+A reply cut off at the token limit (``truncated``) may have lost the end of
+its last line, so only an explicit final answer (2 or 3) that ends before
+the reply does is read from it.
+
+A task says how it reads by its :attr:`~invar.tasks.Task.answer`: a
+:class:`Reader` (a segment parser and a candidate finder; called on a whole
+reply it returns the prediction). Any other callable is taken as the parser
+of the segment. The tasks with a shipped prompt (:data:`PROMPTED`) keep it in
+``invar/tasks/prompts/TASK.txt``, read by :func:`prompt`.
+
+This module knows the pipeline and what every task shares (numbers as whole
+tokens, lines, labels before a colon); each task's own knowledge (units,
+verdict words, identifiers) lives in its module, which imports this one.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Callable, Sequence
+
+from ..errors import UsageError
+from . import Task, get_task
+
+#: the longest segment a :class:`Reading` keeps (the audit shows it as an example)
+SEGMENT_CHARS = 200
+#: the tasks with a shipped prompt template (``prompts/TASK.txt``)
+PROMPTED: tuple[str, ...] = ("bhive", "names", "bugs", "classify")
+_RAISE = "raise --max-tokens"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a reply answers, and how surely."""
+
+    #: the prediction, in the form the task's metric and the audit compare
+    value: Any
+    #: how many distinct candidate answers the reply held anywhere (reasoning
+    #: removed), this one included: 1 when the reply is unambiguous
+    candidates: int
+    #: the part of the reply the value was read from, stripped, at most
+    #: :data:`SEGMENT_CHARS` characters
+    segment: str
+
+
+class Unreadable(ValueError):
+    """A reply that holds no answer invar can read for sure; the message is a
+    one-line reason. A ValueError, as :attr:`~invar.tasks.Task.answer` promises."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How a task reads a reply: called on a whole reply it returns the
+    prediction (:func:`read`'s pipeline, then ``parse``)."""
+
+    #: a segment (the part of a reply that holds the answer, cleaned) -> the
+    #: prediction; :class:`Unreadable` (or any ValueError) when it holds none
+    parse: Callable[[str], Any]
+    #: a whole reply, reasoning removed -> every candidate answer in it
+    #: (repeats allowed); None: the explicit final answers (:func:`finals`)
+    #: read by ``parse``
+    find: Callable[[str], Sequence[Any]] | None = None
+
+    def __call__(self, reply: str) -> Any:
+        return self.read(reply).value
+
+    def read(self, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
+        """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
+        text = without_reasoning(reply, truncated=truncated)
+        segment = clean(_segment(text, pattern, truncated))
+        if not segment:
+            raise Unreadable("the answer is empty")
+        value = _parsed(self.parse, segment)
+        found = self.find(text) if self.find is not None else _lenient(self.parse, finals(text))
+        return Reading(value, _distinct([value, *found]), segment[:SEGMENT_CHARS].rstrip())
+
+
+def read(task: Task | str, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
+    """Read ``reply`` as the answer of ``task`` (a Task or its name).
+    ``pattern``: the user's ``--answer-regex`` (Python ``re``; its last match's
+    first group is the answer); ``truncated``: the server cut the reply at its
+    token limit (``finish_reason`` ``length``). :class:`Unreadable` with a
+    one-line reason when the reply holds no answer that can be read for sure;
+    UsageError for a pattern that is no regular expression."""
+    the_task = get_task(task) if isinstance(task, str) else task
+    reader = the_task.answer if isinstance(the_task.answer, Reader) else Reader(parse=the_task.answer)
+    return reader.read(reply, pattern=pattern, truncated=truncated)
+
+
+def prompt(task: Task | str) -> str:
+    """The shipped prompt template of ``task``: text with one ``{program}``
+    placeholder. UsageError (``--prompt``) for a task that has none."""
+    name = get_task(task).name if isinstance(task, str) else task.name
+    if name not in PROMPTED:
+        raise UsageError(f"the {name} task has no shipped prompt (tasks with one: {', '.join(PROMPTED)}): "
+                         "write a template with {program} in it and pass --prompt FILE", path="--prompt")
+    return (resources.files(__package__) / "prompts" / f"{name}.txt").read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------ 1. reasoning
+_TAGS = "think|thinking|reasoning"
+_BLOCK = re.compile(rf"<(?P<tag>{_TAGS})\b[^>]*>.*?</(?P=tag)\s*>", re.I | re.S)
+_OPEN = re.compile(rf"<(?:{_TAGS})\b[^>]*>", re.I)
+_CLOSE = re.compile(rf"</(?:{_TAGS})\s*>", re.I)
+
+
+def without_reasoning(reply: str, *, truncated: bool = False) -> str:
+    """``reply`` without its reasoning blocks; Unreadable when nothing else is
+    left, or when a block is never closed (the reply is still reasoning)."""
+    if not reply.strip():
+        raise Unreadable("the reply is empty")
+    text = _BLOCK.sub("\n", reply)
+    closes = list(_CLOSE.finditer(text))
+    if closes:  # the opening tag was in the prompt's template (some servers strip it from the reply)
+        text = text[closes[-1].end():]
+    if _OPEN.search(text):
+        if truncated:
+            raise Unreadable(f"cut off at the token limit while reasoning: {_RAISE}")
+        raise Unreadable("the reply is reasoning with no answer after it (a <think> block is never closed)")
+    if not text.strip():
+        raise Unreadable("the reply is reasoning with no answer after it")
+    return text
+
+
+# ---------------------------------------------- 2-4. the segment to read
+def _segment(text: str, pattern: str | None, truncated: bool) -> str:
+    """The part of ``text`` (reasoning removed) that holds the answer."""
+    if pattern is not None:
+        return _by_pattern(text, pattern, truncated)
+    final = _final(text)
+    if final is not None:
+        segment, ends_early = final
+        if truncated and not ends_early:
+            raise Unreadable(f"cut off at the token limit in its final answer {segment.strip()[:80]!r}: {_RAISE}")
+        return segment
+    if truncated:
+        raise Unreadable(f"cut off at the token limit before a final answer (Answer: …): {_RAISE}")
+    return last_line(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern:
+    try:
+        return re.compile(pattern)
+    except re.error as err:
+        raise UsageError(f"{pattern!r} is not a regular expression ({err})", path="--answer-regex")
+
+
+def _by_pattern(text: str, pattern: str, truncated: bool) -> str:
+    regex = _compiled(pattern)
+    matches = list(regex.finditer(text))
+    if not matches:
+        raise Unreadable(f"no match of --answer-regex {pattern!r}")
+    last = matches[-1]
+    if truncated and last.end() >= len(text):  # the match may be the first part of a longer answer
+        raise Unreadable(f"cut off at the token limit right after the --answer-regex match: {_RAISE}")
+    segment = last.group(1) if regex.groups else last.group(0)
+    if segment is None:
+        raise Unreadable(f"the group of --answer-regex {pattern!r} took no part in its last match")
+    return segment
+
+
+_MARKER = re.compile(
+    r"^[ \t>#*_+•-]*(?:(?:my|the|your)[ \t]+)?(?:final[ \t]+)?answer[ \t*_]*"
+    r"(?::|：|[-–—](?=[ \t]|$))(?:[ \t]*(?:\*{1,2}|_{1,2})(?=[ \t]|$))?[ \t]*(?P<rest>.*)$",
+    re.I | re.M)
+#: the first non-empty line after a marker that stands alone (``**Answer:**`` then the value)
+_NEXT_LINE = re.compile(r"^[ \t]*(?!```|~~~)(\S.*)$", re.M)
+_BOXED = re.compile(r"\\boxed\s*\{")
+_LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|operatorname)\s*\{([^{}]*)\}")
+
+
+def _boxed(text: str) -> list[tuple[str, int | None]]:
+    """Every ``\\boxed{…}``: its content and the index past its closing brace
+    (None when the reply ends inside it)."""
+    out = []
+    for m in _BOXED.finditer(text):
+        depth, k = 1, m.end()
+        while k < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+        content = text[m.end(): k - 1] if not depth else text[m.end():]
+        content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ").replace("$", "")
+        out.append((content, k if not depth else None))
+    return out
+
+
+def _marked(text: str) -> list[tuple[str, int]]:
+    """Every explicit final answer line: its answer (the next non-empty line's
+    when the marker stands alone) and the index where that line ends."""
+    out = []
+    for m in _MARKER.finditer(text):
+        if m.group("rest").strip():
+            out.append((m.group("rest"), m.end()))
+            continue
+        nxt = _NEXT_LINE.search(text, m.end() + 1)
+        if nxt is not None:
+            out.append((nxt.group(1), nxt.end()))
+    return out
+
+
+def _final(text: str) -> tuple[str, bool] | None:
+    """The explicit final answer of ``text`` and whether something follows it
+    (a reply cut off at the token limit may have lost its end), or None."""
+    boxed = _boxed(text)
+    if boxed:
+        content, end = boxed[-1]
+        if end is None:
+            raise Unreadable("the reply ends inside its \\boxed{…}")
+        return content, True
+    marked = _marked(text)
+    if marked:
+        segment, end = marked[-1]
+        return segment, end < len(text)
+    return None
+
+
+def finals(text: str) -> list[str]:
+    """Every explicit final answer of ``text`` (each ``\\boxed{…}``, each
+    ``Answer: …`` line), in order: a task's candidates when it names no finder."""
+    return [content for content, _ in _boxed(text)] + [segment for segment, _ in _marked(text)]
+
+
+_FENCE = re.compile(r"^\s*(?:```|~~~)[\w+#.-]*\s*$")
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of ``text`` that is no code fence."""
+    for line in reversed(text.splitlines()):
+        if line.strip() and not _FENCE.match(line):
+            return line
+    raise Unreadable("the reply holds nothing but code fences")
+
+
+def lines(text: str) -> list[str]:
+    """Every non-empty line of ``text``, cleaned, an ``Answer:`` marker
+    removed, and every ``\\boxed{…}``'s content: where a task's candidate
+    finder looks one line at a time."""
+    out = []
+    for line in text.splitlines():
+        if not line.strip() or _FENCE.match(line):
+            continue
+        m = _MARKER.match(line)
+        line = clean(m.group("rest") if m is not None else line)
+        if line:
+            out.append(line)
+    return out + [clean(content) for content, _ in _boxed(text)]
+
+
+# --------------------------------------------------------------- 5. segments
+_BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t])|\d{1,3}[.)](?=[ \t]+\S))[ \t]*)+")
+# a pair of markers around text (no space just inside them); underscores only
+# at word boundaries, so ``get_value_x`` keeps its own
+_EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
+_STRAY = re.compile(r"^\*+[ \t]*|[ \t]*\*+$")
+
+
+def clean(segment: str) -> str:
+    """``segment`` stripped, without markdown bullets, quote and heading
+    marks, and emphasis (``**1.68**`` -> ``1.68``)."""
+    segment = _BULLET.sub("", segment.strip())
+    previous = None
+    while previous != segment:
+        previous, segment = segment, _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), segment)
+    return _STRAY.sub("", segment).strip()
+
+
+_LABEL = re.compile(r"^[^\W\d][\w'-]*(?:[ \t]+[\w'-]+){0,2}[ \t]*:[ \t]*(?=\S)")
+
+
+def without_label(segment: str) -> str:
+    """``segment`` without a short label before a colon (``Verdict: 1`` ->
+    ``1``, ``Function name: get_value`` -> ``get_value``): at most three words."""
+    return _LABEL.sub("", segment, count=1)
+
+
+# ------------------------------------------------------------------ numbers
+# a number as a whole token: never digits inside a word (x86-64, 4th, r10d,
+# AVX2, Haswell-E5, 64-bit) or a version (3.11.2); a minus only when it stands
+# alone (not 5-3); thousands separated by commas (1,234.5); an exponent (1.68e2)
+_NUMBER = re.compile(
+    r"(?<![\w.])(?<!\w[-‐])(?P<sign>[-−](?=\.?\d))?"
+    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
+    r"(?!\w|[.,]\d|[-‐]\w)")
+_PERCENT = re.compile(r"[ \t]*%")
+_PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)[ \t]*$")
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number written in a reply, and where."""
+
+    value: float
+    start: int
+    end: int
+
+
+def numbers(text: str) -> list[Number]:
+    """The numbers of ``text`` that stand as whole tokens, in order; not a
+    percentage (``5%``) or an uncertainty (``± 0.05``)."""
+    out = []
+    for m in _NUMBER.finditer(text):
+        if _PERCENT.match(text, m.end()) or _PLUS_MINUS.search(text[max(0, m.start() - 8): m.start()]):
+            continue
+        sign = "-" if m.group("sign") else ""
+        out.append(Number(float(sign + m.group("digits").replace(",", "") + (m.group("exp") or "")),
+                          m.start(), m.end()))
+    return out
+
+
+def show(value: float) -> str:
+    """A number as a reason prints it (``2``, ``1.5``, ``1e+06``)."""
+    return f"{value:.15g}"
+
+
+# ---------------------------------------------------------------- helpers
+def _parsed(parse: Callable[[str], Any], segment: str) -> Any:
+    try:
+        return parse(segment)
+    except Unreadable:
+        raise
+    except ValueError as err:  # a task's own parser (``float``, a label reader) says why in its words
+        raise Unreadable(" ".join(str(err).split()) or f"no answer in {segment[:80]!r}") from None
+
+
+def _lenient(parse: Callable[[str], Any], segments: Sequence[str]) -> list[Any]:
+    """What ``parse`` reads in each of ``segments``, those it refuses left out."""
+    out = []
+    for segment in segments:
+        try:
+            out.append(parse(clean(segment)))
+        except ValueError:
+            continue
+    return out
+
+
+def _distinct(values: Sequence[Any]) -> int:
+    """How many different values, by equality (answers need not be hashable;
+    a float NaN is no answer and is never read); at least 1."""
+    hashed: set = set()
+    others: list[Any] = []
+    for v in values:
+        if isinstance(v, float) and math.isnan(v):
+            continue
+        try:
+            hashed.add(v)
+        except TypeError:
+            if not any(v == k for k in others):
+                others.append(v)
+    return max(1, len(hashed) + len(others))
+
+
+__all__ = ["Reading", "Unreadable", "Reader", "Number", "PROMPTED", "SEGMENT_CHARS", "read", "prompt",
+           "without_reasoning", "finals", "last_line", "lines", "clean", "without_label", "numbers", "show"]

@@ -1,0 +1,311 @@
+"""Reading a chat model's reply (invar.tasks.answers): tables of natural
+replies per task, each read to its exact value or refused with a reason;
+reasoning blocks, explicit final answers, --answer-regex, replies cut at the
+token limit; the candidates a reply holds; the shipped prompts and their own
+example answers; and random throughputs written among numbers inside words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from invar.errors import UsageError
+from invar.tasks import answers, get_task, task_names
+from invar.tasks.answers import PROMPTED, SEGMENT_CHARS, Reader, Unreadable, prompt, read
+from invar.tasks.bhive import MAX_CYCLES
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A reply that must be refused, with a word its reason holds."""
+
+    word: str
+
+
+def check(task: str, reply: str, expected, **options) -> None:
+    if isinstance(expected, Refused):
+        with pytest.raises(Unreadable, match=expected.word) as err:
+            read(task, reply, **options)
+        assert "\n" not in str(err.value)  # a one-line reason
+    else:
+        value = read(task, reply, **options).value
+        assert value == expected and type(value) is type(expected)
+
+
+BHIVE = [
+    # the brief's misreads: the first number is not the answer
+    ("This x86-64 block takes about 1.68 cycles", 1.68),
+    ("<think>The block has 7 instructions…</think> 1.68", 1.68),
+    ("On Haswell (Intel 4th gen), roughly 1.68", 1.68),
+    ("The block has 7 instructions and 3 loads; on x86-64 it takes about 2.5 cycles.", 2.5),
+    ("With AVX2 and r10d in play on Haswell-E5, about 3 cycles per iteration.", 3.0),
+    ("Python 3.11.2 and llvm-mca 15 say: 1.25 cycles", 1.25),
+    # reasoning that mentions other numbers
+    ("<think>7 instructions, 3 loads, port 0 and port 1 busy</think>\nAbout 1.68 cycles.", 1.68),
+    ("<THINKING>2 loads per iteration</THINKING>\n<reasoning>4 uops</reasoning>\n1.75", 1.75),
+    ("the loop has 12 uops, so 3 per port\n</think>\n\n3.00 cycles", 3.0),  # opening tag eaten by the server
+    # explicit final answers
+    ("The block has 7 instructions. Each load takes 4 cycles.\n\nanswer: 2.25", 2.25),
+    ("Port pressure is 1.5 on p0.\n\nFinal answer: **1.68** cycles", 1.68),
+    ("**Answer:** 1.68 cycles per iteration\n\nThat is 168 cycles over 100 iterations.", 1.68),
+    ("Answer - 4.5\nNote: the division alone takes 20 cycles.", 4.5),
+    ("The 3 loads dominate, so $\\boxed{2.5}$ cycles.", 2.5),
+    ("First guess \\boxed{3}, corrected: \\boxed{1.5 \\text{ cycles}}", 1.5),
+    ("**Answer:**\n1.68 cycles\n", 1.68),
+    # lists and bullets of parts with a final line
+    ("- mov: 0.5 cycles\n- add: 0.25 cycles\n- imul: 1 cycle\n\n* **Total: 1.75 cycles per iteration**", 1.75),
+    ("1. two loads\n2. one store\n3. So about 2 cycles", 2.0),
+    # code fences
+    ("```\n1.68\n```", 1.68),
+    ("Here is the estimate:\n```text\n7 instructions\n1.68 cycles\n```\n", 1.68),
+    # units, totals and other measures
+    ("168 cycles in total, 1.68 cycles per iteration", 1.68),
+    ("100 iterations take 168 cycles, which is 1.68 c/iter", 1.68),
+    ("1.68 ± 0.05 cycles", 1.68),
+    ("about 1,234.5 cycles", 1234.5),
+    ("1.68e2 cycles", 168.0),
+    ("IPC: 2.5, so 0.8 cycles", 0.8),
+    ("Total Cycles: 168", Refused("only other measures")),
+    # ranges
+    ("1.5-2 cycles", Refused("range")),
+    ("It takes 1.5 to 2 cycles.", Refused("range")),
+    ("between 1.5 and 2 cycles", Refused("range")),
+    ("about 1.5–2 cycles per iteration", Refused("range")),
+    # several different numbers
+    ("1.5 cycles, maybe 2 cycles", Refused("two different numbers with a unit of cycles \\(1.5, 2\\)")),
+    ("1.68 or 2", Refused("two different numbers \\(1.68, 2\\)")),
+    ("1.5 cycles per iteration, or 2 cycles per iteration", Refused("of cycles per iteration")),
+    # negative, zero, absurd
+    ("-1.68 cycles", Refused("positive")),
+    ("0 cycles", Refused("positive")),
+    ("1e9 cycles", Refused("absurd")),
+    ("250000 cycles", Refused("absurd")),
+    # nothing to read
+    ("I cannot tell.", Refused("no number")),
+    ("The x86-64 block runs on Haswell-E5.", Refused("no number")),
+    ("", Refused("empty")),
+    ("   \n\t\n", Refused("empty")),
+    ("<think>7 instructions, so maybe 1.68", Refused("reasoning")),
+    ("<think>7 instructions</think>\n   ", Refused("reasoning")),
+    ("Answer: it depends on the cache", Refused("no number")),  # the explicit answer decides
+    ("the total is 1.68\n\\boxed{1.", Refused("boxed")),
+]
+
+BUGS = [
+    ("0.9 (likely buggy)", Refused("neither 0 nor 1")),
+    ("50% chance of a bug", Refused("neither 0 nor 1")),
+    ("Not buggy.", 0),
+    ("No bug.", 0),
+    ("No, it is correct.", 0),
+    ("Yes, it has a bug.", 1),
+    ("1", 1),
+    ("0", 0),
+    ("**Answer:** 1", 1),
+    ("The loop looks off at first.\n\nFinal answer: 0", 0),
+    ("Answer: 1 (a variable misuse on line 3)", 1),
+    ("The function is bug-free.", 0),
+    ("It is not correct: the loop compares with <= instead of <.", 1),
+    ("The function doesn't contain any bugs.", 0),
+    ("There is no obvious bug, so: correct", 0),
+    ("Verdict: buggy", 1),
+    ("Bug: 0", 0),  # a label before a colon is the question
+    ("Buggy: no", 0),
+    ("Has a bug: yes", 1),
+    ("Buggy: the loop reads j where i was meant", 1),  # unless what follows gives no verdict
+    ("Correct: no bugs found", 0),
+    ("\\boxed{1}", 1),
+    ("True", 1),
+    ("false", 0),
+    ("<think>line 3 reads i where j was meant? no, j is right</think>\nAnswer: 0", 0),
+    ("No, it has a bug", Refused("conflicting")),
+    ("It returns True when x < y", Refused("no verdict")),
+    ("I cannot tell.", Refused("no verdict")),
+]
+
+NAMES = [
+    ("`get_value`", ("get", "value")),
+    ("Answer: getValue", ("get", "value")),
+    ("get_value()", ("get", "value")),
+    ("def get_value(self):", ("get", "value")),
+    ("public int getHTTPResponse()", ("get", "http", "response")),
+    ("It sums the list, so I'd call it `compute_total`.", ("compute", "total")),
+    ('Name: "is_empty"', ("is", "empty")),
+    ("Function name: parseHeader", ("parse", "header")),
+    ("self.reset_counter", ("reset", "counter")),
+    ("<think>maybe `add` or `plus`</think>\n**Answer:** `add_all`", ("add", "all")),
+    ("Maybe `sum_list` or `total`", Refused("quoted")),
+    ("get value", Refused("identifiers")),
+    ("The name is get_value", Refused("identifiers")),
+    ("METHOD_NAME", Refused("placeholder")),
+    ("Answer: 12345", Refused("no identifier")),
+]
+
+CLASSIFY = [
+    ("positive", "positive"),
+    ('**"Sorting".**', "Sorting"),
+    ("Answer: `graph search`", "graph search"),
+    ("The program sorts a list in place.\nFinal answer: sorting\n", "sorting"),
+    ("<think>it could be searching</think>\n\nsorting!", "sorting"),
+    ('Answer: "."', Refused("no label")),
+]
+
+SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
+    ("ltl", "a ; {b}", "a;{b}"),
+    ("ltl", "<think>try b first</think>\nAnswer: a ; {b}", "a;{b}"),
+    ("copy", "a b c", "abc"),
+    ("copy", "Here is the copy:\nabcab", "abcab"),
+    ("alta", "Answer: 1  0 1", "1 0 1"),
+    ("lm", "2.5", 2.5),
+    ("lm", "the loss is 2.5", Refused("not a number")),
+]
+
+
+@pytest.mark.parametrize("reply, expected", BHIVE)
+def test_bhive_replies(reply, expected):
+    check("bhive", reply, expected)
+
+
+@pytest.mark.parametrize("reply, expected", BUGS)
+def test_bugs_replies(reply, expected):
+    check("bugs", reply, expected)
+
+
+@pytest.mark.parametrize("reply, expected", NAMES)
+def test_names_replies(reply, expected):
+    check("names", reply, expected)
+
+
+@pytest.mark.parametrize("reply, expected", CLASSIFY)
+def test_classify_replies(reply, expected):
+    check("classify", reply, expected)
+
+
+@pytest.mark.parametrize("task, reply, expected", SEQUENCES)
+def test_sequence_task_replies(task, reply, expected):
+    check(task, reply, expected)
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("Let me count: 7 instructions, 3 loads, so about 1.6", Refused("cut off at the token limit before")),
+        ("Reasoning first.\nAnswer: 1.6", Refused("cut off at the token limit in its final answer")),
+        ("Answer: 1.68 cycles\nLet me double-check the 3 loads", 1.68),
+        ("so \\boxed{1.68} and the 3 loads", 1.68),
+        ("<think>7 instructions and", Refused("cut off at the token limit while reasoning")),
+    ],
+)
+def test_a_reply_cut_at_the_token_limit_is_read_only_by_its_explicit_answer(reply, expected):
+    check("bhive", reply, expected, truncated=True)
+    if isinstance(expected, Refused):
+        with pytest.raises(Unreadable, match="raise --max-tokens"):
+            read("bhive", reply, truncated=True)
+
+
+@pytest.mark.parametrize(
+    "pattern, reply, truncated, expected",
+    [
+        (r"cycles=(\S+)", "cycles=1.5 first, then cycles=1.68\n", False, 1.68),  # the last match
+        (r"\d+\.\d+", "x86-64: 1.5 at first, 1.68 after", False, 1.68),  # no group: the whole match
+        (r"RESULT<(.*?)>", "7 loads, RESULT<2.5>, 9 stores", False, 2.5),
+        (r"RESULT<(.*?)>", "<think>RESULT<9></think>RESULT<2.5>", False, 2.5),  # reasoning removed first
+        (r"cycles=(\S+)", "about 1.68 cycles", False, Refused("no match")),
+        (r"x=(\d+)|y=(\d+)", "y=3", False, Refused("took no part")),
+        (r"cycles=(\S+)", "7 loads, cycles=1.6", True, Refused("cut off")),  # the match may be cut short
+        (r"cycles=(\S+)", "cycles=1.68\nand", True, 1.68),
+    ],
+)
+def test_answer_regex_decides(pattern, reply, truncated, expected):
+    check("bhive", reply, expected, pattern=pattern, truncated=truncated)
+
+
+def test_an_answer_regex_that_is_no_regex_is_a_usage_error():
+    with pytest.raises(UsageError) as err:
+        read("bhive", "1.68", pattern="cycles=(")
+    assert err.value.path == "--answer-regex"
+
+
+@pytest.mark.parametrize(
+    "task, reply, value, candidates",
+    [
+        ("bhive", "The block has 7 instructions and 3 loads.\nAnswer: 1.68 cycles", 1.68, 3),
+        ("bhive", "<think>7 instructions, 3 loads</think>\nAnswer: 1.68 cycles", 1.68, 1),
+        ("bhive", "x86-64 on Haswell: 1.68 cycles, that is 1.68 cycles per iteration", 1.68, 1),
+        ("bugs", "The loop looks buggy at first.\nOn closer look it is correct.\nAnswer: 0", 0, 2),
+        ("bugs", "Not buggy.", 0, 1),
+        ("names", "Maybe `compute_sum`.\nAnswer: get_total", ("get", "total"), 2),
+        ("classify", "Answer: sorting\nOn reflection, searching.\nFinal answer: searching", "searching", 2),
+        ("classify", "It sorts.\nAnswer: sorting", "sorting", 1),
+    ],
+)
+def test_candidates_count_the_distinct_answers_a_reply_holds(task, reply, value, candidates):
+    reading = read(task, reply)
+    assert (reading.value, reading.candidates) == (value, candidates)
+
+
+def test_the_segment_is_what_the_value_was_read_from_stripped_and_short():
+    assert read("bhive", "7 loads\n\nFinal answer: **1.68** cycles  \n").segment == "1.68 cycles"
+    long = read("bhive", "words " * 100 + "1.68 cycles")
+    assert long.value == 1.68 and long.segment == ("words " * 34)[:SEGMENT_CHARS]
+
+
+def test_task_answer_reads_a_whole_reply_and_refuses_with_a_value_error():
+    # Task.answer is the whole-reply reader the HTTP adapter calls
+    assert get_task("bhive").answer("This x86-64 block takes about 1.68 cycles") == 1.68
+    assert get_task("bugs").answer("<think>x < y or x <= y?</think>\nAnswer: 1") == 1
+    assert get_task("names").answer("`get_value`") == get_task("names").label("get_value")
+    with pytest.raises(ValueError, match="no number"):
+        get_task("bhive").answer("I cannot tell.")
+    assert all(isinstance(get_task(name).answer, Reader) for name in task_names())
+
+
+def test_a_task_whose_answer_is_no_reader_parses_the_segment_with_it():
+    task = replace(get_task("classify"), answer=str.upper)
+    reading = read(task, "<think>hmm</think>\nfirst line\nAnswer: last one\n")
+    assert (reading.value, reading.candidates, reading.segment) == ("LAST ONE", 1, "last one")
+
+
+@pytest.mark.parametrize("name, value", [("bhive", 2.25), ("names", ("get", "value")), ("bugs", 0),
+                                         ("classify", "sorting")])
+def test_each_shipped_prompt_has_one_placeholder_and_its_example_is_read(name, value):
+    assert name in PROMPTED
+    text = prompt(name)
+    assert text.count("{program}") == 1 and "{labels}" not in text
+    examples = [line for line in text.splitlines() if line.startswith("Answer:")]
+    assert len(examples) == 1
+    assert read(name, examples[0]).value == value
+    # as the last line of a reply that reasons first, and by the Task itself
+    reply = f"<think>7 instructions, x86-64</think>\nThe 3 loads matter.\n{examples[0]}\n"
+    assert read(get_task(name), reply).value == value == get_task(name).answer(reply)
+
+
+def test_a_task_without_a_shipped_prompt_is_a_usage_error():
+    assert set(PROMPTED) == {"bhive", "names", "bugs", "classify"}
+    for name in sorted(set(task_names()) - set(PROMPTED)):
+        with pytest.raises(UsageError, match="bhive, names, bugs, classify") as err:
+            prompt(name)
+        assert err.value.path == "--prompt"
+    with pytest.raises(UsageError, match="unknown task"):
+        prompt("nope")
+
+
+PREFIXES = ["This x86-64 block takes about", "On Haswell (Intel 4th gen) with AVX2 and r10d, roughly",
+            "Python 3.11.2 and llvm-mca 15.0.7 estimate", "The block has 7 instructions and 3 loads; it needs",
+            "Haswell-E5 (x86_64, SSE4.2) runs it in", "Answer:", "<think>12 uops, 4 ports</think> About"]
+SUFFIXES = ["", ".", " per iteration.", " (steady state on Haswell-E5).", " on x86-64", "\n"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(x=st.floats(min_value=1e-6, max_value=MAX_CYCLES, allow_nan=False, allow_infinity=False),
+       prefix=st.sampled_from(PREFIXES), suffix=st.sampled_from(SUFFIXES), commas=st.booleans())
+def test_bhive_reads_a_throughput_among_numbers_inside_words(x, prefix, suffix, commas):
+    written = f"{x:,}" if commas else repr(x)
+    assert read("bhive", f"{prefix} {written} cycles{suffix}").value == x
+
+
+def test_numbers_are_whole_tokens():
+    text = "x86-64 4th r10d AVX2 Haswell-E5 3.11.2 0x1f 2x -3 (-.5) 5-3 1,234.5 1.68e2 7% ±0.1 1."
+    assert [n.value for n in answers.numbers(text)] == [-3.0, -0.5, 1234.5, 168.0, 1.0]
