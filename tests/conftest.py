@@ -12,6 +12,13 @@ SHARED = ROOT.parent / "shared"
 BHIVE = SHARED / "data" / "bhive"
 
 
+@pytest.fixture(autouse=True)
+def _own_reply_cache(tmp_path, monkeypatch):
+    """Every test keeps an endpoint's replies in a cache of its own (the audit
+    caches them by default): no test reads another's, or the user's."""
+    monkeypatch.setenv("INVAR_REPLY_CACHE", str(tmp_path / "reply-cache"))
+
+
 def bhive_files() -> list[Path]:
     """The BHive CSV files; fails (never skips) when the shared data is absent."""
     files = sorted(BHIVE.glob("*.csv"))

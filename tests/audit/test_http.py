@@ -19,7 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from invar.audit import audit, models
+from invar.audit import audit
+from invar.audit import http as http_adapter
 from tests.audit import callables
 
 BLOCKS = """\
@@ -128,7 +129,8 @@ def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint
 def test_http_needs_a_prompt_with_a_placeholder_and_a_task(invoke, endpoint, tmp_path):
     (tmp_path / "blocks.s").write_text(BLOCKS)
     (tmp_path / "p.txt").write_text("no placeholder")
-    result = invoke("audit", "--model", endpoint, "--task", "bhive", "--dataset", tmp_path / "blocks.s")
+    # invar ships prompts for bhive, names, bugs and classify; any other task needs the user's
+    result = invoke("audit", "--model", endpoint, "--task", "ltl", "--dataset", tmp_path / "blocks.s")
     assert result.exit_code == 2 and "needs --prompt" in result.stderr
     result = invoke("audit", "--model", endpoint, "--prompt", tmp_path / "p.txt", "--task", "bhive",
                     "--dataset", tmp_path / "blocks.s")
@@ -336,7 +338,7 @@ def test_every_misbehaviour_of_an_endpoint_is_a_retry_or_that_examples_error(mis
 
 
 def test_a_reply_longer_than_the_limit_is_that_examples_error(misbehaving, monkeypatch):
-    monkeypatch.setattr(models, "MAX_REPLY", 1000)
+    monkeypatch.setattr(http_adapter, "MAX_REPLY", 1000)
     monkeypatch.setitem(BEHAVIOUR, "ok", lambda t: _reply("200 OK", _chat(RIGHT + " " * 5000)))
     result = audit(misbehaving, PROGRAMS[:1], task="bhive", prompt=PROMPT, variants=1, timeout=5, retries=1)
     assert result.records[0]["error"] == "original: the reply is longer than 1,000 bytes"
