@@ -26,6 +26,7 @@ _invar() {
                 "invar data permutation") path="invar data permutation" ;;
                 "invar audit") path="invar audit" ;;
                 "invar audit merge") path="invar audit merge" ;;
+                "invar audit compare") path="invar audit compare" ;;
                 "invar alta") path="invar alta" ;;
                 "invar alta run") path="invar alta run" ;;
                 "invar alta compile") path="invar alta compile" ;;
@@ -55,8 +56,9 @@ _invar() {
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar data lookup") words="--out -o --num -n --pairs --alphabet --corpus --symbols --by-frequency --seed --format" ;;
         "invar data permutation") words="--out -o --num -n --length --demos --alphabet --corpus --symbols --by-frequency --seed --format" ;;
-        "invar audit") words="merge --model -m --dataset -d --transform --variants -k --limit --seed --batch-size --device --tolerance --format --out -o --fail-over --fail-under --task --data-dir --split --lang --program-column --label-column --oracle --example --plot --report --shard --prompt --concurrency --timeout --retries --threads --lexinvariant-table --quiet -q" ;;
+        "invar audit") words="merge compare --model -m --dataset -d --format --out -o --fail-over --fail-under --plot --report --quiet -q --transform --variants -k --controls --repeats --limit --example --seed --task --data-dir --split --lang --program-column --label-column --oracle --shard --tolerance --level --confidence --bootstrap --batch-size --device --threads --lexinvariant-table --timeout --prompt --answer-regex --max-tokens --temperature --concurrency --retries --budget --cache --no-cache" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
+        "invar audit compare") words="--format --out -o --seed --bootstrap --confidence" ;;
         "invar alta") words="run compile check info minimal" ;;
         "invar alta run") words="--input -i --trace --max-len --max-layers --format" ;;
         "invar alta compile") words="--out -o --max-len --lambda" ;;
@@ -74,8 +76,6 @@ _invar() {
         --pinned-tokens) COMPREPLY=($(compgen -W "view token" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
         --vocab) COMPREPLY=($(compgen -W "char tokens" -- "$cur")); return ;;
-        --transform) COMPREPLY=($(compgen -W "renamings permutations both" -- "$cur")); return ;;
-        --lexinvariant-table) COMPREPLY=($(compgen -W "own along" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -169,19 +169,23 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from permutation' -F
 complete -c invar -n '__fish_seen_subcommand_from audit' -a merge
+complete -c invar -n '__fish_seen_subcommand_from audit' -a compare
 complete -c invar -n '__fish_seen_subcommand_from audit' -l model -s m
 complete -c invar -n '__fish_seen_subcommand_from audit' -l dataset -s d
-complete -c invar -n '__fish_seen_subcommand_from audit' -l transform -x -a 'renamings permutations both'
-complete -c invar -n '__fish_seen_subcommand_from audit' -l variants -s k
-complete -c invar -n '__fish_seen_subcommand_from audit' -l limit
-complete -c invar -n '__fish_seen_subcommand_from audit' -l seed
-complete -c invar -n '__fish_seen_subcommand_from audit' -l batch-size
-complete -c invar -n '__fish_seen_subcommand_from audit' -l device -x -a 'cpu cuda'
-complete -c invar -n '__fish_seen_subcommand_from audit' -l tolerance
 complete -c invar -n '__fish_seen_subcommand_from audit' -l format -x -a 'table json jsonl'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-over
 complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-under
+complete -c invar -n '__fish_seen_subcommand_from audit' -l plot
+complete -c invar -n '__fish_seen_subcommand_from audit' -l report
+complete -c invar -n '__fish_seen_subcommand_from audit' -l quiet -s q
+complete -c invar -n '__fish_seen_subcommand_from audit' -l transform
+complete -c invar -n '__fish_seen_subcommand_from audit' -l variants -s k
+complete -c invar -n '__fish_seen_subcommand_from audit' -l controls
+complete -c invar -n '__fish_seen_subcommand_from audit' -l repeats
+complete -c invar -n '__fish_seen_subcommand_from audit' -l limit
+complete -c invar -n '__fish_seen_subcommand_from audit' -l example
+complete -c invar -n '__fish_seen_subcommand_from audit' -l seed
 complete -c invar -n '__fish_seen_subcommand_from audit' -l task
 complete -c invar -n '__fish_seen_subcommand_from audit' -l data-dir
 complete -c invar -n '__fish_seen_subcommand_from audit' -l split
@@ -189,17 +193,24 @@ complete -c invar -n '__fish_seen_subcommand_from audit' -l lang
 complete -c invar -n '__fish_seen_subcommand_from audit' -l program-column
 complete -c invar -n '__fish_seen_subcommand_from audit' -l label-column
 complete -c invar -n '__fish_seen_subcommand_from audit' -l oracle
-complete -c invar -n '__fish_seen_subcommand_from audit' -l example
-complete -c invar -n '__fish_seen_subcommand_from audit' -l plot
-complete -c invar -n '__fish_seen_subcommand_from audit' -l report
 complete -c invar -n '__fish_seen_subcommand_from audit' -l shard
-complete -c invar -n '__fish_seen_subcommand_from audit' -l prompt
-complete -c invar -n '__fish_seen_subcommand_from audit' -l concurrency
-complete -c invar -n '__fish_seen_subcommand_from audit' -l timeout
-complete -c invar -n '__fish_seen_subcommand_from audit' -l retries
+complete -c invar -n '__fish_seen_subcommand_from audit' -l tolerance
+complete -c invar -n '__fish_seen_subcommand_from audit' -l level
+complete -c invar -n '__fish_seen_subcommand_from audit' -l confidence
+complete -c invar -n '__fish_seen_subcommand_from audit' -l bootstrap
+complete -c invar -n '__fish_seen_subcommand_from audit' -l batch-size
+complete -c invar -n '__fish_seen_subcommand_from audit' -l device
 complete -c invar -n '__fish_seen_subcommand_from audit' -l threads
-complete -c invar -n '__fish_seen_subcommand_from audit' -l lexinvariant-table -x -a 'own along'
-complete -c invar -n '__fish_seen_subcommand_from audit' -l quiet -s q
+complete -c invar -n '__fish_seen_subcommand_from audit' -l lexinvariant-table
+complete -c invar -n '__fish_seen_subcommand_from audit' -l timeout
+complete -c invar -n '__fish_seen_subcommand_from audit' -l prompt
+complete -c invar -n '__fish_seen_subcommand_from audit' -l answer-regex
+complete -c invar -n '__fish_seen_subcommand_from audit' -l max-tokens
+complete -c invar -n '__fish_seen_subcommand_from audit' -l temperature
+complete -c invar -n '__fish_seen_subcommand_from audit' -l concurrency
+complete -c invar -n '__fish_seen_subcommand_from audit' -l retries
+complete -c invar -n '__fish_seen_subcommand_from audit' -l budget
+complete -c invar -n '__fish_seen_subcommand_from audit' -l cache -l no-cache
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l format -x -a 'table json jsonl'
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l fail-over
@@ -207,6 +218,12 @@ complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcomman
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l plot
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l report
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -F
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l seed
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l bootstrap
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l confidence
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -F
 complete -c invar -n '__fish_seen_subcommand_from alta' -a run
 complete -c invar -n '__fish_seen_subcommand_from alta' -a compile
 complete -c invar -n '__fish_seen_subcommand_from alta' -a check

@@ -22,10 +22,12 @@ encoding, tasks, data, nn and checkpoint; never train, alta or cli.
 """
 
 from ..processes import callable_module
+from .compare import compare
+from .config import AuditConfig
 from .orchestrate import Audit, audit, parse_shard
 from .report import SCHEMA, exceeded, merge, summarize
 
-__all__ = ["audit", "Audit", "merge", "summarize", "exceeded", "parse_shard", "SCHEMA"]
+__all__ = ["audit", "Audit", "AuditConfig", "compare", "merge", "summarize", "exceeded", "parse_shard", "SCHEMA"]
 
 # ``invar.audit(...)`` stays a call once this package is imported
 callable_module(__name__, audit)

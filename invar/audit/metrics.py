@@ -45,18 +45,29 @@ def violates(original: Any, variants: Sequence[Any], tolerance: float, discrete:
 
 
 def distinct(predictions: Sequence[Any], tolerance: float, discrete: bool) -> int:
-    """U: how many distinct predictions. Numbers are sorted and cut into runs
-    that stay within the tolerance of their run's smallest value, so values
-    closer than the tolerance count once (a greedy clustering: sameness
-    within a tolerance is not transitive)."""
+    """U: how many distinct predictions (:func:`categories`)."""
+    return len(set(categories(predictions, tolerance, discrete)))
+
+
+def categories(predictions: Sequence[Any], tolerance: float, discrete: bool) -> list[int]:
+    """Each prediction's class of sameness, numbered from 0 in order of first
+    appearance. Discrete predictions: equal ones share a class. Numbers are
+    sorted and cut into runs that stay within the tolerance of their run's
+    smallest value, so values closer than the tolerance share a class (a
+    greedy clustering: sameness within a tolerance is not transitive)."""
     if discrete:
-        return len({key(p) for p in predictions})
-    values = np.sort(np.asarray(predictions, dtype=np.float64))
-    runs, start = 0, None
-    for v in values:
-        if start is None or not abs(v - start) <= tolerance * max(abs(v), abs(start)):
-            runs, start = runs + 1, v
-    return runs
+        keys = [key(p) for p in predictions]
+    else:
+        values = np.asarray(predictions, dtype=np.float64)
+        keys = [0] * len(values)
+        run, start = -1, None
+        for i in np.argsort(values, kind="stable"):
+            v = values[i]
+            if start is None or not abs(v - start) <= tolerance * max(abs(v), abs(start)):
+                run, start = run + 1, v
+            keys[i] = run
+    first: dict[Any, int] = {}
+    return [first.setdefault(k, len(first)) for k in keys]
 
 
 def alpha_covariance(n: int, u: int) -> float | None:
@@ -124,5 +135,5 @@ def histogram(values: Sequence[float], bins: int = 20) -> dict[str, list]:
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
 
 
-__all__ = ["key", "same", "violates", "distinct", "alpha_covariance", "spread", "most_different", "worst",
+__all__ = ["key", "same", "violates", "distinct", "categories", "alpha_covariance", "spread", "most_different", "worst",
            "quantiles", "histogram"]

@@ -15,10 +15,12 @@ from typing import Any, Callable, Sequence
 
 from ..errors import UsageError
 from ..processes import torchrun_place
-from ..tasks import Task, get_task
+from ..tasks import Task, get_task, task_names
 from ..version import __version__
 from .report import jsonl_lines, summarize
-from .run import CHUNK, TRANSFORMS, Settings, run_chunk
+from .sections import decide
+from .config import AuditConfig
+from .run import CHUNK, Settings, run_chunk
 
 
 @dataclass
@@ -85,106 +87,116 @@ def parse_shard(text: str | Sequence[int] | None) -> tuple[int, int] | None:
     return i, n
 
 
-def audit(
-    model: Any,
-    dataset: Any,
-    *,
-    transform: str | None = None,
-    variants: int = 16,
-    limit: int | None = None,
-    seed: int = 0,
-    batch_size: int = 64,
-    device: str | None = None,
-    tolerance: float = 1e-6,
-    task: str | None = None,
-    data_dir: str | None = None,
-    split: str = "test",
-    lang: str | None = None,
-    program_column: str | None = None,
-    label_column: str | None = None,
-    oracle: bool = False,
-    example: str | int | None = None,
-    shard: str | Sequence[int] | None = None,
-    prompt: str | None = None,
-    concurrency: int = 8,
-    timeout: float | None = None,
-    retries: int = 2,
-    threads: int | None = None,
-    lexinvariant_table: str = "own",
-    progress: Callable[[int, int], None] | None = None,
-) -> Audit:
-    """Audit ``model`` on ``dataset``, as ``invar audit`` does (see
-    docs/audit.md for every argument). ``model``: a checkpoint or TorchScript
-    path, ``package.module:function``, an ``http://HOST:PORT/v1`` endpoint
-    (with ``prompt``, the template's text), a loaded model or any callable
-    taking a list of program texts. ``dataset``: ``"bhive"`` (with
-    ``data_dir`` or ``INVAR_DATA``), a path, or a list of programs.
-    ``lexinvariant_table``: how a language model reads lexical permutations,
-    ``own`` or ``along`` (its table permuted along: docs/audit.md)."""
-    from .models import open_model
-
-    _check_arguments(variants, batch_size, tolerance, transform, lexinvariant_table)
-    shard_in = parse_shard(shard)
+def audit(model: Any, dataset: Any, config: AuditConfig | None = None, *,
+          progress: Callable[[int, int], None] | None = None, **options: Any) -> Audit:
+    """Audit ``model`` on ``dataset``, as ``invar audit`` does. ``config``:
+    the settings (:class:`~invar.audit.config.AuditConfig`; docs/audit.md
+    explains each), changed by any ``options`` given by name
+    (``invar.audit(m, d, variants=4)``). ``model``: a checkpoint or
+    TorchScript path, ``package.module:function``, an ``http://HOST:PORT/v1``
+    endpoint, a loaded model or any callable taking a list of program texts.
+    ``dataset``: ``"bhive"`` (with ``data_dir`` or ``INVAR_DATA``), a path, or
+    a list of programs. ``progress(done, total)`` is called as examples are
+    audited."""
+    config = AuditConfig.of(config, **options)
+    shard_in = parse_shard(config.shard)
     rank, world, local_rank = torchrun_place()
-    device = _device(device, world, local_rank)
-    guess = task or _default_task(dataset, data_dir)
-    adapter = open_model(model, task=task, device=device, prompt=prompt,
-                                answer=get_task(guess).answer if guess else None, concurrency=concurrency,
-                                timeout=timeout, retries=retries, seed=seed, table=lexinvariant_table)
-    the_task = _task_of(adapter, task or guess)
-    table = _table(adapter, the_task, lexinvariant_table)
+    device = _device(config.device, world, local_rank)
+    guess = config.task or _default_task(dataset, config.data_dir)
+    adapter = _open(model, guess, device, config)
+    the_task = _task_of(adapter, config.task or guess)
+    table = _table(adapter, the_task, config.lexinvariant_table)
     own_oracle = getattr(getattr(adapter, "model", None), "oracle", None)
     if own_oracle is not None:  # a compiled program's interpreter: the truth for its own labels
         the_task = replace(the_task, oracle=own_oracle)
-    transform = transform or _default_transform(the_task)
-    if oracle and the_task.oracle is None:
+    transform = config.transform or _default_transform(the_task)
+    if config.oracle and the_task.oracle is None:
         raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
-    data = _load_dataset(dataset, the_task, adapter, data_dir=data_dir, split=split, lang=lang,
-                         program_column=program_column, label_column=label_column, limit=limit)
-    examples = [_pick(data.examples, example)] if example is not None else data.examples
-    settings = Settings(transform=transform, variants=variants, seed=seed, tolerance=tolerance,
-                        batch_size=batch_size, oracle=oracle, keep_predictions=example is not None,
-                        pool=getattr(getattr(adapter, "model", None), "pool", None))
+    data = _load_dataset(dataset, the_task, adapter, config)
+    examples = [_pick(data.examples, config.example)] if config.example is not None else data.examples
+    controls = default_controls(the_task, config, labelled=data.info().get("labelled", 0) > 0, own_oracle=own_oracle)
+    settings = Settings(transform=transform, variants=config.variants, seed=config.seed, tolerance=config.tolerance,
+                        batch_size=config.batch_size, oracle=config.oracle,
+                        keep_predictions=config.example is not None,
+                        pool=getattr(getattr(adapter, "model", None), "pool", None), repeats=config.repeats,
+                        controls=controls, level=config.level, own_oracle=own_oracle)
     header = {
         "invar": __version__, "model": adapter.info(), "task": the_task.name, "dataset": data.info(),
-        "transform": transform, "task_symmetry": _symmetric(the_task, transform), "variants": variants,
-        "seed": seed, "limit": limit, "tolerance": tolerance, "oracle": oracle,
-        "example": examples[0].id if example is not None else None,
+        "transform": transform, "task_symmetry": _symmetric(the_task, transform), "variants": config.variants,
+        "seed": config.seed, "limit": config.limit, "tolerance": config.tolerance, "oracle": config.oracle,
+        "example": examples[0].id if config.example is not None else None,
         "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None, "table": table,
+        "config": config.replace(controls=controls).as_dict(),
     }
     if world > 1 or adapter.kind in ("checkpoint", "torchscript"):
         import torch
 
         # one thread by default: a small model on batches of a few dozen runs
         # fastest on one, and many times slower when threads outnumber free cores
-        torch.set_num_threads(threads or 1)
+        torch.set_num_threads(config.threads or 1)
     mine = _my_chunks(examples, shard_in, rank, world)
     records, run = _run(mine, adapter, the_task, settings, progress)
-    run.update(batch_size=batch_size, device=device or "cpu", processes=world, shards=shard_in[1] if shard_in else 1)
+    run.update(batch_size=config.batch_size, device=device or "cpu", processes=world,
+               shards=shard_in[1] if shard_in else 1)
     if world > 1:
         records, run = _gather(records, run, device)
     run["predictions_per_second"] = run["predictions"] / run["seconds"] if run["seconds"] else None
+    records = decide(records, config.level)  # with repeats: which examples violate, decided over the audit
     return Audit(header, records, summarize(header, records, run), rank)
 
 
-def _check_arguments(variants: int, batch_size: int, tolerance: float, transform: str | None, table: str) -> None:
-    from .models import TABLES
+def _open(model: Any, task: str | None, device: str | None, config: AuditConfig):
+    """The model's adapter. A model served over HTTP is asked with the
+    task's shipped prompt unless ``--prompt`` names another, its replies are
+    read by the task's answer reader (:func:`invar.tasks.answers.read`), and
+    they are kept in the reply cache unless ``--no-cache``."""
+    from .models import open_model
 
-    if table not in TABLES:
-        raise UsageError(f"{table!r}: choose from {', '.join(TABLES)}", path="--lexinvariant-table")
-    if variants < 1 or batch_size < 1:
-        raise UsageError("--variants and --batch-size must be at least 1")
-    if tolerance < 0:
-        raise UsageError("--tolerance must not be negative", path="--tolerance")
-    if transform is not None and transform not in TRANSFORMS:
-        raise UsageError(f"{transform!r}: choose from {', '.join(TRANSFORMS)}", path="--transform")
+    http = isinstance(model, str) and model.startswith(("http://", "https://"))
+    prompt, read, cache = config.prompt, None, None
+    if http and task is not None:
+        from ..tasks import answers
+
+        if prompt is None and task in answers.PROMPTED:
+            prompt = answers.prompt(task)
+
+        def read(text: str, truncated: bool = False):
+            return answers.read(task, text, pattern=config.answer_regex, truncated=truncated)
+
+    if http and config.cache:
+        from .replies import ReplyCache
+
+        cache = ReplyCache()
+    return open_model(model, task=config.task, device=device, prompt=prompt, read=read,
+                      concurrency=config.concurrency, timeout=config.timeout, retries=config.retries,
+                      max_tokens=config.max_tokens, temperature=config.temperature, budget=config.budget,
+                      cache=cache, seed=config.seed, table=config.lexinvariant_table)
+
+
+#: sensitivity controls drawn per example where the task can tell, without
+#: running anything it was not asked to, that a control changes the label
+CONTROLS = 4
+
+
+def default_controls(task: Task, config: AuditConfig, *, labelled: bool, own_oracle=None) -> int:
+    """``--controls``, or its default: :data:`CONTROLS` where a control's
+    change of label is known in this process (bugs: by the task's own
+    definition of a bug, on labelled functions; ltl: the exact checker;
+    alta: the compiled program's interpreter), and for bhive only with
+    ``--oracle`` (llvm-mca, which runs only when asked); else 0. A control
+    whose label change nobody checks (a changed immediate rarely changes
+    llvm-mca's cycles) would blame a model for not reacting to a non-change."""
+    if config.controls is not None:
+        return config.controls
+    known = {"bugs": labelled, "ltl": True, "alta": own_oracle is not None, "bhive": config.oracle}
+    return CONTROLS if known.get(task.name, False) else 0
 
 
 def _task_of(adapter, name: str | None) -> Task:
     """The task audited: the checkpoint's own, else the one named or guessed."""
     name = adapter.task or name
     if name is None:
-        raise UsageError("name the task with --task (bhive, classify, names, bugs): only invar checkpoints carry theirs",
+        raise UsageError(f"name the task with --task ({', '.join(task_names())}): only invar checkpoints carry theirs",
                          path="--task")
     return get_task(name)
 
@@ -215,11 +227,13 @@ def _symmetric(task: Task, transform: str) -> bool:
     return all(task.invariances.get(t, False) for t in spaces)
 
 
-def _load_dataset(dataset: Any, task: Task, adapter, **how: Any):
+def _load_dataset(dataset: Any, task: Task, adapter, config: AuditConfig):
     from .datasets import load
 
     languages = getattr(getattr(adapter, "model", None), "languages", None)  # an invar model's own
-    return load(dataset, task=task, languages=languages, **how)
+    return load(dataset, task=task, languages=languages, data_dir=config.data_dir, split=config.split,
+                lang=config.lang, program_column=config.program_column, label_column=config.label_column,
+                limit=config.limit)
 
 
 def _my_chunks(examples: list, shard: tuple[int, int] | None, rank: int, world: int) -> list[list]:

@@ -64,55 +64,20 @@ def tables(report: dict, console) -> None:
 
     for line in headline(report):
         console.print(line, markup=False, highlight=False)
-    rows = [("examples", f"{report['audited']:,} audited of {report['examples']:,}"
-             + (f"; {report['errors']:,} failed in the model" if report["errors"] else "")
-             + (f"; {report['unparsable']:,} unparsable" if report["unparsable"] else "")),
-            ("predictions", _num(report["predictions"]))]
-    metric = report["metric"]
-    if metric is not None:
-        fmt = _pct if metric["name"] in _PERCENT else _num
-        rows += [(f"{metric['name']} on originals", fmt(metric["original"])),
-                 (f"{metric['name']} on variants", fmt(metric["variants"])),
-                 (f"{metric['name']}, worst variant per example", fmt(metric["worst"]))]
-        chance = metric.get("chance")
-        if chance is not None:
-            rows.append((f"{metric['name']} at chance ({chance['rule']}: {_short(chance['prediction'])})",
-                         fmt(chance["value"])))
-        for name, extra in (metric.get("extra") or {}).items():
-            efmt = _pct if name in _PERCENT else _num
-            rows += [(f"{name} on originals", efmt(extra["original"])), (f"{name} on variants", efmt(extra["variants"]))]
-    rows += _invariance_rows(report)
-    oracle = report["oracle"]
-    if oracle is not None:
-        rows.append(("label changes (oracle)",
-                     f"{_share(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
-                     + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else "")))
-        rows.append(("violations without a label change", _num(oracle["violations_without_label_change"])))
+    rows = summary_rows(report)
     table = Table(show_header=True)
     table.add_column("measure")
     table.add_column("value")
-    for a, b in rows:
-        table.add_row(a, b)
+    intervals = report.get("intervals")
+    if intervals is not None:
+        table.add_column(f"{intervals['confidence']:.0%} interval")
+    for a, b, c in rows:
+        table.add_row(a, b, *([c] if intervals is not None else []))
     console.print(table)
     for line in read_together(report):
         console.print(line, markup=False, highlight=False)
-
-    by = report["alpha_covariance"]["by_referents"]
-    if len(by) > 1:
-        t2 = Table(show_header=True, title="by renamable referents")
-        # sequence tasks add their metrics per group (the paper's tables by AP count)
-        named = metric["name"] if metric is not None and any("metric" in g for g in by) else None
-        extras = list(by[0].get("extra") or {}) if named else []
-        for col in ("referents", "examples", *([named] if named else []), *extras, "violation rate",
-                    "alpha-covariance"):
-            t2.add_column(col)
-        for g in by:
-            cells = [_num(g["referents"]), _num(g["examples"])]
-            if named:
-                cells.append((_pct if named in _PERCENT else _num)(g.get("metric")))
-                cells += [(_pct if e in _PERCENT else _num)((g.get("extra") or {}).get(e)) for e in extras]
-            t2.add_row(*cells, _share(g["violation_rate"]), _share(g["alpha_covariance"]))
-        console.print(t2)
+    _referent_table(report, console)
+    _sensitivity_table(report, console)
     worst = report["worst_examples"][:5]
     if worst:
         t3 = Table(show_header=True, title="largest differences")
@@ -127,24 +92,153 @@ def tables(report: dict, console) -> None:
             console.print(line, markup=False, highlight=False)
 
 
-def _invariance_rows(report: dict) -> list[tuple[str, str]]:
+def summary_rows(report: dict) -> list[tuple[str, str, str]]:
+    """The summary table's rows: (measure, value, confidence interval or "")."""
+    rows = [("examples", f"{report['audited']:,} audited of {report['examples']:,}"
+             + (f"; {report['errors']:,} failed in the model" if report["errors"] else "")
+             + (f"; {report['unparsable']:,} unparsable" if report["unparsable"] else ""), ""),
+            ("predictions", _num(report["predictions"]), "")]
+    metric = report["metric"]
+    within = ((report.get("intervals") or {}).get("metric")) or {}
+    if metric is not None:
+        fmt = _pct if metric["name"] in _PERCENT else _num
+        rows += [(f"{metric['name']} on originals", fmt(metric["original"]), _interval(within.get("original"), fmt)),
+                 (f"{metric['name']} on variants", fmt(metric["variants"]), _interval(within.get("variants"), fmt)),
+                 (f"{metric['name']}, worst variant per example", fmt(metric["worst"]),
+                  _interval(within.get("worst"), fmt))]
+        chance = metric.get("chance")
+        if chance is not None:
+            rows.append((f"{metric['name']} at chance ({chance['rule']}: {_short(chance['prediction'])})",
+                         fmt(chance["value"]), ""))
+        for name, extra in (metric.get("extra") or {}).items():
+            efmt = _pct if name in _PERCENT else _num
+            rows += [(f"{name} on originals", efmt(extra["original"]), ""),
+                     (f"{name} on variants", efmt(extra["variants"]), "")]
+    paired = report.get("paired")
+    if paired is not None:
+        rows.append(("right on the original only / on a variant only",
+                     f"{paired['original_only']:,} / {paired['variant_only']:,} (McNemar p = {_p(paired['p_value'])})",
+                     ""))
+    rows += _invariance_rows(report) + _noise_rows(report) + _sensitivity_rows(report) + _reply_rows(report)
+    oracle = report["oracle"]
+    if oracle is not None:
+        rows.append(("label changes (oracle)",
+                     f"{_share(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
+                     + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else ""), ""))
+        rows.append(("violations without a label change", _num(oracle["violations_without_label_change"]), ""))
+    return rows
+
+
+def _interval(pair, fmt=None) -> str:
+    if not pair:
+        return ""
+    fmt = fmt or _share
+    return f"{fmt(pair[0])} to {fmt(pair[1])}"
+
+
+def _p(x: float) -> str:
+    return "-" if x is None else f"{x:.2g}" if x < 0.001 else f"{x:.3f}"
+
+
+def _referent_table(report: dict, console) -> None:
+    from rich.table import Table
+
+    by = report["alpha_covariance"]["by_referents"]
+    if len(by) <= 1:
+        return
+    metric = report["metric"]
+    t2 = Table(show_header=True, title="by renamable referents")
+    # sequence tasks add their metrics per group (the paper's tables by AP count)
+    named = metric["name"] if metric is not None and any("metric" in g for g in by) else None
+    extras = list(by[0].get("extra") or {}) if named else []
+    for col in ("referents", "examples", *([named] if named else []), *extras, "violation rate",
+                "alpha-covariance"):
+        t2.add_column(col)
+    for g in by:
+        cells = [_num(g["referents"]), _num(g["examples"])]
+        if named:
+            cells.append((_pct if named in _PERCENT else _num)(g.get("metric")))
+            cells += [(_pct if e in _PERCENT else _num)((g.get("extra") or {}).get(e)) for e in extras]
+        t2.add_row(*cells, _share(g["violation_rate"]), _share(g["alpha_covariance"]))
+    console.print(t2)
+
+
+def _invariance_rows(report: dict) -> list[tuple[str, str, str]]:
     """The summary's rows of invariance: violation rate and alpha-covariance
     (also over the examples that can vary, when some cannot), and the spread."""
     n = report["audited"]
     varied = report.get("varied")
+    within = report.get("intervals") or {}
     some_vary = varied is not None and 0 < varied["examples"] < n  # the others have no variant but the original
-    rows = [("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})")]
+    rows = [("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})",
+             _interval(within.get("violation_rate")))]
     if some_vary:
         rows.append(("violation rate, examples that can vary",
-                     f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})"))
-    rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"])))
+                     f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})", ""))
+    rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"]),
+                 _interval(within.get("alpha_covariance"))))
     if some_vary:
-        rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance"))))
+        rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance")), ""))
     spread = report["spread"]
     if spread is not None:
         for key, label in (("range", "range"), ("relative_range", "relative range")):
             q = spread[key]
-            rows.append((f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}"))
+            rows.append((f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}",
+                         ""))
+    return rows
+
+
+def _noise_rows(report: dict) -> list[tuple[str, str, str]]:
+    """The noise floor: how often the model disagrees with itself, beside how
+    often it disagrees across variants, and what the test counts."""
+    noise = report.get("noise")
+    if noise is None:
+        return []
+    return [
+        (f"noise floor: two answers to one original differ ({noise['repeats']} repeats)",
+         _share(noise["self_disagreement"]), _interval(noise["self_disagreement_interval"])),
+        ("an answer to the original and one to a variant differ", _share(noise["cross_disagreement"]),
+         _interval(noise["cross_disagreement_interval"])),
+        ("examples whose variants differ beyond the noise",
+         f"{noise['violations']:,} of {noise['examples']:,} (false-discovery rate {noise['level']:g}; "
+         f"{noise['uncorrected']:,} at p <= {noise['level']:g} uncorrected)", ""),
+    ]
+
+
+def _sensitivity_rows(report: dict) -> list[tuple[str, str, str]]:
+    """Sensitivity on controls, never blended with invariance: its own rows."""
+    sens = report.get("sensitivity")
+    if sens is None:
+        return []
+    of = f"{sens['changed']:,} of {sens['judged']:,}"
+    counted = f"{of} that change the label" if sens["on"] == "label_changed" else f"{of}; label change unchecked"
+    return [("answer changed on a control (sensitivity)", f"{_share(sens['change_rate'])} ({counted})",
+             _interval(sens["change_rate_interval"]))]
+
+
+def _sensitivity_table(report: dict, console) -> None:
+    from rich.table import Table
+
+    sens = report.get("sensitivity")
+    if sens is None or not sens["by_kind"]:
+        return
+    t = Table(show_header=True, title="sensitivity by kind of control")
+    for col in ("control", "controls", "label changes", "answer changed"):
+        t.add_column(col)
+    for kind, k in sens["by_kind"].items():
+        t.add_row(kind, _num(k["controls"]), _num(k["label_changed"]), f"{_share(k['change_rate'])} ({k['changed']:,})")
+    console.print(t)
+
+
+def _reply_rows(report: dict) -> list[tuple[str, str, str]]:
+    """What became of a text model's requests."""
+    replies = report.get("replies")
+    if replies is None:
+        return []
+    rows = [("requests", f"{replies['sent']:,} sent for {replies['inputs']:,} answers; {replies['from_cache']:,} "
+             f"from the cache; {replies['rate_limited']:,} rate-limited ({replies['waited']:.1f} s waited)", "")]
+    if replies["ambiguous"]:
+        rows.append(("replies with more than one candidate answer", _num(replies["ambiguous"]), ""))
     return rows
 
 

@@ -15,13 +15,14 @@ import math
 from typing import Any, Iterable, Sequence
 
 from ..errors import DataError, UsageError
+from .sections import decide, intervals, noise, paired, replies, sensitivity
 from .metrics import distinct, histogram, key as prediction_key, quantiles
 
 #: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
 #: change of meaning
-SCHEMA = 2
-#: schemas whose JSONL ``merge`` reads (their example records are the same)
-READS = (1, 2)
+SCHEMA = 3
+#: schemas whose JSONL ``merge`` reads (later schemas only add to the example records)
+READS = (1, 2, 3)
 #: header fields that must agree for shards to merge (everything but ``shard``)
 _SETTINGS = ("variants", "seed", "limit", "tolerance", "oracle", "example")
 #: the fields of an example record that the report reads
@@ -45,7 +46,8 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
     from ..tasks import get_task
 
     task = get_task(header["task"])
-    records = sorted(records, key=lambda r: r["index"])
+    config = header.get("config") or {}
+    records = decide(sorted(records, key=lambda r: r["index"]), config.get("level", 0.05))
     ok = [r for r in records if r["error"] is None]
     failed = [r for r in records if r["error"] is not None]
     violations = sum(1 for r in ok if r["violation"])
@@ -76,15 +78,30 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "alpha_covariance": _alpha(ok, task),
         "spread": None if task.discrete else _spread(ok),
         "metric": metric,
-        "trivial": _trivial(ok, task, header["tolerance"], metric, varied, header["transform"]),
+        "intervals": intervals(ok, task, config),
+        "paired": paired(ok, task),
+        "noise": noise(ok, config),
+        "sensitivity": sensitivity(ok, config),
+        "replies": replies(records),
+        "trivial": None,
         "oracle": _oracle(ok) if header["oracle"] else None,
         "worst_examples": _worst(ok, task.discrete),
         "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
                     "error": r["error"]} for r in failed],
         "example": _example(ok, task.discrete) if header["example"] is not None else None,
         "run": dict(run or {}),
+        "config": header.get("config"),
     }
+    report["trivial"] = _trivial(ok, task, header["tolerance"], metric, varied, header["transform"],
+                                 report["sensitivity"], _unmeasured_noise(header, config))
     return report
+
+
+def _unmeasured_noise(header: dict, config: dict) -> bool:
+    """Whether the model may answer one input differently twice and the
+    audit did not ask it twice: a model that samples (HTTP, a callable) at
+    one repeat."""
+    return header["model"]["kind"] in ("http", "callable") and config.get("repeats", 1) == 1
 
 
 def _varies(record: dict) -> bool:
@@ -196,7 +213,7 @@ def _nan(x) -> bool:
 
 
 def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, varied: dict | None = None,
-             transform: str = "") -> dict:
+             transform: str = "", sensitivity: dict | None = None, unmeasured_noise: bool = False) -> dict:
     """Whether the model is invariant for want of looking: every prediction
     one value (within the tolerance) over the audited examples, or a metric
     no better than the task's chance level; ``notes`` say so in words, and
@@ -225,7 +242,31 @@ def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, varied
     if at_chance:
         notes.append(f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
                      f"{level['value']:.4g} for predicting the {level['rule']} for every example")
-    return {"constant": constant, "prediction": prediction, "no_better_than_chance": at_chance, "notes": notes}
+    insensitive = sensitivity["insensitive"] if sensitivity is not None else None
+    if insensitive:
+        notes.append(_insensitive_note(sensitivity))
+    if unmeasured_noise and ok:
+        notes.append("the model's noise floor was not measured (--repeats 1): a model that samples is counted as "
+                     "violating wherever it disagrees with itself; --repeats 5 measures it")
+    return {"constant": constant, "prediction": prediction, "no_better_than_chance": at_chance,
+            "insensitive": insensitive, "notes": notes}
+
+
+def _insensitive_note(sensitivity: dict) -> str:
+    """What an insensitive model reacts to: nothing at all, or only to
+    controls the label does not depend on (or whose label is unchecked)."""
+    on = "that change the label" if sensitivity["on"] == "label_changed" else "(transforms that change the meaning)"
+    said = (f"the model changed its answer on {sensitivity['changed']:,} of the {sensitivity['judged']:,} controls "
+            f"{on}")
+    elsewhere = sum(k["changed"] for k in sensitivity["by_kind"].values()) - sensitivity["changed"]
+    if sensitivity["on"] == "label_changed" and elsewhere:
+        others = sensitivity["controls"] - sensitivity["judged"]
+        return (f"{said}, though on {elsewhere:,} of the {others:,} controls whose label change is unchecked: it "
+                "reacts to the code, not to what the label depends on; invariant for want of sensitivity")
+    if not elsewhere and not sensitivity["changed"]:
+        return f"the model changed its answer on none of the {sensitivity['controls']:,} controls: invariant only " \
+               "because insensitive"
+    return f"{said}: invariant for want of sensitivity"
 
 
 def _oracle(ok: list[dict]) -> dict:
@@ -339,13 +380,13 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
         raise UsageError("name the shards' JSONL files")
     parts = [(p, *read_jsonl(p)) for p in paths]
     first_path, first = parts[0][0], parts[0][1]
-    base = {k: v for k, v in first.items() if k not in ("shard", "schema")}
+    base = _unsharded(first)
     shards: dict[int, str] = {}
     total = None
     for path, header, _records, _summary in parts:
-        if {k: v for k, v in header.items() if k not in ("shard", "schema")} != base:
-            diff = sorted(k for k in set(base) | set(header)
-                          if k not in ("shard", "schema") and base.get(k) != header.get(k))
+        if _unsharded(header) != base:
+            other = _unsharded(header)
+            diff = sorted(k for k in set(base) | set(other) if base.get(k) != other.get(k))
             raise DataError(f"audited with other settings than {first_path} ({', '.join(diff)})", path=path)
         shard = header.get("shard") or [1, 1]
         if total is not None and shard[1] != total:
@@ -359,12 +400,22 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
         raise DataError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} "
                         "missing", path=first_path)
     _check_coverage(base, [(path, records) for path, _header, records, _summary in parts], first_path)
-    records = [r for part in parts for r in part[2]]
+    level = (base.get("config") or {}).get("level", 0.05)
+    records = decide([r for part in parts for r in part[2]], level)  # a shard decided over itself alone
     runs = [part[3]["run"] for part in parts if part[3] and part[3].get("run")]
     run = {"shards": total, "processes": sum(r.get("processes", 1) for r in runs) or None,
            "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None}
     header = dict(base, shard=None)
     return header, records, summarize(header, records, run)
+
+
+def _unsharded(header: dict) -> dict:
+    """A header's settings apart from which shard it audited (the header's
+    ``shard``, and its config's) and its schema."""
+    out = {k: v for k, v in header.items() if k not in ("shard", "schema")}
+    if isinstance(out.get("config"), dict):
+        out["config"] = dict(out["config"], shard=None)
+    return out
 
 
 def _check_coverage(header: dict, parts: list[tuple[str, list[dict]]], where: str) -> None:

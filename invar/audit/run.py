@@ -23,7 +23,6 @@ token.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -35,15 +34,15 @@ from ..errors import InvarError, SpaceError
 from ..program import Program
 from ..symmetry.permutations import IntractableError, Permutation, PermutationSpace
 from ..symmetry.renamings import Renaming, RenamingSpace
-from .metrics import alpha_covariance, distinct, key as prediction_key, most_different, same, spread, violates, worst
+from .config import TRANSFORMS
 from .datasets import Example
 from .models import Adapter, Failure, _a
+from .records import example_seed, record
 
 #: examples per unit of work (sharding and processes take whole chunks)
 CHUNK = 32
 #: inputs made and predicted at a time (memory stays flat for 100,000 variants)
 SLICE = 4096
-TRANSFORMS = ("renamings", "permutations", "both")
 #: oracle texts per process of the task's oracle (llvm-mca)
 ORACLE_BATCH = 1000
 
@@ -79,11 +78,17 @@ class Settings:
     #: the names renamings map into, where the model declares the only ones it
     #: reads (a compiled program's symbols); None: each space's own default
     pool: tuple[str, ...] | None = None
-
-
-def example_seed(seed: int, example_id: str) -> int:
-    """The seed of one example's variants: ``seed`` and its id, hashed."""
-    return int.from_bytes(hashlib.sha256(f"{seed}\0{example_id}".encode()).digest()[:8], "little")
+    #: answers asked for each input (``--repeats``)
+    repeats: int = 1
+    #: sensitivity controls drawn per example (``--controls``)
+    controls: int = 0
+    #: the level of each example's test of its repeats (``--level``)
+    level: float = 0.05
+    #: resamples of that permutation test (its smallest p-value is 1 / (1 + resamples))
+    resamples: int = 9999
+    #: an oracle of the model's own (a compiled program's interpreter), which
+    #: decides whether a control changes the label
+    own_oracle: Callable | None = None
 
 
 def draw(program: Program, transform: str, k: int, rng: random.Random, pool: Sequence[str] | None = None):
@@ -209,18 +214,31 @@ class _State:
         self.exhaustive = self.exact = True
         self.referents: int | None = None
         self.make: Callable[[int], Any] | None = None
-        self.preds: list = []
+        #: (control, whether the task's oracle says it changes the label: True, or None unchecked)
+        self.controls: list[tuple[Any, bool | None]] = []
+        self.control_inputs: list = []
+        #: controls drawn, before those that keep the label or that the model cannot read were dropped
+        self.controls_drawn = 0
+        #: answers[r][j]: repeat r, input j (0 the original, 1..V the variants, then the controls)
+        self.answers: list[list] = []
+        #: what the model said beside each answer (text models: candidates, the segment read, the request's fate)
+        self.meta: list[list] = []
         self.error: str | None = None
         self.stage: str | None = None
         self.oracle: list | None = None
 
     @property
     def n(self) -> int:
-        return 1 + len(self.variants)
+        """Inputs: the original, its variants and its controls."""
+        return 1 + len(self.variants) + len(self.controls)
 
     def fail(self, stage: str, message: str) -> None:
         if self.error is None:
             self.error, self.stage = message, stage
+
+    def input(self, j: int):
+        first = 1 + len(self.variants)
+        return self.make(j) if j < first else self.control_inputs[j - first]
 
 
 def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _State:
@@ -257,13 +275,68 @@ def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _S
     except InvarError as err:
         s.fail("model", err.message)
         return s
-    s.preds = [None] * s.n
+    if settings.controls and task is not None:
+        _add_controls(s, adapter, task, settings)
     return s
 
 
-def _value(o: Any, discrete: bool):
+def _add_controls(s: _State, adapter: Adapter, task, settings: Settings) -> None:
+    """Draw the example's controls, keep those the task's oracle does not say
+    keep the label, and make the model's input of each (a control the model
+    cannot read is dropped, not the example's error)."""
+    from .controls import control_kinds, draw_controls, label_changes, task_controls
+
+    rng = random.Random(example_seed(settings.seed, f"controls\0{s.ex.id}"))
+    # the task's own label-changing controls (bugs: its injections) take up to
+    # half the places, the generic kinds the rest
+    own = task_controls(task, s.program, s.ex.label, (settings.controls + 1) // 2, rng)
+    texts = {c.text for c in own}
+    generic = draw_controls(s.program, settings.controls, rng, control_kinds(task))
+    drawn = own + [c for c in generic if c.text not in texts][: settings.controls - len(own)]
+    s.controls_drawn = len(drawn)
+    if not drawn:
+        return
+    changes = label_changes(task, s.program, s.ex.label, drawn, oracle=settings.own_oracle)
+    for control, changed in zip(drawn, changes):
+        if changed is False:  # the oracle says the label is the same: not a control
+            continue
+        try:
+            made = _control_input(adapter, control)
+        except InvarError:
+            continue
+        s.controls.append((control, changed))
+        s.control_inputs.append(made)
+
+
+def _control_input(adapter: Adapter, control):
+    """The model's input of a control: its text, or for a checkpoint its
+    encoding (a control is another program: it is encoded, not remapped)."""
+    if not adapter.encodes:
+        return control.text
+    from ..errors import ModelError
+
+    model = adapter.model
+    if not model.fits(control.program):
+        raise ModelError(f"{len(control.program.tokens)} tokens; this model takes 1 to {model.max_len}")
+    model.check_supported(control.program)
+    enc = model.encode(control.program)
+    return (enc, enc) if getattr(adapter, "pairs", False) else enc
+
+
+def _value(o: Any, discrete: bool) -> tuple[Any, dict | None]:
     """A model's output as a prediction, or a Failure (NaN, not a number, not
-    a JSON value …): whatever the model returned, never an exception."""
+    a JSON value …): whatever the model returned, never an exception; and
+    what a text model said beside it (a :class:`~.models.Reply`'s
+    candidates, segment and fate), else None."""
+    meta = None
+    if hasattr(o, "fate") and not isinstance(o, InvarError):  # a Reply or a Failure of a text model
+        meta = {"candidates": getattr(o, "candidates", 1), "segment": getattr(o, "segment", None), "fate": o.fate}
+        if not isinstance(o, Failure):
+            o = o.value
+    return _prediction(o, discrete), meta
+
+
+def _prediction(o: Any, discrete: bool):
     if isinstance(o, Failure):
         return o
     if isinstance(o, InvarError):  # a checkpoint's error for this input alone (nn/canonical.py: Unmapped)
@@ -298,17 +371,34 @@ def _shown_value(o: Any) -> str:
         return _a(o)
 
 
+def _what(s: _State, j: int) -> str:
+    """Input ``j`` of an example, in words."""
+    return "original" if j == 0 else f"variant {j}" if j <= len(s.variants) else f"control {j - len(s.variants)}"
+
+
 def _predict_all(states: list[_State], adapter: Adapter, settings: Settings, discrete: bool) -> None:
+    """Every input's answer, ``settings.repeats`` times; a model that runs in
+    this process from a checkpoint is deterministic, so its one answer
+    stands for every repeat. A failed control is dropped (its answer None);
+    any other failure is the example's error."""
     jobs = [(s, j) for s in states if s.error is None for j in range(s.n)]
-    for lo in range(0, len(jobs), SLICE):
-        part = jobs[lo: lo + SLICE]
-        outs = adapter.predict([s.make(j) for s, j in part], settings.batch_size)
-        for (s, j), o in zip(part, outs):
-            v = _value(o, discrete)
-            if isinstance(v, Failure):
-                s.fail("model", f"{'original' if j == 0 else f'variant {j}'}: {v.message}")
-            else:
-                s.preds[j] = v
+    for s in states:
+        s.answers = [[None] * s.n for _ in range(settings.repeats)]
+        s.meta = [[None] * s.n for _ in range(settings.repeats)]
+    rounds = 1 if adapter.kind == "checkpoint" else settings.repeats
+    for r in range(rounds):
+        for lo in range(0, len(jobs), SLICE):
+            part = jobs[lo: lo + SLICE]
+            outs = adapter.predict([s.input(j) for s, j in part], settings.batch_size, repeat=r)
+            for (s, j), o in zip(part, outs):
+                v, s.meta[r][j] = _value(o, discrete)
+                if not isinstance(v, Failure):
+                    s.answers[r][j] = v
+                elif j <= len(s.variants):
+                    s.fail("model", f"{_what(s, j)}{f' (repeat {r + 1})' if rounds > 1 else ''}: {v.message}")
+    for s in states:
+        for r in range(rounds, settings.repeats):
+            s.answers[r] = list(s.answers[0])
 
 
 def _oracle_all(states: list[_State], oracle: Callable, settings: Settings) -> None:
@@ -333,141 +423,5 @@ def run_chunk(examples: Sequence[Example], adapter: Adapter, task, settings: Set
     return [record(s, task, settings) for s in states]
 
 
-# ------------------------------------------------------------------ records
-def _json_int(n: int | None):
-    """Counts beyond 2^53 as decimal strings (JSON readers lose them as numbers)."""
-    return n if n is None or n < 2 ** 53 else str(n)
-
-
-def record(s: _State, task, settings: Settings) -> dict:
-    """The example's record: what docs/audit.md lists under "example records"."""
-    ex = s.ex
-    rec: dict[str, Any] = {
-        "type": "example", "index": ex.index, "id": ex.id, "location": ex.location, "label": ex.label,
-        "lines": None, "tokens": None, "referents": s.referents, "space": _json_int(s.size),
-        "variants": len(s.variants), "exhaustive": s.exhaustive, "exact": s.exact,
-        "prediction": None, "violation": None, "distinct": None, "alpha_covariance": None,
-        "range": None, "std": None, "relative_range": None, "metric": None, "most_different": None,
-        "oracle": None, "error": s.error, "stage": s.stage,
-    }
-    if s.program is not None:
-        rec["lines"], rec["tokens"] = len(s.program.lines), len(s.program.tokens)
-    if s.error is not None:
-        rec["variants"] = None
-        return rec
-    tol, discrete = settings.tolerance, task.discrete
-    p0 = s.preds[0]
-    if task.undo is not None:  # a sequence task maps its own outputs back
-        back = [task.undo(p, v.renaming.inverse()) if v.renaming is not None else p
-                for p, v in zip(s.preds[1:], s.variants)]
-    else:
-        back = [undo(p, s.program, s.rspace, v) if discrete and v.renaming is not None else p
-                for p, v in zip(s.preds[1:], s.variants)]
-    rec["prediction"] = p0
-    rec["violation"] = violates(p0, back, tol, discrete)
-    rec["distinct"] = distinct([p0] + back, tol, discrete)
-    rec["alpha_covariance"] = alpha_covariance(s.n, rec["distinct"])
-    if not discrete:
-        # a prediction within the tolerance of the original's is the original's:
-        # float rounding that depends on the batch is not spread
-        snapped = [p0 if same(p, p0, tol, False) else p for p in back]
-        rec["range"], rec["std"], rec["relative_range"] = spread(p0, [p0] + snapped)
-    if ex.label is not None and back:
-        rec["metric"] = _metric(task, p0, back, ex.label)
-    if rec["violation"]:
-        j = most_different(p0, back, discrete)
-        rec["most_different"] = {"variant": j + 1, "prediction": back[j], **s.variants[j].describe(),
-                                 **_shown(s.program, s.rspace, s.variants[j])}
-    if settings.keep_predictions:
-        rec["predictions"] = back
-    if s.oracle is not None:
-        rec["oracle"] = _oracle_record(s, task, back, tol)
-    return rec
-
-
-def undo(prediction: Any, program: Program, rspace: RenamingSpace, v: Variant) -> Any:
-    """A prediction made on a renamed variant in the original's names: what
-    :meth:`RenamingSpace.undo` maps (referents), and also the surface
-    spellings of renamed tokens (a model answers ``%r10d``, not ``gpr:r10``),
-    in one pass so that swapped names are not mapped twice."""
-    back = v.renaming.inverse()
-    renamed = rspace.apply(program, v.renaming)
-    for old, new in zip(program.tokens, renamed.tokens):
-        if old.text != new.text:
-            back.setdefault(new.text, old.text)
-            if new.text.startswith("%") and old.text.startswith("%"):
-                back.setdefault(new.text[1:], old.text[1:])
-
-    def walk(x):
-        if isinstance(x, str):
-            return back.get(x, x)
-        if isinstance(x, (list, tuple)):
-            return type(x)(walk(y) for y in x)
-        if isinstance(x, dict):
-            return {walk(k): walk(y) for k, y in x.items()}
-        return x
-
-    return walk(prediction)
-
-
-def _metric(task, p0, back: list, label) -> dict:
-    if task.score is not None:  # the variant the task's own metric scores worst
-        scores = [task.score(p, label) for p in back]
-        w = scores.index(max(scores) if task.lower_is_better else min(scores))
-    else:
-        w = worst(back, label, task.discrete)
-    out = {
-        "original": task.metric([p0], [label]),
-        "variants": task.metric(back, [label] * len(back)),
-        "worst": task.metric([back[w]], [label]),
-        "worst_prediction": back[w],
-    }
-    if task.discrete:
-        counts: dict[str, list] = {}
-        for p in back:
-            k = prediction_key(p)
-            counts.setdefault(k, [p, 0])[1] += 1
-        out["variant_predictions"] = [counts[k] for k in sorted(counts)]
-    return out
-
-
-def _shown(program: Program, rspace, v: Variant) -> dict:
-    """The original's lines and the variant's, with the spans a renaming
-    respelled (``changed``: [line, start, end] in the variant) and the lines a
-    permutation moved (``moved``: positions in the variant)."""
-    renamed = rspace.apply(program, v.renaming) if v.renaming is not None else program
-    moved_refs = {r for r, t in v.renaming.mapping if r != t} if v.renaming is not None else set()
-    spans = [(tok.line, new.start, new.end) for tok, new in zip(program.tokens, renamed.tokens)
-             if tok.referent in moved_refs]
-    order = list(v.permutation.order) if v.permutation is not None else list(range(len(program.lines)))
-    new_of = {old: new for new, old in enumerate(order)}
-    return {
-        "lines": [line.text for line in program.lines],
-        "variant_lines": [renamed.lines[o].text for o in order],
-        "changed": sorted([new_of[li], a, b] for li, a, b in spans),
-        "moved": [new for new, old in enumerate(order) if new != old],
-    }
-
-
-def _oracle_record(s: _State, task, back: list, tol: float) -> dict:
-    bad = next(((j, reason) for j, (label, reason) in enumerate(s.oracle) if label is None), None)
-    if bad is not None:
-        j, reason = bad
-        return {"label": None, "changed": None, "distinct": None, "range": None, "relative_range": None,
-                "metric_variants": None, "error": f"{'original' if j == 0 else f'variant {j}'}: {reason}"}
-    labels = [label for label, _ in s.oracle]
-    l0, rest = labels[0], labels[1:]
-    if task.undo is not None:  # an equivariant task's labels, like its predictions, in the original's names
-        rest = [task.undo(label, v.renaming.inverse()) if v.renaming is not None else label
-                for label, v in zip(rest, s.variants)]
-        labels = [l0, *rest]
-    out = {"label": l0, "changed": violates(l0, rest, tol, task.discrete),
-           "distinct": distinct(labels, tol, task.discrete), "range": None, "relative_range": None,
-           "metric_variants": task.metric(back, rest) if rest else None, "error": None}
-    if not task.discrete:
-        out["range"], _, out["relative_range"] = spread(l0, labels)
-    return out
-
-
 __all__ = ["CHUNK", "SLICE", "TRANSFORMS", "Variant", "Settings", "draw", "example_seed", "run_chunk", "record",
-           "variant_text", "undo"]
+           "variant_text"]

@@ -132,6 +132,68 @@ REPORT["properties"]["table"] = TABLE  # optional, as in the header
 REPORT["properties"]["varied"] = {"oneOf": [{"type": "null"}, _obj({"examples": {"type": "integer"},
                                                                     "violation_rate": NUM, "alpha_covariance": NUM})]}
 
+# ----------------------------------------------------------------- schema 3
+#: the audit's settings (invar.audit.config.AuditConfig, every field)
+CONFIG = {"type": "object", "description": "AuditConfig: every setting of the audit, by field name"}
+HEADER["properties"]["config"] = CONFIG
+REPORT["properties"]["config"] = {"oneOf": [{"type": "null"}, CONFIG]}
+EXAMPLE["properties"]["metric"]["oneOf"][1]["properties"]["paired_prediction"] = ANY
+FATES = _obj({"inputs": {"type": "integer"}, "sent": {"type": "integer"}, "from_cache": {"type": "integer"},
+              "rate_limited": {"type": "integer"}, "waited": {"type": "number"}, "ambiguous": {"type": "integer"}})
+EXAMPLE["properties"].update({
+    "repeats": {"type": "integer", "minimum": 1},
+    # with --repeats K > 1: the original's K answers, the model's disagreement with itself and the test's p-value
+    "noise": {"oneOf": [{"type": "null"}, _obj({
+        "answers": {"type": "array"}, "self_disagreement": NUM, "cross_disagreement": NUM,
+        "p_value": {"type": "number", "minimum": 0, "maximum": 1}})]},
+    # sensitivity controls: transforms that change the meaning, with the model's answer to each
+    "controls": {"oneOf": [{"type": "null"}, _obj({
+        "drawn": {"type": "integer"},
+        "items": {"type": "array", "items": _obj({
+            "kind": {"enum": ["capture", "order", "constant", "operator"]}, "change": {"type": "object"},
+            "label_changed": {"type": ["boolean", "null"]}, "prediction": ANY, "changed": {"type": "boolean"},
+            "p_value": NUM})}})]},
+    # a text model's requests (HTTP): what became of them; null for other models
+    "replies": {"oneOf": [{"type": "null"}, {**FATES, "properties": {
+        **FATES["properties"], "ambiguous_example": {"oneOf": [{"type": "null"}, _obj({
+            "segment": STR, "candidates": {"type": "integer"}})]}}, "required": [*FATES["required"],
+                                                                               "ambiguous_example"]}]},
+})
+EXAMPLE["required"] += ["repeats", "noise", "controls", "replies"]
+INTERVAL = {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "number"}, "minItems": 2,
+                                         "maxItems": 2}]}
+REPORT["properties"].update({
+    "intervals": {"oneOf": [{"type": "null"}, _obj({
+        "confidence": {"type": "number"}, "resamples": {"type": "integer"}, "violation_rate": INTERVAL,
+        "alpha_covariance": INTERVAL,
+        "metric": {"oneOf": [{"type": "null"}, _obj({"original": INTERVAL, "variants": INTERVAL,
+                                                     "worst": INTERVAL})]}})]},
+    "paired": {"oneOf": [{"type": "null"}, _obj({
+        "examples": {"type": "integer"}, "original_correct": {"type": "integer"},
+        "variant_correct": {"type": "integer"}, "original_only": {"type": "integer"},
+        "variant_only": {"type": "integer"}, "p_value": {"type": "number"}})]},
+    "noise": {"oneOf": [{"type": "null"}, _obj({
+        "repeats": {"type": "integer"}, "examples": {"type": "integer"}, "self_disagreement": NUM,
+        "self_disagreement_interval": INTERVAL, "cross_disagreement": NUM, "cross_disagreement_interval": INTERVAL,
+        "test": {"const": "permutation"}, "level": {"type": "number"}, "correction": {"const": "benjamini-hochberg"},
+        "uncorrected": {"type": "integer"}, "violations": {"type": "integer"}})]},
+    "sensitivity": {"oneOf": [{"type": "null"}, _obj({
+        "drawn": {"type": "integer"}, "controls": {"type": "integer"}, "examples": {"type": "integer"},
+        "label_changed": {"type": "integer"}, "unchecked": {"type": "integer"},
+        "on": {"enum": ["label_changed", "all"]}, "judged": {"type": "integer"}, "changed": {"type": "integer"},
+        "change_rate": NUM, "change_rate_interval": INTERVAL,
+        "by_kind": {"type": "object", "additionalProperties": _obj({
+            "controls": {"type": "integer"}, "changed": {"type": "integer"}, "label_changed": {"type": "integer"},
+            "change_rate": {"type": "number"}})},
+        "insensitive": {"type": ["boolean", "null"]}})]},
+    "replies": {"oneOf": [{"type": "null"}, {**FATES, "properties": {
+        **FATES["properties"], "ambiguous_examples": {"type": "array", "items": _obj({
+            "id": {"type": "string"}, "segment": STR, "candidates": {"type": "integer"}})}},
+        "required": [*FATES["required"], "ambiguous_examples"]}]},
+})
+REPORT["properties"]["trivial"]["properties"]["insensitive"] = {"type": ["boolean", "null"]}
+REPORT["required"] = list(REPORT["properties"])
+
 #: the schema of one JSONL line: a header, an example record or the summary
 LINE = {"oneOf": [HEADER, EXAMPLE, REPORT]}
 

@@ -11,8 +11,10 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import InvarError, UsageError
+from ..audit.config import AuditConfig
+from .configured import with_config
 from .console import command, stderr, stdout
-from .options import Device, LexinvariantTable, LexinvariantTableOpt, SeedOpt
+from .options import TableFormat
 
 audit_app = typer.Typer(
     name="audit",
@@ -28,12 +30,6 @@ class AuditFormat(str, enum.Enum):
     jsonl = "jsonl"
 
 
-class Transform(str, enum.Enum):
-    renamings = "renamings"
-    permutations = "permutations"
-    both = "both"
-
-
 FormatOpt = Annotated[AuditFormat, typer.Option("--format", help="Output format: a table for people, JSON (the summary) or JSONL (header, one record per example, summary).")]
 OutOpt = Annotated[Optional[str], typer.Option("--out", "-o", help="Write the output to FILE instead of standard output.")]
 FailOverOpt = Annotated[Optional[List[str]], typer.Option("--fail-over", help="METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, errors …) exceeds VALUE (repeatable).")]
@@ -45,39 +41,19 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on st
 
 @audit_app.callback()
 @command
+@with_config(AuditConfig)
 def audit_command(
     ctx: typer.Context,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="An invar checkpoint, a TorchScript file, package.module:function, or an OpenAI-compatible endpoint http://HOST:PORT/v1 (with --prompt).")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="An invar checkpoint, a TorchScript file, package.module:function, or an OpenAI-compatible endpoint http://HOST:PORT/v1 (with --task).")] = None,
     dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL.")] = None,
-    transform: Annotated[Optional[Transform], typer.Option("--transform", help="Which transforms to audit; default: the task's own symmetries.")] = None,
-    variants: Annotated[int, typer.Option("--variants", "-k", min=1, help="Variants per example, drawn uniformly (all of them when the space has at most this many).")] = 16,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Audit the first N examples.")] = None,
-    seed: SeedOpt = 0,
-    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Inputs per model call.")] = 64,
-    device: Annotated[Device, typer.Option("--device", help="Where checkpoints and TorchScript models run.")] = Device.cpu,
-    tolerance: Annotated[float, typer.Option("--tolerance", min=0, help="Relative difference below which two numeric predictions count as the same.")] = 1e-6,
     fmt: FormatOpt = AuditFormat.table,
     out: OutOpt = None,
     fail_over: FailOverOpt = None,
     fail_under: FailUnderOpt = None,
-    task: Annotated[Optional[str], typer.Option("--task", help="The task (bhive, classify, names, bugs); invar checkpoints carry theirs.")] = None,
-    data_dir: Annotated[Optional[str], typer.Option("--data-dir", help="Where --dataset bhive lies: a directory written by invar data bhive, or a copy of BHive's CSVs (default: $INVAR_DATA, else BHive's public CSVs in ~/.cache/invar/bhive, downloaded once).")] = None,
-    split: Annotated[str, typer.Option("--split", help="Split of a prepared dataset to audit.")] = "test",
-    lang: Annotated[Optional[str], typer.Option("--lang", help="Language of the programs (x86, hex, python, java, ltl) when the dataset does not say.")] = None,
-    program_column: Annotated[Optional[str], typer.Option("--program-column", help="CSV/JSONL column holding the programs.")] = None,
-    label_column: Annotated[Optional[str], typer.Option("--label-column", help="CSV/JSONL column holding the labels.")] = None,
-    oracle: Annotated[bool, typer.Option("--oracle", help="Also measure the label's own change on the same variants with the task's oracle (bhive: llvm-mca).")] = False,
-    example: Annotated[Optional[str], typer.Option("--example", help="Audit one example (its id, or its position from 0) and show every prediction as a histogram.")] = None,
     plot: PlotOpt = None,
     report_file: ReportOpt = None,
-    shard: Annotated[Optional[str], typer.Option("--shard", help="I/N: audit the I-th of N shards (1-based); combine the JSONL with invar audit merge.")] = None,
-    prompt: Annotated[Optional[str], typer.Option("--prompt", help="Prompt template file for an HTTP model; {program} stands for the program.")] = None,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="HTTP requests in flight at once.")] = 8,
-    timeout: Annotated[Optional[float], typer.Option("--timeout", min=0.001, help="Seconds an HTTP request (default 60) or a call of a Python callable (default: no limit) may take; a call past it is that input's error.")] = None,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Tries again after an HTTP request fails in transit (refused, reset, timed out, cut short, not HTTP or not JSON) or gets a 408, 429 or 5xx status.")] = 2,
-    threads: Annotated[Optional[int], typer.Option("--threads", min=1, help="Torch threads per process (default: 1, fastest for small models; raise it for large ones).")] = None,
-    lexinvariant_table: LexinvariantTableOpt = LexinvariantTable.own,
     quiet: QuietOpt = False,
+    config: AuditConfig = AuditConfig(),
 ) -> None:
     """Audit a model's invariance over a dataset: violation rate, alpha-covariance, spread, task metric.
 
@@ -96,32 +72,21 @@ def audit_command(
     if model is None or dataset is None:
         raise UsageError("--model and --dataset are required (or: invar audit merge FILE…)")
     over, under = _bounds(fail_over, fail_under)
-    template = None
-    if prompt is not None:
-        from .console import read_text
-
-        template = read_text(prompt)
     rank = int(os.environ.get("RANK", "0"))
-    if dataset == "bhive" and not (data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:
+    if dataset == "bhive" and not (config.data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:
         from ..data.bhive import default_cache_dir, pending
 
         if missing := pending():
             stderr.print(f"downloading {len(missing)} of BHive's CSVs into {default_cache_dir()} (once)",
                          markup=False, highlight=False)
     with _progress(quiet or rank != 0) as progress:
-        result = audit(
-            model, dataset, transform=transform.value if transform else None, variants=variants, limit=limit,
-            seed=seed, batch_size=batch_size, device=device.value, tolerance=tolerance, task=task,
-            data_dir=data_dir, split=split, lang=lang, program_column=program_column, label_column=label_column,
-            oracle=oracle, example=example, shard=shard, prompt=template, concurrency=concurrency, timeout=timeout,
-            retries=retries, threads=threads, lexinvariant_table=lexinvariant_table.value, progress=progress,
-        )
+        result = audit(model, dataset, config, progress=progress)
     if rank == 0:
         from ..audit.datasets import unlabelled_note
         from ..tasks import get_task
 
         _emit(result.header, result.records, result.report, fmt, out, report_file, plot)
-        note = unlabelled_note(result.header["dataset"], get_task(result.header["task"]), oracle)
+        note = unlabelled_note(result.header["dataset"], get_task(result.header["task"]), config.oracle)
         if note:
             stderr.print(f"note: {note}", markup=False, highlight=False)
     _check(result.report, over, under)
@@ -152,6 +117,51 @@ def merge_command(
     header, records, result = merge(files)
     _emit(header, records, result, fmt, out, report_file, plot)
     _check(result, over, under)
+
+
+@audit_app.command("compare")
+@command
+def compare_command(
+    a: Annotated[str, typer.Argument(help="The first model's audit (--format jsonl).", metavar="A")],
+    b: Annotated[str, typer.Argument(help="The second model's audit of the same examples (--format jsonl).",
+                                     metavar="B")],
+    fmt: Annotated[TableFormat, typer.Option("--format", help="Output format.")] = TableFormat.table,
+    out: OutOpt = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
+    bootstrap: Annotated[int, typer.Option("--bootstrap", min=1, help="Bootstrap resamples.")] = 1000,
+    confidence: Annotated[float, typer.Option("--confidence", min=0, max=1, help="Coverage of the intervals.")] = 0.95,
+) -> None:
+    """Compare two models audited on the same examples, with paired tests.
+
+    Each model's violation rate, alpha-covariance and metric, and their
+    differences (A - B) over the examples both audited: McNemar's exact test
+    on violations and on right answers, a paired bootstrap on the rest. Two
+    audits of other examples, datasets, seeds or transforms are refused.
+
+    Example: invar audit compare renamer.jsonl vanilla.jsonl
+    """
+    from ..audit import compare
+    from ..audit.compare import render
+
+    result = compare(a, b, resamples=bootstrap, level=confidence, seed=seed)
+    if fmt is TableFormat.json:
+        text = json.dumps(result, indent=2) + "\n"
+    else:
+        import io
+
+        from rich.console import Console
+
+        buf = io.StringIO()
+        render(result, Console(file=buf, width=100, soft_wrap=True, highlight=False))
+        text = buf.getvalue()
+    if out is not None:
+        from ..files import write_atomic
+
+        write_atomic(out, lambda f: f.write(text.encode()))
+    else:
+        import sys
+
+        sys.stdout.write(text)
 
 
 def _bounds(fail_over, fail_under):

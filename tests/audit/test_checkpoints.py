@@ -25,12 +25,16 @@ RENAMER = str(FIXTURES / "models" / "renamer.pt")
 VANILLA = str(FIXTURES / "models" / "vanilla.pt")
 
 
+#: what a report records of how it was run, not of what was measured
+HOW = {".run", ".config.batch_size"}
+
+
 def comparable(a, b, rel: float = 1e-5, path: str = "") -> None:
-    """``a`` and ``b`` are the same report, floats up to ``rel``, ``run`` aside."""
+    """``a`` and ``b`` are the same report, floats up to ``rel``, how it was run aside."""
     if isinstance(a, dict):
         assert isinstance(b, dict) and set(a) == set(b), path
         for k in a:
-            if k != "run":
+            if f"{path}.{k}" not in HOW:
                 comparable(a[k], b[k], rel, f"{path}.{k}")
     elif isinstance(a, list):
         assert isinstance(b, list) and len(a) == len(b), path
@@ -120,3 +124,27 @@ def test_a_checkpoint_of_another_task_or_an_unsafe_file_is_refused(invoke, tmp_p
     assert result.exit_code == 1 and "refused: the file holds objects other than weights" in result.stderr
     result = invoke("audit", "--model", RENAMER, "--task", "classify", "--dataset", BLOCKS)
     assert result.exit_code == 1 and "a checkpoint of the 'bhive' task, not 'classify'" in result.stderr
+
+
+#: what schema 3 adds to a report (docs/audit.md): everything else is as schema 2 had it
+SCHEMA_3 = ("config", "intervals", "paired", "noise", "sensitivity", "replies")
+
+
+def test_a_checkpoints_default_report_is_schema_2s_apart_from_the_new_fields(monkeypatch):
+    """The report the previous release wrote for this audit (tests/audit/data/schema2-vanilla.json,
+    `invar audit --model fixtures/models/vanilla.pt --dataset fixtures/blocks --limit 70 --variants 4
+    --threads 1 --format json`) is today's, field for field and float for float, once the fields schema 3
+    adds are set aside."""
+    import json
+
+    from invar.audit import audit
+    from tests.conftest import ROOT
+
+    monkeypatch.chdir(ROOT)
+    before = json.loads((ROOT / "tests" / "audit" / "data" / "schema2-vanilla.json").read_text())
+    now = audit("fixtures/models/vanilla.pt", "fixtures/blocks", limit=70, variants=4, threads=1).report
+    assert now["schema"] == 3 and now["intervals"]["violation_rate"] is not None
+    assert now["paired"] is None and now["noise"] is None and now["sensitivity"] is None and now["replies"] is None
+    assert now["trivial"].pop("insensitive") is None
+    kept = {k: v for k, v in now.items() if k not in SCHEMA_3 + ("run", "schema")}
+    assert kept == {k: v for k, v in before.items() if k not in ("run", "schema")}

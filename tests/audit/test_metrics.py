@@ -159,9 +159,13 @@ def test_trivially_invariant_models_are_named(fn, task, labels, constant, predic
     t = result.trivial
     assert (t["constant"], t["no_better_than_chance"]) == (constant, at_chance)
     assert t["prediction"] == (pytest.approx(prediction) if isinstance(prediction, float) else prediction)
-    assert len(t["notes"]) == bool(constant) + bool(at_chance)
+    # a callable asked once per input: its noise floor is not measured, and the report says so
+    unmeasured = [n for n in t["notes"] if "noise floor was not measured" in n]
+    assert len(unmeasured) == 1
+    named = [n for n in t["notes"] if n not in unmeasured and "controls" not in n]
+    assert len(named) == bool(constant) + bool(at_chance)
     if constant:
-        assert result.violation_rate == 0.0 and "for every program and variant of the 5 audited" in t["notes"][0]
+        assert result.violation_rate == 0.0 and "for every program and variant of the 5 audited" in named[0]
     if labels is not None and task != "classify" or labels is not None and fn == "says_no":
         # the chance level, computed here from the labels alone
         preds = [r["prediction"] for r in result.records]
@@ -179,7 +183,10 @@ def test_one_audited_example_is_not_called_constant():
     from tests.audit import callables
 
     result = audit(callables.constant, TEXTS[:1], task="bhive", variants=4)
-    assert result.trivial == {"constant": None, "prediction": None, "no_better_than_chance": None, "notes": []}
+    notes = result.trivial.pop("notes")
+    assert result.trivial == {"constant": None, "prediction": None, "no_better_than_chance": None,
+                              "insensitive": None}
+    assert len(notes) == 1 and "noise floor was not measured" in notes[0]  # a callable asked once
 
 
 #: two moves that share no register (nor flags): the one block of these with another order
