@@ -1,0 +1,163 @@
+"""Whole audits through endpoints that answer as chat models do: every reply
+read for its answer or made that example's error, never a wrong number; a
+sustained rate limit loses nothing; a re-run asks nothing twice.
+
+The servers answer the bhive task with the invar prompt it ships (the
+program in its ```asm fence) and a throughput that depends on the block's
+register names, so a renaming moves the answer: an audit that misread the
+replies as one number would report a violation rate of 0, as one did before
+replies were read for their answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from invar.audit import audit
+from tests.audit.test_http_replies import Response, chat, served
+
+BLOCKS = """\
+addq %rax, %rbx
+imulq %rbx, %rcx
+
+movq $7, %rdx
+addq %rdx, %rsi
+
+movq 8(%rsp), %r8
+addq %r8, %r9
+
+subq %rax, %rdi
+andq %rdi, %r11
+
+xorq %r9, %r10
+orq %r10, %r9
+"""
+
+
+def program_of(request: dict) -> str:
+    prompt = request["messages"][0]["content"]
+    return prompt.split("```asm\n", 1)[1].split("\n```", 1)[0]
+
+
+def cycles(program: str) -> float:
+    """The server's throughput for a block: a function of its spelling."""
+    return 1 + int(hashlib.sha256(program.encode()).hexdigest(), 16) % 40 / 8
+
+
+def message(content, **extra) -> dict:
+    return {"choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content, **extra}}]}
+
+
+def sse(text: str) -> Response:
+    pieces = [text[i: i + 7] for i in range(0, len(text), 7)]
+    events = [json.dumps({"choices": [{"index": 0, "delta": {"content": p}}]}) for p in pieces]
+    events.append(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
+    body = "".join(f"data: {e}\n\n" for e in events) + "data: [DONE]\n\n"
+    return Response(200, [body.encode()], {"Content-Type": "text/event-stream"})
+
+
+def json_reply(body: dict) -> Response:
+    return Response(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+
+#: how each server writes the number n: every one must be read as n
+STYLES = {
+    "prose with x86-64 before": lambda n: json_reply(message(f"This x86-64 block takes about {n:g} cycles.")),
+    "inline reasoning with counts": lambda n: json_reply(message(
+        f"<think>The block has 7 instructions and 3 loads, so 2 ports…</think>\nAnswer: {n:g} cycles")),
+    "a product's generation first": lambda n: json_reply(message(f"On Haswell (Intel 4th gen), roughly {n:g}")),
+    "a list of parts, then the answer": lambda n: json_reply(message(
+        f"- 2 loads on ports 2 and 3\n- 1 multiply: 3 cycles of latency\n\nAnswer: {n:g} cycles")),
+    "answer: N": lambda n: json_reply(message(f"Each iteration retires 4 uops.\nanswer: {n:g}")),
+    "reasoning in its own field": lambda n: json_reply(message(
+        f"{n:g} cycles", reasoning_content="There are 7 instructions; 12 cycles would be the total.")),
+    "server-sent events": lambda n: sse(f"Roughly {n:g} cycles per iteration."),
+    "parts of text": lambda n: json_reply(message([{"type": "text", "text": "About "},
+                                                  {"type": "text", "text": f"{n:g} cycles."}])),
+}
+
+
+@pytest.fixture
+def blocks(tmp_path):
+    path = tmp_path / "blocks.s"
+    path.write_text(BLOCKS)
+    return str(path)
+
+
+@pytest.mark.parametrize("style", list(STYLES))
+def test_every_reply_style_is_read_for_its_answer(style, blocks):
+    asked: dict[str, float] = {}
+
+    def respond(request, _n):
+        program = program_of(request)
+        asked[program] = cycles(program)
+        return STYLES[style](asked[program])
+
+    with served(respond) as (url, _script):
+        result = audit(url, blocks, task="bhive", variants=3, seed=1)
+    assert (result.report["audited"], result.report["errors"]) == (5, 0), result.report["failed"]
+    for record in result.records:
+        assert record["prediction"] == cycles(originals(blocks)[record["id"]])
+    assert result.report["violations"] > 0  # the answers move under renaming, and the audit sees it
+
+
+def originals(blocks: str) -> dict[str, str]:
+    """Each example's text as the audit sends it, by id."""
+    from invar.audit.datasets import load
+    from invar.tasks import get_task
+
+    return {ex.id: ex.parse().render() for ex in load(blocks, task=get_task("bhive")).examples}
+
+
+@pytest.mark.parametrize("reply, why", [
+    (json_reply(message(None, tool_calls=[{"id": "1", "type": "function",
+                                           "function": {"name": "estimate", "arguments": "{}"}}])), "tool call"),
+    (json_reply(message("", reasoning_content="7 instructions, about 2 cycles")), "reasoning"),
+    (json_reply(message("Between 1.5 and 2 cycles.")), "range"),
+    (json_reply(message("It takes 7 instructions and 3 loads.")), "number"),
+    (json_reply(message("-2 cycles")), "positive"),
+    (json_reply({"choices": [{"index": 0, "finish_reason": "length",
+                              "message": {"role": "assistant", "content": "Let me count: 7 instructions, then 3"}}]}),
+     "token limit"),
+])
+def test_a_reply_without_a_sure_answer_is_that_examples_error_never_a_number(reply, why, blocks):
+    with served(lambda request, n: reply) as (url, _script):
+        result = audit(url, blocks, task="bhive", variants=2)
+    report = result.report
+    assert (report["audited"], report["errors"]) == (0, 5)
+    assert all(why in f["error"] for f in report["failed"]), report["failed"][0]["error"]
+    assert all(r["prediction"] is None for r in result.records)
+
+
+def test_a_sustained_rate_limit_loses_no_example(blocks):
+    def respond(request, n):
+        if n % 2 == 0:
+            return Response(429, b'{"error": {"message": "slow down"}}',
+                            {"Content-Type": "application/json", "Retry-After": "1"})
+        return json_reply(message(f"Answer: {cycles(program_of(request)):g} cycles"))
+
+    with served(respond) as (url, script):
+        report = audit(url, blocks, task="bhive", variants=2).report
+    assert (report["audited"], report["errors"]) == (5, 0)
+    assert report["replies"]["rate_limited"] >= 5 and report["replies"]["sent"] == script.sent
+
+
+def test_a_rerun_asks_nothing_the_cache_holds(blocks):
+    def respond(request, _n):
+        return json_reply(message(f"Answer: {cycles(program_of(request)):g} cycles"))
+
+    with served(respond) as (url, script):
+        first = audit(url, blocks, task="bhive", variants=3, repeats=2).report
+        sent = script.sent
+        again = audit(url, blocks, task="bhive", variants=3, repeats=2).report
+        assert script.sent == sent  # the second audit sent nothing
+        uncached = audit(url, blocks, task="bhive", variants=3, repeats=2, cache=False).report
+        assert script.sent == 2 * sent
+    assert first["replies"]["from_cache"] == 0 and first["replies"]["sent"] == sent == first["replies"]["inputs"]
+    assert again["replies"]["from_cache"] == again["replies"]["inputs"] == first["replies"]["inputs"]
+    assert again["replies"]["sent"] == 0 and uncached["replies"]["from_cache"] == 0
+    for key in ("violations", "noise", "metric"):
+        assert again[key] == first[key]
