@@ -10,11 +10,16 @@ the task's metric on originals, on variants and on each example's worst
 variant; the violation rate; alpha-covariance; and the spread of the
 predictions. docs/audit.md defines every measure and the JSON schema.
 
-Modules: :mod:`.orchestrate` (the audit from start to end: settings,
-shards, torchrun's processes), :mod:`.datasets` (what is audited), :mod:`.models` (checkpoints,
-TorchScript, Python callables, HTTP endpoints), :mod:`.run` (variants,
-inputs, batches), :mod:`.metrics` (the measures), :mod:`.report` (summary,
-JSONL, merging shards, bounds), :mod:`.render` (tables, HTML, plots).
+Modules: :mod:`.config` (the settings, one typed value), :mod:`.orchestrate`
+(the audit from start to end: shards, torchrun's processes),
+:mod:`.datasets` (what is audited), :mod:`.adapter`, :mod:`.models` and
+:mod:`.http` (checkpoints, TorchScript, Python callables, HTTP endpoints),
+:mod:`.replies` (the reply cache), :mod:`.run` (variants, controls,
+repeats, inputs, batches), :mod:`.records` (an example's record),
+:mod:`.controls` (transforms that change the meaning), :mod:`.metrics` and
+:mod:`.stats` (the measures and tests), :mod:`.sections` and
+:mod:`.report` (summary, JSONL, merging shards, bounds), :mod:`.compare`
+(two audits paired), :mod:`.render` (tables, HTML, plots).
 
 This package is the audit's face: it only names the public API. Layer
 train/audit/alta: the audit imports errors, program, symmetry, frontends,
