@@ -72,6 +72,16 @@ def arms(bugs_data: str, llvm: bool) -> dict[str, tuple[str, dict, str]]:
     return out
 
 
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/audit.md shows."""
+    lines = ["| arm | median s | × its baseline | predictions | controls | violation rate |",
+             "|---|---|---|---|---|---|"]
+    for r in report["rows"]:
+        lines.append(f"| {r['arm']} | {r['median_seconds']:.2f} | {r['ratio']:.2f} | {r['predictions']:,} | "
+                     f"{r['controls'] if r['controls'] is not None else '–'} | {r['violation_rate']:.3f} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -102,11 +112,7 @@ def main() -> None:
                      "ratio": m / median(seconds[base]) if base else 1.0, "baseline": base, **facts[name]})
     report = {"benchmark": "audit_repeats", "machine": machine(), "repeat": args.repeat, "rows": rows}
     print(f"machine: {report['machine']}")
-    print("| arm | median s | ratio to its baseline | predictions | controls | violation rate |")
-    print("|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['arm']} | {r['median_seconds']:.2f} | {r['ratio']:.2f} | {r['predictions']:,} | "
-              f"{r['controls'] if r['controls'] is not None else '–'} | {r['violation_rate']:.3f} |")
+    print(table(report))
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=2) + "\n")
 

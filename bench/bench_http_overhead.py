@@ -83,6 +83,16 @@ def through_invar(url: str, texts: list[str], cache: ReplyCache | None = None) -
     return [o.value for o in out]
 
 
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/audit.md shows."""
+    n, shares = report["args"]["requests"], report["invar_share"]
+    lines = ["| arm | median s | requests/s | invar's share of the wall time |", "|---|---|---|---|"]
+    for arm, seconds in report["median_seconds"].items():
+        share = f"{100 * shares[arm]:+.1f} %" if arm in shares else "–"
+        lines.append(f"| {arm} | {seconds:.3f} | {n / seconds:,.0f} | {share} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=2000)

@@ -52,13 +52,13 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from ..errors import InvarError, UsageError
 from ..program import Program
 from .control_edits import Control, Reader, candidates, next_control
 
-__all__ = ["Control", "KINDS", "draw_controls", "task_controls", "label_changes", "control_kinds"]
+__all__ = ["Control", "KINDS", "draw_controls", "task_controls", "label_changes", "label_changes_many", "control_kinds"]
 
 KINDS = ("capture", "order", "constant", "operator")
 
@@ -177,28 +177,62 @@ def label_changes(task, program: Program, label, controls: list[Control], *, ora
     formula with the exact checker; the bugs task confirms a capture or a
     comparison swap of a correct function (label 0) with its own no-op
     check (:func:`invar.tasks.bugs.check`). Other tasks: None."""
+    return label_changes_many(task, [(program, label, controls)], oracle=oracle)[0]
+
+
+def label_changes_many(task, jobs: Sequence[tuple[Program, Any, list[Control]]], *,
+                       oracle=None) -> list[list[bool | None]]:
+    """:func:`label_changes` of several programs ``(program, label,
+    controls)``, an oracle asked once for them all (llvm-mca starts once
+    per chunk of an audit, not once per example)."""
+    chosen = _oracle_of(task, oracle)
+    if chosen is None:
+        return [_without_oracle(task, program, label, controls) for program, label, controls in jobs]
+    texts: list[str] = []
+    for program, _label, controls in jobs:
+        if controls:
+            texts += [program.render()] + [c.text for c in controls]
+    try:
+        answers = chosen(texts) if texts else []
+    except InvarError:  # the oracle is missing (llvm-mca not installed): nothing is checked
+        return [[None] * len(controls) for _, _, controls in jobs]
+    out, at = [], 0
+    for _program, _label, controls in jobs:
+        if controls:
+            out.append(_compared(answers[at: at + 1 + len(controls)]))
+            at += 1 + len(controls)
+        else:
+            out.append([])
+    return out
+
+
+def _oracle_of(task, oracle):
+    """The oracle that decides a control's label change: the one given, else
+    the task's, except where the task decides without one (ltl: the trace
+    checker; bugs: the task's own definition)."""
+    if oracle is not None:
+        return oracle
+    if getattr(task, "name", "") in ("ltl", "bugs"):
+        return None
+    return getattr(task, "oracle", None)
+
+
+def _without_oracle(task, program: Program, label, controls: list[Control]) -> list[bool | None]:
+    name = getattr(task, "name", "")
     if not controls:
         return []
-    name = getattr(task, "name", "")
-    if oracle is not None:
-        return _by_oracle(oracle, program, controls)
     if name == "ltl":
         return _ltl_changes(label, controls)
     if name == "bugs":
         return _bug_changes(program, label, controls)
-    if getattr(task, "oracle", None) is not None:
-        return _by_oracle(task.oracle, program, controls)
     return [None] * len(controls)
 
 
-def _by_oracle(oracle: Callable, program: Program, controls: list[Control]) -> list[bool | None]:
-    try:
-        answers = oracle([program.render()] + [c.text for c in controls])
-    except InvarError:  # the oracle is missing (llvm-mca not installed): nothing is checked
-        return [None] * len(controls)
+def _compared(answers: list) -> list[bool | None]:
+    """The oracle's answers for an original and its controls, compared."""
     first = answers[0][0]
     if first is None:
-        return [None] * len(controls)
+        return [None] * (len(answers) - 1)
     # a control the oracle cannot label lies outside the task's domain (a
     # compiled sort is undefined on repeated symbols): no control, like one
     # whose label stays the same

@@ -233,6 +233,8 @@ class HttpAdapter(Adapter):
         finally:  # an interrupt does not wait for the requests in flight, nor sleep out a wait before a retry
             stop.set()
             pool.shutdown(wait=False, cancel_futures=True)
+            if self.cache is not None:  # the replies so far are kept, whatever ends the batch
+                self.cache.flush()
 
     def _one(self, text: str, repeat: int, stop: threading.Event | None = None):
         body = self._body(text, repeat)

@@ -152,7 +152,7 @@ def _encoder(adapter: Adapter, program: Program, rspace, variants: list[Variant]
     if not adapter.encodes:
         text0 = program.render()
         return lambda j: text0 if j == 0 else variant_text(program, rspace, variants[j - 1])
-    from ..encoding import permuted, renamed
+    from ..encoding import permuted
     from ..errors import ModelError
 
     model = adapter.model
@@ -275,37 +275,43 @@ def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _S
     except InvarError as err:
         s.fail("model", err.message)
         return s
-    if settings.controls and task is not None:
-        _add_controls(s, adapter, task, settings)
     return s
 
 
-def _add_controls(s: _State, adapter: Adapter, task, settings: Settings) -> None:
-    """Draw the example's controls, keep those the task's oracle does not say
-    keep the label, and make the model's input of each (a control the model
-    cannot read is dropped, not the example's error)."""
-    from .controls import control_kinds, draw_controls, label_changes, task_controls
+def _draw_controls(s: _State, task, settings: Settings) -> tuple[list, list]:
+    """The example's controls, drawn: the task's own, whose label changes by
+    the task's definition (bugs: its injections, checked as they are drawn),
+    take up to half the places; the generic kinds the rest."""
+    from .controls import control_kinds, draw_controls, task_controls
 
     rng = random.Random(example_seed(settings.seed, f"controls\0{s.ex.id}"))
-    # the task's own label-changing controls (bugs: its injections) take up to
-    # half the places, the generic kinds the rest
     own = task_controls(task, s.program, s.ex.label, (settings.controls + 1) // 2, rng)
     texts = {c.text for c in own}
     generic = draw_controls(s.program, settings.controls, rng, control_kinds(task))
-    drawn = own + [c for c in generic if c.text not in texts][: settings.controls - len(own)]
-    s.controls_drawn = len(drawn)
-    if not drawn:
-        return
-    changes = label_changes(task, s.program, s.ex.label, drawn, oracle=settings.own_oracle)
-    for control, changed in zip(drawn, changes):
-        if changed is False:  # the oracle says the label is the same: not a control
-            continue
-        try:
-            made = _control_input(adapter, control)
-        except InvarError:
-            continue
-        s.controls.append((control, changed))
-        s.control_inputs.append(made)
+    generic = [c for c in generic if c.text not in texts][: settings.controls - len(own)]
+    s.controls_drawn = len(own) + len(generic)
+    return own, generic
+
+
+def _keep_controls(states: list[_State], drawn: list[tuple[list, list]], adapter: Adapter, task,
+                   settings: Settings) -> None:
+    """Each example's controls that the task's oracle does not say keep the
+    label (one oracle call for the chunk), with the model's input of each; a
+    control the model cannot read is dropped, not the example's error."""
+    from .controls import label_changes_many
+
+    jobs = [(s.program, s.ex.label, generic) for s, (_own, generic) in zip(states, drawn)]
+    checked = label_changes_many(task, jobs, oracle=settings.own_oracle)
+    for s, (own, generic), changes in zip(states, drawn, checked):
+        for control, changed in zip(own + generic, [True] * len(own) + changes):
+            if changed is False:  # the oracle says the label is the same: not a control
+                continue
+            try:
+                made = _control_input(adapter, control)
+            except InvarError:
+                continue
+            s.controls.append((control, changed))
+            s.control_inputs.append(made)
 
 
 def _control_input(adapter: Adapter, control):
@@ -417,6 +423,9 @@ def _oracle_all(states: list[_State], oracle: Callable, settings: Settings) -> N
 def run_chunk(examples: Sequence[Example], adapter: Adapter, task, settings: Settings) -> list[dict]:
     """Audit a chunk of examples: one record per example (see docs/audit.md)."""
     states = [_prepare(ex, adapter, settings, task) for ex in examples]
+    if settings.controls:
+        ready = [s for s in states if s.error is None]
+        _keep_controls(ready, [_draw_controls(s, task, settings) for s in ready], adapter, task, settings)
     _predict_all(states, adapter, settings, task.discrete)
     if settings.oracle:
         _oracle_all(states, task.oracle, settings)

@@ -28,7 +28,8 @@ from dataclasses import replace
 
 import pytest
 
-from invar.audit.controls import KINDS, Control, control_kinds, draw_controls, label_changes, task_controls
+from invar.audit.controls import (KINDS, Control, control_kinds, draw_controls, label_changes, label_changes_many,
+                                  task_controls)
 from invar.errors import DataError, UsageError
 from invar.frontends import parse_units
 from invar.program import Line, Program
@@ -273,6 +274,21 @@ def test_an_oracle_labels_the_original_and_its_controls_in_one_call():
     assert len(calls) == 1 and calls[0] == [program.render()] + [c.text for c in controls]
     assert got == [c.text.count("%rax") != X86.count("%rax") for c in controls]
     assert True in got and False in got
+
+
+def test_several_programs_controls_are_labelled_in_one_oracle_call():
+    programs = [_program("x86", X86), _program("x86", "movq %rax, %rbx\naddq %rbx, %rcx\nimulq %rcx, %rdx")]
+    jobs = [(p, None, _all(p)[:3]) for p in programs] + [(programs[0], None, [])]
+    calls = []
+
+    def oracle(texts):
+        calls.append(list(texts))
+        return [(t.count("%rax"), "") for t in texts]
+
+    got = label_changes_many(get_task("classify"), jobs, oracle=oracle)
+    assert len(calls) == 1 and len(calls[0]) == sum(1 + len(cs) for _, _, cs in jobs if cs)
+    assert got == [label_changes(get_task("classify"), p, None, cs, oracle=oracle) for p, _, cs in jobs]
+    assert got[-1] == []
 
 
 @pytest.mark.parametrize("answers, expected", [

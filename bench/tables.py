@@ -1,0 +1,54 @@
+"""The methods pages' tables, made from the benchmarks' reports.
+
+A table stands in a page of docs/benchmarks/ between ``<!-- table: NAME -->``
+and ``<!-- /table -->``; it is ``table(report)`` of the script that
+:data:`TABLES` names, over ``docs/benchmarks/reports/NAME.json`` (the
+report that script wrote with ``--report``). ``python bench/tables.py``
+rewrites every such table; tests/bench/test_tables.py fails when a page and
+its report disagree, so no number in a methods page drifts from its report.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "docs" / "benchmarks"
+REPORTS = PAGES / "reports"
+#: report name -> the bench script whose ``table(report)`` renders it
+TABLES = {"audit-repeats": "bench_audit_repeats", "http-overhead": "bench_http_overhead"}
+BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
+
+
+def render(name: str) -> str:
+    """The table of report ``name``, from its script's ``table``."""
+    if name not in TABLES:
+        raise KeyError(f"no table named {name!r} (known: {', '.join(TABLES)})")
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        module = importlib.import_module(TABLES[name])
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    return module.table(json.loads((REPORTS / f"{name}.json").read_text()))
+
+
+def refreshed(page: str) -> str:
+    """``page`` with every table made again from its report."""
+    return BLOCK.sub(lambda m: m.group(1) + render(m.group("name")) + "\n" + m.group(4), page)
+
+
+def main() -> None:
+    for path in sorted(PAGES.glob("*.md")):
+        text = path.read_text()
+        new = refreshed(text)
+        if new != text:
+            path.write_text(new)
+            print(f"rewrote {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

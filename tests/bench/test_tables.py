@@ -1,0 +1,34 @@
+"""The methods pages' tables are their reports' (bench/tables.py): a page
+whose table and report disagree fails here."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.bench import bench_module
+
+tables = bench_module("tables")
+
+
+@pytest.mark.parametrize("page", sorted(tables.PAGES.glob("*.md")), ids=lambda p: p.name)
+def test_every_table_of_a_methods_page_is_made_from_its_report(page):
+    text = page.read_text()
+    assert tables.refreshed(text) == text, f"{page.name} is stale: run python bench/tables.py"
+
+
+def test_every_named_report_has_a_table_in_some_page():
+    shown = {m.group("name") for page in tables.PAGES.glob("*.md") for m in tables.BLOCK.finditer(page.read_text())}
+    assert shown == set(tables.TABLES)
+
+
+def test_a_changed_report_makes_the_page_stale(tmp_path, monkeypatch):
+    for name in tables.TABLES:
+        (tmp_path / f"{name}.json").write_text((tables.REPORTS / f"{name}.json").read_text())
+    report = json.loads((tables.REPORTS / "audit-repeats.json").read_text())
+    report["rows"][0]["median_seconds"] += 1.0
+    (tmp_path / "audit-repeats.json").write_text(json.dumps(report))
+    monkeypatch.setattr(tables, "REPORTS", tmp_path)
+    page = (tables.PAGES / "audit.md").read_text()
+    assert tables.refreshed(page) != page
