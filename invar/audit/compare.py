@@ -286,7 +286,7 @@ def _headline(result: dict) -> list[str]:
             f"on {d['name']}" + (f", {d['split']} split" if d.get("split") else "")
             + f"; {result['transform']}, up to {result['settings']['variants']:,} variants, seed "
             f"{result['settings']['seed']}",
-            f"paired over the {p['examples']:,} examples both audited"
+            "paired over the examples both audited"
             + (f" ({left:,} left out: failed in A {p['left_out']['a']:,}, in B {p['left_out']['b']:,}, in both "
                f"{p['left_out']['both']:,})" if left else "")
             + f"; {100 * s['level']:g}% intervals from {s['resamples']:,} resamples, seed {s['seed']}"]
@@ -302,9 +302,8 @@ def _paired_table(result: dict, fmt, num, share):
     from rich.table import Table
 
     p = result["paired"]
-    table = Table(show_header=True, title="paired: A - B over the examples both audited")
-    for col in ("measure", "examples", "A", "B", "A - B", f"{100 * result['statistics']['level']:g}% interval",
-                "p", "test"):
+    table = Table(show_header=True, title=f"paired: A - B over the {p['examples']:,} examples both audited")
+    for col in ("measure", "A", "B", "A - B", f"{100 * result['statistics']['level']:g}% interval", "p", "test"):
         table.add_column(col)
     rows = [("violation rate", p["violation_rate"], share), ("alpha-covariance", p["alpha_covariance"], share)]
     if p["metric"] is not None:
@@ -312,9 +311,12 @@ def _paired_table(result: dict, fmt, num, share):
     if p["correct"] is not None:
         rows.append(("correct on originals", p["correct"], share))
     for name, row, show in rows:
-        interval = "-" if row["interval"] is None else f"{show(row['interval'][0])} to {show(row['interval'][1])}"
-        test = row["test"] + (f" ({row['a_only']:,} A only, {row['b_only']:,} B only)" if "a_only" in row else "")
-        table.add_row(name, num(row["examples"]), show(row["a"]), show(row["b"]), show(row["difference"]), interval,
+        interval = "-" if row["interval"] is None else f"{show(row['interval'][0])}, {show(row['interval'][1])}"
+        # McNemar's discordant pairs: the examples true under A only, and under B only
+        test = {"mcnemar": "McNemar", "paired bootstrap": "bootstrap"}.get(row["test"], row["test"])
+        if "a_only" in row:
+            test += f" {row['a_only']:,}/{row['b_only']:,}"
+        table.add_row(name, show(row["a"]), show(row["b"]), show(row["difference"]), interval,
                       "-" if row["p"] is None else f"{row['p']:.3g}", test)
     return table
 

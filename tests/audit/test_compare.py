@@ -184,8 +184,8 @@ def test_render_shows_the_paired_tests(audits):
     render(result, Console(file=buf, width=200, highlight=False))
     text = buf.getvalue()
     v = result["paired"]["violation_rate"]
-    assert f"mcnemar (0 A only, {v['b_only']} B only)" in text
-    assert "paired over the 40 examples both audited" in text
+    assert f"McNemar 0/{v['b_only']}" in text  # McNemar's discordant pairs: A only, B only
+    assert "paired: A - B over the 40 examples both audited" in text
     for row in ("violation rate", "alpha-covariance", "accuracy on originals", "correct on originals"):
         assert row in text
     assert f"{v['p']:.3g}" in text

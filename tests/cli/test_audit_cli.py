@@ -377,3 +377,22 @@ def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_pat
     varied = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
                     "--dataset", blocks, "--transform", "permutations", "--fail-over", "varied.violation_rate=0.5")
     assert varied.exit_code == 1 and "varied.violation_rate is 1, over the bound 0.5" in varied.stderr
+
+
+def test_compare_pairs_two_audits_and_refuses_a_summary(invoke, tmp_path):
+    for name, model in (("renamer", RENAMER), ("vanilla", VANILLA)):
+        result = invoke("audit", "--model", model, "--dataset", BLOCKS, *QUICK, "--format", "jsonl",
+                        "--out", tmp_path / f"{name}.jsonl")
+        assert result.exit_code == 0, result.output
+    result = invoke("audit", "compare", tmp_path / "renamer.jsonl", tmp_path / "vanilla.jsonl", "--format", "json")
+    assert result.exit_code == 0, result.output
+    compared = json.loads(result.stdout)
+    assert compared["type"] == "comparison" and compared["paired"]["examples"] == 70
+    # the renamer never violates and vanilla does on every example: McNemar's discordant pairs say so
+    violations = compared["paired"]["violation_rate"]
+    assert (violations["a_only"], violations["b_only"]) == (0, 70) and violations["p"] < 1e-20
+    table = invoke("audit", "compare", tmp_path / "renamer.jsonl", tmp_path / "vanilla.jsonl")
+    assert table.exit_code == 0 and "violation rate" in table.stdout
+    invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--format", "json", "--out", tmp_path / "r.json")
+    result = invoke("audit", "compare", tmp_path / "r.json", tmp_path / "vanilla.jsonl")
+    assert result.exit_code == 1 and "--format jsonl" in result.stderr and "Traceback" not in result.stderr
