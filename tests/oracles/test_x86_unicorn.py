@@ -73,11 +73,12 @@ def random_start(rng: random.Random) -> Start:
     )
 
 
-def run(code: bytes, start: Start) -> tuple:
-    """Final (gprs, flags, vector, x87, memory) after running ``code``."""
+def run(code: bytes, start: Start, at: int = CODE) -> tuple:
+    """Final (gprs, flags, vector, x87, memory) after running ``code``
+    placed at address ``at`` (page-aligned)."""
     uc = unicorn.Uc(unicorn.UC_ARCH_X86, unicorn.UC_MODE_64)
-    uc.mem_map(CODE, PAGE * (1 + len(code) // PAGE))
-    uc.mem_write(CODE, code)
+    uc.mem_map(at, PAGE * (1 + len(code) // PAGE))
+    uc.mem_write(at, code)
     pages: dict[int, bytes] = {}
 
     def on_unmapped(uc, access, address, size, value, data):
@@ -104,12 +105,12 @@ def run(code: bytes, start: Start) -> tuple:
     for reg, value in zip(YMMS, start.ymms):
         uc.reg_write(reg, value)
     try:
-        uc.emu_start(CODE, CODE + len(code), timeout=2_000_000)
+        uc.emu_start(at, at + len(code), timeout=2_000_000)
     except unicorn.UcError as err:
         raise Unrunnable(str(err)) from None
     if raise_box:
         raise Unrunnable(f"interrupt {raise_box[0]}")
-    if uc.reg_read(X.UC_X86_REG_RIP) != CODE + len(code):
+    if uc.reg_read(X.UC_X86_REG_RIP) != at + len(code):
         raise Unrunnable("did not reach the end of the block")
     memory = {p: bytes(uc.mem_read(p, PAGE)) for p in pages}
     return (

@@ -51,7 +51,7 @@ def fixed_memory(o: dict, regs: tuple[str, ...]) -> bool:
     base = o.get("base")
     return (
         o["kind"] == "mem" and base is not None and base.name in regs and o.get("index") is None
-        and not o.get("disp")
+        and o.get("disp") == 0  # None: a symbolic displacement, not none
     )
 
 

@@ -27,14 +27,13 @@ from functools import lru_cache
 
 from ...errors import ParseError
 from ...program import Line, Program, Token
+from ..units import Units
 from .registers import Reg, lookup
 from .deps import block_dependencies
+from .expressions import read_expression
 from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
 
-_IMM = re.compile(r"^\$[-+]?(?:0x[0-9a-f]+|[0-9]+|[a-z_.$][\w.$@]*(?:[-+](?:0x[0-9a-f]+|[0-9]+))?)$", re.I)
-_NUMBER = re.compile(r"^[-+]?(?:0x[0-9a-f]+|[0-9]+)$", re.I)
-_SYMBOLIC = re.compile(r"^[-+]?(?:0x[0-9a-f]+|[0-9]+|[a-z_.$][\w.$@]*(?:[-+](?:0x[0-9a-f]+|[0-9]+))?)$", re.I)
 _DECORATOR = re.compile(r"^\{(?:%k[0-7]|z|1to(?:2|4|8|16|32)|r[nduz]-sae|sae)\}$", re.I)
 _MNEMONIC = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -98,8 +97,55 @@ def parse(text: str, *, name: str = "block", path: str | None = None, first_line
 
 
 def parse_units(text: str, path: str | None = None) -> list[Program]:
-    """A ``.s`` file is one basic block."""
-    return [parse(text, path=path, name=_stem(path))]
+    """The basic blocks of an assembly file: paragraphs separated by blank
+    lines, or one block per line when no blank line separates its code and
+    its lines separate instructions with ``;`` (BHive's one-block-a-line
+    form); a paragraph of comments alone is no block (docs/formats.md). Every
+    command and the audit read a file so. A file of one block is one unit
+    named after the file; in a file of several, each is named ``lineN`` after
+    the first line of its paragraph (the line of the audit's example id), and
+    a block that does not parse is left out in ``skipped`` (the others are
+    still read), as a hex file's bad line is."""
+    blocks = _blocks(text)
+    if len(blocks) <= 1:  # the whole text, so that an empty one is located as parse locates it
+        return [parse(text, path=path, name=_stem(path))]
+    units = Units()
+    for first, body in blocks:
+        try:
+            units.append(parse(body, name=f"line{first}", path=path, first_line=first))
+        except ParseError as err:
+            err.reason = "block rejected"  # type: ignore[attr-defined]  (the skip summary counts by reason)
+            units.skipped.append(err.located(path))
+    if not units:  # no block parses: the file fails as a whole, at its first bad block
+        first_error = units.skipped[0]
+        more = len(units.skipped) - 1
+        first_error.message += f" (and {more} more bad block{'s' if more != 1 else ''}; no block parses)"
+        first_error.args = (first_error.message,)
+        raise first_error
+    return units
+
+
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """(first line, text) of each block of an assembly file, as
+    :func:`parse_units` reads them; a block's text runs from the first line
+    of its paragraph (comments above the code included) to its last."""
+    lines = text.splitlines()
+    code = [i for i, raw in enumerate(lines) if raw.split("#", 1)[0].strip()]
+    if not code:
+        return []
+    blank_between = any(not lines[i].strip() for i in range(code[0], code[-1]))
+    if not blank_between and len(code) > 1 and any(";" in lines[i].split("#", 1)[0] for i in code):
+        return [(i + 1, lines[i]) for i in code]
+    paragraphs: list[list[int]] = []
+    for i, raw in enumerate(lines):
+        if not raw.strip():
+            continue
+        if paragraphs and paragraphs[-1][-1] == i - 1:
+            paragraphs[-1].append(i)
+        else:
+            paragraphs.append([i])
+    return [(p[0] + 1, "\n".join(lines[p[0]: p[-1] + 1])) for p in paragraphs
+            if any(lines[i].split("#", 1)[0].strip() for i in p)]
 
 
 def _stem(path: str | None) -> str:
@@ -222,11 +268,12 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
         col += 1
     low = op.lower()
     if low.startswith("$"):
-        if not _IMM.match(op):
+        if not op[1:].strip():
             raise ParseError(f"malformed immediate {op!r}", col=col + 1)
-        b.add(op, "immediate", "imm")
+        expression = _expression(op[1:], col + 1, "immediate")
+        b.add("$" + expression.text, "immediate", "imm")
         info["kind"] = "imm"
-        info["value"] = int(op[1:], 0) if _NUMBER.match(op[1:]) else None
+        info["value"] = expression.value
     elif low.startswith("%") and ":" not in low and "(" not in low.replace("%st(", ""):
         reg = _register(low.replace(" ", ""), col)
         b.add("%" + reg.name, "register", reg.view, reg.referent)
@@ -251,16 +298,42 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
     return info
 
 
-_MEM = re.compile(
-    r"^(?:(?P<seg>%[a-z]+)\s*:\s*)?(?P<disp>[^()]*?)\s*(?:\((?P<inner>[^()]*)\))?$", re.I
-)
+_SEGMENT = re.compile(r"^(%[a-z]+)\s*:\s*", re.IGNORECASE)
+
+
+def _expression(text: str, at: int, what: str):
+    """:func:`~.expressions.read_expression` of ``text``, which starts at
+    0-based column ``at`` of the instruction: errors are located there."""
+    try:
+        return read_expression(text, what)
+    except ParseError as err:
+        raise ParseError(err.message, col=at + err.col) from None
+
+
+def _split_address(op: str) -> tuple[str | None, str, int, str | None]:
+    """(segment, displacement, its 0-based column in ``op``, what the address
+    parentheses hold or None) of a memory operand. The parentheses are the
+    last group, when it holds registers (``%``) or an index (``,``) or
+    nothing: ``(g+8)(%rip)`` is a displacement and a base, ``(g+8)`` an
+    absolute address (the operand is balanced: :func:`_split_operands`)."""
+    m = _SEGMENT.match(op)
+    seg, start = (m.group(1), m.end()) if m else (None, 0)
+    rest, inner, end = op[start:], None, len(op) - start
+    if rest.endswith(")"):
+        depth, at = 0, len(rest) - 1
+        for at in range(len(rest) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(rest[at], 0)
+            if depth == 0:
+                break
+        content = rest[at + 1 : -1].strip()
+        if not content or content[0] in "%,":
+            inner, end = rest[at + 1 : -1], at
+    disp = rest[:end]
+    return seg, disp.strip(), start + len(disp) - len(disp.lstrip()), inner
 
 
 def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
-    m = _MEM.match(op)
-    if not m:
-        raise ParseError(f"malformed operand {op!r}", col=col + 1)
-    seg, disp, inner = m.group("seg"), m.group("disp").strip(), m.group("inner")
+    seg, disp, disp_at, inner = _split_address(op)
     regs: list[Reg] = []
     if seg:
         reg = _register(seg.lower(), col)
@@ -269,16 +342,11 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
         b.add("%" + reg.name, "register", reg.view, reg.referent)
         b.add(":", "punct")
         info["seg"] = reg.name
+    info["disp"] = 0
     if disp:
-        if not _SYMBOLIC.match(disp):
-            raise ParseError(f"malformed displacement {disp!r}", col=col + 1)
-        if lookup(disp) is not None and not disp.startswith("%"):
-            raise ParseError(
-                f"register {disp!r} is written without '%' (invar reads AT&T syntax: %{disp.lower()})",
-                col=col + 1,
-            )
-        b.add(disp, "disp", "disp")
-    info["disp"] = int(disp, 0) if disp and _NUMBER.match(disp) else (0 if not disp else None)
+        expression = _expression(disp, col + disp_at, "displacement")
+        b.add(expression.text, "disp", "disp")
+        info.update(disp=expression.value, disp_text=expression.text)
     if inner is None:
         if not disp:
             raise ParseError(f"malformed operand {op!r}", col=col + 1)

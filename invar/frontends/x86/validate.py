@@ -78,7 +78,7 @@ def _check_memory(mnemonic: str, o: dict) -> None:
     disp = o.get("disp")
     if disp is None or disp == 0:
         return
-    where = o["text"].split("(")[0].split(":")[-1].strip()
+    where = o["disp_text"]
     if o.get("absolute"):
         if not mnemonic.startswith("movabs") and not -(1 << 31) <= disp < 1 << 31:
             raise error(
