@@ -12,7 +12,8 @@ report (``--format``, ``--out``, ``--fail-over`` …) are not settings of the
 audit: the first are :func:`invar.audit`'s arguments, the second the
 command's own options.
 
-Layer train/audit/alta: imports errors and tasks only.
+Layer train/audit/alta: imports errors and tasks only (and, to check the
+name of a ``--fail-over``/``--fail-under`` bound, the report's schema).
 """
 
 from __future__ import annotations
@@ -203,6 +204,50 @@ def choices_of(f, cls: type | None = None) -> tuple[str, ...] | None:
     return None
 
 
+def check_measure(name: str, option: str = "--fail-over") -> None:
+    """UsageError unless dotted ``name`` leads to a number in the report's
+    schema (:data:`invar.audit.schema.REPORT`; an object with a ``mean``,
+    such as ``alpha_covariance``, stands for its mean), as
+    :func:`invar.audit.report.resolve` reads the report. Checked before the audit: a misspelt bound costs a
+    second, not the audit. An object the schema leaves open (``run``,
+    ``config``) takes any name below it; ``resolve`` decides then."""
+    from .schema import REPORT  # lazily: the schema reads the report's version, which reads no config
+
+    node: dict | None = REPORT
+    for part in name.split("."):
+        node = _object_of(node)
+        if node is None:
+            raise UsageError(f"{name} is not a number in the report", path=option)
+        if "properties" not in node and node.get("additionalProperties") is not False:
+            return  # an open object: only the report itself can say
+        props = node["properties"]
+        extra = node.get("additionalProperties")
+        if part not in props and not isinstance(extra, dict):
+            raise UsageError(f"no measure {name!r} in the report (for example violation_rate, alpha_covariance, "
+                             "metric.worst, spread.relative_range.max, errors)", path=option)
+        node = props.get(part, extra)
+    whole = _object_of(node)
+    if whole is not None and "mean" in whole.get("properties", {}):
+        node = whole["properties"]["mean"]
+    if not _numeric(node):
+        raise UsageError(f"{name} is not a number in the report", path=option)
+
+
+def _object_of(node: dict | None) -> dict | None:
+    """The object schema ``node`` is, or the object branch of its ``oneOf``."""
+    if node is None:
+        return None
+    if node.get("type") == "object":
+        return node
+    return next((b for b in node.get("oneOf", ()) if b.get("type") == "object"), None)
+
+
+def _numeric(node: dict) -> bool:
+    kinds = node.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds or []
+    return "number" in kinds or "integer" in kinds
+
+
 def _shard_text(value: Any) -> str:
     """A shard as ``I/N`` text (from Python it may be a pair)."""
     if isinstance(value, str):
@@ -212,4 +257,4 @@ def _shard_text(value: Any) -> str:
     raise UsageError(f"{value!r}: write I/N with 1 <= I <= N, e.g. 1/4", path="--shard")
 
 
-__all__ = ["AuditConfig", "TRANSFORMS", "Transform", "option", "choices_of", "field_types"]
+__all__ = ["AuditConfig", "TRANSFORMS", "Transform", "option", "choices_of", "field_types", "check_measure"]

@@ -45,27 +45,36 @@ def violates(original: Any, variants: Sequence[Any], tolerance: float, discrete:
 
 
 def distinct(predictions: Sequence[Any], tolerance: float, discrete: bool) -> int:
-    """U: how many distinct predictions (:func:`categories`)."""
+    """U: how many distinct predictions (:func:`categories`: the first
+    prediction, the original's, anchors its class)."""
     return len(set(categories(predictions, tolerance, discrete)))
 
 
 def categories(predictions: Sequence[Any], tolerance: float, discrete: bool) -> list[int]:
     """Each prediction's class of sameness, numbered from 0 in order of first
-    appearance. Discrete predictions: equal ones share a class. Numbers are
-    sorted and cut into runs that stay within the tolerance of their run's
-    smallest value, so values closer than the tolerance share a class (a
-    greedy clustering: sameness within a tolerance is not transitive)."""
+    appearance. Discrete predictions: equal ones share a class. Numbers: the
+    first prediction (the original's) anchors class 0, which holds every
+    prediction :func:`same` as it, the rule :func:`violates` uses, so that an
+    example without a violation has one class; the others are sorted and cut
+    into runs that stay within the tolerance of their run's smallest value
+    (a greedy clustering: sameness within a tolerance is not transitive)."""
     if discrete:
         keys = [key(p) for p in predictions]
     else:
         values = np.asarray(predictions, dtype=np.float64)
         keys = [0] * len(values)
-        run, start = -1, None
-        for i in np.argsort(values, kind="stable"):
-            v = values[i]
-            if start is None or not abs(v - start) <= tolerance * max(abs(v), abs(start)):
-                run, start = run + 1, v
-            keys[i] = run
+        if len(values):
+            anchor = values[0]
+            # the exact expression of violates(), so that the two agree to the last bit
+            near = np.abs(values - anchor) <= tolerance * np.maximum(np.abs(values), abs(anchor))
+            run, start = 0, None
+            for i in np.argsort(values, kind="stable"):
+                if near[i]:
+                    continue
+                v = values[i]
+                if start is None or not abs(v - start) <= tolerance * max(abs(v), abs(start)):
+                    run, start = run + 1, v
+                keys[i] = run
     first: dict[Any, int] = {}
     return [first.setdefault(k, len(first)) for k in keys]
 

@@ -69,7 +69,7 @@ def record(s, task, settings) -> dict:
         # float rounding that depends on the batch is not spread
         snapped = [p0 if same(p, p0, tol, False) else p for p in back]
         rec["range"], rec["std"], rec["relative_range"] = spread(p0, [p0] + snapped)
-    if ex.label is not None and back:
+    if (ex.label is not None or label_free(task)) and back:
         rec["metric"] = _metric(task, p0, back, ex.label, example_seed(settings.seed, ex.id))
     if differs:
         j = most_different(p0, back, discrete)
@@ -122,9 +122,17 @@ def undo(prediction: Any, program: Program, rspace: RenamingSpace, v) -> Any:
     return walk(prediction)
 
 
+def label_free(task) -> bool:
+    """Whether the task's metric reads the predictions alone: a language
+    model's prediction is its loss on the window, whose label is the window
+    itself, so its perplexity is measured on unlabelled windows."""
+    return task.head == "lm"
+
+
 def _metric(task, p0, back: list, label, seed: int) -> dict:
-    if task.score is not None:  # the variant the task's own metric scores worst
-        scores = [task.score(p, label) for p in back]
+    if task.score is not None or label_free(task):  # the variant the task's own metric scores worst
+        scores = ([task.score(p, label) for p in back] if task.score is not None
+                  else [task.metric([p], [label]) for p in back])
         w = scores.index(max(scores) if task.lower_is_better else min(scores))
     else:
         w = worst(back, label, task.discrete)
@@ -137,7 +145,7 @@ def _metric(task, p0, back: list, label, seed: int) -> dict:
         # report's McNemar test: the worst variant would bias it, a maximum over K
         "paired_prediction": back[random.Random(seed).randrange(len(back))],
     }
-    if task.discrete:
+    if task.discrete or label_free(task):  # every variant's answer: metrics that are no mean need them all
         counts: dict[str, list] = {}
         for p in back:
             k = prediction_key(p)
@@ -202,6 +210,7 @@ def _noise(s, task, settings) -> dict:
     originals = [s.answers[r][0] for r in range(k)]
     backs = [mapped_back(s, task, s.answers[r]) for r in range(k)]
     flat = originals + [backs[r][j] for j in range(v) for r in range(k)]
+    # classes anchored at the original's first answer, as distinct() and the violation anchor theirs
     cats = categories(flat, settings.tolerance, task.discrete)
     groups = [cats[:k]] + [cats[k + j * k: k + (j + 1) * k] for j in range(v)]
     p = homogeneity(groups, resamples=settings.resamples, seed=example_seed(settings.seed, s.ex.id))
@@ -264,4 +273,4 @@ def _replies(meta: list[list] | None) -> dict | None:
     }
 
 
-__all__ = ["record", "undo", "mapped_back", "example_seed"]
+__all__ = ["record", "undo", "mapped_back", "example_seed", "label_free"]

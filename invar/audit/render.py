@@ -41,13 +41,42 @@ def headline(report: dict) -> list[str]:
     s = report["settings"]
     symmetry = (f"a task symmetry of {t['name']}" if report["task_symmetry"] else
                 f"not a task symmetry of {t['name']}: its labels may change"
-                + ("" if s["oracle"] else "; --oracle measures how much"))
+                + ("" if s["oracle"] or not _has_oracle(t["name"]) else "; --oracle measures how much"))
     lines = [f"audit of {model} on {where}",
              f"{report['transform']} ({symmetry}); up to {s['variants']:,} per example, seed {s['seed']}"]
     table = report.get("table")
     if table is not None:
         lines.append(TABLES_READ[table])
+    few = _few_vary(report)
+    if few:
+        lines.append(few)
     return lines
+
+
+def _has_oracle(task: str) -> bool:
+    """Whether ``--oracle`` can label this task's variants: the task's own
+    oracle (bhive: llvm-mca), or for alta the interpreter a compiled
+    checkpoint carries; a language model has none."""
+    from ..tasks import get_task
+
+    try:
+        return get_task(task).oracle is not None or task == "alta"
+    except UsageError:  # a task this invar does not know (a report from elsewhere): say nothing of it
+        return False
+
+
+def _few_vary(report: dict) -> str | None:
+    """The headline's line when under half the audited examples can vary
+    (the others have no variant besides the original, cannot violate, and
+    dilute the violation rate): how many, and the violation rate over them
+    beside the rate over all; None otherwise."""
+    n, varied = report["audited"], report.get("varied")
+    if varied is None or not 0 < varied["examples"] < n / 2:
+        return None
+    k = varied["examples"]
+    return (f"only {k:,} of the {n:,} audited examples can vary ({100 * k / n:.0f} %; the others have no variant "
+            f"besides the original): violation rate {_share(varied['violation_rate'])} over them, "
+            f"{_share(report['violation_rate'])} over all")
 
 
 #: the line that says what a language model's audit measured (report ``table``)
@@ -256,7 +285,16 @@ def read_together(report: dict) -> list[str]:
 
 
 def _short(x) -> str:
-    return _num(x, 4) if isinstance(x, float) else str(x)[:40]
+    return _num(x, 4) if isinstance(x, float) else words(x)[:40]
+
+
+def words(prediction) -> str:
+    """A prediction as people read it: a list of words (a names model's
+    subtokens) as the words, space-separated, not a Python tuple; anything
+    else as its text. JSON keeps the list."""
+    if isinstance(prediction, (list, tuple)) and all(isinstance(w, str) for w in prediction):
+        return " ".join(prediction)
+    return str(prediction)
 
 
 def histogram_lines(example: dict, width: int = 50) -> list[str]:
@@ -265,7 +303,7 @@ def histogram_lines(example: dict, width: int = 50) -> list[str]:
     out = [f"example {example['id']}: {example['variants']:,} variants, {example['distinct']:,} distinct predictions"]
     if example["histogram"] is None:
         for value, count in example["counts"]:
-            out.append(f"  {str(value)[:30]:>30} {count:>9,}")
+            out.append(f"  {words(value)[:30]:>30} {count:>9,}")
         return out
     out[0] += (f"; range {_num(example['min'], 4)} to {_num(example['max'], 4)}, mean {_num(example['mean'], 4)}"
                + (f", label {_num(example['label'], 4)}" if example["label"] is not None else ""))
@@ -279,23 +317,41 @@ def histogram_lines(example: dict, width: int = 50) -> list[str]:
 
 
 # ---------------------------------------------------------------------- plot
+#: how to install the optional plotting extra: from PyPI, and from a clone of the repository
+PLOT_INSTALL = "pip install 'invar[plot]' (from PyPI; in a clone of invar: pip install -e '.[plot]')"
+
+
+def check_plot(path: str) -> None:
+    """UsageError unless :func:`plot` can write ``path``: a ``.png`` or
+    ``.svg`` name, and matplotlib installed. Cheap, so a command checks it
+    before its work, not after."""
+    if not str(path).lower().endswith((".png", ".svg")):
+        raise UsageError("--plot writes .png or .svg files", path="--plot")
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):  # a module set to None or without a spec: not importable
+        found = False
+    if not found:
+        raise UsageError(f"--plot needs matplotlib: {PLOT_INSTALL}", path="--plot")
+
+
 def plot(values: Sequence[float], path: str, *, title: str, xlabel: str, ylabel: str = "examples",
          nonnegative: bool = False) -> None:
     """A histogram of ``values`` written to ``path`` (PNG or SVG, by its
     extension) with matplotlib; the y axis counts ``ylabel`` (whole numbers),
     and a ``nonnegative`` measure (the relative range) starts at 0, even when
     every value is 0 (an exactly invariant model)."""
+    check_plot(path)
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'invar[plot]' (or pip install matplotlib)",
-                         path="--plot") from None
-    if not str(path).lower().endswith((".png", ".svg")):
-        raise UsageError("--plot writes .png or .svg files", path="--plot")
+    except ImportError:  # found but broken
+        raise UsageError(f"--plot needs matplotlib: {PLOT_INSTALL}", path="--plot") from None
     values = [float(v) for v in values]
     span = None
     if nonnegative and values:
@@ -412,4 +468,5 @@ class _Null:
         pass
 
 
-__all__ = ["tables", "headline", "read_together", "histogram_lines", "plot", "html_page"]
+__all__ = ["tables", "headline", "read_together", "histogram_lines", "plot", "html_page", "words", "check_plot",
+           "PLOT_INSTALL"]

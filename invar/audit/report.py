@@ -163,7 +163,8 @@ def _metric(task, ok: list[dict]) -> dict | None:
     worst = [r["metric"]["worst_prediction"] for r in rows]
     out = {"name": task.metric_name, "examples": len(rows), "original": task.metric(preds, labels),
            "worst": task.metric(worst, labels)}
-    if task.discrete:
+    if task.discrete or all("variant_predictions" in r["metric"] for r in rows):
+        # every variant's answer is listed (discrete tasks; a language model's losses): the metric over them
         from ..tasks.classify import macro_f1
 
         vp, vl = [], []
@@ -173,8 +174,8 @@ def _metric(task, ok: list[dict]) -> dict | None:
                 vl += [r["label"]] * n
         out["variants"] = task.metric(vp, vl)
         out["f1"] = ({"original": macro_f1(preds, labels), "variants": macro_f1(vp, vl),
-                      "worst": macro_f1(worst, labels)} if task.f1 else None)
-        if task.extra_metrics:
+                      "worst": macro_f1(worst, labels)} if task.f1 and task.discrete else None)
+        if task.discrete and task.extra_metrics:
             out["extra"] = {name: {"original": m(preds, labels), "variants": m(vp, vl), "worst": m(worst, labels)}
                             for name, m in task.extra_metrics.items()}
     else:
@@ -192,10 +193,10 @@ def chance(task, labels: Sequence) -> dict | None:
     """The task's chance level on these labels: the metric of predicting one
     value for every example, the most common label (discrete tasks; ties go
     to the first in sorted order) or the mean label (numbers). None for
-    sequence tasks (no one output fits every input) and for fewer than two
-    labels (any model matches one label's mean)."""
-    if task.head == "generate" or len(labels) < 2:
-        return None
+    sequence tasks (no one output fits every input), for fewer than two
+    labels (any model matches one label's mean) and without labels."""
+    if task.head == "generate" or len(labels) < 2 or any(label is None for label in labels):
+        return None  # (a language model's metric reads no label: no chance level either)
     if task.discrete:
         counts: dict[str, list] = {}
         for label in labels:
@@ -487,6 +488,9 @@ def resolve(report: dict, name: str):
 
 
 def parse_bound(text: str, option: str) -> tuple[str, float]:
+    """``METRIC=VALUE`` -> (METRIC, VALUE). Whether METRIC names a number of
+    the report is :func:`invar.audit.config.check_measure`'s to say, before
+    the audit."""
     name, eq, value = text.partition("=")
     try:
         if not eq or not name.strip():

@@ -127,7 +127,9 @@ def compile_command(
     """
     from ..alta.compiler import compile_program
     from ..alta.store import load_program, save_compiled
+    from .outputs import destination
 
+    destination(out, "--out")
     model = compile_program(load_program(prog, max_length=max_len), lam=lam)
     save_compiled(out, model)
     stdout.print(_summary(model, out), markup=False)

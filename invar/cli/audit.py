@@ -15,6 +15,7 @@ from ..audit.config import AuditConfig
 from .configured import with_config
 from .console import command, stderr, stdout
 from .options import TableFormat
+from .outputs import destination, make_folders
 
 audit_app = typer.Typer(
     name="audit",
@@ -34,8 +35,8 @@ FormatOpt = Annotated[AuditFormat, typer.Option("--format", help="Output format:
 OutOpt = Annotated[Optional[str], typer.Option("--out", "-o", help="Write the output to FILE instead of standard output.")]
 FailOverOpt = Annotated[Optional[List[str]], typer.Option("--fail-over", help="METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, errors …) exceeds VALUE (repeatable).")]
 FailUnderOpt = Annotated[Optional[List[str]], typer.Option("--fail-under", help="METRIC=VALUE: exit 1 when METRIC (alpha_covariance …) falls below VALUE (repeatable).")]
-ReportOpt = Annotated[Optional[str], typer.Option("--report", help="Also write a self-contained HTML page: summary, spread histogram, worst examples beside their variant.")]
-PlotOpt = Annotated[Optional[str], typer.Option("--plot", help="Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs matplotlib: pip install 'invar[plot]').")]
+ReportOpt = Annotated[Optional[str], typer.Option("--report", "--html", help="Also write a self-contained HTML page: summary, spread histogram, worst examples beside their variant.")]
+PlotOpt = Annotated[Optional[str], typer.Option("--plot", help="Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs matplotlib: pip install 'invar[plot]' from PyPI, pip install -e '.[plot]' in a clone).")]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on standard error.")]
 
 
@@ -71,7 +72,11 @@ def audit_command(
 
     if model is None or dataset is None:
         raise UsageError("--model and --dataset are required (or: invar audit merge FILE…)")
+    # every option error before the work: bounds, the split, where the report goes
     over, under = _bounds(fail_over, fail_under)
+    if getattr(ctx.get_parameter_source("split"), "name", "DEFAULT") != "DEFAULT":  # given, not defaulted
+        _check_split(dataset, config)
+    _destinations(out, report_file, plot)
     rank = int(os.environ.get("RANK", "0"))
     if dataset == "bhive" and not (config.data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:
         from ..data.bhive import default_cache_dir, pending
@@ -86,7 +91,9 @@ def audit_command(
         from ..tasks import get_task
 
         _emit(result.header, result.records, result.report, fmt, out, report_file, plot)
-        note = unlabelled_note(result.header["dataset"], get_task(result.header["task"]), config.oracle)
+        # a metric measured needs no label (a language model's is its own loss)
+        note = result.report["metric"] is None and unlabelled_note(result.header["dataset"],
+                                                                    get_task(result.header["task"]), config.oracle)
         if note:
             stderr.print(f"note: {note}", markup=False, highlight=False)
     _check(result.report, over, under)
@@ -114,6 +121,7 @@ def merge_command(
     from ..audit import merge
 
     over, under = _bounds(fail_over, fail_under)
+    _destinations(out, report_file, plot)
     header, records, result = merge(files)
     _emit(header, records, result, fmt, out, report_file, plot)
     _check(result, over, under)
@@ -143,6 +151,7 @@ def compare_command(
     from ..audit import compare
     from ..audit.compare import render
 
+    destination(out, "--out")
     result = compare(a, b, resamples=bootstrap, level=confidence, seed=seed)
     if fmt is TableFormat.json:
         text = json.dumps(result, indent=2) + "\n"
@@ -157,6 +166,7 @@ def compare_command(
     if out is not None:
         from ..files import write_atomic
 
+        make_folders(out)
         write_atomic(out, lambda f: f.write(text.encode()))
     else:
         import sys
@@ -164,11 +174,66 @@ def compare_command(
         sys.stdout.write(text)
 
 
+def _destinations(out: str | None, report_file: str | None, plot: str | None) -> None:
+    """Every file the report goes to can be written (and --plot drawn):
+    checked before the audit, not after it."""
+    destination(out, "--out")
+    destination(report_file, "--report")
+    destination(plot, "--plot")
+    if plot is not None:
+        from ..audit.render import check_plot
+
+        check_plot(plot)
+
+
+#: the files a dataset directory holds its splits in
+_SPLIT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".txt", ".ltl")
+
+
+def _check_split(dataset: str, config: AuditConfig) -> None:
+    """``--split`` given where the dataset has no such split is refused
+    before the audit: a file is audited whole (a split file of a dataset
+    directory is its own split), a directory of sources has no splits, and
+    a dataset directory must hold the split's file."""
+    from pathlib import Path
+
+    from ..data.manifest import split_file
+
+    split = config.split
+    where = (config.data_dir or os.environ.get("INVAR_DATA")) if dataset == "bhive" else dataset
+    if where is None:
+        raise UsageError(f"{split!r}: --dataset bhive without --data-dir reads BHive's CSVs whole; --split chooses "
+                         "a split of a directory invar data bhive wrote (--data-dir DIR)", path="--split")
+    path = Path(where)
+    if path.is_file():
+        own = split_file(path)
+        if own is not None and own[1] == split:
+            return
+        whole = (f"{where} is the {own[1]} split of {own[0]}: audit --dataset {own[0]} --split {split}" if own
+                 else f"{where} is a file, audited whole: --split chooses a split of a dataset directory")
+        raise UsageError(f"{split!r}: {whole}", path="--split")
+    if not path.is_dir() or any((path / f"{split}{s}").is_file() for s in _SPLIT_SUFFIXES):
+        return  # a dataset that is not there is the audit's to report
+    splits = sorted({p.stem for p in path.iterdir() if p.is_file() and p.suffix in _SPLIT_SUFFIXES
+                     and p.stem in ("train", "valid", "val", "test")})
+    if splits:
+        raise UsageError(f"no split {split!r} in {where} (its splits: {', '.join(splits)})", path="--split")
+    raise UsageError(f"{split!r}: {where} has no splits (a directory of source files is audited whole)",
+                     path="--split")
+
+
 def _bounds(fail_over, fail_under):
+    """The bounds, each naming a number of the report's schema (checked
+    before the audit, not after it)."""
+    from ..audit.config import check_measure
     from ..audit.report import parse_bound
 
-    return ([parse_bound(b, "--fail-over") for b in fail_over or ()],
-            [parse_bound(b, "--fail-under") for b in fail_under or ()])
+    bounds = ([parse_bound(b, "--fail-over") for b in fail_over or ()],
+              [parse_bound(b, "--fail-under") for b in fail_under or ()])
+    for option, given in zip(("--fail-over", "--fail-under"), bounds):
+        for name, _ in given:
+            check_measure(name, option)
+    return bounds
 
 
 def _check(result: dict, over, under) -> None:
@@ -243,6 +308,7 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
             buf = io.StringIO()
             render.tables(result, Console(file=buf, width=100, soft_wrap=True, highlight=False))
             text = buf.getvalue()
+        make_folders(out)
         write_atomic(out, lambda f: f.write(text.encode()))
     elif text is not None:
         import sys
@@ -254,6 +320,7 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
         from ..files import write_atomic
 
         page = render.html_page(result)
+        make_folders(report_file)
         write_atomic(report_file, lambda f: f.write(page.encode()))
     if plot is not None:
         ok = [r for r in records if r["error"] is None]
@@ -264,6 +331,7 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
             values = [r["relative_range"] for r in ok if r["relative_range"] is not None]
             title, xlabel, ylabel = (f"spread over {len(values):,} examples", "relative range of the predictions",
                                      "examples")
+        make_folders(plot)
         render.plot(values, plot, title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
                     xlabel=xlabel, ylabel=ylabel, nonnegative=result["example"] is None)
 

@@ -48,7 +48,7 @@ TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="Output fo
 SCHEMA = 1
 FunctionOpt = Annotated[
     Optional[str],
-    typer.Option("--function", help="Only the function or method NAME (qualified, or its last part if unique)."),
+    typer.Option("--function", help="Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file of several (lineN, its first line)."),
 ]
 
 

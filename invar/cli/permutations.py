@@ -13,6 +13,7 @@ from ..program import Program
 from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
 from .console import command, select_units, stderr
+from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import SCHEMA, CountOpt, FileArg, FunctionOpt, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
 MaxStatesOpt = Annotated[
@@ -59,6 +60,7 @@ def permutations(
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
     function: FunctionOpt = None,
+    every: Annotated[bool, typer.Option("--all", help=ALL_HELP)] = False,
     fmt: TextFormatOpt = TextFormat.text,
     lang: LangOpt = None,
     max_states: MaxStatesOpt = DEFAULT_MAX_STATES,
@@ -75,12 +77,15 @@ def permutations(
     source text under a comment naming it, or with --format jsonl as
     {"unit", "index", "order", "text"}, ``order[new] = old`` (0-based);
     a sampled order's index is null where the space has more than 2^63
-    orders. Samples are streamed, in constant memory.
+    orders. Samples are streamed, in constant memory. On a terminal, a
+    listing without --count, --limit, --sample or --all shows the first 10
+    and the count.
 
     Example: invar permutations earnings.py --count
     """
     if count and sample is not None:
         raise UsageError("--count and --sample are exclusive")
+    limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
     out = _Output(fmt, count)
     if count:
@@ -101,7 +106,19 @@ def permutations(
                     typer.echo(f"{mark} {unit.name}: {label}: {' '.join(map(str, t.order))}\n{text}\n")
                 else:
                     out.emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
+            if cut:
+                _note_cut(space, unit.name if len(units) > 1 else None)
     out.close()
+
+
+def _note_cut(space: PermutationSpace, unit: str | None) -> None:
+    """The note under a listing cut to the first few on a terminal: how
+    many orders there are (bounds where too wide to count)."""
+    lower, upper = space.bounds()
+    if upper <= FIRST_FEW:
+        return
+    total = shown_count(lower) if lower == upper else f"between {shown_count(lower)} and {shown_count(upper)}"
+    stderr.print(note("orders", total, unit), markup=False)
 
 
 class _Output:

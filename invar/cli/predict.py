@@ -53,6 +53,10 @@ def predict_command(
     from ..tasks import get_task
 
     torch.set_num_threads(1)
+    if curve is not None:
+        from .outputs import destination
+
+        destination(curve, "--curve")
     if device is Device.cuda and not torch.cuda.is_available():
         raise UsageError("--device cuda: no CUDA device is available", path="--device")
     m = load_model(model, device=device.value)
@@ -148,7 +152,10 @@ def _lm_records(m, good: list, batch_size: int, device: str, per_position: bool,
     if curve is not None:
         from ..files import write_atomic
 
+        from .outputs import make_folders
+
         data = json.dumps({"schema": SCHEMA, "model": m.config.arch, **curve_of(losses, window)})
+        make_folders(curve)
         write_atomic(curve, lambda f: f.write(data.encode("utf-8")))
     return [{"location": f"{where[0]}:{where[1]}", "source": f"{where[0]}:{where[1]}",
              "prediction": float(x.mean()), **({"positions": x.tolist()} if per_position else {})}
@@ -156,10 +163,13 @@ def _lm_records(m, good: list, batch_size: int, device: str, per_position: bool,
 
 
 def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
+    from ..audit.render import words
+
     if fmt is TextFormat.text:
         for r in records:
             pred = r["prediction"]
-            shown = f"{pred:.4f}" if isinstance(pred, float) else pred  # JSON keeps every digit
+            # JSON keeps every digit, and a names model's subtokens as a list; text shows them as words
+            shown = f"{pred:.4f}" if isinstance(pred, float) else words(pred)
             if "positions" in r:
                 shown += "\t" + " ".join(f"{x:.4f}" for x in r["positions"])
             typer.echo(f"{r['source']}\t{shown}")  # a real tab (the console would expand it)
@@ -196,13 +206,14 @@ def _units(file: str, lang: str | None, task) -> list:
     from ..frontends import lang_of
     from .console import select_units
 
-    hex_rows = lang_of(None if file == "-" else file, lang) == "hex"
-    return [((shown, _first_line(p, hex_rows)), p) for p in select_units(file, lang)]
+    blocks = lang_of(None if file == "-" else file, lang) in ("hex", "x86")
+    return [((shown, _first_line(p, blocks)), p) for p in select_units(file, lang)]
 
 
-def _first_line(program, hex_rows: bool) -> int:
-    """The line of ``file`` where ``program`` starts: a hex block's row (its
-    unit is named ``lineN``), otherwise its first line's source line."""
-    if hex_rows and program.name.startswith("line") and program.name[4:].isdigit():
+def _first_line(program, blocks: bool) -> int:
+    """The line of ``file`` where ``program`` starts: a block's (a hex row,
+    or an assembly paragraph: its unit is named ``lineN``, the line of the
+    audit's example id), otherwise its first line's source line."""
+    if blocks and program.name.startswith("line") and program.name[4:].isdigit():
         return int(program.name[4:])
     return program.lines[0].source_line if program.lines else 0

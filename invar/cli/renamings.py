@@ -12,7 +12,8 @@ from ..errors import UsageError
 from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
-from .console import command, located, select_units, stdout
+from .console import command, located, select_units, stderr, stdout
+from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
 
@@ -65,7 +66,8 @@ def renamings(
     pin: Annotated[Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")] = None,
     names: Annotated[Optional[str], typer.Option("--names", help="Pool of target names: a,b,c or v0..v9 or @FILE.")] = None,
     aps: Annotated[Optional[str], typer.Option("--aps", help="Pool of atomic propositions for LTL: a,b,c,d,e.")] = None,
-    function: Annotated[Optional[str], typer.Option("--function", help="Only this function or method (qualified name).")] = None,
+    function: Annotated[Optional[str], typer.Option("--function", help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).")] = None,
+    every: Annotated[bool, typer.Option("--all", help=ALL_HELP)] = False,
     lang: LangOpt = None,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
@@ -74,6 +76,8 @@ def renamings(
     Registers of x86 blocks, local variables of Python and Java functions,
     atomic propositions of LTL formulas. Enumeration is lexicographic (see
     docs/formats.md); sampling is exactly uniform and reproducible by --seed.
+    On a terminal, a listing without --count, --limit, --sample or --all
+    shows the first 10 and the count.
 
     Example: invar renamings fixtures/x86/figure1a.s --count
     """
@@ -82,6 +86,7 @@ def renamings(
     if names is not None and aps is not None:
         raise UsageError("--names and --aps both give the pool; use one")
     pool = parse_pool(names if names is not None else aps)
+    limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
     rng = random.Random(seed)
     many = len(units) > 1
@@ -116,3 +121,5 @@ def renamings(
                     "index": index if index is not None else k,
                     "mapping": mapping, "referents": dict(r.mapping), "text": text,
                 }))
+        if cut and (n := space.count()) > FIRST_FEW:
+            stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)

@@ -59,6 +59,66 @@ def test_distinct_cuts_runs_at_the_tolerance_of_their_first_value():
     assert metrics.distinct([1.0, 1.0000008, 1.0000016], 1e-6, False) == 2
 
 
+@pytest.mark.parametrize(
+    "original, variants, tol",
+    [
+        # issue 35, item 4: every variant within the tolerance of the original, two of them 1.8e-6 apart
+        (1.0, [1.0000009, 0.9999991, 1.0000009, 0.9999991], 1e-6),
+        (1.0, [1.0000009, 0.9999991, 1.0000025], 1e-6),       # one variant beyond: a violation
+        (2.0, [2.0000019, 1.9999981, 1.999998], 1e-6),
+        ("a", ["a", "a"], 0.0),
+        ("a", ["a", "b", "c"], 0.0),
+    ],
+)
+def test_distinct_and_violation_agree_on_sameness(original, variants, tol):
+    """A violation is a variant not the same as the original; U counts the
+    classes anchored at the original: so an example without a violation has
+    one class (alpha-covariance 1), and one with a violation more than one."""
+    discrete = isinstance(original, str)
+    violated = metrics.violates(original, variants, tol, discrete)
+    u = metrics.distinct([original, *variants], tol, discrete)
+    assert (u > 1) is violated
+    assert (metrics.alpha_covariance(1 + len(variants), u) == 1.0) is (not violated)
+
+
+def test_distinct_classes_are_anchored_at_the_first_prediction():
+    # within the tolerance of the original (first): its class, however far apart from each other
+    assert metrics.categories([1.0, 1.0000009, 0.9999991], 1e-6, False) == [0, 0, 0]
+    # the rest cut into runs from their smallest value, numbered in order of first appearance
+    assert metrics.categories([1.0, 1.1, 1.0000009, 1.2, 1.1000001], 1e-6, False) == [0, 1, 0, 2, 1]
+
+
+def test_distinct_and_violation_agree_on_random_predictions():
+    import random
+
+    rng = random.Random(35)
+    for _ in range(2000):
+        original = rng.choice([1.0, 3.5, 100.0])
+        variants = [original * (1 + rng.choice([-1, 1]) * rng.choice([0, 4e-7, 9e-7, 1.1e-6, 2e-6, 1e-3]))
+                    for _ in range(rng.randint(1, 6))]
+        violated = metrics.violates(original, variants, 1e-6, False)
+        assert (metrics.distinct([original, *variants], 1e-6, False) > 1) is violated, (original, variants)
+
+
+def test_an_audit_counts_no_violation_and_alpha_covariance_1_within_the_tolerance():
+    """Issue 35, item 4, as the audit met it: every variant's prediction
+    within the tolerance of the original's, variants 1.8e-6 apart."""
+    import zlib
+
+    from invar.audit import audit
+
+    originals = set(TEXTS)
+
+    def model(texts):
+        return [1.0 if t in originals else 1.0 + (9e-7 if zlib.crc32(t.encode()) % 2 else -9e-7) for t in texts]
+
+    result = audit(model, TEXTS, task="bhive", lang="x86", variants=8, transform="renamings")
+    apart = [r for r in result.records if r["range"] is not None and r["variants"] > 2]
+    assert apart and result.violation_rate == 0.0
+    assert [r["alpha_covariance"] for r in result.records] == [1.0] * len(TEXTS)
+    assert result["alpha_covariance"]["mean"] == 1.0
+
+
 def test_spread():
     rng, std, rel = metrics.spread(2.0, [2.0, 1.0, 3.0])
     assert (rng, rel) == (2.0, 1.0)

@@ -6,6 +6,7 @@ model that is no language model."""
 from __future__ import annotations
 
 import json
+import math
 
 import jsonschema
 import pytest
@@ -59,10 +60,10 @@ def test_the_report_says_which_table_it_read(invoke, lms, arch, table, read, inv
 
 @pytest.mark.parametrize("args, message", [
     (("--model", FIXTURES / "models" / "renamer.pt", "--dataset", FIXTURES / "blocks", "--lexinvariant-table",
-      "along"), "--lexinvariant-table:0:0: error: --lexinvariant-table along is for invar language models "
+      "along"), "--lexinvariant-table: error: --lexinvariant-table along is for invar language models "
                 "(lm checkpoints), not a bhive model"),
     (("--model", "tests.audit.callables:constant", "--task", "bhive", "--dataset", FIXTURES / "blocks",
-      "--lexinvariant-table", "along"), "--lexinvariant-table:0:0: error: --lexinvariant-table along is for "
+      "--lexinvariant-table", "along"), "--lexinvariant-table: error: --lexinvariant-table along is for "
                                         "invar language models (lm checkpoints), not a callable"),
 ])
 def test_along_for_a_model_that_is_no_language_model_is_a_usage_error(invoke, args, message):
@@ -76,3 +77,29 @@ def test_an_unknown_table_is_a_usage_error(invoke, lms):
     result = invoke("audit", "--model", lms / "lexinvariant.pt", "--dataset", lms / "data", *QUICK,
                     "--lexinvariant-table", "fresh")
     assert result.exit_code == 2 and "fresh" in result.output and "Traceback" not in result.output
+
+
+def test_an_lm_audit_measures_perplexity_without_labels(invoke, lms):
+    """Issue 35, item 9: a language model's prediction is its loss on the
+    window, which is its own label; its audit measures perplexity without a
+    label column, and is told neither to add one nor to use --oracle (the
+    lm task has none)."""
+    args = ("audit", "--model", lms / "vanilla.pt", "--dataset", lms / "data", *QUICK)
+    table = invoke(*args)
+    assert table.exit_code == 0, table.output
+    assert "label" not in table.stderr and "--oracle" not in table.stdout and "no metric" not in table.stdout
+    assert "perplexity on originals" in table.stdout
+    lines = [json.loads(line) for line in invoke(*args, "--format", "jsonl").stdout.splitlines()]
+    for line in lines:
+        jsonschema.Draft202012Validator(LINE).validate(line)
+    records, report = [r for r in lines if r["type"] == "example"], lines[-1]
+    metric = report["metric"]
+    assert metric["name"] == "perplexity" and metric["examples"] == len(records) == 6
+    assert metric["chance"] is None
+    losses = [r["prediction"] for r in records]
+    assert metric["original"] == pytest.approx(math.exp(sum(losses) / len(losses)))
+    variants = [p for r in records for p, n in r["metric"]["variant_predictions"] for _ in range(n)]
+    assert len(variants) == sum(r["variants"] for r in records)
+    assert metric["variants"] == pytest.approx(math.exp(sum(variants) / len(variants)))
+    worst = [max(p for p, _ in r["metric"]["variant_predictions"]) for r in records]
+    assert metric["worst"] == pytest.approx(math.exp(sum(worst) / len(worst)))

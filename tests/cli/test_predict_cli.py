@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ..conftest import FIXTURES
 
 MODEL = str(FIXTURES / "models" / "renamer.pt")
@@ -35,3 +37,45 @@ def test_bad_checkpoint_is_a_located_error(invoke, tmp_path):
     bad.write_bytes(b"not a checkpoint")
     result = invoke("predict", "--model", str(bad), str(FIXTURES / "x86" / "figure1a.s"))
     assert result.exit_code != 0 and "bad.pt" in result.stderr and "error" in result.stderr
+
+
+# ------------------------------------------------ a names model's answers (issue 35, item 8)
+@pytest.fixture(scope="module")
+def names_model(tmp_path_factory):
+    """A names model trained one quick epoch on the Python fixtures."""
+    import invar
+    from invar.tasks import names
+
+    root = tmp_path_factory.mktemp("names-predict")
+    names.build(FIXTURES / "python", root / "data")
+    invar.train(task="names", data=root / "data", arch="vanilla", epochs=1, batch_size=16, limit=32, threads=1,
+                out=root / "names.pt")
+    return root / "names.pt"
+
+
+def test_a_names_prediction_is_words_in_text_and_a_list_in_json(invoke, names_model):
+    source = FIXTURES / "python" / "arith.py"
+    text = invoke("predict", "--model", names_model, source)
+    assert text.exit_code == 0, text.output
+    rows = [line.split("\t") for line in text.stdout.splitlines()]
+    records = [json.loads(line) for line in invoke("predict", "--model", names_model, source, "--format",
+                                                   "jsonl").stdout.splitlines()]
+    assert len(rows) == len(records) > 0
+    for (location, shown), record in zip(rows, records):
+        assert isinstance(record["prediction"], list) and record["prediction"]
+        assert location == record["location"] and shown == " ".join(record["prediction"])
+    whole = json.loads(invoke("predict", "--model", names_model, source, "--format", "json").stdout)
+    assert [p["prediction"] for p in whole["predictions"]] == [r["prediction"] for r in records]
+
+
+def test_an_audit_of_a_names_model_shows_its_answers_as_words(invoke, names_model):
+    args = ("audit", "--model", names_model, "--dataset", FIXTURES / "python" / "arith.py", "--variants", "4",
+            "--quiet")
+    result = invoke(*args)
+    assert result.exit_code == 0, result.output
+    assert "('" not in result.stdout and "',)" not in result.stdout
+    worst = json.loads(invoke(*args, "--format", "json").stdout)["worst_examples"]
+    assert worst  # this model, so trained, answers some variant differently
+    for w in worst[:5]:
+        row = next(line for line in result.stdout.splitlines() if f" {w['id']} " in line)
+        assert f" {' '.join(w['prediction'])} " in row and f" {' '.join(w['most_different']['prediction'])} " in row

@@ -1,0 +1,52 @@
+"""Where a command writes its files, checked before its work.
+
+An audit or a training run may take hours; a destination that cannot be
+written (a directory, a folder under a file, a folder without write
+permission) must fail in the first second with one located line and exit
+status 2, not as an internal error once the work is done. Every command
+that writes a file (``audit --out/--report/--plot``, ``audit merge``,
+``audit compare --out``, ``train --out``, ``predict --curve``, ``alta
+compile --out``) checks it with :func:`destination` first and, where the
+folders are missing, creates them when it writes (:func:`make_folders`), as
+``train`` always has: one behaviour for every command.
+
+Imports errors only; never a command module.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import UsageError
+
+
+def destination(path: str | os.PathLike | None, option: str) -> None:
+    """UsageError (exit 2) at ``path`` unless a file can be written there:
+    it is no directory, and its nearest existing folder is a writable
+    folder (the missing ones below it are created when the file is
+    written). None (the option not given) passes."""
+    if path is None:
+        return
+    shown = os.fspath(path)
+    target = Path(shown)
+    if target.is_dir():
+        raise UsageError(f"is a directory: {option} names the file to write", path=shown)
+    if shown.endswith(("/", os.sep)):
+        raise UsageError(f"names a folder (it ends in /): {option} names the file to write", path=shown)
+    folder = target.absolute().parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {option} here: {folder} is a file, not a folder", path=shown)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {option} here: no permission to write in {folder}", path=shown)
+
+
+def make_folders(path: str | os.PathLike) -> None:
+    """Create the missing folders above ``path`` (what :func:`destination`
+    allowed), just before the file is written."""
+    Path(path).absolute().parent.mkdir(parents=True, exist_ok=True)
+
+
+__all__ = ["destination", "make_folders"]
