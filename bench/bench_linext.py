@@ -12,7 +12,7 @@ Bubley–Dyer chain (``--chain-samples`` draws).
 
     python bench/bench_linext.py --sizes 20 40 80 --programs 10 --samples 200
 
-Prints a Markdown table (the figures in docs/benchmarks.md).
+Prints a Markdown table (the figures in docs/benchmarks/symmetry.md).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ thread).
 
     python bench/bench_ltl.py --settings 35:5 50:10 --num 1000
 
-Prints a Markdown table (the figures in docs/benchmarks.md).
+Prints a Markdown table (the figures in docs/benchmarks/ltl.md).
 """
 
 from __future__ import annotations

@@ -305,8 +305,8 @@ def arch_config(arch: str) -> dict:
     probability is about one half (the scale is the log of the summed
     exponentials of the other tokens, a dozen or so per trace step), so the
     training loss stalls near 0.9, and on two-AP formulas dualpart wrote
-    fewer correct and far fewer exact traces (docs/benchmarks.md, "dualpart
-    on two-AP formulas"). ``overrides={"normalize_features": True,
+    fewer correct and far fewer exact traces (docs/benchmarks/ltl.md,
+    "dualpart's logits: plain, not AdaCos"). ``overrides={"normalize_features": True,
     "adacos": True}`` to :func:`invar.train.train` restores the paper's
     setting."""
     extra: dict = {"positions": "tree"}

@@ -10,7 +10,7 @@ sources (every module of ``src.zip``, see ``java_corpus``).
   its file, line and column. A file that declares no method with a body (an
   interface of abstract methods, ``package-info.java``) is not a failure.
 
-docs/benchmarks.md gives the same figures for every file of ``src.zip``
+docs/benchmarks/frontends.md gives the same figures for every file of ``src.zip``
 (``python -m tests.oracles.java_census``).
 """
 
