@@ -78,7 +78,8 @@ class AuditConfig:
         None, "--data-dir",
         help="Where --dataset bhive lies: a directory written by invar data bhive, or a copy of BHive's CSVs "
              "(default: $INVAR_DATA, else BHive's public CSVs in ~/.cache/invar/bhive, downloaded once).")
-    split: str = option("test", "--split", help="Split of a prepared dataset to audit.")
+    split: str | None = option(
+        None, "--split", help="Split of a prepared dataset to audit (default: test, where the dataset has splits).")
     lang: str | None = option(
         None, "--lang", help="Language of the programs (x86, hex, python, java, ltl) when the dataset does not say.")
     program_column: str | None = option(None, "--program-column", help="CSV/JSONL column holding the programs.")

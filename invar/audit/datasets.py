@@ -143,6 +143,45 @@ class Dataset:
 
 
 # ------------------------------------------------------------------- loading
+#: the files a dataset directory holds its splits in
+_SPLIT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".txt", ".ltl")
+
+
+def check_split(dataset, split: str | None, data_dir: str | None = None) -> None:
+    """A ``split`` given (not None) where the dataset has no such split is
+    refused before the audit: a file is audited whole (a split file of a
+    dataset directory is its own split), a directory of sources has no
+    splits, and a dataset directory must hold the split's file. A dataset
+    given from Python (a list of programs) has none."""
+    from ..data.manifest import split_file
+
+    if split is None:
+        return
+    if not isinstance(dataset, (str, os.PathLike)):
+        raise UsageError(f"{split!r}: a dataset given as a list of programs has no splits", path="--split")
+    dataset = str(dataset)
+    where = (data_dir or os.environ.get("INVAR_DATA")) if dataset == "bhive" else dataset
+    if where is None:
+        raise UsageError(f"{split!r}: --dataset bhive without --data-dir reads BHive's CSVs whole; --split chooses "
+                         "a split of a directory invar data bhive wrote (--data-dir DIR)", path="--split")
+    path = Path(where)
+    if path.is_file():
+        own = split_file(path)
+        if own is not None and own[1] == split:
+            return
+        whole = (f"{where} is the {own[1]} split of {own[0]}: audit --dataset {own[0]} --split {split}" if own
+                 else f"{where} is a file, audited whole: --split chooses a split of a dataset directory")
+        raise UsageError(f"{split!r}: {whole}", path="--split")
+    if not path.is_dir() or any((path / f"{split}{s}").is_file() for s in _SPLIT_SUFFIXES):
+        return  # a dataset that is not there is the audit's to report
+    splits = sorted({p.stem for p in path.iterdir() if p.is_file() and p.suffix in _SPLIT_SUFFIXES
+                     and p.stem in ("train", "valid", "val", "test")})
+    if splits:
+        raise UsageError(f"no split {split!r} in {where} (its splits: {', '.join(splits)})", path="--split")
+    raise UsageError(f"{split!r}: {where} has no splits (a directory of source files is audited whole)",
+                     path="--split")
+
+
 def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "test", lang: str | None = None,
          program_column: str | None = None, label_column: str | None = None, limit: int | None = None,
          languages: Sequence[str] | None = None, cache_dir: str | None = None) -> Dataset:
@@ -396,39 +435,21 @@ def _hexfile(text: str, shown: str, name: str) -> list[Example]:
 
 
 def _assembly(text: str, shown: str, name: str, task) -> list[Example]:
-    """Blocks of an assembly file: separated by blank lines, or one per line
-    when its lines separate instructions with ``;``."""
-    lines = text.splitlines()
-    code = [i for i, raw in enumerate(lines) if raw.split("#", 1)[0].strip()]
-    blank_between = any(not lines[i].strip() for i in range(code[0], code[-1])) if code else False
-    per_line = not blank_between and len(code) > 1 and any(";" in lines[i].split("#", 1)[0] for i in code)
-    groups: list[list[int]] = []
-    for i, raw in enumerate(lines):
-        if per_line:
-            if raw.split("#", 1)[0].strip():
-                groups.append([i])
-        elif raw.strip():
-            if groups and groups[-1][-1] == i - 1:
-                groups[-1].append(i)
-            else:
-                groups.append([i])
+    """Blocks of an assembly file, as every command reads them
+    (:func:`invar.frontends.x86.parse.blocks`: paragraphs separated by blank
+    lines, or one per line when its lines separate instructions with
+    ``;``), each with the label of its ``# label:`` comment."""
+    from ..frontends.x86.parse import blocks
+
     out = []
-    for g in groups:
-        label = None
-        body = []
-        for i in g:
-            m = _LABEL_COMMENT.search(lines[i])
-            if m:
-                label = m.group(1)
-            body.append(lines[i])
-        if not any(b.split("#", 1)[0].strip() for b in body):
-            continue  # a comment-only paragraph
-        ex = Example(0, f"{name}:{g[0] + 1}", shown, g[0] + 1, "\n".join(body), "x86")
-        if label is not None:
+    for first, body in blocks(text):
+        ex = Example(0, f"{name}:{first}", shown, first, body, "x86")
+        labels = [m.group(1) for line in body.splitlines() if (m := _LABEL_COMMENT.search(line))]
+        if labels:
             try:
-                ex.label = _label(task, label)
+                ex.label = _label(task, labels[-1])
             except (TypeError, ValueError) as e:
-                ex.error = DataError(f"bad label {label!r}: {e}", path=shown, line=g[0] + 1, col=1)
+                ex.error = DataError(f"bad label {labels[-1]!r}: {e}", path=shown, line=first, col=1)
         out.append(ex)
     return out
 

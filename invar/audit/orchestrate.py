@@ -228,10 +228,11 @@ def _symmetric(task: Task, transform: str) -> bool:
 
 
 def _load_dataset(dataset: Any, task: Task, adapter, config: AuditConfig):
-    from .datasets import load
+    from .datasets import check_split, load
 
     languages = getattr(getattr(adapter, "model", None), "languages", None)  # an invar model's own
-    return load(dataset, task=task, languages=languages, data_dir=config.data_dir, split=config.split,
+    check_split(dataset, config.split, config.data_dir)
+    return load(dataset, task=task, languages=languages, data_dir=config.data_dir, split=config.split or "test",
                 lang=config.lang, program_column=config.program_column, label_column=config.label_column,
                 limit=config.limit)
 

@@ -73,9 +73,10 @@ def audit_command(
     if model is None or dataset is None:
         raise UsageError("--model and --dataset are required (or: invar audit merge FILE…)")
     # every option error before the work: bounds, the split, where the report goes
+    from ..audit.datasets import check_split
+
     over, under = _bounds(fail_over, fail_under)
-    if getattr(ctx.get_parameter_source("split"), "name", "DEFAULT") != "DEFAULT":  # given, not defaulted
-        _check_split(dataset, config)
+    check_split(dataset, config.split, config.data_dir)
     _destinations(out, report_file, plot)
     rank = int(os.environ.get("RANK", "0"))
     if dataset == "bhive" and not (config.data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:
@@ -184,42 +185,6 @@ def _destinations(out: str | None, report_file: str | None, plot: str | None) ->
         from ..audit.render import check_plot
 
         check_plot(plot)
-
-
-#: the files a dataset directory holds its splits in
-_SPLIT_SUFFIXES = (".csv", ".tsv", ".jsonl", ".txt", ".ltl")
-
-
-def _check_split(dataset: str, config: AuditConfig) -> None:
-    """``--split`` given where the dataset has no such split is refused
-    before the audit: a file is audited whole (a split file of a dataset
-    directory is its own split), a directory of sources has no splits, and
-    a dataset directory must hold the split's file."""
-    from pathlib import Path
-
-    from ..data.manifest import split_file
-
-    split = config.split
-    where = (config.data_dir or os.environ.get("INVAR_DATA")) if dataset == "bhive" else dataset
-    if where is None:
-        raise UsageError(f"{split!r}: --dataset bhive without --data-dir reads BHive's CSVs whole; --split chooses "
-                         "a split of a directory invar data bhive wrote (--data-dir DIR)", path="--split")
-    path = Path(where)
-    if path.is_file():
-        own = split_file(path)
-        if own is not None and own[1] == split:
-            return
-        whole = (f"{where} is the {own[1]} split of {own[0]}: audit --dataset {own[0]} --split {split}" if own
-                 else f"{where} is a file, audited whole: --split chooses a split of a dataset directory")
-        raise UsageError(f"{split!r}: {whole}", path="--split")
-    if not path.is_dir() or any((path / f"{split}{s}").is_file() for s in _SPLIT_SUFFIXES):
-        return  # a dataset that is not there is the audit's to report
-    splits = sorted({p.stem for p in path.iterdir() if p.is_file() and p.suffix in _SPLIT_SUFFIXES
-                     and p.stem in ("train", "valid", "val", "test")})
-    if splits:
-        raise UsageError(f"no split {split!r} in {where} (its splits: {', '.join(splits)})", path="--split")
-    raise UsageError(f"{split!r}: {where} has no splits (a directory of source files is audited whole)",
-                     path="--split")
 
 
 def _bounds(fail_over, fail_under):

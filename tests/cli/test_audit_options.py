@@ -190,3 +190,17 @@ def test_html_writes_the_page_as_report_does(invoke, tmp_path):
 def test_version(invoke):
     result = invoke("--version")
     assert result.exit_code == 0 and result.stdout == f"invar {__version__}\n"
+
+
+def test_the_library_refuses_a_split_the_dataset_cannot_have(tmp_path):
+    from invar.audit import audit
+    from invar.errors import UsageError
+    from tests.audit import callables
+
+    blocks = tmp_path / "b.s"
+    blocks.write_text("addq %rax, %rbx\n")
+    with pytest.raises(UsageError, match="audited whole"):
+        audit(callables.constant, str(blocks), task="bhive", split="valid")
+    with pytest.raises(UsageError, match="list of programs has no splits"):
+        audit(callables.constant, ["addq %rax, %rbx"], task="bhive", lang="x86", split="valid")
+    assert audit(callables.constant, str(blocks), task="bhive").report["audited"] == 1  # no split given: the file

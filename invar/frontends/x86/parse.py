@@ -106,11 +106,11 @@ def parse_units(text: str, path: str | None = None) -> list[Program]:
     the first line of its paragraph (the line of the audit's example id), and
     a block that does not parse is left out in ``skipped`` (the others are
     still read), as a hex file's bad line is."""
-    blocks = _blocks(text)
-    if len(blocks) <= 1:  # the whole text, so that an empty one is located as parse locates it
+    found = blocks(text)
+    if len(found) <= 1:  # the whole text, so that an empty one is located as parse locates it
         return [parse(text, path=path, name=_stem(path))]
     units = Units()
-    for first, body in blocks:
+    for first, body in found:
         try:
             units.append(parse(body, name=f"line{first}", path=path, first_line=first))
         except ParseError as err:
@@ -125,7 +125,7 @@ def parse_units(text: str, path: str | None = None) -> list[Program]:
     return units
 
 
-def _blocks(text: str) -> list[tuple[int, str]]:
+def blocks(text: str) -> list[tuple[int, str]]:
     """(first line, text) of each block of an assembly file, as
     :func:`parse_units` reads them; a block's text runs from the first line
     of its paragraph (comments above the code included) to its last."""
