@@ -75,10 +75,15 @@ def local_canonical_space(program: Program, *, pins: Iterable[str], is_keyword: 
 
 
 def local_renaming_space(program: Program, *, pool, pins, is_keyword) -> RenamingSpace:
-    """The renamings of ``program``'s movable referents onto ``pool`` (by
-    default each view's own names, padded with fresh ones; see
-    :func:`invar.frontends.python.renaming_space`), no target a word
-    ``is_keyword`` refuses or a name the unit keeps."""
+    """The renamings of ``program``'s movable referents onto ``pool``, no
+    target a word ``is_keyword`` refuses or a name the unit keeps.
+
+    Without a pool, each view is its own pool (docs/semantics.md,
+    "Enumeration order"): a parameter takes the unit's parameter names, a
+    local its local names, so that variants differ in which referent holds
+    which name and never in the words each role shows; fresh names
+    (``p0, p1, …``, ``l0, l1, …``: the view's initial) make up a view with
+    fewer distinct names than referents."""
     movable, pinned, forbidden = _renamable(program, pins)
     referents = list(program.referents)
     view_of: dict[str, str] = {}

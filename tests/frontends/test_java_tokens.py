@@ -77,7 +77,7 @@ CASES = [
     ),
     (
         '        var r = switch (a) { case 1 -> """\n            x\n            """; default -> null; };\n', TREE_SITTER,
-        N("var") + [("r", "name", L("4.13:r"))] + O("=") + K("switch") + O("(") + [A] + O(")", "{") + K("case")
+        K("var") + [("r", "name", L("4.13:r"))] + O("=") + K("switch") + O("(") + [A] + O(")", "{") + K("case")
         + [("1", "number", None)] + O("->") + [('"""\n            x\n            """', "string", None)] + O(";")
         + K("default") + O("->") + K("null") + O(";", "}", ";"),
     ),

@@ -14,8 +14,15 @@ or append, defaults and annotations that call, subclasses of a base with
 ``__init_subclass__``, metaclasses, descriptors with ``__set_name__``,
 computed bases, each named directly or through a local) and plain ones that
 may move, self-documenting f-strings, dynamic scope access (``locals()``,
-``vars()``, ``eval``, ``exec``, ``"%(x)s" % locals()``), globals, ``try`` and
-``with`` bodies, early returns, output with ``print``, and generators.
+``vars()``, ``eval``, ``exec``, ``"%(x)s" % locals()``) and the same builtins
+reached under other names (aliases in the unit or at module level,
+``builtins.locals``, ``__builtins__["vars"]``, ``getattr(builtins, …)``, an
+element of a container, a value a nested function returns, ``eval`` handed to
+``map``), globals and the module's namespace reached as an object
+(``sys.modules[__name__].G0``, a module-level ``THIS`` alias of it,
+``f.__globals__``, ``vars(module)``, ``module.__dict__``, ``globals()``
+passed to a function), ``try`` and ``with`` bodies, early returns, output
+with ``print``, and generators.
 
 Everything is seeded: ``unit(seed)`` always returns the same unit.
 """
@@ -26,10 +33,12 @@ import random
 from dataclasses import dataclass
 
 PRELUDE = '''\
+import builtins
 import contextlib
 import dataclasses
 import enum
 import itertools
+import sys
 
 G0 = 0
 G1 = []
@@ -72,7 +81,18 @@ class Meta(type):
 
 class Field:
     __set_name__ = lambda self, owner, name: print("set_name", owner.__name__, name) or G1.append(name)
+
+
+peek = lambda ns: ns["G0"]  # noqa: E731  (a namespace handed to a function)
 '''
+
+#: module-level lines a unit may need before it (``extra`` below): aliases of
+#: the scope-reading builtins and of the module itself, as globals
+MODULE_LINES = {
+    "LC": "LC = locals",
+    "EV": "EV = eval",
+    "THIS": "THIS = sys.modules[__name__]",
+}
 
 #: module globals whose final state the oracle compares
 GLOBALS = ("G0", "G1")
@@ -111,6 +131,8 @@ class _Gen:
         self.used_global = False
         #: names the unit always returns (their final value is what a check needs)
         self.observed: list[str] = []
+        #: keys of MODULE_LINES the unit uses
+        self.module_lines: set[str] = set()
 
     # --------------------------------------------------------------- helpers
     def pick(self, *types: str) -> str | None:
@@ -279,7 +301,7 @@ class _Gen:
             return self.definition(depth)
         choices = [
             (9, self.assign), (3, self.mutate), (2, self.output), (1, self.unpack), (0.6, self.dynamic),
-            (0.6, self.global_write), (1, self.augment),
+            (0.6, self.global_write), (1, self.augment), (0.5, self.aliased_scope_read), (0.6, self.module_global),
         ]
         if self.generator:
             choices.append((1, lambda d: self.emit(d, f"yield {self.int_expr()}")))
@@ -380,6 +402,66 @@ class _Gen:
         if line.startswith("names"):
             self.env["names"] = LIST
         self.emit(depth, line)
+
+    def aliased_scope_read(self, depth: int) -> None:
+        """A call of ``locals``, ``vars``, ``eval`` … by another name: an alias
+        (in the unit or at module level), an attribute of the builtins
+        namespace, an element of a container, a value returned by a nested
+        function, ``eval`` applied by ``map``."""
+        r = self.rng
+        a = self.pick(INT)
+        k = len(self.lines) % 5
+        kind = r.choice(["alias", "alias", "module", "builtins", "container", "returned", "mapped"])
+        if kind == "alias":
+            name, builtin = r.choice([(f"lc{k}", "locals"), (f"vv{k}", "vars"), (f"ev{k}", "eval")])
+            self.emit(depth, f"{name} = {builtin}")
+            call = f'{name}("{a} * 2 + 1")' if builtin == "eval" and a else f"sorted({name}())" \
+                if builtin != "eval" else f'{name}("len(dir())")'
+        elif kind == "module":
+            name = r.choice(["LC", "EV"])
+            self.module_lines.add(name)
+            call = f'EV("{a} + 1")' if name == "EV" and a else "EV(\"sorted(locals())\")" if name == "EV" \
+                else "sorted(LC())"
+        elif kind == "builtins":
+            call = r.choice(["sorted(builtins.locals())", 'sorted(getattr(builtins, "vars")())',
+                             'sorted(__builtins__["locals"]())'] + ([f'builtins.eval("{a} - 1")'] if a else []))
+        elif kind == "container":
+            self.emit(depth, f"fs{k} = [locals, vars]")
+            call = f"sorted(fs{k}[{r.randint(0, 1)}]())"
+        elif kind == "returned":
+            self.emit(depth, f"def give{k}():\n    return locals")
+            call = f"sorted(give{k}()())"
+        else:
+            call = f'list(map(eval, ["{a}", "{a} + 1"]))' if a else 'list(map(eval, ["len(dir())"]))'
+        if r.random() < 0.5:
+            self.emit(depth, f"print({call})")
+        else:
+            name = self.new_name(LIST)
+            self.env[name] = LIST
+            self.observed.append(name)
+            self.emit(depth, f"{name} = [{call}]")
+
+    def module_global(self, depth: int) -> None:
+        """A read or write of ``G0`` through the module's namespace as an object,
+        next to a store of the global by name, which must not cross it (a
+        plain read calls nothing: only the store's dependencies order them)."""
+        r = self.rng
+        reads = ["sys.modules[__name__].G0", "THIS.G0", 'unit.__globals__["G0"]', 'gen.__globals__["G0"]',
+                 'vars(sys.modules[__name__])["G0"]', 'sys.modules[__name__].__dict__["G0"]', "peek(globals())"]
+        writes = ["sys.modules[__name__].G0 = {}", "THIS.G0 += {}", 'globals()["G0"] = {}']
+        store = f"G0 = G0 + {self.int_expr(1)}"
+        self.used_global = True
+        if r.random() < 0.25:
+            line = r.choice(writes).format(self.int_expr(1))
+        else:
+            name = f"g{len(self.lines) % 7}"
+            self.env[name] = INT
+            self.observed.append(name)
+            line = f"{name} = {r.choice(reads)}"
+        if "THIS" in line:
+            self.module_lines.add("THIS")
+        for text in (store, line) if r.random() < 0.5 else (line, store):
+            self.emit(depth, text)
 
     def global_write(self, depth: int) -> None:
         if depth == 1 and not self.used_global:
@@ -608,10 +690,11 @@ def unit(seed: int) -> Unit:
     returned = list(dict.fromkeys(g.observed + [n for n in g.env if rng.random() < 0.6]))[:6]
     g.emit(1, f"return ({', '.join(returned)}{',' if returned else ''})" if not g.generator else "return")
     header = [f"def unit({signature}):"] + (["    global G0"] if uses_global else [])
-    source = PRELUDE + "\n\n" + "\n".join(header + g.lines) + "\n"
+    extra = "".join(MODULE_LINES[k] + "\n" for k in sorted(g.module_lines))
+    before = PRELUDE + extra + "\n\n"
+    source = before + "\n".join(header + g.lines) + "\n"
     inputs = [_input(rng, params, positional, [g.env.get(p) for p in params]) for _ in range(6)]
-    first = PRELUDE.count("\n") + 3
-    return Unit(seed, source, inputs, first)
+    return Unit(seed, source, inputs, before.count("\n") + 1)
 
 
 def _value(rng: random.Random, t: str) -> str:
@@ -646,4 +729,4 @@ def _input(rng: random.Random, params: list[str], positional: int, types: list[s
     return f"(({', '.join(args)}{',' if args else ''}), {{{', '.join(kwargs)}}})"
 
 
-__all__ = ["PRELUDE", "GLOBALS", "Unit", "unit"]
+__all__ = ["PRELUDE", "MODULE_LINES", "GLOBALS", "Unit", "unit"]

@@ -16,7 +16,10 @@ the whole batch, and returns for every call an *outcome*:
 Inputs are Python expressions (a tuple of positional arguments and a dict of
 keyword arguments) evaluated afresh in the subprocess for every call, so
 iterators and mutable arguments start the same for the original and every
-variant. Only the project's own tests run this: the library never executes
+variant; the watched globals are restored from a deep copy before every call
+(a call that raised half-way leaves nothing to the next). Each job's source
+runs in a module of its own, registered in ``sys.modules``, so that
+``sys.modules[__name__]`` is the namespace its globals live in. Only the project's own tests run this: the library never executes
 input.
 """
 
@@ -33,7 +36,7 @@ CALL_LIMIT = 2.0
 MEMORY_LIMIT = 768 << 20
 
 _CHILD = r'''
-import contextlib, io, json, re, resource, signal, sys, types, collections.abc as abc
+import contextlib, copy, io, json, re, resource, signal, sys, types, collections.abc as abc
 
 # a unit that grows a list without end fails with MemoryError, not the machine
 resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
@@ -96,18 +99,23 @@ def show(x, depth=0):
     return ["other", type(x).__qualname__, re.sub(r" at 0x[0-9a-fA-F]+", " at 0x…", repr(x))]
 
 def run(job):
-    namespace = {"__name__": "unit_under_test"}
+    # a real module, registered, so that ``sys.modules[__name__]`` is the
+    # namespace the unit's globals live in
+    module = types.ModuleType("unit_under_test")
+    sys.modules[module.__name__] = module
+    namespace = module.__dict__
     try:
         exec(compile(job["source"], "<unit>", "exec"), namespace)
         fn = namespace[job["name"]]
     except BaseException as err:
         return [["compile", type(err).__name__, str(err)]] * len(job["inputs"])
     watched = [g for g in job.get("globals", ()) if g in namespace]
-    start = {g: namespace[g] for g in watched}
+    start = {g: copy.deepcopy(namespace[g]) for g in watched}
     out = []
     for text in job["inputs"]:
         for g in watched:
-            namespace[g] = start[g]
+            # a copy: a call that raised half-way must leave nothing to the next
+            namespace[g] = copy.deepcopy(start[g])
         args, kwargs = eval(text, dict(namespace))
         buf = io.StringIO()
         signal.setitimer(signal.ITIMER_REAL, job["limit"])

@@ -7,19 +7,22 @@ original completes normally, every variant must return the same, leave every
 argument, iterator and global in the same state and print the same, in order.
 Sensitivity: with each part of the analysis weakened in turn (definition-time
 effects included: decorators applied and class hooks dropped, class hooks
-alone, or a definition's whole header ignored), the same oracle finds variants that change behaviour.
+alone, or a definition's whole header ignored; scope reads under other names
+than the builtins' own ignored; the module's namespace reached as an object
+ignored), the same oracle finds variants that change behaviour.
 """
 
 from __future__ import annotations
 
 import importlib
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
 from invar.frontends.python import effects as python_effects
 from invar.frontends.python import parse_units, renaming_space
+from invar.frontends.python.scopes import DYNAMIC_BUILTINS
 from invar.symmetry.permutations import PermutationSpace
 
 from .python_generate import GLOBALS, unit
@@ -127,6 +130,29 @@ def _weaken_dynamic(monkeypatch):
     monkeypatch.setattr(python_effects.EffectVisitor, "_dynamic", lambda self, node: None)
 
 
+def _weaken_aliased_scope_reads(monkeypatch):
+    """Only a call that spells ``locals``, ``eval`` … reads its scope, as
+    before issue 35: an alias, an attribute of ``builtins``, an element of a
+    container or a returned value is an ordinary call again."""
+    found = py.find_reach
+
+    def direct_only(tree, res, module=None):
+        got = found(tree, res, module)
+        direct = {id(call): scope for call, scope in res.builtin_calls if call.func.id in DYNAMIC_BUILTINS}
+        return replace(got, calls=frozenset(direct), scopes=frozenset(id(s) for s in direct.values()),
+                       escaped=False)
+
+    monkeypatch.setattr(py, "find_reach", direct_only)
+
+
+def _weaken_module_object(monkeypatch):
+    """A store to a global is not ordered against reads through the module
+    object (``sys.modules[__name__].G``, ``f.__globals__``), as before issue 35."""
+    found = py.find_reach
+    monkeypatch.setattr(py, "find_reach", lambda tree, res, module=None: replace(
+        found(tree, res, module), exposed=False, cells_exposed=False))
+
+
 def _weaken_interface(monkeypatch):
     """Keyword parameters and ``def`` names renamable again."""
     monkeypatch.setattr(py, "_INTERFACE", frozenset())
@@ -179,13 +205,14 @@ def _weaken_definition_headers(monkeypatch):
 
 @pytest.mark.parametrize("weaken", [_weaken_iteration, _weaken_dynamic, _weaken_interface, _weaken_spelling,
                                     _weaken_class_bodies, _weaken_unbound, _weaken_definitions,
-                                    _weaken_class_hooks, _weaken_definition_headers],
+                                    _weaken_class_hooks, _weaken_definition_headers, _weaken_aliased_scope_reads,
+                                    _weaken_module_object],
                          ids=lambda f: f.__name__.removeprefix("_weaken_"))
 def test_the_oracle_notices_a_weakened_analysis(weaken, monkeypatch, record_property):
     weaken(monkeypatch)
     found = 0
     checked = 0
-    for start in range(0, 600, 100):
+    for start in range(0, 1000, 100):
         result = check(list(range(5000 + start, 5000 + start + 100)))
         checked += result.units
         found += len(result.failures)

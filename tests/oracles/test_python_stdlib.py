@@ -70,15 +70,18 @@ def candidates(modules=MODULES) -> list[tuple[str, str, int, str]]:
     return out
 
 
-def namespace_source(module: str, function_text: str) -> str:
-    """A module whose namespace is ``module``'s, with ``function_text`` defined in it."""
-    return f"import {module} as _m\nglobals().update(vars(_m))\n{function_text}\n"
+def namespace_source(module: str, function_text: str, own_name: bool = False) -> str:
+    """A module whose namespace is ``module``'s, with ``function_text`` defined
+    in it. ``own_name``: keep this module's own ``__name__``, so that
+    ``sys.modules[__name__]`` is the namespace the function's globals live in."""
+    update = "{k: v for k, v in vars(_m).items() if k != '__name__'}" if own_name else "vars(_m)"
+    return f"import {module} as _m\nglobals().update({update})\n{function_text}\n"
 
 
-def trial_inputs(rng: random.Random, required: int) -> list[str]:
+def trial_inputs(rng: random.Random, required: int, trials: int = TRIALS) -> list[str]:
     combos = list(product(range(len(VALUES)), repeat=required)) if required <= 2 else None
-    picks = rng.sample(combos, min(TRIALS, len(combos))) if combos else [
-        tuple(rng.randrange(len(VALUES)) for _ in range(required)) for _ in range(TRIALS)
+    picks = rng.sample(combos, min(trials, len(combos))) if combos else [
+        tuple(rng.randrange(len(VALUES)) for _ in range(required)) for _ in range(trials)
     ]
     return [f"(({', '.join(VALUES[k] for k in pick)}{',' if pick else ''}), {{}})" for pick in picks]
 
@@ -88,20 +91,24 @@ def callable_functions():
     return find_callable()
 
 
-def find_callable(modules=MODULES) -> list:
+def find_callable(modules=MODULES, keep=None, own_name: bool = False, trials: int = TRIALS) -> list:
     """The functions the sandboxed trial finds callable safely, each with the
-    program invar builds for it and its kept inputs."""
+    program invar builds for it and its kept inputs; ``keep(module, name,
+    source)`` chooses among the candidates (all by default), ``trials``
+    argument tuples are tried for each."""
     rng = random.Random(SEED)
     units_of: dict[str, dict[str, object]] = {}
     jobs, meta = [], []
     for module, name, required, source in candidates(modules):
+        if keep is not None and not keep(module, name, source):
+            continue
         if module not in units_of:
-            units_of[module] = {u.name: u for u in parse_units(source, module)}
+            units_of[module] = {u.name: u for u in parse_units(source, f"{module.replace('.', '/')}.py")}
         program = units_of[module].get(name)
         if program is None:
             continue
-        inputs = trial_inputs(rng, required)
-        text = namespace_source(module, program.render())
+        inputs = trial_inputs(rng, required, trials)
+        text = namespace_source(module, program.render(), own_name)
         for _ in range(2):  # twice: keep what is deterministic
             jobs.append(Job(text, name, inputs, sandbox=True))
         meta.append((module, name, program, inputs))
@@ -136,7 +143,7 @@ def test_standard_library_functions_keep_their_meaning(callable_functions, recor
     assert len(functions) >= 200
 
 
-def run_variants(callable_functions, seed: int = SEED):
+def run_variants(callable_functions, seed: int = SEED, own_name: bool = False):
     """Run sampled variants of every function beside it: (report, failures,
     functions that had variants)."""
     rng = random.Random(seed)
@@ -145,10 +152,10 @@ def run_variants(callable_functions, seed: int = SEED):
         found = variants(program, rng)
         if not found:
             continue
-        jobs.append(Job(namespace_source(module, program.render()), name, inputs, sandbox=True))
+        jobs.append(Job(namespace_source(module, program.render(), own_name), name, inputs, sandbox=True))
         owners.append((module, name, None))
         for v in found:
-            jobs.append(Job(namespace_source(module, v.render()), name, inputs, sandbox=True))
+            jobs.append(Job(namespace_source(module, v.render(), own_name), name, inputs, sandbox=True))
             owners.append((module, name, v.render()))
     outcomes = run_jobs(jobs, call_limit=0.2)
     failures, original, functions, checked = [], None, set(), 0

@@ -53,13 +53,15 @@ declarations), the two parser adapters ``javalang_parser`` (with its
 ``treesitter_nodes``), ``lexer`` (the tokens between the names), ``scopes``
 (declarations, block and pattern scopes), ``effects`` (what a statement reads
 and writes), ``rename`` (the renaming rules: the shared
-:mod:`invar.frontends.locals` with Java's keywords). This package imports
+:mod:`invar.frontends.locals` with Java's keywords; the restricted
+identifiers ``var``, ``yield``, ``record``, ``sealed`` and ``permits`` are
+targets, JLS 3.9). This package imports
 only the frontend level (``effects``, ``units``, ``nesting``, ``locals``),
 ``symmetry``, ``errors`` and ``program``; never ``encoding``, tasks, models
 or the CLI.
 """
 
 from .parse import parse, parse_units
-from .rename import JAVA_KEYWORDS, canonical_space, renaming_space
+from .rename import JAVA_KEYWORDS, RESTRICTED_IDENTIFIERS, canonical_space, renaming_space
 
-__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "JAVA_KEYWORDS"]
+__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "JAVA_KEYWORDS", "RESTRICTED_IDENTIFIERS"]

@@ -289,6 +289,10 @@ class _UnitBuilder:
             at = line_start[ix.line_of[k] - 1] + ix.col_of[k]
             li = bisect_right(base, at) - 1
             ref = sc.ref_of.get(k)
+            if k in sc.keywords:  # ``var x``, ``yield x;``: no name a renaming could capture
+                text = ix.values[k]
+                names.append((at, Token(text, "keyword", text, None, li, at - base[li])))
+                continue
             view = sc.view_of.get(ref, "name") if ref else "name"
             names.append((at, Token(ix.values[k], "name", view, ref, li, at - base[li])))
         end = base[-1] + lengths[-1]

@@ -44,6 +44,11 @@ class Scopes:
     finals: frozenset[str]
     #: identifier tokens that cannot name a variable (members, labels …)
     not_a_name: frozenset[int]
+    #: identifier tokens that are contextual keywords where they stand (JLS
+    #: 3.9): ``var`` as a declaration's type, ``yield`` opening a yield
+    #: statement, ``record`` opening a local record; a local may share their
+    #: spelling without meaning anything else
+    keywords: frozenset[int]
     #: referents that keep their names
     pinned: frozenset[str]
     #: referents of pattern variables that stay in scope after the statement
@@ -101,7 +106,8 @@ class Resolver:
                 arrays.add(k)
             elif node.kind in ("boxed", "unknown"):
                 unboxes.add(k)
-        not_a_name = self._not_names()
+        keywords = self._contextual_keywords()
+        not_a_name = self._not_names() | keywords
         ref_of: dict[int, str] = {}
         view_of: dict[str, str] = {}
         by_name: dict[str, list[tuple[int, list[tuple[int, int]], str]]] = {}
@@ -129,7 +135,7 @@ class Resolver:
         return Scopes(
             ref_of=ref_of, view_of=view_of, decl_toks=decl_toks,
             arrays=frozenset(ref_of[k] for k in arrays), unboxes=frozenset(ref_of[k] for k in unboxes),
-            finals=frozenset(ref_of[k] for k in finals), not_a_name=frozenset(not_a_name),
+            finals=frozenset(ref_of[k] for k in finals), not_a_name=frozenset(not_a_name), keywords=keywords,
             pinned=self._captured_by_classes(ref_of, decl_toks),
             escaping={s: {ref_of[k] for k in ks} for s, ks in escaping.items()},
         )
@@ -200,14 +206,16 @@ class Resolver:
     def _not_names(self) -> set[int]:
         """Identifier tokens that cannot name a variable: members after ``.``
         or ``::``, method names before ``(``, labels and ``break``/``continue``
-        targets (a label may share a local's name), annotation elements."""
+        targets (a label may share a local's name), annotation elements, a
+        type before the name it declares (no variable's name is followed by
+        an identifier: one before another is a type or a keyword)."""
         ix = self.ix
         out = set()
         for k in range(self.start_tok, self.close_tok + 1):
             if not ix.identifier[k]:
                 continue
             before = ix.values[k - 1]
-            if before in (".", "::", "break", "continue") or ix.values[k + 1] == "(":
+            if before in (".", "::", "break", "continue") or ix.values[k + 1] == "(" or ix.identifier[k + 1]:
                 out.add(k)
             elif before in ("(", ",") and ix.values[k + 1] == "=" and self._in_annotation(k):
                 out.add(k)  # an annotation element: @SuppressWarnings(value = "x")
@@ -215,6 +223,17 @@ class Resolver:
             if isinstance(node, Stmt):
                 out.update(node.labels)
         return out
+
+    def _contextual_keywords(self) -> frozenset[int]:
+        """See :attr:`Scopes.keywords`."""
+        ix = self.ix
+        out = {k for k in range(self.start_tok, self.close_tok + 1)
+               if ix.values[k] == "var" and ix.identifier[k] and ix.identifier[k + 1]}
+        for node, _ in walk(self.method):
+            if (isinstance(node, Yield) and ix.values[node.tok] == "yield") or \
+                    (isinstance(node, LocalClass) and ix.values[node.tok] == "record"):
+                out.add(node.tok)
+        return frozenset(out)
 
     def _in_annotation(self, k: int) -> bool:
         """Whether token ``k`` stands directly inside an annotation's parentheses."""

@@ -28,7 +28,8 @@ function, lambda or comprehension scope) have a referent,
 ``local:<scope>:<name>``; every other token has ``None``. Referents whose
 spelling the program observes are pinned (docs/semantics.md): keyword-passable
 parameters, ``def``/``class`` names, names in ``f"{x=}"``, and every local of
-a unit that reads a scope by name.
+a unit that reads a scope by name (``locals()``, or ``locals`` by any other
+name: :mod:`.reach`).
 
 **Dependencies** are computed per block by :mod:`.effects` and
 :func:`invar.frontends.effects.block_deps`; a class body keeps its statements in order (its
@@ -41,8 +42,10 @@ handle). A function that cannot be built is left out and reported, with its
 location, in the returned list's ``skipped`` (see :mod:`invar.frontends.units`).
 
 **Modules.** ``parse`` (units, lines, blocks, tokens), ``scopes`` (symtable
-scopes matched to ast nodes; every name resolved), ``effects`` (what a
-statement reads and writes), ``rename`` (the renaming rules: the shared
+scopes matched to ast nodes; every name resolved), ``reach`` (which calls may
+read their scope whatever they are called, and whether the module's
+namespace is reachable as an object), ``effects`` (what a statement reads and
+writes), ``rename`` (the renaming rules: the shared
 :mod:`invar.frontends.locals` with Python's reserved words). This package
 imports only the frontend level (``effects``, ``units``, ``nesting``,
 ``locals``), ``symmetry``, ``errors`` and ``program``; never ``encoding``,

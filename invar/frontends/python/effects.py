@@ -21,8 +21,15 @@ else while an extra one only shrinks the space:
   consume their argument (``list``, ``sum``, ``sorted`` …). Iterating a value
   built right there from constants, displays or ``range`` is exempt;
 - a call that reads the scope by name (``locals()``, ``vars()``, ``dir()``,
-  ``eval``, ``exec``, ``globals()``, frame access) reads every variable of its
-  scope and every global the module names;
+  ``eval``, ``exec``, ``globals()``, frame access), however the callee is
+  named (:mod:`.reach` finds them: ``lc = locals; lc()``,
+  ``builtins.eval(…)``), reads every variable of its scope and every global
+  the module names; once such a builtin escaped into the heap, so does
+  everything that runs code the analysis cannot name;
+- where the module's namespace is reachable as an object
+  (``sys.modules[__name__]``, ``f.__globals__``, ``globals()`` passed away …),
+  a store to a global is a store through a reference: it writes ``heap``
+  (and a store to a closure's variable does where ``__closure__`` is read);
 - any operation beyond naming and building literals reads ``heap`` (``a + b``
   reads lists ``a`` and ``b``); augmented assignment writes it (``+=`` mutates
   lists in place);
@@ -47,7 +54,8 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from ..effects import HEAP, Effect
-from .scopes import DYNAMIC_BUILTINS, FRAME_ATTRIBUTES, Resolution, child_nodes
+from .reach import LOOKING_BUILTINS
+from .scopes import FRAME_ATTRIBUTES, Resolution, child_nodes
 
 #: builtins that only compute a value from their arguments (on builtin
 #: types); the lazy ones (``iter``, ``zip``, ``map`` …) build an iterator over
@@ -172,32 +180,25 @@ class EffectVisitor(ast.NodeVisitor):
                 method = methods[n.__class__] = getattr(type(self), name, type(self).generic_visit)
             method(self, n)
 
-    def _runs_code(self) -> None:
-        """The node may run code of anyone else's: a call, for the analysis."""
+    def _runs_code(self, node: ast.AST) -> None:
+        """``node`` may run code of anyone else's: a call, for the analysis
+        (and, once a scope-reading builtin escaped, one that reads the scope)."""
         e = self.effect
         e.reads.add(HEAP)
         e.writes.add(HEAP)
         e.side = e.may_raise = True
+        if self.res.escaped:
+            self._dynamic(node)
 
     def _iterates(self, value: ast.AST) -> None:
         """The node iterates ``value`` (see the module docstring)."""
         if not fresh(value, self.res):
-            self._runs_code()
+            self._runs_code(value)
 
     def _dynamic(self, node: ast.AST) -> None:
         """``node`` reads its scope by name: every variable of the scope where
         it stands, and every global the module names."""
-        scope = self._scope_near(node)
-        self.effect.reads |= self.statements.scope_resources(scope)
-        self.effect.reads |= self.statements.global_resources()
-
-    def _scope_near(self, node: ast.AST):
-        """The scope a node stands in, from the first name found under it."""
-        for sub in ast.walk(node):
-            occs = self.res.by_node.get(id(sub))
-            if occs:
-                return occs[0].scope
-        return None
+        self.effect.reads |= self.statements.scope_read(node)
 
     def generic_visit(self, node: ast.AST) -> None:
         if not isinstance(node, _INERT):
@@ -224,9 +225,11 @@ class EffectVisitor(ast.NodeVisitor):
     # ---------------------------------------------------------------- names
     def _name(self, node: ast.AST) -> None:
         e = self.effect
-        for occ in self.res.by_node.get(id(node), ()):
+        res = self.res
+        for occ in res.by_node.get(id(node), ()):
             r = occ.resource
-            shared = r in self.res.cells or not r.startswith(("local:", "class:"))
+            cell = r in res.cells
+            shared = cell or not r.startswith(("local:", "class:"))
             if occ.ctx == "load":
                 e.reads.add(r)
                 if shared:
@@ -243,6 +246,10 @@ class EffectVisitor(ast.NodeVisitor):
                     # against every heap writer (calls) without ordering two
                     # stores to different names
                     e.reads.add(HEAP)
+                    if (res.exposed and r.startswith("global:")) or (res.cells_exposed and cell):
+                        # a namespace reachable as an object: any reference
+                        # may read the variable (``sys.modules[__name__].G``)
+                        e.writes.add(HEAP)
 
     def visit_Name(self, node: ast.Name) -> None:
         self._name(node)
@@ -282,15 +289,15 @@ class EffectVisitor(ast.NodeVisitor):
             occs = self.res.by_node.get(id(func), ())
             if occs and occs[0].view == "builtin":
                 builtin = func.id
-        if builtin in DYNAMIC_BUILTINS:
-            self._dynamic(node)
+        if id(node) in self.res.dynamic_calls or (self.res.escaped and builtin not in LOOKING_BUILTINS):
+            self._dynamic(node)  # (an escaped one may be called by ``sorted``, ``map`` … in this frame)
         if builtin in CONSUMING_BUILTINS:
             several = len(node.args) > 1 and not any(isinstance(a, ast.Starred) for a in node.args)
             if not (builtin in ("min", "max") and several):  # min(a, b) compares, it iterates nothing
                 for arg in node.args:
                     self._iterates(arg.value if isinstance(arg, ast.Starred) else arg)
         elif builtin not in PURE_BUILTINS:
-            self._runs_code()
+            self._runs_code(node)
         self._stack += child_nodes(node)
 
     def visit_Starred(self, node: ast.Starred) -> None:
@@ -319,7 +326,7 @@ class EffectVisitor(ast.NodeVisitor):
         self._stack += child_nodes(node)
 
     def _suspend(self, node: ast.AST) -> None:
-        self._runs_code()
+        self._runs_code(node)
         self._stack += child_nodes(node)
 
     visit_Await = visit_Yield = visit_YieldFrom = _suspend
@@ -348,7 +355,7 @@ class EffectVisitor(ast.NodeVisitor):
     visit_Nonlocal = visit_Global
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
-        self._runs_code()
+        self._runs_code(node)
         if isinstance(node, ast.ImportFrom) and node.module == "__future__":
             self.effect.barrier = True  # a compiler directive: it must open the module
         self._stack.extend(node.names)
@@ -390,6 +397,27 @@ class StatementEffects:
         self._deleted: frozenset[str] | None = None
         self._module_bound: frozenset[str] | None = None
         self._plain: dict[int, bool] = {}
+
+    def scope_read(self, node: ast.AST) -> frozenset[str]:
+        """What a call that reads its scope by name reads where ``node``
+        stands: every variable of that scope (and of the scopes around a
+        comprehension, which Python 3.12 runs inline) and every global the
+        module names."""
+        scope = self.scope_at(node)
+        out = self.scope_resources(scope)
+        while scope is not None and scope.kind == "comprehension":
+            scope = scope.parent
+            out = out | self.scope_resources(scope)
+        return out | self.global_resources()
+
+    def scope_at(self, node: ast.AST):
+        """The scope a node stands in, from the first name found under it
+        (None when it names nothing)."""
+        for sub in ast.walk(node):
+            occs = self.res.by_node.get(id(sub))
+            if occs:
+                return occs[0].scope
+        return None
 
     def scope_resources(self, scope) -> frozenset[str]:
         """Every variable named in ``scope`` (its own, its free ones); every
@@ -487,6 +515,8 @@ class StatementEffects:
             if isinstance(s, ast.AsyncFor) or not fresh(s.iter, self.res):
                 e.side = True  # iterating may run code and advance an iterator
                 e.writes.add(HEAP)
+                if self.res.escaped:
+                    e.reads |= self.scope_read(s)
             body = Effect()
             self._block(body, s.body)
             body.jump = False
@@ -498,6 +528,8 @@ class StatementEffects:
             e.side = e.may_raise = True  # __enter__/__exit__ run
             e.reads.add(HEAP)
             e.writes.add(HEAP)
+            if self.res.escaped:
+                e.reads |= self.scope_read(s)
             self._block(e, s.body)
             return e
         if isinstance(s, ast.Try) or s.__class__.__name__ == "TryStar":
@@ -537,6 +569,8 @@ class StatementEffects:
             e.reads.add(HEAP)
             e.writes.add(HEAP)
             e.side = e.may_raise = True
+            if self.res.escaped:
+                e.reads |= self.scope_read(s)
         return e
 
     def header_expressions(self, s: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[ast.AST]:

@@ -19,7 +19,8 @@ from .. import nesting
 from ..effects import Effect, LineItem, block_deps
 from ..units import Units, check_size
 from .effects import StatementEffects
-from .scopes import Resolution, Scope, SourceMap, resolve
+from .reach import find_reach
+from .scopes import Resolution, Scope, SourceMap, module_name, resolve
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPOUND = (
@@ -62,6 +63,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
         ) from None
     except ValueError as err:  # NUL bytes and similar
         raise ParseError(str(err), path=path, line=1, col=1) from None
+    _reach(tree, resolution, path)
     effects = StatementEffects(resolution)
     lexemes = _lexemes(text)
     # every function opens a scope, so the resolver has already found them all
@@ -84,6 +86,16 @@ def parse_units(text: str, path: str | None = None) -> Units:
     if not units and skipped:
         raise skipped[0]
     return Units(units, skipped)
+
+
+def _reach(tree: ast.Module, res: Resolution, path: str | None) -> None:
+    """Add what :mod:`.reach` finds to ``res``: the calls that may read their
+    scope whatever they are called, the scopes they read (whose locals keep
+    their names), and which namespaces are reachable as objects."""
+    reach = find_reach(tree, res, module_name(path))
+    res.dynamic_calls = reach.calls
+    res.dynamic |= reach.scopes
+    res.escaped, res.exposed, res.cells_exposed = reach.escaped, reach.exposed, reach.cells_exposed
 
 
 def parse(text: str, path: str | None = None) -> Program:

@@ -17,10 +17,11 @@ from ..locals import local_canonical_space, local_renaming_space
 def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
     """All capture-free renamings of the unit's parameters and locals.
 
-    ``pool``: the target names; by default the unit's own names, parameters
-    permuted among parameters and locals among locals (padded with fresh
-    ``v0, v1, …`` when two scopes reuse a name). ``pins``: referents or bare
-    names to keep. No target may be a keyword or any name the unit uses
+    ``pool``: the target names; by default a pool per view (docs/semantics.md,
+    "Enumeration order"): parameters take the unit's parameter names and
+    locals its local names, padded with fresh ``p0, p1, …`` or ``l0, l1, …``
+    where a view has fewer names than referents (two scopes reuse a name).
+    ``pins``: referents or bare names to keep. No target may be a keyword or any name the unit uses
     without renaming it (globals, builtins, imports, attributes' owners …),
     so no renamed variable can capture or be captured.
     """

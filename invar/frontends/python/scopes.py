@@ -36,6 +36,22 @@ DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir", "globals"
 FRAME_ATTRIBUTES = frozenset({"_getframe", "currentframe", "f_locals", "f_back", "stack", "getouterframes", "trace"})
 
 _BUILTINS = frozenset(dir(builtins))
+#: builtins whose calls by name :mod:`.reach` reads (the scope readers, and
+#: the reflective ones that may find a namespace)
+WATCHED_CALLS = DYNAMIC_BUILTINS | {"getattr", "__import__"}
+#: attributes that may lead to a scope-reading builtin or to a namespace as an
+#: object (a module's, a frame's, a cell's): where one is read, :mod:`.reach`
+#: looks at the whole module
+WATCHED_ATTRIBUTES = DYNAMIC_BUILTINS | FRAME_ATTRIBUTES | frozenset({
+    "modules", "__globals__", "func_globals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
+    "getmodule", "import_module", "get_referrers", "get_referents", "get_objects", "__closure__", "cell_contents",
+    "func_closure", "__builtins__",
+})
+#: modules whose import :mod:`.reach` must follow (``import builtins``, the
+#: module run as ``__main__``), and those whose functions it must follow when
+#: imported by name (``from sys import modules``)
+WATCHED_MODULES = frozenset({"builtins", "__main__"})
+WATCHED_FROM = WATCHED_MODULES | {"sys", "importlib", "inspect", "gc"}
 
 #: fields that never hold a node a pass needs: strings and numbers, and the
 #: context and operator singletons (``Load``, ``Add`` …), which carry no name
@@ -198,11 +214,27 @@ class Resolution:
     #: (line, column) of every name occurrence whose spelling the program
     #: observes (inside a self-documenting f-string, ``f"{x=}"``)
     spelled: set[tuple[int, int]]
-    #: scopes that read their variables by name (``locals()``, ``eval``,
-    #: frame access …), by ``id`` of the scope
+    #: scopes that read their variables by name (frame access here; the calls
+    #: of ``locals``, ``eval`` … however named are added by :mod:`.reach`), by
+    #: ``id`` of the scope
     dynamic: set[int]
     #: the module has ``from __future__ import annotations``: no annotation runs
     deferred_annotations: bool = False
+    #: what :mod:`.reach` finds (set by the parser after this pass): ``id`` of
+    #: every call that may read its scope by name, whatever it is called;
+    #: whether such a builtin escaped into the heap (then any call may be one);
+    #: whether the module's namespace, and closures' cells, are reachable as objects
+    dynamic_calls: frozenset[int] = frozenset()
+    escaped: bool = False
+    exposed: bool = False
+    cells_exposed: bool = False
+    #: calls of the builtins of :data:`WATCHED_CALLS` by their names, with the
+    #: scope each stands in (what :mod:`.reach` needs when nothing is watched)
+    builtin_calls: list[tuple[ast.Call, "Scope"]] = field(default_factory=list)
+    #: the module names a scope-reading builtin other than as a call's callee,
+    #: imports :data:`WATCHED_MODULES` or itself, or reads an attribute of
+    #: :data:`WATCHED_ATTRIBUTES`: :mod:`.reach` must follow values through it
+    watched: bool = False
 
 
 class SourceMap:
@@ -238,6 +270,16 @@ def _table_children(table: symtable.SymbolTable) -> dict[tuple[str, int], deque]
     return out
 
 
+def module_name(filename: str | None) -> str | None:
+    """The name a file's module is imported by (``pkg/mod.py`` is ``mod``,
+    ``pkg/__init__.py`` is ``pkg``), or None without a file name."""
+    if not filename or filename.startswith("<"):
+        return None
+    parts = filename.replace("\\", "/").rsplit("/", 2)
+    stem = parts[-1].rsplit(".", 1)[0]
+    return parts[-2] if stem == "__init__" and len(parts) > 1 else stem
+
+
 class _Resolver:
     """The walk itself; see the module docstring."""
 
@@ -246,6 +288,13 @@ class _Resolver:
         top = symtable.symtable(text, filename, "exec")
         self.module = Scope("module", "", top, None, tree, _table_children(top))
         self.occurrences: list[Occurrence] = []
+        #: the module's own name: importing it is watched
+        self.own = module_name(filename)
+        self.builtin_calls: list[tuple[ast.Call, Scope]] = []
+        #: ``id`` of the scope-reading builtins' names read, and of every call's callee name
+        self.dynamic_names: list[int] = []
+        self.callees: set[int] = set()
+        self.watched = False
         self.by_node: dict[int, list[Occurrence]] = {}
         self.scope_of: dict[int, Scope] = {id(tree): self.module}
         self.cells: set[str] = set()
@@ -333,8 +382,10 @@ class _Resolver:
             if not text.startswith(name, col) or (end < len(text) and (text[end].isalnum() or text[end] == "_")):
                 col = -1
         occ = Occurrence(name, line, col, resource, view, binder, ctx, scope)
-        if view == "builtin" and name in DYNAMIC_BUILTINS:
-            self.dynamic.add(id(scope))
+        if name in DYNAMIC_BUILTINS and view == "builtin":
+            self.dynamic_names.append(id(node))
+        elif name == "__builtins__":
+            self.watched = True
         self.occurrences.append(occ)
         got = self.by_node.get(id(node))
         if got is None:
@@ -430,8 +481,9 @@ class _Resolver:
             isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
             for s in self.tree.body
         )
+        watched = self.watched or any(k not in self.callees for k in self.dynamic_names)
         return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords,
-                          self.spelled, self.dynamic, deferred)
+                          self.spelled, self.dynamic, deferred, builtin_calls=self.builtin_calls, watched=watched)
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
         for a in (*args.posonlyargs, args.vararg, args.kwarg):
@@ -501,6 +553,9 @@ class _Resolver:
         return [], False
 
     def _alias(self, node: ast.alias, scope: Scope) -> tuple[list[ast.AST], bool]:
+        parts = node.name.split(".")
+        if self.own in parts or not WATCHED_MODULES.isdisjoint(parts):
+            self.watched = True
         if node.name == "*":
             return [], False
         bound = node.asname or node.name.split(".")[0]
@@ -547,9 +602,24 @@ class _Resolver:
         return child_nodes(node), False
 
     def _attribute(self, node: ast.Attribute, scope: Scope) -> tuple[list[ast.AST], bool]:
-        if node.attr in FRAME_ATTRIBUTES:
-            self.dynamic.add(id(scope))
+        if node.attr in WATCHED_ATTRIBUTES:
+            self.watched = True
+            if node.attr in FRAME_ATTRIBUTES:
+                self.dynamic.add(id(scope))
         return [node.value], False
+
+    def _import_from(self, node: ast.ImportFrom, scope: Scope) -> tuple[list[ast.AST], bool]:
+        if node.level or (node.module or "").split(".")[0] in WATCHED_FROM:
+            self.watched = True  # a relative import may name the module itself
+        return list(node.names), False
+
+    def _call(self, node: ast.Call, scope: Scope) -> tuple[list[ast.AST], bool]:
+        func = node.func
+        if func.__class__ is ast.Name:
+            self.callees.add(id(func))
+            if func.id in WATCHED_CALLS and self.resolve(scope, func.id)[1] == "builtin":
+                self.builtin_calls.append((node, scope))
+        return child_nodes(node), False
 
     def _formatted(self, node: ast.FormattedValue, scope: Scope) -> tuple[list[ast.AST], bool]:
         # f"{x=}" prints the expression's text: the next character after the
@@ -577,6 +647,7 @@ class _Resolver:
         ast.Global: _declaration, ast.Nonlocal: _declaration, ast.alias: _alias,
         ast.ExceptHandler: _except, ast.Match: _match, ast.MatchAs: _match_as, ast.MatchStar: _match_star,
         ast.MatchMapping: _match_mapping, ast.keyword: _keyword, ast.Attribute: _attribute,
+        ast.ImportFrom: _import_from, ast.Call: _call,
         ast.FormattedValue: _formatted,
     }
 
@@ -589,4 +660,5 @@ def resolve(tree: ast.Module, text: str, src: SourceMap, filename: str = "<input
 
 
 __all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS", "FRAME_ATTRIBUTES",
+           "WATCHED_CALLS", "WATCHED_ATTRIBUTES", "WATCHED_MODULES", "WATCHED_FROM", "module_name",
            "child_nodes", "search_binding"]
