@@ -22,6 +22,7 @@ training, audits) only when called, so ``import invar`` stays cheap.
 
 from __future__ import annotations
 
+from . import interrupts  # noqa: F401 - first: the command line takes its signals before its imports
 from typing import Iterable, Sequence
 
 from .errors import InvarError, ParseError

@@ -1,7 +1,9 @@
 """One exception hierarchy for everything invar raises.
 
 Library code raises these and never prints or exits; only ``invar.cli`` turns
-them into ``FILE:LINE:COL: error: message`` and an exit status.
+them into ``FILE:LINE:COL: error: message`` and an exit status. An error is
+located as far as it is known and no further: ``FILE:LINE:`` without a
+column, ``FILE:`` without a line (a missing file, an option's bad value).
 """
 
 from __future__ import annotations
@@ -50,7 +52,10 @@ class InvarError(Exception):
         if self.path is None and not self.line:
             return f"invar: error: {self.message}"  # about the command, not a place in an input
         where = self.path if self.path is not None else "<input>"
-        return f"{where}:{self.line}:{self.col}: error: {self.message}"
+        # 0 is "unknown": a ``:0:0:`` would send an editor to a place that is not there
+        if self.line:
+            where += f":{self.line}:{self.col}" if self.col else f":{self.line}"
+        return f"{where}: error: {self.message}"
 
 
 class ParseError(InvarError):

@@ -1,5 +1,6 @@
 """How work stops on Ctrl-C (SIGINT) and SIGTERM: process pools that stop at
-once, and short sections that finish first.
+once, short sections that finish first, and the command line's signals from
+its first import to its exit.
 
 **Pools.** Ctrl-C at a terminal sends SIGINT to every process of the foreground group,
 pool workers included. A worker that dies of its KeyboardInterrupt prints a
@@ -29,19 +30,53 @@ when work stops:
 callback it runs into an error of its own: ``torch.save`` interrupted in its
 file writes raises a ``RuntimeError``, and the interrupt is lost. Inside
 :func:`deferred` the signals are held, and acted on as soon as it ends.
+
+**The command line, from its first import to its exit** (no traceback on
+any signal at any moment; tests/cli/test_signals.py sends them at every
+stage). Python raises a signal's exception wherever the main thread is, and
+some places print it instead of raising it. So the command line's signals
+go through three stages:
+
+1. :func:`starting`, when this module is imported (``invar/__init__.py``
+   imports it before anything else): while the imports run there is
+   nothing to clean up, and a ``KeyboardInterrupt`` would escape as a
+   traceback (the console script calls ``main`` only once it is imported):
+   a signal says ``interrupted`` and ends the process at once, 130 or 143.
+   Only the command line is touched: not a program or a test that imports
+   invar, nor a pool's spawned worker.
+2. :func:`take_over`, when ``main`` runs: SIGINT raises KeyboardInterrupt
+   and SIGTERM :class:`Terminated` wherever the command is, so that its
+   cleanups run, and the first signal is recorded (:func:`signalled`: typer
+   turns an interrupt outside the command into a silent exit 130). A
+   signal's exception raised where Python cannot raise it, in a weakref
+   callback, a ``__del__`` or an exit function, would be printed as
+   "Exception ignored" and lost: it is raised again at the next place that
+   can (:func:`sys.unraisablehook`).
+3. :func:`finishing`, once the command has stopped for a signal, or has
+   ended and the process exits: another signal ends the process at once and
+   silently, with the status it was leaving with (or 128 + the signal).
+   Raised in its exit functions or in the interpreter's teardown, it could
+   only be printed.
+
+A signal ignored from the start (a background job of a non-interactive
+shell ignores SIGINT, as POSIX asks) stays ignored at every stage.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
-import multiprocessing
 import os
 import signal
+import sys
 import threading
-from typing import Any, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-__all__ = ["pool", "deferred"]
+if TYPE_CHECKING:
+    import multiprocessing.pool
+
+__all__ = ["pool", "deferred", "Terminated", "starting", "take_over", "signalled", "finishing", "status", "SAID"]
 
 #: the signals a deferred section holds
 _SIGNALS = {signal.SIGINT, signal.SIGTERM}
@@ -59,6 +94,8 @@ def pool(
     (``fork`` or ``spawn``), stopped and reaped when the block ends: closed
     if the block ended normally with every task answered (the workers leave
     on their own, no signal), terminated otherwise."""
+    import multiprocessing  # here, not at the top: ``import invar`` stays cheap and starting() comes first
+
     ctx = multiprocessing.get_context(method)
     if method != "fork" and hasattr(signal, "pthread_sigmask"):
         # started on demand, the resource tracker unblocks SIGINT (and
@@ -195,3 +232,165 @@ def _start(initializer: Callable[..., Any] | None, initargs: tuple) -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if initializer is not None:
         initializer(*initargs)
+
+
+# ------------------------------------------------------- the command line
+#: what the command line says when a signal stops it (its one line)
+SAID = "interrupted"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the program is, like Ctrl-C's KeyboardInterrupt."""
+
+
+def status(err: KeyboardInterrupt) -> int:
+    """The exit status of a process a signal stopped: 130 (SIGINT) or 143 (SIGTERM)."""
+    return 128 + (signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT)
+
+
+#: the signals that reached the command line since take_over(), first first
+_signalled: list[int] = []
+
+
+def starting() -> None:
+    """The command line's first act, before its imports (stage 1 of the
+    module docstring): a signal says :data:`SAID` and ends the process at
+    once, 130 or 143. Anything else that imports invar (a program, the
+    tests, a pool's worker) keeps its signals as they are."""
+    if not _command_line():
+        return
+    for s in sorted(_SIGNALS):
+        if _at_default(s):
+            signal.signal(s, _stop_starting)
+
+
+def _command_line() -> bool:
+    """Whether this process is invar's command line: the interpreter was
+    started on the console script (``invar``) or with ``-m invar``
+    (torchrun's processes included). Read from the interpreter's own
+    arguments, not ``sys.argv``: a spawned pool worker is given its
+    parent's ``sys.argv``, and imports the console script, but was started
+    with ``-c``."""
+    words = list(getattr(sys, "orig_argv", ()))[1:]
+    while words:
+        word = words.pop(0)
+        if word.startswith("-m"):
+            return (word[2:] or (words[0] if words else "")) == "invar"
+        if word.startswith("-c") or word == "-":
+            return False
+        if word in ("-X", "-W"):  # an option with its value apart
+            words = words[1:]
+        elif not word.startswith("-"):  # the script
+            return Path(word).name in ("invar", "invar.exe", "invar-script.py")
+    return False
+
+
+def _at_default(signum: int) -> bool:
+    """Whether ``signum`` is handled as Python starts a program: SIGINT by
+    ``default_int_handler``, SIGTERM not at all (one ignored stays ignored)."""
+    handler = signal.getsignal(signum)
+    return handler is (signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+
+
+def _stop_starting(signum: int, _frame: object) -> None:
+    try:
+        os.write(2, f"{SAID}\n".encode())
+    except OSError:  # standard error closed: the status says it
+        pass
+    os._exit(128 + signum)
+
+
+def take_over() -> None:
+    """Stage 2 of the module docstring, for the command line's run: SIGINT
+    raises KeyboardInterrupt and SIGTERM :class:`Terminated` wherever the
+    program is, each recorded (:func:`signalled`); one raised where Python
+    can only print it is raised again at the next place that can."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers are the main thread's
+    _signalled.clear()
+    for s in sorted(_SIGNALS):
+        if _at_default(s) or signal.getsignal(s) is _stop_starting:
+            signal.signal(s, _raise)
+    if not isinstance(sys.unraisablehook, _Unlost):
+        sys.unraisablehook = _Unlost(sys.unraisablehook)
+
+
+def _raise(signum: int, _frame: object) -> None:
+    _signalled.append(signum)
+    if isinstance(sys.exc_info()[1], SystemExit):
+        # the process is on its way out (the command has ended, or typer has
+        # turned a first signal into its exit) and has not yet said
+        # finishing(): an exception now would replace the exit with a traceback
+        _end(128 + _signalled[0], flush=True)
+    raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def signalled() -> int | None:
+    """The first signal that reached the command line since
+    :func:`take_over`, or None."""
+    return _signalled[0] if _signalled else None
+
+
+class _Unlost:
+    """``sys.unraisablehook`` that acts on a signal's exception again instead
+    of printing it. Python cannot raise an exception out of a weakref
+    callback, a ``__del__`` or an exit function: it prints "Exception
+    ignored in …" and goes on, and the signal would be lost. Its handler
+    runs again at the next call or return of the main thread outside this
+    hook (a profile function: signalling the process now would run the
+    handler inside the hook, where raising is as lost), and raises there,
+    holds it (:func:`deferred`) or ends the process (:func:`finishing`)."""
+
+    def __init__(self, hook: Callable[[Any], None]) -> None:
+        self.hook = hook
+
+    def __call__(self, unraisable: Any) -> None:
+        kind = unraisable.exc_type
+        if not (isinstance(kind, type) and issubclass(kind, KeyboardInterrupt)) \
+                or threading.current_thread() is not threading.main_thread():
+            self.hook(unraisable)
+            return
+        signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT
+        here, before = _Unlost.__call__.__code__, sys.getprofile()
+
+        def again(frame: Any, _event: str, _arg: object) -> None:
+            if frame is not None and frame.f_code is here:
+                return  # still leaving the hook
+            sys.setprofile(before)
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                handler(signum, frame)
+
+        sys.setprofile(again)
+
+
+def finishing(code: int | None = None) -> None:
+    """Stage 3 of the module docstring: from now on SIGINT and SIGTERM end
+    the process at once and silently, with ``code`` (the status of the
+    interrupt it is leaving for; what it was writing is not flushed) or,
+    without one, with 128 + the signal (a command that has ended: what it
+    wrote is flushed first)."""
+
+    def leave(signum: int, _frame: object) -> None:
+        _end(128 + signum if code is None else code, flush=code is None)
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for s in sorted(_SIGNALS):
+        if signal.getsignal(s) not in (signal.SIG_IGN, None):
+            signal.signal(s, leave)
+
+
+def _end(code: int, *, flush: bool) -> None:
+    """End the process now with ``code``, what it wrote flushed first if asked."""
+    if flush:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # closed, or in the middle of its own write: nothing more can be said
+                pass
+    os._exit(code)
+
+
+# the command line takes its signals as soon as it imports invar (stage 1)
+starting()

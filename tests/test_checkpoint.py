@@ -86,7 +86,7 @@ def test_bad_files_are_located_model_errors(tmp_path, write, message):
     write(path)
     with pytest.raises(ModelError, match=message) as info:
         invar.load_model(path)
-    assert str(info.value).startswith(f"{path}:0:0: error: ")
+    assert str(info.value).startswith(f"{path}: error: ")
 
 
 def test_truncated_checkpoint(tmp_path):

@@ -11,6 +11,7 @@ imports the commands.
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
 import typer
 
@@ -50,6 +51,22 @@ GROUPS = (
     ("audit", audit.audit_app),
     ("alta", alta.alta_app),
 )
+def _version(value: bool) -> None:
+    if value:
+        from ..version import __version__
+
+        typer.echo(f"invar {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print invar's version and exit.")] = False,
+) -> None:
+    """invar's own options, before any command (the app's help above is its help)."""
+
+
 for _name, _command in COMMANDS:
     app.command(_name)(_command)
 for _name, _group in GROUPS:

@@ -10,28 +10,34 @@ command is, so that its ``with``/``finally`` blocks run (temporary files
 removed, locks released, worker processes stopped and reaped); the command
 then says ``interrupted`` and the process leaves at once with 130 (SIGINT)
 or 143 (SIGTERM), without waiting for threads still blocked on I/O
-(:func:`run`). A process started with a signal ignored (a background
-job of a non-interactive shell ignores SIGINT, as POSIX asks) keeps ignoring
-it.
+(:func:`run`). A signal before the command starts (its arguments being
+read) or after it ends (the process exiting) ends it the same way, with the
+same one line or none; a second signal while the first is acted on ends it
+at once (:mod:`invar.interrupts` has the stages, from the first import on).
+A process started with a signal ignored (a background job of a
+non-interactive shell ignores SIGINT, as POSIX asks) keeps ignoring it.
 
-Imports ``errors`` and ``frontends`` (lazily) only; never a command module.
+Imports ``errors``, ``interrupts`` and ``frontends`` (lazily) only; never a
+command module.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import gc
 import os
-import signal
 import sys
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 import typer
 from rich.console import Console
 
+from .. import interrupts
 from ..errors import InvarError
+from ..interrupts import Terminated  # noqa: F401 - where it was first defined
 
 stdout = Console(soft_wrap=True, highlight=False)
 stderr = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -109,6 +115,23 @@ def located(path: str, fn, *args, **kwargs):
         raise err.located("<stdin>" if path == "-" else path)
 
 
+# ------------------------------------------------------------------- progress
+@contextlib.contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar of ``what`` (files, formulas …) on standard error, only
+    when it is a terminal (a log or a pipe gets no bar, and no blank line
+    where it was): yields ``update(done, total)``, or None."""
+    if not stderr.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=stderr,
+                  transient=True) as bar:
+        task = bar.add_task(what, total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
 # ---------------------------------------------------------- error translation
 F = TypeVar("F", bound=Callable)
 
@@ -118,16 +141,21 @@ def report(err: InvarError) -> None:
     stderr.print(str(err), markup=False, highlight=False)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the program is, like Ctrl-C's KeyboardInterrupt."""
-
-
-def _terminate(_signum: int, _frame: object) -> None:
-    raise Terminated
-
-
 #: the exit status of the command that an interrupt stopped (run() then leaves at once)
 _interrupted: list[int] = []
+#: whether this process is the command line (run() is running it): an interrupt then ends the process
+_command_line: list[bool] = []
+
+
+def _stopped(code: int) -> None:
+    """The command stops for an interrupt: its status is ``code`` (the
+    first one's, if more come), and it says so once."""
+    if _interrupted:
+        return
+    _interrupted.append(code)
+    if _command_line:
+        interrupts.finishing(code)  # another signal now ends the process, silently
+    stderr.print(interrupts.SAID, markup=False)
 
 
 def command(fn: F) -> F:
@@ -149,10 +177,8 @@ def command(fn: F) -> F:
         except (typer.Exit, typer.Abort, SystemExit):
             raise
         except KeyboardInterrupt as err:
-            code = 128 + (signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT)
-            _interrupted.append(code)
-            stderr.print("interrupted", markup=False)
-            raise typer.Exit(code)
+            _stopped(interrupts.status(err))
+            raise typer.Exit(_interrupted[0])
         except BrokenPipeError:
             raise typer.Exit(0)
         except Exception as err:  # a bug in invar: still one line, still no traceback
@@ -164,19 +190,22 @@ def command(fn: F) -> F:
 
 def run(app: typer.Typer) -> None:
     """Run ``app`` as this process's command line: SIGTERM interrupts as
-    Ctrl-C does, and after an interrupt the process leaves at once."""
-    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        signal.signal(signal.SIGTERM, _terminate)
+    Ctrl-C does, at any moment, and after an interrupt the process leaves
+    at once."""
+    interrupts.take_over()
+    _command_line[:] = [True]
     try:
         app()
     except KeyboardInterrupt as err:  # before a command started
-        _interrupted.append(128 + (signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT))
-        stderr.print("interrupted", markup=False)
+        _stopped(interrupts.status(err))
     except SystemExit:
-        if not _interrupted:
+        first = interrupts.signalled()
+        if not _interrupted and first is None:
+            interrupts.finishing()  # the command has ended: a signal now only ends the exit
             raise
-    if _interrupted:
-        _leave_now(_interrupted[-1])
+        if not _interrupted:  # typer ends an interrupt outside the command with a silent 130, SIGTERM's too
+            _stopped(128 + first)
+    _leave_now(_interrupted[0])
 
 
 def _leave_now(code: int) -> None:
@@ -186,6 +215,7 @@ def _leave_now(code: int) -> None:
     run first (a stopped pool's semaphores are released: otherwise
     multiprocessing's resource tracker warns of them); only the joining of
     threads is skipped."""
+    interrupts.finishing(code)
     gc.collect()
     run_exit_functions = getattr(atexit, "_run_exitfuncs", None)  # CPython's, as at a normal exit
     if run_exit_functions is not None:

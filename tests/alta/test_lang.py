@@ -181,7 +181,7 @@ def test_bad_program_is_a_located_error(tmp_path, body, words):
     assert words in err.message
     assert (err.path, err.line) == (str(path), line), str(err)
     assert "# <-" in (err.source_line or "")
-    assert str(err).startswith(f"{path}:{line}:0: error: ")
+    assert str(err).startswith(f"{path}:{line}: error: ")
     assert "\n" not in err.message
 
 

@@ -381,4 +381,4 @@ def test_the_audit_of_a_dataset_without_examples_exits_1(invoke, tmp_path, name,
     path = tmp_path / name
     path.write_text(content)
     result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path)
-    assert result.exit_code == 1 and result.stderr.startswith(f"{path}:0:0: error: no examples: ")
+    assert result.exit_code == 1 and result.stderr.startswith(f"{path}: error: no examples: ")

@@ -60,4 +60,4 @@ def test_a_transform_that_is_not_a_task_symmetry_says_so(invoke, block):
 def test_a_task_without_an_oracle_is_a_usage_error(invoke, block):
     result = invoke("audit", "--model", MODEL, "--task", "classify", "--dataset", block, "--oracle")
     assert result.exit_code == 2
-    assert "--oracle:0:0: error: the classify task has no oracle" in result.stderr
+    assert "--oracle: error: the classify task has no oracle" in result.stderr

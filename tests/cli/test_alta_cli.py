@@ -105,7 +105,7 @@ def test_a_program_from_a_file(invoke, tmp_path):
     (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "4 positions"),
     (["run", "{dir}/missing.py:f", "-i", "1"], "no such file"),
     (["run", "{dir}/progs.py:nothing", "-i", "1"], "no function 'nothing'"),
-    (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}:0: error: unknown variable 'nothing'"),
+    (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}: error: unknown variable 'nothing'"),
     (["info", "{dir}/progs.py"], "not a readable checkpoint"),
     (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
     (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),

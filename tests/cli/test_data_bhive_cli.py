@@ -30,11 +30,11 @@ def test_labels_and_lists_rejections(invoke, tmp_path):
 def test_errors(invoke, tmp_path):
     result = invoke("data", "bhive", "--source", tmp_path / "none", "--out", tmp_path / "d")
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"{tmp_path / 'none'}:0:0: error: no such file or directory"
+    assert result.stderr.strip() == f"{tmp_path / 'none'}: error: no such file or directory"
     (tmp_path / "empty").mkdir()
     result = invoke("data", "bhive", "--source", tmp_path / "empty", "--out", tmp_path / "d")
     assert result.exit_code == 1 and "error: no *.csv files in this directory" in result.stderr
     (tmp_path / "blank.csv").write_text("\n# nothing\n")
     result = invoke("data", "bhive", "--source", tmp_path / "blank.csv", "--out", tmp_path / "d")
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"{tmp_path / 'blank.csv'}:0:0: error: no blocks in the sources"
+    assert result.stderr.strip() == f"{tmp_path / 'blank.csv'}: error: no blocks in the sources"

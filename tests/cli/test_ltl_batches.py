@@ -203,7 +203,7 @@ def test_data_ltl_fails_when_records_are_given_up(invoke, tmp_path) -> None:
                     "--jobs", "1", "--out", out)
     assert result.exit_code == 1
     assert "wrote 0 formulas" in result.stdout
-    assert result.stderr.strip().startswith(f"{out}:0:0: error: 2 of 2 records given up")
+    assert result.stderr.strip().startswith(f"{out}: error: 2 of 2 records given up")
 
 
 def test_data_ltl_output_is_locked(invoke, tmp_path) -> None:
@@ -227,7 +227,7 @@ def test_data_ltl_output_is_locked(invoke, tmp_path) -> None:
             second = invoke(*args, "--num", "40", *extra)
             assert time.perf_counter() - start < 60  # at once, not after the first run's million formulas
             assert second.exit_code == 1
-            assert second.stderr.strip().startswith(f"{out}:0:0: error: is being written by another run")
+            assert second.stderr.strip().startswith(f"{out}: error: is being written by another run")
         assert first.poll() is None  # the refusals touched nothing of the first run
     finally:
         first.send_signal(signal.SIGINT)

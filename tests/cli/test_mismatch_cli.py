@@ -144,7 +144,7 @@ def test_the_audit_reports_programs_in_other_languages_and_audits_the_rest(invok
     shutil.copy(programs["ltl"][0], only)
     result = invoke("audit", "--model", world["models"]["names"], "--dataset", only, "--variants", "2")
     assert result.exit_code == 1
-    assert result.stderr.strip() == (f"{only}:0:0: error: no program in a language the model was trained on "
+    assert result.stderr.strip() == (f"{only}: error: no program in a language the model was trained on "
                                      "(Python): 1 Java program, 2 LTL programs")
 
 

@@ -1,0 +1,50 @@
+"""An error is located as far as it is known, and no further: ``FILE:LINE:COL:``
+with a line and a column, ``FILE:LINE:`` with a line alone, ``FILE:`` with
+neither (a missing file, a bad option's value), never a ``:0:0:`` that
+points nowhere."""
+
+from __future__ import annotations
+
+import pytest
+
+from invar.errors import DataError, InvarError, UsageError
+from tests.conftest import FIXTURES
+
+
+@pytest.mark.parametrize("err, shown", [
+    (InvarError("bad operand", path="a.s", line=3, col=7), "a.s:3:7: error: bad operand"),
+    (InvarError("unknown variable", path="p.py", line=12), "p.py:12: error: unknown variable"),
+    (InvarError("no such file", path="nope.s"), "nope.s: error: no such file"),
+    (UsageError("no measure 'nonsense'", path="--fail-over"), "--fail-over: error: no measure 'nonsense'"),
+    (DataError("not a CSV row", path="t.csv", line=1, col=1), "t.csv:1:1: error: not a CSV row"),
+    (InvarError("bad token", line=2, col=5), "<input>:2:5: error: bad token"),
+    (InvarError("bad line", line=4), "<input>:4: error: bad line"),
+    (InvarError("no examples"), "invar: error: no examples"),
+    # a column without a line locates nothing more than the file
+    (InvarError("odd", path="f.s", col=9), "f.s: error: odd"),
+])
+def test_an_error_shows_the_place_it_knows(err, shown):
+    assert str(err) == shown
+
+
+def test_relocating_an_error_shows_its_new_place():
+    err = InvarError("bad operand", path="a.s")
+    assert str(err) == "a.s: error: bad operand"
+    assert str(err.at(5, 2)) == "a.s:5:2: error: bad operand"
+
+
+@pytest.mark.parametrize("argv, status, shown", [
+    (["parse", "{tmp}/nope.s"], 1, "{tmp}/nope.s: error: no such file"),
+    (["parse", "{tmp}"], 1, "{tmp}: error: is a directory, not a file"),
+    (["data", "names", "--source", "{tmp}/nowhere", "--out", "{tmp}/out"], 1,
+     "{tmp}/nowhere: error: no such source directory"),
+    (["predict", "--model", "{tmp}/model.pt", "{fixtures}/x86/figure1a.s"], 1, "{tmp}/model.pt: error: "),
+    # a located line still carries its line and column
+    (["parse", "{fixtures}/x86/figure1a.s", "--lang", "python"], 1, "{fixtures}/x86/figure1a.s:1:"),
+])
+def test_commands_print_no_line_and_column_where_there_is_none(invoke, tmp_path, argv, status, shown):
+    result = invoke(*[a.format(tmp=tmp_path, fixtures=FIXTURES) for a in argv])
+    assert result.exit_code == status, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(shown.format(tmp=tmp_path, fixtures=FIXTURES)), line
+    assert ":0:" not in line
