@@ -5,10 +5,16 @@ A dataset is written as ``invar data copy`` writes it; each architecture is
 trained with ``invar.train`` and its best epoch predicts every test string
 (greedy decoding, the model's beam otherwise). Reported: mean edit distance
 between prediction and string by number of distinct symbols (buckets of 5),
-and the share copied exactly. ``vanilla`` has a fixed vocabulary: a test
-string with a symbol it never saw is refused, and counted as refused.
+and the share copied exactly; then each architecture's table by (distinct
+symbols, length) cell, as the interchangeable-token paper lays its copy
+results out (``invar.tasks.copy.by_cell``: a refused string counts as an
+empty output, its distance its length). ``vanilla`` has a fixed vocabulary:
+a test string with a symbol it never saw is refused, and counted as refused.
+``--sampler distinct`` draws the training strings as the test strings are
+(the number of distinct symbols first; ``invar.tasks.copy``).
 
     python bench/bench_copy.py --out DIR [--train 10000] [--epochs 10] [--archs dualpart lexinvariant vanilla]
+                               [--sampler uniform|distinct]
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
     model = invar.load_model(path)
     examples = copy.read_split(data, "test")
     buckets: dict[int, list[float]] = {}
+    predictions: list = []
     exact = refused = 0
     for start in range(0, len(examples), batch):
         chunk = examples[start:start + batch]
@@ -45,6 +52,7 @@ def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
                     outs.append(model.predict([p])[0])
                 except ModelError:
                     outs.append(None)
+        predictions += outs
         for ex, out in zip(chunk, outs):
             k = (len(set(ex.source)) - 1) // 5
             if out is None:
@@ -53,7 +61,9 @@ def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
             buckets.setdefault(k, []).append(copy.edit_distance(out, ex.source))
             exact += out == ex.source
     rows = {f"{5 * k + 1}-{5 * k + 5}": (statistics.fmean(v), len(v)) for k, v in sorted(buckets.items())}
-    return {"by_symbols": rows, "exact": exact / len(examples), "refused": refused, "n": len(examples)}
+    cells = copy.by_cell([ex.source for ex in examples], predictions)
+    return {"by_symbols": rows, "exact": exact / len(examples), "refused": refused, "n": len(examples),
+            "by_cell": cells.markdown()}
 
 
 def main() -> None:
@@ -65,12 +75,14 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--archs", nargs="+", default=["dualpart", "lexinvariant", "vanilla"])
+    ap.add_argument("--sampler", choices=copy.SAMPLERS, default="uniform",
+                    help="how training strings are drawn (distinct: as the test strings are)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     data = args.out / "data"
     if not (data / "meta.json").exists():
         copy.generate(data, train=args.train, valid=500, test=args.test, train_symbols=5, test_symbols=30,
-                      max_length=30, seed=0)
+                      max_length=30, seed=0, sampler=args.sampler)
     results = {}
     for arch in args.archs:
         ckpt = args.out / f"{arch}.pt"
@@ -88,6 +100,8 @@ def main() -> None:
     for arch, r in results.items():
         cells = [f"{r['by_symbols'][b][0]:.2f}" if b in r["by_symbols"] else "–" for b in buckets]
         print(f"| {arch} | " + " | ".join(cells) + f" | {100 * r['exact']:.1f}% | {r['refused']} of {r['n']} |")
+    for arch, r in results.items():
+        print(f"\n{arch}: mean edit distance by (distinct symbols, length)\n\n{r['by_cell']}")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ subsets of the training split, over several seeds.
         [--seeds 0 1 2] [--archs vanilla augmented canonicalized renamer] [--size tiny]
         [--patience 5] [--max-epochs 100] [--lr 5e-4] [--schedule cosine|plateau] [--plateau 5]
         [--batch-size 64] [--threads 1] [--device cpu]
-        [--precision fp32] [--test-limit N] [--variant NAME=ARCH:field=value,...]
+        [--precision fp32] [--test-limit N] [--variant NAME=ARCH:field=value,...] [--time-limit SECONDS]
     python bench/bench_learning_curve.py --data DIR --out OUTDIR --report   # table and plot of what is done
 
 DIR is what ``invar data bhive`` wrote. A run of size N trains with
@@ -21,6 +21,10 @@ patience rather than by a learning rate decayed to nothing; the best epoch is sc
 ``--test-limit`` blocks of at most 128 tokens), original and renamed (one
 uniformly sampled renaming per block, labelled by llvm-mca itself, so a
 renaming that changes the cycles is scored against its own label).
+
+``--time-limit S`` stops each run after its first epoch that ends S seconds
+after its start (a wall-clock budget, bench/gpu_studies.sh; its record says
+``stopped_by``).
 
 ``--variant NAME=ARCH:field=value,...`` adds a model that is ARCH with
 config fields overridden (the ablations: ``views=vanilla:embedding=view``
@@ -120,7 +124,7 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
                          patience=args.patience, out=out / f"{name}-{n}-s{seed}.pt", limit=n, seed=seed, lr=args.lr,
                          batch_size=args.batch_size, threads=args.threads, device=args.device, resume=True,
                          overrides=overrides or None, precision=args.precision, schedule=args.schedule,
-                         plateau=args.plateau)
+                         plateau=args.plateau, time_limit=args.time_limit)
     seconds = time.perf_counter() - t0
     model = invar.load_model(out / f"{name}-{n}-s{seed}.pt", device=args.device)
     programs, labels, renamed, renamed_labels = test
@@ -133,6 +137,7 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
         "max_epochs": args.max_epochs, "lr": args.lr, "batch_size": args.batch_size, "precision": args.precision,
         "schedule": args.schedule, "plateau": args.plateau, "lr_halvings": result.halvings,
         "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
+        "stopped_by": result.stopped_by, "time_limit": args.time_limit,
         "best_epoch": result.best_epoch, "best_valid_MAPE": result.best_metric,
         "steps_per_epoch": result.steps_per_epoch, "valid_history": [h["valid_MAPE"] for h in result.history],
         "test_programs": len(programs), "test_MAPE": mape(preds, labels),
@@ -265,6 +270,8 @@ def main() -> None:
     ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
                     help="training precision (invar train --precision)")
     ap.add_argument("--test-limit", type=int, default=None)
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="stop each run after the first epoch that ends this many seconds after its start")
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)

@@ -7,6 +7,7 @@ position, smoothed as the paper does.
         [--size tiny] [--epochs 2] [--train-windows 4000] [--test-windows 200] [--seeds 0]
         [--models learned lexinvariant regularised] [--p 0.2] [--window 100] [--batch-size 32]
         [--lr 1e-3] [--threads 1] [--device cpu] [--precision fp32] [--files 400] [--patience N]
+        [--time-limit SECONDS] [--prepare-only]
 
 DIR defaults to the running Python's standard library; ``--files N`` takes N
 of its ``.py`` and ``.java`` files (site-packages left out), a fixed random
@@ -17,8 +18,13 @@ first ``--train-windows`` training windows (``invar.train(limit=…)``) and is
 scored on the first ``--test-windows`` test windows of full length. Per
 ``--patience N`` stops a model once its validation perplexity has not
 improved for N epochs (``--epochs`` is then the cap) and keeps its best
-epoch. Per model and seed OUTDIR holds the checkpoint and its curve
-(``invar.tasks.lm.curve``: within each sequence the loss of positions
+epoch; without it the cosine schedule decays the learning rate over the
+``--epochs`` to a tenth of its peak, as the paper's (0.01 to 0.001).
+``--time-limit S`` stops a model after its first epoch that ends S seconds
+after its start (a wall-clock budget, bench/gpu_studies.sh). The
+lexinvariant model's random vectors have unit variance per coordinate, the
+paper's definition (``random_vectors="unit"``). Per model and seed OUTDIR
+holds the checkpoint and its curve (``invar.tasks.lm.curve``: within each sequence the loss of positions
 i … i + window − 1 averaged, then averaged over the sequences); OUTDIR/
 lm-curves.json holds them all, OUTDIR/lm-curves.md a table of perplexity at
 chosen context lengths (mean over seeds, and the ratio to the learned
@@ -62,6 +68,8 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
     ap.add_argument("--p", type=float, default=0.2, help="the regularised model's lexinvariant_p")
+    ap.add_argument("--random-vectors", choices=("small", "unit"), default=None,
+                    help="the lexinvariant model's random vectors: unit, the paper's (default: the model's default)")
     ap.add_argument("--window", type=int, default=lm.WINDOW)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -72,6 +80,9 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--files", type=int, default=400, help="source files taken from --source (0: all)")
     ap.add_argument("--patience", type=int, default=None,
                     help="early stopping: epochs without a better validation perplexity (default: none)")
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="stop a model after the first epoch that ends this many seconds after its start")
+    ap.add_argument("--prepare-only", action="store_true", help="write OUTDIR/data and stop")
     return ap.parse_args(argv)
 
 
@@ -112,6 +123,8 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
     """Train (unless done) and score one model: its curve and training record."""
     arch, overrides = MODELS[name]
     overrides = {"lexinvariant_p": args.p} if overrides is None else overrides
+    if name == "lexinvariant" and args.random_vectors is not None:  # the paper's unit vectors, or the small ones
+        overrides = {**overrides, "random_vectors": args.random_vectors}
     path = args.out / f"{name}-s{seed}.pt"
     record = args.out / f"{name}-s{seed}.json"  # what training reported, kept for reruns
     seconds = None
@@ -120,10 +133,12 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
         result = invar.train(task="lm", data=data, arch=arch, size=args.size, epochs=args.epochs, out=path,
                              batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device,
                              threads=args.threads, limit=args.train_windows, overrides=overrides or None,
-                             patience=args.patience, precision=args.precision)
+                             patience=args.patience, precision=args.precision, time_limit=args.time_limit)
         seconds = time.perf_counter() - t
         record.write_text(json.dumps({"train_seconds": seconds, "epochs_run": len(result.history),
-                                      "stopped_early": result.stopped_at is not None}))
+                                      "stopped_early": result.stopped_at is not None,
+                                      "stopped_by": result.stopped_by,
+                                      "steps": result.steps_per_epoch * len(result.history)}))
     trained = json.loads(record.read_text()) if record.exists() else resumed(path, args)
     model = invar.load_model(path, device=args.device)
     losses = position_losses(model.network, [model.encode(w) for w in windows], device=args.device)
@@ -136,6 +151,7 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
     return {"model": name, "seed": seed, "arch": arch, "overrides": overrides, "train_seconds": seconds,
             "valid_perplexity": valid, "best_epoch": best, "epochs_run": trained.get("epochs_run"),
             "stopped_early": trained.get("stopped_early"), "cut": trained.get("cut", False),
+            "stopped_by": trained.get("stopped_by"), "steps": trained.get("steps"),
             "first_train_seconds": trained.get("train_seconds"),
             "test_loss": float(np.mean(np.concatenate(losses))), "curve": curve}
 
@@ -199,6 +215,8 @@ def main(argv=None) -> None:
     args = arguments(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     data = dataset(args)
+    if args.prepare_only:
+        return
     windows = test_windows(data, args)
     if not windows:
         raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")

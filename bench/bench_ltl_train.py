@@ -31,6 +31,14 @@ bring no better validation *correct* (``--epochs`` is then the cap);
 epochs without improvement instead of decaying it over the cap, so that
 the patience, not the schedule, ends a run;
 ``--device cuda`` trains and audits on a GPU.
+
+The interchangeable-token paper's authors' recipe: ``--set n_head=8 --set
+norm_position=post --set random_draw=batch --weight-decay 0.1 --beta2 0.95
+--batch-size 768`` (dual-part models scale their inputs by sqrt(d) by
+default; ``--set embed_scaling=none`` is invar's earlier dual-part model).
+``--valid-limit N`` keeps the first N validation pairs (each epoch decodes
+them all), ``--time-limit S`` stops a run after its first epoch that ends S
+seconds after its start (a wall-clock budget, bench/gpu_studies.sh).
 """
 
 from __future__ import annotations
@@ -53,12 +61,14 @@ GENERAL = range(6, 11)
 
 
 def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: int = 5,
-            distinct: int | None = None, exact: bool = False, unique: bool = False) -> Path:
+            distinct: int | None = None, exact: bool = False, unique: bool = False,
+            valid_limit: int | None = None) -> Path:
     """The dataset directory (train/valid/test) and the files gen6..gen10
     (none when ``general`` is 0); with ``exact``, every formula of genK
     holds exactly K distinct APs, sizes up to max(``max_size``, 2K); with
     ``unique``, each formula once (the generator spreads sizes evenly, and
-    there are only ``aps`` formulas of size 1, so small ones repeat)."""
+    there are only ``aps`` formulas of size 1, so small ones repeat); with
+    ``valid_limit``, the validation split's first pairs only."""
     data = out / "data"
     raw = out / (f"ltl{aps}.txt" if distinct is None else f"ltl{aps}-k{distinct}.txt")
     if not (data / "test.txt").exists():
@@ -67,6 +77,7 @@ def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: in
         for split in ltl.SPLITS:  # the split hashes the formula: a repeat never crosses splits
             rows = ltl.read_split(raw, split)
             rows = first_of_each(rows) if unique else rows
+            rows = rows[:valid_limit] if split == "valid" and valid_limit else rows
             (data / f"{split}.txt").write_text("".join(ex.source.replace("\t", "\n") + "\n" for ex in rows))
     for k in GENERAL if general else ():
         path = out / f"gen{k}.txt"
@@ -192,12 +203,19 @@ def run_name(arch: str, label: str, seed: int) -> str:
     return arch + (f"-{label}" if label else "") + (f"-s{seed}" if seed else "")
 
 
+#: config fields for which ``none`` is a value of their own, not the absence of one
+TEXT_NONE = ("positions", "attention", "embed_scaling")
+
+
 def setting(text: str) -> tuple[str, object]:
-    """``FIELD=VALUE`` -> (field, value): true/false/none, a number, or text."""
+    """``FIELD=VALUE`` -> (field, value): true/false/none, a number, or text
+    (``none`` stays text for the fields of :data:`TEXT_NONE`)."""
     key, sep, value = text.partition("=")
     if not sep or not key:
         raise argparse.ArgumentTypeError(f"--set takes FIELD=VALUE, not {text!r}")
     low = value.lower()
+    if low == "none" and key in TEXT_NONE:
+        return key, "none"
     if low in ("true", "false", "none"):
         return key, {"true": True, "false": False, "none": None}[low]
     for cast in (int, float):
@@ -300,6 +318,11 @@ def main() -> None:
     ap.add_argument("--size", default="tiny")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--weight-decay", type=float, default=0.01, help="AdamW weight decay (the authors': 0.1)")
+    ap.add_argument("--beta2", type=float, default=0.999, help="AdamW beta 2 (the authors': 0.95)")
+    ap.add_argument("--valid-limit", type=int, default=None, help="validation pairs kept (the split's first)")
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="stop a run after the first epoch that ends this many seconds after its start")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="a run per seed (training and its draws)")
     ap.add_argument("--set", dest="overrides", type=setting, action="append", default=[],
                     help="FIELD=VALUE: a model config field for these runs (repeatable)")
@@ -331,7 +354,7 @@ def main() -> None:
             report(args.out, args.archs, args.epochs, args.size)
         return
     data = prepare(args.out, args.num, args.max_size, args.general, args.jobs, args.aps, args.distinct_aps,
-                   args.general_exact, args.unique)
+                   args.general_exact, args.unique, args.valid_limit)
     if args.prepare_only:
         return
     for arch in args.archs:
@@ -355,7 +378,8 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
     trained = train(task="ltl", data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
                     batch_size=args.batch_size, threads=args.threads, lr=args.lr, seed=seed, resume=True,
                     device=args.device, overrides=dict(args.overrides), patience=args.patience,
-                    schedule=args.schedule, plateau=args.plateau, precision=args.precision)
+                    schedule=args.schedule, plateau=args.plateau, precision=args.precision,
+                    weight_decay=args.weight_decay, betas=(0.9, args.beta2), time_limit=args.time_limit)
     seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     test = audit(ckpt, data, args.audit, args.variants, args.device)
@@ -364,7 +388,9 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
     return {"train_seconds": seconds, "audit_seconds": time.perf_counter() - t0,
             "best_epoch": trained.best_epoch, "valid_correct": trained.best_metric, "n_train": trained.n_train,
             "epochs_run": len(trained.history), "stopped_early": trained.stopped_at is not None,
-            "patience": args.patience, "max_epochs": args.epochs,
+            "stopped_by": trained.stopped_by, "time_limit": args.time_limit,
+            "patience": args.patience, "max_epochs": args.epochs, "batch_size": args.batch_size,
+            "weight_decay": args.weight_decay, "beta2": args.beta2,
             "schedule": args.schedule, "plateau": args.plateau, "lr_halvings": trained.halvings,
             "valid_history": [h["valid_correct"] for h in trained.history],
             "epoch_seconds": sum(h["seconds"] for h in trained.history),  # all epochs, resumed ones too

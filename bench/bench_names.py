@@ -7,11 +7,17 @@ The dataset is ``invar data names`` (``invar data bugs``) on a source
 directory (the running interpreter's standard library by default: split by
 file). Each architecture is trained with ``invar.train`` on the first
 ``--train-limit`` training functions; its best epoch is scored on the test
-split (names: subtoken F1 as code2seq defines it; bugs: accuracy) and
-audited with ``--transform both`` on the first ``--audit`` test functions.
+split (names: subtoken F1 as code2seq defines it, micro-averaged, and
+averaged per function; bugs: accuracy) and audited with ``--transform both``
+on the first ``--audit`` test functions.
+
+``--ablations`` trains the SPE paper's Table 3 instead (``spe``, ``spe
+(all)``: the symmetry mask on every head, ``spe (w.o. pe)``: no line
+positions; :data:`invar.nn.config.SPE_ABLATIONS`), with at least 4 heads so
+that the head split keeps all three kinds (2 / 1 / 1).
 
     python bench/bench_names.py --out DIR [--task names|bugs] [--source DIR] [--train-limit 2000] [--epochs 4]
-                                [--archs vanilla spe renamer renamer+spe] [--seed 0]
+                                [--archs vanilla spe renamer renamer+spe] [--seed 0] [--size tiny] [--ablations]
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import torch
 from common import machine
 
 import invar
+from invar.nn.config import SIZES, SPE_ABLATIONS, SPE_MIN_HEADS
 from invar.train import train
 
 
@@ -42,6 +49,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0, help="seed of the weights, the order and the audit's draws")
     ap.add_argument("--archs", nargs="+", default=["vanilla", "spe", "renamer", "renamer+spe"])
+    ap.add_argument("--size", choices=list(SIZES), default="tiny")
+    ap.add_argument("--ablations", action="store_true", help="the SPE paper's Table 3 in place of --archs")
     args = ap.parse_args()
     task = importlib.import_module(f"invar.tasks.{args.task}")
     torch.set_num_threads(args.threads)
@@ -50,12 +59,17 @@ def main() -> None:
         meta = task.build(args.source, data)
         print(json.dumps({k: v for k, v in meta.items() if k != "subtokens"}), flush=True)
     rows = {}
-    for arch in args.archs:
+    heads = max(SPE_MIN_HEADS, SIZES[args.size][2])
+    models = ({name: (arch, {"n_head": heads, **fields}) for name, (arch, fields) in SPE_ABLATIONS.items()}
+              if args.ablations else {arch: (arch, {}) for arch in args.archs})
+    for name, (arch, overrides) in models.items():
         suffix = f"-seed{args.seed}" if args.seed else ""
-        ckpt = args.out / f"{args.task}-{arch.replace('+', '_')}{suffix}.pt"
+        stem = name.replace("+", "_").replace(" ", "-").replace("(", "").replace(")", "").replace(".", "")
+        ckpt = args.out / f"{args.task}-{stem}{'-' + args.size if args.size != 'tiny' else ''}{suffix}.pt"
         t0 = time.perf_counter()
-        run = train(task=args.task, data=data, arch=arch, out=ckpt, epochs=args.epochs, batch_size=32,
-                    threads=args.threads, lr=1e-3, seed=args.seed, limit=args.train_limit, resume=True)
+        run = train(task=args.task, data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
+                    batch_size=32, threads=args.threads, lr=1e-3, seed=args.seed, limit=args.train_limit, resume=True,
+                    overrides=overrides or None)
         seconds = time.perf_counter() - t0
         model = invar.load_model(ckpt)
         test = task.read_split(data, "test")
@@ -68,19 +82,23 @@ def main() -> None:
         preds = model.predict(programs)
         report = invar.audit(model=str(ckpt), dataset=str(data), transform="both", limit=args.audit, variants=4,
                              seed=args.seed)
-        rows[arch] = {"test_metric": task.TASK.metric(preds, labels), "test_functions": len(programs),
+        rows[name] = {"test_metric": task.TASK.metric(preds, labels), "test_functions": len(programs),
+                      "extra": {k: m(preds, labels) for k, m in task.TASK.extra_metrics.items()},
                       "valid_metric": run.best_metric, "best_epoch": run.best_epoch, "train_seconds": seconds,
                       "violation_rate": report["violation_rate"], "audited": report["audited"]}
-        print(json.dumps({arch: rows[arch]}), flush=True)
+        print(json.dumps({name: rows[name]}), flush=True)
     name = task.TASK.metric_name
+    per_function = "F1 (per function)" if args.task == "names" else None
     print(f"{machine()}; torch {torch.__version__}; {args.task}: {args.train_limit} training functions, "
-          f"{args.epochs} epochs, tiny, seed {args.seed}")
-    print(f"| architecture | test {name} | best valid {name} (epoch) | violation rate, renamings and reorderings "
-          "| train time |")
-    print("|---|---|---|---|---|")
-    for arch, r in rows.items():
+          f"{args.epochs} epochs, {args.size}" + (f" with {heads} heads" if args.ablations else "")
+          + f", seed {args.seed}")
+    print(f"| architecture | test {name} | " + ("test F1 per function | " if per_function else "")
+          + f"best valid {name} (epoch) | violation rate, renamings and reorderings | train time |")
+    print("|---|---|---|---|---|" + ("---|" if per_function else ""))
+    for model, r in rows.items():
         rate = "–" if r["violation_rate"] is None else f"{100 * r['violation_rate']:.1f}%"
-        print(f"| {arch} | {r['test_metric']:.1f}% | {r['valid_metric']:.1f}% ({r['best_epoch']}) "
+        extra = f"{r['extra'][per_function]:.1f}% | " if per_function else ""
+        print(f"| {model} | {r['test_metric']:.1f}% | {extra}{r['valid_metric']:.1f}% ({r['best_epoch']}) "
               f"| {rate} of {r['audited']} | {r['train_seconds'] / 60:.1f} min |")
 
 

@@ -37,27 +37,27 @@ _invar() {
         esac
     done
     case "$path" in
-        "invar") words="parse canon renamings permutations dlg train predict ltl data audit alta" ;;
+        "invar") words="parse canon renamings permutations dlg train predict ltl data audit alta --version" ;;
         "invar parse") words="--lang --format" ;;
         "invar canon") words="--pin --function --lang --format" ;;
-        "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --lang --format" ;;
-        "invar permutations") words="--count --limit --sample --seed --function --format --lang --max-states --chain-steps" ;;
+        "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --all --lang --format" ;;
+        "invar permutations") words="--count --limit --sample --seed --function --all --format --lang --max-states --chain-steps" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
-        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --precision --limit --resume --save-every --threads --jobs -j --patience --schedule --plateau --random-draws --lexinvariant-p --pinned-tokens --format" ;;
+        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --precision --limit --resume --save-every --threads --jobs -j --patience --schedule --plateau --random-draws --lexinvariant-p --pinned-tokens --heads --embed-scaling --norm-position --random-draw --random-vectors --pool-size --positions --symmetry-heads --time-limit --format" ;;
         "invar predict") words="--model -m --lang --beam --batch-size --device --per-position --curve --window --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
         "invar data") words="ltl copy names lm bugs bhive lookup permutation" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --distinct-aps --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
-        "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --seed --format" ;;
-        "invar data names") words="--source --out -o --format" ;;
-        "invar data lm") words="--source --out -o --vocab --seq-len --format" ;;
-        "invar data bugs") words="--source --out -o --seed --format" ;;
+        "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --sampler --seed --format" ;;
+        "invar data names") words="--source --out -o --jobs -j --format" ;;
+        "invar data lm") words="--source --out -o --vocab --seq-len --jobs -j --format" ;;
+        "invar data bugs") words="--source --out -o --seed --jobs -j --format" ;;
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar data lookup") words="--out -o --num -n --pairs --alphabet --corpus --symbols --by-frequency --seed --format" ;;
         "invar data permutation") words="--out -o --num -n --length --demos --alphabet --corpus --symbols --by-frequency --seed --format" ;;
-        "invar audit") words="merge compare --model -m --dataset -d --format --out -o --fail-over --fail-under --plot --report --quiet -q --transform --variants -k --controls --repeats --limit --example --seed --task --data-dir --split --lang --program-column --label-column --oracle --shard --tolerance --level --confidence --bootstrap --batch-size --device --threads --lexinvariant-table --timeout --prompt --answer-regex --max-tokens --temperature --concurrency --retries --budget --cache --no-cache" ;;
-        "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report" ;;
+        "invar audit") words="merge compare --model -m --dataset -d --format --out -o --fail-over --fail-under --plot --report --html --quiet -q --transform --variants -k --controls --repeats --limit --example --seed --task --data-dir --split --lang --program-column --label-column --oracle --shard --tolerance --level --confidence --bootstrap --batch-size --device --threads --lexinvariant-table --timeout --prompt --answer-regex --max-tokens --temperature --concurrency --retries --budget --cache --no-cache" ;;
+        "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report --html" ;;
         "invar audit compare") words="--format --out -o --seed --bootstrap --confidence" ;;
         "invar alta") words="run compile check info minimal" ;;
         "invar alta run") words="--input -i --trace --max-len --max-layers --format" ;;
@@ -74,7 +74,14 @@ _invar() {
         --precision) COMPREPLY=($(compgen -W "fp32 tf32 bf16" -- "$cur")); return ;;
         --schedule) COMPREPLY=($(compgen -W "cosine plateau" -- "$cur")); return ;;
         --pinned-tokens) COMPREPLY=($(compgen -W "view token" -- "$cur")); return ;;
+        --embed-scaling) COMPREPLY=($(compgen -W "sqrtd none" -- "$cur")); return ;;
+        --norm-position) COMPREPLY=($(compgen -W "pre post" -- "$cur")); return ;;
+        --random-draw) COMPREPLY=($(compgen -W "sequence batch" -- "$cur")); return ;;
+        --random-vectors) COMPREPLY=($(compgen -W "unit small" -- "$cur")); return ;;
+        --positions) COMPREPLY=($(compgen -W "absolute none line tree rotary" -- "$cur")); return ;;
+        --symmetry-heads) COMPREPLY=($(compgen -W "split all" -- "$cur")); return ;;
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
+        --sampler) COMPREPLY=($(compgen -W "distinct uniform" -- "$cur")); return ;;
         --vocab) COMPREPLY=($(compgen -W "char tokens" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then

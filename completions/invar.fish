@@ -11,6 +11,7 @@ complete -c invar -n '__fish_use_subcommand' -a ltl
 complete -c invar -n '__fish_use_subcommand' -a data
 complete -c invar -n '__fish_use_subcommand' -a audit
 complete -c invar -n '__fish_use_subcommand' -a alta
+complete -c invar -n '__fish_use_subcommand' -l version
 complete -c invar -n '__fish_seen_subcommand_from parse' -l lang
 complete -c invar -n '__fish_seen_subcommand_from parse' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from parse' -F
@@ -27,6 +28,7 @@ complete -c invar -n '__fish_seen_subcommand_from renamings' -l pin
 complete -c invar -n '__fish_seen_subcommand_from renamings' -l names
 complete -c invar -n '__fish_seen_subcommand_from renamings' -l aps
 complete -c invar -n '__fish_seen_subcommand_from renamings' -l function
+complete -c invar -n '__fish_seen_subcommand_from renamings' -l all
 complete -c invar -n '__fish_seen_subcommand_from renamings' -l lang
 complete -c invar -n '__fish_seen_subcommand_from renamings' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from renamings' -F
@@ -35,6 +37,7 @@ complete -c invar -n '__fish_seen_subcommand_from permutations' -l limit
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l sample
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l seed
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l function
+complete -c invar -n '__fish_seen_subcommand_from permutations' -l all
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l format -x -a 'text jsonl json'
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l lang
 complete -c invar -n '__fish_seen_subcommand_from permutations' -l max-states
@@ -71,6 +74,15 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l plateau
 complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
 complete -c invar -n '__fish_seen_subcommand_from train' -l lexinvariant-p
 complete -c invar -n '__fish_seen_subcommand_from train' -l pinned-tokens -x -a 'view token'
+complete -c invar -n '__fish_seen_subcommand_from train' -l heads
+complete -c invar -n '__fish_seen_subcommand_from train' -l embed-scaling -x -a 'sqrtd none'
+complete -c invar -n '__fish_seen_subcommand_from train' -l norm-position -x -a 'pre post'
+complete -c invar -n '__fish_seen_subcommand_from train' -l random-draw -x -a 'sequence batch'
+complete -c invar -n '__fish_seen_subcommand_from train' -l random-vectors -x -a 'unit small'
+complete -c invar -n '__fish_seen_subcommand_from train' -l pool-size
+complete -c invar -n '__fish_seen_subcommand_from train' -l positions -x -a 'absolute none line tree rotary'
+complete -c invar -n '__fish_seen_subcommand_from train' -l symmetry-heads -x -a 'split all'
+complete -c invar -n '__fish_seen_subcommand_from train' -l time-limit
 complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -F
 complete -c invar -n '__fish_seen_subcommand_from predict' -l model -s m
@@ -119,22 +131,26 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l train-symbols
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l test-symbols
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l max-length
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l sampler -x -a 'distinct uniform'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l seed
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from copy' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from names' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l vocab -x -a 'char tokens'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l seq-len
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from lm' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l seed
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l source
@@ -177,7 +193,7 @@ complete -c invar -n '__fish_seen_subcommand_from audit' -l out -s o
 complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-over
 complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-under
 complete -c invar -n '__fish_seen_subcommand_from audit' -l plot
-complete -c invar -n '__fish_seen_subcommand_from audit' -l report
+complete -c invar -n '__fish_seen_subcommand_from audit' -l report -l html
 complete -c invar -n '__fish_seen_subcommand_from audit' -l quiet -s q
 complete -c invar -n '__fish_seen_subcommand_from audit' -l transform
 complete -c invar -n '__fish_seen_subcommand_from audit' -l variants -s k
@@ -216,7 +232,7 @@ complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcomman
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l fail-over
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l fail-under
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l plot
-complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l report
+complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -l report -l html
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from merge' -F
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from audit && __fish_seen_subcommand_from compare' -l out -s o

@@ -5,7 +5,12 @@ the vocabulary, the task, the languages it was trained on, the metrics and a
 format version, every value JSON-compatible apart from the tensors. A
 checkpoint written before ``languages`` existed reads every language of its
 task's datasets (:attr:`invar.tasks.Task.languages`: ``bhive`` x86, ``ltl``
-LTL, ``copy`` copy strings, ``names`` and ``bugs`` Python or Java). It is written to a temporary file in
+LTL, ``copy`` copy strings, ``names`` and ``bugs`` Python or Java). A config
+written before one of its fields existed is read as what it meant then
+(:meth:`~invar.nn.config.ModelConfig.from_dict`,
+:func:`~invar.nn.config.written_before`): a dual-part model from before
+``embed_scaling`` reads its vectors unscaled, a lexinvariant one from before
+``random_vectors`` its small ones, so it predicts as it did. It is written to a temporary file in
 the same directory, flushed to disk, and renamed over the target, so a kill
 never leaves a half-written checkpoint. It is read with
 ``torch.load(weights_only=True)``: a file whose pickle would build arbitrary

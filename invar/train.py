@@ -15,7 +15,12 @@ of the validation history, so a resumed run continues exactly). With
 ``patience``, a run stops early once that many epochs in a row bring no
 better validation metric (``epochs`` is then a cap; the cosine schedule
 still spans the cap, so a stopped run is the same run as an unstopped one
-up to its stop). The training state (weights, optimizer, position in the
+up to its stop; without ``patience`` the cosine runs to its end, a tenth of
+the peak, as the lexinvariant paper's schedule does). ``time_limit`` (seconds) stops a run after
+the first epoch that ends past it, for studies given a wall-clock budget
+(its stop depends on the machine's speed, its steps until then do not).
+AdamW's ``weight_decay`` and ``betas`` are arguments (the
+interchangeable-token paper's authors: 0.1 and (0.9, 0.95)). The training state (weights, optimizer, position in the
 epoch) goes to ``<out stem>.resume.pt`` after every epoch and every ``save_every`` steps,
 and ``resume=True`` continues from it. A state saved mid-epoch keeps the
 losses of the epoch's steps so far, so the resumed epoch's training loss is
@@ -38,7 +43,8 @@ Sequence tasks (``ltl``, ``copy``) train an encoder-decoder with teacher
 forcing and the network's own loss (cross-entropy, or AdaCos); their pairs
 are parsed and encoded in memory (no disk cache), the vocabulary holds every
 text of the training split, the decoder's ``<bos>``/``<eos>`` and, for every
-architecture but ``vanilla``, the task's pool of interchangeable names;
+architecture but ``vanilla``, the task's pool of interchangeable names
+(its first ``pool_size``, a config field, when that is set);
 ``augmented`` renames each pair into that pool each time it is drawn.
 Validation writes the validation split greedily and reports the task's
 metric and the teacher-forced loss.
@@ -131,6 +137,8 @@ class TrainResult:
     schedule: str = "cosine"
     #: the learning rate's halvings that the last epoch trained with (``plateau`` schedule; 0 for cosine)
     halvings: int = 0
+    #: what ended the run before ``epochs``: ``patience`` or ``time_limit`` (None: it ran every epoch)
+    stopped_by: str | None = None
 
 
 # ------------------------------------------------------------------------ data
@@ -254,11 +262,12 @@ def _encoded_split(task: Task, examples: Sequence[Example], split: str, vocab: V
 
 def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool = False, limit: int | None = None,
                   splits: Sequence[str] = ("train", "valid"), progress: Callable | None = None,
-                  canonical: bool = False) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
+                  canonical: bool = False, pool_size: int = 0) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
     """A sequence task's vocabulary and splits (encodings and labels),
     parsed and encoded in memory; ``tree``: with tree paths; ``canonical``:
     with canonical ids (a canonicalized model's vocabulary holds the pool, its
-    canonical names). With ``limit``, the first ``limit`` training pairs and
+    canonical names); ``pool_size``: the vocabulary holds the pool's first
+    names only (0: all). With ``limit``, the first ``limit`` training pairs and
     a quarter as many of the others."""
     examples = {s: task.read_split(data, s) for s in splits}
     if limit is not None:
@@ -274,7 +283,7 @@ def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool 
         programs[s] = [task.prepare(p) for p in parsed] if task.prepare is not None else parsed
     counts = add_specials(vocab_counts(programs[splits[0]]))
     if (arch != "vanilla" or canonical) and task.pool:
-        add_pool(counts, task.pool, task.pool_view)
+        add_pool(counts, pool_of(task, pool_size), task.pool_view)
     vocab = Vocab.from_counts(counts, min_count=1)
     out = {}
     for s in splits:
@@ -283,6 +292,12 @@ def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool 
             encoded = [replace(e, tree=task.tree(p)) for e, p in zip(encoded, programs[s])]
         out[s] = (encoded, [ex.label for ex in examples[s]])
     return vocab, out
+
+
+def pool_of(task: Task, pool_size: int = 0) -> Sequence[str]:
+    """The interchangeable names a model of ``task`` holds beyond its
+    training data's: the task's pool, or its first ``pool_size`` (0: all)."""
+    return task.pool[: pool_size or None]
 
 
 def _read_json_vocab(path: Path) -> Vocab | None:
@@ -384,6 +399,7 @@ def train(
     schedule: str = "cosine",
     plateau: int = 5,
     precision: str = "fp32",
+    time_limit: float | None = None,
     overrides: Mapping[str, Any] | None = None,
     progress: Callable[..., None] | None = None,
 ) -> TrainResult:
@@ -392,14 +408,16 @@ def train(
     any :class:`~invar.nn.config.ModelConfig` field. ``patience`` stops the
     run once that many epochs have passed without a better validation metric
     (early stopping; ``epochs`` is then a cap). ``schedule`` is ``cosine`` or
-    ``plateau`` (halve after ``plateau`` epochs without a better metric). ``max_len`` defaults to 128
+    ``plateau`` (halve after ``plateau`` epochs without a better metric). ``time_limit``: stop after the
+    first epoch that ends that many seconds after the start. ``max_len`` defaults to 128
     tokens, and for ``lm`` to the dataset's sequence length. ``progress(event, **info)``
     hears about encoding, steps, epochs and an early stop (process 0 only)."""
     max_len = max_len if max_len is not None else _default_max_len(task, data)
     args = _Args(task=task, data=data, arch=arch, size=size, epochs=epochs, out=out, batch_size=batch_size,
                  max_len=max_len, lr=lr, weight_decay=weight_decay, betas=betas, seed=seed, device=device,
                  limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
-                 schedule=schedule, plateau=plateau, precision=precision, overrides=overrides)
+                 schedule=schedule, plateau=plateau, precision=precision, time_limit=time_limit,
+                 overrides=overrides)
     the_task = get_task(task)
     config = _config(the_task, args)
     _check_arguments(args)
@@ -415,12 +433,15 @@ def train(
     run.ddp = _parallel(run.model.network, procs)
     report("start", n_train=len(splits.train), n_valid=len(splits.valid), too_long=splits.too_long, epochs=epochs,
            steps=run.steps_per_epoch, start_epoch=run.start_epoch, config=config, world=procs.world)
-    stopped_at = None
+    stopped_at = stopped_by = None
+    started = time.monotonic()
     with _matmul_precision(precision):
         for epoch in range(run.start_epoch, epochs):
-            if _out_of_patience(run):
+            stopped_by = _stop_reason(run, epoch, time.monotonic() - started)
+            if stopped_by:
                 stopped_at = epoch
-                report("stop", epoch=epoch, best_epoch=run.best_epoch, patience=patience)
+                report("stop", epoch=epoch, best_epoch=run.best_epoch, patience=patience, reason=stopped_by,
+                       time_limit=time_limit)
                 break
             _epoch(run, epoch)
     _finish(run)
@@ -429,7 +450,8 @@ def train(
                        best_metric=run.best, best_epoch=run.best_epoch, epochs=epochs, n_train=len(splits.train),
                        n_valid=len(splits.valid), too_long=splits.too_long, history=run.history,
                        resumed_from=run.resumed_from, steps_per_epoch=run.steps_per_epoch, patience=patience,
-                       stopped_at=stopped_at, schedule=schedule, halvings=_halvings(run, upto=-1))
+                       stopped_at=stopped_at, schedule=schedule, halvings=_halvings(run, upto=-1),
+                       stopped_by=stopped_by)
 
 
 @dataclass(frozen=True)
@@ -458,6 +480,7 @@ class _Args:
     schedule: str
     plateau: int
     precision: str
+    time_limit: float | None
     overrides: Mapping[str, Any] | None
 
 
@@ -549,6 +572,8 @@ def _check_arguments(args: _Args) -> None:
     if args.schedule == "plateau" and args.patience is not None and args.patience <= args.plateau:
         raise UsageError(f"--patience {args.patience} with --plateau {args.plateau}: the run would stop before "
                          "the learning rate ever halved; give a patience above the plateau", path="--patience")
+    if args.time_limit is not None and args.time_limit < 0:
+        raise UsageError(f"--time-limit {args.time_limit}: give a number of seconds, at least 0", path="--time-limit")
     if args.precision not in PRECISIONS:
         raise UsageError(f"--precision {args.precision}: choose from {', '.join(PRECISIONS)}", path="--precision")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
@@ -582,8 +607,12 @@ def _read_splits(the_task: Task, config: ModelConfig, args: _Args, report: Calla
     by them: the vocabulary, the dataset's labels and, for a sequence task,
     the longest output."""
     if config.generates:
+        if config.pool_size > len(the_task.pool):
+            raise ModelError(f"pool_size={config.pool_size}: the {the_task.name} task's pool holds "
+                             f"{len(the_task.pool)} names", path="--pool-size")
         vocab, splits = prepare_pairs(the_task, args.data, arch=args.arch, tree=config.positions == "tree",
-                                      limit=args.limit, progress=report, canonical=config.canonicalize)
+                                      limit=args.limit, progress=report, canonical=config.canonicalize,
+                                      pool_size=config.pool_size)
     else:
         vocab, splits = prepare_data(the_task, args.data, limit=args.limit, jobs=args.jobs or 1, progress=report,
                                      raw_labels=the_task.labels_of is not None or config.head == "lm")
@@ -808,7 +837,8 @@ def _batch_programs(run: _Run, epoch: int, idx: np.ndarray) -> list[Encoded]:
     """The training programs ``idx``, each renamed at random (seeded by the
     epoch and the program) for an ``augmented`` model."""
     items = [run.splits.train[i] for i in idx]
-    config, pool, vocab, seed = run.model.config, run.task.pool, run.splits.vocab, run.args.seed
+    config, vocab, seed = run.model.config, run.splits.vocab, run.args.seed
+    pool = pool_of(run.task, config.pool_size)
     if config.augment and config.generates and pool:
         return [_augment_into(e, vocab, pool, _mix(seed, epoch, int(i))) for e, i in zip(items, idx)]
     if config.augment:
@@ -833,6 +863,17 @@ def _halvings(run: _Run, upto: int | None = None) -> int:
         return 0
     key = f"valid_{run.task.metric_name}"
     return plateau_halvings([h[key] for h in run.history[:upto]], run.args.plateau, run.task.lower_is_better)
+
+
+def _stop_reason(run: _Run, epoch: int, seconds: float) -> str | None:
+    """Why the run stops before ``epoch`` (``patience`` or ``time_limit``),
+    or None; a call trains at least one epoch whatever its time limit."""
+    if _out_of_patience(run):
+        return "patience"
+    limit = run.args.time_limit
+    if limit is not None and epoch > run.start_epoch and seconds >= limit:
+        return "time_limit"
+    return None
 
 
 def _out_of_patience(run: _Run) -> bool:
@@ -1018,9 +1059,10 @@ def _lm_validate(model: Model, encoded: list[Encoded], dev, rank: int, world: in
 
 
 def _saved_config(saved) -> dict | None:
-    """A saved config with the fields added since it was written at their
-    defaults (each new field defaults to what every earlier config meant),
-    so a state saved before them still resumes."""
+    """A saved config with the fields added since it was written at what
+    they meant then (:meth:`ModelConfig.from_dict`), so a state saved before
+    them still resumes (and one whose model a new default would change does
+    not: a dual-part state from before ``embed_scaling``)."""
     try:
         return ModelConfig.from_dict(saved).to_dict()
     except (TypeError, ValueError):
@@ -1049,6 +1091,6 @@ def _choose_draw(out: str | os.PathLike, valid_enc: list[Encoded], dev, report) 
     report("draws", seeds=seeds, losses=losses, chosen=chosen)
 
 
-__all__ = ["train", "TrainResult", "prepare_data", "prepare_pairs", "resume_path", "PRECISIONS"]
+__all__ = ["train", "TrainResult", "prepare_data", "prepare_pairs", "pool_of", "resume_path", "PRECISIONS"]
 
 callable_module(__name__, train)

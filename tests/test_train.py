@@ -410,3 +410,101 @@ def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path):
             "--precision", "fp16"]
     bad = subprocess.run(_cli(*args), cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "fp16" in bad.stderr
+
+
+# ------------------------------------------------- the papers' recipes as options
+SEQ = dict(task="copy", data=FIXTURES / "copy", batch_size=16, threads=1, lr=1e-3, limit=32)
+
+
+def _optimiser_groups(out) -> list[dict]:
+    return checkpoint.load(resume_path(out), kind="resume")["optimizer"]["param_groups"]
+
+
+@pytest.mark.parametrize("weight_decay, betas", [(0.01, (0.9, 0.999)), (0.1, (0.9, 0.95))])
+def test_the_optimiser_options_reach_the_optimiser(weight_decay, betas, tmp_path):
+    """AdamW's weight decay (on matrices only) and betas, as given: the
+    interchangeable-token paper's authors' 0.1 and 0.95 beside the defaults."""
+    train(arch="dualpart", epochs=1, out=tmp_path / "m.pt", weight_decay=weight_decay, betas=betas, **SEQ)
+    decay, no_decay = _optimiser_groups(tmp_path / "m.pt")
+    assert decay["weight_decay"] == weight_decay and no_decay["weight_decay"] == 0.0
+    assert tuple(decay["betas"]) == tuple(no_decay["betas"]) == betas
+
+
+def test_the_recipe_on_the_command_line(tmp_path):
+    """Every option of the authors' recipe reaches the model's config or the
+    optimiser; a time limit of 0 stops after the first epoch."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from invar.cli.app import app
+
+    out = tmp_path / "m.pt"
+    args = ["train", "--task", "copy", "--data", str(FIXTURES / "copy"), "--arch", "dualpart", "--limit", "32",
+            "--batch-size", "16", "--threads", "1", "--epochs", "3", "--out", str(out), "--heads", "8",
+            "--norm-position", "post", "--random-draw", "batch", "--weight-decay", "0.1", "--beta2", "0.95",
+            "--embed-scaling", "none", "--pool-size", "8", "--time-limit", "0", "--format", "json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["epochs_run"], summary["stopped_early"]) == (1, True)
+    config = invar.load_model(out).config
+    assert (config.n_head, config.norm_position, config.random_draw, config.embed_scaling, config.pool_size) == (
+        8, "post", "batch", "none", 8)
+    decay, _ = _optimiser_groups(out)
+    assert decay["weight_decay"] == 0.1 and tuple(decay["betas"]) == (0.9, 0.95)
+    plain = CliRunner().invoke(app, args[:17] + ["--out", str(tmp_path / "p.pt"), "--epochs", "1"])
+    assert plain.exit_code == 0, plain.output
+    config = invar.load_model(tmp_path / "p.pt").config  # options not given keep the architecture's
+    assert (config.n_head, config.norm_position, config.random_draw, config.embed_scaling, config.pool_size) == (
+        2, "pre", "sequence", "sqrtd", 0)
+
+
+@pytest.mark.parametrize("pool_size, expected", [(0, 52), (8, 8), (5, 5)])
+def test_the_augmented_pool_is_the_size_asked(pool_size, expected, tmp_path):
+    """The vocabulary holds the training symbols (a-e) and the pool's first
+    ``pool_size`` (0: all 52), and augmented renames into those only."""
+    from invar.tasks import copy
+    from invar.train import _augment_into, pool_of
+
+    overrides = {"pool_size": pool_size} if pool_size else None
+    train(arch="augmented", epochs=1, out=tmp_path / "m.pt", overrides=overrides, **SEQ)
+    model = invar.load_model(tmp_path / "m.pt")
+    names = {t for t, ok in zip(model.vocab.tokens, model.vocab.interchangeable) if ok}
+    assert names == set(copy.POOL[:expected]) and model.config.pool_size == pool_size
+    pool = pool_of(copy.TASK, pool_size)
+    assert list(pool) == list(copy.POOL[:expected])
+    enc = model.encode(copy.parse("abcab"))
+    seen = set()
+    for seed in range(200):
+        out = _augment_into(enc, model.vocab, pool, seed)
+        seen |= {model.vocab.tokens[i] for i in out.tokens}
+    assert seen <= set(pool) and len(seen) == expected  # every name of the pool, and no other, is reached
+
+
+def test_a_pool_larger_than_the_tasks_is_refused(tmp_path):
+    with pytest.raises(ModelError, match="pool holds 52 names"):
+        train(arch="augmented", epochs=1, out=tmp_path / "m.pt", overrides={"pool_size": 60}, **SEQ)
+
+
+@pytest.mark.parametrize("time_limit, patience, epochs_run, stopped_by", [
+    (0, None, 1, "time_limit"),      # stops after the first epoch, whatever the machine
+    (None, 1, 2, "patience"),        # learning rate 0: no epoch improves on the first
+    (3600, None, 3, None),           # a limit not reached: every epoch
+])
+def test_a_time_limit_stops_after_the_epoch_that_passes_it(time_limit, patience, epochs_run, stopped_by, dataset,
+                                                           tmp_path):
+    result = train(data=dataset, arch="vanilla", epochs=3, out=tmp_path / "m.pt", time_limit=time_limit,
+                   patience=patience, **{**QUICK, "lr": 0.0})
+    assert (len(result.history), result.stopped_by) == (epochs_run, stopped_by)
+    assert (result.stopped_at is not None) == (stopped_by is not None)
+
+
+def test_cosine_to_the_cap_without_early_stopping(dataset, tmp_path):
+    """The lexinvariant paper's schedule (cosine decay to a tenth of the peak,
+    0.01 to 0.001) is the default schedule without ``patience``: every epoch
+    runs and the last steps are at a tenth of the peak."""
+    result = train(data=dataset, arch="vanilla", epochs=3, out=tmp_path / "m.pt", **QUICK)
+    assert (len(result.history), result.stopped_by, result.schedule) == (3, None, "cosine")
+    lrs = [h["lr"] for h in result.history]
+    assert lrs[0] > lrs[1] > lrs[2] == pytest.approx(0.1 * QUICK["lr"], rel=0.05)

@@ -7,9 +7,8 @@ import json
 from typing import Annotated, List, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from .console import command, stderr, stdout
+from .console import command, progress_bar, stderr, stdout
 from .options import SCHEMA, SeedOpt, TableFormat, TableFormatOpt
 
 data_app = typer.Typer(
@@ -77,14 +76,7 @@ def ltl_command(
         ops=tuple(o.strip() for o in ops.split(",") if o.strip()), max_states=max_states, timeout=timeout,
         distinct_aps=distinct_aps,
     )
-    with Progress(
-        TextColumn("formulas"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=stderr, transient=True,
-    ) as bar:
-        task = bar.add_task("generate", total=num)
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done)
-
+    with progress_bar("formulas") as progress:
         if out == "-":
             stats = generate_stream(config, sys.stdout.write, fmt=chosen, jobs=jobs, progress=progress)
         else:
@@ -120,6 +112,11 @@ def _ltl_summary(stats, out: str, fmt: TableFormat, num: int, max_attempts: int)
         )
 
 
+class CopySampler(str, enum.Enum):
+    distinct = "distinct"
+    uniform = "uniform"
+
+
 @data_app.command("copy")
 @command
 def copy_command(
@@ -130,33 +127,66 @@ def copy_command(
     train_symbols: Annotated[int, typer.Option("--train-symbols", min=1, max=52, help="Symbols a, b, … the training and validation strings draw from.")] = 5,
     test_symbols: Annotated[int, typer.Option("--test-symbols", min=1, max=52, help="Most distinct symbols in a test string (drawn from a-z A-Z).")] = 30,
     max_length: Annotated[int, typer.Option("--max-length", min=1, help="Longest string.")] = 30,
+    sampler: Annotated[CopySampler, typer.Option("--sampler", help="How training and validation strings are drawn: distinct (as test strings are: their number of distinct symbols first) or uniform (each symbol uniform: long strings hold every symbol).")] = CopySampler.distinct,
     seed: SeedOpt = 0,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Random strings for the copy task: train on few symbols, test on many.
 
-    Training and validation strings have 1 to --max-length symbols drawn from
-    the first --train-symbols letters; a test string has k distinct symbols
-    (k uniform up to --test-symbols, drawn from a-z A-Z) and a length from k
-    to --max-length. One string per line; a fixed --seed writes the same files.
+    A test string has k distinct symbols (k uniform up to --test-symbols,
+    drawn from a-z A-Z) and a length from k to --max-length; training and
+    validation strings are drawn the same way from the first
+    --train-symbols letters (--sampler distinct), or with each of 1 to
+    --max-length symbols uniform (--sampler uniform). One string per line; a
+    fixed --seed writes the same files.
 
     Example: invar data copy --out copy30 --train 10000 --train-symbols 5 --test-symbols 30 --max-length 30
     """
     from ..tasks.copy import generate
 
     meta = generate(out, train=train, valid=valid, test=test, train_symbols=train_symbols,
-                    test_symbols=test_symbols, max_length=max_length, seed=seed)
+                    test_symbols=test_symbols, max_length=max_length, seed=seed, sampler=sampler.value)
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
     stdout.print(f"wrote {train} training, {valid} validation and {test} test strings to {out}", markup=False)
 
 
+#: the options every dataset of source files takes (names, bugs, lm)
+_SourceOpt = Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched "
+                                                          "recursively).")]
+_SplitsOpt = Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, "
+                                                             "meta.json).")]
+_JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes reading the files "
+                                                 "(default: every core); the dataset is the same whatever their "
+                                                 "number.")]
+
+
+def _skipped(meta: dict, written: dict[str, int]) -> str:
+    """What a dataset of source files left out, each kind (files,
+    functions, windows) with its share of those ``written`` and its reasons,
+    the commonest first: ``skipped 2 of 17 files (11.8 %: 1 not UTF-8, 1
+    unparsable) and 5 of 107 functions (4.7 %: …)``; ``nothing skipped``."""
+    parts = []
+    for kind, counts in meta["skipped"].items():
+        n = sum(counts.values())
+        if not n:
+            continue
+        why = ", ".join(f"{k} {reason}" for reason, k in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
+        if kind in written:
+            total = written[kind] + n
+            parts.append(f"{n:,} of {total:,} {kind} ({100 * n / total:.1f} %: {why})")
+        else:  # left out of what was written, not instead of it (functions the frontend skips in a token stream)
+            parts.append(f"{n:,} {kind} ({why})")
+    return "skipped " + " and ".join(parts) if parts else "nothing skipped"
+
+
 @data_app.command("names")
 @command
 def names_command(
-    source: Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")],
-    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
+    source: _SourceOpt,
+    out: _SplitsOpt,
+    jobs: _JobsOpt = None,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Functions and their names, for the names task, split by file into train, valid and test.
@@ -165,20 +195,24 @@ def names_command(
     nested functions included) with its name hidden (METHOD_NAME) and its name's
     subtokens as the label. A file goes wholly to one split, by a hash of
     its path relative to --source: 80/10/10. meta.json lists the training
-    subtokens, the model's labels.
+    subtokens, the model's labels. Files and functions that cannot be read
+    are skipped; the summary and meta.json say how many and why.
 
-    Example: invar data names --source fixtures/python --out names
+    Example: invar data names --source fixtures/python --out names --jobs 4
     """
     from ..tasks.names import build
 
-    meta = build(source, out)
+    with progress_bar("files") as progress:
+        meta = build(source, out, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
         shown = {k: v for k, v in meta.items() if k != "subtokens"}
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **shown, "subtokens": len(meta["subtokens"])}, indent=2),
                      markup=False, highlight=False)
         return
+    functions = meta["train"] + meta["valid"] + meta["test"]
     stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
-                 f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens)", markup=False)
+                 f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens); "
+                 f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}", markup=False)
 
 
 class LMVocab(str, enum.Enum):
@@ -189,10 +223,11 @@ class LMVocab(str, enum.Enum):
 @data_app.command("lm")
 @command
 def lm_command(
-    source: Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")],
-    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
+    source: _SourceOpt,
+    out: _SplitsOpt,
     vocab: Annotated[LMVocab, typer.Option("--vocab", help="char: the files' characters; tokens: the frontends' Python and Java tokens.")] = LMVocab.char,
     seq_len: Annotated[int, typer.Option("--seq-len", min=2, help="Window length, in characters or tokens.")] = 256,
+    jobs: _JobsOpt = None,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Windows of code for a language model (invar train --task lm), split by file into train, valid and test.
@@ -202,27 +237,31 @@ def lm_command(
     (--vocab tokens: the file's functions in order, as the Python and Java
     frontends read them); a file's last window may be shorter. A file goes
     wholly to one split, by a hash of its path relative to --source:
-    80/10/10. Files the frontend cannot read are skipped and counted.
+    80/10/10. Files the frontend cannot read, and windows of a single token,
+    are skipped; the summary and meta.json say how many and why.
 
     Example: invar data lm --source fixtures/python --out lm --vocab char --seq-len 256
     """
     from ..tasks.lm import build
 
-    meta = build(source, out, vocab=vocab.value, seq_len=seq_len)
+    with progress_bar("files") as progress:
+        meta = build(source, out, vocab=vocab.value, seq_len=seq_len, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
+    windows = meta["train"] + meta["valid"] + meta["test"]
     stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test windows of "
                  f"{seq_len} {'characters' if vocab is LMVocab.char else 'tokens'} from {meta['files']} files to "
-                 f"{out} ({meta['unreadable_files']} unreadable files skipped)", markup=False)
+                 f"{out}; {_skipped(meta, {'files': meta['files'], 'windows': windows})}", markup=False)
 
 
 @data_app.command("bugs")
 @command
 def bugs_command(
-    source: Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")],
-    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")],
+    source: _SourceOpt,
+    out: _SplitsOpt,
     seed: SeedOpt = 0,
+    jobs: _JobsOpt = None,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Functions with and without an injected bug, for the bugs task, split by file into train, valid and test.
@@ -231,21 +270,24 @@ def bugs_command(
     it is (label 0) and with one seeded bug (label 1): a read of a local
     variable replaced by another one defined earlier, or a comparison
     operator swapped. Every bug parses and changes the function's
-    dependencies (or its comparison); functions without one are skipped and
-    counted in meta.json. A file goes wholly to one split, by a hash of its
+    dependencies (or its comparison); functions without one, and files and
+    functions that cannot be read, are skipped; the summary and meta.json
+    say how many and why. A file goes wholly to one split, by a hash of its
     path relative to --source: 80/10/10.
 
-    Example: invar data bugs --source fixtures/python --out bugs
+    Example: invar data bugs --source fixtures/python --out bugs --jobs 4
     """
     from ..tasks.bugs import build
 
-    meta = build(source, out, seed=seed)
+    with progress_bar("files") as progress:
+        meta = build(source, out, seed=seed, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
+    functions = (meta["train"] + meta["valid"] + meta["test"]) // 2
     stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
-                 f"(half of them bugged) from {meta['files']} files to {out} ({meta['functions_without_bug']} "
-                 f"functions without a possible bug skipped)", markup=False)
+                 f"(half of them bugged) from {meta['files']} files to {out}; "
+                 f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}", markup=False)
 
 
 @data_app.command("bhive")
@@ -278,14 +320,7 @@ def bhive_command(
     from ..data.bhive import build
 
     outdir = out or f"bhive-{mcpu}"
-    with Progress(
-        TextColumn("blocks"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=stderr, transient=True,
-    ) as bar:
-        task = bar.add_task("label", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
+    with progress_bar("blocks") as progress:
         summary = build(source, outdir, mcpu=mcpu, jobs=jobs, chunk=chunk, limit=limit, cache_dir=cache_dir,
                         overwrite=overwrite, progress=progress)
     stderr.print(f"labelled {summary.new} blocks now; {summary.cached} came from {outdir}/labels.jsonl",

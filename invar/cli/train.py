@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 from typing import Annotated, Optional
 
 import typer
@@ -11,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .console import command, stderr, stdout
 from .options import SCHEMA, Device, SeedOpt, TableFormat, TableFormatOpt
+from .outputs import destination
 
 
 class TaskName(str, enum.Enum):
@@ -44,6 +46,39 @@ class Precision(str, enum.Enum):
     bf16 = "bf16"
 
 
+class EmbedScaling(str, enum.Enum):
+    sqrtd = "sqrtd"
+    none = "none"
+
+
+class NormPosition(str, enum.Enum):
+    pre = "pre"
+    post = "post"
+
+
+class RandomDraw(str, enum.Enum):
+    sequence = "sequence"
+    batch = "batch"
+
+
+class RandomVectors(str, enum.Enum):
+    unit = "unit"
+    small = "small"
+
+
+class SymmetryHeads(str, enum.Enum):
+    split = "split"
+    all = "all"
+
+
+class Positions(str, enum.Enum):
+    absolute = "absolute"
+    none = "none"
+    line = "line"
+    tree = "tree"
+    rotary = "rotary"
+
+
 @command
 def train_command(
     data: Annotated[str, typer.Option("--data", help="The dataset: a directory from invar data bhive, invar data copy, invar data names, invar data bugs or invar data lm, or a file from invar data ltl.")],
@@ -72,6 +107,15 @@ def train_command(
     random_draws: Annotated[int, typer.Option("--random-draws", min=1, help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation split at the end and keep the median by loss.")] = 1,
     lexinvariant_p: Annotated[Optional[float], typer.Option("--lexinvariant-p", min=0, max=1, help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through a random permutation with probability P in training (the lexinvariant paper's B_p).")] = None,
     pinned_tokens: Annotated[PinnedTokens, typer.Option("--pinned-tokens", help="With --arch renamer or renamer+spe (view embeddings): embed a token outside its program's renaming space (%rsp under push, %rax and %rdx under mul; a Python or Java name that keeps its spelling) by its view like any other, or by its own learned vector (still exactly invariant).")] = PinnedTokens.view,
+    heads: Annotated[Optional[int], typer.Option("--heads", min=1, help="Attention heads, in place of the size's (the width must divide by them).")] = None,
+    embed_scaling: Annotated[Optional[EmbedScaling], typer.Option("--embed-scaling", help="sqrtd: the token vectors the blocks read are multiplied by the square root of the width (not a tied output's rows); none: as they are (default: sqrtd for dualpart, none for the others).")] = None,
+    norm_position: Annotated[NormPosition, typer.Option("--norm-position", help="pre: LayerNorm before each sublayer and after the last block; post: after each residual add (fairseq's post-LN blocks), no final one.")] = NormPosition.pre,
+    random_draw: Annotated[RandomDraw, typer.Option("--random-draw", help="ltl, copy, lm with dualpart or lexinvariant: training draws a table of random vectors per sequence, or one per batch (the interchangeable-token paper's code).")] = RandomDraw.sequence,
+    random_vectors: Annotated[Optional[RandomVectors], typer.Option("--random-vectors", help="With --arch lexinvariant (not --lexinvariant-p): unit, the lexinvariant paper's Gaussian vectors, read at unit variance (a learned scale from 1, and a bias) and written through E/sqrt(width) as T5's tied read-out; small: read and written at a learned scale from 0.02 (default: unit where every token is random, as for --task lm; small beside learned vectors).")] = None,
+    pool_size: Annotated[Optional[int], typer.Option("--pool-size", min=1, help="ltl, copy: the first N interchangeable names of the task's pool (APs a-z; symbols a-z A-Z) in the vocabulary, augmented's renaming targets (default: all).")] = None,
+    positions: Annotated[Optional[Positions], typer.Option("--positions", help="Positions, in place of the architecture's: absolute, none, line (reset at each line, SPE), tree (ltl), rotary (lm).")] = None,
+    symmetry_heads: Annotated[SymmetryHeads, typer.Option("--symmetry-heads", help="With the SPE symmetry mask: the SPE paper's split of the heads (the mask, its transpose, none: 6/3/3 of 12), or the mask on all of them (its Table 3 ablation).")] = SymmetryHeads.split,
+    time_limit: Annotated[Optional[float], typer.Option("--time-limit", min=0, help="Stop after the first epoch that ends this many seconds after the start (--epochs is then a cap).")] = None,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
     """Train an architecture on a task's dataset; the best validation epoch is the checkpoint.
@@ -94,6 +138,7 @@ def train_command(
     """
     from ..train import train
 
+    destination(out, "--out")  # before the training, not after it (missing folders are created at the save)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True,
@@ -103,22 +148,27 @@ def train_command(
             task=task.value, data=data, arch=arch, size=size.value, epochs=epochs, out=out, batch_size=batch_size,
             max_len=max_len, lr=lr, weight_decay=weight_decay, betas=(beta1, beta2), seed=seed, device=device.value,
             limit=limit, resume=resume, threads=threads, save_every=save_every, jobs=jobs, patience=patience,
-            schedule=schedule.value, plateau=plateau, precision=precision.value, progress=reporter,
-            overrides=_overrides(random_draws, lexinvariant_p, pinned_tokens.value),
+            schedule=schedule.value, plateau=plateau, precision=precision.value, time_limit=time_limit,
+            progress=reporter,
+            overrides=_overrides(random_draws=random_draws, lexinvariant_p=lexinvariant_p, pinned_tokens=pinned_tokens,
+                                 n_head=heads, embed_scaling=embed_scaling, norm_position=norm_position,
+                                 random_draw=random_draw, random_vectors=random_vectors, pool_size=pool_size,
+                                 positions=positions, symmetry_heads=symmetry_heads),
         )
-    import os
-
     if int(os.environ.get("RANK", "0")) == 0:
         _summary(result, fmt)
 
 
-def _overrides(random_draws: int, lexinvariant_p: float | None, pinned_tokens: str = "view") -> dict | None:
-    """The config fields the options set beyond the architecture's preset."""
-    out = {"random_draws": random_draws} if random_draws > 1 else {}
-    if lexinvariant_p is not None:
-        out["lexinvariant_p"] = lexinvariant_p
-    if pinned_tokens != "view":
-        out["pinned_tokens"] = pinned_tokens
+#: config field -> the value its option has when not given (the preset's is then kept)
+_UNSET = {"random_draws": 1, "pinned_tokens": "view", "norm_position": "pre", "random_draw": "sequence",
+          "symmetry_heads": "split"}
+
+
+def _overrides(**options) -> dict | None:
+    """The config fields the options set beyond the architecture's preset
+    (an option left at its default sets nothing); choices as their values."""
+    values = {name: getattr(value, "value", value) for name, value in options.items()}
+    out = {name: value for name, value in values.items() if value is not None and value != _UNSET.get(name)}
     return out or None
 
 
@@ -145,8 +195,9 @@ class _Reporter:
         stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
 
     def _stop(self, **info) -> None:
-        stderr.print(f"stopped after epoch {info['epoch']}: no better validation in {info['patience']} epochs "
-                     f"(best: epoch {info['best_epoch']})", markup=False)
+        why = (f"the time limit of {info['time_limit']:g} s passed" if info.get("reason") == "time_limit"
+               else f"no better validation in {info['patience']} epochs")
+        stderr.print(f"stopped after epoch {info['epoch']}: {why} (best: epoch {info['best_epoch']})", markup=False)
 
     def _start(self, **info) -> None:
         stderr.print(

@@ -13,6 +13,18 @@ weight exists.
 
 Sizes are the BERT sizes of the Renamer paper (:data:`SIZES`).
 
+The papers' recipes where invar's defaults once departed from them are
+fields: ``embed_scaling`` (the inputs times sqrt(d_model), the default of
+dual-part models that generate, as the interchangeable-token paper's LTL
+script), ``norm_position``
+(post-LN blocks, fairseq's), ``random_draw`` (one table of random vectors
+per batch, the authors' code), ``random_vectors`` (the lexinvariant paper's
+unit-variance vectors, an option: they trained worse here), ``symmetry_heads`` and :data:`SPE_ABLATIONS` (the
+SPE paper's Table 3), ``pool_size`` (the augmented baseline's pool). A
+default that depends on other fields is resolved when the config is made,
+and a stored config that lacks a field means what it meant when it was
+written (:func:`written_before`).
+
 ``head="generate"`` makes the network an encoder-decoder (:mod:`invar.nn.decoder`)
 on the same blocks: the decoder reads the encoder's output through
 cross-attention, has rotary positions (RoPE) in its self-attention, and
@@ -29,8 +41,12 @@ with ``lexinvariant_p``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Mapping
+
+#: the learned embeddings' initial standard deviation
+INIT_STD = 0.02
 
 #: name -> (layers, width, heads)
 SIZES: dict[str, tuple[int, int, int]] = {
@@ -40,6 +56,11 @@ SIZES: dict[str, tuple[int, int, int]] = {
 }
 
 EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
+EMBED_SCALINGS = ("sqrtd", "none")
+NORM_POSITIONS = ("pre", "post")
+RANDOM_DRAW = ("sequence", "batch")
+RANDOM_VECTORS = ("unit", "small")
+SYMMETRY_HEADS = ("split", "all")
 RANDOM_PARTS = ("normal", "grid", "hypercube")
 RANDOM_TOKENS = ("referents", "all")
 PINNED_TOKENS = ("view", "token")
@@ -95,14 +116,44 @@ class ModelConfig:
     #: regularised variant (a learned table, each token remapped through a
     #: random permutation with probability p during training)
     lexinvariant_p: float | None = None
+    #: lexinvariant (pure): how the Gaussian vectors E ~ N(0, I) enter. ``unit``,
+    #: the paper's: the model reads s E + b, s a learned scale starting at 1
+    #: (unit variance per coordinate) and b a learned bias, and a tied output
+    #: writes through E / sqrt(d_model) (T5's tied read-out, the paper's
+    #: architecture: logits of unit scale); ``small``: s starts at 0.02, the
+    #: learned embeddings' scale, and a tied output writes through s E + b,
+    #: the very vectors read. None resolves to ``small``: the paper's ``unit``
+    #: trained worse at this scale (docs/models.md says by how much)
+    random_vectors: str | None = None
+    #: ``sequence``: training draws a table of random vectors per sequence;
+    #: ``batch``: one for the whole batch, as the interchangeable-token paper's
+    #: code does (dualpart, lexinvariant; head ``generate`` or ``lm``). Under
+    #: torchrun each process draws its own
+    random_draw: str = "sequence"
     #: fixes the random vectors used at inference (dualpart, lexinvariant)
     seed: int = 0
+    #: ``sqrtd``: the token vectors the blocks read are multiplied by
+    #: sqrt(d_model) before positions are added (the encoder's and the
+    #: decoder's inputs; the rows of a tied output projection are not), as
+    #: fairseq's ``--embed-scaling`` and the interchangeable-token paper's LTL
+    #: script do; ``none``. None resolves to ``sqrtd`` for a dualpart model
+    #: that generates (the papers' setting), whose unit vectors the first
+    #: blocks would otherwise drown, and ``none`` for the others (a pooled
+    #: dualpart model learned more slowly with it; learned vectors start at
+    #: std 0.02, not at unit norm)
+    embed_scaling: str | None = None
     # --------------------------------------------------------- positions
     #: ``absolute``; ``none``; ``line``: reset at the start of every line (SPE);
     #: ``tree``: a formula token's path from the root of its syntax tree
     #: (DeepLTL's tree positional encoding; the task supplies the paths);
     #: ``rotary``: RoPE on queries and keys (the language model's, head="lm")
     positions: str = "absolute"
+    # ------------------------------------------------------------ blocks
+    #: where each block's LayerNorms stand: ``pre`` (before each sublayer, the
+    #: residual stream left unnormalised, then a final LayerNorm; nanoGPT) or
+    #: ``post`` (after each residual add, and no final LayerNorm: every block
+    #: already ends normalised; fairseq's post-LN blocks)
+    norm_position: str = "pre"
     # --------------------------------------------------------- attention
     #: ``none``; ``referent``: a token attends only to coreferential tokens
     #: (a token with no referent only to itself); ``symmetry``: the SPE mask;
@@ -116,6 +167,10 @@ class ModelConfig:
     #: symmetry mask: ``hadamard`` (multiplies the scores before the softmax,
     #: as the SPE paper defines it) or ``additive`` (-inf where masked)
     symmetry_mask: str = "hadamard"
+    #: which heads the symmetry mask goes to: ``split``, the SPE paper's 6 / 3 /
+    #: 3 of 12 (the mask, its transpose, none: :attr:`head_split`); ``all``,
+    #: every head the mask (its Table 3 ablation "SPE (all)")
+    symmetry_heads: str = "split"
     # -------------------------------------------------- input transforms
     #: predict on the canonical renaming (training and prediction); for
     #: ``head="generate"`` the target is renamed alike and every written name
@@ -151,12 +206,35 @@ class ModelConfig:
     #: random embeddings: how many seeded tables training tries at the end on
     #: the validation split, keeping the one of median loss (1: the table of ``seed``)
     random_draws: int = 1
+    #: how many of the task's interchangeable names (its pool: the APs a-z,
+    #: the symbols a-z A-Z) the vocabulary holds beyond those training uses,
+    #: the first ones; 0: all. ``augmented`` renames into them: the paper's
+    #: baseline has as many as its test set has APs
+    pool_size: int = 0
     # ----------------------------------------------------------- names
     #: the architecture and size this config was made from (for reports)
     arch: str = "custom"
     size: str = "custom"
 
+    def __post_init__(self) -> None:
+        # defaults that depend on other fields, resolved once, so that a
+        # config holds (and a checkpoint stores) what its model does
+        if self.embed_scaling is None:
+            # measured: the issue-34 probe, dual-part LTL at size 5, 57 % -> 90-93 % correct with sqrtd; a
+            # pooled dual-part model (names) learned more slowly with it: the papers scale only what generates
+            scaled = self.embedding == "dualpart" and self.head == "generate"
+            object.__setattr__(self, "embed_scaling", "sqrtd" if scaled else "none")
+        if self.random_vectors is None and self.embedding == "lexinvariant" and self.lexinvariant_p is None:
+            # the paper's unit vectors are an option: on the fixtures' LM they trained worse at equal steps
+            # (validation perplexity 26.8 against 23.4 after 1,320 steps), so the small ones stay the default
+            object.__setattr__(self, "random_vectors", "small")
+
     # ------------------------------------------------------------ derived
+    @property
+    def input_scale(self) -> float:
+        """What the token vectors the blocks read are multiplied by."""
+        return math.sqrt(self.d_model) if self.embed_scaling == "sqrtd" else 1.0
+
     @property
     def ff_width(self) -> int:
         return self.d_ff or 4 * self.d_model
@@ -169,8 +247,11 @@ class ModelConfig:
     @property
     def head_split(self) -> tuple[int, int, int]:
         """Heads given the symmetry mask, its transpose, and no mask: the SPE
-        paper's 6 / 3 / 3 of 12, scaled, with at least one head masked."""
+        paper's 6 / 3 / 3 of 12, scaled, with at least one head masked (all
+        three kinds from 4 heads on); every head the mask for ``symmetry_heads="all"``."""
         h = self.n_head
+        if self.symmetry_heads == "all":
+            return h, 0, 0
         sym = max(1, round(h * 6 / 12))
         transposed = min(round(h * 3 / 12), h - sym)
         return sym, transposed, h - sym - transposed
@@ -211,9 +292,9 @@ class ModelConfig:
         """Raise ValueError, with a message, for an impossible or incompatible config."""
         for name, allowed in (
             ("embedding", EMBEDDINGS), ("random_part", RANDOM_PARTS), ("random_tokens", RANDOM_TOKENS),
-            ("pinned_tokens", PINNED_TOKENS),
-            ("positions", POSITIONS), ("attention", ATTENTIONS), ("symmetry_mask", SYMMETRY_MASKS),
-            ("head", HEADS),
+            ("pinned_tokens", PINNED_TOKENS), ("embed_scaling", EMBED_SCALINGS), ("norm_position", NORM_POSITIONS),
+            ("random_draw", RANDOM_DRAW), ("positions", POSITIONS), ("attention", ATTENTIONS),
+            ("symmetry_mask", SYMMETRY_MASKS), ("symmetry_heads", SYMMETRY_HEADS), ("head", HEADS),
         ):
             value = getattr(self, name)
             if value not in allowed:
@@ -273,14 +354,31 @@ class ModelConfig:
             raise ValueError(f"n_labels={self.n_labels} must be at least 1")
         if self.uses_symmetry and self.symmetry_mask == "hadamard" and self.n_head < 1:
             raise ValueError("the symmetry mask needs a head")
+        if self.symmetry_heads != "split" and not self.uses_symmetry:
+            raise ValueError(f"symmetry_heads applies to the symmetry mask, not attention={self.attention!r}")
+        self._validate_random()
         self._validate_decoder()
         if self.head == "lm":
             self._validate_lm()
         return self
 
+    def _validate_random(self) -> None:
+        """The random vectors' options (random_vectors, random_draw)."""
+        pure = self.embedding == "lexinvariant" and self.lexinvariant_p is None
+        if self.random_vectors is not None and not pure:
+            what = "lexinvariant_p" if self.embedding == "lexinvariant" else f"embedding={self.embedding!r}"
+            raise ValueError(f"random_vectors applies to embedding='lexinvariant' without lexinvariant_p, not {what}")
+        if self.random_vectors is not None and self.random_vectors not in RANDOM_VECTORS:
+            raise ValueError(f"random_vectors={self.random_vectors!r}: choose from {', '.join(RANDOM_VECTORS)}")
+        random = self.embedding == "dualpart" or pure
+        if self.random_draw != "sequence" and not (random and self.head in ("generate", "lm")):
+            raise ValueError("random_draw='batch' applies to the random vectors (dualpart, or lexinvariant without "
+                             "lexinvariant_p) of a model that generates or a language model (head 'generate' or "
+                             "'lm'), whose training draws a table per sequence")
+
     def _validate_decoder(self) -> None:
         defaults = {f.name: f.default for f in fields(ModelConfig)}
-        decoder_only = ("decoder_layers", "normalize_features", "adacos", "random_draws", "max_output")
+        decoder_only = ("decoder_layers", "normalize_features", "adacos", "random_draws", "max_output", "pool_size")
         if not self.generates:
             for name in decoder_only:
                 if getattr(self, name) != defaults[name]:
@@ -296,6 +394,10 @@ class ModelConfig:
             raise ValueError(f"beam={self.beam} must be at least 1 (1: greedy decoding)")
         if self.random_draws < 1:
             raise ValueError(f"random_draws={self.random_draws} must be at least 1")
+        if self.pool_size < 0:
+            raise ValueError(f"pool_size={self.pool_size} must be at least 0 (0: the task's whole pool)")
+        if self.pool_size and self.canonicalize:
+            raise ValueError("pool_size: a canonicalized model's canonical names are the whole pool")
         if self.random_draws > 1 and self.embedding not in ("dualpart", "lexinvariant"):
             raise ValueError(f"random_draws applies to random embeddings (dualpart, lexinvariant), not {self.embedding!r}")
         if self.adacos and not self.normalize_features:
@@ -330,15 +432,30 @@ class ModelConfig:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ModelConfig":
+        """The config of :meth:`to_dict`'s dict. A field the dict lacks, written
+        before the field existed, takes what that config meant
+        (:func:`written_before`), not what a new config defaults to."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"unknown config fields: {', '.join(unknown)}")
-        return cls(**dict(data))
+        return cls(**{**written_before(data), **dict(data)})
 
     def with_vocab(self, vocab) -> "ModelConfig":
         """This config sized for ``vocab`` (an :class:`invar.encoding.Vocab`)."""
         return replace(self, n_tokens=len(vocab.tokens), n_views=len(vocab.views), n_referents=len(vocab.referents))
+
+
+def written_before(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What a stored config that lacks a field meant by it: the fields whose
+    default for a new model is not what every earlier model did (a dual-part
+    model read unscaled vectors; a lexinvariant model's random vectors were
+    ``small``). A field added with a default that keeps the earlier behaviour
+    (``norm_position``, ``random_draw``, ...) needs no entry."""
+    out: dict[str, Any] = {"embed_scaling": "none"}
+    if data.get("embedding") == "lexinvariant" and data.get("lexinvariant_p") is None:
+        out["random_vectors"] = "small"
+    return out
 
 
 #: architecture name -> the fields it sets (everything else is the default)
@@ -356,6 +473,28 @@ ARCHITECTURES: dict[str, dict[str, Any]] = {
     "canonicalized+dualpart": {"canonicalize": True, "embedding": "dualpart"},
     "canonicalized+lexinvariant": {"canonicalize": True, "embedding": "lexinvariant"},
 }
+
+
+#: the SPE paper's Table 3 (function names): its model and two ablations, as (architecture, fields):
+#: ``spe (all)`` puts the symmetry mask on every head, ``spe (w.o. pe)`` drops the line positions
+SPE_ABLATIONS: dict[str, tuple[str, dict[str, Any]]] = {
+    "spe": ("spe", {}),
+    "spe (all)": ("spe", {"symmetry_heads": "all"}),
+    "spe (w.o. pe)": ("spe", {"positions": "none"}),
+}
+#: the fewest heads whose split keeps every kind (the mask, its transpose, none: 2 / 1 / 1)
+SPE_MIN_HEADS = 4
+
+
+def spe_ablations(size: str = "tiny", **overrides: Any) -> dict[str, ModelConfig]:
+    """The configs of :data:`SPE_ABLATIONS` at ``size``, with at least
+    :data:`SPE_MIN_HEADS` heads (tiny's 2 would split 1 / 0 / 1: no
+    transposed head), and ``overrides``."""
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}: choose from {', '.join(SIZES)}")
+    heads = max(SPE_MIN_HEADS, SIZES[size][2])
+    return {name: preset(arch, size, **{"n_head": heads, **fields, **overrides})
+            for name, (arch, fields) in SPE_ABLATIONS.items()}
 
 
 def architectures(head: str = "regression") -> list[str]:
@@ -390,4 +529,5 @@ def preset(arch: str, size: str = "tiny", **overrides: Any) -> ModelConfig:
     return ModelConfig(**values).validate()
 
 
-__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "preset", "architectures"]
+__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "SPE_ABLATIONS", "preset", "architectures", "spe_ablations",
+           "written_before"]

@@ -12,9 +12,11 @@ A batch is what :func:`invar.encoding.collate_pairs` makes: the source
 decoder reads it (``dec_in``: ``<bos>`` then the target tokens) and as it
 must write it (``dec_out``: the target tokens then ``<eos>``), padded with 0.
 
-Decoder blocks are pre-LayerNorm like the encoder's: causal self-attention
+Decoder blocks put their LayerNorms where the encoder's do (``norm_position``:
+pre-LN, or post-LN without a final LayerNorm): causal self-attention
 with rotary positions (RoPE) on queries and keys, cross-attention to the
-encoder's output, and the feed-forward layer. ``scaled_dot_product_attention``
+encoder's output, and the feed-forward layer. The decoder's input vectors
+are scaled as the encoder's (``embed_scaling``), the output rows never. ``scaled_dot_product_attention``
 does the attention; decoding token by token keeps each layer's keys and
 values (:class:`Cache`), so a step costs one token.
 
@@ -43,7 +45,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .config import ModelConfig
-from .encoder import MLP, Encoder
+from .encoder import MLP, Encoder, final_norm, residual
 
 #: AdaCos's adaptive scale is clipped here (as the interchangeable-token paper does)
 ADACOS_MAX = 100.0
@@ -130,12 +132,13 @@ class DecoderBlock(nn.Module):
         self.cross = CrossAttention(config)
         self.ln3 = nn.LayerNorm(config.d_model)
         self.mlp = MLP(config)
+        self.post = config.norm_position == "post"
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor, kv, mask: torch.Tensor,
                 cache: dict | None = None) -> torch.Tensor:
-        x = x + self.attn(self.ln1(x), positions, cache)
-        x = x + self.cross(self.ln2(x), kv, mask)
-        return x + self.mlp(self.ln3(x))  # (B, T, C)
+        x = residual(x, lambda h: self.attn(h, positions, cache), self.ln1, self.post)
+        x = residual(x, lambda h: self.cross(h, kv, mask), self.ln2, self.post)
+        return residual(x, self.mlp, self.ln3, self.post)  # (B, T, C)
 
 
 @dataclass
@@ -193,7 +196,7 @@ class Seq2Seq(nn.Module):
         self.encoder = Encoder(config, interchangeable)
         self.blocks = nn.ModuleList(DecoderBlock(config) for _ in range(config.n_decoder_layer))
         self.drop = nn.Dropout(config.dropout)
-        self.ln_f = nn.LayerNorm(config.d_model)
+        self.ln_f = final_norm(config)
         self.register_buffer("interchangeable", interchangeable.bool(), persistent=False)
         self.register_buffer("out_views", out_views.long(), persistent=False)
         self.register_buffer("out_referents", out_referents.long(), persistent=False)
@@ -234,6 +237,8 @@ class Seq2Seq(nn.Module):
     def _decode(self, ids: torch.Tensor, state: State, positions: torch.Tensor, cache: Cache | None) -> torch.Tensor:
         """(B, T) token ids written so far -> scores (B, T, V)."""
         x = self.embed.embed_with(ids, self.out_views[ids], self.out_referents[ids], state.tables)  # (B, T, C)
+        if self.config.embed_scaling != "none":
+            x = x * self.config.input_scale
         x = self.drop(x)
         for i, block in enumerate(self.blocks):
             x = block(x, positions, state.memory[i], state.mask, cache.layers[i] if cache is not None else None)

@@ -13,22 +13,27 @@ The random embeddings draw fresh vectors on every forward pass in training
 and read a table fixed by ``config.seed`` at inference, so a trained model
 predicts deterministically and independently of how programs are batched.
 
-For generation (:mod:`invar.nn.decoder`) the random vectors are drawn once
-per sequence and forward pass (:meth:`DualPartEmbedding.sequence_tables`,
-:meth:`LexinvariantEmbedding.sequence_tables`) and shared three ways: the
-encoder's input, the decoder's input and the rows of the output projection
-(``rows``), so a token is read and written through one vector.
+For generation (:mod:`invar.nn.decoder`) and the language model
+(:mod:`invar.nn.lm`) the random vectors are drawn once per sequence and
+forward pass (:meth:`DualPartEmbedding.sequence_tables`,
+:meth:`LexinvariantEmbedding.sequence_tables`), or with
+``random_draw="batch"`` once per forward pass for the whole batch (the
+interchangeable-token paper's code), and shared three ways: the encoder's
+input, the decoder's input and the rows of the output projection
+(``rows``), so a token is read and written through one vector. What the
+blocks read may then be scaled (``embed_scaling``; the callers multiply by
+:attr:`ModelConfig.input_scale`); the rows never are.
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .config import ModelConfig
-
-INIT_STD = 0.02
+from .config import INIT_STD, ModelConfig
 
 
 def _embedding(n: int, dim: int) -> nn.Embedding:
@@ -129,6 +134,7 @@ class DualPartEmbedding(nn.Module):
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.kind = config.random_part
+        self.per_batch = config.random_draw == "batch"
         self.dr = config.random_dims
         dl = config.d_model - self.dr
         self.by_token = _embedding(config.n_tokens, dl)
@@ -156,10 +162,13 @@ class DualPartEmbedding(nn.Module):
 
     # ----------------------------------------------------------- generation
     def sequence_tables(self, B: int, device) -> torch.Tensor:
-        """(B, R, Dr): a fresh table per sequence in training; the seeded one
-        for every sequence at inference."""
+        """(B, R, Dr): a fresh table per sequence in training (one for the
+        whole batch with ``random_draw="batch"``); the seeded one for every
+        sequence at inference."""
         if not self.training:
             return self.fixed.unsqueeze(0).expand(B, -1, -1)
+        if self.per_batch:
+            return draw_random(self.n_referents, self.dr, self.kind, device=device).unsqueeze(0).expand(B, -1, -1)
         if self.kind == "normal":
             return torch.randn(B, self.n_referents, self.dr, device=device)
         return torch.stack([draw_random(self.n_referents, self.dr, self.kind, device=device) for _ in range(B)])
@@ -190,8 +199,12 @@ class DualPartEmbedding(nn.Module):
 
 class LexinvariantEmbedding(nn.Module):
     """Lexinvariant embeddings. Pure (``lexinvariant_p is None``): every
-    distinct random token of a sequence gets a fresh Gaussian vector, times a
-    learned scale plus a learned bias; other tokens keep learned vectors.
+    distinct random token of a sequence gets a fresh Gaussian vector E, read
+    as s E + b (s a learned scale, b a learned bias); other tokens keep
+    learned vectors. ``random_vectors="unit"`` (the paper's): s starts at 1,
+    so what is read has unit variance per coordinate, and a tied output
+    writes through E / sqrt(C), as T5's tied read-out; ``small``: s starts at
+    0.02 and the output writes through s E + b, the vectors read.
     Regularised: a learned table, and in training each distinct random token
     of a sequence is remapped, with probability p, through a random
     permutation of the random tokens (the paper's Appendix F)."""
@@ -199,13 +212,15 @@ class LexinvariantEmbedding(nn.Module):
     def __init__(self, config: ModelConfig, interchangeable: torch.Tensor) -> None:
         super().__init__()
         self.p = config.lexinvariant_p
+        self.per_batch = config.random_draw == "batch"
         self.table = _embedding(config.n_tokens, config.d_model)
         if config.random_tokens == "all":
             interchangeable = torch.ones(config.n_tokens, dtype=torch.bool)
             interchangeable[:1] = False  # padding
         self.register_buffer("random_ids", interchangeable.bool(), persistent=False)  # (V,)
         if self.p is None:
-            self.scale = nn.Parameter(torch.tensor(INIT_STD))
+            self.unit = config.random_vectors == "unit"
+            self.scale = nn.Parameter(torch.tensor(1.0 if self.unit else INIT_STD))
             self.bias = nn.Parameter(torch.zeros(config.d_model))
             self.register_buffer("fixed", torch.randn(config.n_tokens, config.d_model, generator=_seeded(config.seed)),
                                  persistent=False)
@@ -254,12 +269,15 @@ class LexinvariantEmbedding(nn.Module):
     # ----------------------------------------------------------- generation
     def sequence_tables(self, B: int, device) -> torch.Tensor | None:
         """(B, V, C): one Gaussian vector per token id and sequence (fresh in
-        training; the seeded table for every sequence at inference); None for
-        the regularised variant, whose table is learned."""
+        training, one table for the whole batch with ``random_draw="batch"``;
+        the seeded table for every sequence at inference); None for the
+        regularised variant, whose table is learned."""
         if self.p is not None:
             return None
         if not self.training:
             return self.fixed.unsqueeze(0).expand(B, -1, -1)
+        if self.per_batch:
+            return torch.randn(*self.fixed.shape, device=device).unsqueeze(0).expand(B, -1, -1)
         return torch.randn(B, *self.fixed.shape, device=device)
 
     def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor,
@@ -271,10 +289,11 @@ class LexinvariantEmbedding(nn.Module):
 
     def rows(self, tables: torch.Tensor, out_views: torch.Tensor, out_referents: torch.Tensor) -> torch.Tensor:
         """(B, V, C): every token id's vector in each sequence ((V, C), the
-        learned table, for the regularised variant)."""
+        learned table, for the regularised variant): the random vectors as
+        read (``small``), or E / sqrt(C) (``unit``: logits of unit scale)."""
         if tables is None:
             return self.table.weight
-        rand = self.scale * tables + self.bias  # (B, V, C)
+        rand = tables / math.sqrt(tables.shape[-1]) if self.unit else self.scale * tables + self.bias  # (B, V, C)
         return torch.where(self.random_ids.unsqueeze(-1), rand, self.table.weight.unsqueeze(0))
 
 

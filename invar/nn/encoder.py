@@ -3,12 +3,19 @@
 Dimensions:
     B  batch     T  tokens (padded)     C  width (d_model)     H  heads     F  feed-forward width
 
-Pre-LayerNorm Transformer blocks (as nanoGPT). What differs between
+Pre-LayerNorm Transformer blocks (as nanoGPT), or post-LayerNorm ones
+(``norm_position="post"``, as fairseq's: each residual sum normalised, and
+no final LayerNorm, since every block already ends with one; the decoder's
+and the language model's blocks follow the same choice through
+:func:`residual` and :func:`final_norm`). What differs between
 architectures is chosen once, here, from the config: the token embedding,
-the positions, and which mask each layer's attention gets.
+its scale (``embed_scaling``), the positions, and which mask each layer's
+attention gets.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import torch
 import torch.nn as nn
@@ -17,6 +24,22 @@ from .attention import SelfAttention, padding_mask, referent_mask, symmetry_mask
 from .config import ModelConfig
 from .embeddings import PositionEmbedding, token_embedding
 from .heads import head
+
+
+def residual(x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor], norm: nn.Module,
+             post: bool) -> torch.Tensor:
+    """One residual step: pre-LN adds the sublayer of the normalised stream
+    to the stream; post-LN normalises the sum of the stream and its sublayer."""
+    if post:
+        return norm(x + sublayer(x))
+    return x + sublayer(norm(x))
+
+
+def final_norm(config: ModelConfig) -> nn.Module:
+    """The LayerNorm after the last block: pre-LN blocks leave the stream
+    unnormalised, so it is needed; post-LN blocks end normalised, and
+    (as fairseq's post-LN encoder) there is none."""
+    return nn.LayerNorm(config.d_model) if config.norm_position == "pre" else nn.Identity()
 
 
 class MLP(nn.Module):
@@ -38,10 +61,11 @@ class Block(nn.Module):
         self.attn = SelfAttention(config)
         self.ln2 = nn.LayerNorm(config.d_model)
         self.mlp = MLP(config)
+        self.post = config.norm_position == "post"
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor, hadamard: torch.Tensor | None) -> torch.Tensor:
-        x = x + self.attn(self.ln1(x), mask, hadamard)
-        return x + self.mlp(self.ln2(x))  # (B, T, C)
+        x = residual(x, lambda h: self.attn(h, mask, hadamard), self.ln1, self.post)
+        return residual(x, self.mlp, self.ln2, self.post)  # (B, T, C)
 
 
 class Encoder(nn.Module):
@@ -54,7 +78,7 @@ class Encoder(nn.Module):
         self.pos = PositionEmbedding(config)
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layer))
-        self.ln_f = nn.LayerNorm(config.d_model)
+        self.ln_f = final_norm(config)
 
     def layer_masks(self, batch: dict) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
         """(bool mask, Hadamard multiplier or None) for every layer."""
@@ -73,8 +97,11 @@ class Encoder(nn.Module):
 
     def forward(self, batch: dict, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """``embedded``: the tokens' vectors when the caller made them (an
-        encoder-decoder shares one draw of random vectors with its decoder)."""
+        encoder-decoder shares one draw of random vectors with its decoder),
+        unscaled: the scale of ``embed_scaling`` is applied here."""
         x = self.embed(batch) if embedded is None else embedded  # (B, T, C)
+        if self.config.embed_scaling != "none":
+            x = x * self.config.input_scale
         pos = self.pos(batch)
         if pos is not None:
             x = x + pos
@@ -97,4 +124,4 @@ class Network(nn.Module):
         return self.head(self.encoder(batch), batch["valid"])  # (B,) or (B, N)
 
 
-__all__ = ["Encoder", "Network", "Block", "MLP"]
+__all__ = ["Encoder", "Network", "Block", "MLP", "residual", "final_norm"]

@@ -5,9 +5,10 @@ Dimensions:
 
 A batch is what :func:`invar.encoding.collate` makes (``tokens``, ``valid``,
 …): sequences padded at the end. Blocks are the decoder's without
-cross-attention: pre-LayerNorm causal self-attention
+cross-attention: causal self-attention
 (``scaled_dot_product_attention(is_causal=True)``) with rotary positions
-(RoPE) on queries and keys, then the feed-forward layer. The output
+(RoPE) on queries and keys, then the feed-forward layer, pre-LayerNorm (or
+post-LayerNorm, ``norm_position``, as the encoder's). The output
 projection is the token embedding itself (``tie_output``): the logit of token
 v is the last layer's feature against v's vector. Padding is never written.
 
@@ -16,10 +17,13 @@ Embeddings, as the lexinvariant paper builds them:
 * ``learned``: a standard LM;
 * ``lexinvariant``: every sequence draws a fresh Gaussian table in training
   (:meth:`~invar.nn.embeddings.LexinvariantEmbedding.sequence_tables`; the
-  same token, the same vector within the sequence), times a learned scale
-  plus a learned bias, and the output rows are the same vectors; at inference
-  the table of ``config.seed``. ``random_tokens="all"`` makes every token
-  random, as the paper does;
+  same token, the same vector within the sequence; ``random_draw="batch"``:
+  one table for the batch), times a learned scale plus a learned bias, and
+  the output rows are the same vectors; at inference the table of
+  ``config.seed``. ``random_tokens="all"`` makes every token random, as the
+  paper does, and the vectors are then the paper's (``random_vectors="unit"``):
+  read with unit variance per coordinate, E(x) ~ N(0, I) (the learned scale
+  starts at 1), and written through E / sqrt(C), T5's tied read-out;
 * regularised (``lexinvariant`` with ``lexinvariant_p = p``): a learned table,
   and in training each sequence is read through B_p (Appendix F): one random
   permutation of the random tokens, applied to each distinct token with
@@ -61,11 +65,11 @@ from ..encoding import Encoded, collate
 from .config import ModelConfig
 from .decoder import CausalSelfAttention
 from .embeddings import token_embedding
-from .encoder import MLP
+from .encoder import MLP, final_norm, residual
 
 
 class LMBlock(nn.Module):
-    """Pre-LayerNorm causal self-attention (RoPE) and feed-forward layer."""
+    """Causal self-attention (RoPE) and feed-forward layer, pre- or post-LayerNorm."""
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
@@ -73,10 +77,11 @@ class LMBlock(nn.Module):
         self.attn = CausalSelfAttention(config)
         self.ln2 = nn.LayerNorm(config.d_model)
         self.mlp = MLP(config)
+        self.post = config.norm_position == "post"
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(self.ln1(x), positions)
-        return x + self.mlp(self.ln2(x))  # (B, T, C)
+        x = residual(x, lambda h: self.attn(h, positions), self.ln1, self.post)
+        return residual(x, self.mlp, self.ln2, self.post)  # (B, T, C)
 
 
 class LanguageModel(nn.Module):
@@ -91,7 +96,7 @@ class LanguageModel(nn.Module):
         self.embed = token_embedding(config, interchangeable)
         self.drop = nn.Dropout(config.dropout)
         self.blocks = nn.ModuleList(LMBlock(config) for _ in range(config.n_layer))
-        self.ln_f = nn.LayerNorm(config.d_model)
+        self.ln_f = final_norm(config)
         if not config.tie_output:
             self.out = nn.Linear(config.d_model, config.n_tokens, bias=False)
             nn.init.normal_(self.out.weight, std=0.02)
@@ -108,7 +113,10 @@ class LanguageModel(nn.Module):
         """(B, T) ids read through ``tables`` (the sequences' random vectors,
         or None) -> (B, T, C) the last layer's normalised hidden state, what
         the output projection reads (a probe reads it too)."""
-        x = self.drop(self.embed.embed_with(ids, self.no_parts[ids], self.no_parts[ids], tables))  # (B, T, C)
+        x = self.embed.embed_with(ids, self.no_parts[ids], self.no_parts[ids], tables)  # (B, T, C)
+        if self.config.embed_scaling != "none":
+            x = x * self.config.input_scale
+        x = self.drop(x)
         positions = torch.arange(ids.shape[1], device=ids.device)
         for block in self.blocks:
             x = block(x, positions)

@@ -69,14 +69,13 @@ saw.
 from __future__ import annotations
 
 import ast
-import csv
-import io
+import contextlib
 import json
 import random
 import re
 import textwrap
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -86,7 +85,8 @@ from ..errors import DataError
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
-from .names import JAVA_CLASS, LANGS, SPLITS, own_split, split_of, split_rows
+from .names import (JAVA_CLASS, LANGS, SPLITS, FileRows, frontend_skips, map_files, own_split, read_units,
+                    source_files, split_of, split_rows, tally, write_splits)
 
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "bug", "path", "line")
@@ -312,67 +312,81 @@ def inject(program: Program, text: str, rng: random.Random) -> tuple[str, str] |
 
 
 # ----------------------------------------------------------------- dataset
-def build(source: str | Path, out: str | Path, seed: int = 0) -> dict:
+def _file_rows(task: tuple[str, str, int]) -> FileRows:
+    """The bugs rows of one source file (``task``: the source directory, the
+    file's path relative to it, the seed); ``skipped`` counts functions
+    that do not stand alone and those without a bug (:data:`NO_BUG`), and
+    the injected bugs by kind (``bug: misuse``, ``bug: swap``)."""
+    from ..errors import InvarError
+
+    source, rel, seed = task
+    units, unreadable = read_units(Path(source) / rel, rel)
+    if units is None:
+        return FileRows([], None, unreadable, {})
+    rows, counts = [], frontend_skips(units)
+    for unit in units:
+        text = function_text(unit)
+        try:
+            program = parse(text)
+            if stored(program) != text:
+                raise ValueError("does not stand alone")
+        except (InvarError, SyntaxError, ValueError, RecursionError):
+            counts["not standing alone"] = counts.get("not standing alone", 0) + 1
+            continue
+        line = unit.lines[0].source_line
+        bug = inject(program, text, random.Random(f"{seed}:{rel}:{line}:{unit.name}"))
+        why = NO_BUG if bug is None else f"bug: {bug[1].split()[0]}"
+        counts[why] = counts.get(why, 0) + 1
+        if bug is not None:
+            rows.extend([(text, 0, "", rel, line), (bug[0], 1, bug[1], rel, line)])
+    return FileRows(rows, LANGS[Path(rel).suffix], None, counts)
+
+
+#: why a function that stands alone gives no rows
+NO_BUG = "without a bug that passes the checks"
+
+
+def build(source: str | Path, out: str | Path, seed: int = 0, *, jobs: int | None = None,
+          progress: Callable[[int, int], None] | None = None) -> dict:
     """Write the bugs dataset of the ``.py`` and ``.java`` files under
-    ``source`` to ``out`` (see the module docstring); returns what was written."""
+    ``source`` to ``out`` (see the module docstring), reading them in
+    ``jobs`` processes (the dataset is the same whatever their number);
+    ``progress(files done, files)``. Returns what was written, with what was
+    skipped and why (``skipped``: reason -> count, for files and for
+    functions; the functions without a bug are among them)."""
     from ..data import manifest
     from ..files import write_atomic
-    from ..errors import InvarError
-    from ..frontends import parse_units
 
     source, out = Path(source), Path(out)
-    if not source.is_dir():
-        raise DataError("no such source directory", path=str(source))
+    rels = source_files(source)
     rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
     languages: set[str] = set()
-    files = unreadable = skipped = no_bug = 0
+    skipped: dict[str, dict[str, int]] = {"files": {}, "functions": {}}
     kinds = {"misuse": 0, "swap": 0}
-    for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
-        rel = path.relative_to(source).as_posix()
-        try:
-            units = parse_units(path.read_text(encoding="utf-8"), LANGS[path.suffix], path=rel)
-        except (InvarError, UnicodeDecodeError, SyntaxError, ValueError):
-            unreadable += 1
-            continue
-        files += 1
-        split = split_of(rel)
-        for unit in units:
-            text = function_text(unit)
-            try:
-                program = parse(text)
-                if stored(program) != text:
-                    raise ValueError("does not stand alone")
-            except (InvarError, SyntaxError, ValueError, RecursionError):
-                skipped += 1
+    tasks = [(str(source), rel, seed) for rel in rels]
+    with contextlib.closing(map_files(_file_rows, tasks, jobs, progress)) as done:
+        for (_, rel, _), got in done:
+            if got.unreadable is not None:
+                tally(skipped["files"], {got.unreadable: 1})
                 continue
-            line = unit.lines[0].source_line
-            rng = random.Random(f"{seed}:{rel}:{line}:{unit.name}")
-            bug = inject(program, text, rng)
-            if bug is None:
-                no_bug += 1
-                continue
-            kinds[bug[1].split()[0]] += 1
-            rows[split].append((text, 0, "", rel, line))
-            languages.add(LANGS[path.suffix])
-            rows[split].append((bug[0], 1, bug[1], rel, line))
+            rows[split_of(rel)].extend(got.rows)
+            for why, n in got.skipped.items():
+                if why.startswith("bug: "):
+                    kinds[why[5:]] += n
+                else:
+                    tally(skipped["functions"], {why: n})
+            if got.rows:
+                languages.add(got.lang)
     if not rows["train"]:
         raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
-    out.mkdir(parents=True, exist_ok=True)
-    # meta.json, written last, marks a whole dataset: a rewrite cut short is none
-    (out / "meta.json").unlink(missing_ok=True)
-    for split in SPLITS:
-        def write(f, split=split):
-            buf = io.StringIO(newline="")
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(_COLUMNS)
-            w.writerows(rows[split])
-            f.write(buf.getvalue().encode("utf-8"))
-
-        write_atomic(out / f"{split}{_EXT}", write)
+    write_splits(out, rows, _COLUMNS)
+    unreadable = sum(skipped["files"].values())
+    no_bug = skipped["functions"].get(NO_BUG, 0)
     meta = {"invar": "bugs", **manifest.fields("bugs", languages),
-            "source": str(source), "seed": seed, "files": files, "unreadable_files": unreadable,
-            "skipped_functions": skipped, "functions_without_bug": no_bug, "bugs": kinds,
-            **{s: len(rows[s]) for s in SPLITS}}
+            "source": str(source), "seed": seed, "files": len(rels) - unreadable, "unreadable_files": unreadable,
+            "skipped_functions": sum(skipped["functions"].values()) - no_bug, "functions_without_bug": no_bug,
+            "bugs": kinds, **{s: len(rows[s]) for s in SPLITS},
+            "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()}}
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 

@@ -19,6 +19,23 @@ Data: ``invar data copy --out DIR`` writes ``train.txt``, ``valid.txt`` and
 Training reads a directory's ``train`` and ``valid``; an audit reads a
 directory's ``--split`` or every line of a ``.txt`` file.
 
+Samplers of the training and validation strings (``sampler``):
+
+* ``uniform``: a length uniform in 1..max_length, each
+  symbol uniform over the training symbols. A long string then almost
+  always holds all of them (30 symbols over 5 miss one with probability
+  about 5 · 0.8^30 ≈ 0.6 %), so strings of few distinct symbols are nearly
+  all short, and a model trained on them fails long strings of few symbols,
+  which are in the test set;
+* ``distinct`` (the default): as the test strings are drawn: first the number k of
+  distinct symbols, uniform in 1..train_symbols, then k distinct symbols,
+  a length uniform in k..max_length, and the string: the k symbols once
+  each and the rest drawn among them, shuffled. Training then covers every
+  (distinct count, length) cell the test set has for its symbols.
+
+:func:`by_cell` lays results out as the interchangeable-token paper's copy
+figures do: a row per number of distinct symbols, a column per length.
+
 Copy strings are no language a frontend reads, so this module gives their
 renaming rules itself (every injective map of the used symbols into a pool)
 and registers them with :mod:`invar.symmetry.spaces` under the language
@@ -29,8 +46,9 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -45,6 +63,8 @@ from .symbols import symbol_space
 LANG = "copy"
 #: every symbol a copy string may use
 POOL = tuple("abcdefghijklmnopqrstuvwxyz" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+#: how training and validation strings are drawn (see the module docstring)
+SAMPLERS = ("uniform", "distinct")
 _EXT = ".txt"
 
 
@@ -81,31 +101,50 @@ _spaces._RENAMERS.setdefault(LANG, __name__)
 
 
 # -------------------------------------------------------------------- data
+def uniform_string(rng: random.Random, symbols: Sequence[str], max_length: int) -> str:
+    """A length uniform in 1..``max_length``, each position uniform over ``symbols``."""
+    return "".join(rng.choice(symbols) for _ in range(rng.randint(1, max_length)))
+
+
+def distinct_string(rng: random.Random, symbols: Sequence[str], most: int, max_length: int) -> str:
+    """k distinct of ``symbols`` (k uniform in 1..``most``) and a length
+    uniform in k..``max_length``: the k symbols once each, the rest drawn
+    among them, shuffled (how test strings are drawn)."""
+    k = rng.randint(1, most)
+    chosen = rng.sample(symbols, k)
+    chars = chosen + [rng.choice(chosen) for _ in range(rng.randint(k, max_length) - k)]
+    rng.shuffle(chars)
+    return "".join(chars)
+
+
 def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int = 3000, train_symbols: int = 5,
-             test_symbols: int = 30, max_length: int = 30, seed: int = 0) -> dict:
+             test_symbols: int = 30, max_length: int = 30, seed: int = 0, sampler: str = "distinct") -> dict:
     """Write a copy dataset to the directory ``out``: ``train`` and ``valid``
-    strings of 1 to ``max_length`` symbols drawn from the first
-    ``train_symbols`` of the pool; ``test`` strings with k distinct symbols
-    (k uniform in 1..``test_symbols``, drawn from the whole pool) and a length
-    uniform in k..``max_length``. The same seed writes the same files."""
+    strings over the first ``train_symbols`` of the pool, drawn by
+    ``sampler`` (``uniform``: 1 to ``max_length`` symbols each uniform;
+    ``distinct``: as test strings are, :func:`distinct_string`); ``test``
+    strings with k distinct symbols (k uniform in 1..``test_symbols``, drawn
+    from the whole pool) and a length uniform in k..``max_length``. The same
+    seed writes the same files (``uniform``: those of earlier invars; its
+    ``meta.json`` does not name the sampler, which a ``distinct`` one does)."""
     if not 1 <= train_symbols <= len(POOL) or not 1 <= test_symbols <= len(POOL):
         raise UsageError(f"symbols must be between 1 and {len(POOL)}")
     if max_length < max(1, test_symbols if test else 1):
         raise UsageError(f"--max-length {max_length} is shorter than --test-symbols {test_symbols}")
+    if sampler not in SAMPLERS:
+        raise UsageError(f"--sampler {sampler}: choose from {', '.join(SAMPLERS)}", path="--sampler")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(f"copy:{seed}")
     alphabet = POOL[:train_symbols]
 
     def trained() -> str:
-        return "".join(rng.choice(alphabet) for _ in range(rng.randint(1, max_length)))
+        if sampler == "uniform":
+            return uniform_string(rng, alphabet, max_length)
+        return distinct_string(rng, alphabet, min(train_symbols, max_length), max_length)
 
     def evaluated() -> str:
-        k = rng.randint(1, test_symbols)
-        symbols = rng.sample(POOL, k)
-        chars = symbols + [rng.choice(symbols) for _ in range(rng.randint(k, max_length) - k)]
-        rng.shuffle(chars)
-        return "".join(chars)
+        return distinct_string(rng, POOL, test_symbols, max_length)
 
     from ..files import write_atomic
 
@@ -120,7 +159,7 @@ def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int
 
     meta = {"invar": "copy", **manifest.fields("copy", [LANG]), "seed": seed, "train_symbols": train_symbols,
             "test_symbols": test_symbols,
-            "max_length": max_length, **counts}
+            "max_length": max_length, **({} if sampler == "uniform" else {"sampler": sampler}), **counts}
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
@@ -209,6 +248,46 @@ def label_of(program: Program) -> str:
     return program.lines[0].text
 
 
+@dataclass(frozen=True)
+class Cells:
+    """Copy results by (distinct symbols, length), as the
+    interchangeable-token paper lays them out: a row per number of distinct
+    symbols, a column per length (upper triangular: a string holds at most
+    as many distinct symbols as it is long)."""
+
+    #: the rows: numbers of distinct symbols, ascending
+    distinct: tuple[int, ...]
+    #: the columns: lengths, ascending
+    lengths: tuple[int, ...]
+    #: (distinct, length) -> (mean edit distance, strings); only the cells that hold strings
+    cells: Mapping[tuple[int, int], tuple[float, int]]
+
+    def mean(self, distinct: int, length: int) -> float | None:
+        cell = self.cells.get((distinct, length))
+        return None if cell is None else cell[0]
+
+    def markdown(self, digits: int = 2) -> str:
+        """The table in Markdown: mean edit distance per cell, ``–`` where no string is."""
+        head = "| distinct \\ length | " + " | ".join(str(n) for n in self.lengths) + " |"
+        rows = [head, "|---" * (len(self.lengths) + 1) + "|"]
+        for k in self.distinct:
+            cells = [("–" if (m := self.mean(k, n)) is None else f"{m:.{digits}f}") for n in self.lengths]
+            rows.append(f"| {k} | " + " | ".join(cells) + " |")
+        return "\n".join(rows)
+
+
+def by_cell(strings: Sequence[str], predictions: Sequence) -> Cells:
+    """Mean edit distance of ``predictions`` against ``strings`` by (distinct
+    symbols, length) of the string. A prediction that is not a string (a
+    refusal: None, an error) counts as empty, its distance the string's
+    length, as the paper scores a model that cannot read a string."""
+    sums: dict[tuple[int, int], list[float]] = {}
+    for s, p in zip(strings, predictions):
+        sums.setdefault((len(set(s)), len(s)), []).append(score(p, s))
+    cells = {key: (float(np.mean(v)), len(v)) for key, v in sums.items()}
+    return Cells(tuple(sorted({k for k, _ in cells})), tuple(sorted({n for _, n in cells})), cells)
+
+
 def arch_config(arch: str) -> dict:
     random = arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant")  # also canonicalized+dualpart, …
     return {"normalize_features": True, "adacos": True} if random else {}
@@ -256,5 +335,6 @@ TASK = Task(
     languages=("copy",),
 )
 
-__all__ = ["TASK", "POOL", "program_of", "parse", "generate", "read_split", "read_file", "edit_distance",
-           "mean_edit_distance", "renaming_space", "canonical_space", "answer", "read_answer"]
+__all__ = ["TASK", "POOL", "SAMPLERS", "program_of", "parse", "generate", "uniform_string", "distinct_string",
+           "read_split", "read_file", "edit_distance", "mean_edit_distance", "Cells", "by_cell", "renaming_space",
+           "canonical_space", "answer", "read_answer"]

@@ -43,12 +43,11 @@ docs/audit.md).
 
 from __future__ import annotations
 
-import csv
-import io
+import contextlib
 import json
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -58,7 +57,8 @@ from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Example, Task, checked
 from .answers import Reader, Unreadable
-from .names import LANGS, SPLITS, own_split, split_of, split_rows
+from .names import (LANGS, SPLITS, FileRows, frontend_skips, map_files, own_split, source_files, split_of,
+                    split_rows, tally, write_splits)
 
 #: the language of a character window
 LANG = "chars"
@@ -204,52 +204,82 @@ _spaces._RENAMERS.setdefault(LANG, __name__)
 
 
 # -------------------------------------------------------------------- data
-def build(source: str | Path, out: str | Path, *, vocab: str = "char", seq_len: int = SEQ_LEN) -> dict:
+#: why a window is not written
+SINGLE_TOKEN = "of a single token"
+
+
+def _file_rows(task: tuple[str, str, str, int]) -> FileRows:
+    """The lm rows of one source file (``task``: the source directory, the
+    file's path relative to it, the vocabulary, the window length);
+    ``skipped`` counts the windows of a single token (:data:`SINGLE_TOKEN`)
+    and, with ``tokens``, the functions the frontend left out."""
+    from ..files import read_text, undecodable
+
+    source, rel, vocab, seq_len = task
+    path = Path(source) / rel
+    try:
+        text = read_text(path)
+        if undecodable(text) is not None:
+            return FileRows([], None, "not UTF-8", {})
+        if vocab == "char":
+            windows, skipped = char_windows(text, seq_len, rel), {}
+        else:
+            from ..frontends import parse_units
+
+            units = parse_units(text, LANGS[path.suffix], path=rel)
+            windows, skipped = token_windows(units, seq_len, rel), frontend_skips(units)
+    except OSError as err:
+        return FileRows([], None, f"unreadable ({err.strerror})", {})
+    except (InvarError, SyntaxError, ValueError, RecursionError):
+        return FileRows([], None, "unparsable", {})
+    rows = []
+    for k, w in enumerate(windows):
+        if len(w.tokens) < 2:
+            skipped[SINGLE_TOKEN] = skipped.get(SINGLE_TOKEN, 0) + 1
+            continue
+        rows.append((stored(w), rel, k, w.lines[0].source_line))
+    return FileRows(rows, windows[0].lang if windows else None, None, skipped)
+
+
+def build(source: str | Path, out: str | Path, *, vocab: str = "char", seq_len: int = SEQ_LEN,
+          jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
     """Write the lm dataset of the ``.py`` and ``.java`` files under
-    ``source`` to ``out`` (see the module docstring); returns meta.json."""
+    ``source`` to ``out`` (see the module docstring), reading them in
+    ``jobs`` processes (the dataset is the same whatever their number);
+    ``progress(files done, files)``. Returns meta.json, with what was
+    skipped and why (``skipped``: reason -> count, for files, functions and
+    windows)."""
     from ..data import manifest
-    from ..files import read_text, undecodable, write_atomic
+    from ..files import write_atomic
 
     if vocab not in VOCABS:
         raise UsageError(f"--vocab {vocab}: choose from {', '.join(VOCABS)}", path="--vocab")
     if seq_len < 2:
         raise UsageError(f"--seq-len {seq_len}: a window needs at least 2 tokens", path="--seq-len")
     source, out = Path(source), Path(out)
-    if not source.is_dir():
-        raise DataError("no such source directory", path=str(source))
+    rels = source_files(source)
     rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
     languages: set[str] = set()
-    files = unreadable = short = 0
-    for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
-        rel = path.relative_to(source).as_posix()
-        try:
-            text = read_text(path)
-            if undecodable(text) is not None:
-                raise DataError("not UTF-8 text")
-            windows = file_windows(text, LANGS[path.suffix], vocab, seq_len, rel)
-        except (InvarError, OSError, SyntaxError, ValueError, RecursionError):
-            unreadable += 1
-            continue
-        files += 1
-        for k, w in enumerate(windows):
-            if len(w.tokens) < 2:
-                short += 1
+    skipped: dict[str, dict[str, int]] = {"files": {}, "functions": {}, "windows": {}}
+    tasks = [(str(source), rel, vocab, seq_len) for rel in rels]
+    with contextlib.closing(map_files(_file_rows, tasks, jobs, progress)) as done:
+        for (_, rel, _, _), got in done:
+            if got.unreadable is not None:
+                tally(skipped["files"], {got.unreadable: 1})
                 continue
-            rows[split_of(rel)].append((stored(w), rel, k, w.lines[0].source_line))
-            languages.add(w.lang)
+            rows[split_of(rel)].extend(got.rows)
+            tally(skipped["windows"], {k: n for k, n in got.skipped.items() if k == SINGLE_TOKEN})
+            tally(skipped["functions"], {k: n for k, n in got.skipped.items() if k != SINGLE_TOKEN})
+            if got.rows:
+                languages.add(got.lang)
     if not rows["train"]:
         raise DataError("no window in a training file (80 % of the files, by path hash)", path=str(source))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "meta.json").unlink(missing_ok=True)  # written last: a rewrite cut short is no dataset
-    for split in SPLITS:
-        buf = io.StringIO(newline="")
-        w = csv.writer(buf, lineterminator="\n")
-        w.writerow(_COLUMNS)
-        w.writerows(rows[split])
-        write_atomic(out / f"{split}.csv", lambda f, data=buf.getvalue(): f.write(data.encode("utf-8")))
+    write_splits(out, rows, _COLUMNS)
+    unreadable = sum(skipped["files"].values())
     meta = {"invar": "lm", **manifest.fields("lm", languages), "vocab": vocab, "seq_len": seq_len,
-            "source": str(source), "files": files, "unreadable_files": unreadable, "single_token_windows": short,
-            **{s: len(rows[s]) for s in SPLITS}}
+            "source": str(source), "files": len(rels) - unreadable, "unreadable_files": unreadable,
+            "single_token_windows": skipped["windows"].get(SINGLE_TOKEN, 0), **{s: len(rows[s]) for s in SPLITS},
+            "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()}}
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 

@@ -18,7 +18,8 @@ prediction back through the renaming (:func:`undo`) before comparing.
 
 Architectures: ``vanilla`` knows the APs its training data use and refuses
 others (a ModelError naming them); ``augmented`` renames every training pair
-into the AP pool a-z each time it is drawn; ``dualpart`` and
+into the AP pool a-z (or its first ``pool_size``, a model config field: the
+paper's baseline holds as many APs as its test set) each time it is drawn; ``dualpart`` and
 ``lexinvariant`` hold the pool a-z and embed an AP through random vectors,
 so a model trained on a-e reads and writes f-j; ``canonicalized`` (also
 ``canonicalized+dualpart``, ``canonicalized+lexinvariant``) reads each

@@ -24,7 +24,10 @@ not predicted false negatives (sets on both sides, so a repeated subtoken
 counts once); precision = ΣTP / Σ(TP + FP), recall = ΣTP / Σ(TP + FN), F1 =
 2PR / (P + R), in percent (0 when nothing is right). True subtokens that the
 training split never saw count as false negatives. Precision and recall are
-reported beside it.
+reported beside it, and the F1 averaged per function (**F1 (per
+function)**: each function's own F1, 2|W ∩ W'| / (|W| + |W'|) for its true
+and predicted sets, averaged over the functions), which weighs every
+function alike where the micro average weighs long names more.
 
 **Dataset** (``invar data names --source DIR --out OUT``): every function of
 every ``.py`` file and every method of every ``.java`` file under DIR
@@ -47,15 +50,17 @@ they keep its name.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import json
+import os
 import re
 import sys
 import textwrap
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 import torch
@@ -146,60 +151,167 @@ def prepare(unit: Program) -> Program:
 
 
 # ----------------------------------------------------------------- dataset
-def build(source: str | Path, out: str | Path) -> dict:
-    """Write the names dataset of the ``.py`` and ``.java`` files under ``source`` to
-    ``out`` (see the module docstring); returns what was written."""
-    from ..data import manifest
-    from ..files import write_atomic
+class FileRows(NamedTuple):
+    """What one source file gives a dataset (computed in a worker process)."""
+
+    #: the rows it gives, in the order they are written
+    rows: list
+    #: its language, or None when it was not read
+    lang: str | None
+    #: why the file was not read (None when it was)
+    unreadable: str | None
+    #: why each of its units that gives no row was skipped -> how many
+    skipped: dict
+
+
+def source_files(source: Path) -> list[str]:
+    """The ``.py`` and ``.java`` files under the directory ``source``,
+    relative to it (``/`` separated, in path order); DataError when
+    ``source`` is not a directory."""
+    if not source.exists():
+        raise DataError("no such source directory", path=str(source))
+    if not source.is_dir():
+        raise DataError("a file, not a directory: --source takes a directory of .py and .java files (searched "
+                        "recursively)", path=str(source))
+    return [p.relative_to(source).as_posix()
+            for p in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file())]
+
+
+def map_files(work: Callable[[tuple], FileRows], tasks: Sequence[tuple], jobs: int | None = None,
+              progress: Callable[[int, int], None] | None = None) -> Iterator[tuple[tuple, FileRows]]:
+    """``(task, work(task))`` for each of ``tasks`` (one per source file), in
+    their order whatever ``jobs`` (worker processes; default: every core),
+    so that a dataset is the same byte for byte; ``progress(done, total)``
+    after each. Closing the generator, or an interrupt, stops and reaps the
+    workers; once every file is read they leave on their own."""
+    from ..interrupts import pool
+
+    jobs = min(jobs or os.cpu_count() or 1, len(tasks))
+    if jobs <= 1:
+        yield from _reported(tasks, map(work, tasks), progress)
+        return
+    # a few files per message: parsing a file takes milliseconds, a message about a tenth of one
+    chunk = max(1, min(8, len(tasks) // (16 * jobs)))
+    with pool(jobs, method="spawn" if os.name == "nt" else "fork") as workers:
+        yield from _reported(tasks, workers.imap(work, tasks, chunksize=chunk), progress)
+
+
+def _reported(tasks: Sequence[tuple], results: Iterator[FileRows],
+              progress: Callable[[int, int], None] | None) -> Iterator[tuple[tuple, FileRows]]:
+    # the results drive the loop: every one is taken, so that the pool ends idle
+    for done, result in enumerate(results, start=1):
+        yield tasks[done - 1], result
+        if progress:
+            progress(done, len(tasks))
+
+
+def read_units(path: Path, rel: str) -> tuple[list[Program] | None, str | None]:
+    """(the units of a source file, None), or (None, why it cannot be read)."""
     from ..errors import InvarError
     from ..frontends import parse_units
 
-    source, out = Path(source), Path(out)
-    if not source.is_dir():
-        raise DataError("no such source directory", path=str(source))
-    rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
-    languages: set[str] = set()
-    files = skipped_files = skipped_functions = 0
-    for path in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file()):
-        rel = path.relative_to(source).as_posix()
-        try:
-            units = parse_units(path.read_text(encoding="utf-8"), LANGS[path.suffix], path=rel)
-        except (InvarError, UnicodeDecodeError, SyntaxError, ValueError):
-            skipped_files += 1
-            continue
-        files += 1
-        split = split_of(rel)
-        for unit in units:
-            label = subtokens(short_name(unit))
-            text = function_text(unit) if label else None
-            if text is None:
-                skipped_functions += 1
-                continue
+    try:
+        return parse_units(path.read_text(encoding="utf-8"), LANGS[path.suffix], path=rel), None
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    except OSError as err:
+        return None, f"unreadable ({err.strerror})"
+    except (InvarError, SyntaxError, ValueError, RecursionError):
+        return None, "unparsable"
+
+
+def frontend_skips(units: list[Program]) -> dict[str, int]:
+    """Why the frontend left units of a file out (unsupported construct,
+    nesting too deep …) -> how many."""
+    from ..frontends.units import skipped_of
+
+    out: dict[str, int] = {}
+    for err in skipped_of(units):
+        why = f"left out by the frontend ({getattr(err, 'reason', None) or 'unreadable'})"
+        out[why] = out.get(why, 0) + 1
+    return out
+
+
+def tally(into: dict[str, int], counts: dict[str, int]) -> None:
+    for why, n in counts.items():
+        into[why] = into.get(why, 0) + n
+
+
+def _file_rows(task: tuple[str, str]) -> FileRows:
+    """The names rows of one source file (``task``: the source directory
+    and the file's path relative to it)."""
+    from ..errors import InvarError
+
+    source, rel = task
+    units, unreadable = read_units(Path(source) / rel, rel)
+    if units is None:
+        return FileRows([], None, unreadable, {})
+    rows, skipped = [], frontend_skips(units)
+    for unit in units:
+        label = subtokens(short_name(unit))
+        text = function_text(unit) if label else None
+        why = "without a name" if not label else "with their name not in their text" if text is None else None
+        if why is None:
             try:
                 parse(text)
-            except (InvarError, SyntaxError, ValueError):  # e.g. a body that does not dedent
-                skipped_functions += 1
-                continue
-            rows[split].append((text, " ".join(label), short_name(unit), rel, unit.lines[0].source_line))
-            languages.add(LANGS[path.suffix])
-    if not rows["train"]:
-        raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
+            except (InvarError, SyntaxError, ValueError, RecursionError):  # e.g. a body that does not dedent
+                why = "not standing alone"
+        if why is not None:
+            skipped[why] = skipped.get(why, 0) + 1
+            continue
+        rows.append((text, " ".join(label), short_name(unit), rel, unit.lines[0].source_line))
+    return FileRows(rows, LANGS[Path(rel).suffix], None, skipped)
+
+
+def write_splits(out: Path, rows: dict[str, list[tuple]], columns: Sequence[str]) -> None:
+    """``train.csv``, ``valid.csv`` and ``test.csv`` of ``rows`` under
+    ``out``, after meta.json is removed (a rewrite cut short is no dataset:
+    meta.json, written last, marks a whole one)."""
+    from ..files import write_atomic
+
     out.mkdir(parents=True, exist_ok=True)
-    # meta.json, written last, marks a whole dataset: a rewrite cut short is none
     (out / "meta.json").unlink(missing_ok=True)
     for split in SPLITS:
-        def write(f, split=split):
-            buf = io.StringIO(newline="")
-            w = csv.writer(buf, lineterminator="\n")
-            w.writerow(_COLUMNS)
-            w.writerows(rows[split])
-            f.write(buf.getvalue().encode("utf-8"))
+        buf = io.StringIO(newline="")
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(columns)
+        w.writerows(rows[split])
+        write_atomic(out / f"{split}{_EXT}", lambda f, data=buf.getvalue(): f.write(data.encode("utf-8")))
 
-        write_atomic(out / f"{split}{_EXT}", write)
+
+def build(source: str | Path, out: str | Path, *, jobs: int | None = None,
+          progress: Callable[[int, int], None] | None = None) -> dict:
+    """Write the names dataset of the ``.py`` and ``.java`` files under ``source`` to
+    ``out`` (see the module docstring), reading them in ``jobs`` processes
+    (the dataset is the same whatever their number); ``progress(files
+    done, files)``. Returns what was written, with what was skipped and why
+    (``skipped``: reason -> count, for files and for functions)."""
+    from ..data import manifest
+    from ..files import write_atomic
+
+    source, out = Path(source), Path(out)
+    rels = source_files(source)
+    rows: dict[str, list[tuple]] = {s: [] for s in SPLITS}
+    languages: set[str] = set()
+    skipped: dict[str, dict[str, int]] = {"files": {}, "functions": {}}
+    with contextlib.closing(map_files(_file_rows, [(str(source), rel) for rel in rels], jobs, progress)) as done:
+        for (_, rel), got in done:
+            if got.unreadable is not None:
+                tally(skipped["files"], {got.unreadable: 1})
+                continue
+            rows[split_of(rel)].extend(got.rows)
+            tally(skipped["functions"], got.skipped)
+            if got.rows:
+                languages.add(got.lang)
+    if not rows["train"]:
+        raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
+    write_splits(out, rows, _COLUMNS)
     labels = sorted({s for row in rows["train"] for s in row[1].split()})
+    unreadable = sum(skipped["files"].values())
     meta = {"invar": "names", **manifest.fields("names", languages),
-            "source": str(source), "files": files, "unreadable_files": skipped_files,
-            "skipped_functions": skipped_functions, **{s: len(rows[s]) for s in SPLITS},
+            "source": str(source), "files": len(rels) - unreadable, "unreadable_files": unreadable,
+            "skipped_functions": sum(skipped["functions"].values()), **{s: len(rows[s]) for s in SPLITS},
+            "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()},
             "placeholder": PLACEHOLDER, "subtokens": labels}
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
@@ -368,6 +480,14 @@ def score(prediction, label) -> float:
     return f1([prediction], [label])
 
 
+def f1_per_function(predictions, labels) -> float:
+    """Each function's subtoken F1 averaged over the functions, in percent
+    (the micro average, :func:`f1`, pools the subtokens instead)."""
+    if not len(labels):
+        return float("nan")
+    return float(np.mean([score(p, t) for p, t in zip(predictions, labels)]))
+
+
 def label(text: str) -> tuple:
     """A name or its subtokens written in a dataset file -> the subtokens."""
     words = [s for w in text.split() for s in subtokens(w)]
@@ -449,7 +569,7 @@ TASK = Task(
     prepare=prepare,
     undo=lambda prediction, back: prediction,  # a name's subtokens name nothing of the input
     score=score,
-    extra_metrics={"precision": precision, "recall": recall},
+    extra_metrics={"precision": precision, "recall": recall, "F1 (per function)": f1_per_function},
     f1=False,
     dataset=dataset,
     labels_of=labels_of,
@@ -458,5 +578,6 @@ TASK = Task(
 )
 
 __all__ = ["TASK", "PLACEHOLDER", "subtokens", "split_of", "hide_name", "function_text", "parse", "build",
-           "read_split", "labels_of", "targets", "loss", "output", "f1", "precision", "recall", "counts", "label",
+           "read_split", "labels_of", "targets", "loss", "output", "f1", "f1_per_function", "precision", "recall",
+           "counts", "label",
            "answer", "read_answer", "find_answers"]

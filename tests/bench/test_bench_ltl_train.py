@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.bench import bench_module
 from tests.conftest import ROOT
 
@@ -59,3 +61,15 @@ def test_the_report_names_each_runs_schedule():
     ]
     for runs, expected in cases:
         assert schedule(runs) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("n_head=8", ("n_head", 8)),
+    ("adacos=false", ("adacos", False)),
+    ("lexinvariant_p=none", ("lexinvariant_p", None)),
+    ("embed_scaling=none", ("embed_scaling", "none")),  # a value of its own: no scaling
+    ("positions=none", ("positions", "none")),
+    ("norm_position=post", ("norm_position", "post")),
+])
+def test_set_reads_each_value_as_its_field_means_it(text, expected):
+    assert bench_module("bench_ltl_train").setting(text) == expected

@@ -123,7 +123,7 @@ def _error(result, status: int = 1) -> str:
 def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
     line = _error(invoke("train", "--task", "lm", "--data", tmp_path / "nowhere", "--arch", "vanilla",
                          "--out", tmp_path / "m.pt"))
-    assert line.startswith(f"{tmp_path / 'nowhere' / 'meta.json'}:0:0: error: no lm dataset here")
+    assert line.startswith(f"{tmp_path / 'nowhere' / 'meta.json'}: error: no lm dataset here")
     line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "vanilla", "--lexinvariant-p", "0.2",
                          "--out", tmp_path / "m.pt"))
     assert "error: lexinvariant_p and random_tokens apply to embedding='lexinvariant', not 'learned'" in line
@@ -135,12 +135,12 @@ def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
     path = trained["learned"][0]
     line = _error(invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--curve",
                          tmp_path / "c.json"), status=2)
-    assert line.startswith("--window:0:0: error: no sequence has 100 predicted positions (the longest has 63)")
+    assert line.startswith("--window: error: no sequence has 100 predicted positions (the longest has 63)")
     line = _error(invoke("predict", "--model", FIXTURES / "models" / "renamer.pt", FIXTURES / "x86" / "figure1a.s",
                          "--per-position"), status=2)
-    assert line == "--per-position:0:0: error: --per-position and --curve are for a language model (lm), not a bhive model"
+    assert line == "--per-position: error: --per-position and --curve are for a language model (lm), not a bhive model"
     line = _error(invoke("predict", "--model", path, tmp_path / "missing.py"))
-    assert line == f"{tmp_path / 'missing.py'}:0:0: error: no such file"
+    assert line == f"{tmp_path / 'missing.py'}: error: no such file"
 
 
 def test_checkpoints_round_trip_through_the_audit(invoke, data, trained):

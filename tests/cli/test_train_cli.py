@@ -58,18 +58,18 @@ def _error(result) -> str:
 
 def test_unknown_architecture(invoke, dataset, tmp_path):
     line = _error(invoke("train", "--data", dataset, "--arch", "bert", "--out", tmp_path / "m.pt"))
-    assert line.startswith("--arch:0:0: error: unknown architecture 'bert': choose from vanilla, augmented")
+    assert line.startswith("--arch: error: unknown architecture 'bert': choose from vanilla, augmented")
 
 
 def test_missing_dataset(invoke, tmp_path):
     line = _error(invoke("train", "--data", tmp_path / "nowhere", "--arch", "renamer", "--out", tmp_path / "m.pt"))
-    assert line == f"{tmp_path / 'nowhere'}:0:0: error: no such dataset directory (label blocks with: invar data bhive --out DIR)"
+    assert line == f"{tmp_path / 'nowhere'}: error: no such dataset directory (label blocks with: invar data bhive --out DIR)"
 
 
 @pytest.mark.parametrize(
     "train_csv, expected",
     [
-        ("hex,throughput\n", "train.csv:0:0: error: the train split is empty"),
+        ("hex,throughput\n", "train.csv: error: the train split is empty"),
         ("hex,throughput\n4801c3\n", "train.csv:2:1: error: unlabelled block (expected hex,throughput)"),
         ("hex,throughput\n4801c3,1.0\nzz,2.0\n", "train.csv:3:1: error: cannot read the stored program: not an even-length hex string"),
     ],
@@ -86,16 +86,16 @@ def test_corrupt_or_foreign_training_state(invoke, dataset, tmp_path):
     state = tmp_path / "m.resume.pt"
     state.write_bytes(b"\x00garbage")
     line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--out", out, "--resume", "--threads", "1"))
-    assert line.startswith(f"{state}:0:0: error: not a readable checkpoint")
+    assert line.startswith(f"{state}: error: not a readable checkpoint")
     invoke("train", "--data", dataset, "--arch", "vanilla", "--epochs", "1", "--out", out, "--threads", "1")
     line = _error(invoke("train", "--data", dataset, "--arch", "renamer", "--epochs", "2", "--out", out, "--resume",
                          "--threads", "1"))
-    assert line.startswith(f"{state}:0:0: error: the saved training state is for other settings")
+    assert line.startswith(f"{state}: error: the saved training state is for other settings")
     saved = torch.load(state, weights_only=True)
     torch.save({**saved, "kind": "model"}, state)
     line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--epochs", "2", "--out", out, "--resume",
                          "--threads", "1"))
-    assert line == f"{state}:0:0: error: a model file, not a resume checkpoint"
+    assert line == f"{state}: error: a model file, not a resume checkpoint"
 
 
 def test_usage_errors_exit_2(invoke, dataset, tmp_path):

@@ -149,15 +149,17 @@ def _words(y: str) -> set[str]:
 
 
 @pytest.mark.parametrize("arch", CANONICAL)
-@pytest.mark.parametrize("beam", [1, 3])
-def test_random_weights_are_exactly_covariant_on_ltl(arch, beam):
-    model = _model("ltl", arch, seed=beam)
+# seeds whose random weights write their inputs' names often enough for the check to bite (seed 3's
+# dual-part model, its inputs scaled by sqrt(d), writes one AP over and over)
+@pytest.mark.parametrize("beam, seed", [(1, 1), (3, 5)])
+def test_random_weights_are_exactly_covariant_on_ltl(arch, beam, seed):
+    model = _model("ltl", arch, seed=seed)
     assert _covariant(model, LTL_PAIRS[:12] + _wide_formulas(4), beam) > 500
 
 
 @pytest.mark.parametrize("arch", CANONICAL)
 def test_random_weights_are_exactly_covariant_on_copy(arch):
-    model = _model("copy", arch, seed=5)
+    model = _model("copy", arch, seed=7)  # a seed whose random weights write varied names (as above)
     assert _covariant(model, COPY_PAIRS[:12], beam=2) > 500
 
 

@@ -1,8 +1,12 @@
 """The copy task on fixtures/copy (tools/make_seq_fixtures.py): the data
-command, training of the extendable architectures (their loss falls), strings
-over symbols training never used, a vanilla model's refusal, and the audit."""
+command, the samplers of training strings, training of the extendable
+architectures (their loss falls), strings over symbols training never used,
+a vanilla model's refusal, results by cell, and the audit."""
 
 from __future__ import annotations
+
+import json
+from collections import Counter
 
 import pytest
 from typer.testing import CliRunner
@@ -28,7 +32,8 @@ def models(tmp_path_factory):
 
 def test_data_command_writes_the_fixture_again(tmp_path):
     result = CliRunner().invoke(app, ["data", "copy", "--out", str(tmp_path), "--train", "400", "--valid", "50",
-                                      "--test", "60", "--test-symbols", "10", "--max-length", "12"])
+                                      "--test", "60", "--test-symbols", "10", "--max-length", "12",
+                                      "--sampler", "uniform"])  # the sampler the fixture was written with
     assert result.exit_code == 0, result.output
     for name in ("train.txt", "valid.txt", "test.txt", "meta.json"):
         assert (tmp_path / name).read_text() == (DATA / name).read_text(), name
@@ -36,6 +41,61 @@ def test_data_command_writes_the_fixture_again(tmp_path):
     assert train_symbols <= set("abcde")
     test = copy.read_split(DATA, "test")
     assert max(len(set(ex.source)) for ex in test) == 10 and max(len(ex.source) for ex in test) <= 12
+
+
+def _distinct_counts(path) -> Counter:
+    return Counter(len(set(line)) for line in path.read_text().split())
+
+
+def _total_variation(a: Counter, b: Counter) -> float:
+    na, nb = sum(a.values()), sum(b.values())
+    return 0.5 * sum(abs(a[k] / na - b[k] / nb) for k in set(a) | set(b))
+
+
+@pytest.mark.parametrize("sampler, close", [("distinct", True), ("uniform", False)])
+def test_training_strings_drawn_like_test_strings_have_their_distinct_counts(tmp_path, sampler, close):
+    """Over 4,000 draws of each split (test strings over as many symbols as
+    training's, so that the two samplers can agree): the distinct sampler's
+    training strings have the test strings' distribution of distinct counts
+    (uniform on 1..5) and of lengths given the count; the uniform sampler's
+    hold all five symbols about half the time and one symbol rarely."""
+    meta = copy.generate(tmp_path, train=4000, valid=10, test=4000, train_symbols=5, test_symbols=5, max_length=20,
+                         seed=1, sampler=sampler)
+    train, test = _distinct_counts(tmp_path / "train.txt"), _distinct_counts(tmp_path / "test.txt")
+    assert set(test) == {1, 2, 3, 4, 5} and max(abs(test[k] / 4000 - 0.2) for k in test) < 0.03
+    assert (_total_variation(train, test) < 0.04) == close, (train, test)
+    if close:
+        for k in (1, 5):  # a length uniform in k..max_length, for each count
+            lengths = [len(s) for s in (tmp_path / "train.txt").read_text().split() if len(set(s)) == k]
+            assert abs(sum(lengths) / len(lengths) - (k + 20) / 2) < 1.0
+    else:
+        assert train[5] / 4000 > 0.4 and train[1] / 4000 < 0.1  # test strings: 0.2 each
+    assert set("".join((tmp_path / "train.txt").read_text().split())) <= set("abcde")
+    assert json.loads((tmp_path / "meta.json").read_text()).get("sampler") == (sampler if close else None)
+    assert meta.get("sampler") == (sampler if close else None)
+
+
+def test_the_samplers_share_the_test_split_and_unknown_ones_are_refused(tmp_path):
+    """Test strings are drawn alike under either sampler (their law: at most
+    --test-symbols distinct, at most --max-length long); an unknown sampler
+    is a usage error."""
+    copy.generate(tmp_path / "a", train=5, valid=5, test=50, test_symbols=10, max_length=12, sampler="distinct")
+    test = (tmp_path / "a" / "test.txt").read_text().split()
+    assert len(test) == 50 and max(len(set(s)) for s in test) <= 10 and max(len(s) for s in test) <= 12
+    with pytest.raises(invar.errors.UsageError, match="--sampler"):
+        copy.generate(tmp_path / "b", sampler="zipf")
+
+
+def test_results_by_cell_as_the_paper_lays_them_out():
+    strings = ["ab", "ab", "aab", "abc", "a"]
+    predictions = ["ab", "a", "aab", None, "b"]  # None: refused, as empty
+    cells = copy.by_cell(strings, predictions)
+    assert cells.distinct == (1, 2, 3) and cells.lengths == (1, 2, 3)
+    assert cells.cells == {(2, 2): (0.5, 2), (2, 3): (0.0, 1), (3, 3): (3.0, 1), (1, 1): (1.0, 1)}
+    assert cells.mean(2, 2) == 0.5 and cells.mean(3, 1) is None
+    table = cells.markdown(1).splitlines()
+    assert table[0] == "| distinct \\ length | 1 | 2 | 3 |"
+    assert table[2:] == ["| 1 | 1.0 | – | – |", "| 2 | – | 0.5 | 0.0 |", "| 3 | – | – | 3.0 |"]
 
 
 def test_programs_rename_input_and_output_together():
