@@ -137,8 +137,23 @@ F = TypeVar("F", bound=Callable)
 
 
 def report(err: InvarError) -> None:
-    """Print ``err`` as ``FILE:LINE:COL: error: message`` (one line) on stderr."""
+    """Print ``err`` as ``FILE:LINE:COL: error: message`` (one line) on stderr;
+    where the error knows its source line and column, that line and a caret
+    under the column follow, as a compiler shows them (tools read the first line)."""
     stderr.print(str(err), markup=False, highlight=False)
+    for line in caret_lines(err):
+        stderr.print(line, markup=False, highlight=False)
+
+
+def caret_lines(err: InvarError) -> list[str]:
+    """The source line of ``err`` and a caret under its column (1-based), or
+    nothing when either is unknown."""
+    if not err.source_line or not err.col:
+        return []
+    text = err.source_line.rstrip("\n").expandtabs(8)
+    if err.col > len(text) + 1:
+        return []
+    return [f"  {text}", "  " + " " * (err.col - 1) + "^"]
 
 
 #: the exit status of the command that an interrupt stopped (run() then leaves at once)

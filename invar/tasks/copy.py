@@ -190,7 +190,7 @@ def string_examples(path: str | Path) -> list[Example]:
             error = DataError("not UTF-8 text", path=str(path), line=no, col=raw.index(s) + undecodable(s) + 1)
         elif (bad := next((k for k, c in enumerate(s) if c not in POOL), None)) is not None:
             error = DataError(f"{s[bad]!r} is not a copy symbol (letters a-z, A-Z)", path=str(path), line=no,
-                              col=raw.index(s) + bad + 1)
+                              col=raw.index(s) + bad + 1, source_line=raw)
         out.append(Example(s, None if error else s, str(path), no, error=error))
     return out
 

@@ -45,6 +45,37 @@ def test_relocating_an_error_shows_its_new_place():
 def test_commands_print_no_line_and_column_where_there_is_none(invoke, tmp_path, argv, status, shown):
     result = invoke(*[a.format(tmp=tmp_path, fixtures=FIXTURES) for a in argv])
     assert result.exit_code == status, result.output
-    (line,) = result.stderr.splitlines()
+    line, *rest = result.stderr.splitlines()
     assert line.startswith(shown.format(tmp=tmp_path, fixtures=FIXTURES)), line
     assert ":0:" not in line
+    # a caret under the column follows only where the column is known
+    assert rest == [] or (len(rest) == 2 and rest[1].strip() == "^" and line.split(":")[2].isdigit())
+
+
+@pytest.mark.parametrize("source_line, col, shown", [
+    ("abc!def", 4, ["  abc!def", "     ^"]),
+    ("abc", 0, []),  # no column: no caret
+    (None, 3, []),  # no source line: no caret
+    ("ab", 9, []),  # a column past the line is not drawn
+])
+def test_a_caret_follows_the_located_line_where_the_column_and_line_are_known(source_line, col, shown):
+    from invar.cli.console import caret_lines
+    from invar.errors import ParseError
+
+    assert caret_lines(ParseError("bad", path="f", line=2, col=col, source_line=source_line)) == shown
+
+
+def test_a_bad_symbol_in_a_copy_dataset_is_shown_with_a_caret(invoke, tmp_path):
+    import shutil
+
+    data = tmp_path / "copy"
+    shutil.copytree(FIXTURES / "copy", data)
+    lines = (data / "train.txt").read_text().splitlines()
+    lines[0] = lines[0][:3] + "#" + lines[0][4:]
+    (data / "train.txt").write_text("\n".join(lines) + "\n")
+    result = invoke("train", "--task", "copy", "--data", data, "--arch", "dualpart", "--epochs", "1",
+                    "--out", tmp_path / "m.pt")
+    assert result.exit_code == 1
+    first, source, caret = [line for line in result.stderr.splitlines() if line][:3]
+    assert first.startswith(f"{data / 'train.txt'}:1:4: error: ")
+    assert source == f"  {lines[0]}" and caret == "     ^"
