@@ -141,5 +141,6 @@ def test_console_script_prints_no_traceback(tmp_path):
         capture_output=True, text=True,
     )
     assert run.returncode == 1
-    assert run.stderr.strip() == f"{bad}:1:11: error: empty operand"
+    # the located line, then the source line and a caret under the column
+    assert run.stderr.splitlines() == [f"{bad}:1:11: error: empty operand", "  movq %rax,", "            ^"]
     assert "Traceback" not in run.stderr
