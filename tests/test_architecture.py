@@ -26,7 +26,7 @@ PACKAGE = ROOT / "invar"
 #: the package face, ``invar/__init__.py``.
 LAYERS: list[tuple[str, ...]] = [
     ("errors", "version", "processes", "interrupts"),
-    ("program", "files"),
+    ("program", "files", "sandbox"),
     ("symmetry",),
     ("frontends",),
     ("encoding",),

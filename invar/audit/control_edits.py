@@ -225,9 +225,12 @@ class Reader:
     lang: str
     dedent: bool
     units: int
+    #: the task's own reading of a program's text, where its frontend cannot read
+    #: it (an output-prediction example: a function and the call ``f(..) == ??``)
+    parse: Callable[[str], Program] | None = None
 
     @staticmethod
-    def of(program: Program) -> "Reader | None":
+    def of(program: Program, parse: Callable[[str], Program] | None = None) -> "Reader | None":
         text = program.render()
         for dedent in (False, True):
             if dedent and textwrap.dedent(text) == text:
@@ -238,12 +241,20 @@ class Reader:
                 continue
             if units:
                 return Reader(program.lang, dedent, len(units))
+        if parse is not None:
+            try:
+                parse(text)
+            except _UNREADABLE:
+                return None
+            return Reader(program.lang, False, 1, parse)
         return None
 
     def read(self, text: str) -> Program | None:
         """The first unit of ``text``, or None when it does not read as
         many units as the original."""
         try:
+            if self.parse is not None:
+                return self.parse(text)
             units = _read_units(textwrap.dedent(text) if self.dedent else text, self.lang)
         except _UNREADABLE:
             return None

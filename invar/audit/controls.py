@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import InvarError, UsageError
 from ..program import Program
@@ -78,7 +78,8 @@ _TASK_KINDS = {
     "alta": ("capture", "constant"),  # no dependencies, no operators among the symbols
 }
 
-def draw_controls(program: Program, n: int, rng: random.Random, kinds: Sequence[str] = KINDS) -> list[Control]:
+def draw_controls(program: Program, n: int, rng: random.Random, kinds: Sequence[str] = KINDS,
+                  parse: Callable[[str], Program] | None = None) -> list[Control]:
     """Up to ``n`` controls of ``program``, the ``kinds`` taken in turn from
     a seeded start so that a few controls cover several kinds; within a
     kind, its candidates in a seeded order. Deterministic for a seed. Fewer
@@ -93,7 +94,7 @@ def draw_controls(program: Program, n: int, rng: random.Random, kinds: Sequence[
     start = rng.randrange(len(kinds))
     kinds = kinds[start:] + kinds[:start]
     queues = {kind: candidates(program, kind, rng) for kind in kinds}
-    reader = Reader.of(program)
+    reader = Reader.of(program, parse)  # the task's own reading where the frontend cannot read the text
     if reader is None:
         return []
     tries = dict.fromkeys(kinds, 0)

@@ -150,12 +150,25 @@ def summary_rows(report: dict) -> list[tuple[str, str, str]]:
                      ""))
     rows += _invariance_rows(report) + _noise_rows(report) + _sensitivity_rows(report) + _reply_rows(report)
     oracle = report["oracle"]
-    if oracle is not None:
+    if oracle is not None and _runs_code(report):
+        # a variant is the same program: a result it changes, or an error it raises, is invar's own error
+        own = oracle["label_changes"] + oracle["errors"]
+        rows.append(("INVAR'S OWN ERRORS: variants run to another result or error" if own else
+                     "variants run to the original's result (oracle)",
+                     f"{own:,} of {oracle['examples'] + oracle['errors']:,} examples", ""))
+    elif oracle is not None:
         rows.append(("label changes (oracle)",
                      f"{_share(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
                      + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else ""), ""))
         rows.append(("violations without a label change", _num(oracle["violations_without_label_change"]), ""))
     return rows
+
+
+def _runs_code(report: dict) -> bool:
+    """Whether the audited task's oracle runs the programs (output prediction)."""
+    from ..tasks import get_task
+
+    return getattr(get_task(report["task"]["name"]), "runs_code", False)
 
 
 def _interval(pair, fmt=None) -> str:

@@ -27,7 +27,7 @@ import itertools
 import json
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 from ..errors import InvarError, SpaceError
@@ -287,7 +287,7 @@ def _draw_controls(s: _State, task, settings: Settings) -> tuple[list, list]:
     rng = random.Random(example_seed(settings.seed, f"controls\0{s.ex.id}"))
     own = task_controls(task, s.program, s.ex.label, (settings.controls + 1) // 2, rng)
     texts = {c.text for c in own}
-    generic = draw_controls(s.program, settings.controls, rng, control_kinds(task))
+    generic = draw_controls(s.program, settings.controls, rng, control_kinds(task), parse=task.parse)
     generic = [c for c in generic if c.text not in texts][: settings.controls - len(own)]
     s.controls_drawn = len(own) + len(generic)
     return own, generic
@@ -301,6 +301,8 @@ def _keep_controls(states: list[_State], drawn: list[tuple[list, list]], adapter
     from .controls import label_changes_many
 
     jobs = [(s.program, s.ex.label, generic) for s, (_own, generic) in zip(states, drawn)]
+    if getattr(task, "runs_code", False) and not settings.oracle:  # code runs only when the user asks: --oracle
+        task = replace(task, oracle=None)
     checked = label_changes_many(task, jobs, oracle=settings.own_oracle)
     for s, (own, generic), changes in zip(states, drawn, checked):
         for control, changed in zip(own + generic, [True] * len(own) + changes):

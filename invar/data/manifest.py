@@ -27,16 +27,17 @@ from typing import Iterable
 
 FILE = "meta.json"
 #: the ``invar`` field of each writer -> the task its datasets are for
-WRITERS = {"bhive-labels": "bhive", "names": "names", "bugs": "bugs", "copy": "copy", "ltl": "ltl", "lm": "lm"}
+WRITERS = {"bhive-labels": "bhive", "names": "names", "bugs": "bugs", "copy": "copy", "ltl": "ltl", "lm": "lm",
+           "exec": "exec"}
 #: the split files each task's directories hold
 _SPLIT_FILES = {"bhive": (".csv",), "names": (".csv",), "bugs": (".csv",), "copy": (".txt",),
-                "ltl": (".txt", ".jsonl", ".ltl"), "lm": (".csv",)}
+                "ltl": (".txt", ".jsonl", ".ltl"), "lm": (".csv",), "exec": (".jsonl",)}
 _SPLITS = ("train", "valid", "val", "test")
 #: the languages of a directory written before ``meta.json`` named them: every
 #: language its task's datasets could hold then (tests/data/test_manifest.py
 #: checks this against each task's :attr:`~invar.tasks.Task.languages`)
 LEGACY_LANGUAGES = {"bhive": ("x86",), "names": ("java", "python"), "bugs": ("java", "python"),
-                    "copy": ("copy",), "ltl": ("ltl",), "lm": ("chars", "java", "python")}
+                    "copy": ("copy",), "ltl": ("ltl",), "lm": ("chars", "java", "python"), "exec": ("python",)}
 
 
 @dataclass(frozen=True)

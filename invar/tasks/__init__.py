@@ -14,7 +14,10 @@ sequence-to-sequence tasks for encoder-decoders: ``ltl`` (formula ->
 satisfying trace) and ``copy`` (a string of interchangeable symbols -> the
 same string). ``alta`` (a token sequence -> a compiled ALTA program's output
 at every position; audits only). ``lm`` (a decoder-only causal language
-model over windows of code: characters or frontend tokens). A sequence
+model over windows of code: characters or frontend tokens). ``exec``
+(output prediction: a function and its call -> the call's result as a
+literal; audits only, labelled and checked by running the code only when
+asked: :mod:`invar.sandbox`). A sequence
 task's examples are pairs (a program whose line 0 is the source and line 1
 the target); its model writes the target, and a
 renaming of the source renames the right output (equivariance), which the
@@ -36,7 +39,7 @@ from ..errors import UsageError
 
 _TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
           "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs",
-          "alta": "invar.tasks.alta", "lm": "invar.tasks.lm"}
+          "alta": "invar.tasks.alta", "lm": "invar.tasks.lm", "exec": "invar.tasks.exec"}
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,10 @@ class Task:
     #: when the task has no oracle. ``audit --oracle`` measures the label's own
     #: change under a transform with it
     oracle: Callable[[Sequence[str]], list] | None = None
+    #: whether ``oracle`` runs the programs themselves (``exec``, in
+    #: :mod:`invar.sandbox`): then nothing may call it unless the user asked
+    #: for execution (``--oracle``), controls included
+    runs_code: bool = False
     #: the language of the task's programs when a dataset does not say (None: any)
     lang: str | None = None
     #: every language the task's datasets can hold (a model of the task reads

@@ -50,7 +50,7 @@ from . import Task, get_task
 #: the longest segment a :class:`Reading` keeps (the audit shows it as an example)
 SEGMENT_CHARS = 200
 #: the tasks with a shipped prompt template (``prompts/TASK.txt``)
-PROMPTED: tuple[str, ...] = ("bhive", "names", "bugs", "classify")
+PROMPTED: tuple[str, ...] = ("bhive", "names", "bugs", "classify", "exec")
 _RAISE = "raise --max-tokens"
 
 
@@ -85,6 +85,11 @@ class Reader:
     #: (repeats allowed); None: the explicit final answers (:func:`finals`)
     #: read by ``parse``
     find: Callable[[str], Sequence[Any]] | None = None
+    #: how the segment is tidied before ``parse`` reads it; None: :func:`clean`
+    #: (markdown bullets and emphasis removed). A task whose answers are code
+    #: gives its own: ``*`` and ``_`` pairs are part of a Python literal
+    #: (``'__init__'``), and removing them would misread it
+    tidy: Callable[[str], str] | None = None
 
     def __call__(self, reply: str) -> Any:
         return self.read(reply).value
@@ -92,7 +97,7 @@ class Reader:
     def read(self, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
         """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
         text = without_reasoning(reply, truncated=truncated)
-        segment = clean(_segment(text, pattern, truncated))
+        segment = (self.tidy or clean)(_segment(text, pattern, truncated))
         if not segment:
             raise Unreadable("the answer is empty")
         value = _parsed(self.parse, segment)

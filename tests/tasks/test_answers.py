@@ -283,9 +283,9 @@ def test_each_shipped_prompt_has_one_placeholder_and_its_example_is_read(name, v
 
 
 def test_a_task_without_a_shipped_prompt_is_a_usage_error():
-    assert set(PROMPTED) == {"bhive", "names", "bugs", "classify"}
+    assert set(PROMPTED) == {"bhive", "names", "bugs", "classify", "exec"}
     for name in sorted(set(task_names()) - set(PROMPTED)):
-        with pytest.raises(UsageError, match="bhive, names, bugs, classify") as err:
+        with pytest.raises(UsageError, match="bhive, names, bugs, classify, exec") as err:
             prompt(name)
         assert err.value.path == "--prompt"
     with pytest.raises(UsageError, match="unknown task"):

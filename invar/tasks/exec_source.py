@@ -1,0 +1,254 @@
+"""Self-contained functions of a directory, and the calls invar draws for them
+(``invar data exec --source DIR``).
+
+**Which functions.** Every top-level function (``def``, not ``async def``;
+no method, no nested function) of every ``.py`` file under DIR that the
+Python frontend reads and that is **self-contained**: every name it uses is
+its own (a parameter, a local, an import inside it), a builtin, or its own
+name (a recursive call). One that reads a module's global, an import at the
+top of its file, or a ``global`` name is skipped and counted. Its text is
+stored as it stands in its file.
+
+**Which calls.** The arguments come from an inputs file when it names the
+function (``--inputs FILE``: JSON lines ``{"function": NAME, "input":
+"ARGUMENTS"}``, with ``"path"``, relative to DIR, to tell apart functions of
+one name), else they are drawn, seeded by the function's path, line and
+name, from the parameters' annotations (the **literal types**):
+
+=====================  ====================================================
+annotation             drawn value
+=====================  ====================================================
+``int``                an integer from -5 to 10
+``float``              a number from -10 to 10, two decimals
+``bool``               True or False
+``str`` / ``bytes``    0 to 8 characters of ``abcxyz`` and a space
+``None``               None
+``list[T]``            0 to 5 elements of T (bare ``list``: of ints)
+``tuple[T, ...]``      0 to 5 elements of T; ``tuple[A, B]``: one of each
+``set[T]``             0 to 5 elements of T (bare ``set``: of ints)
+``dict[K, V]``         0 to 4 entries (bare ``dict``: str to int)
+``Optional[T]``        None one time in five, else T
+``A | B``, ``Union``   one of the members, uniformly
+=====================  ====================================================
+
+``typing``'s spellings (``List[int]``, ``typing.Dict``) and annotations
+written as strings are read alike. A parameter with a default and no
+annotation keeps its default (it is not passed), as do ``*args`` and
+``**kwargs``; a keyword-only parameter is passed by name. A function with a
+parameter that has neither a type above nor a default is skipped and
+counted. ``calls`` distinct calls are drawn per function (fewer when its
+parameters have fewer values). Arguments are written as canonical literals
+(:func:`invar.sandbox.literal`), so the same seed writes the same text.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import DataError
+
+_SCALARS = {"int": lambda r: r.randint(-5, 10), "float": lambda r: round(r.uniform(-10, 10), 2),
+            "bool": lambda r: r.random() < 0.5, "None": lambda r: None, "NoneType": lambda r: None,
+            "str": lambda r: _text(r), "bytes": lambda r: _text(r).encode("ascii")}
+_BARE = {"list": ("list", ["int"]), "List": ("list", ["int"]), "tuple": ("tuple", ["int", ...]),
+         "Tuple": ("tuple", ["int", ...]), "set": ("set", ["int"]), "Set": ("set", ["int"]),
+         "dict": ("dict", ["str", "int"]), "Dict": ("dict", ["str", "int"])}
+_GENERIC = {"list": "list", "List": "list", "Sequence": "list", "Iterable": "list", "tuple": "tuple",
+            "Tuple": "tuple", "set": "set", "Set": "set", "dict": "dict", "Dict": "dict", "Mapping": "dict",
+            "Optional": "optional", "Union": "union"}
+#: how many times a draw is tried for each distinct call asked
+_TRIES = 5
+
+
+@dataclass(frozen=True)
+class Target:
+    """A function to call, and the calls it gets."""
+
+    #: the file, relative to the source directory
+    path: str
+    line: int
+    name: str
+    #: the function's text, as it stands in its file
+    code: str
+    #: the calls' arguments (``1, [2, 3]``)
+    inputs: tuple[str, ...]
+
+
+def _text(rng: random.Random) -> str:
+    return "".join(rng.choice("abcxyz ") for _ in range(rng.randint(0, 8)))
+
+
+# ------------------------------------------------------------------- types
+def drawer(node: ast.expr | None) -> Callable[[random.Random], Any] | None:
+    """A seeded drawer of values of the annotation ``node`` (the table of
+    the module docstring), or None for a type it does not know."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):  # "list[int]"
+        try:
+            return drawer(ast.parse(node.value, mode="eval").body)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    if isinstance(node, ast.Constant) and node.value is None:
+        return _SCALARS["None"]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union([drawer(node.left), drawer(node.right)])
+    name = _name(node.value if isinstance(node, ast.Subscript) else node)
+    if not isinstance(node, ast.Subscript):
+        if name in _SCALARS:
+            return _SCALARS[name]
+        if name in _BARE:
+            kind, args = _BARE[name]
+            return _container(kind, [_SCALARS[a] if a is not ... else ... for a in args])
+        return None
+    kind = _GENERIC.get(name)
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    args = [... if isinstance(a, ast.Constant) and a.value is ... else drawer(a) for a in items]
+    if kind is None or any(a is None for a in args):
+        return None
+    if kind == "optional":
+        return _union([args[0], _SCALARS["None"]], weights=(4, 1)) if len(args) == 1 else None
+    if kind == "union":
+        return _union(args)
+    return _container(kind, args)
+
+
+def _name(node: ast.expr) -> str | None:
+    """``int``, ``typing.List`` -> ``List``; None for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("typing", "t"):
+        return node.attr
+    return None
+
+
+def _union(members: list, weights=None):
+    if any(m is None for m in members):
+        return None
+    return lambda r: r.choices(members, weights=weights)[0](r)
+
+
+def _container(kind: str, args: list):
+    """A drawer of a list, tuple, set or dict of the drawers ``args``."""
+    if kind in ("list", "set") and len(args) == 1 and args[0] is not ...:
+        make = list if kind == "list" else set
+        return lambda r: make(args[0](r) for _ in range(r.randint(0, 5)))
+    if kind == "tuple" and len(args) == 2 and args[1] is ...:
+        return lambda r: tuple(args[0](r) for _ in range(r.randint(0, 5)))
+    if kind == "tuple" and ... not in args:
+        return lambda r: tuple(a(r) for a in args)
+    if kind == "dict" and len(args) == 2 and ... not in args:
+        return lambda r: {args[0](r): args[1](r) for _ in range(r.randint(0, 4))}
+    return None
+
+
+# -------------------------------------------------------------- functions
+def self_contained(unit) -> bool:
+    """Whether every name a function uses is its own, a builtin, or its own name."""
+    own = unit.name
+    return not any(t.view in ("global", "free") and t.text != own for t in unit.tokens)
+
+
+def signature(code: str) -> tuple[list[tuple[str, Callable | None, bool]], str | None]:
+    """The function's parameters to pass, ``(name, drawer, by keyword)``,
+    or a reason it cannot be called with drawn arguments."""
+    fn = ast.parse(code).body[0]
+    if isinstance(fn, ast.AsyncFunctionDef):
+        return [], "async"
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    out, omitted = [], False
+    for arg, default in list(zip(positional, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
+        draw = drawer(arg.annotation)
+        if draw is None and default is None:
+            return [], "a parameter of no type invar draws (annotate it, or give inputs with --inputs)"
+        if draw is None:
+            omitted = omitted or arg in positional  # it keeps its default
+        elif not (omitted and arg in a.posonlyargs):  # after an omitted one, by keyword (or its default)
+            out.append((arg.arg, draw, arg in a.kwonlyargs or omitted))
+    return out, None
+
+
+def draw_inputs(params, rng: random.Random, calls: int) -> list[str]:
+    """Up to ``calls`` distinct argument texts drawn for ``params``."""
+    from ..sandbox import literal
+
+    out: dict[str, None] = {}
+    for _ in range(calls * _TRIES):
+        if len(out) >= calls:
+            break
+        try:
+            parts = [(f"{name}=" if by_keyword else "") + literal(draw(rng)) for name, draw, by_keyword in params]
+        except TypeError:  # an unhashable element drawn for a set or a key
+            continue
+        out.setdefault(", ".join(parts), None)
+    return list(out)
+
+
+def read_inputs(path: str | Path) -> dict[tuple[str | None, str], list[str]]:
+    """An inputs file: ``(path or None, function) -> [arguments]``; a
+    located DataError for a row that is not one."""
+    out: dict[tuple[str | None, str], list[str]] = {}
+    text = Path(path).read_text(encoding="utf-8")
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            row = json.loads(raw)
+            name, arguments = row["function"], row["input"]
+            ast.parse(f"f({arguments})", mode="eval")
+            if not isinstance(name, str) or not isinstance(arguments, str):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, SyntaxError):
+            raise DataError('expected {"function": NAME, "input": "ARGUMENTS"} with arguments that parse',
+                            path=str(path), line=lineno, col=1) from None
+        out.setdefault((row.get("path"), name), []).append(arguments)
+    return out
+
+
+def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = None) -> tuple[list[Target], dict]:
+    """The functions of ``source`` to call, with their calls, and what was
+    skipped and why (reason -> count)."""
+    from .names import read_units, source_files
+
+    root = Path(source)
+    out, skipped = [], {}
+    for rel in source_files(root):
+        if not rel.endswith(".py"):
+            continue
+        units, unreadable = read_units(root / rel, rel)
+        if units is None:
+            skipped[f"in files not read ({unreadable})"] = skipped.get(f"in files not read ({unreadable})", 0) + 1
+            continue
+        for unit in units:
+            target, why = _target(unit, rel, seed, calls, inputs or {})
+            if why is not None:
+                skipped[why] = skipped.get(why, 0) + 1
+            else:
+                out.append(target)
+    return out, skipped
+
+
+def _target(unit, rel: str, seed: int, calls: int, inputs: dict) -> tuple[Target | None, str | None]:
+    if "." in unit.name or unit.name == "<module>":
+        return None, "not a top-level function"
+    if not self_contained(unit):
+        return None, "not self-contained (it reads a global)"
+    code, line = unit.render() + "\n", unit.lines[0].source_line
+    given = inputs.get((rel, unit.name)) or inputs.get((None, unit.name))
+    if given:
+        return Target(rel, line, unit.name, code, tuple(given)), None
+    params, why = signature(code)
+    if why is not None:
+        return None, why
+    drawn = draw_inputs(params, random.Random(f"{seed}:{rel}:{line}:{unit.name}"), calls)
+    return Target(rel, line, unit.name, code, tuple(drawn)), None
+
+
+__all__ = ["Target", "drawer", "self_contained", "signature", "draw_inputs", "read_inputs", "targets"]
