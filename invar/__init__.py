@@ -85,12 +85,13 @@ def audit(model, dataset, **kwargs):
     return _audit(model, dataset, **kwargs)
 
 
-def train(**kwargs):
-    """Train an architecture on a task's dataset, as ``invar train`` does;
-    keyword arguments as :func:`invar.train.train`. Returns its TrainResult."""
+def train(config=None, /, **kwargs):
+    """Train an architecture on a task's dataset, as ``invar train`` does:
+    a :class:`~invar.config.TrainConfig`, changed by any keyword settings
+    (as :func:`invar.train.train`). Returns its TrainResult."""
     from .train import train as _train
 
-    return _train(**kwargs)
+    return _train(config, **kwargs)
 
 
 __all__ = [

@@ -1,8 +1,10 @@
 """Checkpoints: one ``.pt`` file, written atomically, read without unpickling code.
 
 A checkpoint is a dict of plain data: the weights (tensors), the model config,
-the vocabulary, the task, the languages it was trained on, the metrics and a
-format version, every value JSON-compatible apart from the tensors. A
+the vocabulary, the task, the languages it was trained on, the metrics, the
+training run's settings (``train``: :class:`~invar.config.TrainConfig` as a
+dict, which makes the config again) and a format version, every value
+JSON-compatible apart from the tensors. A
 checkpoint written before ``languages`` existed reads every language of its
 task's datasets (:attr:`invar.tasks.Task.languages`: ``bhive`` x86, ``ltl``
 LTL, ``copy`` copy strings, ``names`` and ``bugs`` Python or Java). A config
@@ -61,7 +63,8 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
         lines = [line.strip() for line in str(err).splitlines() if line.strip()]
         unsafe = next((line for line in lines if "GLOBAL" in line), None)
         if unsafe:
-            raise ModelError(f"refused: the file holds objects other than weights and plain data ({unsafe})", path=shown)
+            raise ModelError(f"refused: the file holds objects other than weights and plain data ({unsafe})",
+                             path=shown)
         detail = next((line for line in lines if line.startswith("Unsupported")), _first_line(err))
         raise ModelError(f"not a readable checkpoint ({detail})", path=shown)
     except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, KeyError, AttributeError,

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("data",),
     ("tasks",),
     ("nn",),
-    ("checkpoint",),
+    ("checkpoint", "config"),
     ("train", "audit", "alta"),
     ("",),
     ("cli",),

@@ -508,3 +508,62 @@ def test_cosine_to_the_cap_without_early_stopping(dataset, tmp_path):
     assert (len(result.history), result.stopped_by, result.schedule) == (3, None, "cosine")
     lrs = [h["lr"] for h in result.history]
     assert lrs[0] > lrs[1] > lrs[2] == pytest.approx(0.1 * QUICK["lr"], rel=0.05)
+
+
+# ------------------------------------------------------ the run as one value
+def _make_resume():
+    """tests/nn/data/make_resume.py, which wrote the states of an earlier invar (its runs and their data)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_resume", ROOT / "tests" / "nn" / "data" / "make_resume.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("kind", ["pooled", "encoder-decoder", "causal-lm"])
+def test_a_state_saved_by_the_previous_invar_resumes_exactly(kind, tmp_path):
+    """A training state cut mid-epoch by the invar before TrainConfig and
+    the model kinds' wrappers (tests/nn/data/resume-KIND.pt) resumes: the
+    run ends with the weights and history of an uninterrupted run of today's
+    invar, so today's steps are the earlier invar's, bit for bit."""
+    import shutil
+
+    make = _make_resume()
+    settings = dict(make.RUNS[kind], data=make.dataset(kind, tmp_path), threads=1, save_every=make.SAVE_EVERY)
+    whole = train(out=tmp_path / "whole.pt", **settings)
+    shutil.copy(ROOT / "tests" / "nn" / "data" / f"resume-{kind}.pt", resume_path(tmp_path / "cut.pt"))
+    cut = train(out=tmp_path / "cut.pt", resume=True, **settings)
+    assert cut.resumed_from == (0, make.SAVE_EVERY)
+    assert _without_seconds(cut.history) == _without_seconds(whole.history)
+    a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_config_trains_as_its_settings_do_and_the_checkpoint_stores_it(dataset, tmp_path):
+    from invar.config import TrainConfig
+
+    config = TrainConfig(data=dataset, arch="renamer", out=tmp_path / "a.pt", epochs=1, heads=4, **QUICK)
+    result = train(config)
+    train(data=dataset, arch="renamer", out=tmp_path / "b.pt", epochs=1, heads=4, **QUICK)
+    a, b = _weights(tmp_path / "a.pt"), _weights(tmp_path / "b.pt")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    stored = checkpoint.load(tmp_path / "a.pt")["train"]
+    assert stored == config.replace(max_len=128).as_dict() and TrainConfig(**stored).heads == 4
+    assert invar.load_model(tmp_path / "a.pt").config.n_head == 4 and result.out == str(tmp_path / "a.pt")
+    assert checkpoint.load(resume_path(tmp_path / "a.pt"), kind="resume")["train"] == stored
+
+
+def test_the_loop_never_asks_which_kind_of_model_it_trains():
+    """The kinds (pooled encoder, encoder-decoder, causal language model)
+    say how they read, fit, lose and validate (invar/nn/model.py); the loop
+    reads no head and no kind's name."""
+    import ast
+
+    source = (ROOT / "invar" / "train.py").read_text()
+    asked = [ast.unparse(node) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare)
+             and any(isinstance(part, ast.Attribute) and part.attr in ("head", "generates")
+                     or isinstance(part, ast.Constant) and part.value in ("lm", "generate", "regression")
+                     for part in (node.left, *node.comparators))]
+    assert asked == []
+    assert "generates" not in source and "computes_loss" not in source

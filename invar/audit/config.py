@@ -12,34 +12,24 @@ report (``--format``, ``--out``, ``--fail-over`` …) are not settings of the
 audit: the first are :func:`invar.audit`'s arguments, the second the
 command's own options.
 
-Layer train/audit/alta: imports errors and tasks only (and, to check the
-name of a ``--fail-over``/``--fail-under`` bound, the report's schema).
+Layer train/audit/alta: imports errors, config (:func:`~invar.config.option`
+and the field checks it shares with the training run's config) and tasks
+only (and, to check the name of a ``--fail-over``/``--fail-under`` bound,
+the report's schema).
 """
 
 from __future__ import annotations
 
-import math
 import re
-import typing
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal, Sequence
 
+from ..config import check_field, choices_of, field_types, option
 from ..errors import UsageError
 
 #: the transforms an audit can draw variants from
 Transform = Literal["renamings", "permutations", "both"]
 TRANSFORMS: tuple[str, ...] = ("renamings", "permutations", "both")
-
-
-def option(default: Any, *flags: str, help: str, min: float | None = None, max: float | None = None,
-           choices: Any = None, metavar: str | None = None, read_file: bool = False) -> Any:
-    """A field of a run's config with what its command-line option needs:
-    ``flags`` (the long one first), ``help`` (one line), inclusive bounds,
-    ``choices`` (a function returning them, for choices a registry decides),
-    and ``read_file`` (the option names a file whose text is the value)."""
-    meta = {"flags": flags, "help": help, "min": min, "max": max, "choices": choices, "metavar": metavar,
-            "read_file": read_file}
-    return field(default=default, metadata=meta)
 
 
 def _tasks() -> list[str]:
@@ -90,6 +80,12 @@ class AuditConfig:
     shard: str | None = option(
         None, "--shard",
         help="I/N: audit the I-th of N shards (1-based); combine the JSONL with invar audit merge.")
+    # the suites of invar.audit.suite (name: the newest version; name@version), listed here because that
+    # module imports this one; tests/audit/test_suite.py checks that the two agree
+    suite: Literal["code-reasoning", "code-reasoning@1"] | None = option(
+        None, "--suite",
+        help="Run a versioned suite of audits in place of --dataset (code-reasoning: exec, names, bugs, bhive), its "
+             "examples, seeds and variants fixed by its version: one report per task and a summary under --out DIR.")
     # ------------------------------------------------------------- the measures
     tolerance: float = option(
         1e-6, "--tolerance", min=0,
@@ -139,7 +135,7 @@ class AuditConfig:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            _check_field(f, getattr(self, f.name))
+            check_field(f, getattr(self, f.name), type(self))
         if self.shard is not None:
             object.__setattr__(self, "shard", _shard_text(self.shard))
         if self.answer_regex is not None:
@@ -168,41 +164,6 @@ class AuditConfig:
         if unknown:
             raise UsageError(f"no audit setting {', '.join(map(repr, unknown))} (settings: {', '.join(sorted(known))})")
         return (config or cls()).replace(**options) if options else (config or cls())
-
-
-def _check_field(f, value: Any) -> None:
-    """The field's bounds and choices, with the option's name in the message."""
-    meta, flag = f.metadata, f.metadata["flags"][0].split("/")[0]
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        choices = choices_of(f)
-        if choices is not None and value not in choices:
-            raise UsageError(f"{value!r}: choose from {', '.join(choices)}", path=flag)
-        return
-    if isinstance(value, float) and not math.isfinite(value):
-        raise UsageError(f"{value}: give a finite number", path=flag)
-    if meta["min"] is not None and value < meta["min"]:
-        raise UsageError(f"{value:g} is below the least allowed, {meta['min']:g}", path=flag)
-    if meta["max"] is not None and value > meta["max"]:
-        raise UsageError(f"{value:g} is above the most allowed, {meta['max']:g}", path=flag)
-
-
-def field_types(cls: type) -> dict[str, Any]:
-    """A config's field types, resolved (the module postpones annotations)."""
-    return typing.get_type_hints(cls)
-
-
-def choices_of(f, cls: type | None = None) -> tuple[str, ...] | None:
-    """A field's choices: its metadata's (a registry's), else its ``Literal``
-    type's (also inside ``| None``); None for a field without choices."""
-    if f.metadata.get("choices") is not None:
-        return tuple(f.metadata["choices"]())
-    annotation = field_types(cls or AuditConfig)[f.name]
-    for part in (annotation, *typing.get_args(annotation)):
-        if typing.get_origin(part) is Literal:
-            return tuple(typing.get_args(part))
-    return None
 
 
 def check_measure(name: str, option: str = "--fail-over") -> None:

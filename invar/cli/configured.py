@@ -1,6 +1,6 @@
 """A command's options made from a run's config, so that each option is
 declared once: in the config's field (type, choices, default, flags, help,
-bounds; :func:`invar.audit.config.option`).
+bounds; :func:`invar.config.option`).
 
 :func:`with_config` adds one typer option per field of the config class to
 a command and hands the command the config built from them. Choices come
@@ -15,19 +15,20 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from dataclasses import fields
+from dataclasses import MISSING, fields
 from typing import Annotated, Any, Callable, Literal, Optional
 
 import typer
 
-from ..audit.config import choices_of, field_types
+from ..config import choices_of, field_types, option_fields
 
 
 def config_parameters(cls: type) -> list[inspect.Parameter]:
-    """One keyword parameter per field of ``cls``, annotated for typer."""
+    """One keyword parameter per option field of ``cls``, annotated for typer
+    (a field without a default is a required option)."""
     types = field_types(cls)
     out = []
-    for f in fields(cls):
+    for f in option_fields(cls):
         meta = f.metadata
         annotation = types[f.name]
         choices = choices_of(f, cls)
@@ -41,8 +42,11 @@ def config_parameters(cls: type) -> list[inspect.Parameter]:
                 extra[key] = meta[key]
         if choices is not None:
             extra.setdefault("metavar", f"[{'|'.join(choices)}]")
-        option = typer.Option(*meta["flags"], help=meta["help"], show_default=f.default is not None, **extra)
-        out.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
+        required = f.default is MISSING
+        option = typer.Option(*meta["flags"], help=meta["help"], show_default=not required and f.default is not None,
+                              **extra)
+        out.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
+                                     default=inspect.Parameter.empty if required else f.default,
                                      annotation=Annotated[annotation, option]))
     return out
 

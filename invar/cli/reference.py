@@ -1,15 +1,20 @@
-"""Generated artefacts that must follow the CLI: shell completions and docs/cli.md.
+"""Generated artefacts that must follow the CLI: shell completions, docs/cli.md,
+and the options table of a run's config in its page (docs/models.md: training).
 
-Both are produced by walking the command tree behind the typer app, so
-they list exactly the commands and options that exist. ``tools/regenerate.py``
-writes them; tests/cli/test_reference.py fails when the checked-in copies
-differ from what this module produces now.
+The first two are produced by walking the command tree behind the typer
+app, so they list exactly the commands and options that exist; the table
+is produced from the config's fields (:func:`config_table`), where each
+option is declared. ``tools/regenerate.py`` writes them; tests fail when the
+checked-in copies differ from what this module produces now
+(tests/cli/test_reference.py, tests/cli/test_train_cli.py).
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+import typing
+from dataclasses import MISSING, dataclass, fields
+from typing import Literal
 
 import typer
 
@@ -31,10 +36,14 @@ def _is_option(p) -> bool:
 
 
 def _choices(p) -> tuple[str, ...] | None:
-    """The values an option accepts, when they are a closed set (an Enum)."""
+    """The values an option accepts, when they are a closed set (an Enum, or
+    a ``Literal``: a config's field, :mod:`.configured`)."""
     annotation = getattr(getattr(p, "type_descriptor", None), "annotation", None)
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return tuple(str(e.value) for e in annotation)
+    for part in (annotation, *typing.get_args(annotation)):
+        if typing.get_origin(part) is Literal:
+            return tuple(str(c) for c in typing.get_args(part))
     choices = getattr(getattr(p, "type", None), "choices", None)
     return tuple(str(getattr(c, "value", c)) for c in choices) if choices else None
 
@@ -71,9 +80,9 @@ def walk() -> list[Cmd]:
 # ----------------------------------------------------------------- completions
 def bash() -> str:
     cmds = walk()
-    lines = [f"# bash completion for invar ({HEADER})", "_invar() {", '    local cur words path i', '    cur="${COMP_WORDS[COMP_CWORD]}"',
-             '    path="invar"', '    for ((i = 1; i < COMP_CWORD; i++)); do', '        case "${COMP_WORDS[i]}" in -*) ;; *)',
-             '            case "$path ${COMP_WORDS[i]}" in']
+    lines = [f"# bash completion for invar ({HEADER})", "_invar() {", '    local cur words path i',
+             '    cur="${COMP_WORDS[COMP_CWORD]}"', '    path="invar"', '    for ((i = 1; i < COMP_CWORD; i++)); do',
+             '        case "${COMP_WORDS[i]}" in -*) ;; *)', '            case "$path ${COMP_WORDS[i]}" in']
     for c in cmds:
         if len(c.path) > 1:
             lines.append(f'                "{" ".join(c.path)}") path="{" ".join(c.path)}" ;;')
@@ -97,8 +106,9 @@ def bash() -> str:
 
 def zsh() -> str:
     cmds = walk()
-    out = ["#compdef invar", f"# zsh completion for invar ({HEADER})", "", "_invar() {", "  local -a words_here", "  local path=invar w",
-           "  for w in ${words[2,CURRENT-1]}; do", "    [[ $w == -* ]] && continue", '    case "$path $w" in']
+    out = ["#compdef invar", f"# zsh completion for invar ({HEADER})", "", "_invar() {", "  local -a words_here",
+           "  local path=invar w", "  for w in ${words[2,CURRENT-1]}; do", "    [[ $w == -* ]] && continue",
+           '    case "$path $w" in']
     for c in cmds:
         if len(c.path) > 1:
             out.append(f'      "{" ".join(c.path)}") path="{" ".join(c.path)}" ;;')
@@ -167,3 +177,46 @@ def markdown() -> str:
         if c.subcommands:
             out += ["Subcommands: " + ", ".join(f"`{name} {s}`" for s in c.subcommands), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+# ------------------------------------------------------------ config tables
+def config_table(cls: type) -> str:
+    """The options table of a run's config ``cls``: every field with its
+    flags and choices, its Python name, its default and its help, in the
+    order declared (a field without flags is set from Python only)."""
+    from ..config import choices_of
+
+    rows = ["| option | Python | default | meaning |", "| --- | --- | --- | --- |"]
+    for f in fields(cls):
+        meta = f.metadata
+        spell = ", ".join(f"`{flag}`" for flag in meta.get("flags", ())) or "(Python only)"
+        choices = choices_of(f, cls) if "flags" in meta else None
+        if choices:
+            spell += " (" + "\\|".join(choices) + ")"
+        default = "required" if f.default is MISSING else f"`{f.default}`" if f.default is not None else ""
+        sets = f" Sets the model's `{meta['model']}`." if meta.get("model") else ""
+        rows.append(f"| {spell} | `{f.name}` | {default} | {meta['help']}{sets} |")
+    return "\n".join(rows) + "\n"
+
+
+def table_marks(name: str) -> tuple[str, str]:
+    """The lines that open and close the generated table ``name`` in a page."""
+    return (f"<!-- {name} options: generated by tools/regenerate.py from the config's fields; do not edit -->",
+            f"<!-- end of {name} options -->")
+
+
+def with_table(page: str, name: str, table: str) -> str:
+    """``page`` with the generated table ``name`` (between its marks) replaced by ``table``."""
+    begin, end = table_marks(name)
+    if page.count(begin) != 1 or page.count(end) != 1:
+        raise ValueError(f"the page needs one {begin!r} line and one {end!r} line")
+    head, rest = page.split(begin + "\n", 1)
+    return head + begin + "\n" + table + end + rest.split(end, 1)[1]
+
+
+def config_tables() -> dict[str, tuple[str, type]]:
+    """The generated options tables: page (relative to the repository) -> (the table's name, its config)."""
+    from ..audit.config import AuditConfig
+    from ..config import TrainConfig
+
+    return {"docs/models.md": ("TrainConfig", TrainConfig), "docs/audit.md": ("AuditConfig", AuditConfig)}

@@ -63,7 +63,8 @@ def test_unknown_architecture(invoke, dataset, tmp_path):
 
 def test_missing_dataset(invoke, tmp_path):
     line = _error(invoke("train", "--data", tmp_path / "nowhere", "--arch", "renamer", "--out", tmp_path / "m.pt"))
-    assert line == f"{tmp_path / 'nowhere'}: error: no such dataset directory (label blocks with: invar data bhive --out DIR)"
+    assert line == (f"{tmp_path / 'nowhere'}: error: no such dataset directory (label blocks with: invar data bhive "
+                    "--out DIR)")
 
 
 @pytest.mark.parametrize(
@@ -71,7 +72,8 @@ def test_missing_dataset(invoke, tmp_path):
     [
         ("hex,throughput\n", "train.csv: error: the train split is empty"),
         ("hex,throughput\n4801c3\n", "train.csv:2:1: error: unlabelled block (expected hex,throughput)"),
-        ("hex,throughput\n4801c3,1.0\nzz,2.0\n", "train.csv:3:1: error: cannot read the stored program: not an even-length hex string"),
+        ("hex,throughput\n4801c3,1.0\nzz,2.0\n",
+         "train.csv:3:1: error: cannot read the stored program: not an even-length hex string"),
     ],
 )
 def test_empty_or_unlabelled_dataset(invoke, tmp_path, train_csv, expected):
@@ -105,3 +107,158 @@ def test_usage_errors_exit_2(invoke, dataset, tmp_path):
                     "--threads", "1")
     if not torch.cuda.is_available():
         assert result.exit_code == 2 and "no CUDA device" in result.stderr
+
+
+# ------------------------------------------------ every option declared once
+#: the options a command adds beside its config's (what the run is of, and what is done with its result)
+OWN = {
+    ("invar", "train"): {"--format"},
+    ("invar", "audit"): {"--model", "--dataset", "--format", "--out", "--fail-over", "--fail-under", "--plot",
+                         "--report", "--quiet"},
+}
+
+
+def _configs():
+    from invar.audit.config import AuditConfig
+    from invar.config import TrainConfig
+
+    return {("invar", "train"): TrainConfig, ("invar", "audit"): AuditConfig}
+
+
+@pytest.mark.parametrize("path", sorted(OWN))
+def test_a_commands_options_are_its_configs_fields_and_its_own(path):
+    """Each field of the config is one option of the command, with the
+    field's flags, help, default and choices (the library's registries);
+    the command adds only its own options."""
+    from dataclasses import MISSING
+
+    from invar.cli.reference import _choices, walk
+    from invar.config import choices_of, option_fields
+
+    (command,) = [c for c in walk() if c.path == path]
+    options = {p.opts[0]: p for p in command.params if getattr(p, "param_type_name", "") == "option"}
+    config = _configs()[path]
+    declared = {f.metadata["flags"][0].split("/")[0]: f for f in option_fields(config)}
+    assert set(options) == set(declared) | OWN[path]
+    for flag, f in declared.items():
+        p = options[flag]
+        assert tuple(p.opts + p.secondary_opts) == tuple(n for spec in f.metadata["flags"] for n in spec.split("/"))
+        assert p.help == f.metadata["help"]
+        assert p.required == (f.default is MISSING)
+        assert f.default is MISSING or p.default == f.default, flag
+        assert _choices(p) == choices_of(f, config), flag
+
+
+def test_the_train_command_offers_the_registries_choices():
+    from invar.cli.reference import walk
+    from invar.config import TRAINABLE_TASKS
+    from invar.nn.config import POSITIONS, SIZES
+
+    (command,) = [c for c in walk() if c.path == ("invar", "train")]
+    assert command.choices["--task"] == TRAINABLE_TASKS and "classify" not in TRAINABLE_TASKS
+    assert command.choices["--size"] == tuple(SIZES) and command.choices["--positions"] == POSITIONS
+    assert "--arch" not in command.choices  # the library names the architectures in its error (exit 1, above)
+
+
+def test_the_options_table_of_docs_models_is_generated_from_the_config():
+    from invar.cli.reference import config_table, table_marks, with_table
+    from invar.config import TrainConfig
+    from tests.conftest import ROOT
+
+    page = (ROOT / "docs" / "models.md").read_text()
+    table = config_table(TrainConfig)
+    assert with_table(page, "TrainConfig", table) == page, "docs/models.md is stale: run python tools/regenerate.py"
+    begin, end = table_marks("TrainConfig")
+    assert f"{begin}\n{table}{end}" in page
+    assert "| `--heads` | `heads` |  | Attention heads" in table and "Sets the model's `n_head`." in table
+    stale = page.replace("Programs per step.", "Programs in a step.")
+    assert with_table(stale, "TrainConfig", table) == page != stale  # regenerating restores it
+    with pytest.raises(ValueError, match="needs one"):
+        with_table(page.replace(end, ""), "TrainConfig", table)
+
+
+# ------------------------------------------------------------- the config
+def _config(**changes):
+    from invar.config import TrainConfig
+
+    return TrainConfig(**{"data": "d", "arch": "vanilla", "out": "m.pt", **changes})
+
+
+@pytest.mark.parametrize("changes, path, message", [
+    ({"epochs": 0}, None, "--epochs and --batch-size must be at least 1"),
+    ({"batch_size": 0}, None, "--epochs and --batch-size must be at least 1"),
+    ({"patience": 0}, "--patience", "--patience 0: give at least 1 epoch, or leave it out to train every epoch"),
+    ({"schedule": "step"}, "--schedule", "--schedule step: choose from cosine, plateau"),
+    ({"plateau": 0}, "--plateau", "--plateau 0: give at least 1 epoch"),
+    ({"schedule": "plateau", "patience": 5}, "--patience", "--patience 5 with --plateau 5: the run would stop before "
+     "the learning rate ever halved; give a patience above the plateau"),
+    ({"time_limit": -1.0}, "--time-limit", "--time-limit -1.0: give a number of seconds, at least 0"),
+    ({"precision": "fp16"}, "--precision", "--precision fp16: choose from fp32, tf32, bf16"),
+    ({"lr": -1e-3}, "--lr", "-0.001 is below the least allowed, 0"),
+    ({"beta2": 1.5}, "--beta2", "1.5 is above the most allowed, 1"),
+    ({"lexinvariant_p": 2.0}, "--lexinvariant-p", "2 is above the most allowed, 1"),
+    ({"jobs": 0}, "--jobs", "0 is below the least allowed, 1"),
+    ({"lr": float("inf")}, "--lr", "inf: give a finite number"),
+])
+def test_a_bad_setting_is_refused_when_the_config_is_made(changes, path, message):
+    from invar.errors import UsageError
+
+    with pytest.raises(UsageError) as err:
+        _config(**changes)
+    assert (err.value.message, err.value.path) == (message, path)
+
+
+def test_registry_choices_are_left_to_the_registry_that_reads_them():
+    """A size, a task or a model option outside its registry is refused
+    where the registry reads it, with its own message; a torch device the
+    command line does not offer is taken from Python."""
+    assert _config(size="huge", task="nosuch", pinned_tokens="x", device="cuda:1").device == "cuda:1"
+
+
+def test_settings_make_or_change_a_config():
+    from invar.config import TrainConfig
+    from invar.errors import UsageError
+
+    config = TrainConfig.of(data=FIXTURES, arch="renamer", out=FIXTURES / "m.pt", betas=(0.9, 0.95))
+    assert (config.data, config.out, config.betas) == (str(FIXTURES), str(FIXTURES / "m.pt"), (0.9, 0.95))
+    assert TrainConfig.of(config, epochs=3) == config.replace(epochs=3) != config
+    assert TrainConfig.of(config) is config
+    assert TrainConfig(**config.as_dict()) == config  # what a checkpoint stores makes the config again
+    with pytest.raises(UsageError, match="no training setting 'epoch' "):
+        TrainConfig.of(config, epoch=3)
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({}, {}),  # every model option at its default: the preset's values stay
+    ({"pinned_tokens": "view", "random_draws": 1, "norm_position": "pre"}, {}),
+    ({"heads": 8, "positions": "absolute"}, {"n_head": 8, "positions": "absolute"}),
+    ({"lexinvariant_p": 0.0, "random_draw": "batch"}, {"lexinvariant_p": 0.0, "random_draw": "batch"}),
+    ({"heads": 8, "overrides": {"n_head": 4, "d_model": 64}}, {"n_head": 4, "d_model": 64}),  # overrides last
+])
+def test_model_options_set_the_model_fields_they_name(changes, expected):
+    assert _config(**changes).model_fields() == expected
+
+
+def test_the_encoding_line_says_whether_the_data_are_cached(invoke, tmp_path):
+    from invar.tasks import names
+
+    names.build(FIXTURES / "python", tmp_path / "names")
+    result = invoke("train", "--task", "names", "--data", tmp_path / "names", "--arch", "vanilla", "--epochs", "1",
+                    "--limit", "8", "--threads", "1", "--out", tmp_path / "m.pt")
+    assert result.exit_code == 0, result.output
+    assert "encoding train (8 programs, once; cached under the data directory)" in result.stderr
+    copied = invoke("train", "--task", "copy", "--data", FIXTURES / "copy", "--arch", "vanilla", "--epochs", "1",
+                    "--limit", "8", "--threads", "1", "--out", tmp_path / "c.pt")
+    assert copied.exit_code == 0, copied.output
+    assert "encoding train (8 programs)" in copied.stderr
+
+
+def test_every_generated_options_table_is_fresh():
+    """docs/models.md (TrainConfig) and docs/audit.md (AuditConfig) hold the tables their configs make."""
+    from invar.cli.reference import config_table, config_tables, with_table
+    from tests.conftest import ROOT
+
+    assert set(config_tables()) == {"docs/models.md", "docs/audit.md"}
+    for page_path, (name, cls) in config_tables().items():
+        page = (ROOT / page_path).read_text()
+        assert with_table(page, name, config_table(cls)) == page, f"{page_path} is stale: run python tools/regenerate.py"
