@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "benchmarks"
 REPORTS = PAGES / "reports"
 #: report name -> the bench script whose ``table(report)`` renders it
-TABLES = {"audit-repeats": "bench_audit_repeats", "http-overhead": "bench_http_overhead"}
+TABLES = {"audit-repeats": "bench_audit_repeats", "http-overhead": "bench_http_overhead", "exec": "bench_exec",
+          "hf": "bench_hf"}
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 
 

@@ -21,6 +21,7 @@ _invar() {
                 "invar data names") path="invar data names" ;;
                 "invar data lm") path="invar data lm" ;;
                 "invar data bugs") path="invar data bugs" ;;
+                "invar data exec") path="invar data exec" ;;
                 "invar data bhive") path="invar data bhive" ;;
                 "invar data lookup") path="invar data lookup" ;;
                 "invar data permutation") path="invar data permutation" ;;
@@ -43,20 +44,21 @@ _invar() {
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --all --lang --format" ;;
         "invar permutations") words="--count --limit --sample --seed --function --all --format --lang --max-states --chain-steps" ;;
         "invar dlg") words="--function --format --mask --lang" ;;
-        "invar train") words="--data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --precision --limit --resume --save-every --threads --jobs -j --patience --schedule --plateau --random-draws --lexinvariant-p --pinned-tokens --heads --embed-scaling --norm-position --random-draw --random-vectors --pool-size --positions --symmetry-heads --time-limit --format" ;;
+        "invar train") words="--format --data --arch --out -o --task --size --epochs --batch-size --max-len --lr --weight-decay --beta1 --beta2 --seed --device --precision --limit --resume --save-every --threads --jobs -j --patience --schedule --plateau --time-limit --random-draws --lexinvariant-p --pinned-tokens --heads --embed-scaling --norm-position --random-draw --random-vectors --pool-size --positions --symmetry-heads" ;;
         "invar predict") words="--model -m --lang --beam --batch-size --device --per-position --curve --window --format" ;;
         "invar ltl") words="check" ;;
         "invar ltl check") words="--file -f --timeout --max-states --format" ;;
-        "invar data") words="ltl copy names lm bugs bhive lookup permutation" ;;
+        "invar data") words="ltl copy names lm bugs exec bhive lookup permutation" ;;
         "invar data ltl") words="--out -o --num -n --aps --max-size --min-size --distinct-aps --seed --ops --jobs -j --timeout --max-states --dataset-format --overwrite --format" ;;
         "invar data copy") words="--out -o --train --valid --test --train-symbols --test-symbols --max-length --sampler --seed --format" ;;
         "invar data names") words="--source --out -o --jobs -j --format" ;;
         "invar data lm") words="--source --out -o --vocab --seq-len --jobs -j --format" ;;
         "invar data bugs") words="--source --out -o --seed --jobs -j --format" ;;
+        "invar data exec") words="--out -o --source --generate --inputs --calls --seed --timeout --memory --jobs -j --format" ;;
         "invar data bhive") words="--source --mcpu --out -o --limit --jobs -j --chunk --cache-dir --overwrite --format" ;;
         "invar data lookup") words="--out -o --num -n --pairs --alphabet --corpus --symbols --by-frequency --seed --format" ;;
         "invar data permutation") words="--out -o --num -n --length --demos --alphabet --corpus --symbols --by-frequency --seed --format" ;;
-        "invar audit") words="merge compare --model -m --dataset -d --format --out -o --fail-over --fail-under --plot --report --html --quiet -q --transform --variants -k --controls --repeats --limit --example --seed --task --data-dir --split --lang --program-column --label-column --oracle --shard --tolerance --level --confidence --bootstrap --batch-size --device --threads --lexinvariant-table --timeout --prompt --answer-regex --max-tokens --temperature --concurrency --retries --budget --cache --no-cache" ;;
+        "invar audit") words="merge compare --model -m --dataset -d --format --out -o --fail-over --fail-under --plot --report --html --quiet -q --transform --variants -k --controls --repeats --limit --example --seed --task --data-dir --split --lang --program-column --label-column --oracle --shard --suite --tolerance --level --confidence --bootstrap --batch-size --device --threads --lexinvariant-table --timeout --prompt --answer-regex --max-tokens --temperature --concurrency --retries --budget --cache --no-cache" ;;
         "invar audit merge") words="--format --out -o --fail-over --fail-under --plot --report --html" ;;
         "invar audit compare") words="--format --out -o --seed --bootstrap --confidence" ;;
         "invar alta") words="run compile check info minimal" ;;
@@ -83,6 +85,9 @@ _invar() {
         --dataset-format) COMPREPLY=($(compgen -W "deepltl jsonl" -- "$cur")); return ;;
         --sampler) COMPREPLY=($(compgen -W "distinct uniform" -- "$cur")); return ;;
         --vocab) COMPREPLY=($(compgen -W "char tokens" -- "$cur")); return ;;
+        --transform) COMPREPLY=($(compgen -W "renamings permutations both" -- "$cur")); return ;;
+        --suite) COMPREPLY=($(compgen -W "code-reasoning code-reasoning@1" -- "$cur")); return ;;
+        --lexinvariant-table) COMPREPLY=($(compgen -W "own along" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* || -n "$words" && "$path" != *" "*" "* && "$cur" != */* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))

@@ -48,6 +48,7 @@ complete -c invar -n '__fish_seen_subcommand_from dlg' -l format -x -a 'text jso
 complete -c invar -n '__fish_seen_subcommand_from dlg' -l mask
 complete -c invar -n '__fish_seen_subcommand_from dlg' -l lang
 complete -c invar -n '__fish_seen_subcommand_from dlg' -F
+complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -l data
 complete -c invar -n '__fish_seen_subcommand_from train' -l arch
 complete -c invar -n '__fish_seen_subcommand_from train' -l out -s o
@@ -71,6 +72,7 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from train' -l patience
 complete -c invar -n '__fish_seen_subcommand_from train' -l schedule -x -a 'cosine plateau'
 complete -c invar -n '__fish_seen_subcommand_from train' -l plateau
+complete -c invar -n '__fish_seen_subcommand_from train' -l time-limit
 complete -c invar -n '__fish_seen_subcommand_from train' -l random-draws
 complete -c invar -n '__fish_seen_subcommand_from train' -l lexinvariant-p
 complete -c invar -n '__fish_seen_subcommand_from train' -l pinned-tokens -x -a 'view token'
@@ -82,8 +84,6 @@ complete -c invar -n '__fish_seen_subcommand_from train' -l random-vectors -x -a
 complete -c invar -n '__fish_seen_subcommand_from train' -l pool-size
 complete -c invar -n '__fish_seen_subcommand_from train' -l positions -x -a 'absolute none line tree rotary'
 complete -c invar -n '__fish_seen_subcommand_from train' -l symmetry-heads -x -a 'split all'
-complete -c invar -n '__fish_seen_subcommand_from train' -l time-limit
-complete -c invar -n '__fish_seen_subcommand_from train' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from train' -F
 complete -c invar -n '__fish_seen_subcommand_from predict' -l model -s m
 complete -c invar -n '__fish_seen_subcommand_from predict' -l lang
@@ -106,6 +106,7 @@ complete -c invar -n '__fish_seen_subcommand_from data' -a copy
 complete -c invar -n '__fish_seen_subcommand_from data' -a names
 complete -c invar -n '__fish_seen_subcommand_from data' -a lm
 complete -c invar -n '__fish_seen_subcommand_from data' -a bugs
+complete -c invar -n '__fish_seen_subcommand_from data' -a exec
 complete -c invar -n '__fish_seen_subcommand_from data' -a bhive
 complete -c invar -n '__fish_seen_subcommand_from data' -a lookup
 complete -c invar -n '__fish_seen_subcommand_from data' -a permutation
@@ -153,6 +154,17 @@ complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l jobs -s j
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bugs' -F
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l out -s o
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l source
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l generate
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l inputs
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l calls
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l seed
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l timeout
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l memory
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l jobs -s j
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -l format -x -a 'table json'
+complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from exec' -F
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l source
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l mcpu
 complete -c invar -n '__fish_seen_subcommand_from data && __fish_seen_subcommand_from bhive' -l out -s o
@@ -195,14 +207,14 @@ complete -c invar -n '__fish_seen_subcommand_from audit' -l fail-under
 complete -c invar -n '__fish_seen_subcommand_from audit' -l plot
 complete -c invar -n '__fish_seen_subcommand_from audit' -l report -l html
 complete -c invar -n '__fish_seen_subcommand_from audit' -l quiet -s q
-complete -c invar -n '__fish_seen_subcommand_from audit' -l transform
+complete -c invar -n '__fish_seen_subcommand_from audit' -l transform -x -a 'renamings permutations both'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l variants -s k
 complete -c invar -n '__fish_seen_subcommand_from audit' -l controls
 complete -c invar -n '__fish_seen_subcommand_from audit' -l repeats
 complete -c invar -n '__fish_seen_subcommand_from audit' -l limit
 complete -c invar -n '__fish_seen_subcommand_from audit' -l example
 complete -c invar -n '__fish_seen_subcommand_from audit' -l seed
-complete -c invar -n '__fish_seen_subcommand_from audit' -l task
+complete -c invar -n '__fish_seen_subcommand_from audit' -l task -x -a 'bhive classify ltl copy names bugs alta lm exec'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l data-dir
 complete -c invar -n '__fish_seen_subcommand_from audit' -l split
 complete -c invar -n '__fish_seen_subcommand_from audit' -l lang
@@ -210,14 +222,15 @@ complete -c invar -n '__fish_seen_subcommand_from audit' -l program-column
 complete -c invar -n '__fish_seen_subcommand_from audit' -l label-column
 complete -c invar -n '__fish_seen_subcommand_from audit' -l oracle
 complete -c invar -n '__fish_seen_subcommand_from audit' -l shard
+complete -c invar -n '__fish_seen_subcommand_from audit' -l suite -x -a 'code-reasoning code-reasoning@1'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l tolerance
 complete -c invar -n '__fish_seen_subcommand_from audit' -l level
 complete -c invar -n '__fish_seen_subcommand_from audit' -l confidence
 complete -c invar -n '__fish_seen_subcommand_from audit' -l bootstrap
 complete -c invar -n '__fish_seen_subcommand_from audit' -l batch-size
-complete -c invar -n '__fish_seen_subcommand_from audit' -l device
+complete -c invar -n '__fish_seen_subcommand_from audit' -l device -x -a 'cpu cuda'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l threads
-complete -c invar -n '__fish_seen_subcommand_from audit' -l lexinvariant-table
+complete -c invar -n '__fish_seen_subcommand_from audit' -l lexinvariant-table -x -a 'own along'
 complete -c invar -n '__fish_seen_subcommand_from audit' -l timeout
 complete -c invar -n '__fish_seen_subcommand_from audit' -l prompt
 complete -c invar -n '__fish_seen_subcommand_from audit' -l answer-regex

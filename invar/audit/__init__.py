@@ -12,8 +12,10 @@ predictions. docs/audit.md defines every measure and the JSON schema.
 
 Modules: :mod:`.config` (the settings, one typed value), :mod:`.orchestrate`
 (the audit from start to end: shards, torchrun's processes),
-:mod:`.datasets` (what is audited), :mod:`.adapter`, :mod:`.models` and
-:mod:`.http` (checkpoints, TorchScript, Python callables, HTTP endpoints),
+:mod:`.datasets` (what is audited), :mod:`.adapter`, :mod:`.models`,
+:mod:`.http` and :mod:`.hf` (checkpoints, TorchScript, Python callables, HTTP
+endpoints, local transformers models), :mod:`.suite` (versioned sets of
+audits for a chat model),
 :mod:`.replies` (the reply cache), :mod:`.run` (variants, controls,
 repeats, inputs, batches), :mod:`.records` (an example's record),
 :mod:`.controls` (transforms that change the meaning), :mod:`.metrics` and

@@ -14,7 +14,12 @@
   (``http://HOST:PORT/v1``, as vLLM and llama.cpp serve them): one chat
   completion per program, the prompt a template with ``{program}`` in it, the
   answer read by the task's reader; retries, rate limits, a time budget and a
-  reply cache (:mod:`.http`, :mod:`.replies`).
+  reply cache (:mod:`.http`, :mod:`.replies`);
+* a local **Hugging Face transformers** model, ``hf:DIR`` (:mod:`.hf`,
+  transformers imported only then): a sequence classifier answers with its
+  label, a causal or seq2seq language model writes greedily from the task's
+  prompt and its text is read by the task's reader; loaded with
+  ``local_files_only`` and no remote code (a directory holding code is refused).
 
 Every adapter returns one outcome per input (:mod:`.adapter`, re-exported
 here): the prediction, a :class:`Reply` (an answer read from a text reply), or
@@ -46,6 +51,8 @@ from .http import HttpAdapter
 from .replies import ReplyCache
 
 _CALLABLE = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+#: what ``--model`` starts with to name a local transformers model (:mod:`.hf`, imported only then)
+HF_PREFIX = "hf:"
 
 
 # --------------------------------------------------------------- checkpoints
@@ -232,7 +239,9 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
                temperature: float = 0.0, budget: float = 600.0, cache: ReplyCache | None = None, seed: int = 0,
                table: str = "own") -> Adapter:
     """The adapter for ``model``: a checkpoint or TorchScript path, an
-    ``http(s)://`` endpoint, ``package.module:function``, or (from Python) a
+    ``http(s)://`` endpoint, ``hf:DIR`` (a local transformers model: its
+    text read by ``read``, or by ``task``'s reader, from ``prompt``, or the
+    task's shipped one), ``package.module:function``, or (from Python) a
     loaded :class:`~invar.nn.model.Model` or any callable. ``table``: how a
     language model reads lexical permutations (:data:`TABLES`).
 
@@ -252,6 +261,11 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
     if callable(model):
         return CallableAdapter(model, getattr(model, "__qualname__", type(model).__name__), timeout)
     spec = str(model)
+    if spec.startswith(HF_PREFIX):  # before the check below: a local language model takes --prompt too
+        from .hf import open_hf
+
+        return open_hf(spec, task=task, device=device, prompt=prompt,
+                       read=read or (_untruncated(answer) if answer is not None else None), max_tokens=max_tokens)
     if spec.startswith(("http://", "https://")):
         if prompt is None:
             raise UsageError("an HTTP model needs --prompt TEMPLATE_FILE (a prompt with {program} in it)",

@@ -146,15 +146,17 @@ def audit(model: Any, dataset: Any, config: AuditConfig | None = None, *,
 
 
 def _open(model: Any, task: str | None, device: str | None, config: AuditConfig):
-    """The model's adapter. A model served over HTTP is asked with the
-    task's shipped prompt unless ``--prompt`` names another, its replies are
-    read by the task's answer reader (:func:`invar.tasks.answers.read`), and
-    they are kept in the reply cache unless ``--no-cache``."""
-    from .models import open_model
+    """The model's adapter. A model that answers in text (served over HTTP,
+    or a local transformers language model, ``hf:DIR``) is asked with the
+    task's shipped prompt unless ``--prompt`` names another, and its replies
+    are read by the task's answer reader (:func:`invar.tasks.answers.read`);
+    an endpoint's are kept in the reply cache unless ``--no-cache``."""
+    from .models import HF_PREFIX, open_model
 
     http = isinstance(model, str) and model.startswith(("http://", "https://"))
+    text = http or isinstance(model, str) and model.startswith(HF_PREFIX)
     prompt, read, cache = config.prompt, None, None
-    if http and task is not None:
+    if text and task is not None:
         from ..tasks import answers
 
         if prompt is None and task in answers.PROMPTED:
@@ -167,7 +169,7 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
         from .replies import ReplyCache
 
         cache = ReplyCache()
-    return open_model(model, task=config.task, device=device, prompt=prompt, read=read,
+    return open_model(model, task=task if text and not http else config.task, device=device, prompt=prompt, read=read,
                       concurrency=config.concurrency, timeout=config.timeout, retries=config.retries,
                       max_tokens=config.max_tokens, temperature=config.temperature, budget=config.budget,
                       cache=cache, seed=config.seed, table=config.lexinvariant_table)
@@ -188,7 +190,8 @@ def default_controls(task: Task, config: AuditConfig, *, labelled: bool, own_ora
     llvm-mca's cycles) would blame a model for not reacting to a non-change."""
     if config.controls is not None:
         return config.controls
-    known = {"bugs": labelled, "ltl": True, "alta": own_oracle is not None, "bhive": config.oracle}
+    known = {"bugs": labelled, "ltl": True, "alta": own_oracle is not None, "bhive": config.oracle,
+             "exec": config.oracle}  # execution runs only when asked
     return CONTROLS if known.get(task.name, False) else 0
 
 

@@ -45,8 +45,8 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on st
 @with_config(AuditConfig)
 def audit_command(
     ctx: typer.Context,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="An invar checkpoint, a TorchScript file, package.module:function, or an OpenAI-compatible endpoint http://HOST:PORT/v1 (with --task).")] = None,
-    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", "-m", help="An invar checkpoint, a TorchScript file, package.module:function, an OpenAI-compatible endpoint http://HOST:PORT/v1, or hf:DIR, a local Hugging Face transformers model (the last two with --task).")] = None,
+    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL (none with --suite).")] = None,
     fmt: FormatOpt = AuditFormat.table,
     out: OutOpt = None,
     fail_over: FailOverOpt = None,
@@ -64,12 +64,19 @@ def audit_command(
     --fail-over/--fail-under bound holds, 1 when one does not, 2 for usage
     errors. Several processes: torchrun --nproc-per-node N -m invar audit … .
 
+    With --suite, a versioned set of audits (examples, seeds and variants
+    fixed by its version) in place of --dataset: one JSONL report per task
+    and a summary under --out DIR.
+
     Example: invar audit --model fixtures/models/renamer.pt --dataset fixtures/blocks
     """
     if ctx.invoked_subcommand is not None:
         return
     from ..audit import audit
 
+    if config.suite is not None:
+        _suite(model, dataset, config, fmt, out, _bounds(fail_over, fail_under), report_file or plot, quiet)
+        return
     if model is None or dataset is None:
         raise UsageError("--model and --dataset are required (or: invar audit merge FILE…)")
     # every option error before the work: bounds, the split, where the report goes
@@ -98,6 +105,80 @@ def audit_command(
         if note:
             stderr.print(f"note: {note}", markup=False, highlight=False)
     _check(result.report, over, under)
+
+
+def _suite(model: str | None, dataset: str | None, config: AuditConfig, fmt: AuditFormat, out: str | None, bounds,
+           drawn: str | None, quiet: bool) -> None:
+    """``--suite``: every member audited, its JSONL and the summary under
+    ``--out DIR`` (default ``suite-NAME-VERSION``), the summary table (or
+    JSON) on standard output; exit 1 when a member failed or a bound broke."""
+    from pathlib import Path
+
+    from ..audit.suite import check_settings, get_suite, run_suite
+
+    if model is None:
+        raise UsageError("--model is required")
+    if dataset is not None:
+        raise UsageError("--suite audits its own datasets: give no --dataset", path="--dataset")
+    if drawn is not None:
+        raise UsageError("--report and --plot draw one audit: a suite writes its reports under --out DIR",
+                         path="--report")
+    if fmt is AuditFormat.jsonl:
+        raise UsageError("a suite writes each task's JSONL under --out DIR: choose --format table or json",
+                         path="--format")
+    suite = get_suite(config.suite)
+    check_settings(config, suite)
+    folder = Path(out or f"suite-{suite.name}-{suite.version}")
+    if folder.exists() and not folder.is_dir():
+        raise UsageError("is a file: with --suite, --out names the folder of the reports", path=str(folder))
+    destination(folder / "summary.json", "--out")
+
+    def started(member, k: int, n: int) -> None:
+        if not quiet:
+            stderr.print(f"suite {suite.id}: {member.task} ({k + 1} of {n})", markup=False, highlight=False)
+
+    with _progress(quiet) as progress:
+        summary = run_suite(model, suite, folder, config, started=started, progress=progress)
+    _show_suite(summary, fmt, folder)
+    _check_suite(summary, folder, bounds)
+
+
+def _show_suite(summary: dict, fmt: AuditFormat, folder) -> None:
+    if fmt is AuditFormat.json:
+        import sys
+
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+        return
+    from rich.table import Table
+
+    from ..audit.suite import COLUMNS, table
+
+    model = summary["model"].get("name") or summary["model"].get("path")
+    shown = Table(title=f"suite {summary['suite']}@{summary['version']}: {model}")
+    for column in COLUMNS:
+        shown.add_column(column)
+    for row in table(summary):
+        shown.add_row(*row)
+    stdout.print(shown)
+    stdout.print(f"reports: {folder}/ (TASK.jsonl, summary.json, summary.md); compare two models with "
+                 f"invar audit compare A/TASK.jsonl B/TASK.jsonl", markup=False, highlight=False)
+
+
+def _check_suite(summary: dict, folder, bounds) -> None:
+    """Exit 1 (an InvarError) when a member failed or broke a bound; the
+    bounds' warnings as for one audit."""
+    from ..audit import exceeded
+    from ..audit.report import caveats, read_jsonl
+
+    broken = [f"{m['task']}: {m['reason']}" for m in summary["members"] if m["status"] == "failed"]
+    for m in summary["members"]:
+        if m["status"] == "audited" and (bounds[0] or bounds[1]):
+            report = read_jsonl(str(folder / m["report"]))[2]
+            for message in caveats(report, *bounds):
+                stderr.print(f"invar: warning: {m['task']}: {message}", markup=False, highlight=False)
+            broken += [f"{m['task']}: {b}" for b in exceeded(report, *bounds)]
+    if broken:
+        raise InvarError("; ".join(broken))
 
 
 @audit_app.command("merge")
