@@ -46,6 +46,7 @@ def train_command(config: TrainConfig, fmt: TableFormatOpt = TableFormat.table) 
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
         TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True,
+        disable=not stderr.is_terminal,  # a log or a pipe gets no bar, and no blank line where it was
     ) as bar:
         result = train(config, progress=_Reporter(bar, f"{config.arch} {config.size}"))
     if int(os.environ.get("RANK", "0")) == 0:
