@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import argparse
 
+import importlib
+
 import capstone
 from common import bhive_blocks, machine, median, repeat
 
-import importlib
+from invar.frontends.x86.hexblock import decode
 
 parse_module = importlib.import_module("invar.frontends.x86.parse")
-from invar.frontends.x86.hexblock import decode
 
 
 def main() -> None:

@@ -154,7 +154,7 @@ def test_a_checkpoint_knows_the_languages_it_was_trained_on(tmp_path, stored, re
         if program.lang in read:
             model.check_supported(program)
         else:
-            with pytest.raises(ModelError, match=f"is in .*; this bhive model was trained on .* only"):
+            with pytest.raises(ModelError, match="is in .*; this bhive model was trained on .* only"):
                 model.check_supported(program, "the program")
             with pytest.raises(ModelError, match="trained on"):
                 model.predict([program])

@@ -16,7 +16,7 @@ import json
 import pytest
 
 from invar.audit import audit
-from tests.audit.test_http_replies import Response, chat, served
+from tests.audit.test_http_replies import Response, served
 
 BLOCKS = """\
 addq %rax, %rbx

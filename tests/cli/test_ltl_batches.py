@@ -25,15 +25,15 @@ from tests.cli.conftest import sigint_delivered
 #: each expansion quadratic in its moves; it never finishes in a second
 PATHOLOGICAL = " U ".join(f"(p{k} R p{k + 1})" for k in range(0, 24, 2))
 
-BATCH = f"""&aXb a;b;{{1}}
+BATCH = """&aXb a;b;{1}
 G(a
-Ga {{1}}
+Ga {1}
 Ga
-a;{{X b}}
-b;{{1}}
+a;{X b}
+b;{1}
 Fa
-G(a -> F b)\t{{a;b}}
-XXa a;&ab;{{b}}
+G(a -> F b)\t{a;b}
+XXa a;&ab;{b}
 """
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import collections
 import io
 import json
-import random
 import re
 import subprocess
 import sys

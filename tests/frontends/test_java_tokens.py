@@ -30,7 +30,7 @@ def K(*words: str) -> list[tuple[str, str, None]]:
     return [(w, "keyword", None) for w in words]
 
 
-def O(*ops: str) -> list[tuple[str, str, None]]:
+def OP(*ops: str) -> list[tuple[str, str, None]]:
     return [(o, "operator", None) for o in ops]
 
 
@@ -44,48 +44,48 @@ A, X, O_ = ("a", "name", L("3.25:a")), ("x", "name", L("4.13:x")), ("o", "name",
 CASES = [
     (
         "        int x = a << 2 >>> 1, y = 0x1F_FFL + s;\n", BOTH,
-        K("int") + [X] + O("=") + [A] + O("<<") + [("2", "number", None)] + O(">>>") + [("1", "number", None)]
-        + O(",") + [("y", "name", L("4.31:y"))] + O("=") + [("0x1F_FFL", "number", None)] + O("+") + N("s") + O(";"),
+        K("int") + [X] + OP("=") + [A] + OP("<<") + [("2", "number", None)] + OP(">>>") + [("1", "number", None)]
+        + OP(",") + [("y", "name", L("4.31:y"))] + OP("=") + [("0x1F_FFL", "number", None)] + OP("+") + N("s") + OP(";"),
     ),
     (
         "        java.util.List<java.util.List<String>> m = new java.util.ArrayList<>();\n", BOTH,
-        N("java") + O(".") + N("util") + O(".") + N("List") + O("<") + N("java") + O(".") + N("util") + O(".")
-        + N("List") + O("<") + N("String") + O(">>") + [("m", "name", L("4.48:m"))] + O("=") + K("new")
-        + N("java") + O(".") + N("util") + O(".") + N("ArrayList") + O("<", ">", "(", ")", ";"),
+        N("java") + OP(".") + N("util") + OP(".") + N("List") + OP("<") + N("java") + OP(".") + N("util") + OP(".")
+        + N("List") + OP("<") + N("String") + OP(">>") + [("m", "name", L("4.48:m"))] + OP("=") + K("new")
+        + N("java") + OP(".") + N("util") + OP(".") + N("ArrayList") + OP("<", ">", "(", ")", ";"),
     ),
     (
         "        String t = \"a\\\"b\" + 'c' + o.toString().length() + 1.5e-3f; // o\n", BOTH,
-        N("String") + [("t", "name", L("4.16:t"))] + O("=") + [('"a\\"b"', "string", None)] + O("+")
-        + [("'c'", "string", None)] + O("+") + [O_] + O(".") + N("toString") + O("(", ")", ".") + N("length")
-        + O("(", ")", "+") + [("1.5e-3f", "number", None)] + O(";"),
+        N("String") + [("t", "name", L("4.16:t"))] + OP("=") + [('"a\\"b"', "string", None)] + OP("+")
+        + [("'c'", "string", None)] + OP("+") + [O_] + OP(".") + N("toString") + OP("(", ")", ".") + N("length")
+        + OP("(", ")", "+") + [("1.5e-3f", "number", None)] + OP(";"),
     ),
     (
         "        for (int i = 0; i < a; i++) {\n            s += i;\n        }\n", BOTH,
-        K("for") + O("(") + K("int") + [("i", "name", L("4.18:i"))] + O("=") + [("0", "number", None)] + O(";")
-        + [("i", "name", L("4.18:i"))] + O("<") + [A] + O(";") + [("i", "name", L("4.18:i"))] + O("++", ")", "{"),
+        K("for") + OP("(") + K("int") + [("i", "name", L("4.18:i"))] + OP("=") + [("0", "number", None)] + OP(";")
+        + [("i", "name", L("4.18:i"))] + OP("<") + [A] + OP(";") + [("i", "name", L("4.18:i"))] + OP("++", ")", "{"),
     ),
     (
         "        @SuppressWarnings(\"x\") final Runnable q = () -> System.out.println(a);\n", BOTH,
-        O("@") + N("SuppressWarnings") + O("(") + [('"x"', "string", None)] + O(")") + K("final") + N("Runnable")
-        + [("q", "name", L("4.47:q"))] + O("=", "(", ")", "->") + N("System") + O(".") + N("out") + O(".")
-        + N("println") + O("(") + [A] + O(")", ";"),
+        OP("@") + N("SuppressWarnings") + OP("(") + [('"x"', "string", None)] + OP(")") + K("final") + N("Runnable")
+        + [("q", "name", L("4.47:q"))] + OP("=", "(", ")", "->") + N("System") + OP(".") + N("out") + OP(".")
+        + N("println") + OP("(") + [A] + OP(")", ";"),
     ),
     (
         "        java.util.function.IntUnaryOperator g = Math::abs;\n", BOTH,
-        N("java") + O(".") + N("util") + O(".") + N("function") + O(".") + N("IntUnaryOperator")
-        + [("g", "name", L("4.45:g"))] + O("=") + N("Math") + O("::") + N("abs") + O(";"),
+        N("java") + OP(".") + N("util") + OP(".") + N("function") + OP(".") + N("IntUnaryOperator")
+        + [("g", "name", L("4.45:g"))] + OP("=") + N("Math") + OP("::") + N("abs") + OP(";"),
     ),
     (
         '        var r = switch (a) { case 1 -> """\n            x\n            """; default -> null; };\n', TREE_SITTER,
-        K("var") + [("r", "name", L("4.13:r"))] + O("=") + K("switch") + O("(") + [A] + O(")", "{") + K("case")
-        + [("1", "number", None)] + O("->") + [('"""\n            x\n            """', "string", None)] + O(";")
-        + K("default") + O("->") + K("null") + O(";", "}", ";"),
+        K("var") + [("r", "name", L("4.13:r"))] + OP("=") + K("switch") + OP("(") + [A] + OP(")", "{") + K("case")
+        + [("1", "number", None)] + OP("->") + [('"""\n            x\n            """', "string", None)] + OP(";")
+        + K("default") + OP("->") + K("null") + OP(";", "}", ";"),
     ),
     (
         "        if (o instanceof String str && !str.isEmpty()) return str.length();\n", TREE_SITTER,
-        K("if") + O("(") + [O_] + K("instanceof") + N("String") + [("str", "name", L("4.33:str"))] + O("&&", "!")
-        + [("str", "name", L("4.33:str"))] + O(".") + N("isEmpty") + O("(", ")", ")") + K("return")
-        + [("str", "name", L("4.33:str"))] + O(".") + N("length") + O("(", ")", ";"),
+        K("if") + OP("(") + [O_] + K("instanceof") + N("String") + [("str", "name", L("4.33:str"))] + OP("&&", "!")
+        + [("str", "name", L("4.33:str"))] + OP(".") + N("isEmpty") + OP("(", ")", ")") + K("return")
+        + [("str", "name", L("4.33:str"))] + OP(".") + N("length") + OP("(", ")", ";"),
     ),
 ]
 
@@ -97,7 +97,7 @@ def test_every_token_of_a_line(body, parsers, expected):
         (p,) = parse_units(src, "T.java", parser=parser)
         assert [(t.text, t.kind, t.referent) for t in p.line_tokens(1)] == expected, parser
         assert [(t.text, t.kind, t.referent) for t in p.line_tokens(0)] == (
-            K("int") + N("f") + O("(") + N("Object") + [O_] + O(",") + K("int") + [A] + O(")", "{"))
+            K("int") + N("f") + OP("(") + N("Object") + [O_] + OP(",") + K("int") + [A] + OP(")", "{"))
         for t in p.tokens:
             assert t.view == (t.text if t.kind != "name" else "name" if t.referent is None else "local"
                               if t.referent.rsplit(":", 2)[1] not in ("3.18", "3.25") else "param")
