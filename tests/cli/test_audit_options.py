@@ -78,10 +78,10 @@ def test_a_bound_on_no_measure_is_refused_before_the_audit(invoke, tmp_path, opt
 # ----------------------------------------------------------------- splits
 @pytest.mark.parametrize("dataset, split, refused", [
     ("x86/blocks.csv", "nosuch", "is a file"),
-    ("x86/blocks.csv", "test", "is a file"),
+    ("x86/blocks.csv", "valid", "is a file"),
     ("blocks/test.csv", "train", "the test split of"),
     ("blocks", "nosuch", "no split 'nosuch'"),
-    ("python", "test", "has no splits"),
+    ("python", "train", "has no splits"),
     ("blocks/test.csv", "test", None),
     ("blocks", "valid", None),
 ])
