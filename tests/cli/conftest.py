@@ -43,3 +43,9 @@ def sigint_delivered():
         yield
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def messages(stderr: str) -> list[str]:
+    """The message lines of ``stderr``: each located error's first line,
+    without the source line and caret printed under it (indented by two)."""
+    return [line for line in stderr.splitlines() if not line.startswith("  ")]

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from tests.cli.conftest import messages
+
 from tests.conftest import BHIVE
 
 GOOD = {1: "4883c2014883fa40", 4: "4889d8", 7: "4801c3", 10: "4889d84883c2014889c1"}
@@ -32,7 +34,8 @@ def batch(tmp_path):
 
 
 def _check_errors(stderr: str, path) -> None:
-    lines = stderr.splitlines()
+    assert stderr.splitlines()[:3] == [f"{path}:2:1: error: empty hex field", "  ,0.3", "  ^"]  # as a compiler shows it
+    lines = messages(stderr)
     assert len(lines) == len(BAD) + 1
     for line, (n, (_content, col, message, _reason)) in zip(lines, sorted(BAD.items())):
         assert line.startswith(f"{path}:{n}:{col}: error: ") and message in line, line
@@ -79,7 +82,8 @@ def test_a_file_with_no_good_line_fails(invoke, tmp_path):
     path.write_text("hex,frequency\n,1\nzz,2\n")  # a header row, then nothing but bad lines
     result = invoke("renamings", path, "--count")
     assert result.exit_code == 1 and result.stdout == ""
-    assert result.stderr.strip() == f"{path}:2:1: error: empty hex field (and 1 more bad lines; no line is a block)"
+    assert result.stderr.splitlines() == [
+        f"{path}:2:1: error: empty hex field (and 1 more bad lines; no line is a block)", "  ,1", "  ^"]
 
 
 def test_a_published_bhive_csv(invoke):
@@ -94,5 +98,5 @@ def test_a_published_bhive_csv(invoke):
     assert result.exit_code == 1
     answered = [line.split(":")[0] for line in result.stdout.splitlines()]
     assert answered == [f"line{n}" for n in range(1, len(rows) + 1) if n not in bad]
-    assert result.stderr.splitlines() == [f"{path}:1881:1: error: empty hex field",
+    assert messages(result.stderr) == [f"{path}:1881:1: error: empty hex field",
                                           f"{path}: 1 skipped: 1 empty hex field"]

@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+from tests.cli.conftest import messages
+
 SOURCE = """\
 import java.util.List;
 
@@ -73,7 +75,7 @@ def batch(tmp_path):
 
 
 def _check_errors(stderr: str, path) -> None:
-    lines = stderr.splitlines()
+    lines = messages(stderr)
     assert len(lines) == len(BAD) + 1, stderr
     for line, (n, col, message) in zip(lines, BAD):
         assert line.startswith(f"{path}:{n}:{col}: error: ") and message in line, line

@@ -19,7 +19,7 @@ from invar.frontends.ltl.check import check
 from invar.frontends.ltl.formula import parse_formula
 from invar.frontends.ltl.generate import read_dataset
 from invar.frontends.ltl.trace import parse_trace
-from tests.cli.conftest import sigint_delivered
+from tests.cli.conftest import messages, sigint_delivered
 
 #: (p0 R p1) U (p2 R p3) U … over 24 APs: about 2 * 3^12 product states,
 #: each expansion quadratic in its moves; it never finishes in a second
@@ -55,7 +55,7 @@ def test_every_pair_gets_its_answer_or_a_located_error(invoke, tmp_path) -> None
         "  counterexample: &a!b;&ab;&!ab;{&!ab}",
         "8 pairs: 2 hold, 2 fail, 4 not checked",
     ]
-    assert result.stderr.splitlines() == [
+    assert messages(result.stderr) == [
         f"{path}:2:2: error: unbalanced parenthesis: '(' is never closed",
         f"{path}:5:4: error: temporal operator 'X' in a trace step; steps are propositional",
         f"{path}:6:1: error: trace without a formula: put the formula on the line before, or before the trace on this line",
@@ -74,7 +74,7 @@ def test_pairs_over_the_state_limit_are_located(invoke, tmp_path) -> None:
     result = invoke("ltl", "check", "-f", path, "--max-states", "3")
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0] == "line 1: holds" and result.stdout.splitlines()[2] == "line 4: holds"
-    (err,) = result.stderr.splitlines()
+    (err,) = messages(result.stderr)
     assert err.startswith(f"{path}:3:3: error: over the state limit")
     assert "line 3: not checked: over the state limit" in result.stdout
 
@@ -94,7 +94,7 @@ def test_jsonl_batch(invoke, tmp_path) -> None:
     assert [(r["unit"], r["holds"]) for r in records] == [
         ("line 1", True), ("line 2", None), ("line 3", None), ("line 4", False), ("line 5", None),
     ]
-    errors = result.stderr.splitlines()
+    errors = messages(result.stderr)
     assert errors[0].startswith(f"{path}:2:1: error: formula: unbalanced parenthesis")
     assert errors[1].startswith(f"{path}:3:1: error: over the state limit")
     assert errors[2].startswith(f"{path}:5:1: error: expected a JSON object")
@@ -115,7 +115,7 @@ def test_timeout_stops_a_pathological_pair_in_time(invoke, tmp_path) -> None:
         "  counterexample: {!a}",
         "3 pairs: 1 hold, 1 fail, 1 not checked",
     ]
-    assert result.stderr == f"{path}:2:1: error: over the time limit: trace check ran past 1 s\n"
+    assert messages(result.stderr) == [f"{path}:2:1: error: over the time limit: trace check ran past 1 s"]
     single = invoke("ltl", "check", PATHOLOGICAL, "{1}", "--timeout", "0.2")
     assert single.exit_code == 1
     assert single.stderr.startswith("<formula>:1:1: error: over the time limit")
@@ -128,7 +128,7 @@ def test_bad_lines_are_skipped_by_the_generic_commands(invoke, tmp_path) -> None
         result = invoke(command[0], path, *command[1:])
         assert result.exit_code == 1, command
         assert result.stdout.strip(), command  # the good units were processed
-        assert result.stderr.splitlines() == [
+        assert messages(result.stderr) == [
             f"{path}:2:2: error: unbalanced parenthesis: '(' is never closed",
             f"{path}: 1 skipped: 1 malformed formula",
         ]

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from tests.cli.conftest import messages
 from tests.conftest import FIXTURES
 
 FIG = FIXTURES / "x86"
@@ -80,8 +81,7 @@ def test_bad_input_is_located(invoke, tmp_path, content, where, message):
         result = invoke(command[0], path, *command[1:])
         assert result.exit_code == 1
         assert result.stdout == ""
-        line = result.stderr.strip()
-        assert "\n" not in line
+        (line,) = messages(result.stderr)
         assert line.startswith(f"{path}:{where}: error: ") and message in line
 
 
