@@ -171,6 +171,11 @@ def mcnemar(b: int, c: int) -> float:
     either way with probability 1/2, so ``b`` is Binomial(b + c, 1/2); the
     p-value is twice the smaller tail, capped at 1 (1 when ``b + c`` is 0).
     It assumes independent examples, not equal rates of the two models.
+
+    >>> mcnemar(9, 1)  # 10 discordant pairs, 9 one way: 2 * 11 / 1024
+    0.021484375
+    >>> mcnemar(3, 3)
+    1.0
     """
     if b < 0 or c < 0 or int(b) != b or int(c) != c:
         raise UsageError(f"McNemar counts b={b}, c={c}: give whole numbers of at least 0")
@@ -245,7 +250,11 @@ def benjamini_hochberg(pvalues: Sequence[float | None], level: float) -> list[bo
     k with ``p_(k) <= k / m * level``, and every p-value up to ``p_(k)``.
     None (a test not made; NaN likewise) stays None and does not count in
     m. It controls the expected share of false rejections for independent
-    (or positively dependent) tests, not the chance of any."""
+    (or positively dependent) tests, not the chance of any.
+
+    >>> benjamini_hochberg([0.01, 0.04, None, 0.03, 0.5], 0.05)  # m = 4: 0.01 <= 1/4 * 0.05; 0.03 > 2/4 * 0.05
+    [True, False, None, False, False]
+    """
     if not 0.0 < level <= 1.0:
         raise UsageError(f"false discovery rate {level}: give a level in (0, 1], such as 0.05")
     tested = [(p, i) for i, p in enumerate(pvalues) if p is not None and not math.isnan(p)]

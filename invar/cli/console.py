@@ -147,7 +147,12 @@ def report(err: InvarError) -> None:
 
 def caret_lines(err: InvarError) -> list[str]:
     """The source line of ``err`` and a caret under its column (1-based), or
-    nothing when either is unknown."""
+    nothing when either is unknown.
+
+    >>> from invar.errors import ParseError
+    >>> caret_lines(ParseError("empty operand", path="a.s", line=1, col=11, source_line="movq %rax,"))
+    ['  movq %rax,', '            ^']
+    """
     if not err.source_line or not err.col:
         return []
     text = err.source_line.rstrip("\n").expandtabs(8)
