@@ -294,6 +294,51 @@ def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) ->
                   f"| {_schedule(rs)} |")
 
 
+def findings(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict:
+    """The report of the runs in ``out`` (``--report``): per architecture and
+    seed, the test metrics, the 6–10 AP files' correct, and how it stopped."""
+    counts = ap_counts(out)
+    runs = {}
+    for arch in archs:
+        done = [(seed, json.loads(p.read_text())) for seed in seeds
+                if (p := out / f"{run_name(arch, label, seed)}.json").exists()]
+        if not done:
+            continue
+        runs[run_name(arch, label, 0)] = [{
+            "seed": seed, "correct": r["test"]["correct"], "exact": r["test"]["exact"],
+            "correct_by_aps": {k: v["correct"] for k, v in r["test"]["by_aps"].items()},
+            "alpha_covariance": r["test"]["alpha_covariance"],
+            "alpha_covariance_by_aps": {k: v["alpha_covariance"] for k, v in r["test"]["by_aps"].items()},
+            "general_correct": {str(k): g["correct"] for k, g in pooled(r, counts).items() if g["formulas"]},
+            "valid_correct": r["valid_correct"], "best_epoch": r["best_epoch"], "epochs_run": r["epochs_run"],
+            "lr_halvings": r.get("lr_halvings"), "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
+        } for seed, r in done]
+    return {"machine": machine(), "torch": torch.__version__, "runs": runs}
+
+
+def table(report: dict) -> str:
+    """The table of a ``--report``: a row per run, then mean ± sd over its seeds."""
+    head = ("| run | seed | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | alpha-cov. 2 APs "
+            "| 6–10 APs correct | best epoch / epochs run | halvings | training (min) |\n" + "|---" * 11 + "|")
+    rows = [head]
+    for name, rs in report["runs"].items():
+        for r in rs:
+            by = " / ".join(f"{r['correct_by_aps'].get(str(k), float('nan')):.1f}" for k in (1, 2, 3))
+            general = [v for v in r["general_correct"].values() if v is not None]
+            rows.append(f"| {name} | {r['seed']} | {r['correct']:.1f} % | {r['exact']:.1f} % | {by} "
+                        f"| {100 * r['alpha_covariance']:.1f} % | {100 * r['alpha_covariance_by_aps']['2']:.1f} % "
+                        f"| {min(general):.1f}–{max(general):.1f} % | {r['best_epoch']} / {r['epochs_run']} "
+                        f"| {r['lr_halvings']} | {r['minutes']:.1f} |")
+        by = " / ".join(_mean_sd([r["correct_by_aps"][str(k)] for r in rs]).replace(" %", "") for k in (1, 2, 3))
+        rows.append(f"| **{name}** | {len(rs)} seed{'s' if len(rs) > 1 else ''} | **{_mean_sd([r['correct'] for r in rs])}** "
+                    f"| {_mean_sd([r['exact'] for r in rs])} | {by} "
+                    f"| {_mean_sd([100 * r['alpha_covariance'] for r in rs])} "
+                    f"| {_mean_sd([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | | "
+                    f"{mean_sd([r['best_epoch'] for r in rs], '{:.0f}')} | | "
+                    f"{statistics.mean(r['minutes'] for r in rs):.1f} |")
+    return "\n".join(rows)
+
+
 def _schedule(runs: list[dict]) -> str:
     """The runs' schedule, with each plateau run's halvings (runs from
     before the option were cosine)."""
@@ -341,6 +386,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="processes generating the data")
     ap.add_argument("--prepare-only", action="store_true")
     ap.add_argument("--report-only", action="store_true", help="print the tables of the results in --out")
+    ap.add_argument("--report", type=Path, default=None,
+                    help="with --report-only and several seeds: also write the runs' figures to this JSON")
     ap.add_argument("--archs", nargs="+", default=["vanilla", "augmented", "dualpart"])
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -350,6 +397,8 @@ def main() -> None:
             summary(args.out, args.archs, args.label, args.seeds)
             print()
             summary_by_aps(args.out, args.archs, args.label, args.seeds)
+            if args.report:
+                args.report.write_text(json.dumps(findings(args.out, args.archs, args.label, args.seeds), indent=1))
         else:
             report(args.out, args.archs, args.epochs, args.size)
         return
