@@ -25,7 +25,8 @@ def test_readme_examples_print_what_the_readme_shows():
 
 def test_readme_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
-    match = re.search(r"^(python -m pytest .*)$", ci, re.M)
-    assert match, ".ci/run runs no pytest command"
-    assert match.group(1) in README, "README must give the exact test command .ci/run runs"
+    for tool in ("ruff", "pytest"):
+        match = re.search(rf"^(python -m {tool} .*)$", ci, re.M)
+        assert match, f".ci/run runs no {tool} command"
+        assert match.group(1) in README, f"README must give the exact {tool} command .ci/run runs"
     assert "bash .ci/run" in README
