@@ -26,7 +26,7 @@ import torch
 
 from .compiler import Compiled, encode_value, layout
 from .interpreter import State, interpreter, token_ids
-from .spec import TOLERANCE, AltaError, Head, Init, Program, Variable, validate
+from .spec import TOLERANCE, AltaError, Head, Init, AltaProgram, Variable, validate
 
 
 # ------------------------------------------------------------------ what runs use
@@ -46,7 +46,7 @@ class Coverage:
     inputs: int = 0
 
 
-def coverage(program: Program, inputs: Iterable[Any], *, max_layers: int | None = None) -> Coverage:
+def coverage(program: AltaProgram, inputs: Iterable[Any], *, max_layers: int | None = None) -> Coverage:
     """The rules, tokens and positions used by running ``program`` on ``inputs``.
 
     A head output the interpreter leaves undefined is, in the compiled
@@ -106,8 +106,8 @@ def _restricted(v: Variable, seen: dict[str, set[int]]) -> Variable:
     return dataclasses.replace(v, init=Init(v.init.kind, table, v.init.value))
 
 
-def minimal(program: Program, inputs: Iterable[Any], *, max_layers: int | None = None,
-            mixtures: bool = True) -> Program:
+def minimal(program: AltaProgram, inputs: Iterable[Any], *, max_layers: int | None = None,
+            mixtures: bool = True) -> AltaProgram:
     """The minimal version of ``program`` on ``inputs`` (see the module docstring);
     ``mixtures=False`` keeps only the rules the interpreter satisfied."""
     used = coverage(program, inputs, max_layers=max_layers)
@@ -116,7 +116,7 @@ def minimal(program: Program, inputs: Iterable[Any], *, max_layers: int | None =
     return minimal_of(program, used, mixtures=mixtures)
 
 
-def minimal_of(program: Program, used: Coverage, *, mixtures: bool = True) -> Program:
+def minimal_of(program: AltaProgram, used: Coverage, *, mixtures: bool = True) -> AltaProgram:
     """The minimal version of ``program`` given what its runs used: the rules
     the interpreter satisfied (the paper's minimal program, appendix C.2) and,
     unless ``mixtures`` is false, the null resets its compiled model needs to
@@ -135,7 +135,7 @@ def minimal_of(program: Program, used: Coverage, *, mixtures: bool = True) -> Pr
 class Encoder:
     """States as vectors in the compiled layout (a null value is zeros)."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: AltaProgram):
         self.program = program
         self.layout = layout(program)
         self.parts = [(v, *self.layout.residual[v.name]) for v in program.variables]
@@ -168,7 +168,7 @@ class Agreement:
     why: str = ""
 
 
-def agreement(full: Program, reduced: Program, inputs: Sequence[Any], *, lam: float = 100.0,
+def agreement(full: AltaProgram, reduced: AltaProgram, inputs: Sequence[Any], *, lam: float = 100.0,
               batch_size: int = 256, atol: float = 1e-4) -> list[Agreement]:
     """For each input, the compiled ``reduced`` model against ``full``'s interpreter (module docstring)."""
     model = Compiled(reduced, lam=lam).eval()
@@ -185,7 +185,7 @@ def agreement(full: Program, reduced: Program, inputs: Sequence[Any], *, lam: fl
     return out
 
 
-def _agree_one(full: Program, encode: Encoder, text: Any, b: int, states: list, outputs: torch.Tensor,
+def _agree_one(full: AltaProgram, encode: Encoder, text: Any, b: int, states: list, outputs: torch.Tensor,
                layers: torch.Tensor, atol: float) -> Agreement:
     shown = text if isinstance(text, str) else " ".join(text)
     want = interpreter(full).run(text, trace=True)

@@ -41,7 +41,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from .lang import MLPBuilder, program, qkv, relative, var
-from .spec import AltaError, Program
+from .spec import AltaError, AltaProgram
 
 START, END, PLUS = "<s>", "</s>", "+"
 DIGITS = tuple(str(d) for d in range(10))
@@ -60,7 +60,7 @@ FETCH, EXECUTE, JUMP, HALTED = range(4)
 
 
 # ------------------------------------------------------------------ addition
-def addition() -> Program:
+def addition() -> AltaProgram:
     """The paper's addition program (Figures 12–13), its rules enumerated by
     :class:`MLPBuilder` as the paper's rule-level version does: every value of
     every variable read, carries 0–9 and head outputs over the whole alphabet
@@ -154,7 +154,7 @@ def addition_result(tokens: Sequence[str], outputs: Sequence[int]) -> int:
 
 
 # ------------------------------------------------------------------ SUBLEQ
-def subleq(registers: int = DEFAULT_REGISTERS, max_layers: int = DEFAULT_SUBLEQ_LAYERS) -> Program:
+def subleq(registers: int = DEFAULT_REGISTERS, max_layers: int = DEFAULT_SUBLEQ_LAYERS) -> AltaProgram:
     """The paper's SUBLEQ interpreter (Figures 14–15) for ``registers`` registers
     holding values ``-registers … registers-1``, run for at most ``max_layers`` layers."""
     m = int(registers)
@@ -249,10 +249,10 @@ def subleq_input(memory: Sequence[int]) -> list[str]:
     return [str(int(v)) for v in memory]
 
 
-def subleq_memory(program_: Program, outputs: Sequence[int]) -> list[int]:
+def subleq_memory(program_: AltaProgram, outputs: Sequence[int]) -> list[int]:
     """The registers a run ended with (its outputs decoded)."""
     return [int(program_.alphabet[o]) for o in outputs]
 
 
 #: the arithmetic programs by name (keyword options as their builders take them)
-ARITHMETIC: dict[str, Callable[..., Program]] = {"addition": addition, "subleq": subleq}
+ARITHMETIC: dict[str, Callable[..., AltaProgram]] = {"addition": addition, "subleq": subleq}

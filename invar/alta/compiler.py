@@ -1,4 +1,4 @@
-"""The compiler: a :class:`~.spec.Program` as the weights of a Universal Transformer.
+"""The compiler: a :class:`~.spec.AltaProgram` as the weights of a Universal Transformer.
 
 Dimensions:
     B  batch     T  positions (padded)     C  residual width     H  heads     D  head width
@@ -30,7 +30,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .interpreter import DEFAULT_LAYER_CAP, State, token_ids, tokens_of
-from .spec import Program, Variable
+from .spec import AltaProgram, Variable
 
 #: the additive bias of padding keys (finite, so a row never softmaxes to NaN)
 PAD_BIAS = -1e9
@@ -46,7 +46,7 @@ class Layout:
     onehot_width: int
 
 
-def layout(program: Program) -> Layout:
+def layout(program: AltaProgram) -> Layout:
     residual, onehot = {}, {}
     c = e = 0
     for v in program.variables:
@@ -78,7 +78,7 @@ def clipped_relu(x: torch.Tensor) -> torch.Tensor:
 class Compiled(nn.Module):
     """The compiled model of one program; :meth:`forward` runs a batch."""
 
-    def __init__(self, program: Program, *, lam: float = 100.0):
+    def __init__(self, program: AltaProgram, *, lam: float = 100.0):
         super().__init__()
         self.program = program
         self.lam = float(lam)
@@ -308,6 +308,6 @@ def _decode(v: Variable, vec: list[float], reset: bool) -> Any:
     return best if vec[best] > 0.5 else None
 
 
-def compile_program(program: Program, *, lam: float = 100.0) -> Compiled:
+def compile_program(program: AltaProgram, *, lam: float = 100.0) -> Compiled:
     """The compiled model of ``program``, in evaluation mode."""
     return Compiled(program, lam=lam).eval()

@@ -13,7 +13,7 @@ where it is a mixture of one-hots that the reset rules clear; reading it is
 an error (:class:`~.spec.AltaError` naming the input, layer, position and
 head): as a query, key or selected value of a head, or in the condition of
 a rule whose other conditions all hold. Every run builds its own
-:class:`Trace`, never shared with another run.
+:class:`ExecutionTrace`, never shared with another run.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from .spec import AltaError, Head, Program, Rule, Variable, error_at
+from .spec import AltaError, Head, AltaProgram, Rule, Variable, error_at
 
 #: the layers a halting program may run before it is said not to halt
 DEFAULT_LAYER_CAP = 1000
@@ -40,7 +40,7 @@ class Layer:
 
 
 @dataclass
-class Trace:
+class ExecutionTrace:
     """Every state of one run: the initial stream, then each layer."""
 
     initial: list[State]
@@ -57,17 +57,17 @@ class Run:
     layers: int
     halted: bool
     final: list[State]
-    trace: Trace | None = None
+    trace: ExecutionTrace | None = None
 
 
-def tokens_of(program: Program, text: str | Sequence[str], *, markers: bool = True) -> list[str]:
+def tokens_of(program: AltaProgram, text: str | Sequence[str], *, markers: bool = True) -> list[str]:
     """The symbols a run reads: ``text`` split on white space (or a list), with
     the program's prefix and suffix markers around it."""
     symbols = text.split() if isinstance(text, str) else [str(s) for s in text]
     return [*program.prefix, *symbols, *program.suffix] if markers else symbols
 
 
-def token_ids(program: Program, tokens: Sequence[str]) -> list[int]:
+def token_ids(program: AltaProgram, tokens: Sequence[str]) -> list[int]:
     """The alphabet index of each symbol; an unknown symbol, or too many, is an error."""
     index = {s: i for i, s in enumerate(program.alphabet)}
     for pos, symbol in enumerate(tokens):
@@ -80,7 +80,7 @@ def token_ids(program: Program, tokens: Sequence[str]) -> list[int]:
     return [index[s] for s in tokens]
 
 
-def initial_state(program: Program, ids: Sequence[int]) -> list[State]:
+def initial_state(program: AltaProgram, ids: Sequence[int]) -> list[State]:
     """The stream before the first layer."""
     states = []
     for pos, tok in enumerate(ids):
@@ -96,7 +96,7 @@ def initial_state(program: Program, ids: Sequence[int]) -> list[State]:
 class Interpreter:
     """A program with its rules indexed by the variables they test."""
 
-    def __init__(self, program: Program):
+    def __init__(self, program: AltaProgram):
         self.program = program
         self.vars: dict[str, Variable] = {v.name: v for v in program.variables}
         self.heads_out = [v.name for v in program.variables if v.head]
@@ -115,7 +115,7 @@ class Interpreter:
         p = self.program
         tokens = tokens_of(p, text, markers=markers)
         states = initial_state(p, token_ids(p, tokens))
-        log = Trace([dict(s) for s in states]) if trace else None
+        log = ExecutionTrace([dict(s) for s in states]) if trace else None
         limit = max_layers if max_layers is not None else p.max_layers
         cap = limit if limit is not None else DEFAULT_LAYER_CAP
         layer, halted = 0, self.halted(states)
@@ -136,7 +136,7 @@ class Interpreter:
         halt = self.program.halt
         return halt is not None and all(s[halt[0]] == halt[1] for s in states)
 
-    def layer(self, states: list[State], layer: int, tokens: list[str], log: Trace | None) -> list[State]:
+    def layer(self, states: list[State], layer: int, tokens: list[str], log: ExecutionTrace | None) -> list[State]:
         """One attention sub-layer and one MLP sub-layer."""
         where = (" ".join(tokens), layer)
         attended = [dict(s) for s in states]
@@ -263,7 +263,7 @@ class Interpreter:
 _CACHE: dict[int, Interpreter] = {}
 
 
-def interpreter(program: Program) -> Interpreter:
+def interpreter(program: AltaProgram) -> Interpreter:
     """The interpreter of ``program`` (kept while the program lives)."""
     key = id(program)
     found = _CACHE.get(key)
@@ -274,7 +274,7 @@ def interpreter(program: Program) -> Interpreter:
     return found
 
 
-def run(program: Program, text: str | Sequence[str], *, max_layers: int | None = None, trace: bool = False,
+def run(program: AltaProgram, text: str | Sequence[str], *, max_layers: int | None = None, trace: bool = False,
         markers: bool = True) -> Run:
     """Run ``program`` on ``text`` (a string of white-space separated symbols,
     or a list); ``markers`` adds the program's prefix and suffix."""

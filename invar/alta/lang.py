@@ -1,4 +1,4 @@
-"""The ALTA language: declare variables, heads and an MLP, get a :class:`Program`.
+"""The ALTA language: declare variables, heads and an MLP, get a :class:`AltaProgram`.
 
 ::
 
@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .spec import AltaError, At, Head, Init, Program, Rule, Variable, error_at, validate
+from .spec import AltaError, At, Head, Init, AltaProgram, Rule, Variable, error_at, validate
 
 #: the most assignments :func:`program` enumerates a Python MLP function over
 DEFAULT_BOUND = 100_000
@@ -317,8 +317,8 @@ def program(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec],
             rules: Sequence[Rule] | None = None, *, mlp: Callable[[Any], None] | None = None, output: str,
             alphabet: Sequence[str], prefix: Sequence[str] = (), suffix: Sequence[str] = (),
             halt: tuple[str, int] | None = None, max_length: int | None = None, max_layers: int | None = None,
-            name: str = "program", bound: int = DEFAULT_BOUND, labels: Sequence[str] | None = None) -> Program:
-    """A checked :class:`Program` from declared variables and heads and
+            name: str = "program", bound: int = DEFAULT_BOUND, labels: Sequence[str] | None = None) -> AltaProgram:
+    """A checked :class:`AltaProgram` from declared variables and heads and
     either ``rules`` (from :class:`MLPBuilder`) or an ``mlp`` function;
     ``labels`` name the output's values for display."""
     at = _caller()
@@ -334,7 +334,7 @@ def program(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec],
                 for n, s in variables.items()]
     outputs = [v for v in scope.values() if v.head]
     head_list = tuple(Head(n, h.query, h.key, h.value, h.relative, h.at) for n, h in heads.items())
-    prog = Program(name, tuple(alphabet), tuple(declared + outputs), head_list,
+    prog = AltaProgram(name, tuple(alphabet), tuple(declared + outputs), head_list,
                    tuple(rules) + tuple(null_rules(scope)), output, tuple(prefix), tuple(suffix),
                    (halt[0], int(halt[1])) if halt is not None else None, max_length, max_layers, at,
                    tuple(labels) if labels is not None else None)

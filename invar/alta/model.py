@@ -27,7 +27,7 @@ from ..errors import InvarError, ModelError
 from .compiler import Compiled, compile_program
 from .interpreter import interpreter
 from ..tasks.alta import POOL
-from .spec import AltaError, Program
+from .spec import AltaError, AltaProgram
 
 ARCH = "alta"
 
@@ -42,7 +42,7 @@ class CompiledModel:
 
     def __init__(self, compiled: Compiled, path: str | None = None) -> None:
         self.compiled = compiled
-        self.program: Program = compiled.program
+        self.program: AltaProgram = compiled.program
         self.path = path
         #: the interchangeable symbols the program reads (its alphabet's letters
         #: a-z): an audit's renamings map an input's symbols into these
@@ -114,7 +114,7 @@ def from_checkpoint(data: dict, path: str, device: str | None = None) -> Compile
     if data.get("arch") != ARCH or not isinstance(data.get("program"), str):
         raise ModelError("not a compiled ALTA model (arch alta)", path=path)
     try:
-        program = Program.from_json(data["program"])
+        program = AltaProgram.from_json(data["program"])
         compiled = compile_program(program, lam=float(data["config"]["lam"]))
     except AltaError as err:
         raise ModelError(f"inconsistent checkpoint: {err.message}", path=path) from None

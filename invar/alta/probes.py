@@ -32,7 +32,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .lang import END, START, MLPBuilder, numerical, program, qkv, set_var, var
-from .spec import AltaError, Program
+from .spec import AltaError, AltaProgram
 
 SYMBOLS = "abcde"
 #: the default length bound of the symbol-string programs
@@ -60,7 +60,7 @@ def _token(symbols: tuple[str, ...]):
     return lambda t: symbols.index(t) if t in symbols else len(symbols)
 
 
-def contains_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, target: str = "a") -> Program:
+def contains_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, target: str = "a") -> AltaProgram:
     """1 at every position when ``target`` occurs (at most ``max_length`` times)."""
     alphabet = _symbols(symbols, max_length, target=target)
     variables = {
@@ -77,7 +77,7 @@ def contains_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, tar
                    max_layers=1, name="contains-a")
 
 
-def first_is_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, target: str = "a") -> Program:
+def first_is_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, target: str = "a") -> AltaProgram:
     """1 at every position when the first symbol is ``target``."""
     alphabet = _symbols(symbols, max_length, target=target)
     variables = {
@@ -94,7 +94,7 @@ def first_is_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, tar
                    max_layers=1, name="first-is-a")
 
 
-def distinct_count(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+def distinct_count(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """The number of distinct symbols, at every position."""
     alphabet = _symbols(symbols, max_length)
     k = len(alphabet)
@@ -115,7 +115,7 @@ def distinct_count(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH)
                    max_layers=2, name="distinct-count")
 
 
-def histogram(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+def histogram(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """At every position, the number of times its symbol occurs (the end marker counts 0)."""
     alphabet = _symbols(symbols, max_length)
     k = len(alphabet)
@@ -158,7 +158,7 @@ def _mirror_rules(x: MLPBuilder) -> None:
                     x.set("mirror", n - 1 - i if i < n else i)
 
 
-def palindrome(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+def palindrome(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """1 at every position when the string equals its reverse."""
     alphabet = _symbols(symbols, max_length)
     variables, heads = _mirror(alphabet, max_length)
@@ -176,7 +176,7 @@ def palindrome(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> 
                    max_length=max_length + 1, max_layers=3, name="palindrome")
 
 
-def reverse(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+def reverse(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """The string backwards (the end marker stays last)."""
     alphabet = _symbols(symbols, max_length)
     variables, heads = _mirror(alphabet, max_length)
@@ -189,7 +189,7 @@ def reverse(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Pro
                    max_length=max_length + 1, max_layers=2, name="reverse", labels=(*alphabet, END))
 
 
-def sort_distinct(symbols: str = SYMBOLS) -> Program:
+def sort_distinct(symbols: str = SYMBOLS) -> AltaProgram:
     """The input's distinct symbols in alphabet order, after a start marker
     (at most one of each symbol: its length bound is the alphabet's size)."""
     alphabet = _symbols(symbols, 1)

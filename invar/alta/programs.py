@@ -23,7 +23,7 @@ from typing import Callable
 from .probes import contains_a, distinct_count, first_is_a, histogram, palindrome, reverse, sort_distinct
 from .arithmetic import ARITHMETIC
 from .lang import END, START, MLPBuilder, numerical, program, qkv, relative, var
-from .spec import AltaError, Program
+from .spec import AltaError, AltaProgram
 #: the default length bound of the programs that have one
 DEFAULT_MAX_LENGTH = 40
 
@@ -42,7 +42,7 @@ def _sequential_rules(variables: dict, heads: dict) -> list:
     return x.rules
 
 
-def parity_relative() -> Program:
+def parity_relative() -> AltaProgram:
     """Sequential parity with relative positions (the paper's Figure 8)."""
     variables = {
         "parity": var(2, token=lambda t: int(t == "1")),
@@ -53,7 +53,7 @@ def parity_relative() -> Program:
                    alphabet=("0", "1", START), prefix=(START,), halt=("done", 1), name="parity-relative")
 
 
-def parity_absolute(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+def parity_absolute(max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """Sequential parity with absolute positions, for inputs of up to ``max_length`` bits."""
     variables = {
         "parity": var(2, token=lambda t: int(t == "1")),
@@ -66,7 +66,7 @@ def parity_absolute(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
                    alphabet=("0", "1"), halt=("done", 1), max_length=max_length, name="parity-absolute")
 
 
-def parity_sum_mod(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
+def parity_sum_mod(max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """Parity as the number of ones modulo 2 (the paper's Figure 7), for up to ``max_length`` ones."""
     variables = {
         "parity": var(2),
@@ -85,7 +85,7 @@ def parity_sum_mod(max_length: int = DEFAULT_MAX_LENGTH) -> Program:
 
 
 #: every shipped program: name -> a function building it (keyword options such as ``max_length``)
-PROGRAMS: dict[str, Callable[..., Program]] = {
+PROGRAMS: dict[str, Callable[..., AltaProgram]] = {
     "parity-relative": parity_relative,
     "parity-absolute": parity_absolute,
     "parity-sum-mod": parity_sum_mod,
@@ -100,7 +100,7 @@ PROGRAMS: dict[str, Callable[..., Program]] = {
 }
 
 
-def get_program(name: str, **options) -> Program:
+def get_program(name: str, **options) -> AltaProgram:
     """The shipped program ``name``; options the builder does not take are refused."""
     builder = PROGRAMS.get(name)
     if builder is None:

@@ -1,6 +1,6 @@
 """An ALTA program as plain data: variables, heads, transition rules.
 
-A :class:`Program` holds no code. Every initialisation is a table (one
+A :class:`AltaProgram` holds no code. Every initialisation is a table (one
 value per alphabet symbol or per position) or a constant, every MLP is a
 list of :class:`Rule` s, so a program goes to JSON and back unchanged and a
 checkpoint holding one runs nothing when it is read.
@@ -152,7 +152,7 @@ def _show(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Program:
+class AltaProgram:
     """A whole ALTA program (see the module docstring)."""
 
     name: str
@@ -192,11 +192,11 @@ class Program:
         return json.dumps(self.to_dict(), indent=1)
 
     @staticmethod
-    def from_dict(data: dict) -> "Program":
+    def from_dict(data: dict) -> "AltaProgram":
         return _program_from_dict(data)
 
     @staticmethod
-    def from_json(text: str) -> "Program":
+    def from_json(text: str) -> "AltaProgram":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as err:
@@ -228,7 +228,7 @@ def _at_in(text: str | None) -> At | None:
     return At(path, int(line)) if line.isdigit() else None
 
 
-def _program_to_dict(p: Program) -> dict:
+def _program_to_dict(p: AltaProgram) -> dict:
     def var(v: Variable) -> dict:
         init = {"kind": v.init.kind, "table": [_value_out(x) for x in v.init.table], "value": _value_out(v.init.value)}
         return {"name": v.name, "kind": v.kind, "size": v.size, "buckets": list(v.buckets),
@@ -259,7 +259,7 @@ def _variable_from_dict(d: dict) -> Variable:
                     _at_in(d.get("at")))
 
 
-def _program_from_dict(data: Any) -> Program:
+def _program_from_dict(data: Any) -> AltaProgram:
     try:
         variables = tuple(_variable_from_dict(d) for d in data["variables"])
         by_name = {v.name: v for v in variables}
@@ -269,7 +269,7 @@ def _program_from_dict(data: Any) -> Program:
         rules = tuple(Rule(tuple((n, _value_in(by_name.get(n), x)) for n, x in r["if"]), r["set"],
                            _value_in(by_name.get(r["set"]), r["old"]), _value_in(by_name.get(r["set"]), r["new"]),
                            bool(r.get("null", False)), _at_in(r.get("at"))) for r in data["rules"])
-        program = Program(str(data["name"]), tuple(data["alphabet"]), variables, heads, rules, data["output"],
+        program = AltaProgram(str(data["name"]), tuple(data["alphabet"]), variables, heads, rules, data["output"],
                           tuple(data.get("prefix", ())), tuple(data.get("suffix", ())),
                           tuple(data["halt"]) if data.get("halt") else None, data.get("max_length"),
                           data.get("max_layers"), _at_in(data.get("at")),
@@ -281,7 +281,7 @@ def _program_from_dict(data: Any) -> Program:
 
 
 # ------------------------------------------------------------------ validation
-def validate(p: Program) -> None:
+def validate(p: AltaProgram) -> None:
     """Raise a located :class:`AltaError` for the first thing wrong with ``p``."""
     by_name: dict[str, Variable] = {}
     for v in p.variables:
@@ -302,7 +302,7 @@ def validate(p: Program) -> None:
     _check_halt(p, by_name)
 
 
-def _check_variable(v: Variable, p: Program) -> None:
+def _check_variable(v: Variable, p: AltaProgram) -> None:
     if v.kind not in KINDS:
         raise error_at(v.at, f"variable {v.name!r} has unknown kind {v.kind!r}")
     if v.kind == "categorical" and v.size < 1:
@@ -409,7 +409,7 @@ def _key(value: Any) -> Any:
     return round(value, 9) if isinstance(value, float) else value
 
 
-def _check_halt(p: Program, by_name: dict[str, Variable]) -> None:
+def _check_halt(p: AltaProgram, by_name: dict[str, Variable]) -> None:
     if p.halt is None:
         if not p.max_layers:
             raise error_at(p.at, "a program without halting needs max_layers")

@@ -20,13 +20,13 @@ from ..checkpoint import load, save
 from .compiler import Compiled
 from .model import ARCH
 from .programs import PROGRAMS, get_program
-from .spec import AltaError, Program
+from .spec import AltaError, AltaProgram
 
 
 
-def load_program(spec: str, *, max_length: int | None = None) -> Program:
+def load_program(spec: str, *, max_length: int | None = None) -> AltaProgram:
     """The program named by ``spec``: a shipped name, or ``path.py:function``
-    (a function returning a Program; ``max_length`` is passed when given)."""
+    (a function returning a AltaProgram; ``max_length`` is passed when given)."""
     options: dict[str, Any] = {} if max_length is None else {"max_length": max_length}
     if spec in PROGRAMS:
         _check_options(PROGRAMS[spec], options, spec)
@@ -38,8 +38,8 @@ def load_program(spec: str, *, max_length: int | None = None) -> Program:
     fn = _function_of(path, name)
     _check_options(fn, options, spec)
     prog = _guarded(path, fn, **options)
-    if not isinstance(prog, Program):
-        raise AltaError(f"{name} returned {type(prog).__name__}, not a Program", path=path)
+    if not isinstance(prog, AltaProgram):
+        raise AltaError(f"{name} returned {type(prog).__name__}, not an AltaProgram", path=path)
     return prog
 
 

@@ -26,7 +26,7 @@ import torch.nn as nn
 from .analysis import Encoder
 from .compiler import Compiled, clipped_relu, layout
 from .interpreter import interpreter
-from .spec import AltaError, Program
+from .spec import AltaError, AltaProgram
 
 
 # ------------------------------------------------------------------ trace supervision data
@@ -48,7 +48,7 @@ class TracePairs:
             return TracePairs(data["inputs"], data["outputs"], str(data["program"]))
 
 
-def trace_pairs(program: Program, inputs: Iterable[Any], *, max_layers: int | None = None) -> TracePairs:
+def trace_pairs(program: AltaProgram, inputs: Iterable[Any], *, max_layers: int | None = None) -> TracePairs:
     """The interpreter's MLP inputs and outputs on ``inputs``, every layer and position."""
     encode = Encoder(program)
     run_one = interpreter(program).run
@@ -110,7 +110,7 @@ class TraceMLP(nn.Module):
         return self.layers[-1](x)
 
 
-def trace_mlp(program: Program, config: TraceConfig) -> TraceMLP:
+def trace_mlp(program: AltaProgram, config: TraceConfig) -> TraceMLP:
     """A randomly initialised MLP for ``program``: Table 1's widths, or the compiled ones."""
     torch.manual_seed(config.seed)
     width = layout(program).width
@@ -129,7 +129,7 @@ def _optimizer(config: TraceConfig, params) -> torch.optim.Optimizer:
     raise AltaError(f"unknown optimizer {config.optimizer!r}; use adam or adafactor")
 
 
-def train_mlp(program: Program, pairs: TracePairs, config: TraceConfig = TraceConfig(),
+def train_mlp(program: AltaProgram, pairs: TracePairs, config: TraceConfig = TraceConfig(),
               progress: Callable[[int, float], None] | None = None) -> tuple[TraceMLP, list[float]]:
     """Train a fresh MLP on ``pairs``; the loss (mean squared error of the
     residual block's output against the interpreter's) every step."""
@@ -164,7 +164,7 @@ def train_mlp(program: Program, pairs: TracePairs, config: TraceConfig = TraceCo
 class Supervised(Compiled):
     """A compiled model whose MLP is a trained :class:`TraceMLP` (the compiled MLP's weights are kept, unused)."""
 
-    def __init__(self, program: Program, learned: TraceMLP, *, lam: float = 100.0):
+    def __init__(self, program: AltaProgram, learned: TraceMLP, *, lam: float = 100.0):
         super().__init__(program, lam=lam)
         self.learned = learned
 
@@ -172,7 +172,7 @@ class Supervised(Compiled):
         return x + self.learned(x)
 
 
-def supervised_model(program: Program, learned: TraceMLP, *, lam: float = 100.0) -> Supervised:
+def supervised_model(program: AltaProgram, learned: TraceMLP, *, lam: float = 100.0) -> Supervised:
     """The compiled model of ``program`` with ``learned`` as its MLP."""
     return Supervised(program, learned, lam=lam).eval()
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from invar.alta import PROGRAMS, AltaError, Program, get_program, run
+from invar.alta import PROGRAMS, AltaError, AltaProgram, get_program, run
 
 HEADER = """\
 from invar.alta.lang import MLPBuilder, numerical, program, qkv, relative, set_var, var
@@ -230,7 +230,7 @@ def test_undefined_output_is_an_error_only_where_a_rule_depends_on_it(tmp_path):
 def test_json_round_trip_is_identity_and_holds_no_code(name):
     prog = get_program(name)
     text = prog.to_json()
-    again = Program.from_json(text)
+    again = AltaProgram.from_json(text)
     assert again == prog
     assert again.to_json() == text
     assert "lambda" not in text and "<function" not in text
@@ -275,7 +275,7 @@ def test_damaged_json_is_refused(damage, words):
     data = get_program("parity-relative").to_dict()
     damage(data)
     with pytest.raises(AltaError) as info:
-        Program.from_dict(data)
+        AltaProgram.from_dict(data)
     assert words in info.value.message
 
 

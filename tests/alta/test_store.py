@@ -86,7 +86,7 @@ def test_program_from_a_named_file(tmp_path):
 
 
 @pytest.mark.parametrize("spec,words", [
-    ("{dir}/user.py:not_a_program", "returned int, not a Program"),
+    ("{dir}/user.py:not_a_program", "returned int, not an AltaProgram"),
     ("{dir}/user.py:absent", "no function 'absent'"),
     ("{dir}/none.py:f", "no such file"),
     ("{dir}/user.txt:f", "unknown program"),
