@@ -57,6 +57,22 @@ steps. We run ``⌈(k³ − k)/3 · ln(k²/(4ε))⌉`` steps (``ε`` =
 :data:`MIXING_EPSILON`) before the first draw and again between draws. Only
 the prime node itself runs the chain; everything around it stays exact.
 
+Seeds
+-----
+What a seed draws has a version (:data:`SAMPLER_VERSION`; docs/formats.md).
+Version 1 built every node's draw as a list, children before parents, so a
+tree as deep as the poset copied each element once per level (quadratic on
+the zipper of n writes and their n prints in order). Version 2 draws the
+same nodes in the same order but places the elements top down: a node hands
+its positions to its largest child in place and the others take theirs out
+by rank (:class:`~invar.symmetry.ordered.Positions`), so an element changes
+hands only when it is in a smaller part, at most ``log2 k`` times, each a
+Fenwick-tree lookup: ``O(k log k)`` a draw whatever the depth. A parallel
+node larger than :data:`SHUFFLE_MAX` whose smaller children hold less than
+half of it draws only their positions (``random.sample``), in time their
+size; every other node takes version 1's random numbers, so small posets
+draw what they drew before.
+
 Nothing here recurses over the number of elements. Decomposing one node is
 :class:`_Peeling`'s work: peel single elements, then split the rest.
 
@@ -82,7 +98,7 @@ DEFAULT_MAX_STATES = 1 << 18
 MIXING_EPSILON = 1e-3
 #: prime parts up to this size get a minimum chain partition for their upper bound
 EXACT_CHAINS = 400
-#: what a seed means to :meth:`Poset.sample` (see "Seeds" in the module docstring)
+#: what a seed means to :meth:`Poset.sample` (see "Seeds" in the module docstring; docs/formats.md)
 SAMPLER_VERSION = 2
 #: parallel nodes up to this many elements draw their interleaving as seed version 1 did
 SHUFFLE_MAX = 64

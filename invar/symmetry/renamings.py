@@ -18,17 +18,21 @@ can finish (usually one per level: one class, or classes with atoms of their
 own). Level ``i`` goes to level ``i + 1`` by a transfer matrix whose entries
 are small (the free targets of the atom taken).
 
-Everything exact is computed on a **product tree** of those matrices over
-ranges of referents, so no big number is ever built per referent: the count
-is the root's product; ``rank`` folds the per-referent digits up the tree
-(a mixed-radix number whose radices are the tree's products); ``unrank``
-splits an index down the tree by division; choices among the targets of one
-list are found with a Fenwick tree of the free ones per (class, atom). With
-``S`` states per level, ``n`` referents and ``M(b)`` the cost of multiplying
-``b``-bit numbers, counting and ranking cost ``O(S³ M(b) log n)`` for a count of
-``b`` bits, and memory stays ``O(S² b log n)`` bits, where a table per referent
-would be ``O(n b)``. (Unranking is as fast when levels have one state; with
-several, its digits are compared against big weights per referent.)
+Everything exact is computed on a **product tree** over ranges of
+referents, so no big number is ever built per referent. A range's transfer
+is never a matrix: the ways from state ``u`` to state ``v`` are one
+coefficient of a polynomial in the atoms times a ratio of falling factorials
+(:mod:`.transfer`), so a vector times a range's transfer is one product of
+polynomials (Kronecker substitution), near-linear in the states where the
+matrices' products cost their cube. The count is the root's product;
+``rank`` folds the per-referent digits up the tree (a mixed-radix number
+whose radices are the tree's products); ``unrank`` splits an index down the
+tree by division, the weights of a left half scaled down to about its own
+length first (and the result corrected by a neighbour step), so the numbers
+a leaf handles halve at every split: ``O(b log n)`` bits in all for a count
+of ``b`` bits, where weights as long as the rest of the count cost ``n b``.
+Choices among the targets of one list are found with a Fenwick tree of the
+free ones per (class, atom).
 
 Enumeration order: lexicographic over the tuple of targets, referents taken in
 order of first appearance and each referent's targets in the order its
@@ -426,8 +430,11 @@ class RenamingSpace:
         one sought or a neighbour in the enumeration order; its exact rank
         under ``inner`` (a fold, as :meth:`rank` makes) says which, and a step
         to the neighbour corrects it."""
-        bound = sum(len(self._lists[self._class_of[i]]).bit_length() for i in range(lo, mid))
-        shift = min((w.bit_length() for w in inner.values() if w), default=0) - bound - _GUARD
+        # the half's own sequences from ``x`` (one product on the tree): a sum
+        # of list lengths' logarithms overstates it by a bit or more a referent,
+        # which on long halves left nothing to shift
+        own = self._col(lo, mid, None).get(x, 0)
+        shift = min((w.bit_length() for w in inner.values() if w), default=0) - own.bit_length() - _GUARD
         if shift < _MIN_SHIFT:
             return self._unrank(lo, mid, x, index, inner, trees, out)
         start = len(out)

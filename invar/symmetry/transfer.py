@@ -33,6 +33,7 @@ Part of the symmetry layer: imports only :mod:`.bigint` from invar.
 from __future__ import annotations
 
 import decimal
+import math
 from typing import Mapping, Sequence
 
 from .bigint import decimal_string, parse_decimal, product
@@ -40,6 +41,29 @@ from .bigint import decimal_string, parse_decimal, product
 State = tuple[int, ...]
 #: a polynomial or a vector: exponents (the kept coordinates), or a state -> value
 Poly = dict[State, int]
+
+
+#: most terms a class's power ``(Σ z_a)^m`` may have to be expanded at once
+_POWER_TERMS = 4096
+
+
+def _compositions(m: int, parts: int):
+    """Every tuple of ``parts`` naturals summing to ``m``."""
+    if parts == 1:
+        yield (m,)
+        return
+    for first in range(m, -1, -1):
+        for rest in _compositions(m - first, parts - 1):
+            yield (first, *rest)
+
+
+def multinomial(parts: Sequence[int]) -> int:
+    """``(Σ parts)! / Π parts!``."""
+    out, total = 1, 0
+    for k in parts:
+        total += k
+        out *= math.comb(total, k)
+    return out
 
 
 def _box(points) -> tuple[State, State]:
@@ -217,6 +241,7 @@ class Transfer:
         width = [sum(hi[a] - lo[a] for lo, hi in self.boxes if lo is not None) for a in range(len(sizes))]
         self.drop = max(range(len(sizes)), key=width.__getitem__) if sizes else None
         self._polys: dict[tuple[int, int], Poly] = {}
+        self._powers: dict[tuple[tuple[int, ...], int], Poly] = {}
         #: polynomial products made (the work the tree does, for tests)
         self.products = 0
 
@@ -255,16 +280,49 @@ class Transfer:
             return {z: c for z, c in poly.items() if all(y <= w for y, w in zip(z, high))}
         return {z: c for z, c in poly.items() if all(x <= y <= w for x, y, w in zip(low, z, high))}
 
+    def _leaf_poly(self, lo: int, hi: int) -> Poly:
+        """``P(lo, hi)`` of a leaf, one product per class of referents in it
+        (a class's ``m`` referents contribute ``(Σ z_a)^m``, its multinomial
+        expansion), or per referent where that expansion would be large."""
+        got: Poly = {tuple(0 for _ in range(len(self.sizes) - 1)) if self.sizes else (): 1}
+        classes: dict[tuple[int, ...], int] = {}
+        for i in range(lo, hi):
+            key = tuple(self.atoms[i])
+            classes[key] = classes.get(key, 0) + 1
+        for atoms, m in classes.items():
+            if math.comb(m + len(atoms) - 1, m) <= _POWER_TERMS:
+                factors = [self._power(atoms, m)]
+            else:
+                factors = [self._linear(atoms)] * m
+            for factor in factors:
+                got = self._cut(lo, hi, convolve(got, factor), below_only=True)
+                self.products += 1
+        return got
+
+    def _power(self, atoms: tuple[int, ...], m: int) -> Poly:
+        """``(Σ_{a in atoms} z_a)^m``: the multinomial coefficient of every
+        way to take ``m`` atoms of those (cached)."""
+        key = (atoms, m)
+        got = self._powers.get(key)
+        if got is None:
+            got = {}
+            width = len(self.sizes)
+            for parts in _compositions(m, len(atoms)):
+                z = [0] * width
+                for a, k in zip(atoms, parts):
+                    z[a] += k
+                z_key = self.reduce(tuple(z))
+                got[z_key] = got.get(z_key, 0) + multinomial(parts)
+            self._powers[key] = got
+        return got
+
     def poly(self, lo: int, hi: int) -> Poly:
         """``P(lo, hi)``, cut to what levels ``lo`` and ``hi`` allow; cached."""
         key = (lo, hi)
         got = self._polys.get(key)
         if got is None:
             if hi - lo <= self.leaf:
-                got = {tuple(0 for _ in range(len(self.sizes) - 1)) if self.sizes else (): 1}
-                for i in range(lo, hi):
-                    got = self._cut(lo, hi, convolve(got, self._linear(self.atoms[i])), below_only=True)
-                    self.products += 1
+                got = self._leaf_poly(lo, hi)
             else:
                 mid = (lo + hi) // 2
                 got = convolve(self.poly(lo, mid), self.poly(mid, hi))
