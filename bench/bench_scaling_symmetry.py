@@ -33,7 +33,7 @@ from pathlib import Path
 
 from common import ROOT, checkout, machine
 
-SIZES = {"depth": [2_000, 5_000, 20_000], "width": [[2_000, 4], [2_000, 8], [2_000, 16]],
+SIZES = {"depth": [2_000, 5_000, 20_000], "width": [[4_000, 4], [4_000, 8], [12_000, 8]],
          "python": [10_000, 30_000, 100_000]}
 WHAT = {"depth": ["sample", "count"], "width": ["count", "unrank", "rank", "enumerate 1,000"],
         "python": ["parse", "gc", "peak MB"]}
@@ -137,8 +137,8 @@ def run(dimension: str, size, root: Path, limit: float) -> dict | None:
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]); "
             "import bench_scaling_symmetry as b; print(json.dumps(b.worker(sys.argv[3], json.loads(sys.argv[4]))))")
     try:
-        proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "bench"), str(root), dimension,
-                               json.dumps(size)], capture_output=True, text=True, timeout=limit, cwd=tempfile.gettempdir())
+        proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "bench"), str(root), dimension, json.dumps(size)],
+                              capture_output=True, text=True, timeout=limit, cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:
         return None
     if proc.returncode != 0:
@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dimension", choices=sorted(SIZES), required=True)
     ap.add_argument("--before", required=True, help="the previous code: a checkout's directory or a git revision")
-    ap.add_argument("--limit", type=float, default=180.0, help="seconds one cell may take")
+    ap.add_argument("--limit", type=float, default=400.0, help="seconds one cell may take")
     ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     args = ap.parse_args(argv)
     before = Path(args.before)

@@ -196,6 +196,7 @@ class RenamingSpace:
         self._levels: list[tuple[tuple[int, ...], ...]] | None = None
         self._level_index: dict[int, dict[tuple[int, ...], int]] = {}
         self._transfer_tree: Transfer | None = None
+        self._ways: dict[tuple[int, int], dict[int, int]] = {}
         self._transitions: dict[int, tuple[tuple[tuple[int, int, int], ...], ...]] = {}
         # which tokens each referent owns, for apply()
         self._tokens_of: dict[str, list[int]] = {}
@@ -281,11 +282,18 @@ class RenamingSpace:
         return {self._index(hi, v): c for v, c in got.items()}  # type: ignore[misc]
 
     def _col(self, lo: int, hi: int, w: dict[int, int] | None) -> dict[int, int]:
-        """``M(lo, hi) · w`` (``w`` all ones when None), vectors by state index."""
+        """``M(lo, hi) · w`` (``w`` all ones when None), vectors by state index;
+        the ways to finish (``w`` None) are kept per range, since every
+        unranking of the space asks for the same ones."""
+        if w is None and (lo, hi) in self._ways:
+            return self._ways[(lo, hi)]
         levels = self._states()
         vec = None if w is None else {levels[hi][y]: c for y, c in w.items() if c}
         got = self._transfer().col(lo, hi, vec)
-        return {self._index(lo, u): c for u, c in got.items()}  # type: ignore[misc]
+        out = {self._index(lo, u): c for u, c in got.items()}
+        if w is None:
+            self._ways[(lo, hi)] = out
+        return out  # type: ignore[return-value]
 
     # ---------------------------------------------------------------- counting
     def count(self) -> int:

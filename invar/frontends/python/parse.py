@@ -189,6 +189,11 @@ def _lexemes(text: str) -> list[tuple[int, int, int, int, str, str]]:
 
 
 # ----------------------------------------------------------------- layout
+#: the one empty set every line without reads (or writes) shares: each
+#: ``frozenset()`` is an object of its own, 216 bytes a line
+_NOTHING: frozenset[str] = frozenset()
+
+
 def _copy_effect(e: Effect) -> Effect:
     return Effect(set(e.reads), set(e.writes), e.side, e.barrier, e.jump, e.may_raise)
 
@@ -500,8 +505,8 @@ class _UnitBuilder:
             e = it.effect
             lines.append(Line(
                 text=text,
-                reads=frozenset(e.reads) if e else frozenset(),
-                writes=frozenset(e.writes) if e else frozenset(),
+                reads=frozenset(e.reads) if e and e.reads else _NOTHING,
+                writes=frozenset(e.writes) if e and e.writes else _NOTHING,
                 block=it.block,
                 depth=it.depth,
                 source_line=it.source_line,
