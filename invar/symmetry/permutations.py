@@ -53,7 +53,7 @@ from typing import Iterator, Sequence
 from ..errors import SpaceError
 from ..program import Program
 from .bigint import product
-from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, Poset, TooWide, Walker, bits
+from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, SAMPLER_VERSION, Poset, TooWide, Walker
 
 
 class IntractableError(SpaceError):
@@ -100,11 +100,6 @@ class _Group:
         self.max_states = max_states
 
     @property
-    def pred(self) -> list[int]:
-        """``pred[u]``: bit mask of the units ``u`` directly depends on."""
-        return self.poset.pred_mask
-
-    @property
     def tractable(self) -> bool:
         return self.poset.tractable
 
@@ -124,9 +119,6 @@ class _Group:
     def bounds(self) -> tuple[int, int]:
         return self.poset.bounds()
 
-    def _available(self, placed: int) -> list[int]:
-        return self.poset.available(placed)
-
     def walker(self) -> Walker:
         """A left-to-right builder of one unit sequence that knows, at every
         step, how many linear extensions complete each choice."""
@@ -138,25 +130,24 @@ class _Group:
         self.count()
         return tuple(self.poset.unrank(index))
 
-    def sample(self, rng: random.Random) -> tuple[int, ...]:
+    def sample(self, rng: random.Random, version: int = SAMPLER_VERSION) -> tuple[int, ...]:
         """One unit sequence, uniform (up to the chain's ``ε`` in intractable parts)."""
-        return tuple(self.poset.sample(rng))
+        return tuple(self.poset.sample(rng, version))
 
     def check(self, seq: Sequence[int]) -> None:
         """Raise SpaceError unless ``seq`` is a linear extension of the units."""
         if sorted(seq) != list(range(self.k)):
             raise SpaceError(f"lines {self.start + 1}-{self.end}: not an order of the {self.k} units")
-        placed = 0
-        pred = self.pred
+        at = [0] * self.k
+        for new, u in enumerate(seq):
+            at[u] = new
         for u in seq:
-            missing = pred[u] & ~placed
-            if missing:
-                first = next(bits(missing))
+            late = [p for p in self.poset.pred[u] if at[p] > at[u]]
+            if late:
                 raise SpaceError(
-                    f"line {self.ranges[u][0] + 1} placed before line {self.ranges[first][0] + 1}, "
+                    f"line {self.ranges[u][0] + 1} placed before line {self.ranges[min(late)][0] + 1}, "
                     "which it depends on"
                 )
-            placed |= 1 << u
 
 
 def _groups(program: Program, max_states: int) -> list[_Group]:
@@ -430,9 +421,14 @@ class PermutationSpace:
         produced = 0
         groups = self.groups
         seqs: list[list[int]] = [[] for _ in groups]
-        placed = [0] * len(groups)
-        # one frame per decision: (group, options left, pending tasks after it);
-        # tasks are immutable tuples in a linked list, so frames share them
+        # what may come next in each group, kept up to date as units are
+        # placed and taken back: finding a decision's next option costs a
+        # logarithm, not a scan of the group
+        fronts = [g.poset.frontier() for g in groups]
+
+        # one frame per decision: [group, unit it chose last (None before the
+        # first), pending tasks after it]; tasks are immutable tuples in a
+        # linked list, so frames share them
         def advance(tasks):
             """Pop finished tasks until a decision is due: (group, tasks) or None."""
             while tasks is not None:
@@ -445,41 +441,38 @@ class PermutationSpace:
                         tasks = rest
                     continue
                 g = task[1]
-                if placed[g] == (1 << groups[g].k) - 1:
+                if len(seqs[g]) == groups[g].k:
                     tasks = rest
                     continue
                 return g, tasks
             return None
 
-        frames: list[tuple[int, list[int], object]] = []
-        history: list[int] = []
+        frames: list[list] = []
 
         def push(tasks) -> bool:
             due = advance(tasks)
             if due is None:
                 return False
-            g, tasks = due
-            frames.append((g, list(reversed(groups[g]._available(placed[g]))), tasks))
+            frames.append([due[0], None, due[1]])
             return True
 
         if not push((("groups", self._top, 0), None)):
             yield self._assemble(seqs)
             return
         while frames:
-            g, options, tasks = frames[-1]
-            # undo the previous choice made at this frame
-            while len(history) > len(frames) - 1:
-                h = history.pop()
-                placed[h] &= ~(1 << seqs[h].pop())
-            if not options:
+            frame = frames[-1]
+            g, chosen, tasks = frame
+            if chosen is not None:  # take back what this frame placed last
+                seqs[g].pop()
+                fronts[g].unplace(chosen)
+            u = fronts[g].next_from(0 if chosen is None else chosen + 1)
+            if u is None:
                 frames.pop()
                 continue
-            u = options.pop()
+            frame[1] = u
             seqs[g].append(u)
-            placed[g] |= 1 << u
-            history.append(g)
-            _, rest = tasks
-            if not push((("groups", self._inside[g][u], 0), (("step", g), rest))):
+            fronts[g].place(u)
+            if not push((("groups", self._inside[g][u], 0), (("step", g), tasks[1]))):
                 yield self._assemble(seqs)
                 produced += 1
                 if limit is not None and produced >= limit:
@@ -490,12 +483,14 @@ class PermutationSpace:
         """True when :meth:`sample` is exactly uniform (else it uses the Markov chain)."""
         return self.tractable
 
-    def sample(self, n: int, rng: random.Random | int | None = None) -> list[Permutation]:
+    def sample(self, n: int, rng: random.Random | int | None = None, *,
+               version: int = SAMPLER_VERSION) -> list[Permutation]:
         """``n`` permutations drawn independently and uniformly (exactly when
         :attr:`exact_sampling`, else to within the Markov chain's ``ε``)."""
-        return list(islice(self.samples(rng), n))
+        return list(islice(self.samples(rng, version=version), n))
 
-    def samples(self, rng: random.Random | int | None = None, *, chain_steps: int | None = None) -> Iterator[Permutation]:
+    def samples(self, rng: random.Random | int | None = None, *, chain_steps: int | None = None,
+                version: int = SAMPLER_VERSION) -> Iterator[Permutation]:
         """An endless stream of independent uniform draws (see :meth:`sample`),
         in constant memory. The space is the product of its groups, so a
         uniform draw of each group's sequence is a uniform order; the Markov
@@ -506,12 +501,18 @@ class PermutationSpace:
         intractable part before a draw. The certified number
         (:attr:`chain_steps_needed`, the Bubley–Dyer bound) grows as the cube
         of the part's size; fewer steps give draws that are faster and no
-        longer certified to be near uniform. Exact parts are unaffected."""
+        longer certified to be near uniform. Exact parts are unaffected.
+
+        ``version`` is what the seed means (docs/formats.md, "Permutations"):
+        :data:`~invar.symmetry.posets.SAMPLER_VERSION` by default; 1 draws
+        what invar drew before it, for the same seed."""
+        if version not in (1, SAMPLER_VERSION):
+            raise ValueError(f"no sampler version {version} (1 or {SAMPLER_VERSION})")
         rng = rng if isinstance(rng, random.Random) else random.Random(rng)
         for g in self.groups:
             g.poset.reset_chains(chain_steps)
         while True:
-            yield self._assemble([g.sample(rng) for g in self.groups])
+            yield self._assemble([g.sample(rng, version) for g in self.groups])
 
     @property
     def chain_steps_needed(self) -> int:
@@ -537,4 +538,6 @@ class PermutationSpace:
         return prediction
 
 
-__all__ = ["PermutationSpace", "Permutation", "IntractableError", "DEFAULT_MAX_STATES", "MIXING_EPSILON"]
+__all__ = [
+    "PermutationSpace", "Permutation", "IntractableError", "DEFAULT_MAX_STATES", "MIXING_EPSILON", "SAMPLER_VERSION",
+]

@@ -57,6 +57,22 @@ steps. We run ``⌈(k³ − k)/3 · ln(k²/(4ε))⌉`` steps (``ε`` =
 :data:`MIXING_EPSILON`) before the first draw and again between draws. Only
 the prime node itself runs the chain; everything around it stays exact.
 
+Seeds
+-----
+What a seed draws has a version (:data:`SAMPLER_VERSION`; docs/formats.md).
+Version 1 built every node's draw as a list, children before parents, so a
+tree as deep as the poset copied each element once per level (quadratic on
+the zipper of n writes and their n prints in order). Version 2 draws the
+same nodes in the same order but places the elements top down: a node hands
+its positions to its largest child in place and the others take theirs out
+by rank (:class:`~invar.symmetry.ordered.Positions`), so an element changes
+hands only when it is in a smaller part, at most ``log2 k`` times, each a
+Fenwick-tree lookup: ``O(k log k)`` a draw whatever the depth. A parallel
+node larger than :data:`SHUFFLE_MAX` whose smaller children hold less than
+half of it draws only their positions (``random.sample``), in time their
+size; every other node takes version 1's random numbers, so small posets
+draw what they drew before.
+
 Nothing here recurses over the number of elements. Decomposing one node is
 :class:`_Peeling`'s work: peel single elements, then split the rest.
 
@@ -69,10 +85,12 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import insort
 from itertools import accumulate
 from typing import Iterable, Iterator, Sequence
 
 from .bigint import product
+from .ordered import OrderedSet, Positions
 
 #: most down-sets one prime node's counting table may hold before it is intractable
 DEFAULT_MAX_STATES = 1 << 18
@@ -80,6 +98,10 @@ DEFAULT_MAX_STATES = 1 << 18
 MIXING_EPSILON = 1e-3
 #: prime parts up to this size get a minimum chain partition for their upper bound
 EXACT_CHAINS = 400
+#: what a seed means to :meth:`Poset.sample` (see "Seeds" in the module docstring; docs/formats.md)
+SAMPLER_VERSION = 2
+#: parallel nodes up to this many elements draw their interleaving as seed version 1 did
+SHUFFLE_MAX = 64
 
 UNIT, PARALLEL, SERIES, PRIME = "unit", "parallel", "series", "prime"
 
@@ -311,18 +333,27 @@ class _Prime:
         tractable, else by the Markov chain."""
         if self.tractable:
             table = self.table()
+            # the elements that may come next, kept in increasing order as
+            # they free up (a down-set table is only built for narrow parts,
+            # so this list stays short): the same choices, in the same order,
+            # as scanning every element at every step
+            missing = [bin(p).count("1") for p in self.pred]
+            avail = [u for u in range(self.k) if not missing[u]]
             placed, out = 0, []
             for _ in range(self.k):
                 pick = rng.randrange(table[placed])
-                for u in range(self.k):
-                    if placed >> u & 1 or self.pred[u] & ~placed:
-                        continue
+                for at, u in enumerate(avail):
                     ways = table[placed | (1 << u)]
                     if pick < ways:
-                        placed |= 1 << u
-                        out.append(u)
                         break
                     pick -= ways
+                placed |= 1 << u
+                out.append(u)
+                del avail[at]
+                for v in self.succ[u]:
+                    missing[v] -= 1
+                    if not missing[v]:
+                        insort(avail, v)
             return out
         if self.chain_state is None:
             self.chain_state = list(range(self.k))
@@ -587,7 +618,6 @@ class Poset:
         for lst in pred:
             lst.sort()
         self.succ, self.pred = succ, pred
-        self._pred_mask: list[int] | None = None
         self.max_states = max_states
         self._count: int | None = None
         self.root = self._decompose()
@@ -703,18 +733,9 @@ class Poset:
         return [(n.prime.k, n.prime.tractable) for n in self.nodes() if n.kind == PRIME]
 
     # ----------------------------------------------------------- the walk
-    @property
-    def pred_mask(self) -> list[int]:
-        """``pred_mask[v]``: bit mask of v's direct predecessors, built on first
-        use (a walk or an enumeration; counting and sampling never need it,
-        and for a long program it is large)."""
-        if self._pred_mask is None:
-            self._pred_mask = [sum(1 << u for u in p) for p in self.pred]
-        return self._pred_mask
-
-    def available(self, placed: int) -> list[int]:
-        """Elements not in the mask ``placed`` whose predecessors all are, increasing."""
-        return [u for u in range(self.k) if not placed >> u & 1 and not self.pred_mask[u] & ~placed]
+    def frontier(self) -> "Frontier":
+        """The elements that may come first, kept up to date as elements are placed."""
+        return Frontier(self)
 
     def walker(self) -> "Walker":
         self._fill_counts()
@@ -734,9 +755,62 @@ class Poset:
         return walk.seq
 
     # ---------------------------------------------------------- sampling
-    def sample(self, rng: random.Random) -> list[int]:
+    def sample(self, rng: random.Random, version: int = SAMPLER_VERSION) -> list[int]:
         """One linear extension: uniform when tractable, and otherwise uniform
-        up to the Markov chain's ``ε`` inside the intractable prime nodes."""
+        up to the Markov chain's ``ε`` inside the intractable prime nodes.
+
+        ``version`` is what a seed means (see the module docstring): 2 draws
+        in time near-linear in the elements whatever the tree's depth; 1
+        reproduces the draws of invar before it, in time proportional to the
+        elements times the depth of the tree."""
+        if version == 1:
+            return self._sample_v1(rng)
+        if version != SAMPLER_VERSION:
+            raise ValueError(f"no sampler version {version} (1 or {SAMPLER_VERSION})")
+        draws = {}
+        # children before parents, as version 1 drew, so that the draws it
+        # shares with version 2 come from the same random numbers
+        for node in self._postorder():
+            if node.kind == PRIME:
+                draws[id(node)] = node.prime.sample(rng)
+            elif node.kind == PARALLEL and node.children:
+                draws[id(node)] = _interleaving(node, rng)
+        return self._place(draws)
+
+    def _place(self, draws: dict[int, object]) -> list[int]:
+        """Give every element its position, parents before children: a node
+        hands its positions to its largest child in place and the others take
+        theirs out (by rank among the node's), so an element changes hands
+        only when it is in a smaller part, at most log2(k) times."""
+        out = [0] * self.k
+        stack: list[tuple[Node, Positions]] = [(self.root, Positions(range(self.k)))]
+        while stack:
+            node, pos = stack.pop()
+            if node.kind == UNIT:
+                out[pos.remaining()[0]] = node.elements[0]
+                continue
+            if node.kind == PRIME:
+                elements = node.prime.elements
+                for at, u in zip(pos.remaining(), draws[id(node)]):
+                    out[at] = elements[u]
+                continue
+            if not node.children:
+                continue
+            heavy, ranks = draws[id(node)] if node.kind == PARALLEL else _series_ranks(node)
+            light = [slot for slot in range(len(node.children)) if slot != heavy]
+            for slot, at in zip(light, pos.take(ranks[slot] for slot in light)):
+                child = node.children[slot]
+                if child.kind == UNIT:
+                    out[at[0]] = child.elements[0]
+                else:
+                    stack.append((child, Positions(at)))
+            stack.append((node.children[heavy], pos))
+        return out
+
+    def _sample_v1(self, rng: random.Random) -> list[int]:
+        """Seed version 1: every node's draw built as a list, children
+        before parents, and a parallel node's interleaving a shuffle of its
+        children's labels."""
         draws: dict[int, list[int]] = {}
         for node in self._postorder():
             if node.kind == UNIT:
@@ -756,6 +830,106 @@ class Poset:
         return draws[id(self.root)]
 
 
+def _heaviest(node: Node) -> int:
+    """The slot of the node's largest child (the first of the largest)."""
+    sizes = [c.size for c in node.children]
+    return sizes.index(max(sizes))
+
+
+def _interleaving(node: Node, rng: random.Random) -> tuple[int, list[list[int] | None]]:
+    """A uniform interleaving of a parallel node's children: (the largest
+    child's slot, each other child's ranks among the node's positions).
+
+    Every assignment of the node's ``m`` positions to its children with the
+    children's sizes is equally likely. Where the children other than the
+    largest hold at least half of the node, or the node holds at most
+    :data:`SHUFFLE_MAX` elements, the draw is version 1's (a shuffle of every
+    position's label: ``m - 1`` random numbers, no more than twice the
+    smaller children's size or a constant); elsewhere only the smaller
+    children's positions are drawn (``random.sample`` of their number among
+    ``m``, dealt to the children in order), so a large child with a few small
+    ones beside it costs what the small ones hold, not the node's size."""
+    heavy = _heaviest(node)
+    m = node.size
+    light = m - node.children[heavy].size
+    ranks: list[list[int] | None] = [None] * len(node.children)
+    if m <= SHUFFLE_MAX or 2 * light >= m:
+        labels = [slot for slot, c in enumerate(node.children) for _ in range(c.size)]
+        rng.shuffle(labels)
+        for slot in range(len(node.children)):
+            if slot != heavy:
+                ranks[slot] = []
+        for q, slot in enumerate(labels):
+            if slot != heavy:
+                ranks[slot].append(q)  # type: ignore[union-attr]
+        return heavy, ranks
+    picks = rng.sample(range(m), light)
+    start = 0
+    for slot, child in enumerate(node.children):
+        if slot != heavy:
+            ranks[slot] = sorted(picks[start : start + child.size])
+            start += child.size
+    return heavy, ranks
+
+
+def _series_ranks(node: Node) -> tuple[int, list[list[int] | None]]:
+    """A series node's children take its positions in turn: (the largest
+    child's slot, each other child's run of ranks)."""
+    heavy = _heaviest(node)
+    ranks: list[list[int] | None] = []
+    start = 0
+    for slot, child in enumerate(node.children):
+        ranks.append(None if slot == heavy else list(range(start, start + child.size)))
+        start += child.size
+    return heavy, ranks
+
+
+class Frontier:
+    """The elements that may come next while an extension is built left to
+    right (and taken back right to left): those not placed whose direct
+    predecessors all are. Placing or taking back an element touches its
+    direct successors only, and the next element from a given one is found in
+    time logarithmic in the poset (an :class:`~invar.symmetry.ordered.OrderedSet`),
+    so a walk over an extension costs its edges, not the poset's size per step."""
+
+    __slots__ = ("succ", "missing", "free")
+
+    def __init__(self, poset: "Poset") -> None:
+        self.succ = poset.succ
+        #: direct predecessors not yet placed, per element
+        self.missing = [len(p) for p in poset.pred]
+        self.free = OrderedSet(poset.k, full=False)
+        for u, m in enumerate(self.missing):
+            if not m:
+                self.free.add(u)
+
+    def place(self, u: int) -> None:
+        missing, free = self.missing, self.free
+        free.discard(u)
+        for v in self.succ[u]:
+            missing[v] -= 1
+            if not missing[v]:
+                free.add(v)
+
+    def unplace(self, u: int) -> None:
+        """Take back ``u``, the element placed last."""
+        missing, free = self.missing, self.free
+        for v in self.succ[u]:
+            if not missing[v]:
+                free.discard(v)
+            missing[v] += 1
+        free.add(u)
+
+    def next_from(self, x: int) -> int | None:
+        """The smallest element at least ``x`` that may come next, or None."""
+        return self.free.next_from(x)
+
+    def __iter__(self) -> Iterator[int]:
+        """The elements that may come next, increasing."""
+        free = self.free
+        return (free.select(r) for r in range(len(free)))
+
+
 class Walker:
     """One linear extension under construction, left to right, with the number
     of extensions that complete each next choice.
@@ -769,7 +943,7 @@ class Walker:
 
     def __init__(self, poset: Poset) -> None:
         self.poset = poset
-        self.placed = 0
+        self.frontier = poset.frontier()
         self.seq: list[int] = []
         self.value: dict[int, int] = {}
         self.mask: dict[int, int] = {}  # prime node -> placed local mask
@@ -824,7 +998,7 @@ class Walker:
     def options(self) -> list[tuple[int, int]]:
         """``(element, extensions that begin with the placed ones and it)`` for
         every element that may come next, in increasing order."""
-        return [(u, self._after(u)[-1][1]) for u in self.poset.available(self.placed)]
+        return [(u, self._after(u)[-1][1]) for u in list(self.frontier)]
 
     def place(self, u: int) -> None:
         for node, new in self._after(u):
@@ -839,7 +1013,7 @@ class Walker:
                 self.remaining[id(parent)][node.slot] -= 1
                 self.left[id(parent)] -= 1
             node = parent
-        self.placed |= 1 << u
+        self.frontier.place(u)
         self.seq.append(u)
 
 

@@ -18,17 +18,21 @@ can finish (usually one per level: one class, or classes with atoms of their
 own). Level ``i`` goes to level ``i + 1`` by a transfer matrix whose entries
 are small (the free targets of the atom taken).
 
-Everything exact is computed on a **product tree** of those matrices over
-ranges of referents, so no big number is ever built per referent: the count
-is the root's product; ``rank`` folds the per-referent digits up the tree
-(a mixed-radix number whose radices are the tree's products); ``unrank``
-splits an index down the tree by division; choices among the targets of one
-list are found with a Fenwick tree of the free ones per (class, atom). With
-``S`` states per level, ``n`` referents and ``M(b)`` the cost of multiplying
-``b``-bit numbers, counting and ranking cost ``O(S³ M(b) log n)`` for a count of
-``b`` bits, and memory stays ``O(S² b log n)`` bits, where a table per referent
-would be ``O(n b)``. (Unranking is as fast when levels have one state; with
-several, its digits are compared against big weights per referent.)
+Everything exact is computed on a **product tree** over ranges of
+referents, so no big number is ever built per referent. A range's transfer
+is never a matrix: the ways from state ``u`` to state ``v`` are one
+coefficient of a polynomial in the atoms times a ratio of falling factorials
+(:mod:`.transfer`), so a vector times a range's transfer is one product of
+polynomials (Kronecker substitution), near-linear in the states where the
+matrices' products cost their cube. The count is the root's product;
+``rank`` folds the per-referent digits up the tree (a mixed-radix number
+whose radices are the tree's products); ``unrank`` splits an index down the
+tree by division, the weights of a left half scaled down to about its own
+length first (and the result corrected by a neighbour step), so the numbers
+a leaf handles halve at every split: ``O(b log n)`` bits in all for a count
+of ``b`` bits, where weights as long as the rest of the count cost ``n b``.
+Choices among the targets of one list are found with a Fenwick tree of the
+free ones per (class, atom).
 
 Enumeration order: lexicographic over the tuple of targets, referents taken in
 order of first appearance and each referent's targets in the order its
@@ -45,6 +49,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from ..errors import SpaceError
 from ..program import Program, Token
 from .bigint import divmod_exact
+from .transfer import Transfer
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
 Speller = Callable[[Token, str], str]
@@ -70,14 +75,12 @@ class Renaming:
 
 #: referents per leaf of the product tree
 _LEAF = 32
-#: most states a level may have for the product tree to pay: its products
-#: cost the cube of the states, where one walk from the first level costs
-#: their number (wider spaces, all small in practice, are walked level by level)
-_NARROW = 16
-
-#: a transfer matrix over a range of referents: ``m[x][y]`` = ways from state
-#: ``x`` of its first level to state ``y`` of the level after it (sparse rows)
-Matrix = list[dict[int, int]]
+#: bits of margin the scaled-down weights of a left half keep over its count
+#: (see ``RenamingSpace._unrank_left``): an error of one unit per earlier
+#: sequence then stays under one sequence's weight
+_GUARD = 16
+#: a left half whose weights would lose fewer bits than this is unranked exactly
+_MIN_SHIFT = 64
 
 
 class _Fenwick:
@@ -192,9 +195,9 @@ class RenamingSpace:
         self._fenwick_init: dict[tuple[int, int], list[int]] = {}
         self._levels: list[tuple[tuple[int, ...], ...]] | None = None
         self._level_index: dict[int, dict[tuple[int, ...], int]] = {}
-        self._tree: dict[tuple[int, int], Matrix] = {}
-        self._leaf_size: int | None = None
-        self._transitions: list[tuple[tuple[tuple[int, int, int], ...], ...]] | None = None
+        self._transfer_tree: Transfer | None = None
+        self._ways: dict[tuple[int, int], dict[int, int]] = {}
+        self._transitions: dict[int, tuple[tuple[tuple[int, int, int], ...], ...]] = {}
         # which tokens each referent owns, for apply()
         self._tokens_of: dict[str, list[int]] = {}
         for k, tok in enumerate(program.tokens):
@@ -242,26 +245,15 @@ class RenamingSpace:
             got = self._level_index[i] = {u: x for x, u in enumerate(level)}
         return got.get(state)
 
-    def _leaf(self) -> int:
-        """Referents per leaf of the product tree: all of them (one walk,
-        no tree) when some level has more than :data:`_NARROW` states."""
-        if self._leaf_size is None:
-            levels = self._states()
-            self._leaf_size = max(1, len(levels) - 1) if max(map(len, levels)) > _NARROW else _LEAF
-        return self._leaf_size
-
     def _steps(self, i: int, x: int) -> tuple[tuple[int, int, int], ...]:
         """From state ``x`` of level ``i``: ``(atom, state of level i+1, free
-        targets of that atom)`` for each atom referent ``i`` may take."""
-        if self._leaf() > _LEAF:
-            return tuple(self._steps_of(i, x))
-        if self._transitions is None:
-            levels = self._states()
-            # tuples of ints, which the garbage collector stops tracking
-            self._transitions = [
-                tuple(tuple(self._steps_of(i, x)) for x in range(len(levels[i]))) for i in range(len(levels) - 1)
-            ]
-        return self._transitions[i][x]
+        targets of that atom)`` for each atom referent ``i`` may take into a
+        live state (kept per level once asked: tuples of ints, which the
+        garbage collector stops tracking)."""
+        got = self._transitions.get(i)
+        if got is None:
+            got = self._transitions[i] = tuple(tuple(self._steps_of(i, x)) for x in range(len(self._states()[i])))
+        return got[x]
 
     def _steps_of(self, i: int, x: int) -> list[tuple[int, int, int]]:
         u = self._states()[i][x]
@@ -276,39 +268,39 @@ class RenamingSpace:
         return out
 
     # ---------------------------------------------------------- product tree
-    def _matrix(self, lo: int, hi: int) -> Matrix:
-        """The transfer matrix of referents ``lo..hi-1``, cached by range."""
-        key = (lo, hi)
-        got = self._tree.get(key)
-        if got is None:
-            if hi - lo <= self._leaf():
-                got = [self._propagate(lo, hi, {x: 1}) for x in range(len(self._states()[lo]))]
-            else:
-                mid = (lo + hi) // 2
-                got = _times(self._matrix(lo, mid), self._matrix(mid, hi))
-            self._tree[key] = got
-        return got
+    def _transfer(self) -> Transfer:
+        """The transfer matrices as polynomials on a product tree (see :mod:`.transfer`)."""
+        if self._transfer_tree is None:
+            atoms = [self._atoms_of_class[j] for j in self._class_of]
+            self._transfer_tree = Transfer(self._atom_sizes, atoms, self._states(), _LEAF)
+        return self._transfer_tree
 
-    def _propagate(self, lo: int, hi: int, row: dict[int, int]) -> dict[int, int]:
-        """The row vector ``row`` (over level ``lo``) times the transfers of
-        referents ``lo..hi-1``, one level at a time."""
-        for i in range(lo, hi):
-            nxt: dict[int, int] = {}
-            for x, c in row.items():
-                for _a, y, free in self._steps(i, x):
-                    nxt[y] = nxt.get(y, 0) + c * free
-            row = nxt
-        return row
+    def _row(self, lo: int, hi: int, f: dict[int, int]) -> dict[int, int]:
+        """``f · M(lo, hi)``, vectors by state index."""
+        levels = self._states()
+        got = self._transfer().row(lo, hi, {levels[lo][x]: c for x, c in f.items() if c})
+        return {self._index(hi, v): c for v, c in got.items()}  # type: ignore[misc]
 
-    def _split(self, lo: int, hi: int) -> int:
-        return (lo + hi) // 2
+    def _col(self, lo: int, hi: int, w: dict[int, int] | None) -> dict[int, int]:
+        """``M(lo, hi) · w`` (``w`` all ones when None), vectors by state index;
+        the ways to finish (``w`` None) are kept per range, since every
+        unranking of the space asks for the same ones."""
+        if w is None and (lo, hi) in self._ways:
+            return self._ways[(lo, hi)]
+        levels = self._states()
+        vec = None if w is None else {levels[hi][y]: c for y, c in w.items() if c}
+        got = self._transfer().col(lo, hi, vec)
+        out = {self._index(lo, u): c for u, c in got.items()}
+        if w is None:
+            self._ways[(lo, hi)] = out
+        return out  # type: ignore[return-value]
 
     # ---------------------------------------------------------------- counting
     def count(self) -> int:
         """The exact number of renamings (identity included when admissible)."""
         if not self._states()[0]:
             return 0
-        return sum(self._matrix(0, len(self.referents))[0].values())
+        return self._col(0, len(self.referents), None).get(0, 0)
 
     def __len__(self) -> int:  # pragma: no cover - may overflow ssize_t
         return self.count()
@@ -352,48 +344,53 @@ class RenamingSpace:
         trees = self._free_trees()
         taken: set[str] = set()
         # digits[i]: {state of level i+1: free targets before the chosen one
-        # whose atom leads there}; path[i]: the state after referent i
+        # whose atom leads there}
         digits: list[dict[int, int]] = []
         x = 0
         for i, ref in enumerate(self.referents):
             target = mapping.get(ref, ref)
-            j = self._class_of[i]
-            p = self._position(j).get(target)
-            if p is None or target in taken:
+            if target in taken or self._position(self._class_of[i]).get(target) is None:
                 raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
-            here: dict[int, int] = {}
-            nxt = None
-            chosen = self._atom_of[target]
-            for a, y, _free in self._steps(i, x):
-                before = trees[(j, a)].prefix(p)
-                if before:
-                    here[y] = before
-                if a == chosen:
-                    nxt = y
-            if nxt is None:
+            here, x = self._digits(i, x, target, trees)
+            if x is None:
                 raise SpaceError(f"{ref} -> {target} is not an admissible renaming")
             digits.append(here)
             taken.add(target)
             self._take(trees, target, -1)
-            x = nxt
         return sum(self._fold(0, n, digits).values()) if n else 0
 
-    def _fold(self, lo: int, hi: int, digits: list[dict[int, int]]) -> dict[int, int]:
-        """``Σ_{lo<=i<hi} digits[i] · M(i+1, hi)``: the rank's part from
+    def _digits(self, i: int, x: int, target: str, trees) -> tuple[dict[int, int], int | None]:
+        """Referent ``i`` takes ``target`` from state ``x``: (the free targets
+        before it in its list, by the state each leads to; the state it
+        leads to, None when that state is not live)."""
+        j = self._class_of[i]
+        p = self._position(j)[target]
+        here: dict[int, int] = {}
+        nxt = None
+        chosen = self._atom_of[target]
+        for a, y, _free in self._steps(i, x):
+            before = trees[(j, a)].prefix(p)
+            if before:
+                here[y] = before
+            if a == chosen:
+                nxt = y
+        return here, nxt
+
+    def _fold(self, lo: int, hi: int, digits: Sequence[dict[int, int]], base: int = 0) -> dict[int, int]:
+        """``Σ_{lo<=i<hi} digits[i - base] · M(i+1, hi)``: the rank's part from
         referents ``lo..hi-1``, as a vector over level ``hi``."""
-        if hi - lo <= self._leaf():
+        if hi - lo <= _LEAF:
             acc: dict[int, int] = {}
             for i in range(lo, hi):
-                nxt = dict(digits[i])
+                nxt = dict(digits[i - base])
                 for x, c in acc.items():
                     for _a, y, free in self._steps(i, x):
                         nxt[y] = nxt.get(y, 0) + c * free
                 acc = nxt
             return acc
-        mid = self._split(lo, hi)
-        left = self._fold(lo, mid, digits)
-        out = _vec_times(left, self._matrix(mid, hi))
-        for y, c in self._fold(mid, hi, digits).items():
+        mid = (lo + hi) // 2
+        out = self._row(mid, hi, self._fold(lo, mid, digits, base))
+        for y, c in self._fold(mid, hi, digits, base).items():
             out[y] = out.get(y, 0) + c
         return out
 
@@ -419,15 +416,110 @@ class RenamingSpace:
             # below are as long as this range's own count
             index, rest = divmod_exact(index, weights[0])
             weights = None
-        if hi - lo <= self._leaf():
+        if hi - lo <= _LEAF:
             end, left = self._unrank_leaf(lo, hi, x, index, weights, trees, out)
         else:
-            mid = self._split(lo, hi)
-            right = self._matrix(mid, hi)
-            inner = _weigh(right, weights)
-            y, index = self._unrank(lo, mid, x, index, inner, trees, out)
+            mid = (lo + hi) // 2
+            y, index = self._unrank_left(lo, mid, x, index, self._col(mid, hi, weights), trees, out)
             end, left = self._unrank(mid, hi, y, index, weights, trees, out)
         return end, left if rest is None else rest
+
+    def _unrank_left(self, lo: int, mid: int, x: int, index: int, inner: dict[int, int],
+                     trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
+        """The left half of a split: the sequence of referents ``lo..mid-1``
+        at ``index``, each weighing ``inner`` of the state it ends in.
+
+        Those weights are as long as everything right of the half, so the
+        half is unranked with them and ``index`` shifted right by as many
+        bits as leave every weight :data:`_GUARD` bits above the half's own
+        count, each rounded up: the numbers it handles are then as long as its
+        count, and each earlier sequence's weight is off by less than one
+        unit, less in all than any one sequence's weight. The sequence found is therefore the
+        one sought or a neighbour in the enumeration order; its exact rank
+        under ``inner`` (a fold, as :meth:`rank` makes) says which, and a step
+        to the neighbour corrects it."""
+        # the half's own sequences from ``x`` (one product on the tree): a sum
+        # of list lengths' logarithms overstates it by a bit or more a referent,
+        # which on long halves left nothing to shift
+        own = self._col(lo, mid, None).get(x, 0)
+        shift = min((w.bit_length() for w in inner.values() if w), default=0) - own.bit_length() - _GUARD
+        if shift < _MIN_SHIFT:
+            return self._unrank(lo, mid, x, index, inner, trees, out)
+        start = len(out)
+        # weights rounded up, so that the shifted index stays below their total
+        scaled = {z: ((w - 1) >> shift) + 1 for z, w in inner.items() if w}
+        y, _ = self._unrank(lo, mid, x, index >> shift, scaled, trees, out)
+        fold = self._refold(lo, mid, x, out, start, trees)
+        before = sum(c * inner[z] for z, c in fold.items())
+        while index < before:
+            y = self._neighbour(lo, mid, x, out, start, trees, -1)
+            before -= inner[y]
+        while index >= before + inner[y]:
+            before += inner[y]
+            y = self._neighbour(lo, mid, x, out, start, trees, 1)
+        return y, index - before
+
+    def _refold(self, lo: int, mid: int, x: int, out: list[tuple[str, str]], start: int,
+                trees: dict[tuple[int, int], _Fenwick]) -> dict[int, int]:
+        """The fold of the digits of ``out[start:]`` (referents ``lo..mid-1``
+        from state ``x``), its targets given back and taken again in turn."""
+        for _ref, t in out[start:]:
+            self._take(trees, t, 1)
+        digits = []
+        for k, (_ref, t) in enumerate(out[start:]):
+            here, x = self._digits(lo + k, x, t, trees)  # type: ignore[assignment]
+            digits.append(here)
+            self._take(trees, t, -1)
+        return self._fold(lo, mid, digits, lo)
+
+    def _neighbour(self, lo: int, mid: int, x: int, out: list[tuple[str, str]], start: int,
+                   trees: dict[tuple[int, int], _Fenwick], step: int) -> int:
+        """Replace ``out[start:]`` (referents ``lo..mid-1`` from state ``x``)
+        by the next (``step`` 1) or previous (-1) sequence of live states in
+        the enumeration order; return the state it ends in."""
+        states = [x]
+        for k, (_ref, t) in enumerate(out[start:]):
+            a = self._atom_of[t]
+            states.append(next(y for b, y, _f in self._steps(lo + k, states[-1]) if b == a))
+        for k in range(mid - lo - 1, -1, -1):
+            ref, t = out[start + k]
+            self._take(trees, t, 1)
+            del out[start + k :]
+            choice = self._extreme(lo + k, states[k], trees, step, self._position(self._class_of[lo + k])[t])
+            if choice is None:
+                continue
+            y = states[k]
+            for i in range(lo + k, mid):
+                if i > lo + k:
+                    choice = self._extreme(i, y, trees, step, None)
+                p, y = choice  # type: ignore[misc]
+                target = self._lists[self._class_of[i]][p]
+                out.append((self.referents[i], target))
+                self._take(trees, target, -1)
+            return y
+        raise AssertionError("no neighbouring sequence")  # pragma: no cover - the index is in range
+
+    def _extreme(self, i: int, x: int, trees: dict[tuple[int, int], _Fenwick], step: int,
+                 after: int | None) -> tuple[int, int] | None:
+        """Referent ``i``'s free target from state ``x`` whose step is live:
+        the first after list position ``after`` (``step`` 1) or the last
+        before it (-1), or the first or last of all when ``after`` is None;
+        as (list position, next state), or None."""
+        j = self._class_of[i]
+        best: tuple[int, int] | None = None
+        for a, y, _free in self._steps(i, x):
+            tree = trees[(j, a)]
+            total = tree.prefix(tree.n)
+            if step > 0:
+                k = 0 if after is None else tree.prefix(after + 1)
+            else:
+                k = (total if after is None else tree.prefix(after)) - 1
+            if not 0 <= k < total:
+                continue
+            p = _descend([(tree, 1)], k)[0]
+            if best is None or (p < best[0] if step > 0 else p > best[0]):
+                best = (p, y)
+        return best
 
     def _unrank_leaf(self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None,
                      trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
@@ -639,22 +731,3 @@ class RenamingSpace:
             return x
 
         return back(prediction)
-
-
-def _times(a: Matrix, b: Matrix) -> Matrix:
-    return [_vec_times(row, b) for row in a]
-
-
-def _vec_times(v: dict[int, int], b: Matrix) -> dict[int, int]:
-    acc: dict[int, int] = {}
-    for y, c in v.items():
-        for z, d in b[y].items():
-            acc[z] = acc.get(z, 0) + c * d
-    return acc
-
-
-def _weigh(m: Matrix, weights: dict[int, int] | None) -> dict[int, int]:
-    """``m · weights`` (all ones when None): each first state's weighted ways."""
-    if weights is None:
-        return {x: sum(row.values()) for x, row in enumerate(m)}
-    return {x: sum(c * weights.get(y, 0) for y, c in row.items()) for x, row in enumerate(m)}
