@@ -17,7 +17,8 @@ pool=None, pins=())`` and ``canonical_space(program, *, pins=())`` (the
 renaming rules; the first renaming of the canonical space is the canonical
 form), and its record's hooks (x86: ``spell``, ``read_block``, ``decode``
 for BHive hex; Python: ``encoding_of``; Java: ``standalone``). Its
-submodules hold the code; the face only re-exports.
+submodules hold the code; the face only re-exports. A new language is a
+new package with that face and one record in :data:`REGISTRY`.
 
 The frontends layer: its packages and the modules they share (``registry``,
 ``units``, ``effects``, ``locals``, ``nesting``) import only the ground
@@ -32,7 +33,6 @@ import os
 
 from ..errors import ParseError, UsageError
 from ..program import Program
-
 from .registry import HEX, JAVA, LTL, PYTHON, REGISTRY, UNREAD, X86, Frontend, frontend_of
 
 #: language name -> the module that reads it (from :data:`REGISTRY`)
