@@ -42,6 +42,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from .frontends.registry import frontend_of
 from .program import Program, Token
 
 #: bump when the arrays :func:`encode` produces change meaning (invalidates disk caches)
@@ -354,18 +355,26 @@ def _first_appearance(keys: Sequence) -> np.ndarray:
 # ------------------------------------------------------------------ renamings
 Speller = Callable[[str, str], str]
 
+#: the languages no frontend reads whose renamed tokens read as their targets:
+#: copy strings (invar.tasks.copy) and a language model's characters
+#: (invar.tasks.lm); an ALTA input has no id-level renaming
+TARGET_SPELLED = frozenset({"copy", "chars"})
+
+
+def _as_target(view: str, target: str) -> str:
+    return target
+
 
 def speller(lang: str) -> Speller:
     """How a token of ``view`` is spelled once its referent becomes
     ``target``: ``spell(view, target) -> text`` (the frontend's rule)."""
-    if lang == "x86":
-        from .frontends.x86.registers import spell
-
-        return spell
-    # a renamed Python or Java name reads as its target; so does a character
-    # of a language model's window (``chars``, invar.tasks.lm)
-    if lang in ("ltl", "copy", "python", "java", "chars"):
-        return lambda view, target: target
+    record = frontend_of(lang)
+    if record.spell:  # x86: a register's name depends on its view
+        return record.hook("spell")
+    # a renamed Python, Java or LTL name reads as its target; so does a symbol
+    # of a task's own language (copy strings, a language model's characters)
+    if record.program_lang == lang or lang in TARGET_SPELLED:  # (hex decodes to x86 programs)
+        return _as_target
     raise NoIdRemap(f"no id-level renaming for {lang} programs; encode the renamed program instead")
 
 

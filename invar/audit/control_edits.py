@@ -2,9 +2,10 @@
 
 What :mod:`.controls` draws from: for a program, the edits of one kind
 (capture, order, constant, operator) in a seeded order, built from the
-Program IR with small tables keyed by ``program.lang`` for what only a
-language knows (which token kinds are literals, which operators swap, how a
-merged referent is spelled in each view); and the check that a control,
+Program IR, what a language is asked of its frontend's record
+(:mod:`invar.frontends.registry`), and small tables keyed by the record's
+name for what a control may change (which token kinds are literals, which
+operators swap, how a merged referent is spelled in each view); and the check that a control,
 rendered and parsed again by the program's frontend, reads as the edit
 wrote it. :mod:`.controls` explains each kind and what it guarantees.
 
@@ -22,7 +23,9 @@ from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
 
 from ..errors import InvarError
+from ..frontends.registry import JAVA, LTL, PYTHON, X86, frontend_of
 from ..program import Line, Program, Token
+from ..tasks.alta import LANG as ALTA
 
 #: candidates of one kind parsed again before that kind is given up on a
 #: program (cheap structural checks come first and do not count)
@@ -48,29 +51,12 @@ class Control:
 
 
 # ================================================================== tables
-#: view families whose referents a capture may merge, where a language
-#: splits one family into several views (a parameter is a local)
-_FAMILIES = {"python": {"param": "local"}, "java": {"param": "local"}}
-
-#: languages whose referents are a unit's locals, which no one reads after
-#: it returns (a register's final value is part of a block's state)
-_LOCALS_DIE = frozenset({"python", "java"})
-
-#: languages whose frontends leave out that a written operand may be read
-#: too (x86 ``addq %rbx, %rax`` reads %rax: its roles are coarse on purpose,
-#: which never changes a dependency), so a write counts as a read for the data flow
-_WRITES_READ = frozenset({"x86"})
-
-#: languages whose ``<`` and ``>`` also bracket type arguments
-_ANGLE_BRACKETS = frozenset({"java"})
-
-#: languages where a literal alone on its line is an expression statement
-#: that computes nothing (a docstring)
-_INERT_ALONE = frozenset({"python"})
-
-#: lines that hold a unit's label rather than its input: an LTL unit's
-#: trace (line 1) is what a model writes, so no control touches it
-_LABEL_FROM = {"ltl": 1}
+# What a language is (a parameter is a local; its locals die with the unit;
+# a written x86 operand may be read too; Java's ``<`` may bracket types; a
+# Python literal alone is a docstring; an LTL unit's trace is its label) is
+# asked of its frontend's record (invar.frontends.registry). What a control
+# may change into what is the audit's own choice, in the tables below, keyed
+# by the record's name.
 
 _COMPARE = {"<": (">=", ">"), "<=": (">", "<"), ">": ("<=", "<"), ">=": ("<", ">"), "==": ("!=",), "!=": ("==",)}
 _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("+",), "/": ("*",), "&": ("|",), "|": ("&",), "^": ("&",),
@@ -78,11 +64,11 @@ _ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("+",), "/": ("*",), "&": ("|",), 
                "&=": ("|=",), "|=": ("&=",)}
 #: operator text -> what may replace it, and the token kinds operators have, by language
 _OPERATORS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = {
-    "python": (("operator", "keyword"), {**_COMPARE, **_ARITHMETIC, "//": ("*",), "%": ("//",), "**": ("*",),
+    PYTHON.name: (("operator", "keyword"), {**_COMPARE, **_ARITHMETIC, "//": ("*",), "%": ("//",), "**": ("*",),
                                          "//=": ("*=",), "%=": ("//=",), "and": ("or",), "or": ("and",)}),
-    "java": (("operator",), {**_COMPARE, **_ARITHMETIC, "%": ("/",), ">>>": ("<<",), "&&": ("||",), "||": ("&&",),
+    JAVA.name: (("operator",), {**_COMPARE, **_ARITHMETIC, "%": ("/",), ">>>": ("<<",), "&&": ("||",), "||": ("&&",),
                              "++": ("--",), "--": ("++",)}),
-    "ltl": (("operator",), {"&": ("|",), "|": ("&",), "F": ("G",), "G": ("F",), "X": ("F",), "U": ("R",),
+    LTL.name: (("operator",), {"&": ("|",), "|": ("&",), "F": ("G",), "G": ("F",), "X": ("F",), "U": ("R",),
                             "R": ("U",), "W": ("M",), "M": ("W",), "->": ("<->",), "<->": ("->",), "xor": ("<->",),
                             ">": ("=",), "=": (">",), "^": ("=",)}),
 }
@@ -126,10 +112,10 @@ def _x86_operators(text: str) -> tuple[str, ...]:
 def _operators(program: Program, k: int) -> tuple[str, ...]:
     """What may replace token ``k`` when it is an operator (nothing else)."""
     tok = program.tokens[k]
-    if program.lang == "x86":
+    if program.lang == X86.name:
         return _x86_operators(tok.text) if tok.kind == "mnemonic" else ()
     kinds, table = _OPERATORS.get(program.lang, ((), {}))
-    if tok.kind not in kinds or (program.lang in _ANGLE_BRACKETS and _angle_bracket(program, k)):
+    if tok.kind not in kinds or (frontend_of(program.lang).angle_brackets and _angle_bracket(program, k)):
         return ()
     return table.get(tok.text, ())
 
@@ -207,12 +193,12 @@ def _swap(pairs: dict[str, str]) -> Callable[[str], str | None]:
 
 #: token kind -> how one literal of it changes, by language
 _LITERALS: dict[str, dict[str, Callable[[str], str | None]]] = {
-    "python": {"number": _bumped, "string": _string, "keyword": _swap({"True": "False", "False": "True"})},
-    "java": {"number": _bumped, "string": _string, "keyword": _swap({"true": "false", "false": "true"})},
-    "x86": {"immediate": _immediate, "disp": _bumped},
-    "ltl": {"constant": _swap({"1": "0", "0": "1", "true": "false", "false": "true"})},
+    PYTHON.name: {"number": _bumped, "string": _string, "keyword": _swap({"True": "False", "False": "True"})},
+    JAVA.name: {"number": _bumped, "string": _string, "keyword": _swap({"true": "false", "false": "true"})},
+    X86.name: {"immediate": _immediate, "disp": _bumped},
+    LTL.name: {"constant": _swap({"1": "0", "0": "1", "true": "false", "false": "true"})},
     # a compiled program reads a small alphabet: a bit flips rather than grows
-    "alta": {"fixed": _swap({"0": "1", "1": "0"})},
+    ALTA: {"fixed": _swap({"0": "1", "1": "0"})},
 }
 
 
@@ -262,7 +248,7 @@ class Reader:
 
 
 def _read_units(text: str, lang: str) -> list[Program]:
-    if lang == "alta":  # no frontend language: the alta task reads its inputs itself
+    if lang == ALTA:  # no frontend language: the alta task reads its inputs itself
         from ..tasks.alta import parse
 
         return [parse(text)]
@@ -293,7 +279,8 @@ class _Edit:
 
 def _input_tokens(program: Program) -> Iterator[tuple[int, Token]]:
     """Tokens of the lines a model reads (not an LTL unit's trace)."""
-    last = _LABEL_FROM.get(program.lang, len(program.lines))
+    last = frontend_of(program.lang).label_from
+    last = len(program.lines) if last is None else last
     return ((k, t) for k, t in enumerate(program.tokens) if t.line < last)
 
 
@@ -309,7 +296,7 @@ def _literal_edits(program: Program) -> list[_Edit]:
         if t.line in dead:
             continue
         change = changers.get(t.kind)
-        alone = per_line[t.line] == 1 and program.lang in _INERT_ALONE
+        alone = per_line[t.line] == 1 and frontend_of(program.lang).inert_alone
         new = change(t.text) if change is not None and not alone else None
         if new is not None and new != t.text:
             out.append(_Edit("constant", {"line": t.line, "token": k, "from": t.text, "to": new}, texts={k: new},
@@ -393,8 +380,7 @@ def _bits(mask: int) -> Iterator[int]:
 
 # ----------------------------------------------------------------- capture
 def _family(lang: str, view: str) -> str:
-    head = view.split(":", 1)[0]
-    return _FAMILIES.get(lang, {}).get(head, head)
+    return frontend_of(lang).family(view.split(":", 1)[0])
 
 
 def _capture_pairs(program: Program) -> list[tuple[str, str]]:
@@ -487,7 +473,7 @@ def _def_use(program: Program) -> Counter:
     that writes it (-1: none, it enters the unit). Lines are taken in
     program order: loops are not followed back, branches not told apart."""
     effects = _own_effects(program.lines)
-    if program.lang in _WRITES_READ:
+    if frontend_of(program.lang).writes_read:  # x86: a written operand may be read too
         effects = [(reads | writes, writes) for reads, writes in effects]
     last: dict[str, int] = {}
     pairs: Counter = Counter()
@@ -514,11 +500,11 @@ def _flow_changes(program: Program, again: Program, r1: str, r2: str) -> bool:
 
 def _dead_lines(program: Program) -> frozenset[int]:
     """Lines whose every write is a local no other line reads, in a
-    language whose locals die with the unit (:data:`_LOCALS_DIE`): a change
+    language whose locals die with the unit (its record's ``locals_die``): a change
     there changes no value the unit returns or leaves (it may still raise).
     Compound lines count as reading what their bodies read, so a loop's
     counter stays alive."""
-    if program.lang not in _LOCALS_DIE:
+    if not frontend_of(program.lang).locals_die:
         return frozenset()
     locals_ = set(program.referents)
     readers: dict[str, set[int]] = {}

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..errors import DataError, InvarError, ParseError, UsageError
+from ..frontends.registry import HEX, X86, frontend_of
 from ..program import Program
 
 PROGRAM_COLUMNS = ("program", "code", "text", "source", "hex", "block")
@@ -99,17 +100,9 @@ class Example:
                 if self.line and err.line <= 1:
                     err.line = self.line
                 raise err.located(self.path)
-        if self.lang == "hex":
-            from ..frontends.x86.hexblock import decode
-
-            try:
-                return decode(self.source.strip(), name=self.id, line=self.line, col=1)
-            except ParseError as err:
-                raise err.located(self.path)
-        if self.lang == "x86":
-            from ..frontends.x86.parse import parse
-
-            return parse(self.source, name=self.id, path=self.path, first_line=max(self.line, 1))
+        record = frontend_of(self.lang)
+        if record.block:  # a block of a larger file (an assembly paragraph, a hex row), located there
+            return record.hook("block")(self.source, name=self.id, path=self.path, line=self.line)
         from ..frontends import parse_units
 
         try:
@@ -241,7 +234,7 @@ def _check_languages(data: Dataset, languages: Sequence[str] | None) -> None:
     wrong: dict[str, int] = {}
     right = 0
     for ex in data.examples:
-        lang = ex.program.lang if ex.program is not None else "x86" if ex.lang == "hex" else ex.lang
+        lang = ex.program.lang if ex.program is not None else frontend_of(ex.lang).builds or ex.lang
         if not lang:
             continue
         if lang in languages:
@@ -348,7 +341,7 @@ def _prepared(path: Path, spec: str, task, split: str) -> Dataset:
 
     if task is not None and task.name != "bhive":
         raise UsageError(f"{spec} is a BHive dataset; the {task.name} task cannot read it", path="--task")
-    examples = [Example(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, "hex", ex.label, error=ex.error)
+    examples = [Example(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, HEX.name, ex.label, error=ex.error)
                 for ex in split_examples(path, split)]
     return Dataset(spec, "bhive", examples, split=split)
 
@@ -363,11 +356,11 @@ def _bhive_copy(spec: str, files: list[tuple[str, Path]]) -> Dataset:
     for hexcode in sorted(blocks, key=block_hash):
         where = blocks[hexcode]
         shown, line = where.rsplit(":", 1)
-        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), hexcode, "hex"))
+        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), hexcode, HEX.name))
     for r in rejected:  # rows that are not hex at all
         shown, line = r.source.rsplit(":", 1)
         err = ParseError(r.reason, path=shown, line=int(line), col=1)
-        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, "hex", error=err))
+        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, HEX.name, error=err))
     return Dataset(spec, "bhive-copy", examples)
 
 
@@ -391,7 +384,8 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
         data = path.read_bytes()
     except OSError as err:
         raise DataError(f"cannot read: {err.strerror}", path=shown)
-    if language == "hex":  # a block per line: a bad byte spoils its line only
+    layout = frontend_of(language).layout
+    if layout == "lines":  # a block per line (hex): a bad byte spoils its line only
         return Dataset(shown, "file", _hexfile(data.decode("utf-8-sig", errors="surrogateescape"), shown, name))
     if not data.strip():  # an empty file (a package's __init__.py) holds no program
         return Dataset(shown, "file", [])
@@ -400,7 +394,7 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     except ParseError as err:  # not text in its encoding: the file is one failed example
         return Dataset(shown, "file", [Example(0, f"{name}:{err.line or 1}", shown, err.line, "", language,
                                                error=err)])
-    if language == "x86":
+    if layout == "paragraphs":  # assembly: a block per paragraph, each with its label comment
         return Dataset(shown, "file", _assembly(text, shown, name, task))
     examples = []
     try:
@@ -430,7 +424,7 @@ def _hexfile(text: str, shown: str, name: str) -> list[Example]:
         if hexcode and hexcode.lower() not in ("hex", "code"):
             bad = undecodable(raw)
             err = None if bad is None else ParseError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)
-            out.append(Example(0, f"{name}:{lineno}", shown, lineno, hexcode, "hex", error=err))
+            out.append(Example(0, f"{name}:{lineno}", shown, lineno, hexcode, HEX.name, error=err))
     return out
 
 
@@ -443,7 +437,7 @@ def _assembly(text: str, shown: str, name: str, task) -> list[Example]:
 
     out = []
     for first, body in blocks(text):
-        ex = Example(0, f"{name}:{first}", shown, first, body, "x86")
+        ex = Example(0, f"{name}:{first}", shown, first, body, X86.name)
         labels = [m.group(1) for line in body.splitlines() if (m := _LABEL_COMMENT.search(line))]
         if labels:
             try:
@@ -606,8 +600,8 @@ def _table_lang(lang, column, source, task, shown) -> str:
             raise UsageError(f"unknown language {lang!r} (choose from {', '.join(FRONTENDS)})", path="--lang")
         return lang
     if column.lower() == "hex" or (_HEX.match(source.strip()) and len(source.strip()) % 2 == 0
-                                   and (task is None or task.lang == "x86")):
-        return "hex"
+                                   and (task is None or frontend_of(task.lang).hex_form)):
+        return HEX.name
     if task is not None and task.lang:
         return task.lang
     raise UsageError("cannot tell the programs' language; pass --lang", path=shown)
@@ -626,8 +620,8 @@ def _in_memory(items: Sequence, task, lang) -> Dataset:
             language = lang or (task.lang if task is not None else None)
             if language is None:
                 raise UsageError("programs given as text need lang=", path="dataset")
-            if language == "x86" and _HEX.match(str(item).strip()):
-                language = "hex"
+            if frontend_of(language).hex_form and _HEX.match(str(item).strip()):
+                language = frontend_of(language).hex_form
             examples.append(Example(i, f"#{i}", "<programs>", i + 1, str(item), language, label))
     return Dataset("<programs>", "programs", examples)
 

@@ -23,6 +23,7 @@ import random
 from itertools import combinations
 from typing import Any
 
+from ..frontends.registry import frontend_of
 from ..program import Program
 from ..symmetry.renamings import RenamingSpace
 from .metrics import alpha_covariance, categories, distinct, key as prediction_key, most_different, same, spread
@@ -104,11 +105,12 @@ def undo(prediction: Any, program: Program, rspace: RenamingSpace, v) -> Any:
     in one pass so that swapped names are not mapped twice."""
     back = v.renaming.inverse()
     renamed = rspace.apply(program, v.renaming)
+    sigil = frontend_of(program.lang).sigil  # x86's ``%``, which an answer may leave out
     for old, new in zip(program.tokens, renamed.tokens):
         if old.text != new.text:
             back.setdefault(new.text, old.text)
-            if new.text.startswith("%") and old.text.startswith("%"):
-                back.setdefault(new.text[1:], old.text[1:])
+            if sigil and new.text.startswith(sigil) and old.text.startswith(sigil):
+                back.setdefault(new.text[len(sigil):], old.text[len(sigil):])
 
     def walk(x):
         if isinstance(x, str):

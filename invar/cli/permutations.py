@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import UsageError
+from ..frontends.registry import frontend_of
 from ..program import Program
 from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
@@ -30,8 +31,6 @@ ChainStepsOpt = Annotated[
 #: sampled orders carry their index when the space has at most this many
 #: (past it, the index is a huge number that costs more to compute than the order)
 MAX_INDEX = (1 << 63) - 1
-#: line-comment marker per language, for the header above each printed variant
-COMMENT = {"java": "//"}
 
 
 def _count_record(unit: Program, space: PermutationSpace) -> dict:
@@ -102,7 +101,7 @@ def permutations(
                 text = space.render(t)  # from the lines' texts: no IR built per variant
                 if fmt is TextFormat.text:
                     label = f"order {index}" if index is not None else "order"
-                    mark = COMMENT.get(unit.lang, "#")
+                    mark = frontend_of(unit.lang).comment  # the header above each printed variant
                     typer.echo(f"{mark} {unit.name}: {label}: {' '.join(map(str, t.order))}\n{text}\n")
                 else:
                     out.emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})

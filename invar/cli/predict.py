@@ -203,10 +203,10 @@ def _units(file: str, lang: str | None, task) -> list:
                 except InvarError as err:
                     out.append(((shown, ex.line), err if err.line else err.at(ex.line, err.col or 1)))
             return out
-    from ..frontends import lang_of
+    from ..frontends import frontend_of, lang_of
     from .console import select_units
 
-    blocks = lang_of(None if file == "-" else file, lang) in ("hex", "x86")
+    blocks = frontend_of(lang_of(None if file == "-" else file, lang)).layout != "units"  # hex rows, asm paragraphs
     return [((shown, _first_line(p, blocks)), p) for p in select_units(file, lang)]
 
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from ..frontends.registry import REGISTRY
+
 FILE = "meta.json"
 #: the ``invar`` field of each writer -> the task its datasets are for
 WRITERS = {"bhive-labels": "bhive", "names": "names", "bugs": "bugs", "copy": "copy", "ltl": "ltl", "lm": "lm",
@@ -131,9 +133,11 @@ def _a(word: str) -> str:
     return "an" if word[:1].lower() in "aeiolx" else "a"
 
 
-#: how a language is called in messages
-NAMES = {"python": "Python", "java": "Java", "x86": "x86 assembly", "hex": "x86 assembly", "ltl": "LTL",
+#: how a language is called in messages: a frontend's title, or a task's own language
+NAMES = {**{record.name: record.title for record in REGISTRY.values()},
          "copy": "copy strings", "chars": "character text"}
+#: a program of a task's own language, where "a NAME program" does not say it
+_ONE = {"copy": "a copy string"}
 
 
 def shown(languages: Iterable[str]) -> str:
@@ -144,8 +148,8 @@ def shown(languages: Iterable[str]) -> str:
 
 def a_program(lang: str) -> str:
     """``python`` -> ``a Python program``; ``copy`` -> ``a copy string``."""
-    if lang == "copy":
-        return "a copy string"
+    if lang in _ONE:
+        return _ONE[lang]
     name = NAMES.get(lang, lang).split()[0]
     return f"{_a(name)} {name} program"
 

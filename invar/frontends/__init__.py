@@ -1,15 +1,29 @@
 """Frontends: the only code that knows a language's syntax.
 
-Each frontend module exposes ``parse_units(text, path=None) -> list[Program]``
-(a file may hold several units: the functions of a Python file, the blocks of
-a hex file, the pairs of an LTL dataset) and optionally ``parse(text)`` for a
-single unit. This module maps languages and file extensions to frontends and
-loads them lazily, so importing invar stays cheap.
+Each language has one :class:`~invar.frontends.registry.Frontend` record in
+:data:`REGISTRY` (:mod:`.registry`): its name, file extensions, the module
+that reads it, its renaming rules, how a renamed name is spelled, and the
+few facts of its syntax the layers above need. Those layers ask the record,
+never the language's name. Records hold module paths, so importing invar
+imports no frontend; this module loads them when a file is read.
 
-The frontends layer: its packages (``x86``, ``python``, ``java``, ``ltl``)
-and the modules they share (``units``, ``effects``, ``locals``, ``nesting``)
-import only the ground floor (errors, program) and ``symmetry``; never
-encoding, data, tasks, nn, checkpoint, train, audit, alta or cli.
+**A frontend's face.** Each package (``x86``, ``python``, ``java``,
+``ltl``) exports the same names, where the language has them:
+``LANG`` (its record's name), ``parse_units(text, path=None)`` (a file's
+units: the functions of a Python file, the blocks of an assembly file, the
+pairs of an LTL file; at least one, else ParseError; units left out in
+``skipped``), ``parse(text)`` (one unit), ``renaming_space(program, *,
+pool=None, pins=())`` and ``canonical_space(program, *, pins=())`` (the
+renaming rules; the first renaming of the canonical space is the canonical
+form), and its record's hooks (x86: ``spell``, ``read_block``, ``decode``
+for BHive hex; Python: ``encoding_of``; Java: ``standalone``). Its
+submodules hold the code; the face only re-exports. A new language is a
+new package with that face and one record in :data:`REGISTRY`.
+
+The frontends layer: its packages and the modules they share (``registry``,
+``units``, ``effects``, ``locals``, ``nesting``) import only the ground
+floor (errors, program) and ``symmetry``; never encoding, data, tasks, nn,
+checkpoint, train, audit, alta or cli.
 """
 
 from __future__ import annotations
@@ -19,27 +33,13 @@ import os
 
 from ..errors import ParseError, UsageError
 from ..program import Program
+from .registry import HEX, JAVA, LTL, PYTHON, REGISTRY, UNREAD, X86, Frontend, frontend_of
 
-#: language name -> module implementing it
-FRONTENDS: dict[str, str] = {
-    "x86": "invar.frontends.x86.parse",
-    "hex": "invar.frontends.x86.hexblock",
-    "python": "invar.frontends.python",
-    "java": "invar.frontends.java",
-    "ltl": "invar.frontends.ltl",
-}
+#: language name -> the module that reads it (from :data:`REGISTRY`)
+FRONTENDS: dict[str, str] = {f.name: f.reader for f in REGISTRY.values()}
 
-#: file extension -> language
-EXTENSIONS: dict[str, str] = {
-    ".s": "x86",
-    ".S": "x86",
-    ".asm": "x86",
-    ".hex": "hex",
-    ".csv": "hex",  # BHive's files as published: hex,frequency per line
-    ".py": "python",
-    ".java": "java",
-    ".ltl": "ltl",
-}
+#: file extension -> language (from :data:`REGISTRY`)
+EXTENSIONS: dict[str, str] = {ext: f.name for f in REGISTRY.values() for ext in f.extensions}
 
 LANGS = tuple(FRONTENDS)
 
@@ -65,24 +65,16 @@ def lang_of(path: str | None, lang: str | None = None) -> str:
 def decode(data: bytes, lang: str, path: str | None = None) -> str:
     """The text of a file's bytes, read the way its language reads it.
 
-    Python follows PEP 263: a coding declaration on one of the first two lines
-    names the encoding (UTF-8 otherwise), and a UTF-8 byte-order mark is
-    dropped. Every other language is UTF-8, a byte-order mark dropped. NUL
+    A language whose record has an ``encoding`` hook names its codec (Python
+    follows PEP 263: :func:`invar.frontends.python.source.encoding_of`);
+    every other language is UTF-8, a byte-order mark dropped. NUL
     bytes, undecodable bytes and empty input are located ParseErrors."""
     if b"\0" in data:
         at = data.index(b"\0")
         line, col = _position(data, at)
         raise ParseError("binary input (NUL byte); expected text", path=path, line=line, col=col)
-    encoding = "utf-8-sig"
-    if lang == "python":
-        import io
-        import tokenize
-
-        try:
-            found, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        except SyntaxError as err:  # an unknown codec, or a cookie that contradicts a BOM
-            raise ParseError(str(err).split(" (")[0], path=path, line=1, col=1) from None
-        encoding = "utf-8-sig" if found in ("utf-8", "utf-8-sig") else found
+    record = frontend_of(lang)
+    encoding = record.hook("encoding")(data, path) if record.encoding else "utf-8-sig"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
@@ -109,3 +101,7 @@ def parse_units(text: str, lang: str, path: str | None = None) -> list[Program]:
     if not units:
         raise ParseError("no program found in input", path=path, line=1, col=1)
     return units
+
+
+__all__ = ["Frontend", "REGISTRY", "UNREAD", "frontend_of", "X86", "HEX", "PYTHON", "JAVA", "LTL", "FRONTENDS",
+           "EXTENSIONS", "LANGS", "lang_of", "decode", "parse_units"]

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from ..data.bhive import read_split
+from ..frontends.registry import X86
 from ..frontends.x86.hexblock import decode
 from . import Task
 from .answers import Number, Reader, Unreadable, numbers, show
@@ -169,8 +170,8 @@ TASK = Task(
     label=label,
     answer=answer,
     oracle=oracle,
-    lang="x86",
-    languages=("x86",),
+    lang=X86.name,
+    languages=(X86.name,),
 )
 
 __all__ = ["TASK", "MAX_CYCLES", "mape", "mape_loss", "label", "answer", "read_answer", "find_answers", "oracle"]

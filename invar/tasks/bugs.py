@@ -82,6 +82,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import DataError
+from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
@@ -104,16 +105,15 @@ def function_text(unit: Program) -> str:
     """The function's text standing alone (dedented; a Java method inside
     ``class METHOD_CLASS { … }``), its name kept."""
     text = textwrap.dedent(unit.render()).strip("\n") + "\n"
-    if unit.lang == "java":
-        return f"class {JAVA_CLASS} {{\n{textwrap.indent(text, '    ')}}}\n"
-    return text
+    record = frontend_of(unit.lang)
+    return record.hook("standalone")(text, JAVA_CLASS) if record.standalone else text
 
 
 def parse(source: str) -> Program:
     """A stored function (Java when it stands in ``class METHOD_CLASS``)."""
     from ..frontends import parse_units
 
-    lang = "java" if source.startswith(f"class {JAVA_CLASS} {{") else "python"
+    lang = JAVA.name if source.startswith(f"class {JAVA_CLASS} {{") else PYTHON.name
     units = parse_units(source, lang)
     if not units:
         raise DataError("no function in the stored text")
@@ -169,12 +169,13 @@ def _roles(program: Program, text: str) -> dict[int, str]:
     referent (view local or param) past the header line."""
     out: dict[int, str] = {}
     toks = program.tokens
-    loads = _python_loads(text) if program.lang == "python" else set()
+    # how a token is used is read from Python's ast, and from the tokens around it in Java
+    loads = _python_loads(text) if program.lang == PYTHON.name else set()
     for k, t in enumerate(toks):
         if t.referent is None or t.view not in _VIEWS:
             continue
         pos = _position(program, k)
-        if program.lang == "python":
+        if program.lang == PYTHON.name:
             out[k] = "read" if pos in loads else "bind"
             continue
         nxt = toks[k + 1].text if k + 1 < len(toks) and toks[k + 1].line == t.line else ""
@@ -210,14 +211,14 @@ def candidates(program: Program, text: str) -> dict[str, list[tuple[int, str]]]:
             if r == t.referent or other.text in seen or other.text == t.text:
                 continue
             if other.line < t.line and (other.view == "param" or program.lines[other.line].depth <= program.lines[t.line].depth
-                                        or program.lang == "java"):
+                                        or program.lang == JAVA.name):
                 seen.add(other.text)
                 misuse.append((k, other.text, r))
     swap = []
     for k, t in enumerate(toks):
         if t.line == 0 or t.kind != "operator" or t.text not in SWAPS:
             continue
-        if program.lang == "java" and t.text in ("<", ">"):
+        if frontend_of(program.lang).angle_brackets and t.text in ("<", ">"):
             nb = {toks[i].text for i in (k - 1, k + 1) if 0 <= i < len(toks)}
             if nb & {"<", ">", "?", ","}:
                 continue  # generics
@@ -572,14 +573,14 @@ TASK = Task(
     discrete=True,
     label=label,
     answer=answer,
-    lang="python",
+    lang=PYTHON.name,
     prepare=prepare,
     undo=lambda prediction, back: prediction,  # a label names nothing of the input
     score=score,
     extra_metrics={"F1 (bug)": bug_f1},
     f1=False,
     dataset=dataset,
-    languages=("python", "java"),
+    languages=(PYTHON.name, JAVA.name),
 )
 
 __all__ = ["TASK", "SWAPS", "function_text", "parse", "prepare", "candidates", "check", "inject", "build", "read_split",

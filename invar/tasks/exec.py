@@ -67,6 +67,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import DataError, InvarError, ParseError, UsageError
+from ..frontends.registry import PYTHON
 from ..program import Program
 from . import Example, Task
 from .answers import Reader, Unreadable, finals, without_label
@@ -113,7 +114,7 @@ def parse(text: str) -> Program:
     from ..frontends import parse_units
 
     code, _call, name = split(text)
-    unit = next((u for u in parse_units(code, "python") if u.name == name), None)
+    unit = next((u for u in parse_units(code, PYTHON.name) if u.name == name), None)
     if unit is None:
         raise ParseError(f"no top-level function {name!r} to call", line=1, col=1)
     first = unit.lines[0].source_line
@@ -387,8 +388,8 @@ TASK = Task(
     answer=answer,
     oracle=oracle,
     runs_code=True,
-    lang="python",
-    languages=("python",),
+    lang=PYTHON.name,
+    languages=(PYTHON.name,),
     undo=lambda prediction, back: prediction,  # a result names nothing of the function's locals
     score=score,
     f1=False,

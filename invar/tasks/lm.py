@@ -52,6 +52,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import DataError, InvarError, UsageError
+from ..frontends.registry import JAVA, PYTHON
 from ..program import Line, Program, Token
 from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
@@ -399,7 +400,7 @@ TASK = Task(
     f1=False,
     unit="",
     dataset=dataset,
-    languages=(LANG, "java", "python"),
+    languages=(LANG, JAVA.name, PYTHON.name),
 )
 
 __all__ = ["TASK", "LANG", "VIEW", "VOCABS", "SEQ_LEN", "WINDOW", "char_program", "char_windows", "token_windows",

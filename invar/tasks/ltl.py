@@ -45,6 +45,7 @@ import numpy as np
 
 from ..errors import DataError, InvarError, ParseError
 from ..frontends.ltl import parse_jsonl_units, parse_units, program_of
+from ..frontends.registry import LTL
 from ..frontends.ltl.formula import BINARY, UNARY, parse_formula, to_polish
 from ..frontends.ltl.trace import lex_trace, parse_trace, to_trace_text
 from ..program import Program
@@ -335,7 +336,7 @@ TASK = Task(
     discrete=True,
     label=lambda text: json.loads(text),
     answer=answer,
-    lang="ltl",
+    lang=LTL.name,
     pool=POOL,
     pool_view="ap",
     arch_config=arch_config,
@@ -347,7 +348,7 @@ TASK = Task(
     extra_metrics={"exact": exact},
     f1=False,
     dataset=dataset,
-    languages=("ltl",),
+    languages=(LTL.name,),
 )
 
 __all__ = ["TASK", "POOL", "read_pairs", "read_split", "parse", "prepare", "tree", "label", "label_of", "detokenize",

@@ -67,6 +67,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import DataError
+from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
@@ -76,7 +77,7 @@ PLACEHOLDER = "METHOD_NAME"
 #: the class a stored Java method stands in (which also tells it from Python)
 JAVA_CLASS = "METHOD_CLASS"
 #: source suffix -> language
-LANGS = {".py": "python", ".java": "java"}
+LANGS = {ext: record.name for record in (PYTHON, JAVA) for ext in record.extensions}
 SPLITS = ("train", "valid", "test")
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "name", "path", "line")
@@ -118,9 +119,8 @@ def function_text(unit: Program) -> str | None:
     if hidden is unit:
         return None
     text = textwrap.dedent(hidden.render()).strip("\n") + "\n"
-    if unit.lang == "java":
-        return f"class {JAVA_CLASS} {{\n{textwrap.indent(text, '    ')}}}\n"
-    return text
+    record = frontend_of(unit.lang)
+    return record.hook("standalone")(text, JAVA_CLASS) if record.standalone else text
 
 
 def parse(source: str) -> Program:
@@ -128,7 +128,7 @@ def parse(source: str) -> Program:
     ``class METHOD_CLASS``)."""
     from ..frontends import parse_units
 
-    lang = "java" if source.startswith(f"class {JAVA_CLASS} {{") else "python"
+    lang = JAVA.name if source.startswith(f"class {JAVA_CLASS} {{") else PYTHON.name
     units = parse_units(source, lang)
     if not units:
         raise DataError("no function in the stored text")
@@ -565,7 +565,7 @@ TASK = Task(
     discrete=True,
     label=label,
     answer=answer,
-    lang="python",
+    lang=PYTHON.name,
     prepare=prepare,
     undo=lambda prediction, back: prediction,  # a name's subtokens name nothing of the input
     score=score,
@@ -574,7 +574,7 @@ TASK = Task(
     dataset=dataset,
     labels_of=labels_of,
     targets=targets,
-    languages=("python", "java"),
+    languages=(PYTHON.name, JAVA.name),
 )
 
 __all__ = ["TASK", "PLACEHOLDER", "subtokens", "split_of", "hide_name", "function_text", "parse", "build",

@@ -55,13 +55,20 @@ declarations), the two parser adapters ``javalang_parser`` (with its
 and writes), ``rename`` (the renaming rules: the shared
 :mod:`invar.frontends.locals` with Java's keywords; the restricted
 identifiers ``var``, ``yield``, ``record``, ``sealed`` and ``permits`` are
-targets, JLS 3.9). This package imports
+targets, JLS 3.9). The face (shaped like every frontend's,
+:mod:`invar.frontends`): ``LANG``, ``parse_units``, ``parse``,
+``renaming_space``, ``canonical_space`` and the record's hook
+``standalone`` (a method as a file: inside a class). This package imports
 only the frontend level (``effects``, ``units``, ``nesting``, ``locals``),
 ``symmetry``, ``errors`` and ``program``; never ``encoding``, tasks, models
 or the CLI.
 """
 
-from .parse import parse, parse_units
+from ..registry import JAVA
+from .parse import parse, parse_units, standalone
 from .rename import JAVA_KEYWORDS, RESTRICTED_IDENTIFIERS, canonical_space, renaming_space
 
-__all__ = ["parse_units", "parse", "renaming_space", "canonical_space", "JAVA_KEYWORDS", "RESTRICTED_IDENTIFIERS"]
+LANG = JAVA.name
+
+__all__ = ["LANG", "parse_units", "parse", "renaming_space", "canonical_space", "standalone", "JAVA_KEYWORDS",
+           "RESTRICTED_IDENTIFIERS"]

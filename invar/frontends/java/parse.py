@@ -9,6 +9,8 @@ Imports only the frontend level below it (``..effects``, ``..units``,
 
 from __future__ import annotations
 
+import textwrap
+
 from bisect import bisect_right
 from typing import Sequence
 
@@ -20,6 +22,7 @@ from .syntax import (
     Block, Do, For, ForEach, If, LocalClass, LocalVars, Method, Stmt, Sync, Tokens, Try, While, deepest,
 )
 from ..effects import Effect, LineItem, block_deps
+from ..registry import JAVA
 from ..units import Units, check_size
 from .effects import StatementEffects
 from .lexer import Lexemes
@@ -327,7 +330,7 @@ class _UnitBuilder:
             prev = it.code_end
         tokens = self._tokens(first_lines, [len(line.text) for line in lines])
         return Program(
-            lang="java", lines=tuple(lines), tokens=tuple(tokens),
+            lang=JAVA.name, lines=tuple(lines), tokens=tuple(tokens),
             deps=tuple(sorted(set(self.deps))), pinned=sc.pinned, name=self.name, separator="\n",
         )
 
@@ -340,4 +343,10 @@ def parse(text: str, path: str | None = None) -> Program:
     return units[0]
 
 
-__all__ = ["parse_units", "parse", "build_units"]
+def standalone(text: str, holder: str) -> str:
+    """A method's ``text`` as a file that holds it alone: inside ``class
+    holder { … }``, indented, since Java has no method outside a class."""
+    return f"class {holder} {{\n{textwrap.indent(text, '    ')}}}\n"
+
+
+__all__ = ["parse_units", "parse", "build_units", "standalone"]

@@ -32,10 +32,11 @@ formula automaton), :mod:`.steps` (the trace's step formulas),
 (the deadline and state limit every step spends from). This module holds the
 checker's public face: :func:`check`, its :class:`CheckResult` and error
 :class:`CheckLimitError`, and :func:`satisfying_trace`, each reading a lasso
-back as a trace.
+back as a trace; and :func:`check_program`, which checks a unit's trace
+against its formula.
 
-Part of the frontends layer: imports the LTL formula, trace and checker
-modules and :mod:`invar.errors` (through :mod:`.limits`) only; must not import
+Part of the frontends layer: imports the LTL formula, trace, unit and checker
+modules, :mod:`invar.errors` and :mod:`invar.program` only; must not import
 anything above the frontends layer (encoding, tasks, data, nn, …).
 """
 
@@ -43,14 +44,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import InvarError, ParseError
+from ...program import Program
 from .formula import TRUE, Formula, ap, conj, negate
 from .limits import Budget, CheckLimitError
+from .parse import locate, pair_of
 from .product import Edge, accepting_lasso, explore
 from .steps import Steps
 from .tableau import Tableau
 from .trace import Trace
 
-__all__ = ["CheckResult", "CheckLimitError", "check", "satisfying_trace"]
+__all__ = ["CheckResult", "CheckLimitError", "check", "satisfying_trace", "check_program"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +146,20 @@ def satisfying_trace(
 
     prefix, cycle = lasso
     return Trace(tuple(symbolic(e) for e in prefix), tuple(symbolic(e) for e in cycle))
+
+
+def check_program(program: Program, *, timeout: float | None = None, max_states: int | None = None):
+    """Check the trace of ``program`` against its formula
+    (:func:`invar.frontends.ltl.check.check`).
+
+    Errors (no trace, :class:`~invar.frontends.ltl.check.CheckLimitError`)
+    are located at the unit's formula."""
+    first = program.tokens[0]
+    formula, trace = pair_of(program)
+    try:
+        if trace is None:
+            raise ParseError("formula without a trace; put the trace after it or on the next line")
+        return check(formula, trace, timeout=timeout, max_states=max_states)
+    except InvarError as err:
+        line, col, source = locate(program, first)
+        raise err.at(line, col, source_line=source) from None

@@ -46,13 +46,21 @@ scopes matched to ast nodes; every name resolved), ``reach`` (which calls may
 read their scope whatever they are called, and whether the module's
 namespace is reachable as an object), ``effects`` (what a statement reads and
 writes), ``rename`` (the renaming rules: the shared
-:mod:`invar.frontends.locals` with Python's reserved words). This package
+:mod:`invar.frontends.locals` with Python's reserved words), ``source``
+(how a file's bytes are decoded: PEP 263). The face (shaped like every
+frontend's, :mod:`invar.frontends`): ``LANG``, ``parse_units``, ``parse``,
+``renaming_space``, ``canonical_space`` and the record's hook
+``encoding_of``. This package
 imports only the frontend level (``effects``, ``units``, ``nesting``,
 ``locals``), ``symmetry``, ``errors`` and ``program``; never ``encoding``,
 tasks, models or the CLI.
 """
 
+from ..registry import PYTHON
 from .parse import parse, parse_units
 from .rename import canonical_space, renaming_space
+from .source import encoding_of
 
-__all__ = ["parse_units", "parse", "renaming_space", "canonical_space"]
+LANG = PYTHON.name
+
+__all__ = ["LANG", "parse_units", "parse", "renaming_space", "canonical_space", "encoding_of"]

@@ -19,6 +19,7 @@ from ...errors import InvarError, ParseError, UnsupportedError
 from ...program import Line, Program, Token
 from .. import nesting
 from ..effects import Effect, LineItem, block_deps
+from ..registry import PYTHON
 from ..units import Units, check_size
 from .effects import StatementEffects
 from .reach import find_reach
@@ -550,7 +551,7 @@ class _UnitBuilder:
         if scope.has_match:  # a ``match`` anywhere in the unit, nested scopes included
             pinned.add("name:_")  # ``_`` in a pattern is a wildcard, not a capture
         return Program(
-            lang="python",
+            lang=PYTHON.name,
             lines=tuple(lines),
             tokens=tuple(tokens),
             deps=tuple(sorted(set(self.deps))),

@@ -69,6 +69,15 @@ def decode(hexcode: str, *, name: str = "block", line: int = 1, col: int = 1) ->
                    line, col + 2 * offset) from None
 
 
+def read_block(source: str, *, name: str, path: str | None = None, line: int = 1) -> Program:
+    """One row's block, its hex on ``line`` of ``path`` (the record's ``block``
+    hook: the audit reads a hex file a row at a time)."""
+    try:
+        return decode(source.strip(), name=name, line=line, col=1)
+    except ParseError as err:
+        raise err.located(path)
+
+
 def _bad(message: str, reason: str, line: int, col: int) -> ParseError:
     err = ParseError(message, line=line, col=col)
     err.reason = reason  # type: ignore[attr-defined]  (the skip summary counts by reason)

@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from ...errors import ParseError
 from ...program import Line, Program, Token
+from ..registry import X86
 from ..units import Units
 from .registers import Reg, lookup
 from .deps import block_dependencies
@@ -92,8 +93,14 @@ def parse(text: str, *, name: str = "block", path: str | None = None, first_line
         semantics.append((eff, mem, toks))
     deps, pinned = block_dependencies(lines, semantics)
     return Program(
-        lang="x86", lines=tuple(lines), tokens=tuple(tokens), deps=deps, pinned=pinned, name=name
+        lang=X86.name, lines=tuple(lines), tokens=tuple(tokens), deps=deps, pinned=pinned, name=name
     )
+
+
+def read_block(source: str, *, name: str, path: str | None = None, line: int = 1) -> Program:
+    """One block of a file, its text starting at ``line`` of ``path`` (the
+    record's ``block`` hook: the audit reads an assembly file a paragraph at a time)."""
+    return parse(source, name=name, path=path, first_line=max(line, 1))
 
 
 def parse_units(text: str, path: str | None = None) -> list[Program]:

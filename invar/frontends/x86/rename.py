@@ -34,6 +34,7 @@ from typing import Iterable, Sequence
 from ...errors import SpaceError, UsageError
 from ...program import Program, Token
 from ...symmetry.renamings import Renaming, RenamingSpace
+from ..registry import X86
 from .registers import BASES, LEGACY, LEGACY_BYTE, exists, lookup, spell
 from .forms import timing_constraints
 from .vector import evex_only
@@ -54,7 +55,7 @@ def _spell(token: Token, target: str) -> str:
 
 def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
     """The space of semantics-preserving register renamings of ``program``."""
-    if program.lang != "x86":
+    if program.lang != X86.name:
         raise SpaceError(f"not an x86 block: {program.lang}")
     if pool:
         raise UsageError("x86 renamings take no name pool; use --pin to keep registers")
