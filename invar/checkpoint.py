@@ -22,6 +22,7 @@ anything in it runs.
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import zipfile
@@ -99,8 +100,6 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
         raise ModelError(f"a checkpoint of the {data.get('task')!r} task, not {task!r}", path=shown)
     arch = data.get("config", {}).get("arch") if isinstance(data.get("config"), dict) else None
     if arch in COMPILED:
-        import importlib
-
         return importlib.import_module(COMPILED[arch]).from_checkpoint(data, shown, device)
     languages = data.get("languages")
     if languages is not None and not (isinstance(languages, list) and all(isinstance(x, str) for x in languages)):

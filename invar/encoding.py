@@ -34,6 +34,7 @@ builds its rows.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -132,8 +133,6 @@ class Vocab:
         return cls(data["tokens"], data["views"], data["referents"], data["interchangeable"])
 
     def fingerprint(self) -> str:
-        import hashlib
-
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -100,7 +100,7 @@ def pool(
     if method != "fork" and hasattr(signal, "pthread_sigmask"):
         # started on demand, the resource tracker unblocks SIGINT (and
         # SIGTERM) in the thread that starts it: start it before the block
-        from multiprocessing import resource_tracker
+        from multiprocessing import resource_tracker  # late, as multiprocessing above
 
         resource_tracker.ensure_running()
     started, idle = None, False

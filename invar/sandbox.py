@@ -43,6 +43,7 @@ Ground floor: imports nothing of invar but its errors.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import selectors
@@ -334,8 +335,6 @@ main()
 def child_script() -> str:
     """The child's program: :func:`literal` (its own source, so both
     processes write literals alike) and the guard and loop above."""
-    import inspect
-
     head = _HEAD.replace("MAX_CHARS_VALUE", str(MAX_CHARS)).replace("MAX_DEPTH_VALUE", str(MAX_DEPTH))
     return head + "\n" + inspect.getsource(literal) + _BODY
 

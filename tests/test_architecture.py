@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+import sys
 import textwrap
 from pathlib import Path
 
@@ -136,6 +137,28 @@ def long_functions(root: Path, limit: int = MAX_FUNCTION_LINES) -> dict[str, int
     return out
 
 
+def late_stdlib_imports(root: Path) -> list[str]:
+    """``path:line module`` of every import of a standard-library module
+    inside a function whose line gives no reason in a comment."""
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for fn in ast.walk(ast.parse(text, str(path))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                    names = [node.module]
+                else:
+                    continue
+                if any(n.split(".")[0] in sys.stdlib_module_names for n in names) and "#" not in lines[node.lineno - 1]:
+                    out.extend(f"{path.relative_to(root.parent)}:{node.lineno} {n}" for n in names)
+    return sorted(set(out))
+
+
 # ------------------------------------------------------------------ the house
 def test_invar_has_no_import_circle():
     assert circles(import_graph(PACKAGE)) == []
@@ -151,6 +174,18 @@ def test_every_import_runs_down_the_layers():
 def test_no_function_is_longer_than_a_screen():
     found = long_functions(PACKAGE)
     assert {k: n for k, n in found.items() if k.split(" ")[-1] not in LONG_FUNCTIONS} == {}
+
+
+def test_the_standard_library_is_imported_at_the_top():
+    """An import inside a function is a layer or a heavy library loaded when
+    first needed, or says why (docs/architecture.md, Layers)."""
+    assert late_stdlib_imports(PACKAGE) == []
+
+
+def test_a_late_stdlib_import_is_found(tmp_path):
+    pkg = _package(tmp_path, {"late.py": "def f():\n    import json\n    import resource  # POSIX only\n"
+                                         "    from .x import y\n    return json\n"})
+    assert late_stdlib_imports(pkg) == ["invar/late.py:2 json"]
 
 
 def test_every_module_says_what_it_holds():

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import UsageError
 from ..processes import torchrun_place
 from ..tasks import Task, get_task, task_names
 from ..version import __version__
-from .report import jsonl_lines, summarize
-from .sections import decide
 from .config import AuditConfig
+from .report import jsonl_lines, summarize
 from .run import CHUNK, Settings, run_chunk
+from .sections import decide
 
 
 @dataclass
@@ -51,8 +52,6 @@ class Audit:
 def _default_task(dataset: Any, data_dir: str | None) -> str | None:
     """The task of the dataset when it says (``bhive``; a directory ``invar
     data`` wrote, by its manifest), else None (the user names the task)."""
-    from pathlib import Path
-
     from ..data import manifest
     from .datasets import _is_prepared
 

@@ -4,6 +4,7 @@ a self-contained HTML page, and (with matplotlib) a PNG or SVG plot."""
 from __future__ import annotations
 
 import html
+import importlib.util
 from typing import Sequence
 
 from ..errors import UsageError
@@ -340,8 +341,6 @@ def check_plot(path: str) -> None:
     before its work, not after."""
     if not str(path).lower().endswith((".png", ".svg")):
         raise UsageError("--plot writes .png or .svg files", path="--plot")
-    import importlib.util
-
     try:
         found = importlib.util.find_spec("matplotlib") is not None
     except (ImportError, ValueError):  # a module set to None or without a spec: not importable

@@ -4,14 +4,17 @@ merge``: combine shards."""
 from __future__ import annotations
 
 import enum
+import io
 import json
 import os
+import sys
+from pathlib import Path
 from typing import Annotated, List, Optional
 
 import typer
 
-from ..errors import InvarError, UsageError
 from ..audit.config import AuditConfig
+from ..errors import InvarError, UsageError
 from .configured import with_config
 from .console import command, stderr, stdout
 from .options import TableFormat
@@ -112,8 +115,6 @@ def _suite(model: str | None, dataset: str | None, config: AuditConfig, fmt: Aud
     """``--suite``: every member audited, its JSONL and the summary under
     ``--out DIR`` (default ``suite-NAME-VERSION``), the summary table (or
     JSON) on standard output; exit 1 when a member failed or a bound broke."""
-    from pathlib import Path
-
     from ..audit.suite import check_settings, get_suite, run_suite
 
     if model is None:
@@ -145,8 +146,6 @@ def _suite(model: str | None, dataset: str | None, config: AuditConfig, fmt: Aud
 
 def _show_suite(summary: dict, fmt: AuditFormat, folder) -> None:
     if fmt is AuditFormat.json:
-        import sys
-
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
         return
     from rich.table import Table
@@ -238,8 +237,6 @@ def compare_command(
     if fmt is TableFormat.json:
         text = json.dumps(result, indent=2) + "\n"
     else:
-        import io
-
         from rich.console import Console
 
         buf = io.StringIO()
@@ -251,8 +248,6 @@ def compare_command(
         make_folders(out)
         write_atomic(out, lambda f: f.write(text.encode()))
     else:
-        import sys
-
         sys.stdout.write(text)
 
 
@@ -347,8 +342,6 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
         from ..files import write_atomic
 
         if text is None:
-            import io
-
             from rich.console import Console
 
             buf = io.StringIO()
@@ -357,8 +350,6 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
         make_folders(out)
         write_atomic(out, lambda f: f.write(text.encode()))
     elif text is not None:
-        import sys
-
         sys.stdout.write(text)
     else:
         render.tables(result, stdout)

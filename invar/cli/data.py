@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import enum
+import io
 import json
+import sys
 from typing import Annotated, List, Optional
 
 import typer
@@ -66,8 +68,6 @@ def ltl_command(
 
     Example: invar data ltl --num 1000 --aps 5 --max-size 35 --seed 1 --out ltl35.txt
     """
-    import sys
-
     from ..frontends.ltl.generate import GeneratorConfig, generate_file, generate_stream
 
     chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
@@ -408,8 +408,6 @@ _InContextPool = {
 
 def _incontext(task: str, out: str, num: int, seed: int, pool_options: dict, fmt: TableFormat, **shape: int) -> None:
     """Generate ``num`` examples of ``task`` into ``out`` (or standard output) and say what was written."""
-    import io
-
     from ..data import incontext
     from ..files import write_atomic
 

@@ -11,6 +11,7 @@ adopted in its private ``_pylong`` module).
 from __future__ import annotations
 
 import decimal
+import json
 
 #: below this many bits the builtin conversions are fast (and never refused:
 #: it is under Python's default limit of 4,300 digits)
@@ -136,8 +137,6 @@ def json_dumps(value) -> str:
     """``json.dumps(value)`` (default separators), with every int written by
     :func:`decimal_string`, so a record holding a huge count or index is
     written in near-linear time."""
-    import json
-
     if not _has_big(value):
         return json.dumps(value)
     if isinstance(value, int) and not isinstance(value, bool):

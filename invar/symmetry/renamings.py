@@ -42,7 +42,7 @@ frontend lists them (for x86: the encoding order ``a c d b sp bp si di r8 … r1
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -648,8 +648,6 @@ class RenamingSpace:
         renamed = program.with_token_texts(new_texts)
         # referents follow their tokens
         if new_texts:
-            from dataclasses import replace
-
             mapping = renaming.as_dict()
             tokens = tuple(
                 replace(t, referent=mapping.get(t.referent, t.referent)) if t.referent in mapping else t

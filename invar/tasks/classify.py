@@ -17,6 +17,8 @@ it, and it is given to audits with ``--task classify``.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from ..errors import UsageError
@@ -48,8 +50,6 @@ def macro_f1(pred, target) -> float:
 
 def _key(x) -> str:
     """Labels compare by value whatever container holds them."""
-    import json
-
     return json.dumps(x, sort_keys=True, default=str)
 
 

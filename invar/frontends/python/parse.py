@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import gc
+import io
 import keyword
+import tokenize
 from bisect import bisect_right
 from contextlib import contextmanager
 from typing import Sequence
@@ -143,9 +145,6 @@ def _deepest(text: str) -> tuple[int, int]:
     """(line, column) where ``text`` is nested most deeply (see
     :mod:`invar.frontends.nesting`), read from its tokens; the tokens
     before a lexical error when there is one."""
-    import io
-    import tokenize
-
     def tokens():
         try:
             for tok in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -169,9 +168,6 @@ def _lexemes(text: str) -> list[tuple[int, int, int, int, str, str]]:
     (line, column, end line, end column, kind, text); kinds ``keyword``,
     ``identifier``, ``operator``, ``number``, ``string``. Empty when
     ``tokenize`` disagrees with the parser (units then hold their names only)."""
-    import io
-    import tokenize
-
     out = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

@@ -21,6 +21,7 @@ train, audit, alta or cli.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -29,9 +30,9 @@ from ...errors import ParseError
 from ...program import Line, Program, Token
 from ..registry import X86
 from ..units import Units
-from .registers import Reg, lookup
 from .deps import block_dependencies
 from .expressions import read_expression
+from .registers import Reg, lookup
 from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
 
@@ -158,8 +159,6 @@ def blocks(text: str) -> list[tuple[int, str]]:
 def _stem(path: str | None) -> str:
     if not path or path == "<stdin>":
         return "block"
-    import os
-
     return os.path.splitext(os.path.basename(path))[0]
 
 
