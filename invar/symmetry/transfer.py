@@ -353,11 +353,7 @@ class Transfer:
         for v in target:
             c = got.get(self.reduce(v))
             if c:
-                num = den = 1
-                for table, x in zip(falls_hi, v):
-                    n, d = table[x]
-                    num *= n
-                    den *= d
+                num, den = _fraction(falls_hi, v)
                 out[v] = c * den // num  # times F(top) / F(v)
         return out
 
@@ -386,13 +382,20 @@ class Transfer:
         for u in target:
             c = got.get(tuple(-p for p in self.reduce(u)))
             if c:
-                num = den = 1
-                for table, x in zip(falls_lo, u):
-                    n, d = table[x]
-                    num *= n
-                    den *= d
+                num, den = _fraction(falls_lo, u)
                 out[u] = c * num // den  # times F(u) / F(bottom)
         return out
+
+
+def _fraction(tables, state) -> tuple[int, int]:
+    """The product over the coordinates of ``state`` of their ratios in
+    ``tables`` (each a (numerator, denominator) pair), as one fraction."""
+    num = den = 1
+    for table, x in zip(tables, state):
+        n, d = table[x]
+        num *= n
+        den *= d
+    return num, den
 
 
 __all__ = ["Transfer", "convolve", "falling"]

@@ -62,16 +62,19 @@ def test_count_enumerate_rank_unrank_match_brute_force(seed):
             space.sample(1, rng)
 
 
-@pytest.mark.parametrize("leaf,narrow", [(1, 16), (2, 16), (3, 16), (32, 0)])
+@pytest.mark.parametrize("leaf,shift", [(1, None), (2, None), (3, None), (1, 0), (2, 0)])
 @pytest.mark.parametrize("seed", range(60))
-def test_product_tree_and_walk_match_brute_force(seed, leaf, narrow, monkeypatch):
+def test_product_tree_and_walk_match_brute_force(seed, leaf, shift, monkeypatch):
     """The same against brute force with the product tree cut into leaves of
     one, two and three referents (every split, fold and division runs on
-    small cases), and with the tree replaced by one walk over the levels."""
+    small cases), and with left halves unranked on weights shifted down
+    wherever a bit can go (every correction step runs)."""
     from invar.symmetry import renamings
 
     monkeypatch.setattr(renamings, "_LEAF", leaf)
-    monkeypatch.setattr(renamings, "_NARROW", narrow)
+    if shift is not None:
+        monkeypatch.setattr(renamings, "_MIN_SHIFT", 1)
+        monkeypatch.setattr(renamings, "_GUARD", shift)
     rng = random.Random(1000 + seed)
     referents, allowed = _random_case(rng)
     space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
