@@ -26,9 +26,10 @@ was read), from every kind of dataset the CLI takes.
 
 Each example has an ``id`` that does not depend on where the dataset lies
 (``test.csv:17``, ``pkg/mod.py:12``): the seed of its variants is drawn from
-it. Examples are parsed when the audit reaches them (:meth:`Example.parse`),
-so a shard parses only its own share; an example that does not parse is
-reported with its location, and the rest are audited. So is a row that
+it. Examples are parsed when the audit reaches them
+(:meth:`AuditExample.parse`), so a shard parses only its own share; an
+example that does not parse is reported with its location, and the rest
+are audited. So is a row that
 cannot be read (not JSON, not CSV, not UTF-8, no program, a bad label): it
 is an example whose ``error`` is set. A dataset ``invar data`` wrote for
 another task than the model's (:mod:`invar.data.manifest`), one without
@@ -60,7 +61,7 @@ _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
 
 @dataclass
-class Example:
+class AuditExample:
     """One program to audit."""
 
     #: position in the dataset (after ``--limit``)
@@ -120,7 +121,7 @@ class Dataset:
     name: str
     #: ``bhive``, ``bhive-copy``, ``directory``, ``file``, ``table`` or ``programs``
     kind: str
-    examples: list[Example]
+    examples: list[AuditExample]
     #: the split read (prepared BHive datasets), else None
     split: str | None = None
     #: errors about whole files (a source file that does not parse at all)
@@ -278,7 +279,7 @@ def _bhive_cache(cache_dir: str | None) -> Dataset:
     return _bhive_copy("bhive", files)
 
 
-def label_by_oracle(examples: Sequence[Example], task) -> None:
+def label_by_oracle(examples: Sequence[AuditExample], task) -> None:
     """Label every unlabelled example that parses with ``task``'s oracle
     (``bhive``: llvm-mca), all in one batch; an example the oracle cannot
     label stays unlabelled (the audit's oracle record says why)."""
@@ -298,7 +299,7 @@ def label_by_oracle(examples: Sequence[Example], task) -> None:
 def _task_dataset(spec: str, examples, task, split: str) -> Dataset:
     """Examples a task read from its own dataset format, parsed by the task."""
     is_dir = Path(spec).is_dir()
-    out = [Example(0, f"{os.path.basename(ex.path)}:{ex.line}", ex.path, ex.line, ex.source, task.lang or "",
+    out = [AuditExample(0, f"{os.path.basename(ex.path)}:{ex.line}", ex.path, ex.line, ex.source, task.lang or "",
                    ex.label, error=ex.error, parser=task.parse) for ex in examples]
     return Dataset(spec, "directory" if is_dir else "file", out, split=split if is_dir else None)
 
@@ -341,7 +342,8 @@ def _prepared(path: Path, spec: str, task, split: str) -> Dataset:
 
     if task is not None and task.name != "bhive":
         raise UsageError(f"{spec} is a BHive dataset; the {task.name} task cannot read it", path="--task")
-    examples = [Example(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, HEX.name, ex.label, error=ex.error)
+    examples = [AuditExample(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, HEX.name, ex.label,
+                             error=ex.error)
                 for ex in split_examples(path, split)]
     return Dataset(spec, "bhive", examples, split=split)
 
@@ -356,11 +358,12 @@ def _bhive_copy(spec: str, files: list[tuple[str, Path]]) -> Dataset:
     for hexcode in sorted(blocks, key=block_hash):
         where = blocks[hexcode]
         shown, line = where.rsplit(":", 1)
-        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), hexcode, HEX.name))
+        examples.append(AuditExample(0, f"{os.path.basename(shown)}:{line}", shown, int(line), hexcode, HEX.name))
     for r in rejected:  # rows that are not hex at all
         shown, line = r.source.rsplit(":", 1)
         err = ParseError(r.reason, path=shown, line=int(line), col=1)
-        examples.append(Example(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, HEX.name, error=err))
+        examples.append(AuditExample(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, HEX.name,
+                                     error=err))
     return Dataset(spec, "bhive-copy", examples)
 
 
@@ -392,7 +395,7 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     try:
         text = decode(data, language, shown)
     except ParseError as err:  # not text in its encoding: the file is one failed example
-        return Dataset(shown, "file", [Example(0, f"{name}:{err.line or 1}", shown, err.line, "", language,
+        return Dataset(shown, "file", [AuditExample(0, f"{name}:{err.line or 1}", shown, err.line, "", language,
                                                error=err)])
     if layout == "paragraphs":  # assembly: a block per paragraph, each with its label comment
         return Dataset(shown, "file", _assembly(text, shown, name, task))
@@ -401,19 +404,19 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
         units = parse_units(text, language, shown)
     except ParseError as err:  # the whole file is unreadable: one failed example
         err.located(shown)
-        return Dataset(shown, "file", [Example(0, f"{name}:{err.line or 1}", shown, err.line, text, language,
+        return Dataset(shown, "file", [AuditExample(0, f"{name}:{err.line or 1}", shown, err.line, text, language,
                                                error=err)])
     for unit in units:
         line = unit.lines[0].source_line if unit.lines else 0
-        examples.append(Example(0, f"{name}:{line}", shown, line, "", language, program=unit))
+        examples.append(AuditExample(0, f"{name}:{line}", shown, line, "", language, program=unit))
     for err in skipped_of(units):
         err.located(shown)
-        examples.append(Example(0, f"{name}:{err.line}", shown, err.line, "", language, error=err))
+        examples.append(AuditExample(0, f"{name}:{err.line}", shown, err.line, "", language, error=err))
     examples.sort(key=lambda e: e.line)
     return Dataset(shown, "file", examples)
 
 
-def _hexfile(text: str, shown: str, name: str) -> list[Example]:
+def _hexfile(text: str, shown: str, name: str) -> list[AuditExample]:
     """A block per line (``hex`` or ``hex,frequency``; ``#`` comments); a
     line that is not UTF-8 is a failed example."""
     from ..files import undecodable
@@ -424,11 +427,11 @@ def _hexfile(text: str, shown: str, name: str) -> list[Example]:
         if hexcode and hexcode.lower() not in ("hex", "code"):
             bad = undecodable(raw)
             err = None if bad is None else ParseError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)
-            out.append(Example(0, f"{name}:{lineno}", shown, lineno, hexcode, HEX.name, error=err))
+            out.append(AuditExample(0, f"{name}:{lineno}", shown, lineno, hexcode, HEX.name, error=err))
     return out
 
 
-def _assembly(text: str, shown: str, name: str, task) -> list[Example]:
+def _assembly(text: str, shown: str, name: str, task) -> list[AuditExample]:
     """Blocks of an assembly file, as every command reads them
     (:func:`invar.frontends.x86.parse.blocks`: paragraphs separated by blank
     lines, or one per line when its lines separate instructions with
@@ -437,7 +440,7 @@ def _assembly(text: str, shown: str, name: str, task) -> list[Example]:
 
     out = []
     for first, body in blocks(text):
-        ex = Example(0, f"{name}:{first}", shown, first, body, X86.name)
+        ex = AuditExample(0, f"{name}:{first}", shown, first, body, X86.name)
         labels = [m.group(1) for line in body.splitlines() if (m := _LABEL_COMMENT.search(line))]
         if labels:
             try:
@@ -551,7 +554,8 @@ def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]
         return next((by_lower[d] for d in defaults if d in by_lower), None)
 
     if not any(isinstance(row, dict) for _, row in rows):  # nothing to look for columns in
-        return Dataset(shown, "table", [Example(0, f"{base}:{line}", shown, line, error=row) for line, row in rows])
+        return Dataset(shown, "table",
+                       [AuditExample(0, f"{base}:{line}", shown, line, error=row) for line, row in rows])
     program = pick(program_column, PROGRAM_COLUMNS, "program")
     if program is None:
         raise UsageError(f"no program column (looked for {', '.join(PROGRAM_COLUMNS)}; columns: "
@@ -561,7 +565,7 @@ def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]
     examples = []
     for lineno, row in rows:
         if isinstance(row, DataError):
-            examples.append(Example(0, f"{base}:{lineno}", shown, lineno, error=row))
+            examples.append(AuditExample(0, f"{base}:{lineno}", shown, lineno, error=row))
             continue
         source = row.get(program)
         ex_id = f"{base}:{lineno}" if id_col is None or row.get(id_col) in (None, "") else str(row[id_col])
@@ -570,7 +574,7 @@ def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]
                     f"{_json_kind(source)} where the program should be text" if not isinstance(source, str)
                     else "an empty program")
             err = DataError(f"{what} in column {program!r}", path=shown, line=lineno, col=1)
-            examples.append(Example(0, ex_id, shown, lineno, error=err))
+            examples.append(AuditExample(0, ex_id, shown, lineno, error=err))
             continue
         language = _table_lang(lang, program, source, task, shown)
         label, err = None, None
@@ -580,7 +584,7 @@ def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]
                 label = _label(task, raw)
             except (TypeError, ValueError) as e:
                 err = DataError(f"bad label {raw!r}: {e}", path=shown, line=lineno, col=1)
-        examples.append(Example(0, ex_id, shown, lineno, source, language, label, error=err))
+        examples.append(AuditExample(0, ex_id, shown, lineno, source, language, label, error=err))
     return Dataset(shown, "table", examples)
 
 
@@ -615,14 +619,14 @@ def _in_memory(items: Sequence, task, lang) -> Dataset:
         if isinstance(item, tuple):
             item, label = item
         if isinstance(item, Program):
-            examples.append(Example(i, f"#{i}", "<programs>", i + 1, "", item.lang, label, program=item))
+            examples.append(AuditExample(i, f"#{i}", "<programs>", i + 1, "", item.lang, label, program=item))
         else:
             language = lang or (task.lang if task is not None else None)
             if language is None:
                 raise UsageError("programs given as text need lang=", path="dataset")
             if frontend_of(language).hex_form and _HEX.match(str(item).strip()):
                 language = frontend_of(language).hex_form
-            examples.append(Example(i, f"#{i}", "<programs>", i + 1, str(item), language, label))
+            examples.append(AuditExample(i, f"#{i}", "<programs>", i + 1, str(item), language, label))
     return Dataset("<programs>", "programs", examples)
 
 
@@ -640,5 +644,8 @@ def unlabelled_note(info: dict, task, oracle: bool) -> str | None:
     return f"no example has a label, so no {task.metric_name} is measured: {how}"
 
 
-__all__ = ["Example", "Dataset", "load", "label_by_oracle", "unlabelled_note", "PROGRAM_COLUMNS",
+#: the name this class had beside data's stored Example; kept for one release
+Example = AuditExample
+
+__all__ = ["AuditExample", "Example", "Dataset", "load", "label_by_oracle", "unlabelled_note", "PROGRAM_COLUMNS",
            "LABEL_COLUMNS"]
