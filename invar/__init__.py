@@ -26,6 +26,7 @@ from . import interrupts  # noqa: F401 - first: the command line takes its signa
 from typing import Iterable, Sequence
 
 from .errors import InvarError, ParseError
+from .frontends import registry as _registry  # noqa: F401 - registers each language's renaming rules (symmetry/spaces.py)
 from .program import Line, Program, Token
 from .version import __version__
 

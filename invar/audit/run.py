@@ -23,17 +23,19 @@ token.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 from ..errors import InvarError, SpaceError
 from ..program import Program
-from ..symmetry.permutations import IntractableError, Permutation, PermutationSpace
+from ..symmetry.permutations import Permutation, PermutationSpace
 from ..symmetry.renamings import Renaming, RenamingSpace
+from ..symmetry.space import ProductSpace, Space
+from ..symmetry.space import draw as draw_from
+from ..symmetry.spaces import renaming_space
 from .config import TRANSFORMS
 from .datasets import Example
 from .models import Adapter, Failure, _a
@@ -91,47 +93,51 @@ class Settings:
     own_oracle: Callable | None = None
 
 
-def draw(program: Program, transform: str, k: int, rng: random.Random, pool: Sequence[str] | None = None):
-    """(variants, space size, exhaustive, exact, renaming space, permutation
-    space): K variants drawn uniformly (independently, with replacement), or
-    every variant when the space has at most K. The size is None when the
-    permutations are too many to count (then drawn by the Markov chain:
-    ``exact`` is False). ``pool``: the names renamings map into (see
-    :attr:`Settings.pool`)."""
-    rspace = pspace = None
-    sizes: list[int | None] = []
-    streams = []
-    exact = True
-    if transform in ("renamings", "both"):
-        from ..symmetry.spaces import renaming_space
+#: the spaces each transform draws from, by the :class:`Variant` field each
+#: fills, in the order they are drawn (for ``both``: a renaming, then an order)
+FACTORS: dict[str, tuple[str, ...]] = {
+    "renamings": ("renaming",),
+    "permutations": ("permutation",),
+    "both": ("renaming", "permutation"),
+}
 
-        rspace = renaming_space(program, pool=pool)
-        sizes.append(rspace.count())
-    if transform in ("permutations", "both"):
-        pspace = PermutationSpace(program)
-        try:
-            sizes.append(pspace.count())
-        except IntractableError:  # far too many orders to count: drawn by the Markov chain
-            sizes.append(None)
-            exact = pspace.exact_sampling
-    size = None if None in sizes else math.prod(sizes)
-    if size == 0:
-        return [], 0, True, True, rspace, pspace
-    if size is not None and size <= k:
-        parts = [rspace.enumerate() if rspace is not None else [None],
-                 pspace.enumerate() if pspace is not None else [None]]
-        variants = [Variant(r, p) for r, p in itertools.product(*(list(p) for p in parts))]
-        return variants, size, True, True, rspace, pspace
-    if rspace is not None:
-        streams.append(rspace.samples(rng))
-    if pspace is not None:
-        streams.append(pspace.samples(rng))
-    variants = []
-    for _ in range(k):
-        r = next(streams[0]) if rspace is not None else None
-        p = next(streams[-1]) if pspace is not None else None
-        variants.append(Variant(r, p))
-    return variants, size, False, exact, rspace, pspace
+#: how each field's space is made from a program (``pool``: see :attr:`Settings.pool`)
+_SPACES: dict[str, Callable[[Program, Sequence[str] | None], Space]] = {
+    "renaming": lambda program, pool: renaming_space(program, pool=pool),
+    "permutation": lambda program, pool: PermutationSpace(program),
+}
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """One example's variants and the spaces they were drawn from."""
+
+    #: K variants drawn uniformly (independently, with replacement), or every variant when there are at most K
+    variants: list[Variant]
+    #: the number of variants there are; None when too many to count (then drawn by the Markov chain)
+    size: int | None
+    #: whether ``variants`` is every variant
+    exhaustive: bool
+    #: whether the draws are exactly uniform (False: the Markov chain's)
+    exact: bool
+    #: the spaces drawn from, by the :class:`Variant` field each fills
+    spaces: dict[str, Space] = field(default_factory=dict)
+
+    @property
+    def rspace(self) -> RenamingSpace | None:
+        """The renaming space, where the transform renames."""
+        return self.spaces.get("renaming")  # type: ignore[return-value]
+
+
+def draw(program: Program, transform: str, k: int, rng: random.Random,
+         pool: Sequence[str] | None = None) -> Drawing:
+    """The variants of ``program`` under ``transform``: K elements of the
+    product of its spaces (:data:`FACTORS`), or all of them when there are at
+    most K. ``pool``: the names renamings map into (see :attr:`Settings.pool`)."""
+    spaces = {name: _SPACES[name](program, pool) for name in FACTORS[transform]}
+    got = draw_from(ProductSpace(*spaces.values()), k, rng)
+    variants = [Variant(**dict(zip(spaces, t))) for t in got.items]
+    return Drawing(variants, got.size, got.exhaustive, got.exact, spaces)
 
 
 # ------------------------------------------------------------------- inputs
@@ -208,10 +214,8 @@ class _State:
     def __init__(self, ex: Example) -> None:
         self.ex = ex
         self.program: Program | None = None
-        self.rspace = self.pspace = None
-        self.variants: list[Variant] = []
-        self.size = None
-        self.exhaustive = self.exact = True
+        #: its variants, once drawn
+        self.drawing = Drawing([], None, True, True)
         self.referents: int | None = None
         self.make: Callable[[int], Any] | None = None
         #: (control, whether the task's oracle says it changes the label: True, or None unchecked)
@@ -226,6 +230,27 @@ class _State:
         self.error: str | None = None
         self.stage: str | None = None
         self.oracle: list | None = None
+
+    # what the loop and the example's record read of its drawing
+    @property
+    def variants(self) -> list[Variant]:
+        return self.drawing.variants
+
+    @property
+    def size(self) -> int | None:
+        return self.drawing.size
+
+    @property
+    def exhaustive(self) -> bool:
+        return self.drawing.exhaustive
+
+    @property
+    def exact(self) -> bool:
+        return self.drawing.exact
+
+    @property
+    def rspace(self) -> RenamingSpace | None:
+        return self.drawing.rspace
 
     @property
     def n(self) -> int:
@@ -258,15 +283,10 @@ def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _S
             s.fail("parse", str(err.located(ex.path)))
             return s
     try:
-        (s.variants, s.size, s.exhaustive, s.exact, s.rspace,
-         s.pspace) = draw(s.program, settings.transform, settings.variants,
-                          random.Random(example_seed(settings.seed, ex.id)), settings.pool)
-        space = s.rspace
-        if space is None:
-            from ..symmetry.spaces import renaming_space
-
-            space = renaming_space(s.program)
-        s.referents = len(space.referents)
+        s.drawing = draw(s.program, settings.transform, settings.variants,
+                         random.Random(example_seed(settings.seed, ex.id)), settings.pool)
+        rspace = s.rspace if s.rspace is not None else renaming_space(s.program)
+        s.referents = len(rspace.referents)
     except SpaceError as err:
         s.fail("space", err.message)
         return s
@@ -434,5 +454,5 @@ def run_chunk(examples: Sequence[Example], adapter: Adapter, task, settings: Set
     return [record(s, task, settings) for s in states]
 
 
-__all__ = ["CHUNK", "SLICE", "TRANSFORMS", "Variant", "Settings", "draw", "example_seed", "run_chunk", "record",
-           "variant_text"]
+__all__ = ["CHUNK", "SLICE", "TRANSFORMS", "FACTORS", "Variant", "Drawing", "Settings", "draw", "example_seed",
+           "run_chunk", "record", "variant_text"]

@@ -19,6 +19,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..symmetry.spaces import register_rules
+
 #: how a file of a language splits into the examples an audit reads
 Layout = Literal["units", "paragraphs", "lines"]
 
@@ -147,6 +149,12 @@ REGISTRY: dict[str, Frontend] = {f.name: f for f in (X86, HEX, PYTHON, JAVA, LTL
 #: the record of a language no frontend reads (a task's own: copy strings,
 #: character windows, ALTA inputs): no hooks, every fact off
 UNREAD = Frontend(name="")
+
+
+# symmetry, a layer below, cannot read this table: each language's renaming rules are registered with it
+for _record in REGISTRY.values():
+    if _record.rules:
+        register_rules(_record.program_lang, _record.rules)
 
 
 def frontend_of(lang: str) -> Frontend:

@@ -54,17 +54,7 @@ from ..errors import SpaceError
 from ..program import Program
 from .bigint import product
 from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, SAMPLER_VERSION, Poset, TooWide, Walker
-
-
-class IntractableError(SpaceError):
-    """The exact count (or rank) needs more down-sets than allowed.
-
-    ``lower`` and ``upper`` bound the true count."""
-
-    def __init__(self, message: str, lower: int, upper: int) -> None:
-        super().__init__(message)
-        self.lower = lower
-        self.upper = upper
+from .space import IntractableError, Space  # IntractableError is re-exported: its home before the protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +218,10 @@ def _nesting(groups: list[_Group]) -> tuple[list[int], list[list[list[int]]]]:
     return top, inside
 
 
-class PermutationSpace:
+class PermutationSpace(Space[Permutation]):
     """All semantics-preserving line orders of one program; see the module docstring.
+    It keeps the :class:`~invar.symmetry.space.Space` contract; ``count``
+    and ``rank`` may refuse with :class:`IntractableError`.
 
     Parameters
     ----------

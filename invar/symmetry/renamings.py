@@ -49,6 +49,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 from ..errors import SpaceError
 from ..program import Program, Token
 from .bigint import divmod_exact
+from .space import Space
 from .transfer import Transfer
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
@@ -140,8 +141,10 @@ def _descend(trees: Sequence[tuple[_Fenwick, int]], index: int) -> tuple[int, in
     return pos, acc
 
 
-class RenamingSpace:
-    """All renamings of one program; see the module docstring.
+class RenamingSpace(Space[Renaming]):
+    """All renamings of one program; see the module docstring. It keeps the
+    :class:`~invar.symmetry.space.Space` contract, and always counts and
+    samples exactly.
 
     ``referents``: the renamable referents, in enumeration order.
     ``allowed``: for each referent, its admissible targets in enumeration order.
@@ -304,6 +307,11 @@ class RenamingSpace:
 
     def __len__(self) -> int:  # pragma: no cover - may overflow ssize_t
         return self.count()
+
+    @property
+    def exact_sampling(self) -> bool:
+        """Always True: every renaming space is counted, so drawn, exactly."""
+        return True
 
     # ------------------------------------------------- free targets by list
     def _position(self, j: int) -> dict[str, int]:

@@ -6,23 +6,35 @@ and ``canonical_space(program, *, pins=()) -> RenamingSpace``: the renamings
 whose targets are a fixed pool that depends on nothing a renaming changes
 (``v0, v1, …`` for locals, ``a, b, …`` for APs, the register file itself for
 x86), whose first renaming is the canonical form.
+
+This module sits below the frontends, so it cannot read their registry; the
+layers that know the languages register each one's rules module here
+(:func:`register_rules`): the frontends' registry
+(``invar/frontends/registry.py``) for every record with rules, and a task
+for a language of its own (copy strings, character windows, ALTA inputs).
+``import invar`` imports that registry, so the table is full before any
+program is asked about.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..errors import SpaceError
 from ..program import Program
-from .renamings import Renaming, RenamingSpace
 
-_RENAMERS = {
-    "x86": "invar.frontends.x86.rename",
-    "python": "invar.frontends.python",
-    "java": "invar.frontends.java",
-    "ltl": "invar.frontends.ltl",
-}
+if TYPE_CHECKING:  # annotations only: the frontends' registry imports this module, and must stay light
+    from .renamings import Renaming, RenamingSpace
+
+#: ``Program.lang`` -> the module that holds its renaming rules; filled by :func:`register_rules`
+_RENAMERS: dict[str, str] = {}
+
+
+def register_rules(lang: str, module: str) -> None:
+    """Name the module whose ``renaming_space`` and ``canonical_space`` give
+    the renamings of ``lang``'s programs (the first registration of a language stands)."""
+    _RENAMERS.setdefault(lang, module)
 
 
 def _renamer(program: Program):
@@ -53,4 +65,4 @@ def canonical(program: Program, *, pins: Iterable[str] = ()) -> tuple[Program, R
     return space.apply(program, first), first
 
 
-__all__ = ["renaming_space", "canonical"]
+__all__ = ["renaming_space", "canonical", "register_rules"]

@@ -76,7 +76,7 @@ def canonical_space(program: Program, *, pins: Sequence[str] = ()) -> RenamingSp
     return renaming_space(program, pool=POOL, pins=pins)
 
 
-_spaces._RENAMERS.setdefault(LANG, __name__)
+_spaces.register_rules(LANG, __name__)
 
 
 # -------------------------------------------------------------------- data
