@@ -37,7 +37,7 @@ from ..symmetry.space import ProductSpace, Space
 from ..symmetry.space import draw as draw_from
 from ..symmetry.spaces import renaming_space
 from .config import TRANSFORMS
-from .datasets import Example
+from .datasets import AuditExample
 from .models import Adapter, Failure, _a
 from .records import example_seed, record
 
@@ -211,7 +211,7 @@ def _renamed_or_none(enc, renaming, vocab):
 class _State:
     """One example on its way through the loop."""
 
-    def __init__(self, ex: Example) -> None:
+    def __init__(self, ex: AuditExample) -> None:
         self.ex = ex
         self.program: Program | None = None
         #: its variants, once drawn
@@ -266,7 +266,7 @@ class _State:
         return self.make(j) if j < first else self.control_inputs[j - first]
 
 
-def _prepare(ex: Example, adapter: Adapter, settings: Settings, task=None) -> _State:
+def _prepare(ex: AuditExample, adapter: Adapter, settings: Settings, task=None) -> _State:
     s = _State(ex)
     if ex.error is not None:
         s.fail("parse", str(ex.error))
@@ -442,7 +442,7 @@ def _oracle_all(states: list[_State], oracle: Callable, settings: Settings) -> N
             s.oracle[j] = got
 
 
-def run_chunk(examples: Sequence[Example], adapter: Adapter, task, settings: Settings) -> list[dict]:
+def run_chunk(examples: Sequence[AuditExample], adapter: Adapter, task, settings: Settings) -> list[dict]:
     """Audit a chunk of examples: one record per example (see docs/audit.md)."""
     states = [_prepare(ex, adapter, settings, task) for ex in examples]
     if settings.controls:
