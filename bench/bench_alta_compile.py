@@ -39,11 +39,15 @@ def inputs(program, n: int, rng: random.Random) -> list[str]:
     (addition: two numbers of ``LENGTH // 2`` digits; SUBLEQ: random memories)."""
     if program.name == "addition":
         half = LENGTH // 2
-        return [" ".join(addition_input(rng.randrange(10 ** half), rng.randrange(10 ** half))) for _ in range(n)]
+        return [" ".join(addition_input(rng.randrange(10**half), rng.randrange(10**half))) for _ in range(n)]
     if program.name == "subleq":
         m = program.max_length
-        return [" ".join(subleq_input([rng.randrange(0, m) if rng.random() < 0.85 else rng.randrange(-m, 0)
-                                       for _ in range(m)])) for _ in range(n)]
+        return [
+            " ".join(
+                subleq_input([rng.randrange(0, m) if rng.random() < 0.85 else rng.randrange(-m, 0) for _ in range(m)])
+            )
+            for _ in range(n)
+        ]
     markers = set(program.prefix) | set(program.suffix)
     symbols = [s for s in program.alphabet if s not in markers]
     positional = any(v.init.kind == "position" for v in program.variables)
@@ -74,13 +78,21 @@ def measure(name: str, batch: int, times: int, device: str, rng: random.Random) 
     expected = [run.run(x).outputs for x in texts]
     interpreter_s = time.perf_counter() - t
     got = outputs.cpu().tolist()
-    agree = sum(got[k][:len(e)] == e for k, e in enumerate(expected))
+    agree = sum(got[k][: len(e)] == e for k, e in enumerate(expected))
     nulls = sum(r.null for r in program.rules)
     return {
-        "program": name, "compile_ms": 1000 * compile_s, "width": model.layout.width, "heads": len(program.heads),
-        "rules": len(program.rules) - nulls, "null_rules": nulls, "onehot": model.layout.onehot_width,
-        "compiled_per_s": batch / compiled_s, "interpreter_per_s": batch / interpreter_s,
-        "ratio": interpreter_s / compiled_s, "agree": agree, "batch": batch,
+        "program": name,
+        "compile_ms": 1000 * compile_s,
+        "width": model.layout.width,
+        "heads": len(program.heads),
+        "rules": len(program.rules) - nulls,
+        "null_rules": nulls,
+        "onehot": model.layout.onehot_width,
+        "compiled_per_s": batch / compiled_s,
+        "interpreter_per_s": batch / interpreter_s,
+        "ratio": interpreter_s / compiled_s,
+        "agree": agree,
+        "batch": batch,
         "length": len(texts[0].split()),
     }
 
@@ -94,16 +106,23 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     rng = random.Random(0)
-    print(f"{machine()}; torch {torch.__version__}, {args.threads} thread(s), device {args.device}; "
-          f"batch {args.batch}, compile time the median of {args.repeat}")
-    print("| program | length | compile (ms) | width | heads | rules (+ null resets) | MLP one-hots "
-          "| compiled inputs/s | interpreter inputs/s | ratio | agree |")
+    print(
+        f"{machine()}; torch {torch.__version__}, {args.threads} thread(s), device {args.device}; "
+        f"batch {args.batch}, compile time the median of {args.repeat}"
+    )
+    print(
+        "| program | length | compile (ms) | width | heads | rules (+ null resets) | MLP one-hots "
+        "| compiled inputs/s | interpreter inputs/s | ratio | agree |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in PROGRAMS:
         m = measure(name, args.batch, args.repeat, args.device, rng)
-        print(f"| {m['program']} | {m['length']} | {m['compile_ms']:.1f} | {m['width']} | {m['heads']} "
-              f"| {m['rules']} (+{m['null_rules']}) | {m['onehot']} | {m['compiled_per_s']:,.0f} "
-              f"| {m['interpreter_per_s']:,.0f} | {m['ratio']:.1f}× | {m['agree']}/{m['batch']} |", flush=True)
+        print(
+            f"| {m['program']} | {m['length']} | {m['compile_ms']:.1f} | {m['width']} | {m['heads']} "
+            f"| {m['rules']} (+{m['null_rules']}) | {m['onehot']} | {m['compiled_per_s']:,.0f} "
+            f"| {m['interpreter_per_s']:,.0f} | {m['ratio']:.1f}× | {m['agree']}/{m['batch']} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

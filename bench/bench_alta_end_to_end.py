@@ -126,7 +126,7 @@ def predict(model: ParityModel, strings: list[list[str]], device: str, size: int
     model.eval()
     out = []
     for i in range(0, len(strings), size):
-        ids, ends, _ = batch(strings[i: i + size], device)
+        ids, ends, _ = batch(strings[i : i + size], device)
         out += model(ids, ends).argmax(-1).tolist()
     model.train()
     return out
@@ -169,9 +169,18 @@ def run_one(layers: int, sharing: bool, positions: str, seed: int, data: dict, a
     for name, keep in TABLE_2_SLICES.items():
         hits = [p == s.count("1") % 2 for p, s in zip(preds, test) if keep(s)]
         slices[name] = sum(hits) / len(hits) if hits else math.nan
-    return {"layers": layers, "sharing": sharing, "positions": positions, "seed": seed, "best_valid": best,
-            "best_step": best_step, "steps_run": step, "seconds": round(time.perf_counter() - t0, 1),
-            "parameters": sum(p.numel() for p in model.parameters()), **slices}
+    return {
+        "layers": layers,
+        "sharing": sharing,
+        "positions": positions,
+        "seed": seed,
+        "best_valid": best,
+        "best_step": best_step,
+        "steps_run": step,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "parameters": sum(p.numel() for p in model.parameters()),
+        **slices,
+    }
 
 
 def _cell(rows: list[dict], key: str) -> str:
@@ -179,18 +188,24 @@ def _cell(rows: list[dict], key: str) -> str:
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| layers | weight sharing | positions | seeds | Length ≤ 20 | Length > 20 | Ones > 20 | best step | "
-             "paper's row (8 / 40 layers) |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| layers | weight sharing | positions | seeds | Length ≤ 20 | Length > 20 | Ones > 20 | best step | "
+        "paper's row (8 / 40 layers) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     groups: dict[tuple, list[dict]] = {}
     for r in results:
         groups.setdefault((r["layers"], r["sharing"], r["positions"]), []).append(r)
     for (layers, sharing, positions), rows in sorted(groups.items(), key=lambda g: (g[0][2], g[0][0], g[0][1])):
-        paper = " / ".join(", ".join(PAPER_TABLE_3[(n, "Yes" if sharing else "No", positions.title())])
-                           for n in (8, 40))
+        paper = " / ".join(
+            ", ".join(PAPER_TABLE_3[(n, "Yes" if sharing else "No", positions.title())]) for n in (8, 40)
+        )
         steps = statistics.mean(r["best_step"] for r in rows)
-        lines.append(f"| {layers} | {'yes' if sharing else 'no'} | {positions} | {len(rows)} | "
-                     f"{_cell(rows, 'Length ≤ 20')} | {_cell(rows, 'Length > 20')} | {_cell(rows, 'Ones > 20')} | "
-                     f"{steps:.0f} | {paper} |")
+        lines.append(
+            f"| {layers} | {'yes' if sharing else 'no'} | {positions} | {len(rows)} | "
+            f"{_cell(rows, 'Length ≤ 20')} | {_cell(rows, 'Length > 20')} | {_cell(rows, 'Ones > 20')} | "
+            f"{steps:.0f} | {paper} |"
+        )
     return "\n".join(lines)
 
 
@@ -215,8 +230,11 @@ def main() -> None:
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    data = {"train": balanced_bits(args.train, 0, 20, seed=1), "valid": balanced_bits(2000, 0, 20, seed=2),
-            "test": balanced_bits(args.test, 0, MAX_LENGTH, seed=3)}
+    data = {
+        "train": balanced_bits(args.train, 0, 20, seed=1),
+        "valid": balanced_bits(2000, 0, 20, seed=2),
+        "test": balanced_bits(args.test, 0, MAX_LENGTH, seed=3),
+    }
     results = []
     for positions in args.positions:
         for layers in args.layers:
@@ -227,8 +245,16 @@ def main() -> None:
                     print(json.dumps(r), flush=True)
                     if args.out:
                         with open(args.out, "w") as f:
-                            json.dump({"machine": machine(), "torch": torch.__version__, "args": vars(args),
-                                       "results": results}, f, indent=2)
+                            json.dump(
+                                {
+                                    "machine": machine(),
+                                    "torch": torch.__version__,
+                                    "args": vars(args),
+                                    "results": results,
+                                },
+                                f,
+                                indent=2,
+                            )
     print(f"machine: {machine()}; torch {torch.__version__}")
     print(table(results))
 

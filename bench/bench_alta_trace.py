@@ -32,8 +32,17 @@ from common import machine
 
 from invar.alta import get_program
 from invar.alta.analysis import minimal
-from invar.alta.trace import (TABLE_1, TABLE_2_SLICES, TraceConfig, balanced_bits, parity_accuracy, predict,
-                              supervised_model, trace_pairs, train_mlp)
+from invar.alta.trace import (
+    TABLE_1,
+    TABLE_2_SLICES,
+    TraceConfig,
+    balanced_bits,
+    parity_accuracy,
+    predict,
+    supervised_model,
+    trace_pairs,
+    train_mlp,
+)
 from invar.alta.compiler import compile_program
 from invar.alta.lang import MLPBuilder, numerical, program, qkv, var
 
@@ -64,8 +73,16 @@ def parity_sum_count(max_length: int = MAX_ONES):
         x.set("ones", round(1 / inv_ones) - 1)
     for ones in x.get("ones"):
         x.set("parity", ones % 2)
-    return program(variables, heads, x.rules, output="parity", alphabet=("0", "1", "</s>"), suffix=("</s>",),
-                   max_layers=2, name="parity-sum-count")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="parity",
+        alphabet=("0", "1", "</s>"),
+        suffix=("</s>",),
+        max_layers=2,
+        name="parity-sum-count",
+    )
 
 
 def _program(name: str):
@@ -98,17 +115,26 @@ def run_one(name: str, train: list, test: list, config: TraceConfig) -> dict:
     t2 = time.perf_counter()
     # a trained model may never halt: it gets the layers the longest test input needs, and some to spare
     cap = max(len(t) for t in test) + 5
-    trained = parity_accuracy(predict(supervised_model(prog, learned), test, max_layers=cap if prog.halt else None), test, TABLE_2_SLICES)
+    trained = parity_accuracy(
+        predict(supervised_model(prog, learned), test, max_layers=cap if prog.halt else None), test, TABLE_2_SLICES
+    )
     reduced = minimal(prog, train)
     minimal_acc = parity_accuracy(predict(compile_program(reduced), test), test, TABLE_2_SLICES)
     compiled_acc = parity_accuracy(predict(compile_program(prog), test), test, TABLE_2_SLICES)
-    tail = losses[-max(1, len(losses) // 100):]
+    tail = losses[-max(1, len(losses) // 100) :]
     return {
-        "program": name, "config": dataclasses.asdict(config), "pairs": int(len(pairs.inputs)),
-        "pairs_seconds": t1 - t0, "train_seconds": t2 - t1,
-        "loss_first": losses[0] if losses else None, "loss_last": sum(tail) / len(tail) if tail else None,
-        "trained": trained, "minimal": minimal_acc, "compiled": compiled_acc,
-        "rules": len(prog.rules), "minimal_rules": len(reduced.rules),
+        "program": name,
+        "config": dataclasses.asdict(config),
+        "pairs": int(len(pairs.inputs)),
+        "pairs_seconds": t1 - t0,
+        "train_seconds": t2 - t1,
+        "loss_first": losses[0] if losses else None,
+        "loss_last": sum(tail) / len(tail) if tail else None,
+        "trained": trained,
+        "minimal": minimal_acc,
+        "compiled": compiled_acc,
+        "rules": len(prog.rules),
+        "minimal_rules": len(reduced.rules),
     }
 
 
@@ -124,8 +150,11 @@ def table(results: list[dict]) -> str:
     for r in results:
         paper = PAPER_TABLE_2[r["program"]]
         lines.append(f"| {r['program']} | paper, trace supervision ({paper[0]}) | " + " | ".join(paper[1:]) + " |")
-        for key, label in (("trained", "trace supervision here"), ("minimal", "minimal program, compiled"),
-                           ("compiled", "full program, compiled")):
+        for key, label in (
+            ("trained", "trace supervision here"),
+            ("minimal", "minimal program, compiled"),
+            ("compiled", "full program, compiled"),
+        ):
             lines.append(f"| {r['program']} | {label} | " + " | ".join(_pct(r[key][s]) for s in slices) + " |")
     return "\n".join(lines)
 
@@ -147,8 +176,12 @@ def main() -> None:
     results = []
     for name in args.programs:
         config = _table_1(name)
-        config = dataclasses.replace(config, hidden=hidden.get(name, config.hidden), steps=steps.get(name, config.steps),
-                                     lr=lrs.get(name, config.lr))
+        config = dataclasses.replace(
+            config,
+            hidden=hidden.get(name, config.hidden),
+            steps=steps.get(name, config.steps),
+            lr=lrs.get(name, config.lr),
+        )
         result = run_one(name, train, test, config)
         print(json.dumps(result), flush=True)
         results.append(result)

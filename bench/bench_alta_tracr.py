@@ -34,8 +34,11 @@ from common import machine  # noqa: E402
 from invar.alta import compile, get_program, run  # noqa: E402
 
 #: invar's program and Tracr's library function for each function both express
-FUNCTIONS = {"sort": ("sort", "make_sort_unique"), "reverse": ("reverse", "make_reverse"),
-             "histogram": ("histogram", "make_hist")}
+FUNCTIONS = {
+    "sort": ("sort", "make_sort_unique"),
+    "reverse": ("reverse", "make_reverse"),
+    "histogram": ("histogram", "make_hist"),
+}
 
 
 def random_inputs(name: str, symbols: str, max_length: int, n: int, rng: random.Random) -> list[list[str]]:
@@ -62,7 +65,9 @@ def alta_side(name: str, symbols: str, max_length: int, inputs: list[list[str]])
     runs = [run(program, x) for x in inputs]
     nulls = sum(r.null for r in program.rules)
     return {
-        "layers": max(r.layers for r in runs), "heads": len(program.heads), "width": model.layout.width,
+        "layers": max(r.layers for r in runs),
+        "heads": len(program.heads),
+        "width": model.layout.width,
         "mlp": f"{len(program.rules)} rules ({nulls} null resets), {model.layout.onehot_width} one-hots",
         "params": sum(p.numel() for p in model.parameters()),
         "answers": [_alta_answer(name, program, r.outputs, len(x)) for r, x in zip(runs, inputs)],
@@ -73,7 +78,7 @@ def _alta_answer(name: str, program, outputs: list, n: int) -> list:
     """The answer at the input's positions (markers dropped)."""
     labelled = [program.label(v) for v in outputs] if program.labels else outputs
     if name == "sort":
-        return labelled[1:n + 1]  # after the start marker
+        return labelled[1 : n + 1]  # after the start marker
     return labelled[:n]
 
 
@@ -87,13 +92,20 @@ def tracr_side(name: str, symbols: str, max_length: int, inputs: list[list[str]]
     make = getattr(lib, FUNCTIONS[name][1])
     sop = make() if name == "histogram" else make(rasp.tokens, rasp.tokens) if name == "sort" else make(rasp.tokens)
     length = len(symbols) if name == "sort" else max_length
-    model = compiling.compile_rasp_to_model(sop, vocab=set(symbols), max_seq_len=length, compiler_bos="BOS",
-                                            mlp_exactness=exactness)
+    model = compiling.compile_rasp_to_model(
+        sop, vocab=set(symbols), max_seq_len=length, compiler_bos="BOS", mlp_exactness=exactness
+    )
     config = model.model_config
     params = sum(int(v.size) for layer in model.params.values() for v in layer.values())
     answers = [list(model.apply(["BOS", *x]).decoded[1:]) for x in inputs]
-    return {"layers": config.num_layers, "heads": config.num_heads, "width": len(model.residual_labels),
-            "mlp": f"{config.mlp_hidden_size} hidden", "params": params, "answers": answers}
+    return {
+        "layers": config.num_layers,
+        "heads": config.num_heads,
+        "width": len(model.residual_labels),
+        "mlp": f"{config.mlp_hidden_size} hidden",
+        "params": params,
+        "answers": answers,
+    }
 
 
 def main() -> None:
@@ -106,8 +118,10 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     rng = random.Random(args.seed)
-    print(f"{machine()}; torch {torch.__version__}; symbols {args.symbols!r}, max length {args.max_length} "
-          f"(sort: one place per symbol), {args.inputs} random inputs each; Tracr's mlp_exactness {args.mlp_exactness}")
+    print(
+        f"{machine()}; torch {torch.__version__}; symbols {args.symbols!r}, max length {args.max_length} "
+        f"(sort: one place per symbol), {args.inputs} random inputs each; Tracr's mlp_exactness {args.mlp_exactness}"
+    )
     print("| function | compiler | layers | heads | residual width | MLP | parameters | right | same as the other |")
     print("|---|---|---|---|---|---|---|---|---|")
     missing = False
@@ -115,14 +129,19 @@ def main() -> None:
         inputs = random_inputs(name, args.symbols, args.max_length, args.inputs, rng)
         alta = alta_side(name, args.symbols, args.max_length, inputs)
         tracr = tracr_side(name, args.symbols, args.max_length, inputs, args.mlp_exactness)
-        agree = "—" if tracr is None else f"{sum(a == t for a, t in zip(alta['answers'], tracr['answers']))}/{len(inputs)}"
+        agree = (
+            "—" if tracr is None else f"{sum(a == t for a, t in zip(alta['answers'], tracr['answers']))}/{len(inputs)}"
+        )
         for label, side in (("invar ALTA", alta), ("Tracr", tracr)):
             if side is None:
                 missing = True
                 continue
             right = sum(a == expected(name, x) for a, x in zip(side["answers"], inputs))
-            print(f"| {name} | {label} | {side['layers']} | {side['heads']} | {side['width']} | {side['mlp']} "
-                  f"| {side['params']:,} | {right}/{len(inputs)} | {agree} |", flush=True)
+            print(
+                f"| {name} | {label} | {side['layers']} | {side['heads']} | {side['width']} | {side['mlp']} "
+                f"| {side['params']:,} | {right}/{len(inputs)} | {agree} |",
+                flush=True,
+            )
     if missing:
         print("Tracr is not installed (it needs jax and dm-haiku): only invar's side is shown.")
 

@@ -81,8 +81,12 @@ def batched(path: str, programs: list, args) -> tuple[float, float, int, float]:
     """(predictions/s, share of time outside the forward pass, predictions, seconds)."""
     result = audit(path, programs, variants=args.variants, batch_size=64, threads=args.threads)
     run = result.report["run"]
-    return (run["predictions"] / run["seconds"], 1 - run["forward_seconds"] / run["seconds"], run["predictions"],
-            run["seconds"])
+    return (
+        run["predictions"] / run["seconds"],
+        1 - run["forward_seconds"] / run["seconds"],
+        run["predictions"],
+        run["seconds"],
+    )
 
 
 def naive(model, programs: list, texts: list[list[str]]) -> float:
@@ -111,8 +115,10 @@ def throughput(models: dict, programs: list, texts: list[list[str]], args) -> li
             runs[name]["batched"].append(rate)
             runs[name]["outside"].append(outside)
             runs[name]["naive"].append(naive(loaded[name], programs[: args.naive], texts))
-    return [{"model": name, "predictions": predictions, **{k: statistics.median(v) for k, v in r.items()}}
-            for name, r in runs.items()]
+    return [
+        {"model": name, "predictions": predictions, **{k: statistics.median(v) for k, v in r.items()}}
+        for name, r in runs.items()
+    ]
 
 
 def mca_rate(programs: list, texts: list[list[str]], limit: int, repeat: int) -> float:
@@ -125,7 +131,7 @@ def mca_rate(programs: list, texts: list[list[str]], limit: int, repeat: int) ->
     for _ in range(repeat):
         t = time.perf_counter()
         for lo in range(0, len(flat), 1000):
-            label_texts(flat[lo: lo + 1000])
+            label_texts(flat[lo : lo + 1000])
         rates.append(len(flat) / (time.perf_counter() - t))
     return statistics.median(rates)
 
@@ -152,14 +158,43 @@ def figure2(models: dict, n: int, threads: int) -> list[dict]:
             cycles = label_texts([text])[0][0] / 100  # llvm-mca's label of the block, for scale
             for name, path in models.items():
                 out = Path(tmp) / "r.json"
-                seconds, rss = measure(["audit", "--model", path, "--task", "bhive", "--dataset", dataset,
-                                        "--example", example, "--variants", str(n), "--threads", str(threads),
-                                        "--quiet", "--format", "json", "--out", str(out)], timeout=1800)
+                seconds, rss = measure(
+                    [
+                        "audit",
+                        "--model",
+                        path,
+                        "--task",
+                        "bhive",
+                        "--dataset",
+                        dataset,
+                        "--example",
+                        example,
+                        "--variants",
+                        str(n),
+                        "--threads",
+                        str(threads),
+                        "--quiet",
+                        "--format",
+                        "json",
+                        "--out",
+                        str(out),
+                    ],
+                    timeout=1800,
+                )
                 rep = json.loads(out.read_text())["example"] if seconds is not None else None
-                rows.append({"block": label, "model": name, "seconds": seconds, "rss_mb": (rss or 0) / 1024, "cycles": cycles,
-                             "predictions": rep["variants"] + 1 if rep else None,
-                             "min": rep["min"] if rep else None, "max": rep["max"] if rep else None,
-                             "distinct": rep["distinct"] if rep else None})
+                rows.append(
+                    {
+                        "block": label,
+                        "model": name,
+                        "seconds": seconds,
+                        "rss_mb": (rss or 0) / 1024,
+                        "cycles": cycles,
+                        "predictions": rep["variants"] + 1 if rep else None,
+                        "min": rep["min"] if rep else None,
+                        "max": rep["max"] if rep else None,
+                        "distinct": rep["distinct"] if rep else None,
+                    }
+                )
     return rows
 
 
@@ -181,26 +216,38 @@ def main() -> None:
     texts = variants_of(programs, args.variants, args.seed)
     rows = throughput(models, programs, texts, args)
     mca = mca_rate(programs, texts, args.mca, args.repeat)
-    print(f"\n{len(programs)} BHive blocks x (1 + {args.variants} renamings); naive loop on the first {args.naive}; "
-          f"medians of {args.repeat} runs\n")
-    print("| model | batched audit, predictions/s | naive loop, predictions/s | batched / naive "
-          "| batched / llvm-mca | audit time outside the forward pass |")
+    print(
+        f"\n{len(programs)} BHive blocks x (1 + {args.variants} renamings); naive loop on the first {args.naive}; "
+        f"medians of {args.repeat} runs\n"
+    )
+    print(
+        "| model | batched audit, predictions/s | naive loop, predictions/s | batched / naive "
+        "| batched / llvm-mca | audit time outside the forward pass |"
+    )
     print("|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['model']} | {r['batched']:,.0f} | {r['naive']:,.0f} | {r['batched'] / r['naive']:.1f}x "
-              f"| {r['batched'] / mca:.1f}x | {100 * r['outside']:.0f}% |")
+        print(
+            f"| {r['model']} | {r['batched']:,.0f} | {r['naive']:,.0f} | {r['batched'] / r['naive']:.1f}x "
+            f"| {r['batched'] / mca:.1f}x | {100 * r['outside']:.0f}% |"
+        )
     print(f"| llvm-mca, batched ({args.mca:,} variants) | {mca:,.0f} | | | | |")
-    print(f"\nFigure 2: {args.figure2:,} renamings of one block, end to end (fresh process); "
-          f"paper's vanilla: {PAPER_RANGE[0]} to {PAPER_RANGE[1]} cycles\n")
-    print("| block (llvm-mca cycles) | model | predictions | wall time | predicted range (cycles) | distinct predictions "
-          "| peak memory |")
+    print(
+        f"\nFigure 2: {args.figure2:,} renamings of one block, end to end (fresh process); "
+        f"paper's vanilla: {PAPER_RANGE[0]} to {PAPER_RANGE[1]} cycles\n"
+    )
+    print(
+        "| block (llvm-mca cycles) | model | predictions | wall time | predicted range (cycles) | distinct predictions "
+        "| peak memory |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in figure2(models, args.figure2, args.threads):
         if r["seconds"] is None:
             print(f"| {r['block']} | {r['model']} | failed | | | | |")
             continue
-        print(f"| {r['block']} ({r['cycles']:.2f}) | {r['model']} | {r['predictions']:,} | {r['seconds']:.1f} s "
-              f"| {r['min']:.2f} to {r['max']:.2f} | {r['distinct']:,} | {r['rss_mb']:.0f} MB |")
+        print(
+            f"| {r['block']} ({r['cycles']:.2f}) | {r['model']} | {r['predictions']:,} | {r['seconds']:.1f} s "
+            f"| {r['min']:.2f} to {r['max']:.2f} | {r['distinct']:,} | {r['rss_mb']:.0f} MB |"
+        )
 
 
 if __name__ == "__main__":

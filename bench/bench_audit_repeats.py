@@ -49,36 +49,60 @@ def sampled(texts: list[str], _calls=[0]) -> list[int]:
 def arms(bugs_data: str, llvm: bool) -> dict[str, tuple[str, dict, str]]:
     """arm -> (what it runs, its settings, its baseline arm)."""
     checkpoint = {"model": str(ROOT / "fixtures/models/renamer.pt"), "dataset": str(ROOT / "fixtures/blocks")}
-    callable_ = {"model": sampled, "dataset": bugs_data, "task": "bugs", "split": "train", "limit": 120,
-                 "transform": "both", "variants": 8}
+    callable_ = {
+        "model": sampled,
+        "dataset": bugs_data,
+        "task": "bugs",
+        "split": "train",
+        "limit": 120,
+        "transform": "both",
+        "variants": 8,
+    }
     out = {
         "checkpoint: before (no intervals)": ("checkpoint", {**checkpoint, **BASE}, None),
-        "checkpoint: default (intervals)": ("checkpoint", {**checkpoint, "bootstrap": 1000},
-                                            "checkpoint: before (no intervals)"),
-        "checkpoint: --repeats 5": ("checkpoint", {**checkpoint, **BASE, "repeats": 5},
-                                    "checkpoint: before (no intervals)"),
+        "checkpoint: default (intervals)": (
+            "checkpoint",
+            {**checkpoint, "bootstrap": 1000},
+            "checkpoint: before (no intervals)",
+        ),
+        "checkpoint: --repeats 5": (
+            "checkpoint",
+            {**checkpoint, **BASE, "repeats": 5},
+            "checkpoint: before (no intervals)",
+        ),
         "sampled callable: before": ("callable", {**callable_, **BASE}, None),
-        "sampled callable: default (controls 4, intervals)": ("callable", {**callable_},
-                                                              "sampled callable: before"),
-        "sampled callable: --repeats 5": ("callable", {**callable_, "bootstrap": 1000, "repeats": 5},
-                                          "sampled callable: before"),
+        "sampled callable: default (controls 4, intervals)": ("callable", {**callable_}, "sampled callable: before"),
+        "sampled callable: --repeats 5": (
+            "callable",
+            {**callable_, "bootstrap": 1000, "repeats": 5},
+            "sampled callable: before",
+        ),
     }
     if llvm:
-        out.update({
-            "checkpoint: --oracle": ("checkpoint", {**checkpoint, **BASE, "oracle": True}, None),
-            "checkpoint: --oracle, controls 4": ("checkpoint", {**checkpoint, **BASE, "oracle": True, "controls": 4},
-                                                 "checkpoint: --oracle"),
-        })
+        out.update(
+            {
+                "checkpoint: --oracle": ("checkpoint", {**checkpoint, **BASE, "oracle": True}, None),
+                "checkpoint: --oracle, controls 4": (
+                    "checkpoint",
+                    {**checkpoint, **BASE, "oracle": True, "controls": 4},
+                    "checkpoint: --oracle",
+                ),
+            }
+        )
     return out
 
 
 def table(report: dict) -> str:
     """The report as the markdown table docs/benchmarks/audit.md shows."""
-    lines = ["| arm | median s | × its baseline | predictions | controls | violation rate |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| arm | median s | × its baseline | predictions | controls | violation rate |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in report["rows"]:
-        lines.append(f"| {r['arm']} | {r['median_seconds']:.2f} | {r['ratio']:.2f} | {r['predictions']:,} | "
-                     f"{r['controls'] if r['controls'] is not None else '–'} | {r['violation_rate']:.3f} |")
+        lines.append(
+            f"| {r['arm']} | {r['median_seconds']:.2f} | {r['ratio']:.2f} | {r['predictions']:,} | "
+            f"{r['controls'] if r['controls'] is not None else '–'} | {r['violation_rate']:.3f} |"
+        )
     return "\n".join(lines)
 
 
@@ -101,15 +125,27 @@ def main() -> None:
                 result = {}
                 seconds[name] += repeat(lambda: result.update(r=audit(model, dataset, **settings)), 1)
                 report = result["r"].report
-                facts[name] = {"examples": report["audited"], "predictions": report["predictions"],
-                               "violation_rate": report["violation_rate"],
-                               "controls": (report["sensitivity"] or {}).get("controls"),
-                               "self_disagreement": (report["noise"] or {}).get("self_disagreement")}
+                facts[name] = {
+                    "examples": report["audited"],
+                    "predictions": report["predictions"],
+                    "violation_rate": report["violation_rate"],
+                    "controls": (report["sensitivity"] or {}).get("controls"),
+                    "self_disagreement": (report["noise"] or {}).get("self_disagreement"),
+                }
     rows = []
     for name, (what, _settings, base) in table.items():
         m = median(seconds[name])
-        rows.append({"arm": name, "model": what, "median_seconds": m, "seconds": seconds[name],
-                     "ratio": m / median(seconds[base]) if base else 1.0, "baseline": base, **facts[name]})
+        rows.append(
+            {
+                "arm": name,
+                "model": what,
+                "median_seconds": m,
+                "seconds": seconds[name],
+                "ratio": m / median(seconds[base]) if base else 1.0,
+                "baseline": base,
+                **facts[name],
+            }
+        )
     report = {"benchmark": "audit_repeats", "machine": machine(), "repeat": args.repeat, "rows": rows}
     print(f"machine: {report['machine']}")
     print(table(report))

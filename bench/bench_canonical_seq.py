@@ -72,15 +72,21 @@ def ltl_data(out: Path, num: int, max_size: int, per_k: int) -> tuple[Path, dict
 def copy_data(out: Path, n: int, test_symbols: int, max_length: int) -> Path:
     data = out / "copy"
     if not (data / "meta.json").exists():
-        copy.generate(data, train=n, valid=max(50, n // 10), test=300, test_symbols=test_symbols,
-                      max_length=max_length, seed=0)
+        copy.generate(
+            data, train=n, valid=max(50, n // 10), test=300, test_symbols=test_symbols, max_length=max_length, seed=0
+        )
     return data
 
 
 def audited(path: Path, dataset, limit: int, variants: int) -> dict:
     report = invar.audit(model=str(path), dataset=str(dataset), limit=limit, variants=variants)
-    return {"metric": report["metric"]["original"], "alpha": report["alpha_covariance"]["mean"],
-            "violation_rate": report["violation_rate"], "errors": report["errors"], "audited": report["audited"]}
+    return {
+        "metric": report["metric"]["original"],
+        "alpha": report["alpha_covariance"]["mean"],
+        "violation_rate": report["violation_rate"],
+        "errors": report["errors"],
+        "audited": report["audited"],
+    }
 
 
 def copy_scores(path: Path, data: Path) -> dict:
@@ -90,10 +96,14 @@ def copy_scores(path: Path, data: Path) -> dict:
     out = model.predict([copy.parse(s) for s in test])
     rows = {"in": [], "out": []}
     for s, y in zip(test, out):
-        rows["in" if len(set(s)) <= 5 else "out"].append((copy.edit_distance(y if isinstance(y, str) else "", s),
-                                                         y == s))
-    return {f"{part}_{what}": (statistics.mean(r[i] for r in v) * (100 if i else 1) if v else None)
-            for part, v in rows.items() for i, what in ((0, "edit"), (1, "exact"))}
+        rows["in" if len(set(s)) <= 5 else "out"].append(
+            (copy.edit_distance(y if isinstance(y, str) else "", s), y == s)
+        )
+    return {
+        f"{part}_{what}": (statistics.mean(r[i] for r in v) * (100 if i else 1) if v else None)
+        for part, v in rows.items()
+        for i, what in ((0, "edit"), (1, "exact"))
+    }
 
 
 def run(args) -> dict:
@@ -120,8 +130,11 @@ def ltl_run(arch: str, seed: int, data: Path, wide: dict, out: Path, common: dic
     path = out / f"ltl-{arch}-{seed}.pt"
     t = time.perf_counter()
     res = train(task="ltl", data=data, arch=arch, out=path, seed=seed, **common)
-    row = {"seconds": time.perf_counter() - t, "best_epoch": res.best_epoch,
-           "test": audited(path, data / "test.txt", args.audit, args.variants)}
+    row = {
+        "seconds": time.perf_counter() - t,
+        "best_epoch": res.best_epoch,
+        "test": audited(path, data / "test.txt", args.audit, args.variants),
+    }
     for k, file in wide.items():
         row[f"aps{k}"] = audited(path, file, args.audit, args.variants)
     print(arch, seed, "ltl", json.dumps(row), flush=True)
@@ -132,8 +145,12 @@ def copy_run(arch: str, seed: int, cdata: Path, out: Path, common: dict, args) -
     path = out / f"copy-{arch}-{seed}.pt"
     t = time.perf_counter()
     res = train(task="copy", data=cdata, arch=arch, out=path, seed=seed, **common)
-    row = {"seconds": time.perf_counter() - t, "best_epoch": res.best_epoch, **copy_scores(path, cdata),
-           "audit": audited(path, cdata / "test.txt", args.audit, args.variants)}
+    row = {
+        "seconds": time.perf_counter() - t,
+        "best_epoch": res.best_epoch,
+        **copy_scores(path, cdata),
+        "audit": audited(path, cdata / "test.txt", args.audit, args.variants),
+    }
     print(arch, seed, "copy", json.dumps(row), flush=True)
     return row
 
@@ -147,9 +164,12 @@ def _ms(xs: list) -> str:
 
 def table(results: dict) -> str:
     archs = list(dict.fromkeys(k.split("/")[0] for part in ("ltl", "copy") for k in results[part]))
-    lines = ["| architecture | correct, 5 APs (test) | " + " | ".join(f"correct, {k} APs" for k in OOD)
-             + " | alpha-covariance (test / 6–8 APs) | violation rate | training |",
-             "|---" * (5 + len(OOD)) + "|"]
+    lines = [
+        "| architecture | correct, 5 APs (test) | "
+        + " | ".join(f"correct, {k} APs" for k in OOD)
+        + " | alpha-covariance (test / 6–8 APs) | violation rate | training |",
+        "|---" * (5 + len(OOD)) + "|",
+    ]
     for arch in archs:
         rows = [v for k, v in results["ltl"].items() if k.split("/")[0] == arch]
         if not rows:
@@ -157,21 +177,29 @@ def table(results: dict) -> str:
         alphas = [r["test"]["alpha"] for r in rows]
         wide = [r[f"aps{k}"]["alpha"] for r in rows for k in OOD]
         viol = [r["test"]["violation_rate"] for r in rows] + [r[f"aps{k}"]["violation_rate"] for r in rows for k in OOD]
-        lines.append(f"| {arch} | {_ms([r['test']['metric'] for r in rows])} | "
-                     + " | ".join(_ms([r[f'aps{k}']['metric'] for r in rows]) for k in OOD)
-                     + f" | {min(alphas):.3f}–{max(alphas):.3f} / {min(wide):.3f}–{max(wide):.3f}"
-                     + f" | {max(viol):.3f} max | {statistics.mean(r['seconds'] for r in rows) / 60:.1f} min |")
-    lines += ["", "| architecture | edit distance, ≤ 5 symbols | edit distance, > 5 | copied exactly, ≤ 5 | "
-              "copied exactly, > 5 | alpha-covariance | training |", "|---" * 7 + "|"]
+        lines.append(
+            f"| {arch} | {_ms([r['test']['metric'] for r in rows])} | "
+            + " | ".join(_ms([r[f'aps{k}']['metric'] for r in rows]) for k in OOD)
+            + f" | {min(alphas):.3f}–{max(alphas):.3f} / {min(wide):.3f}–{max(wide):.3f}"
+            + f" | {max(viol):.3f} max | {statistics.mean(r['seconds'] for r in rows) / 60:.1f} min |"
+        )
+    lines += [
+        "",
+        "| architecture | edit distance, ≤ 5 symbols | edit distance, > 5 | copied exactly, ≤ 5 | "
+        "copied exactly, > 5 | alpha-covariance | training |",
+        "|---" * 7 + "|",
+    ]
     for arch in archs:
         rows = [v for k, v in results["copy"].items() if k.split("/")[0] == arch]
         if not rows:
             continue
         alphas = [r["audit"]["alpha"] for r in rows]
-        lines.append(f"| {arch} | {_ms([r['in_edit'] for r in rows])} | {_ms([r['out_edit'] for r in rows])} | "
-                     f"{_ms([r['in_exact'] for r in rows])} % | {_ms([r['out_exact'] for r in rows])} % | "
-                     f"{min(alphas):.3f}–{max(alphas):.3f} | "
-                     f"{statistics.mean(r['seconds'] for r in rows) / 60:.1f} min |")
+        lines.append(
+            f"| {arch} | {_ms([r['in_edit'] for r in rows])} | {_ms([r['out_edit'] for r in rows])} | "
+            f"{_ms([r['in_exact'] for r in rows])} % | {_ms([r['out_exact'] for r in rows])} % | "
+            f"{min(alphas):.3f}–{max(alphas):.3f} | "
+            f"{statistics.mean(r['seconds'] for r in rows) / 60:.1f} min |"
+        )
     return "\n".join(lines)
 
 

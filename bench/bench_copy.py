@@ -41,7 +41,7 @@ def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
     predictions: list = []
     exact = refused = 0
     for start in range(0, len(examples), batch):
-        chunk = examples[start:start + batch]
+        chunk = examples[start : start + batch]
         programs = [copy.parse(ex.source) for ex in chunk]
         try:
             outs = model.predict(programs)
@@ -62,8 +62,13 @@ def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
             exact += out == ex.source
     rows = {f"{5 * k + 1}-{5 * k + 5}": (statistics.fmean(v), len(v)) for k, v in sorted(buckets.items())}
     cells = copy.by_cell([ex.source for ex in examples], predictions)
-    return {"by_symbols": rows, "exact": exact / len(examples), "refused": refused, "n": len(examples),
-            "by_cell": cells.markdown()}
+    return {
+        "by_symbols": rows,
+        "exact": exact / len(examples),
+        "refused": refused,
+        "n": len(examples),
+        "by_cell": cells.markdown(),
+    }
 
 
 def main() -> None:
@@ -75,23 +80,50 @@ def main() -> None:
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--archs", nargs="+", default=["dualpart", "lexinvariant", "vanilla"])
-    ap.add_argument("--sampler", choices=copy.SAMPLERS, default="uniform",
-                    help="how training strings are drawn (distinct: as the test strings are)")
+    ap.add_argument(
+        "--sampler",
+        choices=copy.SAMPLERS,
+        default="uniform",
+        help="how training strings are drawn (distinct: as the test strings are)",
+    )
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     data = args.out / "data"
     if not (data / "meta.json").exists():
-        copy.generate(data, train=args.train, valid=500, test=args.test, train_symbols=5, test_symbols=30,
-                      max_length=30, seed=0, sampler=args.sampler)
+        copy.generate(
+            data,
+            train=args.train,
+            valid=500,
+            test=args.test,
+            train_symbols=5,
+            test_symbols=30,
+            max_length=30,
+            seed=0,
+            sampler=args.sampler,
+        )
     results = {}
     for arch in args.archs:
         ckpt = args.out / f"{arch}.pt"
         t0 = time.perf_counter()
-        run = train(task="copy", data=data, arch=arch, out=ckpt, epochs=args.epochs, batch_size=args.batch_size,
-                    threads=args.threads, lr=1e-3, seed=0, resume=True)
+        run = train(
+            task="copy",
+            data=data,
+            arch=arch,
+            out=ckpt,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            threads=args.threads,
+            lr=1e-3,
+            seed=0,
+            resume=True,
+        )
         seconds = time.perf_counter() - t0
-        results[arch] = {**evaluate(ckpt, data), "train_seconds": seconds, "best_epoch": run.best_epoch,
-                         "valid": run.best_metric}
+        results[arch] = {
+            **evaluate(ckpt, data),
+            "train_seconds": seconds,
+            "best_epoch": run.best_epoch,
+            "valid": run.best_metric,
+        }
         print(json.dumps({arch: results[arch]}), flush=True)
     print(f"{machine()}; torch {torch.__version__}; {args.train} training strings, {args.epochs} epochs, tiny")
     buckets = sorted({b for r in results.values() for b in r["by_symbols"]}, key=lambda b: int(b.split("-")[0]))

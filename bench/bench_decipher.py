@@ -89,8 +89,11 @@ def perplexities(model, encoded: list, device: str) -> dict[str, float]:
     """Perplexity over each window's whole context, its first third and its last third."""
     losses = np.stack(position_losses(model.network, encoded, device=device))  # (N, T-1)
     third = losses.shape[1] // 3
-    return {"all": math.exp(losses.mean()), "first third": math.exp(losses[:, :third].mean()),
-            "last third": math.exp(losses[:, -third:].mean())}
+    return {
+        "all": math.exp(losses.mean()),
+        "first third": math.exp(losses[:, :third].mean()),
+        "last third": math.exp(losses[:, -third:].mean()),
+    }
 
 
 def run(models: list[str], data: str, n: int, seed: int, device: str, split: str = "test") -> list[dict]:
@@ -102,8 +105,10 @@ def run(models: list[str], data: str, n: int, seed: int, device: str, split: str
         model = invar.load_model(path, task="lm", device=device)
         plain = [model.encode(p) for p in programs]
         known = set(model.vocab.referents)
-        ciphered = [renamed(e, {a: b for a, b in key.items() if a in known and b in known}, model.vocab)
-                    for e, key in zip(plain, ciphers)]
+        ciphered = [
+            renamed(e, {a: b for a, b in key.items() if a in known and b in known}, model.vocab)
+            for e, key in zip(plain, ciphers)
+        ]
         row = {"model": name, "group": seed_group(name), "windows": len(programs)}
         for kind, encoded in (("plain", plain), ("ciphered", ciphered)):
             for span, value in perplexities(model, encoded, device).items():
@@ -114,16 +119,20 @@ def run(models: list[str], data: str, n: int, seed: int, device: str, split: str
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| model | seeds | plain | ciphered | ratio | ratio, first third | ratio, last third |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| model | seeds | plain | ciphered | ratio | ratio, first third | ratio, last third |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for group in dict.fromkeys(r["group"] for r in rows):
         rs = [r for r in rows if r["group"] == group]
         cell = mean_sd
 
         ratio = lambda span: [r[f"ciphered {span}"] / r[f"plain {span}"] for r in rs]  # noqa: E731
-        lines.append(f"| {group} | {len(rs)} | {cell([r['plain all'] for r in rs])} | "
-                     f"{cell([r['ciphered all'] for r in rs])} | {cell(ratio('all'))}× | "
-                     f"{cell(ratio('first third'))}× | {cell(ratio('last third'))}× |")
+        lines.append(
+            f"| {group} | {len(rs)} | {cell([r['plain all'] for r in rs])} | "
+            f"{cell([r['ciphered all'] for r in rs])} | {cell(ratio('all'))}× | "
+            f"{cell(ratio('first third'))}× | {cell(ratio('last third'))}× |"
+        )
     return "\n".join(lines)
 
 
@@ -143,20 +152,25 @@ def key_windows(seq_len: int, size: int) -> list[tuple[int, int]]:
     return [(lo, lo + size) for lo in sorted({0, (seq_len - size) // 2, seq_len - size})]
 
 
-def key_precisions(ciphered: np.ndarray, deciphered: np.ndarray, keys: np.ndarray, symbols: list[int],
-                   spans: list[tuple[int, int]]) -> list[float]:
+def key_precisions(
+    ciphered: np.ndarray, deciphered: np.ndarray, keys: np.ndarray, symbols: list[int], spans: list[tuple[int, int]]
+) -> list[float]:
     """Each span's key precision, the mean over the windows with a letter in it."""
     out = []
     for lo, hi in spans:
-        values = [decipher_probe.key_precision(decipher_probe.cipher_key(c[lo:hi], d[lo:hi], symbols),
-                                               decipher_probe.inverse_key(k, symbols))
-                  for c, d, k in zip(ciphered, deciphered, keys)]
+        values = [
+            decipher_probe.key_precision(
+                decipher_probe.cipher_key(c[lo:hi], d[lo:hi], symbols), decipher_probe.inverse_key(k, symbols)
+            )
+            for c, d, k in zip(ciphered, deciphered, keys)
+        ]
         out.append(float(np.nanmean(values)) if not all(math.isnan(v) for v in values) else float("nan"))
     return out
 
 
-def probe_run(models: list[str], data: str, n: int, seed: int, device: str, opts: dict,
-              split: str = "test") -> list[dict]:
+def probe_run(
+    models: list[str], data: str, n: int, seed: int, device: str, opts: dict, split: str = "test"
+) -> list[dict]:
     """Train a probe on each model and score it on the first ``n`` full-length ``split`` windows."""
     programs = windows(data, n, split)
     train_programs = full_windows(data, "train", opts.get("windows", 0))
@@ -170,19 +184,36 @@ def probe_run(models: list[str], data: str, n: int, seed: int, device: str, opts
         sym = torch.tensor(symbols)
         started = time.perf_counter()
         probe, losses = decipher_probe.train_probe(
-            model.network, as_ids(train_programs), sym, steps=opts["steps"], batch_size=opts.get("batch", 32),
-            lr=opts.get("lr", 1e-3), hidden=opts.get("hidden", 0), seed=seed, device=device)
+            model.network,
+            as_ids(train_programs),
+            sym,
+            steps=opts["steps"],
+            batch_size=opts.get("batch", 32),
+            lr=opts.get("lr", 1e-3),
+            hidden=opts.get("hidden", 0),
+            seed=seed,
+            device=device,
+        )
         seconds = time.perf_counter() - started
-        ciphered, deciphered, keys = decipher_probe.decipher(model.network, probe, as_ids(programs), sym,
-                                                             seed=seed, device=device)
+        ciphered, deciphered, keys = decipher_probe.decipher(
+            model.network, probe, as_ids(programs), sym, seed=seed, device=device
+        )
         plain = as_ids(programs).numpy()
         letters = np.isin(plain, symbols)
-        row = {"model": name, "group": seed_group(name), "windows": len(programs), "train windows":
-               len(train_programs), "steps": opts["steps"], "seconds": seconds,
-               "first loss": float(np.mean(losses[:10])), "last loss": float(np.mean(losses[-10:])),
-               "accuracy": float((deciphered == plain).mean()),
-               "letter accuracy": float((deciphered == plain)[letters].mean()),
-               "spans": spans, "precision": key_precisions(ciphered, deciphered, keys, symbols, spans)}
+        row = {
+            "model": name,
+            "group": seed_group(name),
+            "windows": len(programs),
+            "train windows": len(train_programs),
+            "steps": opts["steps"],
+            "seconds": seconds,
+            "first loss": float(np.mean(losses[:10])),
+            "last loss": float(np.mean(losses[-10:])),
+            "accuracy": float((deciphered == plain).mean()),
+            "letter accuracy": float((deciphered == plain)[letters].mean()),
+            "spans": spans,
+            "precision": key_precisions(ciphered, deciphered, keys, symbols, spans),
+        }
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
@@ -192,15 +223,19 @@ def probe_table(rows: list[dict]) -> str:
     """Deciphering accuracy and key precision by window, mean ± sd over seeds, in %."""
     spans = rows[0]["spans"]
     head = " | ".join(f"key precision, positions {lo}–{hi - 1}" for lo, hi in spans)
-    lines = [f"| model | seeds | probe loss, first → last 10 steps | accuracy, all | accuracy, letters | {head} |",
-             "|---|---|---|---|---|" + "---|" * len(spans)]
+    lines = [
+        f"| model | seeds | probe loss, first → last 10 steps | accuracy, all | accuracy, letters | {head} |",
+        "|---|---|---|---|---|" + "---|" * len(spans),
+    ]
     pct = lambda xs: mean_sd([100 * x for x in xs], "{:.1f}", " %")  # noqa: E731
     for group in dict.fromkeys(r["group"] for r in rows):
         rs = [r for r in rows if r["group"] == group]
         cells = " | ".join(pct([r["precision"][k] for r in rs]) for k in range(len(spans)))
-        lines.append(f"| {group} | {len(rs)} | {mean_sd([r['first loss'] for r in rs])} → "
-                     f"{mean_sd([r['last loss'] for r in rs])} | {pct([r['accuracy'] for r in rs])} | "
-                     f"{pct([r['letter accuracy'] for r in rs])} | {cells} |")
+        lines.append(
+            f"| {group} | {len(rs)} | {mean_sd([r['first loss'] for r in rs])} → "
+            f"{mean_sd([r['last loss'] for r in rs])} | {pct([r['accuracy'] for r in rs])} | "
+            f"{pct([r['letter accuracy'] for r in rs])} | {cells} |"
+        )
     return "\n".join(lines)
 
 
@@ -225,8 +260,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
     print(f"machine: {machine()}; torch {torch.__version__}")
     print(table(rows))
     if args.probe_steps > 0:
-        opts = {"steps": args.probe_steps, "batch": args.probe_batch, "lr": args.probe_lr,
-                "hidden": args.probe_hidden, "windows": args.probe_windows, "key_window": args.key_window}
+        opts = {
+            "steps": args.probe_steps,
+            "batch": args.probe_batch,
+            "lr": args.probe_lr,
+            "hidden": args.probe_hidden,
+            "windows": args.probe_windows,
+            "key_window": args.key_window,
+        }
         probed = probe_run(args.models, args.data, args.windows, args.seed, args.device, opts, args.split)
         print(probe_table(probed))
         rows = rows + probed

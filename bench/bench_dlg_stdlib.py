@@ -70,8 +70,11 @@ def main() -> None:
     ap.add_argument("--before", default=None, help="also time the frontend at this git revision, side by side")
     args = ap.parse_args()
     root = Path(sysconfig.get_paths()["stdlib"])
-    files = sorted(p for p in root.rglob("*.py")
-                   if not {"test", "tests", "idlelib", "lib2to3", "site-packages"} & set(p.relative_to(root).parts))
+    files = sorted(
+        p
+        for p in root.rglob("*.py")
+        if not {"test", "tests", "idlelib", "lib2to3", "site-packages"} & set(p.relative_to(root).parts)
+    )
     files = files[: args.limit] if args.limit else files
     impls = {"after": implementation("invar")}
     tmp = None
@@ -103,8 +106,10 @@ def main() -> None:
             s["ratio"].append(seconds / max(parse, 1e-9))
             s["functions"] += units
             s["skipped"] += skipped
-    print(f"{machine()}; files {len(parse_times)} (left out {failed})"
-          + (f"; before = {args.before}" if args.before else ""))
+    print(
+        f"{machine()}; files {len(parse_times)} (left out {failed})"
+        + (f"; before = {args.before}" if args.before else "")
+    )
     print(f"median ast.parse per file: {statistics.median(parse_times) * 1e3:.3f} ms")
     print("| measure | " + " | ".join(impls) + " |")
     print("|---|" + "---|" * len(impls))

@@ -54,10 +54,18 @@ def measure(programs: int, times: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         seconds = median(repeat(lambda: build_generated(programs, f"{tmp}/out", seed=0), times))
     command = {"seconds": seconds, "programs_per_second": programs / seconds}
-    return {"labelling": labelling, "command": command,
-            "sandbox": {"calls": programs, "sandbox_seconds": sandboxed, "in_process_seconds": here,
-                        "overhead_ms_per_call": 1000 * (sandboxed - here) / programs,
-                        "child_start_ms": 1000 * startup, "limits": Limits().__dict__}}
+    return {
+        "labelling": labelling,
+        "command": command,
+        "sandbox": {
+            "calls": programs,
+            "sandbox_seconds": sandboxed,
+            "in_process_seconds": here,
+            "overhead_ms_per_call": 1000 * (sandboxed - here) / programs,
+            "child_start_ms": 1000 * startup,
+            "limits": Limits().__dict__,
+        },
+    }
 
 
 def table(report: dict) -> str:
@@ -68,12 +76,18 @@ def table(report: dict) -> str:
     rows = [(f"labels: two runs each, --jobs {jobs}", row) for jobs, row in report["labelling"].items()]
     rows.append(("invar data exec --generate (written, variation counted)", report["command"]))
     for what, row in rows:
-        lines.append(f"| {what} | {row['seconds']:.2f} | {row['programs_per_second']:,.0f} | "
-                     f"{1000 / row['programs_per_second']:.2f} ms |")
-    lines.append(f"| one run in the sandbox | {s['sandbox_seconds']:.2f} | {n / s['sandbox_seconds']:,.0f} | "
-                 f"{1000 * s['sandbox_seconds'] / n:.2f} ms |")
-    lines.append(f"| one run in this process, no sandbox | {s['in_process_seconds']:.2f} | "
-                 f"{n / s['in_process_seconds']:,.0f} | {1000 * s['in_process_seconds'] / n:.2f} ms |")
+        lines.append(
+            f"| {what} | {row['seconds']:.2f} | {row['programs_per_second']:,.0f} | "
+            f"{1000 / row['programs_per_second']:.2f} ms |"
+        )
+    lines.append(
+        f"| one run in the sandbox | {s['sandbox_seconds']:.2f} | {n / s['sandbox_seconds']:,.0f} | "
+        f"{1000 * s['sandbox_seconds'] / n:.2f} ms |"
+    )
+    lines.append(
+        f"| one run in this process, no sandbox | {s['in_process_seconds']:.2f} | "
+        f"{n / s['in_process_seconds']:,.0f} | {1000 * s['in_process_seconds'] / n:.2f} ms |"
+    )
     lines.append(f"| the sandbox's overhead | – | – | {s['overhead_ms_per_call']:.2f} ms |")
     lines.append(f"| a child's start (one trivial call) | {s['child_start_ms'] / 1000:.3f} | – | – |")
     return "\n".join(lines)

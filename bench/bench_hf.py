@@ -64,11 +64,17 @@ def _direct(directory: Path, texts: list[str], max_tokens: int, batch: int) -> l
     out = []
     with torch.inference_mode():
         for lo in range(0, len(texts), batch):
-            chats = [tok.apply_chat_template([{"role": "user", "content": PROMPT.replace("{program}", t)}],
-                                             add_generation_prompt=True, tokenize=False) for t in texts[lo: lo + batch]]
+            chats = [
+                tok.apply_chat_template(
+                    [{"role": "user", "content": PROMPT.replace("{program}", t)}],
+                    add_generation_prompt=True,
+                    tokenize=False,
+                )
+                for t in texts[lo : lo + batch]
+            ]
             ids = tok(chats, return_tensors="pt", padding=True, add_special_tokens=False)
             made = model.generate(**ids, do_sample=False, max_new_tokens=max_tokens, pad_token_id=tok.pad_token_id)
-            out += tok.batch_decode(made[:, ids["input_ids"].shape[1]:], skip_special_tokens=True)
+            out += tok.batch_decode(made[:, ids["input_ids"].shape[1] :], skip_special_tokens=True)
     return out
 
 
@@ -82,25 +88,42 @@ def overhead(args, where: Path) -> dict:
     torch.set_num_threads(1)
     model = save_causal(where / "model", width=64)
     data = _programs(args.programs)
-    settings = {"task": "classify", "prompt": PROMPT, "max_tokens": args.max_tokens, "variants": args.variants,
-                "batch_size": BATCH, "controls": 0, "seed": 0, "threads": 1}
+    settings = {
+        "task": "classify",
+        "prompt": PROMPT,
+        "max_tokens": args.max_tokens,
+        "variants": args.variants,
+        "batch_size": BATCH,
+        "controls": 0,
+        "seed": 0,
+        "threads": 1,
+    }
     texts: list[str] = []
     audit(lambda batch: texts.extend(batch) or ["sorting"] * len(batch), data, **settings)
-    times: dict[str, list[float]] = {"invar audit, hf:": [], "transformers directly, one at a time": [],
-                                     f"transformers directly, batches of {BATCH}": []}
+    times: dict[str, list[float]] = {
+        "invar audit, hf:": [],
+        "transformers directly, one at a time": [],
+        f"transformers directly, batches of {BATCH}": [],
+    }
     predictions = 0
     for _ in range(args.repeat):
         t = time.perf_counter()
         result = audit(f"hf:{model}", data, **settings)
         times["invar audit, hf:"].append(time.perf_counter() - t)
         predictions = result.report["predictions"]
-        for arm, batch in ((f"transformers directly, batches of {BATCH}", BATCH),
-                           ("transformers directly, one at a time", 1)):
+        for arm, batch in (
+            (f"transformers directly, batches of {BATCH}", BATCH),
+            ("transformers directly, one at a time", 1),
+        ):
             t = time.perf_counter()
             _direct(model, texts, args.max_tokens, batch)
             times[arm].append(time.perf_counter() - t)
-    return {"texts": len(texts), "predictions": predictions, "seconds": times,
-            "median_seconds": {arm: median(ts) for arm, ts in times.items()}}
+    return {
+        "texts": len(texts),
+        "predictions": predictions,
+        "seconds": times,
+        "median_seconds": {arm: median(ts) for arm, ts in times.items()},
+    }
 
 
 def _serve(ports) -> None:
@@ -127,9 +150,15 @@ def suite(args, where: Path) -> dict:
         for k in range(1 + args.repeat):
             t = time.perf_counter()
             summary = run_suite(url, "code-reasoning@1", where / f"run{k}", config, cache=where / "cache")
-            runs.append({"seconds": time.perf_counter() - t, "members": {
-                m["task"]: {"status": m["status"], "audited": m.get("audited"), "reason": m["reason"]}
-                for m in summary["members"]}})
+            runs.append(
+                {
+                    "seconds": time.perf_counter() - t,
+                    "members": {
+                        m["task"]: {"status": m["status"], "audited": m.get("audited"), "reason": m["reason"]}
+                        for m in summary["members"]
+                    },
+                }
+            )
     finally:
         server.terminate()
     requests = 0
@@ -137,8 +166,13 @@ def suite(args, where: Path) -> dict:
         if m["status"] == "audited":
             report = json.loads((where / f"run{args.repeat}" / m["report"]).read_text().splitlines()[-1])
             requests += report["replies"]["sent"]
-    return {"first": runs[0]["seconds"], "kept": [r["seconds"] for r in runs[1:]],
-            "median_kept": median([r["seconds"] for r in runs[1:]]), "requests": requests, "runs": runs}
+    return {
+        "first": runs[0]["seconds"],
+        "kept": [r["seconds"] for r in runs[1:]],
+        "median_kept": median([r["seconds"] for r in runs[1:]]),
+        "requests": requests,
+        "runs": runs,
+    }
 
 
 def table(report: dict) -> str:
@@ -147,12 +181,17 @@ def table(report: dict) -> str:
     batched = o["median_seconds"][f"transformers directly, batches of {BATCH}"]
     lines = ["| arm | median s | answers | answers/s | beside transformers in batches |", "|---|---|---|---|---|"]
     for arm, seconds in o["median_seconds"].items():
-        lines.append(f"| {arm} | {seconds:.2f} | {o['texts']:,} | {o['texts'] / seconds:,.1f} | "
-                     f"{seconds / batched:.2f}× |")
-    lines.append(f"| suite code-reasoning@1, examples made (first run) | {s['first']:.1f} | {s['requests']:,} | "
-                 f"{s['requests'] / s['first']:,.0f} | |")
-    lines.append(f"| suite code-reasoning@1, examples kept | {s['median_kept']:.1f} | {s['requests']:,} | "
-                 f"{s['requests'] / s['median_kept']:,.0f} | |")
+        lines.append(
+            f"| {arm} | {seconds:.2f} | {o['texts']:,} | {o['texts'] / seconds:,.1f} | {seconds / batched:.2f}× |"
+        )
+    lines.append(
+        f"| suite code-reasoning@1, examples made (first run) | {s['first']:.1f} | {s['requests']:,} | "
+        f"{s['requests'] / s['first']:,.0f} | |"
+    )
+    lines.append(
+        f"| suite code-reasoning@1, examples kept | {s['median_kept']:.1f} | {s['requests']:,} | "
+        f"{s['requests'] / s['median_kept']:,.0f} | |"
+    )
     return "\n".join(lines)
 
 
@@ -166,10 +205,16 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        report = {"machine": machine(), "load_average": os.getloadavg()[0], "args": vars(args),
-                  "overhead": overhead(args, Path(tmp))}
-        report["invar_share"] = 1 - (report["overhead"]["median_seconds"][f"transformers directly, batches of {BATCH}"]
-                                     / report["overhead"]["median_seconds"]["invar audit, hf:"])
+        report = {
+            "machine": machine(),
+            "load_average": os.getloadavg()[0],
+            "args": vars(args),
+            "overhead": overhead(args, Path(tmp)),
+        }
+        report["invar_share"] = 1 - (
+            report["overhead"]["median_seconds"][f"transformers directly, batches of {BATCH}"]
+            / report["overhead"]["median_seconds"]["invar audit, hf:"]
+        )
         if not args.no_suite:
             report["suite"] = suite(args, Path(tmp))
     if report.get("suite"):

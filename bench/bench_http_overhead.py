@@ -28,10 +28,17 @@ from invar.audit.http import HttpAdapter
 from invar.audit.replies import ReplyCache
 
 PROMPT = "How many cycles per iteration does this block take?\n<block>\n{program}\n</block>\n"
-REPLY = json.dumps({"object": "chat.completion", "choices": [
-    {"index": 0, "message": {"role": "assistant", "content": "About 2 cycles."}, "finish_reason": "stop"}]}).encode()
-HEAD = (f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(REPLY)}\r\n"
-        "Connection: close\r\n\r\n").encode()
+REPLY = json.dumps(
+    {
+        "object": "chat.completion",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": "About 2 cycles."}, "finish_reason": "stop"}
+        ],
+    }
+).encode()
+HEAD = (
+    f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(REPLY)}\r\nConnection: close\r\n\r\n"
+).encode()
 #: the most invar's adapter may add, as a share of the wall time
 TARGET = 0.05
 
@@ -65,10 +72,19 @@ def plain(url: str, texts: list[str], concurrency: int = 8) -> list[str]:
     """The same requests with no invar code: 8 threads, urllib, json."""
 
     def one(text: str) -> str:
-        body = json.dumps({"model": "toy-model", "messages": [{"role": "user", "content": PROMPT.replace(
-            "{program}", text)}], "stream": False, "max_tokens": 1024, "temperature": 0.0, "seed": 0}).encode()
-        request = urllib.request.Request(url + "/chat/completions", data=body,
-                                         headers={"Content-Type": "application/json"})
+        body = json.dumps(
+            {
+                "model": "toy-model",
+                "messages": [{"role": "user", "content": PROMPT.replace("{program}", text)}],
+                "stream": False,
+                "max_tokens": 1024,
+                "temperature": 0.0,
+                "seed": 0,
+            }
+        ).encode()
+        request = urllib.request.Request(
+            url + "/chat/completions", data=body, headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(request, timeout=60) as response:
             return json.loads(response.read())["choices"][0]["message"]["content"]
 
@@ -118,9 +134,16 @@ def main(argv: list[str] | None = None) -> dict:
         server.terminate()
     medians = {k: median(v) for k, v in times.items()}
     shares = {k: (medians[k] - medians["plain"]) / medians[k] for k in ("invar", "invar, cache missed")}
-    result = {"machine": machine(), "args": vars(args), "seconds": times, "median_seconds": medians,
-              "requests_per_second": {k: args.requests / v for k, v in medians.items()},
-              "invar_share": shares, "target": TARGET, "met": shares["invar"] <= TARGET}
+    result = {
+        "machine": machine(),
+        "args": vars(args),
+        "seconds": times,
+        "median_seconds": medians,
+        "requests_per_second": {k: args.requests / v for k, v in medians.items()},
+        "invar_share": shares,
+        "target": TARGET,
+        "met": shares["invar"] <= TARGET,
+    }
     if args.report:
         with open(args.report, "w") as f:
             json.dump(result, f, indent=2)

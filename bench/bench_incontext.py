@@ -53,7 +53,7 @@ def answers(model, items: list[incontext.Item], device: str, batch_size: int = 1
     net = model.network.to(device)
     for (_, steps), members in groups.items():
         for lo in range(0, len(members), batch_size):
-            chunk = members[lo: lo + batch_size]
+            chunk = members[lo : lo + batch_size]
             ids = torch.as_tensor(np.stack([encoded[k].tokens for k in chunk]), dtype=torch.long, device=device)
             written = continuation(net, ids, steps).tolist()
             for k, row in zip(chunk, written):
@@ -82,12 +82,22 @@ def main(argv: list[str] | None = None) -> list[dict]:
         model = invar.load_model(path, task="lm", device=args.device)
         pool = model_pool(model, corpus)
         for draw, source in (("uniform", pool.uniform()), ("frequency", pool)):
-            for task, shape in (("lookup", {"pairs": args.pairs}),
-                                ("permutation", {"length": args.length, "demos": args.demos})):
+            for task, shape in (
+                ("lookup", {"pairs": args.pairs}),
+                ("permutation", {"length": args.length, "demos": args.demos}),
+            ):
                 items = incontext.generate(task, args.num, source, seed=args.seed, **shape)
                 acc = incontext.accuracy(items, answers(model, items, args.device))
-                rows.append({"model": name, "group": seed_group(name), "draw": draw, "task": task,
-                             "accuracy": 100 * acc, "symbols": len(pool.symbols)})
+                rows.append(
+                    {
+                        "model": name,
+                        "group": seed_group(name),
+                        "draw": draw,
+                        "task": task,
+                        "accuracy": 100 * acc,
+                        "symbols": len(pool.symbols),
+                    }
+                )
                 print(json.dumps(rows[-1]), flush=True)
     if args.out:
         with open(args.out, "w") as f:
@@ -98,8 +108,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| model | symbols drawn | LookUp | Permutation | paper, GitHub char (standard / lexinvariant) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| model | symbols drawn | LookUp | Permutation | paper, GitHub char (standard / lexinvariant) |",
+        "|---|---|---|---|---|",
+    ]
     groups = sorted({(r["group"], r["draw"]) for r in rows}, key=lambda g: (g[1] != "uniform", g[0]))
     for group, draw in groups:
         cells = []
@@ -107,8 +119,10 @@ def table(rows: list[dict]) -> str:
             xs = [r["accuracy"] for r in rows if (r["group"], r["draw"], r["task"]) == (group, draw, task)]
             cells.append(f"{mean_sd(xs)} % ({len(xs)})")
         paper = PAPER[draw]
-        lines.append(f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
-                     f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |")
+        lines.append(
+            f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
+            f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |"
+        )
     return "\n".join(lines)
 
 

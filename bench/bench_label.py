@@ -26,8 +26,19 @@ from invar.frontends.x86.hexblock import decode
 def one_by_one(texts: list[str]) -> list[int]:
     out = []
     for text in texts:
-        run = subprocess.run(["llvm-mca", "-mcpu=haswell", "-iterations=100", "--instruction-info=false",
-                              "--resource-pressure=false", "-"], input=text + "\n", capture_output=True, text=True)
+        run = subprocess.run(
+            [
+                "llvm-mca",
+                "-mcpu=haswell",
+                "-iterations=100",
+                "--instruction-info=false",
+                "--resource-pressure=false",
+                "-",
+            ],
+            input=text + "\n",
+            capture_output=True,
+            text=True,
+        )
         out.append(int(run.stdout.split("Total Cycles:")[1].split()[0]))
     return out
 

@@ -62,10 +62,12 @@ from invar.tasks.bhive import mape
 from invar.train import PRECISIONS, SCHEDULES
 
 #: the Renamer paper, section 5 (Tiny, trained to convergence on all of BHive)
-PAPER = ('the Renamer paper (section 5, on test error after 500 epochs): "Renamer reaches the best error of the '
-         'vanilla model with 213, 123, and 290 fewer epochs for the Tiny, Mini, and Small architectures respectively, '
-         'which corresponds to a relative decrease in steps to achieve the same performance of 42.77%, 24.75%, and '
-         '59.06%."')
+PAPER = (
+    'the Renamer paper (section 5, on test error after 500 epochs): "Renamer reaches the best error of the '
+    'vanilla model with 213, 123, and 290 fewer epochs for the Tiny, Mini, and Small architectures respectively, '
+    'which corresponds to a relative decrease in steps to achieve the same performance of 42.77%, 24.75%, and '
+    '59.06%."'
+)
 
 
 def parse_variant(spec: str) -> tuple[str, str, dict]:
@@ -116,15 +118,33 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     if path.exists():
         done = json.loads(path.read_text())
         if done.get("schedule", "cosine") != args.schedule:
-            raise SystemExit(f"{path} was trained with --schedule {done.get('schedule', 'cosine')}, not "
-                             f"{args.schedule}: give another --out")
+            raise SystemExit(
+                f"{path} was trained with --schedule {done.get('schedule', 'cosine')}, not "
+                f"{args.schedule}: give another --out"
+            )
         return done
     t0 = time.perf_counter()
-    result = invar.train(task="bhive", data=args.data, arch=arch, size=args.size, epochs=args.max_epochs,
-                         patience=args.patience, out=out / f"{name}-{n}-s{seed}.pt", limit=n, seed=seed, lr=args.lr,
-                         batch_size=args.batch_size, threads=args.threads, device=args.device, resume=True,
-                         overrides=overrides or None, precision=args.precision, schedule=args.schedule,
-                         plateau=args.plateau, time_limit=args.time_limit)
+    result = invar.train(
+        task="bhive",
+        data=args.data,
+        arch=arch,
+        size=args.size,
+        epochs=args.max_epochs,
+        patience=args.patience,
+        out=out / f"{name}-{n}-s{seed}.pt",
+        limit=n,
+        seed=seed,
+        lr=args.lr,
+        batch_size=args.batch_size,
+        threads=args.threads,
+        device=args.device,
+        resume=True,
+        overrides=overrides or None,
+        precision=args.precision,
+        schedule=args.schedule,
+        plateau=args.plateau,
+        time_limit=args.time_limit,
+    )
     seconds = time.perf_counter() - t0
     model = invar.load_model(out / f"{name}-{n}-s{seed}.pt", device=args.device)
     programs, labels, renamed, renamed_labels = test
@@ -132,17 +152,35 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
     preds = model.predict(programs, batch_size=256)
     preds_renamed = model.predict([renamed[i] for i in keep], batch_size=256)
     record = {
-        "name": name, "arch": arch, "overrides": overrides, "train_size": n, "seed": seed, "size": args.size,
-        "train_programs": result.n_train, "valid_programs": result.n_valid, "patience": args.patience,
-        "max_epochs": args.max_epochs, "lr": args.lr, "batch_size": args.batch_size, "precision": args.precision,
-        "schedule": args.schedule, "plateau": args.plateau, "lr_halvings": result.halvings,
-        "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
-        "stopped_by": result.stopped_by, "time_limit": args.time_limit,
-        "best_epoch": result.best_epoch, "best_valid_MAPE": result.best_metric,
-        "steps_per_epoch": result.steps_per_epoch, "valid_history": [h["valid_MAPE"] for h in result.history],
-        "test_programs": len(programs), "test_MAPE": mape(preds, labels),
+        "name": name,
+        "arch": arch,
+        "overrides": overrides,
+        "train_size": n,
+        "seed": seed,
+        "size": args.size,
+        "train_programs": result.n_train,
+        "valid_programs": result.n_valid,
+        "patience": args.patience,
+        "max_epochs": args.max_epochs,
+        "lr": args.lr,
+        "batch_size": args.batch_size,
+        "precision": args.precision,
+        "schedule": args.schedule,
+        "plateau": args.plateau,
+        "lr_halvings": result.halvings,
+        "epochs_run": len(result.history),
+        "stopped_early": result.stopped_at is not None,
+        "stopped_by": result.stopped_by,
+        "time_limit": args.time_limit,
+        "best_epoch": result.best_epoch,
+        "best_valid_MAPE": result.best_metric,
+        "steps_per_epoch": result.steps_per_epoch,
+        "valid_history": [h["valid_MAPE"] for h in result.history],
+        "test_programs": len(programs),
+        "test_MAPE": mape(preds, labels),
         "test_MAPE_renamed": mape(preds_renamed, [renamed_labels[i] for i in keep]),
-        "train_seconds": round(seconds, 1), "device": args.device,
+        "train_seconds": round(seconds, 1),
+        "device": args.device,
     }
     path.write_text(json.dumps(record, indent=2))
     return record
@@ -173,15 +211,17 @@ def _rows(records: list[dict]) -> list[dict]:
 def table(records: list[dict]) -> str:
     """The markdown table of every (size, model)."""
     plateau = any(r.get("schedule") == "plateau" for r in records)  # runs from before the option were cosine
-    lines = ["| train blocks | model | seeds | test MAPE | renamed test MAPE | best valid MAPE | epochs run "
-             "(stopped early) | best epoch | epochs to vanilla's best valid | steps to it |"
-             + (" learning-rate halvings |" if plateau else ""),
-             "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if plateau else "")]
+    lines = [
+        "| train blocks | model | seeds | test MAPE | renamed test MAPE | best valid MAPE | epochs run "
+        "(stopped early) | best epoch | epochs to vanilla's best valid | steps to it |"
+        + (" learning-rate halvings |" if plateau else ""),
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|" if plateau else ""),
+    ]
     for row in _rows(records):
         runs = row["runs"]
         reached = [(e, s) for e, s, paired in row["reach"] if e is not None]
         paired = sum(p for _, _, p in row["reach"])
-        reach = (f"{mean_sd([e for e, _ in reached], '{:.1f}')} ({len(reached)}/{paired})" if paired else "–")
+        reach = f"{mean_sd([e for e, _ in reached], '{:.1f}')} ({len(reached)}/{paired})" if paired else "–"
         steps = mean_sd([s for _, s in reached], "{:.0f}") if reached else "–"
         lines.append(
             f"| {row['n']} | {row['name']} | {len(runs)} | {mean_sd([r['test_MAPE'] for r in runs])} % | "
@@ -189,7 +229,8 @@ def table(records: list[dict]) -> str:
             f"{mean_sd([r['best_valid_MAPE'] for r in runs])} % | "
             f"{mean_sd([r['epochs_run'] for r in runs], '{:.1f}')} ({sum(r['stopped_early'] for r in runs)}) | "
             f"{mean_sd([r['best_epoch'] for r in runs], '{:.1f}')} | {reach} | {steps} |"
-            + (f" {', '.join(_halvings(r) for r in runs)} |" if plateau else ""))
+            + (f" {', '.join(_halvings(r) for r in runs)} |" if plateau else "")
+        )
     return "\n".join(lines)
 
 
@@ -226,8 +267,13 @@ def plot(records: list[dict], path: Path) -> None:
     colours = {name: f"C{i}" for i, name in enumerate(names)}
     for r in records:
         if r["train_size"] == sizes[-1]:
-            right.plot(range(1, len(r["valid_history"]) + 1), r["valid_history"], color=colours[r["name"]],
-                       alpha=0.7, label=f"{r['name']}" if r["seed"] == min(x["seed"] for x in records) else None)
+            right.plot(
+                range(1, len(r["valid_history"]) + 1),
+                r["valid_history"],
+                color=colours[r["name"]],
+                alpha=0.7,
+                label=f"{r['name']}" if r["seed"] == min(x["seed"] for x in records) else None,
+            )
     finals = [min(r["valid_history"]) for r in records if r["train_size"] == sizes[-1]]
     right.set_ylim(0.8 * min(finals), 3 * statistics.median(finals))  # the first epochs can be far off
     right.set(xlabel="epoch", ylabel="validation MAPE (%)", title=f"validation curves, {sizes[-1]} blocks")
@@ -240,7 +286,9 @@ def plot(records: list[dict], path: Path) -> None:
 def report(args) -> str:
     """Write the table and the plot of every finished run; return the table's text."""
     out = Path(args.out)
-    records = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))] if (out / "runs").exists() else []
+    records = (
+        [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))] if (out / "runs").exists() else []
+    )
     if not records:
         return "nothing trained yet"
     text = "\n".join([f"machine: {machine()}; torch {torch.__version__}", "", table(records), "", PAPER])
@@ -261,17 +309,26 @@ def main() -> None:
     ap.add_argument("--patience", type=int, default=5)
     ap.add_argument("--max-epochs", type=int, default=100)
     ap.add_argument("--lr", type=float, default=5e-4)
-    ap.add_argument("--schedule", choices=SCHEDULES, default="cosine",
-                    help="cosine: decay over --max-epochs; plateau: halve after --plateau epochs without improvement")
+    ap.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        default="cosine",
+        help="cosine: decay over --max-epochs; plateau: halve after --plateau epochs without improvement",
+    )
     ap.add_argument("--plateau", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
-                    help="training precision (invar train --precision)")
+    ap.add_argument(
+        "--precision", choices=PRECISIONS, default="fp32", help="training precision (invar train --precision)"
+    )
     ap.add_argument("--test-limit", type=int, default=None)
-    ap.add_argument("--time-limit", type=float, default=None,
-                    help="stop each run after the first epoch that ends this many seconds after its start")
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="stop each run after the first epoch that ends this many seconds after its start",
+    )
     ap.add_argument("--report", action="store_true")
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
@@ -283,8 +340,11 @@ def main() -> None:
             for seed in args.seeds:
                 for name, arch, overrides in models:
                     r = run_one(name, arch, overrides, n, seed, args, test)
-                    print(f"{name} n={n} seed={seed}: test MAPE {r['test_MAPE']:.2f} % after {r['epochs_run']} "
-                          f"epochs (best {r['best_epoch']})", flush=True)
+                    print(
+                        f"{name} n={n} seed={seed}: test MAPE {r['test_MAPE']:.2f} % after {r['epochs_run']} "
+                        f"epochs (best {r['best_epoch']})",
+                        flush=True,
+                    )
     print(report(args))
 
 

@@ -77,12 +77,17 @@ def main() -> None:
             times.append(time.perf_counter() - t0)
             exact += 1
             # the largest down-set table of a prime part (series and parallel parts need none)
-            tables.append(max((len(node.prime.table()) for g in space.groups for node in g.poset.nodes()
-                               if node.kind == PRIME), default=1))
+            tables.append(
+                max(
+                    (len(node.prime.table()) for g in space.groups for node in g.poset.nodes() if node.kind == PRIME),
+                    default=1,
+                )
+            )
             logs.append(len(str(count)) - 1)
             t0 = time.perf_counter()
             space.sample(args.samples, rng)
             rates.append(args.samples / (time.perf_counter() - t0))
+
         def med(xs: list[float], fmt: str) -> str:
             return fmt.format(statistics.median(xs)) if xs else "–"
 

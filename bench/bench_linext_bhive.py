@@ -72,10 +72,14 @@ def worker(limit: int | None, share: float) -> dict:
             finally:
                 signal.alarm(0)
     return {
-        "blocks": len(per_block), "unparsed": failed, "exact": exact,
-        "median_ms": statistics.median(per_block) * 1e3, "total_s": sum(per_block),
+        "blocks": len(per_block),
+        "unparsed": failed,
+        "exact": exact,
+        "median_ms": statistics.median(per_block) * 1e3,
+        "total_s": sum(per_block),
         "max_s": max(per_block),
-        "samples": len(sample_times) + sample_over, "sample_over": sample_over,
+        "samples": len(sample_times) + sample_over,
+        "sample_over": sample_over,
         "sample_median_ms": statistics.median(sample_times) * 1e3 if sample_times else None,
         "sample_max_s": max(sample_times) if sample_times else None,
     }

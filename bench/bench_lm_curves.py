@@ -68,20 +68,33 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
     ap.add_argument("--p", type=float, default=0.2, help="the regularised model's lexinvariant_p")
-    ap.add_argument("--random-vectors", choices=("small", "unit"), default=None,
-                    help="the lexinvariant model's random vectors: unit, the paper's (default: the model's default)")
+    ap.add_argument(
+        "--random-vectors",
+        choices=("small", "unit"),
+        default=None,
+        help="the lexinvariant model's random vectors: unit, the paper's (default: the model's default)",
+    )
     ap.add_argument("--window", type=int, default=lm.WINDOW)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
-                    help="training precision (invar train --precision)")
+    ap.add_argument(
+        "--precision", choices=PRECISIONS, default="fp32", help="training precision (invar train --precision)"
+    )
     ap.add_argument("--files", type=int, default=400, help="source files taken from --source (0: all)")
-    ap.add_argument("--patience", type=int, default=None,
-                    help="early stopping: epochs without a better validation perplexity (default: none)")
-    ap.add_argument("--time-limit", type=float, default=None,
-                    help="stop a model after the first epoch that ends this many seconds after its start")
+    ap.add_argument(
+        "--patience",
+        type=int,
+        default=None,
+        help="early stopping: epochs without a better validation perplexity (default: none)",
+    )
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="stop a model after the first epoch that ends this many seconds after its start",
+    )
     ap.add_argument("--prepare-only", action="store_true", help="write OUTDIR/data and stop")
     return ap.parse_args(argv)
 
@@ -92,8 +105,11 @@ def source_tree(args) -> Path:
     tree = args.out / "source"
     if tree.exists():
         return tree
-    files = [p for p in args.source.rglob("*") if p.suffix in (".py", ".java") and p.is_file()
-             and "site-packages" not in p.relative_to(args.source).parts]
+    files = [
+        p
+        for p in args.source.rglob("*")
+        if p.suffix in (".py", ".java") and p.is_file() and "site-packages" not in p.relative_to(args.source).parts
+    ]
     files.sort(key=lambda p: hashlib.sha256(p.relative_to(args.source).as_posix().encode()).hexdigest())
     for path in files[: args.files or None]:
         link = tree / path.relative_to(args.source)
@@ -107,8 +123,11 @@ def dataset(args) -> Path:
     if not (data / "meta.json").exists():
         t = time.perf_counter()
         meta = lm.build(source_tree(args), data, vocab=args.vocab, seq_len=args.seq_len)
-        print(f"data: {meta['train']} / {meta['valid']} / {meta['test']} windows from {meta['files']} files "
-              f"({meta['unreadable_files']} unreadable) in {time.perf_counter() - t:.0f} s", flush=True)
+        print(
+            f"data: {meta['train']} / {meta['valid']} / {meta['test']} windows from {meta['files']} files "
+            f"({meta['unreadable_files']} unreadable) in {time.perf_counter() - t:.0f} s",
+            flush=True,
+        )
     return data
 
 
@@ -130,30 +149,64 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
     seconds = None
     if not path.exists():
         t = time.perf_counter()
-        result = invar.train(task="lm", data=data, arch=arch, size=args.size, epochs=args.epochs, out=path,
-                             batch_size=args.batch_size, lr=args.lr, seed=seed, device=args.device,
-                             threads=args.threads, limit=args.train_windows, overrides=overrides or None,
-                             patience=args.patience, precision=args.precision, time_limit=args.time_limit)
+        result = invar.train(
+            task="lm",
+            data=data,
+            arch=arch,
+            size=args.size,
+            epochs=args.epochs,
+            out=path,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            seed=seed,
+            device=args.device,
+            threads=args.threads,
+            limit=args.train_windows,
+            overrides=overrides or None,
+            patience=args.patience,
+            precision=args.precision,
+            time_limit=args.time_limit,
+        )
         seconds = time.perf_counter() - t
-        record.write_text(json.dumps({"train_seconds": seconds, "epochs_run": len(result.history),
-                                      "stopped_early": result.stopped_at is not None,
-                                      "stopped_by": result.stopped_by,
-                                      "steps": result.steps_per_epoch * len(result.history)}))
+        record.write_text(
+            json.dumps(
+                {
+                    "train_seconds": seconds,
+                    "epochs_run": len(result.history),
+                    "stopped_early": result.stopped_at is not None,
+                    "stopped_by": result.stopped_by,
+                    "steps": result.steps_per_epoch * len(result.history),
+                }
+            )
+        )
     trained = json.loads(record.read_text()) if record.exists() else resumed(path, args)
     model = invar.load_model(path, device=args.device)
     losses = position_losses(model.network, [model.encode(w) for w in windows], device=args.device)
     curve = lm.curve(losses, min(args.window, args.seq_len - 1))
     history, best = model.metrics["history"], model.metrics["best_epoch"]
     valid = min(h["valid_perplexity"] for h in history)  # the kept (best) epoch's
-    print(f"{name} seed {seed}: validation perplexity {valid:.2f} (best epoch {best} of {trained.get('epochs_run')}), test loss "
-          f"{np.mean([x.mean() for x in losses]):.3f}" + (f", trained in {seconds:.0f} s" if seconds else ""),
-          flush=True)
-    return {"model": name, "seed": seed, "arch": arch, "overrides": overrides, "train_seconds": seconds,
-            "valid_perplexity": valid, "best_epoch": best, "epochs_run": trained.get("epochs_run"),
-            "stopped_early": trained.get("stopped_early"), "cut": trained.get("cut", False),
-            "stopped_by": trained.get("stopped_by"), "steps": trained.get("steps"),
-            "first_train_seconds": trained.get("train_seconds"),
-            "test_loss": float(np.mean(np.concatenate(losses))), "curve": curve}
+    print(
+        f"{name} seed {seed}: validation perplexity {valid:.2f} (best epoch {best} of {trained.get('epochs_run')}), test loss "
+        f"{np.mean([x.mean() for x in losses]):.3f}" + (f", trained in {seconds:.0f} s" if seconds else ""),
+        flush=True,
+    )
+    return {
+        "model": name,
+        "seed": seed,
+        "arch": arch,
+        "overrides": overrides,
+        "train_seconds": seconds,
+        "valid_perplexity": valid,
+        "best_epoch": best,
+        "epochs_run": trained.get("epochs_run"),
+        "stopped_early": trained.get("stopped_early"),
+        "cut": trained.get("cut", False),
+        "stopped_by": trained.get("stopped_by"),
+        "steps": trained.get("steps"),
+        "first_train_seconds": trained.get("train_seconds"),
+        "test_loss": float(np.mean(np.concatenate(losses))),
+        "curve": curve,
+    }
 
 
 def resumed(path: Path, args) -> dict:
@@ -221,8 +274,12 @@ def main(argv=None) -> None:
     if not windows:
         raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")
     runs = [run(name, seed, data, windows, args) for seed in args.seeds for name in args.models]
-    report = {"machine": machine(), "settings": {k: str(v) for k, v in vars(args).items()},
-              "test_windows": len(windows), "runs": runs}
+    report = {
+        "machine": machine(),
+        "settings": {k: str(v) for k, v in vars(args).items()},
+        "test_windows": len(windows),
+        "runs": runs,
+    }
     (args.out / "lm-curves.json").write_text(json.dumps(report, indent=1))
     text = table(runs, args)
     (args.out / "lm-curves.md").write_text(text + "\n")

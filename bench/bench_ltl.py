@@ -69,7 +69,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=10.0)
     args = parser.parse_args()
     print(f"Python {platform.python_version()}, one core; {args.num} formulas per setting, seed {args.seed}\n")
-    print("| max size | APs | written | dropped unsat | dropped over limits | generated/s/core | vs the paper per thread | checked pairs/s | slowest check |")
+    print(
+        "| max size | APs | written | dropped unsat | dropped over limits | generated/s/core | vs the paper per thread | checked pairs/s | slowest check |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for setting in args.settings:
         size, aps = (int(x) for x in setting.split(":"))

@@ -60,9 +60,18 @@ from invar.train import PRECISIONS, SCHEDULES, train
 GENERAL = range(6, 11)
 
 
-def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: int = 5,
-            distinct: int | None = None, exact: bool = False, unique: bool = False,
-            valid_limit: int | None = None) -> Path:
+def prepare(
+    out: Path,
+    num: int,
+    max_size: int,
+    general: int,
+    jobs: int,
+    aps: int = 5,
+    distinct: int | None = None,
+    exact: bool = False,
+    unique: bool = False,
+    valid_limit: int | None = None,
+) -> Path:
     """The dataset directory (train/valid/test) and the files gen6..gen10
     (none when ``general`` is 0); with ``exact``, every formula of genK
     holds exactly K distinct APs, sizes up to max(``max_size``, 2K); with
@@ -72,7 +81,9 @@ def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: in
     data = out / "data"
     raw = out / (f"ltl{aps}.txt" if distinct is None else f"ltl{aps}-k{distinct}.txt")
     if not (data / "test.txt").exists():
-        generate_file(GeneratorConfig(num=num, aps=aps, max_size=max_size, seed=0, distinct_aps=distinct), raw, jobs=jobs)
+        generate_file(
+            GeneratorConfig(num=num, aps=aps, max_size=max_size, seed=0, distinct_aps=distinct), raw, jobs=jobs
+        )
         data.mkdir(parents=True, exist_ok=True)
         for split in ltl.SPLITS:  # the split hashes the formula: a repeat never crosses splits
             rows = ltl.read_split(raw, split)
@@ -82,8 +93,11 @@ def prepare(out: Path, num: int, max_size: int, general: int, jobs: int, aps: in
     for k in GENERAL if general else ():
         path = out / f"gen{k}.txt"
         if not path.exists() or Path(f"{path}.meta.json").exists() and _unfinished(path):
-            config = (GeneratorConfig(num=general, aps=k, max_size=max(max_size, 2 * k), seed=100 + k, distinct_aps=k)
-                      if exact else GeneratorConfig(num=general, aps=k, max_size=max_size, seed=100 + k))
+            config = (
+                GeneratorConfig(num=general, aps=k, max_size=max(max_size, 2 * k), seed=100 + k, distinct_aps=k)
+                if exact
+                else GeneratorConfig(num=general, aps=k, max_size=max_size, seed=100 + k)
+            )
             generate_file(config, path, jobs=jobs)
     return data
 
@@ -108,8 +122,15 @@ def _unfinished(path: Path) -> bool:
 def audit(ckpt: Path, dataset: Path, limit: int | None, variants: int, device: str = "cpu") -> dict:
     """Correct/exact/alpha-covariance overall and by AP count; refused
     formulas (per-example errors) count as incorrect."""
-    rep = invar.audit(model=str(ckpt), dataset=str(dataset), transform="renamings", limit=limit,
-                      variants=variants, split="test", device=device)
+    rep = invar.audit(
+        model=str(ckpt),
+        dataset=str(dataset),
+        transform="renamings",
+        limit=limit,
+        variants=variants,
+        split="test",
+        device=device,
+    )
     metric = rep["metric"] or {}
     scored = metric.get("examples", 0)
     n = rep["examples"]
@@ -117,13 +138,20 @@ def audit(ckpt: Path, dataset: Path, limit: int | None, variants: int, device: s
     extra = metric.get("extra") or {}
     groups = {}
     for g in rep["alpha_covariance"]["by_referents"]:
-        groups[g["referents"]] = {"examples": g["examples"], "correct": g.get("metric"),
-                                  "exact": (g.get("extra") or {}).get("exact"),
-                                  "alpha_covariance": g["alpha_covariance"]}
-    return {"examples": n, "refused": rep["errors"] + rep["unparsable"],
-            "correct": scale * metric["original"] if scored else 0.0,
-            "exact": scale * extra["exact"]["original"] if scored and "exact" in extra else None,
-            "alpha_covariance": rep["alpha_covariance"]["mean"], "by_aps": groups}
+        groups[g["referents"]] = {
+            "examples": g["examples"],
+            "correct": g.get("metric"),
+            "exact": (g.get("extra") or {}).get("exact"),
+            "alpha_covariance": g["alpha_covariance"],
+        }
+    return {
+        "examples": n,
+        "refused": rep["errors"] + rep["unparsable"],
+        "correct": scale * metric["original"] if scored else 0.0,
+        "exact": scale * extra["exact"]["original"] if scored and "exact" in extra else None,
+        "alpha_covariance": rep["alpha_covariance"]["mean"],
+        "by_aps": groups,
+    }
 
 
 def ap_counts(out: Path) -> dict[int, int]:
@@ -154,10 +182,13 @@ def pooled(result: dict, counts: dict[int, int]) -> dict[int, dict]:
             return sum(v * w for v, w in vals) / sum(w for _, w in vals) if vals else None
 
         correct, exact, alpha = mean("correct"), mean("exact"), mean("alpha_covariance")
-        out[n] = {"formulas": total, "refused": total - scored,
-                  "correct": None if correct is None else correct * scored / total if total else None,
-                  "exact": None if exact is None else exact * scored / total if total else None,
-                  "alpha_covariance": alpha}
+        out[n] = {
+            "formulas": total,
+            "refused": total - scored,
+            "correct": None if correct is None else correct * scored / total if total else None,
+            "exact": None if exact is None else exact * scored / total if total else None,
+            "alpha_covariance": alpha,
+        }
     return out
 
 
@@ -165,19 +196,28 @@ def report(out: Path, archs: list[str], epochs: int, size: str) -> None:
     results = {a: json.loads((out / f"{a}.json").read_text()) for a in archs if (out / f"{a}.json").exists()}
     counts = ap_counts(out)
     print(f"{machine()}; torch {torch.__version__}; {epochs} epochs, {size}")
-    print("| architecture | correct | exact | alpha-cov. 3 APs | 4 APs | 5 APs | correct 3 / 4 / 5 APs "
-          "| best valid correct (epoch) | training |")
+    print(
+        "| architecture | correct | exact | alpha-cov. 3 APs | 4 APs | 5 APs | correct 3 / 4 / 5 APs "
+        "| best valid correct (epoch) | training |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for arch, r in results.items():
         by = {int(k): v for k, v in r["test"]["by_aps"].items()}
-        alpha = [_pct(100 * by[k]["alpha_covariance"]) if k in by and by[k]["alpha_covariance"] is not None
-                 else "–" for k in (3, 4, 5)]
+        alpha = [
+            _pct(100 * by[k]["alpha_covariance"]) if k in by and by[k]["alpha_covariance"] is not None else "–"
+            for k in (3, 4, 5)
+        ]
         cor = " / ".join(f"{by[k]['correct']:.1f}" if k in by else "–" for k in (3, 4, 5))
-        print(f"| {arch} | {_pct(r['test']['correct'])} | {_pct(r['test']['exact'])} | " + " | ".join(alpha)
-              + f" | {cor} | {r['valid_correct']:.2f}% ({r['best_epoch']}) | {r['train_seconds'] / 60:.0f} min |")
+        print(
+            f"| {arch} | {_pct(r['test']['correct'])} | {_pct(r['test']['exact'])} | "
+            + " | ".join(alpha)
+            + f" | {cor} | {r['valid_correct']:.2f}% ({r['best_epoch']}) | {r['train_seconds'] / 60:.0f} min |"
+        )
     print()
-    print("Formulas over more APs than training saw (files gen6..gen10 pooled, by distinct APs): "
-          "correct (refused count as incorrect) / alpha-covariance")
+    print(
+        "Formulas over more APs than training saw (files gen6..gen10 pooled, by distinct APs): "
+        "correct (refused count as incorrect) / alpha-covariance"
+    )
     print("| architecture | " + " | ".join(f"{n} APs ({counts.get(n, 0)})" for n in GENERAL) + " |")
     print("|---|" + "---|" * len(GENERAL))
     for arch, r in results.items():
@@ -190,7 +230,9 @@ def report(out: Path, archs: list[str], epochs: int, size: str) -> None:
             elif g["refused"] == g["formulas"]:
                 cells.append("refused")
             else:
-                cells.append(f"{_pct(g['correct'])} / {_pct(None if g['alpha_covariance'] is None else 100 * g['alpha_covariance'])}")
+                cells.append(
+                    f"{_pct(g['correct'])} / {_pct(None if g['alpha_covariance'] is None else 100 * g['alpha_covariance'])}"
+                )
         print(f"| {arch} | " + " | ".join(cells) + " |")
 
 
@@ -233,8 +275,12 @@ def _mean_sd(values: list[float]) -> str:
 def _runs(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict[str, list[dict]]:
     """Each architecture's result files in ``out``, one per seed that has one
     (architectures with none left out)."""
-    found = {arch: [json.loads(p.read_text()) for seed in seeds
-                    if (p := out / f"{run_name(arch, label, seed)}.json").exists()] for arch in archs}
+    found = {
+        arch: [
+            json.loads(p.read_text()) for seed in seeds if (p := out / f"{run_name(arch, label, seed)}.json").exists()
+        ]
+        for arch in archs
+    }
     return {arch: runs for arch, runs in found.items() if runs}
 
 
@@ -243,19 +289,24 @@ def summary(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
     correct and exact on the audited test formulas, correct by distinct
     APs, alpha-covariance, best validation correct and training minutes
     (the epochs' own time, resumed runs included)."""
-    print("| run | seeds | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | best valid correct "
-          "| training (min) |")
+    print(
+        "| run | seeds | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | best valid correct | training (min) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for arch, runs in _runs(out, archs, label, seeds).items():
         name = run_name(arch, label, 0)
         test = [r["test"] for r in runs]
-        by_aps = " / ".join(_mean_sd([t["by_aps"][str(k)]["correct"] for t in test if str(k) in t["by_aps"]])
-                            .replace(" %", "") for k in (1, 2, 3))
+        by_aps = " / ".join(
+            _mean_sd([t["by_aps"][str(k)]["correct"] for t in test if str(k) in t["by_aps"]]).replace(" %", "")
+            for k in (1, 2, 3)
+        )
         alpha = _mean_sd([100 * t["alpha_covariance"] for t in test if t["alpha_covariance"] is not None])
-        print(f"| {name} | {len(runs)} | {_mean_sd([t['correct'] for t in test])} "
-              f"| {_mean_sd([t['exact'] for t in test if t['exact'] is not None])} | {by_aps} | {alpha} "
-              f"| {_mean_sd([r['valid_correct'] for r in runs])} "
-              f"| {statistics.mean(r.get('epoch_seconds', r['train_seconds']) for r in runs) / 60:.1f} |")
+        print(
+            f"| {name} | {len(runs)} | {_mean_sd([t['correct'] for t in test])} "
+            f"| {_mean_sd([t['exact'] for t in test if t['exact'] is not None])} | {by_aps} | {alpha} "
+            f"| {_mean_sd([r['valid_correct'] for r in runs])} "
+            f"| {statistics.mean(r.get('epoch_seconds', r['train_seconds']) for r in runs) / 60:.1f} |"
+        )
 
 
 def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) -> None:
@@ -266,13 +317,25 @@ def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) ->
     runs = _runs(out, archs, label, seeds)
     counts = ap_counts(out)
     test_aps = sorted({int(k) for rs in runs.values() for r in rs for k in r["test"]["by_aps"]})
-    print("| run | " + " | ".join(f"alpha-cov. {k} APs" for k in test_aps)
-          + " | " + " | ".join(f"{k} APs ({counts.get(k, 0)}): correct / alpha-cov." for k in GENERAL) + " |")
+    print(
+        "| run | "
+        + " | ".join(f"alpha-cov. {k} APs" for k in test_aps)
+        + " | "
+        + " | ".join(f"{k} APs ({counts.get(k, 0)}): correct / alpha-cov." for k in GENERAL)
+        + " |"
+    )
     print("|---|" + "---|" * (len(test_aps) + len(GENERAL)))
     for arch, rs in runs.items():
-        alpha = [_mean_sd([100 * r["test"]["by_aps"][str(k)]["alpha_covariance"] for r in rs
-                           if str(k) in r["test"]["by_aps"] and r["test"]["by_aps"][str(k)]["alpha_covariance"]
-                           is not None]) for k in test_aps]
+        alpha = [
+            _mean_sd(
+                [
+                    100 * r["test"]["by_aps"][str(k)]["alpha_covariance"]
+                    for r in rs
+                    if str(k) in r["test"]["by_aps"] and r["test"]["by_aps"][str(k)]["alpha_covariance"] is not None
+                ]
+            )
+            for k in test_aps
+        ]
         pools = [pooled(r, counts) for r in rs if r.get("general")]
         cells = []
         for k in GENERAL:
@@ -289,9 +352,11 @@ def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) ->
     print("|---|---|---|---|---|")
     for arch, rs in runs.items():
         if all("epochs_run" in r for r in rs):
-            print(f"| {run_name(arch, label, 0)} | {', '.join(str(r['epochs_run']) for r in rs)} | "
-                  f"{', '.join(str(r['best_epoch']) for r in rs)} | {sum(r['stopped_early'] for r in rs)} of {len(rs)} "
-                  f"| {_schedule(rs)} |")
+            print(
+                f"| {run_name(arch, label, 0)} | {', '.join(str(r['epochs_run']) for r in rs)} | "
+                f"{', '.join(str(r['best_epoch']) for r in rs)} | {sum(r['stopped_early'] for r in rs)} of {len(rs)} "
+                f"| {_schedule(rs)} |"
+            )
 
 
 def findings(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict:
@@ -300,42 +365,59 @@ def findings(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict:
     counts = ap_counts(out)
     runs = {}
     for arch in archs:
-        done = [(seed, json.loads(p.read_text())) for seed in seeds
-                if (p := out / f"{run_name(arch, label, seed)}.json").exists()]
+        done = [
+            (seed, json.loads(p.read_text()))
+            for seed in seeds
+            if (p := out / f"{run_name(arch, label, seed)}.json").exists()
+        ]
         if not done:
             continue
-        runs[run_name(arch, label, 0)] = [{
-            "seed": seed, "correct": r["test"]["correct"], "exact": r["test"]["exact"],
-            "correct_by_aps": {k: v["correct"] for k, v in r["test"]["by_aps"].items()},
-            "alpha_covariance": r["test"]["alpha_covariance"],
-            "alpha_covariance_by_aps": {k: v["alpha_covariance"] for k, v in r["test"]["by_aps"].items()},
-            "general_correct": {str(k): g["correct"] for k, g in pooled(r, counts).items() if g["formulas"]},
-            "valid_correct": r["valid_correct"], "best_epoch": r["best_epoch"], "epochs_run": r["epochs_run"],
-            "lr_halvings": r.get("lr_halvings"), "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
-        } for seed, r in done]
+        runs[run_name(arch, label, 0)] = [
+            {
+                "seed": seed,
+                "correct": r["test"]["correct"],
+                "exact": r["test"]["exact"],
+                "correct_by_aps": {k: v["correct"] for k, v in r["test"]["by_aps"].items()},
+                "alpha_covariance": r["test"]["alpha_covariance"],
+                "alpha_covariance_by_aps": {k: v["alpha_covariance"] for k, v in r["test"]["by_aps"].items()},
+                "general_correct": {str(k): g["correct"] for k, g in pooled(r, counts).items() if g["formulas"]},
+                "valid_correct": r["valid_correct"],
+                "best_epoch": r["best_epoch"],
+                "epochs_run": r["epochs_run"],
+                "lr_halvings": r.get("lr_halvings"),
+                "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
+            }
+            for seed, r in done
+        ]
     return {"machine": machine(), "torch": torch.__version__, "runs": runs}
 
 
 def table(report: dict) -> str:
     """The table of a ``--report``: a row per run, then mean ± sd over its seeds."""
-    head = ("| run | seed | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | alpha-cov. 2 APs "
-            "| 6–10 APs correct | best epoch / epochs run | halvings | training (min) |\n" + "|---" * 11 + "|")
+    head = (
+        "| run | seed | correct | exact | correct, 1 / 2 / 3 APs | alpha-cov. | alpha-cov. 2 APs "
+        "| 6–10 APs correct | best epoch / epochs run | halvings | training (min) |\n" + "|---" * 11 + "|"
+    )
     rows = [head]
     for name, rs in report["runs"].items():
         for r in rs:
             by = " / ".join(f"{r['correct_by_aps'].get(str(k), float('nan')):.1f}" for k in (1, 2, 3))
             general = [v for v in r["general_correct"].values() if v is not None]
-            rows.append(f"| {name} | {r['seed']} | {r['correct']:.1f} % | {r['exact']:.1f} % | {by} "
-                        f"| {100 * r['alpha_covariance']:.1f} % | {100 * r['alpha_covariance_by_aps']['2']:.1f} % "
-                        f"| {min(general):.1f}–{max(general):.1f} % | {r['best_epoch']} / {r['epochs_run']} "
-                        f"| {r['lr_halvings']} | {r['minutes']:.1f} |")
+            rows.append(
+                f"| {name} | {r['seed']} | {r['correct']:.1f} % | {r['exact']:.1f} % | {by} "
+                f"| {100 * r['alpha_covariance']:.1f} % | {100 * r['alpha_covariance_by_aps']['2']:.1f} % "
+                f"| {min(general):.1f}–{max(general):.1f} % | {r['best_epoch']} / {r['epochs_run']} "
+                f"| {r['lr_halvings']} | {r['minutes']:.1f} |"
+            )
         by = " / ".join(_mean_sd([r["correct_by_aps"][str(k)] for r in rs]).replace(" %", "") for k in (1, 2, 3))
-        rows.append(f"| **{name}** | {len(rs)} seed{'s' if len(rs) > 1 else ''} | **{_mean_sd([r['correct'] for r in rs])}** "
-                    f"| {_mean_sd([r['exact'] for r in rs])} | {by} "
-                    f"| {_mean_sd([100 * r['alpha_covariance'] for r in rs])} "
-                    f"| {_mean_sd([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | | "
-                    f"{mean_sd([r['best_epoch'] for r in rs], '{:.0f}')} | | "
-                    f"{statistics.mean(r['minutes'] for r in rs):.1f} |")
+        rows.append(
+            f"| **{name}** | {len(rs)} seed{'s' if len(rs) > 1 else ''} | **{_mean_sd([r['correct'] for r in rs])}** "
+            f"| {_mean_sd([r['exact'] for r in rs])} | {by} "
+            f"| {_mean_sd([100 * r['alpha_covariance'] for r in rs])} "
+            f"| {_mean_sd([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | | "
+            f"{mean_sd([r['best_epoch'] for r in rs], '{:.0f}')} | | "
+            f"{statistics.mean(r['minutes'] for r in rs):.1f} |"
+        )
     return "\n".join(rows)
 
 
@@ -357,8 +439,11 @@ def main() -> None:
     ap.add_argument("--max-size", type=int, default=35)
     ap.add_argument("--unique", action="store_true", help="each formula once in the splits (repeats dropped)")
     ap.add_argument("--general", type=int, default=300, help="formulas per AP count 6..10 (0: none)")
-    ap.add_argument("--general-exact", action="store_true",
-                    help="each file genK holds exactly K distinct APs (sizes up to max(--max-size, 2K))")
+    ap.add_argument(
+        "--general-exact",
+        action="store_true",
+        help="each file genK holds exactly K distinct APs (sizes up to max(--max-size, 2K))",
+    )
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--size", default="tiny")
     ap.add_argument("--batch-size", type=int, default=64)
@@ -366,28 +451,51 @@ def main() -> None:
     ap.add_argument("--weight-decay", type=float, default=0.01, help="AdamW weight decay (the authors': 0.1)")
     ap.add_argument("--beta2", type=float, default=0.999, help="AdamW beta 2 (the authors': 0.95)")
     ap.add_argument("--valid-limit", type=int, default=None, help="validation pairs kept (the split's first)")
-    ap.add_argument("--time-limit", type=float, default=None,
-                    help="stop a run after the first epoch that ends this many seconds after its start")
+    ap.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="stop a run after the first epoch that ends this many seconds after its start",
+    )
     ap.add_argument("--seeds", type=int, nargs="+", default=[0], help="a run per seed (training and its draws)")
-    ap.add_argument("--set", dest="overrides", type=setting, action="append", default=[],
-                    help="FIELD=VALUE: a model config field for these runs (repeatable)")
+    ap.add_argument(
+        "--set",
+        dest="overrides",
+        type=setting,
+        action="append",
+        default=[],
+        help="FIELD=VALUE: a model config field for these runs (repeatable)",
+    )
     ap.add_argument("--label", default="", help="names these runs' files (ARCH-LABEL[-sSEED])")
     ap.add_argument("--device", default="cpu", help="cpu or cuda: where training and the audits run")
     ap.add_argument("--audit", type=int, default=1000, help="test formulas audited (the test split's first)")
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--patience", type=int, default=None,
-                    help="early stopping: epochs without a better validation correct (--epochs is then the cap)")
-    ap.add_argument("--schedule", choices=SCHEDULES, default="cosine",
-                    help="learning rate after the warm-up: cosine decay over --epochs, or halved on plateaus")
+    ap.add_argument(
+        "--patience",
+        type=int,
+        default=None,
+        help="early stopping: epochs without a better validation correct (--epochs is then the cap)",
+    )
+    ap.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        default="cosine",
+        help="learning rate after the warm-up: cosine decay over --epochs, or halved on plateaus",
+    )
     ap.add_argument("--plateau", type=int, default=5, help="--schedule plateau: epochs without improvement per halving")
-    ap.add_argument("--precision", choices=PRECISIONS, default="fp32",
-                    help="training precision (invar train --precision)")
+    ap.add_argument(
+        "--precision", choices=PRECISIONS, default="fp32", help="training precision (invar train --precision)"
+    )
     ap.add_argument("--jobs", type=int, default=1, help="processes generating the data")
     ap.add_argument("--prepare-only", action="store_true")
     ap.add_argument("--report-only", action="store_true", help="print the tables of the results in --out")
-    ap.add_argument("--report", type=Path, default=None,
-                    help="with --report-only and several seeds: also write the runs' figures to this JSON")
+    ap.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="with --report-only and several seeds: also write the runs' figures to this JSON",
+    )
     ap.add_argument("--archs", nargs="+", default=["vanilla", "augmented", "dualpart"])
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -402,8 +510,18 @@ def main() -> None:
         else:
             report(args.out, args.archs, args.epochs, args.size)
         return
-    data = prepare(args.out, args.num, args.max_size, args.general, args.jobs, args.aps, args.distinct_aps,
-                   args.general_exact, args.unique, args.valid_limit)
+    data = prepare(
+        args.out,
+        args.num,
+        args.max_size,
+        args.general,
+        args.jobs,
+        args.aps,
+        args.distinct_aps,
+        args.general_exact,
+        args.unique,
+        args.valid_limit,
+    )
     if args.prepare_only:
         return
     for arch in args.archs:
@@ -424,26 +542,58 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
     """Train one architecture at one seed, then audit its best epoch."""
     ckpt = args.out / f"{run_name(arch, args.label, seed)}.pt"
     t0 = time.perf_counter()
-    trained = train(task="ltl", data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
-                    batch_size=args.batch_size, threads=args.threads, lr=args.lr, seed=seed, resume=True,
-                    device=args.device, overrides=dict(args.overrides), patience=args.patience,
-                    schedule=args.schedule, plateau=args.plateau, precision=args.precision,
-                    weight_decay=args.weight_decay, betas=(0.9, args.beta2), time_limit=args.time_limit)
+    trained = train(
+        task="ltl",
+        data=data,
+        arch=arch,
+        size=args.size,
+        out=ckpt,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        threads=args.threads,
+        lr=args.lr,
+        seed=seed,
+        resume=True,
+        device=args.device,
+        overrides=dict(args.overrides),
+        patience=args.patience,
+        schedule=args.schedule,
+        plateau=args.plateau,
+        precision=args.precision,
+        weight_decay=args.weight_decay,
+        betas=(0.9, args.beta2),
+        time_limit=args.time_limit,
+    )
     seconds = time.perf_counter() - t0
     t0 = time.perf_counter()
     test = audit(ckpt, data, args.audit, args.variants, args.device)
-    general = {k: audit(ckpt, args.out / f"gen{k}.txt", None, args.variants, args.device)
-               for k in GENERAL if args.general}
-    return {"train_seconds": seconds, "audit_seconds": time.perf_counter() - t0,
-            "best_epoch": trained.best_epoch, "valid_correct": trained.best_metric, "n_train": trained.n_train,
-            "epochs_run": len(trained.history), "stopped_early": trained.stopped_at is not None,
-            "stopped_by": trained.stopped_by, "time_limit": args.time_limit,
-            "patience": args.patience, "max_epochs": args.epochs, "batch_size": args.batch_size,
-            "weight_decay": args.weight_decay, "beta2": args.beta2,
-            "schedule": args.schedule, "plateau": args.plateau, "lr_halvings": trained.halvings,
-            "valid_history": [h["valid_correct"] for h in trained.history],
-            "epoch_seconds": sum(h["seconds"] for h in trained.history),  # all epochs, resumed ones too
-            "settings": dict(args.overrides), "test": test, "general": general}
+    general = {
+        k: audit(ckpt, args.out / f"gen{k}.txt", None, args.variants, args.device) for k in GENERAL if args.general
+    }
+    return {
+        "train_seconds": seconds,
+        "audit_seconds": time.perf_counter() - t0,
+        "best_epoch": trained.best_epoch,
+        "valid_correct": trained.best_metric,
+        "n_train": trained.n_train,
+        "epochs_run": len(trained.history),
+        "stopped_early": trained.stopped_at is not None,
+        "stopped_by": trained.stopped_by,
+        "time_limit": args.time_limit,
+        "patience": args.patience,
+        "max_epochs": args.epochs,
+        "batch_size": args.batch_size,
+        "weight_decay": args.weight_decay,
+        "beta2": args.beta2,
+        "schedule": args.schedule,
+        "plateau": args.plateau,
+        "lr_halvings": trained.halvings,
+        "valid_history": [h["valid_correct"] for h in trained.history],
+        "epoch_seconds": sum(h["seconds"] for h in trained.history),  # all epochs, resumed ones too
+        "settings": dict(args.overrides),
+        "test": test,
+        "general": general,
+    }
 
 
 if __name__ == "__main__":

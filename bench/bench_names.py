@@ -37,7 +37,6 @@ from invar.nn.config import SIZES, SPE_ABLATIONS, SPE_MIN_HEADS
 from invar.train import train
 
 
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
@@ -60,16 +59,31 @@ def main() -> None:
         print(json.dumps({k: v for k, v in meta.items() if k != "subtokens"}), flush=True)
     rows = {}
     heads = max(SPE_MIN_HEADS, SIZES[args.size][2])
-    models = ({name: (arch, {"n_head": heads, **fields}) for name, (arch, fields) in SPE_ABLATIONS.items()}
-              if args.ablations else {arch: (arch, {}) for arch in args.archs})
+    models = (
+        {name: (arch, {"n_head": heads, **fields}) for name, (arch, fields) in SPE_ABLATIONS.items()}
+        if args.ablations
+        else {arch: (arch, {}) for arch in args.archs}
+    )
     for name, (arch, overrides) in models.items():
         suffix = f"-seed{args.seed}" if args.seed else ""
         stem = name.replace("+", "_").replace(" ", "-").replace("(", "").replace(")", "").replace(".", "")
         ckpt = args.out / f"{args.task}-{stem}{'-' + args.size if args.size != 'tiny' else ''}{suffix}.pt"
         t0 = time.perf_counter()
-        run = train(task=args.task, data=data, arch=arch, size=args.size, out=ckpt, epochs=args.epochs,
-                    batch_size=32, threads=args.threads, lr=1e-3, seed=args.seed, limit=args.train_limit, resume=True,
-                    overrides=overrides or None)
+        run = train(
+            task=args.task,
+            data=data,
+            arch=arch,
+            size=args.size,
+            out=ckpt,
+            epochs=args.epochs,
+            batch_size=32,
+            threads=args.threads,
+            lr=1e-3,
+            seed=args.seed,
+            limit=args.train_limit,
+            resume=True,
+            overrides=overrides or None,
+        )
         seconds = time.perf_counter() - t0
         model = invar.load_model(ckpt)
         test = task.read_split(data, "test")
@@ -80,26 +94,41 @@ def main() -> None:
                 programs.append(p)
                 labels.append(ex.label)
         preds = model.predict(programs)
-        report = invar.audit(model=str(ckpt), dataset=str(data), transform="both", limit=args.audit, variants=4,
-                             seed=args.seed)
-        rows[name] = {"test_metric": task.TASK.metric(preds, labels), "test_functions": len(programs),
-                      "extra": {k: m(preds, labels) for k, m in task.TASK.extra_metrics.items()},
-                      "valid_metric": run.best_metric, "best_epoch": run.best_epoch, "train_seconds": seconds,
-                      "violation_rate": report["violation_rate"], "audited": report["audited"]}
+        report = invar.audit(
+            model=str(ckpt), dataset=str(data), transform="both", limit=args.audit, variants=4, seed=args.seed
+        )
+        rows[name] = {
+            "test_metric": task.TASK.metric(preds, labels),
+            "test_functions": len(programs),
+            "extra": {k: m(preds, labels) for k, m in task.TASK.extra_metrics.items()},
+            "valid_metric": run.best_metric,
+            "best_epoch": run.best_epoch,
+            "train_seconds": seconds,
+            "violation_rate": report["violation_rate"],
+            "audited": report["audited"],
+        }
         print(json.dumps({name: rows[name]}), flush=True)
     name = task.TASK.metric_name
     per_function = "F1 (per function)" if args.task == "names" else None
-    print(f"{machine()}; torch {torch.__version__}; {args.task}: {args.train_limit} training functions, "
-          f"{args.epochs} epochs, {args.size}" + (f" with {heads} heads" if args.ablations else "")
-          + f", seed {args.seed}")
-    print(f"| architecture | test {name} | " + ("test F1 per function | " if per_function else "")
-          + f"best valid {name} (epoch) | violation rate, renamings and reorderings | train time |")
+    print(
+        f"{machine()}; torch {torch.__version__}; {args.task}: {args.train_limit} training functions, "
+        f"{args.epochs} epochs, {args.size}"
+        + (f" with {heads} heads" if args.ablations else "")
+        + f", seed {args.seed}"
+    )
+    print(
+        f"| architecture | test {name} | "
+        + ("test F1 per function | " if per_function else "")
+        + f"best valid {name} (epoch) | violation rate, renamings and reorderings | train time |"
+    )
     print("|---|---|---|---|---|" + ("---|" if per_function else ""))
     for model, r in rows.items():
         rate = "–" if r["violation_rate"] is None else f"{100 * r['violation_rate']:.1f}%"
         extra = f"{r['extra'][per_function]:.1f}% | " if per_function else ""
-        print(f"| {model} | {r['test_metric']:.1f}% | {extra}{r['valid_metric']:.1f}% ({r['best_epoch']}) "
-              f"| {rate} of {r['audited']} | {r['train_seconds'] / 60:.1f} min |")
+        print(
+            f"| {model} | {r['test_metric']:.1f}% | {extra}{r['valid_metric']:.1f}% ({r['best_epoch']}) "
+            f"| {rate} of {r['audited']} | {r['train_seconds'] / 60:.1f} min |"
+        )
 
 
 if __name__ == "__main__":

@@ -124,36 +124,52 @@ def main() -> None:
         data = merge([json.loads(p.read_text()) for p in args.from_json])
     else:
         jobs = cpus + ([] if args.no_evex else ["evex"])
-        print(f"machine: {machine()}; {n_forms} forms ({len(bhive)} from BHive, {n_forms - len(bhive)} more from "
-              f"generated blocks); CPUs {', '.join(cpus)}; {args.jobs} processes", flush=True)
+        print(
+            f"machine: {machine()}; {n_forms} forms ({len(bhive)} from BHive, {n_forms - len(bhive)} more from "
+            f"generated blocks); CPUs {', '.join(cpus)}; {args.jobs} processes",
+            flush=True,
+        )
         start = time.perf_counter()
         with Pool(min(args.jobs, len(jobs))) as pool:
             parts = dict(zip(jobs, pool.map(_one, jobs)))
         elapsed = time.perf_counter() - start
         data = {
-            "forms": parts[cpus[0]]["forms"], "cpus": cpus, "seconds": round(elapsed, 1), "machine": machine(),
-            "instances": parts[cpus[0]]["instances"], "rejected": parts[cpus[0]]["rejected"],
+            "forms": parts[cpus[0]]["forms"],
+            "cpus": cpus,
+            "seconds": round(elapsed, 1),
+            "machine": machine(),
+            "instances": parts[cpus[0]]["instances"],
+            "rejected": parts[cpus[0]]["rejected"],
             "blocks": sum(parts[c]["blocks"] for c in cpus),
             "refused": {c: parts[c]["refused"][c] for c in cpus},
             "findings": [f for c in cpus for f in parts[c]["findings"]],
-            "evex": None if args.no_evex else {
-                "forms": parts["evex"]["forms"], "instances": parts["evex"]["instances"],
-                "blocks": parts["evex"]["blocks"], "findings": parts["evex"]["findings"]},
+            "evex": None
+            if args.no_evex
+            else {
+                "forms": parts["evex"]["forms"],
+                "instances": parts["evex"]["instances"],
+                "blocks": parts["evex"]["blocks"],
+                "findings": parts["evex"]["findings"],
+            },
         }
         if args.json:
             args.json.write_text(json.dumps(data, indent=1) + "\n")
     findings = data["findings"]
     per_cpu = {c: sorted({f["form"] for f in findings if f["cpu"] == c}) for c in data["cpus"]}
     every = sorted({f["form"] for f in findings})
-    print(f"forms swept: {data['forms']} ({len(bhive)} from BHive); instances: {data['instances']} "
-          f"({data['rejected']} more rejected by llvm-mc); blocks timed: {data['blocks']}")
+    print(
+        f"forms swept: {data['forms']} ({len(bhive)} from BHive); instances: {data['instances']} "
+        f"({data['rejected']} more rejected by llvm-mc); blocks timed: {data['blocks']}"
+    )
     for c in data["cpus"]:
         print(f"{c}: {len(per_cpu[c])} register-dependent forms; {len(data['refused'][c])} forms its model refuses")
     print(f"register-dependent on some CPU: {len(every)} ({len([f for f in every if f in bhive])} of them BHive forms)")
     evex = data.get("evex")
     if evex:
-        print(f"EVEX-only instructions over %xmm0-31/%ymm0-31 on skylake-avx512: {evex['forms']} forms, "
-              f"{evex['instances']} instances, {len({f['form'] for f in evex['findings']})} register-dependent")
+        print(
+            f"EVEX-only instructions over %xmm0-31/%ymm0-31 on skylake-avx512: {evex['forms']} forms, "
+            f"{evex['instances']} instances, {len({f['form'] for f in evex['findings']})} register-dependent"
+        )
         findings = findings + evex["findings"]
     rules = rules_from(findings, forms)
     for (mnemonic, kinds), groups in sorted(rules.items()):
@@ -161,8 +177,11 @@ def main() -> None:
             print(f"  {mnemonic} {','.join(kinds)}  slots {group}  special {sorted(special)}  on {sorted(cpus_of)}")
     print(f"run time: {data['seconds']} s")
     if args.rules:
-        summary = (f"{data['forms']} forms swept on {', '.join(data['cpus'])}; "
-                   + "; ".join(f"{c}: {len(per_cpu[c])} register-dependent" for c in data["cpus"]) + ".")
+        summary = (
+            f"{data['forms']} forms swept on {', '.join(data['cpus'])}; "
+            + "; ".join(f"{c}: {len(per_cpu[c])} register-dependent" for c in data["cpus"])
+            + "."
+        )
         write_rules(args.rules, rules, summary)
 
 

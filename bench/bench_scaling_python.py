@@ -113,7 +113,9 @@ def main() -> None:
             if None in (t0, t1):
                 cells.append(f"{version}: –")
             else:
-                cells.append(f"{version}: ×{(t1 / t0) ** (1 / decades):.1f} time, ×{(m1 / m0) ** (1 / decades):.1f} memory")
+                cells.append(
+                    f"{version}: ×{(t1 / t0) ** (1 / decades):.1f} time, ×{(m1 / m0) ** (1 / decades):.1f} memory"
+                )
         print(f"- {name}: " + "; ".join(cells))
 
 

@@ -63,8 +63,14 @@ def run(args: list[str], pythonpath: Path, limit: float, cap_bytes: int) -> tupl
     start = time.perf_counter()
     # run outside the checkout: `python -c` puts its working directory first on
     # the path, which would shadow PYTHONPATH with the working tree
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env, cwd=pythonpath.parent, preexec_fn=cap,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        cwd=pythonpath.parent,
+        preexec_fn=cap,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = start + limit
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -88,8 +94,12 @@ def run(args: list[str], pythonpath: Path, limit: float, cap_bytes: int) -> tupl
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
-    ap.add_argument("--shape", choices=("locals", "zipper"), default="locals",
-                    help="locals read by the return, or each printed in order (permutations only)")
+    ap.add_argument(
+        "--shape",
+        choices=("locals", "zipper"),
+        default="locals",
+        help="locals read by the return, or each printed in order (permutations only)",
+    )
     ap.add_argument("--before", default=None, help="also run the package at this git revision")
     ap.add_argument("--repeat", type=int, default=3, help="runs per cell (the median is shown)")
     ap.add_argument("--limit", type=float, default=300.0, help="seconds one run may take")
@@ -103,10 +113,15 @@ def main() -> None:
     cap = int(args.cap_gb * 2**30)
     commands = COMMANDS if args.shape == "locals" else {"permutations --count": COMMANDS["permutations --count"]}
     files = {n: source(n, tmp, args.shape) for n in args.sizes}
-    print(f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap {args.cap_gb:g} GB, limit {args.limit:g} s"
-          + (f"; before = {args.before}" if args.before else ""))
-    print("| command | locals | " + " | ".join(f"{v} time | {v} peak memory" for v in versions)
-          + (" | time ratio | memory ratio |" if len(versions) == 2 else " |"))
+    print(
+        f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap {args.cap_gb:g} GB, limit {args.limit:g} s"
+        + (f"; before = {args.before}" if args.before else "")
+    )
+    print(
+        "| command | locals | "
+        + " | ".join(f"{v} time | {v} peak memory" for v in versions)
+        + (" | time ratio | memory ratio |" if len(versions) == 2 else " |")
+    )
     print("|---|---|" + "---|---|" * len(versions) + ("---|---|" if len(versions) == 2 else ""))
     for name, cmd in commands.items():
         for n, path in files.items():

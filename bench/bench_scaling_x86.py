@@ -128,8 +128,12 @@ def rss_mb(pid: int) -> float:
 def measure(package: str, args: list[str], env: dict, time_limit: float, memory_limit_mb: float) -> dict:
     """Run one command in a fresh process; stop it past either limit."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        child = subprocess.Popen([sys.executable, "-c", CHILD, package, out.name, *args], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, package, out.name, *args],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         start = time.monotonic()
         over = None
         while child.poll() is None:
@@ -195,16 +199,17 @@ def main() -> None:
         files[n].write_text(straight_line(n, args.seed + n))
     results: dict[tuple[str, str, int], dict | None] = {}
     print(f"machine: {machine()}")
-    print(f"limits: {args.time_limit:.0f} s and {args.memory_limit:.0f} GiB per command"
-          + (f"; before = {args.before}" if args.before else ""))
+    print(
+        f"limits: {args.time_limit:.0f} s and {args.memory_limit:.0f} GiB per command"
+        + (f"; before = {args.before}" if args.before else "")
+    )
     for n in args.sizes:
         for name in args.commands:
             for package in packages:
                 if any("seconds" not in (results.get((package, name, m)) or {}) for m in args.sizes if m < n):
                     results[(package, name, n)] = None
                     continue
-                r = measure(package, [*COMMANDS[name], str(files[n])], env,
-                            args.time_limit, args.memory_limit * 1024)
+                r = measure(package, [*COMMANDS[name], str(files[n])], env, args.time_limit, args.memory_limit * 1024)
                 results[(package, name, n)] = r
                 label = "before" if package != "invar" else "after"
                 print(f"  {n:>7,} {name:<25} {label:<6} {shown(r)}", flush=True)

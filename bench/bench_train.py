@@ -40,10 +40,18 @@ class Stock(nn.Module):
         super().__init__()
         self.embed = nn.Embedding(n_tokens, config.d_model)
         self.pos = nn.Embedding(config.max_len, config.d_model)
-        layer = nn.TransformerEncoderLayer(config.d_model, config.n_head, config.ff_width, config.dropout,
-                                           activation="gelu", batch_first=True, norm_first=True)
-        self.encoder = nn.TransformerEncoder(layer, config.n_layer, norm=nn.LayerNorm(config.d_model),
-                                             enable_nested_tensor=False)
+        layer = nn.TransformerEncoderLayer(
+            config.d_model,
+            config.n_head,
+            config.ff_width,
+            config.dropout,
+            activation="gelu",
+            batch_first=True,
+            norm_first=True,
+        )
+        self.encoder = nn.TransformerEncoder(
+            layer, config.n_layer, norm=nn.LayerNorm(config.d_model), enable_nested_tensor=False
+        )
         self.head = nn.Linear(config.d_model, 1)
 
     def forward(self, tokens: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -86,6 +94,7 @@ def main() -> None:
             opt.zero_grad()
             loss.backward()
             opt.step()
+
         return step
 
     def run_stock():
@@ -108,6 +117,7 @@ def main() -> None:
             opt.zero_grad()
             loss.backward()
             opt.step()
+
         return step
 
     runners = {"stock TransformerEncoder": run_stock()}
@@ -127,8 +137,10 @@ def main() -> None:
             times[name].append(spent[name])
     stock = examples / median(times["stock TransformerEncoder"])
     print(f"machine: {machine()}; torch {torch.__version__}, {args.threads} thread(s)")
-    print(f"{args.size}: {len(batches)} batches, {examples} examples, mean length "
-          f"{np.mean([len(encoded[i]) for b in batches for i in b]):.1f} tokens")
+    print(
+        f"{args.size}: {len(batches)} batches, {examples} examples, mean length "
+        f"{np.mean([len(encoded[i]) for b in batches for i in b]):.1f} tokens"
+    )
     print("| model | examples/s | relative to stock |")
     print("|---|---|---|")
     for name in runners:

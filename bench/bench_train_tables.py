@@ -75,9 +75,19 @@ def run_arch(arch: str, args, test) -> dict:
     if result_path.exists():
         return json.loads(result_path.read_text())
     t0 = time.perf_counter()
-    result = invar.train(task="bhive", data=args.data, arch=arch, size=args.size, epochs=args.epochs,
-                         out=out / f"{arch}.pt", limit=args.train_limit, seed=args.seed, threads=args.threads,
-                         resume=True, jobs=args.jobs)
+    result = invar.train(
+        task="bhive",
+        data=args.data,
+        arch=arch,
+        size=args.size,
+        epochs=args.epochs,
+        out=out / f"{arch}.pt",
+        limit=args.train_limit,
+        seed=args.seed,
+        threads=args.threads,
+        resume=True,
+        jobs=args.jobs,
+    )
     seconds = time.perf_counter() - t0
     model = invar.load_model(out / f"{arch}.pt")
     programs, labels, renamed, renamed_labels = test
@@ -85,10 +95,16 @@ def run_arch(arch: str, args, test) -> dict:
     preds = model.predict(programs, batch_size=256)
     preds_renamed = model.predict([renamed[i] for i in keep], batch_size=256)
     record = {
-        "arch": arch, "size": args.size, "epochs": args.epochs, "train_programs": result.n_train,
-        "valid_programs": result.n_valid, "best_epoch": result.best_epoch,
-        "valid_history": [h["valid_MAPE"] for h in result.history], "train_seconds": round(seconds, 1),
-        "test_programs": len(programs), "test_MAPE": mape(preds, labels),
+        "arch": arch,
+        "size": args.size,
+        "epochs": args.epochs,
+        "train_programs": result.n_train,
+        "valid_programs": result.n_valid,
+        "best_epoch": result.best_epoch,
+        "valid_history": [h["valid_MAPE"] for h in result.history],
+        "train_seconds": round(seconds, 1),
+        "test_programs": len(programs),
+        "test_MAPE": mape(preds, labels),
         "test_MAPE_renamed": mape(preds_renamed, [renamed_labels[i] for i in keep]),
         "renamings_changing_cycles": int(sum(renamed_labels[i] != labels[i] for i in keep)),
     }
@@ -117,7 +133,7 @@ def reorders(args) -> dict:
     changed, changes, floor = 0, [], []
     k = 0
     for p, vs in blocks:
-        ys = [c for c in cycles[k: k + 1 + len(vs)] if c is not None]
+        ys = [c for c in cycles[k : k + 1 + len(vs)] if c is not None]
         k += 1 + len(vs)
         if len(ys) < 2:
             continue
@@ -129,8 +145,10 @@ def reorders(args) -> dict:
         # up to the weighting; scan the labels themselves as candidates)
         floor.append(min(np.mean([abs(c - y) / y for y in ys]) for c in ys))
     record = {
-        "blocks_with_orders": len(floor), "blocks_changed": changed,
-        "median_change": statistics.median(changes) if changes else 0.0, "max_change": max(changes, default=0.0),
+        "blocks_with_orders": len(floor),
+        "blocks_changed": changed,
+        "median_change": statistics.median(changes) if changes else 0.0,
+        "max_change": max(changes, default=0.0),
         "invariant_floor_MAPE_on_them": 100 * float(np.mean(floor)) if floor else 0.0,
     }
     path.write_text(json.dumps(record, indent=2))
@@ -145,10 +163,14 @@ def report(args) -> None:
         print("nothing trained yet")
         return
     any_row = next(iter(rows.values()))
-    print(f"{any_row['size']}, {any_row['train_programs']} training programs, {any_row['valid_programs']} validation, "
-          f"{any_row['test_programs']} test, {any_row['epochs']} epochs")
+    print(
+        f"{any_row['size']}, {any_row['train_programs']} training programs, {any_row['valid_programs']} validation, "
+        f"{any_row['test_programs']} test, {any_row['epochs']} epochs"
+    )
     vanilla_best = min(rows["vanilla"]["valid_history"]) if "vanilla" in rows else None
-    print("| architecture | test MAPE | renamed test MAPE | paper (Tiny) | best epoch | epochs to vanilla's best valid | train time |")
+    print(
+        "| architecture | test MAPE | renamed test MAPE | paper (Tiny) | best epoch | epochs to vanilla's best valid | train time |"
+    )
     print("|---|---|---|---|---|---|---|")
     for arch, r in rows.items():
         paper = PAPER.get(arch)
@@ -156,9 +178,11 @@ def report(args) -> None:
         if vanilla_best is not None:
             hits = [i + 1 for i, m in enumerate(r["valid_history"]) if m <= vanilla_best]
             reach = str(hits[0]) if hits else f"not in {r['epochs']}"
-        print(f"| {arch} | {r['test_MAPE']:.2f}% | {r['test_MAPE_renamed']:.2f}% | "
-              f"{f'{paper[0]:.2f}% / {paper[1]:.2f}%' if paper else '–'} | {r['best_epoch']} | {reach} | "
-              f"{r['train_seconds'] / 60:.0f} min |")
+        print(
+            f"| {arch} | {r['test_MAPE']:.2f}% | {r['test_MAPE_renamed']:.2f}% | "
+            f"{f'{paper[0]:.2f}% / {paper[1]:.2f}%' if paper else '–'} | {r['best_epoch']} | {reach} | "
+            f"{r['train_seconds'] / 60:.0f} min |"
+        )
     epochs = max(len(r["valid_history"]) for r in rows.values())
     print()
     print("| validation MAPE by epoch | " + " | ".join(str(e + 1) for e in range(epochs)) + " |")
@@ -171,10 +195,12 @@ def report(args) -> None:
     reorder_path = out / "reorders.json"
     if reorder_path.exists():
         r = json.loads(reorder_path.read_text())
-        print(f"reorderings: {r['blocks_changed']} of {r['blocks_with_orders']} test blocks with more than one order "
-              f"change llvm-mca's cycles under a sampled order (median change {100 * r['median_change']:.1f}%, "
-              f"max {100 * r['max_change']:.1f}%); a permutation-invariant model's MAPE on those blocks is at least "
-              f"{r['invariant_floor_MAPE_on_them']:.2f}%")
+        print(
+            f"reorderings: {r['blocks_changed']} of {r['blocks_with_orders']} test blocks with more than one order "
+            f"change llvm-mca's cycles under a sampled order (median change {100 * r['median_change']:.1f}%, "
+            f"max {100 * r['max_change']:.1f}%); a permutation-invariant model's MAPE on those blocks is at least "
+            f"{r['invariant_floor_MAPE_on_them']:.2f}%"
+        )
 
 
 def main() -> None:

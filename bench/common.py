@@ -77,8 +77,9 @@ def checkout(rev: str, into: Path) -> Path:
     return into
 
 
-def measure(args: list[str], *, pythonpath: Path | None = None, timeout: float = 600.0,
-            stdout=None) -> tuple[float | None, int | None]:
+def measure(
+    args: list[str], *, pythonpath: Path | None = None, timeout: float = 600.0, stdout=None
+) -> tuple[float | None, int | None]:
     """(wall seconds, peak resident memory in KB) of ``python -c <invar's CLI>
     ARGS`` in a fresh process, the package taken from ``pythonpath`` (the
     working tree when None); ``(None, None)`` when it runs past ``timeout``
@@ -90,8 +91,13 @@ def measure(args: list[str], *, pythonpath: Path | None = None, timeout: float =
     env["PYTHONPATH"] = str(pythonpath or ROOT)
     code = "import sys; from invar.cli.app import main; sys.argv = ['invar', *sys.argv[1:]]; main()"
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env, cwd=ROOT,
-                            stdout=stdout or subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        env=env,
+        cwd=ROOT,
+        stdout=stdout or subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = start + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)

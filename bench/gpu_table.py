@@ -42,14 +42,19 @@ def bhive_rows(out: Path) -> list[dict]:
     rows = []
     for r in filter(None, map(_load, runs)):
         paper = RENAMER_PAPER.get(r["name"])
-        rows.append({
-            "study": f"BHive, {r['train_programs']:,} training blocks, {r['size']}",
-            "model": r["name"],
-            "ours": f"test MAPE {r['test_MAPE']:.2f} % (renamed {r['test_MAPE_renamed']:.2f} %)",
-            "paper": (f"{paper[0]:.2f} % (renamed {paper[1]:.2f} %), Tables 1-2, Tiny, 500 epochs" if paper
-                      else "–"),
-            "epochs": r["epochs_run"], "stopped_by": _stopped(r), "minutes": r["train_seconds"] / 60,
-        })
+        rows.append(
+            {
+                "study": f"BHive, {r['train_programs']:,} training blocks, {r['size']}",
+                "model": r["name"],
+                "ours": f"test MAPE {r['test_MAPE']:.2f} % (renamed {r['test_MAPE_renamed']:.2f} %)",
+                "paper": (
+                    f"{paper[0]:.2f} % (renamed {paper[1]:.2f} %), Tables 1-2, Tiny, 500 epochs" if paper else "–"
+                ),
+                "epochs": r["epochs_run"],
+                "stopped_by": _stopped(r),
+                "minutes": r["train_seconds"] / 60,
+            }
+        )
     return rows or [_missing("BHive (Renamer comparison)")]
 
 
@@ -63,13 +68,17 @@ def ltl_rows(out: Path) -> list[dict]:
         t = r["test"]
         alpha = "–" if t.get("alpha_covariance") is None else f"{100 * t['alpha_covariance']:.1f} %"
         exact = "–" if t.get("exact") is None else f"{t['exact']:.1f} %"
-        rows.append({
-            "study": f"LTL, {r['n_train']:,} training pairs, batch {r.get('batch_size', '?')}",
-            "model": path.stem,
-            "ours": f"{t['correct']:.1f} % correct, {exact} exact, alpha-cov. {alpha} ({t['examples']} formulas)",
-            "paper": LTL_PAPER, "epochs": r["epochs_run"], "stopped_by": _stopped(r),
-            "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
-        })
+        rows.append(
+            {
+                "study": f"LTL, {r['n_train']:,} training pairs, batch {r.get('batch_size', '?')}",
+                "model": path.stem,
+                "ours": f"{t['correct']:.1f} % correct, {exact} exact, alpha-cov. {alpha} ({t['examples']} formulas)",
+                "paper": LTL_PAPER,
+                "epochs": r["epochs_run"],
+                "stopped_by": _stopped(r),
+                "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
+            }
+        )
     return rows or [_missing("LTL (dual-part, the authors' recipe)")]
 
 
@@ -91,29 +100,43 @@ def lm_rows(out: Path) -> list[dict]:
             if name != "learned" and learned is not None:
                 cell += f" ({ppl[c - 1] / learned['curve']['perplexity'][c - 1]:.2f}×)"
             cells.append(f"{c}: {cell}")
-        rows.append({
-            "study": f"LM, characters, windows of {contexts[-1] + r['curve']['window']}",
-            "model": name, "ours": "perplexity at context " + ", ".join(cells),
-            "paper": LM_PAPER if name != "learned" else "–",
-            "epochs": r.get("epochs_run"), "stopped_by": _stopped(r),
-            "minutes": (r.get("train_seconds") or r.get("first_train_seconds") or 0) / 60,
-        })
+        rows.append(
+            {
+                "study": f"LM, characters, windows of {contexts[-1] + r['curve']['window']}",
+                "model": name,
+                "ours": "perplexity at context " + ", ".join(cells),
+                "paper": LM_PAPER if name != "learned" else "–",
+                "epochs": r.get("epochs_run"),
+                "stopped_by": _stopped(r),
+                "minutes": (r.get("train_seconds") or r.get("first_train_seconds") or 0) / 60,
+            }
+        )
     return rows or [_missing("LM (lexinvariant against learned)")]
 
 
 def _missing(study: str) -> dict:
-    return {"study": study, "model": "–", "ours": "not run (no report)", "paper": "–", "epochs": None,
-            "stopped_by": "–", "minutes": None}
+    return {
+        "study": study,
+        "model": "–",
+        "ours": "not run (no report)",
+        "paper": "–",
+        "epochs": None,
+        "stopped_by": "–",
+        "minutes": None,
+    }
 
 
 def table(rows: list[dict]) -> str:
-    lines = ["| study | model | ours | the paper's | epochs | stopped by | training (min) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| study | model | ours | the paper's | epochs | stopped by | training (min) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         minutes = "–" if r["minutes"] is None else f"{r['minutes']:.1f}"
         epochs = "–" if r["epochs"] is None else str(r["epochs"])
-        lines.append(f"| {r['study']} | {r['model']} | {r['ours']} | {r['paper']} | {epochs} | {r['stopped_by']} "
-                     f"| {minutes} |")
+        lines.append(
+            f"| {r['study']} | {r['model']} | {r['ours']} | {r['paper']} | {epochs} | {r['stopped_by']} | {minutes} |"
+        )
     return "\n".join(lines)
 
 

@@ -96,6 +96,18 @@ def train(config=None, /, **kwargs):
 
 
 __all__ = [
-    "InvarError", "ParseError", "Program", "Line", "Token",
-    "parse", "parse_units", "renamings", "permutations", "dlg", "load_model", "train", "audit", "__version__",
+    "InvarError",
+    "ParseError",
+    "Program",
+    "Line",
+    "Token",
+    "parse",
+    "parse_units",
+    "renamings",
+    "permutations",
+    "dlg",
+    "load_model",
+    "train",
+    "audit",
+    "__version__",
 ]

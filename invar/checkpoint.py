@@ -64,12 +64,22 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
         lines = [line.strip() for line in str(err).splitlines() if line.strip()]
         unsafe = next((line for line in lines if "GLOBAL" in line), None)
         if unsafe:
-            raise ModelError(f"refused: the file holds objects other than weights and plain data ({unsafe})",
-                             path=shown)
+            raise ModelError(
+                f"refused: the file holds objects other than weights and plain data ({unsafe})", path=shown
+            )
         detail = next((line for line in lines if line.startswith("Unsupported")), _first_line(err))
         raise ModelError(f"not a readable checkpoint ({detail})", path=shown)
-    except (RuntimeError, EOFError, zipfile.BadZipFile, OSError, ValueError, KeyError, AttributeError,
-            TypeError, IndexError) as err:
+    except (
+        RuntimeError,
+        EOFError,
+        zipfile.BadZipFile,
+        OSError,
+        ValueError,
+        KeyError,
+        AttributeError,
+        TypeError,
+        IndexError,
+    ) as err:
         raise ModelError(f"not a readable checkpoint ({type(err).__name__}: {_first_line(err)})", path=shown)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelError("not an invar checkpoint", path=shown)
@@ -109,8 +119,15 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
         vocab = Vocab.from_dict(data["vocab"])
         if languages is None:  # written before checkpoints named their languages
             languages = list(get_task(data["task"]).languages)
-        model = Model(data["task"], config, vocab, build_network(config, vocab, data["task"]), data.get("metrics"),
-                      labels=data.get("labels"), languages=languages)
+        model = Model(
+            data["task"],
+            config,
+            vocab,
+            build_network(config, vocab, data["task"]),
+            data.get("metrics"),
+            labels=data.get("labels"),
+            languages=languages,
+        )
         model.network.load_state_dict(data["state_dict"])
     except ModelError as err:
         raise err.located(shown)

@@ -26,21 +26,49 @@ from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, Callable, Literal, Mapping
 
 from .errors import UsageError
-from .nn.config import (ARCHITECTURES, EMBED_SCALINGS, NORM_POSITIONS, PINNED_TOKENS, POSITIONS, RANDOM_DRAW,
-                        RANDOM_VECTORS, SIZES, SYMMETRY_HEADS, ModelConfig, preset)
+from .nn.config import (
+    ARCHITECTURES,
+    EMBED_SCALINGS,
+    NORM_POSITIONS,
+    PINNED_TOKENS,
+    POSITIONS,
+    RANDOM_DRAW,
+    RANDOM_VECTORS,
+    SIZES,
+    SYMMETRY_HEADS,
+    ModelConfig,
+    preset,
+)
 
 
 # ----------------------------------------------------------------- fields
-def option(default: Any, *flags: str, help: str, min: float | None = None, max: float | None = None,
-           choices: Any = None, metavar: str | None = None, read_file: bool = False, model: str | None = None) -> Any:
+def option(
+    default: Any,
+    *flags: str,
+    help: str,
+    min: float | None = None,
+    max: float | None = None,
+    choices: Any = None,
+    metavar: str | None = None,
+    read_file: bool = False,
+    model: str | None = None,
+) -> Any:
     """A field of a run's config with what its command-line option needs:
     ``flags`` (the long one first), ``help`` (one line), inclusive bounds,
     ``choices`` (a function returning them, for choices a registry decides),
     ``read_file`` (the option names a file whose text is the value) and
     ``model`` (the :class:`~invar.nn.config.ModelConfig` field a training
     option sets). ``default=MISSING`` makes the option required."""
-    meta = {"flags": flags, "help": help, "min": min, "max": max, "choices": choices, "metavar": metavar,
-            "read_file": read_file, "model": model}
+    meta = {
+        "flags": flags,
+        "help": help,
+        "min": min,
+        "max": max,
+        "choices": choices,
+        "metavar": metavar,
+        "read_file": read_file,
+        "model": model,
+    }
     return field(metadata=meta) if default is MISSING else field(default=default, metadata=meta)
 
 
@@ -123,12 +151,16 @@ def _takes(arch: str, head: str, **fields_: Any) -> bool:
 def _architectures_help() -> str:
     """``--arch``'s help, from the registry: which architectures each kind of model takes (a language
     model's task gives it rotary positions, which only it takes)."""
-    pooled, seq, lm = ([a for a in ARCHITECTURES if _takes(a, head, **extra)]
-                       for head, extra in (("regression", {}), ("generate", {}), ("lm", {"positions": "rotary"})))
+    pooled, seq, lm = (
+        [a for a in ARCHITECTURES if _takes(a, head, **extra)]
+        for head, extra in (("regression", {}), ("generate", {}), ("lm", {"positions": "rotary"}))
+    )
     only_seq = [a for a in seq if a not in pooled]
     no_seq = [a for a in pooled if a not in seq]
-    return (f"Architecture: {', '.join(pooled)}; a sequence task also takes {' and '.join(only_seq)} and not "
-            f"{', '.join(no_seq)} (they do not generate); lm takes {' or '.join(lm)}.")
+    return (
+        f"Architecture: {', '.join(pooled)}; a sequence task also takes {' and '.join(only_seq)} and not "
+        f"{', '.join(no_seq)} (they do not generate); lm takes {' or '.join(lm)}."
+    )
 
 
 def _sizes_help() -> str:
@@ -148,9 +180,11 @@ class TrainConfig:
 
     # ---------------------------------------------------------- what is trained
     data: str = option(
-        MISSING, "--data",
+        MISSING,
+        "--data",
         help="The dataset: a directory from invar data bhive, invar data copy, invar data names, invar data bugs "
-             "or invar data lm, or a file from invar data ltl.")
+        "or invar data lm, or a file from invar data ltl.",
+    )
     arch: str = option(MISSING, "--arch", help=_architectures_help())
     out: str = option(MISSING, "--out", "-o", help="Checkpoint to write (the best epoch).")
     task: str = option("bhive", "--task", choices=_registry(TRAINABLE_TASKS), help="The task.")
@@ -159,9 +193,12 @@ class TrainConfig:
     epochs: int = option(10, "--epochs", min=1, help="Passes over the training split.")
     batch_size: int = option(64, "--batch-size", min=1, help="Programs per step.")
     max_len: int | None = option(
-        None, "--max-len", min=1,
+        None,
+        "--max-len",
+        min=1,
         help="Longest program in tokens; longer ones are skipped and counted (default: 128; lm: the dataset's "
-             "sequence length).")
+        "sequence length).",
+    )
     lr: float = option(5e-4, "--lr", min=0, help="Peak learning rate (linear warm-up, then the --schedule).")
     weight_decay: float = option(0.01, "--weight-decay", min=0, help="AdamW weight decay.")
     beta1: float = option(0.9, "--beta1", min=0, max=1, help="AdamW beta 1.")
@@ -170,83 +207,144 @@ class TrainConfig:
     #: the command line offers cpu and cuda; from Python any torch device (``cuda:1``), as before
     device: str = option("cpu", "--device", choices=_registry(("cpu", "cuda")), help="Where to train.")
     precision: Precision = option(
-        "fp32", "--precision",
+        "fp32",
+        "--precision",
         help="fp32; tf32: CUDA matrix products in TensorFloat-32; bf16: each step's forward pass and loss under "
-             "bfloat16 autocast (weights, validation and the checkpoint stay float32).")
+        "bfloat16 autocast (weights, validation and the checkpoint stay float32).",
+    )
     limit: int | None = option(
-        None, "--limit", min=1, help="Train on the first N programs (and validate on N/4), for quick runs.")
+        None, "--limit", min=1, help="Train on the first N programs (and validate on N/4), for quick runs."
+    )
     resume: bool = option(False, "--resume", help="Continue from the saved training state beside --out.")
     save_every: int = option(
-        0, "--save-every", min=0, help="Also save the training state every N steps (0: after each epoch only).")
-    threads: int | None = option(
-        None, "--threads", min=1, help="Torch threads per process (default: half the cores).")
+        0, "--save-every", min=0, help="Also save the training state every N steps (0: after each epoch only)."
+    )
+    threads: int | None = option(None, "--threads", min=1, help="Torch threads per process (default: half the cores).")
     jobs: int | None = option(
-        None, "--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1).")
+        None, "--jobs", "-j", min=1, help="Processes that encode the dataset the first time (default: 1)."
+    )
     patience: int | None = option(
-        None, "--patience", min=1,
-        help="Stop early once N epochs in a row bring no better validation metric (--epochs is then a cap).")
+        None,
+        "--patience",
+        min=1,
+        help="Stop early once N epochs in a row bring no better validation metric (--epochs is then a cap).",
+    )
     schedule: Schedule = option(
-        "cosine", "--schedule",
+        "cosine",
+        "--schedule",
         help="After the warm-up: cosine decay over --epochs to a tenth of --lr, or plateau: --lr, halved each time "
-             "--plateau epochs in a row bring no better validation metric (with a --patience above --plateau, "
-             "training then runs until it stops improving).")
+        "--plateau epochs in a row bring no better validation metric (with a --patience above --plateau, "
+        "training then runs until it stops improving).",
+    )
     plateau: int = option(
-        5, "--plateau", min=1,
-        help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.")
+        5,
+        "--plateau",
+        min=1,
+        help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.",
+    )
     time_limit: float | None = option(
-        None, "--time-limit", min=0,
-        help="Stop after the first epoch that ends this many seconds after the start (--epochs is then a cap).")
+        None,
+        "--time-limit",
+        min=0,
+        help="Stop after the first epoch that ends this many seconds after the start (--epochs is then a cap).",
+    )
     # ---------------------------------------------------------- model options
     random_draws: int = option(
-        _model_default("random_draws"), "--random-draws", min=1, model="random_draws",
+        _model_default("random_draws"),
+        "--random-draws",
+        min=1,
+        model="random_draws",
         help="ltl, copy with dualpart or lexinvariant: try N seeded tables of random vectors on the validation "
-             "split at the end and keep the median by loss.")
+        "split at the end and keep the median by loss.",
+    )
     lexinvariant_p: float | None = option(
-        None, "--lexinvariant-p", min=0, max=1, model="lexinvariant_p",
+        None,
+        "--lexinvariant-p",
+        min=0,
+        max=1,
+        model="lexinvariant_p",
         help="With --arch lexinvariant: the regularised variant, a learned table whose tokens are remapped through "
-             "a random permutation with probability P in training (the lexinvariant paper's B_p).")
+        "a random permutation with probability P in training (the lexinvariant paper's B_p).",
+    )
     pinned_tokens: str = option(
-        _model_default("pinned_tokens"), "--pinned-tokens", choices=_registry(PINNED_TOKENS), model="pinned_tokens",
+        _model_default("pinned_tokens"),
+        "--pinned-tokens",
+        choices=_registry(PINNED_TOKENS),
+        model="pinned_tokens",
         help="With --arch renamer or renamer+spe (view embeddings): embed a token outside its program's renaming "
-             "space (%rsp under push, %rax and %rdx under mul; a Python or Java name that keeps its spelling) by "
-             "its view like any other, or by its own learned vector (still exactly invariant).")
+        "space (%rsp under push, %rax and %rdx under mul; a Python or Java name that keeps its spelling) by "
+        "its view like any other, or by its own learned vector (still exactly invariant).",
+    )
     heads: int | None = option(
-        None, "--heads", min=1, model="n_head",
-        help="Attention heads, in place of the size's (the width must divide by them).")
+        None,
+        "--heads",
+        min=1,
+        model="n_head",
+        help="Attention heads, in place of the size's (the width must divide by them).",
+    )
     embed_scaling: str | None = option(
-        None, "--embed-scaling", choices=_registry(EMBED_SCALINGS), model="embed_scaling",
+        None,
+        "--embed-scaling",
+        choices=_registry(EMBED_SCALINGS),
+        model="embed_scaling",
         help="sqrtd: the token vectors the blocks read are multiplied by the square root of the width (not a tied "
-             "output's rows); none: as they are (default: sqrtd for dualpart, none for the others).")
+        "output's rows); none: as they are (default: sqrtd for dualpart, none for the others).",
+    )
     norm_position: str = option(
-        _model_default("norm_position"), "--norm-position", choices=_registry(NORM_POSITIONS), model="norm_position",
+        _model_default("norm_position"),
+        "--norm-position",
+        choices=_registry(NORM_POSITIONS),
+        model="norm_position",
         help="pre: LayerNorm before each sublayer and after the last block; post: after each residual add "
-             "(fairseq's post-LN blocks), no final one.")
+        "(fairseq's post-LN blocks), no final one.",
+    )
     random_draw: str = option(
-        _model_default("random_draw"), "--random-draw", choices=_registry(RANDOM_DRAW), model="random_draw",
+        _model_default("random_draw"),
+        "--random-draw",
+        choices=_registry(RANDOM_DRAW),
+        model="random_draw",
         help="ltl, copy, lm with dualpart or lexinvariant: training draws a table of random vectors per sequence, "
-             "or one per batch (the interchangeable-token paper's code).")
+        "or one per batch (the interchangeable-token paper's code).",
+    )
     random_vectors: str | None = option(
-        None, "--random-vectors", choices=_registry(RANDOM_VECTORS), model="random_vectors",
+        None,
+        "--random-vectors",
+        choices=_registry(RANDOM_VECTORS),
+        model="random_vectors",
         help="With --arch lexinvariant (not --lexinvariant-p): unit, the lexinvariant paper's Gaussian vectors, "
-             "read at unit variance (a learned scale from 1, and a bias) and written through E/sqrt(width) as "
-             "T5's tied read-out; small: read and written at a learned scale from 0.02 (default: unit where every "
-             "token is random, as for --task lm; small beside learned vectors).")
+        "read at unit variance (a learned scale from 1, and a bias) and written through E/sqrt(width) as "
+        "T5's tied read-out; small: read and written at a learned scale from 0.02 (default: unit where every "
+        "token is random, as for --task lm; small beside learned vectors).",
+    )
     pool_size: int | None = option(
-        None, "--pool-size", min=1, model="pool_size",
+        None,
+        "--pool-size",
+        min=1,
+        model="pool_size",
         help="ltl, copy: the first N interchangeable names of the task's pool (APs a-z; symbols a-z A-Z) in the "
-             "vocabulary, augmented's renaming targets (default: all).")
+        "vocabulary, augmented's renaming targets (default: all).",
+    )
     positions: str | None = option(
-        None, "--positions", choices=_registry(POSITIONS), model="positions",
+        None,
+        "--positions",
+        choices=_registry(POSITIONS),
+        model="positions",
         help="Positions, in place of the architecture's: absolute, none, line (reset at each line, SPE), tree "
-             "(ltl), rotary (lm).")
+        "(ltl), rotary (lm).",
+    )
     symmetry_heads: str = option(
-        _model_default("symmetry_heads"), "--symmetry-heads", choices=_registry(SYMMETRY_HEADS),
+        _model_default("symmetry_heads"),
+        "--symmetry-heads",
+        choices=_registry(SYMMETRY_HEADS),
         model="symmetry_heads",
         help="With the SPE symmetry mask: the SPE paper's split of the heads (the mask, its transpose, none: 6/3/3 "
-             "of 12), or the mask on all of them (its Table 3 ablation).")
+        "of 12), or the mask on all of them (its Table 3 ablation).",
+    )
     #: set from Python only, so it has no flags
-    overrides: Mapping[str, Any] | None = field(default=None, metadata={
-        "help": "Any field of the model's config, after the model options: e.g. {\"d_model\": 64}."})
+    overrides: Mapping[str, Any] | None = field(
+        default=None,
+        metadata={"help": "Any field of the model's config, after the model options: e.g. {\"d_model\": 64}."},
+    )
 
     def __post_init__(self) -> None:
         for name in ("data", "out"):
@@ -264,18 +362,24 @@ class TrainConfig:
         if self.epochs < 1 or self.batch_size < 1:
             raise UsageError("--epochs and --batch-size must be at least 1")
         if self.patience is not None and self.patience < 1:
-            raise UsageError(f"--patience {self.patience}: give at least 1 epoch, or leave it out to train every "
-                             "epoch", path="--patience")
+            raise UsageError(
+                f"--patience {self.patience}: give at least 1 epoch, or leave it out to train every epoch",
+                path="--patience",
+            )
         if self.schedule not in SCHEDULES:
             raise UsageError(f"--schedule {self.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
         if self.plateau < 1:
             raise UsageError(f"--plateau {self.plateau}: give at least 1 epoch", path="--plateau")
         if self.schedule == "plateau" and self.patience is not None and self.patience <= self.plateau:
-            raise UsageError(f"--patience {self.patience} with --plateau {self.plateau}: the run would stop before "
-                             "the learning rate ever halved; give a patience above the plateau", path="--patience")
+            raise UsageError(
+                f"--patience {self.patience} with --plateau {self.plateau}: the run would stop before "
+                "the learning rate ever halved; give a patience above the plateau",
+                path="--patience",
+            )
         if self.time_limit is not None and self.time_limit < 0:
-            raise UsageError(f"--time-limit {self.time_limit}: give a number of seconds, at least 0",
-                             path="--time-limit")
+            raise UsageError(
+                f"--time-limit {self.time_limit}: give a number of seconds, at least 0", path="--time-limit"
+            )
         if self.precision not in PRECISIONS:
             raise UsageError(f"--precision {self.precision}: choose from {', '.join(PRECISIONS)}", path="--precision")
 
@@ -289,8 +393,11 @@ class TrainConfig:
         """The :class:`ModelConfig` fields this run sets beyond the
         architecture's preset: each model option not at its default, then
         ``overrides``."""
-        chosen = {f.metadata["model"]: getattr(self, f.name) for f in option_fields(type(self))
-                  if f.metadata["model"] and getattr(self, f.name) != f.default}
+        chosen = {
+            f.metadata["model"]: getattr(self, f.name)
+            for f in option_fields(type(self))
+            if f.metadata["model"] and getattr(self, f.name) != f.default
+        }
         return {**chosen, **(self.overrides or {})}
 
     # ------------------------------------------------------------ JSON form
@@ -312,12 +419,24 @@ class TrainConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(options) - known)
         if unknown:
-            raise UsageError(f"no training setting {', '.join(map(repr, unknown))} "
-                             f"(settings: {', '.join(sorted(known))})")
+            raise UsageError(
+                f"no training setting {', '.join(map(repr, unknown))} (settings: {', '.join(sorted(known))})"
+            )
         if config is None:
             return cls(**options)
         return config.replace(**options) if options else config
 
 
-__all__ = ["option", "option_fields", "field_types", "choices_of", "check_field", "TrainConfig", "PRECISIONS",
-           "SCHEDULES", "Precision", "Schedule", "TRAINABLE_TASKS"]
+__all__ = [
+    "option",
+    "option_fields",
+    "field_types",
+    "choices_of",
+    "check_field",
+    "TrainConfig",
+    "PRECISIONS",
+    "SCHEDULES",
+    "Precision",
+    "Schedule",
+    "TRAINABLE_TASKS",
+]

@@ -73,8 +73,9 @@ class Vocab:
     tokens a renaming may respell).
     """
 
-    def __init__(self, tokens: Sequence[str], views: Sequence[str], referents: Sequence[str],
-                 interchangeable: Sequence[bool]) -> None:
+    def __init__(
+        self, tokens: Sequence[str], views: Sequence[str], referents: Sequence[str], interchangeable: Sequence[bool]
+    ) -> None:
         self.tokens = list(tokens)
         self.views = list(views)
         self.referents = list(referents)
@@ -125,8 +126,12 @@ class Vocab:
 
     # ------------------------------------------------------------ JSON form
     def to_dict(self) -> dict:
-        return {"tokens": self.tokens, "views": self.views, "referents": self.referents,
-                "interchangeable": self.interchangeable}
+        return {
+            "tokens": self.tokens,
+            "views": self.views,
+            "referents": self.referents,
+            "interchangeable": self.interchangeable,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "Vocab":
@@ -284,7 +289,7 @@ class Encoded:
         return len(self.layer)
 
     def allowed(self, k: int) -> np.ndarray:
-        return self.rename_targets[self.rename_offsets[k]: self.rename_offsets[k + 1]]
+        return self.rename_targets[self.rename_offsets[k] : self.rename_offsets[k + 1]]
 
     def same(self, other: "Encoded") -> bool:
         """Field-by-field equality of the arrays."""
@@ -401,8 +406,10 @@ def renamed(enc: Encoded, renaming, vocab: Vocab, *, spell: Speller | None = Non
             if source == UNK and shared is not None:
                 if dest == UNK and all(spelled(k, target) == enc.tokens[k] for k in shared):
                     continue  # under its new name it is as unknown as before: no array changes
-                raise NoIdRemap(f"the renaming moves {ref}, a referent the vocabulary lacks, and others the "
-                                "vocabulary lacks share its id: encode the renamed program instead")
+                raise NoIdRemap(
+                    f"the renaming moves {ref}, a referent the vocabulary lacks, and others the "
+                    "vocabulary lacks share its id: encode the renamed program instead"
+                )
             ref_map[source] = dest
             target_of[source] = target
     tokens = enc.tokens.copy()
@@ -480,11 +487,18 @@ def permuted(enc: Encoded, order: Sequence[int]) -> Encoded:
         offsets.append(len(targets))
     return replace(
         enc,
-        tokens=enc.tokens[idx], views=enc.views[idx], referents=referents,
-        lines=new_lines[idx], line_pos=enc.line_pos[idx], layer=enc.layer[order],
-        edges=edges, rename_refs=enc.rename_refs[rank],
-        rename_offsets=np.asarray(offsets, dtype=_I), rename_targets=np.asarray(targets, dtype=_I),
-        canon=None, tree=None,
+        tokens=enc.tokens[idx],
+        views=enc.views[idx],
+        referents=referents,
+        lines=new_lines[idx],
+        line_pos=enc.line_pos[idx],
+        layer=enc.layer[order],
+        edges=edges,
+        rename_refs=enc.rename_refs[rank],
+        rename_offsets=np.asarray(offsets, dtype=_I),
+        rename_targets=np.asarray(targets, dtype=_I),
+        canon=None,
+        tree=None,
         corefs=None if enc.corefs is None else _first_appearance(enc.corefs[idx].tolist()),
         pinned=None if enc.pinned is None else enc.pinned[idx],
     )
@@ -500,8 +514,7 @@ def line_mask(enc: Encoded) -> np.ndarray:
     return mask
 
 
-def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool = False,
-            pinned: bool = False) -> dict:
+def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool = False, pinned: bool = False) -> dict:
     """Pad ``batch`` into tensors of shape (B, T), T its longest program:
     ``tokens`` (the canonical ids with ``canonical``), ``views``,
     ``referents``, ``corefs`` (each program's coreference classes, or its
@@ -525,7 +538,9 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
         t = len(e)
         ids = e.canon if canonical else e.tokens
         if ids is None:
-            raise ValueError("the canonicalized architecture needs canonical ids: encode the program with canonical=True")
+            raise ValueError(
+                "the canonicalized architecture needs canonical ids: encode the program with canonical=True"
+            )
         tokens[b, :t] = ids
         views[b, :t] = e.views
         referents[b, :t] = e.referents
@@ -539,16 +554,18 @@ def collate(batch: Sequence[Encoded], *, canonical: bool = False, symmetry: bool
                 raise ValueError("the pinned-token embedding needs Encoded.pinned: encode the program again")
             pin[b, :t] = e.pinned
     out = {
-        "tokens": torch.from_numpy(tokens), "views": torch.from_numpy(views),
-        "referents": torch.from_numpy(referents), "corefs": torch.from_numpy(corefs),
-        "line_pos": torch.from_numpy(line_pos), "valid": torch.from_numpy(valid),
+        "tokens": torch.from_numpy(tokens),
+        "views": torch.from_numpy(views),
+        "referents": torch.from_numpy(referents),
+        "corefs": torch.from_numpy(corefs),
+        "line_pos": torch.from_numpy(line_pos),
+        "valid": torch.from_numpy(valid),
     }
     if symmetry:
         out["symmetry"] = torch.from_numpy(sym)
     if pinned:
         out["pinned"] = torch.from_numpy(pin)
     return out
-
 
 
 def token_parts(vocab: Vocab, view: str) -> tuple[np.ndarray, np.ndarray]:
@@ -606,7 +623,7 @@ def collate_pairs(batch: Sequence[Encoded], *, bos: int, eos: int, targets: bool
         dec_out = np.zeros((n, T), dtype=np.int64)
         for b, t in enumerate(tgt):
             dec_in[b, 0] = bos
-            dec_in[b, 1: len(t) + 1] = t
+            dec_in[b, 1 : len(t) + 1] = t
             dec_out[b, : len(t)] = t
             dec_out[b, len(t)] = eos
         out["dec_in"], out["dec_out"] = torch.from_numpy(dec_in), torch.from_numpy(dec_out)
@@ -614,11 +631,26 @@ def collate_pairs(batch: Sequence[Encoded], *, bos: int, eos: int, targets: bool
 
 
 # ----------------------------------------------------------------- disk cache
-_ARRAYS = ("tokens", "views", "referents", "lines", "line_pos", "layer", "edges",
-           "rename_refs", "rename_offsets", "rename_targets", "canon", "corefs", "pinned")
+_ARRAYS = (
+    "tokens",
+    "views",
+    "referents",
+    "lines",
+    "line_pos",
+    "layer",
+    "edges",
+    "rename_refs",
+    "rename_offsets",
+    "rename_targets",
+    "canon",
+    "corefs",
+    "pinned",
+)
 
 
-def save_encoded(path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: Mapping[str, np.ndarray] | None = None) -> None:
+def save_encoded(
+    path: str | os.PathLike, encoded: Sequence[Encoded], *, extra: Mapping[str, np.ndarray] | None = None
+) -> None:
     """Write ``encoded`` to one ``.npz`` file (concatenated arrays with
     offsets), atomically; ``extra`` holds per-example arrays such as labels."""
     data: dict[str, np.ndarray] = {}
@@ -656,13 +688,32 @@ def load_encoded(path: str | os.PathLike) -> tuple[list[Encoded], dict[str, np.n
             part = arrays[name][lo:hi]
             kw[name] = part.reshape(-1, 2) if name == "edges" else part
         out.append(Encoded(lang=str(langs[i]), **kw))
-    extra = {k[len("extra."):]: v for k, v in arrays.items() if k.startswith("extra.")}
+    extra = {k[len("extra.") :]: v for k, v in arrays.items() if k.startswith("extra.")}
     return out, extra
 
 
 __all__ = [
-    "Vocab", "VocabCounts", "vocab_counts", "Encoded", "encode", "renamed", "permuted",
-    "renaming_space_of", "speller", "line_mask", "collate", "save_encoded", "load_encoded",
-    "ENCODING_VERSION", "PAD", "UNK", "BOS", "EOS", "add_specials", "add_pool", "token_parts", "never_written",
+    "Vocab",
+    "VocabCounts",
+    "vocab_counts",
+    "Encoded",
+    "encode",
+    "renamed",
+    "permuted",
+    "renaming_space_of",
+    "speller",
+    "line_mask",
+    "collate",
+    "save_encoded",
+    "load_encoded",
+    "ENCODING_VERSION",
+    "PAD",
+    "UNK",
+    "BOS",
+    "EOS",
+    "add_specials",
+    "add_pool",
+    "token_parts",
+    "never_written",
     "collate_pairs",
 ]

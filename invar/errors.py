@@ -19,13 +19,7 @@ class InvarError(Exception):
     exit_code = 1
 
     def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        line: int = 0,
-        col: int = 0,
-        source_line: str | None = None,
+        self, message: str, *, path: str | None = None, line: int = 0, col: int = 0, source_line: str | None = None
     ) -> None:
         super().__init__(message)
         self.message = message

@@ -84,11 +84,7 @@ _SIGNALS = {signal.SIGINT, signal.SIGTERM}
 
 @contextlib.contextmanager
 def pool(
-    jobs: int,
-    *,
-    method: str = "fork",
-    initializer: Callable[..., Any] | None = None,
-    initargs: tuple = (),
+    jobs: int, *, method: str = "fork", initializer: Callable[..., Any] | None = None, initargs: tuple = ()
 ) -> Iterator[multiprocessing.pool.Pool]:
     """A ``multiprocessing`` pool of ``jobs`` workers started by ``method``
     (``fork`` or ``spawn``), stopped and reaped when the block ends: closed
@@ -346,8 +342,10 @@ class _Unlost:
 
     def __call__(self, unraisable: Any) -> None:
         kind = unraisable.exc_type
-        if not (isinstance(kind, type) and issubclass(kind, KeyboardInterrupt)) \
-                or threading.current_thread() is not threading.main_thread():
+        if (
+            not (isinstance(kind, type) and issubclass(kind, KeyboardInterrupt))
+            or threading.current_thread() is not threading.main_thread()
+        ):
             self.hook(unraisable)
             return
         signum = signal.SIGTERM if issubclass(kind, Terminated) else signal.SIGINT

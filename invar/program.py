@@ -150,15 +150,14 @@ class Program:
             raise ValueError(f"not a permutation of {n} lines: {list(order)}")
         new_of = {old: new for new, old in enumerate(order)}
         lines = tuple(self.lines[old] for old in order)
-        tokens = sorted(
-            (replace(t, line=new_of[t.line]) for t in self.tokens),
-            key=lambda t: (t.line, t.start),
-        )
+        tokens = sorted((replace(t, line=new_of[t.line]) for t in self.tokens), key=lambda t: (t.line, t.start))
         deps = tuple(sorted((new_of[i], new_of[j]) for i, j in self.deps))
         return replace(self, lines=lines, tokens=tuple(tokens), deps=deps)
 
 
-def token_spans(text: str, pieces: Iterable[tuple[str, str, str, str | None]]) -> list[tuple[str, str, str, str | None, int]]:
+def token_spans(
+    text: str, pieces: Iterable[tuple[str, str, str, str | None]]
+) -> list[tuple[str, str, str, str | None, int]]:
     """Locate successive ``(text, kind, view, referent)`` pieces in ``text``,
     left to right, returning them with their start offsets.
 

@@ -88,8 +88,9 @@ class Limits:
         if not self.seconds > 0:
             raise UsageError(f"a time limit of {self.seconds} s: give a positive number of seconds", path="--timeout")
         if self.memory < 64 << 20:
-            raise UsageError(f"a memory limit of {self.memory >> 20} MiB: Python needs at least 64 MiB",
-                             path="--memory")
+            raise UsageError(
+                f"a memory limit of {self.memory >> 20} MiB: Python needs at least 64 MiB", path="--memory"
+            )
         if self.batch < 1 or self.files < 16 or self.file_size < 0:
             raise UsageError("a batch of at least 1 call, at least 16 open files and a file size of at least 0")
 
@@ -349,7 +350,7 @@ def run(calls: Sequence[Call], limits: Limits = Limits(), *, hash_seed: int = 0,
         import resource  # noqa: F401 - the child sets its limits with it
     except ImportError:
         raise UsageError("running programs needs a POSIX system (resource limits)") from None
-    batches = [list(calls[k: k + limits.batch]) for k in range(0, len(calls), limits.batch)]
+    batches = [list(calls[k : k + limits.batch]) for k in range(0, len(calls), limits.batch)]
     if jobs <= 1 or len(batches) <= 1:
         done = [_batch(b, limits, hash_seed) for b in batches]
     else:
@@ -362,14 +363,22 @@ def _batch(calls: list[Call], limits: Limits, hash_seed: int) -> list[Outcome]:
     """The outcomes of one batch: a new child after each one that died."""
     out: list[Outcome] = []
     while len(out) < len(calls):
-        out += _child(calls[len(out):], limits, hash_seed)
+        out += _child(calls[len(out) :], limits, hash_seed)
     return out
 
 
 def environment(directory: str, hash_seed: int) -> dict[str, str]:
     """The child's whole environment: nothing of the caller's."""
-    return {"PATH": os.defpath, "HOME": directory, "TMPDIR": directory, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "PYTHONHASHSEED": str(hash_seed), "PYTHONIOENCODING": "utf-8", "PYTHONDONTWRITEBYTECODE": "1"}
+    return {
+        "PATH": os.defpath,
+        "HOME": directory,
+        "TMPDIR": directory,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": str(hash_seed),
+        "PYTHONIOENCODING": "utf-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 def _child(calls: list[Call], limits: Limits, hash_seed: int) -> list[Outcome]:
@@ -380,10 +389,24 @@ def _child(calls: list[Call], limits: Limits, hash_seed: int) -> list[Outcome]:
         with open(os.path.join(directory, ".stderr"), "wb") as errors:
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-S", "-s", "-B", "-c", child_script(), str(write_end),
-                     json.dumps(asdict(limits))],
-                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errors, cwd=directory,
-                    env=environment(directory, hash_seed), pass_fds=(write_end,), start_new_session=True)
+                    [
+                        sys.executable,
+                        "-S",
+                        "-s",
+                        "-B",
+                        "-c",
+                        child_script(),
+                        str(write_end),
+                        json.dumps(asdict(limits)),
+                    ],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=errors,
+                    cwd=directory,
+                    env=environment(directory, hash_seed),
+                    pass_fds=(write_end,),
+                    start_new_session=True,
+                )
             finally:
                 os.close(write_end)
             try:
@@ -393,8 +416,9 @@ def _child(calls: list[Call], limits: Limits, hash_seed: int) -> list[Outcome]:
                 _kill(proc)
 
 
-def _outcomes(proc: subprocess.Popen, read_end: int, calls: list[Call], limits: Limits,
-              directory: str) -> list[Outcome]:
+def _outcomes(
+    proc: subprocess.Popen, read_end: int, calls: list[Call], limits: Limits, directory: str
+) -> list[Outcome]:
     try:
         proc.stdin.write(json.dumps([[c.source, c.expression] for c in calls]).encode("utf-8"))
         proc.stdin.close()
@@ -409,8 +433,13 @@ def _outcomes(proc: subprocess.Popen, read_end: int, calls: list[Call], limits: 
             left = deadline - time.monotonic()
             if left <= 0 or not sel.select(timeout=left):
                 _kill(proc)
-                return out + [Outcome(None, "timeout", f"ran past its time limit of {limits.seconds:g} s "
-                                                        f"(its process was killed {GRACE:g} s later)")]
+                return out + [
+                    Outcome(
+                        None,
+                        "timeout",
+                        f"ran past its time limit of {limits.seconds:g} s (its process was killed {GRACE:g} s later)",
+                    )
+                ]
             chunk = os.read(read_end, 1 << 16)
             if not chunk:
                 return out + [_death(proc, limits, directory)]

@@ -191,13 +191,20 @@ def _map(fn, items: list, jobs: int) -> list:
 
 def _chunks(seq: Sequence, n: int) -> list:
     size = max(1, math.ceil(len(seq) / n))
-    return [seq[i: i + size] for i in range(0, len(seq), size)]
+    return [seq[i : i + size] for i in range(0, len(seq), size)]
 
 
-def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = None, jobs: int = 1,
-                 cache: bool = True, splits: Sequence[str] = ("train", "valid"),
-                 progress: Callable | None = None,
-                 raw_labels: bool = False) -> tuple[Vocab, dict[str, tuple[list[Encoded], np.ndarray]]]:
+def prepare_data(
+    task: Task,
+    data: str | os.PathLike,
+    *,
+    limit: int | None = None,
+    jobs: int = 1,
+    cache: bool = True,
+    splits: Sequence[str] = ("train", "valid"),
+    progress: Callable | None = None,
+    raw_labels: bool = False,
+) -> tuple[Vocab, dict[str, tuple[list[Encoded], np.ndarray]]]:
     """The vocabulary (from the training split) and every split encoded, from
     the cache under ``DIR/cache`` when it holds them. With ``limit``, the
     first ``limit`` training programs and a quarter as many of the others.
@@ -215,19 +222,29 @@ def prepare_data(task: Task, data: str | os.PathLike, *, limit: int | None = Non
             raise DataError(f"the {s} split is empty", path=str(data / f"{s}.csv"))
     cache_dir = data / "cache"
     stamp = {s: f"{_hash_file(data / f'{s}.csv')}-{len(examples[s])}" for s in splits}
-    vocab = _training_vocab(task, examples[train_split], cache_dir / f"vocab-{stamp[train_split]}.json",
-                            jobs=jobs, cache=cache, progress=progress)
+    vocab = _training_vocab(
+        task,
+        examples[train_split],
+        cache_dir / f"vocab-{stamp[train_split]}.json",
+        jobs=jobs,
+        cache=cache,
+        progress=progress,
+    )
     out = {}
     for s in splits:
         path = cache_dir / f"{s}-{stamp[s]}-{vocab.fingerprint()}.npz"
-        labels = ([ex.label for ex in examples[s]] if raw_labels
-                  else np.asarray([ex.label for ex in examples[s]], dtype=np.float64))
+        labels = (
+            [ex.label for ex in examples[s]]
+            if raw_labels
+            else np.asarray([ex.label for ex in examples[s]], dtype=np.float64)
+        )
         out[s] = (_encoded_split(task, examples[s], s, vocab, path, jobs=jobs, cache=cache, progress=progress), labels)
     return vocab, out
 
 
-def _training_vocab(task: Task, examples: Sequence[Example], path: Path, *, jobs: int, cache: bool,
-                    progress: Callable | None) -> Vocab:
+def _training_vocab(
+    task: Task, examples: Sequence[Example], path: Path, *, jobs: int, cache: bool, progress: Callable | None
+) -> Vocab:
     """The vocabulary of the training programs (texts seen fewer than
     MIN_COUNT times are unknown), from the cache ``path`` when it holds it."""
     vocab = _read_json_vocab(path) if cache else None
@@ -245,8 +262,17 @@ def _training_vocab(task: Task, examples: Sequence[Example], path: Path, *, jobs
     return vocab
 
 
-def _encoded_split(task: Task, examples: Sequence[Example], split: str, vocab: Vocab, path: Path, *, jobs: int,
-                   cache: bool, progress: Callable | None) -> list[Encoded]:
+def _encoded_split(
+    task: Task,
+    examples: Sequence[Example],
+    split: str,
+    vocab: Vocab,
+    path: Path,
+    *,
+    jobs: int,
+    cache: bool,
+    progress: Callable | None,
+) -> list[Encoded]:
     """The programs of ``split`` encoded, from the cache ``path`` when it holds them."""
     if cache and path.exists():
         try:
@@ -262,9 +288,18 @@ def _encoded_split(task: Task, examples: Sequence[Example], split: str, vocab: V
     return encoded
 
 
-def prepare_pairs(task: Task, data: str | os.PathLike, *, arch: str, tree: bool = False, limit: int | None = None,
-                  splits: Sequence[str] = ("train", "valid"), progress: Callable | None = None,
-                  canonical: bool = False, pool_size: int = 0) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
+def prepare_pairs(
+    task: Task,
+    data: str | os.PathLike,
+    *,
+    arch: str,
+    tree: bool = False,
+    limit: int | None = None,
+    splits: Sequence[str] = ("train", "valid"),
+    progress: Callable | None = None,
+    canonical: bool = False,
+    pool_size: int = 0,
+) -> tuple[Vocab, dict[str, tuple[list[Encoded], list]]]:
     """A sequence task's vocabulary and splits (encodings and labels),
     parsed and encoded in memory; ``tree``: with tree paths; ``canonical``:
     with canonical ids (a canonicalized model's vocabulary holds the pool, its
@@ -325,15 +360,14 @@ def _batches(lengths: np.ndarray, batch_size: int, seed: int, epoch: int, world:
     batches = []
     span = batch_size * BUCKET_BATCHES
     for start in range(0, len(order), span):
-        bucket = order[start: start + span]
+        bucket = order[start : start + span]
         bucket = bucket[np.argsort(lengths[bucket], kind="stable")]
-        batches += [bucket[i: i + batch_size] for i in range(0, len(bucket), batch_size)]
+        batches += [bucket[i : i + batch_size] for i in range(0, len(bucket), batch_size)]
     batches = [b for b in batches if len(b) >= world]
     return [batches[i] for i in rng.permutation(len(batches))]
 
 
-def _lr(step: int, total: int, base: float, schedule: str = "cosine", halvings: int = 0,
-        epoch_steps: int = 0) -> float:
+def _lr(step: int, total: int, base: float, schedule: str = "cosine", halvings: int = 0, epoch_steps: int = 0) -> float:
     """The learning rate at ``step`` of ``total``: a linear warm-up, then
     cosine decay to a tenth of ``base`` (``cosine``; the warm-up is 5 % of
     ``total``), or ``base`` halved ``halvings`` times (``plateau``; the
@@ -341,7 +375,7 @@ def _lr(step: int, total: int, base: float, schedule: str = "cosine", halvings: 
     Both warm-ups last at most WARMUP_MAX steps."""
     if schedule == "plateau":
         warmup = max(1, min(WARMUP_MAX, epoch_steps))
-        return base * 0.5 ** halvings * min(1.0, (step + 1) / warmup)
+        return base * 0.5**halvings * min(1.0, (step + 1) / warmup)
     warmup = max(1, min(WARMUP_MAX, int(WARMUP_FRACTION * total)))
     if step < warmup:
         return base * (step + 1) / warmup
@@ -371,8 +405,9 @@ def resume_path(out: str | os.PathLike) -> Path:
 
 
 # ------------------------------------------------------------------- training
-def train(config: TrainConfig | None = None, /, *, progress: Callable[..., None] | None = None,
-          **settings: Any) -> TrainResult:
+def train(
+    config: TrainConfig | None = None, /, *, progress: Callable[..., None] | None = None, **settings: Any
+) -> TrainResult:
     """Train ``config.arch`` at ``config.size`` on the task's dataset in
     ``config.data`` and write the best epoch to ``config.out`` (see the module
     docstring; every setting: :class:`~invar.config.TrainConfig`).
@@ -396,18 +431,41 @@ def train(config: TrainConfig | None = None, /, *, progress: Callable[..., None]
     if config.resume and run.state_path.exists():
         _resume(run)
     run.ddp = _parallel(run.model.network, procs)
-    report("start", n_train=len(splits.train), n_valid=len(splits.valid), too_long=splits.too_long,
-           epochs=config.epochs, steps=run.steps_per_epoch, start_epoch=run.start_epoch, config=model_config,
-           world=procs.world)
+    report(
+        "start",
+        n_train=len(splits.train),
+        n_valid=len(splits.valid),
+        too_long=splits.too_long,
+        epochs=config.epochs,
+        steps=run.steps_per_epoch,
+        start_epoch=run.start_epoch,
+        config=model_config,
+        world=procs.world,
+    )
     stopped_at, stopped_by = _epochs(run)
     _finish(run)
     _leave_processes(procs)
-    return TrainResult(out=config.out, arch=config.arch, size=config.size, task=config.task,
-                       metric_name=the_task.metric_name, best_metric=run.best, best_epoch=run.best_epoch,
-                       epochs=config.epochs, n_train=len(splits.train), n_valid=len(splits.valid),
-                       too_long=splits.too_long, history=run.history, resumed_from=run.resumed_from,
-                       steps_per_epoch=run.steps_per_epoch, patience=config.patience, stopped_at=stopped_at,
-                       schedule=config.schedule, halvings=_halvings(run, upto=-1), stopped_by=stopped_by)
+    return TrainResult(
+        out=config.out,
+        arch=config.arch,
+        size=config.size,
+        task=config.task,
+        metric_name=the_task.metric_name,
+        best_metric=run.best,
+        best_epoch=run.best_epoch,
+        epochs=config.epochs,
+        n_train=len(splits.train),
+        n_valid=len(splits.valid),
+        too_long=splits.too_long,
+        history=run.history,
+        resumed_from=run.resumed_from,
+        steps_per_epoch=run.steps_per_epoch,
+        patience=config.patience,
+        stopped_at=stopped_at,
+        schedule=config.schedule,
+        halvings=_halvings(run, upto=-1),
+        stopped_by=stopped_by,
+    )
 
 
 @dataclass(frozen=True)
@@ -478,12 +536,20 @@ def _model_config(the_task: Task, config: TrainConfig) -> ModelConfig:
     """The architecture's preset at its size, with the task's fields and the run's model fields."""
     task_fields = dict(the_task.arch_config(config.arch)) if the_task.arch_config is not None else {}
     try:
-        return preset(config.arch, config.size, max_len=config.max_len, head=the_task.head,
-                      n_labels=the_task.n_labels, seed=config.seed, **{**task_fields, **config.model_fields()})
+        return preset(
+            config.arch,
+            config.size,
+            max_len=config.max_len,
+            head=the_task.head,
+            n_labels=the_task.n_labels,
+            seed=config.seed,
+            **{**task_fields, **config.model_fields()},
+        )
     except ValueError as err:
         message = str(err)
-        raise ModelError(message, path="--arch" if "architecture" in message else "--size" if "size" in message
-                         else None)
+        raise ModelError(
+            message, path="--arch" if "architecture" in message else "--size" if "size" in message else None
+        )
 
 
 def _check_device(device: str) -> None:
@@ -514,30 +580,48 @@ def _threads_per_process(world: int) -> int:
     return max(1, (os.cpu_count() or 1) // int(os.environ.get("LOCAL_WORLD_SIZE", world)))
 
 
-def _read_programs(the_task: Task, kind: type[Model], model_config: ModelConfig, config: TrainConfig,
-                   report: Callable) -> tuple[Vocab, dict]:
+def _read_programs(
+    the_task: Task, kind: type[Model], model_config: ModelConfig, config: TrainConfig, report: Callable
+) -> tuple[Vocab, dict]:
     """Programs (a pooled encoder's, a language model's windows), encoded once and cached on disk."""
-    return prepare_data(the_task, config.data, limit=config.limit, jobs=config.jobs or 1, progress=report,
-                        raw_labels=the_task.labels_of is not None or kind.targets_in_batch)
+    return prepare_data(
+        the_task,
+        config.data,
+        limit=config.limit,
+        jobs=config.jobs or 1,
+        progress=report,
+        raw_labels=the_task.labels_of is not None or kind.targets_in_batch,
+    )
 
 
-def _read_pairs(the_task: Task, kind: type[Model], model_config: ModelConfig, config: TrainConfig,
-                report: Callable) -> tuple[Vocab, dict]:
+def _read_pairs(
+    the_task: Task, kind: type[Model], model_config: ModelConfig, config: TrainConfig, report: Callable
+) -> tuple[Vocab, dict]:
     """An encoder-decoder's pairs, with the task's pool in the vocabulary, encoded in memory."""
     if model_config.pool_size > len(the_task.pool):
-        raise ModelError(f"pool_size={model_config.pool_size}: the {the_task.name} task's pool holds "
-                         f"{len(the_task.pool)} names", path="--pool-size")
-    return prepare_pairs(the_task, config.data, arch=config.arch, tree=model_config.positions == "tree",
-                         limit=config.limit, progress=report, canonical=model_config.canonicalize,
-                         pool_size=model_config.pool_size)
+        raise ModelError(
+            f"pool_size={model_config.pool_size}: the {the_task.name} task's pool holds {len(the_task.pool)} names",
+            path="--pool-size",
+        )
+    return prepare_pairs(
+        the_task,
+        config.data,
+        arch=config.arch,
+        tree=model_config.positions == "tree",
+        limit=config.limit,
+        progress=report,
+        canonical=model_config.canonicalize,
+        pool_size=model_config.pool_size,
+    )
 
 
 #: what a kind of model reads (:attr:`Model.reads`) -> how its splits are read
 _READERS = {"programs": _read_programs, "pairs": _read_pairs}
 
 
-def _read_splits(the_task: Task, kind: type[Model], model_config: ModelConfig, config: TrainConfig,
-                 report: Callable) -> tuple[ModelConfig, _Splits]:
+def _read_splits(
+    the_task: Task, kind: type[Model], model_config: ModelConfig, config: TrainConfig, report: Callable
+) -> tuple[ModelConfig, _Splits]:
     """The splits encoded and cut to ``max_len``, and the model's config
     completed by them: the vocabulary, the dataset's labels and what the
     kind takes from its training split (an encoder-decoder's longest output)."""
@@ -551,38 +635,61 @@ def _read_splits(the_task: Task, kind: type[Model], model_config: ModelConfig, c
     return kind.completed(model_config, kept.train), kept
 
 
-def _fitting(splits: dict, vocab: Vocab, label_names: list[str] | None, fits: Callable[[Encoded, int], bool],
-             config: TrainConfig) -> _Splits:
+def _fitting(
+    splits: dict, vocab: Vocab, label_names: list[str] | None, fits: Callable[[Encoded, int], bool], config: TrainConfig
+) -> _Splits:
     """The training and validation programs that ``fits`` in ``max_len`` tokens, and how many did not."""
     (train_enc, train_y), (valid_enc, valid_y) = splits["train"], splits["valid"]
     keep_t = [i for i, e in enumerate(train_enc) if fits(e, config.max_len)]
     keep_v = [i for i, e in enumerate(valid_enc) if fits(e, config.max_len)]
     if not keep_t or not keep_v:
-        raise DataError(f"no program of at most {config.max_len} tokens in the training or validation split",
-                        path=config.data)
-    return _Splits(vocab=vocab, train=[train_enc[i] for i in keep_t], train_y=take(train_y, keep_t),
-                   valid=[valid_enc[i] for i in keep_v], valid_y=take(valid_y, keep_v),
-                   too_long=len(train_enc) - len(keep_t) + len(valid_enc) - len(keep_v), label_names=label_names)
+        raise DataError(
+            f"no program of at most {config.max_len} tokens in the training or validation split", path=config.data
+        )
+    return _Splits(
+        vocab=vocab,
+        train=[train_enc[i] for i in keep_t],
+        train_y=take(train_y, keep_t),
+        valid=[valid_enc[i] for i in keep_v],
+        valid_y=take(valid_y, keep_v),
+        too_long=len(train_enc) - len(keep_t) + len(valid_enc) - len(keep_v),
+        label_names=label_names,
+    )
 
 
-def _set_up(config: TrainConfig, the_task: Task, model_config: ModelConfig, splits: _Splits, procs: _Processes,
-            report: Callable) -> _Run:
+def _set_up(
+    config: TrainConfig, the_task: Task, model_config: ModelConfig, splits: _Splits, procs: _Processes, report: Callable
+) -> _Run:
     """A new run: the model at its seeded initial weights on its device,
     its output started where the labels are, its optimiser, and the epochs' length."""
     random.seed(config.seed)
     np.random.seed(config.seed % (1 << 32))
     torch.manual_seed(config.seed)
-    model = Model(config.task, model_config, splits.vocab, labels=splits.label_names,
-                  languages=sorted({e.lang for e in splits.train}))
+    model = Model(
+        config.task,
+        model_config,
+        splits.vocab,
+        labels=splits.label_names,
+        languages=sorted({e.lang for e in splits.train}),
+    )
     model.init_output(splits.train_y, splits.label_names)
     model.network.to(procs.dev)
     lengths = np.asarray([len(e) for e in splits.train])
-    return _Run(config=config, task=the_task, procs=procs, splits=splits, model=model,
-                opt=_optimiser(model.network, config), settings=_must_match(config, splits, procs),
-                state_path=resume_path(config.out), report=report, lengths=lengths,
-                steps_per_epoch=len(_batches(lengths, config.batch_size, config.seed, 0, procs.world)),
-                targets=model.targets(splits.train_y, splits.label_names),
-                best=math.inf if the_task.lower_is_better else -math.inf)
+    return _Run(
+        config=config,
+        task=the_task,
+        procs=procs,
+        splits=splits,
+        model=model,
+        opt=_optimiser(model.network, config),
+        settings=_must_match(config, splits, procs),
+        state_path=resume_path(config.out),
+        report=report,
+        lengths=lengths,
+        steps_per_epoch=len(_batches(lengths, config.batch_size, config.seed, 0, procs.world)),
+        targets=model.targets(splits.train_y, splits.label_names),
+        best=math.inf if the_task.lower_is_better else -math.inf,
+    )
 
 
 def _must_match(config: TrainConfig, splits: _Splits, procs: _Processes) -> dict:
@@ -591,10 +698,17 @@ def _must_match(config: TrainConfig, splits: _Splits, procs: _Processes) -> dict
     states have always been saved in (a state saved by an older invar
     resumes). The schedule only when it is not the cosine one (a state saved
     before the schedule existed was a cosine one)."""
-    settings = {"task": config.task, "data": [f"{len(splits.train)}", splits.vocab.fingerprint()],
-                "batch_size": config.batch_size, "seed": config.seed, "lr": config.lr,
-                "weight_decay": config.weight_decay, "betas": list(config.betas), "max_len": config.max_len,
-                "world": procs.world}
+    settings = {
+        "task": config.task,
+        "data": [f"{len(splits.train)}", splits.vocab.fingerprint()],
+        "batch_size": config.batch_size,
+        "seed": config.seed,
+        "lr": config.lr,
+        "weight_decay": config.weight_decay,
+        "betas": list(config.betas),
+        "max_len": config.max_len,
+        "world": procs.world,
+    }
     if config.schedule != "cosine":
         settings["schedule"] = [config.schedule, config.plateau]
     return settings
@@ -604,8 +718,11 @@ def _optimiser(net: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimiz
     """AdamW; biases and norms (parameters of fewer than 2 dimensions) without weight decay."""
     decay = [p for n, p in net.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in net.named_parameters() if p.dim() < 2]
-    return torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                              {"params": no_decay, "weight_decay": 0.0}], lr=config.lr, betas=config.betas)
+    return torch.optim.AdamW(
+        [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=config.lr,
+        betas=config.betas,
+    )
 
 
 def _remove_temporaries(run: _Run) -> None:
@@ -631,9 +748,12 @@ def _resume(run: _Run) -> None:
     in the epochs, history, best epoch, and the resumed epoch's losses so far."""
     state = load_checkpoint(run.state_path, kind="resume")
     if _saved_config(state.get("config")) != run.model.config.to_dict() or state.get("settings") != run.settings:
-        raise ModelError("the saved training state is for other settings (architecture, data, seed, batch size or "
-                         "learning-rate schedule); "
-                         "train without --resume to start again", path=str(run.state_path))
+        raise ModelError(
+            "the saved training state is for other settings (architecture, data, seed, batch size or "
+            "learning-rate schedule); "
+            "train without --resume to start again",
+            path=str(run.state_path),
+        )
     run.model.network.load_state_dict(state["state_dict"])
     run.opt.load_state_dict(state["optimizer"])
     run.start_epoch, run.start_step = int(state["epoch"]), int(state["step"])
@@ -661,14 +781,25 @@ def _save_state(run: _Run, epoch: int, step: int, epoch_losses: list[float]) -> 
     if run.procs.rank != 0:
         return
     net = run.model.network
-    save_checkpoint(run.state_path, {
-        "epoch_losses": list(epoch_losses),
-        "kind": "resume", "task": run.config.task, "config": run.model.config.to_dict(),
-        "vocab": run.splits.vocab.to_dict(),
-        "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
-        "optimizer": run.opt.state_dict(), "epoch": epoch, "step": step, "history": run.history,
-        "best": run.best, "best_epoch": run.best_epoch, "settings": run.settings, "train": run.config.as_dict(),
-    })
+    save_checkpoint(
+        run.state_path,
+        {
+            "epoch_losses": list(epoch_losses),
+            "kind": "resume",
+            "task": run.config.task,
+            "config": run.model.config.to_dict(),
+            "vocab": run.splits.vocab.to_dict(),
+            "state_dict": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+            "optimizer": run.opt.state_dict(),
+            "epoch": epoch,
+            "step": step,
+            "history": run.history,
+            "best": run.best,
+            "best_epoch": run.best_epoch,
+            "settings": run.settings,
+            "train": run.config.as_dict(),
+        },
+    )
 
 
 # ------------------------------------------------------------------- epochs
@@ -681,8 +812,14 @@ def _epochs(run: _Run) -> tuple[int | None, str | None]:
         for epoch in range(run.start_epoch, config.epochs):
             reason = _stop_reason(run, epoch, time.monotonic() - started)
             if reason:
-                run.report("stop", epoch=epoch, best_epoch=run.best_epoch, patience=config.patience, reason=reason,
-                           time_limit=config.time_limit)
+                run.report(
+                    "stop",
+                    epoch=epoch,
+                    best_epoch=run.best_epoch,
+                    patience=config.patience,
+                    reason=reason,
+                    time_limit=config.time_limit,
+                )
                 return epoch, reason
             _epoch(run, epoch)
     return None, None
@@ -702,10 +839,21 @@ def _epoch(run: _Run, epoch: int) -> None:
         _save_best(run)
     _save_state(run, epoch + 1, 0, [])
     entry = run.history[-1]
-    run.report("epoch", epoch=epoch + 1, epochs=run.config.epochs, train_loss=entry["train_loss"], metric=metric,
-               lr=entry["lr"],
-               best=run.best, best_epoch=run.best_epoch, improved=improved, seconds=seconds,
-               resumed_at=first or None, loss_steps=entry.get("train_loss_steps"), steps=len(batches))
+    run.report(
+        "epoch",
+        epoch=epoch + 1,
+        epochs=run.config.epochs,
+        train_loss=entry["train_loss"],
+        metric=metric,
+        lr=entry["lr"],
+        best=run.best,
+        best_epoch=run.best_epoch,
+        improved=improved,
+        seconds=seconds,
+        resumed_at=first or None,
+        loss_steps=entry.get("train_loss_steps"),
+        steps=len(batches),
+    )
 
 
 def _train_steps(run: _Run, epoch: int, batches: list[np.ndarray], first: int) -> list[float]:
@@ -726,11 +874,17 @@ def _step(run: _Run, epoch: int, step: int, batch_indices: np.ndarray) -> float:
     """One optimiser step on this process's share of the batch (dropout and
     random embeddings seeded by the step); its loss."""
     config, procs, net = run.config, run.procs, run.model.network
-    idx = batch_indices[procs.rank::procs.world]
+    idx = batch_indices[procs.rank :: procs.world]
     torch.manual_seed(_mix(config.seed, epoch, step, procs.rank))
     batch = to_device(run.model.collate(_batch_programs(run, epoch, idx)), procs.dev)
-    lr = _lr(epoch * run.steps_per_epoch + step, run.steps_per_epoch * config.epochs, config.lr, config.schedule,
-             _halvings(run), run.steps_per_epoch)
+    lr = _lr(
+        epoch * run.steps_per_epoch + step,
+        run.steps_per_epoch * config.epochs,
+        config.lr,
+        config.schedule,
+        _halvings(run),
+        run.steps_per_epoch,
+    )
     for group in run.opt.param_groups:
         group["lr"] = lr
     targets = None if run.targets is None else run.targets[torch.as_tensor(idx)].to(procs.dev)
@@ -805,16 +959,28 @@ def _out_of_patience(run: _Run) -> bool:
     return bool(patience and run.history and run.history[-1]["epoch"] - run.best_epoch >= patience)
 
 
-def _record(run: _Run, epoch: int, metric: float, valid_loss: float | None, losses: list[float], seconds: float,
-            first: int, steps: int) -> bool:
+def _record(
+    run: _Run,
+    epoch: int,
+    metric: float,
+    valid_loss: float | None,
+    losses: list[float],
+    seconds: float,
+    first: int,
+    steps: int,
+) -> bool:
     """The epoch in the history, and whether it is the best so far (the first epoch always is)."""
     lower = run.task.lower_is_better
     improved = run.best_epoch == 0 or (metric < run.best if lower else metric > run.best)
     if improved:
         run.best, run.best_epoch = metric, epoch + 1
-    entry = {"epoch": epoch + 1, "train_loss": float(np.mean(losses)) if losses else None,
-             f"valid_{run.task.metric_name}": metric, "lr": run.opt.param_groups[0]["lr"],
-             "seconds": round(seconds, 3)}
+    entry = {
+        "epoch": epoch + 1,
+        "train_loss": float(np.mean(losses)) if losses else None,
+        f"valid_{run.task.metric_name}": metric,
+        "lr": run.opt.param_groups[0]["lr"],
+        "seconds": round(seconds, 3),
+    }
     if first and run.resumed_losses is None:  # the steps before the resume are not in train_loss
         entry["train_loss_steps"] = [first + 1, steps]
     if valid_loss is not None:
@@ -840,8 +1006,9 @@ def _finish(run: _Run) -> None:
     if run.procs.rank != 0:
         return
     if not Path(run.config.out).exists():
-        raise ModelError("the saved training state has no epoch left; raise --epochs to train on",
-                         path=str(run.state_path))
+        raise ModelError(
+            "the saved training state has no epoch left; raise --epochs to train on", path=str(run.state_path)
+        )
     if run.model.config.random_draws > 1:
         _choose_draw(run)
 
@@ -870,7 +1037,16 @@ def _leave_processes(procs: _Processes) -> None:
         dist.destroy_process_group()
 
 
-__all__ = ["train", "TrainConfig", "TrainResult", "prepare_data", "prepare_pairs", "pool_of", "resume_path",
-           "PRECISIONS", "SCHEDULES"]
+__all__ = [
+    "train",
+    "TrainConfig",
+    "TrainResult",
+    "prepare_data",
+    "prepare_pairs",
+    "pool_of",
+    "resume_path",
+    "PRECISIONS",
+    "SCHEDULES",
+]
 
 callable_module(__name__, train)

@@ -56,8 +56,11 @@ def pytest_terminal_summary(terminalreporter):
 
 
 #: the three LM embeddings the lm tests train: name -> (architecture, config overrides)
-LM_EMBEDDINGS = {"learned": ("vanilla", None), "lexinvariant": ("lexinvariant", None),
-                 "regularised": ("lexinvariant", {"lexinvariant_p": 0.2})}
+LM_EMBEDDINGS = {
+    "learned": ("vanilla", None),
+    "lexinvariant": ("lexinvariant", None),
+    "regularised": ("lexinvariant", {"lexinvariant_p": 0.2}),
+}
 
 
 def char_windows(out: Path, seq_len: int = 64) -> Path:
@@ -74,5 +77,6 @@ def same_but_target_order(a, b) -> bool:
     in another order."""
     from dataclasses import replace
 
-    return replace(a, rename_targets=None, rename_offsets=None).same(replace(b, rename_targets=None,
-                                                                             rename_offsets=None))
+    return replace(a, rename_targets=None, rename_offsets=None).same(
+        replace(b, rename_targets=None, rename_offsets=None)
+    )

@@ -183,21 +183,32 @@ def test_the_standard_library_is_imported_at_the_top():
 
 
 def test_a_late_stdlib_import_is_found(tmp_path):
-    pkg = _package(tmp_path, {"late.py": "def f():\n    import json\n    import resource  # POSIX only\n"
-                                         "    from .x import y\n    return json\n"})
+    pkg = _package(
+        tmp_path,
+        {
+            "late.py": "def f():\n    import json\n    import resource  # POSIX only\n"
+            "    from .x import y\n    return json\n"
+        },
+    )
     assert late_stdlib_imports(pkg) == ["invar/late.py:2 json"]
 
 
 def test_every_module_says_what_it_holds():
-    missing = [str(p.relative_to(ROOT)) for p, _ in modules(PACKAGE).values()
-               if ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) is None]
+    missing = [
+        str(p.relative_to(ROOT))
+        for p, _ in modules(PACKAGE).values()
+        if ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) is None
+    ]
     assert missing == []
 
 
 def test_every_package_face_says_what_it_may_not_import():
     faces = [p for p, is_package in modules(PACKAGE).values() if is_package]
-    silent = [str(p.relative_to(ROOT)) for p in faces
-              if "import" not in (ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or "")]
+    silent = [
+        str(p.relative_to(ROOT))
+        for p in faces
+        if "import" not in (ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) or "")
+    ]
     assert len(faces) >= 12 and silent == []
 
 
@@ -222,8 +233,13 @@ def _package(root: Path, files: dict[str, str]) -> Path:
     return pkg
 
 
-BASE = {"errors.py": '"""e"""\n', "program.py": "from .errors import X\n", "symmetry/spaces.py": "from ..program import P\n",
-        "nn/model.py": "from ..symmetry import spaces\n", "cli/app.py": "from ..nn.model import M\n"}
+BASE = {
+    "errors.py": '"""e"""\n',
+    "program.py": "from .errors import X\n",
+    "symmetry/spaces.py": "from ..program import P\n",
+    "nn/model.py": "from ..symmetry import spaces\n",
+    "cli/app.py": "from ..nn.model import M\n",
+}
 
 
 @pytest.mark.parametrize(
@@ -232,15 +248,19 @@ BASE = {"errors.py": '"""e"""\n', "program.py": "from .errors import X\n", "symm
         # a relative import, at module level, of a higher layer
         ({"symmetry/bad.py": "from ..nn.model import M\n"}, ["invar.symmetry.bad:1 imports invar.nn.model"]),
         # the same, made late inside a function
-        ({"symmetry/bad.py": "def f():\n    from ..cli import app\n"},
-         ["invar.symmetry.bad:2 imports invar.cli", "invar.symmetry.bad:2 imports invar.cli.app"]),
+        (
+            {"symmetry/bad.py": "def f():\n    from ..cli import app\n"},
+            ["invar.symmetry.bad:2 imports invar.cli", "invar.symmetry.bad:2 imports invar.cli.app"],
+        ),
         # an absolute import
         ({"program.py": "import invar.nn.model as m\n"}, ["invar.program:1 imports invar.nn.model"]),
         # the package face from below (``from .. import x`` of a name the face defines)
         ({"nn/bad.py": "from .. import load_model\n"}, ["invar.nn.bad:1 imports invar"]),
         # two parts of one layer
-        ({"train.py": "from .audit import run\n", "audit/run.py": '"""r"""\n'},
-         ["invar.train:1 imports invar.audit", "invar.train:1 imports invar.audit.run"]),
+        (
+            {"train.py": "from .audit import run\n", "audit/run.py": '"""r"""\n'},
+            ["invar.train:1 imports invar.audit", "invar.train:1 imports invar.audit.run"],
+        ),
     ],
 )
 def test_an_upward_import_is_found(tmp_path, bad, expected):
@@ -249,8 +269,15 @@ def test_an_upward_import_is_found(tmp_path, bad, expected):
 
 
 def test_a_circle_is_found(tmp_path):
-    pkg = _package(tmp_path, {**BASE, "nn/a.py": "from .b import x\n", "nn/b.py": "def f():\n    from .c import y\n",
-                              "nn/c.py": "from . import a\n"})
+    pkg = _package(
+        tmp_path,
+        {
+            **BASE,
+            "nn/a.py": "from .b import x\n",
+            "nn/b.py": "def f():\n    from .c import y\n",
+            "nn/c.py": "from . import a\n",
+        },
+    )
     assert circles(import_graph(pkg)) == [["invar.nn.a", "invar.nn.b", "invar.nn.c"]]
     assert upward(import_graph(pkg)) == []
 
@@ -258,16 +285,27 @@ def test_a_circle_is_found(tmp_path):
 def test_downward_imports_pass(tmp_path):
     graph = import_graph(_package(tmp_path, BASE))
     assert circles(graph) == [] and upward(graph) == []
-    assert set(graph.edges) == {("invar.program", "invar.errors"), ("invar.symmetry.spaces", "invar.program"),
-                                ("invar.nn.model", "invar.symmetry.spaces"), ("invar.nn.model", "invar.symmetry"),
-                                ("invar.cli.app", "invar.nn.model")}
+    assert set(graph.edges) == {
+        ("invar.program", "invar.errors"),
+        ("invar.symmetry.spaces", "invar.program"),
+        ("invar.nn.model", "invar.symmetry.spaces"),
+        ("invar.nn.model", "invar.symmetry"),
+        ("invar.cli.app", "invar.nn.model"),
+    }
 
 
 def test_a_circle_through_a_package_face_is_found(tmp_path):
     """A face that imports its modules, and a module that takes a sibling
     through the face (``from . import x``): a circle, however Python copes."""
-    pkg = _package(tmp_path, {**BASE, "audit/__init__.py": "from .run import audit\n",
-                              "audit/run.py": "from . import metrics\n", "audit/metrics.py": '"""m"""\n'})
+    pkg = _package(
+        tmp_path,
+        {
+            **BASE,
+            "audit/__init__.py": "from .run import audit\n",
+            "audit/run.py": "from . import metrics\n",
+            "audit/metrics.py": '"""m"""\n',
+        },
+    )
     assert circles(import_graph(pkg)) == [["invar.audit", "invar.audit.run"]]
     (pkg / "audit" / "run.py").write_text("from .metrics import distinct\n")
     assert circles(import_graph(pkg)) == []

@@ -75,10 +75,23 @@ def test_a_checkpoint_that_would_run_code_is_refused(tmp_path, container):
         (lambda p: p.write_bytes(b""), "not a readable checkpoint"),
         (lambda p: torch.save({"weights": torch.zeros(2)}, p), "not an invar checkpoint"),
         (lambda p: torch.save({"format": "invar-checkpoint", "version": 99}, p), "format version 99"),
-        (lambda p: torch.save({"format": "invar-checkpoint", "version": checkpoint.VERSION, "kind": "resume"}, p),
-         "a resume file, not a model checkpoint"),
-        (lambda p: torch.save({"format": "invar-checkpoint", "version": checkpoint.VERSION, "task": "bhive",
-                               "config": {"n_layer": "two"}, "vocab": {}}, p), "inconsistent checkpoint"),
+        (
+            lambda p: torch.save({"format": "invar-checkpoint", "version": checkpoint.VERSION, "kind": "resume"}, p),
+            "a resume file, not a model checkpoint",
+        ),
+        (
+            lambda p: torch.save(
+                {
+                    "format": "invar-checkpoint",
+                    "version": checkpoint.VERSION,
+                    "task": "bhive",
+                    "config": {"n_layer": "two"},
+                    "vocab": {},
+                },
+                p,
+            ),
+            "inconsistent checkpoint",
+        ),
     ],
 )
 def test_bad_files_are_located_model_errors(tmp_path, write, message):

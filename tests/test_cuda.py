@@ -57,8 +57,9 @@ def test_training_on_cuda_then_predicting_on_either_device(arch, blocks, tmp_pat
 @needs_cuda
 def test_a_sequence_model_on_cuda(tmp_path):
     out = tmp_path / "copy.pt"
-    train(task="copy", data=FIXTURES / "copy", arch="dualpart", epochs=1, batch_size=16, limit=100, device="cuda",
-          out=out)
+    train(
+        task="copy", data=FIXTURES / "copy", arch="dualpart", epochs=1, batch_size=16, limit=100, device="cuda", out=out
+    )
     model = invar.load_model(out, device="cuda")
     from invar.tasks import get_task
 
@@ -71,8 +72,18 @@ def test_a_sequence_model_on_cuda(tmp_path):
 @pytest.mark.parametrize("precision", ["tf32", "bf16"])
 def test_lower_precision_training_on_cuda(precision, blocks, tmp_path):
     before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
-    result = train(data=blocks, arch="renamer", epochs=3, out=tmp_path / "m.pt", batch_size=16, limit=200,
-                   device="cuda", seed=1, precision=precision, lr=1e-3)
+    result = train(
+        data=blocks,
+        arch="renamer",
+        epochs=3,
+        out=tmp_path / "m.pt",
+        batch_size=16,
+        limit=200,
+        device="cuda",
+        seed=1,
+        precision=precision,
+        lr=1e-3,
+    )
     losses = [h["train_loss"] for h in result.history]
     assert all(math.isfinite(x) for x in losses) and losses[-1] < losses[0], losses
     assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before
@@ -83,12 +94,26 @@ def test_lower_precision_training_on_cuda(precision, blocks, tmp_path):
 @needs_cuda
 def test_predict_and_audit_on_cuda_from_the_command_line(invoke):
     model = str(FIXTURES / "models" / "renamer.pt")
-    result = invoke("audit", "--model", model, "--dataset", str(BLOCKS), "--limit", "20", "--variants", "3",
-                    "--device", "cuda", "--format", "json")
+    result = invoke(
+        "audit",
+        "--model",
+        model,
+        "--dataset",
+        str(BLOCKS),
+        "--limit",
+        "20",
+        "--variants",
+        "3",
+        "--device",
+        "cuda",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     on_gpu = json.loads(result.stdout)
-    result = invoke("audit", "--model", model, "--dataset", str(BLOCKS), "--limit", "20", "--variants", "3",
-                    "--format", "json")
+    result = invoke(
+        "audit", "--model", model, "--dataset", str(BLOCKS), "--limit", "20", "--variants", "3", "--format", "json"
+    )
     on_cpu = json.loads(result.stdout)
     assert on_gpu["violation_rate"] == on_cpu["violation_rate"] == 0 and on_gpu["audited"] == on_cpu["audited"]
     blocks_file = str(FIXTURES / "x86" / "blocks.csv")
@@ -96,15 +121,19 @@ def test_predict_and_audit_on_cuda_from_the_command_line(invoke):
     cpu = invoke("predict", "--model", model, blocks_file, "--format", "json")
     assert gpu.exit_code == cpu.exit_code
     assert [p["prediction"] for p in json.loads(gpu.stdout)["predictions"]] == pytest.approx(
-        [p["prediction"] for p in json.loads(cpu.stdout)["predictions"]], rel=1e-3)
+        [p["prediction"] for p in json.loads(cpu.stdout)["predictions"]], rel=1e-3
+    )
 
 
 @pytest.mark.skipif(CUDA, reason="a CUDA device is present")
-@pytest.mark.parametrize("command", [
-    ("predict", "--model", str(FIXTURES / "models" / "vanilla.pt"), str(FIXTURES / "x86" / "blocks.csv")),
-    ("audit", "--model", str(FIXTURES / "models" / "vanilla.pt"), "--dataset", str(BLOCKS), "--limit", "2"),
-    ("train", "--data", str(BLOCKS), "--arch", "vanilla", "--out", "never.pt", "--limit", "8"),
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("predict", "--model", str(FIXTURES / "models" / "vanilla.pt"), str(FIXTURES / "x86" / "blocks.csv")),
+        ("audit", "--model", str(FIXTURES / "models" / "vanilla.pt"), "--dataset", str(BLOCKS), "--limit", "2"),
+        ("train", "--data", str(BLOCKS), "--arch", "vanilla", "--out", "never.pt", "--limit", "8"),
+    ],
+)
 def test_asking_for_cuda_without_a_device_is_a_usage_error(invoke, command, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = invoke(*command, "--device", "cuda")

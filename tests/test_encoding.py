@@ -9,7 +9,16 @@ import numpy as np
 import pytest
 
 from invar.encoding import (
-    UNK, Encoded, NoIdRemap, Vocab, collate, encode, load_encoded, permuted, renamed, renaming_space_of,
+    UNK,
+    Encoded,
+    NoIdRemap,
+    Vocab,
+    collate,
+    encode,
+    load_encoded,
+    permuted,
+    renamed,
+    renaming_space_of,
     save_encoded,
 )
 from invar.frontends.x86 import parse
@@ -103,7 +112,13 @@ def test_figure1a_arrays():
     assert enc.line_pos.tolist() == list(range(7)) * 3
     assert enc.layer.tolist() == [0, 1, 2]
     assert [vocab.referents[i] for i in enc.rename_refs] == ["gpr:sp", "gpr:a", "gpr:bp"]
-    assert [vocab.tokens[i] for i in enc.canon if vocab.tokens[i].startswith("%")] == ["%rax", "%rcx", "%rdx", "%rcx", "%ecx"]
+    assert [vocab.tokens[i] for i in enc.canon if vocab.tokens[i].startswith("%")] == [
+        "%rax",
+        "%rcx",
+        "%rdx",
+        "%rcx",
+        "%ecx",
+    ]
 
 
 def test_unknown_texts_fall_back_to_their_views_unknown():
@@ -130,24 +145,29 @@ def test_collate_pads_and_expands_the_symmetry_mask():
         collate(encs, canonical=True)
 
 
-@pytest.mark.parametrize("text, pinned", [
-    # mul reads and writes %rax and %rdx, a shift counts in %cl, push and a stack address use %rsp;
-    # %rcx, mul's free operand, is pinned too: it is the same register as the shift's %cl
-    ("mulq %rcx\nmovq %rax, %rbx\nshlq %cl, %rdx\npush %rbp\naddq (%rsp), %rsi\n",
-     ["%rcx", "%rax", "%cl", "%rdx", "%rsp"]),
-    ("addq %rax, %rbx\nsubq %rbx, %rcx", []),
-    ("push %rbx\naddq (%rsp), %rax", ["%rsp"]),  # push moves the stack pointer: pinned
-    ("movq (%rsp), %rax\nmovq %rax, 8(%rsp)", []),  # a base address only: any register would do
-    ("cqto\nidivq %rcx\nmovq %rdx, %rbx", ["%rdx"]),  # the remainder is in %rdx; the divisor is free
-    ("movq %fs:40, %rax\nleaq 8(%rip), %rbx", ["%fs", "%rip"]),  # classes no renaming moves
-])
+@pytest.mark.parametrize(
+    "text, pinned",
+    [
+        # mul reads and writes %rax and %rdx, a shift counts in %cl, push and a stack address use %rsp;
+        # %rcx, mul's free operand, is pinned too: it is the same register as the shift's %cl
+        (
+            "mulq %rcx\nmovq %rax, %rbx\nshlq %cl, %rdx\npush %rbp\naddq (%rsp), %rsi\n",
+            ["%rcx", "%rax", "%cl", "%rdx", "%rsp"],
+        ),
+        ("addq %rax, %rbx\nsubq %rbx, %rcx", []),
+        ("push %rbx\naddq (%rsp), %rax", ["%rsp"]),  # push moves the stack pointer: pinned
+        ("movq (%rsp), %rax\nmovq %rax, 8(%rsp)", []),  # a base address only: any register would do
+        ("cqto\nidivq %rcx\nmovq %rdx, %rbx", ["%rdx"]),  # the remainder is in %rdx; the divisor is free
+        ("movq %fs:40, %rax\nleaq 8(%rip), %rbx", ["%fs", "%rip"]),  # classes no renaming moves
+    ],
+)
 def test_pinned_tokens_are_those_no_renaming_moves(text, pinned):
     program = parse(text)
     vocab = Vocab.build([parse("nop")])  # the mask does not depend on what the vocabulary knows
     enc = encode(program, vocab)
     assert [t.text for t, m in zip(program.tokens, enc.pinned) if m] == pinned
     batch = collate([enc, encode(parse("nop"), vocab)], pinned=True)
-    assert batch["pinned"][0, :len(enc)].tolist() == enc.pinned.tolist() and not batch["pinned"][1].any()
+    assert batch["pinned"][0, : len(enc)].tolist() == enc.pinned.tolist() and not batch["pinned"][1].any()
     assert "pinned" not in collate([enc])
 
 

@@ -48,11 +48,14 @@ def _write_lines(f) -> None:
         f.write(b"whole\n")
 
 
-@pytest.mark.parametrize("write", [
-    # interrupted there, torch.save raises "RuntimeError: … unexpected pos 30 vs 0"
-    pytest.param(lambda f: torch.save({"w": torch.arange(1000)}, _Interrupting(f, at=2)), id="torch.save"),
-    pytest.param(lambda f: _write_lines(_Interrupting(f, at=1)), id="plain"),
-])
+@pytest.mark.parametrize(
+    "write",
+    [
+        # interrupted there, torch.save raises "RuntimeError: … unexpected pos 30 vs 0"
+        pytest.param(lambda f: torch.save({"w": torch.arange(1000)}, _Interrupting(f, at=2)), id="torch.save"),
+        pytest.param(lambda f: _write_lines(_Interrupting(f, at=1)), id="plain"),
+    ],
+)
 def test_an_interrupt_during_an_atomic_write_waits_for_the_file(tmp_path, write) -> None:
     """torch.save would turn a KeyboardInterrupt raised in its writes into a
     RuntimeError: held until the file is in place, Ctrl-C stays Ctrl-C."""
@@ -180,19 +183,25 @@ def test_a_spawned_pool_ends_without_printing_its_workers_exit(tmp_path) -> None
 
 
 # ------------------------------------------------------- the command line
-@pytest.mark.parametrize("argv, command_line", [
-    (["/venv/bin/python", "/venv/bin/invar", "data", "names"], True),  # the console script pip writes
-    (["python", "-u", "-m", "invar", "train"], True),  # torchrun's processes
-    (["python", "-minvar", "audit"], True),
-    (["python", "-X", "importtime", "-W", "ignore", "/usr/local/bin/invar"], True),
-    (["python", "-m", "pytest", "tests"], False),
-    (["python", "-m", "invar.cli.app"], False),
-    (["python", "/venv/bin/pytest", "-m", "invar"], False),
-    # a spawned pool worker of the command line: given its parent's sys.argv, started with -c
-    (["python", "-c", "from multiprocessing.spawn import spawn_main; spawn_main()", "--multiprocessing-fork"], False),
-    (["python", "tools/regenerate.py"], False),
-    (["python"], False),
-])
+@pytest.mark.parametrize(
+    "argv, command_line",
+    [
+        (["/venv/bin/python", "/venv/bin/invar", "data", "names"], True),  # the console script pip writes
+        (["python", "-u", "-m", "invar", "train"], True),  # torchrun's processes
+        (["python", "-minvar", "audit"], True),
+        (["python", "-X", "importtime", "-W", "ignore", "/usr/local/bin/invar"], True),
+        (["python", "-m", "pytest", "tests"], False),
+        (["python", "-m", "invar.cli.app"], False),
+        (["python", "/venv/bin/pytest", "-m", "invar"], False),
+        # a spawned pool worker of the command line: given its parent's sys.argv, started with -c
+        (
+            ["python", "-c", "from multiprocessing.spawn import spawn_main; spawn_main()", "--multiprocessing-fork"],
+            False,
+        ),
+        (["python", "tools/regenerate.py"], False),
+        (["python"], False),
+    ],
+)
 def test_the_command_line_is_told_by_the_interpreters_arguments(monkeypatch, argv, command_line) -> None:
     monkeypatch.setattr(sys, "orig_argv", argv)
     monkeypatch.setattr(sys, "argv", ["/venv/bin/invar", "data"])  # never what decides
@@ -208,8 +217,9 @@ def test_starting_touches_the_command_line_alone(monkeypatch) -> None:
     try:
         interrupts.starting()
         assert signal.getsignal(signal.SIGINT) is interrupts._stop_starting
-        assert signal.getsignal(signal.SIGTERM) is (interrupts._stop_starting if before[1] == signal.SIG_DFL
-                                                    else before[1])
+        assert signal.getsignal(signal.SIGTERM) is (
+            interrupts._stop_starting if before[1] == signal.SIG_DFL else before[1]
+        )
     finally:
         signal.signal(signal.SIGINT, before[0])
         signal.signal(signal.SIGTERM, before[1])
@@ -218,21 +228,35 @@ def test_starting_touches_the_command_line_alone(monkeypatch) -> None:
 #: (script, status, standard output): the command line's stages, each in a process of its own
 STAGES = [
     # the process exits, its command done: a signal ends it silently, what it wrote flushed first
-    pytest.param("print('whole'); interrupts.finishing(); signal.raise_signal(signal.SIGTERM); print('never')",
-                 143, "whole\n", id="finishing"),
+    pytest.param(
+        "print('whole'); interrupts.finishing(); signal.raise_signal(signal.SIGTERM); print('never')",
+        143,
+        "whole\n",
+        id="finishing",
+    ),
     # it is leaving for an interrupt: another signal ends it with that interrupt's status
-    pytest.param("interrupts.finishing(130); signal.raise_signal(signal.SIGTERM); print('never')", 130, "",
-                 id="finishing-for-an-interrupt"),
+    pytest.param(
+        "interrupts.finishing(130); signal.raise_signal(signal.SIGTERM); print('never')",
+        130,
+        "",
+        id="finishing-for-an-interrupt",
+    ),
     # on its way out (a SystemExit being handled): raised now, the signal's exception would be a traceback
-    pytest.param("""interrupts.take_over()
+    pytest.param(
+        """interrupts.take_over()
 try:
     raise SystemExit(0)
 except SystemExit:
     print('leaving')
     signal.raise_signal(signal.SIGTERM)
-    print('never')""", 143, "leaving\n", id="while-exiting"),
+    print('never')""",
+        143,
+        "leaving\n",
+        id="while-exiting",
+    ),
     # raised in a weakref callback, the signal's exception is raised again after it
-    pytest.param("""interrupts.take_over()
+    pytest.param(
+        """interrupts.take_over()
 class Thing:
     pass
 try:
@@ -243,9 +267,13 @@ try:
     print('lost')
 except interrupts.Terminated:
     print('raised after the callback', interrupts.signalled() == signal.SIGTERM)""",
-                 0, "raised after the callback True\n", id="callback"),
+        0,
+        "raised after the callback True\n",
+        id="callback",
+    ),
     # in a deferred section, the callback's signal is held like any other, and acted on at its end
-    pytest.param("""interrupts.take_over()
+    pytest.param(
+        """interrupts.take_over()
 class Thing:
     pass
 try:
@@ -256,7 +284,11 @@ try:
         print('the section ends')
     print('lost')
 except KeyboardInterrupt:
-    print('raised at its end')""", 0, "the section ends\nraised at its end\n", id="callback-in-a-deferred-section"),
+    print('raised at its end')""",
+        0,
+        "the section ends\nraised at its end\n",
+        id="callback-in-a-deferred-section",
+    ),
 ]
 
 
@@ -264,6 +296,10 @@ except KeyboardInterrupt:
 def test_the_command_lines_signals_are_neither_lost_nor_printed(script, status, out) -> None:
     import subprocess
 
-    done = subprocess.run([sys.executable, "-c", f"import signal, weakref\nfrom invar import interrupts\n{script}"],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", f"import signal, weakref\nfrom invar import interrupts\n{script}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (status, out, "")

@@ -30,18 +30,33 @@ def _f(body: str) -> str:
 
 
 # ------------------------------------------------------------------ literals
-@pytest.mark.parametrize("value, text", [
-    (None, "None"), (True, "True"), (3, "3"), (-0.5, "-0.5"), (1.0, "1.0"), ((1 + 2j), "(1+2j)"), ("a'b", '"a\'b"'),
-    (b"\x00", "b'\\x00'"), ([1, (2,)], "[1, (2,)]"), ((), "()"), ({"b": 1, "a": [2]}, "{'b': 1, 'a': [2]}"),
-    ({"b", "a", "c"}, "{'a', 'b', 'c'}"), (set(), "set()"), ({(2, 1), (1, 2)}, "{(1, 2), (2, 1)}"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (None, "None"),
+        (True, "True"),
+        (3, "3"),
+        (-0.5, "-0.5"),
+        (1.0, "1.0"),
+        ((1 + 2j), "(1+2j)"),
+        ("a'b", '"a\'b"'),
+        (b"\x00", "b'\\x00'"),
+        ([1, (2,)], "[1, (2,)]"),
+        ((), "()"),
+        ({"b": 1, "a": [2]}, "{'b': 1, 'a': [2]}"),
+        ({"b", "a", "c"}, "{'a', 'b', 'c'}"),
+        (set(), "set()"),
+        ({(2, 1), (1, 2)}, "{(1, 2), (2, 1)}"),
+    ],
+)
 def test_a_literal_is_canonical_and_reads_back_as_an_equal_value(value, text):
     assert literal(value) == text
     assert ast.literal_eval(text) == value
 
 
-@pytest.mark.parametrize("value", [float("inf"), float("nan"), frozenset({1}), object(), len, iter([1]),
-                                   type("Int", (int,), {})(3)])
+@pytest.mark.parametrize(
+    "value", [float("inf"), float("nan"), frozenset({1}), object(), len, iter([1]), type("Int", (int,), {})(3)]
+)
 def test_what_has_no_literal_is_a_type_error(value):
     with pytest.raises(TypeError):
         literal(value)
@@ -84,8 +99,11 @@ def _server():
 MISBEHAVING = [
     ("loops forever", "while True:\n    pass", "timeout"),
     ("loops forever in C", "import itertools\nreturn sum(itertools.repeat(1))", "timeout"),
-    ("ignores the alarm", "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass",
-     "timeout"),
+    (
+        "ignores the alarm",
+        "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True:\n    pass",
+        "timeout",
+    ),
     ("allocates without bound", "b = b'x'\nwhile True:\n    b = b + b", "memory"),
     ("writes outside", "open(OUTSIDE + '/new.txt', 'w').write('x')", "refused"),
     ("overwrites outside", "open(OUTSIDE + '/kept.txt', 'a').write('x')", "refused"),
@@ -94,8 +112,11 @@ MISBEHAVING = [
     ("opens a socket", "import socket\nsocket.create_connection(('127.0.0.1', PORT))", "refused"),
     ("opens a raw socket", "import _socket\n_socket.socket().connect(('127.0.0.1', PORT))", "refused"),
     ("forks", "import os\nos.fork()", "refused"),
-    ("forks and catches the refusal", "import os\ntry:\n    os.fork()\nexcept BaseException:\n    pass\nreturn 1",
-     "refused"),
+    (
+        "forks and catches the refusal",
+        "import os\ntry:\n    os.fork()\nexcept BaseException:\n    pass\nreturn 1",
+        "refused",
+    ),
     ("starts a process", "import subprocess\nsubprocess.run(['true'])", "refused"),
     ("starts a thread", "import threading\nthreading.Thread(target=print).start()", "refused"),
     ("calls sys.exit", "import sys\nsys.exit(3)", "raised"),
@@ -129,8 +150,10 @@ def test_a_misbehaving_call_is_its_own_error_and_the_batch_goes_on(outside):
 
 
 def test_a_call_writes_and_reads_in_its_own_directory_which_is_then_removed(outside):
-    body = ("import os\nopen('mine.txt', 'w').write('x')\n"
-            "return (open('mine.txt').read(), os.path.basename(os.getcwd())[:11])")
+    body = (
+        "import os\nopen('mine.txt', 'w').write('x')\n"
+        "return (open('mine.txt').read(), os.path.basename(os.getcwd())[:11])"
+    )
     [got] = run([Call(_f(body), "f()")], QUICK)
     assert got.value == "('x', 'invar-exec-')"
     assert os.listdir(tempfile.tempdir) == []
@@ -138,8 +161,10 @@ def test_a_call_writes_and_reads_in_its_own_directory_which_is_then_removed(outs
 
 def test_the_environment_is_scrubbed_and_the_hash_seed_set(monkeypatch):
     monkeypatch.setenv("INVAR_SECRET", "do not pass")
-    body = ("import os, sys\n"
-            "return (sorted(os.environ), os.environ['PYTHONHASHSEED'], any('site-packages' in p for p in sys.path))")
+    body = (
+        "import os, sys\n"
+        "return (sorted(os.environ), os.environ['PYTHONHASHSEED'], any('site-packages' in p for p in sys.path))"
+    )
     [got] = run([Call(_f(body), "f()")], QUICK, hash_seed=5)
     assert ast.literal_eval(got.value) == (sorted(environment("/x", 5)), "5", False)
 

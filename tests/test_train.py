@@ -84,13 +84,29 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     """Kill a run mid-epoch (SIGKILL), rerun with --resume: it continues from
     the last saved state and ends with exactly the weights of a run that was
     never interrupted. The checkpoint file is never left half-written."""
-    args = ["--data", str(dataset), "--arch", "lexinvariant", "--epochs", "2", "--batch-size", "2",
-            "--threads", "1", "--seed", "4"]
+    args = [
+        "--data",
+        str(dataset),
+        "--arch",
+        "lexinvariant",
+        "--epochs",
+        "2",
+        "--batch-size",
+        "2",
+        "--threads",
+        "1",
+        "--seed",
+        "4",
+    ]
     train(data=dataset, arch="lexinvariant", epochs=2, out=tmp_path / "whole.pt", batch_size=2, threads=1, seed=4)
     out = tmp_path / "cut.pt"
     state = resume_path(out)
-    proc = subprocess.Popen(_cli(*args, "--out", str(out), "--save-every", "3"), cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _cli(*args, "--out", str(out), "--save-every", "3"),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.time() + 120
     try:
         while time.time() < deadline and proc.poll() is None:
@@ -109,8 +125,9 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     # SIGKILL cannot be aimed at the write); the next run removes it
     for path in (out, state):
         (tmp_path / f".{path.name}.k1ll3d.tmp").write_bytes(b"torn")
-    result = subprocess.run(_cli(*args, "--out", str(out), "--resume", "--save-every", "3"), cwd=ROOT,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        _cli(*args, "--out", str(out), "--resume", "--save-every", "3"), cwd=ROOT, capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stderr
     assert f"resuming at epoch {saved['epoch'] + 1}, step {saved['step']}" in result.stderr
     whole, cut = _weights(tmp_path / "whole.pt"), _weights(out)
@@ -118,8 +135,10 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
     # the epoch that was cut reports the loss of all its steps, as the uninterrupted run does
     history = invar.load_model(out).metrics["history"]
-    assert history == [{**h, "seconds": c["seconds"]}
-                       for h, c in zip(invar.load_model(tmp_path / "whole.pt").metrics["history"], history)]
+    assert history == [
+        {**h, "seconds": c["seconds"]}
+        for h, c in zip(invar.load_model(tmp_path / "whole.pt").metrics["history"], history)
+    ]
     if saved["step"]:  # killed mid-epoch, as it almost always is
         assert f"({saved['step']} of them before the resume)" in result.stderr
 
@@ -135,8 +154,16 @@ def test_a_resumed_epoch_without_saved_losses_says_which_steps_its_loss_covers(d
     cut = {k: v for k, v in saved.items() if k != "epoch_losses"}
     checkpoint.save(state, {**cut, "epoch": 0, "step": 3, "history": []})
     events = []
-    result = train(data=dataset, arch="renamer", epochs=1, out=out, save_every=3, resume=True,
-                   progress=lambda event, **info: events.append((event, info)), **QUICK)
+    result = train(
+        data=dataset,
+        arch="renamer",
+        epochs=1,
+        out=out,
+        save_every=3,
+        resume=True,
+        progress=lambda event, **info: events.append((event, info)),
+        **QUICK,
+    )
     (epoch,) = [info for event, info in events if event == "epoch"]
     steps = epoch["steps"]
     assert epoch["loss_steps"] == [4, steps] and result.history[0]["train_loss_steps"] == [4, steps]
@@ -164,11 +191,32 @@ def test_a_state_saved_before_newer_config_fields_still_resumes(dataset, tmp_pat
 
 def test_two_processes_with_torchrun(dataset, tmp_path):
     out = tmp_path / "ddp.pt"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar",
-           "train", "--data", str(dataset), "--arch", "renamer", "--epochs", "2", "--batch-size", "8",
-           "--threads", "1", "--out", str(out)]
-    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        "2",
+        "-m",
+        "invar",
+        "train",
+        "--data",
+        str(dataset),
+        "--arch",
+        "renamer",
+        "--epochs",
+        "2",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--out",
+        str(out),
+    ]
+    result = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"}
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "2 processes" in result.stderr
     assert result.stdout.count("wrote ") == 1  # only process 0 reports and writes
@@ -222,7 +270,7 @@ def test_patience_stops_early_and_keeps_the_best_epoch(dataset, tmp_path, lr, pa
         assert (stop, best_epoch) == (1 + patience, 1)
     cut = train(data=dataset, arch="vanilla", epochs=8, out=tmp_path / "cut.pt", seed=3, patience=patience, **quick)
     assert cut.stopped_at == stop and cut.patience == patience and cut.best_epoch == best_epoch
-    assert _without_seconds(cut.history) == _without_seconds(whole.history[:stop or 8])
+    assert _without_seconds(cut.history) == _without_seconds(whole.history[: stop or 8])
     model = invar.load_model(tmp_path / "cut.pt")
     assert model.metrics["best_epoch"] == best_epoch and len(model.metrics["history"]) == best_epoch
     from invar.tasks.bhive import TASK
@@ -245,17 +293,35 @@ def test_patience_resumes_exactly(dataset, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2,
-              progress=interrupt, **quick)
+        train(
+            data=dataset,
+            arch="renamer",
+            epochs=8,
+            out=tmp_path / "cut.pt",
+            seed=2,
+            patience=2,
+            progress=interrupt,
+            **quick,
+        )
     events = []
-    cut = train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2, resume=True,
-                progress=lambda event, **info: events.append(event), **quick)
+    cut = train(
+        data=dataset,
+        arch="renamer",
+        epochs=8,
+        out=tmp_path / "cut.pt",
+        seed=2,
+        patience=2,
+        resume=True,
+        progress=lambda event, **info: events.append(event),
+        **quick,
+    )
     assert cut.resumed_from == (2, 0) and cut.stopped_at == 3 and "stop" in events
     assert _without_seconds(cut.history) == _without_seconds(whole.history)
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
     assert all(torch.equal(a[k], b[k]) for k in a)
-    again = train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2, resume=True,
-                  **quick)
+    again = train(
+        data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2, resume=True, **quick
+    )
     assert again.stopped_at == 3 and len(again.history) == 3
 
 
@@ -276,8 +342,24 @@ def test_a_stopped_run_resumed_with_more_patience_goes_on_as_if_never_stopped(da
 
 
 def test_patience_on_the_command_line(dataset, tmp_path):
-    args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "6", "--batch-size", "4", "--threads", "1",
-            "--lr", "0", "--patience", "2", "--format", "json"]
+    args = [
+        "--data",
+        str(dataset),
+        "--arch",
+        "vanilla",
+        "--epochs",
+        "6",
+        "--batch-size",
+        "4",
+        "--threads",
+        "1",
+        "--lr",
+        "0",
+        "--patience",
+        "2",
+        "--format",
+        "json",
+    ]
     result = subprocess.run(_cli(*args, "--out", str(tmp_path / "m.pt")), cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     import json
@@ -285,32 +367,45 @@ def test_patience_on_the_command_line(dataset, tmp_path):
     summary = json.loads(result.stdout)
     assert (summary["best_epoch"], summary["epochs_run"], summary["stopped_early"]) == (1, 3, True)
     assert "stopped after epoch 3: no better validation in 2 epochs (best: epoch 1)" in result.stderr
-    bad = subprocess.run(_cli(*args[:-4], "--patience", "0", "--out", str(tmp_path / "n.pt")), cwd=ROOT,
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        _cli(*args[:-4], "--patience", "0", "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
-@pytest.mark.parametrize("metrics, plateau, lower, halvings", [
-    ([], 3, True, 0),
-    ([5.0], 1, True, 0),
-    ([5.0, 4.0, 3.0, 2.0], 1, True, 0),            # better every epoch
-    ([5.0, 5.0, 5.0, 5.0], 1, True, 3),            # equal is not better
-    ([5.0, 6.0, 7.0, 4.0, 4.5, 4.5], 2, True, 2),  # 2 bad, better, 2 bad
-    ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 2, True, 2),  # counts afresh after a halving
-    ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 2, False, 2),  # higher is better: 6 is better once, then 4 bad
-    ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 3, False, 1),
-    ([0.5, float("nan"), float("nan")], 2, True, 1),  # a nan metric is never better
-])
+@pytest.mark.parametrize(
+    "metrics, plateau, lower, halvings",
+    [
+        ([], 3, True, 0),
+        ([5.0], 1, True, 0),
+        ([5.0, 4.0, 3.0, 2.0], 1, True, 0),  # better every epoch
+        ([5.0, 5.0, 5.0, 5.0], 1, True, 3),  # equal is not better
+        ([5.0, 6.0, 7.0, 4.0, 4.5, 4.5], 2, True, 2),  # 2 bad, better, 2 bad
+        ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 2, True, 2),  # counts afresh after a halving
+        ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 2, False, 2),  # higher is better: 6 is better once, then 4 bad
+        ([5.0, 6.0, 6.0, 6.0, 6.0, 6.0], 3, False, 1),
+        ([0.5, float("nan"), float("nan")], 2, True, 1),  # a nan metric is never better
+    ],
+)
 def test_plateau_halvings(metrics, plateau, lower, halvings):
     assert plateau_halvings(metrics, plateau, lower) == halvings
 
 
-@pytest.mark.parametrize("step, schedule, halvings, lr", [
-    (0, "cosine", 0, 1e-3 / 50), (0, "plateau", 0, 1e-3 / 40), (0, "plateau", 1, 1e-3 / 80),
-    (39, "plateau", 0, 1e-3), (40, "plateau", 0, 1e-3), (700, "plateau", 3, 1e-3 / 8), (999, "plateau", 0, 1e-3),
-    (49, "cosine", 0, 1e-3), (999, "cosine", 0, 1e-4),  # cosine ends at a tenth of the peak
-    (50, "cosine", 2, 1e-3),  # cosine has no halvings
-])
+@pytest.mark.parametrize(
+    "step, schedule, halvings, lr",
+    [
+        (0, "cosine", 0, 1e-3 / 50),
+        (0, "plateau", 0, 1e-3 / 40),
+        (0, "plateau", 1, 1e-3 / 80),
+        (39, "plateau", 0, 1e-3),
+        (40, "plateau", 0, 1e-3),
+        (700, "plateau", 3, 1e-3 / 8),
+        (999, "plateau", 0, 1e-3),
+        (49, "cosine", 0, 1e-3),
+        (999, "cosine", 0, 1e-4),  # cosine ends at a tenth of the peak
+        (50, "cosine", 2, 1e-3),  # cosine has no halvings
+    ],
+)
 def test_learning_rate_schedules(step, schedule, halvings, lr):
     """1,000 steps in epochs of 40: cosine warms up over 5 % of the steps
     (50), plateau over the first epoch."""
@@ -326,8 +421,9 @@ def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tm
     whole = train(out=tmp_path / "whole.pt", **kw)
     metrics = [h["valid_MAPE"] for h in whole.history]
     lrs = [h["lr"] for h in whole.history]
-    assert lrs == [pytest.approx(QUICK["lr"] * 0.5 ** plateau_halvings(metrics[:i], 1, True))
-                   for i in range(len(metrics))]
+    assert lrs == [
+        pytest.approx(QUICK["lr"] * 0.5 ** plateau_halvings(metrics[:i], 1, True)) for i in range(len(metrics))
+    ]
     assert whole.schedule == "plateau" and whole.halvings == plateau_halvings(metrics[:-1], 1, True) >= 1
     assert min(lrs) < QUICK["lr"]
 
@@ -349,22 +445,47 @@ def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tm
 
 
 def test_the_schedule_on_the_command_line(dataset, tmp_path):
-    args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "3", "--batch-size", "4", "--threads", "1",
-            "--lr", "0", "--format", "json"]
-    result = subprocess.run(_cli(*args, "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "m.pt")),
-                            cwd=ROOT, capture_output=True, text=True)
+    args = [
+        "--data",
+        str(dataset),
+        "--arch",
+        "vanilla",
+        "--epochs",
+        "3",
+        "--batch-size",
+        "4",
+        "--threads",
+        "1",
+        "--lr",
+        "0",
+        "--format",
+        "json",
+    ]
+    result = subprocess.run(
+        _cli(*args, "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "m.pt")),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     import json
 
     summary = json.loads(result.stdout)
     # the learning rate 0 never improves on epoch 1: halved after epoch 2 (used by epoch 3) and after epoch 3 (unused)
     assert (summary["schedule"], summary["lr_halvings"], summary["epochs_run"]) == ("plateau", 1, 3)
-    assert "learning rate halved 1 time" in subprocess.run(
-        _cli(*args[:-2], "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "t.pt")), cwd=ROOT,
-        capture_output=True, text=True).stdout
+    assert (
+        "learning rate halved 1 time"
+        in subprocess.run(
+            _cli(*args[:-2], "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "t.pt")),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     for bad in (["--schedule", "step"], ["--plateau", "0"], ["--schedule", "plateau", "--patience", "5"]):
-        run = subprocess.run(_cli(*args, *bad, "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True,
-                             text=True)
+        run = subprocess.run(
+            _cli(*args, *bad, "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True, text=True
+        )
         assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
 
 
@@ -383,11 +504,10 @@ def _lm_windows(tmp_path):
     return char_windows(tmp_path / "lm")
 
 
-@pytest.mark.parametrize("task, data, arch", [
-    ("bhive", None, "renamer"),
-    ("copy", FIXTURES / "copy", "dualpart"),
-    ("lm", _lm_windows, "lexinvariant"),
-])
+@pytest.mark.parametrize(
+    "task, data, arch",
+    [("bhive", None, "renamer"), ("copy", FIXTURES / "copy", "dualpart"), ("lm", _lm_windows, "lexinvariant")],
+)
 def test_bf16_steps_learn_and_keep_float32_weights(task, data, arch, dataset, tmp_path):
     data = dataset if data is None else data(tmp_path) if callable(data) else data
     quick = dict(task=task, data=data, arch=arch, epochs=3, seed=1, batch_size=8, threads=1, lr=1e-3, limit=64)
@@ -406,8 +526,18 @@ def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path):
 
     with pytest.raises(UsageError, match="--precision fp16: choose from fp32, tf32, bf16"):
         train(data=dataset, arch="vanilla", epochs=1, out=tmp_path / "m.pt", precision="fp16", **QUICK)
-    args = ["--data", str(dataset), "--arch", "vanilla", "--epochs", "1", "--out", str(tmp_path / "m.pt"),
-            "--precision", "fp16"]
+    args = [
+        "--data",
+        str(dataset),
+        "--arch",
+        "vanilla",
+        "--epochs",
+        "1",
+        "--out",
+        str(tmp_path / "m.pt"),
+        "--precision",
+        "fp16",
+    ]
     bad = subprocess.run(_cli(*args), cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "fp16" in bad.stderr
 
@@ -440,24 +570,67 @@ def test_the_recipe_on_the_command_line(tmp_path):
     from invar.cli.app import app
 
     out = tmp_path / "m.pt"
-    args = ["train", "--task", "copy", "--data", str(FIXTURES / "copy"), "--arch", "dualpart", "--limit", "32",
-            "--batch-size", "16", "--threads", "1", "--epochs", "3", "--out", str(out), "--heads", "8",
-            "--norm-position", "post", "--random-draw", "batch", "--weight-decay", "0.1", "--beta2", "0.95",
-            "--embed-scaling", "none", "--pool-size", "8", "--time-limit", "0", "--format", "json"]
+    args = [
+        "train",
+        "--task",
+        "copy",
+        "--data",
+        str(FIXTURES / "copy"),
+        "--arch",
+        "dualpart",
+        "--limit",
+        "32",
+        "--batch-size",
+        "16",
+        "--threads",
+        "1",
+        "--epochs",
+        "3",
+        "--out",
+        str(out),
+        "--heads",
+        "8",
+        "--norm-position",
+        "post",
+        "--random-draw",
+        "batch",
+        "--weight-decay",
+        "0.1",
+        "--beta2",
+        "0.95",
+        "--embed-scaling",
+        "none",
+        "--pool-size",
+        "8",
+        "--time-limit",
+        "0",
+        "--format",
+        "json",
+    ]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert (summary["epochs_run"], summary["stopped_early"]) == (1, True)
     config = invar.load_model(out).config
     assert (config.n_head, config.norm_position, config.random_draw, config.embed_scaling, config.pool_size) == (
-        8, "post", "batch", "none", 8)
+        8,
+        "post",
+        "batch",
+        "none",
+        8,
+    )
     decay, _ = _optimiser_groups(out)
     assert decay["weight_decay"] == 0.1 and tuple(decay["betas"]) == (0.9, 0.95)
     plain = CliRunner().invoke(app, args[:17] + ["--out", str(tmp_path / "p.pt"), "--epochs", "1"])
     assert plain.exit_code == 0, plain.output
     config = invar.load_model(tmp_path / "p.pt").config  # options not given keep the architecture's
     assert (config.n_head, config.norm_position, config.random_draw, config.embed_scaling, config.pool_size) == (
-        2, "pre", "sequence", "sqrtd", 0)
+        2,
+        "pre",
+        "sequence",
+        "sqrtd",
+        0,
+    )
 
 
 @pytest.mark.parametrize("pool_size, expected", [(0, 52), (8, 8), (5, 5)])
@@ -487,15 +660,26 @@ def test_a_pool_larger_than_the_tasks_is_refused(tmp_path):
         train(arch="augmented", epochs=1, out=tmp_path / "m.pt", overrides={"pool_size": 60}, **SEQ)
 
 
-@pytest.mark.parametrize("time_limit, patience, epochs_run, stopped_by", [
-    (0, None, 1, "time_limit"),      # stops after the first epoch, whatever the machine
-    (None, 1, 2, "patience"),        # learning rate 0: no epoch improves on the first
-    (3600, None, 3, None),           # a limit not reached: every epoch
-])
-def test_a_time_limit_stops_after_the_epoch_that_passes_it(time_limit, patience, epochs_run, stopped_by, dataset,
-                                                           tmp_path):
-    result = train(data=dataset, arch="vanilla", epochs=3, out=tmp_path / "m.pt", time_limit=time_limit,
-                   patience=patience, **{**QUICK, "lr": 0.0})
+@pytest.mark.parametrize(
+    "time_limit, patience, epochs_run, stopped_by",
+    [
+        (0, None, 1, "time_limit"),  # stops after the first epoch, whatever the machine
+        (None, 1, 2, "patience"),  # learning rate 0: no epoch improves on the first
+        (3600, None, 3, None),  # a limit not reached: every epoch
+    ],
+)
+def test_a_time_limit_stops_after_the_epoch_that_passes_it(
+    time_limit, patience, epochs_run, stopped_by, dataset, tmp_path
+):
+    result = train(
+        data=dataset,
+        arch="vanilla",
+        epochs=3,
+        out=tmp_path / "m.pt",
+        time_limit=time_limit,
+        patience=patience,
+        **{**QUICK, "lr": 0.0},
+    )
     assert (len(result.history), result.stopped_by) == (epochs_run, stopped_by)
     assert (result.stopped_at is not None) == (stopped_by is not None)
 
@@ -561,9 +745,17 @@ def test_the_loop_never_asks_which_kind_of_model_it_trains():
     import ast
 
     source = (ROOT / "invar" / "train.py").read_text()
-    asked = [ast.unparse(node) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare)
-             and any(isinstance(part, ast.Attribute) and part.attr in ("head", "generates")
-                     or isinstance(part, ast.Constant) and part.value in ("lm", "generate", "regression")
-                     for part in (node.left, *node.comparators))]
+    asked = [
+        ast.unparse(node)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Compare)
+        and any(
+            isinstance(part, ast.Attribute)
+            and part.attr in ("head", "generates")
+            or isinstance(part, ast.Constant)
+            and part.value in ("lm", "generate", "regression")
+            for part in (node.left, *node.comparators)
+        )
+    ]
     assert asked == []
     assert "generates" not in source and "computes_loss" not in source

@@ -30,28 +30,75 @@ BLOCKS = ROOT / "fixtures" / "blocks"
 MODELS = ROOT / "fixtures" / "models"
 
 GPR = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
-GPR32 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi", "rdi": "edi", "rbp": "ebp",
-         **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
+GPR32 = {
+    "rax": "eax",
+    "rbx": "ebx",
+    "rcx": "ecx",
+    "rdx": "edx",
+    "rsi": "esi",
+    "rdi": "edi",
+    "rbp": "ebp",
+    **{f"r{i}": f"r{i}d" for i in range(8, 16)},
+}
 XMM = [f"xmm{i}" for i in range(16)]
 
 # (form, weight): {r}/{s} 64-bit registers (written / read), {e}/{f} their 32-bit
 # names, {x}/{y} xmm, {Y}/{Z} ymm, {m} a memory operand, {i} an immediate, {k} a shift
 FORMS = [
-    ("addq %{s}, %{r}", 6), ("subq %{s}, %{r}", 4), ("andq %{s}, %{r}", 3), ("orq %{s}, %{r}", 3),
-    ("xorq %{s}, %{r}", 3), ("addl %{f}, %{e}", 3), ("imulq %{s}, %{r}", 4), ("imull %{f}, %{e}", 2),
-    ("leaq {d}(%{s},%{t},{c}), %{r}", 4), ("leaq {d}(%{s}), %{r}", 3), ("shlq ${k}, %{r}", 3),
-    ("sarq ${k}, %{r}", 2), ("shrl ${k}, %{e}", 2), ("incq %{r}", 2), ("decl %{e}", 2), ("negq %{r}", 1),
-    ("notq %{r}", 1), ("movq %{s}, %{r}", 5), ("movl %{f}, %{e}", 3), ("cmpq %{s}, %{r}", 3),
-    ("testl %{f}, %{e}", 2), ("cmovgeq %{s}, %{r}", 2), ("popcntq %{s}, %{r}", 1), ("bswapq %{r}", 1),
-    ("addq ${i}, %{r}", 4), ("movq ${i}, %{r}", 2), ("xorl %{e}, %{e}", 1), ("adcq %{s}, %{r}", 1),
-    ("movq {m}, %{r}", 8), ("movl {m}, %{e}", 3), ("movq %{s}, {m}", 6), ("addq {m}, %{r}", 3),
-    ("addq %{s}, {m}", 2), ("cmpq ${i}, {m}", 1), ("imulq {m}, %{r}", 1),
-    ("divq %{s}", 1), ("idivl %{f}", 1),
-    ("addps %{y}, %{x}", 3), ("mulps %{y}, %{x}", 3), ("divps %{y}, %{x}", 1), ("sqrtps %{y}, %{x}", 1),
-    ("addsd %{y}, %{x}", 2), ("mulsd %{y}, %{x}", 2), ("divsd %{y}, %{x}", 1), ("movaps %{y}, %{x}", 2),
-    ("movups {m}, %{x}", 3), ("movaps %{y}, {m}", 2), ("pxor %{y}, %{x}", 1), ("paddd %{y}, %{x}", 2),
-    ("pmulld %{y}, %{x}", 1), ("cvtsi2sdq %{s}, %{x}", 1),
-    ("vaddps %{Y}, %{Z}, %{X}", 2), ("vmulps %{Y}, %{Z}, %{X}", 2), ("vfmadd231ps %{Y}, %{Z}, %{X}", 2),
+    ("addq %{s}, %{r}", 6),
+    ("subq %{s}, %{r}", 4),
+    ("andq %{s}, %{r}", 3),
+    ("orq %{s}, %{r}", 3),
+    ("xorq %{s}, %{r}", 3),
+    ("addl %{f}, %{e}", 3),
+    ("imulq %{s}, %{r}", 4),
+    ("imull %{f}, %{e}", 2),
+    ("leaq {d}(%{s},%{t},{c}), %{r}", 4),
+    ("leaq {d}(%{s}), %{r}", 3),
+    ("shlq ${k}, %{r}", 3),
+    ("sarq ${k}, %{r}", 2),
+    ("shrl ${k}, %{e}", 2),
+    ("incq %{r}", 2),
+    ("decl %{e}", 2),
+    ("negq %{r}", 1),
+    ("notq %{r}", 1),
+    ("movq %{s}, %{r}", 5),
+    ("movl %{f}, %{e}", 3),
+    ("cmpq %{s}, %{r}", 3),
+    ("testl %{f}, %{e}", 2),
+    ("cmovgeq %{s}, %{r}", 2),
+    ("popcntq %{s}, %{r}", 1),
+    ("bswapq %{r}", 1),
+    ("addq ${i}, %{r}", 4),
+    ("movq ${i}, %{r}", 2),
+    ("xorl %{e}, %{e}", 1),
+    ("adcq %{s}, %{r}", 1),
+    ("movq {m}, %{r}", 8),
+    ("movl {m}, %{e}", 3),
+    ("movq %{s}, {m}", 6),
+    ("addq {m}, %{r}", 3),
+    ("addq %{s}, {m}", 2),
+    ("cmpq ${i}, {m}", 1),
+    ("imulq {m}, %{r}", 1),
+    ("divq %{s}", 1),
+    ("idivl %{f}", 1),
+    ("addps %{y}, %{x}", 3),
+    ("mulps %{y}, %{x}", 3),
+    ("divps %{y}, %{x}", 1),
+    ("sqrtps %{y}, %{x}", 1),
+    ("addsd %{y}, %{x}", 2),
+    ("mulsd %{y}, %{x}", 2),
+    ("divsd %{y}, %{x}", 1),
+    ("movaps %{y}, %{x}", 2),
+    ("movups {m}, %{x}", 3),
+    ("movaps %{y}, {m}", 2),
+    ("pxor %{y}, %{x}", 1),
+    ("paddd %{y}, %{x}", 2),
+    ("pmulld %{y}, %{x}", 1),
+    ("cvtsi2sdq %{s}, %{x}", 1),
+    ("vaddps %{Y}, %{Z}, %{X}", 2),
+    ("vmulps %{Y}, %{Z}, %{X}", 2),
+    ("vfmadd231ps %{Y}, %{Z}, %{X}", 2),
     ("vmovups {m}, %{X}", 1),
 ]
 
@@ -76,12 +123,27 @@ def block(rng: random.Random) -> list[str]:
         r, s, t = rng.choice(gprs), src(), src()
         x, y = rng.choice(xmms), xsrc()
         mem_base = "rsp" if rng.random() < 0.25 else src()
-        mem = (f"{rng.choice([0, 8, 16, 24, 32, 64, -8])}(%{mem_base})" if rng.random() < 0.7
-               else f"(%{mem_base},%{src()},{rng.choice([1, 2, 4, 8])})")
+        mem = (
+            f"{rng.choice([0, 8, 16, 24, 32, 64, -8])}(%{mem_base})"
+            if rng.random() < 0.7
+            else f"(%{mem_base},%{src()},{rng.choice([1, 2, 4, 8])})"
+        )
         text = form.format(
-            r=r, s=s, t=t, e=GPR32[r], f=GPR32[s], x=x, y=y, X=x.replace("x", "y", 1),
-            Y=y.replace("x", "y", 1), Z=xsrc().replace("x", "y", 1), m=mem, i=rng.choice([1, 2, 3, 7, 8, 16, 255, 4096]),
-            k=rng.randint(1, 7), d=rng.choice([0, 4, 8, 16, -16]), c=rng.choice([1, 2, 4, 8]),
+            r=r,
+            s=s,
+            t=t,
+            e=GPR32[r],
+            f=GPR32[s],
+            x=x,
+            y=y,
+            X=x.replace("x", "y", 1),
+            Y=y.replace("x", "y", 1),
+            Z=xsrc().replace("x", "y", 1),
+            m=mem,
+            i=rng.choice([1, 2, 3, 7, 8, 16, 255, 4096]),
+            k=rng.randint(1, 7),
+            d=rng.choice([0, 4, 8, 16, -16]),
+            c=rng.choice([1, 2, 4, 8]),
         )
         out.append(text)
         if "{r}" in form or "{e}" in form:
@@ -94,15 +156,22 @@ def block(rng: random.Random) -> list[str]:
 def assemble(blocks: list[list[str]]) -> list[str]:
     """Each block's machine code as hex, through one llvm-mc process."""
     text = "\n".join(line for b in blocks for line in b) + "\n"
-    run = subprocess.run(["llvm-mc", "-triple=x86_64-unknown-linux-gnu", "-show-encoding"], input=text,
-                         capture_output=True, text=True, check=True)
-    codes = [bytes(int(b, 16) for b in m.group(1).split(",")).hex()
-             for m in re.finditer(r"# encoding: \[([^\]]*)\]", run.stdout)]
+    run = subprocess.run(
+        ["llvm-mc", "-triple=x86_64-unknown-linux-gnu", "-show-encoding"],
+        input=text,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    codes = [
+        bytes(int(b, 16) for b in m.group(1).split(",")).hex()
+        for m in re.finditer(r"# encoding: \[([^\]]*)\]", run.stdout)
+    ]
     if len(codes) != sum(len(b) for b in blocks):
         raise SystemExit("llvm-mc gave another number of instructions than it was given")
     out, k = [], 0
     for b in blocks:
-        out.append("".join(codes[k: k + len(b)]))
+        out.append("".join(codes[k : k + len(b)]))
         k += len(b)
     return out
 
@@ -139,8 +208,17 @@ def make_models(epochs: int, seed: int) -> None:
         shutil.copytree(BLOCKS, data)  # training caches its encodings beside the data: keep them out of fixtures/
         for arch in ("renamer", "vanilla"):
             out = Path(tmp) / f"{arch}.pt"
-            result = train(data=data, arch=arch, size="tiny", epochs=epochs, out=out, batch_size=32, seed=seed,
-                           threads=1, progress=None)
+            result = train(
+                data=data,
+                arch=arch,
+                size="tiny",
+                epochs=epochs,
+                out=out,
+                batch_size=32,
+                seed=seed,
+                threads=1,
+                progress=None,
+            )
             timeless(out, MODELS / f"{arch}.pt")
             print(f"{arch}: best validation MAPE {result.best_metric:.1f}% at epoch {result.best_epoch} of {epochs}")
 

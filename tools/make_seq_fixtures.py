@@ -49,8 +49,17 @@ def main() -> None:
         meta = ltl / f"{name}.meta.json"
         if meta.exists():
             meta.unlink()
-    copy.generate(ROOT / "fixtures" / "copy", train=400, valid=50, test=60, train_symbols=5, test_symbols=10,
-                  max_length=12, seed=0, sampler="uniform")  # the sampler the fixture was written with
+    copy.generate(
+        ROOT / "fixtures" / "copy",
+        train=400,
+        valid=50,
+        test=60,
+        train_symbols=5,
+        test_symbols=10,
+        max_length=12,
+        seed=0,
+        sampler="uniform",
+    )  # the sampler the fixture was written with
 
 
 if __name__ == "__main__":

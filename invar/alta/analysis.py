@@ -68,8 +68,9 @@ def coverage(program: AltaProgram, inputs: Iterable[Any], *, max_layers: int | N
             for head in program.heads:
                 for pos, state in enumerate(layer.attention):
                     if state[head.output] is None:
-                        seen.mixtures.update(nulls[(head.output, v)] for v in _mixture(head, before, pos)
-                                             if (head.output, v) in nulls)
+                        seen.mixtures.update(
+                            nulls[(head.output, v)] for v in _mixture(head, before, pos) if (head.output, v) in nulls
+                        )
             before = layer.mlp
     seen.mixtures -= seen.rules
     return seen
@@ -106,8 +107,9 @@ def _restricted(v: Variable, seen: dict[str, set[int]]) -> Variable:
     return dataclasses.replace(v, init=Init(v.init.kind, table, v.init.value))
 
 
-def minimal(program: AltaProgram, inputs: Iterable[Any], *, max_layers: int | None = None,
-            mixtures: bool = True) -> AltaProgram:
+def minimal(
+    program: AltaProgram, inputs: Iterable[Any], *, max_layers: int | None = None, mixtures: bool = True
+) -> AltaProgram:
     """The minimal version of ``program`` on ``inputs`` (see the module docstring);
     ``mixtures=False`` keeps only the rules the interpreter satisfied."""
     used = coverage(program, inputs, max_layers=max_layers)
@@ -147,7 +149,7 @@ class Encoder:
         if vec is None:
             vec = np.zeros(self.layout.width, dtype=np.float32)
             for (v, start, width), value in zip(self.parts, key):
-                vec[start:start + width] = encode_value(v, value)
+                vec[start : start + width] = encode_value(v, value)
             self._cache[key] = vec
         return vec
 
@@ -168,14 +170,21 @@ class Agreement:
     why: str = ""
 
 
-def agreement(full: AltaProgram, reduced: AltaProgram, inputs: Sequence[Any], *, lam: float = 100.0,
-              batch_size: int = 256, atol: float = 1e-4) -> list[Agreement]:
+def agreement(
+    full: AltaProgram,
+    reduced: AltaProgram,
+    inputs: Sequence[Any],
+    *,
+    lam: float = 100.0,
+    batch_size: int = 256,
+    atol: float = 1e-4,
+) -> list[Agreement]:
     """For each input, the compiled ``reduced`` model against ``full``'s interpreter (module docstring)."""
     model = Compiled(reduced, lam=lam).eval()
     encode = Encoder(full)
     out: list[Agreement] = []
     for start in range(0, len(inputs), batch_size):
-        chunk = list(inputs[start:start + batch_size])
+        chunk = list(inputs[start : start + batch_size])
         ids, valid, tokens = model.batch(chunk)
         states: list = []
         with torch.no_grad():
@@ -185,8 +194,16 @@ def agreement(full: AltaProgram, reduced: AltaProgram, inputs: Sequence[Any], *,
     return out
 
 
-def _agree_one(full: AltaProgram, encode: Encoder, text: Any, b: int, states: list, outputs: torch.Tensor,
-               layers: torch.Tensor, atol: float) -> Agreement:
+def _agree_one(
+    full: AltaProgram,
+    encode: Encoder,
+    text: Any,
+    b: int,
+    states: list,
+    outputs: torch.Tensor,
+    layers: torch.Tensor,
+    atol: float,
+) -> Agreement:
     shown = text if isinstance(text, str) else " ".join(text)
     want = interpreter(full).run(text, trace=True)
     n = len(want.tokens)

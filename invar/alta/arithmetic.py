@@ -70,8 +70,11 @@ def addition() -> AltaProgram:
     variables = {
         "token": var(n, token=ADDITION_ALPHABET.index),
         "step": var(4),
-        "ptr_a": var(2), "ptr_b": var(2), "ptr_out": var(2),
-        "value_carry": var(10), "value_out": var(10),
+        "ptr_a": var(2),
+        "ptr_b": var(2),
+        "ptr_out": var(2),
+        "value_carry": var(10),
+        "value_out": var(10),
         "one": var(2, default=1),
     }
     heads = {
@@ -100,8 +103,17 @@ def addition() -> AltaProgram:
                     for carry in x.get("value_carry"):
                         x.set("value_out", carry)
             x.set("step", DONE)
-    return program(variables, heads, x.rules, output="value_out", alphabet=ADDITION_ALPHABET, prefix=(START,),
-                   suffix=(END,), halt=("step", DONE), name="addition")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="value_out",
+        alphabet=ADDITION_ALPHABET,
+        prefix=(START,),
+        suffix=(END,),
+        halt=("step", DONE),
+        name="addition",
+    )
 
 
 def _place_pointers(x: MLPBuilder) -> None:
@@ -165,15 +177,21 @@ def subleq(registers: int = DEFAULT_REGISTERS, max_layers: int = DEFAULT_SUBLEQ_
     variables = {
         "mem": var(span, token=lambda t: int(t) + m),
         "pos": var(m, position=lambda i: i),
-        "pos_a": var(m, default=0), "pos_b": var(m, default=1), "pos_c": var(m, default=2),
-        "ra": var(m), "rb": var(m),
+        "pos_a": var(m, default=0),
+        "pos_b": var(m, default=1),
+        "pos_c": var(m, default=2),
+        "ra": var(m),
+        "rb": var(m),
         "here": var(2),
         "state": var(4),
         "jump": var(2),
     }
     heads = {
-        "a": qkv("pos_a", "pos", "mem"), "b": qkv("pos_b", "pos", "mem"), "c": qkv("pos_c", "pos", "mem"),
-        "mem_a": qkv("ra", "pos", "mem"), "mem_b": qkv("rb", "pos", "mem"),
+        "a": qkv("pos_a", "pos", "mem"),
+        "b": qkv("pos_b", "pos", "mem"),
+        "c": qkv("pos_c", "pos", "mem"),
+        "mem_a": qkv("ra", "pos", "mem"),
+        "mem_b": qkv("rb", "pos", "mem"),
     }
     x = MLPBuilder(variables, heads)
     for state in x.get("state"):
@@ -183,8 +201,17 @@ def subleq(registers: int = DEFAULT_REGISTERS, max_layers: int = DEFAULT_SUBLEQ_
             _execute(x, m)
         elif state == JUMP:
             _jump(x, m)
-    return program(variables, heads, x.rules, output="mem", alphabet=alphabet, halt=("state", HALTED),
-                   max_length=m, max_layers=max_layers, name="subleq")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="mem",
+        alphabet=alphabet,
+        halt=("state", HALTED),
+        max_length=m,
+        max_layers=max_layers,
+        name="subleq",
+    )
 
 
 def _fetch(x: MLPBuilder, m: int) -> None:

@@ -42,8 +42,10 @@ class Disagreement:
         if self.stage == "layers":
             return f"input {self.input!r}: the interpreter made {self.interpreter} layers, the compiled model {self.compiled}"
         where = f"layer {self.layer} ({self.stage})" if self.layer else "the output"
-        return (f"input {self.input!r}, {where}, position {self.position}, variable {self.variable!r}: "
-                f"interpreter {_show(self.interpreter)}, compiled {_show(self.compiled)}")
+        return (
+            f"input {self.input!r}, {where}, position {self.position}, variable {self.variable!r}: "
+            f"interpreter {_show(self.interpreter)}, compiled {_show(self.compiled)}"
+        )
 
 
 def _show(value: Any) -> str:
@@ -75,8 +77,16 @@ def _compare_states(text: str, layer: int, stage: str, expected: list[dict], got
     return None
 
 
-def _compare_one(model: Compiled, text: str, symbols: list[str], b: int, outputs: torch.Tensor,
-                 layers: torch.Tensor, states: list, max_layers: int | None) -> Disagreement | AltaError | None:
+def _compare_one(
+    model: Compiled,
+    text: str,
+    symbols: list[str],
+    b: int,
+    outputs: torch.Tensor,
+    layers: torch.Tensor,
+    states: list,
+    max_layers: int | None,
+) -> Disagreement | AltaError | None:
     try:
         result = interpreter(model.program).run(symbols, max_layers=max_layers, trace=True, markers=False)
     except AltaError as err:  # outside the program's domain: nothing to compare
@@ -110,8 +120,14 @@ class Checked:
     first_refusal: AltaError | None
 
 
-def first_disagreement(model: Compiled, inputs: Iterable[str | Sequence[str]], *, max_layers: int | None = None,
-                       batch_size: int = 256, markers: bool = True) -> Checked:
+def first_disagreement(
+    model: Compiled,
+    inputs: Iterable[str | Sequence[str]],
+    *,
+    max_layers: int | None = None,
+    batch_size: int = 256,
+    markers: bool = True,
+) -> Checked:
     """Compare ``model`` with the interpreter on ``inputs``, up to the first disagreement."""
     out = Checked(None, 0, 0, None)
     iterator = iter(inputs)

@@ -66,7 +66,7 @@ def encode_value(v: Variable, value: Any) -> list[float]:
     vec = [0.0] * v.size
     if value is None:
         return vec
-    for m in (value if v.kind == "set" else (value,)):
+    for m in value if v.kind == "set" else (value,):
         vec[int(m)] = 1.0
     return vec
 
@@ -108,8 +108,11 @@ class Compiled(nn.Module):
 
     # -------------------------------------------------------------- weights
     def _head_width(self, head) -> int:
-        qk = 0 if head.query is None else max(self.program.variable(head.query).size,
-                                               self.program.variable(head.key).size)
+        qk = (
+            0
+            if head.query is None
+            else max(self.program.variable(head.query).size, self.program.variable(head.key).size)
+        )
         value = self.program.variable(head.value)
         return max(qk, 1 if value.kind == "numerical" else value.size)
 
@@ -132,12 +135,12 @@ class Compiled(nn.Module):
             start, width = lay.residual[v.name]
             if v.init.kind == "token":
                 for tok, value in enumerate(v.init.table):
-                    self.token_embedding.weight[tok, start:start + width] = torch.tensor(encode_value(v, value))
+                    self.token_embedding.weight[tok, start : start + width] = torch.tensor(encode_value(v, value))
             elif v.init.kind == "position":
                 for pos, value in enumerate(v.init.table):
-                    self.position_embedding.weight[pos, start:start + width] = torch.tensor(encode_value(v, value))
+                    self.position_embedding.weight[pos, start : start + width] = torch.tensor(encode_value(v, value))
             elif v.init.kind == "constant":
-                self.token_embedding.weight[:, start:start + width] = torch.tensor(encode_value(v, v.init.value))
+                self.token_embedding.weight[:, start : start + width] = torch.tensor(encode_value(v, v.init.value))
 
     def _compile_head(self, h: int, head) -> None:
         lay, D = self.layout, self.d_head
@@ -172,7 +175,7 @@ class Compiled(nn.Module):
                 if v.kind == "categorical":
                     W1[unit + k, start + value] = 1.0
                 else:  # exactly this set: +1 per member, −1 per other, bias 1 − |set|
-                    W1[unit + k, start:start + width] = -1.0
+                    W1[unit + k, start : start + width] = -1.0
                     for m in value:
                         W1[unit + k, start + m] = 1.0
                     b1[unit + k] = 1.0 - len(value)
@@ -204,7 +207,7 @@ class Compiled(nn.Module):
             target = p.variable(rule.variable)
             start, width = lay.residual[rule.variable]
             change = torch.tensor(encode_value(target, rule.new)) - torch.tensor(encode_value(target, rule.old))
-            self.consequents.weight[start:start + width, r] = change
+            self.consequents.weight[start : start + width, r] = change
 
     # -------------------------------------------------------------- running
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
@@ -246,8 +249,9 @@ class Compiled(nn.Module):
         dim = self.layout.residual[name][0] + value
         return ((x[..., dim] > 0.5) | ~valid).all(dim=1)
 
-    def forward(self, ids: torch.Tensor, valid: torch.Tensor, max_layers: int | None = None,
-                states: list | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(
+        self, ids: torch.Tensor, valid: torch.Tensor, max_layers: int | None = None, states: list | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """(B, T) ids and valid -> (B, T) output values, (B,) layers made. With
         ``states`` (a list), each layer's (after attention, after MLP, running) is appended."""
         limit = max_layers if max_layers is not None else self.program.max_layers
@@ -265,11 +269,12 @@ class Compiled(nn.Module):
             x = torch.where(running[:, None, None], new, x)
             layers += running.long()
         start, width = self.layout.residual[self.program.output]
-        return x[..., start:start + width].argmax(dim=-1), layers
+        return x[..., start : start + width].argmax(dim=-1), layers
 
     # -------------------------------------------------------------- symbols in and out
-    def batch(self, texts: Sequence[str | Sequence[str]], *, markers: bool = True,
-              device: str | torch.device | None = None) -> tuple[torch.Tensor, torch.Tensor, list[list[str]]]:
+    def batch(
+        self, texts: Sequence[str | Sequence[str]], *, markers: bool = True, device: str | torch.device | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, list[list[str]]]:
         """Token ids, valid mask and symbols of several inputs (markers added)."""
         tokens = [tokens_of(self.program, t, markers=markers) for t in texts]
         ids = [token_ids(self.program, t) for t in tokens]
@@ -277,8 +282,8 @@ class Compiled(nn.Module):
         out = torch.zeros(len(ids), T, dtype=torch.long)
         valid = torch.zeros(len(ids), T, dtype=torch.bool)
         for b, row in enumerate(ids):
-            out[b, :len(row)] = torch.tensor(row, dtype=torch.long)
-            valid[b, :len(row)] = True
+            out[b, : len(row)] = torch.tensor(row, dtype=torch.long)
+            valid[b, : len(row)] = True
         return out.to(device), valid.to(device), tokens
 
     def decode(self, x: torch.Tensor, *, reset: bool = False) -> list[State]:
@@ -291,7 +296,7 @@ class Compiled(nn.Module):
             state = {}
             for v in self.program.variables:
                 start, width = self.layout.residual[v.name]
-                state[v.name] = _decode(v, row[start:start + width], reset)
+                state[v.name] = _decode(v, row[start : start + width], reset)
             out.append(state)
         return out
 

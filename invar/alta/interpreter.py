@@ -72,8 +72,10 @@ def token_ids(program: AltaProgram, tokens: Sequence[str]) -> list[int]:
     index = {s: i for i, s in enumerate(program.alphabet)}
     for pos, symbol in enumerate(tokens):
         if symbol not in index:
-            raise AltaError(f"symbol {symbol!r} at position {pos} (from 0, markers included) is not in "
-                            f"{program.name}'s alphabet {list(program.alphabet)}")
+            raise AltaError(
+                f"symbol {symbol!r} at position {pos} (from 0, markers included) is not in "
+                f"{program.name}'s alphabet {list(program.alphabet)}"
+            )
     positional = any(v.init.kind == "position" for v in program.variables)
     if positional and len(tokens) > (program.max_length or 0):
         raise AltaError(f"{len(tokens)} positions; {program.name} has position values for {program.max_length}")
@@ -87,8 +89,15 @@ def initial_state(program: AltaProgram, ids: Sequence[int]) -> list[State]:
         state = {}
         for v in program.variables:
             init = v.init
-            state[v.name] = (init.table[tok] if init.kind == "token" else init.table[pos] if init.kind == "position"
-                             else None if init.kind == "null" else init.value)
+            state[v.name] = (
+                init.table[tok]
+                if init.kind == "token"
+                else init.table[pos]
+                if init.kind == "position"
+                else None
+                if init.kind == "null"
+                else init.value
+            )
         states.append(state)
     return states
 
@@ -109,8 +118,9 @@ class Interpreter:
         # per group and set of undefined places: the defined places' values -> a rule testing them
         self._partial: dict[tuple[tuple[str, ...], tuple[int, ...]], dict[tuple[int, ...], int]] = {}
 
-    def run(self, text: str | Sequence[str], *, max_layers: int | None = None, trace: bool = False,
-            markers: bool = True) -> Run:
+    def run(
+        self, text: str | Sequence[str], *, max_layers: int | None = None, trace: bool = False, markers: bool = True
+    ) -> Run:
         """Run on ``text`` (symbols, without the markers the program adds)."""
         p = self.program
         tokens = tokens_of(p, text, markers=markers)
@@ -196,20 +206,29 @@ class Interpreter:
             return values[0] if len(values) == 1 else None
         if not values:  # a compiled model would leave a value here that the reset cannot clear
             text, layer, pos = where
-            raise error_at(head.at, f"input {text!r}, layer {layer}, position {pos}: numerical head "
-                                    f"{head.output!r} selects nothing, so its output is undefined")
+            raise error_at(
+                head.at,
+                f"input {text!r}, layer {layer}, position {pos}: numerical head "
+                f"{head.output!r} selects nothing, so its output is undefined",
+            )
         mean = sum(values) / len(values)
         index = out.index(mean)
         if index is None:
             text, layer, pos = where
-            raise error_at(head.at, f"input {text!r}, layer {layer}, position {pos}: head {head.output!r} gives "
-                                    f"{mean:.6g}, not one of its buckets {list(out.buckets)}")
+            raise error_at(
+                head.at,
+                f"input {text!r}, layer {layer}, position {pos}: head {head.output!r} gives "
+                f"{mean:.6g}, not one of its buckets {list(out.buckets)}",
+            )
         return out.buckets[index]
 
     def _undefined(self, name: str, where: tuple[str, int, int], reader: str, at) -> AltaError:
         text, layer, pos = where
-        return error_at(at, f"input {text!r}, layer {layer}, position {pos}: {reader} reads the output of head "
-                            f"{name!r}, undefined there")
+        return error_at(
+            at,
+            f"input {text!r}, layer {layer}, position {pos}: {reader} reads the output of head "
+            f"{name!r}, undefined there",
+        )
 
     # -------------------------------------------------------------- MLP
     def mlp(self, state: State, where: tuple[str, int, int]) -> tuple[State, list[int]]:
@@ -256,8 +275,11 @@ class Interpreter:
 
     def _conflict(self, first: Rule, second: Rule, where: tuple[str, int, int]) -> AltaError:
         text, layer, pos = where
-        return error_at(second.at, f"input {text!r}, layer {layer}, position {pos}: two rules set "
-                                   f"{second.variable!r}: [{first.text()}] and [{second.text()}]")
+        return error_at(
+            second.at,
+            f"input {text!r}, layer {layer}, position {pos}: two rules set "
+            f"{second.variable!r}: [{first.text()}] and [{second.text()}]",
+        )
 
 
 _CACHE: dict[int, Interpreter] = {}
@@ -274,8 +296,14 @@ def interpreter(program: AltaProgram) -> Interpreter:
     return found
 
 
-def run(program: AltaProgram, text: str | Sequence[str], *, max_layers: int | None = None, trace: bool = False,
-        markers: bool = True) -> Run:
+def run(
+    program: AltaProgram,
+    text: str | Sequence[str],
+    *,
+    max_layers: int | None = None,
+    trace: bool = False,
+    markers: bool = True,
+) -> Run:
     """Run ``program`` on ``text`` (a string of white-space separated symbols,
     or a list); ``markers`` adds the program's prefix and suffix."""
     return interpreter(program).run(text, max_layers=max_layers, trace=trace, markers=markers)

@@ -79,29 +79,63 @@ class HeadSpec:
     at: At | None = field(default=None, compare=False)
 
 
-def var(size: int, *, default: int = 0, token: Callable[[str], int] | None = None,
-        position: Callable[[int], int] | None = None) -> VarSpec:
+def var(
+    size: int,
+    *,
+    default: int = 0,
+    token: Callable[[str], int] | None = None,
+    position: Callable[[int], int] | None = None,
+) -> VarSpec:
     """A categorical variable with values ``range(size)`` (one-hot)."""
     return VarSpec("categorical", size=int(size), default=default, token=token, position=position, at=_caller())
 
 
-def numerical(buckets: Sequence[float], *, default: float = 0.0, token: Callable[[str], float] | None = None,
-              position: Callable[[int], float] | None = None) -> VarSpec:
+def numerical(
+    buckets: Sequence[float],
+    *,
+    default: float = 0.0,
+    token: Callable[[str], float] | None = None,
+    position: Callable[[int], float] | None = None,
+) -> VarSpec:
     """A numerical variable (one dimension); the MLP tells apart only ``buckets``."""
-    return VarSpec("numerical", buckets=tuple(float(b) for b in buckets), default=float(default), token=token,
-                   position=position, at=_caller())
+    return VarSpec(
+        "numerical",
+        buckets=tuple(float(b) for b in buckets),
+        default=float(default),
+        token=token,
+        position=position,
+        at=_caller(),
+    )
 
 
-def set_var(size: int, sets: Sequence[Sequence[int]], *, default: Sequence[int] = (),
-            token: Callable[[str], Sequence[int]] | None = None,
-            position: Callable[[int], Sequence[int]] | None = None) -> VarSpec:
+def set_var(
+    size: int,
+    sets: Sequence[Sequence[int]],
+    *,
+    default: Sequence[int] = (),
+    token: Callable[[str], Sequence[int]] | None = None,
+    position: Callable[[int], Sequence[int]] | None = None,
+) -> VarSpec:
     """A set variable (multi-hot over ``range(size)``) holding one of ``sets``."""
-    return VarSpec("set", size=int(size), sets=tuple(frozenset(s) for s in sets), default=frozenset(default),
-                   token=token, position=position, at=_caller())
+    return VarSpec(
+        "set",
+        size=int(size),
+        sets=tuple(frozenset(s) for s in sets),
+        default=frozenset(default),
+        token=token,
+        position=position,
+        at=_caller(),
+    )
 
 
-def qkv(query: str | None, key: str | None, value: str, *, relative: Sequence[int] | None = None,
-        output: VarSpec | None = None) -> HeadSpec:
+def qkv(
+    query: str | None,
+    key: str | None,
+    value: str,
+    *,
+    relative: Sequence[int] | None = None,
+    output: VarSpec | None = None,
+) -> HeadSpec:
     """A head selecting the keys equal to (or in) the query, aggregating ``value``;
     ``relative`` keeps only keys at those offsets; ``output`` declares the
     output's kind (by default the value's)."""
@@ -133,8 +167,16 @@ def _scope(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec]) -> d
             if source is None:
                 raise error_at(head.at, f"unknown variable {head.value!r} as the value of head {name!r}")
             spec = source
-        scope[name] = Variable(name, spec.kind, spec.size, spec.buckets, spec.sets, Init("null"), True,
-                               spec.at if head.output is not None else head.at)
+        scope[name] = Variable(
+            name,
+            spec.kind,
+            spec.size,
+            spec.buckets,
+            spec.sets,
+            Init("null"),
+            True,
+            spec.at if head.output is not None else head.at,
+        )
     return scope
 
 
@@ -221,8 +263,12 @@ class _Assignment:
         self.writes[name] = target.domain()[target.index(value)]
 
 
-def rules_of_function(fn: Callable[[Any], None], variables: Mapping[str, VarSpec],
-                      heads: Mapping[str, HeadSpec], bound: int = DEFAULT_BOUND) -> list[Rule]:
+def rules_of_function(
+    fn: Callable[[Any], None],
+    variables: Mapping[str, VarSpec],
+    heads: Mapping[str, HeadSpec],
+    bound: int = DEFAULT_BOUND,
+) -> list[Rule]:
     """The rules of ``fn`` run on every assignment of its variables: each
     change it makes is a rule conditioned on the values it read (and the old
     value of what it set), so identical rules from different runs are one."""
@@ -233,8 +279,11 @@ def rules_of_function(fn: Callable[[Any], None], variables: Mapping[str, VarSpec
     for name in names:
         count *= len(scope[name].domain())
     if count > bound:
-        raise error_at(at, f"the MLP function would be run on {count:,} assignments, more than the bound "
-                           f"{bound:,}; write its rules with MLPBuilder")
+        raise error_at(
+            at,
+            f"the MLP function would be run on {count:,} assignments, more than the bound "
+            f"{bound:,}; write its rules with MLPBuilder",
+        )
     rules: dict[tuple, Rule] = {}
     for values in itertools.product(*(scope[n].domain() for n in names)):
         z = _Assignment(scope, dict(zip(names, values)))
@@ -283,8 +332,12 @@ def _function_at(fn: Callable) -> At | None:
 # ------------------------------------------------------------------ program
 def null_rules(scope: Mapping[str, Variable]) -> list[Rule]:
     """The rules that reset every head output to null after the MLP reads it."""
-    return [Rule(((name, value),), name, value, None, null=True, at=v.at)
-            for name, v in scope.items() if v.head for value in v.domain()]
+    return [
+        Rule(((name, value),), name, value, None, null=True, at=v.at)
+        for name, v in scope.items()
+        if v.head
+        for value in v.domain()
+    ]
 
 
 def _init(name: str, spec: VarSpec, alphabet: Sequence[str], max_length: int | None) -> Init:
@@ -313,11 +366,23 @@ def _call(fn: Callable, arg: Any, name: str, at: At | None) -> Any:
         raise error_at(at, f"initialising {name!r} from {arg!r} failed: {type(err).__name__}: {err}") from None
 
 
-def program(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec],
-            rules: Sequence[Rule] | None = None, *, mlp: Callable[[Any], None] | None = None, output: str,
-            alphabet: Sequence[str], prefix: Sequence[str] = (), suffix: Sequence[str] = (),
-            halt: tuple[str, int] | None = None, max_length: int | None = None, max_layers: int | None = None,
-            name: str = "program", bound: int = DEFAULT_BOUND, labels: Sequence[str] | None = None) -> AltaProgram:
+def program(
+    variables: Mapping[str, VarSpec],
+    heads: Mapping[str, HeadSpec],
+    rules: Sequence[Rule] | None = None,
+    *,
+    mlp: Callable[[Any], None] | None = None,
+    output: str,
+    alphabet: Sequence[str],
+    prefix: Sequence[str] = (),
+    suffix: Sequence[str] = (),
+    halt: tuple[str, int] | None = None,
+    max_length: int | None = None,
+    max_layers: int | None = None,
+    name: str = "program",
+    bound: int = DEFAULT_BOUND,
+    labels: Sequence[str] | None = None,
+) -> AltaProgram:
     """A checked :class:`AltaProgram` from declared variables and heads and
     either ``rules`` (from :class:`MLPBuilder`) or an ``mlp`` function;
     ``labels`` name the output's values for display."""
@@ -330,13 +395,26 @@ def program(variables: Mapping[str, VarSpec], heads: Mapping[str, HeadSpec],
     for symbol in (*prefix, *suffix):
         if symbol not in alphabet:
             raise at.error(f"marker {symbol!r} is not in the alphabet")
-    declared = [Variable(n, s.kind, s.size, s.buckets, s.sets, _init(n, s, alphabet, max_length), False, s.at)
-                for n, s in variables.items()]
+    declared = [
+        Variable(n, s.kind, s.size, s.buckets, s.sets, _init(n, s, alphabet, max_length), False, s.at)
+        for n, s in variables.items()
+    ]
     outputs = [v for v in scope.values() if v.head]
     head_list = tuple(Head(n, h.query, h.key, h.value, h.relative, h.at) for n, h in heads.items())
-    prog = AltaProgram(name, tuple(alphabet), tuple(declared + outputs), head_list,
-                   tuple(rules) + tuple(null_rules(scope)), output, tuple(prefix), tuple(suffix),
-                   (halt[0], int(halt[1])) if halt is not None else None, max_length, max_layers, at,
-                   tuple(labels) if labels is not None else None)
+    prog = AltaProgram(
+        name,
+        tuple(alphabet),
+        tuple(declared + outputs),
+        head_list,
+        tuple(rules) + tuple(null_rules(scope)),
+        output,
+        tuple(prefix),
+        tuple(suffix),
+        (halt[0], int(halt[1])) if halt is not None else None,
+        max_length,
+        max_layers,
+        at,
+        tuple(labels) if labels is not None else None,
+    )
     validate(prog)
     return prog

@@ -57,19 +57,20 @@ class CompiledModel:
         return self
 
     # ------------------------------------------------------------ predictions
-    def predict_texts(self, texts: Sequence[str], *, device: str | torch.device | None = None,
-                      batch_size: int = 256) -> list[str]:
+    def predict_texts(
+        self, texts: Sequence[str], *, device: str | torch.device | None = None, batch_size: int = 256
+    ) -> list[str]:
         """The compiled model's answer for each input text (a batch that
         cannot be read raises; the audit then takes its inputs one by one)."""
         out: list[str] = []
         for start in range(0, len(texts), batch_size):
-            chunk = list(texts[start:start + batch_size])
+            chunk = list(texts[start : start + batch_size])
             ids, valid, _tokens = self.compiled.batch(chunk, device=device or self._device())
             with torch.inference_mode():
                 values, _layers = self.compiled(ids, valid)
             for k, text in enumerate(chunk):
                 n = len(text.split())
-                out.append(self._shown(values[k, len(self.program.prefix):len(self.program.prefix) + n].tolist()))
+                out.append(self._shown(values[k, len(self.program.prefix) : len(self.program.prefix) + n].tolist()))
         return out
 
     def predict(self, programs: Sequence, *, batch_size: int = 256, device: str | None = None) -> list[str]:
@@ -98,7 +99,7 @@ class CompiledModel:
                 out.append((None, err.message))
                 continue
             first = len(self.program.prefix)
-            out.append((self._shown(result.outputs[first:first + len(text.split())]), ""))
+            out.append((self._shown(result.outputs[first : first + len(text.split())]), ""))
         return out
 
     def _shown(self, values: Sequence[int]) -> str:
@@ -123,8 +124,9 @@ def from_checkpoint(data: dict, path: str, device: str | None = None) -> Compile
     try:
         compiled.load_state_dict(data.get("state_dict"))
     except (RuntimeError, TypeError, AttributeError) as err:
-        raise ModelError(f"inconsistent checkpoint: its weights do not fit its program ({type(err).__name__})",
-                         path=path) from None
+        raise ModelError(
+            f"inconsistent checkpoint: its weights do not fit its program ({type(err).__name__})", path=path
+        ) from None
     return CompiledModel(compiled.eval(), path).to(device)
 
 

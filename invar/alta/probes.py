@@ -73,8 +73,16 @@ def contains_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, tar
     x = MLPBuilder(variables, heads)
     for inv in x.get("inv_count"):
         x.set("answer", int(round(1 / inv) - 1 > 0))
-    return program(variables, heads, x.rules, output="answer", alphabet=(*alphabet, END), suffix=(END,),
-                   max_layers=1, name="contains-a")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="answer",
+        alphabet=(*alphabet, END),
+        suffix=(END,),
+        max_layers=1,
+        name="contains-a",
+    )
 
 
 def first_is_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, target: str = "a") -> AltaProgram:
@@ -90,15 +98,26 @@ def first_is_a(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH, tar
     x = MLPBuilder(variables, heads)
     for value in x.get("first_is_a"):
         x.set("answer", value)
-    return program(variables, heads, x.rules, output="answer", alphabet=alphabet, max_length=max_length,
-                   max_layers=1, name="first-is-a")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="answer",
+        alphabet=alphabet,
+        max_length=max_length,
+        max_layers=1,
+        name="first-is-a",
+    )
 
 
 def distinct_count(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     """The number of distinct symbols, at every position."""
     alphabet = _symbols(symbols, max_length)
     k = len(alphabet)
-    variables = {"tok": var(k + 1, token=_token(alphabet)), "is_end": numerical((0, 1), token=lambda t: float(t == END))}
+    variables = {
+        "tok": var(k + 1, token=_token(alphabet)),
+        "is_end": numerical((0, 1), token=lambda t: float(t == END)),
+    }
     heads = {}
     for i, s in enumerate(alphabet):
         variables[f"want_{i}"] = set_var(k + 1, [(i, k)], default=(i, k))
@@ -111,8 +130,16 @@ def distinct_count(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH)
             x.set(f"seen_{i}", int(round(1 / inv) - 1 > 0))
     for seen in x.get(*(f"seen_{i}" for i in range(k))):
         x.set("count", sum(seen) if k > 1 else seen)
-    return program(variables, heads, x.rules, output="count", alphabet=(*alphabet, END), suffix=(END,),
-                   max_layers=2, name="distinct-count")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="count",
+        alphabet=(*alphabet, END),
+        suffix=(END,),
+        max_layers=2,
+        name="distinct-count",
+    )
 
 
 def histogram(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
@@ -130,8 +157,16 @@ def histogram(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> A
     x = MLPBuilder(variables, heads)
     for inv in x.get("inv_count"):
         x.set("count", round(1 / inv) - 1)
-    return program(variables, heads, x.rules, output="count", alphabet=(*alphabet, END), suffix=(END,),
-                   max_layers=1, name="histogram")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="count",
+        alphabet=(*alphabet, END),
+        suffix=(END,),
+        max_layers=1,
+        name="histogram",
+    )
 
 
 def _mirror(alphabet: tuple[str, ...], max_length: int) -> tuple[dict, dict]:
@@ -143,8 +178,10 @@ def _mirror(alphabet: tuple[str, ...], max_length: int) -> tuple[dict, dict]:
         "mirror": var(positions),
         "is_end": numerical((0, 1), token=lambda t: float(t == END)),
     }
-    heads = {"inv_length": qkv(None, None, "is_end", output=numerical(_inverse_counts(max_length))),
-             "mirror_tok": qkv("mirror", "idx", "tok")}
+    heads = {
+        "inv_length": qkv(None, None, "is_end", output=numerical(_inverse_counts(max_length))),
+        "mirror_tok": qkv("mirror", "idx", "tok"),
+    }
     return variables, heads
 
 
@@ -172,8 +209,17 @@ def palindrome(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> 
         x.set("match", float(t == mt))
     for share in x.get("matches"):
         x.set("answer", int(share == 1.0))
-    return program(variables, heads, x.rules, output="answer", alphabet=(*alphabet, END), suffix=(END,),
-                   max_length=max_length + 1, max_layers=3, name="palindrome")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="answer",
+        alphabet=(*alphabet, END),
+        suffix=(END,),
+        max_length=max_length + 1,
+        max_layers=3,
+        name="palindrome",
+    )
 
 
 def reverse(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
@@ -185,8 +231,18 @@ def reverse(symbols: str = SYMBOLS, max_length: int = DEFAULT_MAX_LENGTH) -> Alt
     _mirror_rules(x)
     for mt in x.get("mirror_tok"):
         x.set("out", mt)
-    return program(variables, heads, x.rules, output="out", alphabet=(*alphabet, END), suffix=(END,),
-                   max_length=max_length + 1, max_layers=2, name="reverse", labels=(*alphabet, END))
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="out",
+        alphabet=(*alphabet, END),
+        suffix=(END,),
+        max_length=max_length + 1,
+        max_layers=2,
+        name="reverse",
+        labels=(*alphabet, END),
+    )
 
 
 def sort_distinct(symbols: str = SYMBOLS) -> AltaProgram:
@@ -206,8 +262,10 @@ def sort_distinct(symbols: str = SYMBOLS) -> AltaProgram:
         "place": var(places),
         "sorted": var(k + 1),
     }
-    heads = {"inv_rank": qkv("below", "tok", "is_start", output=numerical(_inverse_counts(k))),
-             "ranked": qkv("idx", "place", "tok")}
+    heads = {
+        "inv_rank": qkv("below", "tok", "is_start", output=numerical(_inverse_counts(k))),
+        "ranked": qkv("idx", "place", "tok"),
+    }
     x = MLPBuilder(variables, heads)
     for state in x.get("state"):
         if state == 0:  # each symbol's place: the symbols up to it, itself included
@@ -222,5 +280,15 @@ def sort_distinct(symbols: str = SYMBOLS) -> AltaProgram:
                 for old in x.get("sorted"):
                     if old == 0:
                         x.set("sorted", value)
-    return program(variables, heads, x.rules, output="sorted", alphabet=(START, *alphabet), prefix=(START,),
-                   halt=("state", 2), max_length=places, name="sort", labels=(START, *alphabet))
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="sorted",
+        alphabet=(START, *alphabet),
+        prefix=(START,),
+        halt=("state", 2),
+        max_length=places,
+        name="sort",
+        labels=(START, *alphabet),
+    )

@@ -24,6 +24,7 @@ from .probes import contains_a, distinct_count, first_is_a, histogram, palindrom
 from .arithmetic import ARITHMETIC
 from .lang import END, START, MLPBuilder, numerical, program, qkv, relative, var
 from .spec import AltaError, AltaProgram
+
 #: the default length bound of the programs that have one
 DEFAULT_MAX_LENGTH = 40
 
@@ -44,13 +45,18 @@ def _sequential_rules(variables: dict, heads: dict) -> list:
 
 def parity_relative() -> AltaProgram:
     """Sequential parity with relative positions (the paper's Figure 8)."""
-    variables = {
-        "parity": var(2, token=lambda t: int(t == "1")),
-        "done": var(2, token=lambda t: int(t == START)),
-    }
+    variables = {"parity": var(2, token=lambda t: int(t == "1")), "done": var(2, token=lambda t: int(t == START))}
     heads = {"parity_left": relative("parity", -1), "done_left": relative("done", -1)}
-    return program(variables, heads, _sequential_rules(variables, heads), output="parity",
-                   alphabet=("0", "1", START), prefix=(START,), halt=("done", 1), name="parity-relative")
+    return program(
+        variables,
+        heads,
+        _sequential_rules(variables, heads),
+        output="parity",
+        alphabet=("0", "1", START),
+        prefix=(START,),
+        halt=("done", 1),
+        name="parity-relative",
+    )
 
 
 def parity_absolute(max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
@@ -62,8 +68,16 @@ def parity_absolute(max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
         "idx_left": var(max_length, position=lambda i: max(0, i - 1)),
     }
     heads = {"parity_left": qkv("idx_left", "idx", "parity"), "done_left": qkv("idx_left", "idx", "done")}
-    return program(variables, heads, _sequential_rules(variables, heads), output="parity",
-                   alphabet=("0", "1"), halt=("done", 1), max_length=max_length, name="parity-absolute")
+    return program(
+        variables,
+        heads,
+        _sequential_rules(variables, heads),
+        output="parity",
+        alphabet=("0", "1"),
+        halt=("done", 1),
+        max_length=max_length,
+        name="parity-absolute",
+    )
 
 
 def parity_sum_mod(max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
@@ -80,8 +94,16 @@ def parity_sum_mod(max_length: int = DEFAULT_MAX_LENGTH) -> AltaProgram:
     for inv_ones in x.get("inv_ones"):
         ones = round(1 / inv_ones) - 1
         x.set("parity", ones % 2)
-    return program(variables, heads, x.rules, output="parity", alphabet=("0", "1", END), suffix=(END,),
-                   max_layers=1, name="parity-sum-mod")
+    return program(
+        variables,
+        heads,
+        x.rules,
+        output="parity",
+        alphabet=("0", "1", END),
+        suffix=(END,),
+        max_layers=1,
+        name="parity-sum-mod",
+    )
 
 
 #: every shipped program: name -> a function building it (keyword options such as ``max_length``)

@@ -231,49 +231,118 @@ def _at_in(text: str | None) -> At | None:
 def _program_to_dict(p: AltaProgram) -> dict:
     def var(v: Variable) -> dict:
         init = {"kind": v.init.kind, "table": [_value_out(x) for x in v.init.table], "value": _value_out(v.init.value)}
-        return {"name": v.name, "kind": v.kind, "size": v.size, "buckets": list(v.buckets),
-                "sets": [sorted(s) for s in v.sets], "init": init, "head": v.head, "at": _at_out(v.at)}
+        return {
+            "name": v.name,
+            "kind": v.kind,
+            "size": v.size,
+            "buckets": list(v.buckets),
+            "sets": [sorted(s) for s in v.sets],
+            "init": init,
+            "head": v.head,
+            "at": _at_out(v.at),
+        }
 
     return {
-        "name": p.name, "alphabet": list(p.alphabet), "prefix": list(p.prefix), "suffix": list(p.suffix),
+        "name": p.name,
+        "alphabet": list(p.alphabet),
+        "prefix": list(p.prefix),
+        "suffix": list(p.suffix),
         "variables": [var(v) for v in p.variables],
-        "heads": [{"output": h.output, "query": h.query, "key": h.key, "value": h.value,
-                   "relative": list(h.relative) if h.relative is not None else None, "at": _at_out(h.at)}
-                  for h in p.heads],
-        "rules": [{"if": [[n, _value_out(x)] for n, x in r.antecedent], "set": r.variable, "old": _value_out(r.old),
-                   "new": _value_out(r.new), "null": r.null, "at": _at_out(r.at)} for r in p.rules],
-        "output": p.output, "halt": list(p.halt) if p.halt else None,
-        "max_length": p.max_length, "max_layers": p.max_layers, "at": _at_out(p.at),
+        "heads": [
+            {
+                "output": h.output,
+                "query": h.query,
+                "key": h.key,
+                "value": h.value,
+                "relative": list(h.relative) if h.relative is not None else None,
+                "at": _at_out(h.at),
+            }
+            for h in p.heads
+        ],
+        "rules": [
+            {
+                "if": [[n, _value_out(x)] for n, x in r.antecedent],
+                "set": r.variable,
+                "old": _value_out(r.old),
+                "new": _value_out(r.new),
+                "null": r.null,
+                "at": _at_out(r.at),
+            }
+            for r in p.rules
+        ],
+        "output": p.output,
+        "halt": list(p.halt) if p.halt else None,
+        "max_length": p.max_length,
+        "max_layers": p.max_layers,
+        "at": _at_out(p.at),
         "labels": list(p.labels) if p.labels is not None else None,
     }
 
 
 def _variable_from_dict(d: dict) -> Variable:
     kind = d["kind"]
-    proto = Variable(d["name"], kind, int(d.get("size", 0)), tuple(float(b) for b in d.get("buckets", ())),
-                     tuple(frozenset(s) for s in d.get("sets", ())))
+    proto = Variable(
+        d["name"],
+        kind,
+        int(d.get("size", 0)),
+        tuple(float(b) for b in d.get("buckets", ())),
+        tuple(frozenset(s) for s in d.get("sets", ())),
+    )
     init = d["init"]
     table = tuple(_value_in(proto, x) for x in init.get("table", ()))
-    return Variable(proto.name, kind, proto.size, proto.buckets, proto.sets,
-                    Init(init["kind"], table, _value_in(proto, init.get("value"))), bool(d.get("head", False)),
-                    _at_in(d.get("at")))
+    return Variable(
+        proto.name,
+        kind,
+        proto.size,
+        proto.buckets,
+        proto.sets,
+        Init(init["kind"], table, _value_in(proto, init.get("value"))),
+        bool(d.get("head", False)),
+        _at_in(d.get("at")),
+    )
 
 
 def _program_from_dict(data: Any) -> AltaProgram:
     try:
         variables = tuple(_variable_from_dict(d) for d in data["variables"])
         by_name = {v.name: v for v in variables}
-        heads = tuple(Head(h["output"], h["query"], h["key"], h["value"],
-                           tuple(h["relative"]) if h.get("relative") is not None else None, _at_in(h.get("at")))
-                      for h in data["heads"])
-        rules = tuple(Rule(tuple((n, _value_in(by_name.get(n), x)) for n, x in r["if"]), r["set"],
-                           _value_in(by_name.get(r["set"]), r["old"]), _value_in(by_name.get(r["set"]), r["new"]),
-                           bool(r.get("null", False)), _at_in(r.get("at"))) for r in data["rules"])
-        program = AltaProgram(str(data["name"]), tuple(data["alphabet"]), variables, heads, rules, data["output"],
-                          tuple(data.get("prefix", ())), tuple(data.get("suffix", ())),
-                          tuple(data["halt"]) if data.get("halt") else None, data.get("max_length"),
-                          data.get("max_layers"), _at_in(data.get("at")),
-                          tuple(data["labels"]) if data.get("labels") is not None else None)
+        heads = tuple(
+            Head(
+                h["output"],
+                h["query"],
+                h["key"],
+                h["value"],
+                tuple(h["relative"]) if h.get("relative") is not None else None,
+                _at_in(h.get("at")),
+            )
+            for h in data["heads"]
+        )
+        rules = tuple(
+            Rule(
+                tuple((n, _value_in(by_name.get(n), x)) for n, x in r["if"]),
+                r["set"],
+                _value_in(by_name.get(r["set"]), r["old"]),
+                _value_in(by_name.get(r["set"]), r["new"]),
+                bool(r.get("null", False)),
+                _at_in(r.get("at")),
+            )
+            for r in data["rules"]
+        )
+        program = AltaProgram(
+            str(data["name"]),
+            tuple(data["alphabet"]),
+            variables,
+            heads,
+            rules,
+            data["output"],
+            tuple(data.get("prefix", ())),
+            tuple(data.get("suffix", ())),
+            tuple(data["halt"]) if data.get("halt") else None,
+            data.get("max_length"),
+            data.get("max_layers"),
+            _at_in(data.get("at")),
+            tuple(data["labels"]) if data.get("labels") is not None else None,
+        )
     except (KeyError, TypeError, ValueError, AttributeError) as err:
         raise AltaError(f"not a program ({type(err).__name__}: {err})") from None
     validate(program)
@@ -325,8 +394,11 @@ def _check_variable(v: Variable, p: AltaProgram) -> None:
     values = init.table if init.kind != "constant" else (init.value,)
     for i, value in enumerate(values):
         if v.index(value) is None:
-            what = {"token": f"symbol {p.alphabet[i]!r}" if i < len(p.alphabet) else "a symbol",
-                    "position": f"position {i}", "constant": "every position"}[init.kind]
+            what = {
+                "token": f"symbol {p.alphabet[i]!r}" if i < len(p.alphabet) else "a symbol",
+                "position": f"position {i}",
+                "constant": "every position",
+            }[init.kind]
             raise error_at(v.at, f"variable {v.name!r} starts at {_show(value)} for {what}, outside its {v.describe()}")
 
 
@@ -339,18 +411,22 @@ def _check_head(h: Head, by_name: dict[str, Variable]) -> None:
         raise error_at(h.at, f"head {h.output!r}: query and key are both given or both omitted")
     if h.query is not None:
         if by_name[h.query].kind == "numerical":
-            raise error_at(h.at, f"head {h.output!r}: the query {h.query!r} is numerical; it must be categorical or a set")
+            raise error_at(
+                h.at, f"head {h.output!r}: the query {h.query!r} is numerical; it must be categorical or a set"
+            )
         if by_name[h.key].kind != "categorical":
-            raise error_at(h.at, f"head {h.output!r}: the key {h.key!r} is {by_name[h.key].kind}; "
-                                 "it must be categorical")
+            raise error_at(
+                h.at, f"head {h.output!r}: the key {h.key!r} is {by_name[h.key].kind}; it must be categorical"
+            )
     value, out = by_name[h.value], by_name[h.output]
     if value.kind == "set":
         raise error_at(h.at, f"head {h.output!r}: the value {h.value!r} is a set; it must be categorical or numerical")
     if value.kind != out.kind:
         raise error_at(h.at, f"head {h.output!r}: the value {h.value!r} is {value.kind} but the output is {out.kind}")
     if value.kind == "categorical" and out.size < value.size:
-        raise error_at(h.at, f"head {h.output!r}: the output has range({out.size}), "
-                             f"narrower than the value's range({value.size})")
+        raise error_at(
+            h.at, f"head {h.output!r}: the output has range({out.size}), narrower than the value's range({value.size})"
+        )
     if not out.head:
         raise error_at(h.at, f"head {h.output!r}: its output is not marked as a head output")
 
@@ -401,8 +477,9 @@ def _check_conflicts(group: list[Rule]) -> None:
                 other = seen.get(tuple(_key(cond[n]) for n in shared))
                 if other is not None and other is not r:
                     where = f" (the other at {other.at.text()})" if other.at else ""
-                    raise error_at(r.at, f"two rules set {r.variable!r} together: "
-                                         f"[{r.text()}] and [{other.text()}]{where}")
+                    raise error_at(
+                        r.at, f"two rules set {r.variable!r} together: [{r.text()}] and [{other.text()}]{where}"
+                    )
 
 
 def _key(value: Any) -> Any:

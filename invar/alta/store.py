@@ -23,7 +23,6 @@ from .programs import PROGRAMS, get_program
 from .spec import AltaError, AltaProgram
 
 
-
 def load_program(spec: str, *, max_length: int | None = None) -> AltaProgram:
     """The program named by ``spec``: a shipped name, or ``path.py:function``
     (a function returning a AltaProgram; ``max_length`` is passed when given)."""
@@ -33,8 +32,9 @@ def load_program(spec: str, *, max_length: int | None = None) -> AltaProgram:
         return get_program(spec, **options)
     path, sep, name = spec.rpartition(":")
     if not sep or not path.endswith(".py"):
-        raise AltaError(f"unknown program {spec!r}: give a shipped name ({', '.join(sorted(PROGRAMS))}) "
-                        "or FILE.py:FUNCTION")
+        raise AltaError(
+            f"unknown program {spec!r}: give a shipped name ({', '.join(sorted(PROGRAMS))}) or FILE.py:FUNCTION"
+        )
     fn = _function_of(path, name)
     _check_options(fn, options, spec)
     prog = _guarded(path, fn, **options)

@@ -117,8 +117,9 @@ def trace_mlp(program: AltaProgram, config: TraceConfig) -> TraceMLP:
     if config.hidden is not None:
         return TraceMLP(width, config.hidden)
     shape = Compiled(program)
-    return TraceMLP(width, (shape.expand1.out_features, shape.expand2.out_features, shape.rules.out_features),
-                    clipped=True)
+    return TraceMLP(
+        width, (shape.expand1.out_features, shape.expand2.out_features, shape.rules.out_features), clipped=True
+    )
 
 
 def _optimizer(config: TraceConfig, params) -> torch.optim.Optimizer:
@@ -129,8 +130,12 @@ def _optimizer(config: TraceConfig, params) -> torch.optim.Optimizer:
     raise AltaError(f"unknown optimizer {config.optimizer!r}; use adam or adafactor")
 
 
-def train_mlp(program: AltaProgram, pairs: TracePairs, config: TraceConfig = TraceConfig(),
-              progress: Callable[[int, float], None] | None = None) -> tuple[TraceMLP, list[float]]:
+def train_mlp(
+    program: AltaProgram,
+    pairs: TracePairs,
+    config: TraceConfig = TraceConfig(),
+    progress: Callable[[int, float], None] | None = None,
+) -> tuple[TraceMLP, list[float]]:
     """Train a fresh MLP on ``pairs``; the loss (mean squared error of the
     residual block's output against the interpreter's) every step."""
     if len(pairs.inputs) == 0:
@@ -177,16 +182,17 @@ def supervised_model(program: AltaProgram, learned: TraceMLP, *, lam: float = 10
     return Supervised(program, learned, lam=lam).eval()
 
 
-def predict(model: Compiled, inputs: Sequence[Any], *, batch_size: int = 256,
-            max_layers: int | None = None) -> list[list[int]]:
+def predict(
+    model: Compiled, inputs: Sequence[Any], *, batch_size: int = 256, max_layers: int | None = None
+) -> list[list[int]]:
     """Each input's outputs (markers' positions included), the model run in batches."""
     out: list[list[int]] = []
     for start in range(0, len(inputs), batch_size):
-        chunk = list(inputs[start:start + batch_size])
+        chunk = list(inputs[start : start + batch_size])
         ids, valid, tokens = model.batch(chunk)
         with torch.no_grad():
             outputs, _ = model(ids, valid, max_layers=max_layers)
-        out.extend(outputs[b, :len(t)].tolist() for b, t in enumerate(tokens))
+        out.extend(outputs[b, : len(t)].tolist() for b, t in enumerate(tokens))
     return out
 
 
@@ -205,8 +211,11 @@ def balanced_bits(count: int, min_length: int, max_length: int, *, seed: int = 0
     return out
 
 
-def parity_accuracy(outputs: Sequence[Sequence[int]], inputs: Sequence[Sequence[str]],
-                    slices: dict[str, Callable[[Sequence[str]], bool]]) -> dict[str, tuple[float, int]]:
+def parity_accuracy(
+    outputs: Sequence[Sequence[int]],
+    inputs: Sequence[Sequence[str]],
+    slices: dict[str, Callable[[Sequence[str]], bool]],
+) -> dict[str, tuple[float, int]]:
     """Per slice, the share of inputs whose last output is their parity, and the slice's size."""
     result = {}
     for name, keep in slices.items():

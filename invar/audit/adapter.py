@@ -97,8 +97,7 @@ class Adapter:
         raise NotImplementedError
 
 
-def guarded(call: Callable[[list], Sequence], inputs: Sequence, batch_size: int,
-            timeout: float | None = None) -> list:
+def guarded(call: Callable[[list], Sequence], inputs: Sequence, batch_size: int, timeout: float | None = None) -> list:
     """``call`` on batches of at most ``batch_size`` inputs; a batch that
     raises (any exception but KeyboardInterrupt: a model's ``sys.exit()`` is
     its error), answers with something other than a list of predictions or
@@ -107,7 +106,7 @@ def guarded(call: Callable[[list], Sequence], inputs: Sequence, batch_size: int,
     :class:`Failure`."""
     out: list = []
     for lo in range(0, len(inputs), batch_size):
-        batch = list(inputs[lo: lo + batch_size])
+        batch = list(inputs[lo : lo + batch_size])
         try:
             got = _as_list(_within(call, batch, timeout))
             if len(got) != len(batch):

@@ -64,12 +64,14 @@ def _read(path: str) -> _Audit:
         header, records, summary = read_jsonl(path)
     except DataError:
         if _is_report(path):
-            raise DataError("an audit report (--format json) holds no example records to pair: write both audits "
-                            "with --format jsonl to compare them", path=path) from None
+            raise DataError(
+                "an audit report (--format json) holds no example records to pair: write both audits "
+                "with --format jsonl to compare them",
+                path=path,
+            ) from None
         raise
     if not records:
-        raise DataError("no example records to pair: write both audits with --format jsonl to compare them",
-                        path=path)
+        raise DataError("no example records to pair: write both audits with --format jsonl to compare them", path=path)
     records = sorted(records, key=lambda r: r["index"])
     return _Audit(path, header, records, summary if summary is not None else summarize(header, records))
 
@@ -91,28 +93,39 @@ def _check_same(a: _Audit, b: _Audit) -> None:
     differ += [(f"dataset {k}", da.get(k), db.get(k)) for k in _DATASET if da.get(k) != db.get(k)]
     # violations with repeats are decided by a test at a level: other repeats or levels, other violations
     ca, cb = a.header.get("config") or {}, b.header.get("config") or {}
-    differ += [(k, ca.get(k, _DEFAULTS[k]), cb.get(k, _DEFAULTS[k])) for k in _DEFAULTS
-               if ca.get(k, _DEFAULTS[k]) != cb.get(k, _DEFAULTS[k])]
+    differ += [
+        (k, ca.get(k, _DEFAULTS[k]), cb.get(k, _DEFAULTS[k]))
+        for k in _DEFAULTS
+        if ca.get(k, _DEFAULTS[k]) != cb.get(k, _DEFAULTS[k])
+    ]
     if differ:
         shown = "; ".join(f"{name} {json.dumps(vb)} here, {json.dumps(va)} there" for name, va, vb in differ)
-        raise DataError(f"not audited as {a.path} was, so its examples cannot be paired: {shown}",
-                        path=b.path, line=1, col=1)
+        raise DataError(
+            f"not audited as {a.path} was, so its examples cannot be paired: {shown}", path=b.path, line=1, col=1
+        )
     ids_a = [(r["index"], r["id"]) for r in a.records]
     ids_b = [(r["index"], r["id"]) for r in b.records]
     if ids_a != ids_b:
         where = next((k for k, (x, y) in enumerate(zip(ids_a, ids_b)) if x != y), min(len(ids_a), len(ids_b)))
         got = ids_b[where][1] if where < len(ids_b) else "nothing"
         want = ids_a[where][1] if where < len(ids_a) else "nothing"
-        raise DataError(f"other examples than {a.path}: {len(ids_b):,} records here, {len(ids_a):,} there; "
-                        f"record {where + 1} is {got} here, {want} there", path=b.path)
+        raise DataError(
+            f"other examples than {a.path}: {len(ids_b):,} records here, {len(ids_a):,} there; "
+            f"record {where + 1} is {got} here, {want} there",
+            path=b.path,
+        )
     for ra, rb in zip(a.records, b.records):
         for k in _SIZES:
             if ra.get(k) is not None and rb.get(k) is not None and ra[k] != rb[k]:
-                raise DataError(f"other examples than {a.path}: example {rb['id']} has {rb[k]} {k} here, "
-                                f"{ra[k]} there", path=b.path)
+                raise DataError(
+                    f"other examples than {a.path}: example {rb['id']} has {rb[k]} {k} here, {ra[k]} there", path=b.path
+                )
         if ra["label"] is not None and rb["label"] is not None and ra["label"] != rb["label"]:
-            raise DataError(f"other labels than {a.path}: example {rb['id']} is labelled "
-                            f"{json.dumps(rb['label'])[:40]} here, {json.dumps(ra['label'])[:40]} there", path=b.path)
+            raise DataError(
+                f"other labels than {a.path}: example {rb['id']} is labelled "
+                f"{json.dumps(rb['label'])[:40]} here, {json.dumps(ra['label'])[:40]} there",
+                path=b.path,
+            )
 
 
 def compare(a_path: str, b_path: str, *, resamples: int = 1000, level: float = 0.95, seed: int = 0) -> dict:
@@ -139,19 +152,30 @@ def compare(a_path: str, b_path: str, *, resamples: int = 1000, level: float = 0
     }
     scored = _both(pairs, lambda r: r["metric"]["original"] if r["metric"] is not None else None)
     if scored:
-        paired["metric"] = {"name": task.metric_name, "lower_is_better": task.lower_is_better,
-                            **_bootstrap_row(scored, how)}
+        paired["metric"] = {
+            "name": task.metric_name,
+            "lower_is_better": task.lower_is_better,
+            **_bootstrap_row(scored, how),
+        }
     if task.discrete:
         right = _both(pairs, lambda r: correct(task, r["prediction"], r["label"]))
         paired["correct"] = _mcnemar_row(right, how) if right else None
     return {
-        "schema": SCHEMA, "type": "comparison", "invar": __version__,
-        "task": {"name": task.name, "metric": task.metric_name, "lower_is_better": task.lower_is_better,
-                 "discrete": task.discrete},
-        "dataset": a.header["dataset"], "transform": a.header["transform"],
+        "schema": SCHEMA,
+        "type": "comparison",
+        "invar": __version__,
+        "task": {
+            "name": task.name,
+            "metric": task.metric_name,
+            "lower_is_better": task.lower_is_better,
+            "discrete": task.discrete,
+        },
+        "dataset": a.header["dataset"],
+        "transform": a.header["transform"],
         "settings": {k: a.header[k] for k in ("variants", "seed", "limit", "tolerance")},
         "statistics": {"level": level, "resamples": resamples, "seed": seed},
-        "a": _model(a), "b": _model(b),
+        "a": _model(a),
+        "b": _model(b),
         "paired": paired,
     }
 
@@ -177,11 +201,17 @@ def _model(audit: _Audit) -> dict:
     s = audit.summary
     metric = s.get("metric")
     return {
-        "path": audit.path, "model": audit.header["model"], "examples": s["examples"], "audited": s["audited"],
-        "errors": s["errors"], "unparsable": s["unparsable"], "violation_rate": s["violation_rate"],
+        "path": audit.path,
+        "model": audit.header["model"],
+        "examples": s["examples"],
+        "audited": s["audited"],
+        "errors": s["errors"],
+        "unparsable": s["unparsable"],
+        "violation_rate": s["violation_rate"],
         "alpha_covariance": (s.get("alpha_covariance") or {}).get("mean"),
-        "metric": None if metric is None else {k: metric[k] for k in ("name", "examples", "original", "variants",
-                                                                      "worst")},
+        "metric": None
+        if metric is None
+        else {k: metric[k] for k in ("name", "examples", "original", "variants", "worst")},
     }
 
 
@@ -190,8 +220,15 @@ def _bootstrap_row(values: list[tuple[float, float]], how: dict) -> dict:
     x = np.array([v for v, _ in values], dtype=np.float64)
     y = np.array([v for _, v in values], dtype=np.float64)
     boot = paired_bootstrap(x, y, **how)
-    return {"test": "paired bootstrap", "examples": len(values), "a": _mean(x), "b": _mean(y),
-            "difference": boot["value"], "interval": boot["interval"], "p": boot["p"]}
+    return {
+        "test": "paired bootstrap",
+        "examples": len(values),
+        "a": _mean(x),
+        "b": _mean(y),
+        "difference": boot["value"],
+        "interval": boot["interval"],
+        "p": boot["p"],
+    }
 
 
 def _mcnemar_row(values: list[tuple[bool, bool]], how: dict) -> dict:
@@ -201,9 +238,17 @@ def _mcnemar_row(values: list[tuple[bool, bool]], how: dict) -> dict:
     y = np.array([bool(v) for _, v in values], dtype=bool)
     a_only, b_only = int(np.count_nonzero(x & ~y)), int(np.count_nonzero(~x & y))
     boot = paired_bootstrap(x.astype(np.float64), y.astype(np.float64), **how)
-    return {"test": "mcnemar", "examples": len(values), "a": _mean(x), "b": _mean(y), "difference": boot["value"],
-            "interval": boot["interval"], "a_only": a_only, "b_only": b_only,
-            "p": mcnemar(a_only, b_only) if len(values) else None}
+    return {
+        "test": "mcnemar",
+        "examples": len(values),
+        "a": _mean(x),
+        "b": _mean(y),
+        "difference": boot["value"],
+        "interval": boot["interval"],
+        "a_only": a_only,
+        "b_only": b_only,
+        "p": mcnemar(a_only, b_only) if len(values) else None,
+    }
 
 
 def _mean(x: np.ndarray) -> float | None:
@@ -211,42 +256,94 @@ def _mean(x: np.ndarray) -> float | None:
 
 
 # -------------------------------------------------------------------- schema
-_INTERVAL = {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "number"}, "minItems": 2,
-                                          "maxItems": 2}]}
+_INTERVAL = {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}]}
 _P = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
-_ROW = {"test": {"const": "paired bootstrap"}, "examples": {"type": "integer"}, "a": NUM, "b": NUM,
-        "difference": NUM, "interval": _INTERVAL, "p": _P}
+_ROW = {
+    "test": {"const": "paired bootstrap"},
+    "examples": {"type": "integer"},
+    "a": NUM,
+    "b": NUM,
+    "difference": NUM,
+    "interval": _INTERVAL,
+    "p": _P,
+}
 _BOOTSTRAP = _obj(_ROW)
 _MCNEMAR = _obj({**_ROW, "test": {"const": "mcnemar"}, "a_only": {"type": "integer"}, "b_only": {"type": "integer"}})
 _METRIC = _obj({"name": {"type": "string"}, "lower_is_better": {"type": "boolean"}, **_ROW})
-_SIDE = _obj({
-    "path": {"type": "string"}, "model": MODEL, "examples": {"type": "integer"}, "audited": {"type": "integer"},
-    "errors": {"type": "integer"}, "unparsable": {"type": "integer"}, "violation_rate": NUM, "alpha_covariance": NUM,
-    "metric": {"oneOf": [{"type": "null"}, _obj({"name": {"type": "string"}, "examples": {"type": "integer"},
-                                                 "original": NUM, "variants": NUM, "worst": NUM})]},
-})
+_SIDE = _obj(
+    {
+        "path": {"type": "string"},
+        "model": MODEL,
+        "examples": {"type": "integer"},
+        "audited": {"type": "integer"},
+        "errors": {"type": "integer"},
+        "unparsable": {"type": "integer"},
+        "violation_rate": NUM,
+        "alpha_covariance": NUM,
+        "metric": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "name": {"type": "string"},
+                        "examples": {"type": "integer"},
+                        "original": NUM,
+                        "variants": NUM,
+                        "worst": NUM,
+                    }
+                ),
+            ]
+        },
+    }
+)
 
 #: JSON Schema (draft 2020-12) of :func:`compare`'s result, version :data:`SCHEMA`
 COMPARISON = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    **_obj({
-        "schema": {"const": SCHEMA}, "type": {"const": "comparison"}, "invar": {"type": "string"},
-        "task": _obj({"name": {"type": "string"}, "metric": {"type": "string"},
-                      "lower_is_better": {"type": "boolean"}, "discrete": {"type": "boolean"}}),
-        "dataset": DATASET, "transform": TRANSFORM,
-        "settings": _obj({"variants": {"type": "integer"}, "seed": {"type": "integer"}, "limit": INT,
-                          "tolerance": {"type": "number"}}),
-        "statistics": _obj({"level": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
-                            "resamples": {"type": "integer", "minimum": 0}, "seed": {"type": "integer"}}),
-        "a": _SIDE, "b": _SIDE,
-        "paired": _obj({
-            "examples": {"type": "integer"},
-            "left_out": _obj({"a": {"type": "integer"}, "b": {"type": "integer"}, "both": {"type": "integer"}}),
-            "violation_rate": _MCNEMAR, "alpha_covariance": _BOOTSTRAP,
-            "metric": {"oneOf": [{"type": "null"}, _METRIC]},
-            "correct": {"oneOf": [{"type": "null"}, _MCNEMAR]},
-        }),
-    }),
+    **_obj(
+        {
+            "schema": {"const": SCHEMA},
+            "type": {"const": "comparison"},
+            "invar": {"type": "string"},
+            "task": _obj(
+                {
+                    "name": {"type": "string"},
+                    "metric": {"type": "string"},
+                    "lower_is_better": {"type": "boolean"},
+                    "discrete": {"type": "boolean"},
+                }
+            ),
+            "dataset": DATASET,
+            "transform": TRANSFORM,
+            "settings": _obj(
+                {
+                    "variants": {"type": "integer"},
+                    "seed": {"type": "integer"},
+                    "limit": INT,
+                    "tolerance": {"type": "number"},
+                }
+            ),
+            "statistics": _obj(
+                {
+                    "level": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                    "resamples": {"type": "integer", "minimum": 0},
+                    "seed": {"type": "integer"},
+                }
+            ),
+            "a": _SIDE,
+            "b": _SIDE,
+            "paired": _obj(
+                {
+                    "examples": {"type": "integer"},
+                    "left_out": _obj({"a": {"type": "integer"}, "b": {"type": "integer"}, "both": {"type": "integer"}}),
+                    "violation_rate": _MCNEMAR,
+                    "alpha_covariance": _BOOTSTRAP,
+                    "metric": {"oneOf": [{"type": "null"}, _METRIC]},
+                    "correct": {"oneOf": [{"type": "null"}, _MCNEMAR]},
+                }
+            ),
+        }
+    ),
 }
 
 
@@ -282,14 +379,22 @@ def _headline(result: dict) -> list[str]:
     d, p = result["dataset"], result["paired"]
     left = sum(p["left_out"].values())
     s = result["statistics"]
-    return [f"A: {_who(result['a'])}", f"B: {_who(result['b'])}",
-            f"on {d['name']}" + (f", {d['split']} split" if d.get("split") else "")
-            + f"; {result['transform']}, up to {result['settings']['variants']:,} variants, seed "
-            f"{result['settings']['seed']}",
-            "paired over the examples both audited"
-            + (f" ({left:,} left out: failed in A {p['left_out']['a']:,}, in B {p['left_out']['b']:,}, in both "
-               f"{p['left_out']['both']:,})" if left else "")
-            + f"; {100 * s['level']:g}% intervals from {s['resamples']:,} resamples, seed {s['seed']}"]
+    return [
+        f"A: {_who(result['a'])}",
+        f"B: {_who(result['b'])}",
+        f"on {d['name']}"
+        + (f", {d['split']} split" if d.get("split") else "")
+        + f"; {result['transform']}, up to {result['settings']['variants']:,} variants, seed "
+        f"{result['settings']['seed']}",
+        "paired over the examples both audited"
+        + (
+            f" ({left:,} left out: failed in A {p['left_out']['a']:,}, in B {p['left_out']['b']:,}, in both "
+            f"{p['left_out']['both']:,})"
+            if left
+            else ""
+        )
+        + f"; {100 * s['level']:g}% intervals from {s['resamples']:,} resamples, seed {s['seed']}",
+    ]
 
 
 def _who(side: dict) -> str:
@@ -316,8 +421,15 @@ def _paired_table(result: dict, fmt, num, share):
         test = {"mcnemar": "McNemar", "paired bootstrap": "bootstrap"}.get(row["test"], row["test"])
         if "a_only" in row:
             test += f" {row['a_only']:,}/{row['b_only']:,}"
-        table.add_row(name, show(row["a"]), show(row["b"]), show(row["difference"]), interval,
-                      "-" if row["p"] is None else f"{row['p']:.3g}", test)
+        table.add_row(
+            name,
+            show(row["a"]),
+            show(row["b"]),
+            show(row["difference"]),
+            interval,
+            "-" if row["p"] is None else f"{row['p']:.3g}",
+            test,
+        )
     return table
 
 
@@ -325,8 +437,9 @@ def _notes(result: dict) -> list[str]:
     p = result["paired"]
     out = []
     if p["metric"] is not None and result["task"]["name"] == "names":
-        out.append("note: the paired F1 is the mean of each example's F1; the summaries' F1 is micro-averaged "
-                   "over subtokens")
+        out.append(
+            "note: the paired F1 is the mean of each example's F1; the summaries' F1 is micro-averaged over subtokens"
+        )
     if p["examples"] == 0:
         out.append("note: no example was audited by both models: nothing is paired")
     return out

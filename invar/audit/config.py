@@ -44,94 +44,141 @@ class AuditConfig:
 
     # ------------------------------------------------------------ what is drawn
     transform: Transform | None = option(
-        None, "--transform", help="Which transforms to audit; default: the task's own symmetries.")
+        None, "--transform", help="Which transforms to audit; default: the task's own symmetries."
+    )
     variants: int = option(
-        16, "--variants", "-k", min=1,
-        help="Variants per example, drawn uniformly (all of them when the space has at most this many).")
+        16,
+        "--variants",
+        "-k",
+        min=1,
+        help="Variants per example, drawn uniformly (all of them when the space has at most this many).",
+    )
     controls: int | None = option(
-        None, "--controls", min=0,
+        None,
+        "--controls",
+        min=0,
         help="Sensitivity controls per example: transforms that change the meaning, checked by the task's oracle "
-             "where it has one (default: 4 for tasks whose labels a control changes, else 0).")
+        "where it has one (default: 4 for tasks whose labels a control changes, else 0).",
+    )
     repeats: int = option(
-        1, "--repeats", min=1,
+        1,
+        "--repeats",
+        min=1,
         help="Ask the model this many times for the original and for each variant: its disagreement with itself "
-             "is the noise floor, and a violation must go beyond it (1: not measured).")
+        "is the noise floor, and a violation must go beyond it (1: not measured).",
+    )
     limit: int | None = option(None, "--limit", min=0, help="Audit the first N examples.")
     example: str | None = option(
-        None, "--example",
-        help="Audit one example (its id, or its position from 0) and show every prediction as a histogram.")
+        None,
+        "--example",
+        help="Audit one example (its id, or its position from 0) and show every prediction as a histogram.",
+    )
     seed: int = option(0, "--seed", help="Seed for every random choice.")
     # --------------------------------------------------------------- the data
-    task: str | None = option(
-        None, "--task", choices=_tasks, help="The task; invar checkpoints carry theirs.")
+    task: str | None = option(None, "--task", choices=_tasks, help="The task; invar checkpoints carry theirs.")
     data_dir: str | None = option(
-        None, "--data-dir",
+        None,
+        "--data-dir",
         help="Where --dataset bhive lies: a directory written by invar data bhive, or a copy of BHive's CSVs "
-             "(default: $INVAR_DATA, else BHive's public CSVs in ~/.cache/invar/bhive, downloaded once).")
+        "(default: $INVAR_DATA, else BHive's public CSVs in ~/.cache/invar/bhive, downloaded once).",
+    )
     split: str | None = option(
-        None, "--split", help="Split of a prepared dataset to audit (default: test, where the dataset has splits).")
+        None, "--split", help="Split of a prepared dataset to audit (default: test, where the dataset has splits)."
+    )
     lang: str | None = option(
-        None, "--lang", help="Language of the programs (x86, hex, python, java, ltl) when the dataset does not say.")
+        None, "--lang", help="Language of the programs (x86, hex, python, java, ltl) when the dataset does not say."
+    )
     program_column: str | None = option(None, "--program-column", help="CSV/JSONL column holding the programs.")
     label_column: str | None = option(None, "--label-column", help="CSV/JSONL column holding the labels.")
     oracle: bool = option(
-        False, "--oracle",
-        help="Also measure the label's own change on the same variants with the task's oracle (bhive: llvm-mca).")
+        False,
+        "--oracle",
+        help="Also measure the label's own change on the same variants with the task's oracle (bhive: llvm-mca).",
+    )
     shard: str | None = option(
-        None, "--shard",
-        help="I/N: audit the I-th of N shards (1-based); combine the JSONL with invar audit merge.")
+        None, "--shard", help="I/N: audit the I-th of N shards (1-based); combine the JSONL with invar audit merge."
+    )
     # the suites of invar.audit.suite (name: the newest version; name@version), listed here because that
     # module imports this one; tests/audit/test_suite.py checks that the two agree
     suite: Literal["code-reasoning", "code-reasoning@1"] | None = option(
-        None, "--suite",
+        None,
+        "--suite",
         help="Run a versioned suite of audits in place of --dataset (code-reasoning: exec, names, bugs, bhive), its "
-             "examples, seeds and variants fixed by its version: one report per task and a summary under --out DIR.")
+        "examples, seeds and variants fixed by its version: one report per task and a summary under --out DIR.",
+    )
     # ------------------------------------------------------------- the measures
     tolerance: float = option(
-        1e-6, "--tolerance", min=0,
-        help="Relative difference below which two numeric predictions count as the same.")
+        1e-6, "--tolerance", min=0, help="Relative difference below which two numeric predictions count as the same."
+    )
     level: float = option(
-        0.05, "--level", min=0, max=1,
-        help="False-discovery rate of the violation test with --repeats (Benjamini-Hochberg over the examples).")
+        0.05,
+        "--level",
+        min=0,
+        max=1,
+        help="False-discovery rate of the violation test with --repeats (Benjamini-Hochberg over the examples).",
+    )
     confidence: float = option(0.95, "--confidence", min=0, max=1, help="Coverage of the confidence intervals.")
     bootstrap: int = option(
-        1000, "--bootstrap", min=0, help="Bootstrap resamples for the confidence intervals (0: no intervals).")
+        1000, "--bootstrap", min=0, help="Bootstrap resamples for the confidence intervals (0: no intervals)."
+    )
     # ----------------------------------------------------- how the model is run
     batch_size: int = option(64, "--batch-size", min=1, help="Inputs per model call.")
     device: Literal["cpu", "cuda"] = option("cpu", "--device", help="Where checkpoints and TorchScript models run.")
     threads: int | None = option(
-        None, "--threads", min=1,
-        help="Torch threads per process (default: 1, fastest for small models; raise it for large ones).")
+        None,
+        "--threads",
+        min=1,
+        help="Torch threads per process (default: 1, fastest for small models; raise it for large ones).",
+    )
     lexinvariant_table: Literal["own", "along"] = option(
-        "own", "--lexinvariant-table",
+        "own",
+        "--lexinvariant-table",
         help="How a lexinvariant language model reads each lexical permutation: with its own random table (own: "
-             "invariance in distribution) or with the table permuted along the renaming (along: exact "
-             "invariance). Only for language models.")
+        "invariance in distribution) or with the table permuted along the renaming (along: exact "
+        "invariance). Only for language models.",
+    )
     timeout: float | None = option(
-        None, "--timeout", min=0.001,
+        None,
+        "--timeout",
+        min=0.001,
         help="Seconds an HTTP request (default 60) or a call of a Python callable (default: no limit) may take; "
-             "a call past it is that input's error.")
+        "a call past it is that input's error.",
+    )
     # --------------------------------------------------------- chat models (HTTP)
     prompt: str | None = option(
-        None, "--prompt", read_file=True, metavar="FILE",
+        None,
+        "--prompt",
+        read_file=True,
+        metavar="FILE",
         help="Prompt template for an HTTP model, {program} standing for the program (default: invar's prompt for "
-             "the task).")
+        "the task).",
+    )
     answer_regex: str | None = option(
-        None, "--answer-regex",
-        help="Read an HTTP model's answer from the last match of this regular expression (its first group).")
+        None,
+        "--answer-regex",
+        help="Read an HTTP model's answer from the last match of this regular expression (its first group).",
+    )
     max_tokens: int = option(1024, "--max-tokens", min=1, help="Most tokens an HTTP model may write per reply.")
     temperature: float = option(0.0, "--temperature", min=0, help="Sampling temperature sent to an HTTP model.")
     concurrency: int = option(8, "--concurrency", min=1, help="Most HTTP requests in flight at once.")
     retries: int = option(
-        2, "--retries", min=0,
+        2,
+        "--retries",
+        min=0,
         help="Tries again after an HTTP request fails in transit or gets a 408 or 5xx status (rate limits, 429 or "
-             "503 with Retry-After, are waited out and do not count).")
+        "503 with Retry-After, are waited out and do not count).",
+    )
     budget: float = option(
-        600.0, "--budget", min=1,
-        help="Seconds an HTTP model's answer to one input may take in all, retries and rate-limit waits included.")
+        600.0,
+        "--budget",
+        min=1,
+        help="Seconds an HTTP model's answer to one input may take in all, retries and rate-limit waits included.",
+    )
     cache: bool = option(
-        True, "--cache/--no-cache",
-        help="Keep every HTTP reply on disk and ask nothing twice ($INVAR_REPLY_CACHE, else ~/.cache/invar/replies).")
+        True,
+        "--cache/--no-cache",
+        help="Keep every HTTP reply on disk and ask nothing twice ($INVAR_REPLY_CACHE, else ~/.cache/invar/replies).",
+    )
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -185,8 +232,11 @@ def check_measure(name: str, option: str = "--fail-over") -> None:
         props = node["properties"]
         extra = node.get("additionalProperties")
         if part not in props and not isinstance(extra, dict):
-            raise UsageError(f"no measure {name!r} in the report (for example violation_rate, alpha_covariance, "
-                             "metric.worst, spread.relative_range.max, errors)", path=option)
+            raise UsageError(
+                f"no measure {name!r} in the report (for example violation_rate, alpha_covariance, "
+                "metric.worst, spread.relative_range.max, errors)",
+                path=option,
+            )
         node = props.get(part, extra)
     whole = _object_of(node)
     if whole is not None and "mean" in whole.get("properties", {}):

@@ -59,36 +59,153 @@ class Control:
 # by the record's name.
 
 _COMPARE = {"<": (">=", ">"), "<=": (">", "<"), ">": ("<=", "<"), ">=": ("<", ">"), "==": ("!=",), "!=": ("==",)}
-_ARITHMETIC = {"+": ("-",), "-": ("+",), "*": ("+",), "/": ("*",), "&": ("|",), "|": ("&",), "^": ("&",),
-               "<<": (">>",), ">>": ("<<",), "+=": ("-=",), "-=": ("+=",), "*=": ("+=",), "/=": ("*=",),
-               "&=": ("|=",), "|=": ("&=",)}
+_ARITHMETIC = {
+    "+": ("-",),
+    "-": ("+",),
+    "*": ("+",),
+    "/": ("*",),
+    "&": ("|",),
+    "|": ("&",),
+    "^": ("&",),
+    "<<": (">>",),
+    ">>": ("<<",),
+    "+=": ("-=",),
+    "-=": ("+=",),
+    "*=": ("+=",),
+    "/=": ("*=",),
+    "&=": ("|=",),
+    "|=": ("&=",),
+}
 #: operator text -> what may replace it, and the token kinds operators have, by language
 _OPERATORS: dict[str, tuple[tuple[str, ...], dict[str, tuple[str, ...]]]] = {
-    PYTHON.name: (("operator", "keyword"), {**_COMPARE, **_ARITHMETIC, "//": ("*",), "%": ("//",), "**": ("*",),
-                                         "//=": ("*=",), "%=": ("//=",), "and": ("or",), "or": ("and",)}),
-    JAVA.name: (("operator",), {**_COMPARE, **_ARITHMETIC, "%": ("/",), ">>>": ("<<",), "&&": ("||",), "||": ("&&",),
-                             "++": ("--",), "--": ("++",)}),
-    LTL.name: (("operator",), {"&": ("|",), "|": ("&",), "F": ("G",), "G": ("F",), "X": ("F",), "U": ("R",),
-                            "R": ("U",), "W": ("M",), "M": ("W",), "->": ("<->",), "<->": ("->",), "xor": ("<->",),
-                            ">": ("=",), "=": (">",), "^": ("=",)}),
+    PYTHON.name: (
+        ("operator", "keyword"),
+        {
+            **_COMPARE,
+            **_ARITHMETIC,
+            "//": ("*",),
+            "%": ("//",),
+            "**": ("*",),
+            "//=": ("*=",),
+            "%=": ("//=",),
+            "and": ("or",),
+            "or": ("and",),
+        },
+    ),
+    JAVA.name: (
+        ("operator",),
+        {
+            **_COMPARE,
+            **_ARITHMETIC,
+            "%": ("/",),
+            ">>>": ("<<",),
+            "&&": ("||",),
+            "||": ("&&",),
+            "++": ("--",),
+            "--": ("++",),
+        },
+    ),
+    LTL.name: (
+        ("operator",),
+        {
+            "&": ("|",),
+            "|": ("&",),
+            "F": ("G",),
+            "G": ("F",),
+            "X": ("F",),
+            "U": ("R",),
+            "R": ("U",),
+            "W": ("M",),
+            "M": ("W",),
+            "->": ("<->",),
+            "<->": ("->",),
+            "xor": ("<->",),
+            ">": ("=",),
+            "=": (">",),
+            "^": ("=",),
+        },
+    ),
 }
 
 # x86: a mnemonic for another of the same operand forms, its suffix kept
-_GPR_SWAPS = {"add": "sub", "sub": "add", "adc": "sbb", "sbb": "adc", "and": "or", "or": "and", "xor": "or",
-              "inc": "dec", "dec": "inc", "shl": "shr", "sal": "shr", "shr": "shl", "sar": "shl", "rol": "ror",
-              "ror": "rol", "rcl": "rcr", "rcr": "rcl", "neg": "not", "not": "neg", "imul": "add", "bts": "btr",
-              "btr": "bts", "btc": "bts"}
-_NEGATED = {"o": "no", "no": "o", "b": "ae", "ae": "b", "c": "nc", "nc": "c", "nae": "nb", "nb": "nae", "e": "ne",
-            "ne": "e", "z": "nz", "nz": "z", "be": "a", "a": "be", "na": "nbe", "nbe": "na", "s": "ns", "ns": "s",
-            "p": "np", "np": "p", "pe": "po", "po": "pe", "l": "ge", "ge": "l", "nge": "nl", "nl": "nge", "le": "g",
-            "g": "le", "ng": "nle", "nle": "ng"}
-_VECTOR_SWAPS = {"add": "sub", "sub": "add", "mul": "add", "div": "mul", "min": "max", "max": "min",
-                 "and": "or", "andn": "and", "or": "and", "xor": "or"}
+_GPR_SWAPS = {
+    "add": "sub",
+    "sub": "add",
+    "adc": "sbb",
+    "sbb": "adc",
+    "and": "or",
+    "or": "and",
+    "xor": "or",
+    "inc": "dec",
+    "dec": "inc",
+    "shl": "shr",
+    "sal": "shr",
+    "shr": "shl",
+    "sar": "shl",
+    "rol": "ror",
+    "ror": "rol",
+    "rcl": "rcr",
+    "rcr": "rcl",
+    "neg": "not",
+    "not": "neg",
+    "imul": "add",
+    "bts": "btr",
+    "btr": "bts",
+    "btc": "bts",
+}
+_NEGATED = {
+    "o": "no",
+    "no": "o",
+    "b": "ae",
+    "ae": "b",
+    "c": "nc",
+    "nc": "c",
+    "nae": "nb",
+    "nb": "nae",
+    "e": "ne",
+    "ne": "e",
+    "z": "nz",
+    "nz": "z",
+    "be": "a",
+    "a": "be",
+    "na": "nbe",
+    "nbe": "na",
+    "s": "ns",
+    "ns": "s",
+    "p": "np",
+    "np": "p",
+    "pe": "po",
+    "po": "pe",
+    "l": "ge",
+    "ge": "l",
+    "nge": "nl",
+    "nl": "nge",
+    "le": "g",
+    "g": "le",
+    "ng": "nle",
+    "nle": "ng",
+}
+_VECTOR_SWAPS = {
+    "add": "sub",
+    "sub": "add",
+    "mul": "add",
+    "div": "mul",
+    "min": "max",
+    "max": "min",
+    "and": "or",
+    "andn": "and",
+    "or": "and",
+    "xor": "or",
+}
 _X86_PATTERNS = (
-    (re.compile(rf"^({'|'.join(sorted(_GPR_SWAPS, key=len, reverse=True))})([bwlq]?)$"),
-     lambda m: _GPR_SWAPS[m[1]] + m[2]),
-    (re.compile(r"^(cmov|set)([a-z]+?)([bwlq]?)$"),
-     lambda m: m[1] + _NEGATED[m[2]] + m[3] if m[2] in _NEGATED else None),
+    (
+        re.compile(rf"^({'|'.join(sorted(_GPR_SWAPS, key=len, reverse=True))})([bwlq]?)$"),
+        lambda m: _GPR_SWAPS[m[1]] + m[2],
+    ),
+    (
+        re.compile(r"^(cmov|set)([a-z]+?)([bwlq]?)$"),
+        lambda m: m[1] + _NEGATED[m[2]] + m[3] if m[2] in _NEGATED else None,
+    ),
     (re.compile(r"^(v?)(add|sub|mul|div|min|max)(ps|pd|ss|sd)$"), lambda m: m[1] + _VECTOR_SWAPS[m[2]] + m[3]),
     (re.compile(r"^(v?)(andn|and|or|xor)(ps|pd)$"), lambda m: m[1] + _VECTOR_SWAPS[m[2]] + m[3]),
     (re.compile(r"^(v?p)(add|sub)(b|w|d|q|sb|sw|usb|usw)$"), lambda m: m[1] + _VECTOR_SWAPS[m[2]] + m[3]),
@@ -299,8 +416,14 @@ def _literal_edits(program: Program) -> list[_Edit]:
         alone = per_line[t.line] == 1 and frontend_of(program.lang).inert_alone
         new = change(t.text) if change is not None and not alone else None
         if new is not None and new != t.text:
-            out.append(_Edit("constant", {"line": t.line, "token": k, "from": t.text, "to": new}, texts={k: new},
-                             rank=(nesting[t.line],)))
+            out.append(
+                _Edit(
+                    "constant",
+                    {"line": t.line, "token": k, "from": t.text, "to": new},
+                    texts={k: new},
+                    rank=(nesting[t.line],),
+                )
+            )
     return out
 
 
@@ -308,9 +431,11 @@ def _operator_edits(program: Program) -> list[_Edit]:
     dead = _dead_lines(program)
     nesting = _nesting(program)
     return [
-        _Edit("operator", {"line": t.line, "token": k, "from": t.text, "to": new}, texts={k: new},
-              rank=(nesting[t.line],))
-        for k, t in _input_tokens(program) if t.line not in dead
+        _Edit(
+            "operator", {"line": t.line, "token": k, "from": t.text, "to": new}, texts={k: new}, rank=(nesting[t.line],)
+        )
+        for k, t in _input_tokens(program)
+        if t.line not in dead
         for new in _operators(program, k)
     ]
 
@@ -512,7 +637,8 @@ def _dead_lines(program: Program) -> frozenset[int]:
         for r in line.reads:
             readers.setdefault(r, set()).add(j)
     return frozenset(
-        j for j, line in enumerate(program.lines)
+        j
+        for j, line in enumerate(program.lines)
         if line.writes and line.writes <= locals_ and not any(readers.get(r, set()) - {j} for r in line.writes)
     )
 
@@ -539,8 +665,9 @@ def _captures(program: Program, pairs: list[tuple[str, str]]) -> Iterator[_Edit]
             yield edit
 
 
-def next_control(program: Program, reader: Reader, edits: Iterator[_Edit], tries: dict[str, int],
-                  seen: set[str]) -> Control | None:
+def next_control(
+    program: Program, reader: Reader, edits: Iterator[_Edit], tries: dict[str, int], seen: set[str]
+) -> Control | None:
     """The next edit of one kind that reads again as a control, or None."""
     for edit in edits:
         if tries[edit.kind] >= MAX_TRIES:

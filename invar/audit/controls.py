@@ -78,8 +78,14 @@ _TASK_KINDS = {
     "alta": ("capture", "constant"),  # no dependencies, no operators among the symbols
 }
 
-def draw_controls(program: Program, n: int, rng: random.Random, kinds: Sequence[str] = KINDS,
-                  parse: Callable[[str], Program] | None = None) -> list[Control]:
+
+def draw_controls(
+    program: Program,
+    n: int,
+    rng: random.Random,
+    kinds: Sequence[str] = KINDS,
+    parse: Callable[[str], Program] | None = None,
+) -> list[Control]:
     """Up to ``n`` controls of ``program``, the ``kinds`` taken in turn from
     a seeded start so that a few controls cover several kinds; within a
     kind, its candidates in a seeded order. Deterministic for a seed. Fewer
@@ -150,8 +156,13 @@ def task_controls(task, program: Program, label, n: int, rng: random.Random) -> 
                 continue
             seen.add(again.render())
             token = program.tokens[k]
-            change = {"bug": "misuse" if kind == "capture" else "swap", "token": k, "line": token.line,
-                      "from": token.text, "to": new}
+            change = {
+                "bug": "misuse" if kind == "capture" else "swap",
+                "token": k,
+                "line": token.line,
+                "from": token.text,
+                "to": new,
+            }
             if kind == "capture":
                 change.update(referents=[token.referent, put], tokens=[k])
             out.append(Control(kind, again, again.render(), change))
@@ -181,8 +192,9 @@ def label_changes(task, program: Program, label, controls: list[Control], *, ora
     return label_changes_many(task, [(program, label, controls)], oracle=oracle)[0]
 
 
-def label_changes_many(task, jobs: Sequence[tuple[Program, Any, list[Control]]], *,
-                       oracle=None) -> list[list[bool | None]]:
+def label_changes_many(
+    task, jobs: Sequence[tuple[Program, Any, list[Control]]], *, oracle=None
+) -> list[list[bool | None]]:
     """:func:`label_changes` of several programs ``(program, label,
     controls)``, an oracle asked once for them all (llvm-mca starts once
     per chunk of an audit, not once per example)."""
@@ -200,7 +212,7 @@ def label_changes_many(task, jobs: Sequence[tuple[Program, Any, list[Control]]],
     out, at = [], 0
     for _program, _label, controls in jobs:
         if controls:
-            out.append(_compared(answers[at: at + 1 + len(controls)]))
+            out.append(_compared(answers[at : at + 1 + len(controls)]))
             at += 1 + len(controls)
         else:
             out.append([])
@@ -261,8 +273,9 @@ def _ltl_changes(label, controls: list[Control]) -> list[bool | None]:
     out: list[bool | None] = []
     for c in controls:
         try:
-            holds = check(parse_formula(c.program.lines[0].text), trace, max_states=CHECK_STATES,
-                          timeout=CHECK_TIMEOUT).holds
+            holds = check(
+                parse_formula(c.program.lines[0].text), trace, max_states=CHECK_STATES, timeout=CHECK_TIMEOUT
+            ).holds
         except (CheckLimitError, InvarError):
             out.append(None)
             continue

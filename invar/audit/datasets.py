@@ -132,8 +132,13 @@ class Dataset:
         return sum(1 for e in self.examples if e.label is not None)
 
     def info(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "split": self.split, "examples": len(self.examples),
-                "labelled": self.labelled}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "split": self.split,
+            "examples": len(self.examples),
+            "labelled": self.labelled,
+        }
 
 
 # ------------------------------------------------------------------- loading
@@ -156,29 +161,49 @@ def check_split(dataset, split: str | None, data_dir: str | None = None) -> None
     dataset = str(dataset)
     where = (data_dir or os.environ.get("INVAR_DATA")) if dataset == "bhive" else dataset
     if where is None:
-        raise UsageError(f"{split!r}: --dataset bhive without --data-dir reads BHive's CSVs whole; --split chooses "
-                         "a split of a directory invar data bhive wrote (--data-dir DIR)", path="--split")
+        raise UsageError(
+            f"{split!r}: --dataset bhive without --data-dir reads BHive's CSVs whole; --split chooses "
+            "a split of a directory invar data bhive wrote (--data-dir DIR)",
+            path="--split",
+        )
     path = Path(where)
     if path.is_file():
         own = split_file(path)
         if own is not None and own[1] == split:
             return
-        whole = (f"{where} is the {own[1]} split of {own[0]}: audit --dataset {own[0]} --split {split}" if own
-                 else f"{where} is a file, audited whole: --split chooses a split of a dataset directory")
+        whole = (
+            f"{where} is the {own[1]} split of {own[0]}: audit --dataset {own[0]} --split {split}"
+            if own
+            else f"{where} is a file, audited whole: --split chooses a split of a dataset directory"
+        )
         raise UsageError(f"{split!r}: {whole}", path="--split")
     if not path.is_dir() or any((path / f"{split}{s}").is_file() for s in _SPLIT_SUFFIXES):
         return  # a dataset that is not there is the audit's to report
-    splits = sorted({p.stem for p in path.iterdir() if p.is_file() and p.suffix in _SPLIT_SUFFIXES
-                     and p.stem in ("train", "valid", "val", "test")})
+    splits = sorted(
+        {
+            p.stem
+            for p in path.iterdir()
+            if p.is_file() and p.suffix in _SPLIT_SUFFIXES and p.stem in ("train", "valid", "val", "test")
+        }
+    )
     if splits:
         raise UsageError(f"no split {split!r} in {where} (its splits: {', '.join(splits)})", path="--split")
-    raise UsageError(f"{split!r}: {where} has no splits (a directory of source files is audited whole)",
-                     path="--split")
+    raise UsageError(f"{split!r}: {where} has no splits (a directory of source files is audited whole)", path="--split")
 
 
-def load(spec: Any, *, task=None, data_dir: str | None = None, split: str = "test", lang: str | None = None,
-         program_column: str | None = None, label_column: str | None = None, limit: int | None = None,
-         languages: Sequence[str] | None = None, cache_dir: str | None = None) -> Dataset:
+def load(
+    spec: Any,
+    *,
+    task=None,
+    data_dir: str | None = None,
+    split: str = "test",
+    lang: str | None = None,
+    program_column: str | None = None,
+    label_column: str | None = None,
+    limit: int | None = None,
+    languages: Sequence[str] | None = None,
+    cache_dir: str | None = None,
+) -> Dataset:
     """The dataset ``spec`` names (see the module docstring): ``bhive``, a
     path, or (from Python) a list of programs or texts. ``limit`` keeps the
     first N examples. A dataset ``invar data`` wrote for another task than
@@ -242,12 +267,17 @@ def _check_languages(data: Dataset, languages: Sequence[str] | None) -> None:
             right += 1
         elif ex.error is None:
             wrong[lang] = wrong.get(lang, 0) + 1
-            ex.error = DataError(f"{a_program(lang)}; the model was trained on {shown(languages)} only",
-                                 path=ex.path, line=ex.line, col=1)
+            ex.error = DataError(
+                f"{a_program(lang)}; the model was trained on {shown(languages)} only",
+                path=ex.path,
+                line=ex.line,
+                col=1,
+            )
     if wrong and not right:
         found = ", ".join(f"{n:,} {shown([lang])} program{'s' if n != 1 else ''}" for lang, n in sorted(wrong.items()))
-        raise DataError(f"no program in a language the model was trained on ({shown(languages)}): {found}",
-                        path=data.name)
+        raise DataError(
+            f"no program in a language the model was trained on ({shown(languages)}): {found}", path=data.name
+        )
 
 
 def _why_empty(data: Dataset) -> str:
@@ -274,8 +304,11 @@ def _bhive_cache(cache_dir: str | None) -> Dataset:
     except DataError as err:
         if not err.message.startswith("cannot download"):
             raise
-        raise DataError(err.message.split("; without network")[0] + "; without network, audit a local copy of "
-                        "BHive's CSVs with --data-dir DIR (for example ../shared/data/bhive)", path="--dataset")
+        raise DataError(
+            err.message.split("; without network")[0] + "; without network, audit a local copy of "
+            "BHive's CSVs with --data-dir DIR (for example ../shared/data/bhive)",
+            path="--dataset",
+        )
     return _bhive_copy("bhive", files)
 
 
@@ -299,8 +332,20 @@ def label_by_oracle(examples: Sequence[AuditExample], task) -> None:
 def _task_dataset(spec: str, examples, task, split: str) -> Dataset:
     """Examples a task read from its own dataset format, parsed by the task."""
     is_dir = Path(spec).is_dir()
-    out = [AuditExample(0, f"{os.path.basename(ex.path)}:{ex.line}", ex.path, ex.line, ex.source, task.lang or "",
-                   ex.label, error=ex.error, parser=task.parse) for ex in examples]
+    out = [
+        AuditExample(
+            0,
+            f"{os.path.basename(ex.path)}:{ex.line}",
+            ex.path,
+            ex.line,
+            ex.source,
+            task.lang or "",
+            ex.label,
+            error=ex.error,
+            parser=task.parse,
+        )
+        for ex in examples
+    ]
     return Dataset(spec, "directory" if is_dir else "file", out, split=split if is_dir else None)
 
 
@@ -315,8 +360,11 @@ def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset
         csvs = sorted(path.glob("*.csv"))
         if csvs:
             return _bhive_copy(spec, [(str(p), p) for p in csvs])
-        raise DataError("no programs here: expected a dataset written by invar data bhive, source files "
-                        f"({' '.join(SOURCE_EXTENSIONS)}) or BHive CSVs", path=spec)
+        raise DataError(
+            "no programs here: expected a dataset written by invar data bhive, source files "
+            f"({' '.join(SOURCE_EXTENSIONS)}) or BHive CSVs",
+            path=spec,
+        )
     if not path.exists():
         raise DataError("no such file or directory", path=spec)
     if path.suffix in (".csv", ".tsv", ".jsonl"):
@@ -342,9 +390,10 @@ def _prepared(path: Path, spec: str, task, split: str) -> Dataset:
 
     if task is not None and task.name != "bhive":
         raise UsageError(f"{spec} is a BHive dataset; the {task.name} task cannot read it", path="--task")
-    examples = [AuditExample(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, HEX.name, ex.label,
-                             error=ex.error)
-                for ex in split_examples(path, split)]
+    examples = [
+        AuditExample(0, f"{split}.csv:{ex.line}", ex.path, ex.line, ex.source, HEX.name, ex.label, error=ex.error)
+        for ex in split_examples(path, split)
+    ]
     return Dataset(spec, "bhive", examples, split=split)
 
 
@@ -362,8 +411,9 @@ def _bhive_copy(spec: str, files: list[tuple[str, Path]]) -> Dataset:
     for r in rejected:  # rows that are not hex at all
         shown, line = r.source.rsplit(":", 1)
         err = ParseError(r.reason, path=shown, line=int(line), col=1)
-        examples.append(AuditExample(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, HEX.name,
-                                     error=err))
+        examples.append(
+            AuditExample(0, f"{os.path.basename(shown)}:{line}", shown, int(line), r.hex, HEX.name, error=err)
+        )
     return Dataset(spec, "bhive-copy", examples)
 
 
@@ -395,8 +445,9 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     try:
         text = decode(data, language, shown)
     except ParseError as err:  # not text in its encoding: the file is one failed example
-        return Dataset(shown, "file", [AuditExample(0, f"{name}:{err.line or 1}", shown, err.line, "", language,
-                                               error=err)])
+        return Dataset(
+            shown, "file", [AuditExample(0, f"{name}:{err.line or 1}", shown, err.line, "", language, error=err)]
+        )
     if layout == "paragraphs":  # assembly: a block per paragraph, each with its label comment
         return Dataset(shown, "file", _assembly(text, shown, name, task))
     examples = []
@@ -404,8 +455,9 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
         units = parse_units(text, language, shown)
     except ParseError as err:  # the whole file is unreadable: one failed example
         err.located(shown)
-        return Dataset(shown, "file", [AuditExample(0, f"{name}:{err.line or 1}", shown, err.line, text, language,
-                                               error=err)])
+        return Dataset(
+            shown, "file", [AuditExample(0, f"{name}:{err.line or 1}", shown, err.line, text, language, error=err)]
+        )
     for unit in units:
         line = unit.lines[0].source_line if unit.lines else 0
         examples.append(AuditExample(0, f"{name}:{line}", shown, line, "", language, program=unit))
@@ -499,8 +551,9 @@ def _rows(path: Path, shown: str) -> tuple[list[str], list[tuple[int, dict | Dat
         if bad is not None:
             rows.append((line, DataError("not UTF-8 text", path=shown, line=line, col=1)))
         elif len(row) > len(names):
-            rows.append((line, DataError(f"{len(row)} fields; the header names {len(names)}", path=shown, line=line,
-                                         col=1)))
+            rows.append(
+                (line, DataError(f"{len(row)} fields; the header names {len(names)}", path=shown, line=line, col=1))
+            )
         else:
             rows.append((line, dict(zip(names, row))))
     return names, rows
@@ -527,8 +580,14 @@ def _jsonl_rows(text: str, shown: str) -> tuple[list[str], list[tuple[int, dict 
             rows.append((lineno, DataError("not JSON: nested too deeply", path=shown, line=lineno, col=1)))
             continue
         if not isinstance(row, dict):
-            rows.append((lineno, DataError(f"expected a JSON object per line, found {_json_kind(row)}", path=shown,
-                                           line=lineno, col=1)))
+            rows.append(
+                (
+                    lineno,
+                    DataError(
+                        f"expected a JSON object per line, found {_json_kind(row)}", path=shown, line=lineno, col=1
+                    ),
+                )
+            )
             continue
         columns.update(dict.fromkeys(row))
         rows.append((lineno, row))
@@ -536,12 +595,14 @@ def _jsonl_rows(text: str, shown: str) -> tuple[list[str], list[tuple[int, dict 
 
 
 def _json_kind(value) -> str:
-    return {list: "an array", dict: "an object", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), "a number")
+    return {list: "an array", dict: "an object", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
 
 
-def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]]], task, lang, program_column,
-           label_column) -> Dataset:
+def _table(
+    shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]]], task, lang, program_column, label_column
+) -> Dataset:
     base = os.path.basename(shown)
     columns, rows = table
     by_lower = {c.lower(): c for c in columns}
@@ -554,12 +615,16 @@ def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]
         return next((by_lower[d] for d in defaults if d in by_lower), None)
 
     if not any(isinstance(row, dict) for _, row in rows):  # nothing to look for columns in
-        return Dataset(shown, "table",
-                       [AuditExample(0, f"{base}:{line}", shown, line, error=row) for line, row in rows])
+        return Dataset(
+            shown, "table", [AuditExample(0, f"{base}:{line}", shown, line, error=row) for line, row in rows]
+        )
     program = pick(program_column, PROGRAM_COLUMNS, "program")
     if program is None:
-        raise UsageError(f"no program column (looked for {', '.join(PROGRAM_COLUMNS)}; columns: "
-                         f"{', '.join(columns) or 'none'}); name it with --program-column", path=shown)
+        raise UsageError(
+            f"no program column (looked for {', '.join(PROGRAM_COLUMNS)}; columns: "
+            f"{', '.join(columns) or 'none'}); name it with --program-column",
+            path=shown,
+        )
     label_col = pick(label_column, LABEL_COLUMNS, "label")
     id_col = by_lower.get("id")
     examples = []
@@ -570,9 +635,13 @@ def _table(shown: str, table: tuple[list[str], list[tuple[int, dict | DataError]
         source = row.get(program)
         ex_id = f"{base}:{lineno}" if id_col is None or row.get(id_col) in (None, "") else str(row[id_col])
         if not isinstance(source, str) or not source.strip():
-            what = ("no program" if source is None or source == "" else
-                    f"{_json_kind(source)} where the program should be text" if not isinstance(source, str)
-                    else "an empty program")
+            what = (
+                "no program"
+                if source is None or source == ""
+                else f"{_json_kind(source)} where the program should be text"
+                if not isinstance(source, str)
+                else "an empty program"
+            )
             err = DataError(f"{what} in column {program!r}", path=shown, line=lineno, col=1)
             examples.append(AuditExample(0, ex_id, shown, lineno, error=err))
             continue
@@ -603,8 +672,11 @@ def _table_lang(lang, column, source, task, shown) -> str:
         if lang not in FRONTENDS:
             raise UsageError(f"unknown language {lang!r} (choose from {', '.join(FRONTENDS)})", path="--lang")
         return lang
-    if column.lower() == "hex" or (_HEX.match(source.strip()) and len(source.strip()) % 2 == 0
-                                   and (task is None or frontend_of(task.lang).hex_form)):
+    if column.lower() == "hex" or (
+        _HEX.match(source.strip())
+        and len(source.strip()) % 2 == 0
+        and (task is None or frontend_of(task.lang).hex_form)
+    ):
         return HEX.name
     if task is not None and task.lang:
         return task.lang
@@ -639,13 +711,23 @@ def unlabelled_note(info: dict, task, oracle: bool) -> str | None:
     if task.oracle is not None:
         how = "audit with --oracle to label them with the task's oracle, or " + how
     if task.name == "bhive":
-        how = ("audit with --oracle to label the blocks with llvm-mca, or label them once with invar data bhive "
-               "--out DIR and audit --dataset DIR")
+        how = (
+            "audit with --oracle to label the blocks with llvm-mca, or label them once with invar data bhive "
+            "--out DIR and audit --dataset DIR"
+        )
     return f"no example has a label, so no {task.metric_name} is measured: {how}"
 
 
 #: the name this class had beside data's stored Example; kept for one release
 Example = AuditExample
 
-__all__ = ["AuditExample", "Example", "Dataset", "load", "label_by_oracle", "unlabelled_note", "PROGRAM_COLUMNS",
-           "LABEL_COLUMNS"]
+__all__ = [
+    "AuditExample",
+    "Example",
+    "Dataset",
+    "load",
+    "label_by_oracle",
+    "unlabelled_note",
+    "PROGRAM_COLUMNS",
+    "LABEL_COLUMNS",
+]

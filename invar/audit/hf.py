@@ -50,8 +50,13 @@ PREFIX = "hf:"
 #: how to install what ``hf:`` models need
 INSTALL = "pip install 'invar[hf]' (in a clone of invar: pip install -e '.[hf]')"
 #: the configuration files that may ask for code (``auto_map``, ``trust_remote_code``)
-CONFIGS = ("config.json", "tokenizer_config.json", "generation_config.json", "processor_config.json",
-           "preprocessor_config.json")
+CONFIGS = (
+    "config.json",
+    "tokenizer_config.json",
+    "generation_config.json",
+    "processor_config.json",
+    "preprocessor_config.json",
+)
 #: the tasks a sequence classifier answers (its output is one label)
 CLASSIFIED = ("classify", "bugs")
 _DEFAULT_LABEL = re.compile(r"^LABEL_(\d+)$")
@@ -63,8 +68,11 @@ def refuse_code(directory: Path) -> None:
     asks for it (``trust_remote_code``)."""
     found = sorted(p.relative_to(directory).as_posix() for p in directory.rglob("*.py"))
     if found:
-        raise ModelError(f"the model directory holds code ({', '.join(found[:3])}{' …' if len(found) > 3 else ''}): "
-                         "invar loads no model that runs code", path=str(directory))
+        raise ModelError(
+            f"the model directory holds code ({', '.join(found[:3])}{' …' if len(found) > 3 else ''}): "
+            "invar loads no model that runs code",
+            path=str(directory),
+        )
     for name in CONFIGS:
         path = directory / name
         if not path.is_file():
@@ -75,8 +83,9 @@ def refuse_code(directory: Path) -> None:
             raise ModelError(f"{name} is not JSON ({_describe(err)})", path=str(path))
         asks = sorted(_code_keys(data))
         if asks:
-            raise ModelError(f"{name} asks for code to run ({', '.join(asks)}): invar loads no model that runs code",
-                             path=str(path))
+            raise ModelError(
+                f"{name} asks for code to run ({', '.join(asks)}): invar loads no model that runs code", path=str(path)
+            )
 
 
 def _code_keys(data: Any) -> set[str]:
@@ -101,30 +110,42 @@ def model_kind(config: dict) -> str:
     names = config.get("architectures") or []
     if any(str(n).endswith("ForSequenceClassification") for n in names):
         return "classifier"
-    if config.get("is_encoder_decoder") or any("ConditionalGeneration" in str(n) or str(n).endswith("Seq2SeqLM")
-                                               for n in names):
+    if config.get("is_encoder_decoder") or any(
+        "ConditionalGeneration" in str(n) or str(n).endswith("Seq2SeqLM") for n in names
+    ):
         return "seq2seq"
     return "causal"
 
 
-def open_hf(spec: str, *, task: str | None = None, device: str | None = None, prompt: str | None = None,
-            read: Callable[[str, bool], Any] | None = None, max_tokens: int = 1024) -> "HfAdapter":
+def open_hf(
+    spec: str,
+    *,
+    task: str | None = None,
+    device: str | None = None,
+    prompt: str | None = None,
+    read: Callable[[str, bool], Any] | None = None,
+    max_tokens: int = 1024,
+) -> "HfAdapter":
     """The adapter of ``hf:DIR``. ``read(text, truncated)`` reads a label or
     a generated text (the task's reader); without it, the reader and the
     shipped prompt of ``task``. A language model needs a prompt: ``prompt``,
     else the task's shipped one."""
-    directory = Path(spec[len(PREFIX):] if spec.startswith(PREFIX) else spec).expanduser()
+    directory = Path(spec[len(PREFIX) :] if spec.startswith(PREFIX) else spec).expanduser()
     if not directory.is_dir():
-        raise ModelError("no such model directory (hf:DIR names a directory written by save_pretrained)",
-                         path=str(directory))
+        raise ModelError(
+            "no such model directory (hf:DIR names a directory written by save_pretrained)", path=str(directory)
+        )
     if not (directory / "config.json").is_file():
         raise ModelError("not a transformers model directory: it has no config.json", path=str(directory))
     refuse_code(directory)
     config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
     kind = model_kind(config)
     if kind == "classifier" and task is not None and task not in CLASSIFIED:
-        raise UsageError(f"a sequence classifier answers {' or '.join(CLASSIFIED)} with its label, not {task}: "
-                         "audit a language model for that task", path="--task")
+        raise UsageError(
+            f"a sequence classifier answers {' or '.join(CLASSIFIED)} with its label, not {task}: "
+            "audit a language model for that task",
+            path="--task",
+        )
     if read is None and task is not None:
         read = _task_reader(task)
     if kind != "classifier":
@@ -133,8 +154,9 @@ def open_hf(spec: str, *, task: str | None = None, device: str | None = None, pr
             raise UsageError("the prompt template has no {program} placeholder", path="--prompt")
         if read is None:
             raise UsageError("an hf: language model needs --task: the task reads its answers", path="--task")
-    return HfAdapter(directory, kind, _load(directory, kind, device), prompt=prompt, read=read,
-                     max_tokens=max_tokens, device=device)
+    return HfAdapter(
+        directory, kind, _load(directory, kind, device), prompt=prompt, read=read, max_tokens=max_tokens, device=device
+    )
 
 
 def _task_reader(task: str) -> Callable[[str, bool], Any]:
@@ -148,8 +170,7 @@ def _task_reader(task: str) -> Callable[[str, bool], Any]:
 
 def _shipped_prompt(task: str | None) -> str:
     if task is None:
-        raise UsageError("an hf: language model needs --task (the task's prompt and reader) or --prompt",
-                         path="--task")
+        raise UsageError("an hf: language model needs --task (the task's prompt and reader) or --prompt", path="--task")
     from ..tasks import answers
 
     return answers.prompt(task)
@@ -161,8 +182,11 @@ def _load(directory: Path, kind: str, device: str | None) -> tuple[Any, Any]:
         import transformers
     except ImportError:
         raise ModelError(f"hf: models need transformers: {INSTALL}", path="--model") from None
-    classes = {"classifier": transformers.AutoModelForSequenceClassification,
-               "causal": transformers.AutoModelForCausalLM, "seq2seq": transformers.AutoModelForSeq2SeqLM}
+    classes = {
+        "classifier": transformers.AutoModelForSequenceClassification,
+        "causal": transformers.AutoModelForCausalLM,
+        "seq2seq": transformers.AutoModelForSeq2SeqLM,
+    }
     offline = {"local_files_only": True, "trust_remote_code": False}
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **offline)
@@ -183,8 +207,17 @@ class HfAdapter(Adapter):
 
     kind = "checkpoint"
 
-    def __init__(self, directory: Path, model_kind: str, loaded: tuple[Any, Any], *, prompt: str | None,
-                 read: Callable[[str, bool], Any] | None, max_tokens: int, device: str | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        model_kind: str,
+        loaded: tuple[Any, Any],
+        *,
+        prompt: str | None,
+        read: Callable[[str, bool], Any] | None,
+        max_tokens: int,
+        device: str | None,
+    ) -> None:
         super().__init__()
         self.directory = directory
         #: ``classifier``, ``causal`` or ``seq2seq``
@@ -199,8 +232,12 @@ class HfAdapter(Adapter):
 
     def info(self) -> dict:
         names = getattr(self.network.config, "architectures", None) or [type(self.network).__name__]
-        return {"kind": self.kind, "path": f"{PREFIX}{self.directory}", "arch": names[0],
-                "size": _parameters(sum(p.numel() for p in self.network.parameters()))}
+        return {
+            "kind": self.kind,
+            "path": f"{PREFIX}{self.directory}",
+            "arch": names[0],
+            "size": _parameters(sum(p.numel() for p in self.network.parameters())),
+        }
 
     def call(self, batch: list) -> Sequence:
         import torch
@@ -258,8 +295,9 @@ class HfAdapter(Adapter):
         the chat template (a causal LM whose tokenizer has one)."""
         text = self.prompt.replace("{program}", program)
         if self.model_kind == "causal" and getattr(self.tokenizer, "chat_template", None):
-            ids = self.tokenizer.apply_chat_template([{"role": "user", "content": text}], add_generation_prompt=True,
-                                                     tokenize=True)
+            ids = self.tokenizer.apply_chat_template(
+                [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=True
+            )
             return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
         return list(self.tokenizer(text)["input_ids"])
 
@@ -272,12 +310,18 @@ class HfAdapter(Adapter):
         width = max(len(p) for p in prompts)
         left = self.model_kind == "causal"
         rows = [[pad] * (width - len(p)) + p if left else p + [pad] * (width - len(p)) for p in prompts]
-        mask = [[0] * (width - len(p)) + [1] * len(p) if left else [1] * len(p) + [0] * (width - len(p))
-                for p in prompts]
+        mask = [
+            [0] * (width - len(p)) + [1] * len(p) if left else [1] * len(p) + [0] * (width - len(p)) for p in prompts
+        ]
         ids = torch.tensor(rows, device=self.device)
-        generated = self.network.generate(input_ids=ids, attention_mask=torch.tensor(mask, device=self.device),
-                                          do_sample=False, num_beams=1, max_new_tokens=self.max_tokens,
-                                          pad_token_id=pad)
+        generated = self.network.generate(
+            input_ids=ids,
+            attention_mask=torch.tensor(mask, device=self.device),
+            do_sample=False,
+            num_beams=1,
+            max_new_tokens=self.max_tokens,
+            pad_token_id=pad,
+        )
         new = generated[:, width:] if left else generated
         ends = _end_tokens(self.network.generation_config)
         out = []
@@ -285,8 +329,9 @@ class HfAdapter(Adapter):
             if not left and row and row[0] == self.network.generation_config.decoder_start_token_id:
                 row = row[1:]
             stopped = any(t in ends for t in row)
-            out.append((self.tokenizer.decode(row, skip_special_tokens=True), not stopped and
-                        len(row) >= self.max_tokens))
+            out.append(
+                (self.tokenizer.decode(row, skip_special_tokens=True), not stopped and len(row) >= self.max_tokens)
+            )
         return out
 
     def _fits(self, tokens: int) -> bool:

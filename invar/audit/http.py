@@ -48,7 +48,7 @@ from .adapter import Adapter, Failure, Fate, Reply, _describe
 from .replies import ReplyCache
 
 #: the most bytes a reply may hold (a runaway endpoint does not fill memory)
-MAX_REPLY = 16 * 2 ** 20
+MAX_REPLY = 16 * 2**20
 #: the longest wait a Retry-After header is allowed to ask for, in seconds
 MAX_RETRY_AFTER = 60.0
 #: the longest wait between two tries that the client chooses itself, in seconds
@@ -162,10 +162,22 @@ class HttpAdapter(Adapter):
 
     kind = "http"
 
-    def __init__(self, url: str, template: str, read: Callable[[str, bool], Any], *, concurrency: int = 8,
-                 timeout: float | None = 60.0, retries: int = 2, max_tokens: int = 1024, temperature: float = 0.0,
-                 seed: int = 0, budget: float = 600.0, cache: ReplyCache | None = None,
-                 backoff: float = 0.25) -> None:
+    def __init__(
+        self,
+        url: str,
+        template: str,
+        read: Callable[[str, bool], Any],
+        *,
+        concurrency: int = 8,
+        timeout: float | None = 60.0,
+        retries: int = 2,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+        seed: int = 0,
+        budget: float = 600.0,
+        cache: ReplyCache | None = None,
+        backoff: float = 0.25,
+    ) -> None:
         super().__init__()
         base, _, name = url.partition("#")
         self.base = base.rstrip("/")
@@ -220,8 +232,11 @@ class HttpAdapter(Adapter):
         except (_Retry, _Final) as err:
             why = str(err)
         except Exception as err:  # noqa: BLE001 - a reply of any shape
-            why = f"no data[0].id in the reply ({_describe(err)})" if isinstance(
-                err, (KeyError, IndexError, TypeError)) else _describe(err)
+            why = (
+                f"no data[0].id in the reply ({_describe(err)})"
+                if isinstance(err, (KeyError, IndexError, TypeError))
+                else _describe(err)
+            )
         raise ModelError(f"cannot list the endpoint's models ({why}); name one as URL#MODEL", path=self.base)
 
     # ------------------------------------------------------------ one input
@@ -248,11 +263,16 @@ class HttpAdapter(Adapter):
         return outcome
 
     def _body(self, text: str, repeat: int) -> bytes:
-        return json.dumps({
-            "model": self.name, "messages": [{"role": "user", "content": self.template.replace("{program}", text)}],
-            "stream": False, "max_tokens": self.max_tokens, "temperature": self.temperature,
-            "seed": self.seed + repeat,
-        }).encode()
+        return json.dumps(
+            {
+                "model": self.name,
+                "messages": [{"role": "user", "content": self.template.replace("{program}", text)}],
+                "stream": False,
+                "max_tokens": self.max_tokens,
+                "temperature": self.temperature,
+                "seed": self.seed + repeat,
+            }
+        ).encode()
 
     def _key(self, body: bytes, repeat: int) -> str:
         """The reply cache's key: the endpoint, the model, the request as sent and the repeat index."""
@@ -332,8 +352,10 @@ class HttpAdapter(Adapter):
 
     def _spent(self, p: _Progress) -> str:
         last = p.last or "no request could be sent"
-        return (f"{last} (the input's time budget of {self.budget:g} s ran out after {p.tries} "
-                f"tr{'ies' if p.tries != 1 else 'y'}, {p.rate_limited} rate-limited)")
+        return (
+            f"{last} (the input's time budget of {self.budget:g} s ran out after {p.tries} "
+            f"tr{'ies' if p.tries != 1 else 'y'}, {p.rate_limited} rate-limited)"
+        )
 
     def _tally(self, outcome) -> None:
         fate = outcome.fate
@@ -377,8 +399,7 @@ class HttpAdapter(Adapter):
             return Failure(f"the endpoint answered with an error: {_error_text(data['error'])}", fate)
         found = _message(data)
         if found is None:
-            return Failure(f"the reply is not a chat completion: no choices[0].message.content in {_shape(data)}",
-                           fate)
+            return Failure(f"the reply is not a chat completion: no choices[0].message.content in {_shape(data)}", fate)
         message, finish = found
         content = message.get("content")
         if _blank(content) and (message.get("tool_calls") or message.get("function_call")):
@@ -402,7 +423,7 @@ def _backoff(base: float, n: int, key: str) -> float:
     Retry-After: ``base`` doubled each time (at most :data:`MAX_BACKOFF`),
     times a jitter in [0.5, 1) that is a function of the request and ``n``
     (inputs limited together spread out, and a run is repeatable)."""
-    unit = int.from_bytes(hashlib.sha256(f"{key}:{n}".encode()).digest()[:8], "big") / 2 ** 64
+    unit = int.from_bytes(hashlib.sha256(f"{key}:{n}".encode()).digest()[:8], "big") / 2**64
     return min(MAX_BACKOFF, base * 2 ** (n - 1)) * (0.5 + unit / 2)
 
 
@@ -541,8 +562,10 @@ def _reasoning(message: dict) -> bool:
 
 def _reasoning_only(finish: Any) -> str:
     if finish == "length":
-        return ("the reply held reasoning and no answer: the model stopped at max_tokens (finish_reason "
-                "\"length\") while still reasoning; raise --max-tokens")
+        return (
+            "the reply held reasoning and no answer: the model stopped at max_tokens (finish_reason "
+            "\"length\") while still reasoning; raise --max-tokens"
+        )
     return f"the reply held reasoning and no answer (finish_reason {json.dumps(finish)})"
 
 
@@ -639,9 +662,14 @@ def _content_text(content: Any):
     if isinstance(content, dict):
         content = [content]
     if isinstance(content, list):
-        texts = [p if isinstance(p, str) else p["text"] for p in content
-                 if isinstance(p, str) or isinstance(p, dict) and isinstance(p.get("text"), str)
-                 and p.get("type", "text") in ("text", "output_text")]
+        texts = [
+            p if isinstance(p, str) else p["text"]
+            for p in content
+            if isinstance(p, str)
+            or isinstance(p, dict)
+            and isinstance(p.get("text"), str)
+            and p.get("type", "text") in ("text", "output_text")
+        ]
         if texts:
             return "".join(texts)
         return Failure(f"the reply's content has no text part ({len(content)} part{'s' if len(content) != 1 else ''})")

@@ -126,8 +126,11 @@ def quantiles(values: Sequence[float]) -> dict[str, float | None]:
     if not len(v):
         return {"mean": None, "median": None, "p90": None, "p99": None, "max": None}
     return {
-        "mean": float(v.mean()), "median": float(np.quantile(v, 0.5)), "p90": float(np.quantile(v, 0.9)),
-        "p99": float(np.quantile(v, 0.99)), "max": float(v.max()),
+        "mean": float(v.mean()),
+        "median": float(np.quantile(v, 0.5)),
+        "p90": float(np.quantile(v, 0.9)),
+        "p99": float(np.quantile(v, 0.99)),
+        "max": float(v.max()),
     }
 
 
@@ -144,5 +147,16 @@ def histogram(values: Sequence[float], bins: int = 20) -> dict[str, list]:
     return {"edges": [float(e) for e in edges], "counts": [int(c) for c in counts]}
 
 
-__all__ = ["key", "same", "violates", "distinct", "categories", "alpha_covariance", "spread", "most_different", "worst",
-           "quantiles", "histogram"]
+__all__ = [
+    "key",
+    "same",
+    "violates",
+    "distinct",
+    "categories",
+    "alpha_covariance",
+    "spread",
+    "most_different",
+    "worst",
+    "quantiles",
+    "histogram",
+]

@@ -114,8 +114,11 @@ class CheckpointAdapter(_Loaded):
 
     def _predict(self, inputs: Sequence, batch_size: int, repeat: int = 0) -> list:
         if self.pairs:
-            return list(self.model.predict_encoded([v for _, v in inputs], batch_size=batch_size, device=self.device,
-                                                   along=[o for o, _ in inputs]))
+            return list(
+                self.model.predict_encoded(
+                    [v for _, v in inputs], batch_size=batch_size, device=self.device, along=[o for o, _ in inputs]
+                )
+            )
         return list(self.model.predict_encoded(list(inputs), batch_size=batch_size, device=self.device))
 
 
@@ -233,11 +236,34 @@ def is_torchscript(path: str | os.PathLike) -> bool:
         return False
 
 
-def open_model(model: Any, *, task: str | None = None, device: str | None = None, prompt: str | None = None,
-               read: Callable[[str, bool], Any] | None = None, answer: Callable[[str], Any] | None = None,
-               concurrency: int = 8, timeout: float | None = None, retries: int = 2, max_tokens: int = 1024,
-               temperature: float = 0.0, budget: float = 600.0, cache: ReplyCache | None = None, seed: int = 0,
-               table: str = "own") -> Adapter:
+def _http_adapter(spec: str, prompt: str | None, read, answer, requests: dict) -> Adapter:
+    """The adapter of an endpoint: its prompt and its reader are required;
+    ``requests`` are :class:`~.http.HttpAdapter`'s settings."""
+    if prompt is None:
+        raise UsageError("an HTTP model needs --prompt TEMPLATE_FILE (a prompt with {program} in it)", path="--prompt")
+    if read is None and answer is None:
+        raise UsageError("an HTTP model needs --task: the task reads its answers", path="--task")
+    return HttpAdapter(spec, prompt, read or _untruncated(answer), **requests)
+
+
+def open_model(
+    model: Any,
+    *,
+    task: str | None = None,
+    device: str | None = None,
+    prompt: str | None = None,
+    read: Callable[[str, bool], Any] | None = None,
+    answer: Callable[[str], Any] | None = None,
+    concurrency: int = 8,
+    timeout: float | None = None,
+    retries: int = 2,
+    max_tokens: int = 1024,
+    temperature: float = 0.0,
+    budget: float = 600.0,
+    cache: ReplyCache | None = None,
+    seed: int = 0,
+    table: str = "own",
+) -> Adapter:
     """The adapter for ``model``: a checkpoint or TorchScript path, an
     ``http(s)://`` endpoint, ``hf:DIR`` (a local transformers model: its
     text read by ``read``, or by ``task``'s reader, from ``prompt``, or the
@@ -264,25 +290,42 @@ def open_model(model: Any, *, task: str | None = None, device: str | None = None
     if spec.startswith(HF_PREFIX):  # before the check below: a local language model takes --prompt too
         from .hf import open_hf
 
-        return open_hf(spec, task=task, device=device, prompt=prompt,
-                       read=read or (_untruncated(answer) if answer is not None else None), max_tokens=max_tokens)
+        return open_hf(
+            spec,
+            task=task,
+            device=device,
+            prompt=prompt,
+            read=read or (_untruncated(answer) if answer is not None else None),
+            max_tokens=max_tokens,
+        )
     if spec.startswith(("http://", "https://")):
-        if prompt is None:
-            raise UsageError("an HTTP model needs --prompt TEMPLATE_FILE (a prompt with {program} in it)",
-                             path="--prompt")
-        if read is None and answer is None:
-            raise UsageError("an HTTP model needs --task: the task reads its answers", path="--task")
-        return HttpAdapter(spec, prompt, read or _untruncated(answer), concurrency=concurrency, timeout=timeout,
-                           retries=retries, max_tokens=max_tokens, temperature=temperature, seed=seed,
-                           budget=budget, cache=cache)
+        requests = dict(
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            seed=seed,
+            budget=budget,
+            cache=cache,
+        )
+        return _http_adapter(spec, prompt, read, answer, requests)
     if prompt is not None:
         raise UsageError("--prompt is for models served over HTTP", path="--prompt")
+    return _local_adapter(spec, task, device, timeout, table)
+
+
+def _local_adapter(spec: str, task: str | None, device: str | None, timeout: float | None, table: str) -> Adapter:
+    """The adapter of a model named on this machine: ``package.module:function``,
+    a TorchScript file or a checkpoint."""
     path = Path(spec)
     if not path.exists() and _CALLABLE.match(spec):
         return CallableAdapter(import_callable(spec), spec, timeout)
     if not path.exists():
-        raise ModelError("no such model file (a checkpoint, a TorchScript file, an http:// endpoint or "
-                         "package.module:function)", path=spec)
+        raise ModelError(
+            "no such model file (a checkpoint, a TorchScript file, an http:// endpoint or package.module:function)",
+            path=spec,
+        )
     if is_torchscript(path):
         return TorchScriptAdapter(spec, device)
     from ..checkpoint import load_model
@@ -308,6 +351,20 @@ def _same_task(model, task: str | None) -> None:
         raise ModelError(f"a model of the {model.task!r} task, not {task!r}")
 
 
-__all__ = ["TABLES", "Adapter", "Failure", "Fate", "Reply", "CheckpointAdapter", "TextModelAdapter",
-           "TorchScriptAdapter", "CallableAdapter", "HttpAdapter", "ReplyCache", "open_model", "import_callable",
-           "is_torchscript", "guarded"]
+__all__ = [
+    "TABLES",
+    "Adapter",
+    "Failure",
+    "Fate",
+    "Reply",
+    "CheckpointAdapter",
+    "TextModelAdapter",
+    "TorchScriptAdapter",
+    "CallableAdapter",
+    "HttpAdapter",
+    "ReplyCache",
+    "open_model",
+    "import_callable",
+    "is_torchscript",
+    "guarded",
+]

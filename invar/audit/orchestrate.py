@@ -86,8 +86,14 @@ def parse_shard(text: str | Sequence[int] | None) -> tuple[int, int] | None:
     return i, n
 
 
-def audit(model: Any, dataset: Any, config: AuditConfig | None = None, *,
-          progress: Callable[[int, int], None] | None = None, **options: Any) -> Audit:
+def audit(
+    model: Any,
+    dataset: Any,
+    config: AuditConfig | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> Audit:
     """Audit ``model`` on ``dataset``, as ``invar audit`` does. ``config``:
     the settings (:class:`~invar.audit.config.AuditConfig`; docs/audit.md
     explains each), changed by any ``options`` given by name
@@ -114,34 +120,58 @@ def audit(model: Any, dataset: Any, config: AuditConfig | None = None, *,
     data = _load_dataset(dataset, the_task, adapter, config)
     examples = [_pick(data.examples, config.example)] if config.example is not None else data.examples
     controls = default_controls(the_task, config, labelled=data.info().get("labelled", 0) > 0, own_oracle=own_oracle)
-    settings = Settings(transform=transform, variants=config.variants, seed=config.seed, tolerance=config.tolerance,
-                        batch_size=config.batch_size, oracle=config.oracle,
-                        keep_predictions=config.example is not None,
-                        pool=getattr(getattr(adapter, "model", None), "pool", None), repeats=config.repeats,
-                        controls=controls, level=config.level, own_oracle=own_oracle)
+    settings = Settings(
+        transform=transform,
+        variants=config.variants,
+        seed=config.seed,
+        tolerance=config.tolerance,
+        batch_size=config.batch_size,
+        oracle=config.oracle,
+        keep_predictions=config.example is not None,
+        pool=getattr(getattr(adapter, "model", None), "pool", None),
+        repeats=config.repeats,
+        controls=controls,
+        level=config.level,
+        own_oracle=own_oracle,
+    )
     header = {
-        "invar": __version__, "model": adapter.info(), "task": the_task.name, "dataset": data.info(),
-        "transform": transform, "task_symmetry": _symmetric(the_task, transform), "variants": config.variants,
-        "seed": config.seed, "limit": config.limit, "tolerance": config.tolerance, "oracle": config.oracle,
+        "invar": __version__,
+        "model": adapter.info(),
+        "task": the_task.name,
+        "dataset": data.info(),
+        "transform": transform,
+        "task_symmetry": _symmetric(the_task, transform),
+        "variants": config.variants,
+        "seed": config.seed,
+        "limit": config.limit,
+        "tolerance": config.tolerance,
+        "oracle": config.oracle,
         "example": examples[0].id if config.example is not None else None,
-        "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None, "table": table,
+        "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
+        "table": table,
         "config": config.replace(controls=controls).as_dict(),
     }
-    if world > 1 or adapter.kind in ("checkpoint", "torchscript"):
-        import torch
-
-        # one thread by default: a small model on batches of a few dozen runs
-        # fastest on one, and many times slower when threads outnumber free cores
-        torch.set_num_threads(config.threads or 1)
+    _set_threads(world, adapter, config)
     mine = _my_chunks(examples, shard_in, rank, world)
     records, run = _run(mine, adapter, the_task, settings, progress)
-    run.update(batch_size=config.batch_size, device=device or "cpu", processes=world,
-               shards=shard_in[1] if shard_in else 1)
+    run.update(
+        batch_size=config.batch_size, device=device or "cpu", processes=world, shards=shard_in[1] if shard_in else 1
+    )
     if world > 1:
         records, run = _gather(records, run, device)
     run["predictions_per_second"] = run["predictions"] / run["seconds"] if run["seconds"] else None
     records = decide(records, config.level)  # with repeats: which examples violate, decided over the audit
     return Audit(header, records, summarize(header, records, run), rank)
+
+
+def _set_threads(world: int, adapter, config: AuditConfig) -> None:
+    """Torch's threads for a model that runs here: one by default (a small
+    model on batches of a few dozen runs fastest on one, and many times
+    slower when threads outnumber free cores)."""
+    if world > 1 or adapter.kind in ("checkpoint", "torchscript"):
+        import torch
+
+        torch.set_num_threads(config.threads or 1)
 
 
 def _open(model: Any, task: str | None, device: str | None, config: AuditConfig):
@@ -168,10 +198,22 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
         from .replies import ReplyCache
 
         cache = ReplyCache()
-    return open_model(model, task=task if text and not http else config.task, device=device, prompt=prompt, read=read,
-                      concurrency=config.concurrency, timeout=config.timeout, retries=config.retries,
-                      max_tokens=config.max_tokens, temperature=config.temperature, budget=config.budget,
-                      cache=cache, seed=config.seed, table=config.lexinvariant_table)
+    return open_model(
+        model,
+        task=task if text and not http else config.task,
+        device=device,
+        prompt=prompt,
+        read=read,
+        concurrency=config.concurrency,
+        timeout=config.timeout,
+        retries=config.retries,
+        max_tokens=config.max_tokens,
+        temperature=config.temperature,
+        budget=config.budget,
+        cache=cache,
+        seed=config.seed,
+        table=config.lexinvariant_table,
+    )
 
 
 #: sensitivity controls drawn per example where the task can tell, without
@@ -189,8 +231,13 @@ def default_controls(task: Task, config: AuditConfig, *, labelled: bool, own_ora
     llvm-mca's cycles) would blame a model for not reacting to a non-change."""
     if config.controls is not None:
         return config.controls
-    known = {"bugs": labelled, "ltl": True, "alta": own_oracle is not None, "bhive": config.oracle,
-             "exec": config.oracle}  # execution runs only when asked
+    known = {
+        "bugs": labelled,
+        "ltl": True,
+        "alta": own_oracle is not None,
+        "bhive": config.oracle,
+        "exec": config.oracle,
+    }  # execution runs only when asked
     return CONTROLS if known.get(task.name, False) else 0
 
 
@@ -198,8 +245,9 @@ def _task_of(adapter, name: str | None) -> Task:
     """The task audited: the checkpoint's own, else the one named or guessed."""
     name = adapter.task or name
     if name is None:
-        raise UsageError(f"name the task with --task ({', '.join(task_names())}): only invar checkpoints carry theirs",
-                         path="--task")
+        raise UsageError(
+            f"name the task with --task ({', '.join(task_names())}): only invar checkpoints carry theirs", path="--task"
+        )
     return get_task(name)
 
 
@@ -211,8 +259,10 @@ def _table(adapter, task: Task, table: str) -> str | None:
     if table == "along" and read is None:
         what = f"{task.name} model" if adapter.kind == "checkpoint" else adapter.kind
         article = "an" if what.startswith(("a", "e", "i", "o", "u", "http", "ltl")) else "a"
-        raise UsageError(f"--lexinvariant-table along is for invar language models (lm checkpoints), not "
-                         f"{article} {what}", path="--lexinvariant-table")
+        raise UsageError(
+            f"--lexinvariant-table along is for invar language models (lm checkpoints), not {article} {what}",
+            path="--lexinvariant-table",
+        )
     return read
 
 
@@ -234,21 +284,30 @@ def _load_dataset(dataset: Any, task: Task, adapter, config: AuditConfig):
 
     languages = getattr(getattr(adapter, "model", None), "languages", None)  # an invar model's own
     check_split(dataset, config.split, config.data_dir)
-    return load(dataset, task=task, languages=languages, data_dir=config.data_dir, split=config.split or "test",
-                lang=config.lang, program_column=config.program_column, label_column=config.label_column,
-                limit=config.limit)
+    return load(
+        dataset,
+        task=task,
+        languages=languages,
+        data_dir=config.data_dir,
+        split=config.split or "test",
+        lang=config.lang,
+        program_column=config.program_column,
+        label_column=config.label_column,
+        limit=config.limit,
+    )
 
 
 def _my_chunks(examples: list, shard: tuple[int, int] | None, rank: int, world: int) -> list[list]:
     """The chunks of ``examples`` this shard and this process audit."""
-    chunks = [examples[i: i + CHUNK] for i in range(0, len(examples), CHUNK)]
+    chunks = [examples[i : i + CHUNK] for i in range(0, len(examples), CHUNK)]
     if shard is not None:
         chunks = [c for k, c in enumerate(chunks) if k % shard[1] == shard[0] - 1]
     return chunks[rank::world]
 
 
-def _run(chunks: list[list], adapter, task: Task, settings: Settings,
-         progress: Callable[[int, int], None] | None) -> tuple[list[dict], dict]:
+def _run(
+    chunks: list[list], adapter, task: Task, settings: Settings, progress: Callable[[int, int], None] | None
+) -> tuple[list[dict], dict]:
     """Every chunk's records, and how long the run and the model took."""
     from .datasets import label_by_oracle
 
@@ -262,7 +321,8 @@ def _run(chunks: list[list], adapter, task: Task, settings: Settings,
         if progress:
             progress(len(records), total)
     run = {
-        "seconds": time.perf_counter() - start, "model_seconds": adapter.model_seconds,
+        "seconds": time.perf_counter() - start,
+        "model_seconds": adapter.model_seconds,
         "forward_seconds": adapter.forward_seconds,
         "predictions": sum(1 + r["variants"] for r in records if r["error"] is None),
     }
@@ -295,10 +355,13 @@ def _gather(records: list[dict], run: dict, device: str | None) -> tuple[list[di
         dist.destroy_process_group()
     everything = [r for part, _ in gathered for r in part]
     runs = [r for _, r in gathered]
-    merged = dict(run, seconds=max(r["seconds"] for r in runs),
-                  model_seconds=sum(r["model_seconds"] for r in runs),
-                  forward_seconds=None if run["forward_seconds"] is None else sum(r["forward_seconds"] for r in runs),
-                  predictions=sum(r["predictions"] for r in runs))
+    merged = dict(
+        run,
+        seconds=max(r["seconds"] for r in runs),
+        model_seconds=sum(r["model_seconds"] for r in runs),
+        forward_seconds=None if run["forward_seconds"] is None else sum(r["forward_seconds"] for r in runs),
+        predictions=sum(r["predictions"] for r in runs),
+    )
     return everything, merged
 
 
@@ -311,8 +374,11 @@ def _pick(examples: list, wanted: str | int):
         if 0 <= k < len(examples):
             return examples[k]
     shown = ", ".join(ex.id for ex in examples[:3])
-    raise UsageError(f"no example {wanted!r} (ids look like {shown or 'nothing: the dataset is empty'}; "
-                     "or give its position from 0)", path="--example")
+    raise UsageError(
+        f"no example {wanted!r} (ids look like {shown or 'nothing: the dataset is empty'}; "
+        "or give its position from 0)",
+        path="--example",
+    )
 
 
 __all__ = ["Audit", "audit", "parse_shard"]

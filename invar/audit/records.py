@@ -37,20 +37,41 @@ def example_seed(seed: int, example_id: str) -> int:
 
 def _json_int(n: int | None):
     """Counts beyond 2^53 as decimal strings (JSON readers lose them as numbers)."""
-    return n if n is None or n < 2 ** 53 else str(n)
+    return n if n is None or n < 2**53 else str(n)
 
 
 def record(s, task, settings) -> dict:
     """The example's record (docs/audit.md, "example records")."""
     ex = s.ex
     rec: dict[str, Any] = {
-        "type": "example", "index": ex.index, "id": ex.id, "location": ex.location, "label": ex.label,
-        "lines": None, "tokens": None, "referents": s.referents, "space": _json_int(s.size),
-        "variants": len(s.variants), "exhaustive": s.exhaustive, "exact": s.exact,
-        "prediction": None, "violation": None, "distinct": None, "alpha_covariance": None,
-        "range": None, "std": None, "relative_range": None, "metric": None, "most_different": None,
-        "oracle": None, "repeats": settings.repeats, "noise": None, "controls": None,
-        "replies": _replies(s.meta), "error": s.error, "stage": s.stage,
+        "type": "example",
+        "index": ex.index,
+        "id": ex.id,
+        "location": ex.location,
+        "label": ex.label,
+        "lines": None,
+        "tokens": None,
+        "referents": s.referents,
+        "space": _json_int(s.size),
+        "variants": len(s.variants),
+        "exhaustive": s.exhaustive,
+        "exact": s.exact,
+        "prediction": None,
+        "violation": None,
+        "distinct": None,
+        "alpha_covariance": None,
+        "range": None,
+        "std": None,
+        "relative_range": None,
+        "metric": None,
+        "most_different": None,
+        "oracle": None,
+        "repeats": settings.repeats,
+        "noise": None,
+        "controls": None,
+        "replies": _replies(s.meta),
+        "error": s.error,
+        "stage": s.stage,
     }
     if s.program is not None:
         rec["lines"], rec["tokens"] = len(s.program.lines), len(s.program.tokens)
@@ -74,8 +95,12 @@ def record(s, task, settings) -> dict:
         rec["metric"] = _metric(task, p0, back, ex.label, example_seed(settings.seed, ex.id))
     if differs:
         j = most_different(p0, back, discrete)
-        rec["most_different"] = {"variant": j + 1, "prediction": back[j], **s.variants[j].describe(),
-                                 **_shown(s.program, s.rspace, s.variants[j])}
+        rec["most_different"] = {
+            "variant": j + 1,
+            "prediction": back[j],
+            **s.variants[j].describe(),
+            **_shown(s.program, s.rspace, s.variants[j]),
+        }
     if settings.keep_predictions:
         rec["predictions"] = back
     if s.oracle is not None:
@@ -90,12 +115,15 @@ def record(s, task, settings) -> dict:
 
 def mapped_back(s, task, row: list) -> list:
     """One repeat's answers to the variants, in the original's names."""
-    answers = row[1: 1 + len(s.variants)]
+    answers = row[1 : 1 + len(s.variants)]
     if task.undo is not None:  # a sequence task maps its own outputs back
-        return [task.undo(p, v.renaming.inverse()) if v.renaming is not None else p
-                for p, v in zip(answers, s.variants)]
-    return [undo(p, s.program, s.rspace, v) if task.discrete and v.renaming is not None else p
-            for p, v in zip(answers, s.variants)]
+        return [
+            task.undo(p, v.renaming.inverse()) if v.renaming is not None else p for p, v in zip(answers, s.variants)
+        ]
+    return [
+        undo(p, s.program, s.rspace, v) if task.discrete and v.renaming is not None else p
+        for p, v in zip(answers, s.variants)
+    ]
 
 
 def undo(prediction: Any, program: Program, rspace: RenamingSpace, v) -> Any:
@@ -110,7 +138,7 @@ def undo(prediction: Any, program: Program, rspace: RenamingSpace, v) -> Any:
         if old.text != new.text:
             back.setdefault(new.text, old.text)
             if sigil and new.text.startswith(sigil) and old.text.startswith(sigil):
-                back.setdefault(new.text[len(sigil):], old.text[len(sigil):])
+                back.setdefault(new.text[len(sigil) :], old.text[len(sigil) :])
 
     def walk(x):
         if isinstance(x, str):
@@ -133,8 +161,11 @@ def label_free(task) -> bool:
 
 def _metric(task, p0, back: list, label, seed: int) -> dict:
     if task.score is not None or label_free(task):  # the variant the task's own metric scores worst
-        scores = ([task.score(p, label) for p in back] if task.score is not None
-                  else [task.metric([p], [label]) for p in back])
+        scores = (
+            [task.score(p, label) for p in back]
+            if task.score is not None
+            else [task.metric([p], [label]) for p in back]
+        )
         w = scores.index(max(scores) if task.lower_is_better else min(scores))
     else:
         w = worst(back, label, task.discrete)
@@ -162,8 +193,9 @@ def _shown(program: Program, rspace, v) -> dict:
     permutation moved (``moved``: positions in the variant)."""
     renamed = rspace.apply(program, v.renaming) if v.renaming is not None else program
     moved_refs = {r for r, t in v.renaming.mapping if r != t} if v.renaming is not None else set()
-    spans = [(tok.line, new.start, new.end) for tok, new in zip(program.tokens, renamed.tokens)
-             if tok.referent in moved_refs]
+    spans = [
+        (tok.line, new.start, new.end) for tok, new in zip(program.tokens, renamed.tokens) if tok.referent in moved_refs
+    ]
     order = list(v.permutation.order) if v.permutation is not None else list(range(len(program.lines)))
     new_of = {old: new for new, old in enumerate(order)}
     return {
@@ -178,17 +210,32 @@ def _oracle_record(s, task, back: list, tol: float) -> dict:
     bad = next(((j, reason) for j, (label, reason) in enumerate(s.oracle) if label is None), None)
     if bad is not None:
         j, reason = bad
-        return {"label": None, "changed": None, "distinct": None, "range": None, "relative_range": None,
-                "metric_variants": None, "error": f"{'original' if j == 0 else f'variant {j}'}: {reason}"}
+        return {
+            "label": None,
+            "changed": None,
+            "distinct": None,
+            "range": None,
+            "relative_range": None,
+            "metric_variants": None,
+            "error": f"{'original' if j == 0 else f'variant {j}'}: {reason}",
+        }
     labels = [label for label, _ in s.oracle]
     l0, rest = labels[0], labels[1:]
     if task.undo is not None:  # an equivariant task's labels, like its predictions, in the original's names
-        rest = [task.undo(label, v.renaming.inverse()) if v.renaming is not None else label
-                for label, v in zip(rest, s.variants)]
+        rest = [
+            task.undo(label, v.renaming.inverse()) if v.renaming is not None else label
+            for label, v in zip(rest, s.variants)
+        ]
         labels = [l0, *rest]
-    out = {"label": l0, "changed": violates(l0, rest, tol, task.discrete),
-           "distinct": distinct(labels, tol, task.discrete), "range": None, "relative_range": None,
-           "metric_variants": task.metric(back, rest) if rest else None, "error": None}
+    out = {
+        "label": l0,
+        "changed": violates(l0, rest, tol, task.discrete),
+        "distinct": distinct(labels, tol, task.discrete),
+        "range": None,
+        "relative_range": None,
+        "metric_variants": task.metric(back, rest) if rest else None,
+        "error": None,
+    }
     if not task.discrete:
         out["range"], _, out["relative_range"] = spread(l0, labels)
     return out
@@ -214,7 +261,7 @@ def _noise(s, task, settings) -> dict:
     flat = originals + [backs[r][j] for j in range(v) for r in range(k)]
     # classes anchored at the original's first answer, as distinct() and the violation anchor theirs
     cats = categories(flat, settings.tolerance, task.discrete)
-    groups = [cats[:k]] + [cats[k + j * k: k + (j + 1) * k] for j in range(v)]
+    groups = [cats[:k]] + [cats[k + j * k : k + (j + 1) * k] for j in range(v)]
     p = homogeneity(groups, resamples=settings.resamples, seed=example_seed(settings.seed, s.ex.id))
     return {
         "answers": originals,
@@ -239,14 +286,23 @@ def _controls(s, task, settings) -> dict:
         answers = [s.answers[r][first + c] for r in range(k)]
         if any(a is None for a in answers):
             continue
-        item = {"kind": control.kind, "change": control.change, "label_changed": label_changed,
-                "prediction": answers[0], "changed": None, "p_value": None}
+        item = {
+            "kind": control.kind,
+            "change": control.change,
+            "label_changed": label_changed,
+            "prediction": answers[0],
+            "changed": None,
+            "p_value": None,
+        }
         if k == 1:
             item["changed"] = not same(answers[0], originals[0], settings.tolerance, task.discrete)
         else:
             cats = categories(originals + answers, settings.tolerance, task.discrete)
-            item["p_value"] = homogeneity([cats[:k], cats[k:]], resamples=settings.resamples,
-                                          seed=example_seed(settings.seed, f"{s.ex.id}\0control {c}"))
+            item["p_value"] = homogeneity(
+                [cats[:k], cats[k:]],
+                resamples=settings.resamples,
+                seed=example_seed(settings.seed, f"{s.ex.id}\0control {c}"),
+            )
             item["changed"] = item["p_value"] <= settings.level
         items.append(item)
     return {"drawn": s.controls_drawn, "items": items}
@@ -270,8 +326,9 @@ def _replies(meta: list[list] | None) -> dict | None:
         "rate_limited": sum(f.rate_limited for f in fates),
         "waited": round(sum(f.waited for f in fates), 3),
         "ambiguous": len(ambiguous),
-        "ambiguous_example": ({"segment": ambiguous[0].get("segment"), "candidates": ambiguous[0]["candidates"]}
-                              if ambiguous else None),
+        "ambiguous_example": (
+            {"segment": ambiguous[0].get("segment"), "candidates": ambiguous[0]["candidates"]} if ambiguous else None
+        ),
     }
 
 

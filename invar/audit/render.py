@@ -36,15 +36,24 @@ def headline(report: dict) -> list[str]:
     """The lines above the tables: what was audited, against what."""
     m, d, t = report["model"], report["dataset"], report["task"]
     what = m.get("path") or "a model in memory"
-    model = {"checkpoint": f"{m.get('arch')} {m.get('size')} ({what})", "torchscript": f"TorchScript {what}",
-             "callable": what, "http": f"{m.get('name')} at {what}"}[m["kind"]]
+    model = {
+        "checkpoint": f"{m.get('arch')} {m.get('size')} ({what})",
+        "torchscript": f"TorchScript {what}",
+        "callable": what,
+        "http": f"{m.get('name')} at {what}",
+    }[m["kind"]]
     where = d["name"] + (f", {d['split']} split" if d.get("split") else "")
     s = report["settings"]
-    symmetry = (f"a task symmetry of {t['name']}" if report["task_symmetry"] else
-                f"not a task symmetry of {t['name']}: its labels may change"
-                + ("" if s["oracle"] or not _has_oracle(t["name"]) else "; --oracle measures how much"))
-    lines = [f"audit of {model} on {where}",
-             f"{report['transform']} ({symmetry}); up to {s['variants']:,} per example, seed {s['seed']}"]
+    symmetry = (
+        f"a task symmetry of {t['name']}"
+        if report["task_symmetry"]
+        else f"not a task symmetry of {t['name']}: its labels may change"
+        + ("" if s["oracle"] or not _has_oracle(t["name"]) else "; --oracle measures how much")
+    )
+    lines = [
+        f"audit of {model} on {where}",
+        f"{report['transform']} ({symmetry}); up to {s['variants']:,} per example, seed {s['seed']}",
+    ]
     table = report.get("table")
     if table is not None:
         lines.append(TABLES_READ[table])
@@ -75,9 +84,11 @@ def _few_vary(report: dict) -> str | None:
     if varied is None or not 0 < varied["examples"] < n / 2:
         return None
     k = varied["examples"]
-    return (f"only {k:,} of the {n:,} audited examples can vary ({100 * k / n:.0f} %; the others have no variant "
-            f"besides the original): violation rate {_share(varied['violation_rate'])} over them, "
-            f"{_share(report['violation_rate'])} over all")
+    return (
+        f"only {k:,} of the {n:,} audited examples can vary ({100 * k / n:.0f} %; the others have no variant "
+        f"besides the original): violation rate {_share(varied['violation_rate'])} over them, "
+        f"{_share(report['violation_rate'])} over all"
+    )
 
 
 #: the line that says what a language model's audit measured (report ``table``)
@@ -114,8 +125,9 @@ def tables(report: dict, console) -> None:
         for col in ("example", "prediction", "most different variant", "relative range"):
             t3.add_column(col)
         for w in worst:
-            t3.add_row(w["id"], _short(w["prediction"]), _short(w["most_different"]["prediction"]),
-                       _num(w["relative_range"]))
+            t3.add_row(
+                w["id"], _short(w["prediction"]), _short(w["most_different"]["prediction"]), _num(w["relative_range"])
+            )
         console.print(t3)
     if report["example"] is not None:
         for line in histogram_lines(report["example"]):
@@ -124,43 +136,72 @@ def tables(report: dict, console) -> None:
 
 def summary_rows(report: dict) -> list[tuple[str, str, str]]:
     """The summary table's rows: (measure, value, confidence interval or "")."""
-    rows = [("examples", f"{report['audited']:,} audited of {report['examples']:,}"
-             + (f"; {report['errors']:,} failed in the model" if report["errors"] else "")
-             + (f"; {report['unparsable']:,} unparsable" if report["unparsable"] else ""), ""),
-            ("predictions", _num(report["predictions"]), "")]
+    rows = [
+        (
+            "examples",
+            f"{report['audited']:,} audited of {report['examples']:,}"
+            + (f"; {report['errors']:,} failed in the model" if report["errors"] else "")
+            + (f"; {report['unparsable']:,} unparsable" if report["unparsable"] else ""),
+            "",
+        ),
+        ("predictions", _num(report["predictions"]), ""),
+    ]
     metric = report["metric"]
     within = ((report.get("intervals") or {}).get("metric")) or {}
     if metric is not None:
         fmt = _pct if metric["name"] in _PERCENT else _num
-        rows += [(f"{metric['name']} on originals", fmt(metric["original"]), _interval(within.get("original"), fmt)),
-                 (f"{metric['name']} on variants", fmt(metric["variants"]), _interval(within.get("variants"), fmt)),
-                 (f"{metric['name']}, worst variant per example", fmt(metric["worst"]),
-                  _interval(within.get("worst"), fmt))]
+        rows += [
+            (f"{metric['name']} on originals", fmt(metric["original"]), _interval(within.get("original"), fmt)),
+            (f"{metric['name']} on variants", fmt(metric["variants"]), _interval(within.get("variants"), fmt)),
+            (f"{metric['name']}, worst variant per example", fmt(metric["worst"]), _interval(within.get("worst"), fmt)),
+        ]
         chance = metric.get("chance")
         if chance is not None:
-            rows.append((f"{metric['name']} at chance ({chance['rule']}: {_short(chance['prediction'])})",
-                         fmt(chance["value"]), ""))
+            rows.append(
+                (
+                    f"{metric['name']} at chance ({chance['rule']}: {_short(chance['prediction'])})",
+                    fmt(chance["value"]),
+                    "",
+                )
+            )
         for name, extra in (metric.get("extra") or {}).items():
             efmt = _pct if name in _PERCENT else _num
-            rows += [(f"{name} on originals", efmt(extra["original"]), ""),
-                     (f"{name} on variants", efmt(extra["variants"]), "")]
+            rows += [
+                (f"{name} on originals", efmt(extra["original"]), ""),
+                (f"{name} on variants", efmt(extra["variants"]), ""),
+            ]
     paired = report.get("paired")
     if paired is not None:
-        rows.append(("right on the original only / on a variant only",
-                     f"{paired['original_only']:,} / {paired['variant_only']:,} (McNemar p = {_p(paired['p_value'])})",
-                     ""))
+        rows.append(
+            (
+                "right on the original only / on a variant only",
+                f"{paired['original_only']:,} / {paired['variant_only']:,} (McNemar p = {_p(paired['p_value'])})",
+                "",
+            )
+        )
     rows += _invariance_rows(report) + _noise_rows(report) + _sensitivity_rows(report) + _reply_rows(report)
     oracle = report["oracle"]
     if oracle is not None and _runs_code(report):
         # a variant is the same program: a result it changes, or an error it raises, is invar's own error
         own = oracle["label_changes"] + oracle["errors"]
-        rows.append(("INVAR'S OWN ERRORS: variants run to another result or error" if own else
-                     "variants run to the original's result (oracle)",
-                     f"{own:,} of {oracle['examples'] + oracle['errors']:,} examples", ""))
+        rows.append(
+            (
+                "INVAR'S OWN ERRORS: variants run to another result or error"
+                if own
+                else "variants run to the original's result (oracle)",
+                f"{own:,} of {oracle['examples'] + oracle['errors']:,} examples",
+                "",
+            )
+        )
     elif oracle is not None:
-        rows.append(("label changes (oracle)",
-                     f"{_share(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
-                     + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else ""), ""))
+        rows.append(
+            (
+                "label changes (oracle)",
+                f"{_share(oracle['label_change_rate'])} ({oracle['label_changes']:,} of {oracle['examples']:,})"
+                + (f"; {oracle['errors']:,} oracle errors" if oracle["errors"] else ""),
+                "",
+            )
+        )
         rows.append(("violations without a label change", _num(oracle["violations_without_label_change"]), ""))
     return rows
 
@@ -194,8 +235,7 @@ def _referent_table(report: dict, console) -> None:
     # sequence tasks add their metrics per group (the paper's tables by AP count)
     named = metric["name"] if metric is not None and any("metric" in g for g in by) else None
     extras = list(by[0].get("extra") or {}) if named else []
-    for col in ("referents", "examples", *([named] if named else []), *extras, "violation rate",
-                "alpha-covariance"):
+    for col in ("referents", "examples", *([named] if named else []), *extras, "violation rate", "alpha-covariance"):
         t2.add_column(col)
     for g in by:
         cells = [_num(g["referents"]), _num(g["examples"])]
@@ -213,21 +253,33 @@ def _invariance_rows(report: dict) -> list[tuple[str, str, str]]:
     varied = report.get("varied")
     within = report.get("intervals") or {}
     some_vary = varied is not None and 0 < varied["examples"] < n  # the others have no variant but the original
-    rows = [("violation rate", f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})",
-             _interval(within.get("violation_rate")))]
+    rows = [
+        (
+            "violation rate",
+            f"{_share(report['violation_rate'])} ({report['violations']:,} of {n:,})",
+            _interval(within.get("violation_rate")),
+        )
+    ]
     if some_vary:
-        rows.append(("violation rate, examples that can vary",
-                     f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})", ""))
-    rows.append(("alpha-covariance", _share(report["alpha_covariance"]["mean"]),
-                 _interval(within.get("alpha_covariance"))))
+        rows.append(
+            (
+                "violation rate, examples that can vary",
+                f"{_share(varied['violation_rate'])} ({report['violations']:,} of {varied['examples']:,})",
+                "",
+            )
+        )
+    rows.append(
+        ("alpha-covariance", _share(report["alpha_covariance"]["mean"]), _interval(within.get("alpha_covariance")))
+    )
     if some_vary:
         rows.append(("alpha-covariance, examples that can vary", _share(varied.get("alpha_covariance")), ""))
     spread = report["spread"]
     if spread is not None:
         for key, label in (("range", "range"), ("relative_range", "relative range")):
             q = spread[key]
-            rows.append((f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}",
-                         ""))
+            rows.append(
+                (f"{label} (median / p90 / max)", f"{_num(q['median'])} / {_num(q['p90'])} / {_num(q['max'])}", "")
+            )
     return rows
 
 
@@ -238,13 +290,22 @@ def _noise_rows(report: dict) -> list[tuple[str, str, str]]:
     if noise is None:
         return []
     return [
-        (f"noise floor: two answers to one original differ ({noise['repeats']} repeats)",
-         _share(noise["self_disagreement"]), _interval(noise["self_disagreement_interval"])),
-        ("an answer to the original and one to a variant differ", _share(noise["cross_disagreement"]),
-         _interval(noise["cross_disagreement_interval"])),
-        ("examples whose variants differ beyond the noise",
-         f"{noise['violations']:,} of {noise['examples']:,} (false-discovery rate {noise['level']:g}; "
-         f"{noise['uncorrected']:,} at p <= {noise['level']:g} uncorrected)", ""),
+        (
+            f"noise floor: two answers to one original differ ({noise['repeats']} repeats)",
+            _share(noise["self_disagreement"]),
+            _interval(noise["self_disagreement_interval"]),
+        ),
+        (
+            "an answer to the original and one to a variant differ",
+            _share(noise["cross_disagreement"]),
+            _interval(noise["cross_disagreement_interval"]),
+        ),
+        (
+            "examples whose variants differ beyond the noise",
+            f"{noise['violations']:,} of {noise['examples']:,} (false-discovery rate {noise['level']:g}; "
+            f"{noise['uncorrected']:,} at p <= {noise['level']:g} uncorrected)",
+            "",
+        ),
     ]
 
 
@@ -255,8 +316,13 @@ def _sensitivity_rows(report: dict) -> list[tuple[str, str, str]]:
         return []
     of = f"{sens['changed']:,} of {sens['judged']:,}"
     counted = f"{of} that change the label" if sens["on"] == "label_changed" else f"{of}; label change unchecked"
-    return [("answer changed on a control (sensitivity)", f"{_share(sens['change_rate'])} ({counted})",
-             _interval(sens["change_rate_interval"]))]
+    return [
+        (
+            "answer changed on a control (sensitivity)",
+            f"{_share(sens['change_rate'])} ({counted})",
+            _interval(sens["change_rate_interval"]),
+        )
+    ]
 
 
 def _sensitivity_table(report: dict, console) -> None:
@@ -278,8 +344,14 @@ def _reply_rows(report: dict) -> list[tuple[str, str, str]]:
     replies = report.get("replies")
     if replies is None:
         return []
-    rows = [("requests", f"{replies['sent']:,} sent for {replies['inputs']:,} answers; {replies['from_cache']:,} "
-             f"from the cache; {replies['rate_limited']:,} rate-limited ({replies['waited']:.1f} s waited)", "")]
+    rows = [
+        (
+            "requests",
+            f"{replies['sent']:,} sent for {replies['inputs']:,} answers; {replies['from_cache']:,} "
+            f"from the cache; {replies['rate_limited']:,} rate-limited ({replies['waited']:.1f} s waited)",
+            "",
+        )
+    ]
     if replies["ambiguous"]:
         rows.append(("replies with more than one candidate answer", _num(replies["ambiguous"]), ""))
     return rows
@@ -291,8 +363,10 @@ def read_together(report: dict) -> list[str]:
     trivial = report.get("trivial") or {}
     out = [f"note: {note}." for note in trivial.get("notes") or []]
     if report["audited"] and report["metric"] is None:
-        out.append("note: no labels, so no metric: invariance alone cannot tell a useful model from a constant; "
-                   "label the examples (a label column, or --oracle) to see both")
+        out.append(
+            "note: no labels, so no metric: invariance alone cannot tell a useful model from a constant; "
+            "label the examples (a label column, or --oracle) to see both"
+        )
     elif out:
         out.append("note: read the violation rate beside the metric: a model is only as good as both")
     return out
@@ -319,8 +393,9 @@ def histogram_lines(example: dict, width: int = 50) -> list[str]:
         for value, count in example["counts"]:
             out.append(f"  {words(value)[:30]:>30} {count:>9,}")
         return out
-    out[0] += (f"; range {_num(example['min'], 4)} to {_num(example['max'], 4)}, mean {_num(example['mean'], 4)}"
-               + (f", label {_num(example['label'], 4)}" if example["label"] is not None else ""))
+    out[0] += f"; range {_num(example['min'], 4)} to {_num(example['max'], 4)}, mean {_num(example['mean'], 4)}" + (
+        f", label {_num(example['label'], 4)}" if example["label"] is not None else ""
+    )
     h = example["histogram"]
     top = max(h["counts"]) if h["counts"] else 0
     for k, c in enumerate(h["counts"]):
@@ -349,8 +424,9 @@ def check_plot(path: str) -> None:
         raise UsageError(f"--plot needs matplotlib: {PLOT_INSTALL}", path="--plot")
 
 
-def plot(values: Sequence[float], path: str, *, title: str, xlabel: str, ylabel: str = "examples",
-         nonnegative: bool = False) -> None:
+def plot(
+    values: Sequence[float], path: str, *, title: str, xlabel: str, ylabel: str = "examples", nonnegative: bool = False
+) -> None:
     """A histogram of ``values`` written to ``path`` (PNG or SVG, by its
     extension) with matplotlib; the y axis counts ``ylabel`` (whole numbers),
     and a ``nonnegative`` measure (the relative range) starts at 0, even when
@@ -403,14 +479,18 @@ def _svg_histogram(h: dict, xlabel: str, ylabel: str = "examples") -> str:
     bars = []
     for k, c in enumerate(counts):
         bh = (ht - 2 * pad) * c / top
-        bars.append(f"<rect x='{pad + k * bw:.1f}' y='{ht - pad - bh:.1f}' width='{max(bw - 1, 1):.1f}' "
-                    f"height='{bh:.1f}' fill='#4c72b0'><title>{edges[k]:.4g} to {edges[k + 1]:.4g}: {c}</title></rect>")
-    labels = (f"<text x='{pad}' y='{ht - pad + 15}' font-size='11'>{edges[0]:.4g}</text>"
-              f"<text x='{w - pad}' y='{ht - pad + 15}' font-size='11' text-anchor='end'>{edges[-1]:.4g}</text>"
-              f"<text x='{w / 2}' y='{ht - 5}' font-size='12' text-anchor='middle'>{html.escape(xlabel)}</text>"
-              f"<text x='{pad - 5}' y='{pad}' font-size='11' text-anchor='end'>{top}</text>"
-              f"<text x='12' y='{ht / 2}' font-size='12' text-anchor='middle' transform='rotate(-90 12 {ht / 2})'>"
-              f"{html.escape(ylabel)}</text>")
+        bars.append(
+            f"<rect x='{pad + k * bw:.1f}' y='{ht - pad - bh:.1f}' width='{max(bw - 1, 1):.1f}' "
+            f"height='{bh:.1f}' fill='#4c72b0'><title>{edges[k]:.4g} to {edges[k + 1]:.4g}: {c}</title></rect>"
+        )
+    labels = (
+        f"<text x='{pad}' y='{ht - pad + 15}' font-size='11'>{edges[0]:.4g}</text>"
+        f"<text x='{w - pad}' y='{ht - pad + 15}' font-size='11' text-anchor='end'>{edges[-1]:.4g}</text>"
+        f"<text x='{w / 2}' y='{ht - 5}' font-size='12' text-anchor='middle'>{html.escape(xlabel)}</text>"
+        f"<text x='{pad - 5}' y='{pad}' font-size='11' text-anchor='end'>{top}</text>"
+        f"<text x='12' y='{ht / 2}' font-size='12' text-anchor='middle' transform='rotate(-90 12 {ht / 2})'>"
+        f"{html.escape(ylabel)}</text>"
+    )
     axis = f"<line x1='{pad}' y1='{ht - pad}' x2='{w - pad}' y2='{ht - pad}' stroke='#333'/>"
     return f"<svg xmlns='http://www.w3.org/2000/svg' width='{w}' height='{ht}'>{''.join(bars)}{axis}{labels}</svg>"
 
@@ -440,33 +520,48 @@ def html_page(report: dict) -> str:
     console = Console(record=True, width=110, file=_Null())
     tables(report, console)
     summary = console.export_text()
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>invar audit</title><style>{_CSS}</style>"
-             "</head><body><h1>invar audit</h1>", f"<pre>{html.escape(summary)}</pre>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>invar audit</title><style>{_CSS}</style>"
+        "</head><body><h1>invar audit</h1>",
+        f"<pre>{html.escape(summary)}</pre>",
+    ]
     if report["example"] is not None and report["example"]["histogram"] is not None:
-        parts += ["<h2>Predictions of every variant</h2>",
-                  _svg_histogram(report["example"]["histogram"], "prediction", "predictions")]
+        parts += [
+            "<h2>Predictions of every variant</h2>",
+            _svg_histogram(report["example"]["histogram"], "prediction", "predictions"),
+        ]
     elif report["spread"] is not None:
-        parts += ["<h2>Spread: relative range of the predictions per example</h2>",
-                  _svg_histogram(report["spread"]["histogram"], "relative range (max - min) / |original|",
-                                 "examples")]
+        parts += [
+            "<h2>Spread: relative range of the predictions per example</h2>",
+            _svg_histogram(report["spread"]["histogram"], "relative range (max - min) / |original|", "examples"),
+        ]
     if report["worst_examples"]:
-        parts.append("<h2>Largest differences</h2><p class='muted'>each example beside its variant whose "
-                     "prediction is farthest from the original's; respelled tokens <mark>marked</mark>, moved "
-                     "lines <span class='moved'>shaded</span></p>")
+        parts.append(
+            "<h2>Largest differences</h2><p class='muted'>each example beside its variant whose "
+            "prediction is farthest from the original's; respelled tokens <mark>marked</mark>, moved "
+            "lines <span class='moved'>shaded</span></p>"
+        )
         for w in report["worst_examples"]:
             md = w["most_different"]
             parts.append(
                 f"<h3>{html.escape(w['id'])} <span class='muted'>({html.escape(w['location'])})</span></h3>"
-                "<div class='pair'><div>original: prediction " + html.escape(_short(w["prediction"]))
+                "<div class='pair'><div>original: prediction "
+                + html.escape(_short(w["prediction"]))
                 + (f", label {html.escape(_short(w['label']))}" if w["label"] is not None else "")
-                + _marked(md["lines"]) + "</div><div>variant " + str(md["variant"]) + ": prediction "
-                + html.escape(_short(md["prediction"])) + _marked(md["variant_lines"], md["changed"], md["moved"])
-                + "</div></div>")
+                + _marked(md["lines"])
+                + "</div><div>variant "
+                + str(md["variant"])
+                + ": prediction "
+                + html.escape(_short(md["prediction"]))
+                + _marked(md["variant_lines"], md["changed"], md["moved"])
+                + "</div></div>"
+            )
     if report["failed"]:
         parts.append("<h2>Failed examples</h2><table><tr><th>where</th><th>stage</th><th>error</th></tr>")
         for f in report["failed"]:
-            parts.append(f"<tr><td>{html.escape(f['location'])}</td><td>{f['stage']}</td>"
-                         f"<td>{html.escape(f['error'])}</td></tr>")
+            parts.append(
+                f"<tr><td>{html.escape(f['location'])}</td><td>{f['stage']}</td><td>{html.escape(f['error'])}</td></tr>"
+            )
         parts.append("</table>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
@@ -480,5 +575,14 @@ class _Null:
         pass
 
 
-__all__ = ["tables", "headline", "read_together", "histogram_lines", "plot", "html_page", "words", "check_plot",
-           "PLOT_INSTALL"]
+__all__ = [
+    "tables",
+    "headline",
+    "read_together",
+    "histogram_lines",
+    "plot",
+    "html_page",
+    "words",
+    "check_plot",
+    "PLOT_INSTALL",
+]

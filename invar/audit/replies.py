@@ -61,17 +61,18 @@ class ReplyCache:
         atexit.register(_flush_at_exit, weakref.ref(self))  # a process that never closes it keeps its replies
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False,
-                                       isolation_level=None)
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
             self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
             self._db.execute("PRAGMA journal_mode = WAL")
             # WAL keeps the file whole whatever happens; a crash may lose the last replies, not the rest
             self._db.execute("PRAGMA synchronous = NORMAL")
             self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
         except (OSError, sqlite3.Error) as err:
-            raise InvarError(f"cannot open the reply cache ({type(err).__name__}: {err}); name another "
-                             "directory with INVAR_REPLY_CACHE, or audit without it (--no-cache)",
-                             path=str(self.path)) from None
+            raise InvarError(
+                f"cannot open the reply cache ({type(err).__name__}: {err}); name another "
+                "directory with INVAR_REPLY_CACHE, or audit without it (--no-cache)",
+                path=str(self.path),
+            ) from None
 
     def get(self, key: str) -> dict | None:
         """The reply stored under ``key``, or None."""
@@ -112,8 +113,9 @@ class ReplyCache:
             return
         try:
             with self._db:  # one transaction
-                self._db.executemany("INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)",
-                                     list(self._pending.items()))
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", list(self._pending.items())
+                )
         except sqlite3.Error:  # locked too long, a full disk: these replies are not kept
             self.errors += len(self._pending)
         self._pending.clear()

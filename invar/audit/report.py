@@ -26,9 +26,28 @@ READS = (1, 2, 3)
 #: header fields that must agree for shards to merge (everything but ``shard``)
 _SETTINGS = ("variants", "seed", "limit", "tolerance", "oracle", "example")
 #: the fields of an example record that the report reads
-_RECORD = ("index", "id", "location", "label", "referents", "variants", "exhaustive", "exact", "prediction",
-           "violation", "distinct", "alpha_covariance", "range", "std", "relative_range", "metric", "most_different",
-           "oracle", "error", "stage")
+_RECORD = (
+    "index",
+    "id",
+    "location",
+    "label",
+    "referents",
+    "variants",
+    "exhaustive",
+    "exact",
+    "prediction",
+    "violation",
+    "distinct",
+    "alpha_covariance",
+    "range",
+    "std",
+    "relative_range",
+    "metric",
+    "most_different",
+    "oracle",
+    "error",
+    "stage",
+)
 #: how many examples the report shows with their most different variant
 WORST = 10
 
@@ -58,8 +77,12 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "type": "report",
         "invar": header["invar"],
         "model": header["model"],
-        "task": {"name": task.name, "metric": task.metric_name, "lower_is_better": task.lower_is_better,
-                 "discrete": task.discrete},
+        "task": {
+            "name": task.name,
+            "metric": task.metric_name,
+            "lower_is_better": task.lower_is_better,
+            "discrete": task.discrete,
+        },
         "dataset": header["dataset"],
         "transform": header["transform"],
         "task_symmetry": header["task_symmetry"],
@@ -86,14 +109,24 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "trivial": None,
         "oracle": _oracle(ok) if header["oracle"] else None,
         "worst_examples": _worst(ok, task.discrete),
-        "failed": [{"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"],
-                    "error": r["error"]} for r in failed],
+        "failed": [
+            {"index": r["index"], "id": r["id"], "location": r["location"], "stage": r["stage"], "error": r["error"]}
+            for r in failed
+        ],
         "example": _example(ok, task.discrete) if header["example"] is not None else None,
         "run": dict(run or {}),
         "config": header.get("config"),
     }
-    report["trivial"] = _trivial(ok, task, header["tolerance"], metric, varied, header["transform"],
-                                 report["sensitivity"], _unmeasured_noise(header, config))
+    report["trivial"] = _trivial(
+        ok,
+        task,
+        header["tolerance"],
+        metric,
+        varied,
+        header["transform"],
+        report["sensitivity"],
+        _unmeasured_noise(header, config),
+    )
     return report
 
 
@@ -117,8 +150,11 @@ def _varied(ok: list[dict]) -> dict | None:
     if any("space" not in r for r in ok):
         return None
     sub = [r for r in ok if _varies(r)]
-    return {"examples": len(sub), "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
-            "alpha_covariance": _mean([a for r in sub if (a := r["alpha_covariance"]) is not None])}
+    return {
+        "examples": len(sub),
+        "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
+        "alpha_covariance": _mean([a for r in sub if (a := r["alpha_covariance"]) is not None]),
+    }
 
 
 def _alpha(ok: list[dict], task=None) -> dict:
@@ -130,9 +166,12 @@ def _alpha(ok: list[dict], task=None) -> dict:
     by = []
     for referents in sorted(groups, key=lambda k: (k is None, k or 0)):
         sub = [r for r in ok if r["referents"] == referents]
-        group = {"referents": referents, "examples": len(sub),
-                 "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
-                 "alpha_covariance": _mean(groups[referents])}
+        group = {
+            "referents": referents,
+            "examples": len(sub),
+            "violation_rate": _rate(sum(1 for r in sub if r["violation"]), len(sub)),
+            "alpha_covariance": _mean(groups[referents]),
+        }
         if task is not None and task.head == "generate":
             # sequence tasks report their metrics by number of names too (the
             # interchangeable-token paper's tables by AP count)
@@ -161,8 +200,12 @@ def _metric(task, ok: list[dict]) -> dict | None:
     labels = [r["label"] for r in rows]
     preds = [r["prediction"] for r in rows]
     worst = [r["metric"]["worst_prediction"] for r in rows]
-    out = {"name": task.metric_name, "examples": len(rows), "original": task.metric(preds, labels),
-           "worst": task.metric(worst, labels)}
+    out = {
+        "name": task.metric_name,
+        "examples": len(rows),
+        "original": task.metric(preds, labels),
+        "worst": task.metric(worst, labels),
+    }
     if task.discrete or all("variant_predictions" in r["metric"] for r in rows):
         # every variant's answer is listed (discrete tasks; a language model's losses): the metric over them
         from ..tasks.classify import macro_f1
@@ -173,11 +216,16 @@ def _metric(task, ok: list[dict]) -> dict | None:
                 vp += [p] * n
                 vl += [r["label"]] * n
         out["variants"] = task.metric(vp, vl)
-        out["f1"] = ({"original": macro_f1(preds, labels), "variants": macro_f1(vp, vl),
-                      "worst": macro_f1(worst, labels)} if task.f1 and task.discrete else None)
+        out["f1"] = (
+            {"original": macro_f1(preds, labels), "variants": macro_f1(vp, vl), "worst": macro_f1(worst, labels)}
+            if task.f1 and task.discrete
+            else None
+        )
         if task.discrete and task.extra_metrics:
-            out["extra"] = {name: {"original": m(preds, labels), "variants": m(vp, vl), "worst": m(worst, labels)}
-                            for name, m in task.extra_metrics.items()}
+            out["extra"] = {
+                name: {"original": m(preds, labels), "variants": m(vp, vl), "worst": m(worst, labels)}
+                for name, m in task.extra_metrics.items()
+            }
     else:
         # the metric over every (variant, label) pair: each example's mean
         # weighted by its number of variants (exact for mean metrics: MAPE)
@@ -185,7 +233,9 @@ def _metric(task, ok: list[dict]) -> dict | None:
         out["variants"] = math.fsum(r["metric"]["variants"] * r["variants"] for r in rows) / n if n else None
         out["f1"] = None
     out["chance"] = chance(task, labels)
-    keys = ("name", "examples", "original", "variants", "worst", "f1", "chance") + (("extra",) if "extra" in out else ())
+    keys = ("name", "examples", "original", "variants", "worst", "f1", "chance") + (
+        ("extra",) if "extra" in out else ()
+    )
     return {k: out[k] for k in keys}
 
 
@@ -213,8 +263,16 @@ def _nan(x) -> bool:
     return x is None or isinstance(x, float) and math.isnan(x)
 
 
-def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, varied: dict | None = None,
-             transform: str = "", sensitivity: dict | None = None, unmeasured_noise: bool = False) -> dict:
+def _trivial(
+    ok: list[dict],
+    task,
+    tolerance: float,
+    metric: dict | None,
+    varied: dict | None = None,
+    transform: str = "",
+    sensitivity: dict | None = None,
+    unmeasured_noise: bool = False,
+) -> dict:
     """Whether the model is invariant for want of looking: every prediction
     one value (within the tolerance) over the audited examples, or a metric
     no better than the task's chance level; ``notes`` say so in words, and
@@ -222,51 +280,72 @@ def _trivial(ok: list[dict], task, tolerance: float, metric: dict | None, varied
     invariance is then untested, whatever the model)."""
     constant = prediction = None
     if len(ok) >= 2:  # one example agreeing with itself says nothing of the model
-        constant = (all(r["distinct"] == 1 for r in ok)
-                    and distinct([r["prediction"] for r in ok], tolerance, task.discrete) == 1)
+        constant = (
+            all(r["distinct"] == 1 for r in ok)
+            and distinct([r["prediction"] for r in ok], tolerance, task.discrete) == 1
+        )
         prediction = ok[0]["prediction"] if constant else None
     at_chance = None
     level = metric["chance"] if metric is not None else None
     if level is not None and not _nan(level["value"]) and not _nan(metric["original"]):
         # "no better" with float rounding's slack: a tie is a tie however the sums fell
         slack = 1e-9 * max(abs(metric["original"]), abs(level["value"]), 1.0)
-        at_chance = (metric["original"] >= level["value"] - slack if task.lower_is_better
-                     else metric["original"] <= level["value"] + slack)
+        at_chance = (
+            metric["original"] >= level["value"] - slack
+            if task.lower_is_better
+            else metric["original"] <= level["value"] + slack
+        )
     notes = []
     if constant:
         shown = f"{prediction:.6g}" if isinstance(prediction, float) else json.dumps(prediction)[:60]
-        notes.append(f"the model predicts {shown} for every program and variant of the {len(ok):,} audited "
-                     "examples: a constant is invariant whatever it reads, so its invariance says nothing")
+        notes.append(
+            f"the model predicts {shown} for every program and variant of the {len(ok):,} audited "
+            "examples: a constant is invariant whatever it reads, so its invariance says nothing"
+        )
     if ok and varied is not None and varied["examples"] == 0:
-        notes.append(f"none of the {len(ok):,} audited examples has a variant besides the original under "
-                     f"{transform or 'the audited transform'}, so none can violate: this audit tests no invariance")
+        notes.append(
+            f"none of the {len(ok):,} audited examples has a variant besides the original under "
+            f"{transform or 'the audited transform'}, so none can violate: this audit tests no invariance"
+        )
     if at_chance:
-        notes.append(f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
-                     f"{level['value']:.4g} for predicting the {level['rule']} for every example")
+        notes.append(
+            f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
+            f"{level['value']:.4g} for predicting the {level['rule']} for every example"
+        )
     insensitive = sensitivity["insensitive"] if sensitivity is not None else None
     if insensitive:
         notes.append(_insensitive_note(sensitivity))
     if unmeasured_noise and ok:
-        notes.append("the model's noise floor was not measured (--repeats 1): a model that samples is counted as "
-                     "violating wherever it disagrees with itself; --repeats 5 measures it")
-    return {"constant": constant, "prediction": prediction, "no_better_than_chance": at_chance,
-            "insensitive": insensitive, "notes": notes}
+        notes.append(
+            "the model's noise floor was not measured (--repeats 1): a model that samples is counted as "
+            "violating wherever it disagrees with itself; --repeats 5 measures it"
+        )
+    return {
+        "constant": constant,
+        "prediction": prediction,
+        "no_better_than_chance": at_chance,
+        "insensitive": insensitive,
+        "notes": notes,
+    }
 
 
 def _insensitive_note(sensitivity: dict) -> str:
     """What an insensitive model reacts to: nothing at all, or only to
     controls the label does not depend on (or whose label is unchecked)."""
     on = "that change the label" if sensitivity["on"] == "label_changed" else "(transforms that change the meaning)"
-    said = (f"the model changed its answer on {sensitivity['changed']:,} of the {sensitivity['judged']:,} controls "
-            f"{on}")
+    said = f"the model changed its answer on {sensitivity['changed']:,} of the {sensitivity['judged']:,} controls {on}"
     elsewhere = sum(k["changed"] for k in sensitivity["by_kind"].values()) - sensitivity["changed"]
     if sensitivity["on"] == "label_changed" and elsewhere:
         others = sensitivity["controls"] - sensitivity["judged"]
-        return (f"{said}, though on {elsewhere:,} of the {others:,} controls whose label change is unchecked: it "
-                "reacts to the code, not to what the label depends on; invariant for want of sensitivity")
+        return (
+            f"{said}, though on {elsewhere:,} of the {others:,} controls whose label change is unchecked: it "
+            "reacts to the code, not to what the label depends on; invariant for want of sensitivity"
+        )
     if not elsewhere and not sensitivity["changed"]:
-        return f"the model changed its answer on none of the {sensitivity['controls']:,} controls: invariant only " \
-               "because insensitive"
+        return (
+            f"the model changed its answer on none of the {sensitivity['controls']:,} controls: invariant only "
+            "because insensitive"
+        )
     return f"{said}: invariant for want of sensitivity"
 
 
@@ -274,7 +353,9 @@ def _oracle(ok: list[dict]) -> dict:
     recs = [r for r in ok if r["oracle"] is not None]
     good = [r for r in recs if r["oracle"]["error"] is None]
     changed = [r for r in good if r["oracle"]["changed"]]
-    weighted = [(r["oracle"]["metric_variants"], r["variants"]) for r in good if r["oracle"]["metric_variants"] is not None]
+    weighted = [
+        (r["oracle"]["metric_variants"], r["variants"]) for r in good if r["oracle"]["metric_variants"] is not None
+    ]
     n = sum(k for _, k in weighted)
     return {
         "examples": len(good),
@@ -294,8 +375,18 @@ def _worst(ok: list[dict], discrete: bool) -> list[dict]:
         bad.sort(key=lambda r: (-r["distinct"], r["index"]))
     else:
         bad.sort(key=lambda r: (-(r["relative_range"] if r["relative_range"] is not None else math.inf), r["index"]))
-    keep = ("index", "id", "location", "label", "prediction", "range", "relative_range", "distinct", "variants",
-            "most_different")
+    keep = (
+        "index",
+        "id",
+        "location",
+        "label",
+        "prediction",
+        "range",
+        "relative_range",
+        "distinct",
+        "variants",
+        "most_different",
+    )
     return [{k: r[k] for k in keep} for r in bad[:WORST]]
 
 
@@ -304,17 +395,28 @@ def _example(ok: list[dict], discrete: bool) -> dict | None:
         return None
     r = ok[0]
     values = [r["prediction"]] + list(r["predictions"])
-    out = {"id": r["id"], "location": r["location"], "label": r["label"], "prediction": r["prediction"],
-           "variants": r["variants"], "distinct": r["distinct"]}
+    out = {
+        "id": r["id"],
+        "location": r["location"],
+        "label": r["label"],
+        "prediction": r["prediction"],
+        "variants": r["variants"],
+        "distinct": r["distinct"],
+    }
     if discrete:
         counts: dict[str, list] = {}
         for v in values:
             counts.setdefault(prediction_key(v), [v, 0])[1] += 1
-        out.update(min=None, max=None, mean=None, std=None, histogram=None,
-                   counts=[counts[k] for k in sorted(counts)])
+        out.update(min=None, max=None, mean=None, std=None, histogram=None, counts=[counts[k] for k in sorted(counts)])
     else:
-        out.update(min=min(values), max=max(values), mean=_mean(values), std=r["std"],
-                   histogram=histogram(values, 30), counts=None)
+        out.update(
+            min=min(values),
+            max=max(values),
+            mean=_mean(values),
+            std=r["std"],
+            histogram=histogram(values, 30),
+            counts=None,
+        )
     return out
 
 
@@ -351,22 +453,28 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
         kind = rec.get("type") if isinstance(rec, dict) else None
         if kind == "header":
             if rec.get("schema") not in READS:
-                raise DataError(f"audit schema {rec.get('schema')}, this invar reads "
-                                f"{', '.join(map(str, READS))}", path=path, line=lineno, col=1)
+                raise DataError(
+                    f"audit schema {rec.get('schema')}, this invar reads {', '.join(map(str, READS))}",
+                    path=path,
+                    line=lineno,
+                    col=1,
+                )
             header = rec
         elif kind == "example":
             missing = [k for k in _RECORD if k not in rec]
             if missing:
                 raise DataError(f"an example record without {', '.join(missing)}", path=path, line=lineno, col=1)
             if not isinstance(rec["index"], int) or isinstance(rec["index"], bool) or rec["index"] < 0:
-                raise DataError(f"an example record whose index is {rec['index']!r}, not a position",
-                                path=path, line=lineno, col=1)
+                raise DataError(
+                    f"an example record whose index is {rec['index']!r}, not a position", path=path, line=lineno, col=1
+                )
             records.append(rec)
         elif kind == "summary":
             summary = rec
         else:
-            raise DataError("not an audit record (expected type header, example or summary)", path=path,
-                            line=lineno, col=1)
+            raise DataError(
+                "not an audit record (expected type header, example or summary)", path=path, line=lineno, col=1
+            )
     if header is None:
         raise DataError("no audit header: write shards with --format jsonl", path=path, line=1, col=1)
     return header, records, summary
@@ -391,21 +499,28 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
             raise DataError(f"audited with other settings than {first_path} ({', '.join(diff)})", path=path)
         shard = header.get("shard") or [1, 1]
         if total is not None and shard[1] != total:
-            raise DataError(f"shard {shard[0]}/{shard[1]} does not belong with {first_path}'s {total} shards", path=path)
+            raise DataError(
+                f"shard {shard[0]}/{shard[1]} does not belong with {first_path}'s {total} shards", path=path
+            )
         total = shard[1]
         if shard[0] in shards:
             raise DataError(f"shard {shard[0]}/{total} again (also {shards[shard[0]]})", path=path)
         shards[shard[0]] = path
     missing = sorted(set(range(1, total + 1)) - set(shards))
     if missing:
-        raise DataError(f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} "
-                        "missing", path=first_path)
+        raise DataError(
+            f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} missing",
+            path=first_path,
+        )
     _check_coverage(base, [(path, records) for path, _header, records, _summary in parts], first_path)
     level = (base.get("config") or {}).get("level", 0.05)
     records = decide([r for part in parts for r in part[2]], level)  # a shard decided over itself alone
     runs = [part[3]["run"] for part in parts if part[3] and part[3].get("run")]
-    run = {"shards": total, "processes": sum(r.get("processes", 1) for r in runs) or None,
-           "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None}
+    run = {
+        "shards": total,
+        "processes": sum(r.get("processes", 1) for r in runs) or None,
+        "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None,
+    }
     header = dict(base, shard=None)
     return header, records, summarize(header, records, run)
 
@@ -433,8 +548,11 @@ def _check_coverage(header: dict, parts: list[tuple[str, list[dict]]], where: st
             return
         if not ids:
             raise DataError(f"no shard holds the audited example {header['example']}", path=where)
-        raise DataError(f"the shards hold {len(ids)} records of one audited example ({header['example']}): "
-                        "audit it once, or merge the shard that has it", path=where)
+        raise DataError(
+            f"the shards hold {len(ids)} records of one audited example ({header['example']}): "
+            "audit it once, or merge the shard that has it",
+            path=where,
+        )
     dataset = header.get("dataset")
     n = dataset.get("examples") if isinstance(dataset, dict) else None
     if not isinstance(n, int) or isinstance(n, bool):
@@ -449,8 +567,10 @@ def _check_coverage(header: dict, parts: list[tuple[str, list[dict]]], where: st
         problems.append(f"{len(missing):,} missing (positions from 0: {ranges(missing)})")
     if twice:
         files = sorted({p for i in twice for p in paths[i]})
-        problems.append(f"{len(twice):,} in more than one record (positions {ranges(twice)}; in "
-                        f"{', '.join(files[:4])}{' …' if len(files) > 4 else ''})")
+        problems.append(
+            f"{len(twice):,} in more than one record (positions {ranges(twice)}; in "
+            f"{', '.join(files[:4])}{' …' if len(files) > 4 else ''})"
+        )
     if beyond:
         problems.append(f"{len(beyond):,} beyond the dataset's {n:,} (positions {ranges(beyond)})")
     held = sum(1 for i in paths if 0 <= i < n)
@@ -477,8 +597,11 @@ def resolve(report: dict, name: str):
     value: Any = report
     for part in name.split("."):
         if not isinstance(value, dict) or part not in value:
-            raise UsageError(f"no measure {name!r} in the report (for example violation_rate, "
-                             "alpha_covariance, metric.worst, spread.relative_range.max, errors)", path="--fail-over")
+            raise UsageError(
+                f"no measure {name!r} in the report (for example violation_rate, "
+                "alpha_covariance, metric.worst, spread.relative_range.max, errors)",
+                path="--fail-over",
+            )
         value = value[part]
     if isinstance(value, dict) and "mean" in value:
         value = value["mean"]
@@ -509,8 +632,12 @@ def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tup
     measure of invariance alone: that bound cannot tell this model's
     invariance from a constant's (or a chance-level model's)."""
     notes = (report.get("trivial") or {}).get("notes") or []
-    named = [f"{option} {name}={bound:g}" for bounds, option in ((over, "--fail-over"), (under, "--fail-under"))
-             for name, bound in bounds if name.split(".")[0] in INVARIANCE]
+    named = [
+        f"{option} {name}={bound:g}"
+        for bounds, option in ((over, "--fail-over"), (under, "--fail-under"))
+        for name, bound in bounds
+        if name.split(".")[0] in INVARIANCE
+    ]
     if not named or not notes:
         return []
     return [f"{', '.join(named)}: {note}" for note in notes]
@@ -520,17 +647,34 @@ def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tu
     """A message per bound that does not hold (``over``: the measure must not
     exceed the bound; ``under``: it must not fall below it)."""
     out = []
-    for bounds, option, worse in ((over, "--fail-over", lambda v, b: v > b), (under, "--fail-under", lambda v, b: v < b)):
+    for bounds, option, worse in (
+        (over, "--fail-over", lambda v, b: v > b),
+        (under, "--fail-under", lambda v, b: v < b),
+    ):
         for name, bound in bounds:
             value = resolve(report, name)
             if value is None:
-                raise UsageError(f"{name} was not measured in this audit (no labels, no variants or no examples)",
-                                 path=option)
+                raise UsageError(
+                    f"{name} was not measured in this audit (no labels, no variants or no examples)", path=option
+                )
             if worse(value, bound):
                 word = "over" if option == "--fail-over" else "under"
                 out.append(f"{name} is {value:.6g}, {word} the bound {bound:g} ({option} {name}={bound:g})")
     return out
 
 
-__all__ = ["SCHEMA", "READS", "summarize", "chance", "caveats", "ranges", "jsonl_lines", "read_jsonl", "merge", "header_record", "resolve", "parse_bound",
-           "exceeded"]
+__all__ = [
+    "SCHEMA",
+    "READS",
+    "summarize",
+    "chance",
+    "caveats",
+    "ranges",
+    "jsonl_lines",
+    "read_jsonl",
+    "merge",
+    "header_record",
+    "resolve",
+    "parse_bound",
+    "exceeded",
+]

@@ -129,8 +129,7 @@ class Drawing:
         return self.spaces.get("renaming")  # type: ignore[return-value]
 
 
-def draw(program: Program, transform: str, k: int, rng: random.Random,
-         pool: Sequence[str] | None = None) -> Drawing:
+def draw(program: Program, transform: str, k: int, rng: random.Random, pool: Sequence[str] | None = None) -> Drawing:
     """The variants of ``program`` under ``transform``: K elements of the
     product of its spaces (:data:`FACTORS`), or all of them when there are at
     most K. ``pool``: the names renamings map into (see :attr:`Settings.pool`)."""
@@ -283,8 +282,13 @@ def _prepare(ex: AuditExample, adapter: Adapter, settings: Settings, task=None) 
             s.fail("parse", str(err.located(ex.path)))
             return s
     try:
-        s.drawing = draw(s.program, settings.transform, settings.variants,
-                         random.Random(example_seed(settings.seed, ex.id)), settings.pool)
+        s.drawing = draw(
+            s.program,
+            settings.transform,
+            settings.variants,
+            random.Random(example_seed(settings.seed, ex.id)),
+            settings.pool,
+        )
         rspace = s.rspace if s.rspace is not None else renaming_space(s.program)
         s.referents = len(rspace.referents)
     except SpaceError as err:
@@ -313,8 +317,9 @@ def _draw_controls(s: _State, task, settings: Settings) -> tuple[list, list]:
     return own, generic
 
 
-def _keep_controls(states: list[_State], drawn: list[tuple[list, list]], adapter: Adapter, task,
-                   settings: Settings) -> None:
+def _keep_controls(
+    states: list[_State], drawn: list[tuple[list, list]], adapter: Adapter, task, settings: Settings
+) -> None:
     """Each example's controls that the task's oracle does not say keep the
     label (one oracle call for the chunk), with the model's input of each; a
     control the model cannot read is dropped, not the example's error."""
@@ -416,7 +421,7 @@ def _predict_all(states: list[_State], adapter: Adapter, settings: Settings, dis
     rounds = 1 if adapter.kind == "checkpoint" else settings.repeats
     for r in range(rounds):
         for lo in range(0, len(jobs), SLICE):
-            part = jobs[lo: lo + SLICE]
+            part = jobs[lo : lo + SLICE]
             outs = adapter.predict([s.input(j) for s, j in part], settings.batch_size, repeat=r)
             for (s, j), o in zip(part, outs):
                 v, s.meta[r][j] = _value(o, discrete)
@@ -437,7 +442,7 @@ def _oracle_all(states: list[_State], oracle: Callable, settings: Settings) -> N
             s.oracle = [None] * len(texts)
             jobs += [(s, j, t) for j, t in enumerate(texts)]
     for lo in range(0, len(jobs), ORACLE_BATCH):
-        part = jobs[lo: lo + ORACLE_BATCH]
+        part = jobs[lo : lo + ORACLE_BATCH]
         for (s, j, _t), got in zip(part, oracle([t for _, _, t in part])):
             s.oracle[j] = got
 
@@ -454,5 +459,17 @@ def run_chunk(examples: Sequence[AuditExample], adapter: Adapter, task, settings
     return [record(s, task, settings) for s in states]
 
 
-__all__ = ["CHUNK", "SLICE", "TRANSFORMS", "FACTORS", "Variant", "Drawing", "Settings", "draw", "example_seed",
-           "run_chunk", "record", "variant_text"]
+__all__ = [
+    "CHUNK",
+    "SLICE",
+    "TRANSFORMS",
+    "FACTORS",
+    "Variant",
+    "Drawing",
+    "Settings",
+    "draw",
+    "example_seed",
+    "run_chunk",
+    "record",
+    "variant_text",
+]

@@ -17,120 +17,351 @@ ANY: dict = {}
 
 
 def _obj(props: dict, required: list | None = None, extra: bool = False) -> dict:
-    return {"type": "object", "properties": props, "required": list(props) if required is None else required,
-            "additionalProperties": extra}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": list(props) if required is None else required,
+        "additionalProperties": extra,
+    }
 
 
 QUANTILES = _obj({k: NUM for k in ("mean", "median", "p90", "p99", "max")})
-HISTOGRAM = _obj({"edges": {"type": "array", "items": {"type": "number"}},
-                  "counts": {"type": "array", "items": {"type": "integer"}}})
-MODEL = _obj({"kind": {"enum": ["checkpoint", "torchscript", "callable", "http"]}, "path": STR,
-              "arch": {"type": "string"}, "size": {"type": "string"}, "name": {"type": "string"}},
-             required=["kind", "path"])
-DATASET = _obj({"name": {"type": "string"}, "kind": {"enum": ["bhive", "bhive-copy", "directory", "file", "table",
-                                                               "programs"]},
-                "split": STR, "examples": {"type": "integer"}, "labelled": {"type": "integer"}})
+HISTOGRAM = _obj(
+    {"edges": {"type": "array", "items": {"type": "number"}}, "counts": {"type": "array", "items": {"type": "integer"}}}
+)
+MODEL = _obj(
+    {
+        "kind": {"enum": ["checkpoint", "torchscript", "callable", "http"]},
+        "path": STR,
+        "arch": {"type": "string"},
+        "size": {"type": "string"},
+        "name": {"type": "string"},
+    },
+    required=["kind", "path"],
+)
+DATASET = _obj(
+    {
+        "name": {"type": "string"},
+        "kind": {"enum": ["bhive", "bhive-copy", "directory", "file", "table", "programs"]},
+        "split": STR,
+        "examples": {"type": "integer"},
+        "labelled": {"type": "integer"},
+    }
+)
 TRANSFORM = {"enum": ["renamings", "permutations", "both"]}
-MOST_DIFFERENT = {"oneOf": [{"type": "null"}, _obj({
-    "variant": {"type": "integer", "minimum": 1}, "prediction": ANY,
-    "renaming": {"type": "object", "additionalProperties": {"type": "string"}},
-    "order": {"type": "array", "items": {"type": "integer"}},
-    "lines": {"type": "array", "items": {"type": "string"}},
-    "variant_lines": {"type": "array", "items": {"type": "string"}},
-    "changed": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3}},
-    "moved": {"type": "array", "items": {"type": "integer"}},
-}, required=["variant", "prediction", "lines", "variant_lines", "changed", "moved"])]}
+MOST_DIFFERENT = {
+    "oneOf": [
+        {"type": "null"},
+        _obj(
+            {
+                "variant": {"type": "integer", "minimum": 1},
+                "prediction": ANY,
+                "renaming": {"type": "object", "additionalProperties": {"type": "string"}},
+                "order": {"type": "array", "items": {"type": "integer"}},
+                "lines": {"type": "array", "items": {"type": "string"}},
+                "variant_lines": {"type": "array", "items": {"type": "string"}},
+                "changed": {
+                    "type": "array",
+                    "items": {"type": "array", "items": {"type": "integer"}, "minItems": 3, "maxItems": 3},
+                },
+                "moved": {"type": "array", "items": {"type": "integer"}},
+            },
+            required=["variant", "prediction", "lines", "variant_lines", "changed", "moved"],
+        ),
+    ]
+}
 
-HEADER = _obj({
-    "schema": {"const": SCHEMA}, "type": {"const": "header"}, "invar": {"type": "string"}, "model": MODEL,
-    "task": {"type": "string"}, "dataset": DATASET, "transform": TRANSFORM, "task_symmetry": {"type": "boolean"},
-    "variants": {"type": "integer", "minimum": 1}, "seed": {"type": "integer"}, "limit": INT,
-    "tolerance": {"type": "number", "minimum": 0}, "oracle": {"type": "boolean"}, "example": STR,
-    "shard": {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}]},
-})
+HEADER = _obj(
+    {
+        "schema": {"const": SCHEMA},
+        "type": {"const": "header"},
+        "invar": {"type": "string"},
+        "model": MODEL,
+        "task": {"type": "string"},
+        "dataset": DATASET,
+        "transform": TRANSFORM,
+        "task_symmetry": {"type": "boolean"},
+        "variants": {"type": "integer", "minimum": 1},
+        "seed": {"type": "integer"},
+        "limit": INT,
+        "tolerance": {"type": "number", "minimum": 0},
+        "oracle": {"type": "boolean"},
+        "example": STR,
+        "shard": {
+            "oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}]
+        },
+    }
+)
 
 #: what table a language model read its variants with (null: not a language model)
 TABLE = {"enum": [None, "own", "along", "learned"]}
 # added within schema 2: optional, so that earlier files still validate
 HEADER["properties"]["table"] = TABLE
 
-EXAMPLE = _obj({
-    "type": {"const": "example"}, "index": {"type": "integer", "minimum": 0}, "id": {"type": "string"},
-    "location": {"type": "string"}, "label": ANY, "lines": INT, "tokens": INT, "referents": INT,
-    "space": {"type": ["integer", "string", "null"]}, "variants": INT, "exhaustive": {"type": "boolean"},
-    "exact": {"type": "boolean"}, "prediction": ANY, "violation": {"type": ["boolean", "null"]}, "distinct": INT,
-    "alpha_covariance": NUM, "range": NUM, "std": NUM, "relative_range": NUM,
-    "metric": {"oneOf": [{"type": "null"}, _obj({
-        "original": NUM, "variants": NUM, "worst": NUM, "worst_prediction": ANY,
-        "variant_predictions": {"type": "array", "items": {"type": "array", "minItems": 2, "maxItems": 2}},
-    }, required=["original", "variants", "worst", "worst_prediction"])]},
-    "most_different": MOST_DIFFERENT,
-    "oracle": {"oneOf": [{"type": "null"}, _obj({
-        "label": ANY, "changed": {"type": ["boolean", "null"]}, "distinct": INT, "range": NUM, "relative_range": NUM,
-        "metric_variants": NUM, "error": STR})]},
-    "predictions": {"type": "array"},
-    "error": STR, "stage": {"enum": [None, "parse", "space", "model"]},
-}, required=["type", "index", "id", "location", "label", "variants", "prediction", "violation", "distinct",
-             "alpha_covariance", "range", "std", "relative_range", "metric", "most_different", "oracle", "error",
-             "stage"])
+EXAMPLE = _obj(
+    {
+        "type": {"const": "example"},
+        "index": {"type": "integer", "minimum": 0},
+        "id": {"type": "string"},
+        "location": {"type": "string"},
+        "label": ANY,
+        "lines": INT,
+        "tokens": INT,
+        "referents": INT,
+        "space": {"type": ["integer", "string", "null"]},
+        "variants": INT,
+        "exhaustive": {"type": "boolean"},
+        "exact": {"type": "boolean"},
+        "prediction": ANY,
+        "violation": {"type": ["boolean", "null"]},
+        "distinct": INT,
+        "alpha_covariance": NUM,
+        "range": NUM,
+        "std": NUM,
+        "relative_range": NUM,
+        "metric": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "original": NUM,
+                        "variants": NUM,
+                        "worst": NUM,
+                        "worst_prediction": ANY,
+                        "variant_predictions": {
+                            "type": "array",
+                            "items": {"type": "array", "minItems": 2, "maxItems": 2},
+                        },
+                    },
+                    required=["original", "variants", "worst", "worst_prediction"],
+                ),
+            ]
+        },
+        "most_different": MOST_DIFFERENT,
+        "oracle": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "label": ANY,
+                        "changed": {"type": ["boolean", "null"]},
+                        "distinct": INT,
+                        "range": NUM,
+                        "relative_range": NUM,
+                        "metric_variants": NUM,
+                        "error": STR,
+                    }
+                ),
+            ]
+        },
+        "predictions": {"type": "array"},
+        "error": STR,
+        "stage": {"enum": [None, "parse", "space", "model"]},
+    },
+    required=[
+        "type",
+        "index",
+        "id",
+        "location",
+        "label",
+        "variants",
+        "prediction",
+        "violation",
+        "distinct",
+        "alpha_covariance",
+        "range",
+        "std",
+        "relative_range",
+        "metric",
+        "most_different",
+        "oracle",
+        "error",
+        "stage",
+    ],
+)
 
-REPORT = _obj({
-    "schema": {"const": SCHEMA}, "type": {"enum": ["report", "summary"]}, "invar": {"type": "string"},
-    "model": MODEL,
-    "task": _obj({"name": {"type": "string"}, "metric": {"type": "string"}, "lower_is_better": {"type": "boolean"},
-                  "discrete": {"type": "boolean"}}),
-    "dataset": DATASET, "transform": TRANSFORM, "task_symmetry": {"type": "boolean"},
-    "settings": _obj({"variants": {"type": "integer"}, "seed": {"type": "integer"}, "limit": INT,
-                      "tolerance": {"type": "number"}, "oracle": {"type": "boolean"}, "example": STR}),
-    "examples": {"type": "integer"}, "audited": {"type": "integer"}, "errors": {"type": "integer"},
-    "unparsable": {"type": "integer"}, "predictions": {"type": "integer"}, "exhaustive": {"type": "integer"},
-    "inexact": {"type": "integer"}, "violations": {"type": "integer"},
-    "violation_rate": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-    "alpha_covariance": _obj({"mean": NUM, "by_referents": {"type": "array", "items": _obj({
-        "referents": INT, "examples": {"type": "integer"}, "violation_rate": NUM, "alpha_covariance": NUM,
-        # sequence tasks only: the task's metric (and its extra metrics) by number of names
-        "metric": NUM, "extra": {"type": "object", "additionalProperties": NUM}},
-        required=["referents", "examples", "violation_rate", "alpha_covariance"])}}),
-    "spread": {"oneOf": [{"type": "null"}, _obj({"range": QUANTILES, "std": QUANTILES, "relative_range": QUANTILES,
-                                                 "histogram": HISTOGRAM})]},
-    "metric": {"oneOf": [{"type": "null"}, _obj({
-        "name": {"type": "string"}, "examples": {"type": "integer"}, "original": NUM, "variants": NUM, "worst": NUM,
-        "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]},
-        # the task's chance level on the same labels (null for sequence tasks and under two labels)
-        "chance": {"oneOf": [{"type": "null"}, _obj({"rule": {"enum": ["most common label", "mean label"]},
-                                                     "prediction": ANY, "value": NUM})]},
-        # tasks with more metrics (ltl: exact): each as the main one
-        "extra": {"type": "object", "additionalProperties": _obj({"original": NUM, "variants": NUM, "worst": NUM})}},
-        required=["name", "examples", "original", "variants", "worst", "f1", "chance"])]},
-    # whether the model is invariant for want of looking (schema 2)
-    "trivial": _obj({"constant": {"type": ["boolean", "null"]}, "prediction": ANY,
-                     "no_better_than_chance": {"type": ["boolean", "null"]},
-                     "notes": {"type": "array", "items": {"type": "string"}}}),
-    "oracle": {"oneOf": [{"type": "null"}, _obj({
-        "examples": {"type": "integer"}, "errors": {"type": "integer"}, "label_changes": {"type": "integer"},
-        "label_change_rate": NUM, "relative_range": QUANTILES, "metric_variants": NUM,
-        "violations_with_label_change": {"type": "integer"}, "violations_without_label_change": {"type": "integer"}})]},
-    "worst_examples": {"type": "array", "items": _obj({
-        "index": {"type": "integer"}, "id": {"type": "string"}, "location": {"type": "string"}, "label": ANY,
-        "prediction": ANY, "range": NUM, "relative_range": NUM, "distinct": {"type": "integer"},
-        "variants": {"type": "integer"}, "most_different": MOST_DIFFERENT})},
-    "failed": {"type": "array", "items": _obj({"index": {"type": "integer"}, "id": {"type": "string"},
-                                               "location": {"type": "string"},
-                                               "stage": {"enum": ["parse", "space", "model"]},
-                                               "error": {"type": "string"}})},
-    "example": {"oneOf": [{"type": "null"}, _obj({
-        "id": {"type": "string"}, "location": {"type": "string"}, "label": ANY, "prediction": ANY,
-        "variants": {"type": "integer"}, "distinct": {"type": "integer"}, "min": NUM, "max": NUM, "mean": NUM,
-        "std": NUM, "histogram": {"oneOf": [{"type": "null"}, HISTOGRAM]},
-        "counts": {"type": ["array", "null"]}})]},
-    "run": {"type": "object", "description": "timing and how the run was split: excluded from comparisons"},
-})
+REPORT = _obj(
+    {
+        "schema": {"const": SCHEMA},
+        "type": {"enum": ["report", "summary"]},
+        "invar": {"type": "string"},
+        "model": MODEL,
+        "task": _obj(
+            {
+                "name": {"type": "string"},
+                "metric": {"type": "string"},
+                "lower_is_better": {"type": "boolean"},
+                "discrete": {"type": "boolean"},
+            }
+        ),
+        "dataset": DATASET,
+        "transform": TRANSFORM,
+        "task_symmetry": {"type": "boolean"},
+        "settings": _obj(
+            {
+                "variants": {"type": "integer"},
+                "seed": {"type": "integer"},
+                "limit": INT,
+                "tolerance": {"type": "number"},
+                "oracle": {"type": "boolean"},
+                "example": STR,
+            }
+        ),
+        "examples": {"type": "integer"},
+        "audited": {"type": "integer"},
+        "errors": {"type": "integer"},
+        "unparsable": {"type": "integer"},
+        "predictions": {"type": "integer"},
+        "exhaustive": {"type": "integer"},
+        "inexact": {"type": "integer"},
+        "violations": {"type": "integer"},
+        "violation_rate": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "alpha_covariance": _obj(
+            {
+                "mean": NUM,
+                "by_referents": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "referents": INT,
+                            "examples": {"type": "integer"},
+                            "violation_rate": NUM,
+                            "alpha_covariance": NUM,
+                            # sequence tasks only: the task's metric (and its extra metrics) by number of names
+                            "metric": NUM,
+                            "extra": {"type": "object", "additionalProperties": NUM},
+                        },
+                        required=["referents", "examples", "violation_rate", "alpha_covariance"],
+                    ),
+                },
+            }
+        ),
+        "spread": {
+            "oneOf": [
+                {"type": "null"},
+                _obj({"range": QUANTILES, "std": QUANTILES, "relative_range": QUANTILES, "histogram": HISTOGRAM}),
+            ]
+        },
+        "metric": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "name": {"type": "string"},
+                        "examples": {"type": "integer"},
+                        "original": NUM,
+                        "variants": NUM,
+                        "worst": NUM,
+                        "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]},
+                        # the task's chance level on the same labels (null for sequence tasks and under two labels)
+                        "chance": {
+                            "oneOf": [
+                                {"type": "null"},
+                                _obj(
+                                    {
+                                        "rule": {"enum": ["most common label", "mean label"]},
+                                        "prediction": ANY,
+                                        "value": NUM,
+                                    }
+                                ),
+                            ]
+                        },
+                        # tasks with more metrics (ltl: exact): each as the main one
+                        "extra": {
+                            "type": "object",
+                            "additionalProperties": _obj({"original": NUM, "variants": NUM, "worst": NUM}),
+                        },
+                    },
+                    required=["name", "examples", "original", "variants", "worst", "f1", "chance"],
+                ),
+            ]
+        },
+        # whether the model is invariant for want of looking (schema 2)
+        "trivial": _obj(
+            {
+                "constant": {"type": ["boolean", "null"]},
+                "prediction": ANY,
+                "no_better_than_chance": {"type": ["boolean", "null"]},
+                "notes": {"type": "array", "items": {"type": "string"}},
+            }
+        ),
+        "oracle": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "examples": {"type": "integer"},
+                        "errors": {"type": "integer"},
+                        "label_changes": {"type": "integer"},
+                        "label_change_rate": NUM,
+                        "relative_range": QUANTILES,
+                        "metric_variants": NUM,
+                        "violations_with_label_change": {"type": "integer"},
+                        "violations_without_label_change": {"type": "integer"},
+                    }
+                ),
+            ]
+        },
+        "worst_examples": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "index": {"type": "integer"},
+                    "id": {"type": "string"},
+                    "location": {"type": "string"},
+                    "label": ANY,
+                    "prediction": ANY,
+                    "range": NUM,
+                    "relative_range": NUM,
+                    "distinct": {"type": "integer"},
+                    "variants": {"type": "integer"},
+                    "most_different": MOST_DIFFERENT,
+                }
+            ),
+        },
+        "failed": {
+            "type": "array",
+            "items": _obj(
+                {
+                    "index": {"type": "integer"},
+                    "id": {"type": "string"},
+                    "location": {"type": "string"},
+                    "stage": {"enum": ["parse", "space", "model"]},
+                    "error": {"type": "string"},
+                }
+            ),
+        },
+        "example": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "id": {"type": "string"},
+                        "location": {"type": "string"},
+                        "label": ANY,
+                        "prediction": ANY,
+                        "variants": {"type": "integer"},
+                        "distinct": {"type": "integer"},
+                        "min": NUM,
+                        "max": NUM,
+                        "mean": NUM,
+                        "std": NUM,
+                        "histogram": {"oneOf": [{"type": "null"}, HISTOGRAM]},
+                        "counts": {"type": ["array", "null"]},
+                    }
+                ),
+            ]
+        },
+        "run": {"type": "object", "description": "timing and how the run was split: excluded from comparisons"},
+    }
+)
 
 REPORT["properties"]["table"] = TABLE  # optional, as in the header
 # added within schema 2, optional: the audited examples whose space holds a
 # variant besides the original (the only ones that can violate), their violation rate and alpha-covariance
-REPORT["properties"]["varied"] = {"oneOf": [{"type": "null"}, _obj({"examples": {"type": "integer"},
-                                                                    "violation_rate": NUM, "alpha_covariance": NUM})]}
+REPORT["properties"]["varied"] = {
+    "oneOf": [{"type": "null"}, _obj({"examples": {"type": "integer"}, "violation_rate": NUM, "alpha_covariance": NUM})]
+}
 
 # ----------------------------------------------------------------- schema 3
 #: the audit's settings (invar.audit.config.AuditConfig, every field)
@@ -138,59 +369,184 @@ CONFIG = {"type": "object", "description": "AuditConfig: every setting of the au
 HEADER["properties"]["config"] = CONFIG
 REPORT["properties"]["config"] = {"oneOf": [{"type": "null"}, CONFIG]}
 EXAMPLE["properties"]["metric"]["oneOf"][1]["properties"]["paired_prediction"] = ANY
-FATES = _obj({"inputs": {"type": "integer"}, "sent": {"type": "integer"}, "from_cache": {"type": "integer"},
-              "rate_limited": {"type": "integer"}, "waited": {"type": "number"}, "ambiguous": {"type": "integer"}})
-EXAMPLE["properties"].update({
-    "repeats": {"type": "integer", "minimum": 1},
-    # with --repeats K > 1: the original's K answers, the model's disagreement with itself and the test's p-value
-    "noise": {"oneOf": [{"type": "null"}, _obj({
-        "answers": {"type": "array"}, "self_disagreement": NUM, "cross_disagreement": NUM,
-        "p_value": {"type": "number", "minimum": 0, "maximum": 1}})]},
-    # sensitivity controls: transforms that change the meaning, with the model's answer to each
-    "controls": {"oneOf": [{"type": "null"}, _obj({
-        "drawn": {"type": "integer"},
-        "items": {"type": "array", "items": _obj({
-            "kind": {"enum": ["capture", "order", "constant", "operator"]}, "change": {"type": "object"},
-            "label_changed": {"type": ["boolean", "null"]}, "prediction": ANY, "changed": {"type": "boolean"},
-            "p_value": NUM})}})]},
-    # a text model's requests (HTTP): what became of them; null for other models
-    "replies": {"oneOf": [{"type": "null"}, {**FATES, "properties": {
-        **FATES["properties"], "ambiguous_example": {"oneOf": [{"type": "null"}, _obj({
-            "segment": STR, "candidates": {"type": "integer"}})]}}, "required": [*FATES["required"],
-                                                                               "ambiguous_example"]}]},
-})
+FATES = _obj(
+    {
+        "inputs": {"type": "integer"},
+        "sent": {"type": "integer"},
+        "from_cache": {"type": "integer"},
+        "rate_limited": {"type": "integer"},
+        "waited": {"type": "number"},
+        "ambiguous": {"type": "integer"},
+    }
+)
+EXAMPLE["properties"].update(
+    {
+        "repeats": {"type": "integer", "minimum": 1},
+        # with --repeats K > 1: the original's K answers, the model's disagreement with itself and the test's p-value
+        "noise": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "answers": {"type": "array"},
+                        "self_disagreement": NUM,
+                        "cross_disagreement": NUM,
+                        "p_value": {"type": "number", "minimum": 0, "maximum": 1},
+                    }
+                ),
+            ]
+        },
+        # sensitivity controls: transforms that change the meaning, with the model's answer to each
+        "controls": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "drawn": {"type": "integer"},
+                        "items": {
+                            "type": "array",
+                            "items": _obj(
+                                {
+                                    "kind": {"enum": ["capture", "order", "constant", "operator"]},
+                                    "change": {"type": "object"},
+                                    "label_changed": {"type": ["boolean", "null"]},
+                                    "prediction": ANY,
+                                    "changed": {"type": "boolean"},
+                                    "p_value": NUM,
+                                }
+                            ),
+                        },
+                    }
+                ),
+            ]
+        },
+        # a text model's requests (HTTP): what became of them; null for other models
+        "replies": {
+            "oneOf": [
+                {"type": "null"},
+                {
+                    **FATES,
+                    "properties": {
+                        **FATES["properties"],
+                        "ambiguous_example": {
+                            "oneOf": [{"type": "null"}, _obj({"segment": STR, "candidates": {"type": "integer"}})]
+                        },
+                    },
+                    "required": [*FATES["required"], "ambiguous_example"],
+                },
+            ]
+        },
+    }
+)
 EXAMPLE["required"] += ["repeats", "noise", "controls", "replies"]
-INTERVAL = {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "number"}, "minItems": 2,
-                                         "maxItems": 2}]}
-REPORT["properties"].update({
-    "intervals": {"oneOf": [{"type": "null"}, _obj({
-        "confidence": {"type": "number"}, "resamples": {"type": "integer"}, "violation_rate": INTERVAL,
-        "alpha_covariance": INTERVAL,
-        "metric": {"oneOf": [{"type": "null"}, _obj({"original": INTERVAL, "variants": INTERVAL,
-                                                     "worst": INTERVAL})]}})]},
-    "paired": {"oneOf": [{"type": "null"}, _obj({
-        "examples": {"type": "integer"}, "original_correct": {"type": "integer"},
-        "variant_correct": {"type": "integer"}, "original_only": {"type": "integer"},
-        "variant_only": {"type": "integer"}, "p_value": {"type": "number"}})]},
-    "noise": {"oneOf": [{"type": "null"}, _obj({
-        "repeats": {"type": "integer"}, "examples": {"type": "integer"}, "self_disagreement": NUM,
-        "self_disagreement_interval": INTERVAL, "cross_disagreement": NUM, "cross_disagreement_interval": INTERVAL,
-        "test": {"const": "permutation"}, "level": {"type": "number"}, "correction": {"const": "benjamini-hochberg"},
-        "uncorrected": {"type": "integer"}, "violations": {"type": "integer"}})]},
-    "sensitivity": {"oneOf": [{"type": "null"}, _obj({
-        "drawn": {"type": "integer"}, "controls": {"type": "integer"}, "examples": {"type": "integer"},
-        "label_changed": {"type": "integer"}, "unchecked": {"type": "integer"},
-        "on": {"enum": ["label_changed", "all"]}, "judged": {"type": "integer"}, "changed": {"type": "integer"},
-        "change_rate": NUM, "change_rate_interval": INTERVAL,
-        "by_kind": {"type": "object", "additionalProperties": _obj({
-            "controls": {"type": "integer"}, "changed": {"type": "integer"}, "label_changed": {"type": "integer"},
-            "change_rate": {"type": "number"}})},
-        "insensitive": {"type": ["boolean", "null"]}})]},
-    "replies": {"oneOf": [{"type": "null"}, {**FATES, "properties": {
-        **FATES["properties"], "ambiguous_examples": {"type": "array", "items": _obj({
-            "id": {"type": "string"}, "segment": STR, "candidates": {"type": "integer"}})}},
-        "required": [*FATES["required"], "ambiguous_examples"]}]},
-})
+INTERVAL = {"oneOf": [{"type": "null"}, {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}]}
+REPORT["properties"].update(
+    {
+        "intervals": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "confidence": {"type": "number"},
+                        "resamples": {"type": "integer"},
+                        "violation_rate": INTERVAL,
+                        "alpha_covariance": INTERVAL,
+                        "metric": {
+                            "oneOf": [
+                                {"type": "null"},
+                                _obj({"original": INTERVAL, "variants": INTERVAL, "worst": INTERVAL}),
+                            ]
+                        },
+                    }
+                ),
+            ]
+        },
+        "paired": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "examples": {"type": "integer"},
+                        "original_correct": {"type": "integer"},
+                        "variant_correct": {"type": "integer"},
+                        "original_only": {"type": "integer"},
+                        "variant_only": {"type": "integer"},
+                        "p_value": {"type": "number"},
+                    }
+                ),
+            ]
+        },
+        "noise": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "repeats": {"type": "integer"},
+                        "examples": {"type": "integer"},
+                        "self_disagreement": NUM,
+                        "self_disagreement_interval": INTERVAL,
+                        "cross_disagreement": NUM,
+                        "cross_disagreement_interval": INTERVAL,
+                        "test": {"const": "permutation"},
+                        "level": {"type": "number"},
+                        "correction": {"const": "benjamini-hochberg"},
+                        "uncorrected": {"type": "integer"},
+                        "violations": {"type": "integer"},
+                    }
+                ),
+            ]
+        },
+        "sensitivity": {
+            "oneOf": [
+                {"type": "null"},
+                _obj(
+                    {
+                        "drawn": {"type": "integer"},
+                        "controls": {"type": "integer"},
+                        "examples": {"type": "integer"},
+                        "label_changed": {"type": "integer"},
+                        "unchecked": {"type": "integer"},
+                        "on": {"enum": ["label_changed", "all"]},
+                        "judged": {"type": "integer"},
+                        "changed": {"type": "integer"},
+                        "change_rate": NUM,
+                        "change_rate_interval": INTERVAL,
+                        "by_kind": {
+                            "type": "object",
+                            "additionalProperties": _obj(
+                                {
+                                    "controls": {"type": "integer"},
+                                    "changed": {"type": "integer"},
+                                    "label_changed": {"type": "integer"},
+                                    "change_rate": {"type": "number"},
+                                }
+                            ),
+                        },
+                        "insensitive": {"type": ["boolean", "null"]},
+                    }
+                ),
+            ]
+        },
+        "replies": {
+            "oneOf": [
+                {"type": "null"},
+                {
+                    **FATES,
+                    "properties": {
+                        **FATES["properties"],
+                        "ambiguous_examples": {
+                            "type": "array",
+                            "items": _obj(
+                                {"id": {"type": "string"}, "segment": STR, "candidates": {"type": "integer"}}
+                            ),
+                        },
+                    },
+                    "required": [*FATES["required"], "ambiguous_examples"],
+                },
+            ]
+        },
+    }
+)
 REPORT["properties"]["trivial"]["properties"]["insensitive"] = {"type": ["boolean", "null"]}
 REPORT["required"] = list(REPORT["properties"])
 

@@ -47,15 +47,18 @@ def intervals(ok: list[dict], task, config: dict) -> dict | None:
     how = {"resamples": resamples, "level": level, "seed": seed}
     alphas = [a for r in ok if (a := r["alpha_covariance"]) is not None]
     out: dict[str, Any] = {
-        "confidence": level, "resamples": resamples,
+        "confidence": level,
+        "resamples": resamples,
         "violation_rate": _pair(mean_interval([float(bool(r["violation"])) for r in ok], **how)),
         "alpha_covariance": _pair(mean_interval(alphas, **how)),
         "metric": None,
     }
     rows = [r for r in ok if r["metric"] is not None]
     if rows:
-        out["metric"] = {part: _pair(bootstrap_interval(stat, len(rows), **how))
-                         for part, stat in _metric_statistics(rows, task).items()}
+        out["metric"] = {
+            part: _pair(bootstrap_interval(stat, len(rows), **how))
+            for part, stat in _metric_statistics(rows, task).items()
+        }
     return out
 
 
@@ -74,8 +77,7 @@ def _metric_statistics(rows: list[dict], task) -> dict[str, Callable[[np.ndarray
     per_original = np.array([_float(r["metric"]["original"]) for r in rows])
     per_variants = np.array([_float(r["metric"]["variants"]) for r in rows])
     weights = np.array([r["variants"] for r in rows], dtype=np.float64)
-    is_mean = math.isclose(_float(task.metric(preds, labels)), float(np.mean(per_original)), rel_tol=1e-9,
-                           abs_tol=1e-9)
+    is_mean = math.isclose(_float(task.metric(preds, labels)), float(np.mean(per_original)), rel_tol=1e-9, abs_tol=1e-9)
     if is_mean:
         per_worst = np.array([_float(task.metric([w], [label])) for w, label in zip(worst, labels)])
         return {
@@ -106,16 +108,23 @@ def paired(ok: list[dict], task) -> dict | None:
     variant drawn uniformly" over the labelled examples (tasks whose answers
     are right or wrong); None for others."""
     rows = [r for r in ok if r["metric"] is not None and "paired_prediction" in r["metric"]]
-    pairs = [(correct(task, r["prediction"], r["label"]), correct(task, r["metric"]["paired_prediction"], r["label"]))
-             for r in rows]
+    pairs = [
+        (correct(task, r["prediction"], r["label"]), correct(task, r["metric"]["paired_prediction"], r["label"]))
+        for r in rows
+    ]
     pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
     if not pairs:
         return None
     b = sum(1 for x, y in pairs if x and not y)
     c = sum(1 for x, y in pairs if y and not x)
-    return {"examples": len(pairs), "original_correct": sum(1 for x, _ in pairs if x),
-            "variant_correct": sum(1 for _, y in pairs if y), "original_only": b, "variant_only": c,
-            "p_value": mcnemar(b, c)}
+    return {
+        "examples": len(pairs),
+        "original_correct": sum(1 for x, _ in pairs if x),
+        "variant_correct": sum(1 for _, y in pairs if y),
+        "original_only": b,
+        "variant_only": c,
+        "p_value": mcnemar(b, c),
+    }
 
 
 # ------------------------------------------------------------------- noise
@@ -128,15 +137,23 @@ def noise(ok: list[dict], config: dict) -> dict | None:
     if not recs:
         return None
     level = config.get("level", 0.05)
-    how = {"resamples": config.get("bootstrap", 1000), "level": config.get("confidence", 0.95),
-           "seed": config.get("seed", 0)}
+    how = {
+        "resamples": config.get("bootstrap", 1000),
+        "level": config.get("confidence", 0.95),
+        "seed": config.get("seed", 0),
+    }
     selfs = [x for r in recs if (x := r["noise"]["self_disagreement"]) is not None]
     cross = [x for r in recs if (x := r["noise"]["cross_disagreement"]) is not None]
     return {
-        "repeats": config.get("repeats"), "examples": len(recs),
-        "self_disagreement": _mean(selfs), "self_disagreement_interval": _pair(mean_interval(selfs, **how)),
-        "cross_disagreement": _mean(cross), "cross_disagreement_interval": _pair(mean_interval(cross, **how)),
-        "test": "permutation", "level": level, "correction": "benjamini-hochberg",
+        "repeats": config.get("repeats"),
+        "examples": len(recs),
+        "self_disagreement": _mean(selfs),
+        "self_disagreement_interval": _pair(mean_interval(selfs, **how)),
+        "cross_disagreement": _mean(cross),
+        "cross_disagreement_interval": _pair(mean_interval(cross, **how)),
+        "test": "permutation",
+        "level": level,
+        "correction": "benjamini-hochberg",
         "uncorrected": sum(1 for r in recs if r["noise"]["p_value"] <= level),
         "violations": sum(1 for r in recs if r["violation"]),
     }
@@ -168,14 +185,22 @@ def sensitivity(ok: list[dict], config: dict) -> dict | None:
     # the interval resamples examples: each one's share of its judged controls that changed the answer
     mine = [[i for i in r["controls"]["items"] if i["label_changed"] is True or not checked] for r in recs]
     shares = [sum(bool(i["changed"]) for i in its) / len(its) for its in mine if its]
-    how = {"resamples": config.get("bootstrap", 1000), "level": config.get("confidence", 0.95),
-           "seed": config.get("seed", 0)}
+    how = {
+        "resamples": config.get("bootstrap", 1000),
+        "level": config.get("confidence", 0.95),
+        "seed": config.get("seed", 0),
+    }
     rate = sum(bool(i["changed"]) for i in judged) / len(judged) if judged else None
     return {
-        "drawn": sum(r["controls"]["drawn"] for r in recs), "controls": len(items), "examples": len(shares),
-        "label_changed": len(checked), "unchecked": sum(1 for i in items if i["label_changed"] is None),
-        "on": "label_changed" if checked else "all", "judged": len(judged),
-        "changed": sum(bool(i["changed"]) for i in judged), "change_rate": rate,
+        "drawn": sum(r["controls"]["drawn"] for r in recs),
+        "controls": len(items),
+        "examples": len(shares),
+        "label_changed": len(checked),
+        "unchecked": sum(1 for i in items if i["label_changed"] is None),
+        "on": "label_changed" if checked else "all",
+        "judged": len(judged),
+        "changed": sum(bool(i["changed"]) for i in judged),
+        "change_rate": rate,
         "change_rate_interval": _pair(mean_interval(shares, **how)) if shares else None,
         "by_kind": dict(sorted(by_kind.items())),
         "insensitive": None if rate is None else rate < INSENSITIVE,
@@ -190,11 +215,13 @@ def replies(records: list[dict]) -> dict | None:
     recs = [r for r in records if r.get("replies")]
     if not recs:
         return None
-    total = {k: sum(r["replies"][k] for r in recs) for k in ("inputs", "sent", "from_cache", "rate_limited",
-                                                             "ambiguous")}
+    total = {
+        k: sum(r["replies"][k] for r in recs) for k in ("inputs", "sent", "from_cache", "rate_limited", "ambiguous")
+    }
     total["waited"] = round(math.fsum(r["replies"]["waited"] for r in recs), 3)
-    total["ambiguous_examples"] = [{"id": r["id"], **r["replies"]["ambiguous_example"]} for r in recs
-                                   if r["replies"]["ambiguous_example"]][:AMBIGUOUS_SHOWN]
+    total["ambiguous_examples"] = [
+        {"id": r["id"], **r["replies"]["ambiguous_example"]} for r in recs if r["replies"]["ambiguous_example"]
+    ][:AMBIGUOUS_SHOWN]
     return total
 
 

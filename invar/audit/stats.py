@@ -83,8 +83,9 @@ def _mean_replicates(values: np.ndarray, resamples: int, seed: int) -> np.ndarra
     return np.concatenate(parts) if parts else np.empty(0)
 
 
-def bootstrap_interval(statistic: Callable[[np.ndarray], Any], n: int, *, resamples: int = 1000,
-                       level: float = 0.95, seed: int = 0) -> tuple[float, float] | None:
+def bootstrap_interval(
+    statistic: Callable[[np.ndarray], Any], n: int, *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float] | None:
     """The percentile bootstrap interval of a statistic over ``n`` examples.
 
     ``statistic(indices)`` gets an array of ``n`` example positions drawn
@@ -105,8 +106,9 @@ def bootstrap_interval(statistic: Callable[[np.ndarray], Any], n: int, *, resamp
     return _percentiles(_replicates(statistic, n, resamples, seed), level)
 
 
-def mean_interval(values: Sequence[float], *, resamples: int = 1000, level: float = 0.95,
-                  seed: int = 0) -> tuple[float, float] | None:
+def mean_interval(
+    values: Sequence[float], *, resamples: int = 1000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float] | None:
     """:func:`bootstrap_interval` of the mean of ``values`` (per example:
     booleans for a rate), vectorised: the same interval, to the bit, as
     ``bootstrap_interval(lambda i: np.mean(values[i]), len(values))`` with
@@ -118,8 +120,15 @@ def mean_interval(values: Sequence[float], *, resamples: int = 1000, level: floa
     return _percentiles(_finite(_mean_replicates(x, resamples, seed)), level)
 
 
-def paired_bootstrap(a: Sequence[float], b: Sequence[float], statistic: Callable = np.mean, *,
-                     resamples: int = 1000, level: float = 0.95, seed: int = 0) -> dict:
+def paired_bootstrap(
+    a: Sequence[float],
+    b: Sequence[float],
+    statistic: Callable = np.mean,
+    *,
+    resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict:
     """The difference ``statistic(a) - statistic(b)`` of two models measured
     on the same examples (``a[i]`` and ``b[i]`` on example i), with its
     percentile bootstrap interval and a two-sided bootstrap p-value.
@@ -326,9 +335,22 @@ def _normal(task, text: str) -> str:
         return text.strip()
 
 
-_CORRECT = {"classify": _same_label, "bugs": _same_bug, "names": _same_subtokens, "ltl": _trace_holds,
-            "alta": _same_text, "copy": _same_text}
+_CORRECT = {
+    "classify": _same_label,
+    "bugs": _same_bug,
+    "names": _same_subtokens,
+    "ltl": _trace_holds,
+    "alta": _same_text,
+    "copy": _same_text,
+}
 
 
-__all__ = ["bootstrap_interval", "mean_interval", "paired_bootstrap", "mcnemar", "homogeneity",
-           "benjamini_hochberg", "correct"]
+__all__ = [
+    "bootstrap_interval",
+    "mean_interval",
+    "paired_bootstrap",
+    "mcnemar",
+    "homogeneity",
+    "benjamini_hochberg",
+    "correct",
+]

@@ -19,18 +19,36 @@ alta_app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-ProgArg = Annotated[str, typer.Argument(help="A shipped program (parity-relative, parity-absolute, parity-sum-mod, …) "
-                                             "or FILE.py:FUNCTION (that file runs).", metavar="PROG")]
-MaxLenOpt = Annotated[Optional[int], typer.Option("--max-len", min=1, help="The program's length bound (max_length), for programs that have one.")]
-MaxLayersOpt = Annotated[Optional[int], typer.Option("--max-layers", min=0, help="Stop after N layers; default: the program's halting or its max_layers.")]
+ProgArg = Annotated[
+    str,
+    typer.Argument(
+        help="A shipped program (parity-relative, parity-absolute, parity-sum-mod, …) "
+        "or FILE.py:FUNCTION (that file runs).",
+        metavar="PROG",
+    ),
+]
+MaxLenOpt = Annotated[
+    Optional[int],
+    typer.Option("--max-len", min=1, help="The program's length bound (max_length), for programs that have one."),
+]
+MaxLayersOpt = Annotated[
+    Optional[int],
+    typer.Option("--max-layers", min=0, help="Stop after N layers; default: the program's halting or its max_layers."),
+]
 
 
 @alta_app.command("run")
 @command
 def run_command(
     prog: ProgArg,
-    text: Annotated[str, typer.Option("--input", "-i", help="The input: symbols separated by spaces (the program adds its markers).")],
-    trace: Annotated[bool, typer.Option("--trace", help="Show the stream at each layer: variables by position, changed values marked.")] = False,
+    text: Annotated[
+        str,
+        typer.Option("--input", "-i", help="The input: symbols separated by spaces (the program adds its markers)."),
+    ],
+    trace: Annotated[
+        bool,
+        typer.Option("--trace", help="Show the stream at each layer: variables by position, changed values marked."),
+    ] = False,
     max_len: MaxLenOpt = None,
     max_layers: MaxLayersOpt = None,
     fmt: TextFormatOpt = TextFormat.text,
@@ -49,9 +67,15 @@ def run_command(
     program = load_program(prog, max_length=max_len)
     result = run(program, text, max_layers=max_layers, trace=trace)
     if fmt is not TextFormat.text:
-        record = {"schema": SCHEMA, "program": program.name, "tokens": result.tokens, "outputs": result.outputs,
-                  "shown": [program.label(o) for o in result.outputs], "layers": result.layers,
-                  "halted": result.halted}
+        record = {
+            "schema": SCHEMA,
+            "program": program.name,
+            "tokens": result.tokens,
+            "outputs": result.outputs,
+            "shown": [program.label(o) for o in result.outputs],
+            "layers": result.layers,
+            "halted": result.halted,
+        }
         if trace:
             record["trace"] = _trace_record(result.trace)
         print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
@@ -81,9 +105,10 @@ def _show(value) -> str:
 
 def _trace_record(trace) -> dict:
     states = lambda rows: [{k: _value(v) for k, v in row.items()} for row in rows]  # noqa: E731
-    return {"initial": states(trace.initial),
-            "layers": [{"attention": states(L.attention), "mlp": states(L.mlp), "rules": L.rules}
-                       for L in trace.layers]}
+    return {
+        "initial": states(trace.initial),
+        "layers": [{"attention": states(L.attention), "mlp": states(L.mlp), "rules": L.rules} for L in trace.layers],
+    }
 
 
 def _print_trace(program, result) -> None:
@@ -115,7 +140,9 @@ def compile_command(
     prog: ProgArg,
     out: Annotated[str, typer.Option("--out", "-o", help="The checkpoint to write (.pt).")],
     max_len: MaxLenOpt = None,
-    lam: Annotated[float, typer.Option("--lambda", min=0.0, help="λ: how sharply attention selects (scores λ against 0).")] = 100.0,
+    lam: Annotated[
+        float, typer.Option("--lambda", min=0.0, help="λ: how sharply attention selects (scores λ against 0).")
+    ] = 100.0,
 ) -> None:
     """Compile PROG to Transformer weights and write them as an invar checkpoint.
 
@@ -138,15 +165,22 @@ def compile_command(
 def _summary(model, where: str) -> str:
     p = model.program
     params = sum(t.numel() for t in model.state_dict().values() if t.is_floating_point())
-    return (f"{where}: {p.name}, width {model.layout.width}, {len(p.heads)} heads, {len(p.rules)} rules "
-            f"(MLP {model.expand1.out_features}-{model.expand2.out_features}-{model.rules.out_features}), "
-            f"λ {model.lam:g}, {params:,} weights")
+    return (
+        f"{where}: {p.name}, width {model.layout.width}, {len(p.heads)} heads, {len(p.rules)} rules "
+        f"(MLP {model.expand1.out_features}-{model.expand2.out_features}-{model.rules.out_features}), "
+        f"λ {model.lam:g}, {params:,} weights"
+    )
 
 
 @alta_app.command("check")
 @command
 def check_command(
-    target: Annotated[str, typer.Argument(help="A compiled model (.pt from invar alta compile) or PROG, compiled here.", metavar="PROG|MODEL")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="A compiled model (.pt from invar alta compile) or PROG, compiled here.", metavar="PROG|MODEL"
+        ),
+    ],
     max_length: Annotated[int, typer.Option("--max-length", min=0, help="Check every input of up to N symbols.")],
     min_length: Annotated[int, typer.Option("--min-length", min=0, help="The shortest inputs checked.")] = 1,
     max_len: MaxLenOpt = None,
@@ -182,12 +216,17 @@ def check_command(
         stdout.print(f"disagreement after {checked.compared} inputs: {checked.disagreement.text()}", markup=False)
         raise typer.Exit(1)
     if checked.compared:
-        stdout.print(f"{checked.compared} inputs of {min_length} to {max_length} symbols: the compiled model "
-                     f"(λ {model.lam:g}) agrees with the interpreter at every layer, position and variable",
-                     markup=False)
+        stdout.print(
+            f"{checked.compared} inputs of {min_length} to {max_length} symbols: the compiled model "
+            f"(λ {model.lam:g}) agrees with the interpreter at every layer, position and variable",
+            markup=False,
+        )
     if checked.refused:
-        stdout.print(f"{checked.refused} inputs outside the program's domain, not compared (the interpreter "
-                     f"refused them; the first: {checked.first_refusal.message})", markup=False)
+        stdout.print(
+            f"{checked.refused} inputs outside the program's domain, not compared (the interpreter "
+            f"refused them; the first: {checked.first_refusal.message})",
+            markup=False,
+        )
     if not checked.compared:
         raise typer.Exit(1)
 
@@ -218,12 +257,21 @@ def info_command(
     model = load_compiled(model_path)
     p = model.program
     info = {
-        "program": p.name, "alphabet": list(p.alphabet), "prefix": list(p.prefix), "suffix": list(p.suffix),
-        "variables": {v.name: v.kind + (f"({v.size})" if v.kind != "numerical" else f"[{len(v.buckets)}]")
-                      for v in p.variables},
-        "heads": [h.output for h in p.heads], "rules": len(p.rules), "output": p.output,
-        "halt": list(p.halt) if p.halt else None, "max_length": p.max_length, "max_layers": p.max_layers,
-        "lambda": model.lam, "width": model.layout.width,
+        "program": p.name,
+        "alphabet": list(p.alphabet),
+        "prefix": list(p.prefix),
+        "suffix": list(p.suffix),
+        "variables": {
+            v.name: v.kind + (f"({v.size})" if v.kind != "numerical" else f"[{len(v.buckets)}]") for v in p.variables
+        },
+        "heads": [h.output for h in p.heads],
+        "rules": len(p.rules),
+        "output": p.output,
+        "halt": list(p.halt) if p.halt else None,
+        "max_length": p.max_length,
+        "max_layers": p.max_layers,
+        "lambda": model.lam,
+        "width": model.layout.width,
     }
     if fmt is not TextFormat.text:
         print(json.dumps({"schema": SCHEMA, **info}, indent=2 if fmt is TextFormat.json else None))
@@ -238,8 +286,17 @@ def info_command(
 @command
 def minimal_command(
     prog: ProgArg,
-    train: Annotated[str, typer.Option("--train", help="Inputs the minimal version is made from: one per line, symbols separated by spaces (text after a tab is ignored).")],
-    test: Annotated[Optional[str], typer.Option("--test", help="Inputs on which the minimal version is compared with the whole program.")] = None,
+    train: Annotated[
+        str,
+        typer.Option(
+            "--train",
+            help="Inputs the minimal version is made from: one per line, symbols separated by spaces (text after a tab is ignored).",
+        ),
+    ],
+    test: Annotated[
+        Optional[str],
+        typer.Option("--test", help="Inputs on which the minimal version is compared with the whole program."),
+    ] = None,
     max_len: MaxLenOpt = None,
     lam: Annotated[float, typer.Option("--lambda", min=0.0, help="λ of the compiled minimal version.")] = 100.0,
     fmt: TextFormatOpt = TextFormat.text,
@@ -261,26 +318,42 @@ def minimal_command(
     program = load_program(prog, max_length=max_len)
     used = coverage(program, _lines(train))
     reduced = minimal_of(program, used)
-    record = {"schema": SCHEMA, "program": program.name, "train": used.inputs,
-              "rules": _rule_counts(program), "minimal_rules": _rule_counts(reduced),
-              "satisfied_rules": len(used.rules), "mixture_resets": len(used.mixtures),
-              "tokens_seen": len(used.tokens), "positions_seen": len(used.positions)}
+    record = {
+        "schema": SCHEMA,
+        "program": program.name,
+        "train": used.inputs,
+        "rules": _rule_counts(program),
+        "minimal_rules": _rule_counts(reduced),
+        "satisfied_rules": len(used.rules),
+        "mixture_resets": len(used.mixtures),
+        "tokens_seen": len(used.tokens),
+        "positions_seen": len(used.positions),
+    }
     if test is not None:
         results = agreement(program, reduced, _lines(test), lam=lam)
         wrong = [r for r in results if not r.agrees]
-        record.update(test=len(results), streams_agree=len(results) - len(wrong),
-                      outputs_agree=sum(r.outputs_agree for r in results),
-                      first_disagreement=None if not wrong else {"input": wrong[0].input, "why": wrong[0].why})
+        record.update(
+            test=len(results),
+            streams_agree=len(results) - len(wrong),
+            outputs_agree=sum(r.outputs_agree for r in results),
+            first_disagreement=None if not wrong else {"input": wrong[0].input, "why": wrong[0].why},
+        )
     if fmt is not TextFormat.text:
         print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
         return
-    stdout.print(f"{program.name}: {_shown_rules(record['rules'])}; on {used.inputs:,} training inputs the minimal "
-                 f"version keeps {_shown_rules(record['minimal_rules'])}: {record['satisfied_rules']:,} the "
-                 f"interpreter satisfied (the paper's count), {record['mixture_resets']:,} that clear compiled "
-                 "mixtures", markup=False)
+    stdout.print(
+        f"{program.name}: {_shown_rules(record['rules'])}; on {used.inputs:,} training inputs the minimal "
+        f"version keeps {_shown_rules(record['minimal_rules'])}: {record['satisfied_rules']:,} the "
+        f"interpreter satisfied (the paper's count), {record['mixture_resets']:,} that clear compiled "
+        "mixtures",
+        markup=False,
+    )
     if test is not None:
-        stdout.print(f"on {record['test']:,} test inputs: streams agree on {record['streams_agree']:,}, outputs on "
-                     f"{record['outputs_agree']:,}", markup=False)
+        stdout.print(
+            f"on {record['test']:,} test inputs: streams agree on {record['streams_agree']:,}, outputs on "
+            f"{record['outputs_agree']:,}",
+            markup=False,
+        )
         if record["first_disagreement"] is not None:
             d = record["first_disagreement"]
             stdout.print(f"first disagreement: {d['input']}: {d['why']}", markup=False)

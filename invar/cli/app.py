@@ -45,12 +45,9 @@ COMMANDS = (
     ("predict", predict.predict_command),
 )
 #: the groups of subcommands, listed after the commands
-GROUPS = (
-    ("ltl", ltl.ltl_app),
-    ("data", data.data_app),
-    ("audit", audit.audit_app),
-    ("alta", alta.alta_app),
-)
+GROUPS = (("ltl", ltl.ltl_app), ("data", data.data_app), ("audit", audit.audit_app), ("alta", alta.alta_app))
+
+
 def _version(value: bool) -> None:
     if value:
         from ..version import __version__
@@ -61,8 +58,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _options(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Print invar's version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print invar's version and exit.")
+    ] = False,
 ) -> None:
     """invar's own options, before any command (the app's help above is its help)."""
 

@@ -34,12 +34,44 @@ class AuditFormat(str, enum.Enum):
     jsonl = "jsonl"
 
 
-FormatOpt = Annotated[AuditFormat, typer.Option("--format", help="Output format: a table for people, JSON (the summary) or JSONL (header, one record per example, summary).")]
-OutOpt = Annotated[Optional[str], typer.Option("--out", "-o", help="Write the output to FILE instead of standard output.")]
-FailOverOpt = Annotated[Optional[List[str]], typer.Option("--fail-over", help="METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, errors …) exceeds VALUE (repeatable).")]
-FailUnderOpt = Annotated[Optional[List[str]], typer.Option("--fail-under", help="METRIC=VALUE: exit 1 when METRIC (alpha_covariance …) falls below VALUE (repeatable).")]
-ReportOpt = Annotated[Optional[str], typer.Option("--report", "--html", help="Also write a self-contained HTML page: summary, spread histogram, worst examples beside their variant.")]
-PlotOpt = Annotated[Optional[str], typer.Option("--plot", help="Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs matplotlib: pip install 'invar[plot]' from PyPI, pip install -e '.[plot]' in a clone).")]
+FormatOpt = Annotated[
+    AuditFormat,
+    typer.Option(
+        "--format",
+        help="Output format: a table for people, JSON (the summary) or JSONL (header, one record per example, summary).",
+    ),
+]
+OutOpt = Annotated[
+    Optional[str], typer.Option("--out", "-o", help="Write the output to FILE instead of standard output.")
+]
+FailOverOpt = Annotated[
+    Optional[List[str]],
+    typer.Option(
+        "--fail-over",
+        help="METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, errors …) exceeds VALUE (repeatable).",
+    ),
+]
+FailUnderOpt = Annotated[
+    Optional[List[str]],
+    typer.Option(
+        "--fail-under", help="METRIC=VALUE: exit 1 when METRIC (alpha_covariance …) falls below VALUE (repeatable)."
+    ),
+]
+ReportOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--report",
+        "--html",
+        help="Also write a self-contained HTML page: summary, spread histogram, worst examples beside their variant.",
+    ),
+]
+PlotOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--plot",
+        help="Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs matplotlib: pip install 'invar[plot]' from PyPI, pip install -e '.[plot]' in a clone).",
+    ),
+]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on standard error.")]
 
 
@@ -48,8 +80,22 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on st
 @with_config(AuditConfig)
 def audit_command(
     ctx: typer.Context,
-    model: Annotated[Optional[str], typer.Option("--model", "-m", help="An invar checkpoint, a TorchScript file, package.module:function, an OpenAI-compatible endpoint http://HOST:PORT/v1, or hf:DIR, a local Hugging Face transformers model (the last two with --task).")] = None,
-    dataset: Annotated[Optional[str], typer.Option("--dataset", "-d", help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL (none with --suite).")] = None,
+    model: Annotated[
+        Optional[str],
+        typer.Option(
+            "--model",
+            "-m",
+            help="An invar checkpoint, a TorchScript file, package.module:function, an OpenAI-compatible endpoint http://HOST:PORT/v1, or hf:DIR, a local Hugging Face transformers model (the last two with --task).",
+        ),
+    ] = None,
+    dataset: Annotated[
+        Optional[str],
+        typer.Option(
+            "--dataset",
+            "-d",
+            help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL (none with --suite).",
+        ),
+    ] = None,
     fmt: FormatOpt = AuditFormat.table,
     out: OutOpt = None,
     fail_over: FailOverOpt = None,
@@ -93,8 +139,11 @@ def audit_command(
         from ..data.bhive import default_cache_dir, pending
 
         if missing := pending():
-            stderr.print(f"downloading {len(missing)} of BHive's CSVs into {default_cache_dir()} (once)",
-                         markup=False, highlight=False)
+            stderr.print(
+                f"downloading {len(missing)} of BHive's CSVs into {default_cache_dir()} (once)",
+                markup=False,
+                highlight=False,
+            )
     with _progress(quiet or rank != 0) as progress:
         result = audit(model, dataset, config, progress=progress)
     if rank == 0:
@@ -103,15 +152,24 @@ def audit_command(
 
         _emit(result.header, result.records, result.report, fmt, out, report_file, plot)
         # a metric measured needs no label (a language model's is its own loss)
-        note = result.report["metric"] is None and unlabelled_note(result.header["dataset"],
-                                                                    get_task(result.header["task"]), config.oracle)
+        note = result.report["metric"] is None and unlabelled_note(
+            result.header["dataset"], get_task(result.header["task"]), config.oracle
+        )
         if note:
             stderr.print(f"note: {note}", markup=False, highlight=False)
     _check(result.report, over, under)
 
 
-def _suite(model: str | None, dataset: str | None, config: AuditConfig, fmt: AuditFormat, out: str | None, bounds,
-           drawn: str | None, quiet: bool) -> None:
+def _suite(
+    model: str | None,
+    dataset: str | None,
+    config: AuditConfig,
+    fmt: AuditFormat,
+    out: str | None,
+    bounds,
+    drawn: str | None,
+    quiet: bool,
+) -> None:
     """``--suite``: every member audited, its JSONL and the summary under
     ``--out DIR`` (default ``suite-NAME-VERSION``), the summary table (or
     JSON) on standard output; exit 1 when a member failed or a bound broke."""
@@ -122,11 +180,13 @@ def _suite(model: str | None, dataset: str | None, config: AuditConfig, fmt: Aud
     if dataset is not None:
         raise UsageError("--suite audits its own datasets: give no --dataset", path="--dataset")
     if drawn is not None:
-        raise UsageError("--report and --plot draw one audit: a suite writes its reports under --out DIR",
-                         path="--report")
+        raise UsageError(
+            "--report and --plot draw one audit: a suite writes its reports under --out DIR", path="--report"
+        )
     if fmt is AuditFormat.jsonl:
-        raise UsageError("a suite writes each task's JSONL under --out DIR: choose --format table or json",
-                         path="--format")
+        raise UsageError(
+            "a suite writes each task's JSONL under --out DIR: choose --format table or json", path="--format"
+        )
     suite = get_suite(config.suite)
     check_settings(config, suite)
     folder = Path(out or f"suite-{suite.name}-{suite.version}")
@@ -159,8 +219,12 @@ def _show_suite(summary: dict, fmt: AuditFormat, folder) -> None:
     for row in table(summary):
         shown.add_row(*row)
     stdout.print(shown)
-    stdout.print(f"reports: {folder}/ (TASK.jsonl, summary.json, summary.md); compare two models with "
-                 f"invar audit compare A/TASK.jsonl B/TASK.jsonl", markup=False, highlight=False)
+    stdout.print(
+        f"reports: {folder}/ (TASK.jsonl, summary.json, summary.md); compare two models with "
+        f"invar audit compare A/TASK.jsonl B/TASK.jsonl",
+        markup=False,
+        highlight=False,
+    )
 
 
 def _check_suite(summary: dict, folder, bounds) -> None:
@@ -183,7 +247,9 @@ def _check_suite(summary: dict, folder, bounds) -> None:
 @audit_app.command("merge")
 @command
 def merge_command(
-    files: Annotated[List[str], typer.Argument(help="The shards' JSONL files (--shard I/N --format jsonl).", metavar="FILE...")],
+    files: Annotated[
+        List[str], typer.Argument(help="The shards' JSONL files (--shard I/N --format jsonl).", metavar="FILE...")
+    ],
     fmt: FormatOpt = AuditFormat.table,
     out: OutOpt = None,
     fail_over: FailOverOpt = None,
@@ -212,8 +278,9 @@ def merge_command(
 @command
 def compare_command(
     a: Annotated[str, typer.Argument(help="The first model's audit (--format jsonl).", metavar="A")],
-    b: Annotated[str, typer.Argument(help="The second model's audit of the same examples (--format jsonl).",
-                                     metavar="B")],
+    b: Annotated[
+        str, typer.Argument(help="The second model's audit of the same examples (--format jsonl).", metavar="B")
+    ],
     fmt: Annotated[TableFormat, typer.Option("--format", help="Output format.")] = TableFormat.table,
     out: OutOpt = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
@@ -269,8 +336,10 @@ def _bounds(fail_over, fail_under):
     from ..audit.config import check_measure
     from ..audit.report import parse_bound
 
-    bounds = ([parse_bound(b, "--fail-over") for b in fail_over or ()],
-              [parse_bound(b, "--fail-under") for b in fail_under or ()])
+    bounds = (
+        [parse_bound(b, "--fail-over") for b in fail_over or ()],
+        [parse_bound(b, "--fail-under") for b in fail_under or ()],
+    )
     for option, given in zip(("--fail-over", "--fail-under"), bounds):
         for name, _ in given:
             check_measure(name, option)
@@ -297,8 +366,14 @@ class _progress:
         if not quiet and stderr.is_terminal:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            self.bar = Progress(TextColumn("examples"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=stderr, transient=True)
+            self.bar = Progress(
+                TextColumn("examples"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=stderr,
+                transient=True,
+            )
 
     def __enter__(self):
         if self.bar is None:
@@ -313,8 +388,15 @@ class _progress:
         return False
 
 
-def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str | None, report_file: str | None,
-          plot: str | None) -> None:
+def _emit(
+    header: dict,
+    records: list,
+    result: dict,
+    fmt: AuditFormat,
+    out: str | None,
+    report_file: str | None,
+    plot: str | None,
+) -> None:
     from ..audit import render
     from ..audit.report import jsonl_lines
 
@@ -326,12 +408,18 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
             stderr.print(f["error"], markup=False, highlight=False)
         elif shown < 20:
             shown += 1
-            stderr.print(f"{f['location']}:1: error: the model failed on this example: {f['error']}", markup=False,
-                         highlight=False)
+            stderr.print(
+                f"{f['location']}:1: error: the model failed on this example: {f['error']}",
+                markup=False,
+                highlight=False,
+            )
     hidden = sum(1 for f in result["failed"] if f["stage"] != "parse") - shown
     if hidden:
-        stderr.print(f"… and {hidden:,} more examples the model failed on (listed under failed in --format json)",
-                     markup=False, highlight=False)
+        stderr.print(
+            f"… and {hidden:,} more examples the model failed on (listed under failed in --format json)",
+            markup=False,
+            highlight=False,
+        )
     if fmt is AuditFormat.json:
         text = json.dumps(result, indent=2) + "\n"
     elif fmt is AuditFormat.jsonl:
@@ -366,9 +454,17 @@ def _emit(header: dict, records: list, result: dict, fmt: AuditFormat, out: str 
             title, xlabel, ylabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction", "predictions"
         else:
             values = [r["relative_range"] for r in ok if r["relative_range"] is not None]
-            title, xlabel, ylabel = (f"spread over {len(values):,} examples", "relative range of the predictions",
-                                     "examples")
+            title, xlabel, ylabel = (
+                f"spread over {len(values):,} examples",
+                "relative range of the predictions",
+                "examples",
+            )
         make_folders(plot)
-        render.plot(values, plot, title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
-                    xlabel=xlabel, ylabel=ylabel, nonnegative=result["example"] is None)
-
+        render.plot(
+            values,
+            plot,
+            title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
+            xlabel=xlabel,
+            ylabel=ylabel,
+            nonnegative=result["example"] is None,
+        )

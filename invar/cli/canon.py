@@ -15,8 +15,16 @@ from .options import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
 @command
 def canon(
     file: FileArg,
-    pin: Annotated[Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")] = None,
-    function: Annotated[Optional[str], typer.Option("--function", help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).")] = None,
+    pin: Annotated[
+        Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")
+    ] = None,
+    function: Annotated[
+        Optional[str],
+        typer.Option(
+            "--function",
+            help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).",
+        ),
+    ] = None,
     lang: LangOpt = None,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:

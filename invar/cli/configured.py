@@ -43,11 +43,17 @@ def config_parameters(cls: type) -> list[inspect.Parameter]:
         if choices is not None:
             extra.setdefault("metavar", f"[{'|'.join(choices)}]")
         required = f.default is MISSING
-        option = typer.Option(*meta["flags"], help=meta["help"], show_default=not required and f.default is not None,
-                              **extra)
-        out.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY,
-                                     default=inspect.Parameter.empty if required else f.default,
-                                     annotation=Annotated[annotation, option]))
+        option = typer.Option(
+            *meta["flags"], help=meta["help"], show_default=not required and f.default is not None, **extra
+        )
+        out.append(
+            inspect.Parameter(
+                f.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if required else f.default,
+                annotation=Annotated[annotation, option],
+            )
+        )
     return out
 
 
@@ -58,8 +64,11 @@ def with_config(cls: type, name: str = "config") -> Callable[[Callable], Callabl
 
     def wrap(fn: Callable) -> Callable:
         resolved = typing.get_type_hints(fn, include_extras=True)  # the command's own, under postponed annotations
-        own = [p.replace(annotation=resolved.get(p.name, p.annotation))
-               for p in inspect.signature(fn).parameters.values() if p.name != name]
+        own = [
+            p.replace(annotation=resolved.get(p.name, p.annotation))
+            for p in inspect.signature(fn).parameters.values()
+            if p.name != name
+        ]
         own_names = {p.name for p in own}
         params = own + config_parameters(cls)
 
@@ -73,8 +82,10 @@ def with_config(cls: type, name: str = "config") -> Callable[[Callable], Callabl
                     values[f.name] = read_text(values[f.name])
             return fn(*args, **kwargs, **{name: cls(**values)})
 
-        hints = {**{p.name: p.annotation for p in own if p.annotation is not inspect.Parameter.empty},
-                 **{p.name: p.annotation for p in params[len(own):]}}
+        hints = {
+            **{p.name: p.annotation for p in own if p.annotation is not inspect.Parameter.empty},
+            **{p.name: p.annotation for p in params[len(own) :]},
+        }
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         run.__annotations__ = hints
         del run.__wrapped__  # typer must read the signature above, not the function's

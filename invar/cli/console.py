@@ -126,8 +126,9 @@ def progress_bar(what: str) -> Iterator[Callable[[int, int], None] | None]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=stderr,
-                  transient=True) as bar:
+    with Progress(
+        TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=stderr, transient=True
+    ) as bar:
         task = bar.add_task(what, total=None)
         yield lambda done, total: bar.update(task, completed=done, total=total)
 

@@ -29,28 +29,43 @@ class DatasetFormat(str, enum.Enum):
 @data_app.command("ltl")
 @command
 def ltl_command(
-    out: Annotated[str, typer.Option("--out", "-o", help="Output file (resumed when it exists with the same settings), or - for standard output.")],
+    out: Annotated[
+        str,
+        typer.Option(
+            "--out", "-o", help="Output file (resumed when it exists with the same settings), or - for standard output."
+        ),
+    ],
     num: Annotated[int, typer.Option("--num", "-n", min=0, help="Number of formulas with traces.")] = 1000,
     aps: Annotated[int, typer.Option("--aps", min=1, max=26, help="Atomic propositions a, b, c, … to draw from.")] = 5,
     max_size: Annotated[int, typer.Option("--max-size", min=1, help="Largest formula size (nodes).")] = 35,
     min_size: Annotated[
         Optional[int],
-        typer.Option("--min-size", min=1, help="Smallest formula size (nodes); default 1, or 2K-1 with --distinct-aps K."),
+        typer.Option(
+            "--min-size", min=1, help="Smallest formula size (nodes); default 1, or 2K-1 with --distinct-aps K."
+        ),
     ] = None,
     distinct_aps: Annotated[
         Optional[int],
-        typer.Option("--distinct-aps", min=1, max=26, help="Every formula holds exactly K distinct APs, drawn from the --aps."),
+        typer.Option(
+            "--distinct-aps", min=1, max=26, help="Every formula holds exactly K distinct APs, drawn from the --aps."
+        ),
     ] = None,
     seed: SeedOpt = 0,
     ops: Annotated[
         str, typer.Option("--ops", help="Operators to draw from, comma-separated.")
     ] = "!,X,F,G,&,|,->,<->,U,R,W,M",
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds allowed per formula; slower ones are dropped.")] = 10.0,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes (default: every core).")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds allowed per formula; slower ones are dropped.")
+    ] = 10.0,
     max_states: Annotated[int, typer.Option("--max-states", min=1, help="Product states allowed per formula.")] = 20000,
     dataset_format: Annotated[
         Optional[DatasetFormat],
-        typer.Option("--dataset-format", help="deepltl (formula line, trace line) or jsonl; default: from --out's extension."),
+        typer.Option(
+            "--dataset-format", help="deepltl (formula line, trace line) or jsonl; default: from --out's extension."
+        ),
     ] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Start again even if --out exists.")] = False,
     fmt: TableFormatOpt = TableFormat.table,
@@ -72,8 +87,14 @@ def ltl_command(
 
     chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
     config = GeneratorConfig(
-        num=num, aps=aps, max_size=max_size, min_size=min_size, seed=seed,
-        ops=tuple(o.strip() for o in ops.split(",") if o.strip()), max_states=max_states, timeout=timeout,
+        num=num,
+        aps=aps,
+        max_size=max_size,
+        min_size=min_size,
+        seed=seed,
+        ops=tuple(o.strip() for o in ops.split(",") if o.strip()),
+        max_states=max_states,
+        timeout=timeout,
         distinct_aps=distinct_aps,
     )
     with progress_bar("formulas") as progress:
@@ -90,8 +111,11 @@ def _ltl_summary(stats, out: str, fmt: TableFormat, num: int, max_attempts: int)
     from ..errors import DataError
 
     summary = {
-        "out": out, "written": stats.written, "unsatisfiable": stats.unsatisfiable,
-        "timeouts": stats.timeouts, "abandoned": stats.abandoned,
+        "out": out,
+        "written": stats.written,
+        "unsatisfiable": stats.unsatisfiable,
+        "timeouts": stats.timeouts,
+        "abandoned": stats.abandoned,
         "sizes": {str(k): v for k, v in sorted(stats.sizes.items())},
     }
     report = stderr if out == "-" else stdout  # standard output carries the data
@@ -120,14 +144,32 @@ class CopySampler(str, enum.Enum):
 @data_app.command("copy")
 @command
 def copy_command(
-    out: Annotated[str, typer.Option("--out", "-o", help="Output directory (train.txt, valid.txt, test.txt, meta.json).")],
+    out: Annotated[
+        str, typer.Option("--out", "-o", help="Output directory (train.txt, valid.txt, test.txt, meta.json).")
+    ],
     train: Annotated[int, typer.Option("--train", min=1, help="Training strings.")] = 10000,
     valid: Annotated[int, typer.Option("--valid", min=1, help="Validation strings.")] = 500,
     test: Annotated[int, typer.Option("--test", min=0, help="Test strings.")] = 3000,
-    train_symbols: Annotated[int, typer.Option("--train-symbols", min=1, max=52, help="Symbols a, b, … the training and validation strings draw from.")] = 5,
-    test_symbols: Annotated[int, typer.Option("--test-symbols", min=1, max=52, help="Most distinct symbols in a test string (drawn from a-z A-Z).")] = 30,
+    train_symbols: Annotated[
+        int,
+        typer.Option(
+            "--train-symbols", min=1, max=52, help="Symbols a, b, … the training and validation strings draw from."
+        ),
+    ] = 5,
+    test_symbols: Annotated[
+        int,
+        typer.Option(
+            "--test-symbols", min=1, max=52, help="Most distinct symbols in a test string (drawn from a-z A-Z)."
+        ),
+    ] = 30,
     max_length: Annotated[int, typer.Option("--max-length", min=1, help="Longest string.")] = 30,
-    sampler: Annotated[CopySampler, typer.Option("--sampler", help="How training and validation strings are drawn: distinct (as test strings are: their number of distinct symbols first) or uniform (each symbol uniform: long strings hold every symbol).")] = CopySampler.distinct,
+    sampler: Annotated[
+        CopySampler,
+        typer.Option(
+            "--sampler",
+            help="How training and validation strings are drawn: distinct (as test strings are: their number of distinct symbols first) or uniform (each symbol uniform: long strings hold every symbol).",
+        ),
+    ] = CopySampler.distinct,
     seed: SeedOpt = 0,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
@@ -144,8 +186,17 @@ def copy_command(
     """
     from ..tasks.copy import generate
 
-    meta = generate(out, train=train, valid=valid, test=test, train_symbols=train_symbols,
-                    test_symbols=test_symbols, max_length=max_length, seed=seed, sampler=sampler.value)
+    meta = generate(
+        out,
+        train=train,
+        valid=valid,
+        test=test,
+        train_symbols=train_symbols,
+        test_symbols=test_symbols,
+        max_length=max_length,
+        seed=seed,
+        sampler=sampler.value,
+    )
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
@@ -153,13 +204,21 @@ def copy_command(
 
 
 #: the options every dataset of source files takes (names, bugs, lm)
-_SourceOpt = Annotated[str, typer.Option("--source", help="A directory of Python and Java files (searched "
-                                                          "recursively).")]
-_SplitsOpt = Annotated[str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, "
-                                                             "meta.json).")]
-_JobsOpt = Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Worker processes reading the files "
-                                                 "(default: every core); the dataset is the same whatever their "
-                                                 "number.")]
+_SourceOpt = Annotated[
+    str, typer.Option("--source", help="A directory of Python and Java files (searched recursively).")
+]
+_SplitsOpt = Annotated[
+    str, typer.Option("--out", "-o", help="Output directory (train.csv, valid.csv, test.csv, meta.json).")
+]
+_JobsOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        help="Worker processes reading the files (default: every core); the dataset is the same whatever their number.",
+    ),
+]
 
 
 def _skipped(meta: dict, written: dict[str, int]) -> str:
@@ -184,10 +243,7 @@ def _skipped(meta: dict, written: dict[str, int]) -> str:
 @data_app.command("names")
 @command
 def names_command(
-    source: _SourceOpt,
-    out: _SplitsOpt,
-    jobs: _JobsOpt = None,
-    fmt: TableFormatOpt = TableFormat.table,
+    source: _SourceOpt, out: _SplitsOpt, jobs: _JobsOpt = None, fmt: TableFormatOpt = TableFormat.table
 ) -> None:
     """Functions and their names, for the names task, split by file into train, valid and test.
 
@@ -206,13 +262,19 @@ def names_command(
         meta = build(source, out, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
         shown = {k: v for k, v in meta.items() if k != "subtokens"}
-        stdout.print(json.dumps({"schema": SCHEMA, "out": out, **shown, "subtokens": len(meta["subtokens"])}, indent=2),
-                     markup=False, highlight=False)
+        stdout.print(
+            json.dumps({"schema": SCHEMA, "out": out, **shown, "subtokens": len(meta["subtokens"])}, indent=2),
+            markup=False,
+            highlight=False,
+        )
         return
     functions = meta["train"] + meta["valid"] + meta["test"]
-    stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
-                 f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens); "
-                 f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}", markup=False)
+    stdout.print(
+        f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
+        f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens); "
+        f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}",
+        markup=False,
+    )
 
 
 class LMVocab(str, enum.Enum):
@@ -225,7 +287,10 @@ class LMVocab(str, enum.Enum):
 def lm_command(
     source: _SourceOpt,
     out: _SplitsOpt,
-    vocab: Annotated[LMVocab, typer.Option("--vocab", help="char: the files' characters; tokens: the frontends' Python and Java tokens.")] = LMVocab.char,
+    vocab: Annotated[
+        LMVocab,
+        typer.Option("--vocab", help="char: the files' characters; tokens: the frontends' Python and Java tokens."),
+    ] = LMVocab.char,
     seq_len: Annotated[int, typer.Option("--seq-len", min=2, help="Window length, in characters or tokens.")] = 256,
     jobs: _JobsOpt = None,
     fmt: TableFormatOpt = TableFormat.table,
@@ -250,9 +315,12 @@ def lm_command(
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
     windows = meta["train"] + meta["valid"] + meta["test"]
-    stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test windows of "
-                 f"{seq_len} {'characters' if vocab is LMVocab.char else 'tokens'} from {meta['files']} files to "
-                 f"{out}; {_skipped(meta, {'files': meta['files'], 'windows': windows})}", markup=False)
+    stdout.print(
+        f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test windows of "
+        f"{seq_len} {'characters' if vocab is LMVocab.char else 'tokens'} from {meta['files']} files to "
+        f"{out}; {_skipped(meta, {'files': meta['files'], 'windows': windows})}",
+        markup=False,
+    )
 
 
 @data_app.command("bugs")
@@ -285,21 +353,41 @@ def bugs_command(
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
     functions = (meta["train"] + meta["valid"] + meta["test"]) // 2
-    stdout.print(f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
-                 f"(half of them bugged) from {meta['files']} files to {out}; "
-                 f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}", markup=False)
+    stdout.print(
+        f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
+        f"(half of them bugged) from {meta['files']} files to {out}; "
+        f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}",
+        markup=False,
+    )
 
 
 @data_app.command("exec")
 @command
 def exec_command(
     out: Annotated[str, typer.Option("--out", "-o", help="Output directory (test.jsonl, meta.json).")],
-    source: Annotated[Optional[str], typer.Option("--source", help="A directory of Python files: its self-contained top-level functions are called.")] = None,
-    generate: Annotated[Optional[int], typer.Option("--generate", min=1, help="Write N programs generated by invar instead.")] = None,
-    inputs: Annotated[Optional[str], typer.Option("--inputs", help="With --source: JSON lines {\"function\": NAME, \"input\": \"ARGUMENTS\"} giving the calls of the functions they name.")] = None,
-    calls: Annotated[int, typer.Option("--calls", min=1, help="With --source: calls drawn per function from its parameters' types.")] = 3,
+    source: Annotated[
+        Optional[str],
+        typer.Option(
+            "--source", help="A directory of Python files: its self-contained top-level functions are called."
+        ),
+    ] = None,
+    generate: Annotated[
+        Optional[int], typer.Option("--generate", min=1, help="Write N programs generated by invar instead.")
+    ] = None,
+    inputs: Annotated[
+        Optional[str],
+        typer.Option(
+            "--inputs",
+            help="With --source: JSON lines {\"function\": NAME, \"input\": \"ARGUMENTS\"} giving the calls of the functions they name.",
+        ),
+    ] = None,
+    calls: Annotated[
+        int, typer.Option("--calls", min=1, help="With --source: calls drawn per function from its parameters' types.")
+    ] = 3,
     seed: SeedOpt = 0,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds of wall time (and CPU time) one call may take.")] = 2.0,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.001, help="Seconds of wall time (and CPU time) one call may take.")
+    ] = 2.0,
     memory: Annotated[int, typer.Option("--memory", min=64, help="MiB of address space of each child process.")] = 512,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Child processes running at a time.")] = 1,
     fmt: TableFormatOpt = TableFormat.table,
@@ -335,8 +423,9 @@ def exec_command(
     limits = Limits(seconds=timeout, memory=memory << 20)
     with progress_bar("calls") as progress:
         if source is not None:
-            meta = exec_data.build_source(source, out, seed=seed, calls=calls, inputs=inputs, limits=limits,
-                                          jobs=jobs, progress=progress)
+            meta = exec_data.build_source(
+                source, out, seed=seed, calls=calls, inputs=inputs, limits=limits, jobs=jobs, progress=progress
+            )
         else:
             meta = exec_data.build_generated(generate, out, seed=seed, limits=limits, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
@@ -345,9 +434,12 @@ def exec_command(
     left = sum(meta["left_out"].values())
     why = ", ".join(f"{n} {reason}" for reason, n in sorted(meta["left_out"].items(), key=lambda c: (-c[1], c[0])))
     vary = meta["variable"]["either"]
-    stdout.print(f"wrote {meta['test']} examples labelled by two runs to {out}; left out {left}"
-                 + (f" ({why})" if why else "") + f"; {vary} of {meta['test']} can vary (renamings or orders)",
-                 markup=False)
+    stdout.print(
+        f"wrote {meta['test']} examples labelled by two runs to {out}; left out {left}"
+        + (f" ({why})" if why else "")
+        + f"; {vary} of {meta['test']} can vary (renamings or orders)",
+        markup=False,
+    )
 
 
 @data_app.command("bhive")
@@ -355,15 +447,29 @@ def exec_command(
 def bhive_command(
     source: Annotated[
         Optional[List[str]],
-        typer.Option("--source", help="A directory of CSVs, a CSV file, or a URL (repeatable); a URL ending in / is "
-                     "laid out as BHive's. Default: BHive's public repository, downloaded into --cache-dir."),
+        typer.Option(
+            "--source",
+            help="A directory of CSVs, a CSV file, or a URL (repeatable); a URL ending in / is "
+            "laid out as BHive's. Default: BHive's public repository, downloaded into --cache-dir.",
+        ),
     ] = None,
     mcpu: Annotated[str, typer.Option("--mcpu", help="CPU model llvm-mca times the blocks for.")] = "haswell",
-    out: Annotated[Optional[str], typer.Option("--out", "-o", help="Output directory (resumed when it exists); default: bhive-MCPU.")] = None,
-    limit: Annotated[Optional[int], typer.Option("--limit", min=0, help="Label only the N blocks with the smallest hash (a fixed random subset).")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="llvm-mca processes in parallel (default: every core).")] = None,
+    out: Annotated[
+        Optional[str],
+        typer.Option("--out", "-o", help="Output directory (resumed when it exists); default: bhive-MCPU."),
+    ] = None,
+    limit: Annotated[
+        Optional[int],
+        typer.Option("--limit", min=0, help="Label only the N blocks with the smallest hash (a fixed random subset)."),
+    ] = None,
+    jobs: Annotated[
+        Optional[int], typer.Option("--jobs", "-j", min=1, help="llvm-mca processes in parallel (default: every core).")
+    ] = None,
     chunk: Annotated[int, typer.Option("--chunk", min=1, help="Blocks per llvm-mca process (as code regions).")] = 1000,
-    cache_dir: Annotated[Optional[str], typer.Option("--cache-dir", help="Where downloaded sources are kept (default: ~/.cache/invar/bhive).")] = None,
+    cache_dir: Annotated[
+        Optional[str],
+        typer.Option("--cache-dir", help="Where downloaded sources are kept (default: ~/.cache/invar/bhive)."),
+    ] = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Label again even if --out holds labels.")] = False,
     fmt: TableFormatOpt = TableFormat.table,
 ) -> None:
@@ -381,10 +487,18 @@ def bhive_command(
 
     outdir = out or f"bhive-{mcpu}"
     with progress_bar("blocks") as progress:
-        summary = build(source, outdir, mcpu=mcpu, jobs=jobs, chunk=chunk, limit=limit, cache_dir=cache_dir,
-                        overwrite=overwrite, progress=progress)
-    stderr.print(f"labelled {summary.new} blocks now; {summary.cached} came from {outdir}/labels.jsonl",
-                 markup=False)
+        summary = build(
+            source,
+            outdir,
+            mcpu=mcpu,
+            jobs=jobs,
+            chunk=chunk,
+            limit=limit,
+            cache_dir=cache_dir,
+            overwrite=overwrite,
+            progress=progress,
+        )
+    stderr.print(f"labelled {summary.new} blocks now; {summary.cached} came from {outdir}/labels.jsonl", markup=False)
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary.to_dict()}, indent=2), markup=False, highlight=False)
         return
@@ -399,10 +513,30 @@ def bhive_command(
 
 # ------------------------------------------------- in-context symbol tasks
 _InContextPool = {
-    "alphabet": Annotated[Optional[str], typer.Option("--alphabet", help="Draw symbols from these characters (default: A-Z a-z 0-9).")],
-    "corpus": Annotated[Optional[List[str]], typer.Option("--corpus", help="Draw symbols from the characters of these files or directories (*.py, *.java, *.txt); repeatable.")],
-    "symbols": Annotated[Optional[str], typer.Option("--symbols", help="A token vocabulary: one token per line, optionally TAB count; examples are then token lists.")],
-    "by_frequency": Annotated[bool, typer.Option("--by-frequency", help="Draw symbols in proportion to their counts (--corpus, --symbols) instead of uniformly.")],
+    "alphabet": Annotated[
+        Optional[str], typer.Option("--alphabet", help="Draw symbols from these characters (default: A-Z a-z 0-9).")
+    ],
+    "corpus": Annotated[
+        Optional[List[str]],
+        typer.Option(
+            "--corpus",
+            help="Draw symbols from the characters of these files or directories (*.py, *.java, *.txt); repeatable.",
+        ),
+    ],
+    "symbols": Annotated[
+        Optional[str],
+        typer.Option(
+            "--symbols",
+            help="A token vocabulary: one token per line, optionally TAB count; examples are then token lists.",
+        ),
+    ],
+    "by_frequency": Annotated[
+        bool,
+        typer.Option(
+            "--by-frequency",
+            help="Draw symbols in proportion to their counts (--corpus, --symbols) instead of uniformly.",
+        ),
+    ],
 }
 
 
@@ -419,14 +553,20 @@ def _incontext(task: str, out: str, num: int, seed: int, pool_options: dict, fmt
         typer.echo(buffer.getvalue(), nl=False)
         return
     write_atomic(out, lambda f: f.write(buffer.getvalue().encode("utf-8")))
-    summary = {"out": out, "task": task, "examples": num, "vocab": pool.vocab, "symbols": len(pool.symbols),
-               "by_frequency": pool_options["by_frequency"], **shape}
+    summary = {
+        "out": out,
+        "task": task,
+        "examples": num,
+        "vocab": pool.vocab,
+        "symbols": len(pool.symbols),
+        "by_frequency": pool_options["by_frequency"],
+        **shape,
+    }
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
         return
     draw = "by frequency" if pool_options["by_frequency"] else "uniformly"
-    stdout.print(f"wrote {num} {task} examples to {out} (symbols drawn {draw} from {len(pool.symbols)})",
-                 markup=False)
+    stdout.print(f"wrote {num} {task} examples to {out} (symbols drawn {draw} from {len(pool.symbols)})", markup=False)
 
 
 def _incontext_pool(alphabet: str | None, corpus: list[str] | None, symbols: str | None, by_frequency: bool):
@@ -471,8 +611,15 @@ def lookup_command(
 
     Example: invar data lookup --num 1000 --pairs 8 --corpus ../src --seed 0 --out lookup.jsonl
     """
-    _incontext("lookup", out, num, seed, dict(alphabet=alphabet, corpus=corpus, symbols=symbols,
-                                              by_frequency=by_frequency), fmt, pairs=pairs)
+    _incontext(
+        "lookup",
+        out,
+        num,
+        seed,
+        dict(alphabet=alphabet, corpus=corpus, symbols=symbols, by_frequency=by_frequency),
+        fmt,
+        pairs=pairs,
+    )
 
 
 @data_app.command("permutation")
@@ -481,7 +628,9 @@ def permutation_command(
     out: Annotated[str, typer.Option("--out", "-o", help="Output file (JSON lines), or - for standard output.")],
     num: Annotated[int, typer.Option("--num", "-n", min=1, help="Examples to write.")] = 1000,
     length: Annotated[int, typer.Option("--length", min=2, help="Symbols in each tuple.")] = 4,
-    demos: Annotated[int, typer.Option("--demos", min=1, help="Demonstrations of the permutation before the question.")] = 3,
+    demos: Annotated[
+        int, typer.Option("--demos", min=1, help="Demonstrations of the permutation before the question.")
+    ] = 3,
     alphabet: _InContextPool["alphabet"] = None,
     corpus: _InContextPool["corpus"] = None,
     symbols: _InContextPool["symbols"] = None,
@@ -499,5 +648,13 @@ def permutation_command(
 
     Example: invar data permutation --num 1000 --length 4 --demos 3 --seed 0 --out permutation.jsonl
     """
-    _incontext("permutation", out, num, seed, dict(alphabet=alphabet, corpus=corpus, symbols=symbols,
-                                                   by_frequency=by_frequency), fmt, length=length, demos=demos)
+    _incontext(
+        "permutation",
+        out,
+        num,
+        seed,
+        dict(alphabet=alphabet, corpus=corpus, symbols=symbols, by_frequency=by_frequency),
+        fmt,
+        length=length,
+        demos=demos,
+    )

@@ -80,7 +80,9 @@ def dlg(
         if fmt is DlgFormat.json:
             records.append(record)
             continue
-        table = Table("line", "layer", "text", "after", title=Text(f"{unit.name}: {len(unit.lines)} lines, {graph.depth} layers"))
+        table = Table(
+            "line", "layer", "text", "after", title=Text(f"{unit.name}: {len(unit.lines)} lines, {graph.depth} layers")
+        )
         preds: dict[int, list[int]] = {}
         for i, j in graph.edges:
             preds.setdefault(j, []).append(i)

@@ -37,8 +37,16 @@ def amount(count: bool, limit: int | None, sample: int | None, every: bool) -> t
     """(the limit to enumerate with, whether to note that it was cut) for
     the options given: ``--all`` alone; without any amount on a terminal,
     the first few."""
-    given = [name for name, value in (("--count", count), ("--limit", limit is not None),
-                                      ("--sample", sample is not None), ("--all", every)) if value]
+    given = [
+        name
+        for name, value in (
+            ("--count", count),
+            ("--limit", limit is not None),
+            ("--sample", sample is not None),
+            ("--all", every),
+        )
+        if value
+    ]
     if every and len(given) > 1:
         raise UsageError(f"--all lists every one; it does not go with {', '.join(g for g in given if g != '--all')}")
     if given or not on_terminal():
@@ -49,14 +57,16 @@ def amount(count: bool, limit: int | None, sample: int | None, every: bool) -> t
 def note(what: str, total: str, unit: str | None = None) -> str:
     """The line under a listing cut to the first few: the count and how to ask for more."""
     where = f"{unit}: " if unit else ""
-    return (f"{where}{total} {what}; the first {FIRST_FEW} are shown (--all for every one, --limit N, "
-            "--sample N, or --count)")
+    return (
+        f"{where}{total} {what}; the first {FIRST_FEW} are shown (--all for every one, --limit N, "
+        "--sample N, or --count)"
+    )
 
 
 def shown_count(n: int) -> str:
     """A count for people: with thousands separators while that is cheap
     (Python's are quadratic in the digits), else the exact digits."""
-    return f"{n:,}" if n < 10 ** 60 else decimal_string(n)
+    return f"{n:,}" if n < 10**60 else decimal_string(n)
 
 
 __all__ = ["FIRST_FEW", "ALL_HELP", "on_terminal", "amount", "note", "shown_count"]

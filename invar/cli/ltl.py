@@ -28,7 +28,9 @@ def check_command(
         Optional[str], typer.Option("--file", "-f", help="Check every pair of a .ltl or .jsonl file (- for stdin).")
     ] = None,
     timeout: Annotated[Optional[float], typer.Option("--timeout", min=0, help="Seconds allowed per pair.")] = None,
-    max_states: Annotated[Optional[int], typer.Option("--max-states", min=1, help="Product states allowed per pair.")] = None,
+    max_states: Annotated[
+        Optional[int], typer.Option("--max-states", min=1, help="Product states allowed per pair.")
+    ] = None,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Decide whether every word of TRACE satisfies FORMULA; print holds or fails.
@@ -65,8 +67,7 @@ def check_command(
     units = located(file, reader, text, shown)
     # every pair in file order: its verdict, or the error that kept it from one
     items = sorted(
-        [(err.line, None, err) for err in units.skipped]
-        + [(unit.lines[0].source_line, unit, None) for unit in units],
+        [(err.line, None, err) for err in units.skipped] + [(unit.lines[0].source_line, unit, None) for unit in units],
         key=lambda item: item[0],
     )
     outcomes = []

@@ -21,7 +21,9 @@ LangOpt = Annotated[
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]
 CountOpt = Annotated[bool, typer.Option("--count", help="Print the exact number of transformations.")]
-LimitOpt = Annotated[Optional[int], typer.Option("--limit", min=0, help="Enumerate at most N, in the documented order.")]
+LimitOpt = Annotated[
+    Optional[int], typer.Option("--limit", min=0, help="Enumerate at most N, in the documented order.")
+]
 #: the most samples one run may draw: more could never be written out
 MAX_SAMPLES = sys.maxsize
 SampleOpt = Annotated[
@@ -48,7 +50,10 @@ TableFormatOpt = Annotated[TableFormat, typer.Option("--format", help="Output fo
 SCHEMA = 1
 FunctionOpt = Annotated[
     Optional[str],
-    typer.Option("--function", help="Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file of several (lineN, its first line)."),
+    typer.Option(
+        "--function",
+        help="Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file of several (lineN, its first line).",
+    ),
 ]
 
 
@@ -64,8 +69,11 @@ class LexinvariantTable(str, enum.Enum):
 
 LexinvariantTableOpt = Annotated[
     LexinvariantTable,
-    typer.Option("--lexinvariant-table", help="How a lexinvariant language model reads each lexical permutation: "
-                 "with its own random table (own: invariance in distribution) or with the table permuted along the "
-                 "renaming (along: exact invariance). A learned model's table is fixed: the report says so. Only "
-                 "for language models."),
+    typer.Option(
+        "--lexinvariant-table",
+        help="How a lexinvariant language model reads each lexical permutation: "
+        "with its own random table (own: invariance in distribution) or with the table permuted along the "
+        "renaming (along: exact invariance). A learned model's table is fixed: the report says so. Only "
+        "for language models.",
+    ),
 ]

@@ -44,7 +44,7 @@ def parse_command(file: FileArg, lang: LangOpt = None, fmt: TableFormatOpt = Tab
         for col in ("line", "token", "kind", "view", "referent"):
             table.add_column(col)
         for t in unit.tokens:
-            table.add_row(str(t.line), t.text, t.kind, t.view, t.referent or "", )
+            table.add_row(str(t.line), t.text, t.kind, t.view, t.referent or "")
         stdout.print(table)
         lines = Table(show_header=True)
         for col in ("line", "text", "reads", "writes"):

@@ -15,17 +15,34 @@ from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
 from .console import command, select_units, stderr
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
-from .options import SCHEMA, CountOpt, FileArg, FunctionOpt, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
+from .options import (
+    SCHEMA,
+    CountOpt,
+    FileArg,
+    FunctionOpt,
+    LangOpt,
+    LimitOpt,
+    SampleOpt,
+    SeedOpt,
+    TextFormat,
+    TextFormatOpt,
+)
 
 MaxStatesOpt = Annotated[
     int,
-    typer.Option("--max-states", min=1, help="Down-sets one exact count may tabulate before it reports bounds instead."),
+    typer.Option(
+        "--max-states", min=1, help="Down-sets one exact count may tabulate before it reports bounds instead."
+    ),
 ]
 
 ChainStepsOpt = Annotated[
     Optional[int],
-    typer.Option("--chain-steps", min=1, help="Markov chain steps per draw where a program is too wide to count "
-                 "(default: the certified Bubley-Dyer bound; fewer are faster and not certified)."),
+    typer.Option(
+        "--chain-steps",
+        min=1,
+        help="Markov chain steps per draw where a program is too wide to count "
+        "(default: the certified Bubley-Dyer bound; fewer are faster and not certified).",
+    ),
 ]
 
 #: sampled orders carry their index when the space has at most this many
@@ -104,7 +121,9 @@ def permutations(
                     mark = frontend_of(unit.lang).comment  # the header above each printed variant
                     typer.echo(f"{mark} {unit.name}: {label}: {' '.join(map(str, t.order))}\n{text}\n")
                 else:
-                    out.emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
+                    out.emit(
+                        {"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text}
+                    )
             if cut:
                 _note_cut(space, unit.name if len(units) > 1 else None)
     out.close()
@@ -148,13 +167,22 @@ def _print_counts(records: list[dict]) -> None:
     ``name: number`` line per unit otherwise, so shell pipelines can read it."""
     for r in records:
         # exact digits however long, written in near-linear time
-        shown = (decimal_string(r["count"]) if r["exact"] else
-                 f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)")
+        shown = (
+            decimal_string(r["count"])
+            if r["exact"]
+            else f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)"
+        )
         typer.echo(f"{r['unit']}: {shown}" if len(records) > 1 else shown)
 
 
-def _chosen(unit: Program, space: PermutationSpace, rng: random.Random, sample: int | None, limit: int | None,
-            chain_steps: int | None):
+def _chosen(
+    unit: Program,
+    space: PermutationSpace,
+    rng: random.Random,
+    sample: int | None,
+    limit: int | None,
+    chain_steps: int | None,
+):
     """(index or None, order) of the orders asked for: ``sample`` streamed
     draws, else the first ``limit`` in enumeration order."""
     if sample is None:
@@ -164,10 +192,13 @@ def _chosen(unit: Program, space: PermutationSpace, rng: random.Random, sample: 
         if chain_steps is None:
             note = f"within {MIXING_EPSILON} of uniform in total variation: {needed:,} steps per draw"
         else:
-            note = (f"{chain_steps:,} steps per draw as asked, not the {needed:,} that certify "
-                    f"{MIXING_EPSILON} of uniform: draws are not certified")
-        stderr.print(f"{unit.name}: too wide to count exactly; sampling by the Bubley-Dyer chain ({note})",
-                     markup=False)
+            note = (
+                f"{chain_steps:,} steps per draw as asked, not the {needed:,} that certify "
+                f"{MIXING_EPSILON} of uniform: draws are not certified"
+            )
+        stderr.print(
+            f"{unit.name}: too wide to count exactly; sampling by the Bubley-Dyer chain ({note})", markup=False
+        )
     # streamed; an index is given where one fits in 63 bits
     indexed = space.tractable and space.count() <= MAX_INDEX
     stream = space.samples(rng, chain_steps=chain_steps)

@@ -14,15 +14,36 @@ from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 
 @command
 def predict_command(
-    model: Annotated[str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out, or invar alta compile -o).")],
-    file: Annotated[str, typer.Argument(help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line; lm: a split file of invar data lm, or a source file cut into the model's windows).", metavar="FILE")],
+    model: Annotated[
+        str, typer.Option("--model", "-m", help="An invar checkpoint (invar train --out, or invar alta compile -o).")
+    ],
+    file: Annotated[
+        str,
+        typer.Argument(
+            help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line; lm: a split file of invar data lm, or a source file cut into the model's windows).",
+            metavar="FILE",
+        ),
+    ],
     lang: LangOpt = None,
-    beam: Annotated[Optional[int], typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3).")] = None,
+    beam: Annotated[
+        Optional[int],
+        typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (3)."),
+    ] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
     device: Annotated[Device, typer.Option("--device", help="Where the model runs.")] = Device.cpu,
-    per_position: Annotated[bool, typer.Option("--per-position", help="lm: each sequence's loss at every position too.")] = False,
-    curve: Annotated[Optional[str], typer.Option("--curve", help="lm: write the loss by context position, averaged over the sequences and smoothed over --window positions, to this JSON file.")] = None,
-    window: Annotated[int, typer.Option("--window", min=1, help="lm: the moving-average window of --curve, in positions.")] = 100,
+    per_position: Annotated[
+        bool, typer.Option("--per-position", help="lm: each sequence's loss at every position too.")
+    ] = False,
+    curve: Annotated[
+        Optional[str],
+        typer.Option(
+            "--curve",
+            help="lm: write the loss by context position, averaged over the sequences and smoothed over --window positions, to this JSON file.",
+        ),
+    ] = None,
+    window: Annotated[
+        int, typer.Option("--window", min=1, help="lm: the moving-average window of --curve, in positions.")
+    ] = 100,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Predict with a trained or compiled model: one line per program of FILE.
@@ -49,40 +70,71 @@ def predict_command(
     import torch
 
     from ..checkpoint import load_model
-    from ..errors import InvarError, UsageError
     from ..tasks import get_task
 
     torch.set_num_threads(1)
+    _check_destinations(curve, device)
+    m = load_model(model, device=device.value)
+    task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
+    lm = _check_request(m, file, task, per_position, curve)
+    good, bad = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
+    if lm:
+        records = _lm_records(m, good, batch_size, device.value, per_position, curve, window)
+    else:
+        records, failed = _task_records(m, good, batch_size, beam, device.value)
+        bad += failed
+    _print(records, bad, fmt)
+    if bad:
+        raise typer.Exit(1)
+
+
+def _check_destinations(curve: str | None, device: Device) -> None:
+    """Refuse, before any work, a --curve file that cannot be written and a
+    CUDA device that is not there."""
+    import torch
+
+    from ..errors import UsageError
+
     if curve is not None:
         from .outputs import destination
 
         destination(curve, "--curve")
     if device is Device.cuda and not torch.cuda.is_available():
         raise UsageError("--device cuda: no CUDA device is available", path="--device")
-    m = load_model(model, device=device.value)
-    task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
-    if file != "-":  # a dataset invar data wrote for another task: one message, not one per program
+
+
+def _check_request(m, file: str, task, per_position: bool, curve: str | None) -> bool:
+    """Whether ``m`` is a language model, after refusing a dataset invar data
+    wrote for another task (one message, not one per program) and the
+    language model's options asked of another model."""
+    from ..errors import UsageError
+
+    if file != "-":
         from ..data import manifest
 
         manifest.check(file, task, m.languages)
     lm = getattr(m, "task", None) == "lm"
     if not lm and (per_position or curve is not None):
-        raise UsageError(f"--per-position and --curve are for a language model (lm), not a {m.task} model",
-                         path="--per-position" if per_position else "--curve")
-    good, bad = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
-    if lm:
-        records = _lm_records(m, good, batch_size, device.value, per_position, curve, window)
-    else:
-        records = []
-        for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device.value)):
-            if isinstance(pred, InvarError):  # this program's output alone could not be made (a canonicalized
-                report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back)
-                bad += 1
-                continue
-            records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
-    _print(records, bad, fmt)
-    if bad:
-        raise typer.Exit(1)
+        raise UsageError(
+            f"--per-position and --curve are for a language model (lm), not a {m.task} model",
+            path="--per-position" if per_position else "--curve",
+        )
+    return lm
+
+
+def _task_records(m, good: list, batch_size: int, beam: int | None, device: str) -> tuple[list[dict], int]:
+    """The records of a task model's predictions of ``good``, and how many
+    programs had no output (each reported at its location)."""
+    from ..errors import InvarError
+
+    records, bad = [], 0
+    for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device)):
+        if isinstance(pred, InvarError):  # this program's output alone could not be made (a canonicalized
+            report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back)
+            bad += 1
+            continue
+        records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
+    return records, bad
 
 
 def _admitted(m, units: list) -> tuple[list, int]:
@@ -141,14 +193,16 @@ def _lm_units(file: str, lang: str | None, m) -> list:
     return [((shown, w.lines[0].source_line), w) for w in windows if len(w.tokens) > 1]
 
 
-def _lm_records(m, good: list, batch_size: int, device: str, per_position: bool, curve: str | None,
-                window: int) -> list[dict]:
+def _lm_records(
+    m, good: list, batch_size: int, device: str, per_position: bool, curve: str | None, window: int
+) -> list[dict]:
     """Each window's loss (and its position losses); the curve written to ``curve``."""
     from ..nn.lm import position_losses
     from ..tasks.lm import curve as curve_of
 
-    losses = position_losses(m.network.to(device), [m.encode(p) for _, _, p in good], batch_size=batch_size,
-                             device=device)
+    losses = position_losses(
+        m.network.to(device), [m.encode(p) for _, _, p in good], batch_size=batch_size, device=device
+    )
     if curve is not None:
         from ..files import write_atomic
 
@@ -157,9 +211,15 @@ def _lm_records(m, good: list, batch_size: int, device: str, per_position: bool,
         data = json.dumps({"schema": SCHEMA, "model": m.config.arch, **curve_of(losses, window)})
         make_folders(curve)
         write_atomic(curve, lambda f: f.write(data.encode("utf-8")))
-    return [{"location": f"{where[0]}:{where[1]}", "source": f"{where[0]}:{where[1]}",
-             "prediction": float(x.mean()), **({"positions": x.tolist()} if per_position else {})}
-            for (where, _, _), x in zip(good, losses)]
+    return [
+        {
+            "location": f"{where[0]}:{where[1]}",
+            "source": f"{where[0]}:{where[1]}",
+            "prediction": float(x.mean()),
+            **({"positions": x.tolist()} if per_position else {}),
+        }
+        for (where, _, _), x in zip(good, losses)
+    ]
 
 
 def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
@@ -177,8 +237,11 @@ def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
         for r in records:
             stdout.print(json.dumps({"schema": SCHEMA, **r}), markup=False, highlight=False)
     else:
-        stdout.print(json.dumps({"schema": SCHEMA, "predictions": records, "refused": bad}, indent=2),
-                     markup=False, highlight=False)
+        stdout.print(
+            json.dumps({"schema": SCHEMA, "predictions": records, "refused": bad}, indent=2),
+            markup=False,
+            highlight=False,
+        )
 
 
 def _units(file: str, lang: str | None, task) -> list:

@@ -46,9 +46,9 @@ def parse_pool(names: str | None) -> list[str] | None:
         if ".." in part:
             lo, hi = part.split("..", 1)
             stem = lo.rstrip("0123456789")
-            if not stem or not hi.startswith(stem) or not lo[len(stem):].isdigit() or not hi[len(stem):].isdigit():
+            if not stem or not hi.startswith(stem) or not lo[len(stem) :].isdigit() or not hi[len(stem) :].isdigit():
                 raise UsageError(f"bad name range {part!r}; write e.g. v0..v9")
-            out.extend(f"{stem}{i}" for i in range(int(lo[len(stem):]), int(hi[len(stem):]) + 1))
+            out.extend(f"{stem}{i}" for i in range(int(lo[len(stem) :]), int(hi[len(stem) :]) + 1))
         elif part:
             out.append(part)
     if len(set(out)) != len(out):
@@ -63,10 +63,20 @@ def renamings(
     limit: LimitOpt = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
-    pin: Annotated[Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")] = None,
-    names: Annotated[Optional[str], typer.Option("--names", help="Pool of target names: a,b,c or v0..v9 or @FILE.")] = None,
+    pin: Annotated[
+        Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")
+    ] = None,
+    names: Annotated[
+        Optional[str], typer.Option("--names", help="Pool of target names: a,b,c or v0..v9 or @FILE.")
+    ] = None,
     aps: Annotated[Optional[str], typer.Option("--aps", help="Pool of atomic propositions for LTL: a,b,c,d,e.")] = None,
-    function: Annotated[Optional[str], typer.Option("--function", help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).")] = None,
+    function: Annotated[
+        Optional[str],
+        typer.Option(
+            "--function",
+            help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).",
+        ),
+    ] = None,
     every: Annotated[bool, typer.Option("--all", help=ALL_HELP)] = False,
     lang: LangOpt = None,
     fmt: TextFormatOpt = TextFormat.text,
@@ -104,22 +114,33 @@ def renamings(
             picked = ((space.rank(r), r) for r in islice(space.samples(rng), sample))
         else:
             picked = ((None, r) for r in space.enumerate(limit))
-        first = first_tokens(space)
-        for k, (index, r) in enumerate(picked):
-            text = space.render(r)  # the renamed text from a template: no IR built per variant
-            mapping = shown_mapping(space, r, first)
-            if fmt is TextFormat.text:
-                head = ", ".join(f"{a}->{b}" for a, b in mapping.items() if a != b) or "identity"
-                where = f"{unit.name} " if many else ""
-                # plain writes: a variant is printed exactly as rendered, and
-                # a long one costs no per-line styling
-                typer.echo(f"# {where}renaming {decimal_string(index if index is not None else k)}: {head}")
-                typer.echo(text)
-            else:
-                print(json_dumps({
-                    "schema": SCHEMA, "unit": unit.name,
-                    "index": index if index is not None else k,
-                    "mapping": mapping, "referents": dict(r.mapping), "text": text,
-                }))
+        _print_renamings(space, unit.name, many, picked, fmt)
         if cut and (n := space.count()) > FIRST_FEW:
             stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)
+
+
+def _print_renamings(space, unit: str, many: bool, picked, fmt: TextFormat) -> None:
+    """Each (index or None, renaming) of ``picked`` of unit ``unit``, as text
+    (a header line, naming the unit when the file holds ``many``, then the
+    renamed program) or a JSON line."""
+    first = first_tokens(space)
+    for k, (index, r) in enumerate(picked):
+        text = space.render(r)  # the renamed text from a template: no IR built per variant
+        mapping = shown_mapping(space, r, first)
+        if fmt is TextFormat.text:
+            head = ", ".join(f"{a}->{b}" for a, b in mapping.items() if a != b) or "identity"
+            where = f"{unit} " if many else ""
+            # plain writes: a variant is printed exactly as rendered, and
+            # a long one costs no per-line styling
+            typer.echo(f"# {where}renaming {decimal_string(index if index is not None else k)}: {head}")
+            typer.echo(text)
+        else:
+            record = {
+                "schema": SCHEMA,
+                "unit": unit,
+                "index": index if index is not None else k,
+                "mapping": mapping,
+                "referents": dict(r.mapping),
+                "text": text,
+            }
+            print(json_dumps(record))

@@ -44,8 +44,14 @@ def train_command(config: TrainConfig, fmt: TableFormatOpt = TableFormat.table) 
 
     destination(config.out, "--out")  # before the training, not after it (missing folders are created at the save)
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=stderr, transient=True,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=stderr,
+        transient=True,
         disable=not stderr.is_terminal,  # a log or a pipe gets no bar, and no blank line where it was
     ) as bar:
         result = train(config, progress=_Reporter(bar, f"{config.arch} {config.size}"))
@@ -65,27 +71,35 @@ class _Reporter:
         getattr(self, f"_{event}", lambda **_: None)(**info)
 
     def _encode(self, **info) -> None:
-        stderr.print(f"encoding {info['split']} ({info['n']} programs"
-                     + (", once; cached under the data directory)" if info.get("cached") else ")"), markup=False)
+        stderr.print(
+            f"encoding {info['split']} ({info['n']} programs"
+            + (", once; cached under the data directory)" if info.get("cached") else ")"),
+            markup=False,
+        )
 
     def _draws(self, **info) -> None:
-        stderr.print(f"random vectors: seed {info['chosen']} of {len(info['seeds'])} draws "
-                     "(median validation loss)", markup=False)
+        stderr.print(
+            f"random vectors: seed {info['chosen']} of {len(info['seeds'])} draws (median validation loss)",
+            markup=False,
+        )
 
     def _resume(self, **info) -> None:
         stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
 
     def _stop(self, **info) -> None:
-        why = (f"the time limit of {info['time_limit']:g} s passed" if info.get("reason") == "time_limit"
-               else f"no better validation in {info['patience']} epochs")
+        why = (
+            f"the time limit of {info['time_limit']:g} s passed"
+            if info.get("reason") == "time_limit"
+            else f"no better validation in {info['patience']} epochs"
+        )
         stderr.print(f"stopped after epoch {info['epoch']}: {why} (best: epoch {info['best_epoch']})", markup=False)
 
     def _start(self, **info) -> None:
         stderr.print(
             f"{self.model}: {info['n_train']} training and {info['n_valid']} validation programs"
             f" ({info['too_long']} longer than {info['config'].max_len} tokens skipped),"
-            f" {info['steps']} steps per epoch"
-            + (f", {info['world']} processes" if info["world"] > 1 else ""), markup=False,
+            f" {info['steps']} steps per epoch" + (f", {info['world']} processes" if info["world"] > 1 else ""),
+            markup=False,
         )
 
     def _step(self, **info) -> None:
@@ -109,11 +123,19 @@ def _summary(result, fmt: TableFormat) -> None:
     from ..tasks import get_task
 
     summary = {
-        "out": result.out, "task": result.task, "arch": result.arch, "size": result.size,
-        "train": result.n_train, "valid": result.n_valid, "too_long": result.too_long,
-        "best_epoch": result.best_epoch, f"valid_{result.metric_name}": round(result.best_metric, 4),
-        "epochs_run": len(result.history), "stopped_early": result.stopped_at is not None,
-        "schedule": result.schedule, "lr_halvings": result.halvings,
+        "out": result.out,
+        "task": result.task,
+        "arch": result.arch,
+        "size": result.size,
+        "train": result.n_train,
+        "valid": result.n_valid,
+        "too_long": result.too_long,
+        "best_epoch": result.best_epoch,
+        f"valid_{result.metric_name}": round(result.best_metric, 4),
+        "epochs_run": len(result.history),
+        "stopped_early": result.stopped_at is not None,
+        "schedule": result.schedule,
+        "lr_halvings": result.halvings,
         "final_lr": result.history[-1]["lr"] if result.history else None,
     }
     if fmt is TableFormat.json:
@@ -124,8 +146,11 @@ def _summary(result, fmt: TableFormat) -> None:
         f"best validation {result.metric_name} {result.best_metric:.1f}{get_task(result.task).unit} at epoch "
         f"{result.best_epoch} of {result.epochs}"
         + (f" (stopped early after epoch {result.stopped_at})" if result.stopped_at is not None else "")
-        + (f"; learning rate halved {result.halvings} time{'s' if result.halvings != 1 else ''}"
-           if result.schedule == "plateau" else ""),
+        + (
+            f"; learning rate halved {result.halvings} time{'s' if result.halvings != 1 else ''}"
+            if result.schedule == "plateau"
+            else ""
+        ),
         markup=False,
     )
 

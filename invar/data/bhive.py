@@ -118,7 +118,8 @@ def download(url: str, cache_dir: str | os.PathLike) -> Path:
         reason = getattr(err, "reason", err)
         raise DataError(
             f"cannot download {url}: {reason}; without network, label local copies with --source DIR "
-            "(for example ../shared/data/bhive)", path="--source",
+            "(for example ../shared/data/bhive)",
+            path="--source",
         )
     _write_atomic(target, data)
     return target
@@ -180,8 +181,13 @@ def read_blocks(files: Sequence[tuple[str, Path]]) -> tuple[dict[str, str], list
             if not _HEX.match(hexcode) or len(hexcode) % 2:
                 if hexcode not in seen_bad:
                     seen_bad.add(hexcode)
-                    reason = ("no hex before the first comma" if not hexcode else
-                              "odd number of hex digits" if _HEX.match(hexcode) else "not a hex string")
+                    reason = (
+                        "no hex before the first comma"
+                        if not hexcode
+                        else "odd number of hex digits"
+                        if _HEX.match(hexcode)
+                        else "not a hex string"
+                    )
                     rejected.append(Rejected(hexcode, "invar", reason, where))
                 continue
             blocks.setdefault(hexcode, where)
@@ -215,13 +221,24 @@ _REGION = re.compile(
 
 def _mca(text: str, mcpu: str, iterations: int) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["llvm-mca", f"-mcpu={mcpu}", f"-iterations={iterations}", "--instruction-info=false",
-         "--resource-pressure=false", "-"],
-        input=text, capture_output=True, text=True, timeout=3600,
+        [
+            "llvm-mca",
+            f"-mcpu={mcpu}",
+            f"-iterations={iterations}",
+            "--instruction-info=false",
+            "--resource-pressure=false",
+            "-",
+        ],
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=3600,
     )
 
 
-def label_texts(texts: Sequence[str], mcpu: str = "haswell", iterations: int = ITERATIONS) -> list[tuple[int | None, str]]:
+def label_texts(
+    texts: Sequence[str], mcpu: str = "haswell", iterations: int = ITERATIONS
+) -> list[tuple[int | None, str]]:
     """Run every block text through one ``llvm-mca`` process as code regions.
 
     Returns, per text, ``(total cycles, "")`` or ``(None, llvm-mca's reason)``.
@@ -267,8 +284,10 @@ def _culprit(stderr: str, region_of_line: dict[int, int], undone: list[int], tex
     if m:  # "found an unsupported instruction": llvm-mca names it, not its line
         wanted = " ".join(m.group(1).split())
         for i in undone:
-            if any(" ".join(line.replace(",", ", ").split()) == " ".join(wanted.replace(",", ", ").split())
-                   for line in texts[i].splitlines()):
+            if any(
+                " ".join(line.replace(",", ", ").split()) == " ".join(wanted.replace(",", ", ").split())
+                for line in texts[i].splitlines()
+            ):
                 return i
     return undone[0]
 
@@ -315,8 +334,13 @@ class Summary:
     cached: int = 0
 
     def to_dict(self) -> dict:
-        return {"out": self.out, "blocks": self.blocks, "labelled": self.labelled, "splits": self.splits,
-                "rejected": self.rejected}
+        return {
+            "out": self.out,
+            "blocks": self.blocks,
+            "labelled": self.labelled,
+            "splits": self.splits,
+            "rejected": self.rejected,
+        }
 
 
 def build(
@@ -349,8 +373,17 @@ def build(
     todo = [h for h in wanted if h not in done]
     summary = Summary(out=str(outdir), new=len(todo), cached=len(wanted) - len(todo))
     if todo:
-        _label_all(todo, outdir / _LABELS, header, done, mcpu, iterations, jobs, chunk,
-                   lambda n: progress(len(wanted) - len(todo) + n, len(wanted)) if progress else None)
+        _label_all(
+            todo,
+            outdir / _LABELS,
+            header,
+            done,
+            mcpu,
+            iterations,
+            jobs,
+            chunk,
+            lambda n: progress(len(wanted) - len(todo) + n, len(wanted)) if progress else None,
+        )
     elif progress:
         progress(len(wanted), len(wanted))
     rows: dict[str, list] = {s: [] for s in SPLITS}
@@ -362,14 +395,23 @@ def build(
             rejected.append(Rejected(h, rec["stage"], rec["reason"], blocks[h]))
     for split in SPLITS:
         _write_csv(outdir / f"{split}.csv", ["hex", "throughput"], rows[split])
-    _write_csv(outdir / "rejected.csv", ["hex", "stage", "reason", "source"],
-               [(r.hex, r.stage, r.reason, r.source) for r in rejected])
+    _write_csv(
+        outdir / "rejected.csv",
+        ["hex", "stage", "reason", "source"],
+        [(r.hex, r.stage, r.reason, r.source) for r in rejected],
+    )
     summary.blocks = len(wanted) + sum(1 for r in rejected if r.hex not in blocks)
     summary.labelled = sum(len(v) for v in rows.values())
     summary.splits = {s: len(rows[s]) for s in SPLITS}
     summary.rejected = {stage: sum(1 for r in rejected if r.stage == stage) for stage in ("invar", "llvm-mca")}
-    meta = {"schema": 1, **header, **manifest.fields("bhive", ["x86"]), "sources": [shown for shown, _ in files],
-            "limit": limit, **summary.to_dict()}
+    meta = {
+        "schema": 1,
+        **header,
+        **manifest.fields("bhive", ["x86"]),
+        "sources": [shown for shown, _ in files],
+        "limit": limit,
+        **summary.to_dict(),
+    }
     meta.pop("out")
     _write_atomic(outdir / "meta.json", (json.dumps(meta, indent=2) + "\n").encode())
     return summary
@@ -394,7 +436,9 @@ def _read_labels(path: Path, header: dict, overwrite: bool) -> dict[str, dict]:
     if found != header:
         raise DataError(
             f"labelled with other settings ({', '.join(f'{k}={v}' for k, v in found.items() if k != 'invar')}); "
-            "choose another --out or pass --overwrite", path=str(path), line=1,
+            "choose another --out or pass --overwrite",
+            path=str(path),
+            line=1,
         )
     for line in lines[1:]:
         try:
@@ -405,11 +449,20 @@ def _read_labels(path: Path, header: dict, overwrite: bool) -> dict[str, dict]:
     return done
 
 
-def _label_all(todo: list[str], path: Path, header: dict, done: dict, mcpu: str, iterations: int,
-               jobs: int | None, chunk: int, progress: Callable[[int], None]) -> None:
+def _label_all(
+    todo: list[str],
+    path: Path,
+    header: dict,
+    done: dict,
+    mcpu: str,
+    iterations: int,
+    jobs: int | None,
+    chunk: int,
+    progress: Callable[[int], None],
+) -> None:
     from ..interrupts import pool as worker_pool
 
-    chunks = [(todo[i: i + chunk], mcpu, iterations) for i in range(0, len(todo), chunk)]
+    chunks = [(todo[i : i + chunk], mcpu, iterations) for i in range(0, len(todo), chunk)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, len(chunks)))
     new_file = not path.exists()
     with open(path, "a", encoding="utf-8") as f:
@@ -502,8 +555,25 @@ def _row_error(row: list[str], shown: str, lineno: int) -> DataError | None:
 
 
 __all__ = [
-    "BHIVE_URL", "BHIVE_FILES", "SPLITS", "ITERATIONS", "Rejected", "Summary", "build", "download",
-    "source_files", "read_blocks", "split_of", "block_hash", "label_texts", "label_chunk", "read_split",
+    "BHIVE_URL",
+    "BHIVE_FILES",
+    "SPLITS",
+    "ITERATIONS",
+    "Rejected",
+    "Summary",
+    "build",
+    "download",
+    "source_files",
+    "read_blocks",
+    "split_of",
+    "block_hash",
+    "label_texts",
+    "label_chunk",
+    "read_split",
     "split_examples",
-    "default_cache_dir", "bhive_url", "cached", "pending", "llvm_mca_version",
+    "default_cache_dir",
+    "bhive_url",
+    "cached",
+    "pending",
+    "llvm_mca_version",
 ]

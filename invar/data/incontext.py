@@ -89,8 +89,9 @@ def alphabet_pool(alphabet: str = DEFAULT_ALPHABET) -> Pool:
     """The distinct characters of ``alphabet``, each once (markup refused)."""
     bad = sorted(set(alphabet) & RESERVED_CHARS)
     if bad:
-        raise UsageError(f"the alphabet holds markup characters {''.join(bad)!r}: they cannot be symbols",
-                         path="--alphabet")
+        raise UsageError(
+            f"the alphabet holds markup characters {''.join(bad)!r}: they cannot be symbols", path="--alphabet"
+        )
     symbols = tuple(dict.fromkeys(alphabet))
     return _checked(Pool(symbols, tuple(1.0 for _ in symbols)), "--alphabet")
 
@@ -128,8 +129,11 @@ def symbols_pool(path: str | Path) -> Pool:
         except ValueError:
             raise DataError(f"the count {count!r} is not a number", path=str(path), line=number) from None
         if token.strip() != token or token in MARKUP["tokens"] or weight <= 0:
-            raise DataError(f"{token!r} cannot be a symbol (markup, surrounding spaces or a count that is not "
-                            "positive)", path=str(path), line=number)
+            raise DataError(
+                f"{token!r} cannot be a symbol (markup, surrounding spaces or a count that is not positive)",
+                path=str(path),
+                line=number,
+            )
         symbols.append(token)
         weights.append(weight)
     if len(set(symbols)) != len(symbols):
@@ -190,8 +194,10 @@ def permutation(rng: random.Random, pool: Pool, length: int = 4, demos: int = 3)
     the identity, shown on ``demos`` tuples of distinct symbols, then applied
     to a fresh tuple."""
     if length < 2 or demos < 1:
-        raise UsageError(f"--length {length} --demos {demos}: a permutation needs at least 2 positions and "
-                         "1 demonstration", path="--length" if length < 2 else "--demos")
+        raise UsageError(
+            f"--length {length} --demos {demos}: a permutation needs at least 2 positions and 1 demonstration",
+            path="--length" if length < 2 else "--demos",
+        )
     arrow, _, newline = MARKUP[pool.vocab]
     order = list(range(length))
     while order == sorted(order):
@@ -239,13 +245,17 @@ def read(path: str | Path) -> list[Item]:
             data = json.loads(line)
             vocab = data.get("vocab", "char")
             prompt, answer = data["prompt"], data["answer"]
-            ok = data["task"] in TASKS and vocab in VOCABS and type(prompt) is type(answer) is (
-                str if vocab == "char" else list)
+            ok = (
+                data["task"] in TASKS
+                and vocab in VOCABS
+                and type(prompt) is type(answer) is (str if vocab == "char" else list)
+            )
         except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
             ok = False
         if not ok or not answer:
-            raise DataError("not an in-context example (a JSON object with task, prompt and answer)",
-                            path=str(path), line=number)
+            raise DataError(
+                "not an in-context example (a JSON object with task, prompt and answer)", path=str(path), line=number
+            )
         items.append(Item(data["task"], tuple(prompt), tuple(answer), vocab))
     return items
 
@@ -261,5 +271,17 @@ def accuracy(items: Sequence[Item], written: Sequence[Sequence[str]]) -> float:
     return right / total if total else 0.0
 
 
-__all__ = ["Item", "Pool", "TASKS", "alphabet_pool", "corpus_pool", "symbols_pool", "lookup", "permutation",
-           "generate", "write", "read", "accuracy"]
+__all__ = [
+    "Item",
+    "Pool",
+    "TASKS",
+    "alphabet_pool",
+    "corpus_pool",
+    "symbols_pool",
+    "lookup",
+    "permutation",
+    "generate",
+    "write",
+    "read",
+    "accuracy",
+]

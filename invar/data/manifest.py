@@ -29,17 +29,38 @@ from ..frontends.registry import REGISTRY
 
 FILE = "meta.json"
 #: the ``invar`` field of each writer -> the task its datasets are for
-WRITERS = {"bhive-labels": "bhive", "names": "names", "bugs": "bugs", "copy": "copy", "ltl": "ltl", "lm": "lm",
-           "exec": "exec"}
+WRITERS = {
+    "bhive-labels": "bhive",
+    "names": "names",
+    "bugs": "bugs",
+    "copy": "copy",
+    "ltl": "ltl",
+    "lm": "lm",
+    "exec": "exec",
+}
 #: the split files each task's directories hold
-_SPLIT_FILES = {"bhive": (".csv",), "names": (".csv",), "bugs": (".csv",), "copy": (".txt",),
-                "ltl": (".txt", ".jsonl", ".ltl"), "lm": (".csv",), "exec": (".jsonl",)}
+_SPLIT_FILES = {
+    "bhive": (".csv",),
+    "names": (".csv",),
+    "bugs": (".csv",),
+    "copy": (".txt",),
+    "ltl": (".txt", ".jsonl", ".ltl"),
+    "lm": (".csv",),
+    "exec": (".jsonl",),
+}
 _SPLITS = ("train", "valid", "val", "test")
 #: the languages of a directory written before ``meta.json`` named them: every
 #: language its task's datasets could hold then (tests/data/test_manifest.py
 #: checks this against each task's :attr:`~invar.tasks.Task.languages`)
-LEGACY_LANGUAGES = {"bhive": ("x86",), "names": ("java", "python"), "bugs": ("java", "python"),
-                    "copy": ("copy",), "ltl": ("ltl",), "lm": ("chars", "java", "python"), "exec": ("python",)}
+LEGACY_LANGUAGES = {
+    "bhive": ("x86",),
+    "names": ("java", "python"),
+    "bugs": ("java", "python"),
+    "copy": ("copy",),
+    "ltl": ("ltl",),
+    "lm": ("chars", "java", "python"),
+    "exec": ("python",),
+}
 
 
 @dataclass(frozen=True)
@@ -119,13 +140,18 @@ def check(spec: str, task, languages: Iterable[str] | None = None) -> None:
     if found is None or task is None:
         return
     if task.name != "classify" and found.task != task.name:
-        raise DataError(f"{_a(found.task)} {found.task} dataset ({shown(found.languages)}, written by invar data "
-                        f"{found.task}), not {_a(task.name)} {task.name} one: {_a(task.name)} {task.name} model "
-                        "does not read it", path=spec)
+        raise DataError(
+            f"{_a(found.task)} {found.task} dataset ({shown(found.languages)}, written by invar data "
+            f"{found.task}), not {_a(task.name)} {task.name} one: {_a(task.name)} {task.name} model "
+            "does not read it",
+            path=spec,
+        )
     languages = list(languages or ())
     if languages and found.languages and not set(found.languages) & set(languages):
-        raise DataError(f"a dataset of {shown(found.languages)} programs; the model was trained on "
-                        f"{shown(languages)} only", path=spec)
+        raise DataError(
+            f"a dataset of {shown(found.languages)} programs; the model was trained on {shown(languages)} only",
+            path=spec,
+        )
 
 
 def _a(word: str) -> str:
@@ -134,8 +160,11 @@ def _a(word: str) -> str:
 
 
 #: how a language is called in messages: a frontend's title, or a task's own language
-NAMES = {**{record.name: record.title for record in REGISTRY.values()},
-         "copy": "copy strings", "chars": "character text"}
+NAMES = {
+    **{record.name: record.title for record in REGISTRY.values()},
+    "copy": "copy strings",
+    "chars": "character text",
+}
 #: a program of a task's own language, where "a NAME program" does not say it
 _ONE = {"copy": "a copy string"}
 
@@ -164,5 +193,17 @@ def split_file(path: str | os.PathLike) -> tuple[str, str] | None:
     return None
 
 
-__all__ = ["FILE", "WRITERS", "Manifest", "fields", "read", "of", "check", "LEGACY_LANGUAGES", "shown", "a_program",
-           "split_file", "NAMES"]
+__all__ = [
+    "FILE",
+    "WRITERS",
+    "Manifest",
+    "fields",
+    "read",
+    "of",
+    "check",
+    "LEGACY_LANGUAGES",
+    "shown",
+    "a_program",
+    "split_file",
+    "NAMES",
+]

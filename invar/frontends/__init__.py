@@ -103,5 +103,20 @@ def parse_units(text: str, lang: str, path: str | None = None) -> list[Program]:
     return units
 
 
-__all__ = ["Frontend", "REGISTRY", "UNREAD", "frontend_of", "X86", "HEX", "PYTHON", "JAVA", "LTL", "FRONTENDS",
-           "EXTENSIONS", "LANGS", "lang_of", "decode", "parse_units"]
+__all__ = [
+    "Frontend",
+    "REGISTRY",
+    "UNREAD",
+    "frontend_of",
+    "X86",
+    "HEX",
+    "PYTHON",
+    "JAVA",
+    "LTL",
+    "FRONTENDS",
+    "EXTENSIONS",
+    "LANGS",
+    "lang_of",
+    "decode",
+    "parse_units",
+]

@@ -80,9 +80,7 @@ def conflict(a: Effect, b: Effect, *, protected: bool = False) -> bool:
     return bool(b.writes) and not b.writes.isdisjoint(a.reads)
 
 
-def block_deps(
-    members: list[tuple[int, Effect]], *, protected: bool = False
-) -> list[tuple[int, int]]:
+def block_deps(members: list[tuple[int, Effect]], *, protected: bool = False) -> list[tuple[int, int]]:
     """Dependency pairs ``(i, j)`` between the lines of one block: a sparse set
     whose transitive closure is exactly "every pair :func:`conflict` orders",
     built in time linear in the block's size and resources.

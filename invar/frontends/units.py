@@ -26,7 +26,9 @@ def check_size(text: str, path: str | None) -> None:
     if len(text) > MAX_CHARS:
         raise ParseError(
             f"input too large ({len(text) / 1e6:.1f} MB; the limit is {MAX_CHARS / 1e6:.1f} MB)",
-            path=path, line=1, col=1,
+            path=path,
+            line=1,
+            col=1,
         )
 
 

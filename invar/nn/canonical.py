@@ -52,8 +52,10 @@ def canonical_pair(enc: Encoded, referent_of: np.ndarray) -> Encoded:
     :func:`invar.encoding.token_parts`); a name the vocabulary lacks keeps
     the unknown referent. ModelError when ``enc`` has no canonical ids."""
     if enc.canon is None or len(enc.canon) != len(enc.tokens):
-        raise ModelError("a canonicalized model reads encodings with canonical ids: "
-                         "encode the pair with canonical=True (Model.encode does)")
+        raise ModelError(
+            "a canonicalized model reads encodings with canonical ids: "
+            "encode the pair with canonical=True (Model.encode does)"
+        )
     named = enc.referents != 0  # (T,)
     refs = referent_of[enc.canon]
     refs = np.where(named, np.where(refs > 0, refs, UNK), 0).astype(enc.referents.dtype)
@@ -84,16 +86,19 @@ def source_key(enc: Encoded) -> bytes:
     return b"|".join(parts)
 
 
-def map_back(ids: Sequence[int], back: dict[int, int], interchangeable: Sequence[bool],
-             tokens: Sequence[str]) -> list[int]:
+def map_back(
+    ids: Sequence[int], back: dict[int, int], interchangeable: Sequence[bool], tokens: Sequence[str]
+) -> list[int]:
     """Written canonical ids -> ids in the input's names; an interchangeable
     id the source does not hold raises :class:`Unmapped` naming it."""
     out = []
     for i in ids:
         if interchangeable[i]:
             if i not in back:
-                raise Unmapped(f"the model wrote {tokens[i]!r}, a canonical name the input does not hold, so it "
-                               "names nothing of the input (restrict_output=False)")
+                raise Unmapped(
+                    f"the model wrote {tokens[i]!r}, a canonical name the input does not hold, so it "
+                    "names nothing of the input (restrict_output=False)"
+                )
             i = back[i]
         out.append(i)
     return out
@@ -102,8 +107,7 @@ def map_back(ids: Sequence[int], back: dict[int, int], interchangeable: Sequence
 def weights_stamp(module) -> tuple:
     """Changes whenever a parameter or buffer of ``module`` is replaced,
     moved or written in place (every in-place write bumps a tensor's version)."""
-    return tuple((id(t), t.device, t.data_ptr(), t._version)
-                 for t in (*module.parameters(), *module.buffers()))
+    return tuple((id(t), t.device, t.data_ptr(), t._version) for t in (*module.parameters(), *module.buffers()))
 
 
 class Memo:

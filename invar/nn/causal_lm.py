@@ -29,8 +29,10 @@ from ..errors import ModelError
 from .config import ModelConfig
 from .wrapper import Model, to_device
 
-_NOT_ALONG = ("its token ids are no one-to-one map of the original's random ones (a renaming into or out of names "
-              "the vocabulary lacks, which share its unknown id): no table can be permuted along it")
+_NOT_ALONG = (
+    "its token ids are no one-to-one map of the original's random ones (a renaming into or out of names "
+    "the vocabulary lacks, which share its unknown id): no table can be permuted along it"
+)
 
 
 class CausalLM(Model):
@@ -50,8 +52,14 @@ class CausalLM(Model):
     def along_table(self) -> bool:
         return bool(getattr(self.network, "random_table", False))
 
-    def _predict_batch(self, net: nn.Module, items: Sequence[Encoded], dev: torch.device, beam: int,
-                       originals: Sequence[Encoded] | None) -> list:
+    def _predict_batch(
+        self,
+        net: nn.Module,
+        items: Sequence[Encoded],
+        dev: torch.device,
+        beam: int,
+        originals: Sequence[Encoded] | None,
+    ) -> list:
         if originals is not None:
             return self._predict_along(net, items, originals, dev)
         return self._task.output(net(to_device(self.collate(items), dev)))
@@ -76,8 +84,9 @@ class CausalLM(Model):
         return int(meta_of(data)["seq_len"])
 
     @torch.no_grad()
-    def validate(self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int,
-                 world: int) -> tuple[float, float]:
+    def validate(
+        self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int, world: int
+    ) -> tuple[float, float]:
         """(perplexity, mean loss) over every predicted position of ``encoded``."""
         from .lm import position_losses
 

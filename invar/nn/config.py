@@ -49,11 +49,7 @@ from typing import Any, Mapping
 INIT_STD = 0.02
 
 #: name -> (layers, width, heads)
-SIZES: dict[str, tuple[int, int, int]] = {
-    "tiny": (2, 128, 2),
-    "mini": (4, 256, 4),
-    "small": (4, 512, 8),
-}
+SIZES: dict[str, tuple[int, int, int]] = {"tiny": (2, 128, 2), "mini": (4, 256, 4), "small": (4, 512, 8)}
 
 EMBEDDINGS = ("learned", "view", "dualpart", "lexinvariant")
 EMBED_SCALINGS = ("sqrtd", "none")
@@ -291,10 +287,18 @@ class ModelConfig:
     def validate(self) -> "ModelConfig":
         """Raise ValueError, with a message, for an impossible or incompatible config."""
         for name, allowed in (
-            ("embedding", EMBEDDINGS), ("random_part", RANDOM_PARTS), ("random_tokens", RANDOM_TOKENS),
-            ("pinned_tokens", PINNED_TOKENS), ("embed_scaling", EMBED_SCALINGS), ("norm_position", NORM_POSITIONS),
-            ("random_draw", RANDOM_DRAW), ("positions", POSITIONS), ("attention", ATTENTIONS),
-            ("symmetry_mask", SYMMETRY_MASKS), ("symmetry_heads", SYMMETRY_HEADS), ("head", HEADS),
+            ("embedding", EMBEDDINGS),
+            ("random_part", RANDOM_PARTS),
+            ("random_tokens", RANDOM_TOKENS),
+            ("pinned_tokens", PINNED_TOKENS),
+            ("embed_scaling", EMBED_SCALINGS),
+            ("norm_position", NORM_POSITIONS),
+            ("random_draw", RANDOM_DRAW),
+            ("positions", POSITIONS),
+            ("attention", ATTENTIONS),
+            ("symmetry_mask", SYMMETRY_MASKS),
+            ("symmetry_heads", SYMMETRY_HEADS),
+            ("head", HEADS),
         ):
             value = getattr(self, name)
             if value not in allowed:
@@ -317,23 +321,14 @@ class ModelConfig:
                 f"n_layer - 1 = {self.n_layer - 1}"
             )
         if self.augment and self.canonicalize:
-            raise ValueError("augment and canonicalize exclude each other: canonical inputs make every renaming the same")
-        if self.embedding == "dualpart":
-            if not 0 < self.random_dims < self.d_model:
-                raise ValueError(
-                    f"random_fraction={self.random_fraction} leaves {self.random_dims} of {self.d_model} "
-                    "dimensions to the random part; both parts need at least one"
-                )
-            capacity = {"grid": 3 ** self.random_dims - 1, "hypercube": 2 ** self.random_dims}.get(self.random_part)
-            if capacity is not None and self.n_referents > capacity:
-                raise ValueError(
-                    f"random_part={self.random_part!r} has {capacity} distinct points in {self.random_dims} "
-                    f"dimensions, fewer than the {self.n_referents} referents"
-                )
-        elif self.random_part != "normal" or self.random_fraction != 0.25:
-            raise ValueError(f"random_part and random_fraction apply to embedding='dualpart', not {self.embedding!r}")
+            raise ValueError(
+                "augment and canonicalize exclude each other: canonical inputs make every renaming the same"
+            )
+        self._validate_dualpart()
         if self.embedding != "lexinvariant" and (self.lexinvariant_p is not None or self.random_tokens != "referents"):
-            raise ValueError(f"lexinvariant_p and random_tokens apply to embedding='lexinvariant', not {self.embedding!r}")
+            raise ValueError(
+                f"lexinvariant_p and random_tokens apply to embedding='lexinvariant', not {self.embedding!r}"
+            )
         if (self.positions == "rotary") != (self.head == "lm"):
             raise ValueError("positions='rotary' is the language model's (head='lm'), and it takes no other")
         if self.lexinvariant_p is not None and not 0 <= self.lexinvariant_p <= 1:
@@ -362,6 +357,23 @@ class ModelConfig:
             self._validate_lm()
         return self
 
+    def _validate_dualpart(self) -> None:
+        """The dual-part options (random_fraction, random_part)."""
+        if self.embedding == "dualpart":
+            if not 0 < self.random_dims < self.d_model:
+                raise ValueError(
+                    f"random_fraction={self.random_fraction} leaves {self.random_dims} of {self.d_model} "
+                    "dimensions to the random part; both parts need at least one"
+                )
+            capacity = {"grid": 3**self.random_dims - 1, "hypercube": 2**self.random_dims}.get(self.random_part)
+            if capacity is not None and self.n_referents > capacity:
+                raise ValueError(
+                    f"random_part={self.random_part!r} has {capacity} distinct points in {self.random_dims} "
+                    f"dimensions, fewer than the {self.n_referents} referents"
+                )
+        elif self.random_part != "normal" or self.random_fraction != 0.25:
+            raise ValueError(f"random_part and random_fraction apply to embedding='dualpart', not {self.embedding!r}")
+
     def _validate_random(self) -> None:
         """The random vectors' options (random_vectors, random_draw)."""
         pure = self.embedding == "lexinvariant" and self.lexinvariant_p is None
@@ -372,9 +384,11 @@ class ModelConfig:
             raise ValueError(f"random_vectors={self.random_vectors!r}: choose from {', '.join(RANDOM_VECTORS)}")
         random = self.embedding == "dualpart" or pure
         if self.random_draw != "sequence" and not (random and self.head in ("generate", "lm")):
-            raise ValueError("random_draw='batch' applies to the random vectors (dualpart, or lexinvariant without "
-                             "lexinvariant_p) of a model that generates or a language model (head 'generate' or "
-                             "'lm'), whose training draws a table per sequence")
+            raise ValueError(
+                "random_draw='batch' applies to the random vectors (dualpart, or lexinvariant without "
+                "lexinvariant_p) of a model that generates or a language model (head 'generate' or "
+                "'lm'), whose training draws a table per sequence"
+            )
 
     def _validate_decoder(self) -> None:
         defaults = {f.name: f.default for f in fields(ModelConfig)}
@@ -399,14 +413,18 @@ class ModelConfig:
         if self.pool_size and self.canonicalize:
             raise ValueError("pool_size: a canonicalized model's canonical names are the whole pool")
         if self.random_draws > 1 and self.embedding not in ("dualpart", "lexinvariant"):
-            raise ValueError(f"random_draws applies to random embeddings (dualpart, lexinvariant), not {self.embedding!r}")
+            raise ValueError(
+                f"random_draws applies to random embeddings (dualpart, lexinvariant), not {self.embedding!r}"
+            )
         if self.adacos and not self.normalize_features:
             raise ValueError("adacos scales cosines: it needs normalize_features=True")
         if self.embedding == "view":
             raise ValueError("embedding='view' gives every AP one vector, so a decoder could not tell which to emit")
         if self.embedding in ("dualpart", "lexinvariant") and not self.tie_output:
-            raise ValueError(f"embedding={self.embedding!r} emits its random tokens through its own vectors: "
-                             "it needs tie_output=True")
+            raise ValueError(
+                f"embedding={self.embedding!r} emits its random tokens through its own vectors: "
+                "it needs tie_output=True"
+            )
         if self.embedding == "lexinvariant" and self.lexinvariant_p is not None:
             raise ValueError("the regularised lexinvariant variant (lexinvariant_p) is not supported for generation")
         if self.uses_symmetry:
@@ -414,15 +432,20 @@ class ModelConfig:
 
     def _validate_lm(self) -> None:
         if self.embedding not in ("learned", "lexinvariant"):
-            raise ValueError(f"a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', "
-                             f"not {self.embedding!r}")
+            raise ValueError(
+                f"a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not {self.embedding!r}"
+            )
         if (self.d_model // self.n_head) % 2:
             raise ValueError(f"rotary positions need an even head width, not {self.d_model // self.n_head}")
         if self.embedding == "lexinvariant" and not self.tie_output:
-            raise ValueError("a lexinvariant language model writes tokens through its random vectors: "
-                             "it needs tie_output=True")
-        for name, why in (("attention", "causal attention only"), ("canonicalize", "no canonical form"),
-                          ("augment", "no augmentation")):
+            raise ValueError(
+                "a lexinvariant language model writes tokens through its random vectors: it needs tie_output=True"
+            )
+        for name, why in (
+            ("attention", "causal attention only"),
+            ("canonicalize", "no canonical form"),
+            ("augment", "no augmentation"),
+        ):
             if getattr(self, name) not in ("none", False):
                 raise ValueError(f"{name}={getattr(self, name)!r}: a language model (head='lm') takes {why}")
 
@@ -493,8 +516,10 @@ def spe_ablations(size: str = "tiny", **overrides: Any) -> dict[str, ModelConfig
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}: choose from {', '.join(SIZES)}")
     heads = max(SPE_MIN_HEADS, SIZES[size][2])
-    return {name: preset(arch, size, **{"n_head": heads, **fields, **overrides})
-            for name, (arch, fields) in SPE_ABLATIONS.items()}
+    return {
+        name: preset(arch, size, **{"n_head": heads, **fields, **overrides})
+        for name, (arch, fields) in SPE_ABLATIONS.items()
+    }
 
 
 def architectures(head: str = "regression") -> list[str]:
@@ -529,5 +554,13 @@ def preset(arch: str, size: str = "tiny", **overrides: Any) -> ModelConfig:
     return ModelConfig(**values).validate()
 
 
-__all__ = ["ModelConfig", "ARCHITECTURES", "SIZES", "SPE_ABLATIONS", "preset", "architectures", "spe_ablations",
-           "written_before"]
+__all__ = [
+    "ModelConfig",
+    "ARCHITECTURES",
+    "SIZES",
+    "SPE_ABLATIONS",
+    "preset",
+    "architectures",
+    "spe_ablations",
+    "written_before",
+]

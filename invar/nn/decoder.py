@@ -59,7 +59,7 @@ def rotate(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
     inv = ROPE_BASE ** (-torch.arange(0, D, 2, device=x.device, dtype=torch.float32) / D)  # (D/2,)
     angles = positions.to(torch.float32)[:, None] * inv[None, :]  # (T, D/2)
     cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    x1, x2 = x[..., : D // 2], x[..., D // 2:]
+    x1, x2 = x[..., : D // 2], x[..., D // 2 :]
     return torch.cat([x1 * cos - x2 * sin, x1 * sin + x2 * cos], dim=-1)
 
 
@@ -134,8 +134,9 @@ class DecoderBlock(nn.Module):
         self.mlp = MLP(config)
         self.post = config.norm_position == "post"
 
-    def forward(self, x: torch.Tensor, positions: torch.Tensor, kv, mask: torch.Tensor,
-                cache: dict | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, positions: torch.Tensor, kv, mask: torch.Tensor, cache: dict | None = None
+    ) -> torch.Tensor:
         x = residual(x, lambda h: self.attn(h, positions, cache), self.ln1, self.post)
         x = residual(x, lambda h: self.cross(h, kv, mask), self.ln2, self.post)
         return residual(x, self.mlp, self.ln3, self.post)  # (B, T, C)
@@ -159,10 +160,13 @@ class State:
     def select(self, index: torch.Tensor) -> "State":
         """The state of the sequences at ``index`` (beam search reorders beams)."""
         pick = lambda t: None if t is None else t.index_select(0, index)  # noqa: E731
-        return State([(k.index_select(0, index), v.index_select(0, index)) for k, v in self.memory],
-                     self.mask.index_select(0, index), pick(self.tables),
-                     self.rows if self.rows.dim() == 2 else self.rows.index_select(0, index),
-                     self.allowed.index_select(0, index))
+        return State(
+            [(k.index_select(0, index), v.index_select(0, index)) for k, v in self.memory],
+            self.mask.index_select(0, index),
+            pick(self.tables),
+            self.rows if self.rows.dim() == 2 else self.rows.index_select(0, index),
+            self.allowed.index_select(0, index),
+        )
 
 
 class Cache:
@@ -189,8 +193,14 @@ class Seq2Seq(nn.Module):
     names (0 for the others), with which its output row and its decoder input
     are built; ``never`` (V,): token ids never written."""
 
-    def __init__(self, config: ModelConfig, interchangeable: torch.Tensor, out_views: torch.Tensor,
-                 out_referents: torch.Tensor, never: torch.Tensor) -> None:
+    def __init__(
+        self,
+        config: ModelConfig,
+        interchangeable: torch.Tensor,
+        out_views: torch.Tensor,
+        out_referents: torch.Tensor,
+        never: torch.Tensor,
+    ) -> None:
         super().__init__()
         self.config = config
         self.encoder = Encoder(config, interchangeable)
@@ -223,8 +233,11 @@ class Seq2Seq(nn.Module):
         memory = self.encoder(batch, embedded=x)  # (B, S, C)
         mask = batch["valid"][:, None, None, :]  # (B, 1, 1, S)
         kv = [block.cross.memory(memory) for block in self.blocks]
-        rows = self.out.weight if not self.config.tie_output else self.embed.rows(tables, self.out_views,
-                                                                                   self.out_referents)
+        rows = (
+            self.out.weight
+            if not self.config.tie_output
+            else self.embed.rows(tables, self.out_views, self.out_referents)
+        )
         if self.config.normalize_features:
             rows = F.normalize(rows, dim=-1)
         allowed = (~self.never).expand(B, -1).clone()  # (B, V)
@@ -300,5 +313,4 @@ class Seq2Seq(nn.Module):
         return F.log_softmax(logits, dim=-1)
 
 
-__all__ = ["Seq2Seq", "State", "Cache", "rotate", "CausalSelfAttention", "CrossAttention", "DecoderBlock",
-           "ADACOS_MAX"]
+__all__ = ["Seq2Seq", "State", "Cache", "rotate", "CausalSelfAttention", "CrossAttention", "DecoderBlock", "ADACOS_MAX"]

@@ -43,17 +43,20 @@ def _embedding(n: int, dim: int) -> nn.Embedding:
 
 
 # ------------------------------------------------------------ random vectors
-def draw_random(n: int, dim: int, kind: str, generator: torch.Generator | None = None,
-                device: torch.device | str | None = None) -> torch.Tensor:
+def draw_random(
+    n: int, dim: int, kind: str, generator: torch.Generator | None = None, device: torch.device | str | None = None
+) -> torch.Tensor:
     """(n, dim) random vectors: ``normal``; ``grid``: distinct nonzero points
     of {-1, 0, 1}^dim (the neighbours of the origin); ``hypercube``: distinct
     vertices of {-1, 1}^dim. Duplicates are redrawn until none is left."""
     if kind == "normal":
         return torch.randn(n, dim, generator=generator, device=device)
     low = -1 if kind == "grid" else 0
+
     def draw(m: int) -> torch.Tensor:
         x = torch.randint(low, 2, (m, dim), generator=generator, device=device)
         return (x * 2 - 1) if kind == "hypercube" else x
+
     out = draw(n)
     while True:
         bad = torch.zeros(n, dtype=torch.bool, device=out.device)
@@ -140,8 +143,9 @@ class DualPartEmbedding(nn.Module):
         self.by_token = _embedding(config.n_tokens, dl)
         self.by_view = _embedding(config.n_views, dl)
         self.n_referents = config.n_referents
-        self.register_buffer("fixed", draw_random(config.n_referents, self.dr, self.kind, _seeded(config.seed)),
-                             persistent=False)
+        self.register_buffer(
+            "fixed", draw_random(config.n_referents, self.dr, self.kind, _seeded(config.seed)), persistent=False
+        )
 
     def random_table(self) -> torch.Tensor:
         """(R, Dr): fresh in training, the seeded table at inference."""
@@ -177,8 +181,9 @@ class DualPartEmbedding(nn.Module):
         rand = F.normalize(rand, dim=-1) * named
         return F.normalize(torch.cat([F.normalize(learned, dim=-1), rand], dim=-1), dim=-1)
 
-    def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor,
-                   tables: torch.Tensor) -> torch.Tensor:
+    def embed_with(
+        self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor, tables: torch.Tensor
+    ) -> torch.Tensor:
         """(B, T) ids through the per-sequence ``tables`` (B, R, Dr) -> (B, T, C)."""
         named = (referents > 0).unsqueeze(-1)  # (B, T, 1)
         learned = torch.where(named, self.by_view(views), self.by_token(tokens))  # (B, T, Dl)
@@ -222,8 +227,9 @@ class LexinvariantEmbedding(nn.Module):
             self.unit = config.random_vectors == "unit"
             self.scale = nn.Parameter(torch.tensor(1.0 if self.unit else INIT_STD))
             self.bias = nn.Parameter(torch.zeros(config.d_model))
-            self.register_buffer("fixed", torch.randn(config.n_tokens, config.d_model, generator=_seeded(config.seed)),
-                                 persistent=False)
+            self.register_buffer(
+                "fixed", torch.randn(config.n_tokens, config.d_model, generator=_seeded(config.seed)), persistent=False
+            )
 
     def random_vectors(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, T) -> (B, T, C) unit Gaussians, one per distinct token and sequence."""
@@ -280,8 +286,9 @@ class LexinvariantEmbedding(nn.Module):
             return torch.randn(*self.fixed.shape, device=device).unsqueeze(0).expand(B, -1, -1)
         return torch.randn(B, *self.fixed.shape, device=device)
 
-    def embed_with(self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor,
-                   tables: torch.Tensor | None) -> torch.Tensor:
+    def embed_with(
+        self, tokens: torch.Tensor, views: torch.Tensor, referents: torch.Tensor, tables: torch.Tensor | None
+    ) -> torch.Tensor:
         if tables is None:  # the regularised variant: ids already remapped (:meth:`remapped`)
             return self.table(tokens)  # (B, T, C)
         rand = self.scale * tables.gather(1, tokens.unsqueeze(-1).expand(-1, -1, tables.shape[-1])) + self.bias
@@ -355,6 +362,13 @@ class PositionEmbedding(nn.Module):
 
 
 __all__ = [
-    "draw_random", "first_occurrence", "LearnedEmbedding", "DualPartEmbedding",
-    "LexinvariantEmbedding", "token_embedding", "PositionEmbedding", "tree_paths", "TREE_LEVELS",
+    "draw_random",
+    "first_occurrence",
+    "LearnedEmbedding",
+    "DualPartEmbedding",
+    "LexinvariantEmbedding",
+    "token_embedding",
+    "PositionEmbedding",
+    "tree_paths",
+    "TREE_LEVELS",
 ]

@@ -26,8 +26,9 @@ from .embeddings import PositionEmbedding, token_embedding
 from .heads import head
 
 
-def residual(x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor], norm: nn.Module,
-             post: bool) -> torch.Tensor:
+def residual(
+    x: torch.Tensor, sublayer: Callable[[torch.Tensor], torch.Tensor], norm: nn.Module, post: bool
+) -> torch.Tensor:
     """One residual step: pre-LN adds the sublayer of the normalised stream
     to the stream; post-LN normalises the sum of the stream and its sublayer."""
     if post:
@@ -92,7 +93,9 @@ class Encoder(nn.Module):
             masks["referent"] = (referent_mask(batch.get("corefs", batch["referents"]), valid), None)
         if "symmetry" in kinds:
             per_head = symmetry_masks(batch["symmetry"], valid, c.head_split)  # (B, H, T, T)
-            masks["symmetry"] = (per_head, None) if c.symmetry_mask == "additive" else (plain[0], per_head.to(torch.float32))
+            masks["symmetry"] = (
+                (per_head, None) if c.symmetry_mask == "additive" else (plain[0], per_head.to(torch.float32))
+            )
         return [masks[kind] for kind in kinds]
 
     def forward(self, batch: dict, embedded: torch.Tensor | None = None) -> torch.Tensor:

@@ -104,12 +104,19 @@ class EncoderDecoder(Model):
         if config.canonicalize:  # the canonical names are the pool's: all of them must be readable and writable
             missing = [n for n in the_task.pool if not referents[vocab.token_id(n, the_task.pool_view)]]
             if missing:
-                raise ModelError(f"a canonicalized {task} model's vocabulary must hold the whole pool of canonical "
-                                 f"names; it lacks {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} "
-                                 "(build it with invar.encoding.add_pool)")
+                raise ModelError(
+                    f"a canonicalized {task} model's vocabulary must hold the whole pool of canonical "
+                    f"names; it lacks {', '.join(missing[:5])}{' …' if len(missing) > 5 else ''} "
+                    "(build it with invar.encoding.add_pool)"
+                )
         interchangeable = torch.tensor(vocab.interchangeable, dtype=torch.bool)
-        return Seq2Seq(config, interchangeable, torch.from_numpy(views), torch.from_numpy(referents),
-                       torch.from_numpy(never_written(vocab)))
+        return Seq2Seq(
+            config,
+            interchangeable,
+            torch.from_numpy(views),
+            torch.from_numpy(referents),
+            torch.from_numpy(never_written(vocab)),
+        )
 
     # ------------------------------------------------------------ reading
     def length_of(self, item: Program | Encoded) -> int:
@@ -121,8 +128,11 @@ class EncoderDecoder(Model):
         if isinstance(item, Encoded):
             return ["?"] * int((item.referents[item.lines == 0] == UNK).sum())
         known = set(self.vocab.referents[2:])
-        return list(dict.fromkeys(t.referent for t in item.tokens
-                                  if t.line == 0 and t.referent is not None and t.referent not in known))
+        return list(
+            dict.fromkeys(
+                t.referent for t in item.tokens if t.line == 0 and t.referent is not None and t.referent not in known
+            )
+        )
 
     def _check_vocabulary(self, item: Program | Encoded, what: str) -> None:
         bad = self.unsupported(item)
@@ -132,7 +142,8 @@ class EncoderDecoder(Model):
             if self._memo is not None and self._canonical_outside(item):
                 raise ModelError(
                     f"{what} uses {_distinct_names(item)} distinct {kind}s, more than the canonical names "
-                    f"this canonicalized model's vocabulary holds ({len(known)}: {', '.join(known)})")
+                    f"this canonicalized model's vocabulary holds ({len(known)}: {', '.join(known)})"
+                )
             return
         names = ", ".join(b for b in bad if b != "?")
         raise ModelError(
@@ -176,14 +187,27 @@ class EncoderDecoder(Model):
         return self.vocab.token_id(EOS, EOS)
 
     # --------------------------------------------------------- prediction
-    def _predict(self, net: nn.Module, encoded: Sequence[Encoded], dev: torch.device, batch_size: int, beam: int,
-                 along: Sequence[Encoded] | None) -> list:
+    def _predict(
+        self,
+        net: nn.Module,
+        encoded: Sequence[Encoded],
+        dev: torch.device,
+        batch_size: int,
+        beam: int,
+        along: Sequence[Encoded] | None,
+    ) -> list:
         if self._memo is not None:
             return self._predict_canonical(net, encoded, dev, beam, batch_size)
         return super()._predict(net, encoded, dev, batch_size, beam, along)
 
-    def _predict_batch(self, net: nn.Module, items: Sequence[Encoded], dev: torch.device, beam: int,
-                       originals: Sequence[Encoded] | None) -> list:
+    def _predict_batch(
+        self,
+        net: nn.Module,
+        items: Sequence[Encoded],
+        dev: torch.device,
+        beam: int,
+        originals: Sequence[Encoded] | None,
+    ) -> list:
         return self._task.output(self._generate(net, items, dev, beam))
 
     def _generate(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[str]]:
@@ -193,8 +217,9 @@ class EncoderDecoder(Model):
         from .generate import generate
 
         batch = to_device(collate_pairs(items, bos=self._bos, eos=self._eos, targets=False), dev)
-        return generate(net, batch, beam=beam, bos=self._bos, eos=self._eos,
-                        max_len=self.config.max_output or self.config.max_len)
+        return generate(
+            net, batch, beam=beam, bos=self._bos, eos=self._eos, max_len=self.config.max_output or self.config.max_len
+        )
 
     def _predict_canonical(self, net, encoded: Sequence[Encoded], dev, beam: int, batch_size: int) -> list:
         """Each distinct canonical source decoded once (for these weights:
@@ -261,7 +286,7 @@ class EncoderDecoder(Model):
         total = tokens = 0.0
         try:
             for lo in range(0, len(encoded), batch_size):
-                batch = to_device(self.collate(encoded[lo: lo + batch_size]), dev)
+                batch = to_device(self.collate(encoded[lo : lo + batch_size]), dev)
                 n = float((batch["dec_out"] > 0).sum())
                 total += float(net.loss(net(batch), batch)) * n
                 tokens += n
@@ -270,8 +295,9 @@ class EncoderDecoder(Model):
         return total / tokens if tokens else float("nan")
 
     @torch.no_grad()
-    def validate(self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int,
-                 world: int) -> tuple[float, float]:
+    def validate(
+        self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int, world: int
+    ) -> tuple[float, float]:
         """(the task's metric of greedy predictions, the teacher-forced loss)."""
         mine = list(range(rank, len(encoded), world))
         items = [encoded[i] for i in mine]

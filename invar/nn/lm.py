@@ -186,11 +186,12 @@ def continuation(network: LanguageModel, prompts: torch.Tensor, steps: int) -> t
             ids = torch.cat([ids, nxt], dim=1)
     finally:
         network.train(was)
-    return ids[:, prompts.shape[1]:]
+    return ids[:, prompts.shape[1] :]
 
 
-def along(original: torch.Tensor, variant: torch.Tensor, valid: torch.Tensor,
-          random_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def along(
+    original: torch.Tensor, variant: torch.Tensor, valid: torch.Tensor, random_ids: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Each variant's bijection of the token ids, batched: (B, T) ids of the
     originals and of their variants (position by position; ``valid`` (B, T)
     False on padding), ``random_ids`` (V,) the ids with random vectors ->
@@ -218,8 +219,9 @@ def along(original: torch.Tensor, variant: torch.Tensor, valid: torch.Tensor,
 
 
 @torch.no_grad()
-def position_losses(network: LanguageModel, encoded: Sequence[Encoded], *, batch_size: int = 64,
-                    device: str | torch.device = "cpu") -> list[np.ndarray]:
+def position_losses(
+    network: LanguageModel, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | torch.device = "cpu"
+) -> list[np.ndarray]:
     """Each sequence's next-token losses, (len - 1,) in nats, in evaluation
     mode (the seeded table of a lexinvariant model), batched in order."""
     was = network.training
@@ -227,7 +229,7 @@ def position_losses(network: LanguageModel, encoded: Sequence[Encoded], *, batch
     out: list[np.ndarray] = []
     try:
         for lo in range(0, len(encoded), batch_size):
-            items = encoded[lo: lo + batch_size]
+            items = encoded[lo : lo + batch_size]
             batch = {k: v.to(device) for k, v in collate(items).items()}
             nll = network(batch).float().cpu().numpy()  # (B, T-1)
             out += [row[: len(e) - 1].astype(np.float64) for row, e in zip(nll, items)]

@@ -36,8 +36,14 @@ class PooledEncoder(Model):
     def network_of(cls, config: ModelConfig, vocab: Vocab, task: str | None) -> nn.Module:
         return Network(config, torch.tensor(vocab.interchangeable, dtype=torch.bool))
 
-    def _predict_batch(self, net: nn.Module, items: Sequence[Encoded], dev: torch.device, beam: int,
-                       originals: Sequence[Encoded] | None) -> list:
+    def _predict_batch(
+        self,
+        net: nn.Module,
+        items: Sequence[Encoded],
+        dev: torch.device,
+        beam: int,
+        originals: Sequence[Encoded] | None,
+    ) -> list:
         raw = net(to_device(self.collate(items), dev))  # (B,) or (B, N)
         return self._task.output(raw) if self.labels is None else self._task.output(raw, self.labels)
 
@@ -68,16 +74,18 @@ class PooledEncoder(Model):
         return self._task.loss(out.float() if torch.is_tensor(out) else out, targets)
 
     @torch.no_grad()
-    def validate(self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int,
-                 world: int) -> tuple[float, None]:
+    def validate(
+        self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int, world: int
+    ) -> tuple[float, None]:
         """The task's metric on ``encoded``; no loss."""
         mine = list(range(rank, len(encoded), world))
         preds = self.predict_encoded([encoded[i] for i in mine], batch_size=256, device=str(dev)) if mine else []
         if world == 1:
             return self._task.metric(preds, take(labels, mine)), None
         together, _ = gathered(mine, preds, len(encoded))
-        return self._task.metric(together if isinstance(labels, list) else np.asarray(together, dtype=np.float64),
-                                 labels), None
+        return self._task.metric(
+            together if isinstance(labels, list) else np.asarray(together, dtype=np.float64), labels
+        ), None
 
 
 __all__ = ["PooledEncoder"]

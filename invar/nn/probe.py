@@ -70,7 +70,9 @@ def fresh_tables(network: LanguageModel, B: int, generator: torch.Generator, dev
     return embed.sequence_tables(B, device)
 
 
-def substitute(ids: torch.Tensor, symbols: torch.Tensor, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+def substitute(
+    ids: torch.Tensor, symbols: torch.Tensor, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(B, T) plain ids -> (B, T) ciphered ids and (B, V) each sequence's key
     (plain id -> cipher id, the identity off ``symbols``): a uniformly random
     permutation of ``symbols`` (S,) per sequence. V is one past the largest
@@ -83,8 +85,9 @@ def substitute(ids: torch.Tensor, symbols: torch.Tensor, generator: torch.Genera
     return keys.gather(1, ids), keys
 
 
-def probe_logits(network: LanguageModel, probe: DecipherProbe, ciphered: torch.Tensor,
-                 tables: torch.Tensor | None) -> torch.Tensor:
+def probe_logits(
+    network: LanguageModel, probe: DecipherProbe, ciphered: torch.Tensor, tables: torch.Tensor | None
+) -> torch.Tensor:
     """(B, T) ciphered ids -> (B, T, V) the probe's logits of each plain
     token; the LM runs in evaluation mode without gradient."""
     was = network.training
@@ -97,9 +100,18 @@ def probe_logits(network: LanguageModel, probe: DecipherProbe, ciphered: torch.T
     return probe(h)
 
 
-def train_probe(network: LanguageModel, windows: torch.Tensor, symbols: torch.Tensor, *, steps: int,
-                batch_size: int = 32, lr: float = 1e-3, hidden: int = 0, seed: int = 0,
-                device: str | torch.device = "cpu") -> tuple[DecipherProbe, list[float]]:
+def train_probe(
+    network: LanguageModel,
+    windows: torch.Tensor,
+    symbols: torch.Tensor,
+    *,
+    steps: int,
+    batch_size: int = 32,
+    lr: float = 1e-3,
+    hidden: int = 0,
+    seed: int = 0,
+    device: str | torch.device = "cpu",
+) -> tuple[DecipherProbe, list[float]]:
     """Train a probe on the frozen ``network``: each step draws
     ``batch_size`` of the (N, T) plain ``windows``, a key per window over
     ``symbols`` and a table per window, and minimises the cross-entropy of
@@ -125,9 +137,16 @@ def train_probe(network: LanguageModel, windows: torch.Tensor, symbols: torch.Te
 
 
 @torch.no_grad()
-def decipher(network: LanguageModel, probe: DecipherProbe, plain: torch.Tensor, symbols: torch.Tensor, *,
-             seed: int = 0, batch_size: int = 64,
-             device: str | torch.device = "cpu") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def decipher(
+    network: LanguageModel,
+    probe: DecipherProbe,
+    plain: torch.Tensor,
+    symbols: torch.Tensor,
+    *,
+    seed: int = 0,
+    batch_size: int = 64,
+    device: str | torch.device = "cpu",
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cipher each of the (N, T) ``plain`` windows with its own key (seeded)
     and decipher it with the probe: (N, T) ciphered ids, (N, T) the probe's
     deciphered ids and (N, V) the keys (plain id -> cipher id)."""
@@ -135,7 +154,7 @@ def decipher(network: LanguageModel, probe: DecipherProbe, plain: torch.Tensor, 
     ciphered, keys = substitute(plain, symbols, generator)
     out = []
     for lo in range(0, len(plain), batch_size):
-        part = ciphered[lo: lo + batch_size].to(device)
+        part = ciphered[lo : lo + batch_size].to(device)
         tables = fresh_tables(network, len(part), generator, device)
         out.append(probe_logits(network, probe, part, tables).argmax(dim=-1).cpu())
     return ciphered.numpy(), torch.cat(out).numpy(), keys.numpy()
@@ -170,5 +189,15 @@ def inverse_key(key: Sequence[int], symbols: Sequence[int]) -> dict[int, int]:
     return {int(key[s]): int(s) for s in symbols}
 
 
-__all__ = ["DecipherProbe", "seed_all", "fresh_tables", "substitute", "probe_logits", "train_probe", "decipher",
-           "cipher_key", "key_precision", "inverse_key"]
+__all__ = [
+    "DecipherProbe",
+    "seed_all",
+    "fresh_tables",
+    "substitute",
+    "probe_logits",
+    "train_probe",
+    "decipher",
+    "cipher_key",
+    "key_precision",
+    "inverse_key",
+]

@@ -102,9 +102,16 @@ class Model:
             cls = kind_of(config.head)
         return super().__new__(cls)
 
-    def __init__(self, task: str, config: ModelConfig, vocab: Vocab, network: nn.Module | None = None,
-                 metrics: dict | None = None, labels: Sequence[str] | None = None,
-                 languages: Sequence[str] | None = None) -> None:
+    def __init__(
+        self,
+        task: str,
+        config: ModelConfig,
+        vocab: Vocab,
+        network: nn.Module | None = None,
+        metrics: dict | None = None,
+        labels: Sequence[str] | None = None,
+        languages: Sequence[str] | None = None,
+    ) -> None:
         from ..tasks import get_task
 
         self.task = task
@@ -162,8 +169,9 @@ class Model:
         if self.languages and item.lang not in self.languages:
             from ..data.manifest import shown
 
-            raise ModelError(f"{what} is in {shown([item.lang])}; this {self.task} model was trained on "
-                             f"{shown(self.languages)} only")
+            raise ModelError(
+                f"{what} is in {shown([item.lang])}; this {self.task} model was trained on {shown(self.languages)} only"
+            )
         self._check_vocabulary(item, what)
 
     def _check_vocabulary(self, item: Program | Encoded, what: str) -> None:
@@ -178,14 +186,23 @@ class Model:
         longer than ``max_len`` tokens is refused with ModelError."""
         for k, p in enumerate(programs):
             if not self.fits(p):
-                raise ModelError(f"program {k} ({p.name or 'unnamed'}) has {self.length_of(p)} tokens; this model "
-                                 f"takes 1 to {self.config.max_len}")
+                raise ModelError(
+                    f"program {k} ({p.name or 'unnamed'}) has {self.length_of(p)} tokens; this model "
+                    f"takes 1 to {self.config.max_len}"
+                )
             self.check_supported(p, f"program {k} ({p.name or 'unnamed'})")
         return self.predict_encoded([self.encode(p) for p in programs], batch_size=batch_size, device=device)
 
     @torch.inference_mode()
-    def predict_encoded(self, encoded: Sequence[Encoded], *, batch_size: int = 64, device: str | None = None,
-                        beam: int | None = None, along: Sequence[Encoded] | None = None) -> list:
+    def predict_encoded(
+        self,
+        encoded: Sequence[Encoded],
+        *,
+        batch_size: int = 64,
+        device: str | None = None,
+        beam: int | None = None,
+        along: Sequence[Encoded] | None = None,
+    ) -> list:
         """One prediction per encoding (see :meth:`encode`); ``beam``
         overrides the config's beam width for sequence tasks. A
         canonicalized sequence model puts an :class:`~invar.nn.canonical.Unmapped`
@@ -211,8 +228,15 @@ class Model:
         finally:
             net.train(was_training)
 
-    def _predict(self, net: nn.Module, encoded: Sequence[Encoded], dev: torch.device, batch_size: int, beam: int,
-                 along: Sequence[Encoded] | None) -> list:
+    def _predict(
+        self,
+        net: nn.Module,
+        encoded: Sequence[Encoded],
+        dev: torch.device,
+        batch_size: int,
+        beam: int,
+        along: Sequence[Encoded] | None,
+    ) -> list:
         """The predictions, batch by batch of equal length."""
         out: list = [None] * len(encoded)
         for idx in same_length_batches([self.length_of(e) for e in encoded], batch_size):
@@ -221,8 +245,14 @@ class Model:
                 out[i] = y
         return out
 
-    def _predict_batch(self, net: nn.Module, items: Sequence[Encoded], dev: torch.device, beam: int,
-                       originals: Sequence[Encoded] | None) -> list:
+    def _predict_batch(
+        self,
+        net: nn.Module,
+        items: Sequence[Encoded],
+        dev: torch.device,
+        beam: int,
+        originals: Sequence[Encoded] | None,
+    ) -> list:
         """One batch's predictions in the task's form."""
         raise NotImplementedError
 
@@ -236,8 +266,12 @@ class Model:
         """A batch as this model's network reads it: programs padded to the
         longest, with the masks and ids the config reads."""
         try:
-            return collate(encoded, canonical=self.config.canonicalize, symmetry=self.config.uses_symmetry,
-                           pinned=self.config.pinned_tokens == "token")
+            return collate(
+                encoded,
+                canonical=self.config.canonicalize,
+                symmetry=self.config.uses_symmetry,
+                pinned=self.config.pinned_tokens == "token",
+            )
         except ValueError as err:
             raise ModelError(str(err))
 
@@ -275,8 +309,9 @@ class Model:
         targets in the batch."""
         return self.network.loss(forward(batch), batch)
 
-    def validate(self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int,
-                 world: int) -> tuple[float, float | None]:
+    def validate(
+        self, encoded: list[Encoded], labels: Any, dev: torch.device, rank: int, world: int
+    ) -> tuple[float, float | None]:
         """(the task's metric, a loss or None) on the validation split; each
         process takes its share and the shares are combined."""
         raise NotImplementedError
@@ -294,8 +329,12 @@ def same_length_batches(lengths: Sequence[int], batch_size: int) -> list[list[in
     by_length: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         by_length.setdefault(n, []).append(i)
-    return [idx[k: k + batch_size] for n in sorted(by_length) for idx in [by_length[n]]
-            for k in range(0, len(idx), batch_size)]
+    return [
+        idx[k : k + batch_size]
+        for n in sorted(by_length)
+        for idx in [by_length[n]]
+        for k in range(0, len(idx), batch_size)
+    ]
 
 
 def to_device(batch: dict, device: torch.device | str) -> dict:
@@ -331,5 +370,14 @@ def augment(enc: Encoded, vocab: Vocab, seed: int) -> Encoded:
     return renamed(enc, space.sample(1, random.Random(seed))[0], vocab)
 
 
-__all__ = ["Model", "kind_of", "build_network", "checked", "to_device", "same_length_batches", "take", "gathered",
-           "augment"]
+__all__ = [
+    "Model",
+    "kind_of",
+    "build_network",
+    "checked",
+    "to_device",
+    "same_length_batches",
+    "take",
+    "gathered",
+    "augment",
+]

@@ -130,9 +130,6 @@ def _div3n2n(a12: int, a3: int, b: int, b1: int, b2: int, n: int) -> tuple[int, 
     return q, r
 
 
-
-
-
 def json_dumps(value) -> str:
     """``json.dumps(value)`` (default separators), with every int written by
     :func:`decimal_string`, so a record holding a huge count or index is
@@ -156,7 +153,6 @@ def _has_big(value) -> bool:
     return False
 
 
-
 def product(values) -> int:
     """The product of ``values``, multiplied pairwise up a balanced tree: in
     time near one multiplication of the result, where multiplying one by one
@@ -165,4 +161,6 @@ def product(values) -> int:
     while len(level) > 1:
         level = [level[i] * level[i + 1] if i + 1 < len(level) else level[i] for i in range(0, len(level), 2)]
     return level[0] if level else 1
+
+
 __all__ = ["decimal_string", "divmod_exact", "json_dumps", "parse_decimal", "product"]

@@ -42,7 +42,9 @@ def token_mask(program: Program, *, transpose: bool = False) -> np.ndarray:
 def referent_mask(program: Program) -> np.ndarray:
     """Coreference between tokens, shape ``(tokens, tokens)``."""
     ids = {r: k for k, r in enumerate(program.referents)}
-    ref = np.asarray([ids.get(t.referent, -1) if t.referent is not None else -1 for t in program.tokens], dtype=np.int64)
+    ref = np.asarray(
+        [ids.get(t.referent, -1) if t.referent is not None else -1 for t in program.tokens], dtype=np.int64
+    )
     return (ref[:, None] == ref[None, :]) & (ref[:, None] >= 0)
 
 

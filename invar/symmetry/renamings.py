@@ -152,11 +152,7 @@ class RenamingSpace(Space[Renaming]):
     """
 
     def __init__(
-        self,
-        program: Program,
-        referents: Sequence[str],
-        allowed: Sequence[Sequence[str]],
-        spell: Speller,
+        self, program: Program, referents: Sequence[str], allowed: Sequence[Sequence[str]], spell: Speller
     ) -> None:
         if len(referents) != len(allowed):
             raise ValueError("one allowed set per referent")
@@ -227,7 +223,8 @@ class RenamingSpace(Space[Renaming]):
                 alive = set(levels[i + 1])
                 atoms = self._atoms_of_class[self._class_of[i]]
                 levels[i] = tuple(
-                    u for u in levels[i]
+                    u
+                    for u in levels[i]
                     if any(u[a] < sizes[a] and u[:a] + (u[a] + 1,) + u[a + 1 :] in alive for a in atoms)
                 )
             if not levels[0]:
@@ -412,8 +409,16 @@ class RenamingSpace(Space[Renaming]):
         self._unrank(0, len(self.referents), 0, index, None, trees, mapping)
         return Renaming(tuple(mapping))
 
-    def _unrank(self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None,
-                trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
+    def _unrank(
+        self,
+        lo: int,
+        hi: int,
+        x: int,
+        index: int,
+        weights: dict[int, int] | None,
+        trees: dict[tuple[int, int], _Fenwick],
+        out: list[tuple[str, str]],
+    ) -> tuple[int, int]:
         """Choose the targets of referents ``lo..hi-1`` from state ``x``:
         ``index`` counts the choices in order, each weighing ``weights`` of
         the state it ends in (1 when None). Returns (the end state, what is
@@ -432,8 +437,16 @@ class RenamingSpace(Space[Renaming]):
             end, left = self._unrank(mid, hi, y, index, weights, trees, out)
         return end, left if rest is None else rest
 
-    def _unrank_left(self, lo: int, mid: int, x: int, index: int, inner: dict[int, int],
-                     trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
+    def _unrank_left(
+        self,
+        lo: int,
+        mid: int,
+        x: int,
+        index: int,
+        inner: dict[int, int],
+        trees: dict[tuple[int, int], _Fenwick],
+        out: list[tuple[str, str]],
+    ) -> tuple[int, int]:
         """The left half of a split: the sequence of referents ``lo..mid-1``
         at ``index``, each weighing ``inner`` of the state it ends in.
 
@@ -467,8 +480,9 @@ class RenamingSpace(Space[Renaming]):
             y = self._neighbour(lo, mid, x, out, start, trees, 1)
         return y, index - before
 
-    def _refold(self, lo: int, mid: int, x: int, out: list[tuple[str, str]], start: int,
-                trees: dict[tuple[int, int], _Fenwick]) -> dict[int, int]:
+    def _refold(
+        self, lo: int, mid: int, x: int, out: list[tuple[str, str]], start: int, trees: dict[tuple[int, int], _Fenwick]
+    ) -> dict[int, int]:
         """The fold of the digits of ``out[start:]`` (referents ``lo..mid-1``
         from state ``x``), its targets given back and taken again in turn."""
         for _ref, t in out[start:]:
@@ -480,8 +494,16 @@ class RenamingSpace(Space[Renaming]):
             self._take(trees, t, -1)
         return self._fold(lo, mid, digits, lo)
 
-    def _neighbour(self, lo: int, mid: int, x: int, out: list[tuple[str, str]], start: int,
-                   trees: dict[tuple[int, int], _Fenwick], step: int) -> int:
+    def _neighbour(
+        self,
+        lo: int,
+        mid: int,
+        x: int,
+        out: list[tuple[str, str]],
+        start: int,
+        trees: dict[tuple[int, int], _Fenwick],
+        step: int,
+    ) -> int:
         """Replace ``out[start:]`` (referents ``lo..mid-1`` from state ``x``)
         by the next (``step`` 1) or previous (-1) sequence of live states in
         the enumeration order; return the state it ends in."""
@@ -507,8 +529,9 @@ class RenamingSpace(Space[Renaming]):
             return y
         raise AssertionError("no neighbouring sequence")  # pragma: no cover - the index is in range
 
-    def _extreme(self, i: int, x: int, trees: dict[tuple[int, int], _Fenwick], step: int,
-                 after: int | None) -> tuple[int, int] | None:
+    def _extreme(
+        self, i: int, x: int, trees: dict[tuple[int, int], _Fenwick], step: int, after: int | None
+    ) -> tuple[int, int] | None:
         """Referent ``i``'s free target from state ``x`` whose step is live:
         the first after list position ``after`` (``step`` 1) or the last
         before it (-1), or the first or last of all when ``after`` is None;
@@ -529,8 +552,16 @@ class RenamingSpace(Space[Renaming]):
                 best = (p, y)
         return best
 
-    def _unrank_leaf(self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None,
-                     trees: dict[tuple[int, int], _Fenwick], out: list[tuple[str, str]]) -> tuple[int, int]:
+    def _unrank_leaf(
+        self,
+        lo: int,
+        hi: int,
+        x: int,
+        index: int,
+        weights: dict[int, int] | None,
+        trees: dict[tuple[int, int], _Fenwick],
+        out: list[tuple[str, str]],
+    ) -> tuple[int, int]:
         # completions of each state of each level of the leaf, weighted at its end
         after: list[dict[int, int]] = [{}] * (hi - lo + 1)
         end = weights if weights is not None else dict.fromkeys(range(len(self._states()[hi])), 1)

@@ -149,8 +149,8 @@ class ProductSpace(Space[tuple]):
         lower, upper = product(lo for lo, _ in bounds), product(hi for _, hi in bounds)
         if refused:
             raise IntractableError(
-                f"too many to count exactly; between {decimal_string(lower)} and {decimal_string(upper)}",
-                lower, upper)
+                f"too many to count exactly; between {decimal_string(lower)} and {decimal_string(upper)}", lower, upper
+            )
         return lower
 
     @property
@@ -177,8 +177,7 @@ class ProductSpace(Space[tuple]):
         return tuple(reversed(digits))
 
     def __contains__(self, t: object) -> bool:
-        return (isinstance(t, tuple) and len(t) == len(self.factors)
-                and all(x in f for f, x in zip(self.factors, t)))
+        return isinstance(t, tuple) and len(t) == len(self.factors) and all(x in f for f, x in zip(self.factors, t))
 
     # ------------------------------------------------- enumerate and sample
     def enumerate(self, limit: int | None = None) -> Iterator[tuple]:

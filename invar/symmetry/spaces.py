@@ -43,9 +43,7 @@ def _renamer(program: Program):
     return importlib.import_module(_RENAMERS[program.lang])
 
 
-def renaming_space(
-    program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()
-) -> RenamingSpace:
+def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
     """The renaming space of ``program`` (see each frontend for its rules)."""
     return _renamer(program).renaming_space(program, pool=pool, pins=tuple(pins))
 

@@ -230,8 +230,9 @@ class Transfer:
     vectors, one coordinate per atom). ``leaf``: referents per leaf of the
     tree (the split of a range is its middle, as :mod:`.renamings` splits)."""
 
-    def __init__(self, sizes: Sequence[int], atoms: Sequence[Sequence[int]],
-                 levels: Sequence[Sequence[State]], leaf: int) -> None:
+    def __init__(
+        self, sizes: Sequence[int], atoms: Sequence[Sequence[int]], levels: Sequence[Sequence[State]], leaf: int
+    ) -> None:
         self.sizes = tuple(sizes)
         self.atoms = atoms
         self.levels = levels

@@ -37,9 +37,17 @@ from typing import Any, Callable, Mapping, Sequence
 from ..data.examples import Example, checked
 from ..errors import UsageError
 
-_TASKS = {"bhive": "invar.tasks.bhive", "classify": "invar.tasks.classify", "ltl": "invar.tasks.ltl",
-          "copy": "invar.tasks.copy", "names": "invar.tasks.names", "bugs": "invar.tasks.bugs",
-          "alta": "invar.tasks.alta", "lm": "invar.tasks.lm", "exec": "invar.tasks.exec"}
+_TASKS = {
+    "bhive": "invar.tasks.bhive",
+    "classify": "invar.tasks.classify",
+    "ltl": "invar.tasks.ltl",
+    "copy": "invar.tasks.copy",
+    "names": "invar.tasks.names",
+    "bugs": "invar.tasks.bugs",
+    "alta": "invar.tasks.alta",
+    "lm": "invar.tasks.lm",
+    "exec": "invar.tasks.exec",
+}
 
 
 @dataclass(frozen=True)

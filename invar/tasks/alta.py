@@ -52,8 +52,16 @@ def program_of(text: str, *, line: int = 1, name: str = "") -> Program:
     lines, tokens = [], []
     for k, element in enumerate(elements):
         symbol = element in POOL
-        tokens.append(Token(element, "symbol" if symbol else "fixed", "sym" if symbol else element,
-                            element if symbol else None, k, 0))
+        tokens.append(
+            Token(
+                element,
+                "symbol" if symbol else "fixed",
+                "sym" if symbol else element,
+                element if symbol else None,
+                k,
+                0,
+            )
+        )
         lines.append(Line(element, block=0, source_line=line))
     return Program(LANG, tuple(lines), tuple(tokens), name=name or f"line {line}", separator=" ")
 
@@ -181,5 +189,20 @@ TASK = Task(
     languages=(LANG,),
 )
 
-__all__ = ["TASK", "POOL", "LANG", "program_of", "parse", "elements", "renaming_space", "canonical_space",
-           "line_examples", "read_split", "dataset", "undo", "exact_match", "answer", "read_answer"]
+__all__ = [
+    "TASK",
+    "POOL",
+    "LANG",
+    "program_of",
+    "parse",
+    "elements",
+    "renaming_space",
+    "canonical_space",
+    "line_examples",
+    "read_split",
+    "dataset",
+    "undo",
+    "exact_match",
+    "answer",
+    "read_answer",
+]

@@ -122,8 +122,11 @@ def prompt(task: Task | str) -> str:
     placeholder. UsageError (``--prompt``) for a task that has none."""
     name = get_task(task).name if isinstance(task, str) else task.name
     if name not in PROMPTED:
-        raise UsageError(f"the {name} task has no shipped prompt (tasks with one: {', '.join(PROMPTED)}): "
-                         "write a template with {program} in it and pass --prompt FILE", path="--prompt")
+        raise UsageError(
+            f"the {name} task has no shipped prompt (tasks with one: {', '.join(PROMPTED)}): "
+            "write a template with {program} in it and pass --prompt FILE",
+            path="--prompt",
+        )
     return (resources.files(__package__) / "prompts" / f"{name}.txt").read_text(encoding="utf-8")
 
 
@@ -142,7 +145,7 @@ def without_reasoning(reply: str, *, truncated: bool = False) -> str:
     text = _BLOCK.sub("\n", reply)
     closes = list(_CLOSE.finditer(text))
     if closes:  # the opening tag was in the prompt's template (some servers strip it from the reply)
-        text = text[closes[-1].end():]
+        text = text[closes[-1].end() :]
     if _OPEN.search(text):
         if truncated:
             raise Unreadable(f"cut off at the token limit while reasoning: {_RAISE}")
@@ -193,7 +196,8 @@ def _by_pattern(text: str, pattern: str, truncated: bool) -> str:
 _MARKER = re.compile(
     r"^[ \t>#*_+•-]*(?:(?:my|the|your)[ \t]+)?(?:final[ \t]+)?answer[ \t*_]*"
     r"(?::|：|[-–—](?=[ \t]|$))(?:[ \t]*(?:\*{1,2}|_{1,2})(?=[ \t]|$))?[ \t]*(?P<rest>.*)$",
-    re.I | re.M)
+    re.I | re.M,
+)
 #: the first non-empty line after a marker that stands alone (``**Answer:**`` then the value)
 _NEXT_LINE = re.compile(r"^[ \t]*(?!```|~~~)(\S.*)$", re.M)
 _BOXED = re.compile(r"\\boxed\s*\{")
@@ -209,7 +213,7 @@ def _boxed(text: str) -> list[tuple[str, int | None]]:
         while k < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[k], 0)
             k += 1
-        content = text[m.end(): k - 1] if not depth else text[m.end():]
+        content = text[m.end() : k - 1] if not depth else text[m.end() :]
         content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ").replace("$", "")
         out.append((content, k if not depth else None))
     return out
@@ -311,7 +315,8 @@ def without_label(segment: str) -> str:
 _NUMBER = re.compile(
     r"(?<![\w.])(?<!\w[-‐])(?P<sign>[-−](?=\.?\d))?"
     r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
-    r"(?!\w|[.,]\d|[-‐]\w)")
+    r"(?!\w|[.,]\d|[-‐]\w)"
+)
 _PERCENT = re.compile(r"[ \t]*%")
 _PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)[ \t]*$")
 
@@ -330,11 +335,12 @@ def numbers(text: str) -> list[Number]:
     percentage (``5%``) or an uncertainty (``± 0.05``)."""
     out = []
     for m in _NUMBER.finditer(text):
-        if _PERCENT.match(text, m.end()) or _PLUS_MINUS.search(text[max(0, m.start() - 8): m.start()]):
+        if _PERCENT.match(text, m.end()) or _PLUS_MINUS.search(text[max(0, m.start() - 8) : m.start()]):
             continue
         sign = "-" if m.group("sign") else ""
-        out.append(Number(float(sign + m.group("digits").replace(",", "") + (m.group("exp") or "")),
-                          m.start(), m.end()))
+        out.append(
+            Number(float(sign + m.group("digits").replace(",", "") + (m.group("exp") or "")), m.start(), m.end())
+        )
     return out
 
 
@@ -380,5 +386,21 @@ def _distinct(values: Sequence[Any]) -> int:
     return max(1, len(hashed) + len(others))
 
 
-__all__ = ["Reading", "Unreadable", "Reader", "Number", "PROMPTED", "SEGMENT_CHARS", "read", "prompt",
-           "without_reasoning", "finals", "last_line", "lines", "clean", "without_label", "numbers", "show"]
+__all__ = [
+    "Reading",
+    "Unreadable",
+    "Reader",
+    "Number",
+    "PROMPTED",
+    "SEGMENT_CHARS",
+    "read",
+    "prompt",
+    "without_reasoning",
+    "finals",
+    "last_line",
+    "lines",
+    "clean",
+    "without_label",
+    "numbers",
+    "show",
+]

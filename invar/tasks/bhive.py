@@ -71,20 +71,26 @@ _OTHER_AFTER = re.compile(
     rf"[ \t]*(?:{_UNIT}[ \t]*)?(?:in[ \t]+total|total|overall"
     rf"|(?:for|over|across|in)[ \t]+(?:all[ \t]+|the[ \t]+)?[\d,]+[ \t]+iterations)\b"
     r"|[ \t]*(?:instructions?|uops|[µμ]ops|ops)?[ \t]*(?:per|/)[ \t]*(?:cycle|clock)\b|[ \t]*ipc\b",
-    re.I)
-_OTHER_BEFORE = re.compile(r"\b(?:total(?:[ \t]+cycles)?|ipc|iterations?|instructions?|uops|[µμ]ops)[ \t]*"
-                           r"(?:[:=]|is|of)?[ \t]*$", re.I)
+    re.I,
+)
+_OTHER_BEFORE = re.compile(
+    r"\b(?:total(?:[ \t]+cycles)?|ipc|iterations?|instructions?|uops|[µμ]ops)[ \t]*"
+    r"(?:[:=]|is|of)?[ \t]*$",
+    re.I,
+)
 _NUMERAL = r"[-−]?(?:\d[\d,.]*|\.\d+)"
 # two numbers joined by a dash, ``to`` or ``..`` (a unit between allowed), or ``between … and …``
 _RANGE = re.compile(
     rf"(?<![\w.])(?<!\w[-‐])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:{_UNIT}[ \t]*)?"
     rf"(?:[-–—]|\bto\b|\.\.)[ \t]*{_NUMERAL}"
-    rf"|\bbetween[ \t]+{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?and[ \t]+{_NUMERAL}", re.I)
+    rf"|\bbetween[ \t]+{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?and[ \t]+{_NUMERAL}",
+    re.I,
+)
 
 
 def _other_measure(segment: str, n: Number) -> bool:
     """Whether ``n`` measures something else than cycles per iteration (a total, IPC, a count)."""
-    return bool(_OTHER_AFTER.match(segment, n.end) or _OTHER_BEFORE.search(segment[max(0, n.start - 30): n.start]))
+    return bool(_OTHER_AFTER.match(segment, n.end) or _OTHER_BEFORE.search(segment[max(0, n.start - 30) : n.start]))
 
 
 def read_answer(segment: str) -> float:
@@ -151,8 +157,10 @@ def oracle(texts: Sequence[str], mcpu: str = "haswell") -> list[tuple[float | No
     from ..data.bhive import ITERATIONS, label_texts, llvm_mca_version
 
     llvm_mca_version()  # a located error when llvm-mca is missing
-    return [(None, reason) if cycles is None else (round(cycles / ITERATIONS, 6), "")
-            for cycles, reason in label_texts(list(texts), mcpu, ITERATIONS)]
+    return [
+        (None, reason) if cycles is None else (round(cycles / ITERATIONS, 6), "")
+        for cycles, reason in label_texts(list(texts), mcpu, ITERATIONS)
+    ]
 
 
 TASK = Task(

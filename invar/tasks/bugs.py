@@ -86,8 +86,21 @@ from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
-from .names import (JAVA_CLASS, LANGS, SPLITS, FileRows, frontend_skips, map_files, own_split, read_units,
-                    source_files, split_of, split_rows, tally, write_splits)
+from .names import (
+    JAVA_CLASS,
+    LANGS,
+    SPLITS,
+    FileRows,
+    frontend_skips,
+    map_files,
+    own_split,
+    read_units,
+    source_files,
+    split_of,
+    split_rows,
+    tally,
+    write_splits,
+)
 
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "bug", "path", "line")
@@ -210,8 +223,11 @@ def candidates(program: Program, text: str) -> dict[str, list[tuple[int, str]]]:
             other = toks[j]
             if r == t.referent or other.text in seen or other.text == t.text:
                 continue
-            if other.line < t.line and (other.view == "param" or program.lines[other.line].depth <= program.lines[t.line].depth
-                                        or program.lang == JAVA.name):
+            if other.line < t.line and (
+                other.view == "param"
+                or program.lines[other.line].depth <= program.lines[t.line].depth
+                or program.lang == JAVA.name
+            ):
                 seen.add(other.text)
                 misuse.append((k, other.text, r))
     swap = []
@@ -259,8 +275,11 @@ def check(original: Program, k: int, new: str, put: str | None = None) -> tuple[
         bugged = parse(text)
     except (InvarError, SyntaxError, ValueError, RecursionError) as err:
         return None, f"does not parse: {err}"
-    if bugged.lang != original.lang or len(bugged.lines) != len(original.lines) \
-            or len(bugged.tokens) != len(original.tokens):
+    if (
+        bugged.lang != original.lang
+        or len(bugged.lines) != len(original.lines)
+        or len(bugged.tokens) != len(original.tokens)
+    ):
         return None, "reads as another program"
     for j, (a, b) in enumerate(zip(original.tokens, bugged.tokens)):
         if (a.text if j != k else new) != b.text or a.line != b.line:
@@ -284,8 +303,9 @@ def check(original: Program, k: int, new: str, put: str | None = None) -> tuple[
         return None, "no longer a read"
     li = toks[k].line
     a, b = original.lines[li], bugged.lines[li]
-    same_line = ({rename.get(r, r) for r in a.reads} == set(b.reads)
-                 and {rename.get(r, r) for r in a.writes} == set(b.writes))
+    same_line = {rename.get(r, r) for r in a.reads} == set(b.reads) and {rename.get(r, r) for r in a.writes} == set(
+        b.writes
+    )
     n = len(original.lines)
     if same_line and _closure(n, original.deps) == _closure(n, bugged.deps):
         return None, "the dependencies are unchanged"
@@ -347,8 +367,14 @@ def _file_rows(task: tuple[str, str, int]) -> FileRows:
 NO_BUG = "without a bug that passes the checks"
 
 
-def build(source: str | Path, out: str | Path, seed: int = 0, *, jobs: int | None = None,
-          progress: Callable[[int, int], None] | None = None) -> dict:
+def build(
+    source: str | Path,
+    out: str | Path,
+    seed: int = 0,
+    *,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """Write the bugs dataset of the ``.py`` and ``.java`` files under
     ``source`` to ``out`` (see the module docstring), reading them in
     ``jobs`` processes (the dataset is the same whatever their number);
@@ -383,11 +409,19 @@ def build(source: str | Path, out: str | Path, seed: int = 0, *, jobs: int | Non
     write_splits(out, rows, _COLUMNS)
     unreadable = sum(skipped["files"].values())
     no_bug = skipped["functions"].get(NO_BUG, 0)
-    meta = {"invar": "bugs", **manifest.fields("bugs", languages),
-            "source": str(source), "seed": seed, "files": len(rels) - unreadable, "unreadable_files": unreadable,
-            "skipped_functions": sum(skipped["functions"].values()) - no_bug, "functions_without_bug": no_bug,
-            "bugs": kinds, **{s: len(rows[s]) for s in SPLITS},
-            "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()}}
+    meta = {
+        "invar": "bugs",
+        **manifest.fields("bugs", languages),
+        "source": str(source),
+        "seed": seed,
+        "files": len(rels) - unreadable,
+        "unreadable_files": unreadable,
+        "skipped_functions": sum(skipped["functions"].values()) - no_bug,
+        "functions_without_bug": no_bug,
+        "bugs": kinds,
+        **{s: len(rows[s]) for s in SPLITS},
+        "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()},
+    }
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
@@ -409,8 +443,11 @@ def split_examples(data: str | Path, split: str) -> list[Example]:
             y = label(row[1]) if len(row) > 1 else None
         except ValueError:
             y = None
-        error = None if y is not None else DataError("a label that is not 0 or 1 (expected source,label,…)",
-                                                     path=str(path), line=line, col=1)
+        error = (
+            None
+            if y is not None
+            else DataError("a label that is not 0 or 1 (expected source,label,…)", path=str(path), line=line, col=1)
+        )
         out.append(Example(row[0], y, str(path), line, error=error))
     return out
 
@@ -466,16 +503,49 @@ def label(text: str) -> int:
 # ---------------------------------------------------------- reading answers
 #: words that give a verdict anywhere in an answer; a negation before one
 #: (``not buggy``, ``no bug``, ``doesn't have any bugs``) flips it
-VERDICT_WORDS = {"buggy": 1, "bugged": 1, "bug": 1, "bugs": 1, "incorrect": 1,
-                 "correct": 0, "clean": 0, "bug-free": 0, "bugfree": 0}
+VERDICT_WORDS = {
+    "buggy": 1,
+    "bugged": 1,
+    "bug": 1,
+    "bugs": 1,
+    "incorrect": 1,
+    "correct": 0,
+    "clean": 0,
+    "bug-free": 0,
+    "bugfree": 0,
+}
 #: words that answer the question itself: read only where they open the
 #: answer (``Yes, it has a bug``), since inside a sentence they say other
 #: things (``returns True``, ``no other read``)
 OPENERS = {"yes": 1, "true": 1, "no": 0, "false": 0}
 _NEGATIONS = {"not", "no", "never", "without", "none"}
 #: words that may stand between a negation and the verdict it flips
-_FILLERS = {"a", "an", "any", "the", "is", "are", "be", "been", "have", "has", "contain", "contains", "appear",
-            "appears", "seem", "seems", "to", "obvious", "apparent", "single", "injected", "real", "it", "there"}
+_FILLERS = {
+    "a",
+    "an",
+    "any",
+    "the",
+    "is",
+    "are",
+    "be",
+    "been",
+    "have",
+    "has",
+    "contain",
+    "contains",
+    "appear",
+    "appears",
+    "seem",
+    "seems",
+    "to",
+    "obvious",
+    "apparent",
+    "single",
+    "injected",
+    "real",
+    "it",
+    "there",
+}
 _TOKENS = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|[^\w\s]")
 _OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*%)?(?![\w.])")
 
@@ -583,6 +653,26 @@ TASK = Task(
     languages=(PYTHON.name, JAVA.name),
 )
 
-__all__ = ["TASK", "SWAPS", "function_text", "parse", "prepare", "candidates", "check", "inject", "build", "read_split",
-           "loss", "output", "accuracy", "bug_f1", "label", "answer", "read_answer", "find_answers", "verdicts",
-           "VERDICT_WORDS", "OPENERS"]
+__all__ = [
+    "TASK",
+    "SWAPS",
+    "function_text",
+    "parse",
+    "prepare",
+    "candidates",
+    "check",
+    "inject",
+    "build",
+    "read_split",
+    "loss",
+    "output",
+    "accuracy",
+    "bug_f1",
+    "label",
+    "answer",
+    "read_answer",
+    "find_answers",
+    "verdicts",
+    "VERDICT_WORDS",
+    "OPENERS",
+]

@@ -80,8 +80,9 @@ answer = Reader(parse=read_answer)
 
 
 def _untrainable(*_args, **_kwargs):
-    raise UsageError("the classify task is for audits: invar trains no classify models and reads no "
-                     "classify datasets for training")
+    raise UsageError(
+        "the classify task is for audits: invar trains no classify models and reads no classify datasets for training"
+    )
 
 
 TASK = Task(

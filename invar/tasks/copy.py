@@ -117,8 +117,18 @@ def distinct_string(rng: random.Random, symbols: Sequence[str], most: int, max_l
     return "".join(chars)
 
 
-def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int = 3000, train_symbols: int = 5,
-             test_symbols: int = 30, max_length: int = 30, seed: int = 0, sampler: str = "distinct") -> dict:
+def generate(
+    out: str | Path,
+    *,
+    train: int = 10000,
+    valid: int = 500,
+    test: int = 3000,
+    train_symbols: int = 5,
+    test_symbols: int = 30,
+    max_length: int = 30,
+    seed: int = 0,
+    sampler: str = "distinct",
+) -> dict:
     """Write a copy dataset to the directory ``out``: ``train`` and ``valid``
     strings over the first ``train_symbols`` of the pool, drawn by
     ``sampler`` (``uniform``: 1 to ``max_length`` symbols each uniform;
@@ -157,9 +167,16 @@ def generate(out: str | Path, *, train: int = 10000, valid: int = 500, test: int
         counts[split] = n
     from ..data import manifest
 
-    meta = {"invar": "copy", **manifest.fields("copy", [LANG]), "seed": seed, "train_symbols": train_symbols,
-            "test_symbols": test_symbols,
-            "max_length": max_length, **({} if sampler == "uniform" else {"sampler": sampler}), **counts}
+    meta = {
+        "invar": "copy",
+        **manifest.fields("copy", [LANG]),
+        "seed": seed,
+        "train_symbols": train_symbols,
+        "test_symbols": test_symbols,
+        "max_length": max_length,
+        **({} if sampler == "uniform" else {"sampler": sampler}),
+        **counts,
+    }
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
@@ -189,8 +206,13 @@ def string_examples(path: str | Path) -> list[Example]:
         if undecodable(s) is not None:
             error = DataError("not UTF-8 text", path=str(path), line=no, col=raw.index(s) + undecodable(s) + 1)
         elif (bad := next((k for k, c in enumerate(s) if c not in POOL), None)) is not None:
-            error = DataError(f"{s[bad]!r} is not a copy symbol (letters a-z, A-Z)", path=str(path), line=no,
-                              col=raw.index(s) + bad + 1, source_line=raw)
+            error = DataError(
+                f"{s[bad]!r} is not a copy symbol (letters a-z, A-Z)",
+                path=str(path),
+                line=no,
+                col=raw.index(s) + bad + 1,
+                source_line=raw,
+            )
         out.append(Example(s, None if error else s, str(path), no, error=error))
     return out
 
@@ -335,6 +357,23 @@ TASK = Task(
     languages=("copy",),
 )
 
-__all__ = ["TASK", "POOL", "SAMPLERS", "program_of", "parse", "generate", "uniform_string", "distinct_string",
-           "read_split", "read_file", "edit_distance", "mean_edit_distance", "Cells", "by_cell", "renaming_space",
-           "canonical_space", "answer", "read_answer"]
+__all__ = [
+    "TASK",
+    "POOL",
+    "SAMPLERS",
+    "program_of",
+    "parse",
+    "generate",
+    "uniform_string",
+    "distinct_string",
+    "read_split",
+    "read_file",
+    "edit_distance",
+    "mean_edit_distance",
+    "Cells",
+    "by_cell",
+    "renaming_space",
+    "canonical_space",
+    "answer",
+    "read_answer",
+]

@@ -95,7 +95,7 @@ def split(text: str) -> tuple[str, str, str]:
         raise ParseError("no call: the text must end with a line 'assert f(...) == ??'", line=1, col=1)
     m = found[-1]
     line = text.count("\n", 0, m.start()) + 1
-    if text[m.end():].strip():
+    if text[m.end() :].strip():
         raise ParseError("the 'assert ... == ??' line must be the last one", line=line, col=1)
     call = m.group("call")
     try:
@@ -120,9 +120,9 @@ def parse(text: str) -> Program:
     first = unit.lines[0].source_line
     start = len("\n".join(code.split("\n")[: first - 1])) + (1 if first > 1 else 0)
     rendered = unit.render()
-    if text[start: start + len(rendered)] != rendered:
+    if text[start : start + len(rendered)] != rendered:
         raise ParseError(f"function {name!r} does not stand in the text as written", line=first, col=1)
-    return replace(unit, prefix=text[:start], suffix=text[start + len(rendered):])
+    return replace(unit, prefix=text[:start], suffix=text[start + len(rendered) :])
 
 
 # ------------------------------------------------------------------ literals
@@ -169,7 +169,7 @@ def tidy(segment: str) -> str:
     segment = segment.strip()
     for mark in _WRAPPERS:
         if len(segment) > 2 * len(mark) and segment.startswith(mark) and segment.endswith(mark):
-            return segment[len(mark): -len(mark)].strip()
+            return segment[len(mark) : -len(mark)].strip()
     return segment
 
 
@@ -177,7 +177,7 @@ def _candidates(segment: str) -> list[str]:
     """The texts a segment may give its answer as: all of it, the value
     after a label (``Output: 6``), after each ``==`` (an ``assert`` line)."""
     out = [segment, without_label(segment)]
-    out += [segment[m.end():] for m in _AFTER_EQUALS.finditer(segment)]
+    out += [segment[m.end() :] for m in _AFTER_EQUALS.finditer(segment)]
     return [tidy(c) for c in out]
 
 
@@ -275,8 +275,14 @@ def _rows(path: Path) -> tuple[list[str], list[tuple[int, dict | DataError]]]:
                     row = json.loads(raw)
                 except (ValueError, RecursionError):
                     row = None
-                rows.append((lineno, row if isinstance(row, dict) else DataError(
-                    "not a JSON object", path=str(path), line=lineno, col=1)))
+                rows.append(
+                    (
+                        lineno,
+                        row
+                        if isinstance(row, dict)
+                        else DataError("not a JSON object", path=str(path), line=lineno, col=1),
+                    )
+                )
         columns = list(dict.fromkeys(k for _, r in rows if isinstance(r, dict) for k in r))
         return columns, rows
     reader = csv.DictReader(io.StringIO(text, newline=""))
@@ -313,8 +319,10 @@ def read_file(path: str | Path) -> list[Example]:
     as an example with its error."""
     path = Path(path)
     _columns, rows = _rows(path)
-    return [Example("", None, str(path), line, row) if isinstance(row, DataError) else _example(row, path, line)
-            for line, row in rows]
+    return [
+        Example("", None, str(path), line, row) if isinstance(row, DataError) else _example(row, path, line)
+        for line, row in rows
+    ]
 
 
 def _is_exec_table(path: Path) -> bool:
@@ -396,5 +404,22 @@ TASK = Task(
     dataset=dataset,
 )
 
-__all__ = ["TASK", "FUNCTION", "render", "split", "parse", "normal", "label", "prediction", "tidy", "read_answer",
-           "find_answers", "answer", "accuracy", "score", "read_file", "dataset", "oracle"]
+__all__ = [
+    "TASK",
+    "FUNCTION",
+    "render",
+    "split",
+    "parse",
+    "normal",
+    "label",
+    "prediction",
+    "tidy",
+    "read_answer",
+    "find_answers",
+    "answer",
+    "accuracy",
+    "score",
+    "read_file",
+    "dataset",
+    "oracle",
+]

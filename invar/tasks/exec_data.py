@@ -43,9 +43,16 @@ ROUNDS = 4
 #: calls labelled between two progress reports
 _CHUNK = 200
 #: an outcome's kind -> why its example is left out
-REASONS = {"raised": "raised an exception", "timeout": "ran past the time limit", "memory": "ran out of memory",
-           "refused": "refused by the sandbox", "not literal": "returned no literal", "exit": "ended its process",
-           "crash": "crashed its process", "nondeterministic": "non-deterministic (two runs differ)"}
+REASONS = {
+    "raised": "raised an exception",
+    "timeout": "ran past the time limit",
+    "memory": "ran out of memory",
+    "refused": "refused by the sandbox",
+    "not literal": "returned no literal",
+    "exit": "ended its process",
+    "crash": "crashed its process",
+    "nondeterministic": "non-deterministic (two runs differ)",
+}
 
 
 @dataclass(frozen=True)
@@ -60,13 +67,14 @@ class Item:
     line: int
 
 
-def labels(items: Sequence[Item], limits: Limits, jobs: int = 1,
-           progress: Callable[[int, int], None] | None = None) -> list[tuple[str | None, str]]:
+def labels(
+    items: Sequence[Item], limits: Limits, jobs: int = 1, progress: Callable[[int, int], None] | None = None
+) -> list[tuple[str | None, str]]:
     """Each item's ``(label, "")`` or ``(None, why it is left out)`` (a
     :data:`REASONS` key): its call run twice, with hash seeds 1 and 2."""
     out: list[tuple[str | None, str]] = []
     for lo in range(0, len(items), _CHUNK):
-        calls = [Call(it.code, f"{it.function}({it.input})") for it in items[lo: lo + _CHUNK]]
+        calls = [Call(it.code, f"{it.function}({it.input})") for it in items[lo : lo + _CHUNK]]
         if jobs > 1:  # the two runs side by side, half the children each
             with ThreadPoolExecutor(max_workers=2) as pool:
                 first, second = pool.map(lambda seed: run(calls, limits, hash_seed=seed, jobs=jobs // 2), (1, 2))
@@ -121,27 +129,48 @@ def _write(out: Path, rows: list[dict], meta: dict) -> dict:
     (out / "meta.json").unlink(missing_ok=True)
     text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     write_atomic(out / "test.jsonl", lambda f: f.write(text.encode("utf-8")))
-    meta = {"invar": "exec", **manifest.fields("exec", ["python"]), **meta, "test": len(rows),
-            "variable": variation(rows)}
+    meta = {
+        "invar": "exec",
+        **manifest.fields("exec", ["python"]),
+        **meta,
+        "test": len(rows),
+        "variable": variation(rows),
+    }
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
 
-def _labelled(items: Sequence[Item], limits: Limits, jobs: int, left_out: dict[str, int],
-              progress) -> list[dict]:
+def _labelled(items: Sequence[Item], limits: Limits, jobs: int, left_out: dict[str, int], progress) -> list[dict]:
     rows = []
     for it, (value, why) in zip(items, labels(items, limits, jobs, progress)):
         if value is None:
             left_out[REASONS[why]] = left_out.get(REASONS[why], 0) + 1
         else:
-            rows.append({"id": it.id, "code": it.code, "input": it.input, "output": value, "function": it.function,
-                         "path": it.path, "line": it.line})
+            rows.append(
+                {
+                    "id": it.id,
+                    "code": it.code,
+                    "input": it.input,
+                    "output": value,
+                    "function": it.function,
+                    "path": it.path,
+                    "line": it.line,
+                }
+            )
     return rows
 
 
-def build_source(source: str | Path, out: str | Path, *, seed: int = 0, calls: int = 3,
-                 inputs: str | Path | None = None, limits: Limits = Limits(), jobs: int = 1,
-                 progress: Callable[[int, int], None] | None = None) -> dict:
+def build_source(
+    source: str | Path,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    calls: int = 3,
+    inputs: str | Path | None = None,
+    limits: Limits = Limits(),
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """The dataset of the self-contained functions under ``source`` (the
     module docstring); returns meta.json's fields."""
     from .exec_source import read_inputs, targets
@@ -149,22 +178,42 @@ def build_source(source: str | Path, out: str | Path, *, seed: int = 0, calls: i
     if calls < 1:
         raise UsageError(f"--calls {calls}: give at least 1", path="--calls")
     found, skipped = targets(source, seed, calls, read_inputs(inputs) if inputs is not None else None)
-    items = [Item(f"{t.path}:{t.line}:{k}", t.code, arguments, t.name, t.path, t.line)
-             for t in found for k, arguments in enumerate(t.inputs)]
+    items = [
+        Item(f"{t.path}:{t.line}:{k}", t.code, arguments, t.name, t.path, t.line)
+        for t in found
+        for k, arguments in enumerate(t.inputs)
+    ]
     if not items:
-        raise DataError("no self-contained function to call here (skipped: "
-                        + (", ".join(f"{n} {why}" for why, n in sorted(skipped.items())) or "no .py file") + ")",
-                        path=str(source))
+        raise DataError(
+            "no self-contained function to call here (skipped: "
+            + (", ".join(f"{n} {why}" for why, n in sorted(skipped.items())) or "no .py file")
+            + ")",
+            path=str(source),
+        )
     left_out: dict[str, int] = {}
     rows = _labelled(items, limits, jobs, left_out, progress)
-    meta = {"source": str(source), "seed": seed, "calls_per_function": calls, "functions": len(found),
-            "calls": len(items), "skipped_functions": dict(sorted(skipped.items())),
-            "left_out": dict(sorted(left_out.items())), "limits": asdict(limits)}
+    meta = {
+        "source": str(source),
+        "seed": seed,
+        "calls_per_function": calls,
+        "functions": len(found),
+        "calls": len(items),
+        "skipped_functions": dict(sorted(skipped.items())),
+        "left_out": dict(sorted(left_out.items())),
+        "limits": asdict(limits),
+    }
     return _write(Path(out), rows, meta)
 
 
-def build_generated(n: int, out: str | Path, *, seed: int = 0, limits: Limits = Limits(), jobs: int = 1,
-                    progress: Callable[[int, int], None] | None = None) -> dict:
+def build_generated(
+    n: int,
+    out: str | Path,
+    *,
+    seed: int = 0,
+    limits: Limits = Limits(),
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """``n`` generated programs, labelled (the module docstring); returns
     meta.json's fields (``constructs``: how many examples hold each)."""
     from .exec_generate import CONSTRUCTS, generate
@@ -180,15 +229,20 @@ def build_generated(n: int, out: str | Path, *, seed: int = 0, limits: Limits = 
             break
         programs = [(k, generate(f"{seed}:{k}")) for k in range(drawn, drawn + wanted)]
         drawn += wanted
-        items = [Item(f"generated:{seed}:{k}", g.code, g.arguments, g.function, "generated", k)
-                 for k, g in programs]
+        items = [Item(f"generated:{seed}:{k}", g.code, g.arguments, g.function, "generated", k) for k, g in programs]
         rows += _labelled(items, limits, jobs, left_out, progress)
     constructs = {c: 0 for c in CONSTRUCTS}
     for row in rows:
         for c in generate(f"{seed}:{row['line']}").constructs:
             constructs[c] += 1
-    meta = {"generated": n, "seed": seed, "programs": drawn, "left_out": dict(sorted(left_out.items())),
-            "constructs": constructs, "limits": asdict(limits)}
+    meta = {
+        "generated": n,
+        "seed": seed,
+        "programs": drawn,
+        "left_out": dict(sorted(left_out.items())),
+        "constructs": constructs,
+        "limits": asdict(limits),
+    }
     return _write(Path(out), rows, meta)
 
 

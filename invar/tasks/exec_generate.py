@@ -32,8 +32,36 @@ from dataclasses import dataclass, field
 #: the constructs a generated program may hold (the templates' names)
 CONSTRUCTS = ("comprehension", "closure", "loop", "exception", "class", "decorator", "walrus", "match", "iterator")
 #: the locals' names, drawn without repeats within a program
-NAMES = ("a", "b", "c", "d", "m", "t", "u", "w", "acc", "out", "res", "tmp", "val", "cnt", "idx", "pos", "word",
-         "seq", "pair", "head", "tail", "total", "best", "hits", "mask", "step", "key", "part")
+NAMES = (
+    "a",
+    "b",
+    "c",
+    "d",
+    "m",
+    "t",
+    "u",
+    "w",
+    "acc",
+    "out",
+    "res",
+    "tmp",
+    "val",
+    "cnt",
+    "idx",
+    "pos",
+    "word",
+    "seq",
+    "pair",
+    "head",
+    "tail",
+    "total",
+    "best",
+    "hits",
+    "mask",
+    "step",
+    "key",
+    "part",
+)
 #: comprehension variables (a scope of their own)
 _ITEMS = ("y", "z", "e", "q")
 _SIGNATURES = (("n",), ("xs",), ("n", "xs"), ("xs", "s"), ("n", "s"), ("n", "xs", "s"))
@@ -128,8 +156,9 @@ class _Writer:
     def plain(self) -> None:
         if "s" in self.env and self.rng.random() < 0.3:
             v = self.fresh("str")
-            self.emit(f"{v} = " + self.rng.choice([f"s[::-1] + str({self.atom()})", "s[1:] + s[:1]",
-                                                    f"s * {self.k(1, 2)}"]))
+            self.emit(
+                f"{v} = " + self.rng.choice([f"s[::-1] + str({self.atom()})", "s[1:] + s[:1]", f"s * {self.k(1, 2)}"])
+            )
             return
         v = self.fresh("int")
         self.emit(f"{v} = {self.int_expr()}")
@@ -160,43 +189,78 @@ class _Writer:
     def loop(self) -> None:
         if self.rng.random() < 0.6:
             acc, i = self.fresh("int"), self.fresh("int", result=False, usable=False)  # unbound after no turn
-            self.emit(f"{acc} = {self.atom()}", f"for {i} in {self.iterable()}:",
-                      f"    {acc} = {acc} {self.rng.choice('+-')} {i} * {self.k(1, 3)}")
+            self.emit(
+                f"{acc} = {self.atom()}",
+                f"for {i} in {self.iterable()}:",
+                f"    {acc} = {acc} {self.rng.choice('+-')} {i} * {self.k(1, 3)}",
+            )
             return
         c, steps = self.fresh("int"), self.fresh("int")
-        self.emit(f"{c} = {self.atom()} % {self.k(5, 9)}", f"{steps} = 0", f"while {c} > 0:",
-                  f"    {c} -= {self.k(1, 3)}", f"    {steps} += 1")
+        self.emit(
+            f"{c} = {self.atom()} % {self.k(5, 9)}",
+            f"{steps} = 0",
+            f"while {c} > 0:",
+            f"    {c} -= {self.k(1, 3)}",
+            f"    {steps} += 1",
+        )
 
     def exception(self) -> None:
         r = self.rng.random()
         v = self.fresh("int")
         if r < 0.3 and "xs" in self.env:
-            self.emit("try:", f"    {v} = xs[{self.atom()} % {self.k(3, 8)}]", "except IndexError:",
-                      f"    {v} = -{self.k()}")
+            self.emit(
+                "try:", f"    {v} = xs[{self.atom()} % {self.k(3, 8)}]", "except IndexError:", f"    {v} = -{self.k()}"
+            )
         elif r < 0.5 and "s" in self.env:
             self.emit("try:", f"    {v} = int(s)", "except ValueError:", f"    {v} = len(s)")
         elif r < 0.75:
-            self.emit("try:", f"    {v} = {self.int_expr()} // ({self.atom()} % 3)", "except ZeroDivisionError:",
-                      f"    {v} = {self.k()}")
+            self.emit(
+                "try:",
+                f"    {v} = {self.int_expr()} // ({self.atom()} % 3)",
+                "except ZeroDivisionError:",
+                f"    {v} = {self.k()}",
+            )
         else:
             a, limit = self.atom(), self.k(2, 6)
-            self.emit("try:", f"    if {a} > {limit}:", f"        raise ValueError({a})", f"    {v} = {a} + 1",
-                      "except ValueError as err:", f"    {v} = err.args[0] * 2")
+            self.emit(
+                "try:",
+                f"    if {a} > {limit}:",
+                f"        raise ValueError({a})",
+                f"    {v} = {a} + 1",
+                "except ValueError as err:",
+                f"    {v} = err.args[0] * 2",
+            )
 
     def klass(self) -> None:
         name = self.helper("Counter", "Tally", "Box", "Acc")
         obj = self.fresh("obj", result=False)
-        self.emit(f"class {name}:", "    def __init__(self, start):", "        self.value = start",
-                  "    def add(self, k):", "        self.value += k", "        return self.value")
-        self.emit(f"{obj} = {name}({self.atom()})", f"{obj}.add({self.k()})",
-                  f"{self.fresh('int')} = {obj}.add({self.atom()})")
+        self.emit(
+            f"class {name}:",
+            "    def __init__(self, start):",
+            "        self.value = start",
+            "    def add(self, k):",
+            "        self.value += k",
+            "        return self.value",
+        )
+        self.emit(
+            f"{obj} = {name}({self.atom()})",
+            f"{obj}.add({self.k()})",
+            f"{self.fresh('int')} = {obj}.add({self.atom()})",
+        )
 
     def decorator(self) -> None:
         deco, name = self.helper("twice", "offset", "wrapped"), self.helper("lift", "nudge", "hop")
         op = self.rng.choice(["fn(fn(v))", f"fn(v) + {self.k()}", f"fn(v) * {self.k(2, 3)}"])
-        self.emit(f"def {deco}(fn):", "    def wrapper(v):", f"        return {op}", "    return wrapper",
-                  f"@{deco}", f"def {name}(v):", f"    return v + {self.k()}",
-                  f"{self.fresh('int')} = {name}({self.atom()})")
+        self.emit(
+            f"def {deco}(fn):",
+            "    def wrapper(v):",
+            f"        return {op}",
+            "    return wrapper",
+            f"@{deco}",
+            f"def {name}(v):",
+            f"    return v + {self.k()}",
+            f"{self.fresh('int')} = {name}({self.atom()})",
+        )
 
     def walrus(self) -> None:
         if "xs" in self.env and self.rng.random() < 0.4:
@@ -206,20 +270,34 @@ class _Writer:
         w = self.fresh("int")
         limit = self.k()
         v = self.fresh("int")
-        self.emit(f"if ({w} := {self.int_expr()}) > {limit}:", f"    {v} = {w} - {limit}", "else:",
-                  f"    {v} = {w} + {limit}")
+        self.emit(
+            f"if ({w} := {self.int_expr()}) > {limit}:", f"    {v} = {w} - {limit}", "else:", f"    {v} = {w} + {limit}"
+        )
 
     def match(self) -> None:
         if "xs" in self.env and self.rng.random() < 0.5:
             v = self.fresh("int")
             first, rest = (self.fresh(t, result=False, usable=False) for t in ("int", "list"))  # in some cases only
-            self.emit("match xs:", "    case []:", f"        {v} = {self.k()}", f"    case [{first}]:",
-                      f"        {v} = {first} * {self.k(2, 3)}", f"    case [{first}, *{rest}]:",
-                      f"        {v} = {first} + len({rest})")
+            self.emit(
+                "match xs:",
+                "    case []:",
+                f"        {v} = {self.k()}",
+                f"    case [{first}]:",
+                f"        {v} = {first} * {self.k(2, 3)}",
+                f"    case [{first}, *{rest}]:",
+                f"        {v} = {first} + len({rest})",
+            )
             return
         subject, v = self.atom(), self.fresh("str")
-        self.emit(f"match {subject} % 3:", "    case 0:", f"        {v} = 'zero'", "    case 1:",
-                  f"        {v} = 'one'", "    case _:", f"        {v} = 'many'")
+        self.emit(
+            f"match {subject} % 3:",
+            "    case 0:",
+            f"        {v} = 'zero'",
+            "    case 1:",
+            f"        {v} = 'one'",
+            "    case _:",
+            f"        {v} = 'many'",
+        )
 
     def iterator(self) -> None:
         it = self.fresh("obj", result=False, usable=False)
@@ -228,9 +306,17 @@ class _Writer:
         self.emit(f"{self.fresh('int')} = next({it}, {self.k()}) * {self.k(2, 3)}")
 
 
-_TEMPLATES = {"comprehension": _Writer.comprehension, "closure": _Writer.closure, "loop": _Writer.loop,
-              "exception": _Writer.exception, "class": _Writer.klass, "decorator": _Writer.decorator,
-              "walrus": _Writer.walrus, "match": _Writer.match, "iterator": _Writer.iterator}
+_TEMPLATES = {
+    "comprehension": _Writer.comprehension,
+    "closure": _Writer.closure,
+    "loop": _Writer.loop,
+    "exception": _Writer.exception,
+    "class": _Writer.klass,
+    "decorator": _Writer.decorator,
+    "walrus": _Writer.walrus,
+    "match": _Writer.match,
+    "iterator": _Writer.iterator,
+}
 
 
 def _argument(rng: random.Random, name: str) -> str:

@@ -52,15 +52,40 @@ from typing import Any, Callable
 
 from ..errors import DataError
 
-_SCALARS = {"int": lambda r: r.randint(-5, 10), "float": lambda r: round(r.uniform(-10, 10), 2),
-            "bool": lambda r: r.random() < 0.5, "None": lambda r: None, "NoneType": lambda r: None,
-            "str": lambda r: _text(r), "bytes": lambda r: _text(r).encode("ascii")}
-_BARE = {"list": ("list", ["int"]), "List": ("list", ["int"]), "tuple": ("tuple", ["int", ...]),
-         "Tuple": ("tuple", ["int", ...]), "set": ("set", ["int"]), "Set": ("set", ["int"]),
-         "dict": ("dict", ["str", "int"]), "Dict": ("dict", ["str", "int"])}
-_GENERIC = {"list": "list", "List": "list", "Sequence": "list", "Iterable": "list", "tuple": "tuple",
-            "Tuple": "tuple", "set": "set", "Set": "set", "dict": "dict", "Dict": "dict", "Mapping": "dict",
-            "Optional": "optional", "Union": "union"}
+_SCALARS = {
+    "int": lambda r: r.randint(-5, 10),
+    "float": lambda r: round(r.uniform(-10, 10), 2),
+    "bool": lambda r: r.random() < 0.5,
+    "None": lambda r: None,
+    "NoneType": lambda r: None,
+    "str": lambda r: _text(r),
+    "bytes": lambda r: _text(r).encode("ascii"),
+}
+_BARE = {
+    "list": ("list", ["int"]),
+    "List": ("list", ["int"]),
+    "tuple": ("tuple", ["int", ...]),
+    "Tuple": ("tuple", ["int", ...]),
+    "set": ("set", ["int"]),
+    "Set": ("set", ["int"]),
+    "dict": ("dict", ["str", "int"]),
+    "Dict": ("dict", ["str", "int"]),
+}
+_GENERIC = {
+    "list": "list",
+    "List": "list",
+    "Sequence": "list",
+    "Iterable": "list",
+    "tuple": "tuple",
+    "Tuple": "tuple",
+    "set": "set",
+    "Set": "set",
+    "dict": "dict",
+    "Dict": "dict",
+    "Mapping": "dict",
+    "Optional": "optional",
+    "Union": "union",
+}
 #: how many times a draw is tried for each distinct call asked
 _TRIES = 5
 
@@ -206,8 +231,12 @@ def read_inputs(path: str | Path) -> dict[tuple[str | None, str], list[str]]:
             if not isinstance(name, str) or not isinstance(arguments, str):
                 raise TypeError
         except (ValueError, KeyError, TypeError, SyntaxError):
-            raise DataError('expected {"function": NAME, "input": "ARGUMENTS"} with arguments that parse',
-                            path=str(path), line=lineno, col=1) from None
+            raise DataError(
+                'expected {"function": NAME, "input": "ARGUMENTS"} with arguments that parse',
+                path=str(path),
+                line=lineno,
+                col=1,
+            ) from None
         out.setdefault((row.get("path"), name), []).append(arguments)
     return out
 

@@ -58,8 +58,19 @@ from ..symmetry import spaces as _spaces
 from ..symmetry.renamings import RenamingSpace
 from . import Example, Task, checked
 from .answers import Reader, Unreadable
-from .names import (LANGS, SPLITS, FileRows, frontend_skips, map_files, own_split, source_files, split_of,
-                    split_rows, tally, write_splits)
+from .names import (
+    LANGS,
+    SPLITS,
+    FileRows,
+    frontend_skips,
+    map_files,
+    own_split,
+    source_files,
+    split_of,
+    split_rows,
+    tally,
+    write_splits,
+)
 
 #: the language of a character window
 LANG = "chars"
@@ -101,7 +112,7 @@ def token_windows(units: Sequence[Program], seq_len: int, name: str = "") -> lis
     stream = [(u, tok) for u in top_units(units) for tok in u.tokens]
     out = []
     for lo in range(0, len(stream), seq_len):
-        part = stream[lo: lo + seq_len]
+        part = stream[lo : lo + seq_len]
         index: dict[tuple[int, int], int] = {}
         lines: list[Line] = []
         tokens = []
@@ -113,8 +124,15 @@ def token_windows(units: Sequence[Program], seq_len: int, name: str = "") -> lis
                 lines.append(Line(src.text, block=-1, source_line=src.source_line))
             tokens.append(Token(tok.text, tok.kind, tok.view, tok.referent, index[key], tok.start))
         pinned = frozenset().union(*(u.pinned for u in {id(u): u for u, _ in part}.values()))
-        out.append(Program(part[0][0].lang, tuple(lines), tuple(tokens), pinned=pinned & _referents(tokens),
-                           name=f"{name}#{lo // seq_len}" if name else ""))
+        out.append(
+            Program(
+                part[0][0].lang,
+                tuple(lines),
+                tuple(tokens),
+                pinned=pinned & _referents(tokens),
+                name=f"{name}#{lo // seq_len}" if name else "",
+            )
+        )
     return out
 
 
@@ -126,7 +144,7 @@ def char_windows(text: str, seq_len: int, name: str = "") -> list[Program]:
     """``text`` cut into windows of ``seq_len`` characters."""
     out, line = [], 1
     for lo in range(0, len(text), seq_len):
-        piece = text[lo: lo + seq_len]
+        piece = text[lo : lo + seq_len]
         out.append(char_program(piece, name=f"{name}#{lo // seq_len}" if name else "", line=line))
         line += piece.count("\n")
     return out
@@ -148,10 +166,16 @@ def stored(program: Program) -> str:
     """A window as the dataset stores it (JSON; :func:`parse` reads it back)."""
     if program.lang == LANG:
         return json.dumps(program.lines[0].text if program.lines else "", ensure_ascii=False)
-    return json.dumps({"lang": program.lang, "lines": [li.text for li in program.lines],
-                       "first_lines": [li.source_line for li in program.lines],
-                       "tokens": [[t.text, t.kind, t.view, t.referent, t.line, t.start] for t in program.tokens],
-                       "pinned": sorted(program.pinned)}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "lang": program.lang,
+            "lines": [li.text for li in program.lines],
+            "first_lines": [li.source_line for li in program.lines],
+            "tokens": [[t.text, t.kind, t.view, t.referent, t.line, t.start] for t in program.tokens],
+            "pinned": sorted(program.pinned),
+        },
+        ensure_ascii=False,
+    )
 
 
 def parse(source: str) -> Program:
@@ -166,13 +190,15 @@ def parse(source: str) -> Program:
         return char_program(data)
     try:
         lines = tuple(Line(text, block=-1, source_line=int(n)) for text, n in zip(data["lines"], data["first_lines"]))
-        tokens = tuple(Token(str(a), str(b), str(c), None if d is None else str(d), int(e), int(f))
-                       for a, b, c, d, e, f in data["tokens"])
+        tokens = tuple(
+            Token(str(a), str(b), str(c), None if d is None else str(d), int(e), int(f))
+            for a, b, c, d, e, f in data["tokens"]
+        )
         program = Program(str(data["lang"]), lines, tokens, pinned=frozenset(data.get("pinned", ())))
     except (KeyError, TypeError, ValueError) as err:
         raise DataError(f"not a stored window ({type(err).__name__}: {err})")
     for k, t in enumerate(tokens):
-        if not (0 <= t.line < len(lines) and lines[t.line].text[t.start: t.end] == t.text):
+        if not (0 <= t.line < len(lines) and lines[t.line].text[t.start : t.end] == t.text):
             raise DataError(f"token {k} ({t.text!r}) is not where the window says")
     if not tokens:
         raise DataError("an empty window")
@@ -242,8 +268,15 @@ def _file_rows(task: tuple[str, str, str, int]) -> FileRows:
     return FileRows(rows, windows[0].lang if windows else None, None, skipped)
 
 
-def build(source: str | Path, out: str | Path, *, vocab: str = "char", seq_len: int = SEQ_LEN,
-          jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict:
+def build(
+    source: str | Path,
+    out: str | Path,
+    *,
+    vocab: str = "char",
+    seq_len: int = SEQ_LEN,
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """Write the lm dataset of the ``.py`` and ``.java`` files under
     ``source`` to ``out`` (see the module docstring), reading them in
     ``jobs`` processes (the dataset is the same whatever their number);
@@ -277,10 +310,18 @@ def build(source: str | Path, out: str | Path, *, vocab: str = "char", seq_len: 
         raise DataError("no window in a training file (80 % of the files, by path hash)", path=str(source))
     write_splits(out, rows, _COLUMNS)
     unreadable = sum(skipped["files"].values())
-    meta = {"invar": "lm", **manifest.fields("lm", languages), "vocab": vocab, "seq_len": seq_len,
-            "source": str(source), "files": len(rels) - unreadable, "unreadable_files": unreadable,
-            "single_token_windows": skipped["windows"].get(SINGLE_TOKEN, 0), **{s: len(rows[s]) for s in SPLITS},
-            "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()}}
+    meta = {
+        "invar": "lm",
+        **manifest.fields("lm", languages),
+        "vocab": vocab,
+        "seq_len": seq_len,
+        "source": str(source),
+        "files": len(rels) - unreadable,
+        "unreadable_files": unreadable,
+        "single_token_windows": skipped["windows"].get(SINGLE_TOKEN, 0),
+        **{s: len(rows[s]) for s in SPLITS},
+        "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()},
+    }
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
@@ -312,8 +353,9 @@ def meta_of(data: str | Path) -> dict:
         if meta.get("invar") != "lm" or meta.get("vocab") not in VOCABS or int(meta["seq_len"]) < 2:
             raise ValueError
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        raise DataError("no lm dataset here (its meta.json): write one with invar data lm --source DIR --out OUT",
-                        path=str(path))
+        raise DataError(
+            "no lm dataset here (its meta.json): write one with invar data lm --source DIR --out OUT", path=str(path)
+        )
     return meta
 
 
@@ -341,8 +383,10 @@ def curve(losses: Sequence[np.ndarray], window: int = WINDOW) -> dict:
         raise UsageError(f"--window {window}: give at least 1", path="--window")
     longest = max((len(x) for x in losses), default=0)
     if longest < window:
-        raise UsageError(f"no sequence has {window} predicted positions (the longest has {longest}): "
-                         "use a smaller --window", path="--window")
+        raise UsageError(
+            f"no sequence has {window} predicted positions (the longest has {longest}): use a smaller --window",
+            path="--window",
+        )
     raw_sum, raw_n = np.zeros(longest), np.zeros(longest)
     smooth_sum, smooth_n = np.zeros(longest - window + 1), np.zeros(longest - window + 1)
     for x in losses:
@@ -354,9 +398,15 @@ def curve(losses: Sequence[np.ndarray], window: int = WINDOW) -> dict:
             smooth_sum[: len(sums)] += sums
             smooth_n[: len(sums)] += 1
     smooth = smooth_sum / smooth_n
-    return {"window": window, "sequences": len(losses), "context": list(range(1, len(smooth) + 1)),
-            "loss": smooth.tolist(), "perplexity": np.exp(smooth).tolist(),
-            "sequences_at": smooth_n.astype(int).tolist(), "raw_loss": (raw_sum / raw_n).tolist()}
+    return {
+        "window": window,
+        "sequences": len(losses),
+        "context": list(range(1, len(smooth) + 1)),
+        "loss": smooth.tolist(),
+        "perplexity": np.exp(smooth).tolist(),
+        "sequences_at": smooth_n.astype(int).tolist(),
+        "raw_loss": (raw_sum / raw_n).tolist(),
+    }
 
 
 def read_answer(segment: str) -> float:
@@ -403,6 +453,27 @@ TASK = Task(
     languages=(LANG, JAVA.name, PYTHON.name),
 )
 
-__all__ = ["TASK", "LANG", "VIEW", "VOCABS", "SEQ_LEN", "WINDOW", "char_program", "char_windows", "token_windows",
-           "top_units", "file_windows", "stored", "parse", "renaming_space", "build", "read_split", "meta_of",
-           "output", "perplexity", "curve", "answer", "read_answer"]
+__all__ = [
+    "TASK",
+    "LANG",
+    "VIEW",
+    "VOCABS",
+    "SEQ_LEN",
+    "WINDOW",
+    "char_program",
+    "char_windows",
+    "token_windows",
+    "top_units",
+    "file_windows",
+    "stored",
+    "parse",
+    "renaming_space",
+    "build",
+    "read_split",
+    "meta_of",
+    "output",
+    "perplexity",
+    "curve",
+    "answer",
+    "read_answer",
+]

@@ -116,8 +116,15 @@ def pair_examples(path: str | Path) -> list[Example]:
         line = unit.lines[0].source_line
         formula = unit.lines[0].text.strip()
         if len(unit.lines) < 2:
-            out.append(Example(formula, None, str(path), line,
-                               error=DataError("a formula without a trace", path=str(path), line=line, col=1)))
+            out.append(
+                Example(
+                    formula,
+                    None,
+                    str(path),
+                    line,
+                    error=DataError("a formula without a trace", path=str(path), line=line, col=1),
+                )
+            )
             continue
         trace = unit.lines[1].text.strip()
         out.append(Example(f"{formula}\t{trace}", label(formula, trace), str(path), line))
@@ -145,8 +152,10 @@ def read_split(data: str | Path, split: str) -> list[Example]:
     if data.is_dir():
         found = _split_file(data, split)
         if found is None:
-            raise DataError(f"no {split} file here ({', '.join(s + e for s in _SPLIT_FILES.get(split, (split,)) for e in _EXTENSIONS)})",
-                            path=str(data))
+            raise DataError(
+                f"no {split} file here ({', '.join(s + e for s in _SPLIT_FILES.get(split, (split,)) for e in _EXTENSIONS)})",
+                path=str(data),
+            )
         return read_pairs(found)
     return [ex for ex in read_pairs(data) if _split_of(ex.source.split("\t", 1)[0]) == split]
 
@@ -351,5 +360,21 @@ TASK = Task(
     languages=(LTL.name,),
 )
 
-__all__ = ["TASK", "POOL", "read_pairs", "read_split", "parse", "prepare", "tree", "label", "label_of", "detokenize",
-           "undo", "correct", "exact", "is_correct", "answer", "read_answer"]
+__all__ = [
+    "TASK",
+    "POOL",
+    "read_pairs",
+    "read_split",
+    "parse",
+    "prepare",
+    "tree",
+    "label",
+    "label_of",
+    "detokenize",
+    "undo",
+    "correct",
+    "exact",
+    "is_correct",
+    "answer",
+    "read_answer",
+]

@@ -106,8 +106,11 @@ def hide_name(unit: Program) -> Program:
     """``unit`` with its own name, wherever it is not a local variable,
     replaced by :data:`PLACEHOLDER`."""
     name = short_name(unit)
-    hidden = {k: PLACEHOLDER for k, t in enumerate(unit.tokens)
-              if t.text == name and t.referent is None and t.kind in ("name", "identifier")}
+    hidden = {
+        k: PLACEHOLDER
+        for k, t in enumerate(unit.tokens)
+        if t.text == name and t.referent is None and t.kind in ("name", "identifier")
+    }
     return unit.with_token_texts(hidden)
 
 
@@ -171,14 +174,22 @@ def source_files(source: Path) -> list[str]:
     if not source.exists():
         raise DataError("no such source directory", path=str(source))
     if not source.is_dir():
-        raise DataError("a file, not a directory: --source takes a directory of .py and .java files (searched "
-                        "recursively)", path=str(source))
-    return [p.relative_to(source).as_posix()
-            for p in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file())]
+        raise DataError(
+            "a file, not a directory: --source takes a directory of .py and .java files (searched recursively)",
+            path=str(source),
+        )
+    return [
+        p.relative_to(source).as_posix()
+        for p in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file())
+    ]
 
 
-def map_files(work: Callable[[tuple], FileRows], tasks: Sequence[tuple], jobs: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> Iterator[tuple[tuple, FileRows]]:
+def map_files(
+    work: Callable[[tuple], FileRows],
+    tasks: Sequence[tuple],
+    jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[tuple[tuple, FileRows]]:
     """``(task, work(task))`` for each of ``tasks`` (one per source file), in
     their order whatever ``jobs`` (worker processes; default: every core),
     so that a dataset is the same byte for byte; ``progress(done, total)``
@@ -196,8 +207,9 @@ def map_files(work: Callable[[tuple], FileRows], tasks: Sequence[tuple], jobs: i
         yield from _reported(tasks, workers.imap(work, tasks, chunksize=chunk), progress)
 
 
-def _reported(tasks: Sequence[tuple], results: Iterator[FileRows],
-              progress: Callable[[int, int], None] | None) -> Iterator[tuple[tuple, FileRows]]:
+def _reported(
+    tasks: Sequence[tuple], results: Iterator[FileRows], progress: Callable[[int, int], None] | None
+) -> Iterator[tuple[tuple, FileRows]]:
     # the results drive the loop: every one is taken, so that the pool ends idle
     for done, result in enumerate(results, start=1):
         yield tasks[done - 1], result
@@ -279,8 +291,9 @@ def write_splits(out: Path, rows: dict[str, list[tuple]], columns: Sequence[str]
         write_atomic(out / f"{split}{_EXT}", lambda f, data=buf.getvalue(): f.write(data.encode("utf-8")))
 
 
-def build(source: str | Path, out: str | Path, *, jobs: int | None = None,
-          progress: Callable[[int, int], None] | None = None) -> dict:
+def build(
+    source: str | Path, out: str | Path, *, jobs: int | None = None, progress: Callable[[int, int], None] | None = None
+) -> dict:
     """Write the names dataset of the ``.py`` and ``.java`` files under ``source`` to
     ``out`` (see the module docstring), reading them in ``jobs`` processes
     (the dataset is the same whatever their number); ``progress(files
@@ -308,11 +321,18 @@ def build(source: str | Path, out: str | Path, *, jobs: int | None = None,
     write_splits(out, rows, _COLUMNS)
     labels = sorted({s for row in rows["train"] for s in row[1].split()})
     unreadable = sum(skipped["files"].values())
-    meta = {"invar": "names", **manifest.fields("names", languages),
-            "source": str(source), "files": len(rels) - unreadable, "unreadable_files": unreadable,
-            "skipped_functions": sum(skipped["functions"].values()), **{s: len(rows[s]) for s in SPLITS},
-            "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()},
-            "placeholder": PLACEHOLDER, "subtokens": labels}
+    meta = {
+        "invar": "names",
+        **manifest.fields("names", languages),
+        "source": str(source),
+        "files": len(rels) - unreadable,
+        "unreadable_files": unreadable,
+        "skipped_functions": sum(skipped["functions"].values()),
+        **{s: len(rows[s]) for s in SPLITS},
+        "skipped": {k: dict(sorted(v.items())) for k, v in skipped.items()},
+        "placeholder": PLACEHOLDER,
+        "subtokens": labels,
+    }
     write_atomic(out / "meta.json", lambda f: f.write(json.dumps(meta, indent=1).encode("utf-8")))
     return meta
 
@@ -328,8 +348,9 @@ def split_rows(data: str | Path, split: str, command: str) -> Iterator[tuple[Pat
     data = Path(data)
     path = data / f"{split}{_EXT}"
     if not data.is_dir() or not path.is_file():
-        raise DataError(f"no {split}{_EXT} here: write a dataset with invar data {command} --source DIR --out OUT",
-                        path=str(data))
+        raise DataError(
+            f"no {split}{_EXT} here: write a dataset with invar data {command} --source DIR --out OUT", path=str(data)
+        )
     csv.field_size_limit(sys.maxsize)
     reader = csv.reader(io.StringIO(read_text(path), newline=""), strict=True)
     start = 1
@@ -366,8 +387,17 @@ def split_examples(data: str | Path, split: str) -> list[Example]:
         if isinstance(row, DataError):
             out.append(Example("", None, str(path), line, error=row))
         elif len(row) < 2 or not row[1].split():
-            out.append(Example(row[0], None, str(path), line, error=DataError(
-                "a function without a name (expected source,label,…)", path=str(path), line=line, col=1)))
+            out.append(
+                Example(
+                    row[0],
+                    None,
+                    str(path),
+                    line,
+                    error=DataError(
+                        "a function without a name (expected source,label,…)", path=str(path), line=line, col=1
+                    ),
+                )
+            )
         else:
             out.append(Example(row[0], tuple(row[1].split()), str(path), line))
     return out
@@ -380,8 +410,11 @@ def labels_of(data: str | Path) -> list[str]:
         meta = json.loads(path.read_text(encoding="utf-8"))
         labels = list(meta["subtokens"])
     except (OSError, ValueError, KeyError, TypeError):
-        raise DataError("no names dataset here (meta.json with its subtokens): write one with "
-                        "invar data names --source DIR --out OUT", path=str(path))
+        raise DataError(
+            "no names dataset here (meta.json with its subtokens): write one with "
+            "invar data names --source DIR --out OUT",
+            path=str(path),
+        )
     if not labels:
         raise DataError("the dataset has no training subtokens", path=str(path))
     return labels
@@ -522,9 +555,11 @@ def read_answer(segment: str) -> tuple:
     when the first kind found holds several names, when there is none, and
     for the placeholder of the hidden name."""
     segment = without_label(segment)
-    for found, what in ((_quoted(segment), "quoted names"),
-                        (_CALLED.findall(segment), "names before parentheses"),
-                        (_IDENTIFIERS.findall(segment), "identifiers")):
+    for found, what in (
+        (_quoted(segment), "quoted names"),
+        (_CALLED.findall(segment), "names before parentheses"),
+        (_IDENTIFIERS.findall(segment), "identifiers"),
+    ):
         names = list(dict.fromkeys(i.rsplit(".", 1)[-1] for i in found))
         if len(names) > 1:
             raise Unreadable(f"{len(names)} different {what} ({', '.join(names[:4])}) and no single quoted one")
@@ -577,7 +612,27 @@ TASK = Task(
     languages=(PYTHON.name, JAVA.name),
 )
 
-__all__ = ["TASK", "PLACEHOLDER", "subtokens", "split_of", "hide_name", "function_text", "parse", "build",
-           "read_split", "labels_of", "targets", "loss", "output", "f1", "f1_per_function", "precision", "recall",
-           "counts", "label",
-           "answer", "read_answer", "find_answers"]
+__all__ = [
+    "TASK",
+    "PLACEHOLDER",
+    "subtokens",
+    "split_of",
+    "hide_name",
+    "function_text",
+    "parse",
+    "build",
+    "read_split",
+    "labels_of",
+    "targets",
+    "loss",
+    "output",
+    "f1",
+    "f1_per_function",
+    "precision",
+    "recall",
+    "counts",
+    "label",
+    "answer",
+    "read_answer",
+    "find_answers",
+]

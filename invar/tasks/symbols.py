@@ -18,8 +18,9 @@ def _spell(token: Token, target: str) -> str:
     return target
 
 
-def symbol_space(program: Program, *, pool: Sequence[str] | None, pins: Sequence[str], alphabet: Sequence[str],
-                 what: str) -> RenamingSpace:
+def symbol_space(
+    program: Program, *, pool: Sequence[str] | None, pins: Sequence[str], alphabet: Sequence[str], what: str
+) -> RenamingSpace:
     """Injective maps of the symbols ``program`` uses (pinned ones aside) into
     ``pool`` (default: the symbols used); a pool entry outside ``alphabet`` is
     a UsageError saying it is not ``what``."""

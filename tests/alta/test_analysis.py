@@ -36,8 +36,10 @@ def _numbers(count, low, high, seed):
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        a, b = (rng.randint(0 if d == 1 else 10 ** (d - 1), 10 ** d - 1)
-                for d in (rng.randint(low, high), rng.randint(low, high)))
+        a, b = (
+            rng.randint(0 if d == 1 else 10 ** (d - 1), 10**d - 1)
+            for d in (rng.randint(low, high), rng.randint(low, high))
+        )
         out.append(addition_input(a, b))
     return out
 

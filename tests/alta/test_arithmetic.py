@@ -11,8 +11,16 @@ import pytest
 import torch
 
 from invar.alta import AltaError, compile, run
-from invar.alta.arithmetic import (ARITHMETIC, DEFAULT_REGISTERS, addition, addition_input, addition_result,
-                                   subleq, subleq_input, subleq_memory)
+from invar.alta.arithmetic import (
+    ARITHMETIC,
+    DEFAULT_REGISTERS,
+    addition,
+    addition_input,
+    addition_result,
+    subleq,
+    subleq_input,
+    subleq_memory,
+)
 from invar.alta.interpreter import interpreter
 
 ALL_SMALL = [(a, b) for a in range(100) for b in range(100)]
@@ -35,7 +43,7 @@ def _random_pairs(count, low_digits, high_digits, seed):
 
     def number():
         digits = rng.randint(low_digits, high_digits)
-        return rng.randint(10 ** (digits - 1), 10 ** digits - 1)
+        return rng.randint(10 ** (digits - 1), 10**digits - 1)
 
     return [(number(), number()) for _ in range(count)]
 
@@ -61,8 +69,9 @@ def test_registry_names_both_builders():
     assert ARITHMETIC["subleq"]().name == "subleq"
 
 
-@pytest.mark.parametrize("pairs", [SMALL_PAIRS, LONG_PAIRS],
-                         ids=["edges-and-2500-below-100", "400-random-3-to-15-digits"])
+@pytest.mark.parametrize(
+    "pairs", [SMALL_PAIRS, LONG_PAIRS], ids=["edges-and-2500-below-100", "400-random-3-to-15-digits"]
+)
 def test_interpreter_adds(add_runs, pairs):
     for a, b in pairs:
         result = add_runs[(a, b)]
@@ -74,7 +83,7 @@ def _compiled_against_interpreter(model, runs, inputs, batch_size=512):
     """Every input's outputs (every position) and layer count, compiled against the interpreter."""
     inputs = sorted(inputs, key=lambda p: max(len(str(p[0])), len(str(p[1]))))  # batches of like length
     for start in range(0, len(inputs), batch_size):
-        chunk = inputs[start:start + batch_size]
+        chunk = inputs[start : start + batch_size]
         ids, valid, tokens = model.batch([addition_input(*p) for p in chunk])
         with torch.no_grad():
             outputs, layers = model(ids, valid)
@@ -92,8 +101,9 @@ COMPILED_SMALL = SMALL_EDGES + random.Random(3).sample(SMALL_OTHERS, 800)
 COMPILED_LONG = random.Random(4).sample(LONG_PAIRS, 100)
 
 
-@pytest.mark.parametrize("pairs", [COMPILED_SMALL, COMPILED_LONG],
-                         ids=["edges-and-800-below-100", "100-random-3-to-15-digits"])
+@pytest.mark.parametrize(
+    "pairs", [COMPILED_SMALL, COMPILED_LONG], ids=["edges-and-800-below-100", "100-random-3-to-15-digits"]
+)
 def test_compiled_equals_interpreter_on_addition(add_program, add_runs, pairs):
     model = compile(add_program, lam=100.0)
     assert model.rules.weight.dtype == torch.float32
@@ -105,7 +115,7 @@ def test_addition_halts_after_n_plus_c_layers_for_every_n(add_program):
     rng = random.Random(5)
     extra = set()
     for n in range(1, 13):
-        top = 10 ** n - 1
+        top = 10**n - 1
         pairs = [(top, top), (top, 0), (10 ** (n - 1), 1)] + _random_pairs(20, n, n, seed=n)
         for a, b in pairs:
             if rng.random() < 0.5:
@@ -163,8 +173,9 @@ PAPER_ADD = [9, 11, 3, 11, 10, 6, 11, 11, -1, 5, 10, 0]
 def _random_programs(count, seed, m=DEFAULT_REGISTERS):
     rng = random.Random(seed)
     # mostly addresses, so that runs go on for several instructions; negatives halt
-    return [[rng.randrange(0, m) if rng.random() < 0.85 else rng.randrange(-m, 0) for _ in range(m)]
-            for _ in range(count)]
+    return [
+        [rng.randrange(0, m) if rng.random() < 0.85 else rng.randrange(-m, 0) for _ in range(m)] for _ in range(count)
+    ]
 
 
 RANDOM_PROGRAMS = _random_programs(200, seed=11)
@@ -216,7 +227,7 @@ def test_subleq_compiled_equals_interpreter_at_60_layers(sub_program):
         outputs, layers = model(ids, valid)
     for b, memory in enumerate(memories):
         want = run(sub_program, subleq_input(memory))
-        assert outputs[b, :len(memory)].tolist() == want.outputs, memory
+        assert outputs[b, : len(memory)].tolist() == want.outputs, memory
         assert int(layers[b]) == want.layers, memory
         assert subleq_memory(sub_program, want.outputs) == simulate(memory, 60)[0]
     assert int(layers.max()) == 60

@@ -64,9 +64,13 @@ def test_a_compiled_checkpoint_loads_as_weights_and_data(checkpoints):
 
 @pytest.mark.parametrize(
     "name, transform, distinct",
-    [("distinct-count", "renamings", False), ("histogram", "renamings", False), ("palindrome", "renamings", False),
-     ("sort", "permutations", True),
-     ("reverse", "renamings", False)],
+    [
+        ("distinct-count", "renamings", False),
+        ("histogram", "renamings", False),
+        ("palindrome", "renamings", False),
+        ("sort", "permutations", True),
+        ("reverse", "renamings", False),
+    ],
 )
 def test_invariant_programs_show_no_violation(tmp_path, checkpoints, name, transform, distinct):
     data = _dataset(tmp_path, _inputs(1, 12, distinct))
@@ -80,12 +84,11 @@ def test_invariant_programs_show_no_violation(tmp_path, checkpoints, name, trans
 def _truth(name: str, text: str) -> tuple[bool, float]:
     """Whether some renaming moves the program's answer, and the example's
     alpha-covariance, from the interpreter on every member of the space."""
-    program = get_program(name, symbols=SYMBOLS) if name == "sort" else get_program(name, symbols=SYMBOLS,
-                                                                                     max_length=8)
+    program = get_program(name, symbols=SYMBOLS) if name == "sort" else get_program(name, symbols=SYMBOLS, max_length=8)
     first = len(program.prefix)
 
     def answer(tokens: list[str]) -> list[str]:
-        outputs = run(program, tokens).outputs[first:first + len(tokens)]
+        outputs = run(program, tokens).outputs[first : first + len(tokens)]
         return [program.label(v) for v in outputs]
 
     source = alta.parse(text)
@@ -116,8 +119,9 @@ def test_violations_are_the_interpreters_on_the_whole_space(tmp_path, checkpoint
 
 def test_permutations_are_audited_whole(tmp_path, checkpoints):
     inputs = _inputs(3, 6, True)
-    result = invar.audit(str(checkpoints["sort"]), str(_dataset(tmp_path, inputs)), transform="permutations",
-                         variants=VARIANTS)
+    result = invar.audit(
+        str(checkpoints["sort"]), str(_dataset(tmp_path, inputs)), transform="permutations", variants=VARIANTS
+    )
     assert [r["variants"] for r in result.records] == [PermutationSpace(alta.parse(x)).count() for x in inputs]
 
 

@@ -53,7 +53,7 @@ def test_parity_every_layer_agrees(name):
     model = compile(_parity(name))
     checked = first_disagreement(model, all_inputs("01", 7, 1))
     assert checked.disagreement is None, checked.disagreement.text()
-    assert (checked.compared, checked.refused) == (2 ** 8 - 2, 0)
+    assert (checked.compared, checked.refused) == (2**8 - 2, 0)
 
 
 def test_sequential_relative_compiles_to_seven_hidden_units_and_halts_after_n_minus_one_layers():
@@ -83,7 +83,7 @@ def test_rule_units_are_antecedents_and_consequents():
         target = prog.variable(rule.variable)
         start, width = lay.residual[rule.variable]
         delta = torch.tensor(encode_value(target, rule.new)) - torch.tensor(encode_value(target, rule.old))
-        assert torch.equal(col[start:start + width], delta)
+        assert torch.equal(col[start : start + width], delta)
         assert col.abs().sum().item() == delta.abs().sum().item()
 
 
@@ -107,12 +107,15 @@ def _set_and_numerical_program():
     variables = {
         "tok": var(3, token="abc".index),
         "is_a": numerical((0, 1), token=lambda t: float(t == "a")),
-        "wanted": set_var(3, [(0,), (0, 1), (1, 2), (0, 1, 2)],
-                          token=lambda t: {"a": (0,), "b": (0, 1), "c": (1, 2)}[t]),
+        "wanted": set_var(
+            3, [(0,), (0, 1), (1, 2), (0, 1, 2)], token=lambda t: {"a": (0,), "b": (0, 1), "c": (1, 2)}[t]
+        ),
         "out": var(2),
     }
-    heads = {"frac": qkv("wanted", "tok", "is_a", output=numerical(fractions)),
-             "next": qkv("tok", "tok", "out", relative=[1])}
+    heads = {
+        "frac": qkv("wanted", "tok", "is_a", output=numerical(fractions)),
+        "next": qkv("tok", "tok", "out", relative=[1]),
+    }
     x = MLPBuilder(variables, heads)
     for frac in x.get("frac"):
         x.set("out", int(frac >= 0.5))
@@ -128,7 +131,7 @@ def test_set_queries_numerical_means_and_set_updates_agree_on_all_strings_to_len
     assert run(prog, "a b c c").outputs == [0, 0, 0, 0]  # a and b now want every symbol: a quarter are a
     checked = first_disagreement(compile(prog), all_inputs("abc", 6, 1))
     assert checked.disagreement is None, checked.disagreement.text()
-    assert (checked.compared, checked.refused) == (sum(3 ** n for n in range(1, 7)), 0)
+    assert (checked.compared, checked.refused) == (sum(3**n for n in range(1, 7)), 0)
 
 
 def test_a_too_small_lambda_is_caught_by_the_check():
@@ -138,11 +141,14 @@ def test_a_too_small_lambda_is_caught_by_the_check():
     assert "layer" in found.text() and "position" in found.text()
 
 
-@pytest.mark.parametrize("texts,words", [
-    (["1 0 x"], "symbol 'x' at position 2"),
-    (["1 0", "<s>"], "symbol '<s>' at position 0"),
-    (["1 0 1 1 0 1"], "6 positions"),
-])
+@pytest.mark.parametrize(
+    "texts,words",
+    [
+        (["1 0 x"], "symbol 'x' at position 2"),
+        (["1 0", "<s>"], "symbol '<s>' at position 0"),
+        (["1 0 1 1 0 1"], "6 positions"),
+    ],
+)
 def test_bad_inputs_to_a_compiled_model(texts, words):
     model = compile(get_program("parity-absolute", max_length=5))
     with pytest.raises(AltaError) as info:
@@ -161,8 +167,9 @@ def test_rules_from_an_mlp_function_compile_too():
             z["parity"] = z["parity_left"] ^ z["parity"]
             z["done"] = 1
 
-    prog = program(variables, heads, mlp=mlp, output="parity", alphabet=("0", "1", "<s>"), prefix=("<s>",),
-                   halt=("done", 1))
+    prog = program(
+        variables, heads, mlp=mlp, output="parity", alphabet=("0", "1", "<s>"), prefix=("<s>",), halt=("done", 1)
+    )
     checked = first_disagreement(compile(prog), all_inputs("01", 7, 1))
-    assert checked.disagreement is None and checked.compared == 2 ** 8 - 2
+    assert checked.disagreement is None and checked.compared == 2**8 - 2
     assert run(prog, "1 1 0 1").outputs[-1] == 1

@@ -78,10 +78,7 @@ def test_max_layers_stops_early_and_without_halting():
     assert result.outputs == [0, 1, 0, 1, 1]  # positions 3 and 4 have not heard from the left yet
 
 
-@pytest.mark.parametrize("text,words", [
-    ("1 2 1", "symbol '2' at position 1"),
-    ("<s> 1", "symbol '<s>' at position 0"),
-])
+@pytest.mark.parametrize("text,words", [("1 2 1", "symbol '2' at position 1"), ("<s> 1", "symbol '<s>' at position 0")])
 def test_bad_symbols(text, words):
     # the prefix marker comes from the program: a symbol the input gives is checked against the alphabet
     prog = get_program("parity-absolute", max_length=4)

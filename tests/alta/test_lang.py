@@ -15,86 +15,148 @@ from invar.alta.lang import MLPBuilder, numerical, program, qkv, relative, set_v
 
 #: (id, program source, expected words); ``# <-`` marks the line the error must name
 BAD_PROGRAMS = [
-    ("unknown variable in qkv", """
+    (
+        "unknown variable in qkv",
+        """
         v = {"a": var(2)}
         h = {"o": qkv("nope", "a", "a")}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "unknown variable 'nope'"),
-    ("unknown value variable in qkv", """
+    """,
+        "unknown variable 'nope'",
+    ),
+    (
+        "unknown value variable in qkv",
+        """
         v = {"a": var(2)}
         h = {"o": qkv("a", "a", "missing")}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "unknown variable 'missing'"),
-    ("unknown variable in get", """
+    """,
+        "unknown variable 'missing'",
+    ),
+    (
+        "unknown variable in get",
+        """
         v = {"a": var(2)}
         x = MLPBuilder(v, {})
         for b in x.get("b"):  # <-
             pass
-    """, "unknown variable 'b'"),
-    ("unknown variable in set", """
+    """,
+        "unknown variable 'b'",
+    ),
+    (
+        "unknown variable in set",
+        """
         v = {"a": var(2)}
         x = MLPBuilder(v, {})
         x.set("b", 1)  # <-
-    """, "unknown variable 'b'"),
-    ("unknown variable read by an mlp function", """
+    """,
+        "unknown variable 'b'",
+    ),
+    (
+        "unknown variable read by an mlp function",
+        """
         v = {"a": var(2)}
         def f(z):
             z["a"] = z["zz"]  # <-
         program(v, {}, mlp=f, output="a", alphabet=("0",), max_layers=1)
-    """, "unknown variable 'zz'"),
-    ("numerical key", """
+    """,
+        "unknown variable 'zz'",
+    ),
+    (
+        "numerical key",
+        """
         v = {"a": var(2), "n": numerical((0, 1))}
         h = {"o": qkv("a", "n", "a")}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "key 'n' is numerical"),
-    ("set key", """
+    """,
+        "key 'n' is numerical",
+    ),
+    (
+        "set key",
+        """
         v = {"a": var(2), "s": set_var(2, [(), (0,), (1,)])}
         h = {"o": qkv("a", "s", "a")}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "key 's' is set"),
-    ("numerical query", """
+    """,
+        "key 's' is set",
+    ),
+    (
+        "numerical query",
+        """
         v = {"a": var(2), "n": numerical((0, 1))}
         h = {"o": qkv("n", "a", "a")}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "query 'n' is numerical"),
-    ("set value", """
+    """,
+        "query 'n' is numerical",
+    ),
+    (
+        "set value",
+        """
         v = {"a": var(2), "s": set_var(2, [(), (0,)])}
         h = {"o": qkv("a", "a", "s")}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "value 's' is a set"),
-    ("categorical value, numerical output", """
+    """,
+        "value 's' is a set",
+    ),
+    (
+        "categorical value, numerical output",
+        """
         v = {"a": var(2)}
         h = {"o": qkv("a", "a", "a", output=numerical((0, 1)))}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "value 'a' is categorical but the output is numerical"),
-    ("numerical value, categorical output", """
+    """,
+        "value 'a' is categorical but the output is numerical",
+    ),
+    (
+        "numerical value, categorical output",
+        """
         v = {"a": var(2), "n": numerical((0, 1))}
         h = {"o": qkv("a", "a", "n", output=var(2))}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "value 'n' is numerical but the output is categorical"),
-    ("numerical output", """
+    """,
+        "value 'n' is numerical but the output is categorical",
+    ),
+    (
+        "numerical output",
+        """
         v = {"a": var(2), "n": numerical((0, 1))}  # <-
         program(v, {}, [], output="n", alphabet=("0",), max_layers=1)
-    """, "must be categorical"),
-    ("set output", """
+    """,
+        "must be categorical",
+    ),
+    (
+        "set output",
+        """
         v = {"a": var(2),
              "s": set_var(2, [(), (1,)])}  # <-
         program(v, {}, [], output="s", alphabet=("0",), max_layers=1)
-    """, "must be categorical"),
-    ("builder sets a head output", """
+    """,
+        "must be categorical",
+    ),
+    (
+        "builder sets a head output",
+        """
         v = {"a": var(2)}
         h = {"o": relative("a", -1)}
         x = MLPBuilder(v, h)
         x.set("o", 1)  # <-
-    """, "output of a head"),
-    ("mlp function sets a head output", """
+    """,
+        "output of a head",
+    ),
+    (
+        "mlp function sets a head output",
+        """
         v = {"a": var(2)}
         h = {"o": relative("a", -1)}
         def f(z):
             z["o"] = 1  # <-
         program(v, h, mlp=f, output="a", alphabet=("0",), max_layers=1)
-    """, "output of a head"),
-    ("two rules fire together", """
+    """,
+        "output of a head",
+    ),
+    (
+        "two rules fire together",
+        """
         v = {"a": var(2), "b": var(2), "c": var(3)}
         x = MLPBuilder(v, {})
         for a in x.get("a"):
@@ -102,65 +164,115 @@ BAD_PROGRAMS = [
         for b in x.get("b"):
             x.set("c", 2)  # <-
         program(v, {}, x.rules, output="a", alphabet=("0",), max_layers=1)
-    """, "two rules set 'c' together"),
-    ("two rules fire together on the same conditions", """
+    """,
+        "two rules set 'c' together",
+    ),
+    (
+        "two rules fire together on the same conditions",
+        """
         v = {"a": var(2), "c": var(3)}
         x = MLPBuilder(v, {})
         for a in x.get("a"):
             x.set("c", 1)
             x.set("c", 2)  # <-
         program(v, {}, x.rules, output="a", alphabet=("0",), max_layers=1)
-    """, "two rules set 'c' together"),
-    ("categorical value outside its range", """
+    """,
+        "two rules set 'c' together",
+    ),
+    (
+        "categorical value outside its range",
+        """
         v = {"a": var(2, token=lambda t: 3)}  # <-
         program(v, {}, [], output="a", alphabet=("0",), max_layers=1)
-    """, "outside its range(2)"),
-    ("position value outside its range", """
+    """,
+        "outside its range(2)",
+    ),
+    (
+        "position value outside its range",
+        """
         v = {"a": var(3, position=lambda i: i)}  # <-
         program(v, {}, [], output="a", alphabet=("0",), max_layers=1, max_length=5)
-    """, "position 3"),
-    ("numerical value outside its buckets", """
+    """,
+        "position 3",
+    ),
+    (
+        "numerical value outside its buckets",
+        """
         v = {"a": var(2), "n": numerical((0, 1), default=0.5)}  # <-
         program(v, {}, [], output="a", alphabet=("0",), max_layers=1)
-    """, "outside its buckets"),
-    ("set value outside its sets", """
+    """,
+        "outside its buckets",
+    ),
+    (
+        "set value outside its sets",
+        """
         v = {"a": var(2), "s": set_var(3, [(), (1,)], token=lambda t: {2})}  # <-
         program(v, {}, [], output="a", alphabet=("0",), max_layers=1)
-    """, "outside its sets"),
-    ("builder sets a value outside the range", """
+    """,
+        "outside its sets",
+    ),
+    (
+        "builder sets a value outside the range",
+        """
         v = {"a": var(2)}
         x = MLPBuilder(v, {})
         x.set("a", 2)  # <-
-    """, "outside its range(2)"),
-    ("mlp function sets a value outside the range", """
+    """,
+        "outside its range(2)",
+    ),
+    (
+        "mlp function sets a value outside the range",
+        """
         v = {"a": var(2)}
         def f(z):
             z["a"] = 5  # <-
         program(v, {}, mlp=f, output="a", alphabet=("0",), max_layers=1)
-    """, "outside its range(2)"),
-    ("position initialisation without max_length", """
+    """,
+        "outside its range(2)",
+    ),
+    (
+        "position initialisation without max_length",
+        """
         v = {"a": var(2, position=lambda i: 0)}  # <-
         program(v, {}, [], output="a", alphabet=("0",), max_layers=1)
-    """, "needs max_length"),
-    ("mlp function over the bound", """
+    """,
+        "needs max_length",
+    ),
+    (
+        "mlp function over the bound",
+        """
         v = {"a": var(100), "b": var(100), "c": var(100)}
         def f(z):  # <-
             z["a"] = 0
         program(v, {}, mlp=f, output="a", alphabet=("0",), max_layers=1)
-    """, "1,000,000 assignments"),
-    ("halting on an unknown variable", """
+    """,
+        "1,000,000 assignments",
+    ),
+    (
+        "halting on an unknown variable",
+        """
         v = {"a": var(2)}
         program(v, {}, [], output="a", alphabet=("0",), halt=("zz", 1))  # <-
-    """, "unknown variable 'zz'"),
-    ("no halting, no max_layers", """
+    """,
+        "unknown variable 'zz'",
+    ),
+    (
+        "no halting, no max_layers",
+        """
         v = {"a": var(2)}
         program(v, {}, [], output="a", alphabet=("0",))  # <-
-    """, "needs max_layers"),
-    ("head output narrower than its value", """
+    """,
+        "needs max_layers",
+    ),
+    (
+        "head output narrower than its value",
+        """
         v = {"a": var(3)}
         h = {"o": qkv("a", "a", "a", output=var(2))}  # <-
         program(v, h, [], output="a", alphabet=("0",), max_layers=1)
-    """, "narrower"),
+    """,
+        "narrower",
+    ),
 ]
 
 
@@ -263,14 +375,17 @@ def test_rules_firing_together_at_run_time_are_named(tmp_path):
     assert "layer 1" in msg and "position 1" in msg  # the first position whose left neighbour is done
 
 
-@pytest.mark.parametrize("damage,words", [
-    (lambda d: d["rules"][0].update(set="nope"), "unknown variable 'nope'"),
-    (lambda d: d["variables"][0]["init"].update(table=[0, 7, 0]), "outside its range(2)"),
-    (lambda d: d.update(halt=["parity_left", 5]), "halting on parity_left = 5"),
-    (lambda d: d.update(output="ghost"), "unknown variable 'ghost'"),
-    (lambda d: d["heads"][0].update(value="ghost"), "unknown variable 'ghost'"),
-    (lambda d: d.pop("rules"), "not a program"),
-])
+@pytest.mark.parametrize(
+    "damage,words",
+    [
+        (lambda d: d["rules"][0].update(set="nope"), "unknown variable 'nope'"),
+        (lambda d: d["variables"][0]["init"].update(table=[0, 7, 0]), "outside its range(2)"),
+        (lambda d: d.update(halt=["parity_left", 5]), "halting on parity_left = 5"),
+        (lambda d: d.update(output="ghost"), "unknown variable 'ghost'"),
+        (lambda d: d["heads"][0].update(value="ghost"), "unknown variable 'ghost'"),
+        (lambda d: d.pop("rules"), "not a program"),
+    ],
+)
 def test_damaged_json_is_refused(damage, words):
     data = get_program("parity-relative").to_dict()
     damage(data)
@@ -302,8 +417,16 @@ def test_mlp_function_and_builder_agree_on_parity():
                             for pl, p in x.get("parity_left", "parity"):
                                 x.set("parity", pl ^ p)
             rules = x.rules
-        return program(v, h, rules, mlp=f if style == "function" else None, output="parity",
-                       alphabet=("0", "1", "<s>"), prefix=("<s>",), halt=("done", 1))
+        return program(
+            v,
+            h,
+            rules,
+            mlp=f if style == "function" else None,
+            output="parity",
+            alphabet=("0", "1", "<s>"),
+            prefix=("<s>",),
+            halt=("done", 1),
+        )
 
     fn, builder = build("function"), build("builder")
     assert len(fn.rules) > len(builder.rules)  # the function's rules test everything it read

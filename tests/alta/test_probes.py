@@ -75,10 +75,9 @@ def test_sort_invariant_under_every_permutation_of_positions():
         assert _answer(prog, symbols) == ["<s>", *SYMBOLS]
 
 
-@pytest.mark.parametrize("name,words", [
-    ("contains-a", "give distinct symbols"),
-    ("first-is-a", "give distinct symbols"),
-])
+@pytest.mark.parametrize(
+    "name,words", [("contains-a", "give distinct symbols"), ("first-is-a", "give distinct symbols")]
+)
 def test_bad_symbols(name, words):
     with pytest.raises(AltaError) as info:
         get_program(name, symbols="aab")

@@ -40,15 +40,20 @@ def test_stored_weights_are_the_ones_run(tmp_path):
     assert torch.equal(again.rules.bias, torch.zeros_like(again.rules.bias))
 
 
-@pytest.mark.parametrize("damage,words", [
-    (lambda d: d.update(program="{"), "inconsistent checkpoint: not a program"),
-    (lambda d: d.update(program=d["program"].replace('"output": "parity"', '"output": "ghost"')),
-     "unknown variable 'ghost'"),
-    (lambda d: d["state_dict"].pop("rules.weight"), "weights do not fit"),
-    (lambda d: d["state_dict"].update({"rules.weight": torch.zeros(3, 3)}), "weights do not fit"),
-    (lambda d: d.pop("arch"), "not a compiled ALTA model"),
-    (lambda d: d["config"].pop("lam"), "inconsistent checkpoint"),
-])
+@pytest.mark.parametrize(
+    "damage,words",
+    [
+        (lambda d: d.update(program="{"), "inconsistent checkpoint: not a program"),
+        (
+            lambda d: d.update(program=d["program"].replace('"output": "parity"', '"output": "ghost"')),
+            "unknown variable 'ghost'",
+        ),
+        (lambda d: d["state_dict"].pop("rules.weight"), "weights do not fit"),
+        (lambda d: d["state_dict"].update({"rules.weight": torch.zeros(3, 3)}), "weights do not fit"),
+        (lambda d: d.pop("arch"), "not a compiled ALTA model"),
+        (lambda d: d["config"].pop("lam"), "inconsistent checkpoint"),
+    ],
+)
 def test_damaged_checkpoints_are_refused(tmp_path, damage, words):
     path = tmp_path / "m.pt"
     save_compiled(path, compile(get_program("parity-relative")))
@@ -85,13 +90,16 @@ def test_program_from_a_named_file(tmp_path):
     assert load_program("parity-sum-mod", max_length=3).variable("inv_ones").buckets[0] == 0.25
 
 
-@pytest.mark.parametrize("spec,words", [
-    ("{dir}/user.py:not_a_program", "returned int, not an AltaProgram"),
-    ("{dir}/user.py:absent", "no function 'absent'"),
-    ("{dir}/none.py:f", "no such file"),
-    ("{dir}/user.txt:f", "unknown program"),
-    ("reverse-all", "unknown program 'reverse-all'"),
-])
+@pytest.mark.parametrize(
+    "spec,words",
+    [
+        ("{dir}/user.py:not_a_program", "returned int, not an AltaProgram"),
+        ("{dir}/user.py:absent", "no function 'absent'"),
+        ("{dir}/none.py:f", "no such file"),
+        ("{dir}/user.txt:f", "unknown program"),
+        ("reverse-all", "unknown program 'reverse-all'"),
+    ],
+)
 def test_bad_program_names(tmp_path, spec, words):
     (tmp_path / "user.py").write_text(USER)
     with pytest.raises(AltaError) as info:

@@ -8,8 +8,17 @@ import pytest
 import torch
 
 from invar.alta import compile, get_program
-from invar.alta.trace import (TABLE_2_SLICES, TraceConfig, TracePairs, balanced_bits, parity_accuracy, predict,
-                              supervised_model, trace_pairs, train_mlp)
+from invar.alta.trace import (
+    TABLE_2_SLICES,
+    TraceConfig,
+    TracePairs,
+    balanced_bits,
+    parity_accuracy,
+    predict,
+    supervised_model,
+    trace_pairs,
+    train_mlp,
+)
 
 TRAIN = balanced_bits(100, 0, 20, seed=1)
 TEST = balanced_bits(20, 21, 40, seed=2)
@@ -53,5 +62,9 @@ def test_the_compiled_shape_is_a_choice():
     prog = get_program("parity-relative")
     learned, _ = train_mlp(prog, trace_pairs(prog, TRAIN[:10]), TraceConfig(hidden=None, steps=2))
     model = compile(prog)
-    assert [l.out_features for l in learned.layers] == [model.expand1.out_features, model.expand2.out_features,
-                                                        model.rules.out_features, model.layout.width]
+    assert [l.out_features for l in learned.layers] == [
+        model.expand1.out_features,
+        model.expand2.out_features,
+        model.rules.out_features,
+        model.layout.width,
+    ]

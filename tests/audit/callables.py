@@ -13,9 +13,18 @@ _GPR = ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi"] + [f"r{i}" for i
 _BASE = {}
 for _n, _r in enumerate(_GPR):
     _BASE[_r] = _n
-for _n, names in enumerate([("eax", "ax", "al", "ah"), ("ecx", "cx", "cl", "ch"), ("edx", "dx", "dl", "dh"),
-                            ("ebx", "bx", "bl", "bh"), ("esp", "sp", "spl"), ("ebp", "bp", "bpl"),
-                            ("esi", "si", "sil"), ("edi", "di", "dil")]):
+for _n, names in enumerate(
+    [
+        ("eax", "ax", "al", "ah"),
+        ("ecx", "cx", "cl", "ch"),
+        ("edx", "dx", "dl", "dh"),
+        ("ebx", "bx", "bl", "bh"),
+        ("esp", "sp", "spl"),
+        ("ebp", "bp", "bpl"),
+        ("esi", "si", "sil"),
+        ("edi", "di", "dil"),
+    ]
+):
     for _name in names:
         _BASE[_name] = _n
 for _i in range(8, 16):
@@ -109,7 +118,7 @@ def returns_0d_array(texts):
 
 def returns_huge_int(texts):
     """An int too large for a float for a block with a lea."""
-    return [10 ** 400 if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+    return [10**400 if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
 
 
 def returns_complex(texts):
@@ -146,6 +155,7 @@ RELEASE = threading.Event()
 
 def hangs(texts):
     """Never answers for a block with a lea (until RELEASE is set)."""
+
     def wait():
         RELEASE.wait()
         return [0.0] * len(texts)

@@ -27,8 +27,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
-PROMPT = ("Does this Python function hold a bug (a misused variable or a swapped comparison)?\n"
-          "<code>\n{program}\n</code>\nEnd with a line 'Answer: 1' (a bug) or 'Answer: 0'.\n")
+PROMPT = (
+    "Does this Python function hold a bug (a misused variable or a swapped comparison)?\n"
+    "<code>\n{program}\n</code>\nEnd with a line 'Answer: 1' (a bug) or 'Answer: 0'.\n"
+)
 
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _NUMBER = re.compile(r"(?<![\w.])\d+")
@@ -37,7 +39,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+")
 def _unit(*parts: object) -> float:
     """A number in [0, 1) drawn by hashing ``parts``: random-looking, reproducible."""
     digest = hashlib.sha256("\0".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "little") / 2 ** 64
+    return int.from_bytes(digest[:8], "little") / 2**64
 
 
 def _compares(program: str) -> int:
@@ -77,8 +79,12 @@ def numbers_only(program: str, seed: int) -> int:
 
 
 BEHAVIOURS: dict[str, Callable[[str, int], int]] = {
-    "invariant": invariant, "sampled-0.1": sampled(0.1), "sampled-0.3": sampled(0.3),
-    "name-sensitive": name_sensitive, "order-sensitive": order_sensitive, "constant": constant,
+    "invariant": invariant,
+    "sampled-0.1": sampled(0.1),
+    "sampled-0.3": sampled(0.3),
+    "name-sensitive": name_sensitive,
+    "order-sensitive": order_sensitive,
+    "constant": constant,
     "numbers-only": numbers_only,
 }
 
@@ -133,7 +139,12 @@ class ChatServer:
                 program = prompt.split("<code>\n", 1)[1].rsplit("\n</code>", 1)[0]
                 verdict = outer.behaviour(program, request.get("seed", 0))
                 text = f"Looking at the function, I see {len(program.splitlines())} lines.\nAnswer: {verdict}"
-                self._send({"choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": text}}]})
+                self._send(
+                    {
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                        ]
+                    }
+                )
 
         return Handler

@@ -71,14 +71,15 @@ def test_sampled_variants_depend_on_the_seed_and_the_example_only(blocks):
     assert all(not r["exhaustive"] and r["variants"] == 5 for r in a.records)
     assert audit(callables.first_register_number, blocks, task="bhive", variants=5, seed=3).records == a.records
     # the first ten examples keep their ids in a shorter dataset, and so their variants
-    assert audit(callables.first_register_number, blocks[:10], task="bhive", variants=5, seed=3).records == a.records[:10]
+    assert (
+        audit(callables.first_register_number, blocks[:10], task="bhive", variants=5, seed=3).records == a.records[:10]
+    )
     other = audit(callables.first_register_number, blocks, task="bhive", variants=5, seed=4)
     assert [r["range"] for r in other.records] != [r["range"] for r in a.records]
 
 
 def test_discrete_answers_are_compared_exactly(blocks):
-    result = audit(callables.uses_rbx, [(p, "no") for p in blocks], task="classify", transform="renamings",
-                   variants=K)
+    result = audit(callables.uses_rbx, [(p, "no") for p in blocks], task="classify", transform="renamings", variants=K)
     answers = [callables.uses_rbx([p.render()])[0] for p in blocks]
     assert result.task["discrete"] and result.spread is None
     assert result.metric["original"] == pytest.approx(100 * answers.count("no") / 30)
@@ -92,8 +93,10 @@ def test_answers_that_name_registers_are_renamed_back_before_they_are_compared(b
     # renaming, every variant gives the original's answer
     result = audit(callables.first_register_name, blocks, task="classify", transform="renamings", variants=K)
     assert result.audited == 30 and result.violation_rate == 0.0 and result.alpha_covariance["mean"] == 1.0
-    raw = [len({callables.first_register_name([invar.renamings(p).render(r)])[0]
-                for r in invar.renamings(p).enumerate()}) for p in blocks]
+    raw = [
+        len({callables.first_register_name([invar.renamings(p).render(r)])[0] for r in invar.renamings(p).enumerate()})
+        for p in blocks
+    ]
     assert max(raw) > 1, "without mapping back the answers would differ"
 
 
@@ -127,8 +130,14 @@ def test_a_model_that_raises_returns_nan_or_loses_predictions_loses_no_example()
 
 # ------------------------------------------------- a callable per failure kind
 #: small blocks, some with a lea (where the callables below fail), some without
-TEXTS = ["addq %rax, %rbx", "leaq 8(%rax), %rcx\naddq %rcx, %rdx", "movq %rsi, %rdi\nsubq %rdi, %r8",
-         "leaq (%rbx), %rax", "subq %r8, %r9", "imulq %r10, %r11\naddq %r11, %r12"]
+TEXTS = [
+    "addq %rax, %rbx",
+    "leaq 8(%rax), %rcx\naddq %rcx, %rdx",
+    "movq %rsi, %rdi\nsubq %rdi, %r8",
+    "leaq (%rbx), %rax",
+    "subq %r8, %r9",
+    "imulq %r10, %r11\naddq %r11, %r12",
+]
 LEA = [k for k, t in enumerate(TEXTS) if "lea" in t]
 
 
@@ -161,8 +170,16 @@ def test_a_callable_that_fails_fails_only_its_examples(fn, error):
             assert rec["prediction"] == callables.distinct_registers([TEXTS[k]])[0]
 
 
-@pytest.mark.parametrize("fn", [callables.returns_tuple, callables.returns_array, callables.returns_tensor,
-                                callables.returns_deque, callables.distinct_registers])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        callables.returns_tuple,
+        callables.returns_array,
+        callables.returns_tensor,
+        callables.returns_deque,
+        callables.distinct_registers,
+    ],
+)
 def test_a_sequence_of_predictions_of_any_kind_is_read(fn):
     result = audit(fn, TEXTS, task="bhive", variants=2, batch_size=4)
     assert result.errors == 0 and [r["prediction"] for r in result.records] == callables.distinct_registers(TEXTS)
@@ -209,9 +226,23 @@ def test_timeout_from_the_command_line_applies_to_callables(invoke, tmp_path):
     (tmp_path / "blocks.s").write_text("\n\n".join(HANG) + "\n")
     callables.RELEASE.clear()
     try:
-        result = invoke("audit", "--model", "tests.audit.callables:hangs", "--task", "bhive", "--dataset",
-                        tmp_path / "blocks.s", "--variants", "1", "--batch-size", "1", "--timeout", "3",
-                        "--format", "json")
+        result = invoke(
+            "audit",
+            "--model",
+            "tests.audit.callables:hangs",
+            "--task",
+            "bhive",
+            "--dataset",
+            tmp_path / "blocks.s",
+            "--variants",
+            "1",
+            "--batch-size",
+            "1",
+            "--timeout",
+            "3",
+            "--format",
+            "json",
+        )
     finally:
         callables.RELEASE.set()
     assert result.exit_code == 0, result.output

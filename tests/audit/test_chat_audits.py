@@ -16,8 +16,18 @@ from invar.audit import audit
 from tests.audit.chat_servers import BEHAVIOURS, PROMPT, ChatServer
 from tests.conftest import FIXTURES
 
-SETTINGS = dict(task="bugs", split="train", limit=24, transform="both", variants=3, repeats=5, controls=4,
-                prompt=PROMPT, concurrency=8, seed=3)
+SETTINGS = dict(
+    task="bugs",
+    split="train",
+    limit=24,
+    transform="both",
+    variants=3,
+    repeats=5,
+    controls=4,
+    prompt=PROMPT,
+    concurrency=8,
+    seed=3,
+)
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +65,10 @@ def test_models_invariant_in_distribution_have_no_significant_violation(reports,
     assert reports[name]["violations"] == 0, reports[name]["noise"]
 
 
-@pytest.mark.parametrize("name, low, high", [("invariant", 0.0, 0.0), ("sampled-0.1", 0.08, 0.30),
-                                             ("sampled-0.3", 0.30, 0.55), ("constant", 0.0, 0.0)])
+@pytest.mark.parametrize(
+    "name, low, high",
+    [("invariant", 0.0, 0.0), ("sampled-0.1", 0.08, 0.30), ("sampled-0.3", 0.30, 0.55), ("constant", 0.0, 0.0)],
+)
 def test_the_noise_floor_is_measured(reports, name, low, high):
     # two answers of a model that flips with probability q differ with probability 2q(1 - q)
     assert low <= reports[name]["noise"]["self_disagreement"] <= high

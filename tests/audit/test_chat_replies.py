@@ -47,12 +47,15 @@ def cycles(program: str) -> float:
 
 
 def message(content, **extra) -> dict:
-    return {"choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content, **extra}}]}
+    return {
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content, **extra}}
+        ]
+    }
 
 
 def sse(text: str) -> Response:
-    pieces = [text[i: i + 7] for i in range(0, len(text), 7)]
+    pieces = [text[i : i + 7] for i in range(0, len(text), 7)]
     events = [json.dumps({"choices": [{"index": 0, "delta": {"content": p}}]}) for p in pieces]
     events.append(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
     body = "".join(f"data: {e}\n\n" for e in events) + "data: [DONE]\n\n"
@@ -66,17 +69,21 @@ def json_reply(body: dict) -> Response:
 #: how each server writes the number n: every one must be read as n
 STYLES = {
     "prose with x86-64 before": lambda n: json_reply(message(f"This x86-64 block takes about {n:g} cycles.")),
-    "inline reasoning with counts": lambda n: json_reply(message(
-        f"<think>The block has 7 instructions and 3 loads, so 2 ports…</think>\nAnswer: {n:g} cycles")),
+    "inline reasoning with counts": lambda n: json_reply(
+        message(f"<think>The block has 7 instructions and 3 loads, so 2 ports…</think>\nAnswer: {n:g} cycles")
+    ),
     "a product's generation first": lambda n: json_reply(message(f"On Haswell (Intel 4th gen), roughly {n:g}")),
-    "a list of parts, then the answer": lambda n: json_reply(message(
-        f"- 2 loads on ports 2 and 3\n- 1 multiply: 3 cycles of latency\n\nAnswer: {n:g} cycles")),
+    "a list of parts, then the answer": lambda n: json_reply(
+        message(f"- 2 loads on ports 2 and 3\n- 1 multiply: 3 cycles of latency\n\nAnswer: {n:g} cycles")
+    ),
     "answer: N": lambda n: json_reply(message(f"Each iteration retires 4 uops.\nanswer: {n:g}")),
-    "reasoning in its own field": lambda n: json_reply(message(
-        f"{n:g} cycles", reasoning_content="There are 7 instructions; 12 cycles would be the total.")),
+    "reasoning in its own field": lambda n: json_reply(
+        message(f"{n:g} cycles", reasoning_content="There are 7 instructions; 12 cycles would be the total.")
+    ),
     "server-sent events": lambda n: sse(f"Roughly {n:g} cycles per iteration."),
-    "parts of text": lambda n: json_reply(message([{"type": "text", "text": "About "},
-                                                  {"type": "text", "text": f"{n:g} cycles."}])),
+    "parts of text": lambda n: json_reply(
+        message([{"type": "text", "text": "About "}, {"type": "text", "text": f"{n:g} cycles."}])
+    ),
 }
 
 
@@ -112,17 +119,38 @@ def originals(blocks: str) -> dict[str, str]:
     return {ex.id: ex.parse().render() for ex in load(blocks, task=get_task("bhive")).examples}
 
 
-@pytest.mark.parametrize("reply, why", [
-    (json_reply(message(None, tool_calls=[{"id": "1", "type": "function",
-                                           "function": {"name": "estimate", "arguments": "{}"}}])), "tool call"),
-    (json_reply(message("", reasoning_content="7 instructions, about 2 cycles")), "reasoning"),
-    (json_reply(message("Between 1.5 and 2 cycles.")), "range"),
-    (json_reply(message("It takes 7 instructions and 3 loads.")), "number"),
-    (json_reply(message("-2 cycles")), "positive"),
-    (json_reply({"choices": [{"index": 0, "finish_reason": "length",
-                              "message": {"role": "assistant", "content": "Let me count: 7 instructions, then 3"}}]}),
-     "token limit"),
-])
+@pytest.mark.parametrize(
+    "reply, why",
+    [
+        (
+            json_reply(
+                message(
+                    None,
+                    tool_calls=[{"id": "1", "type": "function", "function": {"name": "estimate", "arguments": "{}"}}],
+                )
+            ),
+            "tool call",
+        ),
+        (json_reply(message("", reasoning_content="7 instructions, about 2 cycles")), "reasoning"),
+        (json_reply(message("Between 1.5 and 2 cycles.")), "range"),
+        (json_reply(message("It takes 7 instructions and 3 loads.")), "number"),
+        (json_reply(message("-2 cycles")), "positive"),
+        (
+            json_reply(
+                {
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "length",
+                            "message": {"role": "assistant", "content": "Let me count: 7 instructions, then 3"},
+                        }
+                    ]
+                }
+            ),
+            "token limit",
+        ),
+    ],
+)
 def test_a_reply_without_a_sure_answer_is_that_examples_error_never_a_number(reply, why, blocks):
     with served(lambda request, n: reply) as (url, _script):
         result = audit(url, blocks, task="bhive", variants=2)
@@ -135,8 +163,9 @@ def test_a_reply_without_a_sure_answer_is_that_examples_error_never_a_number(rep
 def test_a_sustained_rate_limit_loses_no_example(blocks):
     def respond(request, n):
         if n % 2 == 0:
-            return Response(429, b'{"error": {"message": "slow down"}}',
-                            {"Content-Type": "application/json", "Retry-After": "1"})
+            return Response(
+                429, b'{"error": {"message": "slow down"}}', {"Content-Type": "application/json", "Retry-After": "1"}
+            )
         return json_reply(message(f"Answer: {cycles(program_of(request)):g} cycles"))
 
     with served(respond) as (url, script):

@@ -48,8 +48,9 @@ def comparable(a, b, rel: float = 1e-5, path: str = "") -> None:
 
 @pytest.fixture(scope="module")
 def shipped():
-    return {name: audit(path, BLOCKS, variants=8, threads=1) for name, path in (("renamer", RENAMER),
-                                                                                  ("vanilla", VANILLA))}
+    return {
+        name: audit(path, BLOCKS, variants=8, threads=1) for name, path in (("renamer", RENAMER), ("vanilla", VANILLA))
+    }
 
 
 def test_the_shipped_renamer_is_invariant_to_renamings(shipped):
@@ -95,8 +96,9 @@ def test_the_report_does_not_depend_on_the_batch_size():
     assert one.violations == many.violations > 0
     comparable(one.report, many.report)
     again = audit(VANILLA, BLOCKS, limit=40, variants=6, batch_size=64, threads=1)
-    assert again.records == many.records and {k: v for k, v in again.report.items() if k != "run"} == \
-        {k: v for k, v in many.report.items() if k != "run"}
+    assert again.records == many.records and {k: v for k, v in again.report.items() if k != "run"} == {
+        k: v for k, v in many.report.items() if k != "run"
+    }
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -80,8 +80,10 @@ def write(tmp_path: Path, name: str, model, programs, **options) -> str:
 @pytest.fixture(scope="module")
 def audits(programs, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("audits")
-    return {name: write(tmp, name, model, programs)
-            for name, model in (("lines", by_lines), ("letters", by_letters), ("loops", by_letters_not_loops))}
+    return {
+        name: write(tmp, name, model, programs)
+        for name, model in (("lines", by_lines), ("letters", by_letters), ("loops", by_letters_not_loops))
+    }
 
 
 def counts(x: list[bool], y: list[bool]) -> tuple[int, int]:
@@ -170,8 +172,11 @@ def test_the_result_is_json_that_its_schema_accepts(audits):
 
 def test_the_schema_refuses_what_is_not_a_comparison(audits):
     result = compare(audits["lines"], audits["letters"])
-    for broken in ({**result, "type": "report"}, {**result, "paired": {**result["paired"], "extra": 1}},
-                   {k: v for k, v in result.items() if k != "a"}):
+    for broken in (
+        {**result, "type": "report"},
+        {**result, "paired": {**result["paired"], "extra": 1}},
+        {k: v for k, v in result.items() if k != "a"},
+    ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(broken, COMPARISON)
 
@@ -217,13 +222,16 @@ def _refused(a: str, b: str) -> str:
     return text
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"seed": 1}, "seed 1 here, 0 there"),
-    ({"variants": 8}, "variants 8 here, 24 there"),
-    ({"transform": "both"}, 'transform "both" here, "renamings" there'),
-    ({"tolerance": 0.5}, "tolerance 0.5 here, 1e-06 there"),
-    ({"limit": 30}, "limit 30 here, null there"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"seed": 1}, "seed 1 here, 0 there"),
+        ({"variants": 8}, "variants 8 here, 24 there"),
+        ({"transform": "both"}, 'transform "both" here, "renamings" there'),
+        ({"tolerance": 0.5}, "tolerance 0.5 here, 1e-06 there"),
+        ({"limit": 30}, "limit 30 here, null there"),
+    ],
+)
 def test_audits_with_other_settings_are_refused(programs, audits, tmp_path, options, message):
     other = write(tmp_path, "other", by_letters, programs, **options)
     text = _refused(audits["lines"], other)

@@ -28,8 +28,15 @@ from dataclasses import replace
 
 import pytest
 
-from invar.audit.controls import (KINDS, Control, control_kinds, draw_controls, label_changes, label_changes_many,
-                                  task_controls)
+from invar.audit.controls import (
+    KINDS,
+    Control,
+    control_kinds,
+    draw_controls,
+    label_changes,
+    label_changes_many,
+    task_controls,
+)
 from invar.errors import DataError, UsageError
 from invar.frontends import parse_units
 from invar.program import Line, Program
@@ -75,15 +82,22 @@ def _closure(n: int, deps) -> list[int]:
 
 
 # ================================================================ the kinds
-@pytest.mark.parametrize("lang, text, referents, expected", [
-    # %ebx -> %eax and %rbx -> %rax: each token in its own width
-    ("x86", X86, ["gpr:b", "gpr:a"], "movl %eax, %ecx\naddq %rax, %rax\nimull $3, %ecx, %edx\ncmpq $8, %rax"),
-    ("x86", X86, ["gpr:a", "gpr:c"], "movl %ebx, %ecx\naddq %rbx, %rcx\nimull $3, %ecx, %edx\ncmpq $8, %rcx"),
-    ("python", PY, ["local:f:c", "local:f:a"],
-     "def f(a, b):\n    a = a * 2\n    d = b + a\n    if d > 4:\n        d = d - 1\n    return d + a"),
-    # the trace is the label: only the formula is captured
-    ("ltl", "U a & b X c\ta;{b&c}", ["a", "c"], "U c & b X c\ta;{b&c}"),
-])
+@pytest.mark.parametrize(
+    "lang, text, referents, expected",
+    [
+        # %ebx -> %eax and %rbx -> %rax: each token in its own width
+        ("x86", X86, ["gpr:b", "gpr:a"], "movl %eax, %ecx\naddq %rax, %rax\nimull $3, %ecx, %edx\ncmpq $8, %rax"),
+        ("x86", X86, ["gpr:a", "gpr:c"], "movl %ebx, %ecx\naddq %rbx, %rcx\nimull $3, %ecx, %edx\ncmpq $8, %rcx"),
+        (
+            "python",
+            PY,
+            ["local:f:c", "local:f:a"],
+            "def f(a, b):\n    a = a * 2\n    d = b + a\n    if d > 4:\n        d = d - 1\n    return d + a",
+        ),
+        # the trace is the label: only the formula is captured
+        ("ltl", "U a & b X c\ta;{b&c}", ["a", "c"], "U c & b X c\ta;{b&c}"),
+    ],
+)
 def test_capture_merges_two_referents_spelled_for_each_view(lang, text, referents, expected):
     found = [c for c in _all(_program(lang, text), ("capture",)) if c.change["referents"] == referents]
     assert len(found) == 1
@@ -104,13 +118,26 @@ def test_capture_keeps_to_merges_that_change_the_data_flow():
     assert ("local:f:c", "local:f:a") in flows
 
 
-@pytest.mark.parametrize("lang, text, moved, before, expected", [
-    ("x86", "movq (%rdi), %rax\naddq %rax, %rbx\nsubq $1, %rcx", 1, 0,
-     "addq %rax, %rbx\nmovq (%rdi), %rax\nsubq $1, %rcx"),
-    # the if moves with its body, before the line it reads
-    ("python", PY, 3, 2,
-     "def f(a, b):\n    c = a * 2\n    if d > 4:\n        d = d - 1\n    d = b + c\n    return d + a"),
-])
+@pytest.mark.parametrize(
+    "lang, text, moved, before, expected",
+    [
+        (
+            "x86",
+            "movq (%rdi), %rax\naddq %rax, %rbx\nsubq $1, %rcx",
+            1,
+            0,
+            "addq %rax, %rbx\nmovq (%rdi), %rax\nsubq $1, %rcx",
+        ),
+        # the if moves with its body, before the line it reads
+        (
+            "python",
+            PY,
+            3,
+            2,
+            "def f(a, b):\n    c = a * 2\n    if d > 4:\n        d = d - 1\n    d = b + c\n    return d + a",
+        ),
+    ],
+)
 def test_order_moves_a_line_with_its_body_before_what_it_depends_on(lang, text, moved, before, expected):
     program = _program(lang, text)
     found = [c for c in _all(program, ("order",)) if c.change == {"moved": moved, "before": before}]
@@ -122,15 +149,18 @@ def test_order_moves_a_line_with_its_body_before_what_it_depends_on(lang, text, 
     assert _closure(len(lines), found[0].program.deps)[before] >> now & 1
 
 
-@pytest.mark.parametrize("lang, text, old, new", [
-    ("x86", X86, "$8", "$9"),
-    ("x86", "movq -0x10(%rbp), %rax\naddq %rax, %rbx", "-0x10", "-0xf"),
-    ("python", PY, "2", "3"),
-    ("python", "def f(s):\n    return s + 'ab'\n", "'ab'", "'xb'"),
-    ("python", "def f(s):\n    return s or True\n", "True", "False"),
-    ("java", "class A { long f(long a) { return a + 0x1fL; } }", "0x1fL", "0x20L"),
-    ("ltl", "| a 1\ta;{1}", "1", "0"),
-])
+@pytest.mark.parametrize(
+    "lang, text, old, new",
+    [
+        ("x86", X86, "$8", "$9"),
+        ("x86", "movq -0x10(%rbp), %rax\naddq %rax, %rbx", "-0x10", "-0xf"),
+        ("python", PY, "2", "3"),
+        ("python", "def f(s):\n    return s + 'ab'\n", "'ab'", "'xb'"),
+        ("python", "def f(s):\n    return s or True\n", "True", "False"),
+        ("java", "class A { long f(long a) { return a + 0x1fL; } }", "0x1fL", "0x20L"),
+        ("ltl", "| a 1\ta;{1}", "1", "0"),
+    ],
+)
 def test_constant_changes_one_literal(lang, text, old, new):
     found = [c for c in _all(_program(lang, text), ("constant",)) if c.change["from"] == old]
     assert found and found[0].change["to"] == new
@@ -145,17 +175,20 @@ def test_constants_skip_docstrings_dead_lines_and_the_label():
     assert [c.change["line"] for c in _all(_program("ltl", "| a 1\ta;{1}"), ("constant",))] == [0]
 
 
-@pytest.mark.parametrize("lang, text, old, new", [
-    ("x86", X86, "addq", "subq"),
-    ("x86", "cmovll %eax, %ebx\nxorps %xmm1, %xmm2", "cmovll", "cmovgel"),
-    ("x86", "cmovll %eax, %ebx\nxorps %xmm1, %xmm2", "xorps", "orps"),
-    ("python", PY, ">", "<="),
-    ("python", PY, "*", "+"),
-    ("python", "def f(a, b):\n    return a and b\n", "and", "or"),
-    ("java", "class A { boolean f(int a, int b) { return a < b && b > 0; } }", "&&", "||"),
-    ("ltl", "U a & b X c\ta;{b&c}", "U", "R"),
-    ("ltl", "G a -> F b", "F", "G"),
-])
+@pytest.mark.parametrize(
+    "lang, text, old, new",
+    [
+        ("x86", X86, "addq", "subq"),
+        ("x86", "cmovll %eax, %ebx\nxorps %xmm1, %xmm2", "cmovll", "cmovgel"),
+        ("x86", "cmovll %eax, %ebx\nxorps %xmm1, %xmm2", "xorps", "orps"),
+        ("python", PY, ">", "<="),
+        ("python", PY, "*", "+"),
+        ("python", "def f(a, b):\n    return a and b\n", "and", "or"),
+        ("java", "class A { boolean f(int a, int b) { return a < b && b > 0; } }", "&&", "||"),
+        ("ltl", "U a & b X c\ta;{b&c}", "U", "R"),
+        ("ltl", "G a -> F b", "F", "G"),
+    ],
+)
 def test_operator_swaps_one_operator(lang, text, old, new):
     found = [c for c in _all(_program(lang, text), ("operator",)) if (c.change["from"], c.change["to"]) == (old, new)]
     assert len(found) == 1
@@ -164,20 +197,25 @@ def test_operator_swaps_one_operator(lang, text, old, new):
 
 def test_java_type_arguments_are_not_compared():
     # the Java frontend reads List>String> without complaint: such a swap is never tried
-    program = _program("java", "class A { int f(int a) { List<String> xs = new ArrayList<>(); return a < 1 ? 1 : 0; } }")
+    program = _program(
+        "java", "class A { int f(int a) { List<String> xs = new ArrayList<>(); return a < 1 ? 1 : 0; } }"
+    )
     swaps = {(c.change["from"], c.change["to"], c.change["token"]) for c in _all(program, ("operator",))}
     k = next(k for k, t in enumerate(program.tokens) if t.text == "<" and program.tokens[k - 1].text == "a")
     assert swaps == {("<", ">=", k), ("<", ">", k)}
 
 
-@pytest.mark.parametrize("lang, text, kind", [
-    # 3-operand imul has no add form: the frontend refuses it
-    ("x86", "imull $3, %ecx, %edx", "operator"),
-    # *args -> +args is no signature; the call site's *args -> +args parses
-    ("python", "def f(*args):\n    return g(*args)\n", "operator"),
-    # a capture of one parameter onto another duplicates it
-    ("python", "def f(a, b):\n    return a - b\n", "capture"),
-])
+@pytest.mark.parametrize(
+    "lang, text, kind",
+    [
+        # 3-operand imul has no add form: the frontend refuses it
+        ("x86", "imull $3, %ecx, %edx", "operator"),
+        # *args -> +args is no signature; the call site's *args -> +args parses
+        ("python", "def f(*args):\n    return g(*args)\n", "operator"),
+        # a capture of one parameter onto another duplicates it
+        ("python", "def f(a, b):\n    return a - b\n", "capture"),
+    ],
+)
 def test_controls_that_do_not_parse_are_dropped(lang, text, kind):
     program = _program(lang, text)
     controls = _all(program, (kind,))
@@ -190,12 +228,15 @@ def test_controls_that_do_not_parse_are_dropped(lang, text, kind):
         assert controls == []
 
 
-@pytest.mark.parametrize("program", [
-    Program("x86", (), ()),
-    Program("chars", (Line("abc"),), ()),  # no frontend reads it again
-    _program("x86", "nop"),
-    _program("ltl", "a"),
-])
+@pytest.mark.parametrize(
+    "program",
+    [
+        Program("x86", (), ()),
+        Program("chars", (Line("abc"),), ()),  # no frontend reads it again
+        _program("x86", "nop"),
+        _program("ltl", "a"),
+    ],
+)
 def test_programs_that_cannot_change_have_no_controls(program):
     assert draw_controls(program, 8, random.Random(1)) == []
 
@@ -243,8 +284,12 @@ def test_a_kind_that_runs_out_leaves_the_turn_to_the_others():
 
 
 def test_change_says_what_changed_as_json():
-    keys = {"capture": {"referents", "from", "to", "tokens"}, "order": {"moved", "before"},
-            "constant": {"line", "token", "from", "to"}, "operator": {"line", "token", "from", "to"}}
+    keys = {
+        "capture": {"referents", "from", "to", "tokens"},
+        "order": {"moved", "before"},
+        "constant": {"line", "token", "from", "to"},
+        "operator": {"line", "token", "from", "to"},
+    }
     for program in (_program("python", PY), _program("x86", X86)):
         for c in _all(program):
             assert set(c.change) == keys[c.kind]
@@ -291,12 +336,15 @@ def test_several_programs_controls_are_labelled_in_one_oracle_call():
     assert got[-1] == []
 
 
-@pytest.mark.parametrize("answers, expected", [
-    (lambda texts: [(None, "llvm-mca: no")] + [(1.0, "")] * (len(texts) - 1), None),  # the original has no label
-    # a control the oracle cannot label is outside the task's domain: no control
-    (lambda texts: [(1.0, "")] + [(None, "no")] * (len(texts) - 1), False),
-    (lambda texts: [(1.5, "")] * len(texts), False),
-])
+@pytest.mark.parametrize(
+    "answers, expected",
+    [
+        (lambda texts: [(None, "llvm-mca: no")] + [(1.0, "")] * (len(texts) - 1), None),  # the original has no label
+        # a control the oracle cannot label is outside the task's domain: no control
+        (lambda texts: [(1.0, "")] + [(None, "no")] * (len(texts) - 1), False),
+        (lambda texts: [(1.5, "")] * len(texts), False),
+    ],
+)
 def test_an_oracle_that_cannot_label_checks_nothing(answers, expected):
     program = _program("x86", X86)
     controls = _all(program)[:3]
@@ -326,8 +374,12 @@ def test_bugs_confirm_misuses_and_comparison_swaps_of_correct_functions():
 
     program = bugs.parse("def clamp(x, lo, hi):\n    y = x\n    if y < lo:\n        y = lo\n    return y\n")
     controls = _all(program, ("capture", "operator"))
-    got = dict(zip(((c.kind, c.change["from"], c.change["to"]) for c in controls),
-                   label_changes(bugs.TASK, program, 0, controls)))
+    got = dict(
+        zip(
+            ((c.kind, c.change["from"], c.change["to"]) for c in controls),
+            label_changes(bugs.TASK, program, 0, controls),
+        )
+    )
     assert got[("operator", "<", ">")] is True  # a swap of the task's own table
     assert got[("operator", "<", ">=")] is None  # a negation: no bug the task injects
     assert got[("capture", "lo", "y")] is True  # the read of lo now reads y
@@ -380,14 +432,18 @@ def test_control_kinds_by_task():
 # ============================================================ Python oracle
 #: generated units, and standard-library modules whose functions are run
 GENERATED = 80
-STDLIB = ("string html shlex posixpath fnmatch calendar base64 ipaddress statistics reprlib copy difflib "
-          "urllib.parse colorsys heapq bisect textwrap").split()
+STDLIB = (
+    "string html shlex posixpath fnmatch calendar base64 ipaddress statistics reprlib copy difflib "
+    "urllib.parse colorsys heapq bisect textwrap"
+).split()
 PER_PROGRAM = 4
 #: the least share of each kind's controls that must change behaviour on the
 #: inputs drawn (measured in the summary's ``oracle reports``; see the module docstring)
 # (generated: operator 60 % since the generator also writes scope reads through aliases, was 75 %)
-FLOORS = {"generated": {"capture": 0.65, "order": 0.55, "constant": 0.45, "operator": 0.5},
-          "stdlib": {"capture": 0.45, "order": 0.45, "constant": 0.35, "operator": 0.5}}
+FLOORS = {
+    "generated": {"capture": 0.65, "order": 0.55, "constant": 0.45, "operator": 0.5},
+    "stdlib": {"capture": 0.45, "order": 0.45, "constant": 0.35, "operator": 0.5},
+}
 
 
 def _measure(cases) -> tuple[Counter, list]:
@@ -435,12 +491,15 @@ def _describe(c: Control) -> str:
 
 def _report(name: str, tally: Counter, same: list) -> str:
     rates = _rates(tally)
-    parts = [f"{k} {tally[(k, 'changed')]}/{tally[(k, 'changed')] + tally[(k, 'same')]} ({rates[k]:.0%})"
-             for k in KINDS]
+    parts = [
+        f"{k} {tally[(k, 'changed')]}/{tally[(k, 'changed')] + tally[(k, 'same')]} ({rates[k]:.0%})" for k in KINDS
+    ]
     extra = {o: sum(v for (_k, oo), v in tally.items() if oo == o) for o in ("untested", "no compile")}
     examples = "; ".join(_describe(c) for c in same[:3])
-    return (f"{name}: controls that change behaviour: {', '.join(parts)}; {extra['untested']} untested, "
-            f"{extra['no compile']} refused by CPython; unchanged on the inputs drawn, e.g. {examples}")
+    return (
+        f"{name}: controls that change behaviour: {', '.join(parts)}; {extra['untested']} untested, "
+        f"{extra['no compile']} refused by CPython; unchanged on the inputs drawn, e.g. {examples}"
+    )
 
 
 def test_python_controls_of_generated_units_change_behaviour(record_property):
@@ -500,6 +559,7 @@ def test_python_controls_of_standard_library_functions_change_behaviour(stdlib_f
 
     cases = []
     for i, (module, name, program, inputs) in enumerate(stdlib_functions):
+
         def make(text, module=module, name=name, inputs=inputs):
             return Job(namespace_source(module, text), name, inputs, sandbox=True)
 
@@ -541,22 +601,28 @@ def test_x86_capture_and_order_change_the_dependencies(record_property):
                 now = _moved_to(program, c.change)
                 tally[("order", bool(_closure(len(q.lines), q.deps)[c.change["before"]] >> now & 1))] += 1
                 continue
-            deps = _closure(len(q.lines), q.deps) != _closure(len(program.lines), program.deps) \
-                or set(q.deps) != set(program.deps)
+            deps = _closure(len(q.lines), q.deps) != _closure(len(program.lines), program.deps) or set(q.deps) != set(
+                program.deps
+            )
             line = any(_registers(q, li) < _registers(program, li) for li in range(len(q.lines)))
             tally[("capture", "deps" if deps else "line" if line else "neither")] += 1
     captures = sum(v for (k, _), v in tally.items() if k == "capture")
     changed = tally[("capture", "deps")] + tally[("capture", "line")]
-    record_property("oracle", f"x86 controls on BHive blocks with a dependency: order {tally[('order', True)]} of "
-                              f"{tally[('order', True)] + tally[('order', False)]} reverse a dependency; capture "
-                              f"{tally[('capture', 'deps')]} of {captures} change the dependencies, "
-                              f"{tally[('capture', 'line')]} more merge two registers of one instruction")
+    record_property(
+        "oracle",
+        f"x86 controls on BHive blocks with a dependency: order {tally[('order', True)]} of "
+        f"{tally[('order', True)] + tally[('order', False)]} reverse a dependency; capture "
+        f"{tally[('capture', 'deps')]} of {captures} change the dependencies, "
+        f"{tally[('capture', 'line')]} more merge two registers of one instruction",
+    )
     assert tally[("order", False)] == 0 and tally[("order", True)] >= 200
     assert captures >= 200 and changed / captures >= 0.85
 
 
-@pytest.mark.skipif(shutil.which("llvm-mca") is None or shutil.which("llvm-mc") is None,
-                    reason="needs llvm-mc and llvm-mca (.ci/run installs Debian's llvm)")
+@pytest.mark.skipif(
+    shutil.which("llvm-mca") is None or shutil.which("llvm-mc") is None,
+    reason="needs llvm-mc and llvm-mca (.ci/run installs Debian's llvm)",
+)
 def test_x86_label_changes_agree_with_llvm_mca(record_property):
     """``label_changes`` with the bhive task (llvm-mca, through invar) says
     True exactly where llvm-mca run here, region by region, times a control
@@ -588,8 +654,11 @@ def test_x86_label_changes_agree_with_llvm_mca(record_property):
         assert changed is (cycles[name] != cycles[name.split("_")[0]]), name
         tally[(kind, changed)] += 1
     shares = ", ".join(f"{k} {tally[(k, True)]}/{tally[(k, True)] + tally[(k, False)]}" for k in KINDS)
-    record_property("oracle", f"x86 controls whose llvm-mca cycles change ({MCA_BLOCKS} BHive blocks): {shares}; "
-                              f"{sum(v for (_k, o), v in tally.items() if o == 'refused')} refused by llvm-mc")
+    record_property(
+        "oracle",
+        f"x86 controls whose llvm-mca cycles change ({MCA_BLOCKS} BHive blocks): {shares}; "
+        f"{sum(v for (_k, o), v in tally.items() if o == 'refused')} refused by llvm-mc",
+    )
     assert all(tally[(k, True)] > 0 for k in control_kinds(bhive)), shares
 
 
@@ -608,8 +677,14 @@ def _truth(f, vals: list[dict], succ: list[int]) -> list[bool]:
     if f.op in ("1", "0"):
         return [f.op == "1"] * n
     args = [_truth(a, vals, succ) for a in f.args]
-    pointwise = {"!": lambda a: not a, "&": lambda a, b: a and b, "|": lambda a, b: a or b,
-                 "->": lambda a, b: (not a) or b, "<->": lambda a, b: a == b, "xor": lambda a, b: a != b}
+    pointwise = {
+        "!": lambda a: not a,
+        "&": lambda a, b: a and b,
+        "|": lambda a, b: a or b,
+        "->": lambda a, b: (not a) or b,
+        "<->": lambda a, b: a == b,
+        "xor": lambda a, b: a != b,
+    }
     if f.op in pointwise:
         return [pointwise[f.op](*(t[i] for t in args)) for i in range(n)]
     if f.op == "X":
@@ -617,9 +692,12 @@ def _truth(f, vals: list[dict], succ: list[int]) -> list[bool]:
     a, b = (args * 2)[:2] if f.op in ("F", "G") else args
     # least (U, F, M) or greatest (R, G, W) fixpoint of Z = step(i, Z[succ i])
     step, start = {
-        "U": (lambda i, z: b[i] or (a[i] and z), False), "F": (lambda i, z: a[i] or z, False),
-        "M": (lambda i, z: b[i] and (a[i] or z), False), "R": (lambda i, z: b[i] and (a[i] or z), True),
-        "G": (lambda i, z: a[i] and z, True), "W": (lambda i, z: b[i] or (a[i] and z), True),
+        "U": (lambda i, z: b[i] or (a[i] and z), False),
+        "F": (lambda i, z: a[i] or z, False),
+        "M": (lambda i, z: b[i] and (a[i] or z), False),
+        "R": (lambda i, z: b[i] and (a[i] or z), True),
+        "G": (lambda i, z: a[i] and z, True),
+        "W": (lambda i, z: b[i] or (a[i] and z), True),
     }[f.op]
     z = [start] * n
     while True:
@@ -643,8 +721,11 @@ def _words(trace, names: list[str], rng: random.Random):
         total = 1
         for o in options:
             total *= len(o)
-        words = itertools.product(*options) if total <= WORDS else (
-            tuple(rng.choice(o) for o in options) for _ in range(WORDS))
+        words = (
+            itertools.product(*options)
+            if total <= WORDS
+            else (tuple(rng.choice(o) for o in options) for _ in range(WORDS))
+        )
         for word in words:
             yield list(word), succ
 
@@ -677,8 +758,13 @@ def test_ltl_controls_whose_label_changes_fail_the_original_trace(record_propert
             elif changed is False:
                 assert not found, f"{c.text}: a word of the trace violates it"
             tally[(c.kind, changed)] += 1
-    shares = ", ".join(f"{k} {tally[(k, True)]}/{tally[(k, True)] + tally[(k, False)] + tally[(k, None)]}"
-                       for k in control_kinds(ltl.TASK))
-    record_property("oracle", f"LTL controls the original trace no longer satisfies ({config.num} generated "
-                              f"formulas, confirmed on concrete words): {shares}")
+    shares = ", ".join(
+        f"{k} {tally[(k, True)]}/{tally[(k, True)] + tally[(k, False)] + tally[(k, None)]}"
+        for k in control_kinds(ltl.TASK)
+    )
+    record_property(
+        "oracle",
+        f"LTL controls the original trace no longer satisfies ({config.num} generated "
+        f"formulas, confirmed on concrete words): {shares}",
+    )
     assert tally[("capture", True)] >= 20 and tally[("operator", True)] >= 20

@@ -40,16 +40,28 @@ def test_assembly_blocks_one_per_line(tmp_path):
 def test_a_block_that_does_not_parse_is_reported_with_its_location(invoke, tmp_path):
     path = tmp_path / "b.s"
     path.write_text("addq %rax, %rbx\n\nfrobq %rax\n\nmovq (%rdi), %rsi\n")
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2",
-                    "--format", "json")
+    result = invoke(
+        "audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2", "--format", "json"
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["examples"], report["audited"], report["unparsable"], report["errors"]) == (3, 2, 1, 0)
     assert report["failed"][0]["id"] == "b.s:3" and report["failed"][0]["stage"] == "parse"
     assert result.stderr.startswith(f"{path}:3:1: error: ")
     # --fail-over gates on what it names: unparsable examples too
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2",
-                    "--fail-over", "unparsable=0")
+    result = invoke(
+        "audit",
+        "--model",
+        MODEL,
+        "--task",
+        "bhive",
+        "--dataset",
+        path,
+        "--variants",
+        "2",
+        "--fail-over",
+        "unparsable=0",
+    )
     assert result.exit_code == 1 and "unparsable is 1, over the bound 0" in result.stderr
 
 
@@ -59,8 +71,19 @@ def test_a_directory_of_python_sources(invoke, tmp_path):
     (tmp_path / "b.py").write_text("def g(n, /):\n    t = n * 2\n    u = n - 1\n    return t, u\n")
     data = datasets.load(str(tmp_path), task=get_task("classify"))
     assert data.kind == "directory" and [e.id for e in data.examples] == ["b.py:1", "pkg/a.py:1"]
-    result = invoke("audit", "--model", "tests.audit.callables:uses_rbx", "--task", "classify", "--dataset",
-                    tmp_path, "--variants", "4", "--format", "json")
+    result = invoke(
+        "audit",
+        "--model",
+        "tests.audit.callables:uses_rbx",
+        "--task",
+        "classify",
+        "--dataset",
+        tmp_path,
+        "--variants",
+        "4",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     # classify keeps its label under renamings and reorderings: both are audited by default
@@ -75,11 +98,17 @@ def test_csv_and_jsonl_tables(tmp_path):
     assert [(e.id, e.lang, e.label) for e in data.examples] == [("first", "hex", 1.25), ("second", "x86", None)]
     assert data.examples[0].parse().render() == "addq %rax, %rbx"
     jsonl = tmp_path / "t.jsonl"
-    jsonl.write_text(json.dumps({"program": "def f(a, /):\n    return a", "label": "ok"}) + "\n\n"
-                     + json.dumps({"program": "", "label": "x"}) + "\n")
+    jsonl.write_text(
+        json.dumps({"program": "def f(a, /):\n    return a", "label": "ok"})
+        + "\n\n"
+        + json.dumps({"program": "", "label": "x"})
+        + "\n"
+    )
     data = datasets.load(str(jsonl), task=get_task("classify"), lang="python")
-    assert [(e.id, e.label, e.error is None) for e in data.examples] == [("t.jsonl:1", "ok", True),
-                                                                         ("t.jsonl:3", None, False)]
+    assert [(e.id, e.label, e.error is None) for e in data.examples] == [
+        ("t.jsonl:1", "ok", True),
+        ("t.jsonl:3", None, False),
+    ]
     with pytest.raises(UsageError, match="no program column"):
         datasets.load(str(csv_path), task=BHIVE_TASK, program_column="nothing")
     bad = tmp_path / "bad.jsonl"
@@ -217,8 +246,11 @@ def test_an_empty_or_undecodable_source_file_in_a_directory_does_not_stop_the_re
     (tmp_path / "pkg" / "ok.py").write_text("def h(a):\n    b = a\n    return b\n")
     data = datasets.load(str(tmp_path), task=get_task("classify"))
     got = [(e.id, e.error.message if e.error else None) for e in data.examples]
-    assert got == [("pkg/bad.py:2", "not UTF-8 (byte 0xff)"),
-                   ("pkg/nul.py:2", "binary input (NUL byte); expected text"), ("pkg/ok.py:1", None)]
+    assert got == [
+        ("pkg/bad.py:2", "not UTF-8 (byte 0xff)"),
+        ("pkg/nul.py:2", "binary input (NUL byte); expected text"),
+        ("pkg/ok.py:1", None),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -317,8 +349,9 @@ def test_a_malformed_row_of_a_dataset_invar_data_wrote(tmp_path, task, bad, mess
         good = [e for e in data.examples if e.error is None]
         assert good and all(e.label is not None and e.parse() for e in good)
     with pytest.raises(DataError, match=re.escape(message)) as info:
-        the_task.read_split(out if task != "ltl" else split, "test") if task != "ltl" else \
-            __import__("invar.tasks.ltl", fromlist=["read_pairs"]).read_pairs(split)
+        the_task.read_split(out if task != "ltl" else split, "test") if task != "ltl" else __import__(
+            "invar.tasks.ltl", fromlist=["read_pairs"]
+        ).read_pairs(split)
     assert info.value.line == line
 
 
@@ -345,8 +378,9 @@ def test_a_malformed_record_of_an_ltl_jsonl_file(tmp_path, bad, message):
 def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
     lines = sorted(BHIVE.glob("*.csv"))[0].read_text().splitlines()[:5]
     path = tmp_path / "copy.csv"
-    path.write_bytes("\n".join(lines[:2]).encode() + b"\nnot hex,3\n48\xff01,1\n"
-                     + "\n".join(lines[2:]).encode() + b"\n")
+    path.write_bytes(
+        "\n".join(lines[:2]).encode() + b"\nnot hex,3\n48\xff01,1\n" + "\n".join(lines[2:]).encode() + b"\n"
+    )
     data = datasets.load("bhive", task=BHIVE_TASK, data_dir=str(path))
     failed = sorted((e.line, e.error.message) for e in data.examples if e.error is not None)
     assert failed == [(3, "not a hex string"), (4, "not a hex string")]
@@ -367,8 +401,9 @@ def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
 def test_the_audit_reports_a_malformed_row_and_audits_the_rest(invoke, tmp_path, name, content, bad_line):
     path = tmp_path / name
     path.write_text(content)
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2",
-                    "--format", "json")
+    result = invoke(
+        "audit", "--model", MODEL, "--task", "bhive", "--dataset", path, "--variants", "2", "--format", "json"
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["examples"], report["audited"], report["unparsable"]) == (3, 2, 1)

@@ -23,8 +23,10 @@ from invar.errors import ModelError, UsageError
 from invar.tasks import answers
 
 #: the vocabulary of the test tokenizer: words the prompts and programs use, and labels
-WORDS = ("[PAD] [UNK] [BOS] [EOS] Answer : sorting search other 0 1 correct buggy def return if else for in while "
-         "x y n i total count result value item xs ( ) [ ] = + - * < > , . and or not True False None").split()
+WORDS = (
+    "[PAD] [UNK] [BOS] [EOS] Answer : sorting search other 0 1 correct buggy def return if else for in while "
+    "x y n i total count result value item xs ( ) [ ] = + - * < > , . and or not True False None"
+).split()
 #: a chat template as small as can be: the messages' text, then the answer's marker
 CHAT = "{% for m in messages %}{{ m['content'] }} {% endfor %}{% if add_generation_prompt %}Answer :{% endif %}"
 #: the tokens that end a generation: the end token, and two words a random model writes often (so
@@ -41,8 +43,9 @@ def tokenizer(chat: bool = True):
     tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
     tok.decoder = decoders.WordPiece(prefix="##")  # words joined by spaces
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", bos_token="[BOS]",
-                                   eos_token="[EOS]")
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", bos_token="[BOS]", eos_token="[EOS]"
+    )
     if chat:
         fast.chat_template = CHAT
     return fast
@@ -52,15 +55,25 @@ def _ends() -> list[int]:
     return [WORDS.index(w) for w in ENDS]
 
 
-def save_causal(where: Path, seed: int = 0, *, chat: bool = True, positions: int = 512, width: int = 32,
-                layers: int = 2) -> Path:
+def save_causal(
+    where: Path, seed: int = 0, *, chat: bool = True, positions: int = 512, width: int = 32, layers: int = 2
+) -> Path:
     """A GPT-2 of random weights (``initializer_range`` 0.3: varied outputs), saved with its tokenizer."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(seed)
-    config = GPT2Config(vocab_size=len(WORDS), n_positions=positions, n_embd=width, n_layer=layers, n_head=2,
-                        bos_token_id=2, eos_token_id=_ends(), pad_token_id=0, initializer_range=0.3)
+    config = GPT2Config(
+        vocab_size=len(WORDS),
+        n_positions=positions,
+        n_embd=width,
+        n_layer=layers,
+        n_head=2,
+        bos_token_id=2,
+        eos_token_id=_ends(),
+        pad_token_id=0,
+        initializer_range=0.3,
+    )
     model = GPT2LMHeadModel(config)
     model.generation_config.eos_token_id = _ends()
     model.save_pretrained(where)
@@ -74,8 +87,18 @@ def save_seq2seq(where: Path, seed: int = 1) -> Path:
     from transformers import T5Config, T5ForConditionalGeneration
 
     torch.manual_seed(seed)
-    config = T5Config(vocab_size=len(WORDS), d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
-                      decoder_start_token_id=0, pad_token_id=0, eos_token_id=_ends(), initializer_factor=8.0)
+    config = T5Config(
+        vocab_size=len(WORDS),
+        d_model=32,
+        d_kv=16,
+        d_ff=64,
+        num_layers=2,
+        num_heads=2,
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=_ends(),
+        initializer_factor=8.0,
+    )
     model = T5ForConditionalGeneration(config)
     model.generation_config.eos_token_id = _ends()
     model.save_pretrained(where)
@@ -89,10 +112,18 @@ def save_classifier(where: Path, labels: tuple[str, ...], seed: int = 0) -> Path
     from transformers import BertConfig, BertForSequenceClassification
 
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=len(WORDS), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=512, num_labels=len(labels),
-                        id2label=dict(enumerate(labels)), label2id={n: i for i, n in enumerate(labels)},
-                        initializer_range=0.5)
+    config = BertConfig(
+        vocab_size=len(WORDS),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=512,
+        num_labels=len(labels),
+        id2label=dict(enumerate(labels)),
+        label2id={n: i for i, n in enumerate(labels)},
+        initializer_range=0.5,
+    )
     BertForSequenceClassification(config).save_pretrained(where)
     tokenizer(chat=False).save_pretrained(where)
     return where
@@ -101,11 +132,14 @@ def save_classifier(where: Path, labels: tuple[str, ...], seed: int = 0) -> Path
 @pytest.fixture(scope="module")
 def models(tmp_path_factory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("hf")
-    return {"causal": save_causal(root / "causal"), "plain": save_causal(root / "plain", 1, chat=False),
-            "seq2seq": save_seq2seq(root / "seq2seq"),
-            "classifier": save_classifier(root / "classifier", ("sorting", "search", "other")),
-            "bugs": save_classifier(root / "bugs", ("correct", "buggy"), seed=2),
-            "defaults": save_classifier(root / "defaults", ("LABEL_0", "LABEL_1"), seed=3)}
+    return {
+        "causal": save_causal(root / "causal"),
+        "plain": save_causal(root / "plain", 1, chat=False),
+        "seq2seq": save_seq2seq(root / "seq2seq"),
+        "classifier": save_classifier(root / "classifier", ("sorting", "search", "other")),
+        "bugs": save_classifier(root / "bugs", ("correct", "buggy"), seed=2),
+        "defaults": save_classifier(root / "defaults", ("LABEL_0", "LABEL_1"), seed=3),
+    }
 
 
 #: programs as an audit renders them (whole Python functions), varied enough for the models to differ on
@@ -123,8 +157,9 @@ PROMPT = "{program}"
 
 
 # ------------------------------------------------------------- transformers directly
-def generated(directory: Path, kind: str, texts: list[str], *, prompt: str = PROMPT,
-              max_tokens: int = 6) -> list[tuple[str, bool, int]]:
+def generated(
+    directory: Path, kind: str, texts: list[str], *, prompt: str = PROMPT, max_tokens: int = 6
+) -> list[tuple[str, bool, int]]:
     """What a language model writes for each text, called directly with
     transformers, one input at a time (no batch, no padding), greedily: the
     text, whether it stopped at an end token, and how many tokens it wrote."""
@@ -138,19 +173,25 @@ def generated(directory: Path, kind: str, texts: list[str], *, prompt: str = PRO
     for text in texts:
         filled = prompt.replace("{program}", text)
         if kind == "causal" and tok.chat_template:
-            ids = tok.apply_chat_template([{"role": "user", "content": filled}], add_generation_prompt=True,
-                                          return_tensors="pt", return_dict=True)
+            ids = tok.apply_chat_template(
+                [{"role": "user", "content": filled}], add_generation_prompt=True, return_tensors="pt", return_dict=True
+            )
         else:
             ids = tok(filled, return_tensors="pt")
         with torch.no_grad():
             made = model.generate(**ids, do_sample=False, max_new_tokens=max_tokens)
-        new = (made[0, ids["input_ids"].shape[1]:] if kind == "causal" else made[0, 1:]).tolist()
+        new = (made[0, ids["input_ids"].shape[1] :] if kind == "causal" else made[0, 1:]).tolist()
         out.append((tok.decode(new, skip_special_tokens=True), any(t in _ends() for t in new), len(new)))
     return out
 
 
-def read_all(made: list[tuple[str, bool, int]], *, task: str = "classify", max_tokens: int = 6,
-             truncated=lambda ended, n, limit: not ended and n >= limit) -> list:
+def read_all(
+    made: list[tuple[str, bool, int]],
+    *,
+    task: str = "classify",
+    max_tokens: int = 6,
+    truncated=lambda ended, n, limit: not ended and n >= limit,
+) -> list:
     """Generated texts read by the task's reader as the audit reads them: a
     value, or a :class:`Failure` with the reader's message for a reply it
     refuses. ``truncated(ended, tokens, max_tokens)`` says whether the
@@ -164,14 +205,16 @@ def read_all(made: list[tuple[str, bool, int]], *, task: str = "classify", max_t
     return out
 
 
-def direct(directory: Path, kind: str, texts: list[str], *, task: str = "classify", prompt: str = PROMPT,
-           max_tokens: int = 6) -> list:
+def direct(
+    directory: Path, kind: str, texts: list[str], *, task: str = "classify", prompt: str = PROMPT, max_tokens: int = 6
+) -> list:
     """What transformers answers for each text, called directly, as the
     audit reads it (:func:`generated`, :func:`read_all`; a classifier: its
     label, ``LABEL_k`` as ``k``)."""
     if kind != "classifier":
-        return read_all(generated(directory, kind, texts, prompt=prompt, max_tokens=max_tokens), task=task,
-                        max_tokens=max_tokens)
+        return read_all(
+            generated(directory, kind, texts, prompt=prompt, max_tokens=max_tokens), task=task, max_tokens=max_tokens
+        )
     import torch
     import transformers
 
@@ -186,13 +229,20 @@ def _outcomes(got: list) -> list:
     return [o.value if isinstance(o, Reply) else o for o in got]
 
 
-@pytest.mark.parametrize("name, kind, batch_size", [
-    ("causal", "causal", 3), ("causal", "causal", 1), ("plain", "causal", 8), ("seq2seq", "seq2seq", 3),
-    ("classifier", "classifier", 3),
-])
+@pytest.mark.parametrize(
+    "name, kind, batch_size",
+    [
+        ("causal", "causal", 3),
+        ("causal", "causal", 1),
+        ("plain", "causal", 8),
+        ("seq2seq", "seq2seq", 3),
+        ("classifier", "classifier", 3),
+    ],
+)
 def test_answers_are_transformers_own_called_directly(models, name, kind, batch_size):
-    adapter = open_model(f"hf:{models[name]}", task="classify", prompt=None if kind == "classifier" else PROMPT,
-                         max_tokens=6)
+    adapter = open_model(
+        f"hf:{models[name]}", task="classify", prompt=None if kind == "classifier" else PROMPT, max_tokens=6
+    )
     got = _outcomes(adapter.predict(PROGRAMS, batch_size=batch_size))
     assert got == direct(models[name], kind, PROGRAMS)
     if kind != "classifier":  # the models were built so that some answers end early and others run to the limit
@@ -210,8 +260,9 @@ def test_a_classifier_for_bugs_answers_with_the_tasks_labels(models):
 
 def test_an_audit_of_an_hf_model_predicts_what_transformers_predicts_on_every_variant(models):
     data = [(p, "sorting") for p in PROGRAMS]
-    settings = dict(task="classify", lang="python", prompt=PROMPT, max_tokens=6, variants=3, batch_size=4, seed=5,
-                    controls=0)
+    settings = dict(
+        task="classify", lang="python", prompt=PROMPT, max_tokens=6, variants=3, batch_size=4, seed=5, controls=0
+    )
     sent: list[str] = []
 
     def recorder(texts):  # the same audit asked of a callable: the texts the model reads, in order
@@ -224,7 +275,7 @@ def test_an_audit_of_an_hf_model_predicts_what_transformers_predicts_on_every_va
     expected = direct(models["causal"], "causal", sent)
     at = 0
     for rec, asked in zip(result.records, recorded, strict=True):
-        mine = expected[at: at + 1 + asked["variants"]]
+        mine = expected[at : at + 1 + asked["variants"]]
         at += 1 + asked["variants"]
         if rec["error"] is not None:  # some input of the example got no answer from transformers either
             assert any(e.message in rec["error"] for e in mine if isinstance(e, Failure)), (rec["error"], mine)
@@ -244,13 +295,16 @@ def test_nothing_is_downloaded(models, monkeypatch):
     assert len(adapter.predict(PROGRAMS[:2], batch_size=2)) == 2
 
 
-@pytest.mark.parametrize("plant, says", [
-    ({"modeling_custom.py": "import os\n"}, "holds code (modeling_custom.py)"),
-    ({"sub/tokenizer_helper.py": ""}, "holds code (sub/tokenizer_helper.py)"),
-    ({"config.json": {"auto_map": {"AutoModel": "modeling_custom.Model"}}}, "asks for code to run (auto_map)"),
-    ({"tokenizer_config.json": {"trust_remote_code": True}}, "asks for code to run (trust_remote_code)"),
-    ({"config.json": {"nested": [{"auto_map": {}}]}}, "asks for code to run (auto_map)"),
-])
+@pytest.mark.parametrize(
+    "plant, says",
+    [
+        ({"modeling_custom.py": "import os\n"}, "holds code (modeling_custom.py)"),
+        ({"sub/tokenizer_helper.py": ""}, "holds code (sub/tokenizer_helper.py)"),
+        ({"config.json": {"auto_map": {"AutoModel": "modeling_custom.Model"}}}, "asks for code to run (auto_map)"),
+        ({"tokenizer_config.json": {"trust_remote_code": True}}, "asks for code to run (trust_remote_code)"),
+        ({"config.json": {"nested": [{"auto_map": {}}]}}, "asks for code to run (auto_map)"),
+    ],
+)
 def test_a_model_directory_with_code_in_it_is_refused(models, tmp_path, plant, says):
     import shutil
 
@@ -273,24 +327,30 @@ def test_a_clean_directory_passes_the_code_check(models):
     refuse_code(models["causal"])  # no error
 
 
-@pytest.mark.parametrize("config, kind", [
-    ({"architectures": ["BertForSequenceClassification"]}, "classifier"),
-    ({"architectures": ["T5ForConditionalGeneration"], "is_encoder_decoder": True}, "seq2seq"),
-    ({"architectures": ["BartForConditionalGeneration"]}, "seq2seq"),
-    ({"architectures": ["LlamaForCausalLM"]}, "causal"),
-    ({}, "causal"),
-])
+@pytest.mark.parametrize(
+    "config, kind",
+    [
+        ({"architectures": ["BertForSequenceClassification"]}, "classifier"),
+        ({"architectures": ["T5ForConditionalGeneration"], "is_encoder_decoder": True}, "seq2seq"),
+        ({"architectures": ["BartForConditionalGeneration"]}, "seq2seq"),
+        ({"architectures": ["LlamaForCausalLM"]}, "causal"),
+        ({}, "causal"),
+    ],
+)
 def test_what_a_model_is_comes_from_its_config(config, kind):
     assert model_kind(config) == kind
 
 
-@pytest.mark.parametrize("spec, task, error, says", [
-    ("hf:{missing}", "classify", ModelError, "no such model directory"),
-    ("hf:{empty}", "classify", ModelError, "no config.json"),
-    ("hf:{classifier}", "names", UsageError, "a sequence classifier answers classify or bugs"),
-    ("hf:{causal}", None, UsageError, "needs --task"),
-    ("hf:{causal}", "ltl", UsageError, "has no shipped prompt"),
-])
+@pytest.mark.parametrize(
+    "spec, task, error, says",
+    [
+        ("hf:{missing}", "classify", ModelError, "no such model directory"),
+        ("hf:{empty}", "classify", ModelError, "no config.json"),
+        ("hf:{classifier}", "names", UsageError, "a sequence classifier answers classify or bugs"),
+        ("hf:{causal}", None, UsageError, "needs --task"),
+        ("hf:{causal}", "ltl", UsageError, "has no shipped prompt"),
+    ],
+)
 def test_bad_models_and_tasks_are_refused_with_a_message(models, tmp_path, spec, task, error, says):
     (tmp_path / "empty").mkdir()
     paths = {"missing": tmp_path / "missing", "empty": tmp_path / "empty", **models}
@@ -315,14 +375,35 @@ def test_the_command_line_audits_an_hf_model(models, tmp_path):
     (tmp_path / "prompt.txt").write_text(PROMPT)
     data = tmp_path / "programs.jsonl"
     data.write_text("".join(json.dumps({"program": p, "label": "sorting"}) + "\n" for p in PROGRAMS[:4]))
-    result = CliRunner().invoke(app, ["audit", "--model", f"hf:{models['classifier']}", "--dataset", str(data),
-                                      "--task", "classify", "--lang", "python", "--variants", "2",
-                                      "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit",
+            "--model",
+            f"hf:{models['classifier']}",
+            "--dataset",
+            str(data),
+            "--task",
+            "classify",
+            "--lang",
+            "python",
+            "--variants",
+            "2",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["model"]["path"] == f"hf:{models['classifier']}" and report["audited"] == 4
-    assert report["metric"]["original"] == 100.0 * direct(models["classifier"], "classifier", [
-        __import__("invar").parse(p, "python").render() for p in PROGRAMS[:4]]).count("sorting") / 4
+    assert (
+        report["metric"]["original"]
+        == 100.0
+        * direct(
+            models["classifier"], "classifier", [__import__("invar").parse(p, "python").render() for p in PROGRAMS[:4]]
+        ).count("sorting")
+        / 4
+    )
 
 
 def test_without_transformers_the_message_says_how_to_install_it(models, monkeypatch):

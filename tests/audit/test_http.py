@@ -85,8 +85,9 @@ class Endpoint(BaseHTTPRequestHandler):
             self._send(500, {"error": "the model crashed"})
             return
         count = callables.distinct_registers([program])[0]
-        self._send(200, {"choices": [{"index": 0, "message": {"role": "assistant",
-                                                               "content": f"About {count:g} cycles."}}]})
+        self._send(
+            200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": f"About {count:g} cycles."}}]}
+        )
 
 
 @pytest.fixture
@@ -105,9 +106,27 @@ def endpoint(monkeypatch):
 def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint, tmp_path):
     (tmp_path / "blocks.s").write_text(BLOCKS)
     (tmp_path / "prompt.txt").write_text(PROMPT)
-    result = invoke("audit", "--model", endpoint, "--prompt", tmp_path / "prompt.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s", "--variants", "3", "--timeout", "2", "--retries", "1",
-                    "--concurrency", "4", "--format", "json")
+    result = invoke(
+        "audit",
+        "--model",
+        endpoint,
+        "--prompt",
+        tmp_path / "prompt.txt",
+        "--task",
+        "bhive",
+        "--dataset",
+        tmp_path / "blocks.s",
+        "--variants",
+        "3",
+        "--timeout",
+        "2",
+        "--retries",
+        "1",
+        "--concurrency",
+        "4",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["model"] == {"kind": "http", "path": endpoint, "name": "toy-model"}
@@ -132,8 +151,17 @@ def test_http_needs_a_prompt_with_a_placeholder_and_a_task(invoke, endpoint, tmp
     # invar ships prompts for bhive, names, bugs and classify; any other task needs the user's
     result = invoke("audit", "--model", endpoint, "--task", "ltl", "--dataset", tmp_path / "blocks.s")
     assert result.exit_code == 2 and "needs --prompt" in result.stderr
-    result = invoke("audit", "--model", endpoint, "--prompt", tmp_path / "p.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s")
+    result = invoke(
+        "audit",
+        "--model",
+        endpoint,
+        "--prompt",
+        tmp_path / "p.txt",
+        "--task",
+        "bhive",
+        "--dataset",
+        tmp_path / "blocks.s",
+    )
     assert result.exit_code == 2 and "no {program} placeholder" in result.stderr
 
 
@@ -143,8 +171,13 @@ def _chat(content) -> bytes:
 
 
 def _reply(status: str, body: bytes, *headers: str, length: int | None = None) -> bytes:
-    head = [f"HTTP/1.1 {status}", "Content-Type: application/json",
-            f"Content-Length: {len(body) if length is None else length}", "Connection: close", *headers]
+    head = [
+        f"HTTP/1.1 {status}",
+        "Content-Type: application/json",
+        f"Content-Length: {len(body) if length is None else length}",
+        "Connection: close",
+        *headers,
+    ]
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
@@ -166,11 +199,15 @@ BEHAVIOUR = {
     "empty reply": lambda t: "close",
     "empty reply once": lambda t: "close" if t == 1 else OK,
     "reset mid-body": lambda t: "reset",
-    "cut chunked body": lambda t: (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                                   b"10\r\n" + _chat(RIGHT)[:16] + b"\r\n"),
-    "chunked body": lambda t: (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-                               + b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in (_chat(RIGHT)[:9], _chat(RIGHT)[9:]))
-                               + b"0\r\n\r\n"),
+    "cut chunked body": lambda t: (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        b"10\r\n" + _chat(RIGHT)[:16] + b"\r\n"
+    ),
+    "chunked body": lambda t: (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        + b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in (_chat(RIGHT)[:9], _chat(RIGHT)[9:]))
+        + b"0\r\n\r\n"
+    ),
     "not JSON": lambda t: _reply("200 OK", b"<html><body>busy</body></html>"),
     "not UTF-8": lambda t: _reply("200 OK", b'{"choices": "\xff\xfe\xfa"}'),
     "nested too deep": lambda t: _reply("200 OK", b"[" * 200_000),
@@ -196,9 +233,16 @@ BEHAVIOUR = {
     # contents that are not a string but hold an answer
     "number content": lambda t: _reply("200 OK", _chat(2)),
     "float content": lambda t: _reply("200 OK", _chat(2.5)),
-    "text parts": lambda t: _reply("200 OK", _chat([{"type": "text", "text": "About "},
-                                                    {"type": "image_url", "image_url": {"url": "x"}},
-                                                    {"type": "text", "text": "2 cycles."}])),
+    "text parts": lambda t: _reply(
+        "200 OK",
+        _chat(
+            [
+                {"type": "text", "text": "About "},
+                {"type": "image_url", "image_url": {"url": "x"}},
+                {"type": "text", "text": "2 cycles."},
+            ]
+        ),
+    ),
     "string parts": lambda t: _reply("200 OK", _chat(["About 2", " cycles."])),
     "one text part": lambda t: _reply("200 OK", _chat({"type": "text", "text": "2 cycles"})),
 }
@@ -215,12 +259,18 @@ EXPECTED = {
     "empty reply": ("the server closed the connection without a reply" + RETRIED, 2),
     "empty reply once": (2.0, 2),
     # where the reset overtakes the bytes before it, the client sees less of the reply
-    "reset mid-body": (r"(connection reset|the reply ended early \(.*\)|the server closed the connection "
-                       r"without a reply)" + RETRIED, 2),
+    "reset mid-body": (
+        r"(connection reset|the reply ended early \(.*\)|the server closed the connection "
+        r"without a reply)" + RETRIED,
+        2,
+    ),
     "cut chunked body": (r"the reply ended early \(its chunked body is cut short or garbled\)" + RETRIED, 2),
     "chunked body": (2.0, 1),
-    "not JSON": (r"the reply is not JSON \(JSONDecodeError: Expecting value: line 1 column 1 \(char 0\); "
-                 r"it starts b'<html><body>busy</body></html>'\)" + RETRIED, 2),
+    "not JSON": (
+        r"the reply is not JSON \(JSONDecodeError: Expecting value: line 1 column 1 \(char 0\); "
+        r"it starts b'<html><body>busy</body></html>'\)" + RETRIED,
+        2,
+    ),
     "not UTF-8": (r"the reply is not JSON \(.*\)" + RETRIED, 2),
     "nested too deep": (r"the reply is not JSON \(RecursionError.*\)" + RETRIED, 2),
     "empty body": ("the reply is empty" + RETRIED, 2),
@@ -233,8 +283,11 @@ EXPECTED = {
     "HTTP 404": ("HTTP 404 Not Found", 1),
     "a list": (r"the reply is not a chat completion: no choices\[0\]\.message\.content in a list", 1),
     "a number": (r"the reply is not a chat completion: no choices\[0\]\.message\.content in a number", 1),
-    "no choices": (r"the reply is not a chat completion: no choices\[0\]\.message\.content in an object with "
-                   r"keys choices", 1),
+    "no choices": (
+        r"the reply is not a chat completion: no choices\[0\]\.message\.content in an object with "
+        r"keys choices",
+        1,
+    ),
     "no message": (r"the reply is not a chat completion: .* keys choices", 1),
     "an error object": ("the endpoint answered with an error: model not loaded", 1),
     "null content": (r"the reply's message has no content \(null\)", 1),
@@ -320,8 +373,7 @@ def misbehaving(monkeypatch):
 
 def test_every_misbehaviour_of_an_endpoint_is_a_retry_or_that_examples_error(misbehaving):
     # a generous timeout: the server answers at once, or never (hang, drip)
-    result = audit(misbehaving, PROGRAMS, task="bhive", prompt=PROMPT, variants=1, timeout=5, retries=1,
-                   concurrency=16)
+    result = audit(misbehaving, PROGRAMS, task="bhive", prompt=PROMPT, variants=1, timeout=5, retries=1, concurrency=16)
     assert set(EXPECTED) == set(BEHAVIOUR)
     assert result.examples == len(MODES) and result.model["name"] == "toy-model"
     assert result.errors + result.audited == len(MODES)
@@ -350,8 +402,15 @@ def test_a_refused_connection_fails_every_example_and_the_audit_still_reports(mo
     with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    result = audit(f"http://127.0.0.1:{port}/v1#toy-model", PROGRAMS[:3], task="bhive", prompt=PROMPT,
-                   variants=2, timeout=5, retries=1)
+    result = audit(
+        f"http://127.0.0.1:{port}/v1#toy-model",
+        PROGRAMS[:3],
+        task="bhive",
+        prompt=PROMPT,
+        variants=2,
+        timeout=5,
+        retries=1,
+    )
     assert (result.examples, result.audited, result.errors) == (3, 0, 3)
     assert {f["error"] for f in result.failed} == {"original: connection refused (after 2 tries, 5 s each)"}
     assert result.violation_rate is None
@@ -369,16 +428,29 @@ def test_a_refused_connection_fails_every_example_and_the_audit_still_reports(mo
         (_reply("500 Internal Server Error", b"{}"), r"HTTP 500 Internal Server Error"),
     ],
 )
-def test_an_endpoint_whose_model_list_is_broken_is_named_in_one_error(invoke, misbehaving, tmp_path, monkeypatch,
-                                                                      reply, why):
+def test_an_endpoint_whose_model_list_is_broken_is_named_in_one_error(
+    invoke, misbehaving, tmp_path, monkeypatch, reply, why
+):
     monkeypatch.setattr(Misbehaving, "models", reply)
     (tmp_path / "prompt.txt").write_text(PROMPT)
     (tmp_path / "blocks.s").write_text(PROGRAMS[0] + "\n")
-    result = invoke("audit", "--model", misbehaving, "--prompt", tmp_path / "prompt.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s", "--timeout", "5")
+    result = invoke(
+        "audit",
+        "--model",
+        misbehaving,
+        "--prompt",
+        tmp_path / "prompt.txt",
+        "--task",
+        "bhive",
+        "--dataset",
+        tmp_path / "blocks.s",
+        "--timeout",
+        "5",
+    )
     assert result.exit_code == 1, result.output
-    assert re.search(f"error: cannot list the endpoint's models \\({why}.*\\); name one as URL#MODEL$", result.stderr), \
-        result.stderr
+    assert re.search(
+        f"error: cannot list the endpoint's models \\({why}.*\\); name one as URL#MODEL$", result.stderr
+    ), result.stderr
 
 
 def test_the_command_finishes_with_its_report_whatever_the_replies(invoke, misbehaving, tmp_path):
@@ -386,9 +458,25 @@ def test_the_command_finishes_with_its_report_whatever_the_replies(invoke, misbe
     picked = ["ok", "short body", "not HTTP", "number content", "text parts", "garbage bytes", "a list"]
     (tmp_path / "blocks.s").write_text("\n\n".join(PROGRAMS[MODES.index(m)] for m in picked) + "\n")
     (tmp_path / "prompt.txt").write_text(PROMPT)
-    result = invoke("audit", "--model", misbehaving, "--prompt", tmp_path / "prompt.txt", "--task", "bhive",
-                    "--dataset", tmp_path / "blocks.s", "--variants", "2", "--timeout", "5", "--retries", "1",
-                    "--format", "json")
+    result = invoke(
+        "audit",
+        "--model",
+        misbehaving,
+        "--prompt",
+        tmp_path / "prompt.txt",
+        "--task",
+        "bhive",
+        "--dataset",
+        tmp_path / "blocks.s",
+        "--variants",
+        "2",
+        "--timeout",
+        "5",
+        "--retries",
+        "1",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["examples"], report["audited"], report["errors"]) == (7, 3, 4)

@@ -25,8 +25,11 @@ def answer(request: dict) -> Response:
 
 
 def limited(status: int = 429, after: str | None = None) -> Response:
-    return Response(status, b'{"error": {"message": "slow down"}}',
-                    {"Content-Type": "application/json", **({"Retry-After": after} if after is not None else {})})
+    return Response(
+        status,
+        b'{"error": {"message": "slow down"}}',
+        {"Content-Type": "application/json", **({"Retry-After": after} if after is not None else {})},
+    )
 
 
 def http_date(seconds: float) -> str:
@@ -42,8 +45,9 @@ def _loopback(monkeypatch):
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
 
-@pytest.mark.parametrize("after, least", [(lambda: "1", 1.0), (lambda: http_date(1), 0.0)],
-                         ids=["seconds", "HTTP date"])
+@pytest.mark.parametrize(
+    "after, least", [(lambda: "1", 1.0), (lambda: http_date(1), 0.0)], ids=["seconds", "HTTP date"]
+)
 def test_a_sustained_rate_limit_loses_nothing_with_default_settings(after, least):
     # every other request is refused: each refused input waits the second it is told, and tries again
     with served(lambda request, n: limited(429, after()) if n % 2 == 0 else answer(request)) as (url, script):
@@ -100,8 +104,10 @@ def test_a_rate_limit_uses_up_no_retry(first, retries, rate_limited):
     "respond, error",
     [
         (lambda r, n: limited(503), r"HTTP 503 Service Unavailable: slow down \(after 2 tries, 60 s each\)"),
-        (lambda r, n: limited(429, "0") if n % 2 else limited(500),
-         r"HTTP 500 Internal Server Error: slow down \(after 2 tries, 60 s each, and 2 rate-limited\)"),
+        (
+            lambda r, n: limited(429, "0") if n % 2 else limited(500),
+            r"HTTP 500 Internal Server Error: slow down \(after 2 tries, 60 s each, and 2 rate-limited\)",
+        ),
     ],
     ids=["503", "500s between 429s"],
 )
@@ -127,8 +133,10 @@ def test_the_budget_bounds_an_input_and_its_error_says_so(after, budget, tries):
         (out,) = adapter.predict(TEXTS[:1], 1)
     assert isinstance(out, Failure)
     # the last try may be one cut short by the budget's end: it timed out
-    want = (r"(HTTP 429 Too Many Requests: slow down|timed out) \(the input's time budget of "
-            rf"{budget:g} s ran out after (\d+) tr(y|ies), (\d+) rate-limited\)")
+    want = (
+        r"(HTTP 429 Too Many Requests: slow down|timed out) \(the input's time budget of "
+        rf"{budget:g} s ran out after (\d+) tr(y|ies), (\d+) rate-limited\)"
+    )
     match = re.fullmatch(want, out.message)
     assert match, out.message
     assert out.fate.tries == script.sent == int(match.group(2)) >= (tries or 2)
@@ -169,6 +177,8 @@ def test_an_interrupted_audit_does_not_sleep_out_a_wait():
     stop.set()
     with served(lambda r, n: limited(429, "30")) as (url, script):
         out = HttpAdapter(url, PROMPT, read)._one(TEXTS[0], 0, stop)
-    assert out == Failure("HTTP 429 Too Many Requests: slow down (stopped before the next try)",
-                          Fate(tries=1, rate_limited=1, waited=0.0, cached=False))
+    assert out == Failure(
+        "HTTP 429 Too Many Requests: slow down (stopped before the next try)",
+        Fate(tries=1, rate_limited=1, waited=0.0, cached=False),
+    )
     assert script.sent == 1

@@ -38,21 +38,31 @@ class Response:
 def chat(content, finish: str | None = "stop", **message) -> Response:
     """A chat completion whose first choice's message has ``content`` (and ``message``'s other fields)."""
     choice = {"index": 0, "message": {"role": "assistant", "content": content, **message}, "finish_reason": finish}
-    return Response(200, json.dumps({"object": "chat.completion", "choices": [choice]}).encode(),
-                    {"Content-Type": "application/json"})
+    return Response(
+        200,
+        json.dumps({"object": "chat.completion", "choices": [choice]}).encode(),
+        {"Content-Type": "application/json"},
+    )
 
 
-def sse(*deltas: dict, finish: str | None = "stop", done: bool = True, split: int | None = None,
-        content_type: str | None = "text/event-stream") -> Response:
+def sse(
+    *deltas: dict,
+    finish: str | None = "stop",
+    done: bool = True,
+    split: int | None = None,
+    content_type: str | None = "text/event-stream",
+) -> Response:
     """A streamed chat completion: one chunk per delta, then one with the
     finish_reason, then ``data: [DONE]``; sent whole, or in pieces of
     ``split`` bytes (which cut events, lines and JSON anywhere)."""
-    chunks = [{"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
-              for d in deltas]
+    chunks = [
+        {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
+        for d in deltas
+    ]
     chunks.append({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
     text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + ("data: [DONE]\n\n" if done else "")
     raw = text.encode()
-    body = [raw[k: k + split] for k in range(0, len(raw), split)] if split else raw
+    body = [raw[k : k + split] for k in range(0, len(raw), split)] if split else raw
     return Response(200, body, {"Content-Type": content_type} if content_type else {})
 
 
@@ -167,8 +177,9 @@ class Reader:
         return text
 
 
-def ask(response: Response | Callable[[dict, int], Response], texts=("addq %rax, %rbx",), read=None, repeat=0,
-        **options):
+def ask(
+    response: Response | Callable[[dict, int], Response], texts=("addq %rax, %rbx",), read=None, repeat=0, **options
+):
     """(outcomes, the server's record, the reader) of one adapter's predict on ``texts``."""
     reader = read or Reader()
     respond = response if callable(response) else (lambda request, n: response)
@@ -183,11 +194,17 @@ def ask(response: Response | Callable[[dict, int], Response], texts=("addq %rax,
     "options, repeat, sent",
     [
         ({}, 0, {"stream": False, "max_tokens": 1024, "temperature": 0.0, "seed": 0}),
-        ({"max_tokens": 77, "temperature": 0.7, "seed": 5}, 0, {"stream": False, "max_tokens": 77,
-                                                                "temperature": 0.7, "seed": 5}),
+        (
+            {"max_tokens": 77, "temperature": 0.7, "seed": 5},
+            0,
+            {"stream": False, "max_tokens": 77, "temperature": 0.7, "seed": 5},
+        ),
         ({"seed": 5}, 3, {"stream": False, "max_tokens": 1024, "temperature": 0.0, "seed": 8}),
-        ({"max_tokens": 4096, "temperature": 1.0}, 1, {"stream": False, "max_tokens": 4096, "temperature": 1.0,
-                                                       "seed": 1}),
+        (
+            {"max_tokens": 4096, "temperature": 1.0},
+            1,
+            {"stream": False, "max_tokens": 4096, "temperature": 1.0, "seed": 1},
+        ),
     ],
 )
 def test_a_request_asks_for_no_stream_and_the_settings_as_set(options, repeat, sent):
@@ -196,19 +213,31 @@ def test_a_request_asks_for_no_stream_and_the_settings_as_set(options, repeat, s
     (request,) = script.requests
     assert {k: request[k] for k in sent} == sent
     assert request["model"] == "toy-model" and request["messages"] == [
-        {"role": "user", "content": PROMPT.replace("{program}", "addq %rax, %rbx")}]
+        {"role": "user", "content": PROMPT.replace("{program}", "addq %rax, %rbx")}
+    ]
 
 
 # ------------------------------------------------------------ streamed replies
 @pytest.mark.parametrize(
     "response, text, truncated",
     [
-        (sse({"role": "assistant"}, {"content": "About "}, {"content": "2"}, {"content": " cycles."}),
-         "About 2 cycles.", False),
+        (
+            sse({"role": "assistant"}, {"content": "About "}, {"content": "2"}, {"content": " cycles."}),
+            "About 2 cycles.",
+            False,
+        ),
         (sse({"content": "About 2"}, {"content": " cycles."}, done=False), "About 2 cycles.", False),
         # reasoning deltas (vLLM's and DeepSeek's reasoning_content, others' reasoning) are never the answer
-        (sse({"reasoning_content": "Four loads, so 7? "}, {"reasoning": "No: "}, {"content": "2"},
-             {"reasoning_content": "9"}), "2", False),
+        (
+            sse(
+                {"reasoning_content": "Four loads, so 7? "},
+                {"reasoning": "No: "},
+                {"content": "2"},
+                {"reasoning_content": "9"},
+            ),
+            "2",
+            False,
+        ),
         # pieces of 7 bytes cut lines, JSON and the event separators anywhere
         (sse({"content": "About "}, {"content": "2 cycles."}, split=7), "About 2 cycles.", False),
         (sse({"content": "Ab\u2028out"}, {"content": " 2"}, split=3), "Ab\u2028out 2", False),
@@ -216,16 +245,40 @@ def test_a_request_asks_for_no_stream_and_the_settings_as_set(options, repeat, s
         (sse({"content": "2"}, content_type="application/json"), "2", False),
         (sse({"content": "2"}, content_type=None), "2", False),
         (sse({"content": "Let me count: 1, "}, finish="length"), "Let me count: 1, ", True),
-        (Response(200, b'data: {"choices":[{"index":0,"delta":{"content":"2"}}]}\r\n\r\n'
-                       b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\r\n\r\ndata: [DONE]\r\n\r\n',
-                  {"Content-Type": "text/event-stream; charset=utf-8"}), "2", False),
+        (
+            Response(
+                200,
+                b'data: {"choices":[{"index":0,"delta":{"content":"2"}}]}\r\n\r\n'
+                b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\r\n\r\ndata: [DONE]\r\n\r\n',
+                {"Content-Type": "text/event-stream; charset=utf-8"},
+            ),
+            "2",
+            False,
+        ),
         # comments, event names and a second choice say nothing about the first choice's answer
-        (Response(200, b': keep-alive\n\nevent: message\ndata: {"choices":[{"index":1,"delta":{"content":"9"}},'
-                       b'{"index":0,"delta":{"content":"2"}}]}\n\n', {"Content-Type": "text/event-stream"}),
-         "2", False),
+        (
+            Response(
+                200,
+                b': keep-alive\n\nevent: message\ndata: {"choices":[{"index":1,"delta":{"content":"9"}},'
+                b'{"index":0,"delta":{"content":"2"}}]}\n\n',
+                {"Content-Type": "text/event-stream"},
+            ),
+            "2",
+            False,
+        ),
     ],
-    ids=["done", "no done", "reasoning deltas", "split", "split unicode", "mislabelled", "unlabelled", "length",
-         "crlf", "comments"],
+    ids=[
+        "done",
+        "no done",
+        "reasoning deltas",
+        "split",
+        "split unicode",
+        "mislabelled",
+        "unlabelled",
+        "length",
+        "crlf",
+        "comments",
+    ],
 )
 def test_a_streamed_reply_is_read_as_one(response, text, truncated):
     out, script, reader = ask(response)
@@ -236,21 +289,47 @@ def test_a_streamed_reply_is_read_as_one(response, text, truncated):
 @pytest.mark.parametrize(
     "response, error, tries",
     [
-        (Response(200, b'data: {"error": {"message": "model overloaded"}}\n\n', {"Content-Type": "text/event-stream"}),
-         "the endpoint answered with an error: model overloaded", 1),
-        (sse({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "count", "arguments": ""}}]},
-             finish="tool_calls"), "the model answered with a tool call, not text", 1),
-        (sse({"reasoning_content": "Hmm, four loads"}, finish="length"),
-         r'the reply held reasoning and no answer: .*finish_reason "length".*--max-tokens', 1),
+        (
+            Response(
+                200, b'data: {"error": {"message": "model overloaded"}}\n\n', {"Content-Type": "text/event-stream"}
+            ),
+            "the endpoint answered with an error: model overloaded",
+            1,
+        ),
+        (
+            sse(
+                {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "count", "arguments": ""}}]},
+                finish="tool_calls",
+            ),
+            "the model answered with a tool call, not text",
+            1,
+        ),
+        (
+            sse({"reasoning_content": "Hmm, four loads"}, finish="length"),
+            r'the reply held reasoning and no answer: .*finish_reason "length".*--max-tokens',
+            1,
+        ),
         # not an event stream that can be read: tried again, then that input's error
-        (Response(200, b"data: {not json\n\n", {"Content-Type": "text/event-stream"}),
-         r"an event of the reply's stream is not JSON .*\(after 2 tries, 60 s each\)", 2),
-        (Response(200, b"data: [DONE]\n\n", {"Content-Type": "text/event-stream"}),
-         r"the reply's event stream holds no chunk \(after 2 tries, 60 s each\)", 2),
-        (Response(200, b"data: \xff\xfe\n\n", {"Content-Type": "text/event-stream"}),
-         r"the reply's event stream is not UTF-8 .*", 2),
-        (Response(200, b'data: {"usage": {"total_tokens": 3}}\n\n', {"Content-Type": "text/event-stream"}),
-         r"the reply is not a chat completion: no choices\[0\]\.message\.content in an object with keys usage", 1),
+        (
+            Response(200, b"data: {not json\n\n", {"Content-Type": "text/event-stream"}),
+            r"an event of the reply's stream is not JSON .*\(after 2 tries, 60 s each\)",
+            2,
+        ),
+        (
+            Response(200, b"data: [DONE]\n\n", {"Content-Type": "text/event-stream"}),
+            r"the reply's event stream holds no chunk \(after 2 tries, 60 s each\)",
+            2,
+        ),
+        (
+            Response(200, b"data: \xff\xfe\n\n", {"Content-Type": "text/event-stream"}),
+            r"the reply's event stream is not UTF-8 .*",
+            2,
+        ),
+        (
+            Response(200, b'data: {"usage": {"total_tokens": 3}}\n\n', {"Content-Type": "text/event-stream"}),
+            r"the reply is not a chat completion: no choices\[0\]\.message\.content in an object with keys usage",
+            1,
+        ),
     ],
     ids=["error event", "tool call", "reasoning only", "not JSON", "no chunk", "not UTF-8", "no choices"],
 )
@@ -286,25 +365,59 @@ def test_only_the_content_is_the_answer_and_length_is_truncated(response, text, 
 @pytest.mark.parametrize(
     "response, error",
     [
-        (chat(None, finish="tool_calls", tool_calls=[{"id": "c1", "type": "function",
-                                                      "function": {"name": "count", "arguments": "{}"}}]),
-         "the model answered with a tool call, not text"),
-        (chat("", tool_calls=[{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]),
-         "the model answered with a tool call, not text"),
-        (Response(200, json.dumps({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-            "role": "assistant", "tool_calls": [{"id": "c1", "type": "function"}]}}]}).encode()),
-         "the model answered with a tool call, not text"),
-        (chat(None, finish="function_call", function_call={"name": "count", "arguments": "{}"}),
-         "the model answered with a tool call, not text"),
-        (chat(None, finish="length", reasoning_content="Let me think about each instruction"),
-         'the reply held reasoning and no answer: the model stopped at max_tokens (finish_reason "length") while '
-         "still reasoning; raise --max-tokens"),
-        (chat("", finish="stop", reasoning="I think 2"),
-         'the reply held reasoning and no answer (finish_reason "stop")'),
+        (
+            chat(
+                None,
+                finish="tool_calls",
+                tool_calls=[{"id": "c1", "type": "function", "function": {"name": "count", "arguments": "{}"}}],
+            ),
+            "the model answered with a tool call, not text",
+        ),
+        (
+            chat("", tool_calls=[{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]),
+            "the model answered with a tool call, not text",
+        ),
+        (
+            Response(
+                200,
+                json.dumps(
+                    {
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "tool_calls",
+                                "message": {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function"}]},
+                            }
+                        ]
+                    }
+                ).encode(),
+            ),
+            "the model answered with a tool call, not text",
+        ),
+        (
+            chat(None, finish="function_call", function_call={"name": "count", "arguments": "{}"}),
+            "the model answered with a tool call, not text",
+        ),
+        (
+            chat(None, finish="length", reasoning_content="Let me think about each instruction"),
+            'the reply held reasoning and no answer: the model stopped at max_tokens (finish_reason "length") while '
+            "still reasoning; raise --max-tokens",
+        ),
+        (
+            chat("", finish="stop", reasoning="I think 2"),
+            'the reply held reasoning and no answer (finish_reason "stop")',
+        ),
         (chat(None), "the reply's message has no content (null)"),
     ],
-    ids=["tool call", "tool call, empty content", "tool call, no content", "function call", "reasoning, length",
-         "reasoning, stop", "null"],
+    ids=[
+        "tool call",
+        "tool call, empty content",
+        "tool call, no content",
+        "function call",
+        "reasoning, length",
+        "reasoning, stop",
+        "null",
+    ],
 )
 def test_a_reply_without_a_text_answer_is_that_inputs_error(response, error):
     out, script, reader = ask(response, retries=2)
@@ -347,14 +460,32 @@ def test_the_reader_says_what_it_read_or_refuses(response, want):
 def test_open_model_passes_the_request_settings_through(tmp_path):
     reader = Reader()
     with served(lambda request, n: chat("2", finish="length")) as (url, script):
-        adapter = open_model(url, prompt=PROMPT, read=reader, max_tokens=9, temperature=0.5, budget=30.0,
-                             cache=ReplyCache(tmp_path), concurrency=3, retries=4, seed=2)
+        adapter = open_model(
+            url,
+            prompt=PROMPT,
+            read=reader,
+            max_tokens=9,
+            temperature=0.5,
+            budget=30.0,
+            cache=ReplyCache(tmp_path),
+            concurrency=3,
+            retries=4,
+            seed=2,
+        )
         assert (adapter.max_tokens, adapter.temperature, adapter.budget, adapter.concurrency, adapter.retries) == (
-            9, 0.5, 30.0, 3, 4)
+            9,
+            0.5,
+            30.0,
+            3,
+            4,
+        )
         assert adapter.predict(["x"], 1) == [Reply("2", fate=Fate(1, 0, 0.0, False))]
         assert reader.given == [("2", True)]
         assert {k: script.requests[0][k] for k in ("max_tokens", "temperature", "seed")} == {
-            "max_tokens": 9, "temperature": 0.5, "seed": 2}
+            "max_tokens": 9,
+            "temperature": 0.5,
+            "seed": 2,
+        }
         # the task's answer(text), as the audit passes it until it passes a reader, ignores truncation
         legacy = open_model(url, prompt=PROMPT, answer=lambda text: float(text) + 1)
         assert [o.value for o in legacy.predict(["x"], 1)] == [3.0]

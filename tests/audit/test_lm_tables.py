@@ -111,10 +111,10 @@ def test_a_batch_of_different_renamings_gives_each_ones_loss(models, data, train
     assert together == pytest.approx(own, abs=1e-5)
 
 
-@pytest.mark.parametrize("model, what", [
-    (str(FIXTURES / "models" / "renamer.pt"), "a bhive model"),
-    (lambda texts: [1.0] * len(texts), "a callable"),
-])
+@pytest.mark.parametrize(
+    "model, what",
+    [(str(FIXTURES / "models" / "renamer.pt"), "a bhive model"), (lambda texts: [1.0] * len(texts), "a callable")],
+)
 def test_along_is_refused_for_a_model_that_is_no_language_model(model, what):
     with pytest.raises(UsageError, match=f"along is for invar language models \\(lm checkpoints\\), not {what}$"):
         invar.audit(model, str(FIXTURES / "blocks"), limit=2, lexinvariant_table="along", task="bhive")
@@ -122,8 +122,9 @@ def test_along_is_refused_for_a_model_that_is_no_language_model(model, what):
 
 def test_own_is_the_default_and_no_language_model_reports_no_table():
     with pytest.raises(UsageError, match="choose from own, along"):
-        invar.audit(str(FIXTURES / "models" / "renamer.pt"), str(FIXTURES / "blocks"), limit=2,
-                    lexinvariant_table="fresh")
+        invar.audit(
+            str(FIXTURES / "models" / "renamer.pt"), str(FIXTURES / "blocks"), limit=2, lexinvariant_table="fresh"
+        )
     report = invar.audit(str(FIXTURES / "models" / "renamer.pt"), str(FIXTURES / "blocks"), limit=2)
     assert report["table"] is None
 

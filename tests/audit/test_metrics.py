@@ -35,9 +35,9 @@ def test_discrete_predictions_compare_by_value():
 @pytest.mark.parametrize(
     "preds, tol, u, alpha",
     [
-        ([2.0, 2.0, 2.0, 2.0], 0.0, 1, 1.0),          # all agree
-        ([1.0, 2.0, 3.0, 4.0, 5.0], 0.0, 5, 0.0),     # all differ
-        ([1.0, 1.0, 2.0, 2.0, 3.0], 0.0, 3, 0.5),     # (5 - 3) / 4
+        ([2.0, 2.0, 2.0, 2.0], 0.0, 1, 1.0),  # all agree
+        ([1.0, 2.0, 3.0, 4.0, 5.0], 0.0, 5, 0.0),  # all differ
+        ([1.0, 1.0, 2.0, 2.0, 3.0], 0.0, 3, 0.5),  # (5 - 3) / 4
         ([1.0, 1.0 + 1e-8, 1.0 - 1e-8], 1e-6, 1, 1.0),
         ([1.0, 1.5, 1.5 + 1e-9], 1e-6, 2, 0.5),
     ],
@@ -64,7 +64,7 @@ def test_distinct_cuts_runs_at_the_tolerance_of_their_first_value():
     [
         # issue 35, item 4: every variant within the tolerance of the original, two of them 1.8e-6 apart
         (1.0, [1.0000009, 0.9999991, 1.0000009, 0.9999991], 1e-6),
-        (1.0, [1.0000009, 0.9999991, 1.0000025], 1e-6),       # one variant beyond: a violation
+        (1.0, [1.0000009, 0.9999991, 1.0000025], 1e-6),  # one variant beyond: a violation
         (2.0, [2.0000019, 1.9999981, 1.999998], 1e-6),
         ("a", ["a", "a"], 0.0),
         ("a", ["a", "b", "c"], 0.0),
@@ -94,8 +94,10 @@ def test_distinct_and_violation_agree_on_random_predictions():
     rng = random.Random(35)
     for _ in range(2000):
         original = rng.choice([1.0, 3.5, 100.0])
-        variants = [original * (1 + rng.choice([-1, 1]) * rng.choice([0, 4e-7, 9e-7, 1.1e-6, 2e-6, 1e-3]))
-                    for _ in range(rng.randint(1, 6))]
+        variants = [
+            original * (1 + rng.choice([-1, 1]) * rng.choice([0, 4e-7, 9e-7, 1.1e-6, 2e-6, 1e-3]))
+            for _ in range(rng.randint(1, 6))
+        ]
         violated = metrics.violates(original, variants, 1e-6, False)
         assert (metrics.distinct([original, *variants], 1e-6, False) > 1) is violated, (original, variants)
 
@@ -181,8 +183,13 @@ def test_chance_is_not_taken_for_sequence_tasks_or_one_label():
     assert chance(get_task("bhive"), [2.0]) is None
 
 
-TEXTS = ["addq %rax, %rbx", "movq %rsi, %rdi\nsubq %rdi, %r8", "imulq %r10, %r11\naddq %r11, %r12",
-         "xorq %rcx, %rdx", "movq 8(%rsp), %r9\naddq %r9, %r13"]
+TEXTS = [
+    "addq %rax, %rbx",
+    "movq %rsi, %rdi\nsubq %rdi, %r8",
+    "imulq %r10, %r11\naddq %r11, %r12",
+    "xorq %rcx, %rdx",
+    "movq 8(%rsp), %r9\naddq %r9, %r13",
+]
 
 
 def _labelled(labels):
@@ -214,8 +221,9 @@ def test_trivially_invariant_models_are_named(fn, task, labels, constant, predic
 
     model = getattr(callables, fn)
     data = TEXTS if labels is None else _labelled(labels)
-    result = audit(model, data, task=task, lang="x86", variants=4, batch_size=3 if "then" in fn else 64,
-                   transform="renamings")
+    result = audit(
+        model, data, task=task, lang="x86", variants=4, batch_size=3 if "then" in fn else 64, transform="renamings"
+    )
     t = result.trivial
     assert (t["constant"], t["no_better_than_chance"]) == (constant, at_chance)
     assert t["prediction"] == (pytest.approx(prediction) if isinstance(prediction, float) else prediction)
@@ -244,8 +252,7 @@ def test_one_audited_example_is_not_called_constant():
 
     result = audit(callables.constant, TEXTS[:1], task="bhive", variants=4)
     notes = result.trivial.pop("notes")
-    assert result.trivial == {"constant": None, "prediction": None, "no_better_than_chance": None,
-                              "insensitive": None}
+    assert result.trivial == {"constant": None, "prediction": None, "no_better_than_chance": None, "insensitive": None}
     assert len(notes) == 1 and "noise floor was not measured" in notes[0]  # a callable asked once
 
 
@@ -262,13 +269,11 @@ INDEPENDENT = "movq %rax, %rbx\nmovq %rcx, %rdx"
         (TEXTS, "renamings", 5, 5, False),  # every block has registers to rename
     ],
 )
-def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, transform, varied, violations,
-                                                                       untested):
+def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, transform, varied, violations, untested):
     from invar.audit import audit
     from tests.audit import callables
 
-    result = audit(callables.first_register_number, texts, task="bhive", lang="x86", variants=4,
-                   transform=transform)
+    result = audit(callables.first_register_number, texts, task="bhive", lang="x86", variants=4, transform=transform)
     assert result.audited == len(texts) and result.violations == violations
     assert result.varied["examples"] == varied
     assert result.varied["examples"] == sum(1 for r in result.records if r["space"] is None or int(r["space"]) > 1)
@@ -279,5 +284,11 @@ def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, tr
     if varied < len(texts):  # the examples that cannot vary agree with themselves, and lift the mean
         assert result.alpha_covariance["mean"] > (result.varied["alpha_covariance"] or 0)
     notes = [n for n in result.trivial["notes"] if "has a variant besides the original" in n]
-    assert notes == ([f"none of the {len(texts)} audited examples has a variant besides the original under "
-                      f"{transform}, so none can violate: this audit tests no invariance"] if untested else [])
+    assert notes == (
+        [
+            f"none of the {len(texts)} audited examples has a variant besides the original under "
+            f"{transform}, so none can violate: this audit tests no invariance"
+        ]
+        if untested
+        else []
+    )

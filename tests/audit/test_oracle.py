@@ -26,8 +26,22 @@ def block(tmp_path):
 
 
 def test_oracle_sees_the_label_change_under_permutations(invoke, block):
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", block, "--transform",
-                    "permutations", "--variants", "8", "--oracle", "--format", "jsonl")
+    result = invoke(
+        "audit",
+        "--model",
+        MODEL,
+        "--task",
+        "bhive",
+        "--dataset",
+        block,
+        "--transform",
+        "permutations",
+        "--variants",
+        "8",
+        "--oracle",
+        "--format",
+        "jsonl",
+    )
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     record, report = lines[1], lines[-1]
@@ -40,8 +54,22 @@ def test_oracle_sees_the_label_change_under_permutations(invoke, block):
 
 
 def test_oracle_sees_no_change_under_renamings(invoke, block):
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", block, "--transform",
-                    "renamings", "--variants", "6", "--oracle", "--format", "json")
+    result = invoke(
+        "audit",
+        "--model",
+        MODEL,
+        "--task",
+        "bhive",
+        "--dataset",
+        block,
+        "--transform",
+        "renamings",
+        "--variants",
+        "6",
+        "--oracle",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["task_symmetry"] is True
@@ -50,11 +78,12 @@ def test_oracle_sees_no_change_under_renamings(invoke, block):
 
 
 def test_a_transform_that_is_not_a_task_symmetry_says_so(invoke, block):
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", block, "--transform",
-                    "permutations")
+    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", block, "--transform", "permutations")
     assert result.exit_code == 0, result.output
-    assert "permutations (not a task symmetry of bhive: its labels may change; --oracle measures how much)" \
+    assert (
+        "permutations (not a task symmetry of bhive: its labels may change; --oracle measures how much)"
         in result.stdout
+    )
 
 
 def test_a_task_without_an_oracle_is_a_usage_error(invoke, block):

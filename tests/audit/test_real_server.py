@@ -55,12 +55,22 @@ def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("served")
     model = save_causal(root / "model")
     port = _free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1",
-           "HF_HOME": str(root / "hf-home"), "NO_PROXY": "*"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HOME": str(root / "hf-home"),
+        "NO_PROXY": "*",
+    }
     log = open(root / "server.log", "wb")
-    server = subprocess.Popen([*_command(), "serve", str(model), "--host", "127.0.0.1", "--port", str(port),
-                               "--device", "cpu"], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                              env=env)
+    server = subprocess.Popen(
+        [*_command(), "serve", str(model), "--host", "127.0.0.1", "--port", str(port), "--device", "cpu"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
     url = f"http://127.0.0.1:{port}/v1"
     try:
         _wait(server, url, root / "server.log")
@@ -99,8 +109,14 @@ def _served_rule(ended: bool, tokens: int, limit: int) -> bool:
 def test_the_server_lists_the_model_and_writes_what_transformers_writes(served):
     url, model = served
     texts: list = []
-    adapter = open_model(url, prompt=PROMPT, read=lambda text, truncated: texts.append(text) or text,
-                         max_tokens=MAX_TOKENS, concurrency=2, cache=None)
+    adapter = open_model(
+        url,
+        prompt=PROMPT,
+        read=lambda text, truncated: texts.append(text) or text,
+        max_tokens=MAX_TOKENS,
+        concurrency=2,
+        cache=None,
+    )
     assert adapter.info()["name"] == str(model)
     got = adapter.predict(PROGRAMS, batch_size=len(PROGRAMS))
     made = generated(model, "causal", PROGRAMS, max_tokens=MAX_TOKENS)
@@ -113,8 +129,17 @@ def test_the_server_lists_the_model_and_writes_what_transformers_writes(served):
 def test_an_audit_through_the_server_end_to_end(served):
     url, model = served
     data = [(p, "sorting") for p in PROGRAMS[:6]]
-    settings = dict(task="classify", lang="python", prompt=PROMPT, max_tokens=MAX_TOKENS, variants=2, seed=1,
-                    controls=0, concurrency=2, cache=False)
+    settings = dict(
+        task="classify",
+        lang="python",
+        prompt=PROMPT,
+        max_tokens=MAX_TOKENS,
+        variants=2,
+        seed=1,
+        controls=0,
+        concurrency=2,
+        cache=False,
+    )
     sent: list[str] = []
 
     def recorder(texts):  # the same audit asked of a callable: the texts the server is sent, in order
@@ -126,11 +151,12 @@ def test_an_audit_through_the_server_end_to_end(served):
     report = result.report
     assert report["model"] == {"kind": "http", "path": url, "name": str(model)}
     assert report["replies"]["sent"] == len(sent) and report["replies"]["from_cache"] == 0
-    expected = read_all(generated(model, "causal", sent, max_tokens=MAX_TOKENS), max_tokens=MAX_TOKENS,
-                        truncated=_served_rule)
+    expected = read_all(
+        generated(model, "causal", sent, max_tokens=MAX_TOKENS), max_tokens=MAX_TOKENS, truncated=_served_rule
+    )
     at, audited = 0, 0
     for rec, asked in zip(result.records, recorded, strict=True):
-        mine = expected[at: at + 1 + asked["variants"]]
+        mine = expected[at : at + 1 + asked["variants"]]
         at += 1 + asked["variants"]
         if rec["error"] is not None:
             assert any(e.message in rec["error"] for e in mine if isinstance(e, Failure)), (rec["error"], mine)

@@ -120,8 +120,12 @@ print(cache.errors)
 
 
 def test_processes_share_one_cache(tmp_path):
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), name], cwd=ROOT, stdout=subprocess.PIPE,
-                              text=True) for name in ("a", "b")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(tmp_path), name], cwd=ROOT, stdout=subprocess.PIPE, text=True
+        )
+        for name in ("a", "b")
+    ]
     cache = ReplyCache(tmp_path)
     for k in range(300):  # this process writes while they do
         assert cache.put(f"c-{k}", {"k": k})
@@ -144,8 +148,16 @@ def test_a_run_again_with_the_same_settings_sends_nothing(tmp_path):
         assert script.sent == 3
     assert [o.value for o in first] == [o.value for o in again] == [1, 2, 3]
     assert [o.fate for o in again] == [CACHED] * 3
-    assert counts == {"inputs": 3, "sent": 0, "from_cache": 3, "retries": 0, "rate_limited": 0, "waited": 0.0,
-                      "failed": 0, "lowest_concurrency": 8}
+    assert counts == {
+        "inputs": 3,
+        "sent": 0,
+        "from_cache": 3,
+        "retries": 0,
+        "rate_limited": 0,
+        "waited": 0.0,
+        "failed": 0,
+        "lowest_concurrency": 8,
+    }
 
 
 @pytest.mark.parametrize(
@@ -215,8 +227,11 @@ def test_a_streamed_reply_is_kept_as_one_chat_completion(tmp_path):
         assert script.sent == 1
     assert out == [Reply(("About 4 cycles.", True), fate=CACHED)]
     (stored,) = [ReplyCache(tmp_path).get(k) for k in _keys(tmp_path)]
-    assert stored["choices"][0]["message"] == {"role": "assistant", "content": "About 4 cycles.",
-                                               "reasoning_content": "7?"}
+    assert stored["choices"][0]["message"] == {
+        "role": "assistant",
+        "content": "About 4 cycles.",
+        "reasoning_content": "7?",
+    }
 
 
 def _keys(directory) -> list[str]:
@@ -228,12 +243,15 @@ def test_two_adapters_in_two_threads_share_one_cache_file(tmp_path):
     texts = [f"movq ${k}, %rax" for k in range(40)]
     results: dict = {}
     with served(answer) as (url, script):
+
         def work(name: str, part: list[str]) -> None:
             results[name] = run(url, tmp_path, texts=part, concurrency=4)
 
         # the two halves overlap by ten inputs: each of those is asked once or twice, and kept once
-        threads = [threading.Thread(target=work, args=("a", texts[:25])),
-                   threading.Thread(target=work, args=("b", texts[15:]))]
+        threads = [
+            threading.Thread(target=work, args=("a", texts[:25])),
+            threading.Thread(target=work, args=("b", texts[15:])),
+        ]
         for th in threads:
             th.start()
         for th in threads:

@@ -14,18 +14,45 @@ import pytest
 from scipy.stats import binomtest, false_discovery_control
 
 from invar.audit import stats
-from invar.audit.stats import (benjamini_hochberg, bootstrap_interval, correct, homogeneity, mcnemar,
-                               mean_interval, paired_bootstrap)
+from invar.audit.stats import (
+    benjamini_hochberg,
+    bootstrap_interval,
+    correct,
+    homogeneity,
+    mcnemar,
+    mean_interval,
+    paired_bootstrap,
+)
 from invar.errors import UsageError
 
 
 # -------------------------------------------------------------------- McNemar
-@pytest.mark.parametrize("b, c", [
-    (0, 0), (0, 1), (1, 0), (1, 1), (0, 5), (5, 0), (3, 3), (2, 9), (9, 2), (10, 30), (0, 12), (7, 8),
-    (120, 80), (499, 501),
-    # beyond EXACT_PAIRS discordant pairs: the sum in logarithms
-    (500, 520), (400, 700), (1200, 1350), (3000, 3300), (0, 2000), (5, 4000),
-])
+@pytest.mark.parametrize(
+    "b, c",
+    [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (0, 5),
+        (5, 0),
+        (3, 3),
+        (2, 9),
+        (9, 2),
+        (10, 30),
+        (0, 12),
+        (7, 8),
+        (120, 80),
+        (499, 501),
+        # beyond EXACT_PAIRS discordant pairs: the sum in logarithms
+        (500, 520),
+        (400, 700),
+        (1200, 1350),
+        (3000, 3300),
+        (0, 2000),
+        (5, 4000),
+    ],
+)
 def test_mcnemar_is_scipys_exact_binomial_test(b, c):
     expected = binomtest(b, b + c, 0.5).pvalue if b + c else 1.0
     assert mcnemar(b, c) == pytest.approx(expected, rel=1e-9, abs=1e-300)
@@ -45,8 +72,9 @@ def test_mcnemar_refuses_counts_that_are_no_counts(b, c):
 
 
 # ------------------------------------------------------------------ bootstrap
-@pytest.mark.parametrize("n, seed, kind", [(1, 0, "normal"), (9, 3, "normal"), (200, 0, "normal"),
-                                           (1000, 7, "bool"), (57, 1, "bool")])
+@pytest.mark.parametrize(
+    "n, seed, kind", [(1, 0, "normal"), (9, 3, "normal"), (200, 0, "normal"), (1000, 7, "bool"), (57, 1, "bool")]
+)
 def test_mean_interval_is_the_general_bootstrap_to_the_bit(n, seed, kind):
     rng = np.random.default_rng(100 + n)
     values = rng.normal(size=n) if kind == "normal" else rng.random(n) < 0.2
@@ -81,16 +109,25 @@ def test_replicates_without_a_value_are_left_out():
         return None if not (sub > 2).any() else (math.nan if (sub > 3).all() else float(sub.mean()))
 
     rng = np.random.default_rng(0)
-    kept = [m for row in rng.integers(0, 4, size=(400, 4)) if (m := mean_if_any_large(row)) is not None
-            and not math.isnan(m)]
+    kept = [
+        m
+        for row in rng.integers(0, 4, size=(400, 4))
+        if (m := mean_if_any_large(row)) is not None and not math.isnan(m)
+    ]
     assert len(kept) < 400
     assert bootstrap_interval(mean_if_any_large, 4, resamples=400) == tuple(np.quantile(kept, [0.025, 0.975]))
     assert bootstrap_interval(lambda i: None, 4) is None
 
 
-@pytest.mark.parametrize("call", [
-    lambda: mean_interval([]), lambda: mean_interval([1.0, 2.0], resamples=0),
-    lambda: bootstrap_interval(np.mean, 0), lambda: bootstrap_interval(np.mean, 5, resamples=0)])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: mean_interval([]),
+        lambda: mean_interval([1.0, 2.0], resamples=0),
+        lambda: bootstrap_interval(np.mean, 0),
+        lambda: bootstrap_interval(np.mean, 5, resamples=0),
+    ],
+)
 def test_nothing_to_resample_is_no_interval(call):
     assert call() is None
 
@@ -172,7 +209,7 @@ def test_homogeneity_agrees_with_exact_enumeration():
     cuts = np.cumsum([0] + [len(g) for g in groups])
 
     def agreement(xs):
-        return sum(xs[cuts[g]:cuts[g + 1]].count(c) ** 2 for g in range(len(groups)) for c in "ab")
+        return sum(xs[cuts[g] : cuts[g + 1]].count(c) ** 2 for g in range(len(groups)) for c in "ab")
 
     observed = agreement(flat)
     every = [agreement(list(p)) for p in itertools.permutations(flat)]  # 8! equally likely assignments
@@ -199,17 +236,22 @@ def test_answers_are_any_hashable_categories():
 
 
 # ------------------------------------------------------- Benjamini-Hochberg
-@pytest.mark.parametrize("pvalues, level, expected", [
-    # sorted: .005 .01 .03 .04 .2 against .01 .02 .03 .04 .05: the first four
-    ([0.01, 0.04, 0.03, None, 0.2, 0.005], 0.05, [True, True, True, None, False, True]),
-    # step-up: .02 misses its own bound (.0167) but .035 meets .05, so all three
-    ([0.02, 0.03, 0.035], 0.05, [True, True, True]),
-    ([0.5, 0.04], 0.05, [False, False]),  # .04 > .025, .5 > .05
-    ([0.01, 0.01, 0.01, 0.9], 0.05, [True, True, True, False]),  # ties: .01 <= 3/4 * .05
-    ([0.03, float("nan"), 0.2], 0.1, [True, None, False]),  # NaN: not a test; m = 2, .03 <= .05
-    ([0.049], 0.05, [True]), ([0.051], 0.05, [False]),
-    ([None, None], 0.05, [None, None]), ([], 0.05, []),
-])
+@pytest.mark.parametrize(
+    "pvalues, level, expected",
+    [
+        # sorted: .005 .01 .03 .04 .2 against .01 .02 .03 .04 .05: the first four
+        ([0.01, 0.04, 0.03, None, 0.2, 0.005], 0.05, [True, True, True, None, False, True]),
+        # step-up: .02 misses its own bound (.0167) but .035 meets .05, so all three
+        ([0.02, 0.03, 0.035], 0.05, [True, True, True]),
+        ([0.5, 0.04], 0.05, [False, False]),  # .04 > .025, .5 > .05
+        ([0.01, 0.01, 0.01, 0.9], 0.05, [True, True, True, False]),  # ties: .01 <= 3/4 * .05
+        ([0.03, float("nan"), 0.2], 0.1, [True, None, False]),  # NaN: not a test; m = 2, .03 <= .05
+        ([0.049], 0.05, [True]),
+        ([0.051], 0.05, [False]),
+        ([None, None], 0.05, [None, None]),
+        ([], 0.05, []),
+    ],
+)
 def test_benjamini_hochberg_rejects_the_hand_computed_hypotheses(pvalues, level, expected):
     assert benjamini_hochberg(pvalues, level) == expected
 
@@ -273,11 +315,14 @@ def test_the_p_value_is_twice_the_smaller_share_on_either_side_of_zero():
     assert paired_bootstrap(a, b, resamples=200)["p"] == expected
 
 
-@pytest.mark.parametrize("a, b, expected", [
-    ([], [], {"value": None, "interval": None, "p": None, "examples": 0}),
-    ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], {"value": 0.0, "interval": [0.0, 0.0], "p": 1.0, "examples": 3}),
-    ([2.0, 3.0], [1.0, 1.0], {"value": 1.5, "interval": [1.0, 2.0], "p": 0.0, "examples": 2}),
-])
+@pytest.mark.parametrize(
+    "a, b, expected",
+    [
+        ([], [], {"value": None, "interval": None, "p": None, "examples": 0}),
+        ([1.0, 2.0, 3.0], [1.0, 2.0, 3.0], {"value": 0.0, "interval": [0.0, 0.0], "p": 1.0, "examples": 3}),
+        ([2.0, 3.0], [1.0, 1.0], {"value": 1.5, "interval": [1.0, 2.0], "p": 0.0, "examples": 2}),
+    ],
+)
 def test_paired_bootstrap_at_its_edges(a, b, expected):
     assert paired_bootstrap(a, b) == expected
 
@@ -298,19 +343,36 @@ def test_a_median_is_compared_too():
 LTL = {"formula": "&aXb", "trace": "a;b;{1}"}
 
 
-@pytest.mark.parametrize("task, prediction, label, expected", [
-    ("classify", "yes", "yes", True), ("classify", "yes", "no", False), ("classify", ["a", 1], ["a", 1], True),
-    ("classify", "1", 1, False),  # compared as accuracy compares them: a string is not a number
-    ("bugs", 1, 1, True), ("bugs", 0, 1, False), ("bugs", "1", 1, True), ("bugs", "maybe", 1, False),
-    ("names", ["get", "value"], ["value", "get"], True), ("names", ["get"], ["get", "value"], False),
-    ("names", "get value", ["get", "value"], True), ("names", None, ["get"], False),
-    ("ltl", "a;b;{1}", LTL, True), ("ltl", "{a;b}", LTL, True),  # any trace the checker accepts
-    ("ltl", "b;a;{1}", LTL, False), ("ltl", "nonsense", LTL, False),
-    ("alta", "a  b c", "a b c", True), ("alta", "a b", "a b c", False), ("alta", 3, "3", False),
-    ("copy", "ab c", "abc", True), ("copy", "abd", "abc", False),
-    ("bhive", 1.5, 1.5, None), ("lm", 2.0, 2.0, None),  # numbers: no right or wrong
-    ("classify", "yes", None, None), ("names", ["get"], None, None),  # no label
-])
+@pytest.mark.parametrize(
+    "task, prediction, label, expected",
+    [
+        ("classify", "yes", "yes", True),
+        ("classify", "yes", "no", False),
+        ("classify", ["a", 1], ["a", 1], True),
+        ("classify", "1", 1, False),  # compared as accuracy compares them: a string is not a number
+        ("bugs", 1, 1, True),
+        ("bugs", 0, 1, False),
+        ("bugs", "1", 1, True),
+        ("bugs", "maybe", 1, False),
+        ("names", ["get", "value"], ["value", "get"], True),
+        ("names", ["get"], ["get", "value"], False),
+        ("names", "get value", ["get", "value"], True),
+        ("names", None, ["get"], False),
+        ("ltl", "a;b;{1}", LTL, True),
+        ("ltl", "{a;b}", LTL, True),  # any trace the checker accepts
+        ("ltl", "b;a;{1}", LTL, False),
+        ("ltl", "nonsense", LTL, False),
+        ("alta", "a  b c", "a b c", True),
+        ("alta", "a b", "a b c", False),
+        ("alta", 3, "3", False),
+        ("copy", "ab c", "abc", True),
+        ("copy", "abd", "abc", False),
+        ("bhive", 1.5, 1.5, None),
+        ("lm", 2.0, 2.0, None),  # numbers: no right or wrong
+        ("classify", "yes", None, None),
+        ("names", ["get"], None, None),  # no label
+    ],
+)
 def test_correct(task, prediction, label, expected):
     assert correct(task, prediction, label) is expected
 

@@ -25,8 +25,18 @@ from typer.testing import CliRunner
 from invar.audit import compare
 from invar.audit.config import AuditConfig, choices_of
 from invar.audit.schema import EXAMPLE, HEADER, REPORT
-from invar.audit.suite import (CODE_REASONING_1, FIXED, SUITES, Member, check_settings, get_suite, markdown, run_suite,
-                               suite_names, table)
+from invar.audit.suite import (
+    CODE_REASONING_1,
+    FIXED,
+    SUITES,
+    Member,
+    check_settings,
+    get_suite,
+    markdown,
+    run_suite,
+    suite_names,
+    table,
+)
 from invar.cli.app import app
 from invar.errors import UsageError
 from tests.conftest import FIXTURES
@@ -36,7 +46,7 @@ _FENCE = re.compile(r"```[a-z]*\n(.*)\n```", re.S)
 
 def _unit(*parts: object) -> float:
     digest = hashlib.sha256("\0".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "little") / 2 ** 64
+    return int.from_bytes(digest[:8], "little") / 2**64
 
 
 def answer(prompt: str, flavour: str) -> str:
@@ -90,8 +100,13 @@ class Served:
                 with outer.lock:
                     outer.requests += 1
                 text = answer(request["messages"][0]["content"], flavour)
-                self._send({"choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": text}}]})
+                self._send(
+                    {
+                        "choices": [
+                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                        ]
+                    }
+                )
 
         self.server = _Server(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
@@ -112,9 +127,13 @@ class Served:
 
 #: the suite of the tests: version 1's members, fewer examples, variants and repeats, the
 #: standard library's stand-ins in their train split (the few fixture files hold no test split)
-SMALL = replace(CODE_REASONING_1, members=tuple(
-    replace(m, limit=6, variants=3, repeats=4, split="train" if m.source == "stdlib" else m.split)
-    for m in CODE_REASONING_1.members))
+SMALL = replace(
+    CODE_REASONING_1,
+    members=tuple(
+        replace(m, limit=6, variants=3, repeats=4, split="train" if m.source == "stdlib" else m.split)
+        for m in CODE_REASONING_1.members
+    ),
+)
 SETTINGS = {"data_dir": str(FIXTURES / "blocks"), "concurrency": 4, "cache": False, "bootstrap": 200}
 
 
@@ -137,8 +156,10 @@ def runs(tmp_path_factory, stdlib) -> dict[str, tuple[Path, dict]]:
     for flavour in ("steady", "names-and-order"):
         folder = tmp_path_factory.mktemp(flavour)
         with Served(flavour) as served:
-            out[flavour] = folder, run_suite(served.url, SMALL, folder, AuditConfig(**SETTINGS), stdlib=stdlib,
-                                             cache=cache)
+            out[flavour] = (
+                folder,
+                run_suite(served.url, SMALL, folder, AuditConfig(**SETTINGS), stdlib=stdlib, cache=cache),
+            )
     return out
 
 
@@ -163,7 +184,10 @@ def test_the_suite_runs_end_to_end_and_writes_a_report_per_task_and_its_summary(
         # every report says which suite it belongs to, and holds the member's fixed settings
         assert report["config"]["suite"] == "code-reasoning@1"
         assert (report["settings"]["variants"], report["settings"]["seed"], report["config"]["repeats"]) == (
-            member.variants, member.seed, member.repeats)
+            member.variants,
+            member.seed,
+            member.repeats,
+        )
         assert report["examples"] == member.limit == len(records)
         assert (m["original"], m["violation_rate"]) == (report["metric"]["original"], report["violation_rate"])
         assert m["noise_floor"] == report["noise"]["self_disagreement"] == 0.0  # the model never samples
@@ -207,8 +231,14 @@ def test_the_examples_are_made_once_and_kept(runs, tmp_path, stdlib):
 
 def test_a_member_that_cannot_be_audited_fails_alone(tmp_path, stdlib):
     with Served("steady") as served:
-        summary = run_suite(served.url, SMALL, tmp_path, AuditConfig(**{**SETTINGS, "data_dir": str(tmp_path / "no")}),
-                            stdlib=stdlib, cache=tmp_path / "cache")
+        summary = run_suite(
+            served.url,
+            SMALL,
+            tmp_path,
+            AuditConfig(**{**SETTINGS, "data_dir": str(tmp_path / "no")}),
+            stdlib=stdlib,
+            cache=tmp_path / "cache",
+        )
     status = {m["task"]: (m["status"], m["reason"]) for m in summary["members"]}
     assert status["bhive"][0] == "failed" and str(tmp_path / "no") in status["bhive"][1]
     assert [status[t][0] for t in ("exec", "names", "bugs")] == ["audited"] * 3
@@ -230,12 +260,26 @@ def test_the_exec_member_is_skipped_with_its_reason_until_the_task_exists(tmp_pa
 # ------------------------------------------------------------- the definition
 def test_version_1_is_what_it_was():
     # a version's members never change (two models' reports must compare): change one, make a new version
-    assert [(m.task, m.source, m.limit, m.split, m.seed, m.variants, m.controls, m.repeats)
-            for m in CODE_REASONING_1.members] == [
-        ("exec", "generated", 100, None, 0, 6, 4, 3), ("names", "stdlib", 100, "test", 0, 6, 0, 3),
-        ("bugs", "stdlib", 100, "test", 0, 6, 4, 3), ("bhive", "bhive", 100, None, 0, 6, None, 3)]
-    assert set(asdict(CODE_REASONING_1.members[0])) == {"task", "source", "limit", "split", "seed", "variants",
-                                                        "controls", "repeats", "about"}
+    assert [
+        (m.task, m.source, m.limit, m.split, m.seed, m.variants, m.controls, m.repeats)
+        for m in CODE_REASONING_1.members
+    ] == [
+        ("exec", "generated", 100, None, 0, 6, 4, 3),
+        ("names", "stdlib", 100, "test", 0, 6, 0, 3),
+        ("bugs", "stdlib", 100, "test", 0, 6, 4, 3),
+        ("bhive", "bhive", 100, None, 0, 6, None, 3),
+    ]
+    assert set(asdict(CODE_REASONING_1.members[0])) == {
+        "task",
+        "source",
+        "limit",
+        "split",
+        "seed",
+        "variants",
+        "controls",
+        "repeats",
+        "about",
+    }
 
 
 def test_the_suite_option_offers_every_suite():
@@ -254,15 +298,34 @@ def test_an_unknown_suite_is_refused(name):
         get_suite(name)
 
 
-@pytest.mark.parametrize("setting", [{"seed": 1}, {"variants": 3}, {"limit": 5}, {"repeats": 3}, {"task": "bugs"},
-                                     {"prompt": "{program}"}, {"controls": 0}])
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"seed": 1},
+        {"variants": 3},
+        {"limit": 5},
+        {"repeats": 3},
+        {"task": "bugs"},
+        {"prompt": "{program}"},
+        {"controls": 0},
+    ],
+)
 def test_a_setting_the_suite_fixes_is_refused(setting):
     with pytest.raises(UsageError, match="fixes"):
         check_settings(AuditConfig(**setting), CODE_REASONING_1)
 
 
-@pytest.mark.parametrize("setting", [{"concurrency": 2}, {"max_tokens": 64}, {"data_dir": "x"}, {"oracle": True},
-                                     {"temperature": 0.5}, {"suite": "code-reasoning"}])
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"concurrency": 2},
+        {"max_tokens": 64},
+        {"data_dir": "x"},
+        {"oracle": True},
+        {"temperature": 0.5},
+        {"suite": "code-reasoning"},
+    ],
+)
 def test_a_setting_the_suite_leaves_free_is_taken(setting):
     check_settings(AuditConfig(**setting), CODE_REASONING_1)
     assert {k for k in setting} & set(FIXED) == set()
@@ -276,25 +339,50 @@ def test_the_command_runs_a_suite(tmp_path, stdlib, monkeypatch):
     monkeypatch.setattr(suites, "stdlib_dir", lambda: stdlib)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     with Served("steady") as served:
-        result = CliRunner().invoke(app, ["audit", "--model", served.url, "--suite", "code-reasoning", "--out",
-                                          str(tmp_path / "reports"), "--data-dir", str(FIXTURES / "blocks"),
-                                          "--no-cache", "--format", "json", "--quiet",
-                                          "--fail-over", "violation_rate=0"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "audit",
+                "--model",
+                served.url,
+                "--suite",
+                "code-reasoning",
+                "--out",
+                str(tmp_path / "reports"),
+                "--data-dir",
+                str(FIXTURES / "blocks"),
+                "--no-cache",
+                "--format",
+                "json",
+                "--quiet",
+                "--fail-over",
+                "violation_rate=0",
+            ],
+        )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert [m["status"] for m in summary["members"]] == ["audited"] * 4
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == [
-        "bhive.jsonl", "bugs.jsonl", "exec.jsonl", "names.jsonl", "summary.json", "summary.md"]
+        "bhive.jsonl",
+        "bugs.jsonl",
+        "exec.jsonl",
+        "names.jsonl",
+        "summary.json",
+        "summary.md",
+    ]
     assert (tmp_path / "cache" / "invar" / "suites" / "code-reasoning-1").is_dir()
 
 
-@pytest.mark.parametrize("extra, says", [
-    (["--dataset", "x.jsonl"], "give no --dataset"),
-    (["--seed", "3"], "fixes --seed"),
-    (["--format", "jsonl"], "choose --format table or json"),
-    (["--report", "r.html"], "draw one audit"),
-    (["--suite", "nothing"], "nothing"),
-])
+@pytest.mark.parametrize(
+    "extra, says",
+    [
+        (["--dataset", "x.jsonl"], "give no --dataset"),
+        (["--seed", "3"], "fixes --seed"),
+        (["--format", "jsonl"], "choose --format table or json"),
+        (["--report", "r.html"], "draw one audit"),
+        (["--suite", "nothing"], "nothing"),
+    ],
+)
 def test_the_command_refuses_what_a_suite_cannot_take(extra, says, tmp_path):
     args = ["audit", "--model", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "r")]
     args += extra if "--suite" in extra else ["--suite", "code-reasoning", *extra]
@@ -308,8 +396,21 @@ def test_the_command_exits_1_when_a_member_fails(tmp_path, stdlib, monkeypatch):
 
     monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: replace(SMALL, members=SMALL.members[3:])})
     with Served("steady") as served:
-        result = CliRunner().invoke(app, ["audit", "--model", served.url, "--suite", "code-reasoning", "--out",
-                                          str(tmp_path / "r"), "--data-dir", str(tmp_path / "none"), "--quiet"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "audit",
+                "--model",
+                served.url,
+                "--suite",
+                "code-reasoning",
+                "--out",
+                str(tmp_path / "r"),
+                "--data-dir",
+                str(tmp_path / "none"),
+                "--quiet",
+            ],
+        )
     assert result.exit_code == 1 and "bhive:" in result.output + result.stderr
     assert "bhive" in (tmp_path / "r" / "summary.md").read_text()
 

@@ -25,21 +25,37 @@ from tests.conftest import same_but_target_order
 #: (task, arch, language, the vocabulary's programs, the program audited): the
 #: vocabulary lacks some of the program's renamable names and holds others
 CASES = [
-    ("bhive", "renamer", x86,
-     ["addps %xmm1, %xmm2\nmovq %rax, %rbx"],  # vec:0-15 and the gprs: no %fs, no %zmm16-31
-     "movq %fs:40, %rax\nvaddps 8(%rip), %zmm17, %zmm2\nvmulps %zmm2, %zmm3, %zmm20"),
-    ("bhive", "vanilla", x86,
-     ["addps %xmm1, %xmm2\nmovq %rax, %rbx"],
-     "vaddps %zmm1, %zmm17, %zmm2\nvmulps %zmm2, %zmm3, %zmm20"),
-    ("names", "vanilla", python,
-     ["def f(a):\n    b = a + 1\n    return b\n"],  # knows a and b, not total or count
-     "def g(items):\n    total = 0\n    count = 0\n    for a in items:\n        total = total + a\n"
-     "        count = count + 1\n    return total / count\n"),
-    ("names", "vanilla", java,
-     ["class A {\n    int f(int a) {\n        int b = a + 1;\n        return b;\n    }\n}\n"],
-     "class B {\n    int g(int[] items) {\n        int total = 0;\n        int count = 0;\n"
-     "        for (int a : items) {\n            total = total + a;\n            count = count + 1;\n        }\n"
-     "        return total / count;\n    }\n}\n"),
+    (
+        "bhive",
+        "renamer",
+        x86,
+        ["addps %xmm1, %xmm2\nmovq %rax, %rbx"],  # vec:0-15 and the gprs: no %fs, no %zmm16-31
+        "movq %fs:40, %rax\nvaddps 8(%rip), %zmm17, %zmm2\nvmulps %zmm2, %zmm3, %zmm20",
+    ),
+    (
+        "bhive",
+        "vanilla",
+        x86,
+        ["addps %xmm1, %xmm2\nmovq %rax, %rbx"],
+        "vaddps %zmm1, %zmm17, %zmm2\nvmulps %zmm2, %zmm3, %zmm20",
+    ),
+    (
+        "names",
+        "vanilla",
+        python,
+        ["def f(a):\n    b = a + 1\n    return b\n"],  # knows a and b, not total or count
+        "def g(items):\n    total = 0\n    count = 0\n    for a in items:\n        total = total + a\n"
+        "        count = count + 1\n    return total / count\n",
+    ),
+    (
+        "names",
+        "vanilla",
+        java,
+        ["class A {\n    int f(int a) {\n        int b = a + 1;\n        return b;\n    }\n}\n"],
+        "class B {\n    int g(int[] items) {\n        int total = 0;\n        int count = 0;\n"
+        "        for (int a : items) {\n            total = total + a;\n            count = count + 1;\n        }\n"
+        "        return total / count;\n    }\n}\n",
+    ),
 ]
 
 
@@ -58,7 +74,9 @@ def _model(task: str, arch: str, programs) -> Model:
     return model
 
 
-@pytest.mark.parametrize("task, arch, lang, known, text", CASES, ids=["x86-renamer", "x86-vanilla", "python-vanilla", "java-vanilla"])
+@pytest.mark.parametrize(
+    "task, arch, lang, known, text", CASES, ids=["x86-renamer", "x86-vanilla", "python-vanilla", "java-vanilla"]
+)
 def test_every_variant_the_audit_encodes_equals_encoding_its_program(task, arch, lang, known, text):
     program = _program(lang, text)
     model = _model(task, arch, [_program(lang, t) for t in known])

@@ -14,6 +14,7 @@ def char_lm(tmp_path_factory):
     """A directory with ``data`` (invar data lm on fixtures/python, windows of 64 characters) and ``m.pt``."""
     out = tmp_path_factory.mktemp("lm")
     lm.build(FIXTURES / "python", out / "data", vocab="char", seq_len=64)
-    invar.train(task="lm", data=out / "data", arch="vanilla", epochs=1, batch_size=16, limit=48, threads=1,
-                out=out / "m.pt")
+    invar.train(
+        task="lm", data=out / "data", arch="vanilla", epochs=1, batch_size=16, limit=48, threads=1, out=out / "m.pt"
+    )
     return out

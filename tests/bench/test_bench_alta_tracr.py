@@ -21,9 +21,14 @@ def test_alta_side_answers_the_function(name):
     assert side["layers"] >= 1 and side["width"] > 0 and side["params"] > 0
 
 
-@pytest.mark.parametrize("name, x, want", [
-    ("sort", list("cab"), list("abc")), ("reverse", list("abb"), list("bba")), ("histogram", list("abab"), [2, 2, 2, 2]),
-])
+@pytest.mark.parametrize(
+    "name, x, want",
+    [
+        ("sort", list("cab"), list("abc")),
+        ("reverse", list("abb"), list("bba")),
+        ("histogram", list("abab"), [2, 2, 2, 2]),
+    ],
+)
 def test_expected_is_the_function(name, x, want):
     assert bench.expected(name, x) == want
 

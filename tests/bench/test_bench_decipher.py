@@ -56,13 +56,16 @@ def test_identity_keys_change_nothing_and_real_keys_change_a_learned_model(train
     assert "| m | 1 |" in bench.table([row])
 
 
-@pytest.mark.parametrize("seq_len, size, spans", [
-    (256, 100, [(0, 100), (78, 178), (156, 256)]),
-    (200, 100, [(0, 100), (50, 150), (100, 200)]),
-    (101, 100, [(0, 100), (1, 101)]),
-    (100, 100, [(0, 100)]),
-    (64, 100, [(0, 64)]),
-])
+@pytest.mark.parametrize(
+    "seq_len, size, spans",
+    [
+        (256, 100, [(0, 100), (78, 178), (156, 256)]),
+        (200, 100, [(0, 100), (50, 150), (100, 200)]),
+        (101, 100, [(0, 100), (1, 101)]),
+        (100, 100, [(0, 100)]),
+        (64, 100, [(0, 64)]),
+    ],
+)
 def test_key_windows_are_the_first_middle_and_last_that_fit(seq_len, size, spans):
     assert bench_module("bench_decipher").key_windows(seq_len, size) == spans
 
@@ -83,8 +86,9 @@ def test_a_perfect_reading_has_precision_one_in_every_window():
 def test_the_probe_runs_on_each_model_and_reports_each_window(trained):
     bench = bench_module("bench_decipher")
     opts = {"steps": 4, "batch": 4, "windows": 16, "key_window": 20}
-    (row,) = bench.probe_run([f"m-s0={trained / 'm.pt'}"], str(trained / "data"), 6, seed=0, device="cpu",
-                             opts=opts, split="valid")
+    (row,) = bench.probe_run(
+        [f"m-s0={trained / 'm.pt'}"], str(trained / "data"), 6, seed=0, device="cpu", opts=opts, split="valid"
+    )
     assert row["train windows"] == 16 and row["windows"] == 6 and row["steps"] == 4
     assert row["spans"] == [(0, 20), (22, 42), (44, 64)]
     assert all(0.0 <= v <= 1.0 for v in [row["accuracy"], row["letter accuracy"], *row["precision"]])

@@ -27,10 +27,22 @@ def checkpoint(char_lm):
 
 
 def test_every_model_draw_and_task_is_scored(checkpoint):
-    rows = _module().main(["--models", f"a-s0={checkpoint}", f"a-s1={checkpoint}", "--corpus",
-                           str(FIXTURES / "python"), "--num", "30", "--pairs", "4"])
+    rows = _module().main(
+        [
+            "--models",
+            f"a-s0={checkpoint}",
+            f"a-s1={checkpoint}",
+            "--corpus",
+            str(FIXTURES / "python"),
+            "--num",
+            "30",
+            "--pairs",
+            "4",
+        ]
+    )
     assert {(r["model"], r["draw"], r["task"]) for r in rows} == {
-        (m, d, t) for m in ("a-s0", "a-s1") for d in ("uniform", "frequency") for t in ("lookup", "permutation")}
+        (m, d, t) for m in ("a-s0", "a-s1") for d in ("uniform", "frequency") for t in ("lookup", "permutation")
+    }
     assert all(0 <= r["accuracy"] <= 100 and r["symbols"] > 20 for r in rows)
     by = {(r["model"], r["draw"], r["task"]): r["accuracy"] for r in rows}
     assert all(by[("a-s0", d, t)] == by[("a-s1", d, t)] for _, d, t in by)  # same model, same examples
@@ -47,13 +59,30 @@ def test_an_oracle_in_the_models_place_scores_everything_right(checkpoint, monke
         out = []
         for row in ids.tolist():
             prompt = "".join(model.vocab.tokens[i] for i in row)
-            answer = lookup_answer(prompt) if "\n" not in prompt and prompt.count("->") > 1 and len(
-                prompt.split(" ")[0]) == 4 else permutation_answer(prompt)
+            answer = (
+                lookup_answer(prompt)
+                if "\n" not in prompt and prompt.count("->") > 1 and len(prompt.split(" ")[0]) == 4
+                else permutation_answer(prompt)
+            )
             assert len(answer) == steps
             out.append([model.vocab.token_id(c, "char") for c in answer])
         return torch.as_tensor(out)
 
     monkeypatch.setattr(bench, "continuation", solve)
-    rows = bench.main(["--models", f"m={checkpoint}", "--corpus", str(FIXTURES / "python"), "--num", "40",
-                       "--pairs", "5", "--length", "3", "--demos", "2"])
+    rows = bench.main(
+        [
+            "--models",
+            f"m={checkpoint}",
+            "--corpus",
+            str(FIXTURES / "python"),
+            "--num",
+            "40",
+            "--pairs",
+            "5",
+            "--length",
+            "3",
+            "--demos",
+            "2",
+        ]
+    )
     assert [r["accuracy"] for r in rows] == [100.0] * 4

@@ -21,12 +21,18 @@ def _module():
     return bench_module("bench_learning_curve")
 
 
-@pytest.mark.parametrize("spec, expected", [
-    ("views=vanilla:embedding=view", ("views", "vanilla", {"embedding": "view"})),
-    ("mask=vanilla:attention=referent,mask_layers=1", ("mask", "vanilla", {"attention": "referent", "mask_layers": 1})),
-    ("slow=renamer:dropout=0.2,augment=true", ("slow", "renamer", {"dropout": 0.2, "augment": True})),
-    ("plain=renamer", ("plain", "renamer", {})),
-])
+@pytest.mark.parametrize(
+    "spec, expected",
+    [
+        ("views=vanilla:embedding=view", ("views", "vanilla", {"embedding": "view"})),
+        (
+            "mask=vanilla:attention=referent,mask_layers=1",
+            ("mask", "vanilla", {"attention": "referent", "mask_layers": 1}),
+        ),
+        ("slow=renamer:dropout=0.2,augment=true", ("slow", "renamer", {"dropout": 0.2, "augment": True})),
+        ("plain=renamer", ("plain", "renamer", {})),
+    ],
+)
 def test_variants_parse(spec, expected):
     assert _module().parse_variant(spec) == expected
 
@@ -41,13 +47,39 @@ def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
     data = tmp_path / "data"
     shutil.copytree(FIXTURES / "blocks", data)
     out = tmp_path / "out"
-    cmd = [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--sizes", "24", "48",
-           "--seeds", "0", "1", "--archs", "vanilla", "renamer", "--variant", "views=vanilla:embedding=view",
-           "--max-epochs", "3", "--patience", "1", "--batch-size", "8", "--test-limit", "20"]
+    cmd = [
+        sys.executable,
+        str(SCRIPT),
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--sizes",
+        "24",
+        "48",
+        "--seeds",
+        "0",
+        "1",
+        "--archs",
+        "vanilla",
+        "renamer",
+        "--variant",
+        "views=vanilla:embedding=view",
+        "--max-epochs",
+        "3",
+        "--patience",
+        "1",
+        "--batch-size",
+        "8",
+        "--test-limit",
+        "20",
+    ]
     first = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
     assert first.returncode == 0, first.stderr[-3000:]
     runs = sorted(p.name for p in (out / "runs").glob("*.json"))
-    assert runs == sorted(f"{m}-{n}-s{s}.json" for m in ("vanilla", "renamer", "views") for n in (24, 48) for s in (0, 1))
+    assert runs == sorted(
+        f"{m}-{n}-s{s}.json" for m in ("vanilla", "renamer", "views") for n in (24, 48) for s in (0, 1)
+    )
     for path in (out / "runs").glob("*.json"):
         r = json.loads(path.read_text())
         assert r["train_programs"] <= r["train_size"] and 1 <= r["best_epoch"] <= r["epochs_run"] <= 3
@@ -64,8 +96,13 @@ def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
     again = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stdout.count("| 24 |") == 3
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written  # nothing trained again
-    report = subprocess.run([sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report"],
-                            cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
+    report = subprocess.run(
+        [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report"],
+        cwd=SCRIPT.parent,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert report.returncode == 0 and report.stdout.count("| 48 |") == 3
 
 
@@ -73,9 +110,34 @@ def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_
     data = tmp_path / "data"
     shutil.copytree(FIXTURES / "blocks", data)
     out = tmp_path / "out"
-    cmd = [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--sizes", "24", "--seeds", "0",
-           "--archs", "vanilla", "--max-epochs", "30", "--patience", "3", "--schedule", "plateau", "--plateau", "1",
-           "--batch-size", "8", "--test-limit", "10", "--lr", "1e-2"]
+    cmd = [
+        sys.executable,
+        str(SCRIPT),
+        "--data",
+        str(data),
+        "--out",
+        str(out),
+        "--sizes",
+        "24",
+        "--seeds",
+        "0",
+        "--archs",
+        "vanilla",
+        "--max-epochs",
+        "30",
+        "--patience",
+        "3",
+        "--schedule",
+        "plateau",
+        "--plateau",
+        "1",
+        "--batch-size",
+        "8",
+        "--test-limit",
+        "10",
+        "--lr",
+        "1e-2",
+    ]
     done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     r = json.loads((out / "runs" / "vanilla-24-s0.json").read_text())
@@ -84,6 +146,6 @@ def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_
     assert r["epochs_run"] == r["best_epoch"] + 3 < 30 and r["lr_halvings"] >= 2
     header, _, row = (out / "learning-curve.md").read_text().split("\n")[2:5]
     assert header.endswith("learning-rate halvings |") and row.endswith(f" {r['lr_halvings']} |")
-    cosine = cmd[:cmd.index("--schedule")] + cmd[cmd.index("--plateau") + 2:]
+    cosine = cmd[: cmd.index("--schedule")] + cmd[cmd.index("--plateau") + 2 :]
     again = subprocess.run(cosine, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
     assert again.returncode != 0 and "was trained with --schedule plateau, not cosine" in again.stderr

@@ -21,8 +21,26 @@ def _module():
 
 def test_bench_lm_curves_end_to_end(tmp_path):
     bench = _module()
-    argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--train-windows", "64",
-            "--test-windows", "12", "--epochs", "1", "--window", "20", "--batch-size", "16", "--files", "0"]
+    argv = [
+        "--out",
+        str(tmp_path / "out"),
+        "--source",
+        str(FIXTURES),
+        "--seq-len",
+        "64",
+        "--train-windows",
+        "64",
+        "--test-windows",
+        "12",
+        "--epochs",
+        "1",
+        "--window",
+        "20",
+        "--batch-size",
+        "16",
+        "--files",
+        "0",
+    ]
     bench.main(argv)
     report = json.loads((tmp_path / "out" / "lm-curves.json").read_text())
     assert [r["model"] for r in report["runs"]] == ["learned", "lexinvariant", "regularised"]
@@ -43,9 +61,32 @@ def test_bench_lm_curves_end_to_end(tmp_path):
 
 def test_patience_stops_each_model_at_its_best_epoch(tmp_path):
     bench = _module()
-    argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--train-windows", "32",
-            "--test-windows", "4", "--epochs", "40", "--patience", "1", "--window", "20", "--batch-size", "16",
-            "--files", "0", "--lr", "3e-2", "--models", "learned"]
+    argv = [
+        "--out",
+        str(tmp_path / "out"),
+        "--source",
+        str(FIXTURES),
+        "--seq-len",
+        "64",
+        "--train-windows",
+        "32",
+        "--test-windows",
+        "4",
+        "--epochs",
+        "40",
+        "--patience",
+        "1",
+        "--window",
+        "20",
+        "--batch-size",
+        "16",
+        "--files",
+        "0",
+        "--lr",
+        "3e-2",
+        "--models",
+        "learned",
+    ]
     bench.main(argv)
     run = json.loads((tmp_path / "out" / "lm-curves.json").read_text())["runs"][0]
     # a learning rate this high stops improving long before the cap: one epoch past the best
@@ -54,12 +95,15 @@ def test_patience_stops_each_model_at_its_best_epoch(tmp_path):
     assert run["valid_perplexity"] == min(h["valid_perplexity"] for h in history)
 
 
-@pytest.mark.parametrize("ran, best, patience, cap, stopped, cut", [
-    (5, 2, 3, 30, True, False),     # three epochs past the best: patience ended it
-    (5, 4, 3, 30, False, True),     # short of both: cut (a time budget, a kill)
-    (30, 30, 3, 30, False, False),  # at the cap
-    (5, 5, None, 30, False, True),  # no patience: only the cap ends a run
-])
+@pytest.mark.parametrize(
+    "ran, best, patience, cap, stopped, cut",
+    [
+        (5, 2, 3, 30, True, False),  # three epochs past the best: patience ended it
+        (5, 4, 3, 30, False, True),  # short of both: cut (a time budget, a kill)
+        (30, 30, 3, 30, False, False),  # at the cap
+        (5, 5, None, 30, False, True),  # no patience: only the cap ends a run
+    ],
+)
 def test_a_run_gathered_from_its_resume_file_says_how_it_ended(tmp_path, ran, best, patience, cap, stopped, cut):
     import argparse
 

@@ -18,9 +18,36 @@ SCRIPT = ROOT / "bench" / "bench_ltl_train.py"
 
 def test_runs_stop_at_their_patience_and_record_it(tmp_path):
     out = tmp_path / "out"
-    cmd = [sys.executable, str(SCRIPT), "--out", str(out), "--num", "120", "--max-size", "5", "--general", "0",
-           "--epochs", "4", "--patience", "1", "--lr", "0", "--batch-size", "16", "--audit", "8", "--variants", "2",
-           "--seeds", "0", "1", "--archs", "vanilla", "canonicalized+dualpart"]
+    cmd = [
+        sys.executable,
+        str(SCRIPT),
+        "--out",
+        str(out),
+        "--num",
+        "120",
+        "--max-size",
+        "5",
+        "--general",
+        "0",
+        "--epochs",
+        "4",
+        "--patience",
+        "1",
+        "--lr",
+        "0",
+        "--batch-size",
+        "16",
+        "--audit",
+        "8",
+        "--variants",
+        "2",
+        "--seeds",
+        "0",
+        "1",
+        "--archs",
+        "vanilla",
+        "canonicalized+dualpart",
+    ]
     done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     for name in ("vanilla", "vanilla-s1", "canonicalized+dualpart", "canonicalized+dualpart-s1"):
@@ -63,13 +90,16 @@ def test_the_report_names_each_runs_schedule():
         assert schedule(runs) == expected
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("n_head=8", ("n_head", 8)),
-    ("adacos=false", ("adacos", False)),
-    ("lexinvariant_p=none", ("lexinvariant_p", None)),
-    ("embed_scaling=none", ("embed_scaling", "none")),  # a value of its own: no scaling
-    ("positions=none", ("positions", "none")),
-    ("norm_position=post", ("norm_position", "post")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("n_head=8", ("n_head", 8)),
+        ("adacos=false", ("adacos", False)),
+        ("lexinvariant_p=none", ("lexinvariant_p", None)),
+        ("embed_scaling=none", ("embed_scaling", "none")),  # a value of its own: no scaling
+        ("positions=none", ("positions", "none")),
+        ("norm_position=post", ("norm_position", "post")),
+    ],
+)
 def test_set_reads_each_value_as_its_field_means_it(text, expected):
     assert bench_module("bench_ltl_train").setting(text) == expected

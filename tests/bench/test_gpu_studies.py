@@ -19,17 +19,25 @@ from tests.conftest import ROOT
 SCRIPT = ROOT / "bench" / "gpu_studies.sh"
 
 
-@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("llvm-mca") is None,
-                    reason="needs bash, and llvm-mca for the BHive study's renamed test labels")
+@pytest.mark.skipif(
+    shutil.which("bash") is None or shutil.which("llvm-mca") is None,
+    reason="needs bash, and llvm-mca for the BHive study's renamed test labels",
+)
 def test_the_tiny_studies_run_end_to_end(tmp_path):
     out = tmp_path / "out"
-    done = subprocess.run(["bash", str(SCRIPT), "--tiny", "--out", str(out)], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        ["bash", str(SCRIPT), "--tiny", "--out", str(out)], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = json.loads((out / "gpu-studies.json").read_text())
     assert [(r["study"].split(",")[0], r["model"]) for r in rows] == [
-        ("BHive", "renamer"), ("BHive", "vanilla"), ("LTL", "dualpart-recipe"), ("LTL", "dualpart-recipe-unscaled"),
-        ("LM", "learned"), ("LM", "lexinvariant")]
+        ("BHive", "renamer"),
+        ("BHive", "vanilla"),
+        ("LTL", "dualpart-recipe"),
+        ("LTL", "dualpart-recipe-unscaled"),
+        ("LM", "learned"),
+        ("LM", "lexinvariant"),
+    ]
     assert all(r["epochs"] == 1 and r["stopped_by"] == "epoch cap" for r in rows)
     table = (out / "gpu-studies.md").read_text()
     assert table.count("\n") == 2 + len(rows) and "2.39 %" in table and "95.94 %" in table and "×)" in table
@@ -40,15 +48,21 @@ def test_the_tiny_studies_run_end_to_end(tmp_path):
         ckpt = torch.load(out / "ltl" / f"dualpart-{variant}.pt", weights_only=True)
         config = ckpt["config"]
         assert (config["n_head"], config["norm_position"], config["random_draw"], config["embed_scaling"]) == (
-            8, "post", "batch", scaling)
+            8,
+            "post",
+            "batch",
+            scaling,
+        )
         groups = torch.load(out / "ltl" / f"dualpart-{variant}.resume.pt", weights_only=True)["optimizer"]
         assert groups["param_groups"][0]["weight_decay"] == 0.1 and groups["param_groups"][0]["betas"] == (0.9, 0.95)
     bhive = json.loads((out / "bhive" / "runs" / "renamer-200-s0.json").read_text())
     assert (bhive["train_size"], bhive["lr"], bhive["time_limit"]) == (200, 3e-4, 600.0)
     lex = json.loads((out / "lm-lexinvariant" / "lm-curves.json").read_text())["runs"][0]
     assert lex["model"] == "lexinvariant" and lex["curve"]["window"] == 20
-    assert torch.load(out / "lm-lexinvariant" / "lexinvariant-s0.pt", weights_only=True)["config"][
-        "random_vectors"] == "unit"
+    assert (
+        torch.load(out / "lm-lexinvariant" / "lexinvariant-s0.pt", weights_only=True)["config"]["random_vectors"]
+        == "unit"
+    )
 
 
 def test_the_table_says_which_studies_did_not_run(tmp_path, capsys):

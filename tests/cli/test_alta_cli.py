@@ -75,7 +75,7 @@ def test_compile_info_check_round_trip(invoke, tmp_path):
     assert json.loads(info.stdout)["rules"] == len(get_program("parity-absolute", max_length=6).rules)
     check = invoke("alta", "check", path, "--max-length", "6")
     assert check.exit_code == 0, check.output
-    assert check.stdout.startswith(f"{2 ** 7 - 2} inputs of 1 to 6 symbols")
+    assert check.stdout.startswith(f"{2**7 - 2} inputs of 1 to 6 symbols")
 
 
 def test_check_reports_the_first_disagreement(invoke):
@@ -97,19 +97,22 @@ def test_a_program_from_a_file(invoke, tmp_path):
     assert check.exit_code == 0, check.output
 
 
-@pytest.mark.parametrize("args,words", [
-    (["run", "nope", "-i", "1"], "unknown program 'nope'"),
-    (["run", "parity-relative", "-i", "1 2"], "symbol '2' at position 2"),
-    (["run", "parity-relative", "--max-len", "5", "-i", "1"], "takes no max_length"),
-    (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "4 positions"),
-    (["run", "{dir}/missing.py:f", "-i", "1"], "no such file"),
-    (["run", "{dir}/progs.py:nothing", "-i", "1"], "no function 'nothing'"),
-    (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}: error: unknown variable 'nothing'"),
-    (["info", "{dir}/progs.py"], "not a readable checkpoint"),
-    (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
-    (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
-    (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        (["run", "nope", "-i", "1"], "unknown program 'nope'"),
+        (["run", "parity-relative", "-i", "1 2"], "symbol '2' at position 2"),
+        (["run", "parity-relative", "--max-len", "5", "-i", "1"], "takes no max_length"),
+        (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "4 positions"),
+        (["run", "{dir}/missing.py:f", "-i", "1"], "no such file"),
+        (["run", "{dir}/progs.py:nothing", "-i", "1"], "no function 'nothing'"),
+        (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}: error: unknown variable 'nothing'"),
+        (["info", "{dir}/progs.py"], "not a readable checkpoint"),
+        (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
+        (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
+        (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
+    ],
+)
 def test_bad_input_is_one_located_line(invoke, tmp_path, args, words):
     (tmp_path / "progs.py").write_text(USER_PROGRAM)
     result = invoke("alta", *[a.format(dir=tmp_path) for a in args])
@@ -128,8 +131,7 @@ def test_a_foreign_checkpoint_is_refused(invoke, tmp_path):
 
 
 def _bits(path, rng, lengths, n):
-    path.write_text("".join(" ".join(rng.choice("01") for _ in range(rng.randint(*lengths))) + "\n"
-                            for _ in range(n)))
+    path.write_text("".join(" ".join(rng.choice("01") for _ in range(rng.randint(*lengths))) + "\n" for _ in range(n)))
     return str(path)
 
 

@@ -62,8 +62,21 @@ def test_bhive_without_a_directory_downloads_into_the_cache_and_audits_unlabelle
     assert result.stderr.startswith(f"downloading {len(bhive.BHIVE_FILES)} of BHive's CSVs into {cache} (once)")
     assert sorted(p.name.split("-", 1)[1] for p in cache.iterdir()) == sorted(bhive.BHIVE_FILES)
     # the same examples as a local copy of the same rows gives, by id
-    local = invoke("audit", "--model", MODEL, "--dataset", "bhive", "--data-dir", served, "--limit", "6",
-                   "--variants", "2", "--format", "jsonl")
+    local = invoke(
+        "audit",
+        "--model",
+        MODEL,
+        "--dataset",
+        "bhive",
+        "--data-dir",
+        served,
+        "--limit",
+        "6",
+        "--variants",
+        "2",
+        "--format",
+        "jsonl",
+    )
     ids = [json.loads(line)["id"] for line in local.stdout.splitlines() if '"type": "example"' in line]
     again = invoke(*args[:-2], "--format", "jsonl")
     assert [json.loads(line)["id"] for line in again.stdout.splitlines() if '"type": "example"' in line] == ids
@@ -76,14 +89,27 @@ def test_bhive_without_a_directory_downloads_into_the_cache_and_audits_unlabelle
 def _mca_throughput(hexcode: str) -> float:
     """llvm-mca's Total Cycles / 100 for one block, run here directly."""
     text = decode(hexcode).render()
-    out = subprocess.run(["llvm-mca", "-mcpu=haswell", "-iterations=100"], input=text + "\n",
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["llvm-mca", "-mcpu=haswell", "-iterations=100"], input=text + "\n", capture_output=True, text=True, check=True
+    ).stdout
     return int(re.search(r"Total Cycles:\s+(\d+)", out).group(1)) / 100
 
 
 def test_with_oracle_the_audited_blocks_are_labelled_by_llvm_mca(invoke, mirror):
-    result = invoke("audit", "--model", MODEL, "--dataset", "bhive", "--limit", "4", "--variants", "2",
-                    "--oracle", "--format", "jsonl")
+    result = invoke(
+        "audit",
+        "--model",
+        MODEL,
+        "--dataset",
+        "bhive",
+        "--limit",
+        "4",
+        "--variants",
+        "2",
+        "--oracle",
+        "--format",
+        "jsonl",
+    )
     assert result.exit_code == 0, result.output
     assert "note:" not in result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]

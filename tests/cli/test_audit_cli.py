@@ -45,8 +45,13 @@ def test_json_and_jsonl_follow_the_schema(invoke, single):
     jsonschema.Draft202012Validator.check_schema(LINE)
     jsonschema.Draft202012Validator(REPORT).validate(single)
     assert single["schema"] == 3 and 0 < single["violation_rate"] <= 1
-    assert single["trivial"] == {"constant": False, "prediction": None, "no_better_than_chance": False,
-                                 "insensitive": None, "notes": []}
+    assert single["trivial"] == {
+        "constant": False,
+        "prediction": None,
+        "no_better_than_chance": False,
+        "insensitive": None,
+        "notes": [],
+    }
     assert single["metric"]["chance"]["rule"] == "mean label"
     result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "jsonl")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -63,11 +68,24 @@ def test_json_and_jsonl_follow_the_schema(invoke, single):
 def test_fail_over_gates_a_pipeline(invoke):
     result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--fail-over", "violation_rate=0")
     assert result.exit_code == 1
-    assert re.search(r"invar: error: violation_rate is [\d.]+, over the bound 0 \(--fail-over violation_rate=0\)",
-                     result.stderr), result.stderr
+    assert re.search(
+        r"invar: error: violation_rate is [\d.]+, over the bound 0 \(--fail-over violation_rate=0\)", result.stderr
+    ), result.stderr
     assert "violation rate" in result.stdout, "the report is written before the verdict"
-    result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--fail-over", "violation_rate=0",
-                    "--fail-under", "alpha_covariance=1", "--fail-over", "spread.relative_range.max=0")
+    result = invoke(
+        "audit",
+        "--model",
+        RENAMER,
+        "--dataset",
+        BLOCKS,
+        *QUICK,
+        "--fail-over",
+        "violation_rate=0",
+        "--fail-under",
+        "alpha_covariance=1",
+        "--fail-over",
+        "spread.relative_range.max=0",
+    )
     assert result.exit_code == 0, result.output
     result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--fail-under", "alpha_covariance=0.999")
     assert result.exit_code == 1 and "alpha_covariance is 0." in result.stderr
@@ -80,8 +98,20 @@ def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
     parts = []
     for i in (1, 2):
         out = tmp_path / f"shard{i}.jsonl"
-        result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--shard", f"{i}/2",
-                        "--format", "jsonl", "--out", out)
+        result = invoke(
+            "audit",
+            "--model",
+            VANILLA,
+            "--dataset",
+            BLOCKS,
+            *QUICK,
+            "--shard",
+            f"{i}/2",
+            "--format",
+            "jsonl",
+            "--out",
+            out,
+        )
         assert result.exit_code == 0, result.output
         parts.append(out)
     counts = [sum(1 for line in p.read_text().splitlines() if '"type": "example"' in line) for p in parts]
@@ -94,8 +124,22 @@ def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
     result = invoke("audit", "merge", parts[0])
     assert result.exit_code == 1 and "shard 2/2 missing" in result.stderr
     other = tmp_path / "other.jsonl"
-    invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--seed", "1", "--shard", "2/2",
-           "--format", "jsonl", "--out", other)
+    invoke(
+        "audit",
+        "--model",
+        VANILLA,
+        "--dataset",
+        BLOCKS,
+        *QUICK,
+        "--seed",
+        "1",
+        "--shard",
+        "2/2",
+        "--format",
+        "jsonl",
+        "--out",
+        other,
+    )
     result = invoke("audit", "merge", parts[0], other)
     assert result.exit_code == 1 and "audited with other settings" in result.stderr and "seed" in result.stderr
 
@@ -103,9 +147,30 @@ def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
 def test_two_torchrun_processes_give_the_report_of_one(single, tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     run = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar",
-         "audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "json", "--quiet"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--standalone",
+            "--nproc-per-node",
+            "2",
+            "-m",
+            "invar",
+            "audit",
+            "--model",
+            VANILLA,
+            "--dataset",
+            BLOCKS,
+            *QUICK,
+            "--format",
+            "json",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout)
@@ -120,8 +185,21 @@ def test_one_example_as_a_histogram_with_a_plot_and_a_page(invoke, tmp_path):
     # the first test block with more than 2,000 renamings: they are sampled
     example = next(e for e in load(BLOCKS).examples if invar.renamings(e.parse()).count() > 2000)
     plot, page = tmp_path / "fig2.svg", tmp_path / "report.html"
-    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, "--example", example.id, "--variants",
-                    "2000", "--plot", plot, "--report", page)
+    result = invoke(
+        "audit",
+        "--model",
+        VANILLA,
+        "--dataset",
+        BLOCKS,
+        "--example",
+        example.id,
+        "--variants",
+        "2000",
+        "--plot",
+        plot,
+        "--report",
+        page,
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     head = next(line for line in lines if line.startswith(f"example {example.id}: 2,000 variants"))
@@ -132,8 +210,9 @@ def test_one_example_as_a_histogram_with_a_plot_and_a_page(invoke, tmp_path):
     assert html.startswith("<!doctype html>") and "<svg" in html and "<mark>" in html
     assert "http" not in html.replace("http://www.w3.org/2000/svg", ""), "the page is self-contained"
     # a small space is taken whole
-    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, "--example", "0", "--variants", "100000",
-                    "--format", "json")
+    result = invoke(
+        "audit", "--model", VANILLA, "--dataset", BLOCKS, "--example", "0", "--variants", "100000", "--format", "json"
+    )
     report = json.loads(result.stdout)
     assert report["exhaustive"] == 1 and report["example"]["variants"] == report["predictions"] - 1 < 100000
 
@@ -174,8 +253,9 @@ def test_missing_model_or_dataset_exit_1(invoke, tmp_path):
 def test_the_readme_main_command_runs_in_a_fresh_copy_without_llvm_or_network(tmp_path):
     readme = (ROOT / "README.md").read_text()
     command = re.search(r"(invar audit --model fixtures/models/\S+ --dataset fixtures/\S+)", readme).group(1)
-    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True,
-                            text=True, check=True).stdout.splitlines()
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     clone = tmp_path / "clone"
     for name in listed:
         if (ROOT / name).is_file():
@@ -183,11 +263,29 @@ def test_the_readme_main_command_runs_in_a_fresh_copy_without_llvm_or_network(tm
             shutil.copyfile(ROOT / name, clone / name)
     bin_dir = tmp_path / "bin"  # a PATH with nothing of LLVM in it
     bin_dir.mkdir()
-    env = {"PATH": str(bin_dir), "PYTHONPATH": str(clone), "HOME": str(tmp_path), "OMP_NUM_THREADS": "2",
-           "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9",
-           "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}
-    run = subprocess.run([sys.executable, "-c", "import sys; from invar.cli.app import main; sys.argv[0] = 'invar'; main()",
-                          *command.split()[1:]], cwd=clone, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        "PATH": str(bin_dir),
+        "PYTHONPATH": str(clone),
+        "HOME": str(tmp_path),
+        "OMP_NUM_THREADS": "2",
+        "http_proxy": "http://127.0.0.1:9",
+        "https_proxy": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+    }
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from invar.cli.app import main; sys.argv[0] = 'invar'; main()",
+            *command.split()[1:],
+        ],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr
     assert shutil.which("llvm-mca", path=env["PATH"]) is None
     assert "violation rate" in run.stdout and "alpha-covariance" in run.stdout
@@ -198,9 +296,26 @@ def _shards(invoke, tmp_path, n: int = 3, *extra) -> list:
     out = []
     for i in range(1, n + 1):
         path = tmp_path / f"s{i}.jsonl"
-        result = invoke("audit", "--model", "tests.audit.callables:distinct_registers", "--task", "bhive",
-                        "--dataset", BLOCKS, "--limit", "100", "--variants", "2", "--shard", f"{i}/{n}",
-                        "--format", "jsonl", "--out", path, *extra)
+        result = invoke(
+            "audit",
+            "--model",
+            "tests.audit.callables:distinct_registers",
+            "--task",
+            "bhive",
+            "--dataset",
+            BLOCKS,
+            "--limit",
+            "100",
+            "--variants",
+            "2",
+            "--shard",
+            f"{i}/{n}",
+            "--format",
+            "jsonl",
+            "--out",
+            path,
+            *extra,
+        )
         assert result.exit_code == 0, result.output
         out.append([json.loads(line) for line in path.read_text().splitlines()])
     return out
@@ -214,6 +329,7 @@ def _drop(*indices):
     def edit(shards):
         for part in shards:
             part[:] = [r for r in part if r.get("index") not in indices]
+
     return edit
 
 
@@ -221,35 +337,48 @@ def _copy_into(target, *indices):
     def edit(shards):
         for k in indices:
             shards[target].insert(-1, dict(_by_index(shards, k)))
+
     return edit
 
 
 def _reindex(old, new):
     def edit(shards):
         _by_index(shards, old)["index"] = new
+
     return edit
 
 
 def _without(field):
     def edit(shards):
         del _by_index(shards, 4)[field]
+
     return edit
 
 
 @pytest.mark.parametrize(
     "edit, message",
     [
-        (_drop(3, *range(40, 52)), "the shards hold 87 of the dataset's 100 examples: 13 missing "
-                                   "(positions from 0: 3, 40-51)"),
+        (
+            _drop(3, *range(40, 52)),
+            "the shards hold 87 of the dataset's 100 examples: 13 missing (positions from 0: 3, 40-51)",
+        ),
         (_drop(0), "the shards hold 99 of the dataset's 100 examples: 1 missing (positions from 0: 0)"),
         (_drop(*range(0, 100, 2)), "50 missing (positions from 0: 0, 2, 4, 6, 8, 10, 12, 14 and 42 more ranges)"),
-        (_copy_into(0, 7), "the shards hold 100 of the dataset's 100 examples: 1 in more than one record "
-                           "(positions 7; in s1.jsonl)"),
+        (
+            _copy_into(0, 7),
+            "the shards hold 100 of the dataset's 100 examples: 1 in more than one record (positions 7; in s1.jsonl)",
+        ),
         (_copy_into(1, 9, 10), "2 in more than one record (positions 9-10; in s1.jsonl, s2.jsonl)"),
-        (_reindex(5, 6), "99 of the dataset's 100 examples: 1 missing (positions from 0: 5); 1 in more than one "
-                         "record (positions 6; in s1.jsonl)"),
-        (_reindex(99, 100), "99 of the dataset's 100 examples: 1 missing (positions from 0: 99); 1 beyond the "
-                            "dataset's 100 (positions 100)"),
+        (
+            _reindex(5, 6),
+            "99 of the dataset's 100 examples: 1 missing (positions from 0: 5); 1 in more than one "
+            "record (positions 6; in s1.jsonl)",
+        ),
+        (
+            _reindex(99, 100),
+            "99 of the dataset's 100 examples: 1 missing (positions from 0: 99); 1 beyond the "
+            "dataset's 100 (positions 100)",
+        ),
         (_without("violation"), "an example record without violation"),
         (_reindex(4, "4"), "an example record whose index is '4', not a position"),
         (_reindex(4, -1), "an example record whose index is -1, not a position"),
@@ -294,16 +423,21 @@ CONSTANT = "tests.audit.callables:constant"
     "model, bounds, warned, exit_code",
     [
         (CONSTANT, ("--fail-over", "violation_rate=0"), ["--fail-over violation_rate=0: the model predicts 2.5"], 0),
-        (CONSTANT, ("--fail-under", "alpha_covariance=1", "--fail-over", "spread.relative_range.max=0"),
-         ["--fail-over spread.relative_range.max=0, --fail-under alpha_covariance=1: the model predicts 2.5"], 0),
+        (
+            CONSTANT,
+            ("--fail-under", "alpha_covariance=1", "--fail-over", "spread.relative_range.max=0"),
+            ["--fail-over spread.relative_range.max=0, --fail-under alpha_covariance=1: the model predicts 2.5"],
+            0,
+        ),
         (CONSTANT, ("--fail-over", "metric.original=1"), [], 1),  # a bound on the metric needs no warning
         (CONSTANT, (), [], 0),
         ("tests.audit.callables:distinct_registers", ("--fail-over", "violation_rate=0"), [], 0),
     ],
 )
 def test_a_bound_on_invariance_met_by_a_constant_model_says_so(invoke, model, bounds, warned, exit_code):
-    result = invoke("audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40",
-                    "--variants", "3", *bounds)
+    result = invoke(
+        "audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40", "--variants", "3", *bounds
+    )
     assert result.exit_code == exit_code, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("invar: warning: ")]
     # a callable is asked once per input: under a bound on invariance, the report's
@@ -320,8 +454,21 @@ def test_a_bound_on_invariance_met_by_a_constant_model_says_so(invoke, model, bo
 
 
 def test_the_report_of_a_constant_model_follows_the_schema(invoke, tmp_path):
-    result = invoke("audit", "--model", CONSTANT, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40",
-                    "--variants", "3", "--format", "jsonl")
+    result = invoke(
+        "audit",
+        "--model",
+        CONSTANT,
+        "--task",
+        "bhive",
+        "--dataset",
+        BLOCKS,
+        "--limit",
+        "40",
+        "--variants",
+        "3",
+        "--format",
+        "jsonl",
+    )
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     validator = jsonschema.Draft202012Validator(LINE)
     for line in lines:
@@ -337,12 +484,26 @@ def test_the_report_of_a_constant_model_follows_the_schema(invoke, tmp_path):
     assert without_run(json.loads(merged.stdout)) == without_run({**lines[-1], "type": "report"})
 
 
-@pytest.mark.parametrize("model, invariant", [(RENAMER, True), ("tests.audit.callables:distinct_registers", True),
-                                              (VANILLA, False)])
+@pytest.mark.parametrize(
+    "model, invariant", [(RENAMER, True), ("tests.audit.callables:distinct_registers", True), (VANILLA, False)]
+)
 def test_the_spread_plot_counts_examples_from_zero(invoke, tmp_path, model, invariant):
     plot = tmp_path / "spread.svg"
-    result = invoke("audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40",
-                    "--variants", "3", "--plot", plot)
+    result = invoke(
+        "audit",
+        "--model",
+        model,
+        "--task",
+        "bhive",
+        "--dataset",
+        BLOCKS,
+        "--limit",
+        "40",
+        "--variants",
+        "3",
+        "--plot",
+        plot,
+    )
     assert result.exit_code == 0, result.output
     svg = plot.read_text()
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
@@ -358,34 +519,81 @@ def test_the_spread_plot_counts_examples_from_zero(invoke, tmp_path, model, inva
 def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_path):
     blocks = tmp_path / "blocks.s"
     blocks.write_text("addq %rax, %rbx\n\nmovq %rsi, %rdi\nsubq %rdi, %r8\n\nmovq %rax, %rbx\nmovq %rcx, %rdx\n")
-    result = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
-                    "--dataset", blocks, "--transform", "permutations", "--variants", "4")
+    result = invoke(
+        "audit",
+        "--model",
+        "tests.audit.callables:first_register_number",
+        "--task",
+        "bhive",
+        "--dataset",
+        blocks,
+        "--transform",
+        "permutations",
+        "--variants",
+        "4",
+    )
     assert result.exit_code == 0, result.output
     rows = [line for line in result.stdout.splitlines() if "violation rate" in line and line.startswith("│")]
     assert "0.333 (1 of 3)" in rows[0] and "violation rate, examples that can vary" in rows[1]
     # under half can vary: the headline says so above the table (issue 35, item 10)
-    assert ("only 1 of the 3 audited examples can vary (33 %; the others have no variant besides the original): "
-            "violation rate 1.000 over them, 0.333 over all") in result.stdout.splitlines()
+    assert (
+        "only 1 of the 3 audited examples can vary (33 %; the others have no variant besides the original): "
+        "violation rate 1.000 over them, 0.333 over all"
+    ) in result.stdout.splitlines()
     assert "1.000 (1 of 1)" in rows[1]
     alpha = [line for line in result.stdout.splitlines() if "alpha-covariance" in line]
     # the block with two orders: original, identity and swap give two answers, (3 - 2) / (3 - 1)
     assert "0.833" in alpha[0] and "examples that can vary" in alpha[1] and "0.500" in alpha[1]
-    untested = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
-                      "--dataset", blocks, "--transform", "permutations", "--limit", "2", "--fail-over",
-                      "violation_rate=0")
+    untested = invoke(
+        "audit",
+        "--model",
+        "tests.audit.callables:first_register_number",
+        "--task",
+        "bhive",
+        "--dataset",
+        blocks,
+        "--transform",
+        "permutations",
+        "--limit",
+        "2",
+        "--fail-over",
+        "violation_rate=0",
+    )
     assert untested.exit_code == 0, untested.output
-    assert "note: none of the 2 audited examples has a variant besides the original under permutations" \
-        in untested.stdout
+    assert (
+        "note: none of the 2 audited examples has a variant besides the original under permutations" in untested.stdout
+    )
     assert "--fail-over violation_rate=0: none of the 2 audited examples" in untested.stderr
-    varied = invoke("audit", "--model", "tests.audit.callables:first_register_number", "--task", "bhive",
-                    "--dataset", blocks, "--transform", "permutations", "--fail-over", "varied.violation_rate=0.5")
+    varied = invoke(
+        "audit",
+        "--model",
+        "tests.audit.callables:first_register_number",
+        "--task",
+        "bhive",
+        "--dataset",
+        blocks,
+        "--transform",
+        "permutations",
+        "--fail-over",
+        "varied.violation_rate=0.5",
+    )
     assert varied.exit_code == 1 and "varied.violation_rate is 1, over the bound 0.5" in varied.stderr
 
 
 def test_compare_pairs_two_audits_and_refuses_a_summary(invoke, tmp_path):
     for name, model in (("renamer", RENAMER), ("vanilla", VANILLA)):
-        result = invoke("audit", "--model", model, "--dataset", BLOCKS, *QUICK, "--format", "jsonl",
-                        "--out", tmp_path / f"{name}.jsonl")
+        result = invoke(
+            "audit",
+            "--model",
+            model,
+            "--dataset",
+            BLOCKS,
+            *QUICK,
+            "--format",
+            "jsonl",
+            "--out",
+            tmp_path / f"{name}.jsonl",
+        )
         assert result.exit_code == 0, result.output
     result = invoke("audit", "compare", tmp_path / "renamer.jsonl", tmp_path / "vanilla.jsonl", "--format", "json")
     assert result.exit_code == 0, result.output

@@ -29,28 +29,31 @@ def _error_lines(result) -> list[str]:
 
 
 # ---------------------------------------------------------------- bounds
-@pytest.mark.parametrize("bound, known", [
-    ("violation_rate=0", True),
-    ("violations=3", True),
-    ("alpha_covariance=1", True),  # its mean
-    ("metric.worst=10", True),
-    ("metric.f1.original=50", True),
-    ("metric.extra.exact.original=1", True),  # a task's extra metric, by name
-    ("spread.relative_range.max=0", True),
-    ("spread.relative_range=0.1", True),  # its mean
-    ("varied.violation_rate=0.5", True),
-    ("noise.self_disagreement=0.1", True),
-    ("sensitivity.change_rate=0.2", True),
-    ("oracle.label_change_rate=0", True),
-    ("errors=0", True),
-    ("bogus=1", False),
-    ("metric.nope=1", False),
-    ("spread.relative_range.p42=1", False),
-    ("violation_rate.mean=1", False),
-    ("trivial.constant=0", False),  # a boolean, not a number
-    ("model.kind=1", False),  # a string
-    ("intervals.violation_rate=1", False),  # a pair
-])
+@pytest.mark.parametrize(
+    "bound, known",
+    [
+        ("violation_rate=0", True),
+        ("violations=3", True),
+        ("alpha_covariance=1", True),  # its mean
+        ("metric.worst=10", True),
+        ("metric.f1.original=50", True),
+        ("metric.extra.exact.original=1", True),  # a task's extra metric, by name
+        ("spread.relative_range.max=0", True),
+        ("spread.relative_range=0.1", True),  # its mean
+        ("varied.violation_rate=0.5", True),
+        ("noise.self_disagreement=0.1", True),
+        ("sensitivity.change_rate=0.2", True),
+        ("oracle.label_change_rate=0", True),
+        ("errors=0", True),
+        ("bogus=1", False),
+        ("metric.nope=1", False),
+        ("spread.relative_range.p42=1", False),
+        ("violation_rate.mean=1", False),
+        ("trivial.constant=0", False),  # a boolean, not a number
+        ("model.kind=1", False),  # a string
+        ("intervals.violation_rate=1", False),  # a pair
+    ],
+)
 def test_a_bound_names_a_number_of_the_reports_schema(bound, known):
     if known:
         check_measure(bound.split("=")[0], "--fail-over")
@@ -59,9 +62,12 @@ def test_a_bound_names_a_number_of_the_reports_schema(bound, known):
             check_measure(bound.split("=")[0], "--fail-under")
         name = bound.split("=")[0]
         assert err.value.path == "--fail-under"
-        assert err.value.message in (f"{name} is not a number in the report", f"no measure {name!r} in the report "
-                                     "(for example violation_rate, alpha_covariance, metric.worst, "
-                                     "spread.relative_range.max, errors)")
+        assert err.value.message in (
+            f"{name} is not a number in the report",
+            f"no measure {name!r} in the report "
+            "(for example violation_rate, alpha_covariance, metric.worst, "
+            "spread.relative_range.max, errors)",
+        )
 
 
 @pytest.mark.parametrize("option", ["--fail-over", "--fail-under"])
@@ -76,18 +82,22 @@ def test_a_bound_on_no_measure_is_refused_before_the_audit(invoke, tmp_path, opt
 
 
 # ----------------------------------------------------------------- splits
-@pytest.mark.parametrize("dataset, split, refused", [
-    ("x86/blocks.csv", "nosuch", "is a file"),
-    ("x86/blocks.csv", "valid", "is a file"),
-    ("blocks/test.csv", "train", "the test split of"),
-    ("blocks", "nosuch", "no split 'nosuch'"),
-    ("python", "train", "has no splits"),
-    ("blocks/test.csv", "test", None),
-    ("blocks", "valid", None),
-])
+@pytest.mark.parametrize(
+    "dataset, split, refused",
+    [
+        ("x86/blocks.csv", "nosuch", "is a file"),
+        ("x86/blocks.csv", "valid", "is a file"),
+        ("blocks/test.csv", "train", "the test split of"),
+        ("blocks", "nosuch", "no split 'nosuch'"),
+        ("python", "train", "has no splits"),
+        ("blocks/test.csv", "test", None),
+        ("blocks", "valid", None),
+    ],
+)
 def test_a_split_the_dataset_lacks_is_refused_before_the_audit(invoke, dataset, split, refused):
-    result = invoke("audit", "--model", RENAMER, "--dataset", FIXTURES / dataset, "--split", split, *QUICK,
-                    "--format", "json")
+    result = invoke(
+        "audit", "--model", RENAMER, "--dataset", FIXTURES / dataset, "--split", split, *QUICK, "--format", "json"
+    )
     if refused is None:
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["audited"] == 3
@@ -127,8 +137,9 @@ def test_a_destination_under_a_file_is_refused_before_the_work(invoke, tmp_path,
 
 def test_an_audit_creates_missing_folders_as_train_does(invoke, tmp_path):
     out, page = tmp_path / "new" / "deep" / "r.json", tmp_path / "pages" / "r.html"
-    result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--format", "json", "--out", out,
-                    "--report", page)
+    result = invoke(
+        "audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--format", "json", "--out", out, "--report", page
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(out.read_text())["audited"] == 3 and page.read_text().startswith("<!doctype html>")
 
@@ -158,24 +169,25 @@ def test_train_to_a_directory_is_refused_before_the_work(invoke, tmp_path):
 def test_predict_checks_its_curve_destination_first(invoke, tmp_path):
     target = tmp_path / "a-folder"
     target.mkdir()
-    result = invoke("predict", "--model", tmp_path / "nowhere.pt", FIXTURES / "x86" / "figure1a.s", "--curve",
-                    target)
+    result = invoke("predict", "--model", tmp_path / "nowhere.pt", FIXTURES / "x86" / "figure1a.s", "--curve", target)
     assert result.exit_code == 2 and "is a directory" in result.stderr and "nowhere" not in result.stderr
 
 
 # -------------------------------------------------------------------- plot
 def test_plot_without_matplotlib_is_refused_before_the_work_with_both_installs(invoke, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    result = invoke("audit", "--model", RENAMER, "--dataset", tmp_path / "nowhere", "--plot", tmp_path / "x.png",
-                    *QUICK)
+    result = invoke(
+        "audit", "--model", RENAMER, "--dataset", tmp_path / "nowhere", "--plot", tmp_path / "x.png", *QUICK
+    )
     assert result.exit_code == 2, result.output
     assert "pip install 'invar[plot]'" in result.stderr and "pip install -e '.[plot]'" in result.stderr
     assert "nowhere" not in result.stderr
 
 
 def test_plot_to_another_format_is_refused_before_the_work(invoke, tmp_path):
-    result = invoke("audit", "--model", RENAMER, "--dataset", tmp_path / "nowhere", "--plot", tmp_path / "x.pdf",
-                    *QUICK)
+    result = invoke(
+        "audit", "--model", RENAMER, "--dataset", tmp_path / "nowhere", "--plot", tmp_path / "x.pdf", *QUICK
+    )
     assert result.exit_code == 2 and ".png or .svg" in result.stderr and "nowhere" not in result.stderr
 
 

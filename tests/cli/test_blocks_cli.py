@@ -16,14 +16,7 @@ from invar.audit.datasets import load
 from tests.conftest import FIXTURES
 
 RENAMER = FIXTURES / "models" / "renamer.pt"
-THREE = ("# three blocks\n"
-         "addq %rax, %rbx\n"
-         "imulq %rbx, %rcx\n"
-         "\n"
-         "movq $7, %rdx\n"
-         "\n\n"
-         "addq %rdx, %rsi\n"
-         "movq %rsi, %rdi\n")
+THREE = "# three blocks\naddq %rax, %rbx\nimulq %rbx, %rcx\n\nmovq $7, %rdx\n\n\naddq %rdx, %rsi\nmovq %rsi, %rdi\n"
 PER_LINE = "addq %rax, %rbx; imulq %rbx, %rcx\nmovq $7, %rdx\naddq %rdx, %rsi; subq %rsi, %rdi\n"
 
 

@@ -23,7 +23,12 @@ def test_labels_and_lists_rejections(invoke, tmp_path):
     summary = json.loads(again.stdout)
     assert (summary["schema"], summary["labelled"], summary["rejected"]) == (1, 39, {"invar": 1, "llvm-mca": 1})
     assert sorted(p.name for p in out.iterdir()) == [
-        "labels.jsonl", "meta.json", "rejected.csv", "test.csv", "train.csv", "valid.csv",
+        "labels.jsonl",
+        "meta.json",
+        "rejected.csv",
+        "test.csv",
+        "train.csv",
+        "valid.csv",
     ]
 
 

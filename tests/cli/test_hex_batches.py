@@ -39,8 +39,10 @@ def _check_errors(stderr: str, path) -> None:
     assert len(lines) == len(BAD) + 1
     for line, (n, (_content, col, message, _reason)) in zip(lines, sorted(BAD.items())):
         assert line.startswith(f"{path}:{n}:{col}: error: ") and message in line, line
-    assert lines[-1] == (f"{path}: 6 skipped: 1 empty hex field, 1 not hex, 1 odd number of hex digits, "
-                         "1 undecodable bytes, 2 instruction rejected")
+    assert lines[-1] == (
+        f"{path}: 6 skipped: 1 empty hex field, 1 not hex, 1 odd number of hex digits, "
+        "1 undecodable bytes, 2 instruction rejected"
+    )
 
 
 def test_renamings_count(invoke, batch):
@@ -83,7 +85,10 @@ def test_a_file_with_no_good_line_fails(invoke, tmp_path):
     result = invoke("renamings", path, "--count")
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.splitlines() == [
-        f"{path}:2:1: error: empty hex field (and 1 more bad lines; no line is a block)", "  ,1", "  ^"]
+        f"{path}:2:1: error: empty hex field (and 1 more bad lines; no line is a block)",
+        "  ,1",
+        "  ^",
+    ]
 
 
 def test_a_published_bhive_csv(invoke):
@@ -98,5 +103,7 @@ def test_a_published_bhive_csv(invoke):
     assert result.exit_code == 1
     answered = [line.split(":")[0] for line in result.stdout.splitlines()]
     assert answered == [f"line{n}" for n in range(1, len(rows) + 1) if n not in bad]
-    assert messages(result.stderr) == [f"{path}:1881:1: error: empty hex field",
-                                          f"{path}: 1 skipped: 1 empty hex field"]
+    assert messages(result.stderr) == [
+        f"{path}:1881:1: error: empty hex field",
+        f"{path}: 1 skipped: 1 empty hex field",
+    ]

@@ -45,19 +45,28 @@ START_BOUND = 180
 class Run:
     """A command running in its own process group, its output collected."""
 
-    def __init__(self, argv: list[str], cwd: Path, env: dict | None = None,
-                 launcher: tuple[str, ...] = ("-m", "invar")) -> None:
+    def __init__(
+        self, argv: list[str], cwd: Path, env: dict | None = None, launcher: tuple[str, ...] = ("-m", "invar")
+    ) -> None:
         # a command still running past the bound is stopped with SIGABRT:
         # the faulthandler shows where each of its threads was
         env = {**(os.environ if env is None else env), "PYTHONFAULTHANDLER": "1"}
         with sigint_delivered():
-            self.proc = subprocess.Popen([sys.executable, *launcher, *argv], cwd=cwd, env=env,
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, *launcher, *argv],
+                cwd=cwd,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
         self.out: list[bytes] = []
         self.err: list[bytes] = []
-        self._readers = [threading.Thread(target=_drain, args=(s, into), daemon=True)
-                         for s, into in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))]
+        self._readers = [
+            threading.Thread(target=_drain, args=(s, into), daemon=True)
+            for s, into in ((self.proc.stdout, self.out), (self.proc.stderr, self.err))
+        ]
         for t in self._readers:
             t.start()
 
@@ -209,33 +218,117 @@ def _wide_python(tmp: Path) -> str:
 
 
 CASES = [
-    Case("ltl-one-process", lambda t: [*LTL, "--max-size", "20", "--jobs", "1", "--out", "d.txt"],
-         lambda t, r: (t / "d.txt.meta.json").exists(), False, _ltl_resumes),
+    Case(
+        "ltl-one-process",
+        lambda t: [*LTL, "--max-size", "20", "--jobs", "1", "--out", "d.txt"],
+        lambda t, r: (t / "d.txt.meta.json").exists(),
+        False,
+        _ltl_resumes,
+    ),
     # workers deep in a long pure-Python search (formulas up to 35 nodes)
-    Case("ltl-workers-busy-ctrl-c", lambda t: [*LTL, "--max-size", "35", "--jobs", "3", "--out", "d.txt"],
-         lambda t, r: (t / "d.txt.meta.json").exists(), True, _ltl_resumes),
-    Case("ltl-workers-signal-to-parent", lambda t: [*LTL, "--max-size", "20", "--jobs", "2", "--out", "d.txt"],
-         lambda t, r: (t / "d.txt.meta.json").exists(), False, _ltl_resumes),
-    Case("ltl-stream", lambda t: [*LTL, "--max-size", "20", "--jobs", "2", "--out", "-"],
-         _one_line, True, _ltl_stream_whole),
+    Case(
+        "ltl-workers-busy-ctrl-c",
+        lambda t: [*LTL, "--max-size", "35", "--jobs", "3", "--out", "d.txt"],
+        lambda t, r: (t / "d.txt.meta.json").exists(),
+        True,
+        _ltl_resumes,
+    ),
+    Case(
+        "ltl-workers-signal-to-parent",
+        lambda t: [*LTL, "--max-size", "20", "--jobs", "2", "--out", "d.txt"],
+        lambda t, r: (t / "d.txt.meta.json").exists(),
+        False,
+        _ltl_resumes,
+    ),
+    Case(
+        "ltl-stream",
+        lambda t: [*LTL, "--max-size", "20", "--jobs", "2", "--out", "-"],
+        _one_line,
+        True,
+        _ltl_stream_whole,
+    ),
     # spawned workers still importing invar when labels.jsonl gets its header
-    Case("bhive-pool-starting-ctrl-c",
-         lambda t: ["data", "bhive", "--source", str(bhive_files()[0]), "--limit", "3000", "--chunk", "20",
-                    "--jobs", "2", "--out", "labels"],
-         lambda t, r: (t / "labels" / "labels.jsonl").exists(), True, _bhive_resumes),
-    Case("bhive-one-process-ctrl-c",
-         lambda t: ["data", "bhive", "--source", str(bhive_files()[0]), "--limit", "3000", "--chunk", "20",
-                    "--jobs", "1", "--out", "labels"],
-         lambda t, r: len((t / "labels" / "labels.jsonl").read_text().splitlines()) > 1
-         if (t / "labels" / "labels.jsonl").exists() else False, True, _bhive_resumes),
-    Case("train", lambda t: ["train", "--data", str(t / "ds"), "--arch", "renamer", "--epochs", "100000",
-                             "--batch-size", "2", "--threads", "1", "--save-every", "1", "--out", "m.pt"],
-         lambda t, r: (t / "m.resume.pt").exists(), True, _train_state_whole),
-    Case("renamings-enumerate", lambda t: ["renamings", _wide_python(t), "--names", "v0..v99", "--format", "jsonl"],
-         _one_line, True, _jsonl_whole),
-    Case("permutations-sample", lambda t: ["permutations", _wide_python(t), "--sample", "100000000",
-                                           "--format", "jsonl"],
-         _one_line, False, _jsonl_whole),
+    Case(
+        "bhive-pool-starting-ctrl-c",
+        lambda t: [
+            "data",
+            "bhive",
+            "--source",
+            str(bhive_files()[0]),
+            "--limit",
+            "3000",
+            "--chunk",
+            "20",
+            "--jobs",
+            "2",
+            "--out",
+            "labels",
+        ],
+        lambda t, r: (t / "labels" / "labels.jsonl").exists(),
+        True,
+        _bhive_resumes,
+    ),
+    Case(
+        "bhive-one-process-ctrl-c",
+        lambda t: [
+            "data",
+            "bhive",
+            "--source",
+            str(bhive_files()[0]),
+            "--limit",
+            "3000",
+            "--chunk",
+            "20",
+            "--jobs",
+            "1",
+            "--out",
+            "labels",
+        ],
+        lambda t, r: (
+            len((t / "labels" / "labels.jsonl").read_text().splitlines()) > 1
+            if (t / "labels" / "labels.jsonl").exists()
+            else False
+        ),
+        True,
+        _bhive_resumes,
+    ),
+    Case(
+        "train",
+        lambda t: [
+            "train",
+            "--data",
+            str(t / "ds"),
+            "--arch",
+            "renamer",
+            "--epochs",
+            "100000",
+            "--batch-size",
+            "2",
+            "--threads",
+            "1",
+            "--save-every",
+            "1",
+            "--out",
+            "m.pt",
+        ],
+        lambda t, r: (t / "m.resume.pt").exists(),
+        True,
+        _train_state_whole,
+    ),
+    Case(
+        "renamings-enumerate",
+        lambda t: ["renamings", _wide_python(t), "--names", "v0..v99", "--format", "jsonl"],
+        _one_line,
+        True,
+        _jsonl_whole,
+    ),
+    Case(
+        "permutations-sample",
+        lambda t: ["permutations", _wide_python(t), "--sample", "100000000", "--format", "jsonl"],
+        _one_line,
+        False,
+        _jsonl_whole,
+    ),
 ]
 
 
@@ -300,9 +393,27 @@ def test_sigint_stops_an_audit_waiting_on_its_requests(tmp_path) -> None:
     (tmp_path / "blocks.s").write_text("addq %rax, %rbx\nimulq %rbx, %rcx\n\nmovq $7, %rdx\naddq %rdx, %rsi\n")
     (tmp_path / "prompt.txt").write_text("Cycles?\n{program}\n")
     url = f"http://127.0.0.1:{server.server_address[1]}/v1#toy"
-    run = Run(["audit", "--model", url, "--prompt", "prompt.txt", "--task", "bhive", "--dataset", "blocks.s",
-               "--timeout", "600", "--retries", "0", "--concurrency", "4"], tmp_path,
-              env={**os.environ, "NO_PROXY": "127.0.0.1,localhost"})
+    run = Run(
+        [
+            "audit",
+            "--model",
+            url,
+            "--prompt",
+            "prompt.txt",
+            "--task",
+            "bhive",
+            "--dataset",
+            "blocks.s",
+            "--timeout",
+            "600",
+            "--retries",
+            "0",
+            "--concurrency",
+            "4",
+        ],
+        tmp_path,
+        env={**os.environ, "NO_PROXY": "127.0.0.1,localhost"},
+    )
     try:
         run.wait_started(lambda r: Hanging.asked.is_set())
         _interrupted(run, tmp_path, group=False)
@@ -348,23 +459,48 @@ def _interrupt_prediction(monkeypatch) -> None:
 #: (id, arguments given the output directory, how Ctrl-C comes, what a whole
 #: run leaves that an interrupted one must not)
 WRITES = [
-    ("data-names", lambda out: ["data", "names", "--source", str(FIXTURES / "python"), "--out", str(out)],
-     _interrupt_second_write, "meta.json"),
-    ("data-bugs", lambda out: ["data", "bugs", "--source", str(FIXTURES / "python"), "--out", str(out)],
-     _interrupt_second_write, "meta.json"),
-    ("data-copy", lambda out: ["data", "copy", "--train", "50", "--valid", "5", "--test", "5", "--out", str(out)],
-     _interrupt_second_write, "meta.json"),
-    ("data-lm", lambda out: ["data", "lm", "--source", str(FIXTURES / "python"), "--out", str(out), "--seq-len", "64"],
-     _interrupt_second_write, "meta.json"),
-    ("predict", lambda out: ["predict", "--model", str(FIXTURES / "models" / "renamer.pt"),
-                             str(FIXTURES / "x86" / "figure1a.s")],
-     _interrupt_prediction, None),
+    (
+        "data-names",
+        lambda out: ["data", "names", "--source", str(FIXTURES / "python"), "--out", str(out)],
+        _interrupt_second_write,
+        "meta.json",
+    ),
+    (
+        "data-bugs",
+        lambda out: ["data", "bugs", "--source", str(FIXTURES / "python"), "--out", str(out)],
+        _interrupt_second_write,
+        "meta.json",
+    ),
+    (
+        "data-copy",
+        lambda out: ["data", "copy", "--train", "50", "--valid", "5", "--test", "5", "--out", str(out)],
+        _interrupt_second_write,
+        "meta.json",
+    ),
+    (
+        "data-lm",
+        lambda out: ["data", "lm", "--source", str(FIXTURES / "python"), "--out", str(out), "--seq-len", "64"],
+        _interrupt_second_write,
+        "meta.json",
+    ),
+    (
+        "predict",
+        lambda out: [
+            "predict",
+            "--model",
+            str(FIXTURES / "models" / "renamer.pt"),
+            str(FIXTURES / "x86" / "figure1a.s"),
+        ],
+        _interrupt_prediction,
+        None,
+    ),
 ]
 
 
 @pytest.mark.parametrize("case_id, argv, interrupt, marker", WRITES, ids=[w[0] for w in WRITES])
-def test_interrupted_writes_leave_no_half_dataset(invoke, monkeypatch, tmp_path, case_id, argv, interrupt,
-                                                  marker) -> None:
+def test_interrupted_writes_leave_no_half_dataset(
+    invoke, monkeypatch, tmp_path, case_id, argv, interrupt, marker
+) -> None:
     """A dataset written again and interrupted half-way is no dataset (its
     marker, meta.json, is written last and removed first), leaves no
     temporary file, and the next run writes it whole."""
@@ -405,8 +541,23 @@ def test_ctrl_c_stops_torchrun_training_processes(tmp_path, labelled) -> None:
     training state is whole. (torchrun's own exit status and its report of
     the signal are torchrun's.)"""
     launcher = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar")
-    argv = ["train", "--data", str(labelled), "--arch", "renamer", "--epochs", "100000", "--batch-size", "8",
-            "--threads", "1", "--save-every", "1", "--out", "m.pt"]
+    argv = [
+        "train",
+        "--data",
+        str(labelled),
+        "--arch",
+        "renamer",
+        "--epochs",
+        "100000",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--save-every",
+        "1",
+        "--out",
+        "m.pt",
+    ]
     run = Run(argv, tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"}, launcher=launcher)
     try:
         run.wait_started(lambda r: (tmp_path / "m.resume.pt").exists())

@@ -27,8 +27,14 @@ def _on_a_terminal(*args: str, timeout: float = 120) -> tuple[str, str, int]:
     """(stdout, stderr, exit status) of ``python -m invar ARGS`` whose
     standard output is a terminal (a pseudo-terminal) and standard error a pipe."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "invar", *args], stdout=slave, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, cwd=ROOT, env={**os.environ, "COLUMNS": "200"})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "invar", *args],
+        stdout=slave,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "200"},
+    )
     os.close(slave)
     out = b""
     while True:
@@ -56,10 +62,10 @@ def blocks(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("command, file, total, header", [
-    ("renamings", "mul.s", 14, r"^# renaming \d+: "),
-    ("permutations", "moves.s", 120, r"^# moves: order \d+: "),
-])
+@pytest.mark.parametrize(
+    "command, file, total, header",
+    [("renamings", "mul.s", 14, r"^# renaming \d+: "), ("permutations", "moves.s", 120, r"^# moves: order \d+: ")],
+)
 def test_a_terminal_gets_the_first_few_and_the_count(blocks, command, file, total, header):
     out, err, status = _on_a_terminal(command, str(blocks / file))
     assert status == 0, err
@@ -71,10 +77,10 @@ def test_a_terminal_gets_the_first_few_and_the_count(blocks, command, file, tota
     assert len([line for line in every.splitlines() if re.match(header, line)]) == total
 
 
-@pytest.mark.parametrize("command, file, total, header", [
-    ("renamings", "mul.s", 14, "# renaming "),
-    ("permutations", "moves.s", 120, "# moves: order "),
-])
+@pytest.mark.parametrize(
+    "command, file, total, header",
+    [("renamings", "mul.s", 14, "# renaming "), ("permutations", "moves.s", 120, "# moves: order ")],
+)
 def test_a_pipe_gets_every_variant(invoke, blocks, command, file, total, header):
     result = invoke(command, blocks / file)
     assert result.exit_code == 0, result.output

@@ -26,18 +26,29 @@ def lms(tmp_path_factory):
     root = tmp_path_factory.mktemp("lm-audit-cli")
     lm.build(FIXTURES / "python", root / "data", vocab="char", seq_len=64)
     for arch in ("lexinvariant", "vanilla"):
-        invar.train(task="lm", data=root / "data", arch=arch, epochs=1, batch_size=16, limit=48, threads=1,
-                    out=root / f"{arch}.pt")
+        invar.train(
+            task="lm",
+            data=root / "data",
+            arch=arch,
+            epochs=1,
+            batch_size=16,
+            limit=48,
+            threads=1,
+            out=root / f"{arch}.pt",
+        )
     return root
 
 
-@pytest.mark.parametrize("arch, table, read, invariant", [
-    ("lexinvariant", "along", "along", True),
-    ("lexinvariant", "own", "own", False),
-    ("lexinvariant", None, "own", False),
-    ("vanilla", "along", "learned", False),
-    ("vanilla", "own", "learned", False),
-])
+@pytest.mark.parametrize(
+    "arch, table, read, invariant",
+    [
+        ("lexinvariant", "along", "along", True),
+        ("lexinvariant", "own", "own", False),
+        ("lexinvariant", None, "own", False),
+        ("vanilla", "along", "learned", False),
+        ("vanilla", "own", "learned", False),
+    ],
+)
 def test_the_report_says_which_table_it_read(invoke, lms, arch, table, read, invariant):
     option = ("--lexinvariant-table", table) if table else ()
     args = ("audit", "--model", lms / f"{arch}.pt", "--dataset", lms / "data", *QUICK, *option)
@@ -58,14 +69,37 @@ def test_the_report_says_which_table_it_read(invoke, lms, arch, table, read, inv
     assert ("exact invariance" in text) == (read == "along")
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--model", FIXTURES / "models" / "renamer.pt", "--dataset", FIXTURES / "blocks", "--lexinvariant-table",
-      "along"), "--lexinvariant-table: error: --lexinvariant-table along is for invar language models "
-                "(lm checkpoints), not a bhive model"),
-    (("--model", "tests.audit.callables:constant", "--task", "bhive", "--dataset", FIXTURES / "blocks",
-      "--lexinvariant-table", "along"), "--lexinvariant-table: error: --lexinvariant-table along is for "
-                                        "invar language models (lm checkpoints), not a callable"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            (
+                "--model",
+                FIXTURES / "models" / "renamer.pt",
+                "--dataset",
+                FIXTURES / "blocks",
+                "--lexinvariant-table",
+                "along",
+            ),
+            "--lexinvariant-table: error: --lexinvariant-table along is for invar language models "
+            "(lm checkpoints), not a bhive model",
+        ),
+        (
+            (
+                "--model",
+                "tests.audit.callables:constant",
+                "--task",
+                "bhive",
+                "--dataset",
+                FIXTURES / "blocks",
+                "--lexinvariant-table",
+                "along",
+            ),
+            "--lexinvariant-table: error: --lexinvariant-table along is for "
+            "invar language models (lm checkpoints), not a callable",
+        ),
+    ],
+)
 def test_along_for_a_model_that_is_no_language_model_is_a_usage_error(invoke, args, message):
     result = invoke("audit", *args, "--limit", "2")
     assert result.exit_code == 2, result.output
@@ -74,8 +108,9 @@ def test_along_for_a_model_that_is_no_language_model_is_a_usage_error(invoke, ar
 
 
 def test_an_unknown_table_is_a_usage_error(invoke, lms):
-    result = invoke("audit", "--model", lms / "lexinvariant.pt", "--dataset", lms / "data", *QUICK,
-                    "--lexinvariant-table", "fresh")
+    result = invoke(
+        "audit", "--model", lms / "lexinvariant.pt", "--dataset", lms / "data", *QUICK, "--lexinvariant-table", "fresh"
+    )
     assert result.exit_code == 2 and "fresh" in result.output and "Traceback" not in result.output
 
 

@@ -33,8 +33,16 @@ def trained(data, tmp_path_factory):
     out = {}
     for name, (arch, overrides) in LM_EMBEDDINGS.items():
         steps = []
-        train(task="lm", data=data, arch=arch, epochs=3, out=root / f"{name}.pt", overrides=overrides,
-              progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None, **QUICK)
+        train(
+            task="lm",
+            data=data,
+            arch=arch,
+            epochs=3,
+            out=root / f"{name}.pt",
+            overrides=overrides,
+            progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
+            **QUICK,
+        )
         out[name] = (root / f"{name}.pt", steps)
     return out
 
@@ -45,16 +53,27 @@ def test_each_embedding_trains_and_its_loss_falls(trained, name):
     assert len(steps) == 3 * 10
     assert np.mean(steps[-5:]) < np.mean(steps[:5]) - 0.3, steps
     model = load_model(path)
-    assert (model.task, model.config.head, model.config.positions, model.languages) == ("lm", "lm", "rotary",
-                                                                                        ("chars",))
+    assert (model.task, model.config.head, model.config.positions, model.languages) == (
+        "lm",
+        "lm",
+        "rotary",
+        ("chars",),
+    )
     history = model.metrics["history"]
     assert history[-1]["valid_perplexity"] == pytest.approx(np.exp(history[-1]["valid_loss"]))
     assert model.config.lexinvariant_p == (LM_EMBEDDINGS[name][1] or {}).get("lexinvariant_p")
 
 
 def test_p0_trains_the_learned_model_exactly(data, trained, tmp_path):
-    train(task="lm", data=data, arch="lexinvariant", epochs=3, out=tmp_path / "p0.pt",
-          overrides={"lexinvariant_p": 0.0}, **QUICK)
+    train(
+        task="lm",
+        data=data,
+        arch="lexinvariant",
+        epochs=3,
+        out=tmp_path / "p0.pt",
+        overrides={"lexinvariant_p": 0.0},
+        **QUICK,
+    )
     a = load_model(trained["learned"][0]).network.state_dict()
     b = load_model(tmp_path / "p0.pt").network.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
@@ -71,8 +90,17 @@ def test_checkpoints_round_trip_through_predict(invoke, data, trained, name, tmp
     records = json.loads(result.stdout)["predictions"]
     assert [r["prediction"] for r in records] == pytest.approx([x.mean() for x in expected], abs=1e-6)
     assert records[0]["location"] == f"{data / 'valid.csv'}:2"
-    result = invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--per-position",
-                    "--curve", tmp_path / "curve.json", "--window", "20")
+    result = invoke(
+        "predict",
+        "--model",
+        path,
+        FIXTURES / "python" / "arith.py",
+        "--per-position",
+        "--curve",
+        tmp_path / "curve.json",
+        "--window",
+        "20",
+    )
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert len(lines) == len(windows)  # arith.py is the validation file, cut the same way
@@ -84,21 +112,50 @@ def test_checkpoints_round_trip_through_predict(invoke, data, trained, name, tmp
 
 
 def test_data_lm_command(invoke, tmp_path):
-    result = invoke("data", "lm", "--source", FIXTURES / "java", "--out", tmp_path / "d", "--vocab", "tokens",
-                    "--seq-len", "100", "--format", "json")
+    result = invoke(
+        "data",
+        "lm",
+        "--source",
+        FIXTURES / "java",
+        "--out",
+        tmp_path / "d",
+        "--vocab",
+        "tokens",
+        "--seq-len",
+        "100",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     meta = json.loads(result.stdout)
     assert (meta["vocab"], meta["seq_len"], meta["languages"]) == ("tokens", 100, ["java"])
     result = invoke("data", "lm", "--source", FIXTURES / "java", "--out", tmp_path / "d")
-    assert result.stdout.startswith("wrote ") and "windows of 256 characters from 6 files" in result.stdout  # java17 too
+    assert (
+        result.stdout.startswith("wrote ") and "windows of 256 characters from 6 files" in result.stdout
+    )  # java17 too
 
 
 def test_a_token_model_reads_its_languages_only(invoke, tmp_path):
     """--vocab tokens: the frontends' Python and Java tokens; a file in
     another language is refused at its location, the others predicted."""
     lm.build(FIXTURES, tmp_path / "d", vocab="tokens", seq_len=64)
-    result = invoke("train", "--task", "lm", "--data", tmp_path / "d", "--arch", "lexinvariant", "--epochs", "1",
-                    "--batch-size", "32", "--threads", "1", "--out", tmp_path / "m.pt")
+    result = invoke(
+        "train",
+        "--task",
+        "lm",
+        "--data",
+        tmp_path / "d",
+        "--arch",
+        "lexinvariant",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "32",
+        "--threads",
+        "1",
+        "--out",
+        tmp_path / "m.pt",
+    )
     assert result.exit_code == 0, result.output
     model = load_model(tmp_path / "m.pt")
     assert model.languages == ("java", "python") and model.config.random_tokens == "all"
@@ -109,8 +166,10 @@ def test_a_token_model_reads_its_languages_only(invoke, tmp_path):
     assert where == f"{FIXTURES / 'lm' / 'gcd.py'}:1" and len(positions.split()) == 52
     assert float(loss) == pytest.approx(np.mean([float(x) for x in positions.split()]), abs=1e-3)
     line = _error(invoke("predict", "--model", tmp_path / "m.pt", FIXTURES / "x86" / "figure1a.s"))
-    assert line == (f"{FIXTURES / 'x86' / 'figure1a.s'}:1:1: error: the program is in x86 assembly; this lm model "
-                    "was trained on Java or Python only")
+    assert line == (
+        f"{FIXTURES / 'x86' / 'figure1a.s'}:1:1: error: the program is in x86 assembly; this lm model "
+        "was trained on Java or Python only"
+    )
 
 
 def _error(result, status: int = 1) -> str:
@@ -121,23 +180,45 @@ def _error(result, status: int = 1) -> str:
 
 
 def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
-    line = _error(invoke("train", "--task", "lm", "--data", tmp_path / "nowhere", "--arch", "vanilla",
-                         "--out", tmp_path / "m.pt"))
+    line = _error(
+        invoke("train", "--task", "lm", "--data", tmp_path / "nowhere", "--arch", "vanilla", "--out", tmp_path / "m.pt")
+    )
     assert line.startswith(f"{tmp_path / 'nowhere' / 'meta.json'}: error: no lm dataset here")
-    line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "vanilla", "--lexinvariant-p", "0.2",
-                         "--out", tmp_path / "m.pt"))
+    line = _error(
+        invoke(
+            "train",
+            "--task",
+            "lm",
+            "--data",
+            data,
+            "--arch",
+            "vanilla",
+            "--lexinvariant-p",
+            "0.2",
+            "--out",
+            tmp_path / "m.pt",
+        )
+    )
     assert "error: lexinvariant_p and random_tokens apply to embedding='lexinvariant', not 'learned'" in line
     line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "renamer", "--out", tmp_path / "m.pt"))
     assert "a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not 'view'" in line
-    line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "vanilla", "--max-len", "32",
-                         "--out", tmp_path / "m.pt"))
+    line = _error(
+        invoke(
+            "train", "--task", "lm", "--data", data, "--arch", "vanilla", "--max-len", "32", "--out", tmp_path / "m.pt"
+        )
+    )
     assert "no program of at most 32 tokens" in line
     path = trained["learned"][0]
-    line = _error(invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--curve",
-                         tmp_path / "c.json"), status=2)
+    line = _error(
+        invoke("predict", "--model", path, FIXTURES / "python" / "arith.py", "--curve", tmp_path / "c.json"), status=2
+    )
     assert line.startswith("--window: error: no sequence has 100 predicted positions (the longest has 63)")
-    line = _error(invoke("predict", "--model", FIXTURES / "models" / "renamer.pt", FIXTURES / "x86" / "figure1a.s",
-                         "--per-position"), status=2)
+    line = _error(
+        invoke(
+            "predict", "--model", FIXTURES / "models" / "renamer.pt", FIXTURES / "x86" / "figure1a.s", "--per-position"
+        ),
+        status=2,
+    )
     assert line == "--per-position: error: --per-position and --curve are for a language model (lm), not a bhive model"
     line = _error(invoke("predict", "--model", path, tmp_path / "missing.py"))
     assert line == f"{tmp_path / 'missing.py'}: error: no such file"
@@ -148,15 +229,31 @@ def test_checkpoints_round_trip_through_the_audit(invoke, data, trained):
     prediction is its loss, as invar predict gives it, and the lexical
     permutations of a character window are its renamings."""
     path = trained["lexinvariant"][0]
-    result = invoke("audit", "--model", path, "--dataset", data, "--split", "valid", "--limit", "5",
-                    "--variants", "3", "--transform", "renamings", "--format", "jsonl")
+    result = invoke(
+        "audit",
+        "--model",
+        path,
+        "--dataset",
+        data,
+        "--split",
+        "valid",
+        "--limit",
+        "5",
+        "--variants",
+        "3",
+        "--transform",
+        "renamings",
+        "--format",
+        "jsonl",
+    )
     assert result.exit_code in (0, 1), result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     examples = [r for r in rows if r["type"] == "example"]
     assert len(examples) == 5 and all(r["variants"] == 3 and r["exact"] for r in examples)
     predicted = json.loads(invoke("predict", "--model", path, data / "valid.csv", "--format", "json").stdout)
     assert [r["prediction"] for r in examples] == pytest.approx(
-        [r["prediction"] for r in predicted["predictions"][:5]], abs=1e-5)
+        [r["prediction"] for r in predicted["predictions"][:5]], abs=1e-5
+    )
     window = lm.parse(lm.read_split(data, "valid")[0].source)
     assert int(examples[0]["space"]) == math.factorial(len(window.referents))
 

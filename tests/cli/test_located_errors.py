@@ -11,18 +11,21 @@ from invar.errors import DataError, InvarError, UsageError
 from tests.conftest import FIXTURES
 
 
-@pytest.mark.parametrize("err, shown", [
-    (InvarError("bad operand", path="a.s", line=3, col=7), "a.s:3:7: error: bad operand"),
-    (InvarError("unknown variable", path="p.py", line=12), "p.py:12: error: unknown variable"),
-    (InvarError("no such file", path="nope.s"), "nope.s: error: no such file"),
-    (UsageError("no measure 'nonsense'", path="--fail-over"), "--fail-over: error: no measure 'nonsense'"),
-    (DataError("not a CSV row", path="t.csv", line=1, col=1), "t.csv:1:1: error: not a CSV row"),
-    (InvarError("bad token", line=2, col=5), "<input>:2:5: error: bad token"),
-    (InvarError("bad line", line=4), "<input>:4: error: bad line"),
-    (InvarError("no examples"), "invar: error: no examples"),
-    # a column without a line locates nothing more than the file
-    (InvarError("odd", path="f.s", col=9), "f.s: error: odd"),
-])
+@pytest.mark.parametrize(
+    "err, shown",
+    [
+        (InvarError("bad operand", path="a.s", line=3, col=7), "a.s:3:7: error: bad operand"),
+        (InvarError("unknown variable", path="p.py", line=12), "p.py:12: error: unknown variable"),
+        (InvarError("no such file", path="nope.s"), "nope.s: error: no such file"),
+        (UsageError("no measure 'nonsense'", path="--fail-over"), "--fail-over: error: no measure 'nonsense'"),
+        (DataError("not a CSV row", path="t.csv", line=1, col=1), "t.csv:1:1: error: not a CSV row"),
+        (InvarError("bad token", line=2, col=5), "<input>:2:5: error: bad token"),
+        (InvarError("bad line", line=4), "<input>:4: error: bad line"),
+        (InvarError("no examples"), "invar: error: no examples"),
+        # a column without a line locates nothing more than the file
+        (InvarError("odd", path="f.s", col=9), "f.s: error: odd"),
+    ],
+)
 def test_an_error_shows_the_place_it_knows(err, shown):
     assert str(err) == shown
 
@@ -33,15 +36,21 @@ def test_relocating_an_error_shows_its_new_place():
     assert str(err.at(5, 2)) == "a.s:5:2: error: bad operand"
 
 
-@pytest.mark.parametrize("argv, status, shown", [
-    (["parse", "{tmp}/nope.s"], 1, "{tmp}/nope.s: error: no such file"),
-    (["parse", "{tmp}"], 1, "{tmp}: error: is a directory, not a file"),
-    (["data", "names", "--source", "{tmp}/nowhere", "--out", "{tmp}/out"], 1,
-     "{tmp}/nowhere: error: no such source directory"),
-    (["predict", "--model", "{tmp}/model.pt", "{fixtures}/x86/figure1a.s"], 1, "{tmp}/model.pt: error: "),
-    # a located line still carries its line and column
-    (["parse", "{fixtures}/x86/figure1a.s", "--lang", "python"], 1, "{fixtures}/x86/figure1a.s:1:"),
-])
+@pytest.mark.parametrize(
+    "argv, status, shown",
+    [
+        (["parse", "{tmp}/nope.s"], 1, "{tmp}/nope.s: error: no such file"),
+        (["parse", "{tmp}"], 1, "{tmp}: error: is a directory, not a file"),
+        (
+            ["data", "names", "--source", "{tmp}/nowhere", "--out", "{tmp}/out"],
+            1,
+            "{tmp}/nowhere: error: no such source directory",
+        ),
+        (["predict", "--model", "{tmp}/model.pt", "{fixtures}/x86/figure1a.s"], 1, "{tmp}/model.pt: error: "),
+        # a located line still carries its line and column
+        (["parse", "{fixtures}/x86/figure1a.s", "--lang", "python"], 1, "{fixtures}/x86/figure1a.s:1:"),
+    ],
+)
 def test_commands_print_no_line_and_column_where_there_is_none(invoke, tmp_path, argv, status, shown):
     result = invoke(*[a.format(tmp=tmp_path, fixtures=FIXTURES) for a in argv])
     assert result.exit_code == status, result.output
@@ -52,12 +61,15 @@ def test_commands_print_no_line_and_column_where_there_is_none(invoke, tmp_path,
     assert rest == [] or (len(rest) == 2 and rest[1].strip() == "^" and line.split(":")[2].isdigit())
 
 
-@pytest.mark.parametrize("source_line, col, shown", [
-    ("abc!def", 4, ["  abc!def", "     ^"]),
-    ("abc", 0, []),  # no column: no caret
-    (None, 3, []),  # no source line: no caret
-    ("ab", 9, []),  # a column past the line is not drawn
-])
+@pytest.mark.parametrize(
+    "source_line, col, shown",
+    [
+        ("abc!def", 4, ["  abc!def", "     ^"]),
+        ("abc", 0, []),  # no column: no caret
+        (None, 3, []),  # no source line: no caret
+        ("ab", 9, []),  # a column past the line is not drawn
+    ],
+)
 def test_a_caret_follows_the_located_line_where_the_column_and_line_are_known(source_line, col, shown):
     from invar.cli.console import caret_lines
     from invar.errors import ParseError
@@ -73,8 +85,9 @@ def test_a_bad_symbol_in_a_copy_dataset_is_shown_with_a_caret(invoke, tmp_path):
     lines = (data / "train.txt").read_text().splitlines()
     lines[0] = lines[0][:3] + "#" + lines[0][4:]
     (data / "train.txt").write_text("\n".join(lines) + "\n")
-    result = invoke("train", "--task", "copy", "--data", data, "--arch", "dualpart", "--epochs", "1",
-                    "--out", tmp_path / "m.pt")
+    result = invoke(
+        "train", "--task", "copy", "--data", data, "--arch", "dualpart", "--epochs", "1", "--out", tmp_path / "m.pt"
+    )
     assert result.exit_code == 1
     first, source, caret = result.stderr.splitlines()[:3]  # no blank line first: no bar off a terminal
     assert first.startswith(f"{data / 'train.txt'}:1:4: error: ")

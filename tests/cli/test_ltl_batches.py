@@ -92,7 +92,11 @@ def test_jsonl_batch(invoke, tmp_path) -> None:
     assert result.exit_code == 1
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(r["unit"], r["holds"]) for r in records] == [
-        ("line 1", True), ("line 2", None), ("line 3", None), ("line 4", False), ("line 5", None),
+        ("line 1", True),
+        ("line 2", None),
+        ("line 3", None),
+        ("line 4", False),
+        ("line 5", None),
     ]
     errors = messages(result.stderr)
     assert errors[0].startswith(f"{path}:2:1: error: formula: unbalanced parenthesis")
@@ -190,8 +194,9 @@ def test_data_ltl_refuses_impossible_settings(invoke, tmp_path, args, message) -
 
 
 def test_data_ltl_binary_operators_alone_build_odd_sizes(invoke) -> None:
-    result = invoke("data", "ltl", "--num", "3", "--ops", "&,U", "--min-size", "7", "--max-size", "7",
-                    "--jobs", "1", "--out", "-")
+    result = invoke(
+        "data", "ltl", "--num", "3", "--ops", "&,U", "--min-size", "7", "--max-size", "7", "--jobs", "1", "--out", "-"
+    )
     assert result.exit_code == 0
     for formula, trace in zip(*[iter(result.stdout.splitlines())] * 2):
         assert parse_formula(formula).size == 7 and check(parse_formula(formula), parse_trace(trace)).holds
@@ -199,8 +204,22 @@ def test_data_ltl_binary_operators_alone_build_odd_sizes(invoke) -> None:
 
 def test_data_ltl_fails_when_records_are_given_up(invoke, tmp_path) -> None:
     out = tmp_path / "d.txt"
-    result = invoke("data", "ltl", "--num", "2", "--max-states", "1", "--min-size", "30", "--max-size", "30",
-                    "--jobs", "1", "--out", out)
+    result = invoke(
+        "data",
+        "ltl",
+        "--num",
+        "2",
+        "--max-states",
+        "1",
+        "--min-size",
+        "30",
+        "--max-size",
+        "30",
+        "--jobs",
+        "1",
+        "--out",
+        out,
+    )
     assert result.exit_code == 1
     assert "wrote 0 formulas" in result.stdout
     assert result.stderr.strip().startswith(f"{out}: error: 2 of 2 records given up")
@@ -214,8 +233,9 @@ def test_data_ltl_output_is_locked(invoke, tmp_path) -> None:
     meta = tmp_path / "d.txt.meta.json"
     args = ["data", "ltl", "--max-size", "20", "--seed", "4", "--jobs", "1", "--out", str(out)]
     with open(tmp_path / "stderr", "wb") as err, sigint_delivered():
-        first = subprocess.Popen([sys.executable, "-m", "invar", *args, "--num", "1000000"],
-                                 stdout=subprocess.DEVNULL, stderr=err)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "invar", *args, "--num", "1000000"], stdout=subprocess.DEVNULL, stderr=err
+        )
     try:
         deadline = time.monotonic() + 180  # a loaded machine can be slow to start Python
         while not meta.exists():  # written once the first run holds the lock

@@ -88,13 +88,19 @@ def test_renamings_and_parse_on_ltl(invoke, tmp_path) -> None:
     five.write_text("G(a -> F b) & (c U d) & X e\n")
     assert invoke("renamings", five, "--aps", "a,b,c,d,e,f,g,h,i,j", "--count").stdout.strip() == "30240"
     sampled = invoke("renamings", path, "--aps", "a,b,c,d", "--sample", "3", "--seed", "1")
-    assert sampled.exit_code == 0 and sampled.stdout == invoke("renamings", path, "--aps", "a,b,c,d", "--sample", "3", "--seed", "1").stdout
+    assert (
+        sampled.exit_code == 0
+        and sampled.stdout == invoke("renamings", path, "--aps", "a,b,c,d", "--sample", "3", "--seed", "1").stdout
+    )
     missing = invoke("renamings", path, "--aps", "a,c")
     assert missing.exit_code == 1 and ":1:4: error: AP 'b' is not in the pool" in missing.stderr
     parsed = invoke("parse", path, "--format", "json")
     tokens = json.loads(parsed.stdout)["units"][0]["tokens"]
     assert [(t["text"], t["view"], t["referent"]) for t in tokens if t["kind"] == "ap"] == [
-        ("a", "ap", "a"), ("b", "ap", "b"), ("a", "ap", "a"), ("b", "ap", "b"),
+        ("a", "ap", "a"),
+        ("b", "ap", "b"),
+        ("a", "ap", "a"),
+        ("b", "ap", "b"),
     ]
 
 
@@ -118,8 +124,24 @@ def test_data_ltl(invoke, tmp_path) -> None:
 
 @pytest.mark.parametrize("k,aps,max_size", [(2, 2, 8), (3, 6, 12), (6, 10, 15)])
 def test_data_ltl_distinct_aps(invoke, k, aps, max_size) -> None:
-    args = ("data", "ltl", "--num", "12", "--aps", str(aps), "--distinct-aps", str(k), "--max-size", str(max_size),
-            "--seed", "4", "-j", "1", "--out", "-")
+    args = (
+        "data",
+        "ltl",
+        "--num",
+        "12",
+        "--aps",
+        str(aps),
+        "--distinct-aps",
+        str(k),
+        "--max-size",
+        str(max_size),
+        "--seed",
+        "4",
+        "-j",
+        "1",
+        "--out",
+        "-",
+    )
     result = invoke(*args)
     assert result.exit_code == 0, result.stderr
     pairs = list(read_dataset(result.stdout))
@@ -131,12 +153,18 @@ def test_data_ltl_distinct_aps(invoke, k, aps, max_size) -> None:
     assert invoke(*args).stdout == result.stdout
 
 
-@pytest.mark.parametrize("args,message", [
-    (("--aps", "3", "--distinct-aps", "4"), "invar: error: --distinct-aps must be between 1 and --aps (3), not 4"),
-    (("--distinct-aps", "4", "--max-size", "6"), "invar: error: --max-size must be at least 7 for --distinct-aps 4"),
-    (("--distinct-aps", "4", "--min-size", "2"), "invar: error: --min-size (or leave it out) must be at least 7"),
-    (("--distinct-aps", "2", "--ops", "!,G"), "invar: error: --distinct-aps 2 needs a binary operator"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("--aps", "3", "--distinct-aps", "4"), "invar: error: --distinct-aps must be between 1 and --aps (3), not 4"),
+        (
+            ("--distinct-aps", "4", "--max-size", "6"),
+            "invar: error: --max-size must be at least 7 for --distinct-aps 4",
+        ),
+        (("--distinct-aps", "4", "--min-size", "2"), "invar: error: --min-size (or leave it out) must be at least 7"),
+        (("--distinct-aps", "2", "--ops", "!,G"), "invar: error: --distinct-aps 2 needs a binary operator"),
+    ],
+)
 def test_data_ltl_distinct_aps_refused(invoke, tmp_path, args, message) -> None:
     result = invoke("data", "ltl", "--num", "3", *args, "--out", tmp_path / "x.txt")
     assert result.exit_code == 2

@@ -38,8 +38,21 @@ def world(tmp_path_factory):
     for d in ("a", "b", "c"):  # three directories so that every split gets files
         shutil.copytree(FIXTURES / "python", src / d)
     _data("names", "--source", str(src), "--out", str(root / "names"))
-    _data("copy", "--out", str(root / "copy"), "--train", "60", "--valid", "20", "--test", "10",
-          "--test-symbols", "4", "--max-length", "6")
+    _data(
+        "copy",
+        "--out",
+        str(root / "copy"),
+        "--train",
+        "60",
+        "--valid",
+        "20",
+        "--test",
+        "10",
+        "--test-symbols",
+        "4",
+        "--max-length",
+        "6",
+    )
     _data("ltl", "--num", "6", "--aps", "2", "--max-size", "4", "--jobs", "1", "--out", str(root / "pairs.txt"))
     ltl_dir = root / "ltl"
     ltl_dir.mkdir()
@@ -47,14 +60,20 @@ def world(tmp_path_factory):
     for split, (lo, hi) in {"train": (0, 160), "valid": (160, 200), "test": (200, 220)}.items():
         (ltl_dir / f"{split}.txt").write_text("".join(lines[lo:hi]))
     models = {"bhive": BHIVE_MODEL}
-    for task, data, arch in (("names", root / "names", "renamer"), ("copy", root / "copy", "dualpart"),
-                             ("ltl", ltl_dir, "dualpart")):
+    for task, data, arch in (
+        ("names", root / "names", "renamer"),
+        ("copy", root / "copy", "dualpart"),
+        ("ltl", ltl_dir, "dualpart"),
+    ):
         models[task] = root / f"{task}.pt"
         train(task=task, data=data, arch=arch, out=models[task], **QUICK)
-    datasets = {"bhive": FIXTURES / "blocks", "names": root / "names", "copy": root / "copy",
-                "ltl": root / "pairs.txt"}
-    splits = {"bhive": FIXTURES / "blocks" / "test.csv", "names": root / "names" / "train.csv",
-              "copy": root / "copy" / "test.txt", "ltl": root / "pairs.txt"}
+    datasets = {"bhive": FIXTURES / "blocks", "names": root / "names", "copy": root / "copy", "ltl": root / "pairs.txt"}
+    splits = {
+        "bhive": FIXTURES / "blocks" / "test.csv",
+        "names": root / "names" / "train.csv",
+        "copy": root / "copy" / "test.txt",
+        "ltl": root / "pairs.txt",
+    }
     return {"root": root, "models": models, "datasets": datasets, "splits": splits}
 
 
@@ -75,14 +94,18 @@ ARTICLE = {"bhive": "a", "names": "a", "copy": "a", "ltl": "an"}
 @pytest.mark.parametrize("model, dataset", PAIRS)
 def test_a_dataset_of_another_task_is_refused_with_one_message(invoke, world, model, dataset):
     for target in (world["datasets"][dataset], world["splits"][dataset]):
-        for command in (("audit", "--model", world["models"][model], "--dataset", target, "--variants", "2"),
-                        ("predict", "--model", world["models"][model], target)):
+        for command in (
+            ("audit", "--model", world["models"][model], "--dataset", target, "--variants", "2"),
+            ("predict", "--model", world["models"][model], target),
+        ):
             result = invoke(*command)
             assert result.exit_code == 1, (command, result.output)
             lines = result.stderr.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith(f"{target}:"), result.stderr
-            assert (f"error: {ARTICLE[dataset]} {dataset} dataset" in lines[0]
-                    and f"not {ARTICLE[model]} {model} one" in lines[0]), lines[0]
+            assert (
+                f"error: {ARTICLE[dataset]} {dataset} dataset" in lines[0]
+                and f"not {ARTICLE[model]} {model} one" in lines[0]
+            ), lines[0]
             assert result.stdout == ""
 
 
@@ -98,8 +121,13 @@ def _programs(root):
     hexfile.write_text("4801c3\n4829d8\n")
     ltl = root / "prog.ltl"
     ltl.write_text("a U b\n{b}\n\nF a\n{a}\n")
-    return {"python": (py, "Python", [1, 6]), "java": (java, "Java", [2]), "x86": (asm, "x86 assembly", [1]),
-            "hex": (hexfile, "x86 assembly", [1, 2]), "ltl": (ltl, "LTL", [1, 4])}
+    return {
+        "python": (py, "Python", [1, 6]),
+        "java": (java, "Java", [2]),
+        "x86": (asm, "x86 assembly", [1]),
+        "hex": (hexfile, "x86 assembly", [1, 2]),
+        "ltl": (ltl, "LTL", [1, 4]),
+    }
 
 
 TRAINED = {"bhive": ("x86", "hex"), "names": ("python",), "copy": (), "ltl": ("ltl",)}
@@ -116,8 +144,10 @@ def test_predict_refuses_each_program_in_another_language_at_its_line(invoke, wo
             continue
         assert result.exit_code == 1, (lang, result.output)
         assert result.stdout == ""
-        expected = [f"{path}:{line}:1: error: the program is in {shown}; this {model} model was trained on "
-                    f"{SHOWN[model]} only" for line in lines]
+        expected = [
+            f"{path}:{line}:1: error: the program is in {shown}; this {model} model was trained on {SHOWN[model]} only"
+            for line in lines
+        ]
         assert result.stderr.splitlines() == expected, result.stderr
 
 
@@ -128,8 +158,9 @@ def test_the_audit_reports_programs_in_other_languages_and_audits_the_rest(invok
     for lang in ("python", "x86", "hex"):
         shutil.copy(programs[lang][0], mixed)
     for model, good, bad in (("names", 2, ("prog.hex", "prog.s")), ("bhive", 3, ("prog.py",))):
-        result = invoke("audit", "--model", world["models"][model], "--dataset", mixed, "--variants", "2",
-                        "--format", "json")
+        result = invoke(
+            "audit", "--model", world["models"][model], "--dataset", mixed, "--variants", "2", "--format", "json"
+        )
         assert result.exit_code == 0, result.output
         report = json.loads(result.stdout)
         failed = [f for f in report["failed"] if "was trained on" in f["error"]]
@@ -144,19 +175,37 @@ def test_the_audit_reports_programs_in_other_languages_and_audits_the_rest(invok
     shutil.copy(programs["ltl"][0], only)
     result = invoke("audit", "--model", world["models"]["names"], "--dataset", only, "--variants", "2")
     assert result.exit_code == 1
-    assert result.stderr.strip() == (f"{only}: error: no program in a language the model was trained on "
-                                     "(Python): 1 Java program, 2 LTL programs")
+    assert result.stderr.strip() == (
+        f"{only}: error: no program in a language the model was trained on (Python): 1 Java program, 2 LTL programs"
+    )
 
 
 def test_a_dataset_of_the_model_s_own_task_is_read_as_its_split(invoke, world):
     """A split file of the model's own task is read as that split, not as
     programs of its extension (a names CSV is not BHive hex rows)."""
     split = world["splits"]["names"]
-    for command in (("predict", "--model", world["models"]["names"], split, "--format", "jsonl"),
-                    ("audit", "--model", world["models"]["names"], "--dataset", split, "--variants", "2",
-                     "--limit", "5", "--format", "json")):
+    for command in (
+        ("predict", "--model", world["models"]["names"], split, "--format", "jsonl"),
+        (
+            "audit",
+            "--model",
+            world["models"]["names"],
+            "--dataset",
+            split,
+            "--variants",
+            "2",
+            "--limit",
+            "5",
+            "--format",
+            "json",
+        ),
+    ):
         result = invoke(*command)
         assert "hex" not in result.stderr, result.stderr
-    records = [json.loads(line) for line in invoke("predict", "--model", world["models"]["names"], split,
-                                                   "--format", "jsonl").stdout.splitlines()]
+    records = [
+        json.loads(line)
+        for line in invoke(
+            "predict", "--model", world["models"]["names"], split, "--format", "jsonl"
+        ).stdout.splitlines()
+    ]
     assert records and all(isinstance(r["prediction"], list) for r in records)

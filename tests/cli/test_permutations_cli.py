@@ -43,7 +43,9 @@ def _unit(name: str, rows: list[tuple[int, str]]) -> Program:
         lines.append(Line(text, reads=reads, writes=writes, source_line=lineno))
         for m in re.finditer(r"[A-Za-z_]\w*|\S+", text):
             word = m.group()
-            tokens.append(Token(word, "name", "local", word if word.isidentifier() and word != "return" else None, i, m.start()))
+            tokens.append(
+                Token(word, "name", "local", word if word.isidentifier() and word != "return" else None, i, m.start())
+            )
     return Program("toy", tuple(lines), tuple(tokens), deps=tuple(sorted(set(deps))), name=name)
 
 
@@ -96,7 +98,9 @@ def test_enumeration_prints_source_in_documented_order_and_never_the_bad_swap(to
     text = invoke("permutations", toy, "--function", "earnings", "--limit", "2")
     assert text.exit_code == 0
     assert text.stdout.count("# earnings: order") == 2
-    assert "# earnings: order 1: 0 2 1 3 4\nincome = rent + salary\nincome = income * 12\nbonus = lottery\n" in text.stdout
+    assert (
+        "# earnings: order 1: 0 2 1 3 4\nincome = rent + salary\nincome = income * 12\nbonus = lottery\n" in text.stdout
+    )
 
 
 def test_function_selects_by_last_part_of_a_qualified_name(toy, invoke):
@@ -125,8 +129,11 @@ def test_too_wide_reports_bounds_not_a_number(toy, tmp_path, invoke):
     # a fence (b_i after a_i and a_{i+1}): neither series nor parallel, so
     # its down-set table is needed, and it has more than 100 down-sets
     wide = tmp_path / "wide.toy"
-    wide.write_text("unit wide\n" + "".join(f"a{i} = {i}\n" for i in range(7))
-                    + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6)))
+    wide.write_text(
+        "unit wide\n"
+        + "".join(f"a{i} = {i}\n" for i in range(7))
+        + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6))
+    )
     result = invoke("permutations", str(wide), "--count", "--max-states", "100", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     (record,) = jsonl(result.stdout)
@@ -169,9 +176,7 @@ def test_x86_hex_counts_match_brute_force(tmp_path, invoke):
     units = frontends.parse_units(path.read_text(), "hex")
     for unit, record in zip(units, jsonl(result.stdout)):
         n = len(unit.lines)
-        brute = sum(
-            all(o.index(i) < o.index(j) for i, j in unit.deps) for o in itertools.permutations(range(n))
-        )
+        brute = sum(all(o.index(i) < o.index(j) for i, j in unit.deps) for o in itertools.permutations(range(n)))
         assert record["count"] == brute
     listed = invoke("permutations", str(path), "--function", "line1", "--limit", "1")
     assert listed.stdout.splitlines()[1] == "pushq %rbx"
@@ -232,8 +237,11 @@ def test_python_sample_and_dlg(python_file, invoke):
 
 def test_chain_steps_trade_the_certificate_for_speed(toy, tmp_path, invoke):
     wide = tmp_path / "wide.toy"
-    wide.write_text("unit wide\n" + "".join(f"a{i} = {i}\n" for i in range(7))
-                    + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6)))
+    wide.write_text(
+        "unit wide\n"
+        + "".join(f"a{i} = {i}\n" for i in range(7))
+        + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6))
+    )
     args = ("permutations", str(wide), "--sample", "3", "--max-states", "100", "--format", "jsonl", "--seed", "2")
     certified = invoke(*args)
     assert certified.exit_code == 0 and "steps per draw" in certified.stderr and "not certified" not in certified.stderr

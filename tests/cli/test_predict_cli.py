@@ -14,8 +14,9 @@ MODEL = str(FIXTURES / "models" / "renamer.pt")
 
 def test_every_csv_row_is_predicted_or_reported_at_its_row(invoke):
     path = FIXTURES / "x86" / "blocks.csv"
-    rows = [i for i, line in enumerate(path.read_text().splitlines(), start=1)
-            if line.strip() and not line.startswith("#")]
+    rows = [
+        i for i, line in enumerate(path.read_text().splitlines(), start=1) if line.strip() and not line.startswith("#")
+    ]
     result = invoke("predict", "--model", MODEL, str(path), "--format", "jsonl")
     assert result.exit_code == 1  # one row is not hex
     records = [json.loads(line) for line in result.stdout.splitlines()]
@@ -48,8 +49,16 @@ def names_model(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("names-predict")
     names.build(FIXTURES / "python", root / "data")
-    invar.train(task="names", data=root / "data", arch="vanilla", epochs=1, batch_size=16, limit=32, threads=1,
-                out=root / "names.pt")
+    invar.train(
+        task="names",
+        data=root / "data",
+        arch="vanilla",
+        epochs=1,
+        batch_size=16,
+        limit=32,
+        threads=1,
+        out=root / "names.pt",
+    )
     return root / "names.pt"
 
 
@@ -58,8 +67,10 @@ def test_a_names_prediction_is_words_in_text_and_a_list_in_json(invoke, names_mo
     text = invoke("predict", "--model", names_model, source)
     assert text.exit_code == 0, text.output
     rows = [line.split("\t") for line in text.stdout.splitlines()]
-    records = [json.loads(line) for line in invoke("predict", "--model", names_model, source, "--format",
-                                                   "jsonl").stdout.splitlines()]
+    records = [
+        json.loads(line)
+        for line in invoke("predict", "--model", names_model, source, "--format", "jsonl").stdout.splitlines()
+    ]
     assert len(rows) == len(records) > 0
     for (location, shown), record in zip(rows, records):
         assert isinstance(record["prediction"], list) and record["prediction"]
@@ -69,8 +80,16 @@ def test_a_names_prediction_is_words_in_text_and_a_list_in_json(invoke, names_mo
 
 
 def test_an_audit_of_a_names_model_shows_its_answers_as_words(invoke, names_model):
-    args = ("audit", "--model", names_model, "--dataset", FIXTURES / "python" / "arith.py", "--variants", "4",
-            "--quiet")
+    args = (
+        "audit",
+        "--model",
+        names_model,
+        "--dataset",
+        FIXTURES / "python" / "arith.py",
+        "--variants",
+        "4",
+        "--quiet",
+    )
     result = invoke(*args)
     assert result.exit_code == 0, result.output
     assert "('" not in result.stdout and "',)" not in result.stdout

@@ -134,8 +134,15 @@ def _run(launcher: Path, argv: list[str], source: Path, tmp: Path, sig: str, mod
     env = {**os.environ, "T_SIGNAL": sig, "T_MODE": mode, "T_AT": at, "T_MARK": str(out / "mark")}
     argv = [a.format(out=out, source=source) for a in argv]
     with sigint_delivered():
-        proc = subprocess.run([sys.executable, str(launcher), *argv], env=env, cwd=out, capture_output=True,
-                              text=True, timeout=300, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, str(launcher), *argv],
+            env=env,
+            cwd=out,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
     return Outcome(proc, out / "mark", out)
 
 
@@ -179,8 +186,9 @@ def test_a_signal_at_any_point_of_a_run_ends_it_with_one_line(launcher, source, 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("at", ["os.fork", "open /names/.meta.json."], ids=["workers-forked", "meta-written"])
-def test_a_signal_while_names_reads_in_workers_or_writes_ends_it_with_one_line(launcher, source, tmp_path, sig,
-                                                                                at) -> None:
+def test_a_signal_while_names_reads_in_workers_or_writes_ends_it_with_one_line(
+    launcher, source, tmp_path, sig, at
+) -> None:
     outcome = _run(launcher, NAMES, source, tmp_path, sig, "named", at)
     _ended_by(outcome, sig)
     assert outcome.stderr == "interrupted\n" and not (outcome.out / "names" / "meta.json").exists()
@@ -205,14 +213,24 @@ LATE_IMPORTS = ("numpy", "invar.cli.audit", "invar.cli.data")
 
 
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("modules", [
-    pytest.param(EARLY_IMPORTS, id="early", marks=pytest.mark.skipif(
-        not _package_takes_signals_first(), reason="invar/__init__.py does not yet import invar.interrupts first "
-        "('from . import interrupts  # noqa: F401' above its other imports): issue 35, item 13")),
-    pytest.param(LATE_IMPORTS, id="late"),
-])
-def test_a_signal_while_the_command_line_imports_ends_it_with_one_line(launcher, source, tmp_path, sig,
-                                                                        modules) -> None:
+@pytest.mark.parametrize(
+    "modules",
+    [
+        pytest.param(
+            EARLY_IMPORTS,
+            id="early",
+            marks=pytest.mark.skipif(
+                not _package_takes_signals_first(),
+                reason="invar/__init__.py does not yet import invar.interrupts first "
+                "('from . import interrupts  # noqa: F401' above its other imports): issue 35, item 13",
+            ),
+        ),
+        pytest.param(LATE_IMPORTS, id="late"),
+    ],
+)
+def test_a_signal_while_the_command_line_imports_ends_it_with_one_line(
+    launcher, source, tmp_path, sig, modules
+) -> None:
     for module in modules:
         outcome = _run(launcher, LTL, source, tmp_path, sig, "import", module)
         assert outcome.fired == [module], (module, outcome.stderr[-3000:])
@@ -220,17 +238,21 @@ def test_a_signal_while_the_command_line_imports_ends_it_with_one_line(launcher,
         assert outcome.stderr == "interrupted\n" and outcome.stdout == "", (module, outcome.stderr[-3000:])
 
 
-@pytest.mark.parametrize("mode, said", [
-    # raised inside a weakref callback, the signal's exception would be printed as ignored, and lost
-    ("callback", "interrupted\n"),
-    # a second signal while the first is acted on (exit functions run) changes nothing
-    ("twice", "interrupted\n"),
-    # after the command's work: it is whole, but the process was told to stop
-    ("at-exit", ""),
-])
+@pytest.mark.parametrize(
+    "mode, said",
+    [
+        # raised inside a weakref callback, the signal's exception would be printed as ignored, and lost
+        ("callback", "interrupted\n"),
+        # a second signal while the first is acted on (exit functions run) changes nothing
+        ("twice", "interrupted\n"),
+        # after the command's work: it is whole, but the process was told to stop
+        ("at-exit", ""),
+    ],
+)
 @pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-def test_a_signal_in_a_callback_or_while_leaving_is_neither_lost_nor_printed(launcher, source, tmp_path, sig, mode,
-                                                                              said) -> None:
+def test_a_signal_in_a_callback_or_while_leaving_is_neither_lost_nor_printed(
+    launcher, source, tmp_path, sig, mode, said
+) -> None:
     outcome = _run(launcher, LTL, source, tmp_path, sig, mode, "invar.frontends.ltl.generate:generate_file")
     _ended_by(outcome, sig)
     assert outcome.stderr == said

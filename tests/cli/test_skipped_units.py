@@ -26,8 +26,7 @@ def one_bad_function(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "command",
-    [["renamings", "--count"], ["permutations", "--count"], ["dlg"], ["canon"], ["parse"]],
+    "command", [["renamings", "--count"], ["permutations", "--count"], ["dlg"], ["canon"], ["parse"]]
 )
 def test_other_units_are_processed_and_the_bad_one_reported(invoke, one_bad_function, command):
     result = invoke(command[0], one_bad_function, *command[1:])

@@ -63,30 +63,53 @@ def _source(root: Path) -> Path:
     src = root / "src"
     src.mkdir()
     for k in range(9):
-        (src / f"ok{k}.py").write_text(f"def add_{k}(a, b):\n    c = a + b\n    if c < {k}:\n        return a\n"
-                                       f"    return c\n")
-    (src / "odd.py").write_text("def _(a, b):\n    c = a + b\n    if c < 0:\n        return a\n    return c\n\n\n"
-                                "def constant():\n    return 1\n\n\n"
-                                "def twice(x):\n    y = x * 2\n    if y > x:\n        return y\n    return x\n")
+        (src / f"ok{k}.py").write_text(
+            f"def add_{k}(a, b):\n    c = a + b\n    if c < {k}:\n        return a\n    return c\n"
+        )
+    (src / "odd.py").write_text(
+        "def _(a, b):\n    c = a + b\n    if c < 0:\n        return a\n    return c\n\n\n"
+        "def constant():\n    return 1\n\n\n"
+        "def twice(x):\n    y = x * 2\n    if y > x:\n        return y\n    return x\n"
+    )
     (src / "latin.py").write_bytes(b"def f(x):\n    return '\xe9'\n")
     (src / "broken.py").write_text("def (:\n")
     return src
 
 
-@pytest.mark.parametrize("command, options, summary, skipped", [
-    ("names", [], "skipped 2 of 12 files (16.7 %: 1 not UTF-8, 1 unparsable) and 1 of 12 functions (8.3 %: 1 "
-     "without a name)", {"files": {"unparsable": 1, "not UTF-8": 1}, "functions": {"without a name": 1}}),
-    ("bugs", [], "skipped 2 of 12 files (16.7 %: 1 not UTF-8, 1 unparsable) and 1 of 12 functions (8.3 %: 1 "
-     "without a bug that passes the checks)", {"files": {"unparsable": 1, "not UTF-8": 1},
-                                              "functions": {"without a bug that passes the checks": 1}}),
-    # characters: a file that does not parse is still text
-    ("lm", ["--vocab", "char"], "skipped 1 of 12 files (8.3 %: 1 not UTF-8)",
-     {"files": {"not UTF-8": 1}, "functions": {}, "windows": {}}),
-    # 22 tokens in each of the nine files of one function: windows of 21 and 1
-    ("lm", ["--vocab", "tokens", "--seq-len", "21"], "skipped 2 of 12 files (16.7 %: 1 not UTF-8, 1 unparsable) "
-     "and 9 of 21 windows (42.9 %: 9 of a single token)",
-     {"files": {"unparsable": 1, "not UTF-8": 1}, "functions": {}, "windows": {"of a single token": 9}}),
-], ids=IDS)
+@pytest.mark.parametrize(
+    "command, options, summary, skipped",
+    [
+        (
+            "names",
+            [],
+            "skipped 2 of 12 files (16.7 %: 1 not UTF-8, 1 unparsable) and 1 of 12 functions (8.3 %: 1 without a name)",
+            {"files": {"unparsable": 1, "not UTF-8": 1}, "functions": {"without a name": 1}},
+        ),
+        (
+            "bugs",
+            [],
+            "skipped 2 of 12 files (16.7 %: 1 not UTF-8, 1 unparsable) and 1 of 12 functions (8.3 %: 1 "
+            "without a bug that passes the checks)",
+            {"files": {"unparsable": 1, "not UTF-8": 1}, "functions": {"without a bug that passes the checks": 1}},
+        ),
+        # characters: a file that does not parse is still text
+        (
+            "lm",
+            ["--vocab", "char"],
+            "skipped 1 of 12 files (8.3 %: 1 not UTF-8)",
+            {"files": {"not UTF-8": 1}, "functions": {}, "windows": {}},
+        ),
+        # 22 tokens in each of the nine files of one function: windows of 21 and 1
+        (
+            "lm",
+            ["--vocab", "tokens", "--seq-len", "21"],
+            "skipped 2 of 12 files (16.7 %: 1 not UTF-8, 1 unparsable) "
+            "and 9 of 21 windows (42.9 %: 9 of a single token)",
+            {"files": {"unparsable": 1, "not UTF-8": 1}, "functions": {}, "windows": {"of a single token": 9}},
+        ),
+    ],
+    ids=IDS,
+)
 def test_the_summary_says_what_share_was_skipped_and_why(invoke, tmp_path, command, options, summary, skipped):
     out = tmp_path / "out"
     result = invoke("data", command, "--source", _source(tmp_path), "--out", out, "--jobs", "2", *options)
@@ -99,11 +122,17 @@ def test_the_summary_says_what_share_was_skipped_and_why(invoke, tmp_path, comma
     assert meta["unreadable_files"] == sum(skipped["files"].values()) and meta["files"] == 12 - meta["unreadable_files"]
 
 
-@pytest.mark.parametrize("argv", [
-    ["names"], ["bugs"], ["lm"],
-    ["ltl", "--num", "3", "--max-size", "5", "--jobs", "1"],
-    ["copy", "--train", "5", "--valid", "2", "--test", "2"],
-], ids=lambda a: a[0])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["names"],
+        ["bugs"],
+        ["lm"],
+        ["ltl", "--num", "3", "--max-size", "5", "--jobs", "1"],
+        ["copy", "--train", "5", "--valid", "2", "--test", "2"],
+    ],
+    ids=lambda a: a[0],
+)
 def test_a_progress_bar_on_a_terminal_and_nothing_elsewhere(invoke, monkeypatch, tmp_path, argv):
     few = tmp_path / "src"
     few.mkdir()
@@ -131,7 +160,9 @@ def test_a_file_as_source_is_named_as_a_file(invoke, tmp_path, command):
     source = FIXTURES / "python" / "arith.py"
     result = invoke("data", command, "--source", source, "--out", tmp_path / "out")
     assert result.exit_code == 1, result.output
-    assert result.stderr == (f"{source}: error: a file, not a directory: --source takes a directory of .py and "
-                             ".java files (searched recursively)\n")
+    assert result.stderr == (
+        f"{source}: error: a file, not a directory: --source takes a directory of .py and "
+        ".java files (searched recursively)\n"
+    )
     result = invoke("data", command, "--source", tmp_path / "nowhere", "--out", tmp_path / "out")
     assert result.stderr == f"{tmp_path / 'nowhere'}: error: no such source directory\n"

@@ -24,28 +24,72 @@ def dataset(tmp_path_factory):
 
 def test_train_writes_a_checkpoint_and_reports(invoke, dataset, tmp_path):
     out = tmp_path / "m.pt"
-    result = invoke("train", "--data", dataset, "--arch", "renamer", "--epochs", "2", "--batch-size", "8",
-                    "--threads", "1", "--out", out)
+    result = invoke(
+        "train",
+        "--data",
+        dataset,
+        "--arch",
+        "renamer",
+        "--epochs",
+        "2",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"wrote {out}: renamer tiny on bhive, 37 training programs, best validation MAPE ")
     assert "epoch 1/2: train loss" in result.stderr and "(best, saved)" in result.stderr
-    result = invoke("train", "--data", dataset, "--arch", "spe", "--epochs", "1", "--limit", "8", "--threads", "1",
-                    "--out", out, "--format", "json")
+    result = invoke(
+        "train",
+        "--data",
+        dataset,
+        "--arch",
+        "spe",
+        "--epochs",
+        "1",
+        "--limit",
+        "8",
+        "--threads",
+        "1",
+        "--out",
+        out,
+        "--format",
+        "json",
+    )
     summary = json.loads(result.stdout)
     assert (summary["schema"], summary["arch"], summary["train"], summary["valid"]) == (1, "spe", 8, 1)
 
 
 def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, dataset, tmp_path):
     out = tmp_path / "pinned.pt"
-    result = invoke("train", "--data", dataset, "--arch", "renamer", "--pinned-tokens", "token", "--epochs", "1",
-                    "--batch-size", "8", "--threads", "1", "--out", out)
+    result = invoke(
+        "train",
+        "--data",
+        dataset,
+        "--arch",
+        "renamer",
+        "--pinned-tokens",
+        "token",
+        "--epochs",
+        "1",
+        "--batch-size",
+        "8",
+        "--threads",
+        "1",
+        "--out",
+        out,
+    )
     assert result.exit_code == 0, result.output
     model = load_model(out)
     assert model.config.pinned_tokens == "token" and isinstance(model.network.encoder.embed, PinnedViewEmbedding)
     programs = [decode(ex.source) for ex in bhive.read_split(dataset, "train")]
     assert any(model.encode(p).pinned.any() for p in programs)  # the fixture has pinned registers to read
-    line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token",
-                         "--out", tmp_path / "v.pt"))
+    line = _error(
+        invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token", "--out", tmp_path / "v.pt")
+    )
     assert "error: pinned_tokens applies to embedding='view', not 'learned'" in line
 
 
@@ -63,8 +107,9 @@ def test_unknown_architecture(invoke, dataset, tmp_path):
 
 def test_missing_dataset(invoke, tmp_path):
     line = _error(invoke("train", "--data", tmp_path / "nowhere", "--arch", "renamer", "--out", tmp_path / "m.pt"))
-    assert line == (f"{tmp_path / 'nowhere'}: error: no such dataset directory (label blocks with: invar data bhive "
-                    "--out DIR)")
+    assert line == (
+        f"{tmp_path / 'nowhere'}: error: no such dataset directory (label blocks with: invar data bhive --out DIR)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -72,8 +117,10 @@ def test_missing_dataset(invoke, tmp_path):
     [
         ("hex,throughput\n", "train.csv: error: the train split is empty"),
         ("hex,throughput\n4801c3\n", "train.csv:2:1: error: unlabelled block (expected hex,throughput)"),
-        ("hex,throughput\n4801c3,1.0\nzz,2.0\n",
-         "train.csv:3:1: error: cannot read the stored program: not an even-length hex string"),
+        (
+            "hex,throughput\n4801c3,1.0\nzz,2.0\n",
+            "train.csv:3:1: error: cannot read the stored program: not an even-length hex string",
+        ),
     ],
 )
 def test_empty_or_unlabelled_dataset(invoke, tmp_path, train_csv, expected):
@@ -90,21 +137,38 @@ def test_corrupt_or_foreign_training_state(invoke, dataset, tmp_path):
     line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--out", out, "--resume", "--threads", "1"))
     assert line.startswith(f"{state}: error: not a readable checkpoint")
     invoke("train", "--data", dataset, "--arch", "vanilla", "--epochs", "1", "--out", out, "--threads", "1")
-    line = _error(invoke("train", "--data", dataset, "--arch", "renamer", "--epochs", "2", "--out", out, "--resume",
-                         "--threads", "1"))
+    line = _error(
+        invoke(
+            "train", "--data", dataset, "--arch", "renamer", "--epochs", "2", "--out", out, "--resume", "--threads", "1"
+        )
+    )
     assert line.startswith(f"{state}: error: the saved training state is for other settings")
     saved = torch.load(state, weights_only=True)
     torch.save({**saved, "kind": "model"}, state)
-    line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--epochs", "2", "--out", out, "--resume",
-                         "--threads", "1"))
+    line = _error(
+        invoke(
+            "train", "--data", dataset, "--arch", "vanilla", "--epochs", "2", "--out", out, "--resume", "--threads", "1"
+        )
+    )
     assert line == f"{state}: error: a model file, not a resume checkpoint"
 
 
 def test_usage_errors_exit_2(invoke, dataset, tmp_path):
     result = invoke("train", "--data", dataset, "--arch", "renamer", "--out", tmp_path / "m.pt", "--size", "huge")
     assert result.exit_code == 2
-    result = invoke("train", "--data", dataset, "--arch", "renamer", "--out", tmp_path / "m.pt", "--device", "cuda",
-                    "--threads", "1")
+    result = invoke(
+        "train",
+        "--data",
+        dataset,
+        "--arch",
+        "renamer",
+        "--out",
+        tmp_path / "m.pt",
+        "--device",
+        "cuda",
+        "--threads",
+        "1",
+    )
     if not torch.cuda.is_available():
         assert result.exit_code == 2 and "no CUDA device" in result.stderr
 
@@ -113,8 +177,17 @@ def test_usage_errors_exit_2(invoke, dataset, tmp_path):
 #: the options a command adds beside its config's (what the run is of, and what is done with its result)
 OWN = {
     ("invar", "train"): {"--format"},
-    ("invar", "audit"): {"--model", "--dataset", "--format", "--out", "--fail-over", "--fail-under", "--plot",
-                         "--report", "--quiet"},
+    ("invar", "audit"): {
+        "--model",
+        "--dataset",
+        "--format",
+        "--out",
+        "--fail-over",
+        "--fail-under",
+        "--plot",
+        "--report",
+        "--quiet",
+    },
 }
 
 
@@ -184,22 +257,29 @@ def _config(**changes):
     return TrainConfig(**{"data": "d", "arch": "vanilla", "out": "m.pt", **changes})
 
 
-@pytest.mark.parametrize("changes, path, message", [
-    ({"epochs": 0}, None, "--epochs and --batch-size must be at least 1"),
-    ({"batch_size": 0}, None, "--epochs and --batch-size must be at least 1"),
-    ({"patience": 0}, "--patience", "--patience 0: give at least 1 epoch, or leave it out to train every epoch"),
-    ({"schedule": "step"}, "--schedule", "--schedule step: choose from cosine, plateau"),
-    ({"plateau": 0}, "--plateau", "--plateau 0: give at least 1 epoch"),
-    ({"schedule": "plateau", "patience": 5}, "--patience", "--patience 5 with --plateau 5: the run would stop before "
-     "the learning rate ever halved; give a patience above the plateau"),
-    ({"time_limit": -1.0}, "--time-limit", "--time-limit -1.0: give a number of seconds, at least 0"),
-    ({"precision": "fp16"}, "--precision", "--precision fp16: choose from fp32, tf32, bf16"),
-    ({"lr": -1e-3}, "--lr", "-0.001 is below the least allowed, 0"),
-    ({"beta2": 1.5}, "--beta2", "1.5 is above the most allowed, 1"),
-    ({"lexinvariant_p": 2.0}, "--lexinvariant-p", "2 is above the most allowed, 1"),
-    ({"jobs": 0}, "--jobs", "0 is below the least allowed, 1"),
-    ({"lr": float("inf")}, "--lr", "inf: give a finite number"),
-])
+@pytest.mark.parametrize(
+    "changes, path, message",
+    [
+        ({"epochs": 0}, None, "--epochs and --batch-size must be at least 1"),
+        ({"batch_size": 0}, None, "--epochs and --batch-size must be at least 1"),
+        ({"patience": 0}, "--patience", "--patience 0: give at least 1 epoch, or leave it out to train every epoch"),
+        ({"schedule": "step"}, "--schedule", "--schedule step: choose from cosine, plateau"),
+        ({"plateau": 0}, "--plateau", "--plateau 0: give at least 1 epoch"),
+        (
+            {"schedule": "plateau", "patience": 5},
+            "--patience",
+            "--patience 5 with --plateau 5: the run would stop before "
+            "the learning rate ever halved; give a patience above the plateau",
+        ),
+        ({"time_limit": -1.0}, "--time-limit", "--time-limit -1.0: give a number of seconds, at least 0"),
+        ({"precision": "fp16"}, "--precision", "--precision fp16: choose from fp32, tf32, bf16"),
+        ({"lr": -1e-3}, "--lr", "-0.001 is below the least allowed, 0"),
+        ({"beta2": 1.5}, "--beta2", "1.5 is above the most allowed, 1"),
+        ({"lexinvariant_p": 2.0}, "--lexinvariant-p", "2 is above the most allowed, 1"),
+        ({"jobs": 0}, "--jobs", "0 is below the least allowed, 1"),
+        ({"lr": float("inf")}, "--lr", "inf: give a finite number"),
+    ],
+)
 def test_a_bad_setting_is_refused_when_the_config_is_made(changes, path, message):
     from invar.errors import UsageError
 
@@ -228,13 +308,16 @@ def test_settings_make_or_change_a_config():
         TrainConfig.of(config, epoch=3)
 
 
-@pytest.mark.parametrize("changes, expected", [
-    ({}, {}),  # every model option at its default: the preset's values stay
-    ({"pinned_tokens": "view", "random_draws": 1, "norm_position": "pre"}, {}),
-    ({"heads": 8, "positions": "absolute"}, {"n_head": 8, "positions": "absolute"}),
-    ({"lexinvariant_p": 0.0, "random_draw": "batch"}, {"lexinvariant_p": 0.0, "random_draw": "batch"}),
-    ({"heads": 8, "overrides": {"n_head": 4, "d_model": 64}}, {"n_head": 4, "d_model": 64}),  # overrides last
-])
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({}, {}),  # every model option at its default: the preset's values stay
+        ({"pinned_tokens": "view", "random_draws": 1, "norm_position": "pre"}, {}),
+        ({"heads": 8, "positions": "absolute"}, {"n_head": 8, "positions": "absolute"}),
+        ({"lexinvariant_p": 0.0, "random_draw": "batch"}, {"lexinvariant_p": 0.0, "random_draw": "batch"}),
+        ({"heads": 8, "overrides": {"n_head": 4, "d_model": 64}}, {"n_head": 4, "d_model": 64}),  # overrides last
+    ],
+)
 def test_model_options_set_the_model_fields_they_name(changes, expected):
     assert _config(**changes).model_fields() == expected
 
@@ -243,12 +326,42 @@ def test_the_encoding_line_says_whether_the_data_are_cached(invoke, tmp_path):
     from invar.tasks import names
 
     names.build(FIXTURES / "python", tmp_path / "names")
-    result = invoke("train", "--task", "names", "--data", tmp_path / "names", "--arch", "vanilla", "--epochs", "1",
-                    "--limit", "8", "--threads", "1", "--out", tmp_path / "m.pt")
+    result = invoke(
+        "train",
+        "--task",
+        "names",
+        "--data",
+        tmp_path / "names",
+        "--arch",
+        "vanilla",
+        "--epochs",
+        "1",
+        "--limit",
+        "8",
+        "--threads",
+        "1",
+        "--out",
+        tmp_path / "m.pt",
+    )
     assert result.exit_code == 0, result.output
     assert "encoding train (8 programs, once; cached under the data directory)" in result.stderr
-    copied = invoke("train", "--task", "copy", "--data", FIXTURES / "copy", "--arch", "vanilla", "--epochs", "1",
-                    "--limit", "8", "--threads", "1", "--out", tmp_path / "c.pt")
+    copied = invoke(
+        "train",
+        "--task",
+        "copy",
+        "--data",
+        FIXTURES / "copy",
+        "--arch",
+        "vanilla",
+        "--epochs",
+        "1",
+        "--limit",
+        "8",
+        "--threads",
+        "1",
+        "--out",
+        tmp_path / "c.pt",
+    )
     assert copied.exit_code == 0, copied.output
     assert "encoding train (8 programs)" in copied.stderr
 
@@ -261,4 +374,6 @@ def test_every_generated_options_table_is_fresh():
     assert set(config_tables()) == {"docs/models.md", "docs/audit.md"}
     for page_path, (name, cls) in config_tables().items():
         page = (ROOT / page_path).read_text()
-        assert with_table(page, name, config_table(cls)) == page, f"{page_path} is stale: run python tools/regenerate.py"
+        assert with_table(page, name, config_table(cls)) == page, (
+            f"{page_path} is stale: run python tools/regenerate.py"
+        )

@@ -48,7 +48,13 @@ def test_parse_table_and_json(invoke):
     data = json.loads(invoke("parse", FIG / "figure1a.s", "--format", "json").stdout)
     unit = data["units"][0]
     assert data["schema"] == 1 and unit["lang"] == "x86"
-    assert [t["referent"] for t in unit["tokens"] if t["kind"] == "register"] == ["gpr:sp", "gpr:a", "gpr:bp", "gpr:a", "gpr:a"]
+    assert [t["referent"] for t in unit["tokens"] if t["kind"] == "register"] == [
+        "gpr:sp",
+        "gpr:a",
+        "gpr:bp",
+        "gpr:a",
+        "gpr:a",
+    ]
     assert unit["lines"][0]["writes"] == ["gpr:a"]
 
 
@@ -102,10 +108,7 @@ def test_bad_hex_is_located(invoke, tmp_path, content, where, message):
 
 @pytest.mark.parametrize(
     "args, message",
-    [
-        (["renamings", "nope.s", "--count"], "no such file"),
-        (["renamings", FIG, "--count"], "is a directory"),
-    ],
+    [(["renamings", "nope.s", "--count"], "no such file"), (["renamings", FIG, "--count"], "is a directory")],
 )
 def test_unreadable_files(invoke, args, message):
     result = invoke(*args)
@@ -138,7 +141,8 @@ def test_console_script_prints_no_traceback(tmp_path):
     bad.write_text("movq %rax,\n")
     run = subprocess.run(
         [sys.executable, "-c", "from invar.cli.app import main; main()", "renamings", str(bad), "--count"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 1
     # the located line, then the source line and a caret under the column

@@ -23,8 +23,13 @@ AVX512 = "62f17f486fc8"  # vmovdqu8 %zmm0, %zmm1: llvm-mca -mcpu=haswell refuses
 
 
 def _mca_one(text: str) -> int:
-    out = subprocess.run(["llvm-mca", "-mcpu=haswell", "-iterations=100", "-"], input=text + "\n",
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["llvm-mca", "-mcpu=haswell", "-iterations=100", "-"],
+        input=text + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return int(out.split("Total Cycles:")[1].split()[0])
 
 
@@ -58,7 +63,8 @@ def test_reading_dedups_and_locates(tmp_path):
     blocks, rejected = bhive.read_blocks(bhive.source_files([str(tmp_path)]))
     assert blocks == {"4801c3": f"{a}:2", "90": f"{b}:1"}
     assert [(r.hex, r.reason, r.source) for r in rejected] == [
-        ("xyz", "not a hex string", f"{a}:6"), ("901", "odd number of hex digits", f"{b}:3"),
+        ("xyz", "not a hex string", f"{a}:6"),
+        ("901", "odd number of hex digits", f"{b}:3"),
     ]
 
 
@@ -68,7 +74,11 @@ def test_split_is_stable_and_80_10_10():
     assert abs(counts["train"] / len(blocks) - 0.8) < 0.01
     assert abs(counts["valid"] / len(blocks) - 0.1) < 0.01
     # pinned: the split never changes from machine to machine
-    pinned = ("5331f64889fb4883c010488907", "0f1f00488b03410fb675004889df", "415741564155415455534883ec284885ff48897c2418")
+    pinned = (
+        "5331f64889fb4883c010488907",
+        "0f1f00488b03410fb675004889df",
+        "415741564155415455534883ec284885ff48897c2418",
+    )
     assert [bhive.split_of(h) for h in pinned] == ["train", "valid", "test"]
 
 

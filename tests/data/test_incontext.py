@@ -51,7 +51,7 @@ def permutation_answer(prompt: str) -> str:
 def token_answer(item: incontext.Item) -> tuple[str, ...]:
     tokens = list(item.prompt)
     if item.task == "lookup":
-        entries = [tokens[i:i + 4] for i in range(0, len(tokens) - 2, 4)]
+        entries = [tokens[i : i + 4] for i in range(0, len(tokens) - 2, 4)]
         table = {k: v for k, arrow, v, gap in entries if arrow == "->" and gap == ";"}
         return (table[tokens[-2]],)
     lines, line = [], []
@@ -65,12 +65,15 @@ def token_answer(item: incontext.Item) -> tuple[str, ...]:
     query = line[:split]
     demo = lines[0]
     cut = demo.index("->")
-    return tuple(query[demo[:cut].index(t)] for t in demo[cut + 1:])
+    return tuple(query[demo[:cut].index(t)] for t in demo[cut + 1 :])
 
 
 CASES = [
-    ("lookup", {"pairs": 1}), ("lookup", {"pairs": 8}), ("lookup", {"pairs": 30}),
-    ("permutation", {"length": 2, "demos": 1}), ("permutation", {"length": 4, "demos": 3}),
+    ("lookup", {"pairs": 1}),
+    ("lookup", {"pairs": 8}),
+    ("lookup", {"pairs": 30}),
+    ("permutation", {"length": 2, "demos": 1}),
+    ("permutation", {"length": 4, "demos": 3}),
     ("permutation", {"length": 9, "demos": 5}),
 ]
 
@@ -78,8 +81,11 @@ CASES = [
 @pytest.mark.parametrize("task, shape", CASES)
 @pytest.mark.parametrize("pool", ["alphabet", "corpus", "corpus-frequency"])
 def test_every_answer_is_what_the_prompt_says(task, shape, pool):
-    source = {"alphabet": incontext.alphabet_pool(), "corpus": incontext.corpus_pool([FIXTURES / "python"]).uniform(),
-              "corpus-frequency": incontext.corpus_pool([FIXTURES / "python"])}[pool]
+    source = {
+        "alphabet": incontext.alphabet_pool(),
+        "corpus": incontext.corpus_pool([FIXTURES / "python"]).uniform(),
+        "corpus-frequency": incontext.corpus_pool([FIXTURES / "python"]),
+    }[pool]
     items = incontext.generate(task, 300, source, seed=7, **shape)
     answer = lookup_answer if task == "lookup" else permutation_answer
     for item in items:
@@ -115,7 +121,9 @@ def test_by_frequency_follows_the_counts():
     values = collections.Counter(i.answer[0] for i in items)
     assert values["a"] > values["b"] > values["c"] > values["d"]
     assert abs(values["a"] / 4000 - 0.7) < 0.03
-    uniform = collections.Counter(i.answer[0] for i in incontext.generate("lookup", 4000, pool.uniform(), seed=0, pairs=1))
+    uniform = collections.Counter(
+        i.answer[0] for i in incontext.generate("lookup", 4000, pool.uniform(), seed=0, pairs=1)
+    )
     assert all(abs(n / 4000 - 0.25) < 0.03 for n in uniform.values())
 
 
@@ -133,18 +141,25 @@ def test_round_trip_and_accuracy(tmp_path):
     assert incontext.accuracy(items, shifted) < 1.0
 
 
-@pytest.mark.parametrize("make, error, message", [
-    (lambda p: incontext.alphabet_pool("ab c"), UsageError, "markup"),
-    (lambda p: incontext.alphabet_pool("a"), UsageError, "at least 2"),
-    (lambda p: incontext.generate("lookup", 1, incontext.alphabet_pool("abc"), pairs=4), UsageError, "--pairs 4"),
-    (lambda p: incontext.generate("permutation", 1, incontext.alphabet_pool("abc"), length=4), UsageError, "--length"),
-    (lambda p: incontext.generate("sort", 1, incontext.alphabet_pool()), UsageError, "unknown task"),
-    (lambda p: incontext.symbols_pool(p("a\t1\nb\tmany\n")), DataError, "not a number"),
-    (lambda p: incontext.symbols_pool(p("a\n->\n")), DataError, "cannot be a symbol"),
-    (lambda p: incontext.symbols_pool(p("a\na\n")), DataError, "twice"),
-    (lambda p: incontext.read(p('{"task": "lookup", "prompt": "a->"}\n')), DataError, "not an in-context"),
-    (lambda p: incontext.corpus_pool([p("") .parent / "missing"]), DataError, "no such file"),
-])
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda p: incontext.alphabet_pool("ab c"), UsageError, "markup"),
+        (lambda p: incontext.alphabet_pool("a"), UsageError, "at least 2"),
+        (lambda p: incontext.generate("lookup", 1, incontext.alphabet_pool("abc"), pairs=4), UsageError, "--pairs 4"),
+        (
+            lambda p: incontext.generate("permutation", 1, incontext.alphabet_pool("abc"), length=4),
+            UsageError,
+            "--length",
+        ),
+        (lambda p: incontext.generate("sort", 1, incontext.alphabet_pool()), UsageError, "unknown task"),
+        (lambda p: incontext.symbols_pool(p("a\t1\nb\tmany\n")), DataError, "not a number"),
+        (lambda p: incontext.symbols_pool(p("a\n->\n")), DataError, "cannot be a symbol"),
+        (lambda p: incontext.symbols_pool(p("a\na\n")), DataError, "twice"),
+        (lambda p: incontext.read(p('{"task": "lookup", "prompt": "a->"}\n')), DataError, "not an in-context"),
+        (lambda p: incontext.corpus_pool([p("").parent / "missing"]), DataError, "no such file"),
+    ],
+)
 def test_bad_input_is_a_located_error(make, error, message, tmp_path):
     def write(text):
         path = tmp_path / "f.txt"
@@ -156,16 +171,23 @@ def test_bad_input_is_a_located_error(make, error, message, tmp_path):
     assert "\n" not in str(caught.value)
 
 
-@pytest.mark.parametrize("args, code", [
-    (["lookup", "--num", "5", "--pairs", "3", "--seed", "2"], 0),
-    (["permutation", "--num", "5", "--corpus", str(FIXTURES / "python"), "--by-frequency"], 0),
-    (["lookup", "--by-frequency"], 2),
-    (["permutation", "--alphabet", "ab", "--corpus", "x"], 2),
-])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["lookup", "--num", "5", "--pairs", "3", "--seed", "2"], 0),
+        (["permutation", "--num", "5", "--corpus", str(FIXTURES / "python"), "--by-frequency"], 0),
+        (["lookup", "--by-frequency"], 2),
+        (["permutation", "--alphabet", "ab", "--corpus", "x"], 2),
+    ],
+)
 def test_the_commands(args, code, tmp_path):
     out = tmp_path / "x.jsonl"
-    result = subprocess.run([sys.executable, "-m", "invar", "data", *args, "--out", str(out), "--format", "json"],
-                            cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "invar", "data", *args, "--out", str(out), "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == code, result.stderr
     assert "Traceback" not in result.stderr
     if code == 0:

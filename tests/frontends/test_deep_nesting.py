@@ -57,8 +57,10 @@ def _python_cases():
 def _java_cases():
     for shape, make in JAVA.items():
         for n in DEPTHS:
-            text = ("class C {\n    int g(int a, boolean b) {\n        " + make(n) + "\n        return a;\n    }\n"
-                    "    int h(int a) {\n        return a + 1;\n    }\n}\n")
+            text = (
+                "class C {\n    int g(int a, boolean b) {\n        " + make(n) + "\n        return a;\n    }\n"
+                "    int h(int a) {\n        return a + 1;\n    }\n}\n"
+            )
             yield f"java-{shape}-{n}", "java", text, 3
 
 
@@ -83,8 +85,9 @@ for case_id, lang, text in json.load(sys.stdin):
 @pytest.fixture(scope="module")
 def parsed() -> dict[str, dict]:
     cases = [(case_id, lang, text) for case_id, lang, text, _ in CASES]
-    run = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(cases), capture_output=True, text=True,
-                         cwd=ROOT, timeout=600)
+    run = subprocess.run(
+        [sys.executable, "-c", _CHILD], input=json.dumps(cases), capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
     assert run.returncode == 0, f"the interpreter died ({run.returncode}):\n{run.stderr[-3000:]}"
     assert "Traceback" not in run.stderr
     return {r["id"]: r for r in map(json.loads, run.stdout.splitlines())}
@@ -106,11 +109,19 @@ def test_too_deep_is_reported_where_it_is(parsed, case_id, lang, text, line) -> 
     assert 1 <= col <= len(text.splitlines()[line - 1])
 
 
-@pytest.mark.parametrize("lang, text", [
-    ("python", "def g(a):\n    y = 1\n    x = " + " + ".join(["a"] * 500) + "\n    return x\n"),
-    ("python", "def g(a):\n    y = 1\n    x = " + "-" * 500 + "a\n    return x\n"),
-    ("java", "class C {\n    int g(int a) {\n        int x = " + " + ".join(["a"] * 500) + ";\n        return x;\n    }\n}\n"),
-])
+@pytest.mark.parametrize(
+    "lang, text",
+    [
+        ("python", "def g(a):\n    y = 1\n    x = " + " + ".join(["a"] * 500) + "\n    return x\n"),
+        ("python", "def g(a):\n    y = 1\n    x = " + "-" * 500 + "a\n    return x\n"),
+        (
+            "java",
+            "class C {\n    int g(int a) {\n        int x = "
+            + " + ".join(["a"] * 500)
+            + ";\n        return x;\n    }\n}\n",
+        ),
+    ],
+)
 def test_deep_but_parsable_programs_are_read(lang, text) -> None:
     from invar.frontends import parse_units
 

@@ -12,7 +12,9 @@ from invar.frontends.effects import HEAP, Effect, block_deps, conflict
 
 def all_pairs(members, protected):
     """The reference: every pair of lines that conflict, in order."""
-    return [(i, j) for x, (i, a) in enumerate(members) for j, b in members[x + 1:] if conflict(a, b, protected=protected)]
+    return [
+        (i, j) for x, (i, a) in enumerate(members) for j, b in members[x + 1 :] if conflict(a, b, protected=protected)
+    ]
 
 
 def closure(pairs, lines):
@@ -26,10 +28,7 @@ def closure(pairs, lines):
 
 def random_effect(rng: random.Random) -> Effect:
     resources = ["local:x", "local:y", "local:z", HEAP, "global:g"]
-    e = Effect(
-        reads={r for r in resources if rng.random() < 0.3},
-        writes={r for r in resources if rng.random() < 0.15},
-    )
+    e = Effect(reads={r for r in resources if rng.random() < 0.3}, writes={r for r in resources if rng.random() < 0.15})
     e.side = rng.random() < 0.15
     e.barrier = rng.random() < 0.04
     e.jump = rng.random() < 0.02

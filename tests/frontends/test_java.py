@@ -43,7 +43,10 @@ def test_earnings_has_exactly_three_orders():
         ("System.out.println(a);\nSystem.out.println(b);\nreturn 0;\n", {(1, 2), (1, 3), (2, 3)}),
         ("int x = Math.abs(a);\nint y = Math.max(b, 1);\nreturn 0;\n", {(1, 3), (2, 3)}),
         ("a++;\nint y = a;\nreturn y;\n", {(1, 2), (1, 3), (2, 3)}),
-        ("int[] r = new int[2];\nr[0] = a;\nint y = r[1];\nreturn y;\n", {(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)}),
+        (
+            "int[] r = new int[2];\nr[0] = a;\nint y = r[1];\nreturn y;\n",
+            {(1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)},
+        ),
     ],
 )
 def test_snippet_deps(body, expected):
@@ -148,8 +151,11 @@ def ordered(p, a: str, b: str) -> bool:
         ("int x = n;\nn += 1;\nreturn x;\n", "int x", "n += 1"),
         ("int[] r = {1};\nint x = (r[0]) + 1;\nr[0]++;\nreturn x;\n", "int x", "r[0]++"),
         # copies read their source
-        ("java.util.List<Integer> c = new java.util.ArrayList<>(xs);\nxs.add(1);\nreturn c.size();\n",
-         "List<Integer> c", "xs.add"),
+        (
+            "java.util.List<Integer> c = new java.util.ArrayList<>(xs);\nxs.add(1);\nreturn c.size();\n",
+            "List<Integer> c",
+            "xs.add",
+        ),
         # String.valueOf(char[]) reads the array
         ("int x = a;\nString s = String.valueOf(cs);\ncs[0] = 'q';\nreturn x;\n", "String s", "cs[0]"),
         # a declaration never crosses a statement naming it
@@ -158,8 +164,9 @@ def ordered(p, a: str, b: str) -> bool:
     ],
 )
 def test_ordered_pairs(body, first, second):
-    p = method("".join("        " + l + "\n" for l in body.splitlines()),
-               params="int a, java.util.List<Integer> xs, char[] cs")
+    p = method(
+        "".join("        " + l + "\n" for l in body.splitlines()), params="int a, java.util.List<Integer> xs, char[] cs"
+    )
     assert ordered(p, first, second)
 
 

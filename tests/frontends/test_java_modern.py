@@ -36,9 +36,19 @@ def test_the_java17_fixture_is_read_by_tree_sitter():
     units = parse_units(text, str(MODERN))
     assert not units.skipped
     assert [p.name for p in units] == [
-        "Modern.Shape.twice", "Modern.Shape.of", "Modern.Square.Square", "Modern.Square.size",
-        "Modern.Circle.Circle", "Modern.Circle.size", "Modern.Level.LOW.weight", "Modern.Level.weight",
-        "Modern.Level.of", "Modern.classify", "Modern.describe", "Modern.combine", "Modern.main",
+        "Modern.Shape.twice",
+        "Modern.Shape.of",
+        "Modern.Square.Square",
+        "Modern.Square.size",
+        "Modern.Circle.Circle",
+        "Modern.Circle.size",
+        "Modern.Level.LOW.weight",
+        "Modern.Level.weight",
+        "Modern.Level.of",
+        "Modern.classify",
+        "Modern.describe",
+        "Modern.combine",
+        "Modern.main",
     ]
     lines = text.split("\n")
     for p in units:
@@ -55,12 +65,16 @@ def test_the_java17_fixture_is_read_by_tree_sitter():
 @pytest.mark.parametrize("path", sorted((FIXTURES / "java").glob("*.java")), ids=lambda p: p.stem)
 def test_both_parsers_build_identical_programs(path):
     text = path.read_text()
-    assert list(parse_units(text, str(path), parser="javalang")) == list(parse_units(text, str(path), parser="tree-sitter"))
+    assert list(parse_units(text, str(path), parser="javalang")) == list(
+        parse_units(text, str(path), parser="tree-sitter")
+    )
 
 
 def test_var_locals_are_renamable_and_may_unbox():
-    p = method("        var n = java.util.Map.of(\"k\", a).get(\"k\");\n        try {\n            s = 1;\n"
-               "            int m = n + 1;\n            return m;\n        } finally {\n            s = 2;\n        }\n")
+    p = method(
+        "        var n = java.util.Map.of(\"k\", a).get(\"k\");\n        try {\n            s = 1;\n"
+        "            int m = n + 1;\n            return m;\n        } finally {\n            s = 2;\n        }\n"
+    )
     assert all(r is not None for r in refs(p, "n"))
     assert refs(p, "var") == [None]
     # reading n may unbox a null: inside a try it keeps its order with the write of s
@@ -69,17 +83,21 @@ def test_var_locals_are_renamable_and_may_unbox():
 
 
 def test_text_block_contents_are_not_names():
-    p = method('        int x = a;\n        String t = """\n            x and a\n            """;\n'
-               "        return x + t.length();\n")
+    p = method(
+        '        int x = a;\n        String t = """\n            x and a\n            """;\n'
+        "        return x + t.length();\n"
+    )
     assert [t.text for t in p.tokens].count("x") == 2
     for r in renaming_space(p, pool=["q", "w", "e", "r", "y"]).sample(5, __import__("random").Random(3)):
         assert "x and a" in renaming_space(p, pool=["q", "w", "e", "r", "y"]).apply(p, r).render()
 
 
 def test_switch_expressions_arrow_cases_and_yield():
-    p = method("        int k = switch (a) {\n            case 1 -> 2;\n            case 2 -> {\n"
-               "                int j = a * 2;\n                yield j;\n            }\n            default -> 0;\n"
-               "        };\n        int j = k + 1;\n        return j;\n")
+    p = method(
+        "        int k = switch (a) {\n            case 1 -> 2;\n            case 2 -> {\n"
+        "                int j = a * 2;\n                yield j;\n            }\n            default -> 0;\n"
+        "        };\n        int j = k + 1;\n        return j;\n"
+    )
     assert [l.text.strip().split("\n")[0] for l in p.lines[1:3]] == ["int k = switch (a) {", "int j = k + 1;"]
     inner, outer = refs(p, "j")[0], refs(p, "j")[-1]
     assert inner is not None and outer is not None and inner != outer
@@ -87,17 +105,21 @@ def test_switch_expressions_arrow_cases_and_yield():
 
 
 def test_pattern_variables_follow_the_flow_of_control():
-    p = method("        if (!(o instanceof String t)) {\n            return 0;\n        }\n"
-               "        int n = t.length();\n        boolean b = o instanceof String u && u.isEmpty();\n"
-               "        return n + (b ? 1 : 0);\n")
+    p = method(
+        "        if (!(o instanceof String t)) {\n            return 0;\n        }\n"
+        "        int n = t.length();\n        boolean b = o instanceof String u && u.isEmpty();\n"
+        "        return n + (b ? 1 : 0);\n"
+    )
     assert len(set(refs(p, "t"))) == 1 and None not in refs(p, "t")
     assert len(set(refs(p, "u"))) == 1 and None not in refs(p, "u")
     assert (1, 4) in p.deps or any(i == 1 for i, _ in p.deps)
 
 
 def test_a_pattern_variable_whose_name_may_mean_a_field_is_reported():
-    src = ("class T {\n    int s;\n    int f(Object o) {\n        if (o instanceof String s) {\n"
-           "            return s.length();\n        }\n        return s;\n    }\n    int g() {\n        return 1;\n    }\n}\n")
+    src = (
+        "class T {\n    int s;\n    int f(Object o) {\n        if (o instanceof String s) {\n"
+        "            return s.length();\n        }\n        return s;\n    }\n    int g() {\n        return 1;\n    }\n}\n"
+    )
     units = parse_units(src, "T.java")
     assert [p.name for p in units] == ["T.g"]
     (err,) = units.skipped
@@ -105,9 +127,11 @@ def test_a_pattern_variable_whose_name_may_mean_a_field_is_reported():
 
 
 def test_records_and_compact_constructors_are_units():
-    src = ("record R(int a, int b) {\n    R {\n        if (a > b) {\n            a = b;\n        }\n"
-           "        int c = a + b;\n    }\n    R(int a) {\n        this(a, a);\n    }\n    int sum() {\n"
-           "        var t = a + b;\n        return t;\n    }\n}\n")
+    src = (
+        "record R(int a, int b) {\n    R {\n        if (a > b) {\n            a = b;\n        }\n"
+        "        int c = a + b;\n    }\n    R(int a) {\n        this(a, a);\n    }\n    int sum() {\n"
+        "        var t = a + b;\n        return t;\n    }\n}\n"
+    )
     units = units_of(src)
     assert list(units) == ["R.R@2", "R.R@8", "R.sum"]
     compact = units["R.R@2"]
@@ -116,13 +140,15 @@ def test_records_and_compact_constructors_are_units():
 
 
 def test_enums_interfaces_and_anonymous_classes_keep_their_methods():
-    src = ("enum E {\n    A {\n        int w() {\n            return 1;\n        }\n    }, B;\n"
-           "    int w() {\n        int k = 2;\n        return k;\n    }\n"
-           "    interface I {\n        default int d() {\n            return 3;\n        }\n"
-           "        static int s() {\n            return 4;\n        }\n    }\n"
-           "    static final Runnable R = new Runnable() {\n        public void run() {\n            int z = 5;\n"
-           "        }\n    };\n    static {\n        Object o = new Object() {\n            public String toString() {\n"
-           "                return \"o\";\n            }\n        };\n    }\n}\n")
+    src = (
+        "enum E {\n    A {\n        int w() {\n            return 1;\n        }\n    }, B;\n"
+        "    int w() {\n        int k = 2;\n        return k;\n    }\n"
+        "    interface I {\n        default int d() {\n            return 3;\n        }\n"
+        "        static int s() {\n            return 4;\n        }\n    }\n"
+        "    static final Runnable R = new Runnable() {\n        public void run() {\n            int z = 5;\n"
+        "        }\n    };\n    static {\n        Object o = new Object() {\n            public String toString() {\n"
+        "                return \"o\";\n            }\n        };\n    }\n}\n"
+    )
     want = ["E.A.w", "E.w", "E.I.d", "E.I.s", "E.R.run", "E.<clinit>.toString"]
     assert list(units_of(src)) == want
     assert list(units_of(src, parser="tree-sitter")) == want
@@ -130,15 +156,20 @@ def test_enums_interfaces_and_anonymous_classes_keep_their_methods():
 
 
 def test_a_local_declared_in_a_do_body_is_found():
-    p = method("        int n = 0;\n        do {\n            byte b = (byte) a;\n            n += b;\n"
-               "        } while (n < 3);\n        return n;\n", params="int a")
+    p = method(
+        "        int n = 0;\n        do {\n            byte b = (byte) a;\n            n += b;\n"
+        "        } while (n < 3);\n        return n;\n",
+        params="int a",
+    )
     assert None not in refs(p, "b") and len(set(refs(p, "b"))) == 1
 
 
 def test_a_syntax_error_in_one_method_keeps_the_others():
-    src = ("class T {\n    int f(int a) {\n        var x = a;\n        return x;\n    }\n"
-           "    int g(int a) {\n        int y = a +;\n        return y;\n    }\n"
-           "    int h(int a) {\n        return switch (a) { case 1 -> 2; default -> 3; };\n    }\n}\n")
+    src = (
+        "class T {\n    int f(int a) {\n        var x = a;\n        return x;\n    }\n"
+        "    int g(int a) {\n        int y = a +;\n        return y;\n    }\n"
+        "    int h(int a) {\n        return switch (a) { case 1 -> 2; default -> 3; };\n    }\n}\n"
+    )
     units = parse_units(src, "T.java")
     assert [p.name for p in units] == ["T.f", "T.h"]
     (err,) = units.skipped

@@ -43,49 +43,164 @@ A, X, O_ = ("a", "name", L("3.25:a")), ("x", "name", L("4.13:x")), ("o", "name",
 
 CASES = [
     (
-        "        int x = a << 2 >>> 1, y = 0x1F_FFL + s;\n", BOTH,
-        K("int") + [X] + OP("=") + [A] + OP("<<") + [("2", "number", None)] + OP(">>>") + [("1", "number", None)]
-        + OP(",") + [("y", "name", L("4.31:y"))] + OP("=") + [("0x1F_FFL", "number", None)] + OP("+") + N("s") + OP(";"),
+        "        int x = a << 2 >>> 1, y = 0x1F_FFL + s;\n",
+        BOTH,
+        K("int")
+        + [X]
+        + OP("=")
+        + [A]
+        + OP("<<")
+        + [("2", "number", None)]
+        + OP(">>>")
+        + [("1", "number", None)]
+        + OP(",")
+        + [("y", "name", L("4.31:y"))]
+        + OP("=")
+        + [("0x1F_FFL", "number", None)]
+        + OP("+")
+        + N("s")
+        + OP(";"),
     ),
     (
-        "        java.util.List<java.util.List<String>> m = new java.util.ArrayList<>();\n", BOTH,
-        N("java") + OP(".") + N("util") + OP(".") + N("List") + OP("<") + N("java") + OP(".") + N("util") + OP(".")
-        + N("List") + OP("<") + N("String") + OP(">>") + [("m", "name", L("4.48:m"))] + OP("=") + K("new")
-        + N("java") + OP(".") + N("util") + OP(".") + N("ArrayList") + OP("<", ">", "(", ")", ";"),
+        "        java.util.List<java.util.List<String>> m = new java.util.ArrayList<>();\n",
+        BOTH,
+        N("java")
+        + OP(".")
+        + N("util")
+        + OP(".")
+        + N("List")
+        + OP("<")
+        + N("java")
+        + OP(".")
+        + N("util")
+        + OP(".")
+        + N("List")
+        + OP("<")
+        + N("String")
+        + OP(">>")
+        + [("m", "name", L("4.48:m"))]
+        + OP("=")
+        + K("new")
+        + N("java")
+        + OP(".")
+        + N("util")
+        + OP(".")
+        + N("ArrayList")
+        + OP("<", ">", "(", ")", ";"),
     ),
     (
-        "        String t = \"a\\\"b\" + 'c' + o.toString().length() + 1.5e-3f; // o\n", BOTH,
-        N("String") + [("t", "name", L("4.16:t"))] + OP("=") + [('"a\\"b"', "string", None)] + OP("+")
-        + [("'c'", "string", None)] + OP("+") + [O_] + OP(".") + N("toString") + OP("(", ")", ".") + N("length")
-        + OP("(", ")", "+") + [("1.5e-3f", "number", None)] + OP(";"),
+        "        String t = \"a\\\"b\" + 'c' + o.toString().length() + 1.5e-3f; // o\n",
+        BOTH,
+        N("String")
+        + [("t", "name", L("4.16:t"))]
+        + OP("=")
+        + [('"a\\"b"', "string", None)]
+        + OP("+")
+        + [("'c'", "string", None)]
+        + OP("+")
+        + [O_]
+        + OP(".")
+        + N("toString")
+        + OP("(", ")", ".")
+        + N("length")
+        + OP("(", ")", "+")
+        + [("1.5e-3f", "number", None)]
+        + OP(";"),
     ),
     (
-        "        for (int i = 0; i < a; i++) {\n            s += i;\n        }\n", BOTH,
-        K("for") + OP("(") + K("int") + [("i", "name", L("4.18:i"))] + OP("=") + [("0", "number", None)] + OP(";")
-        + [("i", "name", L("4.18:i"))] + OP("<") + [A] + OP(";") + [("i", "name", L("4.18:i"))] + OP("++", ")", "{"),
+        "        for (int i = 0; i < a; i++) {\n            s += i;\n        }\n",
+        BOTH,
+        K("for")
+        + OP("(")
+        + K("int")
+        + [("i", "name", L("4.18:i"))]
+        + OP("=")
+        + [("0", "number", None)]
+        + OP(";")
+        + [("i", "name", L("4.18:i"))]
+        + OP("<")
+        + [A]
+        + OP(";")
+        + [("i", "name", L("4.18:i"))]
+        + OP("++", ")", "{"),
     ),
     (
-        "        @SuppressWarnings(\"x\") final Runnable q = () -> System.out.println(a);\n", BOTH,
-        OP("@") + N("SuppressWarnings") + OP("(") + [('"x"', "string", None)] + OP(")") + K("final") + N("Runnable")
-        + [("q", "name", L("4.47:q"))] + OP("=", "(", ")", "->") + N("System") + OP(".") + N("out") + OP(".")
-        + N("println") + OP("(") + [A] + OP(")", ";"),
+        "        @SuppressWarnings(\"x\") final Runnable q = () -> System.out.println(a);\n",
+        BOTH,
+        OP("@")
+        + N("SuppressWarnings")
+        + OP("(")
+        + [('"x"', "string", None)]
+        + OP(")")
+        + K("final")
+        + N("Runnable")
+        + [("q", "name", L("4.47:q"))]
+        + OP("=", "(", ")", "->")
+        + N("System")
+        + OP(".")
+        + N("out")
+        + OP(".")
+        + N("println")
+        + OP("(")
+        + [A]
+        + OP(")", ";"),
     ),
     (
-        "        java.util.function.IntUnaryOperator g = Math::abs;\n", BOTH,
-        N("java") + OP(".") + N("util") + OP(".") + N("function") + OP(".") + N("IntUnaryOperator")
-        + [("g", "name", L("4.45:g"))] + OP("=") + N("Math") + OP("::") + N("abs") + OP(";"),
+        "        java.util.function.IntUnaryOperator g = Math::abs;\n",
+        BOTH,
+        N("java")
+        + OP(".")
+        + N("util")
+        + OP(".")
+        + N("function")
+        + OP(".")
+        + N("IntUnaryOperator")
+        + [("g", "name", L("4.45:g"))]
+        + OP("=")
+        + N("Math")
+        + OP("::")
+        + N("abs")
+        + OP(";"),
     ),
     (
-        '        var r = switch (a) { case 1 -> """\n            x\n            """; default -> null; };\n', TREE_SITTER,
-        K("var") + [("r", "name", L("4.13:r"))] + OP("=") + K("switch") + OP("(") + [A] + OP(")", "{") + K("case")
-        + [("1", "number", None)] + OP("->") + [('"""\n            x\n            """', "string", None)] + OP(";")
-        + K("default") + OP("->") + K("null") + OP(";", "}", ";"),
+        '        var r = switch (a) { case 1 -> """\n            x\n            """; default -> null; };\n',
+        TREE_SITTER,
+        K("var")
+        + [("r", "name", L("4.13:r"))]
+        + OP("=")
+        + K("switch")
+        + OP("(")
+        + [A]
+        + OP(")", "{")
+        + K("case")
+        + [("1", "number", None)]
+        + OP("->")
+        + [('"""\n            x\n            """', "string", None)]
+        + OP(";")
+        + K("default")
+        + OP("->")
+        + K("null")
+        + OP(";", "}", ";"),
     ),
     (
-        "        if (o instanceof String str && !str.isEmpty()) return str.length();\n", TREE_SITTER,
-        K("if") + OP("(") + [O_] + K("instanceof") + N("String") + [("str", "name", L("4.33:str"))] + OP("&&", "!")
-        + [("str", "name", L("4.33:str"))] + OP(".") + N("isEmpty") + OP("(", ")", ")") + K("return")
-        + [("str", "name", L("4.33:str"))] + OP(".") + N("length") + OP("(", ")", ";"),
+        "        if (o instanceof String str && !str.isEmpty()) return str.length();\n",
+        TREE_SITTER,
+        K("if")
+        + OP("(")
+        + [O_]
+        + K("instanceof")
+        + N("String")
+        + [("str", "name", L("4.33:str"))]
+        + OP("&&", "!")
+        + [("str", "name", L("4.33:str"))]
+        + OP(".")
+        + N("isEmpty")
+        + OP("(", ")", ")")
+        + K("return")
+        + [("str", "name", L("4.33:str"))]
+        + OP(".")
+        + N("length")
+        + OP("(", ")", ";"),
     ),
 ]
 
@@ -97,31 +212,58 @@ def test_every_token_of_a_line(body, parsers, expected):
         (p,) = parse_units(src, "T.java", parser=parser)
         assert [(t.text, t.kind, t.referent) for t in p.line_tokens(1)] == expected, parser
         assert [(t.text, t.kind, t.referent) for t in p.line_tokens(0)] == (
-            K("int") + N("f") + OP("(") + N("Object") + [O_] + OP(",") + K("int") + [A] + OP(")", "{"))
+            K("int") + N("f") + OP("(") + N("Object") + [O_] + OP(",") + K("int") + [A] + OP(")", "{")
+        )
         for t in p.tokens:
-            assert t.view == (t.text if t.kind != "name" else "name" if t.referent is None else "local"
-                              if t.referent.rsplit(":", 2)[1] not in ("3.18", "3.25") else "param")
+            assert t.view == (
+                t.text
+                if t.kind != "name"
+                else "name"
+                if t.referent is None
+                else "local"
+                if t.referent.rsplit(":", 2)[1] not in ("3.18", "3.25")
+                else "param"
+            )
 
 
 def test_text_around_the_unit_on_its_lines_is_tokens_too():
     (p,) = parse_units("class T { /* a */ int f(int a) { return a >>= 1; } } // end\n", "T.java")
     assert [(t.text, t.kind) for t in p.tokens] == [
-        ("class", "keyword"), ("T", "identifier"), ("{", "operator"), ("int", "keyword"), ("f", "name"),
-        ("(", "operator"), ("int", "keyword"), ("a", "name"), (")", "operator"), ("{", "operator"),
-        ("return", "keyword"), ("a", "name"), (">>=", "operator"), ("1", "number"), (";", "operator"),
-        ("}", "operator"), ("}", "operator"),
+        ("class", "keyword"),
+        ("T", "identifier"),
+        ("{", "operator"),
+        ("int", "keyword"),
+        ("f", "name"),
+        ("(", "operator"),
+        ("int", "keyword"),
+        ("a", "name"),
+        (")", "operator"),
+        ("{", "operator"),
+        ("return", "keyword"),
+        ("a", "name"),
+        (">>=", "operator"),
+        ("1", "number"),
+        (";", "operator"),
+        ("}", "operator"),
+        ("}", "operator"),
     ]
     # only the method's own names are names a renaming avoids, as before
     # the unit carried any other token
-    assert sorted(r.as_dict()[p.tokens[7].referent] for r in renaming_space(p, pool=["T", "f", "b"]).enumerate()) == ["T", "b"]
+    assert sorted(r.as_dict()[p.tokens[7].referent] for r in renaming_space(p, pool=["T", "f", "b"]).enumerate()) == [
+        "T",
+        "b",
+    ]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("0x1.8p3 0b1_0L 017 1_000 .5 1. 2e-3D 3f 4L", ["number"] * 9),
-    ("a.b...c->d::e>>>=f", ["identifier", "operator"] * 5 + ["identifier"]),
-    ("'\\'' \"\\\"/*\" \"\"\"\n  \"\" \\\"\"\"\n  \"\"\"", ["string"] * 3),
-    ("$x _y £z ŝ\u0301t true null var", ["identifier"] * 4 + ["keyword"] * 2 + ["identifier"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("0x1.8p3 0b1_0L 017 1_000 .5 1. 2e-3D 3f 4L", ["number"] * 9),
+        ("a.b...c->d::e>>>=f", ["identifier", "operator"] * 5 + ["identifier"]),
+        ("'\\'' \"\\\"/*\" \"\"\"\n  \"\" \\\"\"\"\n  \"\"\"", ["string"] * 3),
+        ("$x _y £z ŝ\u0301t true null var", ["identifier"] * 4 + ["keyword"] * 2 + ["identifier"]),
+    ],
+)
 def test_lexemes(text, expected):
     got = lexemes(text)
     assert [k for _, _, k in got] == expected
@@ -147,7 +289,7 @@ def check_tokens(units) -> int:
                 assert line.text[t.start : t.end] == t.text, (p.name, t)
                 gap = line.text[pos : t.start]
                 if li == 0 and pos == 0:
-                    gap = gap[HEAD.match(gap).end():]
+                    gap = gap[HEAD.match(gap).end() :]
                 assert GAP.fullmatch(gap), (p.name, li, gap, t)
                 pos = t.end
                 n += 1

@@ -236,14 +236,17 @@ def test_views_and_referents():
 
 
 def test_free_variables_of_an_inner_unit_are_not_renamable_there():
-    inner = unit("""
+    inner = unit(
+        """
         def f(n):
             total = 0
             def add(v):
                 nonlocal total
                 total += v + n
             return add
-    """, "f.<locals>.add")
+    """,
+        "f.<locals>.add",
+    )
     free = {t.text for t in inner.tokens if t.view == "free"}
     assert free == {"total", "n", "add"}
     assert {t.referent for t in inner.tokens if t.text in free} == {None}
@@ -406,8 +409,10 @@ def test_registry_dispatches_on_extension():
     [
         (b"\xef\xbb\xbfx = 1\n", "x = 1\n"),  # a UTF-8 byte-order mark is dropped
         (b"# -*- coding: latin-1 -*-\ns = 'caf\xe9'\n", "# -*- coding: latin-1 -*-\ns = 'caf\u00e9'\n"),
-        (b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '\x80'\n",
-         "#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '\u20ac'\n"),
+        (
+            b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '\x80'\n",
+            "#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\ns = '\u20ac'\n",
+        ),
         (b"s = 'caf\xc3\xa9'\n", "s = 'caf\u00e9'\n"),  # UTF-8 by default
     ],
 )
@@ -447,4 +452,6 @@ def test_every_token_is_in_the_stream_with_its_span():
     pieces = [t.text for t in p.tokens if t.line == 2 and t.kind in ("string", "name")]
     assert pieces == ["s", 'f"{', "x", "=} {", "a", "!r:>{", "k", '}}"']  # an f-string cut around its names
     assert {t.referent for t in p.tokens if t.kind != "name"} == {None}
-    assert renaming_space(p, pool=["attr", "key", "y", "z"]).count() == 4 * 3  # a and s; attribute names capture nothing
+    assert (
+        renaming_space(p, pool=["attr", "key", "y", "z"]).count() == 4 * 3
+    )  # a and s; attribute names capture nothing

@@ -25,8 +25,11 @@ PARAMS = "deco, make, it, xs, Base, Meta, field, pair, staticmethod_, v"
 
 PLACES = {
     "function": ("f", "def f({params}, /):\n    n = xs[0]\n{body}\n    return n\n", 1),
-    "nested": ("outer.<locals>.f",
-               "def outer({params}, /):\n    def f():\n        n = xs[0]\n{body}\n        return n\n    return f\n", 2),
+    "nested": (
+        "outer.<locals>.f",
+        "def outer({params}, /):\n    def f():\n        n = xs[0]\n{body}\n        return n\n    return f\n",
+        2,
+    ),
     "method": ("C.f", "class C:\n    def f(self, {params}, /):\n        n = xs[0]\n{body}\n        return n\n", 2),
     "module": ("<module>", "n = xs[0]\n{body}\n", 0),
 }
@@ -60,10 +63,17 @@ CLASSES = [
     ("builtin base and constants", "class K(object):\n    '''doc'''\n    x = 1\n    y: int = 2\n    z: int", False),
     ("exception base", "class K(ValueError):\n    pass", False),
     ("several builtin bases", "class K(dict, Exception):\n    pass", False),
-    ("displays and lambdas", "class K:\n    items = [1, v]\n    label = f'k{v}'\n    both = (1,) + (2,)\n"
-                             "    twice = lambda self: 2\n    flag = not v", False),
-    ("plain methods and wrapped ones", "class K:\n    def m(self, w=1):\n        return w\n"
-                                       "    @classmethod\n    def c(cls):\n        return cls", False),
+    (
+        "displays and lambdas",
+        "class K:\n    items = [1, v]\n    label = f'k{v}'\n    both = (1,) + (2,)\n"
+        "    twice = lambda self: 2\n    flag = not v",
+        False,
+    ),
+    (
+        "plain methods and wrapped ones",
+        "class K:\n    def m(self, w=1):\n        return w\n    @classmethod\n    def c(cls):\n        return cls",
+        False,
+    ),
     ("a plain nested class", "class K:\n    class Inner(int):\n        x = 1", False),
     ("a decorator", "@deco\nclass K:\n    pass", True),
     ("a wrapping builtin over a class", "@staticmethod\n@deco\nclass K:\n    pass", True),
@@ -102,8 +112,7 @@ def program(definition: str, where: str):
     return unit
 
 
-@pytest.mark.parametrize("construct, definition, runs, where", CASES,
-                         ids=[f"{w}: {c}" for c, _d, _r, w in CASES])
+@pytest.mark.parametrize("construct, definition, runs, where", CASES, ids=[f"{w}: {c}" for c, _d, _r, w in CASES])
 def test_a_definition_orders_as_a_call_exactly_when_it_runs_code(construct, definition, runs, where):
     unit = program(definition, where)
     orders = PermutationSpace(unit).count()
@@ -118,11 +127,14 @@ def test_code_a_definition_runs_keeps_its_order_with_output(definition):
     assert PermutationSpace(unit).count() == 1
 
 
-@pytest.mark.parametrize("definition", [
-    "def g(w=1):\n    return w",
-    "class K:\n    x = 1\n    def m(self):\n        return 2",
-    "class K:\n    \"\"\"doc\"\"\"\n    x = [1, 2]\n    twice = lambda self: 2",
-])
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "def g(w=1):\n    return w",
+        "class K:\n    x = 1\n    def m(self):\n        return 2",
+        "class K:\n    \"\"\"doc\"\"\"\n    x = [1, 2]\n    twice = lambda self: 2",
+    ],
+)
 def test_a_plain_definition_swaps_with_output(definition):
     """(One that names a builtin, ``@staticmethod`` or ``class K(object)``,
     reads the heap, where ``builtins`` may be written, so it stays after a
@@ -158,13 +170,35 @@ def test_wrapping_builtins_leave_no_hook_of_the_user():
         assert hook is None or type(hook).__name__ in ("method_descriptor", "wrapper_descriptor"), name
 
 
-@pytest.mark.parametrize("text, built", [
-    ("1", True), ("'a' 'b'", True), ("f'{x}'", True), ("[x, y]", True), ("{x: y}", True), ("(x,)", True),
-    ("{x}", True), ("[v for v in x]", True), ("(v for v in x)", True), ("lambda: x", True),
-    ("(1,) + (x,)", True), ("-1", True), ("not x", True), ("1 or 2", True),
-    ("x", False), ("x()", False), ("x[0]", False), ("x.y", False), ("x + 1", False), ("-x", False),
-    ("(x,) < (1,)", False), ("1 or x", False), ("x if y else 1", False), ("(x := 1)", False),
-])
+@pytest.mark.parametrize(
+    "text, built",
+    [
+        ("1", True),
+        ("'a' 'b'", True),
+        ("f'{x}'", True),
+        ("[x, y]", True),
+        ("{x: y}", True),
+        ("(x,)", True),
+        ("{x}", True),
+        ("[v for v in x]", True),
+        ("(v for v in x)", True),
+        ("lambda: x", True),
+        ("(1,) + (x,)", True),
+        ("-1", True),
+        ("not x", True),
+        ("1 or 2", True),
+        ("x", False),
+        ("x()", False),
+        ("x[0]", False),
+        ("x.y", False),
+        ("x + 1", False),
+        ("-x", False),
+        ("(x,) < (1,)", False),
+        ("1 or x", False),
+        ("x if y else 1", False),
+        ("(x := 1)", False),
+    ],
+)
 def test_built_values(text, built):
     assert python_effects.built_value(ast.parse(text, mode="eval").body) is built
 

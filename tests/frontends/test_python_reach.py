@@ -155,8 +155,10 @@ def test_the_resolver_watches_every_attribute_the_pass_follows():
     from invar.frontends.python.reach import CELL_ATTRIBUTES, EXPOSING_ATTRIBUTES, FRAMES
     from invar.frontends.python.scopes import DYNAMIC_BUILTINS, WATCHED_ATTRIBUTES
 
-    assert EXPOSING_ATTRIBUTES | CELL_ATTRIBUTES | FRAMES | DYNAMIC_BUILTINS | {"modules", "__builtins__"} \
+    assert (
+        EXPOSING_ATTRIBUTES | CELL_ATTRIBUTES | FRAMES | DYNAMIC_BUILTINS | {"modules", "__builtins__"}
         <= WATCHED_ATTRIBUTES
+    )
 
 
 def resolve_watched(src: str) -> bool:
@@ -226,8 +228,11 @@ def test_a_closure_variable_keeps_its_order_with_reads_through_its_cell():
         # read are free to swap, as before
         ("G = 0\ndef f(a, /, *, o):\n    global G\n    G = a\n    x = o.G\n    return x\n", 2),
         ("import sys\nG = 0\ndef f(a, /, *, o):\n    global G\n    G = a\n    x = o.G\n    return x\n", 2),
-        ("import sys\nG = 0\ndef f(a, /, *, o):\n    global G\n    G = a\n    x = sys.modules[__name__].G\n"
-         "    return x\n", 1),
+        (
+            "import sys\nG = 0\ndef f(a, /, *, o):\n    global G\n    G = a\n    x = sys.modules[__name__].G\n"
+            "    return x\n",
+            1,
+        ),
     ],
 )
 def test_only_an_exposed_namespace_orders_global_stores_with_reads(src, orders):

@@ -53,6 +53,9 @@ def test_child_nodes_are_iter_child_nodes_less_the_leaves():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not child_fields(type(node)):
                 continue
-            want = [c for c in ast.iter_child_nodes(node) if not isinstance(c, (ast.expr_context, ast.operator,
-                    ast.boolop, ast.unaryop, ast.cmpop))]
+            want = [
+                c
+                for c in ast.iter_child_nodes(node)
+                if not isinstance(c, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop))
+            ]
             assert child_nodes(node) == want, ast.dump(node)[:200]

@@ -17,8 +17,14 @@ from invar.frontends import EXTENSIONS, FRONTENDS, LANGS, REGISTRY, UNREAD, Fron
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "invar"
 #: the fields a hook names ("module:attribute", or a module), and what it must be
-HOOKS = {"reader": "module", "rules": "module", "spell": "callable", "encoding": "callable", "block": "callable",
-         "standalone": "callable"}
+HOOKS = {
+    "reader": "module",
+    "rules": "module",
+    "spell": "callable",
+    "encoding": "callable",
+    "block": "callable",
+    "standalone": "callable",
+}
 #: every frontend package's face: the names it exports where the language has them
 FACE = ("LANG", "parse_units", "parse", "renaming_space", "canonical_space")
 PACKAGES = ("x86", "python", "java", "ltl")
@@ -134,6 +140,8 @@ def test_no_module_outside_the_frontends_compares_a_language_with_a_literal():
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.is_relative_to(PACKAGE / "frontends"):
             continue
-        offenders += [f"{path.relative_to(ROOT)}:{line}: {lit!r}"
-                      for line, lit in name_comparisons(path.read_text(encoding="utf-8"))]
+        offenders += [
+            f"{path.relative_to(ROOT)}:{line}: {lit!r}"
+            for line, lit in name_comparisons(path.read_text(encoding="utf-8"))
+        ]
     assert offenders == []

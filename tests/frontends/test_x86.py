@@ -24,12 +24,26 @@ FIG1C = (FIXTURES / "x86" / "figure1c.s").read_text()
         ("mov 64(%rsp), %rax", "mov 64(%rsp), %rax", ["gpr:64", "gpr:64"], ["gpr:sp", "gpr:a"]),
         ("movb %ah,%al", "movb %ah, %al", ["gpr:8h", "gpr:8"], ["gpr:a", "gpr:a"]),
         ("  addl   $1 , %R9D", "addl $1, %r9d", ["gpr:32"], ["gpr:r9"]),
-        ("vaddps %ymm3, %ymm1, %xmm3", "vaddps %ymm3, %ymm1, %xmm3", ["vec:256", "vec:256", "vec:128"], ["vec:3", "vec:1", "vec:3"]),
-        ("movq %fs:0x28(,%rbx,8), %mm2", "movq %fs:0x28(,%rbx,8), %mm2", ["seg:16", "gpr:64", "mmx:64"], ["seg:fs", "gpr:b", "mmx:2"]),
+        (
+            "vaddps %ymm3, %ymm1, %xmm3",
+            "vaddps %ymm3, %ymm1, %xmm3",
+            ["vec:256", "vec:256", "vec:128"],
+            ["vec:3", "vec:1", "vec:3"],
+        ),
+        (
+            "movq %fs:0x28(,%rbx,8), %mm2",
+            "movq %fs:0x28(,%rbx,8), %mm2",
+            ["seg:16", "gpr:64", "mmx:64"],
+            ["seg:fs", "gpr:b", "mmx:2"],
+        ),
         ("fadd %st(1), %st", "fadd %st(1), %st", ["x87:80", "x87:80"], ["x87:1", "x87:0"]),
         ("lock cmpxchgl %ecx, (%rdi)", "lock cmpxchgl %ecx, (%rdi)", ["gpr:32", "gpr:64"], ["gpr:c", "gpr:di"]),
-        ("vaddps %zmm1, %zmm2, %zmm3 {%k1} {z}", "vaddps %zmm1, %zmm2, %zmm3 {%k1} {z}",
-         ["vec:512", "vec:512", "vec:512", "mask:64"], ["vec:1", "vec:2", "vec:3", "mask:1"]),
+        (
+            "vaddps %zmm1, %zmm2, %zmm3 {%k1} {z}",
+            "vaddps %zmm1, %zmm2, %zmm3 {%k1} {z}",
+            ["vec:512", "vec:512", "vec:512", "mask:64"],
+            ["vec:1", "vec:2", "vec:3", "mask:1"],
+        ),
         ("jmp *8(%rax)", "jmp *8(%rax)", ["gpr:64"], ["gpr:a"]),
     ],
 )
@@ -66,8 +80,12 @@ def test_separators_comments_and_lines():
         ("cqto", {"gpr:a"}, {"gpr:d"}, {"gpr:a", "gpr:d"}),
         ("cpuid", {"gpr:a", "gpr:c"}, {"gpr:a", "gpr:b", "gpr:c", "gpr:d"}, {"gpr:a", "gpr:b", "gpr:c", "gpr:d"}),
         # rep counts in %rcx: read, written and pinned
-        ("rep stosq %rax, %es:(%rdi)", {"gpr:a", "gpr:c", "gpr:di", "seg:es", "flags"}, {"gpr:c", "gpr:di", "mem"},
-         {"gpr:a", "gpr:c", "gpr:di"}),
+        (
+            "rep stosq %rax, %es:(%rdi)",
+            {"gpr:a", "gpr:c", "gpr:di", "seg:es", "flags"},
+            {"gpr:c", "gpr:di", "mem"},
+            {"gpr:a", "gpr:c", "gpr:di"},
+        ),
         ("stosq %rax, %es:(%rdi)", {"gpr:a", "gpr:di", "seg:es", "flags"}, {"gpr:di", "mem"}, {"gpr:a", "gpr:di"}),
         ("cmpq %rax, (%rbx)", {"gpr:a", "gpr:b", "mem"}, {"flags"}, set()),
         ("movl %eax, 8(%rsp)", {"gpr:a", "gpr:sp"}, {"mem"}, set()),
@@ -221,8 +239,11 @@ def test_canonical_form_is_invariant_on_bhive_orbits(record_property):
             assert canonical(variant)[0].render() == canon, h
             renamed += 1
     assert renamed > 3 * 500 * 0.9
-    record_property("oracle", f"canonical form: {len(blocks)} BHive blocks, {renamed} renamings, one form per block "
-                              f"({forms} blocks not already canonical)")
+    record_property(
+        "oracle",
+        f"canonical form: {len(blocks)} BHive blocks, {renamed} renamings, one form per block "
+        f"({forms} blocks not already canonical)",
+    )
 
 
 def test_every_bhive_block_parses_sampled(record_property):
@@ -246,5 +267,8 @@ def test_every_bhive_block_parses_sampled(record_property):
         sparse += len(p.deps)
         counted += count
     assert len(sample) >= 5_000 and sparse < complete / 2
-    record_property("oracle", f"deps: {len(sample)} BHive blocks have the closure of every conflicting pair "
-                              f"with {sparse} pairs instead of {complete}; {counted} permutation counts agree")
+    record_property(
+        "oracle",
+        f"deps: {len(sample)} BHive blocks have the closure of every conflicting pair "
+        f"with {sparse} pairs instead of {complete}; {counted} permutation counts agree",
+    )

@@ -23,8 +23,13 @@ N_BLOCKS = 10_000
 #: (mnemonic, referent) that capstone lists as written but the manuals do not:
 #: cwd/cdq/cqo only write %rdx; ``test`` with the accumulator short form writes nothing
 CAPSTONE_WRITE_ERRATA = {
-    ("cqto", "gpr:a"), ("cltd", "gpr:a"), ("cwtd", "gpr:a"),
-    ("testb", "gpr:a"), ("testw", "gpr:a"), ("testl", "gpr:a"), ("testq", "gpr:a"),
+    ("cqto", "gpr:a"),
+    ("cltd", "gpr:a"),
+    ("cwtd", "gpr:a"),
+    ("testb", "gpr:a"),
+    ("testw", "gpr:a"),
+    ("testl", "gpr:a"),
+    ("testq", "gpr:a"),
 }
 
 

@@ -54,16 +54,26 @@ def _instruction(rng: random.Random, bases: tuple[str, ...], barriers: float) ->
         (0.03, f"lock cmpxchgq {d}, {a}"),
         (0.03, rng.choice(("fldl (%rax)", "fstpl 8(%rax)", "faddp %st, %st(1)"))),
         # the base and index registers change between accesses
-        (0.07, rng.choice((f"addq $8, {rng.choice(bases)}", f"movq {a}, {rng.choice(bases)}",
-                           f"incq {rng.choice(_INDEX)}", f"leaq 8({rng.choice(bases)}), {rng.choice(bases)}"))),
+        (
+            0.07,
+            rng.choice(
+                (
+                    f"addq $8, {rng.choice(bases)}",
+                    f"movq {a}, {rng.choice(bases)}",
+                    f"incq {rng.choice(_INDEX)}",
+                    f"leaq 8({rng.choice(bases)}), {rng.choice(bases)}",
+                )
+            ),
+        ),
         # memory whose extent is unknown: conflicts with every other access
         (0.05, rng.choice(("pushq %r8", "popq %r9", "rep movsb", "stosq %rax, %es:(%rdi)", "pushfq", "popfq"))),
     ):
         if k < barriers + share:
             return text
         k -= share
-    return rng.choice((f"addq {d}, {rng.choice(_DATA)}", "setne %al", f"cmovneq {d}, %r11",
-                       f"imulq {d}, {rng.choice(_DATA)}", "cqto"))
+    return rng.choice(
+        (f"addq {d}, {rng.choice(_DATA)}", "setne %al", f"cmovneq {d}, %r11", f"imulq {d}, {rng.choice(_DATA)}", "cqto")
+    )
 
 
 def generated_block(rng: random.Random, n: int) -> str:

@@ -42,8 +42,13 @@ ACCEPTED = [
     ("movq (g+8)(%rip), %rax", "movq (g+8)(%rip), %rax", "movq g+8(%rip), %rax", 8, {"g": 1}),
     ("movq -16+g(%rbx), %rax", "movq -16+g(%rbx), %rax", "movq g-16(%rbx), %rax", -16, {"g": 1}),
     ("movq 8+g(,%rcx,8), %rax", "movq 8+g(,%rcx,8), %rax", "movq g+8(,%rcx,8), %rax", 8, {"g": 1}),
-    ("movl world-24(%rax,%rdx,4), %ecx", "movl world-24(%rax,%rdx,4), %ecx", "movl world-24(%rax,%rdx,4), %ecx",
-     -24, {"world": 1}),
+    (
+        "movl world-24(%rax,%rdx,4), %ecx",
+        "movl world-24(%rax,%rdx,4), %ecx",
+        "movl world-24(%rax,%rdx,4), %ecx",
+        -24,
+        {"world": 1},
+    ),
     ("movq %rax, 8+g(%rip)", "movq %rax, 8+g(%rip)", "movq %rax, g+8(%rip)", 8, {"g": 1}),
     ("movq $7, 8+g(%rip)", "movq $7, 8+g(%rip)", "movq $7, g+8(%rip)", 8, {"g": 1}),  # the field before an immediate
     ("movl $1, (g+4)(%rbx,%rcx,2)", "movl $1, (g+4)(%rbx,%rcx,2)", "movl $1, g+4(%rbx,%rcx,2)", 4, {"g": 1}),
@@ -60,8 +65,7 @@ ACCEPTED = [
     ("movq g-h(%rip), %rax", "movq g-h(%rip), %rax", "movq g-h(%rip), %rax", 0, {"g": 1, "h": -1}),
     ("movq 8+(g-h)(%rbx), %rax", "movq 8+(g-h)(%rbx), %rax", "movq g-h+8(%rbx), %rax", 8, {"g": 1, "h": -1}),
     # symbol modifiers: GOT, thread-locals
-    ("movq g@GOTPCREL(%rip), %rax", "movq g@GOTPCREL(%rip), %rax", "movq g@GOTPCREL(%rip), %rax", 0,
-     {"g@GOTPCREL": 1}),
+    ("movq g@GOTPCREL(%rip), %rax", "movq g@GOTPCREL(%rip), %rax", "movq g@GOTPCREL(%rip), %rax", 0, {"g@GOTPCREL": 1}),
     ("movsd %xmm0, %fs:8+x@tpoff", "movsd %xmm0, %fs:8+x@tpoff", "movsd %xmm0, %fs:x@tpoff+8", 8, {"x@tpoff": 1}),
     ("addq %fs:tls@tpoff, %rdi", "addq %fs:tls@tpoff, %rdi", "addq %fs:tls@tpoff, %rdi", 0, {"tls@tpoff": 1}),
     # absolute addresses
@@ -104,14 +108,26 @@ REFUSED = [
 
 # (source, invar's message, its column, why invar refuses what llvm-mc assembles)
 NOT_READ = [
-    ("movq 8*2(%rax), %rbx", "operator '*' in displacement '8*2'", 7,
-     "operators other than + and -: no compiler writes them in an instruction, and a misread one changes the address"),
+    (
+        "movq 8*2(%rax), %rbx",
+        "operator '*' in displacement '8*2'",
+        7,
+        "operators other than + and -: no compiler writes them in an instruction, and a misread one changes the address",
+    ),
     ("movq ~8(%rax), %rbx", "operator '~' in displacement '~8'", 6, "the same"),
     ("movq 1<<4(%rax), %rbx", "operator '<' in displacement '1<<4'", 7, "the same"),
-    ("movq eax+8(%rip), %rbx", "register 'eax' is written without '%'", 6,
-     "a register name without % is a symbol to an assembler, almost surely Intel syntax"),
-    ("movq 0x7fffffff+1(%rax), %rbx", "displacement 0x7fffffff+1 does not fit in 32 bits", 6,
-     "llvm-mc truncates a displacement to 32 bits silently"),
+    (
+        "movq eax+8(%rip), %rbx",
+        "register 'eax' is written without '%'",
+        6,
+        "a register name without % is a symbol to an assembler, almost surely Intel syntax",
+    ),
+    (
+        "movq 0x7fffffff+1(%rax), %rbx",
+        "displacement 0x7fffffff+1 does not fit in 32 bits",
+        6,
+        "llvm-mc truncates a displacement to 32 bits silently",
+    ),
 ]
 
 
@@ -119,8 +135,9 @@ NOT_READ = [
 def encodings(lines: list[str]) -> list[tuple[tuple[str, ...], tuple[tuple[int, str, str], ...]]]:
     """llvm-mc's bytes (``A`` where a fixup goes) and fixups (offset, value,
     kind) of each line, each line one instruction."""
-    run = subprocess.run([*MC, "-show-encoding"], input="\n".join(lines) + "\n", capture_output=True, text=True,
-                         check=False)
+    run = subprocess.run(
+        [*MC, "-show-encoding"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=False
+    )
     assert run.returncode == 0, run.stderr
     out = []
     for line in run.stdout.splitlines():
@@ -136,8 +153,9 @@ def encodings(lines: list[str]) -> list[tuple[tuple[str, ...], tuple[tuple[int, 
 
 def object_errors(line: str) -> str | None:
     """llvm-mc's first error writing ``line`` into an object file."""
-    run = subprocess.run([*MC, "-filetype=obj", "-o", "/dev/null"], input=line + "\n", capture_output=True, text=True,
-                         check=False)
+    run = subprocess.run(
+        [*MC, "-filetype=obj", "-o", "/dev/null"], input=line + "\n", capture_output=True, text=True, check=False
+    )
     m = re.search(r"error: (.*)", run.stderr)
     return m.group(1) if m else None
 
@@ -195,8 +213,11 @@ def test_expressions_encode_as_llvm_mc_encodes_them(record_property):
     names = sorted({name for *_, symbols in ACCEPTED for name in symbols} | {"g", "h"})
     lines = [line for source, rendered, plain, *_ in ACCEPTED for line in (source, rendered, plain)]
     got = encodings(lines)
-    wrong = [ACCEPTED[k // 3][0] for k in range(0, len(lines), 3)
-             if not (same_encoding(got[k], got[k + 1], names) and same_encoding(got[k], got[k + 2], names))]
+    wrong = [
+        ACCEPTED[k // 3][0]
+        for k in range(0, len(lines), 3)
+        if not (same_encoding(got[k], got[k + 1], names) and same_encoding(got[k], got[k + 2], names))
+    ]
     record_property("oracle", f"{len(ACCEPTED)} displacement and immediate forms encode as llvm-mc's plain spelling")
     assert not wrong, wrong
 
@@ -251,11 +272,27 @@ def test_dependencies_use_the_folded_value(block, ordered):
 def _random_expression(rng: random.Random, depth: int = 0) -> str:
     """A random expression of numbers in every base, symbols, signs and
     parentheses, sometimes with blanks, sometimes malformed."""
+
     def atom() -> str:
         value = rng.randrange(0, 300)
-        return rng.choice([str(value), hex(value), bin(value), "0" + oct(value)[2:], "0", "g", "h", ".LC3", "calls.0",
-                           "08", "0x", "1f"] if rng.random() < 0.05 else
-                          [str(value), hex(value), bin(value), "0" + oct(value)[2:], "0", "g", "h", ".LC3", "calls.0"])
+        return rng.choice(
+            [
+                str(value),
+                hex(value),
+                bin(value),
+                "0" + oct(value)[2:],
+                "0",
+                "g",
+                "h",
+                ".LC3",
+                "calls.0",
+                "08",
+                "0x",
+                "1f",
+            ]
+            if rng.random() < 0.05
+            else [str(value), hex(value), bin(value), "0" + oct(value)[2:], "0", "g", "h", ".LC3", "calls.0"]
+        )
 
     def term() -> str:
         sign = rng.choice(["", "", "", "-", "+", "--"])
@@ -287,12 +324,18 @@ def test_random_expressions_read_as_llvm_mc_reads_them(record_property):
 
     rng = random.Random(35)
     lines = [f"movq {_random_expression(rng)}({rng.choice(['%rax', '%rip', ',%rcx,8'])}), %rbx" for _ in range(600)]
-    shown = subprocess.run([*MC, "-show-encoding"], input="\n".join(lines) + "\n", capture_output=True, text=True,
-                           check=False)
+    shown = subprocess.run(
+        [*MC, "-show-encoding"], input="\n".join(lines) + "\n", capture_output=True, text=True, check=False
+    )
     parse_errors = {int(m) - 1 for m in re.findall(r"<stdin>:(\d+):\d+: error", shown.stderr)}
     readable = [k for k in range(len(lines)) if k not in parse_errors]
-    obj = subprocess.run([*MC, "-filetype=obj", "-o", "/dev/null"], input="\n".join(lines[k] for k in readable) + "\n",
-                         capture_output=True, text=True, check=False)
+    obj = subprocess.run(
+        [*MC, "-filetype=obj", "-o", "/dev/null"],
+        input="\n".join(lines[k] for k in readable) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     object_errors = {readable[int(m) - 1] for m in re.findall(r"<stdin>:(\d+):\d+: error", obj.stderr)}
     counts, wrong, same = Counter(), [], []
     for k, line in enumerate(lines):

@@ -68,6 +68,7 @@ _FILL = {"gpr": ["r15", "r14", "r13", "r12"], "vec": ["15", "14", "13", "12"], "
 
 def _instruction(mnemonic: str, kinds: tuple[str, ...], regs: dict[tuple[int, str], str]) -> str:
     """An instruction of the form, with ``regs`` in its slots (referents)."""
+
     def reg(slot, view):
         return R.spell(view, regs[slot])
 
@@ -106,8 +107,10 @@ def test_every_rule_constrains_its_form(mnemonic, kinds, group, special):
     accepts one: a string instruction's operands are fixed) cannot become it."""
     slots = _slots(kinds)
     cls = sorted(special)[0].split(":")[0]
-    candidates = {c: sorted(special) + [f"{c}:{b}" for b in _FILL[c]] if c == cls else [f"{c}:{b}" for b in _FILL[c]]
-                  for c in {c for _, c in slots}}
+    candidates = {
+        c: sorted(special) + [f"{c}:{b}" for b in _FILL[c]] if c == cls else [f"{c}:{b}" for b in _FILL[c]]
+        for c in {c for _, c in slots}
+    }
     found = None
     for first in sorted(special):
         free = [slot for slot, _ in slots if slot not in group]

@@ -104,6 +104,8 @@ def test_tenfold_input_costs_at_most_about_tenfold(costs, measure, record_proper
     small, large = (costs[n][measure] for n in SIZES)
     ratio = large / small
     shown = (lambda v: f"{v:.2f} s") if measure.startswith("time") else (lambda v: f"{v / 1e6:.1f} MB")
-    record_property("oracle", f"{measure}: {shown(small)} at {SIZES[0]:,} instructions, "
-                              f"{shown(large)} at {SIZES[1]:,}: x{ratio:.1f}")
+    record_property(
+        "oracle",
+        f"{measure}: {shown(small)} at {SIZES[0]:,} instructions, {shown(large)} at {SIZES[1]:,}: x{ratio:.1f}",
+    )
     assert ratio <= BOUND, (measure, small, large)

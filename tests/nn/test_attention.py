@@ -17,8 +17,7 @@ def _rows(mask: torch.Tensor) -> list[str]:
     "referents, valid, expected",
     [
         # mov %rax, %rbx ; add %rax, %rcx  ->  rax rbx rax rcx with punctuation (0) between
-        ([5, 0, 6, 0, 5, 0, 7], [1] * 7,
-         ["1000100", "0100000", "0010000", "0001000", "1000100", "0000010", "0000001"]),
+        ([5, 0, 6, 0, 5, 0, 7], [1] * 7, ["1000100", "0100000", "0010000", "0001000", "1000100", "0000010", "0000001"]),
         # padding (last two) is never attended; padded rows still attend to themselves
         ([3, 3, 0, 3, 3], [1, 1, 1, 0, 0], ["11000", "11000", "00100", "00010", "00001"]),
         # nothing names anything: every token attends to itself only

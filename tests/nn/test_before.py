@@ -34,7 +34,11 @@ def test_a_dual_part_model_from_before_reads_unscaled_vectors_and_predicts_as_it
     model = invar.load_model(DATA / "dualpart-copy.pt")
     config = model.config
     assert (config.embedding, config.embed_scaling, config.norm_position, config.random_draw) == (
-        "dualpart", "none", "pre", "sequence")
+        "dualpart",
+        "none",
+        "pre",
+        "sequence",
+    )
     assert preset("dualpart", "tiny", head="generate").embed_scaling == "sqrtd"  # what a new one gets
     expected = torch.load(DATA / "dualpart-copy.expected.pt", weights_only=True)
     programs = [copy.parse(s) for s in expected["strings"]]
@@ -59,7 +63,9 @@ def test_a_lexinvariant_language_model_from_before_keeps_its_vectors_and_losses(
 
 
 def test_a_saved_config_round_trips_with_the_new_fields():
-    for config in (preset("dualpart", "tiny", head="generate"), preset("lexinvariant", "tiny", head="lm",
-                                                                        positions="rotary", random_tokens="all")):
+    for config in (
+        preset("dualpart", "tiny", head="generate"),
+        preset("lexinvariant", "tiny", head="lm", positions="rotary", random_tokens="all"),
+    ):
         again = ModelConfig.from_dict(config.to_dict())
         assert again == config and again.embed_scaling == config.embed_scaling

@@ -13,14 +13,30 @@ from invar.nn.model import build_network
 @pytest.mark.parametrize(
     "arch, fields",
     [
-        ("vanilla", {"embedding": "learned", "positions": "absolute", "attention": "none", "augment": False,
-                     "canonicalize": False}),
+        (
+            "vanilla",
+            {
+                "embedding": "learned",
+                "positions": "absolute",
+                "attention": "none",
+                "augment": False,
+                "canonicalize": False,
+            },
+        ),
         ("augmented", {"embedding": "learned", "augment": True}),
         ("canonicalized", {"embedding": "learned", "canonicalize": True}),
         ("renamer", {"embedding": "view", "attention": "referent", "mask_layers": 1, "positions": "absolute"}),
         ("spe", {"positions": "line", "attention": "symmetry", "mask_layers": 0, "symmetry_mask": "hadamard"}),
-        ("renamer+spe", {"embedding": "view", "positions": "line", "attention": "referent+symmetry",
-                         "mask_layers": 1, "symmetry_mask": "hadamard"}),
+        (
+            "renamer+spe",
+            {
+                "embedding": "view",
+                "positions": "line",
+                "attention": "referent+symmetry",
+                "mask_layers": 1,
+                "symmetry_mask": "hadamard",
+            },
+        ),
         ("dualpart", {"embedding": "dualpart", "random_part": "normal"}),
         ("lexinvariant", {"embedding": "lexinvariant", "lexinvariant_p": None, "random_tokens": "referents"}),
         ("canonicalized+dualpart", {"embedding": "dualpart", "canonicalize": True, "head": "generate"}),
@@ -42,8 +58,7 @@ def test_sizes_are_the_papers(size, shape):
 
 
 @pytest.mark.parametrize(
-    "heads, split",
-    [(1, (1, 0, 0)), (2, (1, 0, 1)), (4, (2, 1, 1)), (8, (4, 2, 2)), (12, (6, 3, 3)), (16, (8, 4, 4))],
+    "heads, split", [(1, (1, 0, 0)), (2, (1, 0, 1)), (4, (2, 1, 1)), (8, (4, 2, 2)), (12, (6, 3, 3)), (16, (8, 4, 4))]
 )
 def test_symmetry_heads_keep_the_papers_ratio(heads, split):
     config = ModelConfig(n_head=heads, d_model=16 * heads, attention="symmetry")
@@ -69,7 +84,10 @@ def test_renamer_spe_masks_coreference_first_then_symmetry():
         ({"augment": True, "canonicalize": True}, "exclude each other"),
         ({"embedding": "dualpart", "random_fraction": 0.0}, "both parts"),
         ({"embedding": "dualpart", "random_fraction": 1.0}, "both parts"),
-        ({"embedding": "dualpart", "random_part": "hypercube", "random_fraction": 2 / 128, "n_referents": 9}, "distinct points"),
+        (
+            {"embedding": "dualpart", "random_part": "hypercube", "random_fraction": 2 / 128, "n_referents": 9},
+            "distinct points",
+        ),
         ({"random_part": "grid"}, "apply to embedding='dualpart'"),
         ({"lexinvariant_p": 0.5}, "apply to embedding='lexinvariant'"),
         ({"embedding": "lexinvariant", "lexinvariant_p": 1.5}, "probability"),
@@ -116,8 +134,15 @@ def test_which_architectures_each_head_takes():
     pooled = ["vanilla", "augmented", "canonicalized", "renamer", "spe", "renamer+spe", "dualpart", "lexinvariant"]
     for head in ("regression", "multilabel", "binary"):
         assert architectures(head) == pooled
-    assert architectures("generate") == ["vanilla", "augmented", "canonicalized", "dualpart", "lexinvariant",
-                                         "canonicalized+dualpart", "canonicalized+lexinvariant"]
+    assert architectures("generate") == [
+        "vanilla",
+        "augmented",
+        "canonicalized",
+        "dualpart",
+        "lexinvariant",
+        "canonicalized+dualpart",
+        "canonicalized+lexinvariant",
+    ]
     assert set(ARCHITECTURES) == set(pooled) | set(architectures("generate"))
     with pytest.raises(ValueError, match="for sequence tasks"):
         preset("canonicalized+dualpart", "tiny")

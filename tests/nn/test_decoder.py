@@ -109,7 +109,7 @@ def test_cached_steps_equal_teacher_forcing(arch):
         whole = net._decode(ids, state, torch.arange(ids.shape[1]), None)  # (B, T, V)
         cache = net.new_cache()
         for t in range(ids.shape[1]):
-            step = net._decode(ids[:, t: t + 1], state, torch.tensor([t]), cache)[:, 0]
+            step = net._decode(ids[:, t : t + 1], state, torch.tensor([t]), cache)[:, 0]
             assert torch.allclose(step, whole[:, t], atol=1e-5)
 
 
@@ -190,8 +190,10 @@ def test_rotary_positions_keep_norms_and_relative_offsets():
     y = rotate(x, torch.arange(5))
     assert torch.allclose(x.norm(dim=-1), y.norm(dim=-1), atol=1e-5)
     q, k = torch.randn(8), torch.randn(8)
-    dot = lambda i, j: float(rotate(q.view(1, 1, 1, 8), torch.tensor([i]))  # noqa: E731
-                             .flatten() @ rotate(k.view(1, 1, 1, 8), torch.tensor([j])).flatten())
+    dot = lambda i, j: float(
+        rotate(q.view(1, 1, 1, 8), torch.tensor([i])).flatten()  # noqa: E731
+        @ rotate(k.view(1, 1, 1, 8), torch.tensor([j])).flatten()
+    )
     assert dot(3, 1) == pytest.approx(dot(7, 5), abs=1e-4)
 
 

@@ -7,13 +7,16 @@ import torch
 
 from invar.nn.config import ModelConfig
 from invar.nn.embeddings import (
-    DualPartEmbedding, LexinvariantEmbedding, PositionEmbedding, draw_random, first_occurrence,
+    DualPartEmbedding,
+    LexinvariantEmbedding,
+    PositionEmbedding,
+    draw_random,
+    first_occurrence,
 )
 
 
 @pytest.mark.parametrize(
-    "n, dim, kind",
-    [(8, 3, "hypercube"), (26, 3, "grid"), (200, 8, "hypercube"), (500, 6, "grid"), (50, 4, "normal")],
+    "n, dim, kind", [(8, 3, "hypercube"), (26, 3, "grid"), (200, 8, "hypercube"), (500, 6, "grid"), (50, 4, "normal")]
 )
 def test_random_draws(n, dim, kind):
     x = draw_random(n, dim, kind, torch.Generator().manual_seed(0))
@@ -34,8 +37,13 @@ def test_first_occurrence():
 
 def _batch(tokens, views, referents):
     t = torch.tensor([tokens])
-    return {"tokens": t, "views": torch.tensor([views]), "referents": torch.tensor([referents]),
-            "line_pos": torch.zeros_like(t), "valid": torch.ones_like(t, dtype=torch.bool)}
+    return {
+        "tokens": t,
+        "views": torch.tensor([views]),
+        "referents": torch.tensor([referents]),
+        "line_pos": torch.zeros_like(t),
+        "valid": torch.ones_like(t, dtype=torch.bool),
+    }
 
 
 def test_dualpart_parts_are_normalised_and_shared_per_view():

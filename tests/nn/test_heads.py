@@ -29,7 +29,9 @@ def test_regression_head_is_positive_and_starts_at_the_typical_label():
     assert torch.isfinite(reg(torch.randn(1, 2, 4), torch.ones(1, 2, dtype=torch.bool))).all()
 
 
-@pytest.mark.parametrize("kind, labels, shape", [("multilabel", 5, (3, 5)), ("binary", 1, (3,)), ("regression", 1, (3,))])
+@pytest.mark.parametrize(
+    "kind, labels, shape", [("multilabel", 5, (3, 5)), ("binary", 1, (3,)), ("regression", 1, (3,))]
+)
 def test_head_shapes(kind, labels, shape):
     config = ModelConfig(d_model=8, head=kind, n_labels=labels)
     h = head(config)

@@ -68,11 +68,15 @@ def _distinct(model: Model, groups) -> list[int]:
     return [len(set(model.predict(group, batch_size=1))) for group in groups]
 
 
-@pytest.mark.parametrize("arch, overrides, blocks", [
-    ("renamer", {}, N_BLOCKS),
-    ("canonicalized", {}, N_BLOCKS),
-    ("renamer", {"pinned_tokens": "token"}, N_BLOCKS // 2),  # pinned registers read by identity
-], ids=["renamer", "canonicalized", "renamer-pinned-tokens"])
+@pytest.mark.parametrize(
+    "arch, overrides, blocks",
+    [
+        ("renamer", {}, N_BLOCKS),
+        ("canonicalized", {}, N_BLOCKS),
+        ("renamer", {"pinned_tokens": "token"}, N_BLOCKS // 2),  # pinned registers read by identity
+    ],
+    ids=["renamer", "canonicalized", "renamer-pinned-tokens"],
+)
 def test_renamings_give_bitwise_identical_predictions(arch, overrides, blocks, renamed_blocks):
     groups, vocab = renamed_blocks
     model = _model(arch, vocab, **overrides)
@@ -82,11 +86,14 @@ def test_renamings_give_bitwise_identical_predictions(arch, overrides, blocks, r
     assert distinct == [1] * blocks
 
 
-@pytest.mark.parametrize("text", [
-    # %fs, %rip and %zmm17-31 are registers a BHive vocabulary lacks; %zmm17 may be renamed onto one it holds
-    "movq %fs:40, %rax\nvaddps 8(%rip), %zmm17, %zmm2\nvmulps %zmm2, %zmm3, %zmm4",
-    "vaddps %zmm1, %zmm20, %zmm21\nmulq %rbx\naddq %rdx, %rsi",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # %fs, %rip and %zmm17-31 are registers a BHive vocabulary lacks; %zmm17 may be renamed onto one it holds
+        "movq %fs:40, %rax\nvaddps 8(%rip), %zmm17, %zmm2\nvmulps %zmm2, %zmm3, %zmm4",
+        "vaddps %zmm1, %zmm20, %zmm21\nmulq %rbx\naddq %rdx, %rsi",
+    ],
+)
 def test_pinned_registers_read_by_identity_stay_invariant_where_the_vocabulary_lacks_registers(text, renamed_blocks):
     _, vocab = renamed_blocks
     program = parse(text)
@@ -131,11 +138,16 @@ def test_random_embeddings_are_invariant_under_matched_permutations(arch, rename
         base = model.predict([original], batch_size=1)[0]
         for variant in group[1:4]:
             if arch == "dualpart":  # random part per referent
-                pairs = {vocab.referent_id(a.referent): vocab.referent_id(b.referent)
-                         for a, b in zip(original.tokens, variant.tokens) if a.referent is not None}
+                pairs = {
+                    vocab.referent_id(a.referent): vocab.referent_id(b.referent)
+                    for a, b in zip(original.tokens, variant.tokens)
+                    if a.referent is not None
+                }
             else:  # random vector per distinct token
-                pairs = {vocab.token_id(a.text, a.view): vocab.token_id(b.text, b.view)
-                         for a, b in zip(original.tokens, variant.tokens)}
+                pairs = {
+                    vocab.token_id(a.text, a.view): vocab.token_id(b.text, b.view)
+                    for a, b in zip(original.tokens, variant.tokens)
+                }
             emb.fixed = fixed[_permutation(pairs, len(fixed))]
             matched = model.predict([variant], batch_size=1)[0]
             emb.fixed = fixed
@@ -187,8 +199,9 @@ def test_spe_is_invariant_under_semantics_preserving_orders(mask, reorderable_bl
         worst = max(worst, max(abs(p - preds[0]) / preds[0] for p in preds))
         # swap two adjacent dependent lines of different text: the re-parsed
         # block has the dependency the other way round
-        pair = next(((i, j) for i, j in program.deps
-                     if j == i + 1 and program.lines[i].text != program.lines[j].text), None)
+        pair = next(
+            ((i, j) for i, j in program.deps if j == i + 1 and program.lines[i].text != program.lines[j].text), None
+        )
         if pair is None:
             continue
         order = list(range(len(program.lines)))

@@ -43,11 +43,14 @@ def _causal_lm() -> Model:
     return Model("lm", config, vocab)
 
 
-@pytest.mark.parametrize("make, kind, network, reads, inputs", [
-    (_pooled, PooledEncoder, Network, "programs", BLOCKS),
-    (_encoder_decoder, EncoderDecoder, Seq2Seq, "pairs", PAIRS),
-    (_causal_lm, CausalLM, LanguageModel, "programs", WINDOWS),
-])
+@pytest.mark.parametrize(
+    "make, kind, network, reads, inputs",
+    [
+        (_pooled, PooledEncoder, Network, "programs", BLOCKS),
+        (_encoder_decoder, EncoderDecoder, Seq2Seq, "pairs", PAIRS),
+        (_causal_lm, CausalLM, LanguageModel, "programs", WINDOWS),
+    ],
+)
 def test_a_model_is_the_kind_its_head_calls_for(make, kind, network, reads, inputs):
     torch.manual_seed(0)
     model = make()
@@ -59,8 +62,12 @@ def test_a_model_is_the_kind_its_head_calls_for(make, kind, network, reads, inpu
 
 def test_every_head_has_one_kind_and_an_unknown_one_is_a_bad_config():
     assert {head: kind_of(head) for head in ("regression", "multilabel", "binary", "generate", "lm")} == {
-        "regression": PooledEncoder, "multilabel": PooledEncoder, "binary": PooledEncoder,
-        "generate": EncoderDecoder, "lm": CausalLM}
+        "regression": PooledEncoder,
+        "multilabel": PooledEncoder,
+        "binary": PooledEncoder,
+        "generate": EncoderDecoder,
+        "lm": CausalLM,
+    }
     with pytest.raises(ModelError, match="no kind of model serves head='compiled'"):
         kind_of("compiled")
     vocab = Vocab.build(BLOCKS)

@@ -37,25 +37,34 @@ def chars():
     return Vocab.build(windows), windows
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"embedding": "dualpart"}, "embeds tokens 'learned' or 'lexinvariant'"),
-    ({"embedding": "view"}, "embeds tokens 'learned' or 'lexinvariant'"),
-    ({"positions": "absolute"}, "positions='rotary' is the language model's"),
-    ({"attention": "referent", "mask_layers": 1}, "a language model (head='lm') takes causal attention only"),
-    ({"canonicalize": True}, "takes no canonical form"),
-    ({"embedding": "lexinvariant", "tie_output": False}, "it needs tie_output=True"),
-    ({"n_head": 4, "d_model": 12}, "rotary positions need an even head width"),
-    ({"adacos": True, "normalize_features": True}, "applies to head='generate'"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"embedding": "dualpart"}, "embeds tokens 'learned' or 'lexinvariant'"),
+        ({"embedding": "view"}, "embeds tokens 'learned' or 'lexinvariant'"),
+        ({"positions": "absolute"}, "positions='rotary' is the language model's"),
+        ({"attention": "referent", "mask_layers": 1}, "a language model (head='lm') takes causal attention only"),
+        ({"canonicalize": True}, "takes no canonical form"),
+        ({"embedding": "lexinvariant", "tie_output": False}, "it needs tie_output=True"),
+        ({"n_head": 4, "d_model": 12}, "rotary positions need an even head width"),
+        ({"adacos": True, "normalize_features": True}, "applies to head='generate'"),
+    ],
+)
 def test_config_refuses_what_a_language_model_cannot_be(fields, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         preset("vanilla", "tiny", **{"head": "lm", "positions": "rotary", **fields})
 
 
-@pytest.mark.parametrize("fields", [
-    {}, {"embedding": "lexinvariant"}, {"embedding": "lexinvariant", "random_tokens": "all"},
-    {"embedding": "lexinvariant", "lexinvariant_p": 0.2}, {"tie_output": False},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {},
+        {"embedding": "lexinvariant"},
+        {"embedding": "lexinvariant", "random_tokens": "all"},
+        {"embedding": "lexinvariant", "lexinvariant_p": 0.2},
+        {"tie_output": False},
+    ],
+)
 def test_config_takes_the_language_models(fields):
     preset("vanilla", "tiny", head="lm", positions="rotary", **fields)
     with pytest.raises(ValueError, match="positions='rotary' is the language model's"):
@@ -66,8 +75,15 @@ def _losses(net, encoded):
     return position_losses(net, encoded, batch_size=len(encoded))
 
 
-@pytest.mark.parametrize("arch, overrides", [("vanilla", {}), ("lexinvariant", {}),
-                                             ("lexinvariant", {"lexinvariant_p": 0.5}), ("vanilla", {"tie_output": False})])
+@pytest.mark.parametrize(
+    "arch, overrides",
+    [
+        ("vanilla", {}),
+        ("lexinvariant", {}),
+        ("lexinvariant", {"lexinvariant_p": 0.5}),
+        ("vanilla", {"tie_output": False}),
+    ],
+)
 def test_loss_is_the_next_token_cross_entropy(chars, arch, overrides):
     vocab, windows = chars
     net = _net(arch, vocab, **overrides).eval()
@@ -75,8 +91,10 @@ def test_loss_is_the_next_token_cross_entropy(chars, arch, overrides):
     batch = collate([enc])
     with torch.no_grad():
         logits = net.scores(batch["tokens"], net.embed.sequence_tables(1, "cpu"))[0]  # (T, V)
-    expected = [-(torch.log_softmax(logits[t, 1:], dim=-1)[int(enc.tokens[t + 1]) - 1]).item()  # padding never written
-                for t in range(len(enc) - 1)]
+    expected = [
+        -(torch.log_softmax(logits[t, 1:], dim=-1)[int(enc.tokens[t + 1]) - 1]).item()  # padding never written
+        for t in range(len(enc) - 1)
+    ]
     got = _losses(net, [enc])[0]
     assert got.shape == (len(enc) - 1,)
     assert got.tolist() == pytest.approx(expected, abs=1e-5)
@@ -106,7 +124,7 @@ def test_padding_changes_no_loss(chars, arch):
     assert alone.tolist() == pytest.approx(batched.tolist(), abs=1e-5)
     with torch.no_grad():
         nll = net(collate([long_, short]))
-    assert torch.isnan(nll[1, len(short) - 1:]).all() and not torch.isnan(nll[1, : len(short) - 1]).any()
+    assert torch.isnan(nll[1, len(short) - 1 :]).all() and not torch.isnan(nll[1, : len(short) - 1]).any()
 
 
 def _permuted_table(net: LanguageModel, sigma: list[int]) -> torch.Tensor:

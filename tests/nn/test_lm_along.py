@@ -91,8 +91,11 @@ def chars():
 
 
 def _net(vocab: Vocab, seed: int):
-    config = preset("lexinvariant", "tiny", head="lm", **lm.arch_config("lexinvariant"), dropout=0.0,
-                    max_len=64).with_vocab(vocab).validate()
+    config = (
+        preset("lexinvariant", "tiny", head="lm", **lm.arch_config("lexinvariant"), dropout=0.0, max_len=64)
+        .with_vocab(vocab)
+        .validate()
+    )
     torch.manual_seed(seed)
     return build_network(config, vocab, "lm").eval()
 
@@ -146,8 +149,19 @@ def trained(tmp_path_factory):
     out = tmp_path_factory.mktemp("lm-along")
     lm.build(FIXTURES / "python", out / "data", vocab="char", seq_len=48)
     for draw in ("sequence", "batch"):
-        invar.train(task="lm", data=out / "data", arch="lexinvariant", epochs=2, batch_size=16, limit=48, lr=3e-3,
-                    threads=1, seed=0, out=out / f"{draw}.pt", overrides={"random_draw": draw, "random_vectors": "unit"})
+        invar.train(
+            task="lm",
+            data=out / "data",
+            arch="lexinvariant",
+            epochs=2,
+            batch_size=16,
+            limit=48,
+            lr=3e-3,
+            threads=1,
+            seed=0,
+            out=out / f"{draw}.pt",
+            overrides={"random_draw": draw, "random_vectors": "unit"},
+        )
     return out
 
 
@@ -167,8 +181,9 @@ def test_a_model_trained_with_the_papers_vectors_is_exactly_invariant_with_its_t
     windows = [lm.parse(ex.source) for ex in lm.read_split(trained / "data", "train")[:8]]
     rng = random.Random(1)
     originals = [model.encode(w) for w in windows]
-    variants = [renamed(e, lm.renaming_space(w, pool=pool).sample(1, rng)[0], vocab)
-                for w, e in zip(windows, originals)]
+    variants = [
+        renamed(e, lm.renaming_space(w, pool=pool).sample(1, rng)[0], vocab) for w, e in zip(windows, originals)
+    ]
     base = model.predict_encoded(originals)
     along_ = model.predict_encoded(variants, along=originals)
     plain = model.predict_encoded(variants)

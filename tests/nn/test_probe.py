@@ -30,8 +30,7 @@ def chars():
     windows = [w for w in lm.char_windows(TEXT, 32) if len(w.tokens) == 32]
     vocab = Vocab.build(windows)
     ids = torch.tensor(np.stack([encode(w, vocab).tokens for w in windows])).long()
-    symbols = torch.tensor([vocab.token_id(c, lm.VIEW) for c in "abcdefghijklmnopqrstuvwxyz"
-                            if c in vocab.referents])
+    symbols = torch.tensor([vocab.token_id(c, lm.VIEW) for c in "abcdefghijklmnopqrstuvwxyz" if c in vocab.referents])
     return vocab, ids, symbols
 
 
@@ -109,15 +108,18 @@ def _majority(ciphered, deciphered, symbols):
     return {c: min(d for d, n in counts.items() if n == max(counts.values())) for c, counts in votes.items()}
 
 
-@pytest.mark.parametrize("ciphered, deciphered, symbols, true, key, precision", [
-    ([5, 5, 6, 6], [1, 1, 2, 2], [5, 6, 7], {5: 1, 6: 2, 7: 3}, {5: 1, 6: 2}, 1.0),  # 7 unseen: no entry
-    ([5, 5, 6, 6], [2, 1, 2, 2], [5, 6], {5: 1, 6: 2}, {5: 1, 6: 2}, 1.0),  # a tie goes to the lowest id
-    ([5, 5, 5, 6], [3, 3, 1, 2], [5, 6], {5: 1, 6: 2}, {5: 3, 6: 2}, 0.5),  # the majority is wrong
-    ([0, 9, 9, 5], [4, 4, 4, 1], [5], {5: 1}, {5: 1}, 1.0),  # tokens off the symbols cast no vote
-    ([9, 9], [9, 9], [5, 6], {5: 5, 6: 6}, {}, math.nan),  # no symbol in the window
-    ([5, 6, 7, 6], [5, 6, 7, 6], [5, 6, 7], {5: 5, 6: 6, 7: 7}, {5: 5, 6: 6, 7: 7}, 1.0),  # identity key
-    ([5, 6, 7], [6, 7, 5], [5, 6, 7], {5: 5, 6: 6, 7: 7}, {5: 6, 6: 7, 7: 5}, 0.0),
-])
+@pytest.mark.parametrize(
+    "ciphered, deciphered, symbols, true, key, precision",
+    [
+        ([5, 5, 6, 6], [1, 1, 2, 2], [5, 6, 7], {5: 1, 6: 2, 7: 3}, {5: 1, 6: 2}, 1.0),  # 7 unseen: no entry
+        ([5, 5, 6, 6], [2, 1, 2, 2], [5, 6], {5: 1, 6: 2}, {5: 1, 6: 2}, 1.0),  # a tie goes to the lowest id
+        ([5, 5, 5, 6], [3, 3, 1, 2], [5, 6], {5: 1, 6: 2}, {5: 3, 6: 2}, 0.5),  # the majority is wrong
+        ([0, 9, 9, 5], [4, 4, 4, 1], [5], {5: 1}, {5: 1}, 1.0),  # tokens off the symbols cast no vote
+        ([9, 9], [9, 9], [5, 6], {5: 5, 6: 6}, {}, math.nan),  # no symbol in the window
+        ([5, 6, 7, 6], [5, 6, 7, 6], [5, 6, 7], {5: 5, 6: 6, 7: 7}, {5: 5, 6: 6, 7: 7}, 1.0),  # identity key
+        ([5, 6, 7], [6, 7, 5], [5, 6, 7], {5: 5, 6: 6, 7: 7}, {5: 6, 6: 7, 7: 5}, 0.0),
+    ],
+)
 def test_cipher_key_is_the_majority_vote(ciphered, deciphered, symbols, true, key, precision):
     got = P.cipher_key(ciphered, deciphered, symbols)
     assert got == key == _majority(ciphered, deciphered, symbols)

@@ -42,8 +42,7 @@ def _functions() -> list:
         except Exception:  # a file invar cannot read is not this test's subject
             continue
         for unit in units:
-            if (len(unit.tokens) <= 128 and renaming_space(unit).count() > 1
-                    and PermutationSpace(unit).count() > 1):
+            if len(unit.tokens) <= 128 and renaming_space(unit).count() > 1 and PermutationSpace(unit).count() > 1:
                 out.append(unit)
                 if len(out) == N_FUNCTIONS:
                     return out
@@ -67,13 +66,17 @@ def variants():
         orders = PermutationSpace(unit)  # a renaming keeps every dependency, so orders of the renamed too
         renamings = names.sample(N_VARIANTS, rng)
         reorderings = orders.sample(N_VARIANTS, rng)
-        groups.append((
-            enc,
-            [encode(names.apply(unit, r), vocab) for r in renamings],
-            [permuted(enc, t) for t in reorderings],
-            [permuted(encode(names.apply(unit, r), vocab), t)
-             for r, t in zip(renamings, orders.sample(N_VARIANTS, rng))],
-        ))
+        groups.append(
+            (
+                enc,
+                [encode(names.apply(unit, r), vocab) for r in renamings],
+                [permuted(enc, t) for t in reorderings],
+                [
+                    permuted(encode(names.apply(unit, r), vocab), t)
+                    for r, t in zip(renamings, orders.sample(N_VARIANTS, rng))
+                ],
+            )
+        )
     return groups, vocab
 
 
@@ -98,8 +101,7 @@ def test_variants_differ_from_their_function(variants):
     groups, _ = variants
     for enc, *kinds in groups:
         for kind in kinds:
-            assert any(not (np.array_equal(v.tokens, enc.tokens) and np.array_equal(v.lines, enc.lines))
-                       for v in kind)
+            assert any(not (np.array_equal(v.tokens, enc.tokens) and np.array_equal(v.lines, enc.lines)) for v in kind)
 
 
 def test_variants_are_the_encodings_of_the_transformed_programs(variants):
@@ -125,8 +127,10 @@ def test_renamer_spe_is_invariant_to_renamings_and_reorderings(kind, variants):
     assert max(worst) <= TOLERANCE, max(worst)
 
 
-@pytest.mark.parametrize("arch, kind", [("vanilla", 1), ("vanilla", 2), ("vanilla", 3), ("renamer", 2),
-                                        ("renamer", 3), ("spe", 1), ("spe", 3)])
+@pytest.mark.parametrize(
+    "arch, kind",
+    [("vanilla", 1), ("vanilla", 2), ("vanilla", 3), ("renamer", 2), ("renamer", 3), ("spe", 1), ("spe", 3)],
+)
 def test_the_other_architectures_are_not(arch, kind, variants):
     """Each part alone gives only its own invariance; vanilla neither."""
     groups, vocab = variants
@@ -144,12 +148,14 @@ def test_names_the_vocabulary_lacks_keep_their_coreference(variants):
     model = _model("renamer+spe", vocab)
     rng = random.Random(12)
     unknown = worst = 0
-    for unit in functions[N_FUNCTIONS // 2:]:
+    for unit in functions[N_FUNCTIONS // 2 :]:
         enc = encode(unit, vocab)
         unknown += int((enc.referents == 1).sum() > 1)
         names, orders = renaming_space(unit), PermutationSpace(unit)
-        variants_ = [permuted(encode(names.apply(unit, r), vocab), t)
-                     for r, t in zip(names.sample(4, rng), orders.sample(4, rng))]
+        variants_ = [
+            permuted(encode(names.apply(unit, r), vocab), t)
+            for r, t in zip(names.sample(4, rng), orders.sample(4, rng))
+        ]
         preds = model.predict_encoded([enc, *variants_])
         worst = max(worst, max(abs(p - preds[0]) / abs(preds[0]) for p in preds[1:]))
     assert unknown >= 10

@@ -43,10 +43,13 @@ def _block_inputs(model: Model) -> tuple[torch.Tensor, torch.Tensor, torch.Tenso
     def keep(name):
         def hook(module, args):
             seen.setdefault(name, args[0])
+
         return hook
 
-    hooks = [net.encoder.blocks[0].register_forward_pre_hook(keep("enc")),
-             net.blocks[0].register_forward_pre_hook(keep("dec"))]
+    hooks = [
+        net.encoder.blocks[0].register_forward_pre_hook(keep("enc")),
+        net.blocks[0].register_forward_pre_hook(keep("dec")),
+    ]
     bos, eos = model.vocab.token_id("<bos>", "<bos>"), model.vocab.token_id("<eos>", "<eos>")
     batch = collate_pairs([model.encode(p) for p in PAIRS], bos=bos, eos=eos)
     with torch.no_grad():
@@ -98,9 +101,16 @@ def test_sqrtd_scales_every_embedding_by_the_same_factor(arch, head):
     assert not torch.allclose(inputs[1], inputs[0])
 
 
-@pytest.mark.parametrize("embedding, head, resolved", [
-    ("dualpart", "generate", "sqrtd"), ("dualpart", "regression", "none"),  # the papers scale what generates
-    ("learned", "generate", "none"), ("view", "regression", "none"), ("lexinvariant", "lm", "none")])
+@pytest.mark.parametrize(
+    "embedding, head, resolved",
+    [
+        ("dualpart", "generate", "sqrtd"),
+        ("dualpart", "regression", "none"),  # the papers scale what generates
+        ("learned", "generate", "none"),
+        ("view", "regression", "none"),
+        ("lexinvariant", "lm", "none"),
+    ],
+)
 def test_the_default_scaling_is_resolved_by_the_embedding(embedding, head, resolved):
     config = ModelConfig(embedding=embedding, head=head)
     assert config.embed_scaling == resolved and config.to_dict()["embed_scaling"] == resolved
@@ -153,8 +163,7 @@ def test_post_ln_normalises_each_residual_sum_and_pre_ln_each_sublayer_input(pos
     assert torch.allclose(standard.mean(-1), torch.zeros(2, 5), atol=1e-5) == post
 
 
-@pytest.mark.parametrize("arch, head", [("dualpart", "generate"), ("dualpart", "regression"),
-                                        ("lexinvariant", "lm")])
+@pytest.mark.parametrize("arch, head", [("dualpart", "generate"), ("dualpart", "regression"), ("lexinvariant", "lm")])
 def test_post_ln_networks_have_no_final_layernorm(arch, head):
     vocab = Vocab.from_counts(add_specials(vocab_counts(PAIRS)), min_count=1)
     fields = {"positions": "rotary"} if head == "lm" else {}
@@ -168,10 +177,18 @@ def test_post_ln_networks_have_no_final_layernorm(arch, head):
 
 @pytest.mark.parametrize("draw", ["sequence", "batch"])
 def test_per_batch_draws_share_one_table_per_batch(draw):
-    config = ModelConfig(embedding="dualpart", head="generate", d_model=16, n_tokens=9, n_views=3, n_referents=6,
-                         random_draw=draw).validate()
-    lex = ModelConfig(embedding="lexinvariant", head="lm", positions="rotary", d_model=16, n_tokens=9,
-                      random_tokens="all", random_draw=draw).validate()
+    config = ModelConfig(
+        embedding="dualpart", head="generate", d_model=16, n_tokens=9, n_views=3, n_referents=6, random_draw=draw
+    ).validate()
+    lex = ModelConfig(
+        embedding="lexinvariant",
+        head="lm",
+        positions="rotary",
+        d_model=16,
+        n_tokens=9,
+        random_tokens="all",
+        random_draw=draw,
+    ).validate()
     for embed in (DualPartEmbedding(config), LexinvariantEmbedding(lex, torch.ones(9, dtype=torch.bool))):
         embed.train()
         first, second = embed.sequence_tables(4, "cpu"), embed.sequence_tables(4, "cpu")
@@ -187,8 +204,9 @@ def _lm_config(**overrides) -> ModelConfig:
     return preset("lexinvariant", "tiny", head="lm", **lm.arch_config("lexinvariant"), **overrides)
 
 
-@pytest.mark.parametrize("vectors, read, written", [("unit", 1.0, 1 / 128), ("small", 0.02 ** 2, 0.02 ** 2),
-                                                    (None, 0.02 ** 2, 0.02 ** 2)])
+@pytest.mark.parametrize(
+    "vectors, read, written", [("unit", 1.0, 1 / 128), ("small", 0.02**2, 0.02**2), (None, 0.02**2, 0.02**2)]
+)
 def test_the_language_models_random_vectors_have_unit_variance_per_coordinate(vectors, read, written):
     """The paper's E(x) ~ N(0, I_d): what a lexinvariant language model reads
     for a token, over many sequences, has mean 0 and variance 1 in every
@@ -213,35 +231,43 @@ def test_the_language_models_random_vectors_have_unit_variance_per_coordinate(ve
         assert got.mean(dim=0).abs().max() < 5 * math.sqrt(want / len(ids))
 
 
-@pytest.mark.parametrize("fields, resolved", [
-    ({"head": "lm", "positions": "rotary", "random_tokens": "all"}, "small"),
-    ({"head": "generate"}, "small"),
-    ({"head": "regression"}, "small"),
-    ({"head": "regression", "random_tokens": "all"}, "small"),
-    ({"head": "lm", "positions": "rotary", "random_tokens": "all", "random_vectors": "unit"}, "unit"),
-])
+@pytest.mark.parametrize(
+    "fields, resolved",
+    [
+        ({"head": "lm", "positions": "rotary", "random_tokens": "all"}, "small"),
+        ({"head": "generate"}, "small"),
+        ({"head": "regression"}, "small"),
+        ({"head": "regression", "random_tokens": "all"}, "small"),
+        ({"head": "lm", "positions": "rotary", "random_tokens": "all", "random_vectors": "unit"}, "unit"),
+    ],
+)
 def test_random_vectors_resolve_to_the_small_ones_unless_the_papers_are_asked(fields, resolved):
     assert ModelConfig(embedding="lexinvariant", **fields).validate().random_vectors == resolved
     assert ModelConfig(embedding="lexinvariant", lexinvariant_p=0.2).random_vectors is None
     assert ModelConfig().random_vectors is None
 
 
-@pytest.mark.parametrize("overrides, message", [
-    ({"embed_scaling": "sqrt"}, "embed_scaling='sqrt'"),
-    ({"norm_position": "sandwich"}, "norm_position='sandwich'"),
-    ({"random_draw": "epoch"}, "random_draw='epoch'"),
-    ({"random_draw": "batch"}, "random_draw='batch' applies"),
-    ({"embedding": "dualpart", "random_draw": "batch"}, "random_draw='batch' applies"),  # pooled: per batch already
-    ({"embedding": "dualpart", "head": "generate", "random_draw": "batch", "random_vectors": "unit"},
-     "random_vectors applies"),
-    ({"embedding": "lexinvariant", "random_vectors": "big"}, "random_vectors='big'"),
-    ({"embedding": "lexinvariant", "lexinvariant_p": 0.5, "random_vectors": "unit"}, "not lexinvariant_p"),
-    ({"pool_size": 10}, "pool_size applies to head='generate'"),
-    ({"head": "generate", "pool_size": -1}, "at least 0"),
-    ({"head": "generate", "canonicalize": True, "pool_size": 10}, "whole pool"),
-    ({"symmetry_heads": "all"}, "symmetry_heads applies"),
-    ({"symmetry_heads": "some", "attention": "symmetry"}, "symmetry_heads='some'"),
-])
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"embed_scaling": "sqrt"}, "embed_scaling='sqrt'"),
+        ({"norm_position": "sandwich"}, "norm_position='sandwich'"),
+        ({"random_draw": "epoch"}, "random_draw='epoch'"),
+        ({"random_draw": "batch"}, "random_draw='batch' applies"),
+        ({"embedding": "dualpart", "random_draw": "batch"}, "random_draw='batch' applies"),  # pooled: per batch already
+        (
+            {"embedding": "dualpart", "head": "generate", "random_draw": "batch", "random_vectors": "unit"},
+            "random_vectors applies",
+        ),
+        ({"embedding": "lexinvariant", "random_vectors": "big"}, "random_vectors='big'"),
+        ({"embedding": "lexinvariant", "lexinvariant_p": 0.5, "random_vectors": "unit"}, "not lexinvariant_p"),
+        ({"pool_size": 10}, "pool_size applies to head='generate'"),
+        ({"head": "generate", "pool_size": -1}, "at least 0"),
+        ({"head": "generate", "canonicalize": True, "pool_size": 10}, "whole pool"),
+        ({"symmetry_heads": "all"}, "symmetry_heads applies"),
+        ({"symmetry_heads": "some", "attention": "symmetry"}, "symmetry_heads='some'"),
+    ],
+)
 def test_bad_recipe_options_fail_with_a_message(overrides, message):
     with pytest.raises(ValueError, match=message):
         ModelConfig(**overrides).validate()

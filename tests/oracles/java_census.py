@@ -102,8 +102,14 @@ def census(zf: zipfile.ZipFile, names: list[str], progress=None) -> dict:
             differ.append(f"{rel}: tree-sitter fails: {eb}")
         if progress and i % 500 == 499:
             progress(f"{i + 1} files")
-    return {"counts": dict(counts), "failures": failures, "skipped": skipped, "examples": examples,
-            "differ": differ, "seconds": seconds}
+    return {
+        "counts": dict(counts),
+        "failures": failures,
+        "skipped": skipped,
+        "examples": examples,
+        "differ": differ,
+        "seconds": seconds,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,8 +136,10 @@ def main(argv: list[str] | None = None) -> int:
     for d in got["differ"][:20]:
         print(f"  {d}")
     s = got["seconds"]
-    print(f"seconds: javalang {s['javalang']:.0f}, tree-sitter {s['tree-sitter']:.0f}, "
-          f"total {time.perf_counter() - start:.0f}")
+    print(
+        f"seconds: javalang {s['javalang']:.0f}, tree-sitter {s['tree-sitter']:.0f}, "
+        f"total {time.perf_counter() - start:.0f}"
+    )
     return 1 if got["differ"] else 0
 
 

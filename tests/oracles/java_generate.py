@@ -82,8 +82,9 @@ class _Method:
     """Generates one body; ``ctor`` bodies return nothing and may not use
     ``this`` before their first statement."""
 
-    def __init__(self, rng: random.Random, cls: str, ctor: bool, params: list[tuple[str, str]],
-                 modern: bool = False) -> None:
+    def __init__(
+        self, rng: random.Random, cls: str, ctor: bool, params: list[tuple[str, str]], modern: bool = False
+    ) -> None:
         self.rng = rng
         #: also write Java 17 statements (``var``, switch expressions, patterns, text blocks, records)
         self.modern = modern
@@ -171,17 +172,21 @@ class _Method:
         if k == "bin":
             return f"({self.expr(depth - 1)} {r.choice('+-*')} {self.expr(depth - 1)})"
         if k == "tern":
-            return f"({self.expr(depth - 1)} > {self.expr(depth - 1)} ? {self.expr(depth - 1)} : {self.expr(depth - 1)})"
+            return (
+                f"({self.expr(depth - 1)} > {self.expr(depth - 1)} ? {self.expr(depth - 1)} : {self.expr(depth - 1)})"
+            )
         if k == "call":
-            return r.choice([
-                f"Math.max({self.expr(depth - 1)}, {self.expr(depth - 1)})",
-                f"Integer.bitCount({self.expr(depth - 1)})",
-                f"Math.abs({self.expr(depth - 1)}) % 7",
-                f"{self.field('sb')}.length()",
-                f"{self.field('map')}.getOrDefault(\"k\", 0)",
-                f"({self.field('n')}++)",
-                f"{self.field('arr')}[0]++",
-            ])
+            return r.choice(
+                [
+                    f"Math.max({self.expr(depth - 1)}, {self.expr(depth - 1)})",
+                    f"Integer.bitCount({self.expr(depth - 1)})",
+                    f"Math.abs({self.expr(depth - 1)}) % 7",
+                    f"{self.field('sb')}.length()",
+                    f"{self.field('map')}.getOrDefault(\"k\", 0)",
+                    f"({self.field('n')}++)",
+                    f"{self.field('arr')}[0]++",
+                ]
+            )
         # sizes of containers, some through copies
         cands = [f"{self.field('list')}.size()", f"new ArrayList<>({self.field('list')}).size()"]
         if self.lookup("ys"):
@@ -219,8 +224,20 @@ class _Method:
         kinds = ["decl"] * 5 + ["assign"] * 4 + ["field"] * 3 + ["array"] * 2 + ["coll"] * 3 + ["print"] * 2
         kinds += ["copy", "chars", "capture", "box", "call", "lambda_coll"] * 2 + ["shadow", "assert", "misc"]
         if nested:
-            kinds += ["block", "if", "for", "while", "switch", "try", "twr", "sync", "label", "local_class",
-                      "string_switch", "labeled_block"]
+            kinds += [
+                "block",
+                "if",
+                "for",
+                "while",
+                "switch",
+                "try",
+                "twr",
+                "sync",
+                "label",
+                "local_class",
+                "string_switch",
+                "labeled_block",
+            ]
         if self.loop_depth:
             kinds += ["jump"] * 2
         if self.modern:
@@ -235,7 +252,9 @@ class _Method:
         if name is None:
             return self.s_assign(ind)
         r = self.rng
-        mod = r.choice(["", "", "", "final ", '@SuppressWarnings("unused") ', '@SuppressWarnings("unused")\n' + ind + "final "])
+        mod = r.choice(
+            ["", "", "", "final ", '@SuppressWarnings("unused") ', '@SuppressWarnings("unused")\n' + ind + "final "]
+        )
         if r.random() < 0.15 and not mod:
             init = self.expr()
             self.declare(name, "int")
@@ -267,14 +286,18 @@ class _Method:
     def s_field(self, ind: str) -> list[str]:
         r = self.rng
         f = self.field(r.choice(["n", "n", "s"]))
-        return [r.choice([
-            f"{ind}{f} = {self.expr()};",
-            f"{ind}{f} += {self.expr()};",
-            f"{ind}{f}++;",
-            f"{ind}++{f};",
-            f"{ind}{f}--;",
-            f"{ind}{f} *= 2;",
-        ])]
+        return [
+            r.choice(
+                [
+                    f"{ind}{f} = {self.expr()};",
+                    f"{ind}{f} += {self.expr()};",
+                    f"{ind}{f}++;",
+                    f"{ind}++{f};",
+                    f"{ind}{f}--;",
+                    f"{ind}{f} *= 2;",
+                ]
+            )
+        ]
 
     def s_array(self, ind: str) -> list[str]:
         r = self.rng
@@ -367,13 +390,18 @@ class _Method:
             self.declare(name, "char[]", "final")
             return [f"{ind}char[] {name} = {{'a', 'b', 'c'}};"]
         c = r.choice(cs)
-        return [ind + r.choice([
-            f"{c}[Math.floorMod({self.expr(1)}, 3)] = 'q';",
-            f"Character.toChars(65 + Math.floorMod({self.expr(1)}, 20), {c}, 1);",
-            f"{self.field('sb')}.append(new String({c}));",
-            f"{self.field('sb')}.append(String.valueOf({c}));",
-            f"Arrays.fill({c}, 'z');",
-        ])]
+        return [
+            ind
+            + r.choice(
+                [
+                    f"{c}[Math.floorMod({self.expr(1)}, 3)] = 'q';",
+                    f"Character.toChars(65 + Math.floorMod({self.expr(1)}, 20), {c}, 1);",
+                    f"{self.field('sb')}.append(new String({c}));",
+                    f"{self.field('sb')}.append(String.valueOf({c}));",
+                    f"Arrays.fill({c}, 'z');",
+                ]
+            )
+        ]
 
     def box(self) -> str:
         return self.rng.choice([self.field("box")] + self.locals_of("Box"))
@@ -399,12 +427,17 @@ class _Method:
     def s_call(self, ind: str) -> list[str]:
         r = self.rng
         arrs = [self.field("arr")] + (["xs"] if self.lookup("xs") else []) + self.locals_of("int[]")
-        return [ind + r.choice([
-            f"{self.field('n')} += helper({self.expr(1)});",
-            f"this.helper({self.expr(1)});",
-            f"bump({r.choice(arrs)});",
-            f"System.out.println(helper(1) + {self.expr(1)});",
-        ])]
+        return [
+            ind
+            + r.choice(
+                [
+                    f"{self.field('n')} += helper({self.expr(1)});",
+                    f"this.helper({self.expr(1)});",
+                    f"bump({r.choice(arrs)});",
+                    f"System.out.println(helper(1) + {self.expr(1)});",
+                ]
+            )
+        ]
 
     def captured(self) -> str:
         """An expression a lambda may capture: a literal or an effectively-final local."""
@@ -416,25 +449,34 @@ class _Method:
         lists = [self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List")
         li = r.choice(lists)
         sb = r.choice([self.field("sb")] + self.locals_of("SB"))
-        return [ind + r.choice([
-            f"{li}.forEach(w -> {sb}.append(w));",
-            f"{li}.removeIf(w -> w > {self.captured()});",
-            f"{li}.replaceAll(w -> w + {self.captured()});",
-            f"Collections.sort({li});",
-            f"{li}.sort(null);",
-            f"{sb}.reverse();",
-            f"{sb}.insert(0, {self.expr(1)});",
-            f"{sb}.setLength(Math.min({sb}.length(), 3));",
-            f"for (Map.Entry<String, Integer> en : {self.field('map')}.entrySet()) {self.field('n')} += en.getValue();",
-            f"{self.field('n')} += String.join(\",\", \"a\", \"b\").length() + {li}.stream().mapToInt(w -> w).sum();",
-        ])]
+        return [
+            ind
+            + r.choice(
+                [
+                    f"{li}.forEach(w -> {sb}.append(w));",
+                    f"{li}.removeIf(w -> w > {self.captured()});",
+                    f"{li}.replaceAll(w -> w + {self.captured()});",
+                    f"Collections.sort({li});",
+                    f"{li}.sort(null);",
+                    f"{sb}.reverse();",
+                    f"{sb}.insert(0, {self.expr(1)});",
+                    f"{sb}.setLength(Math.min({sb}.length(), 3));",
+                    f"for (Map.Entry<String, Integer> en : {self.field('map')}.entrySet()) {self.field('n')} += en.getValue();",
+                    f"{self.field('n')} += String.join(\",\", \"a\", \"b\").length() + {li}.stream().mapToInt(w -> w).sum();",
+                ]
+            )
+        ]
 
     def simple(self) -> str:
         """A one-line statement without declarations."""
         r = self.rng
         vs = self.locals_of("int", assignable=True)
-        forms = [f"{self.field('n')}++;", f"{self.field('s')} += {self.expr(1)};", f"{self.field('list')}.add({self.expr(1)});",
-                 f"System.out.println({self.expr(1)});"]
+        forms = [
+            f"{self.field('n')}++;",
+            f"{self.field('s')} += {self.expr(1)};",
+            f"{self.field('list')}.add({self.expr(1)});",
+            f"System.out.println({self.expr(1)});",
+        ]
         if vs:
             forms += [f"{r.choice(vs)} += {self.expr(1)};", f"{r.choice(vs)}++;"]
         return r.choice(forms)
@@ -453,8 +495,10 @@ class _Method:
             if r.random() < 0.5:
                 return [f"{ind}for (int {i} = 0; {i} < 2; {i}++) {self.field('n')} += {i};"]
             # an unbraced body whose last branch still names the loop variable
-            return [f"{ind}for (int {i} = 0; {i} < 2; {i}++)",
-                    f"{ind}    if ({i} > {self.captured()}) {self.field('n')} += {i}; else {self.field('s')} -= {i};"]
+            return [
+                f"{ind}for (int {i} = 0; {i} < 2; {i}++)",
+                f"{ind}    if ({i} > {self.captured()}) {self.field('n')} += {i}; else {self.field('s')} -= {i};",
+            ]
         if form == 3:
             return [f"{ind}{self.simple()} {self.simple()}"]  # two statements on one line
         if form == 4:
@@ -489,8 +533,16 @@ class _Method:
         """Print the locals in scope whose text is deterministic, so that every
         write to them is observable (``assignable``: only the ints the
         generator assigns, as a handler sees them after a raise)."""
-        shown = {"int": "{}", "Integer": "{}", "List": "{}", "SB": "{}", "Box": "{}", "Str": "{}",
-                 "char[]": "new String({})", "int[]": "Arrays.toString({})"}
+        shown = {
+            "int": "{}",
+            "Integer": "{}",
+            "List": "{}",
+            "SB": "{}",
+            "Box": "{}",
+            "Str": "{}",
+            "char[]": "new String({})",
+            "int[]": "Arrays.toString({})",
+        }
         names = []
         for typ, fmt in shown.items():
             if assignable and typ != "int":
@@ -518,15 +570,19 @@ class _Method:
         if kind == 0:
             decl = f"{ind}IntSupplier {name} = () -> {v} + {self.field('n')};"
         elif kind == 1:
-            decl = (f"{ind}IntSupplier {name} = new IntSupplier() {{ public int getAsInt() "
-                    f"{{ return {v} * 2 + {self.field('n', inner=True)}; }} }};")
+            decl = (
+                f"{ind}IntSupplier {name} = new IntSupplier() {{ public int getAsInt() "
+                f"{{ return {v} * 2 + {self.field('n', inner=True)}; }} }};"
+            )
         elif kind == 2:
             p = self.fresh()
             if p is None or p == name:
                 return self.s_print(ind)
             self.declare(name, "Op", "final")
-            return [f"{ind}IntUnaryOperator {name} = {p} -> {p} * 3 + {v};",
-                    f"{ind}{self.field('n')} += {name}.applyAsInt({self.expr(1)});"]
+            return [
+                f"{ind}IntUnaryOperator {name} = {p} -> {p} * 3 + {v};",
+                f"{ind}{self.field('n')} += {name}.applyAsInt({self.expr(1)});",
+            ]
         else:
             self.declare(name, "Run", "final")
             return [f"{ind}Runnable {name} = () -> {self.field('list')}.add({v});", f"{ind}{name}.run();"]
@@ -536,7 +592,11 @@ class _Method:
 
     def s_shadow(self, ind: str) -> list[str]:
         # a local that hides a field from here on
-        for name, typ, init in (("n", "int", "{e}"), ("s", "int", "{e}"), ("list", "List<Integer>", "new ArrayList<>()")):
+        for name, typ, init in (
+            ("n", "int", "{e}"),
+            ("s", "int", "{e}"),
+            ("list", "List<Integer>", "new ArrayList<>()"),
+        ):
             if self.lookup(name) is None:
                 self.pending.add(name)
                 line = f"{ind}{typ} {name} = {init.format(e=self.expr())};"
@@ -567,8 +627,15 @@ class _Method:
             out.insert(3, f"{ind}    }}")
         return out + [f"{ind}}}"]
 
-    def _loop(self, head: list[str], ind: str, tail: str = "}", declare: str | None = None,
-              label: str | None = None, declare_how: str = "ro") -> list[str]:
+    def _loop(
+        self,
+        head: list[str],
+        ind: str,
+        tail: str = "}",
+        declare: str | None = None,
+        label: str | None = None,
+        declare_how: str = "ro",
+    ) -> list[str]:
         self.loop_depth += 1
         if label:
             self.labels.append(label)
@@ -611,7 +678,12 @@ class _Method:
         if kind == 1:
             return [f"{ind}int {c} = 0;"] + self._loop([f"{ind}do {{"], ind, tail=f"}} while (++{c} < 2);")
         body = self._loop([f"{ind}while (true) {{"], ind)
-        return [f"{ind}int {c} = 0;"] + body[:1] + [f"{ind}    if ({c}++ >= 2) {{", f"{ind}        break;", f"{ind}    }}"] + body[1:]
+        return (
+            [f"{ind}int {c} = 0;"]
+            + body[:1]
+            + [f"{ind}    if ({c}++ >= 2) {{", f"{ind}        break;", f"{ind}    }}"]
+            + body[1:]
+        )
 
     def s_label(self, ind: str) -> list[str]:
         r = self.rng
@@ -653,7 +725,9 @@ class _Method:
         if q is not None:
             risky = f"{self.field('n')} += {q};"
         else:
-            risky = r.choice([f"{self.field('n')} += {a}[{self.expr(1)}];", f"{self.field('n')} += 12 / {self.expr(1)};"])
+            risky = r.choice(
+                [f"{self.field('n')} += {a}[{self.expr(1)}];", f"{self.field('n')} += 12 / {self.expr(1)};"]
+            )
         chunks.append([ind + "    " + risky])
         for _ in range(r.randint(0, 2)):
             chunks.append(self.stmt(ind + "    "))
@@ -668,7 +742,9 @@ class _Method:
         e = self.fresh()
         if e is None:
             e = "ex"
-        out += [f"{ind}}} catch (RuntimeException {e}) {{"] + [f"{ind}    System.out.println(\"caught \" + {self.field('n')});"]
+        out += [f"{ind}}} catch (RuntimeException {e}) {{"] + [
+            f"{ind}    System.out.println(\"caught \" + {self.field('n')});"
+        ]
         out += self.show_locals(ind + "    ", assignable=True)
         self.scopes.append(_Scope())
         self.declare(e, "Exc", "final")
@@ -730,18 +806,29 @@ class _Method:
         saved = self.loop_depth, self.labels, self.no_escape
         self.loop_depth, self.labels, self.no_escape = 0, [], True
         self.declaring.add(name)
-        out = [f"{ind}int {name} = switch (Math.floorMod({self.expr(1)}, 3)) {{",
-               f"{ind}    case 0 -> {self.expr(1)};", f"{ind}    case 1 -> {{"]
+        out = [
+            f"{ind}int {name} = switch (Math.floorMod({self.expr(1)}, 3)) {{",
+            f"{ind}    case 0 -> {self.expr(1)};",
+            f"{ind}    case 1 -> {{",
+        ]
         out += self.block(ind + "        ", r.randint(1, 2))
-        out += [f"{ind}        yield {self.expr(1)};", f"{ind}    }}", f"{ind}    default -> {self.expr(1)};", f"{ind}}};"]
+        out += [
+            f"{ind}        yield {self.expr(1)};",
+            f"{ind}    }}",
+            f"{ind}    default -> {self.expr(1)};",
+            f"{ind}}};",
+        ]
         self.declaring.discard(name)
         self.loop_depth, self.labels, self.no_escape = saved
         self.declare(name, "int")
         return out
 
     def s_arrow_switch(self, ind: str) -> list[str]:
-        out = [f"{ind}switch (Math.floorMod({self.expr(1)}, 3)) {{", f"{ind}    case 0 -> {self.simple()}",
-               f"{ind}    case 1, 2 -> {{"]
+        out = [
+            f"{ind}switch (Math.floorMod({self.expr(1)}, 3)) {{",
+            f"{ind}    case 0 -> {self.simple()}",
+            f"{ind}    case 1, 2 -> {{",
+        ]
         out += self.block(ind + "        ", 2)
         return out + [f"{ind}    }}", f"{ind}    default -> {self.simple()}", f"{ind}}}"]
 
@@ -785,8 +872,12 @@ class _Method:
             return self.s_print(ind)
         words = " ".join(self.rng.sample(NAMES, 3))
         self.declare(name, "Str", "final")
-        return [f'{ind}String {name} = """', f'{ind}    {words} = "q"\\t', f'{ind}    """;',
-                f"{ind}{self.field('sb')}.append({name}.strip());"]
+        return [
+            f'{ind}String {name} = """',
+            f'{ind}    {words} = "q"\\t',
+            f'{ind}    """;',
+            f"{ind}{self.field('sb')}.append({name}.strip());",
+        ]
 
     def s_record(self, ind: str) -> list[str]:
         return [f"{ind}{self.field('n')} += new Pt({self.expr(1)}, {self.expr(1)}).sum({self.expr(1)});"]
@@ -843,7 +934,11 @@ def generate_class(cls: str, seed: int, modern: bool = False) -> tuple[str, list
         g = _Method(rng, cls, False, params, modern)
         body = g.block(ind, 30, fresh_scope=False) + g.show_locals(ind)
         ret = g.expr()
-        out += [f"    int {name}(int a, int b, int[] xs, List<Integer> ys) {{"] + body + [f"{ind}return {ret};", "    }", ""]
+        out += (
+            [f"    int {name}(int a, int b, int[] xs, List<Integer> ys) {{"]
+            + body
+            + [f"{ind}return {ret};", "    }", ""]
+        )
         units.append(f"{cls}.{name}")
     out += _driver(cls)
     out.append("}")

@@ -119,8 +119,9 @@ def disjoint(units: list[Program]) -> list[Program]:
     return out
 
 
-def file_variants(text: str, path: str, rng: random.Random, perms: int, renamings: int,
-                  units: list[Program] | None = None) -> list[str]:
+def file_variants(
+    text: str, path: str, rng: random.Random, perms: int, renamings: int, units: list[Program] | None = None
+) -> list[str]:
     """``perms + renamings`` variants of the whole file: variant ``k`` replaces
     every unit (of those whose lines no other unit shares) by the ``k``-th
     program sampled for it (so one compilation checks one variant of every
@@ -146,8 +147,11 @@ def compile_all(sources: dict[str, str], where: Path, extra: list[str] = ()) -> 
         files.append(str(f))
     (where / "VariantRunner.java").write_text(RUNNER)
     files.append(str(where / "VariantRunner.java"))
-    return subprocess.run([javac, "-nowarn", "-Xmaxerrs", "10000", "-encoding", "UTF-8", *extra,
-                           "-d", str(where / "out"), *files], capture_output=True, text=True)
+    return subprocess.run(
+        [javac, "-nowarn", "-Xmaxerrs", "10000", "-encoding", "UTF-8", *extra, "-d", str(where / "out"), *files],
+        capture_output=True,
+        text=True,
+    )
 
 
 def compile_batches(commands: list[list[str]], where: Path, timeout: int = 600) -> list[tuple[int, str]]:
@@ -161,8 +165,9 @@ def compile_batches(commands: list[list[str]], where: Path, timeout: int = 600) 
         f = where / f"javac{k}.args"
         f.write_text("\n".join(words) + "\n")
         argfiles.append(str(f))
-    run = subprocess.run([java, str(where / "BatchJavac.java"), *argfiles], capture_output=True, text=True,
-                         timeout=timeout)
+    run = subprocess.run(
+        [java, str(where / "BatchJavac.java"), *argfiles], capture_output=True, text=True, timeout=timeout
+    )
     assert run.returncode == 0, run.stderr[-4000:]
     out = {}
     for chunk in run.stdout.split("### ")[1:]:
@@ -185,8 +190,12 @@ def failing_files(stderr: str) -> set[str]:
 def run_all(classes: list[str], where: Path, timeout: int = 300) -> dict[str, str]:
     """Run every class's ``main`` in one JVM: what each printed, by class."""
     _, java = tools()
-    run = subprocess.run([java, "-Xss4m", "-cp", str(where / "out"), "VariantRunner", *classes],
-                         capture_output=True, text=True, timeout=timeout)
+    run = subprocess.run(
+        [java, "-Xss4m", "-cp", str(where / "out"), "VariantRunner", *classes],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert run.returncode == 0, run.stderr[-4000:]
     printed = {}
     for chunk in run.stdout.split("=== ")[1:]:
@@ -210,7 +219,7 @@ def differences(original: str, variant: str) -> list[str]:
     if "!!! " in original:
         return ["the original itself crashed or timed out"]
     if "!!! " in variant:
-        return [variant[variant.index("!!! "):].split("\n")[0]]
+        return [variant[variant.index("!!! ") :].split("\n")[0]]
     ours, theirs = cases(original), cases(variant)
     out = []
     for case, text in ours.items():
@@ -220,5 +229,19 @@ def differences(original: str, variant: str) -> list[str]:
     return out
 
 
-__all__ = ["tools", "sample_programs", "splice", "disjoint", "file_variants", "rename_class", "compile_all",
-           "compile_batches", "error_lines", "failing_files", "run_all", "cases", "differences", "RUNNER"]
+__all__ = [
+    "tools",
+    "sample_programs",
+    "splice",
+    "disjoint",
+    "file_variants",
+    "rename_class",
+    "compile_all",
+    "compile_batches",
+    "error_lines",
+    "failing_files",
+    "run_all",
+    "cases",
+    "differences",
+    "RUNNER",
+]

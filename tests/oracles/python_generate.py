@@ -88,11 +88,7 @@ peek = lambda ns: ns["G0"]  # noqa: E731  (a namespace handed to a function)
 
 #: module-level lines a unit may need before it (``extra`` below): aliases of
 #: the scope-reading builtins and of the module itself, as globals
-MODULE_LINES = {
-    "LC": "LC = locals",
-    "EV": "EV = eval",
-    "THIS": "THIS = sys.modules[__name__]",
-}
+MODULE_LINES = {"LC": "LC = locals", "EV": "EV = eval", "THIS": "THIS = sys.modules[__name__]"}
 
 #: module globals whose final state the oracle compares
 GLOBALS = ("G0", "G1")
@@ -157,14 +153,18 @@ class _Gen:
         options: list[tuple[float, callable]] = [
             (2, lambda: str(r.randint(-3, 9))),
             (4, lambda: a) if a else (0, None),
-            (3, lambda: f"{self.int_expr(depth + 1)} {r.choice('+-*')} {self.int_expr(depth + 1)}") if depth < 2 else (0, None),
+            (3, lambda: f"{self.int_expr(depth + 1)} {r.choice('+-*')} {self.int_expr(depth + 1)}")
+            if depth < 2
+            else (0, None),
             (2, lambda: f"len({self.pick(LIST, DICT, SET, STR)})") if self.pick(LIST, DICT, SET, STR) else (0, None),
             (2, lambda: f"sum({lst})") if lst else (0, None),
             (2, lambda: f"sum({it})") if it else (0, None),
             (2, lambda: f"next({it}, -1)") if it else (0, None),
             (1, lambda: f"max({self.pick(LIST, SET, ITER)}, default=0)") if self.pick(LIST, SET, ITER) else (0, None),
             (1, lambda: f"min({lst}, default=0)") if lst else (0, None),
-            (2, lambda: f"({lst}[{self.int_expr(depth + 1)} % len({lst})] if {lst} else 0)") if lst and depth < 2 else (0, None),
+            (2, lambda: f"({lst}[{self.int_expr(depth + 1)} % len({lst})] if {lst} else 0)")
+            if lst and depth < 2
+            else (0, None),
             (2, lambda: f"({lst}.pop() if {lst} else -1)") if lst else (0, None),
             (1, lambda: f"{self.pick(DICT)}.get({self.str_key()}, 0)") if self.pick(DICT) else (0, None),
             (1, lambda: f"{self.pick(DICT)}.pop({self.str_key()}, 0)") if self.pick(DICT) else (0, None),
@@ -174,12 +174,17 @@ class _Gen:
             (1, lambda: "G0"),
             (1, lambda: f"sum(1 for _ in {it})") if it else (0, None),
             (2, lambda: self.count_above(lst, depth)) if lst and depth < 2 else (0, None),
-            (1, lambda: f"({a} if {a} > {self.int_expr(depth + 1)} else {self.int_expr(depth + 1)})") if a and depth < 2 else (0, None),
+            (1, lambda: f"({a} if {a} > {self.int_expr(depth + 1)} else {self.int_expr(depth + 1)})")
+            if a and depth < 2
+            else (0, None),
             (1, lambda: f"abs({self.int_expr(depth + 1)})") if depth < 2 else (0, None),
-            (2, lambda: f"{r.choice(self.helpers)}({self.int_expr(depth + 1)})") if self.helpers and depth < 2 else (0, None),
+            (2, lambda: f"{r.choice(self.helpers)}({self.int_expr(depth + 1)})")
+            if self.helpers and depth < 2
+            else (0, None),
             (1, lambda: f'eval("{a} + 1")') if a else (0, None),
             (1, lambda: f"({self.int_expr(depth + 1)} in {self.pick(LIST, SET, ITER)})")
-            if self.pick(LIST, SET, ITER) and depth < 2 else (0, None),
+            if self.pick(LIST, SET, ITER) and depth < 2
+            else (0, None),
             (1, lambda: f"len(list({it}))") if it else (0, None),
         ]
         return self._choose(options)
@@ -286,8 +291,15 @@ class _Gen:
         return self._choose(options)
 
     def expr(self, t: str) -> str:
-        return {INT: self.int_expr, STR: self.str_expr, LIST: self.list_expr, DICT: self.dict_expr,
-                SET: self.set_expr, ITER: self.iter_expr, OBJ: lambda: f"Box({self.int_expr(1)})"}[t]()
+        return {
+            INT: self.int_expr,
+            STR: self.str_expr,
+            LIST: self.list_expr,
+            DICT: self.dict_expr,
+            SET: self.set_expr,
+            ITER: self.iter_expr,
+            OBJ: lambda: f"Box({self.int_expr(1)})",
+        }[t]()
 
     # ------------------------------------------------------------ statements
     def statement(self, depth: int, budget: int, in_loop: bool = False) -> None:
@@ -300,13 +312,22 @@ class _Gen:
         if 0.20 <= roll < 0.26 and depth < 3:
             return self.definition(depth)
         choices = [
-            (9, self.assign), (3, self.mutate), (2, self.output), (1, self.unpack), (0.6, self.dynamic),
-            (0.6, self.global_write), (1, self.augment), (0.5, self.aliased_scope_read), (0.6, self.module_global),
+            (9, self.assign),
+            (3, self.mutate),
+            (2, self.output),
+            (1, self.unpack),
+            (0.6, self.dynamic),
+            (0.6, self.global_write),
+            (1, self.augment),
+            (0.5, self.aliased_scope_read),
+            (0.6, self.module_global),
         ]
         if self.generator:
             choices.append((1, lambda d: self.emit(d, f"yield {self.int_expr()}")))
         if in_loop:
-            choices.append((1, lambda d: self.emit(d, f"if {self.int_expr(1)} > 3:\n    {r.choice(['break', 'continue'])}")))
+            choices.append(
+                (1, lambda d: self.emit(d, f"if {self.int_expr(1)} > 3:\n    {r.choice(['break', 'continue'])}"))
+            )
         if depth > 1:
             choices.append((1, lambda d: self.emit(d, f"if {self.int_expr(1)} > 5:\n    return {self.int_expr(1)}")))
         total = sum(w for w, _ in choices)
@@ -365,14 +386,21 @@ class _Gen:
         options = []
         if lst:
             options += [
-                f"{lst}.append({self.int_expr(1)})", f"{lst}.extend({self.drained(self.pick(ITER, LIST)) or '[1]'})",
-                f"{lst}.insert(0, {self.int_expr(1)})", f"{lst}.sort()", f"{lst}.reverse()",
-                f"if {lst}:\n    del {lst}[0]", f"if {lst}:\n    {lst}[0] = {self.int_expr(1)}",
+                f"{lst}.append({self.int_expr(1)})",
+                f"{lst}.extend({self.drained(self.pick(ITER, LIST)) or '[1]'})",
+                f"{lst}.insert(0, {self.int_expr(1)})",
+                f"{lst}.sort()",
+                f"{lst}.reverse()",
+                f"if {lst}:\n    del {lst}[0]",
+                f"if {lst}:\n    {lst}[0] = {self.int_expr(1)}",
                 f"{lst}[:] = {self.list_expr()}",
             ]
         if d:
-            options += [f"{d}[{self.str_key()}] = {self.int_expr(1)}", f"{d}.setdefault({self.str_key()}, {self.int_expr(1)})",
-                        f"{d}.update({self.dict_expr()})"]
+            options += [
+                f"{d}[{self.str_key()}] = {self.int_expr(1)}",
+                f"{d}.setdefault({self.str_key()}, {self.int_expr(1)})",
+                f"{d}.update({self.dict_expr()})",
+            ]
         if st:
             options += [f"{st}.add({self.int_expr(1)})", f"{st}.discard({self.int_expr(1)})"]
         if obj:
@@ -415,16 +443,28 @@ class _Gen:
         if kind == "alias":
             name, builtin = r.choice([(f"lc{k}", "locals"), (f"vv{k}", "vars"), (f"ev{k}", "eval")])
             self.emit(depth, f"{name} = {builtin}")
-            call = f'{name}("{a} * 2 + 1")' if builtin == "eval" and a else f"sorted({name}())" \
-                if builtin != "eval" else f'{name}("len(dir())")'
+            call = (
+                f'{name}("{a} * 2 + 1")'
+                if builtin == "eval" and a
+                else f"sorted({name}())"
+                if builtin != "eval"
+                else f'{name}("len(dir())")'
+            )
         elif kind == "module":
             name = r.choice(["LC", "EV"])
             self.module_lines.add(name)
-            call = f'EV("{a} + 1")' if name == "EV" and a else "EV(\"sorted(locals())\")" if name == "EV" \
+            call = (
+                f'EV("{a} + 1")'
+                if name == "EV" and a
+                else "EV(\"sorted(locals())\")"
+                if name == "EV"
                 else "sorted(LC())"
+            )
         elif kind == "builtins":
-            call = r.choice(["sorted(builtins.locals())", 'sorted(getattr(builtins, "vars")())',
-                             'sorted(__builtins__["locals"]())'] + ([f'builtins.eval("{a} - 1")'] if a else []))
+            call = r.choice(
+                ["sorted(builtins.locals())", 'sorted(getattr(builtins, "vars")())', 'sorted(__builtins__["locals"]())']
+                + ([f'builtins.eval("{a} - 1")'] if a else [])
+            )
         elif kind == "container":
             self.emit(depth, f"fs{k} = [locals, vars]")
             call = f"sorted(fs{k}[{r.randint(0, 1)}]())"
@@ -446,8 +486,15 @@ class _Gen:
         next to a store of the global by name, which must not cross it (a
         plain read calls nothing: only the store's dependencies order them)."""
         r = self.rng
-        reads = ["sys.modules[__name__].G0", "THIS.G0", 'unit.__globals__["G0"]', 'gen.__globals__["G0"]',
-                 'vars(sys.modules[__name__])["G0"]', 'sys.modules[__name__].__dict__["G0"]', "peek(globals())"]
+        reads = [
+            "sys.modules[__name__].G0",
+            "THIS.G0",
+            'unit.__globals__["G0"]',
+            'gen.__globals__["G0"]',
+            'vars(sys.modules[__name__])["G0"]',
+            'sys.modules[__name__].__dict__["G0"]',
+            "peek(globals())",
+        ]
         writes = ["sys.modules[__name__].G0 = {}", "THIS.G0 += {}", 'globals()["G0"] = {}']
         store = f"G0 = G0 + {self.int_expr(1)}"
         self.used_global = True
@@ -517,8 +564,10 @@ class _Gen:
         elif kind == "try":
             self.emit(depth, "try:")
             self.block(depth + 1, inner, in_loop)
-            self.emit(depth, "except (ZeroDivisionError, IndexError, KeyError, ValueError, TypeError, StopIteration, "
-                             "NameError):")
+            self.emit(
+                depth,
+                "except (ZeroDivisionError, IndexError, KeyError, ValueError, TypeError, StopIteration, NameError):",
+            )
             self.block(depth + 1, max(1, inner // 2), in_loop)
         else:
             self.emit(depth, "with contextlib.suppress(ZeroDivisionError, IndexError, StopIteration):")
@@ -550,8 +599,11 @@ class _Gen:
             self.helpers.append(name)
         elif kind == "class":
             v = a or "1"
-            self.emit(depth, f"class K:\n    first = {v}\n    second = first + 1\n    def m(self):\n        return 1\n"
-                             f"    def m(self):\n        return 2\n    third = second * 2")
+            self.emit(
+                depth,
+                f"class K:\n    first = {v}\n    second = first + 1\n    def m(self):\n        return 1\n"
+                f"    def m(self):\n        return 2\n    third = second * 2",
+            )
             self.env["kk"] = OBJ
             self.emit(depth, "kk = K()\nkk.a = K.third + kk.m()\nkk.b = K.first")
         elif kind == "dataclass":
@@ -561,7 +613,10 @@ class _Gen:
             self.emit(depth, "class Color(enum.Enum):\n    RED = 1\n    GREEN = 2\n    BLUE = 3")
             self.emit(depth, "print([c.name for c in Color])")
         elif kind == "slots":
-            self.emit(depth, "class Q:\n    __slots__ = ('u', 'w')\n    def __init__(self):\n        self.u = 1\n        self.w = 2")
+            self.emit(
+                depth,
+                "class Q:\n    __slots__ = ('u', 'w')\n    def __init__(self):\n        self.u = 1\n        self.w = 2",
+            )
             self.emit(depth, "print(Q.__slots__)")
         else:
             lst = self.pick(LIST)
@@ -591,8 +646,9 @@ class _Gen:
             return self.local_alias(depth, f"tagged({self.int_expr(1)})", "deco")
         # a closure over a local list: applying it appends to that list
         name = r.choice(["reg", "mark"])
-        self.emit(depth, f"def {name}(obj):\n    {lst}.append(len({lst}))\n    print('{name}', obj.__name__)\n"
-                         f"    return obj")
+        self.emit(
+            depth, f"def {name}(obj):\n    {lst}.append(len({lst}))\n    print('{name}', obj.__name__)\n    return obj"
+        )
         return name
 
     def helper(self, depth: int, name: str) -> None:
@@ -607,8 +663,9 @@ class _Gen:
         bases with ``__init_subclass__``, metaclasses, descriptors with
         ``__set_name__``, computed bases; or a plain one that may move."""
         r = self.rng
-        kind = r.choice(["decorated", "decorated", "hook", "metaclass", "descriptor", "default", "annotation",
-                         "base", "plain"])
+        kind = r.choice(
+            ["decorated", "decorated", "hook", "metaclass", "descriptor", "default", "annotation", "base", "plain"]
+        )
         k = len(self.lines) % 5
         a = self.pick(INT)
         if kind == "decorated":

@@ -161,13 +161,25 @@ class Job:
 
 def run_jobs(jobs: list[Job], *, timeout: float = 600.0, call_limit: float = CALL_LIMIT) -> list[list]:
     """Outcomes of every call of every job, in one subprocess."""
-    payload = json.dumps([
-        {"source": j.source, "name": j.name, "inputs": j.inputs, "globals": list(j.globals), "limit": call_limit,
-         "sandbox": j.sandbox}
-        for j in jobs
-    ])
+    payload = json.dumps(
+        [
+            {
+                "source": j.source,
+                "name": j.name,
+                "inputs": j.inputs,
+                "globals": list(j.globals),
+                "limit": call_limit,
+                "sandbox": j.sandbox,
+            }
+            for j in jobs
+        ]
+    )
     done = subprocess.run(
-        [sys.executable, "-I", "-c", _CHILD.replace("MEMORY_LIMIT", str(MEMORY_LIMIT))], input=payload, capture_output=True, text=True, timeout=timeout,
+        [sys.executable, "-I", "-c", _CHILD.replace("MEMORY_LIMIT", str(MEMORY_LIMIT))],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     if done.returncode != 0:
         raise RuntimeError(f"harness failed ({done.returncode}): {done.stderr[-3000:]}")

@@ -45,8 +45,11 @@ def test_every_audited_variant_returns_what_its_original_returns(programs, recor
     report = audit(_constant, str(programs), task="exec", oracle=True, transform="both", variants=VARIANTS).report
     oracle = report["oracle"]
     variants = report["audited"] * VARIANTS
-    record_property("oracle", f"{oracle['examples']} generated programs, {variants} variants run, "
-                              f"{oracle['label_changes']} changed, {oracle['errors']} errors")
+    record_property(
+        "oracle",
+        f"{oracle['examples']} generated programs, {variants} variants run, "
+        f"{oracle['label_changes']} changed, {oracle['errors']} errors",
+    )
     assert report["errors"] == 0 and oracle["examples"] == PROGRAMS == report["audited"]
     assert variants >= 2000
     assert (oracle["label_changes"], oracle["errors"]) == (0, 0)
@@ -58,13 +61,20 @@ def _dependencies_dropped(monkeypatch):
     monkeypatch.setattr(exec_task, "TASK", replace(task, parse=lambda text: replace(task.parse(text), deps=())))
 
 
-@pytest.mark.parametrize("weaken", [_weaken_definition_headers, _weaken_iteration, _dependencies_dropped],
-                         ids=lambda f: f.__name__.strip("_").removeprefix("weaken_"))
+@pytest.mark.parametrize(
+    "weaken",
+    [_weaken_definition_headers, _weaken_iteration, _dependencies_dropped],
+    ids=lambda f: f.__name__.strip("_").removeprefix("weaken_"),
+)
 def test_the_oracle_notices_a_known_bad_transform(weaken, programs, monkeypatch, record_property):
     weaken(monkeypatch)
-    report = audit(_constant, str(programs), task="exec", oracle=True, transform="permutations", variants=8,
-                   limit=60).report
+    report = audit(
+        _constant, str(programs), task="exec", oracle=True, transform="permutations", variants=8, limit=60
+    ).report
     oracle = report["oracle"]
-    record_property("oracle", f"{weaken.__name__}: {oracle['label_changes']} of {oracle['examples']} programs "
-                              f"changed their result, {oracle['errors']} raised")
+    record_property(
+        "oracle",
+        f"{weaken.__name__}: {oracle['label_changes']} of {oracle['examples']} programs "
+        f"changed their result, {oracle['errors']} raised",
+    )
     assert oracle["label_changes"] + oracle["errors"] > 0

@@ -34,8 +34,9 @@ def results() -> dict:
     start = time.perf_counter()
     with zipfile.ZipFile(src_zip()) as zf:
         names = sorted(n for n in zf.namelist() if n.endswith(".java"))
-        files = {rel: read_both(zf.read(rel).decode("utf-8"), rel)[:3]
-                 for rel in random.Random(8).sample(names, SAMPLE)}
+        files = {
+            rel: read_both(zf.read(rel).decode("utf-8"), rel)[:3] for rel in random.Random(8).sample(names, SAMPLE)
+        }
     return {"files": files, "seconds": time.perf_counter() - start}
 
 
@@ -51,9 +52,12 @@ def test_both_parser_paths_build_identical_programs(record_property):
         both += 1
         methods += len(a)
         differ += [f"{rel}: {d}" for d in differences(a, b)]
-    record_property("oracle", f"{SAMPLE} sampled JDK 17 files: {both} read by both paths ({methods} methods, "
-                              f"{len(differ)} differences), {only_tree_sitter} by tree-sitter only "
-                              f"({results()['seconds']:.0f}s)")
+    record_property(
+        "oracle",
+        f"{SAMPLE} sampled JDK 17 files: {both} read by both paths ({methods} methods, "
+        f"{len(differ)} differences), {only_tree_sitter} by tree-sitter only "
+        f"({results()['seconds']:.0f}s)",
+    )
     assert both >= SAMPLE // 2 and only_tree_sitter >= 5
     assert not differ, differ[:10]
 
@@ -73,7 +77,10 @@ def test_fewer_than_one_percent_of_files_fail_to_parse(record_property):
             failed.append(err)
             assert err.path == rel and err.line and err.col, err
             assert str(err).startswith(f"{rel}:{err.line}:{err.col}: error: ")
-    record_property("oracle", f"{SAMPLE} sampled JDK 17 files: {len(failed)} fail to parse, {empty} declare no "
-                              f"method with a body; {methods} methods, {skipped} skipped")
+    record_property(
+        "oracle",
+        f"{SAMPLE} sampled JDK 17 files: {len(failed)} fail to parse, {empty} declare no "
+        f"method with a body; {methods} methods, {skipped} skipped",
+    )
     assert len(failed) < SAMPLE / 100, [str(e) for e in failed]
     assert methods >= 2000

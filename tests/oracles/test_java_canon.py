@@ -41,8 +41,11 @@ def test_renamings_of_jdk_units_share_their_canonical_form(record_property):
                 got = canonical(again)[0].render()
                 if got != target:
                     mismatches.append((rel, unit.name, r))
-    record_property("oracle", f"{checked} JDK 17 units, {variants} renamings re-parsed, {fixed} with a single "
-                              f"renaming, {skipped} skipped by invar, {len(mismatches)} canonical mismatches "
-                              f"({time.perf_counter() - start:.0f}s)")
+    record_property(
+        "oracle",
+        f"{checked} JDK 17 units, {variants} renamings re-parsed, {fixed} with a single "
+        f"renaming, {skipped} skipped by invar, {len(mismatches)} canonical mismatches "
+        f"({time.perf_counter() - start:.0f}s)",
+    )
     assert checked >= 500
     assert not mismatches, mismatches[:5]

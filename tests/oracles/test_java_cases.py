@@ -14,7 +14,9 @@ from .java_harness import compile_all, failing_files, rename_class, run_all
 
 #: (id, source of class C, unit, permutations, renamings)
 ROWS = [
-    ("this-field-increment", """
+    (
+        "this-field-increment",
+        """
 class C {
     int n = 1;
     int m() {
@@ -26,8 +28,14 @@ class C {
         return a * 100 + b * 10 + c + n;
     }
     public static void main(String[] x) { System.out.println(new C().m()); }
-}""", "C.m", 5, 6),
-    ("field-compound-and-chains", """
+}""",
+        "C.m",
+        5,
+        6,
+    ),
+    (
+        "field-compound-and-chains",
+        """
 class C {
     int n = 1;
     int[] arr = {1, 2};
@@ -44,8 +52,14 @@ class C {
         return a + b * 10 + other.n * 100 + d + e + n;
     }
     public static void main(String[] x) { C c = new C(); c.other = new C(); System.out.println(c.m(1) + " " + c.n); }
-}""", "C.m", 6, 24),
-    ("assignment-in-condition-and-argument", """
+}""",
+        "C.m",
+        6,
+        24,
+    ),
+    (
+        "assignment-in-condition-and-argument",
+        """
 import java.util.*;
 class C {
     List<Integer> out = new ArrayList<>();
@@ -60,8 +74,14 @@ class C {
         return y + z;
     }
     public static void main(String[] s) { C c = new C(); System.out.println(c.m(5) + " " + c.out); }
-}""", "C.m", 2, 6),
-    ("copy-constructors-read-their-source", """
+}""",
+        "C.m",
+        2,
+        6,
+    ),
+    (
+        "copy-constructors-read-their-source",
+        """
 import java.util.*;
 class C {
     static String m(List<Integer> xs, char[] cs, StringBuilder sb) {
@@ -76,8 +96,14 @@ class C {
     public static void main(String[] a) {
         System.out.println(m(new ArrayList<>(List.of(1)), new char[] {'a', 'b'}, new StringBuilder("q")));
     }
-}""", "C.m", 6, 36),
-    ("impure-statics", """
+}""",
+        "C.m",
+        6,
+        36,
+    ),
+    (
+        "impure-statics",
+        """
 class C {
     static String m(char[] cs) {
         String s = String.valueOf(cs);
@@ -88,8 +114,14 @@ class C {
         return s + new String(cs) + (r == q) + k;
     }
     public static void main(String[] a) { System.out.println(m(new char[] {'a', 'b'})); }
-}""", "C.m", 1, 24),
-    ("explicit-constructor-calls-first", """
+}""",
+        "C.m",
+        1,
+        24,
+    ),
+    (
+        "explicit-constructor-calls-first",
+        """
 class CaseBase { int v; CaseBase(int v) { this.v = v; System.out.println("base " + v); } }
 class C extends CaseBase {
     int n;
@@ -105,8 +137,14 @@ class C extends CaseBase {
         System.out.println(z);
     }
     public static void main(String[] s) { System.out.println(new C().n + " " + new C(1).v); }
-}""", "C.C@5", 2, 2),
-    ("declarations-keep-annotations-and-modifiers", """
+}""",
+        "C.C@5",
+        2,
+        2,
+    ),
+    (
+        "declarations-keep-annotations-and-modifiers",
+        """
 class C {
     static int m(int p) {
         @SuppressWarnings("unused")
@@ -115,8 +153,14 @@ class C {
         @SuppressWarnings({"unused", "rawtypes"}) int c = 3;
         return 0;
     }
-}""", "C.m", 6, 6),
-    ("annotation-element-named-like-a-local", """
+}""",
+        "C.m",
+        6,
+        6,
+    ),
+    (
+        "annotation-element-named-like-a-local",
+        """
 class C {
     static int m(int value) {
         @SuppressWarnings(value = "unused")
@@ -125,8 +169,14 @@ class C {
         return a + b;
     }
     public static void main(String[] s) { System.out.println(m(3)); }
-}""", "C.m", 2, 2),
-    ("unicode-escapes-keep-columns", r"""
+}""",
+        "C.m",
+        2,
+        2,
+    ),
+    (
+        "unicode-escapes-keep-columns",
+        r"""
 class C {
     static int m(char c) {
         int k = (c == '\u3002' || c == '\uFF0E') ? 1 : 0;
@@ -134,8 +184,14 @@ class C {
         return k + j + (c == '\u3002' ? 4 : 0);
     }
     public static void main(String[] s) { System.out.println(m('\u3002') + " " + m('a')); }
-}""", "C.m", 2, 2),
-    ("unbraced-loop-bodies", """
+}""",
+        "C.m",
+        2,
+        2,
+    ),
+    (
+        "unbraced-loop-bodies",
+        """
 class C {
     int i = 100;
     int m(int[] a) {
@@ -146,8 +202,14 @@ class C {
         return i + k + a[0];
     }
     public static void main(String[] s) { System.out.println(new C().m(new int[] {1, 2})); }
-}""", "C.m", 3, 2),
-    ("shadowing-between-blocks", """
+}""",
+        "C.m",
+        3,
+        2,
+    ),
+    (
+        "shadowing-between-blocks",
+        """
 class C {
     int t = 40;
     int n;
@@ -165,8 +227,14 @@ class C {
         return u + k + t + n;
     }
     public static void main(String[] s) { System.out.println(new C().m()); }
-}""", "C.m", 4, 120),
-    ("lambdas-and-classes-capture", """
+}""",
+        "C.m",
+        4,
+        120,
+    ),
+    (
+        "lambdas-and-classes-capture",
+        """
 import java.util.function.*;
 class C {
     int n = 1;
@@ -181,8 +249,14 @@ class C {
         return f.getAsInt() + g.getAsInt() + h.applyAsInt(a);
     }
     public static void main(String[] s) { System.out.println(new C().m()); }
-}""", "C.m", 63, 120),
-    ("labels-and-jumps", """
+}""",
+        "C.m",
+        63,
+        120,
+    ),
+    (
+        "labels-and-jumps",
+        """
 class C {
     int m(int lim) {
         int outer = 0;
@@ -202,8 +276,14 @@ class C {
         return total + outer;
     }
     public static void main(String[] s) { System.out.println(new C().m(5)); }
-}""", "C.m", 2, 24),
-    ("switch-fall-through-synchronized-assert", """
+}""",
+        "C.m",
+        2,
+        24,
+    ),
+    (
+        "switch-fall-through-synchronized-assert",
+        """
 class C {
     int n;
     int m(int k) {
@@ -228,8 +308,14 @@ class C {
         return a + b + d + n;
     }
     public static void main(String[] s) { C c = new C(); System.out.println(c.m(0) + " " + c.m(1) + " " + c.m(2)); }
-}""", "C.m", 6, 24),
-    ("endless-loop-last", """
+}""",
+        "C.m",
+        6,
+        24,
+    ),
+    (
+        "endless-loop-last",
+        """
 class C {
     int n;
     void m() {
@@ -239,8 +325,14 @@ class C {
             n++;
         }
     }
-}""", "C.m", 1, 1),
-    ("definite-assignment", """
+}""",
+        "C.m",
+        1,
+        1,
+    ),
+    (
+        "definite-assignment",
+        """
 class C {
     static int m(boolean c) {
         int x;
@@ -255,8 +347,14 @@ class C {
         return x + y + z;
     }
     public static void main(String[] s) { System.out.println(m(true) + " " + m(false)); }
-}""", "C.m", 15, 6),
-    ("try-with-resources-and-catch", """
+}""",
+        "C.m",
+        15,
+        6,
+    ),
+    (
+        "try-with-resources-and-catch",
+        """
 import java.io.*;
 class C {
     static int n;
@@ -278,8 +376,14 @@ class C {
         return before * 1000 + after;
     }
     public static void main(String[] s) { System.out.println(m(new int[] {1}, 0) + " " + m(new int[] {1}, 5) + " " + n); }
-}""", "C.m", 1, 48),
-    ("loop-header-increments-and-for-each", """
+}""",
+        "C.m",
+        1,
+        48,
+    ),
+    (
+        "loop-header-increments-and-for-each",
+        """
 import java.util.*;
 class C {
     int n;
@@ -297,8 +401,14 @@ class C {
         return k + sum * 10 + n;
     }
     public static void main(String[] s) { System.out.println(new C().m()); }
-}""", "C.m", 3, 24),
-    ("for-each-over-an-array", """
+}""",
+        "C.m",
+        3,
+        24,
+    ),
+    (
+        "for-each-over-an-array",
+        """
 class C {
     static int m(int[] xs) {
         int total = 0;
@@ -310,8 +420,14 @@ class C {
         return total + ys[0];
     }
     public static void main(String[] s) { System.out.println(m(new int[] {1, 2})); }
-}""", "C.m", 4, 6),
-    ("names-resolved-the-same", """
+}""",
+        "C.m",
+        4,
+        6,
+    ),
+    (
+        "names-resolved-the-same",
+        """
 import java.util.*;
 import java.util.stream.*;
 class C {
@@ -324,8 +440,14 @@ class C {
         return k + length + total + n;
     }
     public static void main(String[] s) { System.out.println(new C().m(List.of("ab", "c"))); }
-}""", "C.m", 8, 24),
-    ("catch-parameter-after-uses-of-its-name", """
+}""",
+        "C.m",
+        8,
+        24,
+    ),
+    (
+        "catch-parameter-after-uses-of-its-name",
+        """
 class C {
     int n = 3;
     int f(int a, int b) { return a + b; }
@@ -340,7 +462,11 @@ class C {
         return x + y;
     }
     public static void main(String[] s) { C c = new C(); System.out.println(c.m(2) + " " + c.m(0)); }
-}""", "C.m", 1, 6),
+}""",
+        "C.m",
+        1,
+        6,
+    ),
 ]
 
 
@@ -379,8 +505,11 @@ def test_every_variant_of_every_row_compiles_and_prints_the_same(tmp_path, recor
     for key in list(sources):
         sources[key] = rename_class(sources[key], "CaseBase", f"CaseBase_{key}")
     done = compile_all(sources, tmp_path)
-    record_property("oracle", f"{len(ROWS)} defect-class rows, {len(sources) - len(ROWS)} variants compiled, "
-                              f"{len(drivers)} run; {len(failing_files(done.stderr))} not compiling")
+    record_property(
+        "oracle",
+        f"{len(ROWS)} defect-class rows, {len(sources) - len(ROWS)} variants compiled, "
+        f"{len(drivers)} run; {len(failing_files(done.stderr))} not compiling",
+    )
     assert done.returncode == 0, done.stderr[-4000:]
     printed = run_all(sorted({d[1] for d in drivers}) + [d[0] for d in drivers], tmp_path)
     wrong = [(rid, v) for v, stem, rid in drivers if printed[v] != printed[stem]]

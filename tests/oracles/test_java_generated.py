@@ -57,8 +57,9 @@ def check(classes: range, seed: int, where, perms: int, renamings: int, modern: 
     if broken:
         return report
     printed = run_all([f"G{k}" for k in classes] + [name for name, _ in pairs], where)
-    report["cases"] = sum(line.startswith("= ") for name, text in printed.items() if "_v" not in name
-                          for line in text.split("\n"))
+    report["cases"] = sum(
+        line.startswith("= ") for name, text in printed.items() if "_v" not in name for line in text.split("\n")
+    )
     for name, cls in pairs:
         diff = differences(printed[cls], printed[name])
         if diff:
@@ -69,10 +70,13 @@ def check(classes: range, seed: int, where, perms: int, renamings: int, modern: 
 def test_every_variant_of_generated_units_compiles_and_prints_the_same(tmp_path, record_property):
     start = time.perf_counter()
     got = check(range(CLASSES), 1, tmp_path, PERMUTATIONS, RENAMINGS)
-    record_property("oracle", f"{got['units']} generated Java units, {got['variants']} variant classes, "
-                              f"{got.get('cases', 0)} cases where the original completes, "
-                              f"{len(got['broken'])} not compiling, {len(got['differ'])} printing differently "
-                              f"({time.perf_counter() - start:.0f}s)")
+    record_property(
+        "oracle",
+        f"{got['units']} generated Java units, {got['variants']} variant classes, "
+        f"{got.get('cases', 0)} cases where the original completes, "
+        f"{len(got['broken'])} not compiling, {len(got['differ'])} printing differently "
+        f"({time.perf_counter() - start:.0f}s)",
+    )
     assert got["units"] >= 300
     assert not got["broken"], got["stderr"][-4000:]
     assert not got["differ"], list(got["differ"].items())[:5]
@@ -84,10 +88,13 @@ def test_generated_java17_units_vary_soundly_on_the_tree_sitter_path(tmp_path, r
     source, _ = generate_class("G0", 17 * 100003, True)
     with pytest.raises(java_frontend.ParseError):  # switch expressions, text blocks, records: not Java 8
         java_frontend.parse_units(source, "G0.java", parser="javalang")
-    record_property("oracle", f"{got['units']} generated Java 17 units, {got['variants']} variant classes, "
-                              f"{got.get('cases', 0)} cases where the original completes, "
-                              f"{len(got['broken'])} not compiling, {len(got['differ'])} printing differently "
-                              f"({time.perf_counter() - start:.0f}s)")
+    record_property(
+        "oracle",
+        f"{got['units']} generated Java 17 units, {got['variants']} variant classes, "
+        f"{got.get('cases', 0)} cases where the original completes, "
+        f"{len(got['broken'])} not compiling, {len(got['differ'])} printing differently "
+        f"({time.perf_counter() - start:.0f}s)",
+    )
     assert got["units"] >= 90
     assert not got["broken"], got["stderr"][-4000:]
     assert not got["differ"], list(got["differ"].items())[:5]
@@ -141,8 +148,10 @@ def weakened_variants(classes: range, seed: int, weakening: tuple, monkeypatch) 
                 continue
             space = PermutationSpace(unit)
             # the samples that break the most real dependencies, up to three
-            scored = sorted({t.order: sum(t.inverse[i] > t.inverse[j] for i, j in deps)
-                             for t in space.sample(40, rng)}.items(), key=lambda kv: -kv[1])
+            scored = sorted(
+                {t.order: sum(t.inverse[i] > t.inverse[j] for i, j in deps) for t in space.sample(40, rng)}.items(),
+                key=lambda kv: -kv[1],
+            )
             for order, broken in scored[:3]:
                 if broken:
                     name = f"{cls}_w{len(sources)}"
@@ -162,5 +171,6 @@ def test_the_generated_oracle_notices_a_weakened_analysis(weakening, monkeypatch
     if broken:
         return
     printed = run_all([name for name in sources if "_w" not in name and name not in SUPPORT] + variants, tmp_path)
-    assert any(differences(printed[name.split("_w")[0]], printed[name]) for name in variants), \
+    assert any(differences(printed[name.split("_w")[0]], printed[name]) for name in variants), (
         f"{weakening}: none of {len(variants)} variants it allows is caught"
+    )

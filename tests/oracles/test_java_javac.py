@@ -109,7 +109,9 @@ def compile_and_run(paths, rng: random.Random, javac: str, tmp_path) -> int:
     assert done.returncode == 0, done.stderr[-4000:]
     run = subprocess.run(
         ["java", "-cp", str(tmp_path / "out"), "VariantRunner", *originals, *(d[0] for d in drivers)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, run.stderr[-4000:]
     printed = {}
@@ -147,14 +149,18 @@ def test_the_oracle_notices_dropped_dependencies(javac, tmp_path):
         (tmp_path / f"{name}.java").write_text(source)
     (tmp_path / "VariantRunner.java").write_text(RUNNER)
     files = sorted(str(p) for p in tmp_path.glob("*.java"))
-    done = subprocess.run([javac, "-nowarn", "-d", str(tmp_path / "out"), *files], check=False,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [javac, "-nowarn", "-d", str(tmp_path / "out"), *files], check=False, capture_output=True, text=True
+    )
     if done.returncode != 0:
         assert "_free" in done.stderr, done.stderr[-4000:]  # a variant broke, not the originals
         return
     run = subprocess.run(
         ["java", "-cp", str(tmp_path / "out"), "VariantRunner", *{c for _, c in drivers}, *(d[0] for d in drivers)],
-        check=False, capture_output=True, text=True, timeout=300,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     printed = dict(chunk.partition("\n")[::2] for chunk in run.stdout.split("=== ")[1:])
     assert run.returncode != 0 or any(printed[name] != printed[cls] for name, cls in drivers)

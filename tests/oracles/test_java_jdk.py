@@ -41,8 +41,18 @@ def check(files: list[str], seed: int, tmp_path) -> dict:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(variant)
     commands = [
-        ["-nowarn", "-encoding", "UTF-8", "-implicit:none", "-proc:none", "--patch-module", f"java.base={tree}",
-         "-d", str(tree.parent / f"{tree.name}-out"), *(str(tree / rel) for rel in files)]
+        [
+            "-nowarn",
+            "-encoding",
+            "UTF-8",
+            "-implicit:none",
+            "-proc:none",
+            "--patch-module",
+            f"java.base={tree}",
+            "-d",
+            str(tree.parent / f"{tree.name}-out"),
+            *(str(tree / rel) for rel in files),
+        ]
         for tree in trees
     ]
     results = compile_batches(commands, tmp_path)
@@ -52,19 +62,32 @@ def check(files: list[str], seed: int, tmp_path) -> dict:
         assert rc == 0 or errors, diagnostics[-4000:]
         for path, line, message in errors:
             rel = str(path).split(f"{tree.name}/", 1)[-1]
-            owner = next((u.name for u in units_of.get(rel, ()) if u.lines[0].source_line <= line
-                          <= u.lines[0].source_line + u.render().count("\n")), "outside every method")
+            owner = next(
+                (
+                    u.name
+                    for u in units_of.get(rel, ())
+                    if u.lines[0].source_line <= line <= u.lines[0].source_line + u.render().count("\n")
+                ),
+                "outside every method",
+            )
             broken.append(f"{tree.name} {rel}:{line} ({owner}): {message}")
     methods = sum(len(u) for u in units_of.values())
-    return {"methods": methods, "skipped": skipped, "moved": moved, "variants": len(trees) * len(files),
-            "broken": broken}
+    return {
+        "methods": methods,
+        "skipped": skipped,
+        "moved": moved,
+        "variants": len(trees) * len(files),
+        "broken": broken,
+    }
 
 
 def report(got: dict, files: list[str], what: str, start: float) -> str:
-    return (f"{got['methods']} JDK 17 methods from {len(files)} java.base files {what}, {len(files) and got['variants'] // len(files)} "
-            f"variants each ({PERMUTATIONS} permutations, {RENAMINGS} renamings; {got['moved']} of {got['variants']} "
-            f"variant files differ from the original), {got['skipped']} methods skipped by invar, "
-            f"{len(got['broken'])} compile errors ({time.perf_counter() - start:.0f}s)")
+    return (
+        f"{got['methods']} JDK 17 methods from {len(files)} java.base files {what}, {len(files) and got['variants'] // len(files)} "
+        f"variants each ({PERMUTATIONS} permutations, {RENAMINGS} renamings; {got['moved']} of {got['variants']} "
+        f"variant files differ from the original), {got['skipped']} methods skipped by invar, "
+        f"{len(got['broken'])} compile errors ({time.perf_counter() - start:.0f}s)"
+    )
 
 
 def test_variants_of_jdk_methods_compile(tmp_path, record_property):

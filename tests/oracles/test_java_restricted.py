@@ -217,8 +217,11 @@ def test_every_restricted_identifier_is_a_target_javac_accepts_and_that_means_th
     differ = [name for name in built if printed[name] != printed["R"]]
     assert not differ, (differ[:3], printed[differ[0]] if differ else "")
     renamed = sum(len(c) for _, changes in built.values() for c in changes.values())
-    record_property("oracle", f"{len(built)} variant classes, {renamed} locals and parameters renamed to a "
-                              f"restricted identifier, all compiling and printing the same")
+    record_property(
+        "oracle",
+        f"{len(built)} variant classes, {renamed} locals and parameters renamed to a "
+        f"restricted identifier, all compiling and printing the same",
+    )
     assert renamed >= 5 * 50
 
 
@@ -268,8 +271,10 @@ def test_javac_refuses_what_invar_never_targets(tmp_path):
     for k, (word, declaration) in enumerate(REFUSED):
         (tmp_path / f"Q{k}").mkdir()
         path = tmp_path / f"Q{k}" / "Q.java"
-        path.write_text(f"class Q {{\n    static int yield(int a) {{ return a; }}\n    void m() {{\n"
-                        f"        {declaration}\n    }}\n}}\n")
+        path.write_text(
+            f"class Q {{\n    static int yield(int a) {{ return a; }}\n    void m() {{\n"
+            f"        {declaration}\n    }}\n}}\n"
+        )
         commands.append(["-d", str(tmp_path / f"Q{k}" / "out"), str(path)])
     for (word, declaration), (rc, diagnostics) in zip(REFUSED, compile_batches(commands, tmp_path)):
         assert rc != 0 and any(line == 4 for _, line, _ in error_lines(diagnostics)), (word, declaration, diagnostics)

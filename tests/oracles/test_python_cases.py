@@ -23,25 +23,45 @@ POOL = ["a", "b", "x", "it", "xs", "len", "print", "sum", "next", "q0", "q1", "q
 
 CASES = [
     # --- builtins that consume or mutate an argument -------------------------------------
-    ("next then list advance one iterator", """
+    (
+        "next then list advance one iterator",
+        """
         def f(it, /):
             a = next(it)
             b = list(it)
             return a, b
-     """, 1, 2, ["((iter([1, 2, 3]),), {})", "((iter([]),), {})"]),
-    ("two sums of one argument", """
+     """,
+        1,
+        2,
+        ["((iter([1, 2, 3]),), {})", "((iter([]),), {})"],
+    ),
+    (
+        "two sums of one argument",
+        """
         def f(xs, /):
             s1 = sum(xs)
             s2 = sum(xs)
             return s1, s2
-     """, 1, 2, ["((iter([1, 2]),), {})", "(([1, 2],), {})"]),
-    ("zip advances its iterator when consumed", """
+     """,
+        1,
+        2,
+        ["((iter([1, 2]),), {})", "(([1, 2],), {})"],
+    ),
+    (
+        "zip advances its iterator when consumed",
+        """
         def f(it, ys, /):
             pairs = list(zip(it, ys))
             rest = list(it)
             return pairs, rest
-     """, 1, 4, ["((iter([1, 2, 3]), [9]), {})"]),
-    ("two for loops over one iterator", """
+     """,
+        1,
+        4,
+        ["((iter([1, 2, 3]), [9]), {})"],
+    ),
+    (
+        "two for loops over one iterator",
+        """
         def f(it, /):
             first = -1
             for v in it:
@@ -52,33 +72,63 @@ CASES = [
                 second = w
                 break
             return first, second
-     """, 3, 24, ["((iter([4, 5, 6]),), {})"]),
-    ("membership consumes an iterator", """
+     """,
+        3,
+        24,
+        ["((iter([4, 5, 6]),), {})"],
+    ),
+    (
+        "membership consumes an iterator",
+        """
         def f(it, /):
             a = 2 in it
             b = list(it)
             return a, b
-     """, 1, 2, ["((iter([1, 2, 3]),), {})"]),
-    ("unpacking consumes an iterator", """
+     """,
+        1,
+        2,
+        ["((iter([1, 2, 3]),), {})"],
+    ),
+    (
+        "unpacking consumes an iterator",
+        """
         def f(it, /):
             a, *b = it
             c = list(it)
             return a, b, c
-     """, 1, 6, ["((iter([1, 2, 3]),), {})"]),
-    ("a comprehension consumes, then a generator expression", """
+     """,
+        1,
+        6,
+        ["((iter([1, 2, 3]),), {})"],
+    ),
+    (
+        "a comprehension consumes, then a generator expression",
+        """
         def f(it, /):
             evens = [v for v in it if v % 2 == 0]
             total = sum(v for v in it)
             return evens, total
-     """, 1, 24, ["((iter([1, 2, 3, 4]),), {})"]),
-    ("a copy reads the list it copies", """
+     """,
+        1,
+        24,
+        ["((iter([1, 2, 3, 4]),), {})"],
+    ),
+    (
+        "a copy reads the list it copies",
+        """
         def f(xs, /):
             ys = list(xs)
             xs.append(1)
             zs = sorted(xs)
             return ys, zs
-     """, 1, 2, ["(([3, 1],), {})"]),
-    ("iterating a value built right there runs nothing", """
+     """,
+        1,
+        2,
+        ["(([3, 1],), {})"],
+    ),
+    (
+        "iterating a value built right there runs nothing",
+        """
         def f(n, /):
             total = 0
             for i in range(n):
@@ -86,51 +136,93 @@ CASES = [
             k = min(n, 3)
             m = max(n, 1)
             return total, k, m
-     """, 12, 24, ["((4,), {})"]),
-    ("a generator argument prints when iterated", """
+     """,
+        12,
+        24,
+        ["((4,), {})"],
+    ),
+    (
+        "a generator argument prints when iterated",
+        """
         def f(g, /):
             first = next(g)
             print("after")
             return first
-     """, 1, 1, ["((gen(),), {})"]),
+     """,
+        1,
+        1,
+        ["((gen(),), {})"],
+    ),
     # --- dynamic scope --------------------------------------------------------------------
-    ("eval reads every local", """
+    (
+        "eval reads every local",
+        """
         def f():
             x = 1
             y = 2
             z = eval("x + y")
             x = 5
             return z, x
-     """, 2, 1, ["((), {})"]),
-    ("locals() keys are names", """
+     """,
+        2,
+        1,
+        ["((), {})"],
+    ),
+    (
+        "locals() keys are names",
+        """
         def f(n, /):
             a = n + 1
             b = n * 2
             return sorted(locals().items())
-     """, 2, 1, ["((3,), {})"]),
-    ("%-formatting with locals()", """
+     """,
+        2,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "%-formatting with locals()",
+        """
         def f(n, /):
             a = n + 1
             text = "%(a)s" % locals()
             a = 0
             return text, a
-     """, 1, 1, ["((3,), {})"]),
-    ("frame access reads the locals", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "frame access reads the locals",
+        """
         import sys
         def f(n, /):
             a = n
             seen = dict(sys._getframe().f_locals)
             a = 7
             return sorted(seen), a
-     """, 1, 1, ["((3,), {})"]),
-    ("vars() and dir()", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "vars() and dir()",
+        """
         def f(n, /):
             names = dir()
             b = n
             return names, b
-     """, 1, 1, ["((3,), {})"]),
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
     # --- statements that may raise where the unit catches it -----------------------------
-    ("an unbound local read inside try", """
+    (
+        "an unbound local read inside try",
+        """
         def f(flag, /):
             result = 0
             if flag:
@@ -141,8 +233,14 @@ CASES = [
             except UnboundLocalError:
                 pass
             return result
-     """, 2, 6, ["((True,), {})", "((False,), {})"]),
-    ("a bound local read inside try may move", """
+     """,
+        2,
+        6,
+        ["((True,), {})", "((False,), {})"],
+    ),
+    (
+        "a bound local read inside try may move",
+        """
         def f(flag, /):
             value = 0
             result = 0
@@ -152,8 +250,14 @@ CASES = [
             except UnboundLocalError:
                 pass
             return result
-     """, 4, 6, ["((True,), {})"]),
-    ("a division inside try", """
+     """,
+        4,
+        6,
+        ["((True,), {})"],
+    ),
+    (
+        "a division inside try",
+        """
         def f(n, /):
             done = []
             try:
@@ -162,8 +266,14 @@ CASES = [
             except ZeroDivisionError:
                 q = -1
             return q, done
-     """, 1, 2, ["((0,), {})", "((5,), {})"]),
-    ("building a set hashes its elements", """
+     """,
+        1,
+        2,
+        ["((0,), {})", "((5,), {})"],
+    ),
+    (
+        "building a set hashes its elements",
+        """
         def f(item, /):
             seen = 0
             try:
@@ -172,9 +282,15 @@ CASES = [
             except TypeError:
                 bag = set()
             return seen, bag
-     """, 1, 2, ["(([1],), {})", "((3,), {})"]),
+     """,
+        1,
+        2,
+        ["(([1],), {})", "((3,), {})"],
+    ),
     # --- class bodies ---------------------------------------------------------------------
-    ("dataclass fields keep their order", """
+    (
+        "dataclass fields keep their order",
+        """
         import dataclasses
         def f(n, /):
             @dataclasses.dataclass
@@ -183,16 +299,28 @@ CASES = [
                 w: int = 1
                 z: int = 2
             return repr(P(n))
-     """, 1, 1, ["((5,), {})"]),
-    ("Enum members keep their order", """
+     """,
+        1,
+        1,
+        ["((5,), {})"],
+    ),
+    (
+        "Enum members keep their order",
+        """
         import enum
         def f():
             class Color(enum.Enum):
                 RED = 1
                 GREEN = 2
             return [c.name for c in Color]
-     """, 1, 1, ["((), {})"]),
-    ("a later def shadows an earlier one", """
+     """,
+        1,
+        1,
+        ["((), {})"],
+    ),
+    (
+        "a later def shadows an earlier one",
+        """
         def f():
             class K:
                 def m(self):
@@ -201,38 +329,74 @@ CASES = [
                     return 2
                 __slots__ = ()
             return K().m(), list(vars(K))
-     """, 1, 1, ["((), {})"]),
+     """,
+        1,
+        1,
+        ["((), {})"],
+    ),
     # --- names observable as strings -------------------------------------------------------
-    ("f-string with = prints the name", """
+    (
+        "f-string with = prints the name",
+        """
         def f(n, /):
             value = n + 1
             other = n - 1
             print(f"{value=}")
             return other
-     """, 2, 1, ["((3,), {})"]),
-    ("a nested def's __name__", """
+     """,
+        2,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "a nested def's __name__",
+        """
         def f(n, /):
             def helper(v):
                 return v + n
             return helper.__name__, helper(1)
-     """, 1, 1, ["((3,), {})"]),
-    ("keyword parameters are the interface, positional-only ones are not", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "keyword parameters are the interface, positional-only ones are not",
+        """
         def f(a, /, b, *rest, c=1, **kw):
             t = a + b + c
             return t, rest, kw
-     """, 1, 6, ["((1, 2), {})", "((1,), {'b': 2, 'c': 3, 'd': 4})", "((1, 2, 3), {})"]),
-    ("lambda parameters may be passed by keyword", """
+     """,
+        1,
+        6,
+        ["((1, 2), {})", "((1,), {'b': 2, 'c': 3, 'd': 4})", "((1, 2, 3), {})"],
+    ),
+    (
+        "lambda parameters may be passed by keyword",
+        """
         def f(n, /):
             add = lambda v, w=1: v + w
             return add(v=n), add(n, w=2)
-     """, 1, 1, ["((3,), {})"]),
-    ("keyword argument at a call site of a nested function", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "keyword argument at a call site of a nested function",
+        """
         def f(n, /):
             def scale(value, factor=2):
                 return value * factor
             return scale(value=n), scale(n, factor=3)
-     """, 1, 1, ["((3,), {})"]),
-    ("nonlocal in a nested function renames with its binding", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "nonlocal in a nested function renames with its binding",
+        """
         def f(n, /):
             count = 0
             def bump():
@@ -241,17 +405,29 @@ CASES = [
             bump()
             bump()
             return count
-     """, 2, 1, ["((3,), {})"]),
-    ("a global declared in the unit", """
+     """,
+        2,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "a global declared in the unit",
+        """
         G = 0
         def f(n, /):
             global G
             G = G + n
             t = n * 2
             return G, t
-     """, 2, 1, ["((3,), {})"]),
+     """,
+        2,
+        1,
+        ["((3,), {})"],
+    ),
     # --- code a def or class statement runs --------------------------------------------------
-    ("two decorated definitions register in order", """
+    (
+        "two decorated definitions register in order",
+        """
         def f():
             log = []
             def reg(fn):
@@ -264,8 +440,14 @@ CASES = [
             def b():
                 return 2
             return log, a(), b()
-     """, 2, 1, ["((), {})"]),
-    ("a decorated definition stays below the list its decorator appends to", """
+     """,
+        2,
+        1,
+        ["((), {})"],
+    ),
+    (
+        "a decorated definition stays below the list its decorator appends to",
+        """
         def f(n, /):
             log = []
             def reg(fn):
@@ -276,8 +458,14 @@ CASES = [
             def a():
                 return 1
             return log, k
-     """, 8, 2, ["((3,), {})"]),
-    ("a decorator factory reads a local that changes", """
+     """,
+        8,
+        2,
+        ["((3,), {})"],
+    ),
+    (
+        "a decorator factory reads a local that changes",
+        """
         def f(n, /):
             @tag(n)
             def a():
@@ -287,8 +475,14 @@ CASES = [
             class K:
                 pass
             return n, a(), K.tag
-     """, 1, 1, ["((3,), {})"]),
-    ("a decorator passed in, on a class, and a print", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "a decorator passed in, on a class, and a print",
+        """
         def f(reg, /):
             print("start")
             @reg
@@ -296,23 +490,41 @@ CASES = [
                 x = 1
             size = 2
             return size, K.x
-     """, 3, 1, ["((register,), {})"]),
-    ("two subclasses of a base with __init_subclass__", """
+     """,
+        3,
+        1,
+        ["((register,), {})"],
+    ),
+    (
+        "two subclasses of a base with __init_subclass__",
+        """
         def f():
             class A(Hooked):
                 pass
             class B(Hooked):
                 pass
             return Hooked.created[-2:]
-     """, 1, 1, ["((), {})"]),
-    ("a base passed in, with a keyword for its __init_subclass__", """
+     """,
+        1,
+        1,
+        ["((), {})"],
+    ),
+    (
+        "a base passed in, with a keyword for its __init_subclass__",
+        """
         def f(base, n, /):
             class A(base, tag=n):
                 pass
             print("after")
             return A.tag
-     """, 1, 2, ["((Hooked, 3), {})"]),
-    ("metaclass __prepare__, __new__ and __init__", """
+     """,
+        1,
+        2,
+        ["((Hooked, 3), {})"],
+    ),
+    (
+        "metaclass __prepare__, __new__ and __init__",
+        """
         def f(meta, /):
             print("first")
             class A(metaclass=meta):
@@ -320,38 +532,68 @@ CASES = [
             class B(A):
                 y = 2
             return A.x, B.y
-     """, 1, 1, ["((Meta,), {})"]),
-    ("a descriptor's __set_name__", """
+     """,
+        1,
+        1,
+        ["((Meta,), {})"],
+    ),
+    (
+        "a descriptor's __set_name__",
+        """
         def f():
             fld = Field()
             class K:
                 value = fld
             snapshot = fld.names[:]
             return K.value.names, snapshot
-     """, 1, 2, ["((), {})"]),
-    ("a default that advances an iterator", """
+     """,
+        1,
+        2,
+        ["((), {})"],
+    ),
+    (
+        "a default that advances an iterator",
+        """
         def f(it, /):
             def g(v=next(it)):
                 return v
             rest = list(it)
             return g(), rest
-     """, 1, 1, ["((iter([1, 2, 3]),), {})"]),
-    ("annotations that print", """
+     """,
+        1,
+        1,
+        ["((iter([1, 2, 3]),), {})"],
+    ),
+    (
+        "annotations that print",
+        """
         def f(n, /):
             print("before")
             def g(v: note("param") = 0) -> note("return"):
                 return v
             k = n
             return g(k)
-     """, 3, 1, ["((3,), {})"]),
-    ("a base that is computed by a call", """
+     """,
+        3,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "a base that is computed by a call",
+        """
         def f(n, /):
             print("before")
             class K(pick_base(n)):
                 pass
             return K.__mro__[1].__name__
-     """, 1, 1, ["((3,), {})"]),
-    ("plain definitions move freely", """
+     """,
+        1,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "plain definitions move freely",
+        """
         def f(n, /):
             print("before")
             def g(v, w=1):
@@ -362,9 +604,15 @@ CASES = [
                     return 3
             k = n + 1
             return g(k), K.size, K().m()
-     """, 12, 1, ["((3,), {})"]),
+     """,
+        12,
+        1,
+        ["((3,), {})"],
+    ),
     # --- rendering ----------------------------------------------------------------------------
-    ("elif and else with one-line bodies", """
+    (
+        "elif and else with one-line bodies",
+        """
         def f(x, /):
             if x:
                 y = 1
@@ -373,7 +621,11 @@ CASES = [
             else: y = 3
             z = 5
             return y + z + q
-     """, 2, 6, ["((1,), {})", "((0,), {})"]),
+     """,
+        2,
+        6,
+        ["((1,), {})", "((0,), {})"],
+    ),
 ]
 
 PRELUDE = '''
@@ -475,7 +727,9 @@ def test_case(title, body, orders, renamings, inputs):
 #: modules without functions (so one ``<module>`` unit each) whose classes
 #: run code as they are defined, with their exact permutation counts
 MODULE_CASES = [
-    ("decorators at module level", """
+    (
+        "decorators at module level",
+        """
         log = []
         reg = lambda cls: log.append(cls.__name__) or cls
         @reg
@@ -484,24 +738,36 @@ MODULE_CASES = [
         @reg
         class B:
             pass
-     """, 2),
-    ("subclasses of a base with __init_subclass__", """
+     """,
+        2,
+    ),
+    (
+        "subclasses of a base with __init_subclass__",
+        """
         log = []
         Base = type("Base", (), {"__init_subclass__": classmethod(lambda cls: log.append(cls.__name__))})
         class A(Base):
             pass
         class B(Base):
             x = 1
-     """, 1),
-    ("a metaclass", """
+     """,
+        1,
+    ),
+    (
+        "a metaclass",
+        """
         log = []
         Meta = type("Meta", (type,), {"__new__": lambda m, n, b, ns: log.append(n) or type.__new__(m, n, b, ns)})
         class A(metaclass=Meta):
             pass
         class B(metaclass=Meta):
             pass
-     """, 2),
-    ("descriptors named in two classes", """
+     """,
+        2,
+    ),
+    (
+        "descriptors named in two classes",
+        """
         log = []
         Field = type("Field", (), {"__set_name__": lambda self, owner, name: log.append(name)})
         fld = Field()
@@ -509,14 +775,20 @@ MODULE_CASES = [
             x = fld
         class B:
             y = fld
-     """, 2),
-    ("plain classes swap", """
+     """,
+        2,
+    ),
+    (
+        "plain classes swap",
+        """
         log = []
         class A:
             x = 1
         class B:
             y = (1, 2)
-     """, 6),
+     """,
+        6,
+    ),
 ]
 
 #: runs a module's text and shows every global it leaves (by name: the order
@@ -553,5 +825,5 @@ def test_order_zero_renders_the_source():
         space = PermutationSpace(program)
         first = next(space.enumerate())
         assert first.is_identity
-        text = source[source.index("def f"):].rstrip("\n")
+        text = source[source.index("def f") :].rstrip("\n")
         assert space.apply(None, first).render() == program.render() == text

@@ -105,7 +105,9 @@ def test_variants_behave_like_the_original(path: Path, name: str):
     module = load(path)
     fn = getattr(module, name)
     hints = typing.get_type_hints(fn)
-    params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    params = [
+        p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
     gens = [generator(hints[p.name]) for p in params]
     rng = random.Random(f"{path.name}:{name}")
     inputs = [tuple(g(rng) for g in gens) for _ in range(INPUTS)]
@@ -144,7 +146,11 @@ def test_the_oracle_notices_dropped_dependencies():
         module = load(path)
         fn = getattr(module, name)
         hints = typing.get_type_hints(fn)
-        params = [p for p in inspect.signature(fn).parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        params = [
+            p
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
         gens = [generator(hints[p.name]) for p in params]
         inputs = [tuple(g(rng) for g in gens) for _ in range(INPUTS)]
         expected = [outcome(fn, args) for args in inputs]

@@ -107,21 +107,24 @@ def check(seeds) -> Checked:
 def test_generated_units_keep_their_meaning(shard, record_property):
     seeds = list(range(shard, UNITS, SHARDS))
     result = check(seeds)
-    report = (f"shard {shard}: {result.units} generated units, {result.variants} variants, "
-              f"{result.normal_runs} normal runs of the originals, {len(result.failures)} failures")
+    report = (
+        f"shard {shard}: {result.units} generated units, {result.variants} variants, "
+        f"{result.normal_runs} normal runs of the originals, {len(result.failures)} failures"
+    )
     record_property("oracle", report)
     assert result.variants > 2 * result.units
     assert result.normal_runs > 0.6 * 6 * result.units
     for seed, label, k, want, got, source in result.failures[:3]:
-        print(f"seed {seed} {label} input {k}:\nwant {want}\ngot  {got}\n{source[source.index('def unit'):]}")
+        print(f"seed {seed} {label} input {k}:\nwant {want}\ngot  {got}\n{source[source.index('def unit') :]}")
     assert not result.failures
 
 
 def _weaken_iteration(monkeypatch):
     """Builtins and iteration treated as pure again (the defect the issue saw)."""
     monkeypatch.setattr(python_effects, "fresh", lambda node, res: True)
-    monkeypatch.setattr(python_effects, "PURE_BUILTINS",
-                        python_effects.PURE_BUILTINS | python_effects.CONSUMING_BUILTINS | {"next"})
+    monkeypatch.setattr(
+        python_effects, "PURE_BUILTINS", python_effects.PURE_BUILTINS | python_effects.CONSUMING_BUILTINS | {"next"}
+    )
     monkeypatch.setattr(python_effects, "CONSUMING_BUILTINS", frozenset())
 
 
@@ -139,8 +142,7 @@ def _weaken_aliased_scope_reads(monkeypatch):
     def direct_only(tree, res, module=None):
         got = found(tree, res, module)
         direct = {id(call): scope for call, scope in res.builtin_calls if call.func.id in DYNAMIC_BUILTINS}
-        return replace(got, calls=frozenset(direct), scopes=frozenset(id(s) for s in direct.values()),
-                       escaped=False)
+        return replace(got, calls=frozenset(direct), scopes=frozenset(id(s) for s in direct.values()), escaped=False)
 
     monkeypatch.setattr(py, "find_reach", direct_only)
 
@@ -149,8 +151,11 @@ def _weaken_module_object(monkeypatch):
     """A store to a global is not ordered against reads through the module
     object (``sys.modules[__name__].G``, ``f.__globals__``), as before issue 35."""
     found = py.find_reach
-    monkeypatch.setattr(py, "find_reach", lambda tree, res, module=None: replace(
-        found(tree, res, module), exposed=False, cells_exposed=False))
+    monkeypatch.setattr(
+        py,
+        "find_reach",
+        lambda tree, res, module=None: replace(found(tree, res, module), exposed=False, cells_exposed=False),
+    )
 
 
 def _weaken_interface(monkeypatch):
@@ -203,11 +208,23 @@ def _weaken_definition_headers(monkeypatch):
     monkeypatch.setattr(python_effects.StatementEffects, "runs_at_definition", lambda self, s: False)
 
 
-@pytest.mark.parametrize("weaken", [_weaken_iteration, _weaken_dynamic, _weaken_interface, _weaken_spelling,
-                                    _weaken_class_bodies, _weaken_unbound, _weaken_definitions,
-                                    _weaken_class_hooks, _weaken_definition_headers, _weaken_aliased_scope_reads,
-                                    _weaken_module_object],
-                         ids=lambda f: f.__name__.removeprefix("_weaken_"))
+@pytest.mark.parametrize(
+    "weaken",
+    [
+        _weaken_iteration,
+        _weaken_dynamic,
+        _weaken_interface,
+        _weaken_spelling,
+        _weaken_class_bodies,
+        _weaken_unbound,
+        _weaken_definitions,
+        _weaken_class_hooks,
+        _weaken_definition_headers,
+        _weaken_aliased_scope_reads,
+        _weaken_module_object,
+    ],
+    ids=lambda f: f.__name__.removeprefix("_weaken_"),
+)
 def test_the_oracle_notices_a_weakened_analysis(weaken, monkeypatch, record_property):
     weaken(monkeypatch)
     found = 0
@@ -218,6 +235,8 @@ def test_the_oracle_notices_a_weakened_analysis(weaken, monkeypatch, record_prop
         found += len(result.failures)
         if found:
             break
-    record_property("oracle", f"weakened {weaken.__name__.removeprefix('_weaken_')}: "
-                              f"{found} failing variants in {checked} generated units")
+    record_property(
+        "oracle",
+        f"weakened {weaken.__name__.removeprefix('_weaken_')}: {found} failing variants in {checked} generated units",
+    )
     assert found > 0

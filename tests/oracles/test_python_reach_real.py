@@ -54,8 +54,9 @@ def holds_the_constructs(module: str, name: str, source: str) -> bool:
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and id(sub) in reach.calls:
             return True
-        if isinstance(sub, ast.Attribute) and (sub.attr in EXPOSING_ATTRIBUTES | CELL_ATTRIBUTES
-                                               or sub.attr == "modules"):
+        if isinstance(sub, ast.Attribute) and (
+            sub.attr in EXPOSING_ATTRIBUTES | CELL_ATTRIBUTES or sub.attr == "modules"
+        ):
             return True
         if isinstance(sub, ast.Name) and sub.id == "globals":
             return True

@@ -39,10 +39,36 @@ MODULES = """textwrap string colorsys heapq bisect difflib html shlex posixpath 
 
 #: the plain values arguments are drawn from
 VALUES = [
-    "0", "1", "3", "-2", "17", "0.5", "2.0", "None", "True", "''", "'abc'", "'Hello World'", "'a,b;c d'",
-    "'3.14'", "'/usr/lib/python3/x.py'", "\"<a href='x'>&amp; b</a>\"", "'  two  spaces  '", "'key=value; k2=v2'",
-    "'user@example.com'", "'192.168.0.1'", "b'abc'", "b''", "[]", "[3, 1, 2]", "['b', 'a']", "(1, 2)",
-    "{'a': 1}", "[[1, 2], [3]]", "'line one\\nline two\\n'", "'%d items'",
+    "0",
+    "1",
+    "3",
+    "-2",
+    "17",
+    "0.5",
+    "2.0",
+    "None",
+    "True",
+    "''",
+    "'abc'",
+    "'Hello World'",
+    "'a,b;c d'",
+    "'3.14'",
+    "'/usr/lib/python3/x.py'",
+    "\"<a href='x'>&amp; b</a>\"",
+    "'  two  spaces  '",
+    "'key=value; k2=v2'",
+    "'user@example.com'",
+    "'192.168.0.1'",
+    "b'abc'",
+    "b''",
+    "[]",
+    "[3, 1, 2]",
+    "['b', 'a']",
+    "(1, 2)",
+    "{'a': 1}",
+    "[[1, 2], [3]]",
+    "'line one\\nline two\\n'",
+    "'%d items'",
 ]
 TRIALS = 24  # argument tuples tried per function
 KEEP = 6  # inputs kept per function
@@ -80,9 +106,11 @@ def namespace_source(module: str, function_text: str, own_name: bool = False) ->
 
 def trial_inputs(rng: random.Random, required: int, trials: int = TRIALS) -> list[str]:
     combos = list(product(range(len(VALUES)), repeat=required)) if required <= 2 else None
-    picks = rng.sample(combos, min(trials, len(combos))) if combos else [
-        tuple(rng.randrange(len(VALUES)) for _ in range(required)) for _ in range(trials)
-    ]
+    picks = (
+        rng.sample(combos, min(trials, len(combos)))
+        if combos
+        else [tuple(rng.randrange(len(VALUES)) for _ in range(required)) for _ in range(trials)]
+    )
     return [f"(({', '.join(VALUES[k] for k in pick)}{',' if pick else ''}), {{}})" for pick in picks]
 
 
@@ -168,8 +196,10 @@ def run_variants(callable_functions, seed: int = SEED, own_name: bool = False):
             failures.append((module, name, text, original[bad[0]], got[bad[0]]))
         functions.add((module, name))
         checked += 1
-    report = (f"{len(callable_functions)} standard-library functions callable safely, {len(functions)} with "
-              f"variants; {checked} variants run, {len(failures)} failures")
+    report = (
+        f"{len(callable_functions)} standard-library functions callable safely, {len(functions)} with "
+        f"variants; {checked} variants run, {len(failures)} failures"
+    )
     return report, failures, functions
 
 

@@ -31,13 +31,7 @@ from invar.frontends.x86 import parse, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 from tests.conftest import FIXTURES, ROOT
 from tests.oracles.test_x86_unicorn import PAGE, random_start, run
-from tests.oracles.x86_oracle import (
-    LINKED_CODE,
-    assemble_pieces,
-    check_blocks,
-    laid_out,
-    symbol_table,
-)
+from tests.oracles.x86_oracle import LINKED_CODE, assemble_pieces, check_blocks, laid_out, symbol_table
 
 CORPUS = FIXTURES / "x86" / "gcc-blocks.s"
 SEED = 20250611
@@ -51,7 +45,7 @@ pytestmark = pytest.mark.skipif(
 #: gcc output invar refuses on purpose: (what the message says, why)
 REFUSED = {
     "not 'bsf": "gcc writes rep bsf for __builtin_ctz: tzcnt on CPUs with BMI1, bsf on older ones, which differ "
-                "on a zero input; the text does not say which runs (docs/formats.md, prefixes)",
+    "on a zero input; the text does not say which runs (docs/formats.md, prefixes)"
 }
 
 
@@ -97,8 +91,10 @@ def _refusals(texts: list[str]) -> tuple[int, list[tuple[str, str]]]:
 def test_every_compiled_block_parses(record_property):
     texts = [text for _, text in corpus()]
     parsed, unlisted = _refusals(texts)
-    record_property("oracle", f"{len(texts)} distinct gcc blocks, {parsed} parse, "
-                              f"{len(texts) - parsed - len(unlisted)} refused as listed")
+    record_property(
+        "oracle",
+        f"{len(texts)} distinct gcc blocks, {parsed} parse, {len(texts) - parsed - len(unlisted)} refused as listed",
+    )
     assert not unlisted, unlisted[:5]
     assert parsed > 0.99 * len(texts)
 
@@ -130,8 +126,14 @@ def test_symbolic_operands_live_on_a_data_page():
     """``t.0(%rip)`` reaches its symbol's data, not displacement 0 inside the
     block's own code; absolute and rip-relative forms of one symbol reach the
     same bytes."""
-    lines = ["movq t.0(%rip), %rax", "movq $5, 8+t.0(%rip)", "movq t.0+8(,%rcx,1), %rbx",
-             "leaq (t.0+16)(%rip), %rdx", "movl $g+4, %esi", "movq 8+g(%rip), %rdi"]
+    lines = [
+        "movq t.0(%rip), %rax",
+        "movq $5, 8+t.0(%rip)",
+        "movq t.0+8(,%rcx,1), %rbx",
+        "leaq (t.0+16)(%rip), %rdx",
+        "movl $g+4, %esi",
+        "movq 8+g(%rip), %rdi",
+    ]
     pieces, errors = assemble_pieces({"b": lines})
     assert not errors
     symbols = symbol_table(pieces["b"])
@@ -143,9 +145,9 @@ def test_symbolic_operands_live_on_a_data_page():
     gprs, _, _, _, memory = run(code, start, at)
     t0, g = symbols["t.0"], symbols["g"]
     page = memory[t0 & ~(PAGE - 1)]
-    word = lambda address: int.from_bytes(memory[address & ~(PAGE - 1)][address % PAGE:][:8], "little")
+    word = lambda address: int.from_bytes(memory[address & ~(PAGE - 1)][address % PAGE :][:8], "little")
     assert gprs[0] == word(t0)  # %rax: loaded from the data page, not from the code after the line
-    assert page[t0 % PAGE + 8:][:8] == (5).to_bytes(8, "little") and gprs[1] == 5  # %rbx read the store back
+    assert page[t0 % PAGE + 8 :][:8] == (5).to_bytes(8, "little") and gprs[1] == 5  # %rbx read the store back
     assert gprs[3] == t0 + 16 and gprs[4] == g + 4 and gprs[5] == word(g + 8)
     assert LINKED_CODE & ~(PAGE - 1) not in memory  # the code itself was not touched
 
@@ -179,7 +181,11 @@ def test_sensitivity_dependencies_dropped(blocks, record_property):
     code is for, symbolic memory operands included."""
     sample = [(text, True) for origin, text in random.Random(SEED + 1).sample(blocks, 400) if runnable(origin)][:80]
     report = check_blocks(
-        sample, random.Random(SEED + 2), renamings=0, raw_check=False, isolate=True,
+        sample,
+        random.Random(SEED + 2),
+        renamings=0,
+        raw_check=False,
+        isolate=True,
         permutation_space=lambda p: PermutationSpace(_final_branch_only(p)),
     )
     record_property("oracle", f"gcc blocks, dependencies dropped: {report.line()}")
@@ -209,10 +215,16 @@ def test_renamings_of_compiled_blocks_keep_llvm_mca_cycles(blocks, record_proper
         cycles = [c for c, _ in label_texts(texts, cpu, 100)]
         timed += sum(c is not None for c in cycles)
         total += len(texts)
-        mismatches += [(cpu, cycles[origin[k]], cycles[k], texts[origin[k]], texts[k])
-                       for k in range(len(texts)) if cycles[k] != cycles[origin[k]]]
-    record_property("oracle", f"gcc blocks: 240 x 3 renamings on haswell and skylake-avx512; {timed} of {total} "
-                              f"timed; {moved} renamings move registers; {len(mismatches)} mismatches")
+        mismatches += [
+            (cpu, cycles[origin[k]], cycles[k], texts[origin[k]], texts[k])
+            for k in range(len(texts))
+            if cycles[k] != cycles[origin[k]]
+        ]
+    record_property(
+        "oracle",
+        f"gcc blocks: 240 x 3 renamings on haswell and skylake-avx512; {timed} of {total} "
+        f"timed; {moved} renamings move registers; {len(mismatches)} mismatches",
+    )
     assert timed == total
     assert moved > 0.8 * 720
     assert not mismatches, mismatches[:3]
@@ -230,8 +242,11 @@ def _make_corpus():
 def test_the_installed_gcc_writes_blocks_invar_reads(flags):
     """Whatever gcc is installed (the committed corpus is gcc 12's)."""
     tool = _make_corpus()
-    texts = ["\n".join(lines) for source in sorted(tool.SOURCES.glob("*.c"))
-             for _, lines in tool.compile_blocks(source, flags)]
+    texts = [
+        "\n".join(lines)
+        for source in sorted(tool.SOURCES.glob("*.c"))
+        for _, lines in tool.compile_blocks(source, flags)
+    ]
     parsed, unlisted = _refusals(texts)
     assert not unlisted, unlisted[:5]
     assert parsed > 50

@@ -36,7 +36,9 @@ x86_parse = importlib.import_module("invar.frontends.x86.parse")
 SEED = 20250301
 BLOCKS = 600
 
-pytestmark = pytest.mark.skipif(shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -54,13 +56,40 @@ def test_generated_blocks_cover_the_constructs(blocks, record_property):
         assert rendered.deps == program.deps and rendered.pinned == program.pinned
         assert parse(rendered.render()) == rendered
     wanted = [
-        "alu", "mem:base", "mem:disp", "mem:index", "mem:noindex", "mem:segment", "mem:rip", "mem:absolute",
-        "mem:addr32", "mem:stack", "prefix", "prefix-spelling", "lock", "padding", "movabs", "implicit", "shift",
-        "xchg", "xadd", "cmpxchg", "sse", "avx", "avx512", "final-branch", "extend", "shld", "misc", "accumulator",
+        "alu",
+        "mem:base",
+        "mem:disp",
+        "mem:index",
+        "mem:noindex",
+        "mem:segment",
+        "mem:rip",
+        "mem:absolute",
+        "mem:addr32",
+        "mem:stack",
+        "prefix",
+        "prefix-spelling",
+        "lock",
+        "padding",
+        "movabs",
+        "implicit",
+        "shift",
+        "xchg",
+        "xadd",
+        "cmpxchg",
+        "sse",
+        "avx",
+        "avx512",
+        "final-branch",
+        "extend",
+        "shld",
+        "misc",
+        "accumulator",
     ]
     missing = [w for w in wanted if features[w] < 10]
     assert not missing, (missing, features)
-    spelled = Counter(f for b in blocks for f in b.features if f.startswith(("lock:", "prefix-spelling:", "movabs:", "alu:")))
+    spelled = Counter(
+        f for b in blocks for f in b.features if f.startswith(("lock:", "prefix-spelling:", "movabs:", "alu:"))
+    )
     assert all(spelled[f"lock:{k}"] >= 10 and spelled[f"prefix-spelling:{k}"] >= 10 for k in range(3)), spelled
     assert all(spelled[f"movabs:{k}"] >= 10 for k in range(3)), spelled
     assert all(spelled[f"alu:{w}"] >= 10 for w in (8, "8h", 16, 32, 64)), spelled
@@ -96,7 +125,9 @@ def test_canonical_form_is_invariant_on_generated_blocks(blocks, record_property
         for r in space.sample(3, rng):
             assert canonical(parse(space.apply(program, r).render()))[0].render() == canon, block.text
             checked += 1
-    record_property("oracle", f"canonical form: {len(blocks)} generated blocks, {checked} renamings, one form per block")
+    record_property(
+        "oracle", f"canonical form: {len(blocks)} generated blocks, {checked} renamings, one form per block"
+    )
 
 
 # ------------------------------------------------------------ sensitivity
@@ -108,7 +139,10 @@ def _sensitive(blocks, count: int, want, **kwargs):
 
 def test_sensitivity_dependencies_dropped(blocks, record_property):
     report = _sensitive(
-        blocks, 60, lambda b: b.runnable, renamings=0,
+        blocks,
+        60,
+        lambda b: b.runnable,
+        renamings=0,
         permutation_space=lambda p: PermutationSpace(dataclasses.replace(p, deps=())),
     )
     record_property("oracle", f"dependencies dropped: {report.line()}")
@@ -126,7 +160,12 @@ def test_sensitivity_prefix_lines_split_off(record_property):
         if any(f.startswith(("lock:", "prefix:")) for f in b.features) and not b.features & {"mem:rip", "final-branch"}:
             sources.append(b)
     report = check_blocks(
-        [(b.text, b.runnable) for b in sources], rng, permutations=2, renamings=0, raw_check=False, slots=False,
+        [(b.text, b.runnable) for b in sources],
+        rng,
+        permutations=2,
+        renamings=0,
+        raw_check=False,
+        slots=False,
         isolate=True,
         parse_block=lambda text: split_prefix_lines(parse(text)),
     )
@@ -137,10 +176,12 @@ def test_sensitivity_prefix_lines_split_off(record_property):
 @pytest.fixture
 def weakened(monkeypatch):
     """Patch the effects the parser uses, with its cache cleared around."""
+
     def patch(wrapper):
         original = x86_parse.effects
         x86_parse._instruction_cached.cache_clear()
         monkeypatch.setattr(x86_parse, "effects", lambda *args: wrapper(original, *args))
+
     yield patch
     monkeypatch.undo()
     x86_parse._instruction_cached.cache_clear()
@@ -151,8 +192,11 @@ def test_sensitivity_rep_count_not_pinned(blocks, weakened, record_property):
     # unpinned, a renaming moves the count away from %rcx; dependencies let
     # the count's setting move across the rep
     report = _sensitive(
-        blocks, 30, lambda b: b.runnable and any(f.startswith("prefix:") for f in b.features),
-        permutations=2, renamings=2,
+        blocks,
+        30,
+        lambda b: b.runnable and any(f.startswith("prefix:") for f in b.features),
+        permutations=2,
+        renamings=2,
     )
     record_property("oracle", f"rep's %rcx not pinned: {report.line()}")
     assert len(report.failures) > 0.3 * (report.permutation_runs + report.renaming_runs)
@@ -176,22 +220,22 @@ def test_sensitivity_movabs_accumulator_not_pinned(blocks, weakened, record_prop
 #: llvm-mc assembles (perhaps with a warning), for the reason given
 EXCEPTIONS = {
     "lock": "llvm-mc emits a lock byte before anything; the CPU raises #UD unless the instruction is a "
-            "read-modify-write of memory",
+    "read-modify-write of memory",
     "rep": "llvm-mc emits rep/repne/xacquire bytes before anything; elsewhere they are undefined or change the "
-           "instruction (rep bsf runs as tzcnt, repne movs as rep movs)",
+    "instruction (rep bsf runs as tzcnt, repne movs as rep movs)",
     "encoding-prefix": "data16/rex64/addr32 change the operand or address size of the next instruction, so the "
-                       "text no longer says what runs",
+    "text no longer says what runs",
     "notrack": "llvm-mc emits the notrack byte (a ds override) anywhere; it only means something on indirect branches",
     "two-segments": "two different segment overrides: which one applies is not the text's choice",
     "immediate-truncated": "llvm-mc 14 silently truncates an 8-, 16- or 32-bit immediate ($256 in addb assembles as $0)",
     "address-truncated": "llvm-mc 14 silently truncates a displacement or an absolute address to 32 bits, "
-                         "so another address is accessed",
+    "so another address is accessed",
     "vector-index": "llvm-mc 14 encodes a vector index outside a gather as the general register of the same number",
     "register-symbol": "a register name without % is a symbol to an AT&T assembler; invar refuses it as almost "
-                       "surely Intel syntax",
+    "surely Intel syntax",
     "zero-without-mask": "llvm-mc drops {z} without a write mask silently",
     "gather-same-registers": "llvm-mc only warns; the CPU raises #UD when a gather's index and destination "
-                             "(and AVX2 mask) registers are not distinct",
+    "(and AVX2 mask) registers are not distinct",
     "string-warning": "llvm-mc only warns and uses (%rsi), %es:(%rdi) or (%rbx) whatever the text says",
 }
 #: invar's messages for the exceptions above, for the random mutations
@@ -219,8 +263,10 @@ def test_invalid_instructions_are_rejected_like_llvm_mc(record_property):
         if not ok:
             wrong.append((rule, text, ours and ours.message, mc))
     rules = sorted({r for r, _ in by_rule})
-    line = (f"{len(cases)} instructions over {len(rules)} rules, {sum(v for (r, _), v in by_rule.items() if r in EXCEPTIONS)} "
-            f"in the {len(EXCEPTIONS)} listed exceptions; {len(wrong)} disagreements")
+    line = (
+        f"{len(cases)} instructions over {len(rules)} rules, {sum(v for (r, _), v in by_rule.items() if r in EXCEPTIONS)} "
+        f"in the {len(EXCEPTIONS)} listed exceptions; {len(wrong)} disagreements"
+    )
     record_property("oracle", line)
     assert not wrong, wrong[:5]
     assert set(EXCEPTIONS) <= set(rules)

@@ -45,14 +45,16 @@ def _assembles(text: str) -> set[int]:
     """Source lines (1-based) that llvm-mc rejects."""
     run = subprocess.run(
         ["llvm-mc", "-triple=x86_64-unknown-linux-gnu", "-filetype=obj", "-o", "/dev/null"],
-        input=text, capture_output=True, text=True,
+        input=text,
+        capture_output=True,
+        text=True,
     )
     return {int(m) for m in re.findall(r"<stdin>:(\d+):\d+: error", run.stderr)}
 
 
 def _cycles(text: str) -> dict[str, int]:
     run = subprocess.run(
-        ["llvm-mca", "-mcpu=haswell", "-iterations=100", "-"], input=text, capture_output=True, text=True,
+        ["llvm-mca", "-mcpu=haswell", "-iterations=100", "-"], input=text, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stderr[:2000]
     names = re.findall(r"Code Region - (\S+)", run.stdout)
@@ -96,10 +98,13 @@ def test_renamings_keep_llvm_mca_cycles(record_property):
     assert len(cycles) == len(regions)
     mismatches = [
         (name, cycles[name.split("_")[0]], cycles[name], regions[name.split("_")[0]], regions[name])
-        for name in regions if "_" in name and cycles[name] != cycles[name.split("_")[0]]
+        for name in regions
+        if "_" in name and cycles[name] != cycles[name.split("_")[0]]
     ]
-    report = (f"{N_BLOCKS} blocks x {N_RENAMINGS} renamings; {pinned_blocks} blocks carried pinned registers; "
-              f"{renamed_differently} renamings differ from the identity; {len(mismatches)} mismatches")
+    report = (
+        f"{N_BLOCKS} blocks x {N_RENAMINGS} renamings; {pinned_blocks} blocks carried pinned registers; "
+        f"{renamed_differently} renamings differ from the identity; {len(mismatches)} mismatches"
+    )
     print(report)
     record_property("oracle", report)
     assert renamed_differently > 0.9 * N_BLOCKS * N_RENAMINGS
@@ -145,8 +150,11 @@ def _mismatches(texts: list[str], origin: list[int], cpus: tuple[str, ...]) -> t
     for cpu in cpus:
         cycles = [c for c, _ in label_texts(texts, cpu, 100)]
         timed += sum(c is not None for c in cycles)
-        out += [(cpu, cycles[origin[k]], cycles[k], texts[origin[k]], texts[k])
-                for k in range(len(texts)) if cycles[k] != cycles[origin[k]]]
+        out += [
+            (cpu, cycles[origin[k]], cycles[k], texts[origin[k]], texts[k])
+            for k in range(len(texts))
+            if cycles[k] != cycles[origin[k]]
+        ]
     return out, timed
 
 
@@ -159,8 +167,10 @@ def test_renamings_of_generated_blocks_keep_llvm_mca_cycles(record_property):
     assert not _assembles(_regions({f"g{k}": t for k, t in enumerate(texts)})), "a renamed block does not assemble"
     mismatches, timed = _mismatches(texts, origin, ("haswell", "ivybridge", "skylake"))
     accumulator = sum(bool(re.search(r"^(?:adc|sbb)[bwlq]? \$-?\w+, %(?:rax|eax|ax|al)$", t, re.M)) for t in blocks)
-    report = (f"{N_GENERATED} generated blocks ({accumulator} with adc/sbb $imm on the accumulator) x {N_RENAMINGS} "
-              f"renamings x 3 CPUs; {timed} timings; {moved} renamings move registers; {len(mismatches)} mismatches")
+    report = (
+        f"{N_GENERATED} generated blocks ({accumulator} with adc/sbb $imm on the accumulator) x {N_RENAMINGS} "
+        f"renamings x 3 CPUs; {timed} timings; {moved} renamings move registers; {len(mismatches)} mismatches"
+    )
     print(report)
     record_property("oracle", report)
     assert accumulator >= 20
@@ -180,12 +190,17 @@ def test_renamings_of_evex_blocks_keep_llvm_mca_cycles(record_property):
     texts, origin, moved = _generated_renamings(rng, blocks, N_RENAMINGS)
     assert not _assembles(_regions({f"g{k}": t for k, t in enumerate(texts)})), "a renamed block does not assemble"
     upper = re.compile(r"%[xy]mm(?:1[6-9]|2\d|3[01])\b")
-    high = sum(bool(set(upper.findall(texts[k])) - set(upper.findall(texts[origin[k]])))
-               for k in range(len(texts)) if origin[k] != k)
+    high = sum(
+        bool(set(upper.findall(texts[k])) - set(upper.findall(texts[origin[k]])))
+        for k in range(len(texts))
+        if origin[k] != k
+    )
     mismatches, timed = _mismatches(texts, origin, ("skylake-avx512",))
-    report = (f"{len(blocks)} generated AVX-512 blocks with EVEX-only instructions x {N_RENAMINGS} renamings; "
-              f"{high} renamings move a register into %xmm16-31 from a block without one; {timed} timings; "
-              f"{len(mismatches)} mismatches")
+    report = (
+        f"{len(blocks)} generated AVX-512 blocks with EVEX-only instructions x {N_RENAMINGS} renamings; "
+        f"{high} renamings move a register into %xmm16-31 from a block without one; {timed} timings; "
+        f"{len(mismatches)} mismatches"
+    )
     print(report)
     record_property("oracle", report)
     assert high > 0.2 * len(blocks) * N_RENAMINGS
@@ -203,7 +218,9 @@ def test_sensitivity_register_rules_dropped(monkeypatch, record_property):
     blocks = [generate_block(rng, vector=False).text for _ in range(N_GENERATED)]
     texts, origin, _ = _generated_renamings(rng, blocks, N_RENAMINGS)
     mismatches, _ = _mismatches(texts, origin, ("haswell",))
-    report = f"register rules dropped: {len(mismatches)} of {len(texts) - len(blocks)} renamings change haswell's cycles"
+    report = (
+        f"register rules dropped: {len(mismatches)} of {len(texts) - len(blocks)} renamings change haswell's cycles"
+    )
     print(report)
     record_property("oracle", report)
     assert mismatches

@@ -57,7 +57,9 @@ def test_sampled_sweep_is_covered_by_rules(forms, record_property):
     rng = random.Random(SEED)
     ruled = [f for f in forms if (f.mnemonic, f.kinds) in RULES]
     assert ruled, "no BHive form has a rule: the table is empty or its keys are not the sweep's"
-    sample = rng.sample([f for f in forms if f not in ruled], N_FORMS) + rng.sample(ruled, min(N_RULE_FORMS, len(ruled)))
+    sample = rng.sample([f for f in forms if f not in ruled], N_FORMS) + rng.sample(
+        ruled, min(N_RULE_FORMS, len(ruled))
+    )
     result = S.sweep(sample, S.CPUS)
     by_key = {f.key: f for f in sample}
     findings = result["findings"]
@@ -65,9 +67,11 @@ def test_sampled_sweep_is_covered_by_rules(forms, record_property):
     dependent = {c: sorted({f.form for f in findings if f.cpu == c}) for c in S.CPUS}
     # the table's forms are register-dependent, measured again now
     stale = [f.key for f in sample[N_FORMS:] if not any(x.form == f.key for x in findings)]
-    report = (f"{len(sample)} forms swept ({result['instances']} instances, {result['blocks']} blocks); "
-              + "; ".join(f"{c}: {len(v)} register-dependent" for c, v in dependent.items())
-              + f"; {len(uncovered)} not covered by a rule")
+    report = (
+        f"{len(sample)} forms swept ({result['instances']} instances, {result['blocks']} blocks); "
+        + "; ".join(f"{c}: {len(v)} register-dependent" for c, v in dependent.items())
+        + f"; {len(uncovered)} not covered by a rule"
+    )
     print(report)
     record_property("oracle", report)
     assert not uncovered, uncovered[:5]
@@ -80,7 +84,9 @@ def _constrained(program) -> bool:
     by_line: dict[int, list] = {}
     for t in program.tokens:
         by_line.setdefault(t.line, []).append(t)
-    return any(not special <= program.pinned for tokens in by_line.values() for _, special in timing_constraints(tokens))
+    return any(
+        not special <= program.pinned for tokens in by_line.values() for _, special in timing_constraints(tokens)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -129,8 +135,11 @@ def _renamed_mismatches(programs: list) -> tuple[list, int]:
     mismatches = []
     for cpu in S.CPUS:
         cycles = S.cycles(texts, cpu)
-        mismatches += [(cpu, cycles[origin[k]], cycles[k], texts[origin[k]], texts[k])
-                       for k in range(len(texts)) if cycles[k] != cycles[origin[k]]]
+        mismatches += [
+            (cpu, cycles[origin[k]], cycles[k], texts[origin[k]], texts[k])
+            for k in range(len(texts))
+            if cycles[k] != cycles[origin[k]]
+        ]
     return mismatches, moved
 
 
@@ -140,8 +149,10 @@ def test_renamings_of_blocks_with_ruled_forms_keep_cycles(constrained, record_pr
     really move registers."""
     chosen, holding = constrained
     mismatches, moved = _renamed_mismatches(chosen)
-    report = (f"{N_BLOCKS} BHive blocks a rule constrains (of {holding} with a ruled form) x {N_RENAMINGS} "
-              f"renamings x {len(S.CPUS)} CPUs; {moved} renamings move registers; {len(mismatches)} mismatches")
+    report = (
+        f"{N_BLOCKS} BHive blocks a rule constrains (of {holding} with a ruled form) x {N_RENAMINGS} "
+        f"renamings x {len(S.CPUS)} CPUs; {moved} renamings move registers; {len(mismatches)} mismatches"
+    )
     print(report)
     record_property("oracle", report)
     assert moved > 0.8 * N_BLOCKS * N_RENAMINGS

@@ -29,7 +29,9 @@ SEED = 77
 BLOCKS = 300
 RENAMINGS = 2
 
-pytestmark = pytest.mark.skipif(shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)"
+)
 
 #: the harness's register order (test_x86_unicorn.GPRS) as base registers
 HARNESS_GPR = ("a", "b", "c", "d", "si", "di", "bp", "sp") + tuple(f"r{i}" for i in range(8, 16))
@@ -39,7 +41,7 @@ def assemble(blocks: dict[str, str]) -> dict[str, bytes]:
     """Bytes of each block, by one llvm-mc run; blocks with fixups are left out."""
     text = "".join(f"{name}:\n{body}\n" for name, body in blocks.items())
     run_mc = subprocess.run(
-        ["llvm-mc", "-triple=x86_64-unknown-linux-gnu", "--show-encoding"], input=text, capture_output=True, text=True,
+        ["llvm-mc", "-triple=x86_64-unknown-linux-gnu", "--show-encoding"], input=text, capture_output=True, text=True
     )
     assert run_mc.returncode == 0, run_mc.stderr[:2000]
     out: dict[str, bytearray] = {}
@@ -97,11 +99,17 @@ def differences(
     lanes = (1 << 256) - 1 if upper_lanes else (1 << 128) - 1
     gprs_back = [after[0][HARNESS_GPR.index(gpr[base])] for base in HARNESS_GPR]
     ymms_back = [after[2][int(vec[str(i)])] & lanes for i in range(16)]
-    return [name for name, x, y in (
-        ("gprs", before[0], gprs_back), ("flags", before[1], after[1]),
-        ("vector", [v & lanes for v in before[2]], ymms_back), ("x87", before[3], after[3]),
-        ("memory", before[4], after[4]),
-    ) if x != y]
+    return [
+        name
+        for name, x, y in (
+            ("gprs", before[0], gprs_back),
+            ("flags", before[1], after[1]),
+            ("vector", [v & lanes for v in before[2]], ymms_back),
+            ("x87", before[3], after[3]),
+            ("memory", before[4], after[4]),
+        )
+        if x != y
+    ]
 
 
 @pytest.mark.parametrize(
@@ -134,7 +142,10 @@ def test_renamed_blocks_compute_the_same_function(record_property):
         program = decode(h)
         regs = [t for t in program.tokens if t.kind == "register"]
         # the harness holds 16 GPRs and ymm0-15; mmx and mask registers alias state it does not model
-        if any(R.lookup(t.text).cls in ("mmx", "mask") or (t.referent.startswith("vec:") and int(t.referent[4:]) > 15) for t in regs):
+        if any(
+            R.lookup(t.text).cls in ("mmx", "mask") or (t.referent.startswith("vec:") and int(t.referent[4:]) > 15)
+            for t in regs
+        ):
             continue
         space = renaming_space(program)
         renamings = [r for r in space.sample(4, rng) if not r.is_identity][:RENAMINGS]
@@ -167,8 +178,10 @@ def test_renamed_blocks_compute_the_same_function(record_property):
             diff = differences(before, after, gpr, vec, upper_lanes=not legacy_sse(program))
             if diff:
                 mismatches.append((h, texts[f"b{k}_{j}"], diff))
-    report = (f"{ran} renamed runs over {BLOCKS} blocks; {unrunnable} blocks the emulator could not run; "
-              f"{len(mismatches)} mismatches")
+    report = (
+        f"{ran} renamed runs over {BLOCKS} blocks; {unrunnable} blocks the emulator could not run; "
+        f"{len(mismatches)} mismatches"
+    )
     print(report)
     record_property("oracle", report)
     assert unrunnable < 0.1 * BLOCKS

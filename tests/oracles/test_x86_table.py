@@ -21,7 +21,9 @@ from invar.frontends.x86 import parse, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 from tests.oracles.x86_oracle import check_blocks
 
-pytestmark = pytest.mark.skipif(shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)"
+)
 
 ENUMERATE_UP_TO = 300
 SAMPLE = 40
@@ -54,8 +56,13 @@ VALID = [
     ("write-mask", "vaddps %zmm1, %zmm2, %zmm3 {%k1}", 32 * 31 * 30 * 7, 1, False),
     # kmovw into %k1 before its use; the last kmovw anywhere (3 orders).
     # %rax, %rcx 16 * 15; %k1 7 (a write mask), %k2 any other of 8: 7; vectors 32 * 31 * 30
-    ("write-mask-zeroing", "kmovw %eax, %k1\nvaddps %zmm1, %zmm2, %zmm3 {%k1} {z}\nkmovw %k2, %ecx",
-     16 * 15 * 7 * 7 * 32 * 31 * 30, 3, False),
+    (
+        "write-mask-zeroing",
+        "kmovw %eax, %k1\nvaddps %zmm1, %zmm2, %zmm3 {%k1} {z}\nkmovw %k2, %ecx",
+        16 * 15 * 7 * 7 * 32 * 31 * 30,
+        3,
+        False,
+    ),
     # a gather's mask is a write mask too; data and index distinct, any of 32
     ("gather-mask", "vpgatherdd 8(%rax,%zmm1,4), %zmm2 {%k3}", 16 * 32 * 31 * 7, 1, False),
     # --- movabs with a 64-bit address: the accumulator is pinned
@@ -112,7 +119,13 @@ INVALID = [
     ("movabs-not-accumulator", "movabs 0x1122334455667788, %rbx", 1, 28, "takes the accumulator"),
     ("movabs-store-not-accumulator", "movabs %ecx, 0x1122334455667788", 1, 8, "takes the accumulator"),
     ("wide-address-without-movabs", "movq 0x1122334455667788, %rax", 1, 6, "does not fit in 32 bits"),
-    ("rex-with-high-byte", "movb %spl, %ah", 1, 6, "%ah cannot be used in an instruction that needs a REX prefix (%spl)"),
+    (
+        "rex-with-high-byte",
+        "movb %spl, %ah",
+        1,
+        6,
+        "%ah cannot be used in an instruction that needs a REX prefix (%spl)",
+    ),
     ("rex-base-with-high-byte", "movb %ah, 8(%r8)", 1, 11, "needs a REX prefix (%r8)"),
     ("high-byte-64-bit", "movzbq %ah, %rax", 1, 8, "%ah cannot be used with a 64-bit operand size"),
     ("width-against-suffix", "movq %eax, %rbx", 1, 6, "%eax is a 32-bit register; 'movq' operates on 64 bits"),
@@ -162,7 +175,9 @@ def test_counts(source, renamings, permutations, runnable):
 
 
 def test_every_variant_passes_the_oracle(record_property):
-    report = check_blocks([(source, runnable) for _, source, _, _, runnable in VALID], random.Random(3), choose=_all_variants)
+    report = check_blocks(
+        [(source, runnable) for _, source, _, _, runnable in VALID], random.Random(3), choose=_all_variants
+    )
     record_property("oracle", f"table: {report.line()}")
     assert not report.failures, report.failures[:3]
     assert report.runnable == sum(r[4] for r in VALID)

@@ -43,8 +43,27 @@ PAGE = 0x1000
 MAX_PAGES = 64
 FLAGS = 0x8D5 | 0x400  # CF PF AF ZF SF OF, and DF
 
-GPRS = [getattr(X, f"UC_X86_REG_{r}") for r in (
-    "RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "RSP", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15")]
+GPRS = [
+    getattr(X, f"UC_X86_REG_{r}")
+    for r in (
+        "RAX",
+        "RBX",
+        "RCX",
+        "RDX",
+        "RSI",
+        "RDI",
+        "RBP",
+        "RSP",
+        "R8",
+        "R9",
+        "R10",
+        "R11",
+        "R12",
+        "R13",
+        "R14",
+        "R15",
+    )
+]
 YMMS = [getattr(X, f"UC_X86_REG_YMM{i}") for i in range(16)]
 FPS = [getattr(X, f"UC_X86_REG_FP{i}") for i in range(8)]
 BRANCH = ("j", "call", "ret", "loop", "jmp")
@@ -67,10 +86,7 @@ class Start:
 
 
 def random_start(rng: random.Random) -> Start:
-    return Start(
-        gprs=[rng.randrange(0x10000, 1 << 32) & ~0xF for _ in GPRS],
-        ymms=[rng.getrandbits(256) for _ in YMMS],
-    )
+    return Start(gprs=[rng.randrange(0x10000, 1 << 32) & ~0xF for _ in GPRS], ymms=[rng.getrandbits(256) for _ in YMMS])
 
 
 def run(code: bytes, start: Start, at: int = CODE) -> tuple:
@@ -212,8 +228,10 @@ def test_reordered_blocks_end_in_the_same_state(record_property):
             if diff:
                 mismatches.append((hexcode, t.order, ", ".join(diff)))
     skipped = sum(unrunnable.values())
-    report = (f"{len(blocks)} blocks, {ran} run x {ORDERS_PER_BLOCK} orders, {len(mismatches)} mismatches; "
-              f"{skipped} the emulator cannot run ({100 * skipped / len(blocks):.1f}%): {unrunnable}")
+    report = (
+        f"{len(blocks)} blocks, {ran} run x {ORDERS_PER_BLOCK} orders, {len(mismatches)} mismatches; "
+        f"{skipped} the emulator cannot run ({100 * skipped / len(blocks):.1f}%): {unrunnable}"
+    )
     print(report)
     record_property("oracle", report)
     for hexcode, order, diff in mismatches:

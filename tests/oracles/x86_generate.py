@@ -92,7 +92,7 @@ class _Context:
 
     def disp(self, align: int = 1) -> str:
         rng = self.rng
-        value = rng.choice([0, 8, 16, -16, 24, 64, -64, 0x80, -0x80, 0x100, 0x7f0, 0x1230, rng.randrange(-512, 4096)])
+        value = rng.choice([0, 8, 16, -16, 24, 64, -64, 0x80, -0x80, 0x100, 0x7F0, 0x1230, rng.randrange(-512, 4096)])
         value -= value % align
         if value == 0 and rng.random() < 0.5:
             return ""
@@ -131,7 +131,12 @@ class _Context:
 
     def imm(self, bits: int) -> str:
         rng = self.rng
-        low, high = {8: (-128, 255), 16: (-32768, 65535), 32: (-(1 << 31), (1 << 32) - 1), 64: (-(1 << 31), (1 << 31) - 1)}[bits]
+        low, high = {
+            8: (-128, 255),
+            16: (-32768, 65535),
+            32: (-(1 << 31), (1 << 32) - 1),
+            64: (-(1 << 31), (1 << 31) - 1),
+        }[bits]
         value = rng.choice([0, 1, -1, 7, 100, low, high, rng.randint(low, high), rng.randint(-16, 16)])
         if bits == 64 and rng.random() < 0.2 and value < 0:
             return f"${(1 << 64) + value:#x}"  # as capstone prints a sign-extended immediate
@@ -203,10 +208,20 @@ def _lea(c: _Context) -> list[str]:
 
 def _extend(c: _Context) -> list[str]:
     rng = c.rng
-    name, s, d = rng.choice([
-        ("movzbl", 8, 32), ("movzbq", 8, 64), ("movzbw", 8, 16), ("movzwl", 16, 32), ("movzwq", 16, 64),
-        ("movsbl", 8, 32), ("movsbq", 8, 64), ("movswl", 16, 32), ("movswq", 16, 64), ("movslq", 32, 64),
-    ])
+    name, s, d = rng.choice(
+        [
+            ("movzbl", 8, 32),
+            ("movzbq", 8, 64),
+            ("movzbw", 8, 16),
+            ("movzwl", 16, 32),
+            ("movzwq", 16, 64),
+            ("movsbl", 8, 32),
+            ("movsbq", 8, 64),
+            ("movswl", 16, 32),
+            ("movswq", 16, 64),
+            ("movslq", 32, 64),
+        ]
+    )
     c.features.add("extend")
     if s == 8 and d != 64 and rng.random() < 0.3:
         return [f"{name} {c.reg(rng.choice(LEGACY_BYTE), '8h')}, {c.data_reg(d, legacy=True)}"]
@@ -225,7 +240,9 @@ def _imul(c: _Context) -> list[str]:
     if form == 1:
         return [f"imul{s} {c.mem()}, {c.data_reg(bits)}"]
     if form == 2:
-        return [f"imul{s} {c.imm(min(bits, 64))}, {c.any_reg(bits) if rng.random() < 0.5 else c.mem()}, {c.data_reg(bits)}"]
+        return [
+            f"imul{s} {c.imm(min(bits, 64))}, {c.any_reg(bits) if rng.random() < 0.5 else c.mem()}, {c.data_reg(bits)}"
+        ]
     return [f"imul{s} {c.imm(bits)}, {c.data_reg(bits)}"]
 
 
@@ -283,7 +300,9 @@ def _bits(c: _Context) -> list[str]:
         return [f"bswap{rng.choice(['', SUFFIX[max(bits, 32)]])} {c.data_reg(max(bits, 32))}"]
     if op == "cmov":
         cc = rng.choice(CONDITIONS)
-        return [f"cmov{cc}{s if rng.random() < 0.5 else ''} {c.any_reg(bits) if rng.random() < 0.6 else c.mem()}, {c.data_reg(bits)}"]
+        return [
+            f"cmov{cc}{s if rng.random() < 0.5 else ''} {c.any_reg(bits) if rng.random() < 0.6 else c.mem()}, {c.data_reg(bits)}"
+        ]
     if op == "set":
         cc = rng.choice(CONDITIONS)
         return [f"set{cc} {c.data_reg(rng.choice([8, '8h'])) if rng.random() < 0.7 else c.mem()}"]
@@ -346,8 +365,11 @@ def _string(c: _Context) -> list[str]:
     bits = {"b": 8, "w": 16, "l": 32, "q": 64}[letter]
     acc = c.reg("a", bits)
     explicit = {
-        "movs": "(%rsi), %es:(%rdi)", "stos": f"{acc}, %es:(%rdi)", "lods": f"(%rsi), {acc}",
-        "cmps": "%es:(%rdi), (%rsi)", "scas": f"%es:(%rdi), {acc}",
+        "movs": "(%rsi), %es:(%rdi)",
+        "stos": f"{acc}, %es:(%rdi)",
+        "lods": f"(%rsi), {acc}",
+        "cmps": "%es:(%rdi), (%rsi)",
+        "scas": f"%es:(%rdi), {acc}",
     }[family]
     instruction = f"{family}{letter}" + (f" {explicit}" if rng.random() < 0.4 else "")
     if rng.random() < 0.25:
@@ -369,7 +391,27 @@ def _string(c: _Context) -> list[str]:
 
 def _locked(c: _Context) -> list[str]:
     rng = c.rng
-    op = rng.choice(["add", "sub", "and", "or", "xor", "adc", "inc", "dec", "neg", "not", "xadd", "cmpxchg", "xchg", "bts", "btr", "btc", "cmpxchg16b"])
+    op = rng.choice(
+        [
+            "add",
+            "sub",
+            "and",
+            "or",
+            "xor",
+            "adc",
+            "inc",
+            "dec",
+            "neg",
+            "not",
+            "xadd",
+            "cmpxchg",
+            "xchg",
+            "bts",
+            "btr",
+            "btc",
+            "cmpxchg16b",
+        ]
+    )
     bits = rng.choice([8, 16, 32, 64])
     s = SUFFIX[bits]
     if op in ("bts", "btr", "btc"):
@@ -396,11 +438,23 @@ def _locked(c: _Context) -> list[str]:
 
 def _padding(c: _Context) -> list[str]:
     c.features.add("padding")
-    return [c.rng.choice([
-        "nop", "nopl (%rax)", "nopl 0x0(%rax)", "nopw 0x0(%rax,%rax,1)", "nopl 0x0(%rax,%rax,1)",
-        "cs nopw 0x0(%rax,%rax,1)", "data16 cs nopw 0x0(%rax,%rax,1)", "data16 data16 cs nopw 0x0(%rax,%rax,1)",
-        "nopw %cs:0x0(%rax,%rax,1)", "xchg %ax, %ax", "data16\nnopw 0x0(%rax,%rax,1)",
-    ])]
+    return [
+        c.rng.choice(
+            [
+                "nop",
+                "nopl (%rax)",
+                "nopl 0x0(%rax)",
+                "nopw 0x0(%rax,%rax,1)",
+                "nopl 0x0(%rax,%rax,1)",
+                "cs nopw 0x0(%rax,%rax,1)",
+                "data16 cs nopw 0x0(%rax,%rax,1)",
+                "data16 data16 cs nopw 0x0(%rax,%rax,1)",
+                "nopw %cs:0x0(%rax,%rax,1)",
+                "xchg %ax, %ax",
+                "data16\nnopw 0x0(%rax,%rax,1)",
+            ]
+        )
+    ]
 
 
 def _movabs(c: _Context) -> list[str]:
@@ -429,7 +483,9 @@ def _misc(c: _Context) -> list[str]:
     if kind == "bmi":
         bits = rng.choice([32, 64])
         s = SUFFIX[bits]
-        op = rng.choice(["andn", "bextr", "blsi", "blsr", "blsmsk", "shlx", "sarx", "shrx", "rorx", "pdep", "pext", "mulx", "bzhi"])
+        op = rng.choice(
+            ["andn", "bextr", "blsi", "blsr", "blsmsk", "shlx", "sarx", "shrx", "rorx", "pdep", "pext", "mulx", "bzhi"]
+        )
         src = c.any_reg(bits) if rng.random() < 0.6 else c.mem()
         if op == "mulx":  # writes both destinations
             return [f"mulx{s} {src}, {c.data_reg(bits)}, {c.data_reg(bits)}"]
@@ -462,7 +518,9 @@ def _sse(c: _Context) -> list[str]:
     form = rng.randrange(8)
     a, b = _xmm(c), _xmm(c)
     if form == 0:
-        return [f"{rng.choice(['addps', 'mulps', 'subpd', 'xorps', 'andps', 'paddd', 'pxor', 'pcmpeqb', 'pminub', 'punpcklbw'])} {a}, {b}"]
+        return [
+            f"{rng.choice(['addps', 'mulps', 'subpd', 'xorps', 'andps', 'paddd', 'pxor', 'pcmpeqb', 'pminub', 'punpcklbw'])} {a}, {b}"
+        ]
     if form == 1:
         return [f"{rng.choice(['movaps', 'movdqa', 'addps', 'paddq'])} {c.mem(align=16)}, {b}"]
     if form == 2:
@@ -470,8 +528,18 @@ def _sse(c: _Context) -> list[str]:
     if form == 3:
         return [f"pshufd ${rng.randrange(256)}, {a}, {b}"]
     if form == 4:
-        return [rng.choice([f"movd {c.any_reg(32)}, {a}", f"movq {c.any_reg(64)}, {a}", f"movq {a}, {c.data_reg(64)}",
-                            f"movd {a}, {c.data_reg(32)}", f"cvtsi2sdq {c.any_reg(64)}, {a}", f"cvtsi2ssl {c.any_reg(32)}, {a}"])]
+        return [
+            rng.choice(
+                [
+                    f"movd {c.any_reg(32)}, {a}",
+                    f"movq {c.any_reg(64)}, {a}",
+                    f"movq {a}, {c.data_reg(64)}",
+                    f"movd {a}, {c.data_reg(32)}",
+                    f"cvtsi2sdq {c.any_reg(64)}, {a}",
+                    f"cvtsi2ssl {c.any_reg(32)}, {a}",
+                ]
+            )
+        ]
     if form == 5:
         c.features.add("implicit:blendv")
         op = rng.choice(["blendvps", "blendvpd", "pblendvb"])
@@ -510,12 +578,25 @@ def _avx512(c: _Context) -> list[str]:
         c.features.add("avx512:evex-only")
         w = rng.choice(["xmm", "ymm"])
         r = lambda: f"%{w}{rng.randrange(32)}"
-        return [rng.choice([
-            f"vmovdqu64 {r()}, {r()}", f"vmovdqa32 {c.mem(align=32)}, {r()}", f"vmovdqu8 {r()}, {c.mem()}",
-            f"vpternlogd $0x96, {r()}, {r()}, {r()}", f"vpermt2q {r()}, {r()}, {r()}", f"vprold $3, {r()}, {r()}",
-            f"vpmullq {r()}, {r()}, {r()}", f"vpsraq $2, {r()}, {r()}", f"vpabsq {r()}, {r()}",
-            f"vpmaxuq {r()}, {r()}, {r()}", f"vrcp14ps {r()}, {r()}", f"vpconflictd {r()}, {r()}",
-        ]) for _ in range(rng.randint(1, 3))]
+        return [
+            rng.choice(
+                [
+                    f"vmovdqu64 {r()}, {r()}",
+                    f"vmovdqa32 {c.mem(align=32)}, {r()}",
+                    f"vmovdqu8 {r()}, {c.mem()}",
+                    f"vpternlogd $0x96, {r()}, {r()}, {r()}",
+                    f"vpermt2q {r()}, {r()}, {r()}",
+                    f"vprold $3, {r()}, {r()}",
+                    f"vpmullq {r()}, {r()}, {r()}",
+                    f"vpsraq $2, {r()}, {r()}",
+                    f"vpabsq {r()}, {r()}",
+                    f"vpmaxuq {r()}, {r()}, {r()}",
+                    f"vrcp14ps {r()}, {r()}",
+                    f"vpconflictd {r()}, {r()}",
+                ]
+            )
+            for _ in range(rng.randint(1, 3))
+        ]
     if form == 0:
         c.features.add("avx512:mask")
         zero = " {z}" if rng.random() < 0.5 else ""
@@ -549,12 +630,37 @@ def _mmx(c: _Context) -> list[str]:
 
 
 _RUNNABLE = [
-    (_alu, 10), (_unary, 3), (_lea, 3), (_extend, 3), (_imul, 2), (_shift, 4), (_double_shift, 1),
-    (_bits, 4), (_exchange, 3), (_multiply_divide, 3), (_stack, 2), (_string, 3), (_locked, 3),
-    (_padding, 1), (_movabs, 2), (_misc, 2), (_sse, 3), (_accumulator, 4),
+    (_alu, 10),
+    (_unary, 3),
+    (_lea, 3),
+    (_extend, 3),
+    (_imul, 2),
+    (_shift, 4),
+    (_double_shift, 1),
+    (_bits, 4),
+    (_exchange, 3),
+    (_multiply_divide, 3),
+    (_stack, 2),
+    (_string, 3),
+    (_locked, 3),
+    (_padding, 1),
+    (_movabs, 2),
+    (_misc, 2),
+    (_sse, 3),
+    (_accumulator, 4),
 ]
 _VECTOR = [(_avx, 2), (_avx512, 3), (_mmx, 1)]
-_FINAL = ["ret", "rep ret", "repz ret", "rep; ret", "retq $8", "jne 0x40", "jmp *{r}", "notrack jmp *{r}", "callq *8({p})"]
+_FINAL = [
+    "ret",
+    "rep ret",
+    "repz ret",
+    "rep; ret",
+    "retq $8",
+    "jne 0x40",
+    "jmp *{r}",
+    "notrack jmp *{r}",
+    "callq *8({p})",
+]
 
 
 def generate_block(rng: random.Random, *, vector: bool | None = None) -> Block:
@@ -582,9 +688,24 @@ def invalid_instructions(rng: random.Random, n: int) -> list[tuple[str, str]]:
     """``n`` instructions, each ``(text, rule)``: ``rule`` names the rule the
     text breaks, or ``valid`` for a control case that breaks none."""
     makers = [
-        _width_mismatch, _arity, _immediate_destination, _two_memory, _rex_high_byte, _intel_syntax,
-        _write_mask, _immediate_range, _shift_count, _lea_source, _stack_size, _movabs_bad, _bad_suffix,
-        _address_mix, _prefix_misuse, _string_operands, _register_class, _valid,
+        _width_mismatch,
+        _arity,
+        _immediate_destination,
+        _two_memory,
+        _rex_high_byte,
+        _intel_syntax,
+        _write_mask,
+        _immediate_range,
+        _shift_count,
+        _lea_source,
+        _stack_size,
+        _movabs_bad,
+        _bad_suffix,
+        _address_mix,
+        _prefix_misuse,
+        _string_operands,
+        _register_class,
+        _valid,
     ]
     out = []
     for k in range(n):
@@ -604,7 +725,9 @@ def _width_mismatch(c: _Context) -> tuple[str, str]:
         return f"{op}{s} {c.any_reg(size)}, {c.data_reg(other)}", "width"
     if form == 2:
         return f"{op} {c.any_reg(size)}, {c.data_reg(other)}", "width"
-    name, src, dst = rng.choice([("movzbl", 16, 32), ("movzwl", 8, 32), ("movslq", 16, 64), ("movsbq", 8, 32), ("movzbw", 8, 32)])
+    name, src, dst = rng.choice(
+        [("movzbl", 16, 32), ("movzwl", 8, 32), ("movslq", 16, 64), ("movsbq", 8, 32), ("movzbw", 8, 32)]
+    )
     return f"{name} {c.any_reg(src)}, {c.data_reg(dst)}", "width"
 
 
@@ -613,21 +736,41 @@ def _arity(c: _Context) -> tuple[str, str]:
     bits = rng.choice([8, 16, 32, 64])
     s = SUFFIX[bits]
     regs = [c.data_reg(bits) for _ in range(3)]
-    return rng.choice([
-        f"add{s}", f"add{s} {regs[0]}", f"add{s} {regs[0]}, {regs[1]}, {regs[2]}", f"inc{s} {regs[0]}, {regs[1]}",
-        f"neg{s}", f"mov{s} {regs[0]}", "cqto %rax", "cltq %eax", f"test{s} {regs[0]}", f"xchg{s} {regs[0]}",
-        f"shl{s} $1, {regs[0]}, {regs[1]}", "lea (%rax)", f"cmp{s}",
-    ]), "arity"
+    return rng.choice(
+        [
+            f"add{s}",
+            f"add{s} {regs[0]}",
+            f"add{s} {regs[0]}, {regs[1]}, {regs[2]}",
+            f"inc{s} {regs[0]}, {regs[1]}",
+            f"neg{s}",
+            f"mov{s} {regs[0]}",
+            "cqto %rax",
+            "cltq %eax",
+            f"test{s} {regs[0]}",
+            f"xchg{s} {regs[0]}",
+            f"shl{s} $1, {regs[0]}, {regs[1]}",
+            "lea (%rax)",
+            f"cmp{s}",
+        ]
+    ), "arity"
 
 
 def _immediate_destination(c: _Context) -> tuple[str, str]:
     rng = c.rng
     bits = rng.choice([8, 16, 32, 64])
     s = SUFFIX[bits]
-    return rng.choice([
-        f"add{s} {c.any_reg(bits)}, {c.imm(bits)}", f"mov{s} {c.any_reg(bits)}, $5", f"inc{s} $1",
-        f"mov{s} $1, $2", f"sub{s} {c.mem()}, $3", f"shl{s} %cl, $3", f"neg{s} $7", f"pop{s if bits in (16, 64) else 'q'} $1",
-    ]), "immediate-destination"
+    return rng.choice(
+        [
+            f"add{s} {c.any_reg(bits)}, {c.imm(bits)}",
+            f"mov{s} {c.any_reg(bits)}, $5",
+            f"inc{s} $1",
+            f"mov{s} $1, $2",
+            f"sub{s} {c.mem()}, $3",
+            f"shl{s} %cl, $3",
+            f"neg{s} $7",
+            f"pop{s if bits in (16, 64) else 'q'} $1",
+        ]
+    ), "immediate-destination"
 
 
 def _two_memory(c: _Context) -> tuple[str, str]:
@@ -645,18 +788,38 @@ def _rex_high_byte(c: _Context) -> tuple[str, str]:
     high = c.reg(rng.choice(LEGACY_BYTE), "8h")
     rex8 = rng.choice(["%spl", "%bpl", "%sil", "%dil"] + [f"%r{i}b" for i in range(8, 16)])
     rex = f"%r{rng.randrange(8, 16)}"
-    return rng.choice([
-        f"movb {high}, {rex8}", f"movb {rex8}, {high}", f"addb {high}, ({rex})", f"xorb {high}, 8(%rax,{rex})",
-        f"movzbl {high}, %r{rng.randrange(8, 16)}d", f"movzbq {high}, %rax", f"movsbq {high}, %rcx",
-        f"cmpb {high}, {rex8}", f"testb {high}, {rex8}", f"xchgb {high}, {rex8}",
-    ]), "rex-high-byte"
+    return rng.choice(
+        [
+            f"movb {high}, {rex8}",
+            f"movb {rex8}, {high}",
+            f"addb {high}, ({rex})",
+            f"xorb {high}, 8(%rax,{rex})",
+            f"movzbl {high}, %r{rng.randrange(8, 16)}d",
+            f"movzbq {high}, %rax",
+            f"movsbq {high}, %rcx",
+            f"cmpb {high}, {rex8}",
+            f"testb {high}, {rex8}",
+            f"xchgb {high}, {rex8}",
+        ]
+    ), "rex-high-byte"
 
 
 def _intel_syntax(c: _Context) -> tuple[str, str]:
-    text = c.rng.choice([
-        "mov eax, ebx", "add rax, rbx", "xor ecx, ecx", "mov rax, [rbx]", "lea rax, [rbx+8]", "push rbp",
-        "mov eax, 1", "sub rsp, 8", "movl eax, %ebx", "cmp al, 5", "incq rax",
-    ])
+    text = c.rng.choice(
+        [
+            "mov eax, ebx",
+            "add rax, rbx",
+            "xor ecx, ecx",
+            "mov rax, [rbx]",
+            "lea rax, [rbx+8]",
+            "push rbp",
+            "mov eax, 1",
+            "sub rsp, 8",
+            "movl eax, %ebx",
+            "cmp al, 5",
+            "incq rax",
+        ]
+    )
     # a lone register name is a symbol to an AT&T assembler: push rbp pushes the memory at rbp
     return text, "register-symbol" if text in ("push rbp", "movl eax, %ebx", "incq rax") else "intel-syntax"
 
@@ -665,24 +828,26 @@ def _write_mask(c: _Context) -> tuple[str, str]:
     rng = c.rng
     z = lambda: f"%zmm{rng.randrange(32)}"
     k = f"%k{rng.randrange(1, 8)}"
-    return rng.choice([
-        (f"vaddps {z()}, {z()}, {z()} {{%k0}}", "write-mask-k0"),
-        (f"vmovaps {z()}, (%rax) {{%k0}}", "write-mask-k0"),
-        ("vpgatherdd (%rax,%zmm1,4), %zmm2 {%k0}", "write-mask-k0"),
-        ("vpgatherdd (%rax,%zmm1,4), %zmm2", "gather-without-mask"),
-        ("vpscatterdd %zmm2, (%rax,%zmm1,4)", "gather-without-mask"),
-        (f"vmovaps {z()}, (%rax) {{{k}}} {{z}}", "zero-memory-destination"),
-        (f"vmovdqu32 {z()}, 64(%rbx) {{{k}}} {{z}}", "zero-memory-destination"),
-        (f"vaddps {z()}, {z()}, {z()} {{z}}", "zero-without-mask"),
-        (f"vaddps {z()} {{{k}}}, {z()}, {z()}", "mask-on-source"),
-        (f"addps %xmm1, %xmm2 {{{k}}}", "mask-on-legacy"),
-        (f"vaddps {z()}{{1to16}}, {z()}, {z()}", "broadcast-register"),
-        (f"vpgatherdd (%rax,%zmm1,4), %zmm1 {{{k}}}", "gather-same-registers"),
-        (f"vpcmpeqd {z()}, {z()}, %k1 {{{k}}} {{z}}", "zero-mask-destination"),
-        (f"vaddps {z()}, {z()}, {z()} {{{k}}} {{%k2}}", "two-masks"),
-        (f"vaddps {z()}, {z()}, {z()} {{{k}}}", "valid"),
-        (f"vmovaps (%rax), {z()} {{{k}}} {{z}}", "valid"),
-    ])
+    return rng.choice(
+        [
+            (f"vaddps {z()}, {z()}, {z()} {{%k0}}", "write-mask-k0"),
+            (f"vmovaps {z()}, (%rax) {{%k0}}", "write-mask-k0"),
+            ("vpgatherdd (%rax,%zmm1,4), %zmm2 {%k0}", "write-mask-k0"),
+            ("vpgatherdd (%rax,%zmm1,4), %zmm2", "gather-without-mask"),
+            ("vpscatterdd %zmm2, (%rax,%zmm1,4)", "gather-without-mask"),
+            (f"vmovaps {z()}, (%rax) {{{k}}} {{z}}", "zero-memory-destination"),
+            (f"vmovdqu32 {z()}, 64(%rbx) {{{k}}} {{z}}", "zero-memory-destination"),
+            (f"vaddps {z()}, {z()}, {z()} {{z}}", "zero-without-mask"),
+            (f"vaddps {z()} {{{k}}}, {z()}, {z()}", "mask-on-source"),
+            (f"addps %xmm1, %xmm2 {{{k}}}", "mask-on-legacy"),
+            (f"vaddps {z()}{{1to16}}, {z()}, {z()}", "broadcast-register"),
+            (f"vpgatherdd (%rax,%zmm1,4), %zmm1 {{{k}}}", "gather-same-registers"),
+            (f"vpcmpeqd {z()}, {z()}, %k1 {{{k}}} {{z}}", "zero-mask-destination"),
+            (f"vaddps {z()}, {z()}, {z()} {{{k}}} {{%k2}}", "two-masks"),
+            (f"vaddps {z()}, {z()}, {z()} {{{k}}}", "valid"),
+            (f"vmovaps (%rax), {z()} {{{k}}} {{z}}", "valid"),
+        ]
+    )
 
 
 def _immediate_range(c: _Context) -> tuple[str, str]:
@@ -714,77 +879,159 @@ def _shift_count(c: _Context) -> tuple[str, str]:
 
 def _lea_source(c: _Context) -> tuple[str, str]:
     rng = c.rng
-    return rng.choice([
-        f"lea {c.any_reg(64)}, {c.data_reg(64)}", "leab (%rax), %bl", "leaq (%rax), %ebx",
-        "leaq $8, %rax", "leal (%rax), (%rbx)",
-    ]), "lea"
+    return rng.choice(
+        [
+            f"lea {c.any_reg(64)}, {c.data_reg(64)}",
+            "leab (%rax), %bl",
+            "leaq (%rax), %ebx",
+            "leaq $8, %rax",
+            "leal (%rax), (%rbx)",
+        ]
+    ), "lea"
 
 
 def _stack_size(c: _Context) -> tuple[str, str]:
-    return c.rng.choice([
-        "pushl %eax", "push %eax", "popl %ebx", "pushl $1", "push %cs", "pop %ds", "push %es", "pushb $1",
-        "pushq $0x80000000", "jmp *%eax", "call *%ax", "retl",
-    ]), "stack-size"
+    return c.rng.choice(
+        [
+            "pushl %eax",
+            "push %eax",
+            "popl %ebx",
+            "pushl $1",
+            "push %cs",
+            "pop %ds",
+            "push %es",
+            "pushb $1",
+            "pushq $0x80000000",
+            "jmp *%eax",
+            "call *%ax",
+            "retl",
+        ]
+    ), "stack-size"
 
 
 def _movabs_bad(c: _Context) -> tuple[str, str]:
     rng = c.rng
     address = hex(rng.randrange(1 << 32, 1 << 46))
-    return rng.choice([
-        f"movabs {address}, %rbx", f"movabs %ecx, {address}", "movabsq (%rax), %rax", "movabsl $1, %eax",
-        "movabsb 8(%rax), %al", "movabsq $1, (%rax)",
-    ]), "movabs"
+    return rng.choice(
+        [
+            f"movabs {address}, %rbx",
+            f"movabs %ecx, {address}",
+            "movabsq (%rax), %rax",
+            "movabsl $1, %eax",
+            "movabsb 8(%rax), %al",
+            "movabsq $1, (%rax)",
+        ]
+    ), "movabs"
 
 
 def _bad_suffix(c: _Context) -> tuple[str, str]:
-    return c.rng.choice([
-        "cmovneb %al, %bl", "setnew %ax", "bsfb %al, %bl", "imulb %al, %bl", "popcntb %al, %bl",
-        "bswapw %ax", "movzbl (%rax), %ax", "andnw %ax, %bx, %cx", "inq %dx, %rax", "leaw (%rax), %bl",
-    ]), "suffix"
+    return c.rng.choice(
+        [
+            "cmovneb %al, %bl",
+            "setnew %ax",
+            "bsfb %al, %bl",
+            "imulb %al, %bl",
+            "popcntb %al, %bl",
+            "bswapw %ax",
+            "movzbl (%rax), %ax",
+            "andnw %ax, %bx, %cx",
+            "inq %dx, %rax",
+            "leaw (%rax), %bl",
+        ]
+    ), "suffix"
 
 
 def _address_mix(c: _Context) -> tuple[str, str]:
-    return c.rng.choice([
-        ("movq (%eax,%rbx), %rcx", "address"), ("movl 8(%rax,%ebx,2), %ecx", "address"),
-        ("movq 8(%rip,%rax), %rbx", "address"), ("addl (%ax), %ebx", "address"), ("movq (%rax,%rsp), %rbx", "address"),
-        ("movq (%rax,%xmm1), %rbx", "vector-index"), ("addps (%rax,%ymm2,4), %xmm1", "vector-index"),
-    ])
+    return c.rng.choice(
+        [
+            ("movq (%eax,%rbx), %rcx", "address"),
+            ("movl 8(%rax,%ebx,2), %ecx", "address"),
+            ("movq 8(%rip,%rax), %rbx", "address"),
+            ("addl (%ax), %ebx", "address"),
+            ("movq (%rax,%rsp), %rbx", "address"),
+            ("movq (%rax,%xmm1), %rbx", "vector-index"),
+            ("addps (%rax,%ymm2,4), %xmm1", "vector-index"),
+        ]
+    )
 
 
 def _prefix_misuse(c: _Context) -> tuple[str, str]:
     rng = c.rng
-    return rng.choice([
-        ("lock movl %eax, (%rbx)", "lock"), ("lock addl %eax, %ebx", "lock"), ("lock incq %rax", "lock"),
-        ("lock; movq %rax, (%rdi)", "lock"), ("lock cmpxchgl %ecx, %edx", "lock"),
-        ("rep addl %eax, %ebx", "rep"), ("rep; incq %rax", "rep"), ("repne movsb", "rep"), ("repe stosq", "rep"),
-        ("rep bsfl %eax, %ebx", "rep"), ("xacquire movl %eax, (%rbx)", "rep"), ("data16 addl %eax, %ebx", "encoding-prefix"),
-        ("rex64 addl %eax, %ebx", "encoding-prefix"), ("addr32 movl (%rax), %ebx", "encoding-prefix"),
-        ("data32 nop", "data32"), ("rep rep movsb", "valid-prefix"), ("lock xaddq %rax, (%rbx)", "valid-prefix"),
-        ("rep; movsq", "valid-prefix"), ("repz ret", "valid-prefix"), ("lock; cmpxchg8b (%rdi)", "valid-prefix"),
-        ("repne scasb", "valid-prefix"), ("data16 cs nopw 0x0(%rax,%rax,1)", "valid-prefix"),
-        ("xrelease movl %eax, (%rbx)", "valid-prefix"), ("xacquire lock incl (%rax)", "valid-prefix"),
-        ("notrack jmp *%rax", "valid-prefix"), ("notrack movl %eax, %ebx", "notrack"),
-        ("fs movl (%rax), %ebx", "valid-prefix"), ("gs movl %gs:(%rax), %ebx", "valid-prefix"),
-        ("gs movl %fs:(%rax), %ebx", "two-segments"), ("fs gs movl (%rax), %ebx", "two-segments"),
-    ])
+    return rng.choice(
+        [
+            ("lock movl %eax, (%rbx)", "lock"),
+            ("lock addl %eax, %ebx", "lock"),
+            ("lock incq %rax", "lock"),
+            ("lock; movq %rax, (%rdi)", "lock"),
+            ("lock cmpxchgl %ecx, %edx", "lock"),
+            ("rep addl %eax, %ebx", "rep"),
+            ("rep; incq %rax", "rep"),
+            ("repne movsb", "rep"),
+            ("repe stosq", "rep"),
+            ("rep bsfl %eax, %ebx", "rep"),
+            ("xacquire movl %eax, (%rbx)", "rep"),
+            ("data16 addl %eax, %ebx", "encoding-prefix"),
+            ("rex64 addl %eax, %ebx", "encoding-prefix"),
+            ("addr32 movl (%rax), %ebx", "encoding-prefix"),
+            ("data32 nop", "data32"),
+            ("rep rep movsb", "valid-prefix"),
+            ("lock xaddq %rax, (%rbx)", "valid-prefix"),
+            ("rep; movsq", "valid-prefix"),
+            ("repz ret", "valid-prefix"),
+            ("lock; cmpxchg8b (%rdi)", "valid-prefix"),
+            ("repne scasb", "valid-prefix"),
+            ("data16 cs nopw 0x0(%rax,%rax,1)", "valid-prefix"),
+            ("xrelease movl %eax, (%rbx)", "valid-prefix"),
+            ("xacquire lock incl (%rax)", "valid-prefix"),
+            ("notrack jmp *%rax", "valid-prefix"),
+            ("notrack movl %eax, %ebx", "notrack"),
+            ("fs movl (%rax), %ebx", "valid-prefix"),
+            ("gs movl %gs:(%rax), %ebx", "valid-prefix"),
+            ("gs movl %fs:(%rax), %ebx", "two-segments"),
+            ("fs gs movl (%rax), %ebx", "two-segments"),
+        ]
+    )
 
 
 def _string_operands(c: _Context) -> tuple[str, str]:
-    return c.rng.choice([
-        ("movsb (%rax), (%rdi)", "string-warning"), ("movsb (%rsi), (%rbx)", "string-warning"), ("stosb %bl, (%rdi)", "string"),
-        ("lodsb (%rsi), %bl", "string"), ("stosq %eax, (%rdi)", "string"), ("cmpsl (%rsi), (%rdi)", "string-warning"),
-        ("movsb (%rsi), %fs:(%rdi)", "string"), ("xlat (%rax)", "string-warning"), ("insb %dx, (%rsi)", "string-warning"),
-        ("movsq (%rsi), %es:(%rdi)", "valid"), ("scasb %es:(%rdi), %al", "valid"), ("movsb (%esi), (%edi)", "valid"),
-        ("inb %dx, %bl", "string"), ("outb %bl, %dx", "string"),
-    ])
+    return c.rng.choice(
+        [
+            ("movsb (%rax), (%rdi)", "string-warning"),
+            ("movsb (%rsi), (%rbx)", "string-warning"),
+            ("stosb %bl, (%rdi)", "string"),
+            ("lodsb (%rsi), %bl", "string"),
+            ("stosq %eax, (%rdi)", "string"),
+            ("cmpsl (%rsi), (%rdi)", "string-warning"),
+            ("movsb (%rsi), %fs:(%rdi)", "string"),
+            ("xlat (%rax)", "string-warning"),
+            ("insb %dx, (%rsi)", "string-warning"),
+            ("movsq (%rsi), %es:(%rdi)", "valid"),
+            ("scasb %es:(%rdi), %al", "valid"),
+            ("movsb (%esi), (%edi)", "valid"),
+            ("inb %dx, %bl", "string"),
+            ("outb %bl, %dx", "string"),
+        ]
+    )
 
 
 def _register_class(c: _Context) -> tuple[str, str]:
-    return c.rng.choice([
-        "addq %xmm0, %rax", "movl %eax, %xmm0", "paddd %mm0, %xmm1", "movq %eax, %xmm0", "movd %ax, %xmm0",
-        "movaps %xmm0, %ah", "pinsrb $1, %ah, %xmm0", "addps %xmm16, %xmm2", "vblendvps %xmm16, %xmm1, %xmm2, %xmm3",
-        "cvtsi2sdl %rax, %xmm0", "addl %k1, %eax", "incq %xmm1", "jmp %rax",
-    ]), "register-class"
+    return c.rng.choice(
+        [
+            "addq %xmm0, %rax",
+            "movl %eax, %xmm0",
+            "paddd %mm0, %xmm1",
+            "movq %eax, %xmm0",
+            "movd %ax, %xmm0",
+            "movaps %xmm0, %ah",
+            "pinsrb $1, %ah, %xmm0",
+            "addps %xmm16, %xmm2",
+            "vblendvps %xmm16, %xmm1, %xmm2, %xmm3",
+            "cvtsi2sdl %rax, %xmm0",
+            "addl %k1, %eax",
+            "incq %xmm1",
+            "jmp %rax",
+        ]
+    ), "register-class"
 
 
 def _valid(c: _Context) -> tuple[str, str]:
@@ -795,10 +1042,37 @@ def _valid(c: _Context) -> tuple[str, str]:
 
 # -------------------------------------------------------------- mutations
 _MUTANT_REGISTERS = (
-    "%al", "%ah", "%ax", "%eax", "%rax", "%r9b", "%r9w", "%r9d", "%r9", "%sil", "%spl", "%bh", "%cl", "%dx",
-    "%xmm3", "%ymm4", "%zmm20", "%mm1", "%k1",
+    "%al",
+    "%ah",
+    "%ax",
+    "%eax",
+    "%rax",
+    "%r9b",
+    "%r9w",
+    "%r9d",
+    "%r9",
+    "%sil",
+    "%spl",
+    "%bh",
+    "%cl",
+    "%dx",
+    "%xmm3",
+    "%ymm4",
+    "%zmm20",
+    "%mm1",
+    "%k1",
 )
-_MUTANT_OPERANDS = ("$1", "$300", "$-1", "$0x100000000", "(%rax)", "8(%rbx,%rcx,2)", "%fs:(%rdx)", "0x10(%rip)", "0x1000")
+_MUTANT_OPERANDS = (
+    "$1",
+    "$300",
+    "$-1",
+    "$0x100000000",
+    "(%rax)",
+    "8(%rbx,%rcx,2)",
+    "%fs:(%rdx)",
+    "0x10(%rip)",
+    "0x1000",
+)
 
 
 def _split(line: str) -> tuple[str, list[str]]:
@@ -831,7 +1105,7 @@ def mutations(rng: random.Random, n: int) -> list[str]:
             if choice == 0 and "%" in line:
                 regs = [m for m in re.finditer(r"%[a-z0-9]+", line)]
                 m = rng.choice(regs)
-                out.append(line[: m.start()] + rng.choice(_MUTANT_REGISTERS) + line[m.end():])
+                out.append(line[: m.start()] + rng.choice(_MUTANT_REGISTERS) + line[m.end() :])
             elif choice == 1 and len(ops) > 1:
                 rng.shuffle(ops)
                 out.append(f"{head} {', '.join(ops)}")

@@ -127,7 +127,8 @@ def assemble_pieces(programs: dict[str, list[str]]) -> tuple[dict[str, list[Piec
             fixups.setdefault(current, []).append(Fixup(start + int(fix.group(1)), fix.group(2), fix.group(3)))
     return {
         k: [Piece(bytes(b), tuple(fixups.get((k, i), ()))) for i, b in enumerate(v)]
-        for k, v in code.items() if k not in errors
+        for k, v in code.items()
+        if k not in errors
     }, errors
 
 
@@ -155,11 +156,13 @@ def source_statements(source: str) -> list[str]:
 
 def same_bytes(a: bytes, b: bytes) -> bool:
     """Equal up to the order of the legacy prefixes before the opcode."""
+
     def split(code: bytes) -> tuple[list[int], bytes]:
         k = 0
         while k < len(code) and code[k] in _LEGACY_PREFIX_BYTES:
             k += 1
         return sorted(code[:k]), code[k:]
+
     return split(a) == split(b)
 
 
@@ -194,8 +197,13 @@ def fixup_value(value: str, symbols: dict[str, int]) -> int:
 #: shows an instruction before relaxation (``addq $g+128, %r8`` with an 8-bit
 #: immediate, which an object file holds as a 32-bit one), so a block with one
 #: is not run
-_FIXUP_KINDS = {"FK_Data_4": (4, False), "FK_Data_8": (8, False), "reloc_signed_4byte": (4, False),
-                "FK_PCRel_4": (4, True), "reloc_branch_4byte_pcrel": (4, True)}
+_FIXUP_KINDS = {
+    "FK_Data_4": (4, False),
+    "FK_Data_8": (8, False),
+    "reloc_signed_4byte": (4, False),
+    "FK_PCRel_4": (4, True),
+    "reloc_branch_4byte_pcrel": (4, True),
+}
 
 
 def link(code: bytearray, fixups: list[tuple[int, Fixup]], at: int, symbols: dict[str, int]) -> bytes:
@@ -208,7 +216,7 @@ def link(code: bytearray, fixups: list[tuple[int, Fixup]], at: int, symbols: dic
         value = fixup_value(fixup.value, symbols) - (at + position if relative else 0)
         if not -(1 << (8 * size - 1)) <= value < 1 << (8 * size):
             raise Unrunnable(f"{fixup.value} does not fit in {size} bytes")
-        code[position:position + size] = (value % (1 << (8 * size))).to_bytes(size, "little")
+        code[position : position + size] = (value % (1 << (8 * size))).to_bytes(size, "little")
     return bytes(code)
 
 
@@ -274,10 +282,12 @@ class Report:
 
     def line(self) -> str:
         skipped = sum(self.unrunnable.values())
-        return (f"{self.blocks} blocks ({self.runnable} runnable), {self.permutations} permutations and "
-                f"{self.renamings} renamings assembled, {self.permutation_runs} + {self.renaming_runs} runs "
-                f"compared, {len(self.failures)} failures; {skipped} originals the emulator cannot run: "
-                f"{self.unrunnable}")
+        return (
+            f"{self.blocks} blocks ({self.runnable} runnable), {self.permutations} permutations and "
+            f"{self.renamings} renamings assembled, {self.permutation_runs} + {self.renaming_runs} runs "
+            f"compared, {len(self.failures)} failures; {skipped} originals the emulator cannot run: "
+            f"{self.unrunnable}"
+        )
 
 
 def _final_branch(program: Program) -> bool:
@@ -344,7 +354,8 @@ def check_blocks(
             continue
         if raw_check and not _same_pieces(assembled.get(f"{key}r", []), assembled[key]):
             report.failures.append(
-                (source, program.render(), "the rendered original assembles differently from the source"))
+                (source, program.render(), "the rendered original assembles differently from the source")
+            )
         for vkey, kind, variant, _ in variants:
             report.permutations += kind == "permutation"
             report.renamings += kind == "renaming"
@@ -365,8 +376,17 @@ def _same_pieces(raw: list[Piece], rendered: list[Piece]) -> bool:
     )
 
 
-def _run_variants(report: Report, rng: random.Random, source: str, program: Program, assembled: dict, key: str,
-                  variants: list, slots: bool, isolate: bool) -> None:
+def _run_variants(
+    report: Report,
+    rng: random.Random,
+    source: str,
+    program: Program,
+    assembled: dict,
+    key: str,
+    variants: list,
+    slots: bool,
+    isolate: bool,
+) -> None:
     """Run the original and each variant (assembled under its key) from one
     random start, and add what differs to ``report``."""
     run_variant = run_isolated if isolate else run

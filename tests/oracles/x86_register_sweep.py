@@ -53,12 +53,24 @@ CPUS = ("haswell", "ivybridge", "skylake", "skylake-avx512")
 #: AVX-512 instructions with no VEX form (not in BHive), swept over all 32
 #: vector registers on skylake-avx512: a renaming may move them into 16-31
 EVEX_ONLY_SAMPLES = (
-    ("vmovdqu64", "%xmm1, %xmm2"), ("vmovdqu64", "(%rax), %ymm2"), ("vmovdqa32", "%ymm1, (%rdi)"),
-    ("vmovdqu8", "%xmm1, %xmm2"), ("vpternlogd", "$0x96, %xmm1, %xmm2, %xmm3"), ("vpternlogq", "$0xe8, %ymm1, %ymm2, %ymm3"),
-    ("vpermt2q", "%ymm1, %ymm2, %ymm3"), ("vprold", "$3, %xmm1, %xmm2"), ("vpmullq", "%ymm1, %ymm2, %ymm3"),
-    ("vpsraq", "$2, %xmm1, %xmm2"), ("vpabsq", "%ymm1, %ymm2"), ("vpmaxuq", "%xmm1, %xmm2, %xmm3"),
-    ("vrcp14ps", "%ymm1, %ymm2"), ("vpconflictd", "%xmm1, %xmm2"), ("vcvtps2qq", "%xmm1, %ymm2"),
-    ("vrndscaleps", "$1, %ymm1, %ymm2"), ("valignq", "$1, %ymm1, %ymm2, %ymm3"), ("vpmovqd", "%ymm1, %xmm2"),
+    ("vmovdqu64", "%xmm1, %xmm2"),
+    ("vmovdqu64", "(%rax), %ymm2"),
+    ("vmovdqa32", "%ymm1, (%rdi)"),
+    ("vmovdqu8", "%xmm1, %xmm2"),
+    ("vpternlogd", "$0x96, %xmm1, %xmm2, %xmm3"),
+    ("vpternlogq", "$0xe8, %ymm1, %ymm2, %ymm3"),
+    ("vpermt2q", "%ymm1, %ymm2, %ymm3"),
+    ("vprold", "$3, %xmm1, %xmm2"),
+    ("vpmullq", "%ymm1, %ymm2, %ymm3"),
+    ("vpsraq", "$2, %xmm1, %xmm2"),
+    ("vpabsq", "%ymm1, %ymm2"),
+    ("vpmaxuq", "%xmm1, %xmm2, %xmm3"),
+    ("vrcp14ps", "%ymm1, %ymm2"),
+    ("vpconflictd", "%xmm1, %xmm2"),
+    ("vcvtps2qq", "%xmm1, %ymm2"),
+    ("vrndscaleps", "$1, %ymm1, %ymm2"),
+    ("valignq", "$1, %ymm1, %ymm2, %ymm3"),
+    ("vpmovqd", "%ymm1, %xmm2"),
 )
 ITERATIONS = 100
 MC = ["llvm-mc", "-triple=x86_64-unknown-linux-gnu", "-filetype=obj", "-o", "/dev/null"]
@@ -89,8 +101,12 @@ for _i in range(8):
     NAMES[f"mm{_i}"] = ("mmx", str(_i), "64")
     NAMES[f"k{_i}"] = ("mask", str(_i), "64")
 #: the bases a slot may take, per class (vector registers 16-31 need EVEX)
-BASES = {"gpr": _GPR, "vec": tuple(str(i) for i in range(16)), "mmx": tuple(str(i) for i in range(8)),
-         "mask": tuple(str(i) for i in range(8))}
+BASES = {
+    "gpr": _GPR,
+    "vec": tuple(str(i) for i in range(16)),
+    "mmx": tuple(str(i) for i in range(8)),
+    "mask": tuple(str(i) for i in range(8)),
+}
 EVEX_BASES = tuple(str(i) for i in range(32))
 #: the immediates each form is tried with beside its own: zero (``adc $0``
 #: is one micro-op on Haswell, but not in its accumulator encoding), one
@@ -160,7 +176,7 @@ def split_operands(op_str: str) -> list[str]:
 def _operand(k: int, text: str, slots: list[Slot], original: list, pieces: list[str]) -> str:
     """The operand's kind; appends its slots and its template text."""
     star = "*" if text.startswith("*") else ""
-    body = text[len(star):]
+    body = text[len(star) :]
     if body.startswith("$"):
         pieces.append(star + "{imm}")
         return "imm"
@@ -188,7 +204,9 @@ def _operand(k: int, text: str, slots: list[Slot], original: list, pieces: list[
                 shape += "r" if name in ("rip", "eip") else ""
         inner += parts[2:]
         seg = m.group("seg") or ""
-        pieces.append(f"{star}{seg}{m.group('disp')}" + ("(" + ",".join(inner) + ")" if m.group("inner") is not None else ""))
+        pieces.append(
+            f"{star}{seg}{m.group('disp')}" + ("(" + ",".join(inner) + ")" if m.group("inner") is not None else "")
+        )
         width = "".join(sorted({s.width for s in slots if s.operand == k and s.role == "base"}))
         return f"mem{':' + seg[1:-1] if seg else ''}:{shape or 'abs'}{width if width == '32' else ''}"
     pieces.append(text)
@@ -215,8 +233,15 @@ def form_of(mnemonic: str, op_str: str) -> Form | None:
         kinds.append(_operand(k, text, slots, original, pieces))
     template = " ".join(words + [", ".join(pieces)]) if pieces else mnemonic
     key = f"{mnemonic} {','.join(kinds)}".strip()
-    return Form(key, mnemonic, tuple(kinds), template, tuple(slots), tuple(original),
-                immediates[0] if len(immediates) == 1 else None)
+    return Form(
+        key,
+        mnemonic,
+        tuple(kinds),
+        template,
+        tuple(slots),
+        tuple(original),
+        immediates[0] if len(immediates) == 1 else None,
+    )
 
 
 def bhive_forms(blocks: Iterable[str]) -> list[Form]:
@@ -371,7 +396,7 @@ def cycles(texts: Sequence[str], cpu: str, chunk: int = 5000) -> list[int | None
 
     out: list[int | None] = []
     for k in range(0, len(texts), chunk):
-        out += [c for c, _ in label_texts(list(texts[k:k + chunk]), cpu, ITERATIONS)]
+        out += [c for c, _ in label_texts(list(texts[k : k + chunk]), cpu, ITERATIONS)]
     return out
 
 
@@ -425,10 +450,18 @@ def sweep(forms: Sequence[Form], cpus: Sequence[str] = CPUS, *, evex: bool = Fal
                 table.setdefault(key, {}).setdefault(f"{shape} {inst.immediate or ''}".strip(), {})[inst.register] = c
         findings += judge(table, cpu)
         if log:
-            log(f"{cpu}: {len(texts)} blocks, {len(refused[cpu])} forms refused, "
-                f"{len({f.form for f in findings if f.cpu == cpu})} register-dependent forms")
-    return {"forms": len(forms), "instances": len(insts), "rejected": len(bad), "blocks": blocks,
-            "findings": findings, "refused": refused}
+            log(
+                f"{cpu}: {len(texts)} blocks, {len(refused[cpu])} forms refused, "
+                f"{len({f.form for f in findings if f.cpu == cpu})} register-dependent forms"
+            )
+    return {
+        "forms": len(forms),
+        "instances": len(insts),
+        "rejected": len(bad),
+        "blocks": blocks,
+        "findings": findings,
+        "refused": refused,
+    }
 
 
 def judge(table: dict, cpu: str) -> list[Finding]:
@@ -441,6 +474,7 @@ def judge(table: dict, cpu: str) -> list[Finding]:
                 common = Counter(by_reg.values()).most_common(1)[0][0]
                 special |= {r for r, c in by_reg.items() if c != common}
         if special:
-            out.append(Finding(form, cpu, pattern, pattern[g], tuple(sorted(special)),
-                               {s: dict(v) for s, v in series.items()}))
+            out.append(
+                Finding(form, cpu, pattern, pattern[g], tuple(sorted(special)), {s: dict(v) for s, v in series.items()})
+            )
     return out

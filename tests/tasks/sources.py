@@ -32,8 +32,9 @@ def corpus(root: Path, task: str) -> Path:
         (root / "src" / d).mkdir(parents=True)
         for path in sorted((FIXTURES / "python").glob("*.py")) + sorted((FIXTURES / "java").glob("*.java")):
             shutil.copy(path, root / "src" / d / path.name)
-    result = CliRunner().invoke(app, ["data", task, "--source", str(root / "src"), "--out", str(root / "data"),
-                                      "--format", "json"])
+    result = CliRunner().invoke(
+        app, ["data", task, "--source", str(root / "src"), "--out", str(root / "data"), "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     return root
 
@@ -44,9 +45,15 @@ def train_all(task: str, data: Path, out: Path) -> dict:
     trained = {}
     for arch in architectures():
         steps = []
-        result = train(task=task, data=data, arch=arch, epochs=4, out=out / f"{arch}.pt",
-                       progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
-                       **QUICK)
+        result = train(
+            task=task,
+            data=data,
+            arch=arch,
+            epochs=4,
+            out=out / f"{arch}.pt",
+            progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
+            **QUICK,
+        )
         trained[arch] = (out / f"{arch}.pt", steps, result)
     return trained
 
@@ -68,8 +75,9 @@ def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple
         enc = model.encode(unit)
         renamed = [model.encode(names.apply(unit, r)) for r in names.sample(4, rng)]
         reordered = [permuted(enc, t) for t in orders.sample(4, rng)]
-        both = [permuted(model.encode(names.apply(unit, r)), t)
-                for r, t in zip(names.sample(4, rng), orders.sample(4, rng))]
+        both = [
+            permuted(model.encode(names.apply(unit, r)), t) for r, t in zip(names.sample(4, rng), orders.sample(4, rng))
+        ]
         out.append((enc, renamed, reordered, both))
         if len(out) == n:
             break

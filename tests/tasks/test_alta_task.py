@@ -35,8 +35,7 @@ def test_elements_are_lines_and_symbols_are_referents(text, kinds, referents):
 
 
 @pytest.mark.parametrize(
-    "text, pool, count",
-    [("a b a", None, 2), ("a b a", alta.POOL, 26 * 25), ("1 0 1", None, 1), ("x 1 y", "xyz", 6)],
+    "text, pool, count", [("a b a", None, 2), ("a b a", alta.POOL, 26 * 25), ("1 0 1", None, 1), ("x 1 y", "xyz", 6)]
 )
 def test_renamings_map_the_symbols_used_into_the_pool(text, pool, count):
     program = alta.parse(text)
@@ -59,7 +58,11 @@ def test_dataset_lines_with_and_without_labels(tmp_path):
     f.write_text("a b a\t1 1 1\n\n1 0 1\n\t0\nb  c\t c  b \n")
     examples = alta.dataset(str(f), "test")
     assert [(e.source, e.label, e.line) for e in examples] == [
-        ("a b a", "1 1 1", 1), ("1 0 1", None, 3), ("", None, 4), ("b  c", "c b", 5)]
+        ("a b a", "1 1 1", 1),
+        ("1 0 1", None, 3),
+        ("", None, 4),
+        ("b  c", "c b", 5),
+    ]
     assert isinstance(examples[2].error, DataError) and examples[2].error.line == 4
     with pytest.raises(DataError, match="line 4|:4:"):
         alta.read_split(f, "test")
@@ -110,8 +113,7 @@ def test_audit_of_a_text_model_equals_the_whole_renaming_space(tmp_path, answer)
     member of RenamingSpace.enumerate() (undone into the original's symbols)."""
     data = tmp_path / "inputs.txt"
     data.write_text("".join(x + "\n" for x in INPUTS))
-    result = invar.audit(_TextModel(answer), str(data), task="alta", transform="renamings", variants=1000,
-                         oracle=True)
+    result = invar.audit(_TextModel(answer), str(data), task="alta", transform="renamings", variants=1000, oracle=True)
     assert result.header["model"]["arch"] == "alta"
     records = {r["id"]: r for r in result.records}
     assert len(records) == len(INPUTS)

@@ -268,8 +268,9 @@ def test_a_task_whose_answer_is_no_reader_parses_the_segment_with_it():
     assert (reading.value, reading.candidates, reading.segment) == ("LAST ONE", 1, "last one")
 
 
-@pytest.mark.parametrize("name, value", [("bhive", 2.25), ("names", ("get", "value")), ("bugs", 0),
-                                         ("classify", "sorting")])
+@pytest.mark.parametrize(
+    "name, value", [("bhive", 2.25), ("names", ("get", "value")), ("bugs", 0), ("classify", "sorting")]
+)
 def test_each_shipped_prompt_has_one_placeholder_and_its_example_is_read(name, value):
     assert name in PROMPTED
     text = prompt(name)
@@ -292,15 +293,25 @@ def test_a_task_without_a_shipped_prompt_is_a_usage_error():
         prompt("nope")
 
 
-PREFIXES = ["This x86-64 block takes about", "On Haswell (Intel 4th gen) with AVX2 and r10d, roughly",
-            "Python 3.11.2 and llvm-mca 15.0.7 estimate", "The block has 7 instructions and 3 loads; it needs",
-            "Haswell-E5 (x86_64, SSE4.2) runs it in", "Answer:", "<think>12 uops, 4 ports</think> About"]
+PREFIXES = [
+    "This x86-64 block takes about",
+    "On Haswell (Intel 4th gen) with AVX2 and r10d, roughly",
+    "Python 3.11.2 and llvm-mca 15.0.7 estimate",
+    "The block has 7 instructions and 3 loads; it needs",
+    "Haswell-E5 (x86_64, SSE4.2) runs it in",
+    "Answer:",
+    "<think>12 uops, 4 ports</think> About",
+]
 SUFFIXES = ["", ".", " per iteration.", " (steady state on Haswell-E5).", " on x86-64", "\n"]
 
 
 @settings(max_examples=300, deadline=None)
-@given(x=st.floats(min_value=1e-6, max_value=MAX_CYCLES, allow_nan=False, allow_infinity=False),
-       prefix=st.sampled_from(PREFIXES), suffix=st.sampled_from(SUFFIXES), commas=st.booleans())
+@given(
+    x=st.floats(min_value=1e-6, max_value=MAX_CYCLES, allow_nan=False, allow_infinity=False),
+    prefix=st.sampled_from(PREFIXES),
+    suffix=st.sampled_from(SUFFIXES),
+    commas=st.booleans(),
+)
 def test_bhive_reads_a_throughput_among_numbers_inside_words(x, prefix, suffix, commas):
     written = f"{x:,}" if commas else repr(x)
     assert read("bhive", f"{prefix} {written} cycles{suffix}").value == x

@@ -54,20 +54,23 @@ def _token(program, line, text, nth=0):
     return ks[nth]
 
 
-@pytest.mark.parametrize("source, line, old, nth, new, expected", [
-    # variable misuse: a read replaced by another variable defined earlier
-    (PY, 1, "a", 0, "b", PY.replace("c = a + b", "c = b + b")),
-    (PY, 2, "b", 0, "c", PY.replace("if c < b:", "if c < c:")),
-    (PY, 3, "a", 0, "c", PY.replace("c += a", "c += c")),
-    (PY, 4, "b", 0, "c", PY.replace("g(a, b, a)", "g(a, c, a)")),
-    (JAVA, 1, "b", 0, "a", JAVA.replace("int c = a + b;", "int c = a + a;")),
-    (JAVA, 2, "a", 0, "b", JAVA.replace("c = a;", "c = b;")),
-    (JAVA, 3, "c", 0, "a", JAVA.replace("return c;", "return a;")),
-    # comparison swaps
-    (PY, 2, "<", 0, "<=", PY.replace("if c < b:", "if c <= b:")),
-    (PY, 2, "<", 0, ">", PY.replace("if c < b:", "if c > b:")),
-    (JAVA, 2, "==", 0, "!=", JAVA.replace("c == b", "c != b")),
-])
+@pytest.mark.parametrize(
+    "source, line, old, nth, new, expected",
+    [
+        # variable misuse: a read replaced by another variable defined earlier
+        (PY, 1, "a", 0, "b", PY.replace("c = a + b", "c = b + b")),
+        (PY, 2, "b", 0, "c", PY.replace("if c < b:", "if c < c:")),
+        (PY, 3, "a", 0, "c", PY.replace("c += a", "c += c")),
+        (PY, 4, "b", 0, "c", PY.replace("g(a, b, a)", "g(a, c, a)")),
+        (JAVA, 1, "b", 0, "a", JAVA.replace("int c = a + b;", "int c = a + a;")),
+        (JAVA, 2, "a", 0, "b", JAVA.replace("c = a;", "c = b;")),
+        (JAVA, 3, "c", 0, "a", JAVA.replace("return c;", "return a;")),
+        # comparison swaps
+        (PY, 2, "<", 0, "<=", PY.replace("if c < b:", "if c <= b:")),
+        (PY, 2, "<", 0, ">", PY.replace("if c < b:", "if c > b:")),
+        (JAVA, 2, "==", 0, "!=", JAVA.replace("c == b", "c != b")),
+    ],
+)
 def test_injections(source, line, old, nth, new, expected):
     program = parse(source)
     k = _token(program, line, old, nth)
@@ -78,15 +81,18 @@ def test_injections(source, line, old, nth, new, expected):
     assert bugged == expected, why
 
 
-@pytest.mark.parametrize("source, line, old, nth, new, reason", [
-    # g(a, b, a) -> g(b, b, a): the line still reads a and b, the order is the same
-    (PY, 4, "a", 0, "b", "the dependencies are unchanged"),
-    (PY, 4, "a", 1, "b", "the dependencies are unchanged"),
-    # the if's line reads its body's reads too: c is still read (c += a), a already was
-    (PY, 2, "c", 0, "a", "the dependencies are unchanged"),
-    # a variable used before any binding is not offered, and not in scope
-    ("def f(a):\n    if a:\n        t = 1\n    return a\n", 3, "a", 0, "t", None),
-])
+@pytest.mark.parametrize(
+    "source, line, old, nth, new, reason",
+    [
+        # g(a, b, a) -> g(b, b, a): the line still reads a and b, the order is the same
+        (PY, 4, "a", 0, "b", "the dependencies are unchanged"),
+        (PY, 4, "a", 1, "b", "the dependencies are unchanged"),
+        # the if's line reads its body's reads too: c is still read (c += a), a already was
+        (PY, 2, "c", 0, "a", "the dependencies are unchanged"),
+        # a variable used before any binding is not offered, and not in scope
+        ("def f(a):\n    if a:\n        t = 1\n    return a\n", 3, "a", 0, "t", None),
+    ],
+)
 def test_no_op_and_undefined_misuses_are_rejected(source, line, old, nth, new, reason):
     program = parse(source)
     k = _token(program, line, old, nth)
@@ -176,8 +182,24 @@ def test_every_architecture_trains_and_its_loss_falls(models, arch):
 
 def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
     path = models["renamer+spe"][0]
-    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(corpus / "data"),
-                                      "--transform", "both", "--variants", "4", "--limit", "12", "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit",
+            "--model",
+            str(path),
+            "--dataset",
+            str(corpus / "data"),
+            "--transform",
+            "both",
+            "--variants",
+            "4",
+            "--limit",
+            "12",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["task"]["name"] == "bugs" and report["task_symmetry"] is True

@@ -43,7 +43,9 @@ def models(tmp_path_factory):
         quick = {**LTL_QUICK, "epochs": 6} if arch.endswith("dualpart") else LTL_QUICK
         trained["ltl", arch] = (out / f"ltl-{arch}.pt", train(arch=arch, out=out / f"ltl-{arch}.pt", **quick))
     trained["copy", "canonicalized+dualpart"] = (
-        out / "copy.pt", train(arch="canonicalized+dualpart", out=out / "copy.pt", **COPY_QUICK))
+        out / "copy.pt",
+        train(arch="canonicalized+dualpart", out=out / "copy.pt", **COPY_QUICK),
+    )
     return trained
 
 
@@ -74,8 +76,9 @@ def _renamings(program, pool, extra=2, limit=60):
     pool, up to ``limit`` (lexicographic order), and one into the pool's far end."""
     used = list(dict.fromkeys(program.referents))
     fresh = [n for n in pool if n not in used][:extra]
-    return list(renaming_space(program, pool=used + fresh).enumerate(limit=limit)) + \
-        [Renaming(tuple(zip(used, reversed(pool))))]
+    return list(renaming_space(program, pool=used + fresh).enumerate(limit=limit)) + [
+        Renaming(tuple(zip(used, reversed(pool))))
+    ]
 
 
 def _assert_covariant(model, programs, pool, beam):
@@ -122,9 +125,25 @@ def test_they_answer_formulas_with_more_aps_than_training_had(models, arch, wide
 def test_the_audit_reports_exact_alpha_covariance(models, arch, wide):
     path = models["ltl", arch][0]
     for dataset in (AE, wide):
-        result = CliRunner().invoke(app, ["audit", "--model", str(path), "--task", "ltl", "--dataset", str(dataset),
-                                          "--limit", "40",
-                                          "--variants", "12", "--format", "json", "--quiet"])
+        result = CliRunner().invoke(
+            app,
+            [
+                "audit",
+                "--model",
+                str(path),
+                "--task",
+                "ltl",
+                "--dataset",
+                str(dataset),
+                "--limit",
+                "40",
+                "--variants",
+                "12",
+                "--format",
+                "json",
+                "--quiet",
+            ],
+        )
         assert result.exit_code == 0, result.output
         report = json.loads(result.stdout)
         assert report["errors"] == 0 and report["audited"] == min(40, len(_ltl(dataset)))
@@ -142,9 +161,25 @@ def test_trained_copy_model_is_exactly_covariant_past_its_symbols(models):
     assert max(len(set(p.referents)) for p in test) > 5  # training strings use a-e only
     before, n = _assert_covariant(model, test, copy.POOL, beam=3)
     assert n > 1000 and all(set(y) <= set(p.lines[0].text) for p, y in zip(test, before))
-    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--task", "copy", "--dataset", str(COPY),
-                                      "--limit", "30",
-                                      "--variants", "12", "--format", "json", "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit",
+            "--model",
+            str(path),
+            "--task",
+            "copy",
+            "--dataset",
+            str(COPY),
+            "--limit",
+            "30",
+            "--variants",
+            "12",
+            "--format",
+            "json",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["audited"] == 30 and report["violation_rate"] == 0.0
@@ -153,17 +188,48 @@ def test_trained_copy_model_is_exactly_covariant_past_its_symbols(models):
 
 def test_train_command_reaches_it_and_the_checkpoint_round_trips(tmp_path):
     out = tmp_path / "m.pt"
-    result = CliRunner().invoke(app, ["train", "--task", "ltl", "--data", str(AE), "--arch",
-                                      "canonicalized+lexinvariant", "--epochs", "1", "--batch-size", "32",
-                                      "--threads", "1", "--limit", "64", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "--task",
+            "ltl",
+            "--data",
+            str(AE),
+            "--arch",
+            "canonicalized+lexinvariant",
+            "--epochs",
+            "1",
+            "--batch-size",
+            "32",
+            "--threads",
+            "1",
+            "--limit",
+            "64",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     a, b = invar.load_model(out), invar.load_model(out)
     assert a.config == b.config and a.config.canonicalize and a.config.embedding == "lexinvariant"
     assert a.config.adacos  # random embeddings train as the interchangeable-token paper's
     programs = _ltl(FIXTURES / "ltl" / "fj.txt", 12)
     assert a.predict(programs) == b.predict(programs)
-    result = CliRunner().invoke(app, ["train", "--task", "bhive", "--data", str(tmp_path), "--arch",
-                                      "canonicalized+dualpart", "--out", str(tmp_path / "x.pt")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "--task",
+            "bhive",
+            "--data",
+            str(tmp_path),
+            "--arch",
+            "canonicalized+dualpart",
+            "--out",
+            str(tmp_path / "x.pt"),
+        ],
+    )
     assert result.exit_code == 1 and "for sequence tasks" in result.stderr and "Traceback" not in result.output
 
 

@@ -26,14 +26,34 @@ QUICK = dict(task="copy", data=DATA, epochs=3, batch_size=16, threads=1, lr=1e-3
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     out = tmp_path_factory.mktemp("copy")
-    return {arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
-            for arch in ("vanilla", "dualpart", "lexinvariant")}
+    return {
+        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
+        for arch in ("vanilla", "dualpart", "lexinvariant")
+    }
 
 
 def test_data_command_writes_the_fixture_again(tmp_path):
-    result = CliRunner().invoke(app, ["data", "copy", "--out", str(tmp_path), "--train", "400", "--valid", "50",
-                                      "--test", "60", "--test-symbols", "10", "--max-length", "12",
-                                      "--sampler", "uniform"])  # the sampler the fixture was written with
+    result = CliRunner().invoke(
+        app,
+        [
+            "data",
+            "copy",
+            "--out",
+            str(tmp_path),
+            "--train",
+            "400",
+            "--valid",
+            "50",
+            "--test",
+            "60",
+            "--test-symbols",
+            "10",
+            "--max-length",
+            "12",
+            "--sampler",
+            "uniform",
+        ],
+    )  # the sampler the fixture was written with
     assert result.exit_code == 0, result.output
     for name in ("train.txt", "valid.txt", "test.txt", "meta.json"):
         assert (tmp_path / name).read_text() == (DATA / name).read_text(), name
@@ -59,8 +79,17 @@ def test_training_strings_drawn_like_test_strings_have_their_distinct_counts(tmp
     training strings have the test strings' distribution of distinct counts
     (uniform on 1..5) and of lengths given the count; the uniform sampler's
     hold all five symbols about half the time and one symbol rarely."""
-    meta = copy.generate(tmp_path, train=4000, valid=10, test=4000, train_symbols=5, test_symbols=5, max_length=20,
-                         seed=1, sampler=sampler)
+    meta = copy.generate(
+        tmp_path,
+        train=4000,
+        valid=10,
+        test=4000,
+        train_symbols=5,
+        test_symbols=5,
+        max_length=20,
+        seed=1,
+        sampler=sampler,
+    )
     train, test = _distinct_counts(tmp_path / "train.txt"), _distinct_counts(tmp_path / "test.txt")
     assert set(test) == {1, 2, 3, 4, 5} and max(abs(test[k] / 4000 - 0.2) for k in test) < 0.03
     assert (_total_variation(train, test) < 0.04) == close, (train, test)
@@ -140,7 +169,20 @@ def test_checkpoint_round_trips_through_the_audit(models):
     assert report["task"]["name"] == "copy" and report["metric"]["name"] == "edit distance"
     assert report["metric"]["original"] >= 0 and report["metric"]["f1"] is None
     assert all(g["metric"] is not None for g in report["alpha_covariance"]["by_referents"])
-    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(DATA / "test.txt"),
-                                      "--limit", "4", "--variants", "2", "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit",
+            "--model",
+            str(path),
+            "--dataset",
+            str(DATA / "test.txt"),
+            "--limit",
+            "4",
+            "--variants",
+            "2",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "edit distance on originals" in result.stdout

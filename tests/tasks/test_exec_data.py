@@ -166,8 +166,10 @@ def source(tmp_path):
 
 def test_functions_of_a_directory_are_called_and_what_cannot_be_labelled_is_counted(source, tmp_path):
     inputs = tmp_path / "inputs.jsonl"
-    inputs.write_text('{"function": "untyped", "input": "1, 2"}\n{"function": "untyped", "input": "\'a\', \'b\'"}\n'
-                      '{"function": "spins", "path": "funcs.py", "input": "1"}\n')
+    inputs.write_text(
+        '{"function": "untyped", "input": "1, 2"}\n{"function": "untyped", "input": "\'a\', \'b\'"}\n'
+        '{"function": "spins", "path": "funcs.py", "input": "1"}\n'
+    )
     meta = build_source(source, tmp_path / "out", seed=1, calls=2, inputs=inputs, limits=QUICK, jobs=2)
     rows = [json.loads(line) for line in (tmp_path / "out" / "test.jsonl").read_text().splitlines()]
     by = {}
@@ -178,10 +180,16 @@ def test_functions_of_a_directory_are_called_and_what_cannot_be_labelled_is_coun
     for r in by["double_all"] + by["greet"]:
         assert r["output"] == oracle([render(r["code"], r["input"], r["function"])])[0][0]
     assert all("loud=" in r["input"] or "," not in r["input"] for r in by["greet"])  # keyword-only by name
-    assert meta["left_out"] == {"non-deterministic (two runs differ)": 2 * 4, "raised an exception": 2,
-                                "ran past the time limit": 1}
-    assert meta["skipped_functions"] == {"async": 1, "not a top-level function": 1,
-                                         "not self-contained (it reads a global)": 1}
+    assert meta["left_out"] == {
+        "non-deterministic (two runs differ)": 2 * 4,
+        "raised an exception": 2,
+        "ran past the time limit": 1,
+    }
+    assert meta["skipped_functions"] == {
+        "async": 1,
+        "not a top-level function": 1,
+        "not self-contained (it reads a global)": 1,
+    }
     assert meta["functions"] == 9 and meta["calls"] == 2 * 8 + 1
 
 
@@ -191,26 +199,32 @@ def test_a_directory_without_a_function_to_call_is_a_data_error(tmp_path):
         build_source(tmp_path, tmp_path / "out", limits=QUICK)
 
 
-@pytest.mark.parametrize("annotation, check", [
-    ("int", lambda v: type(v) is int and -5 <= v <= 10),
-    ("float", lambda v: type(v) is float and -10 <= v <= 10),
-    ("bool", lambda v: type(v) is bool),
-    ("str", lambda v: type(v) is str and len(v) <= 8 and set(v) <= set("abcxyz ")),
-    ("bytes", lambda v: type(v) is bytes),
-    ("None", lambda v: v is None),
-    ("list[int]", lambda v: type(v) is list and len(v) <= 5 and all(type(x) is int for x in v)),
-    ("List[str]", lambda v: type(v) is list and all(type(x) is str for x in v)),
-    ("list", lambda v: type(v) is list and all(type(x) is int for x in v)),
-    ("tuple[int, ...]", lambda v: type(v) is tuple and len(v) <= 5),
-    ("tuple[int, str]", lambda v: type(v) is tuple and [type(x) for x in v] == [int, str]),
-    ("typing.Set[int]", lambda v: type(v) is set),
-    ("dict[str, list[int]]", lambda v: type(v) is dict and len(v) <= 4 and all(type(x) is list for x in v.values())),
-    ("dict", lambda v: type(v) is dict),
-    ("Optional[int]", lambda v: v is None or type(v) is int),
-    ("int | str", lambda v: type(v) in (int, str)),
-    ("Union[int, None]", lambda v: v is None or type(v) is int),
-    ("'list[int]'", lambda v: type(v) is list),
-])
+@pytest.mark.parametrize(
+    "annotation, check",
+    [
+        ("int", lambda v: type(v) is int and -5 <= v <= 10),
+        ("float", lambda v: type(v) is float and -10 <= v <= 10),
+        ("bool", lambda v: type(v) is bool),
+        ("str", lambda v: type(v) is str and len(v) <= 8 and set(v) <= set("abcxyz ")),
+        ("bytes", lambda v: type(v) is bytes),
+        ("None", lambda v: v is None),
+        ("list[int]", lambda v: type(v) is list and len(v) <= 5 and all(type(x) is int for x in v)),
+        ("List[str]", lambda v: type(v) is list and all(type(x) is str for x in v)),
+        ("list", lambda v: type(v) is list and all(type(x) is int for x in v)),
+        ("tuple[int, ...]", lambda v: type(v) is tuple and len(v) <= 5),
+        ("tuple[int, str]", lambda v: type(v) is tuple and [type(x) for x in v] == [int, str]),
+        ("typing.Set[int]", lambda v: type(v) is set),
+        (
+            "dict[str, list[int]]",
+            lambda v: type(v) is dict and len(v) <= 4 and all(type(x) is list for x in v.values()),
+        ),
+        ("dict", lambda v: type(v) is dict),
+        ("Optional[int]", lambda v: v is None or type(v) is int),
+        ("int | str", lambda v: type(v) in (int, str)),
+        ("Union[int, None]", lambda v: v is None or type(v) is int),
+        ("'list[int]'", lambda v: type(v) is list),
+    ],
+)
 def test_annotations_are_drawn_as_documented(annotation, check):
     draw = drawer(ast.parse(annotation, mode="eval").body)
     rng = random.Random(0)
@@ -225,8 +239,9 @@ def test_an_annotation_of_no_literal_type_draws_nothing(annotation):
 # ------------------------------------------------------------------------ CLI
 def test_the_command_writes_a_dataset_the_audit_reads(tmp_path):
     out = tmp_path / "gen"
-    result = CliRunner().invoke(app, ["data", "exec", "--generate", "6", "--seed", "2", "--out", str(out),
-                                      "--timeout", "2", "--format", "json"])
+    result = CliRunner().invoke(
+        app, ["data", "exec", "--generate", "6", "--seed", "2", "--out", str(out), "--timeout", "2", "--format", "json"]
+    )
     assert result.exit_code == 0, result.output
     meta = json.loads(result.stdout)
     assert meta["test"] == 6 and meta["out"] == str(out) and meta["limits"]["seconds"] == 2.0
@@ -234,11 +249,14 @@ def test_the_command_writes_a_dataset_the_audit_reads(tmp_path):
     assert result.exit_code == 0 and "wrote 3 examples labelled by two runs" in result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    ([], "give --source DIR or --generate N"),
-    (["--generate", "2", "--source", "."], "give --source DIR or --generate N"),
-    (["--generate", "2", "--inputs", "x.jsonl"], "--inputs gives the calls"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "give --source DIR or --generate N"),
+        (["--generate", "2", "--source", "."], "give --source DIR or --generate N"),
+        (["--generate", "2", "--inputs", "x.jsonl"], "--inputs gives the calls"),
+    ],
+)
 def test_the_command_takes_one_source_of_programs(tmp_path, args, message):
     result = CliRunner().invoke(app, ["data", "exec", "--out", str(tmp_path / "o"), *args])
     assert result.exit_code == 2 and message in result.output + result.stderr

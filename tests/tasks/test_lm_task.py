@@ -90,17 +90,24 @@ def test_stored_token_windows_read_back():
         assert [li.text for li in again.lines] == [li.text for li in w.lines]
 
 
-@pytest.mark.parametrize("source, message", [
-    ("{not json", "not a stored window (JSON"),
-    ('""', "an empty window"),
-    ('{"lang": "python"}', "not a stored window (KeyError"),
-    ('{"lang": "python", "lines": ["x = 1"], "first_lines": [1], "tokens": [["y", "name", "local", null, 0, 0]]}',
-     "token 0 ('y') is not where the window says"),
-    ('{"lang": "python", "lines": ["x"], "first_lines": [1], "tokens": [["x", "name", "local", null, 3, 0]]}',
-     "token 0 ('x') is not where the window says"),
-    ('{"lang": "python", "lines": [], "first_lines": [], "tokens": []}', "an empty window"),
-    ("[1, 2]", "not a stored window"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("{not json", "not a stored window (JSON"),
+        ('""', "an empty window"),
+        ('{"lang": "python"}', "not a stored window (KeyError"),
+        (
+            '{"lang": "python", "lines": ["x = 1"], "first_lines": [1], "tokens": [["y", "name", "local", null, 0, 0]]}',
+            "token 0 ('y') is not where the window says",
+        ),
+        (
+            '{"lang": "python", "lines": ["x"], "first_lines": [1], "tokens": [["x", "name", "local", null, 3, 0]]}',
+            "token 0 ('x') is not where the window says",
+        ),
+        ('{"lang": "python", "lines": [], "first_lines": [], "tokens": []}', "an empty window"),
+        ("[1, 2]", "not a stored window"),
+    ],
+)
 def test_bad_stored_windows_are_data_errors(source, message):
     with pytest.raises(DataError, match=message.replace("(", r"\(").replace(")", r"\)")):
         lm.parse(source)
@@ -121,10 +128,13 @@ def test_a_bad_row_is_located_in_its_split(tmp_path):
     assert "not a stored window" in err.value.message
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    ({"vocab": "bytes"}, UsageError, "--vocab bytes: choose from char, tokens"),
-    ({"seq_len": 1}, UsageError, "a window needs at least 2 tokens"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"vocab": "bytes"}, UsageError, "--vocab bytes: choose from char, tokens"),
+        ({"seq_len": 1}, UsageError, "a window needs at least 2 tokens"),
+    ],
+)
 def test_build_refuses_bad_settings(tmp_path, kwargs, error, message):
     with pytest.raises(error, match=message):
         lm.build(FIXTURES / "python", tmp_path / "d", **kwargs)

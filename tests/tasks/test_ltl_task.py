@@ -30,8 +30,10 @@ QUICK = dict(task="ltl", data=AE, epochs=3, batch_size=16, threads=1, lr=1e-3, s
 def models(tmp_path_factory):
     """Checkpoints of every LTL architecture, with their training results."""
     out = tmp_path_factory.mktemp("ltl")
-    return {arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
-            for arch in ("vanilla", "augmented", "dualpart", "lexinvariant")}
+    return {
+        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
+        for arch in ("vanilla", "augmented", "dualpart", "lexinvariant")
+    }
 
 
 def _pairs(path):
@@ -45,8 +47,12 @@ def test_every_architecture_trains_and_its_loss_falls(models, arch):
     assert losses[-1] < 0.75 * losses[0], losses
     assert all("valid_loss" in h and 0 <= h["valid_correct"] <= 100 for h in result.history)
     model = invar.load_model(path)
-    assert (model.task, model.config.arch, model.config.head, model.config.positions) == \
-        ("ltl", arch, "generate", "tree")
+    assert (model.task, model.config.arch, model.config.head, model.config.positions) == (
+        "ltl",
+        arch,
+        "generate",
+        "tree",
+    )
     assert model.config.adacos == (arch == "lexinvariant")
 
 
@@ -75,8 +81,11 @@ def _is_trace(text: str) -> bool:
 def test_vanilla_refuses_aps_it_never_saw(models):
     path = models["vanilla"][0]
     model = invar.load_model(path)
-    with pytest.raises(ModelError, match=r"uses APs? .*outside this vanilla model's vocabulary \(a, b, c, d, e\): "
-                                         "unsupported"):
+    with pytest.raises(
+        ModelError,
+        match=r"uses APs? .*outside this vanilla model's vocabulary \(a, b, c, d, e\): "
+        "unsupported",
+    ):
         model.predict(_pairs(FJ)[:3])
     # the command line: each refused formula at its location, exit status 1, no traceback
     result = CliRunner().invoke(app, ["predict", "--model", str(path), str(FJ)])
@@ -135,8 +144,23 @@ def test_checkpoints_round_trip_through_the_audit(models, tmp_path):
 
     jsonschema.validate(report.report, REPORT)
     # the command, on a formula/trace file as invar data ltl writes it
-    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(AE), "--limit", "6",
-                                      "--variants", "3", "--format", "json", "--quiet"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit",
+            "--model",
+            str(path),
+            "--dataset",
+            str(AE),
+            "--limit",
+            "6",
+            "--variants",
+            "3",
+            "--format",
+            "json",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["metric"]["name"] == "correct"
 
@@ -160,9 +184,30 @@ def test_splits_of_a_file_are_disjoint_and_cover_it():
 
 def test_train_command_on_ltl(tmp_path):
     out = tmp_path / "m.pt"
-    result = CliRunner().invoke(app, ["train", "--task", "ltl", "--data", str(AE), "--arch", "dualpart",
-                                      "--epochs", "1", "--batch-size", "32", "--threads", "1", "--limit", "64",
-                                      "--random-draws", "3", "--out", str(out)])
+    result = CliRunner().invoke(
+        app,
+        [
+            "train",
+            "--task",
+            "ltl",
+            "--data",
+            str(AE),
+            "--arch",
+            "dualpart",
+            "--epochs",
+            "1",
+            "--batch-size",
+            "32",
+            "--threads",
+            "1",
+            "--limit",
+            "64",
+            "--random-draws",
+            "3",
+            "--out",
+            str(out),
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "best validation correct" in result.stdout
     model = invar.load_model(out)
@@ -186,8 +231,9 @@ def _target_probability(arch: str, steps: int = 60, n: int = 8, **overrides) -> 
     add_pool(counts, ltl.POOL, "ap")
     vocab = Vocab.from_counts(counts, min_count=1)
     torch.manual_seed(3)
-    config = preset(arch, "tiny", head="generate", seed=3, max_len=32, dropout=0.0,
-                    **{**ltl.arch_config(arch), **overrides})
+    config = preset(
+        arch, "tiny", head="generate", seed=3, max_len=32, dropout=0.0, **{**ltl.arch_config(arch), **overrides}
+    )
     model = Model("ltl", config.with_vocab(vocab), vocab)
     net = model.network
     encoded = [model.encode(p) for p in pairs]

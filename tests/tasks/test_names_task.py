@@ -33,22 +33,25 @@ def corpus(tmp_path_factory):
     return sources.corpus(tmp_path_factory.mktemp("names"), "names")
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("foo", ["foo"]),
-    ("foo_bar", ["foo", "bar"]),
-    ("fooBar", ["foo", "bar"]),
-    ("FooBar", ["foo", "bar"]),
-    ("FOO_BAR", ["foo", "bar"]),
-    ("getHTTPResponse", ["get", "http", "response"]),
-    ("HTTPServer", ["http", "server"]),
-    ("parseXML2json", ["parse", "xml", "2", "json"]),
-    ("__init__", ["init"]),
-    ("_private_helper", ["private", "helper"]),
-    ("to_utf8", ["to", "utf", "8"]),
-    ("snake_and_camelCase", ["snake", "and", "camel", "case"]),
-    ("x", ["x"]),
-    ("_", []),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("foo", ["foo"]),
+        ("foo_bar", ["foo", "bar"]),
+        ("fooBar", ["foo", "bar"]),
+        ("FooBar", ["foo", "bar"]),
+        ("FOO_BAR", ["foo", "bar"]),
+        ("getHTTPResponse", ["get", "http", "response"]),
+        ("HTTPServer", ["http", "server"]),
+        ("parseXML2json", ["parse", "xml", "2", "json"]),
+        ("__init__", ["init"]),
+        ("_private_helper", ["private", "helper"]),
+        ("to_utf8", ["to", "utf", "8"]),
+        ("snake_and_camelCase", ["snake", "and", "camel", "case"]),
+        ("x", ["x"]),
+        ("_", []),
+    ],
+)
 def test_subtokens(name, expected):
     assert subtokens(name) == expected
 
@@ -131,8 +134,10 @@ def test_a_model_hides_the_name_of_any_function_it_reads(models):
         a, b = model.encode(unit), model.encode(get_task("names").parse(function_text(unit)))
         for field in ("tokens", "views", "referents", "corefs", "lines"):
             assert (getattr(a, field) == getattr(b, field)).all(), (unit.name, field)
-    assert model.predict(list(parse_units(TEXT, "python", path="t.py")))[0] == \
-        model.predict([get_task("names").parse(function_text(parse_units(TEXT, "python")[0]))])[0]
+    assert (
+        model.predict(list(parse_units(TEXT, "python", path="t.py")))[0]
+        == model.predict([get_task("names").parse(function_text(parse_units(TEXT, "python")[0]))])[0]
+    )
 
 
 def test_the_dataset_is_split_by_file(corpus):
@@ -198,8 +203,24 @@ def test_every_architecture_trains_and_its_loss_falls(models, corpus, arch):
 
 def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
     path = models["renamer+spe"][0]
-    result = CliRunner().invoke(app, ["audit", "--model", str(path), "--dataset", str(corpus / "data"),
-                                      "--transform", "both", "--variants", "4", "--limit", "12", "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "audit",
+            "--model",
+            str(path),
+            "--dataset",
+            str(corpus / "data"),
+            "--transform",
+            "both",
+            "--variants",
+            "4",
+            "--limit",
+            "12",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["task"]["name"] == "names" and report["task_symmetry"] is True
@@ -240,8 +261,11 @@ def test_the_audit_of_a_renamer_spe_names_model_finds_no_violation(models, corpu
             model.network.head.out.bias.zero_()
         report = audit(model, str(corpus / "data"), transform="both", variants=8, limit=30, seed=1).report
         assert report["audited"] >= 25 and all("this model takes" in f["error"] for f in report["failed"])
-        preds = {json.dumps(r["prediction"]) for r in audit(model, str(corpus / "data"), transform="both", variants=2,
-                                                                limit=30, seed=1).records if r.get("prediction")}
+        preds = {
+            json.dumps(r["prediction"])
+            for r in audit(model, str(corpus / "data"), transform="both", variants=2, limit=30, seed=1).records
+            if r.get("prediction")
+        }
         assert len(preds) > 3  # not a constant model
         rates[arch] = report["violation_rate"]
     assert rates["renamer+spe"] == 0.0

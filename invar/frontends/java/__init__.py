@@ -70,5 +70,13 @@ from .rename import JAVA_KEYWORDS, RESTRICTED_IDENTIFIERS, canonical_space, rena
 
 LANG = JAVA.name
 
-__all__ = ["LANG", "parse_units", "parse", "renaming_space", "canonical_space", "standalone", "JAVA_KEYWORDS",
-           "RESTRICTED_IDENTIFIERS"]
+__all__ = [
+    "LANG",
+    "parse_units",
+    "parse",
+    "renaming_space",
+    "canonical_space",
+    "standalone",
+    "JAVA_KEYWORDS",
+    "RESTRICTED_IDENTIFIERS",
+]

@@ -10,8 +10,34 @@ field, reached through ``heap``.
 from __future__ import annotations
 
 from .syntax import (
-    Assign, Binary, Call, Decl, Do, Expr, For, ForEach, IncDec, Index, Jump, Lambda, LocalClass, Method,
-    MethodRef, Name, New, NewArray, Paren, Path, Select, Stmt, SuperRef, Switch, SwitchExpr, This, Try, While,
+    Assign,
+    Binary,
+    Call,
+    Decl,
+    Do,
+    Expr,
+    For,
+    ForEach,
+    IncDec,
+    Index,
+    Jump,
+    Lambda,
+    LocalClass,
+    Method,
+    MethodRef,
+    Name,
+    New,
+    NewArray,
+    Paren,
+    Path,
+    Select,
+    Stmt,
+    SuperRef,
+    Switch,
+    SwitchExpr,
+    This,
+    Try,
+    While,
     walk,
 )
 from ..effects import HEAP, Effect
@@ -19,7 +45,9 @@ from .scopes import Scopes
 
 #: static methods of these classes only compute a value (they may read their
 #: arguments, arrays included), except those in :data:`IMPURE_STATICS`
-PURE_QUALIFIERS = frozenset({"Math", "Integer", "Long", "Double", "Float", "Character", "Boolean", "String", "StrictMath"})
+PURE_QUALIFIERS = frozenset(
+    {"Math", "Integer", "Long", "Double", "Float", "Character", "Boolean", "String", "StrictMath"}
+)
 #: static methods of the classes above that act on state: ``random`` advances a
 #: shared generator, ``toChars``/``getChars`` fill an array argument
 IMPURE_STATICS = frozenset({"random", "toChars", "getChars"})
@@ -155,8 +183,12 @@ class StatementEffects:
         e.may_raise = True
         if node.args:
             e.reads.add(HEAP)
-        if node.outer is not None or node.outer_qual or (node.body is not None and node.body.members) \
-                or node.type not in ALLOCATORS:
+        if (
+            node.outer is not None
+            or node.outer_qual
+            or (node.body is not None and node.body.members)
+            or node.type not in ALLOCATORS
+        ):
             e.reads.add(HEAP)
             e.writes.add(HEAP)
             e.side = True
@@ -232,8 +264,9 @@ class StatementEffects:
         if cond is None:
             return True
         for n, _ in walk(cond):
-            if isinstance(n, (Call, New, NewArray, Index, Assign, Lambda, This,
-                              SwitchExpr)) or (isinstance(n, SuperRef) and n.call):
+            if isinstance(n, (Call, New, NewArray, Index, Assign, Lambda, This, SwitchExpr)) or (
+                isinstance(n, SuperRef) and n.call
+            ):
                 return False
             if isinstance(n, (Name, Path)):
                 ref = self.local(n.tok)

@@ -21,18 +21,72 @@ from javalang import tree as jt
 
 from ...errors import ParseError, UnsupportedError
 from .syntax import (
-    ArrayInit, Assert, Assign, BASIC, Binary, Block, Call, Case, Cast, Catch, ClassBody, ClassLit, Cond,
-    CtorCall, Decl, Do, Empty, EnumConstant, Expr, ExprStmt, Field, For, ForEach, IDENT, If, IncDec, Index,
-    Initializer as SyntaxInitializer, InstanceOf, Jump, KEYWORD, LITERAL, Lambda, Literal, LocalClass,
-    LocalVars, Method, MethodRef, Name, New, NewArray, OP, Paren, Path, Return, Select, Stmt, SuperRef,
-    Switch, Sync, This, Throw, Tokens, Try, Unary, While, deepest, type_kind,
+    ArrayInit,
+    Assert,
+    Assign,
+    BASIC,
+    Binary,
+    Block,
+    Call,
+    Case,
+    Cast,
+    Catch,
+    ClassBody,
+    ClassLit,
+    Cond,
+    CtorCall,
+    Decl,
+    Do,
+    Empty,
+    EnumConstant,
+    Expr,
+    ExprStmt,
+    Field,
+    For,
+    ForEach,
+    IDENT,
+    If,
+    IncDec,
+    Index,
+    Initializer as SyntaxInitializer,
+    InstanceOf,
+    Jump,
+    KEYWORD,
+    LITERAL,
+    Lambda,
+    Literal,
+    LocalClass,
+    LocalVars,
+    Method,
+    MethodRef,
+    Name,
+    New,
+    NewArray,
+    OP,
+    Paren,
+    Path,
+    Return,
+    Select,
+    Stmt,
+    SuperRef,
+    Switch,
+    Sync,
+    This,
+    Throw,
+    Tokens,
+    Try,
+    Unary,
+    While,
+    deepest,
+    type_kind,
 )
 from .javalang_repairs import Initializer, Parenthesized, Parser, Tokenizer
 
 
-
 # -------------------------------------------------------------------- read
-def read(text: str, path: str | None = None) -> tuple[Tokens, list[tuple[tuple[str, ...], int, int, Callable[[], Method]]]]:
+def read(
+    text: str, path: str | None = None
+) -> tuple[Tokens, list[tuple[tuple[str, ...], int, int, Callable[[], Method]]]]:
     """The tokens of ``text`` and its methods with bodies declared in a
     class, interface or enum: ``(names, line, col, describe)`` each, where
     ``describe()`` builds the method's description (and may raise an
@@ -42,10 +96,16 @@ def read(text: str, path: str | None = None) -> tuple[Tokens, list[tuple[tuple[s
     tokens: list = []
 
     def too_deep() -> ParseError:
-        line, col = deepest([t.value for t in tokens], [t.position.line for t in tokens],
-                               [t.position.column - 1 for t in tokens])
-        return ParseError("nesting too deep to parse", path=path, line=line, col=col,
-                          source_line=lines[line - 1] if 0 < line <= len(lines) else None)
+        line, col = deepest(
+            [t.value for t in tokens], [t.position.line for t in tokens], [t.position.column - 1 for t in tokens]
+        )
+        return ParseError(
+            "nesting too deep to parse",
+            path=path,
+            line=line,
+            col=col,
+            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+        )
 
     try:
         tokens = list(Tokenizer(text).tokenize())
@@ -58,13 +118,21 @@ def read(text: str, path: str | None = None) -> tuple[Tokens, list[tuple[tuple[s
         line, col = (pos.line, pos.column) if pos else (len(lines), 1)
         got = getattr(err.at, "value", "end of input")
         raise ParseError(
-            f"{err.description} (at {got!r})", path=path, line=line, col=col,
+            f"{err.description} (at {got!r})",
+            path=path,
+            line=line,
+            col=col,
             source_line=lines[line - 1] if 0 < line <= len(lines) else None,
         ) from None
     except (RecursionError, MemoryError):
         raise too_deep() from None
-    ix = Tokens(lines, [t.value for t in tokens], [_kind(t) for t in tokens],
-                   [t.position.line for t in tokens], [t.position.column - 1 for t in tokens])
+    ix = Tokens(
+        lines,
+        [t.value for t in tokens],
+        [_kind(t) for t in tokens],
+        [t.position.line for t in tokens],
+        [t.position.column - 1 for t in tokens],
+    )
     at = {(t.position.line, t.position.column): k for k, t in enumerate(tokens)}
     out = []
     try:  # javalang walks its trees recursively: a deep expression parses, then overflows here
@@ -73,14 +141,24 @@ def read(text: str, path: str | None = None) -> tuple[Tokens, list[tuple[tuple[s
             if isinstance(r, jt.ReferenceType) and r.name == "record" and not r.arguments and not r.sub_type:
                 # ``record R(…) {}`` reads as a method ``R`` returning a type ``record``
                 pos = n.position
-                raise ParseError("record declaration (Java 16; javalang reads Java 8)", path=path,
-                                 line=pos.line if pos else 1, col=pos.column if pos else 1)
+                raise ParseError(
+                    "record declaration (Java 16; javalang reads Java 8)",
+                    path=path,
+                    line=pos.line if pos else 1,
+                    col=pos.column if pos else 1,
+                )
         units = _units(tree)
     except (RecursionError, MemoryError):
         raise too_deep() from None
     for names, n in units:
-        out.append((names, n.position.line if n.position else 0, n.position.column if n.position else 0,
-                    lambda n=n: _Describer(ix, at).unit(n)))
+        out.append(
+            (
+                names,
+                n.position.line if n.position else 0,
+                n.position.column if n.position else 0,
+                lambda n=n: _Describer(ix, at).unit(n),
+            )
+        )
     return ix, out
 
 
@@ -165,8 +243,9 @@ class _Describer:
         p = n.position
         k = self.at.get((p.line, p.column)) if p is not None else None
         if k is None:
-            raise UnsupportedError(f"{type(n).__name__} without a source position",
-                                   line=p.line if p else 0, col=p.column if p else 0)
+            raise UnsupportedError(
+                f"{type(n).__name__} without a source position", line=p.line if p else 0, col=p.column if p else 0
+            )
         ix = self.ix
         while ix.values[k] != "{":
             k = ix.match[k] if ix.values[k] in ("(", "[") else k
@@ -199,14 +278,16 @@ class _Describer:
                     if before in ("(", ",") or ix.values[k + 1] == "->":
                         self.cursor = k + 1
                         return k
-                elif ix.identifier[k - 1] or ix.basic[k - 1] \
-                        or before in (">", ">>", ">>>", "]", "...") \
-                        or (before == "," and ix.values[k + 1] in ("=", ",", ";", "[")):
+                elif (
+                    ix.identifier[k - 1]
+                    or ix.basic[k - 1]
+                    or before in (">", ">>", ">>>", "]", "...")
+                    or (before == "," and ix.values[k + 1] in ("=", ",", ";", "["))
+                ):
                     self.cursor = k + 1
                     return k
         k = min(self.cursor, len(ix) - 1)
-        raise UnsupportedError(f"cannot locate the declaration of {name!r}",
-                               line=ix.line_of[k], col=ix.col_of[k] + 1)
+        raise UnsupportedError(f"cannot locate the declaration of {name!r}", line=ix.line_of[k], col=ix.col_of[k] + 1)
 
     def labels(self, k: int) -> tuple[int, ...]:
         """The label tokens starting at token ``k`` (``a: b: for …``)."""
@@ -228,8 +309,14 @@ class _Describer:
         self.pos(p)
         annotations = self.annotations(p.annotations)
         k = self.declared(p.name)
-        return Decl(k, p.name, "param", _type_kind(p.type, varargs=p.varargs), "final" in (p.modifiers or ()),
-                       annotations=annotations)
+        return Decl(
+            k,
+            p.name,
+            "param",
+            _type_kind(p.type, varargs=p.varargs),
+            "final" in (p.modifiers or ()),
+            annotations=annotations,
+        )
 
     def class_body(self, members) -> ClassBody:
         out = []
@@ -270,8 +357,11 @@ class _Describer:
             for c in m.body.constants or []:
                 notes = self.annotations(c.annotations)
                 args = [self.expr(a) for a in c.arguments or []]
-                members.append(EnumConstant(-1, c.name, args, None if c.body is None else self.class_body(c.body),
-                                               annotations=notes))
+                members.append(
+                    EnumConstant(
+                        -1, c.name, args, None if c.body is None else self.class_body(c.body), annotations=notes
+                    )
+                )
             body = self.class_body(m.body.declarations)
             body.members[:0] = members
         else:
@@ -321,41 +411,22 @@ class _Describer:
         if isinstance(s, jt.BlockStatement):
             return Block(k, self.stmts(s.statements), labels=labels)
         if isinstance(s, jt.IfStatement):
-            return If(k, self.expr(s.condition), self.stmt(s.then_statement),
-                         None if s.else_statement is None else self.stmt(s.else_statement), labels=labels)
+            return If(
+                k,
+                self.expr(s.condition),
+                self.stmt(s.then_statement),
+                None if s.else_statement is None else self.stmt(s.else_statement),
+                labels=labels,
+            )
         if isinstance(s, jt.WhileStatement):
             return While(k, self.expr(s.condition), self.stmt(s.body), labels=labels)
         if isinstance(s, jt.DoStatement):
             body = self.stmt(s.body)
             return Do(k, body, self.expr(s.condition), labels=labels)
         if isinstance(s, jt.ForStatement):
-            c = s.control
-            if isinstance(c, jt.EnhancedForControl):
-                (var,) = self.declarators(c.var)
-                var.annotations = self.annotations(c.var.annotations)
-                iterable = self.expr(c.iterable)
-                return ForEach(k, var, iterable, self.stmt(s.body), labels=labels)
-            if isinstance(c.init, jt.VariableDeclaration):
-                init = self.declarators(c.init)
-                init[0].annotations = self.annotations(c.init.annotations)
-            else:
-                init = [self.expr(e) for e in c.init or []]
-            cond = None if c.condition is None else self.expr(c.condition)
-            update = [self.expr(e) for e in c.update or []]
-            return For(k, init, cond, update, self.stmt(s.body), labels=labels)
+            return self.for_stmt(k, s, labels)
         if isinstance(s, jt.TryStatement):
-            resources = [self.resource(r) for r in s.resources or []]
-            body = self.stmts(s.block)
-            catches = []
-            for c in s.catches or []:
-                ck = self.pos(c)
-                p = c.parameter
-                notes = self.annotations(p.annotations)
-                param = Decl(self.declared(p.name), p.name, "local", "reference", "final" in (p.modifiers or ()),
-                                annotations=notes)
-                catches.append(Catch(ck, param, self.stmts(c.block)))
-            final = None if s.finally_block is None else self.stmts(s.finally_block)
-            return Try(k, resources, body, catches, final, labels=labels)
+            return self.try_stmt(k, s, labels)
         if isinstance(s, jt.SynchronizedStatement):
             return Sync(k, self.expr(s.lock), self.stmts(s.block), labels=labels)
         if isinstance(s, jt.SwitchStatement):
@@ -377,8 +448,43 @@ class _Describer:
             return Jump(k, what, s.goto, labels=labels)
         if type(s) is jt.Statement:
             return Empty(k, labels=labels)
-        raise UnsupportedError(f"statement {type(s).__name__}", line=self.ix.line_of[k] if k >= 0 else 0,
-                               col=self.ix.col_of[k] + 1 if k >= 0 else 0)
+        raise UnsupportedError(
+            f"statement {type(s).__name__}",
+            line=self.ix.line_of[k] if k >= 0 else 0,
+            col=self.ix.col_of[k] + 1 if k >= 0 else 0,
+        )
+
+    def for_stmt(self, k: int, s, labels) -> Stmt:
+        """A ``for`` loop at token ``k``: counted or over an iterable."""
+        c = s.control
+        if isinstance(c, jt.EnhancedForControl):
+            (var,) = self.declarators(c.var)
+            var.annotations = self.annotations(c.var.annotations)
+            iterable = self.expr(c.iterable)
+            return ForEach(k, var, iterable, self.stmt(s.body), labels=labels)
+        if isinstance(c.init, jt.VariableDeclaration):
+            init = self.declarators(c.init)
+            init[0].annotations = self.annotations(c.init.annotations)
+        else:
+            init = [self.expr(e) for e in c.init or []]
+        cond = None if c.condition is None else self.expr(c.condition)
+        update = [self.expr(e) for e in c.update or []]
+        return For(k, init, cond, update, self.stmt(s.body), labels=labels)
+
+    def try_stmt(self, k: int, s, labels) -> Stmt:
+        """A ``try`` statement at token ``k``, its resources and its catches."""
+        resources = [self.resource(r) for r in s.resources or []]
+        body = self.stmts(s.block)
+        catches = []
+        for c in s.catches or []:
+            ck = self.pos(c)
+            p = c.parameter
+            notes = self.annotations(p.annotations)
+            final = "final" in (p.modifiers or ())
+            param = Decl(self.declared(p.name), p.name, "local", "reference", final, annotations=notes)
+            catches.append(Catch(ck, param, self.stmts(c.block)))
+        final_block = None if s.finally_block is None else self.stmts(s.finally_block)
+        return Try(k, resources, body, catches, final_block, labels=labels)
 
     def declarators(self, s) -> list[Decl]:
         final = "final" in (s.modifiers or ())
@@ -393,8 +499,15 @@ class _Describer:
     def resource(self, r) -> Decl:
         notes = self.annotations(r.annotations)
         k = self.declared(r.name)
-        return Decl(k, r.name, "local", _type_kind(r.type), "final" in (r.modifiers or ()), self.expr(r.value),
-                       annotations=notes)
+        return Decl(
+            k,
+            r.name,
+            "local",
+            _type_kind(r.type),
+            "final" in (r.modifiers or ()),
+            self.expr(r.value),
+            annotations=notes,
+        )
 
     # ---------------------------------------------------------- expressions
     def expr(self, e) -> Expr:
@@ -434,8 +547,12 @@ class _Describer:
     def lambda_param(self, p) -> Decl:
         if isinstance(p, jt.MemberReference):
             return Decl(self.pos(p), p.member, "param", "unknown", bare=True)
-        if isinstance(p, Parenthesized) and isinstance(p.expression, jt.MemberReference) \
-                and not p.expression.qualifier and not p.expression.selectors:
+        if (
+            isinstance(p, Parenthesized)
+            and isinstance(p.expression, jt.MemberReference)
+            and not p.expression.qualifier
+            and not p.expression.selectors
+        ):
             return Decl(self.pos(p.expression), p.expression.member, "param", "unknown")  # ``(x) -> …``
         if isinstance(p, jt.InferredFormalParameter):
             return Decl(self.declared(p.name, inferred=True), p.name, "param", "unknown")
@@ -472,8 +589,11 @@ class _Describer:
         elif isinstance(e, jt.ClassReference):
             base = ClassLit(k)
         else:
-            raise UnsupportedError(f"expression {type(e).__name__}", line=self.ix.line_of[k] if k >= 0 else 0,
-                                   col=self.ix.col_of[k] + 1 if k >= 0 else 0)
+            raise UnsupportedError(
+                f"expression {type(e).__name__}",
+                line=self.ix.line_of[k] if k >= 0 else 0,
+                col=self.ix.col_of[k] + 1 if k >= 0 else 0,
+            )
         for s in e.selectors or []:
             sk = self.pos(s)
             if isinstance(s, jt.ArraySelector):
@@ -491,8 +611,11 @@ class _Describer:
             elif isinstance(s, jt.SuperConstructorInvocation):  # ``Outer.this.super(…)``
                 base = CtorCall(sk, "super", base, [self.expr(a) for a in s.arguments or []])
             else:
-                raise UnsupportedError(f"selector {type(s).__name__}", line=self.ix.line_of[sk] if sk >= 0 else 0,
-                                       col=self.ix.col_of[sk] + 1 if sk >= 0 else 0)
+                raise UnsupportedError(
+                    f"selector {type(s).__name__}",
+                    line=self.ix.line_of[sk] if sk >= 0 else 0,
+                    col=self.ix.col_of[sk] + 1 if sk >= 0 else 0,
+                )
         for op in e.postfix_operators or []:
             base = IncDec(base.tok, base, op)
         for op in reversed(e.prefix_operators or []):

@@ -33,7 +33,8 @@ RESERVED = KEYWORDS | {"true", "false", "null"}
 _OPERATORS = sorted(
     """>>>= <<= >>= >>> ... -> :: ++ -- && || == != <= >= += -= *= /= &= |= ^= %= << >>
     = > < ! ~ ? : + - * / & | ^ % @ ( ) { } [ ] ; , .""".split(),
-    key=len, reverse=True,
+    key=len,
+    reverse=True,
 )
 _TOKEN = re.compile(
     r"""

@@ -18,15 +18,14 @@ from ...errors import InvarError, ParseError, UnsupportedError
 from ...program import Line, Program, Token
 from .javalang_parser import read as read_javalang
 from .treesitter_parser import read as read_treesitter
-from .syntax import (
-    Block, Do, For, ForEach, If, LocalClass, LocalVars, Method, Stmt, Sync, Tokens, Try, While, deepest,
-)
+from .syntax import Block, Do, For, ForEach, If, LocalClass, LocalVars, Method, Stmt, Sync, Tokens, Try, While, deepest
 from ..effects import Effect, LineItem, block_deps
 from ..registry import JAVA
 from ..units import Units, check_size
 from .effects import StatementEffects
 from .lexer import Lexemes
 from .scopes import Resolver
+
 
 # ------------------------------------------------------------------ entry
 def parse_units(text: str, path: str | None = None, *, parser: str | None = None) -> Units:
@@ -75,8 +74,13 @@ def build_units(ix: Tokens, methods, path: str | None) -> Units:
         except (RecursionError, MemoryError):
             where = _method_span(ix, line, col)
             at = deepest(ix.values[where], ix.line_of[where], ix.col_of[where]) if where else (line, col)
-            err = ParseError(f"method {name!r} is nested too deeply", path=path, line=at[0], col=at[1],
-                             source_line=ix.lines[at[0] - 1] if 0 < at[0] <= len(ix.lines) else None)
+            err = ParseError(
+                f"method {name!r} is nested too deeply",
+                path=path,
+                line=at[0],
+                col=at[1],
+                source_line=ix.lines[at[0] - 1] if 0 < at[0] <= len(ix.lines) else None,
+            )
             err.reason = "nesting too deep"  # type: ignore[attr-defined]
             skipped.append(err)
     if not units and skipped:
@@ -214,8 +218,7 @@ class _UnitBuilder:
         field (its meaning would change), or is declared again in a nested
         block, a ``for``, a ``catch`` or a lambda (Java forbids the shadowing)."""
         ix, sc = self.ix, self.scopes
-        out = Effect(set(effect.reads), set(effect.writes), effect.side, effect.barrier, effect.jump,
-                     effect.may_raise)
+        out = Effect(set(effect.reads), set(effect.writes), effect.side, effect.barrier, effect.jump, effect.may_raise)
         for k in span:
             if ix.identifier[k] and k not in sc.not_a_name:
                 out.reads.add(f"name:{ix.values[k]}")
@@ -321,17 +324,26 @@ class _UnitBuilder:
         for it in self.items:
             first_lines.append(prev + 1)
             e = it.effect
-            lines.append(Line(
-                text="\n".join(ix.lines[prev : it.code_end]),
-                reads=frozenset(e.reads) if e else frozenset(),
-                writes=frozenset(e.writes) if e else frozenset(),
-                block=it.block, depth=it.depth, source_line=it.source_line,
-            ))
+            lines.append(
+                Line(
+                    text="\n".join(ix.lines[prev : it.code_end]),
+                    reads=frozenset(e.reads) if e else frozenset(),
+                    writes=frozenset(e.writes) if e else frozenset(),
+                    block=it.block,
+                    depth=it.depth,
+                    source_line=it.source_line,
+                )
+            )
             prev = it.code_end
         tokens = self._tokens(first_lines, [len(line.text) for line in lines])
         return Program(
-            lang=JAVA.name, lines=tuple(lines), tokens=tuple(tokens),
-            deps=tuple(sorted(set(self.deps))), pinned=sc.pinned, name=self.name, separator="\n",
+            lang=JAVA.name,
+            lines=tuple(lines),
+            tokens=tuple(tokens),
+            deps=tuple(sorted(set(self.deps))),
+            pinned=sc.pinned,
+            name=self.name,
+            separator="\n",
         )
 
 

@@ -20,9 +20,37 @@ from dataclasses import dataclass
 
 from ...errors import UnsupportedError
 from .syntax import (
-    Binary, Block, Case, Catch, Cond, Decl, Do, Expr, For, ForEach, If, Initializer, InstanceOf, Jump, Lambda,
-    LocalClass, Method, New, Paren, Return, Stmt, Switch, SwitchExpr, Sync, Throw, Tokens, Try, Unary, While,
-    Yield, walk,
+    Binary,
+    Block,
+    Case,
+    Catch,
+    Cond,
+    Decl,
+    Do,
+    Expr,
+    For,
+    ForEach,
+    If,
+    Initializer,
+    InstanceOf,
+    Jump,
+    Lambda,
+    LocalClass,
+    Method,
+    New,
+    Paren,
+    Return,
+    Stmt,
+    Switch,
+    SwitchExpr,
+    Sync,
+    Throw,
+    Tokens,
+    Try,
+    Unary,
+    While,
+    Yield,
+    walk,
 )
 
 _LOOPS = (For, ForEach, While, Do)
@@ -133,9 +161,14 @@ class Resolver:
                 ref_of[k] = best
         self._check_patterns(patterns, ref_of, not_a_name)
         return Scopes(
-            ref_of=ref_of, view_of=view_of, decl_toks=decl_toks,
-            arrays=frozenset(ref_of[k] for k in arrays), unboxes=frozenset(ref_of[k] for k in unboxes),
-            finals=frozenset(ref_of[k] for k in finals), not_a_name=frozenset(not_a_name), keywords=keywords,
+            ref_of=ref_of,
+            view_of=view_of,
+            decl_toks=decl_toks,
+            arrays=frozenset(ref_of[k] for k in arrays),
+            unboxes=frozenset(ref_of[k] for k in unboxes),
+            finals=frozenset(ref_of[k] for k in finals),
+            not_a_name=frozenset(not_a_name),
+            keywords=keywords,
             pinned=self._captured_by_classes(ref_of, decl_toks),
             escaping={s: {ref_of[k] for k in ks} for s, ks in escaping.items()},
         )
@@ -227,11 +260,15 @@ class Resolver:
     def _contextual_keywords(self) -> frozenset[int]:
         """See :attr:`Scopes.keywords`."""
         ix = self.ix
-        out = {k for k in range(self.start_tok, self.close_tok + 1)
-               if ix.values[k] == "var" and ix.identifier[k] and ix.identifier[k + 1]}
+        out = {
+            k
+            for k in range(self.start_tok, self.close_tok + 1)
+            if ix.values[k] == "var" and ix.identifier[k] and ix.identifier[k + 1]
+        }
         for node, _ in walk(self.method):
-            if (isinstance(node, Yield) and ix.values[node.tok] == "yield") or \
-                    (isinstance(node, LocalClass) and ix.values[node.tok] == "record"):
+            if (isinstance(node, Yield) and ix.values[node.tok] == "yield") or (
+                isinstance(node, LocalClass) and ix.values[node.tok] == "record"
+            ):
                 out.add(node.tok)
         return frozenset(out)
 
@@ -324,8 +361,9 @@ class Resolver:
         """``stmt`` when it stands directly in a block (a block's, body's or
         switch group's statement list), else None."""
         parent = up[-1] if up else None
-        if isinstance(parent, (Block, Method, Try, Catch, Sync, Initializer, Lambda)) \
-                or (isinstance(parent, Case) and not parent.arrow):
+        if isinstance(parent, (Block, Method, Try, Catch, Sync, Initializer, Lambda)) or (
+            isinstance(parent, Case) and not parent.arrow
+        ):
             return stmt
         return None
 
@@ -367,8 +405,7 @@ class Resolver:
             if isinstance(node, Jump) and node.what == "break":
                 if node.label is not None:
                     return True
-                if not any(isinstance(a, _LOOPS + (Switch, SwitchExpr, Lambda, New, LocalClass))
-                           for a in up):
+                if not any(isinstance(a, _LOOPS + (Switch, SwitchExpr, Lambda, New, LocalClass)) for a in up):
                     return True
         return False
 
@@ -388,7 +425,10 @@ class Resolver:
                 if ix.identifier[j] and ix.values[j] == decl.name and j not in not_a_name and j not in ref_of:
                     raise UnsupportedError(
                         f"cannot tell whether {decl.name!r} means the pattern variable of line {ix.line_of[k]} "
-                        "(its scope follows the flow of control)", line=ix.line_of[j], col=ix.col_of[j] + 1)
+                        "(its scope follows the flow of control)",
+                        line=ix.line_of[j],
+                        col=ix.col_of[j] + 1,
+                    )
 
 
 __all__ = ["Scopes", "Resolver"]

@@ -14,23 +14,88 @@ from bisect import bisect_left
 
 from ...errors import UnsupportedError
 from .syntax import (
-    ArrayInit, Assert, Assign, Binary, Block, Call, Case, Cast, Catch, ClassBody, ClassLit, Cond, CtorCall,
-    Decl, Do, Empty, EnumConstant, Expr, ExprStmt, Field, For, ForEach, If, IncDec, Index, Initializer,
-    InstanceOf, Jump, Lambda, Literal, LocalClass, LocalVars, Method, MethodRef, Name, New, NewArray, Paren,
-    Path, Return, Select, Stmt, SuperRef, Switch, SwitchExpr, Sync, This, Throw, Try, Unary, While, Yield,
+    ArrayInit,
+    Assert,
+    Assign,
+    Binary,
+    Block,
+    Call,
+    Case,
+    Cast,
+    Catch,
+    ClassBody,
+    ClassLit,
+    Cond,
+    CtorCall,
+    Decl,
+    Do,
+    Empty,
+    EnumConstant,
+    Expr,
+    ExprStmt,
+    Field,
+    For,
+    ForEach,
+    If,
+    IncDec,
+    Index,
+    Initializer,
+    InstanceOf,
+    Jump,
+    Lambda,
+    Literal,
+    LocalClass,
+    LocalVars,
+    Method,
+    MethodRef,
+    Name,
+    New,
+    NewArray,
+    Paren,
+    Path,
+    Return,
+    Select,
+    Stmt,
+    SuperRef,
+    Switch,
+    SwitchExpr,
+    Sync,
+    This,
+    Throw,
+    Try,
+    Unary,
+    While,
+    Yield,
     type_kind as syntax_type_kind,
 )
 
 #: named nodes that are one token: literals (text blocks included) keep
 #: their inside (escapes, quotes, words) out of the token stream
-LITERALS = frozenset({
-    "decimal_integer_literal", "hex_integer_literal", "octal_integer_literal", "binary_integer_literal",
-    "decimal_floating_point_literal", "hex_floating_point_literal", "character_literal", "string_literal",
-    "null_literal", "true", "false",
-})
+LITERALS = frozenset(
+    {
+        "decimal_integer_literal",
+        "hex_integer_literal",
+        "octal_integer_literal",
+        "binary_integer_literal",
+        "decimal_floating_point_literal",
+        "hex_floating_point_literal",
+        "character_literal",
+        "string_literal",
+        "null_literal",
+        "true",
+        "false",
+    }
+)
 COMMENTS = frozenset({"line_comment", "block_comment"})
-TYPE_DECLS = frozenset({"class_declaration", "interface_declaration", "enum_declaration", "record_declaration",
-                        "annotation_type_declaration"})
+TYPE_DECLS = frozenset(
+    {
+        "class_declaration",
+        "interface_declaration",
+        "enum_declaration",
+        "record_declaration",
+        "annotation_type_declaration",
+    }
+)
 METHODS = frozenset({"method_declaration", "constructor_declaration", "compact_constructor_declaration"})
 #: class bodies: their blocks are initializers, their fields name what they hold
 BODIES = frozenset({"class_body", "interface_body", "enum_body_declarations", "annotation_type_body"})
@@ -75,8 +140,15 @@ class Describer:
                     raise self.fail(f"parameter {p.type}", p)
         body = node.child_by_field_name("body")
         stmts = None if body is None else self.block(body)
-        return Method(self.r.anchor(node), node_name(node), mods, params, stmts,
-                         compact=node.type == "compact_constructor_declaration", annotations=annotations)
+        return Method(
+            self.r.anchor(node),
+            node_name(node),
+            mods,
+            params,
+            stmts,
+            compact=node.type == "compact_constructor_declaration",
+            annotations=annotations,
+        )
 
     def modifiers(self, node) -> tuple[frozenset[str], list[Expr]]:
         mods: set[str] = set()
@@ -150,8 +222,11 @@ class Describer:
                 members.append(self.method(c))
             elif t in ("field_declaration", "constant_declaration"):
                 mods, annotations = self.modifiers(c)
-                inits = [self.expr(d.child_by_field_name("value")) for d in c.named_children
-                         if d.type == "variable_declarator" and d.child_by_field_name("value") is not None]
+                inits = [
+                    self.expr(d.child_by_field_name("value"))
+                    for d in c.named_children
+                    if d.type == "variable_declarator" and d.child_by_field_name("value") is not None
+                ]
                 members.append(Field(self.r.anchor(c), inits, annotations=annotations))
             elif t in TYPE_DECLS:
                 members.append(self.type_decl(c))
@@ -165,8 +240,15 @@ class Describer:
                 _, notes = self.modifiers(c)
                 args = c.child_by_field_name("arguments")
                 body = c.child_by_field_name("body")
-                members.append(EnumConstant(-1, node_name(c), [] if args is None else self.args(args),
-                                               None if body is None else self.class_body(body), annotations=notes))
+                members.append(
+                    EnumConstant(
+                        -1,
+                        node_name(c),
+                        [] if args is None else self.args(args),
+                        None if body is None else self.class_body(body),
+                        annotations=notes,
+                    )
+                )
             elif t == "annotation_type_element_declaration":
                 value = c.child_by_field_name("value")
                 if value is not None:
@@ -228,13 +310,21 @@ class Describer:
 
     def _s_if(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         other = node.child_by_field_name("alternative")
-        return If(k, self.cond(node.child_by_field_name("condition")),
-                     self.stmt(node.child_by_field_name("consequence")),
-                     None if other is None else self.stmt(other), labels=labels)
+        return If(
+            k,
+            self.cond(node.child_by_field_name("condition")),
+            self.stmt(node.child_by_field_name("consequence")),
+            None if other is None else self.stmt(other),
+            labels=labels,
+        )
 
     def _s_while(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
-        return While(k, self.cond(node.child_by_field_name("condition")),
-                        self.stmt(node.child_by_field_name("body")), labels=labels)
+        return While(
+            k,
+            self.cond(node.child_by_field_name("condition")),
+            self.stmt(node.child_by_field_name("body")),
+            labels=labels,
+        )
 
     def _s_do(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         body = self.stmt(node.child_by_field_name("body"))
@@ -252,16 +342,27 @@ class Describer:
                 init.append(self.expr(c))
         cond = node.child_by_field_name("condition")
         update = [self.expr(c) for c in node.children_by_field_name("update")]
-        return For(k, init, None if cond is None else self.expr(cond), update,
-                      self.stmt(node.child_by_field_name("body")), labels=labels)
+        return For(
+            k,
+            init,
+            None if cond is None else self.expr(cond),
+            update,
+            self.stmt(node.child_by_field_name("body")),
+            labels=labels,
+        )
 
     def _s_enhanced_for(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         mods, annotations = self.modifiers(node)
         name = node.child_by_field_name("name")
         dims = node.child_by_field_name("dimensions")
-        var = Decl(self.r.tok(name), node_text(name), "local",
-                      self.type_kind(node.child_by_field_name("type"), dims is not None), "final" in mods,
-                      annotations=annotations)
+        var = Decl(
+            self.r.tok(name),
+            node_text(name),
+            "local",
+            self.type_kind(node.child_by_field_name("type"), dims is not None),
+            "final" in mods,
+            annotations=annotations,
+        )
         iterable = self.expr(node.child_by_field_name("value"))
         return ForEach(k, var, iterable, self.stmt(node.child_by_field_name("body")), labels=labels)
 
@@ -280,8 +381,9 @@ class Describer:
                 p = next(x for x in c.named_children if x.type == "catch_formal_parameter")
                 mods, annotations = self.modifiers(p)
                 name = p.child_by_field_name("name")
-                param = Decl(self.r.tok(name), node_text(name), "local", "reference", "final" in mods,
-                                annotations=annotations)
+                param = Decl(
+                    self.r.tok(name), node_text(name), "local", "reference", "final" in mods, annotations=annotations
+                )
                 catches.append(Catch(-1, param, self.block(c.child_by_field_name("body"))))
             elif c.type == "finally_clause":
                 final = self.block(c.named_children[-1])
@@ -292,8 +394,12 @@ class Describer:
         return Sync(k, self.cond(lock), self.block(node.child_by_field_name("body")), labels=labels)
 
     def _s_switch(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
-        return Switch(k, self.cond(node.child_by_field_name("condition")),
-                         self.cases(node.child_by_field_name("body")), labels=labels)
+        return Switch(
+            k,
+            self.cond(node.child_by_field_name("condition")),
+            self.cases(node.child_by_field_name("body")),
+            labels=labels,
+        )
 
     def _s_return(self, node, k: int, labels: tuple[int, ...]) -> Stmt:
         e = [c for c in node.named_children if c.type not in COMMENTS]
@@ -334,8 +440,11 @@ class Describer:
             name = d.child_by_field_name("name")
             value = d.child_by_field_name("value")
             kind = self.type_kind(typ, d.child_by_field_name("dimensions") is not None)
-            out.append(Decl(self.r.tok(name), node_text(name), "local", kind, final,
-                               None if value is None else self.expr(value)))
+            out.append(
+                Decl(
+                    self.r.tok(name), node_text(name), "local", kind, final, None if value is None else self.expr(value)
+                )
+            )
         return out
 
     def resource(self, r) -> Decl | Expr:
@@ -345,9 +454,15 @@ class Describer:
             return self.expr(e)
         mods, annotations = self.modifiers(r)
         dims = r.child_by_field_name("dimensions")
-        return Decl(self.r.tok(name), node_text(name), "local", self.type_kind(r.child_by_field_name("type"),
-                       dims is not None), "final" in mods, self.expr(r.child_by_field_name("value")),
-                       annotations=annotations)
+        return Decl(
+            self.r.tok(name),
+            node_text(name),
+            "local",
+            self.type_kind(r.child_by_field_name("type"), dims is not None),
+            "final" in mods,
+            self.expr(r.child_by_field_name("value")),
+            annotations=annotations,
+        )
 
     def cases(self, block) -> list[Case]:
         out = []
@@ -498,8 +613,12 @@ class Describer:
 
     def _e_binary(self, node) -> Expr:
         left = self.expr(node.child_by_field_name("left"))
-        return Binary(left.tok, node_text(node.child_by_field_name("operator")), left,
-                         self.expr(node.child_by_field_name("right")))
+        return Binary(
+            left.tok,
+            node_text(node.child_by_field_name("operator")),
+            left,
+            self.expr(node.child_by_field_name("right")),
+        )
 
     def _e_instanceof(self, node) -> Expr:
         r = self.r
@@ -517,8 +636,12 @@ class Describer:
 
     def _e_ternary(self, node) -> Expr:
         cond = self.expr(node.child_by_field_name("condition"))
-        return Cond(cond.tok, cond, self.expr(node.child_by_field_name("consequence")),
-                       self.expr(node.child_by_field_name("alternative")))
+        return Cond(
+            cond.tok,
+            cond,
+            self.expr(node.child_by_field_name("consequence")),
+            self.expr(node.child_by_field_name("alternative")),
+        )
 
     def _e_lambda(self, node) -> Expr:
         r = self.r
@@ -527,8 +650,11 @@ class Describer:
         if params_node.type == "identifier":
             params.append(Decl(r.tok(params_node), node_text(params_node), "param", "unknown", bare=True))
         elif params_node.type == "inferred_parameters":
-            params.extend(Decl(r.tok(c), node_text(c), "param", "unknown")
-                          for c in params_node.named_children if c.type == "identifier")
+            params.extend(
+                Decl(r.tok(c), node_text(c), "param", "unknown")
+                for c in params_node.named_children
+                if c.type == "identifier"
+            )
         else:
             for p in params_node.named_children:
                 if p.type in ("formal_parameter", "spread_parameter"):
@@ -542,8 +668,17 @@ class Describer:
         r = self.r
         parts = [c for c in node.children if c.type not in COMMENTS]
         first, last = parts[0], parts[-1]
-        if first.type in ("identifier", "field_access", "this", "method_invocation", "parenthesized_expression",
-                          "array_access", "object_creation_expression", "string_literal", "cast_expression"):
+        if first.type in (
+            "identifier",
+            "field_access",
+            "this",
+            "method_invocation",
+            "parenthesized_expression",
+            "array_access",
+            "object_creation_expression",
+            "string_literal",
+            "cast_expression",
+        ):
             obj = self.expr(first)
         else:
             obj = None  # a type, or ``super``
@@ -568,8 +703,9 @@ class Describer:
 
     def _e_switch(self, node) -> Expr:
         r = self.r
-        return SwitchExpr(r.tok(node), self.cond(node.child_by_field_name("condition")),
-                             self.cases(node.child_by_field_name("body")))
+        return SwitchExpr(
+            r.tok(node), self.cond(node.child_by_field_name("condition")), self.cases(node.child_by_field_name("body"))
+        )
 
     def creation(self, node) -> New:
         children = [c for c in node.children if c.type not in COMMENTS]
@@ -605,7 +741,17 @@ def _type_parts(typ) -> list:
     return [typ]
 
 
-__all__ = ["Describer", "node_name", "node_text", "BODIES", "COMMENTS", "LITERALS", "METHODS", "TYPE_DECLS", "PRIMITIVES"]
+__all__ = [
+    "Describer",
+    "node_name",
+    "node_text",
+    "BODIES",
+    "COMMENTS",
+    "LITERALS",
+    "METHODS",
+    "TYPE_DECLS",
+    "PRIMITIVES",
+]
 
 
 #: tree-sitter's statement types -> how each is described

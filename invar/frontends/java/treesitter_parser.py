@@ -59,7 +59,7 @@ def read(text: str, path: str | None = None, fallback: ParseError | None = None)
         if node.has_error:
             describe = reader.failing(node, path, fallback)
         else:
-            describe = (lambda node=node: Describer(reader).method(node))
+            describe = lambda node=node: Describer(reader).method(node)
         out.append((names, line, col, describe))
     return reader.ix, out
 
@@ -87,7 +87,7 @@ class Reader:
             if node.child_count == 0 or t in LITERALS:
                 if node.start_byte == node.end_byte:
                     continue  # a token tree-sitter supplied (MISSING)
-                value = data[node.start_byte:node.end_byte].decode("utf-8")
+                value = data[node.start_byte : node.end_byte].decode("utf-8")
                 self.at[node.start_byte] = len(values)
                 values.append(value)
                 line, col = self.position(node)
@@ -114,7 +114,7 @@ class Reader:
         row, col = node.start_point
         if not self.lines[row].isascii():
             start = self.line_starts[row]
-            col = len(self.data[start:start + col].decode("utf-8", "replace"))
+            col = len(self.data[start : start + col].decode("utf-8", "replace"))
         return row + 1, col + 1
 
     def tok(self, node) -> int:
@@ -186,11 +186,16 @@ class Reader:
         if node.is_missing:
             what = f"expected {node.type!r}"
         else:
-            got = self.data[node.start_byte:node.end_byte].decode("utf-8", "replace").split()
+            got = self.data[node.start_byte : node.end_byte].decode("utf-8", "replace").split()
             what = f"unexpected {got[0][:40]!r}" if got else "unexpected input"
         lines = self.ix.lines
-        return ParseError(f"syntax error: {what}", path=path, line=line, col=col,
-                          source_line=lines[line - 1] if 0 < line <= len(lines) else None)
+        return ParseError(
+            f"syntax error: {what}",
+            path=path,
+            line=line,
+            col=col,
+            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+        )
 
     def failing(self, unit, path: str | None, fallback: ParseError | None) -> Callable[[], Method]:
         """A describer for a unit whose text holds a syntax error: it raises

@@ -81,11 +81,7 @@ def _tableau(formula: Formula, budget: Budget, max_states: int | None) -> Tablea
 
 
 def check(
-    formula: Formula,
-    trace: Trace,
-    *,
-    max_states: int | None = None,
-    timeout: float | None = None,
+    formula: Formula, trace: Trace, *, max_states: int | None = None, timeout: float | None = None
 ) -> CheckResult:
     """Decide whether every word described by ``trace`` satisfies ``formula``.
 
@@ -116,9 +112,7 @@ def check(
     return CheckResult(False, witness, len(nodes))
 
 
-def satisfying_trace(
-    formula: Formula, *, max_states: int | None = None, timeout: float | None = None
-) -> Trace | None:
+def satisfying_trace(formula: Formula, *, max_states: int | None = None, timeout: float | None = None) -> Trace | None:
     """A symbolic trace all of whose words satisfy ``formula`` (None when the
     formula is unsatisfiable). Steps are conjunctions of the literals the
     tableau needs (``1`` when none), so unconstrained APs stay free."""

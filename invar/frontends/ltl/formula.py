@@ -168,8 +168,10 @@ def _looks_polish(text: str) -> bool:
     if not words:
         return False
     first = words[0]
-    return first[0] in "&|>=^" or first in ("U", "R", "W", "M", "->", "<->", "xor") or (
-        len(words) == 1 and first[0] in "UWRM"
+    return (
+        first[0] in "&|>=^"
+        or first in ("U", "R", "W", "M", "->", "<->", "xor")
+        or (len(words) == 1 and first[0] in "UWRM")
     )
 
 

@@ -45,8 +45,16 @@ from .check import CheckLimitError, check, satisfying_trace
 from .formula import BINARY, UNARY, Formula, ap, to_polish
 from .trace import to_trace_text
 
-__all__ = ["GeneratorConfig", "Stats", "random_formula", "generate_record", "generate_file", "ap_names",
-           "max_leaves", "smallest_size"]
+__all__ = [
+    "GeneratorConfig",
+    "Stats",
+    "random_formula",
+    "generate_record",
+    "generate_file",
+    "ap_names",
+    "max_leaves",
+    "smallest_size",
+]
 
 #: default operators: everything but xor (spot's randltl default set)
 DEFAULT_OPS = ("!", "X", "F", "G", "&", "|", "->", "<->", "U", "R", "W", "M")
@@ -60,8 +68,9 @@ def ap_names(k: int) -> tuple[str, ...]:
     return tuple(chr(ord("a") + j) for j in range(k))
 
 
-def random_formula(rng: random.Random, size: int, aps: Sequence[str], ops: Sequence[str] = DEFAULT_OPS,
-                   distinct: int | None = None) -> Formula:
+def random_formula(
+    rng: random.Random, size: int, aps: Sequence[str], ops: Sequence[str] = DEFAULT_OPS, distinct: int | None = None
+) -> Formula:
     """A random formula of exactly ``size`` nodes: an AP at size 1, otherwise an
     operator drawn uniformly from ``ops`` (only unary ones at size 2) with its
     remaining size split uniformly among its operands (into odd parts when
@@ -139,8 +148,11 @@ def _random_shape(rng: random.Random, size: int, unary: list[str], binary: list[
         if n == 1:
             out.append(None)
             continue
-        lefts = [left for left in range(1, n - 1)
-                 if (unary or left % 2) and max_leaves(left, ops) + max_leaves(n - 1 - left, ops) >= r]
+        lefts = [
+            left
+            for left in range(1, n - 1)
+            if (unary or left % 2) and max_leaves(left, ops) + max_leaves(n - 1 - left, ops) >= r
+        ]
         choices = (unary if max_leaves(n - 1, ops) >= r else []) + (binary if lefts else [])
         o = rng.choice(choices)
         out.append(o)
@@ -399,7 +411,9 @@ def generate_file(
                     sizes={int(k): v for k, v in old["sizes"].items()},
                 )
             except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                raise DataError("exists and was not written by this generator; pass --overwrite", path=str(out)) from None
+                raise DataError(
+                    "exists and was not written by this generator; pass --overwrite", path=str(out)
+                ) from None
             if meta.get("params") != params:
                 raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
             if os.fstat(f.fileno()).st_size < size:

@@ -156,8 +156,14 @@ def _read_unit(
 def _formula_unit(line: _Source, formula: str, path: str | None) -> Program | ParseError:
     """A formula line that no trace line follows: a unit of its own."""
     return _read_unit(
-        formula, None, line.at(), line.at(), f"line {line.no}", path,
-        source_lines=(line.no, line.no), prefix=line.indent,
+        formula,
+        None,
+        line.at(),
+        line.at(),
+        f"line {line.no}",
+        path,
+        source_lines=(line.no, line.no),
+        prefix=line.indent,
     )
 
 
@@ -175,16 +181,30 @@ def _trace_line_unit(
         return _skip(err, "trace without a formula", f"line {line.no}", path)
     f_line, formula = pending
     return _read_unit(
-        formula, trace, f_line.at(), line.at(), f"line {f_line.no}", path,
-        source_lines=(f_line.no, line.no), separator="\n" + line.indent, prefix=f_line.indent,
+        formula,
+        trace,
+        f_line.at(),
+        line.at(),
+        f"line {f_line.no}",
+        path,
+        source_lines=(f_line.no, line.no),
+        separator="\n" + line.indent,
+        prefix=f_line.indent,
     )
 
 
 def _pair_unit(line: _Source, formula: str, blanks: str, trace: str, path: str | None) -> Program | ParseError:
     """A pair line: the formula and, after ``blanks``, its trace."""
     return _read_unit(
-        formula, trace, line.at(), line.at(len(formula) + len(blanks)), f"line {line.no}", path,
-        source_lines=(line.no, line.no), separator=blanks, prefix=line.indent,
+        formula,
+        trace,
+        line.at(),
+        line.at(len(formula) + len(blanks)),
+        f"line {line.no}",
+        path,
+        source_lines=(line.no, line.no),
+        separator=blanks,
+        prefix=line.indent,
     )
 
 
@@ -239,7 +259,6 @@ def locate(program: Program, token: Token) -> tuple[int, int, str]:
     return program.lines[token.line].source_line, col, source
 
 
-
 def parse_jsonl_units(text: str, path: str | None = None, *, every: bool = False) -> Units:
     """Units of a JSONL dataset: one ``{"formula": …, "trace": …}`` per line.
 
@@ -259,7 +278,9 @@ def parse_jsonl_units(text: str, path: str | None = None, *, every: bool = False
         except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
             err = ParseError(
                 'expected a JSON object with a "formula" string and an optional "trace" string',
-                line=no, col=1, source_line=raw,
+                line=no,
+                col=1,
+                source_line=raw,
             )
             skipped.append(_skip(err, "malformed record", name, path))
             continue

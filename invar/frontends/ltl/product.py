@@ -56,7 +56,9 @@ def explore(
                 t = index[target] = len(nodes)
                 nodes.append(target)
                 if max_states is not None and len(nodes) > max_states:
-                    raise CheckLimitError(f"over the state limit: trace check explored more than {max_states} product states")
+                    raise CheckLimitError(
+                        f"over the state limit: trace check explored more than {max_states} product states"
+                    )
             edges.append((t, post, p, pos, neg))
         adj.append(edges)
     return nodes, adj

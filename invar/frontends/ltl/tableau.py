@@ -290,7 +290,9 @@ class Tableau:
     def _merge(self, xs: Sequence[int], ys: Sequence[int]) -> list[int]:
         """The conjunction of two move lists: consistent pairs, undominated."""
         if self.max_pairs is not None and len(xs) * len(ys) > self.max_pairs:
-            raise CheckLimitError(f"over the state limit: a tableau expansion needs more than {self.max_pairs} move pairs")
+            raise CheckLimitError(
+                f"over the state limit: a tableau expansion needs more than {self.max_pairs} move pairs"
+            )
         budget = self.budget
         shift, lits = self.n_aps, self.lit_mask
         out: dict[int, None] = {}

@@ -117,7 +117,9 @@ def _steps(text: str, begin: int, end: int, lexemes: list[Lexeme]) -> list[Formu
             raise _error(err.message, text, pos + err.col - 1) from None
         for lx in step_lexemes:
             if lx.kind == "operator" and lx.text in ("X", "F", "G", "U", "R", "W", "M"):
-                raise _error(f"temporal operator {lx.text!r} in a trace step; steps are propositional", text, pos + lx.start)
+                raise _error(
+                    f"temporal operator {lx.text!r} in a trace step; steps are propositional", text, pos + lx.start
+                )
         lexemes.extend(Lexeme(lx.text, lx.kind, pos + lx.start) for lx in step_lexemes)
         out.append(step)
         if semi < 0:

@@ -66,9 +66,7 @@ PURE_BUILTINS = frozenset(
     zip""".split()
 )
 #: builtins that iterate (consume) their positional argument: pure with none
-CONSUMING_BUILTINS = frozenset(
-    "all any bytearray bytes dict frozenset list max min set sorted sum tuple".split()
-)
+CONSUMING_BUILTINS = frozenset("all any bytearray bytes dict frozenset list max min set sorted sum tuple".split())
 
 #: builtins that, applied as a decorator to a function, only wrap it: the
 #: object they return has no ``__set_name__`` or a builtin one
@@ -84,13 +82,34 @@ HOOK_FREE_BASES = frozenset(
 
 #: expression nodes that neither read the heap nor can raise
 _INERT = (
-    ast.Name, ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.expr_context,
-    ast.keyword, ast.Lambda, ast.Pass, ast.Expr, ast.Assign, ast.AnnAssign,
+    ast.Name,
+    ast.Constant,
+    ast.Tuple,
+    ast.List,
+    ast.Set,
+    ast.Dict,
+    ast.expr_context,
+    ast.keyword,
+    ast.Lambda,
+    ast.Pass,
+    ast.Expr,
+    ast.Assign,
+    ast.AnnAssign,
 )
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_DISPLAYS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
-             ast.Constant, ast.JoinedStr)
+_DISPLAYS = (
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Constant,
+    ast.JoinedStr,
+)
 #: builtins that return a new container
 _NEW_CONTAINERS = frozenset("range list tuple set frozenset dict sorted bytes bytearray".split())
 
@@ -119,8 +138,19 @@ def fresh(node: ast.AST, res: Resolution) -> bool:
     return False
 
 
-_BUILT = (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp,
-          ast.DictComp, ast.GeneratorExp, ast.Lambda)
+_BUILT = (
+    ast.Constant,
+    ast.JoinedStr,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.Lambda,
+)
 
 
 def built_value(node: ast.AST) -> bool:
@@ -582,8 +612,11 @@ class StatementEffects:
         a = s.args
         parts = [*s.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
         if not self.res.deferred_annotations:
-            parts += [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
-                      if x is not None and x.annotation is not None]
+            parts += [
+                x.annotation
+                for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
+                if x is not None and x.annotation is not None
+            ]
             if s.returns is not None:
                 parts.append(s.returns)
         return parts
@@ -647,5 +680,13 @@ class StatementEffects:
         return e
 
 
-__all__ = ["EffectVisitor", "StatementEffects", "PURE_BUILTINS", "CONSUMING_BUILTINS", "WRAPPING_BUILTINS",
-           "HOOK_FREE_BASES", "built_value", "fresh"]
+__all__ = [
+    "EffectVisitor",
+    "StatementEffects",
+    "PURE_BUILTINS",
+    "CONSUMING_BUILTINS",
+    "WRAPPING_BUILTINS",
+    "HOOK_FREE_BASES",
+    "built_value",
+    "fresh",
+]

@@ -29,8 +29,17 @@ from .scopes import Resolution, Scope, SourceMap, module_name, resolve
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPOUND = (
-    ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try,
-    ast.Match, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
 ) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 _PROTECTING = (ast.Try, ast.With, ast.AsyncWith) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 #: occurrence contexts whose name is part of an interface: a parameter a
@@ -72,8 +81,12 @@ def _parse_units(text: str, path: str | None) -> Units:
         lone_cr = text.find("\r", lone_cr + 2)
     if lone_cr >= 0:
         line = text.count("\n", 0, lone_cr) + 1
-        raise UnsupportedError("carriage return without line feed (old Mac line endings)", path=path, line=line,
-                               col=lone_cr - text.rfind("\n", 0, lone_cr))
+        raise UnsupportedError(
+            "carriage return without line feed (old Mac line endings)",
+            path=path,
+            line=line,
+            col=lone_cr - text.rfind("\n", 0, lone_cr),
+        )
     src = SourceMap(text)
     try:
         tree = ast.parse(text, filename=shown)
@@ -81,13 +94,19 @@ def _parse_units(text: str, path: str | None) -> Units:
     except SyntaxError as err:
         line = err.lineno or 0
         raise ParseError(
-            err.msg, path=path, line=line, col=err.offset or 0,
+            err.msg,
+            path=path,
+            line=line,
+            col=err.offset or 0,
             source_line=src.lines[line - 1] if 0 < line <= len(src.lines) else None,
         ) from None
     except (RecursionError, MemoryError):
         line, col = _deepest(text)
         raise ParseError(
-            "nesting too deep to parse", path=path, line=line, col=col,
+            "nesting too deep to parse",
+            path=path,
+            line=line,
+            col=col,
             source_line=src.lines[line - 1] if 0 < line <= len(src.lines) else None,
         ) from None
     except ValueError as err:  # NUL bytes and similar
@@ -108,8 +127,12 @@ def _parse_units(text: str, path: str | None) -> Units:
             err.reason = "unsupported construct"  # type: ignore[attr-defined]
             skipped.append(err.located(path))
         except (RecursionError, MemoryError):
-            err = ParseError(f"function {getattr(node, 'name', '?')!r} is nested too deeply", path=path,
-                             line=node.lineno, col=node.col_offset + 1)
+            err = ParseError(
+                f"function {getattr(node, 'name', '?')!r} is nested too deeply",
+                path=path,
+                line=node.lineno,
+                col=node.col_offset + 1,
+            )
             err.reason = "nesting too deep"  # type: ignore[attr-defined]
             skipped.append(err)
     if not units and skipped:
@@ -137,21 +160,27 @@ def parse(text: str, path: str | None = None) -> Program:
 
 # ------------------------------------------------------------------ lexemes
 #: operators and keywords that add a level to the expression they are part of
-_LEVELS = frozenset("+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != . := not and or if else lambda await in is "
-                    "yield".split())
+_LEVELS = frozenset(
+    "+ - * / // % ** @ << >> & | ^ ~ < > <= >= == != . := not and or if else lambda await in is yield".split()
+)
 
 
 def _deepest(text: str) -> tuple[int, int]:
     """(line, column) where ``text`` is nested most deeply (see
     :mod:`invar.frontends.nesting`), read from its tokens; the tokens
     before a lexical error when there is one."""
+
     def tokens():
         try:
             for tok in tokenize.generate_tokens(io.StringIO(text).readline):
                 if tok.type in (tokenize.NEWLINE, tokenize.OP, tokenize.NAME):
-                    yield nesting.Token(tok.string, tok.start[0], tok.start[1] + 1,
-                                        ends=tok.type == tokenize.NEWLINE or tok.string == ";",
-                                        level=tok.string in _LEVELS)
+                    yield nesting.Token(
+                        tok.string,
+                        tok.start[0],
+                        tok.start[1] + 1,
+                        ends=tok.type == tokenize.NEWLINE or tok.string == ";",
+                        level=tok.string in _LEVELS,
+                    )
         except (tokenize.TokenError, SyntaxError):
             return
 
@@ -159,8 +188,14 @@ def _deepest(text: str) -> tuple[int, int]:
 
 
 _SKIPPED = frozenset({"COMMENT", "NL", "NEWLINE", "INDENT", "DEDENT", "ENCODING", "ENDMARKER", "TYPE_COMMENT"})
-_KINDS = {"OP": "operator", "NUMBER": "number", "STRING": "string", "FSTRING_START": "string",
-          "FSTRING_MIDDLE": "string", "FSTRING_END": "string"}
+_KINDS = {
+    "OP": "operator",
+    "NUMBER": "number",
+    "STRING": "string",
+    "FSTRING_START": "string",
+    "FSTRING_MIDDLE": "string",
+    "FSTRING_END": "string",
+}
 
 
 def _lexemes(text: str) -> list[tuple[int, int, int, int, str, str]]:
@@ -202,11 +237,7 @@ def _anchor(stmt: ast.stmt) -> int:
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
 
 def _header_nodes(s: ast.stmt) -> list[ast.AST]:
@@ -247,8 +278,14 @@ def _bodies(s: ast.stmt) -> list[list[ast.stmt]]:
 class _UnitBuilder:
     """Builds one unit's Program; see the module docstring for the layout."""
 
-    def __init__(self, src: SourceMap, res: Resolution, effects: StatementEffects, node: ast.AST,
-                 lexemes: list[tuple] | None = None) -> None:
+    def __init__(
+        self,
+        src: SourceMap,
+        res: Resolution,
+        effects: StatementEffects,
+        node: ast.AST,
+        lexemes: list[tuple] | None = None,
+    ) -> None:
         self.src = src
         self.res = res
         self.effects = effects
@@ -277,8 +314,12 @@ class _UnitBuilder:
         ``elif`` chain is walked: its bodies are bodies of ``s``)."""
         bodies = _bodies(s)
         cur = s
-        while isinstance(cur, ast.If) and len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If) \
-                and self._is_elif(cur.orelse[0]):
+        while (
+            isinstance(cur, ast.If)
+            and len(cur.orelse) == 1
+            and isinstance(cur.orelse[0], ast.If)
+            and self._is_elif(cur.orelse[0])
+        ):
             cur = cur.orelse[0]
             bodies += _bodies(cur)
         return all(self._own_line(body[0]) for body in bodies if body)
@@ -306,8 +347,9 @@ class _UnitBuilder:
         lo = max(lo, self._prev_end + 1)
         self._add(self._last_code_line(lo, _anchor(first) - 1), -1, depth, lo, None)
 
-    def _block(self, stmts: Sequence[ast.stmt], depth: int, protected: bool, docstring: bool = False,
-               ordered: bool = False) -> None:
+    def _block(
+        self, stmts: Sequence[ast.stmt], depth: int, protected: bool, docstring: bool = False, ordered: bool = False
+    ) -> None:
         """Lines for ``stmts``, a block of their own; ``ordered`` keeps them in
         source order (a class body, whose namespace order is meaning)."""
         if docstring and stmts and _is_docstring(stmts[0]) and len(stmts) > 1 and self._own_line(stmts[1]):
@@ -500,14 +542,16 @@ class _UnitBuilder:
             first_lines.append(prev + 1)
             text = "\n".join(src.lines[prev : it.code_end])
             e = it.effect
-            lines.append(Line(
-                text=text,
-                reads=frozenset(e.reads) if e and e.reads else _NOTHING,
-                writes=frozenset(e.writes) if e and e.writes else _NOTHING,
-                block=it.block,
-                depth=it.depth,
-                source_line=it.source_line,
-            ))
+            lines.append(
+                Line(
+                    text=text,
+                    reads=frozenset(e.reads) if e and e.reads else _NOTHING,
+                    writes=frozenset(e.writes) if e and e.writes else _NOTHING,
+                    block=it.block,
+                    depth=it.depth,
+                    source_line=it.source_line,
+                )
+            )
             prev = it.code_end
         end = prev
         occs = self.res.occurrences

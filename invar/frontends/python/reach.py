@@ -66,14 +66,20 @@ LOOKING_BUILTINS = frozenset(
     "oct ord pow print range repr round slice str type".split()
 )
 #: builtins whose result may hold their positional arguments or their elements
-HOLDING_BUILTINS = frozenset(
-    "dict enumerate frozenset iter list max min next reversed set sorted tuple zip".split()
-)
+HOLDING_BUILTINS = frozenset("dict enumerate frozenset iter list max min next reversed set sorted tuple zip".split())
 #: attributes that lead to a frame, and so to its ``f_locals`` and ``f_globals``
 FRAMES = FRAME_ATTRIBUTES | {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
 #: attributes that lead to a module's namespace
-EXPOSING_ATTRIBUTES = FRAMES | {"__globals__", "func_globals", "f_globals", "getmodule", "import_module",
-                                "get_referrers", "get_referents", "get_objects"}
+EXPOSING_ATTRIBUTES = FRAMES | {
+    "__globals__",
+    "func_globals",
+    "f_globals",
+    "getmodule",
+    "import_module",
+    "get_referrers",
+    "get_referents",
+    "get_objects",
+}
 #: attributes that lead to a closure's cells
 CELL_ATTRIBUTES = frozenset({"__closure__", "cell_contents", "func_closure"})
 #: names that, in a constant string run by ``eval`` or ``exec``, may reach one
@@ -132,8 +138,7 @@ def _direct(res: Resolution) -> Reach | None:
             reflective |= _computed(call)
         else:  # __import__
             return None
-    return Reach(frozenset(calls), frozenset(id(s) for s in calls.values()), False, exposed or reflective,
-                 reflective)
+    return Reach(frozenset(calls), frozenset(id(s) for s in calls.values()), False, exposed or reflective, reflective)
 
 
 def _attribute_name(call: ast.Call) -> str | None:
@@ -158,9 +163,11 @@ def _code_names(call: ast.Call) -> bool:
         tree = ast.parse(call.args[0].value)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    return any((isinstance(n, ast.Name) and n.id in _WATCHED_NAMES)
-               or (isinstance(n, ast.Attribute) and n.attr in DYNAMIC_BUILTINS | EXPOSING_ATTRIBUTES)
-               for n in ast.walk(tree))
+    return any(
+        (isinstance(n, ast.Name) and n.id in _WATCHED_NAMES)
+        or (isinstance(n, ast.Attribute) and n.attr in DYNAMIC_BUILTINS | EXPOSING_ATTRIBUTES)
+        for n in ast.walk(tree)
+    )
 
 
 def header(node: ast.AST) -> list[ast.AST]:
@@ -172,8 +179,11 @@ def header(node: ast.AST) -> list[ast.AST]:
     out = [*a.defaults, *(d for d in a.kw_defaults if d is not None)]
     if not isinstance(node, ast.Lambda):
         out += node.decorator_list
-        out += [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
-                if x is not None and x.annotation is not None]
+        out += [
+            x.annotation
+            for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
+            if x is not None and x.annotation is not None
+        ]
         if node.returns is not None:
             out.append(node.returns)
     return out
@@ -196,8 +206,16 @@ def _scope_children(node: ast.AST, scope: Scope, inner: Scope) -> list[tuple[ast
     return out
 
 
-_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.ListComp, ast.SetComp,
-                ast.DictComp, ast.GeneratorExp)
+_SCOPE_NODES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
 _SKIPPED = (ast.arguments, ast.arg, ast.comprehension)
 
 
@@ -217,8 +235,11 @@ def _post_order(tree: ast.Module, res: Resolution) -> list[tuple[ast.AST, Scope]
         if isinstance(node, _SCOPE_NODES):
             children = _scope_children(node, scope, scope_of.get(id(node), scope))
         else:
-            children = [(c.value if isinstance(c, ast.keyword) else c, scope) for c in child_nodes(node)
-                        if not isinstance(c, _SKIPPED)]
+            children = [
+                (c.value if isinstance(c, ast.keyword) else c, scope)
+                for c in child_nodes(node)
+                if not isinstance(c, _SKIPPED)
+            ]
         stack.extend((c, s, False) for c, s in reversed(children))
     return out
 
@@ -257,9 +278,11 @@ class _Pass:
                 break
         # a tainted variable read back through an object: a global through the
         # module, a closure's variable through its cell, any local through a frame
-        if (self.frames and self.taint) \
-                or (self.exposed and any(r.startswith("global:") for r in self.taint)) \
-                or (self.cells_exposed and any(r in self.res.cells for r in self.taint)):
+        if (
+            (self.frames and self.taint)
+            or (self.exposed and any(r.startswith("global:") for r in self.taint))
+            or (self.cells_exposed and any(r in self.res.cells for r in self.taint))
+        ):
             self.escaped = True
         # a tainted value may be ``globals``; an escaped one may be anything
         self.exposed = self.exposed or bool(self.taint) or self.escaped
@@ -295,8 +318,22 @@ class _Pass:
         a context manager, a decorator, a class's creation."""
         if isinstance(node, ast.Call):
             return self._builtin(node.func) not in LOOKING_BUILTINS
-        if isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.ListComp, ast.SetComp,
-                             ast.DictComp, ast.GeneratorExp, ast.Await, ast.YieldFrom, ast.ClassDef)):
+        if isinstance(
+            node,
+            (
+                ast.For,
+                ast.AsyncFor,
+                ast.With,
+                ast.AsyncWith,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+                ast.Await,
+                ast.YieldFrom,
+                ast.ClassDef,
+            ),
+        ):
             return True
         if isinstance(node, ast.Starred):
             return isinstance(node.ctx, ast.Load)
@@ -573,24 +610,61 @@ def _is_builtins(key: ast.AST) -> bool:
 
 
 _HANDLERS = {
-    ast.Name: _Pass._name, ast.Attribute: _Pass._attribute, ast.Subscript: _Pass._subscript,
-    ast.Call: _Pass._call, ast.NamedExpr: _Pass._named, ast.Lambda: _Pass._lambda,
-    ast.List: _Pass._union, ast.Tuple: _Pass._union, ast.Set: _Pass._union, ast.Dict: _Pass._union,
-    ast.IfExp: _Pass._union, ast.BoolOp: _Pass._union, ast.BinOp: _Pass._union, ast.Starred: _Pass._union,
+    ast.Name: _Pass._name,
+    ast.Attribute: _Pass._attribute,
+    ast.Subscript: _Pass._subscript,
+    ast.Call: _Pass._call,
+    ast.NamedExpr: _Pass._named,
+    ast.Lambda: _Pass._lambda,
+    ast.List: _Pass._union,
+    ast.Tuple: _Pass._union,
+    ast.Set: _Pass._union,
+    ast.Dict: _Pass._union,
+    ast.IfExp: _Pass._union,
+    ast.BoolOp: _Pass._union,
+    ast.BinOp: _Pass._union,
+    ast.Starred: _Pass._union,
     ast.Await: _Pass._union,
-    ast.ListComp: _Pass._comprehension, ast.SetComp: _Pass._comprehension, ast.DictComp: _Pass._comprehension,
+    ast.ListComp: _Pass._comprehension,
+    ast.SetComp: _Pass._comprehension,
+    ast.DictComp: _Pass._comprehension,
     ast.GeneratorExp: _Pass._comprehension,
-    ast.FunctionDef: _Pass._definition, ast.AsyncFunctionDef: _Pass._definition, ast.ClassDef: _Pass._definition,
-    ast.Assign: _Pass._assign, ast.AnnAssign: _Pass._assign, ast.AugAssign: _Pass._assign,
-    ast.For: _Pass._for, ast.AsyncFor: _Pass._for, ast.With: _Pass._with, ast.AsyncWith: _Pass._with,
+    ast.FunctionDef: _Pass._definition,
+    ast.AsyncFunctionDef: _Pass._definition,
+    ast.ClassDef: _Pass._definition,
+    ast.Assign: _Pass._assign,
+    ast.AnnAssign: _Pass._assign,
+    ast.AugAssign: _Pass._assign,
+    ast.For: _Pass._for,
+    ast.AsyncFor: _Pass._for,
+    ast.With: _Pass._with,
+    ast.AsyncWith: _Pass._with,
     ast.Match: _Pass._match,
-    ast.Return: _Pass._leaves, ast.Yield: _Pass._leaves, ast.YieldFrom: _Pass._leaves, ast.Raise: _Pass._leaves,
+    ast.Return: _Pass._leaves,
+    ast.Yield: _Pass._leaves,
+    ast.YieldFrom: _Pass._leaves,
+    ast.Raise: _Pass._leaves,
     ast.Assert: _Pass._leaves,
-    ast.Constant: _Pass._quiet, ast.JoinedStr: _Pass._quiet, ast.FormattedValue: _Pass._quiet,
-    ast.Compare: _Pass._quiet, ast.UnaryOp: _Pass._quiet, ast.Slice: _Pass._quiet, ast.Expr: _Pass._quiet,
-    ast.If: _Pass._quiet, ast.While: _Pass._quiet, ast.Delete: _Pass._quiet,
+    ast.Constant: _Pass._quiet,
+    ast.JoinedStr: _Pass._quiet,
+    ast.FormattedValue: _Pass._quiet,
+    ast.Compare: _Pass._quiet,
+    ast.UnaryOp: _Pass._quiet,
+    ast.Slice: _Pass._quiet,
+    ast.Expr: _Pass._quiet,
+    ast.If: _Pass._quiet,
+    ast.While: _Pass._quiet,
+    ast.Delete: _Pass._quiet,
 }
 
 
-__all__ = ["Reach", "find_reach", "header", "LOOKING_BUILTINS", "HOLDING_BUILTINS", "EXPOSING_ATTRIBUTES",
-           "CELL_ATTRIBUTES", "FRAMES"]
+__all__ = [
+    "Reach",
+    "find_reach",
+    "header",
+    "LOOKING_BUILTINS",
+    "HOLDING_BUILTINS",
+    "EXPOSING_ATTRIBUTES",
+    "CELL_ATTRIBUTES",
+    "FRAMES",
+]

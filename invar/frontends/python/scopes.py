@@ -42,11 +42,31 @@ WATCHED_CALLS = DYNAMIC_BUILTINS | {"getattr", "__import__"}
 #: attributes that may lead to a scope-reading builtin or to a namespace as an
 #: object (a module's, a frame's, a cell's): where one is read, :mod:`.reach`
 #: looks at the whole module
-WATCHED_ATTRIBUTES = DYNAMIC_BUILTINS | FRAME_ATTRIBUTES | frozenset({
-    "modules", "__globals__", "func_globals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "ag_frame",
-    "getmodule", "import_module", "get_referrers", "get_referents", "get_objects", "__closure__", "cell_contents",
-    "func_closure", "__builtins__",
-})
+WATCHED_ATTRIBUTES = (
+    DYNAMIC_BUILTINS
+    | FRAME_ATTRIBUTES
+    | frozenset(
+        {
+            "modules",
+            "__globals__",
+            "func_globals",
+            "f_globals",
+            "tb_frame",
+            "gi_frame",
+            "cr_frame",
+            "ag_frame",
+            "getmodule",
+            "import_module",
+            "get_referrers",
+            "get_referents",
+            "get_objects",
+            "__closure__",
+            "cell_contents",
+            "func_closure",
+            "__builtins__",
+        }
+    )
+)
 #: modules whose import :mod:`.reach` must follow (``import builtins``, the
 #: module run as ``__main__``), and those whose functions it must follow when
 #: imported by name (``from sys import modules``)
@@ -56,10 +76,29 @@ WATCHED_FROM = WATCHED_MODULES | {"sys", "importlib", "inspect", "gc"}
 #: fields that never hold a node a pass needs: strings and numbers, and the
 #: context and operator singletons (``Load``, ``Add`` …), which carry no name
 #: and no effect beyond their parent's; skipping them spares a third of the nodes
-_LEAF_FIELDS = frozenset({
-    "ctx", "op", "ops", "id", "arg", "attr", "name", "asname", "module", "level", "kind",
-    "type_comment", "conversion", "is_async", "simple", "tag", "rest", "kwd_attrs", "type_ignores",
-})
+_LEAF_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "arg",
+        "attr",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "kind",
+        "type_comment",
+        "conversion",
+        "is_async",
+        "simple",
+        "tag",
+        "rest",
+        "kwd_attrs",
+        "type_ignores",
+    }
+)
 #: nodes whose ``value``/``names`` fields hold constants or strings, not nodes
 _LEAF_NODES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
 _child_fields: dict[type, tuple[str, ...]] = {}
@@ -104,8 +143,9 @@ def _boundary(text: str, pos: int, end: int) -> bool:
     return (pos > 0 and _is_word(text[pos - 1])) != (pos < end and _is_word(text[pos]))
 
 
-def search_binding(text: str, name: str, lo: int, hi: int, *, keyword: str = "", word_start: bool = False,
-                   min_blanks: int = 1) -> int:
+def search_binding(
+    text: str, name: str, lo: int, hi: int, *, keyword: str = "", word_start: bool = False, min_blanks: int = 1
+) -> int:
     """Where ``name`` stands after ``keyword`` in ``text[lo:hi]``, or -1.
 
     The result is exactly the start of group 1 of ``re.search(P, text, lo, hi)``
@@ -128,8 +168,12 @@ def search_binding(text: str, name: str, lo: int, hi: int, *, keyword: str = "",
                 while q < end and text[q] in _BLANKS:
                     q += 1
             stop = q + len(name)
-            if (q - p - name_offset >= min_blanks and stop <= end and text.startswith(name, q)
-                    and _boundary(text, stop, end)):
+            if (
+                q - p - name_offset >= min_blanks
+                and stop <= end
+                and text.startswith(name, q)
+                and _boundary(text, stop, end)
+            ):
                 return q
         p = text.find(keyword, p + 1, end)
     return -1
@@ -396,9 +440,7 @@ class _Resolver:
     def record_at(self, node: ast.AST, scope: Scope, name: str, line: int, byte_col: int, ctx: str) -> None:
         self.record(node, scope, name, line, self.src.char_col(line, byte_col), ctx)
 
-    def record_search(
-        self, node: ast.AST, scope: Scope, name: str, lo: int, hi: int, ctx: str, **pattern
-    ) -> None:
+    def record_search(self, node: ast.AST, scope: Scope, name: str, lo: int, hi: int, ctx: str, **pattern) -> None:
         """Record ``name`` found by :func:`search_binding` with ``pattern`` in
         the source between absolute offsets ``lo`` and ``hi``."""
         at = search_binding(self.src.text, name, lo, hi, **pattern)
@@ -429,9 +471,7 @@ class _Resolver:
         queue = parent.pending.get((key, node.lineno))
         if not queue:
             raise UnsupportedError(
-                f"cannot match scope {label!r} to the symbol table",
-                line=node.lineno,
-                col=node.col_offset + 1,
+                f"cannot match scope {label!r} to the symbol table", line=node.lineno, col=node.col_offset + 1
             )
         table = queue.popleft()
         if parent.kind == "module":
@@ -461,7 +501,9 @@ class _Resolver:
             scope = item[1]
             cls = node.__class__
             if cls is ast.Name:  # with constants, half of the nodes: no dispatch
-                ctx = "load" if node.ctx.__class__ is ast.Load else "store" if node.ctx.__class__ is ast.Store else "del"
+                ctx = (
+                    "load" if node.ctx.__class__ is ast.Load else "store" if node.ctx.__class__ is ast.Store else "del"
+                )
                 record_at(node, scope, node.id, node.lineno, node.col_offset, ctx)
                 continue
             if cls is ast.Constant:
@@ -482,8 +524,19 @@ class _Resolver:
             for s in self.tree.body
         )
         watched = self.watched or any(k not in self.callees for k in self.dynamic_names)
-        return Resolution(self.occurrences, self.by_node, self.scope_of, self.cells, self.module, self.keywords,
-                          self.spelled, self.dynamic, deferred, builtin_calls=self.builtin_calls, watched=watched)
+        return Resolution(
+            self.occurrences,
+            self.by_node,
+            self.scope_of,
+            self.cells,
+            self.module,
+            self.keywords,
+            self.spelled,
+            self.dynamic,
+            deferred,
+            builtin_calls=self.builtin_calls,
+            watched=watched,
+        )
 
     def _params(self, args: ast.arguments, scope: Scope) -> None:
         for a in (*args.posonlyargs, args.vararg, args.kwarg):
@@ -518,7 +571,11 @@ class _Resolver:
     # children (``Name`` is handled inline in :meth:`run`).
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope) -> tuple[list[ast.AST], bool]:
         a = node.args
-        annotations = [x.annotation for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg) if x is not None and x.annotation is not None]
+        annotations = [
+            x.annotation
+            for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
+            if x is not None and x.annotation is not None
+        ]
         if node.returns is not None:
             annotations.append(node.returns)
         before = [*a.defaults, *(d for d in a.kw_defaults if d is not None), *annotations, *node.decorator_list]
@@ -560,8 +617,9 @@ class _Resolver:
             return [], False
         bound = node.asname or node.name.split(".")[0]
         if node.asname:
-            self.record_search(node, scope, bound, self._start(node), self._end(node), "store",
-                               keyword="as", word_start=True)
+            self.record_search(
+                node, scope, bound, self._start(node), self._end(node), "store", keyword="as", word_start=True
+            )
         else:
             self.record_at(node, scope, bound, node.lineno, node.col_offset, "store")
         return [], False
@@ -585,14 +643,23 @@ class _Resolver:
             if node.pattern is None:
                 self.record_at(node, scope, node.name, node.lineno, node.col_offset, "store")
             else:
-                self.record_search(node, scope, node.name, self._end(node.pattern), self._end(node), "store",
-                                   keyword="as", word_start=True)
+                self.record_search(
+                    node,
+                    scope,
+                    node.name,
+                    self._end(node.pattern),
+                    self._end(node),
+                    "store",
+                    keyword="as",
+                    word_start=True,
+                )
         return child_nodes(node), False
 
     def _match_star(self, node: ast.MatchStar, scope: Scope) -> tuple[list[ast.AST], bool]:
         if node.name is not None:
-            self.record_search(node, scope, node.name, self._start(node), self._end(node), "store",
-                               keyword="*", min_blanks=0)
+            self.record_search(
+                node, scope, node.name, self._start(node), self._end(node), "store", keyword="*", min_blanks=0
+            )
         return child_nodes(node), False
 
     def _match_mapping(self, node: ast.MatchMapping, scope: Scope) -> tuple[list[ast.AST], bool]:
@@ -641,13 +708,26 @@ class _Resolver:
         return child_nodes(node), False
 
     _OUTSIDE: ClassVar[dict[type, Callable[..., tuple[list[ast.AST], bool]]]] = {
-        ast.FunctionDef: _function, ast.AsyncFunctionDef: _function, ast.ClassDef: _class,
-        ast.Lambda: _lambda, ast.ListComp: _comprehension, ast.SetComp: _comprehension,
-        ast.DictComp: _comprehension, ast.GeneratorExp: _comprehension,
-        ast.Global: _declaration, ast.Nonlocal: _declaration, ast.alias: _alias,
-        ast.ExceptHandler: _except, ast.Match: _match, ast.MatchAs: _match_as, ast.MatchStar: _match_star,
-        ast.MatchMapping: _match_mapping, ast.keyword: _keyword, ast.Attribute: _attribute,
-        ast.ImportFrom: _import_from, ast.Call: _call,
+        ast.FunctionDef: _function,
+        ast.AsyncFunctionDef: _function,
+        ast.ClassDef: _class,
+        ast.Lambda: _lambda,
+        ast.ListComp: _comprehension,
+        ast.SetComp: _comprehension,
+        ast.DictComp: _comprehension,
+        ast.GeneratorExp: _comprehension,
+        ast.Global: _declaration,
+        ast.Nonlocal: _declaration,
+        ast.alias: _alias,
+        ast.ExceptHandler: _except,
+        ast.Match: _match,
+        ast.MatchAs: _match_as,
+        ast.MatchStar: _match_star,
+        ast.MatchMapping: _match_mapping,
+        ast.keyword: _keyword,
+        ast.Attribute: _attribute,
+        ast.ImportFrom: _import_from,
+        ast.Call: _call,
         ast.FormattedValue: _formatted,
     }
 
@@ -659,6 +739,19 @@ def resolve(tree: ast.Module, text: str, src: SourceMap, filename: str = "<input
     return _Resolver(tree, text, src, filename).run()
 
 
-__all__ = ["Scope", "Occurrence", "Resolution", "SourceMap", "resolve", "DYNAMIC_BUILTINS", "FRAME_ATTRIBUTES",
-           "WATCHED_CALLS", "WATCHED_ATTRIBUTES", "WATCHED_MODULES", "WATCHED_FROM", "module_name",
-           "child_nodes", "search_binding"]
+__all__ = [
+    "Scope",
+    "Occurrence",
+    "Resolution",
+    "SourceMap",
+    "resolve",
+    "DYNAMIC_BUILTINS",
+    "FRAME_ATTRIBUTES",
+    "WATCHED_CALLS",
+    "WATCHED_ATTRIBUTES",
+    "WATCHED_MODULES",
+    "WATCHED_FROM",
+    "module_name",
+    "child_nodes",
+    "search_binding",
+]

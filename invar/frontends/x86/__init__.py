@@ -34,5 +34,15 @@ from .rename import canonical, canonical_space, renaming_space
 
 LANG = X86.name
 
-__all__ = ["LANG", "parse_units", "parse", "renaming_space", "canonical_space", "canonical", "spell", "read_block",
-           "decode", "read_hex_block"]
+__all__ = [
+    "LANG",
+    "parse_units",
+    "parse",
+    "renaming_space",
+    "canonical_space",
+    "canonical",
+    "spell",
+    "read_block",
+    "decode",
+    "read_hex_block",
+]

@@ -58,7 +58,9 @@ def _extent(info: dict, eff: Effects) -> int | None:
     size = suffix_bytes(info["mnemonic"], base)
     if size is not None and base not in ("fild", "fistp", "fisttp", "fld", "fst", "fstp"):
         return size
-    widths = [o["reg"].bits // 8 for o in info["operands"] if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")]
+    widths = [
+        o["reg"].bits // 8 for o in info["operands"] if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")
+    ]
     if eff.x87:
         return max([10] + widths)
     return max(widths) if widths else _WIDEST
@@ -114,8 +116,20 @@ class _Memory:
       that no store of that group follows yet.
     """
 
-    __slots__ = ("bytes", "group", "front", "start", "last", "prev_front", "prev_loads", "prev_end",
-                 "foreign", "foreign_lines", "own", "_fresh")
+    __slots__ = (
+        "bytes",
+        "group",
+        "front",
+        "start",
+        "last",
+        "prev_front",
+        "prev_loads",
+        "prev_end",
+        "foreign",
+        "foreign_lines",
+        "own",
+        "_fresh",
+    )
 
     def __init__(self) -> None:
         #: per group, per byte: [last store or -1, loads since it]

@@ -68,8 +68,9 @@ def read_expression(text: str, what: str = "displacement") -> Expression:
         )
     added, subtracted, constant = value
     if added is not None and added == subtracted:  # llvm-mc keeps a 32-bit field for it, no object file holds it
-        raise ParseError(f"symbol {added!r} cancels out of {what} {written!r}: write the constant",
-                         col=tokens[0][1] + 1)
+        raise ParseError(
+            f"symbol {added!r} cancels out of {what} {written!r}: write the constant", col=tokens[0][1] + 1
+        )
     symbols = tuple((name, k) for name, k in ((added, 1), (subtracted, -1)) if name is not None)
     return Expression(written, constant, symbols)
 
@@ -135,8 +136,11 @@ def _sum(left: _Value, right: _Value, sign: int) -> _Value:
     added, subtracted = right[:2] if sign > 0 else right[1::-1]
     if (left[0] is not None and added is not None) or (left[1] is not None and subtracted is not None):
         return _NO_ADDRESS
-    return (left[0] if left[0] is not None else added, left[1] if left[1] is not None else subtracted,
-            left[2] + sign * right[2])
+    return (
+        left[0] if left[0] is not None else added,
+        left[1] if left[1] is not None else subtracted,
+        left[2] + sign * right[2],
+    )
 
 
 def _fold(tokens: list[tuple[str, int]], text: str, what: str) -> _Value:

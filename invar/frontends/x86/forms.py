@@ -97,7 +97,7 @@ def form(tokens: Sequence[Token]) -> tuple[str, tuple[str, ...], dict[tuple[int,
     mnemonic = next((t for t in tokens if t.kind == "mnemonic"), None)
     if mnemonic is None:
         return None
-    rest = tokens[tokens.index(mnemonic) + 1:]
+    rest = tokens[tokens.index(mnemonic) + 1 :]
     slots: dict[tuple[int, str], Token] = {}
     kinds = tuple(_kind(o, k, slots) for k, o in enumerate(_operands(rest)))
     return " ".join(words + [mnemonic.text.lower()]), kinds, slots

@@ -34,8 +34,14 @@ GP: dict[str, tuple] = {}
 for _m in "add or adc sbb and sub xor cmp test".split():
     GP[_m] = _ALU
 GP["mov"] = _ALU + (
-    (("seg", "r"), WLQ), (("seg", "m"), (16,)), (("r", "seg"), WLQ), (("m", "seg"), (16,)),
-    (("ctrl", "r"), (64,)), (("r", "ctrl"), (64,)), (("dbg", "r"), (64,)), (("r", "dbg"), (64,)),
+    (("seg", "r"), WLQ),
+    (("seg", "m"), (16,)),
+    (("r", "seg"), WLQ),
+    (("m", "seg"), (16,)),
+    (("ctrl", "r"), (64,)),
+    (("r", "ctrl"), (64,)),
+    (("dbg", "r"), (64,)),
+    (("r", "dbg"), (64,)),
 )
 GP["xchg"] = ((("r", "rm"), BWLQ), (("m", "r"), BWLQ))
 for _m in "inc dec neg not mul div idiv".split():
@@ -83,21 +89,43 @@ for _m in """cbw cwde cdqe cwd cdq cqo clc stc cmc cld std cli sti lahf sahf cpu
 
 #: sign- and zero-extending moves: AT&T mnemonic -> (source bits, destination bits)
 _EXTEND = {
-    "movzbw": (8, 16), "movzbl": (8, 32), "movzbq": (8, 64), "movzwl": (16, 32), "movzwq": (16, 64),
-    "movsbw": (8, 16), "movsbl": (8, 32), "movsbq": (8, 64), "movswl": (16, 32), "movswq": (16, 64),
+    "movzbw": (8, 16),
+    "movzbl": (8, 32),
+    "movzbq": (8, 64),
+    "movzwl": (16, 32),
+    "movzwq": (16, 64),
+    "movsbw": (8, 16),
+    "movsbl": (8, 32),
+    "movsbq": (8, 64),
+    "movswl": (16, 32),
+    "movswq": (16, 64),
     "movslq": (32, 64),
 }
 #: string instructions: family -> the operand lists they may spell (SI = (%rsi), DI = (%rdi))
 _STRING_FORMS = {
-    "movs": ((), ("SI", "DI")), "cmps": ((), ("DI", "SI")), "lods": ((), ("SI",), ("SI", "ACC")),
-    "stos": ((), ("DI",), ("ACC", "DI")), "scas": ((), ("DI",), ("DI", "ACC")),
-    "ins": ((), ("DX", "DI")), "outs": ((), ("SI", "DX")),
+    "movs": ((), ("SI", "DI")),
+    "cmps": ((), ("DI", "SI")),
+    "lods": ((), ("SI",), ("SI", "ACC")),
+    "stos": ((), ("DI",), ("ACC", "DI")),
+    "scas": ((), ("DI",), ("DI", "ACC")),
+    "ins": ((), ("DX", "DI")),
+    "outs": ((), ("SI", "DX")),
 }
 
 
 #: the operand size of instructions that need none spelled
-_DEFAULT_SIZE = {"push": 64, "pop": 64, "jmp": 64, "call": 64, "ret": 64, "lret": 32, "bt": 32, "bts": 32,
-                 "btr": 32, "btc": 32}
+_DEFAULT_SIZE = {
+    "push": 64,
+    "pop": 64,
+    "jmp": 64,
+    "call": 64,
+    "ret": 64,
+    "lret": 32,
+    "bt": 32,
+    "bts": 32,
+    "btr": 32,
+    "btc": 32,
+}
 
 
 def general_purpose(mnemonic: str) -> bool:
@@ -111,7 +139,9 @@ def gp_name(mnemonic: str) -> tuple[str, str] | None:
     if mnemonic in GP:
         return mnemonic, ""
     if mnemonic in ("cbtw", "cwtl", "cltq", "cwtd", "cltd", "cqto"):
-        return {"cbtw": "cbw", "cwtl": "cwde", "cltq": "cdqe", "cwtd": "cwd", "cltd": "cdq", "cqto": "cqo"}[mnemonic], ""
+        return {"cbtw": "cbw", "cwtl": "cwde", "cltq": "cdqe", "cwtd": "cwd", "cltd": "cdq", "cqto": "cqo"}[
+            mnemonic
+        ], ""
     if mnemonic.startswith("movabs"):
         return mnemonic, ""
     if mnemonic in ("ljmp", "lcall", "iret", "iretq", "iretd", "sysret", "sysretq", "lretq", "lretl", "lretw"):
@@ -155,7 +185,10 @@ def _check_forms(mnemonic: str, gp: str, suffix: str, operands: list[dict], col:
         counts = sorted({len(p) for p, _ in forms})
         want = " or ".join(str(c) for c in counts)
         if n > max(counts):
-            raise error(f"{mnemonic!r} takes {want} operand{'s' if counts != [1] else ''}, not {n}", operands[max(counts)]["col"])
+            raise error(
+                f"{mnemonic!r} takes {want} operand{'s' if counts != [1] else ''}, not {n}",
+                operands[max(counts)]["col"],
+            )
         raise error(f"{mnemonic!r} takes {want} operand{'s' if counts != [1] else ''}, not {n}", col)
     kinds = [(p, s) for p, s in arity if all(matches(q, o) for q, o in zip(p, operands))]
     if not kinds:
@@ -225,7 +258,9 @@ def _check_sizes(mnemonic, gp, suffix, patterns, sizes, operands, col) -> None:
     for o in sized_regs:
         if o["bits"] != size:
             if suffix:
-                raise error(f"{reg_name(o)} is {sized(o['bits'])} register; {mnemonic!r} operates on {size} bits", o["col"])
+                raise error(
+                    f"{reg_name(o)} is {sized(o['bits'])} register; {mnemonic!r} operates on {size} bits", o["col"]
+                )
             raise error(f"operand sizes disagree: {reg_name(sized_regs[0])} and {reg_name(o)}", o["col"])
     if sizes is not None and size not in sizes:
         if size == 32 and gp in ("push", "pop", "jmp", "call", "ret"):
@@ -266,11 +301,13 @@ def _check_immediate(mnemonic: str, gp: str, pattern: str, size: int | None, o: 
 
 
 def _check_movabs(mnemonic: str, operands: list[dict], col: int) -> None:
-    suffix = mnemonic[len("movabs"):]
+    suffix = mnemonic[len("movabs") :]
     if suffix not in ("", "b", "w", "l", "q"):
         raise error(f"unknown instruction {mnemonic!r}", col)
     if len(operands) != 2:
-        raise error(f"{mnemonic!r} takes 2 operands, not {len(operands)}", col if len(operands) < 2 else operands[2]["col"])
+        raise error(
+            f"{mnemonic!r} takes 2 operands, not {len(operands)}", col if len(operands) < 2 else operands[2]["col"]
+        )
     src, dst = operands
     size = SUFFIX.get(suffix)
     if src["kind"] == "imm":
@@ -281,14 +318,21 @@ def _check_movabs(mnemonic: str, operands: list[dict], col: int) -> None:
     if mem["kind"] != "mem" or not mem.get("absolute"):
         raise error(f"{mnemonic!r} moves an immediate or an absolute address", mem["col"])
     if not matches("a", acc):
-        raise error(f"{mnemonic!r} with an absolute address takes the accumulator (%al, %ax, %eax, %rax), not {describe(acc)}", acc["col"])
+        raise error(
+            f"{mnemonic!r} with an absolute address takes the accumulator (%al, %ax, %eax, %rax), not {describe(acc)}",
+            acc["col"],
+        )
     if size is not None and acc["bits"] != size:
-        raise error(f"{reg_name(acc)} is {sized(acc['bits'])} register; {mnemonic!r} operates on {size} bits", acc["col"])
+        raise error(
+            f"{reg_name(acc)} is {sized(acc['bits'])} register; {mnemonic!r} operates on {size} bits", acc["col"]
+        )
 
 
 def _check_extend(mnemonic: str, operands: list[dict], col: int) -> None:
     if len(operands) != 2:
-        raise error(f"{mnemonic!r} takes 2 operands, not {len(operands)}", col if len(operands) < 2 else operands[2]["col"])
+        raise error(
+            f"{mnemonic!r} takes 2 operands, not {len(operands)}", col if len(operands) < 2 else operands[2]["col"]
+        )
     src, dst = operands
     if not is_gpr(dst):
         raise error(f"the destination of {mnemonic!r} is a general-purpose register, not {describe(dst)}", dst["col"])
@@ -310,13 +354,15 @@ def _check_extend(mnemonic: str, operands: list[dict], col: int) -> None:
 
 def _check_crc32(mnemonic: str, operands: list[dict], col: int) -> None:
     if len(operands) != 2:
-        raise error(f"{mnemonic!r} takes 2 operands, not {len(operands)}", col if len(operands) < 2 else operands[2]["col"])
+        raise error(
+            f"{mnemonic!r} takes 2 operands, not {len(operands)}", col if len(operands) < 2 else operands[2]["col"]
+        )
     src, dst = operands
     if not is_gpr(dst) or dst["bits"] not in (32, 64):
         raise error(f"the destination of {mnemonic!r} is a 32- or 64-bit register", dst["col"])
     if not (is_gpr(src) or src["kind"] == "mem"):
         raise error(f"the source of {mnemonic!r} is a register or memory, not {describe(src)}", src["col"])
-    size = SUFFIX.get(mnemonic[len("crc32"):])
+    size = SUFFIX.get(mnemonic[len("crc32") :])
     if size is None:
         if not is_gpr(src):
             raise error(f"{mnemonic!r} from memory needs a size suffix (crc32b, crc32w, crc32l, crc32q)", col)

@@ -65,8 +65,9 @@ def decode(hexcode: str, *, name: str = "block", line: int = 1, col: int = 1) ->
     except ParseError as err:
         k = min(max(err.line, 1), len(instructions)) - 1  # the instruction's index
         offset = sum(len(code) for _, code in instructions[:k])
-        raise _bad(f"capstone produced {instructions[k][0]!r}: {err.message}", "instruction rejected",
-                   line, col + 2 * offset) from None
+        raise _bad(
+            f"capstone produced {instructions[k][0]!r}: {err.message}", "instruction rejected", line, col + 2 * offset
+        ) from None
 
 
 def read_block(source: str, *, name: str, path: str | None = None, line: int = 1) -> Program:

@@ -50,7 +50,10 @@ def fixed_memory(o: dict, regs: tuple[str, ...]) -> bool:
     """``(%rsi)``-style: one of ``regs`` as base, no index, no displacement."""
     base = o.get("base")
     return (
-        o["kind"] == "mem" and base is not None and base.name in regs and o.get("index") is None
+        o["kind"] == "mem"
+        and base is not None
+        and base.name in regs
+        and o.get("index") is None
         and o.get("disp") == 0  # None: a symbolic displacement, not none
     )
 

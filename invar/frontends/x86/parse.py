@@ -93,9 +93,7 @@ def parse(text: str, *, name: str = "block", path: str | None = None, first_line
         tokens.extend(toks)
         semantics.append((eff, mem, toks))
     deps, pinned = block_dependencies(lines, semantics)
-    return Program(
-        lang=X86.name, lines=tuple(lines), tokens=tuple(tokens), deps=deps, pinned=pinned, name=name
-    )
+    return Program(lang=X86.name, lines=tuple(lines), tokens=tuple(tokens), deps=deps, pinned=pinned, name=name)
 
 
 def read_block(source: str, *, name: str, path: str | None = None, line: int = 1) -> Program:
@@ -152,8 +150,11 @@ def blocks(text: str) -> list[tuple[int, str]]:
             paragraphs[-1].append(i)
         else:
             paragraphs.append([i])
-    return [(p[0] + 1, "\n".join(lines[p[0]: p[-1] + 1])) for p in paragraphs
-            if any(lines[i].split("#", 1)[0].strip() for i in p)]
+    return [
+        (p[0] + 1, "\n".join(lines[p[0] : p[-1] + 1]))
+        for p in paragraphs
+        if any(lines[i].split("#", 1)[0].strip() for i in p)
+    ]
 
 
 def _stem(path: str | None) -> str:
@@ -193,7 +194,10 @@ def _statements(pieces: list[_Piece], path: str | None) -> list[_Statement]:
         word = first.text.split()[0]
         raise ParseError(
             f"prefix {word!r} is not followed by an instruction",
-            path=path, line=first.line, col=first.col, source_line=first.raw,
+            path=path,
+            line=first.line,
+            col=first.col,
+            source_line=first.raw,
         )
     return out
 
@@ -389,7 +393,12 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
         b.add(parts[2], "scale", "scale")
     b.add(")", "punct")
     info.update(
-        kind="mem", regs=regs, base=base, index=index, scale=scale, absolute=False,
+        kind="mem",
+        regs=regs,
+        base=base,
+        index=index,
+        scale=scale,
+        absolute=False,
         rip=base is not None and base.cls == "ip",
     )
 
@@ -420,9 +429,7 @@ def _instruction(source: str, index: int):
     eff = effects(head, base, operands, tuple(p for p, _ in prefixes))
     reads, writes = _accesses(operands, eff, segment)
     line = Line(text=b.text, reads=reads, writes=writes)
-    info = {
-        "mnemonic": head, "base": base, "prefixes": [p for p, _ in prefixes], "operands": operands,
-    }
+    info = {"mnemonic": head, "base": base, "prefixes": [p for p, _ in prefixes], "operands": operands}
     return line, b.tokens, eff, info
 
 

@@ -15,9 +15,10 @@ from .operands import STRING, error, fixed_memory, is_gpr
 
 #: words that prefix an instruction; a segment name written alone is a segment override
 SEGMENT_WORDS = frozenset("cs ds es fs gs ss".split())
-PREFIXES = frozenset(
-    "lock rep repe repz repne repnz data16 data32 addr32 rex64 notrack bnd xacquire xrelease".split()
-) | SEGMENT_WORDS
+PREFIXES = (
+    frozenset("lock rep repe repz repne repnz data16 data32 addr32 rex64 notrack bnd xacquire xrelease".split())
+    | SEGMENT_WORDS
+)
 
 #: instructions ``lock`` may prefix (with a memory destination)
 _LOCKABLE = frozenset(
@@ -37,22 +38,10 @@ def segment_prefix(prefixes: list[tuple[str, int]]) -> str | None:
     return None
 
 
-def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], operands: list[dict]) -> None:
-    """Prefixes only where they mean something. ``rep`` on the instructions it
-    repeats (and ``rep ret``/``rep nop``, which compilers print); ``repe``/
-    ``repne`` on ``cmps``/``scas``, ``repne`` also as the ``bnd`` prefix of
-    branches; ``lock`` on a read-modify-write of memory; ``xacquire``/
-    ``xrelease`` with a locked instruction (``xrelease`` also on a store);
-    ``notrack`` on an indirect jump or call; ``bnd`` on branches; ``data16``,
-    ``rex64`` and ``addr32`` where they change nothing invar models (nops,
-    calls, ``data16`` before a 64-bit ``lea``: the TLS sequences); segment
-    words anywhere (``fs``/``gs`` select the segment of memory operands)."""
+def _check_conflicts(prefixes: list[tuple[str, int]], family: str | None, operands: list[dict]) -> None:
+    """No two prefixes that contradict each other (``rep`` and ``repne``,
+    ``xacquire`` and ``xrelease``) and no two segments for one operand."""
     names = [p for p, _ in prefixes]
-    string = STRING.match(mnemonic)
-    family = string.group(1) if string and not any(o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands) else None
-    branch = bool(_BRANCH.match(base)) or base in ("jmp", "call")
-    nop = base in ("nop", "pause")
-    mem_dest = bool(operands) and operands[-1]["kind"] == "mem"
     for group in ({"rep", "repe", "repz"}, {"repne", "repnz"}), ({"xacquire"}, {"xrelease"}):
         used = [p for p in dict.fromkeys(names) if any(p in g for g in group)]
         if any(p in group[0] for p in used) and any(p in group[1] for p in used):
@@ -65,6 +54,27 @@ def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], op
             if family is not None and o.get("seg") == "es" and fixed_memory(o, ("rdi", "edi")):
                 continue  # a string destination is always %es: no prefix changes it
             raise error(f"two segment overrides ({segments[0]} and %{o['seg']})", o["col"])
+
+
+def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], operands: list[dict]) -> None:
+    """Prefixes only where they mean something. ``rep`` on the instructions it
+    repeats (and ``rep ret``/``rep nop``, which compilers print); ``repe``/
+    ``repne`` on ``cmps``/``scas``, ``repne`` also as the ``bnd`` prefix of
+    branches; ``lock`` on a read-modify-write of memory; ``xacquire``/
+    ``xrelease`` with a locked instruction (``xrelease`` also on a store);
+    ``notrack`` on an indirect jump or call; ``bnd`` on branches; ``data16``,
+    ``rex64`` and ``addr32`` where they change nothing invar models (nops,
+    calls, ``data16`` before a 64-bit ``lea``: the TLS sequences); segment
+    words anywhere (``fs``/``gs`` select the segment of memory operands)."""
+    names = [p for p, _ in prefixes]
+    string = STRING.match(mnemonic)
+    family = (
+        string.group(1) if string and not any(o["kind"] == "reg" and o["reg"].cls == "vec" for o in operands) else None
+    )
+    branch = bool(_BRANCH.match(base)) or base in ("jmp", "call")
+    nop = base in ("nop", "pause")
+    mem_dest = bool(operands) and operands[-1]["kind"] == "mem"
+    _check_conflicts(prefixes, family, operands)
     for p, at in prefixes:
         ok = True
         if p in ("rep", "repe", "repz"):
@@ -83,8 +93,11 @@ def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], op
             ok = "lock" in names or base == "xchg" and any(o["kind"] == "mem" for o in operands)
             why = "applies to a locked instruction or xchg with memory"
         elif p == "xrelease":
-            ok = "lock" in names or base == "xchg" and any(o["kind"] == "mem" for o in operands) or (
-                base == "mov" and mem_dest and operands[0]["kind"] in ("reg", "imm")
+            ok = (
+                "lock" in names
+                or base == "xchg"
+                and any(o["kind"] == "mem" for o in operands)
+                or (base == "mov" and mem_dest and operands[0]["kind"] in ("reg", "imm"))
             )
             why = "applies to a locked instruction, xchg with memory or a store"
         elif p == "notrack":
@@ -97,8 +110,16 @@ def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], op
             ok = False
             why = "does not exist in 64-bit mode"
         elif p in ("data16", "rex64"):
-            ok = nop or base == "call" or (
-                p == "data16" and base == "lea" and bool(operands) and is_gpr(operands[-1]) and operands[-1]["bits"] == 64
+            ok = (
+                nop
+                or base == "call"
+                or (
+                    p == "data16"
+                    and base == "lea"
+                    and bool(operands)
+                    and is_gpr(operands[-1])
+                    and operands[-1]["bits"] == 64
+                )
             )
             why = "changes the operand size; invar accepts it only on nops, calls and 64-bit lea"
         elif p == "addr32":

@@ -73,9 +73,11 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         has_high = any(t.view == "gpr:8h" for t in regs)
         # not "a register above 15": that is not kept by renamings into 0-15
         mnemonic = next((t.text.lower() for t in line_tokens if t.kind == "mnemonic"), "")
-        evex = evex_only(mnemonic) or any(
-            t.view == "vec:512" or t.view.startswith("mask:") for t in regs
-        ) or any(t.kind == "decorator" for t in line_tokens)
+        evex = (
+            evex_only(mnemonic)
+            or any(t.view == "vec:512" or t.view.startswith("mask:") for t in regs)
+            or any(t.kind == "decorator" for t in line_tokens)
+        )
         for referent, special in timing_constraints(line_tokens):
             if referent in special:
                 pinned.add(referent)
@@ -119,8 +121,7 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
             pinned.add(r)
     order = {f"{cls}:{b}": k for cls, bases in BASES.items() for k, b in enumerate(bases)}
     targets = [
-        sorted((t for t in allowed[r] if t not in pinned), key=lambda t: (t.split(":")[0], order[t]))
-        for r in referents
+        sorted((t for t in allowed[r] if t not in pinned), key=lambda t: (t.split(":")[0], order[t])) for r in referents
     ]
     space = RenamingSpace(program, referents, targets, _spell)
     space.pinned = frozenset(p for p in pinned if p != "vec:*") & frozenset(present)

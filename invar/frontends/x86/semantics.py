@@ -34,22 +34,53 @@ import capstone.x86_const as _x86
 
 # ------------------------------------------------------------------ mnemonics
 _CAPSTONE = frozenset(
-    n[len("X86_INS_"):].lower()
+    n[len("X86_INS_") :].lower()
     for n in dir(_x86)
     if n.startswith("X86_INS_") and n not in ("X86_INS_INVALID", "X86_INS_ENDING")
 )
 #: AT&T spellings that are not an Intel mnemonic plus a size suffix
 _ATT_EXTRA = {
-    "cbtw": "cbw", "cwtl": "cwde", "cltq": "cdqe", "cwtd": "cwd", "cltd": "cdq", "cqto": "cqo",
-    "movabs": "mov", "movslq": "movsxd", "movsbw": "movsx", "movsbl": "movsx", "movsbq": "movsx",
-    "movswl": "movsx", "movswq": "movsx", "movzbw": "movzx", "movzbl": "movzx", "movzbq": "movzx",
-    "movzwl": "movzx", "movzwq": "movzx", "faddp": "faddp", "fildll": "fild", "fistpll": "fistp",
-    "fisttpll": "fisttp", "ljmp": "jmp", "lcall": "call", "lret": "ret", "sysretq": "sysret",
-    "iretq": "iret", "cmpxchg16b": "cmpxchg16b", "movsxd": "movsxd",
-    "lretq": "ret", "lretl": "ret", "lretw": "ret",
+    "cbtw": "cbw",
+    "cwtl": "cwde",
+    "cltq": "cdqe",
+    "cwtd": "cwd",
+    "cltd": "cdq",
+    "cqto": "cqo",
+    "movabs": "mov",
+    "movslq": "movsxd",
+    "movsbw": "movsx",
+    "movsbl": "movsx",
+    "movsbq": "movsx",
+    "movswl": "movsx",
+    "movswq": "movsx",
+    "movzbw": "movzx",
+    "movzbl": "movzx",
+    "movzbq": "movzx",
+    "movzwl": "movzx",
+    "movzwq": "movzx",
+    "faddp": "faddp",
+    "fildll": "fild",
+    "fistpll": "fistp",
+    "fisttpll": "fisttp",
+    "ljmp": "jmp",
+    "lcall": "call",
+    "lret": "ret",
+    "sysretq": "sysret",
+    "iretq": "iret",
+    "cmpxchg16b": "cmpxchg16b",
+    "movsxd": "movsxd",
+    "lretq": "ret",
+    "lretl": "ret",
+    "lretw": "ret",
     # AT&T spells the doubleword string instructions with an l
-    "movsl": "movsd", "cmpsl": "cmpsd", "stosl": "stosd", "lodsl": "lodsd", "scasl": "scasd",
-    "insl": "insd", "outsl": "outsd", "xlat": "xlatb",
+    "movsl": "movsd",
+    "cmpsl": "cmpsd",
+    "stosl": "stosd",
+    "lodsl": "lodsd",
+    "scasl": "scasd",
+    "insl": "insd",
+    "outsl": "outsd",
+    "xlat": "xlatb",
 }
 _CMP_PREDICATES = (
     "eq|lt|le|unord|neq|nlt|nle|ord|eq_uq|nge|ngt|false|neq_oq|ge|gt|true|eq_os|lt_oq|le_oq"
@@ -59,8 +90,20 @@ _CMP_PSEUDO = re.compile(rf"^(v?)cmp(?:{_CMP_PREDICATES})(ps|pd|ss|sd)$")
 _VPCMP_PSEUDO = re.compile(r"^vpcmp(?:eq|lt|le|neq|nlt|nle|ge|gt|false|true)(u?)(b|w|d|q)$")
 #: condition-code spellings capstone does not use (``jz``, ``setnae``, ``cmovc``) and its own
 _CC_ALIAS = {
-    "z": "e", "nz": "ne", "c": "b", "nae": "b", "nc": "ae", "nb": "ae", "na": "be", "nbe": "a",
-    "pe": "p", "po": "np", "nge": "l", "nl": "ge", "ng": "le", "nle": "g",
+    "z": "e",
+    "nz": "ne",
+    "c": "b",
+    "nae": "b",
+    "nc": "ae",
+    "nb": "ae",
+    "na": "be",
+    "nbe": "a",
+    "pe": "p",
+    "po": "np",
+    "nge": "l",
+    "nl": "ge",
+    "ng": "le",
+    "nle": "g",
 }
 _CC_FORM = re.compile(r"^(j|set|cmov)(" + "|".join(sorted(_CC_ALIAS, key=len, reverse=True)) + r")[bwlq]?$")
 
@@ -105,7 +148,7 @@ def stripped_suffix(mnemonic: str) -> str:
 
 def suffix_bytes(mnemonic: str, base: str) -> int | None:
     """Operand size in bytes spelled by an AT&T size suffix, if any."""
-    extra = mnemonic[len(base):]
+    extra = mnemonic[len(base) :]
     return {"b": 1, "w": 2, "l": 4, "q": 8}.get(extra)
 
 
@@ -188,51 +231,85 @@ def _f(*names: str) -> frozenset[str]:
 
 _NONE = Implicit()
 _IMPLICIT: dict[str, Implicit] = {
-    "cbw": Implicit(_f("a"), _f("a")), "cwde": Implicit(_f("a"), _f("a")), "cdqe": Implicit(_f("a"), _f("a")),
-    "cwd": Implicit(_f("a"), _f("d")), "cdq": Implicit(_f("a"), _f("d")), "cqo": Implicit(_f("a"), _f("d")),
+    "cbw": Implicit(_f("a"), _f("a")),
+    "cwde": Implicit(_f("a"), _f("a")),
+    "cdqe": Implicit(_f("a"), _f("a")),
+    "cwd": Implicit(_f("a"), _f("d")),
+    "cdq": Implicit(_f("a"), _f("d")),
+    "cqo": Implicit(_f("a"), _f("d")),
     "cpuid": Implicit(_f("a", "c"), _f("a", "b", "c", "d")),
-    "rdtsc": Implicit(frozenset(), _f("a", "d")), "rdtscp": Implicit(frozenset(), _f("a", "d", "c")),
-    "rdpmc": Implicit(_f("c"), _f("a", "d")), "rdmsr": Implicit(_f("c"), _f("a", "d")),
-    "wrmsr": Implicit(_f("a", "c", "d")), "xgetbv": Implicit(_f("c"), _f("a", "d")),
-    "xsetbv": Implicit(_f("a", "c", "d")), "rdpkru": Implicit(_f("c"), _f("a", "d")),
+    "rdtsc": Implicit(frozenset(), _f("a", "d")),
+    "rdtscp": Implicit(frozenset(), _f("a", "d", "c")),
+    "rdpmc": Implicit(_f("c"), _f("a", "d")),
+    "rdmsr": Implicit(_f("c"), _f("a", "d")),
+    "wrmsr": Implicit(_f("a", "c", "d")),
+    "xgetbv": Implicit(_f("c"), _f("a", "d")),
+    "xsetbv": Implicit(_f("a", "c", "d")),
+    "rdpkru": Implicit(_f("c"), _f("a", "d")),
     "wrpkru": Implicit(_f("a", "c", "d")),
-    "lahf": Implicit(frozenset(), _f("a")), "sahf": Implicit(_f("a")),
+    "lahf": Implicit(frozenset(), _f("a")),
+    "sahf": Implicit(_f("a")),
     "cmpxchg": Implicit(_f("a"), _f("a")),
     "cmpxchg8b": Implicit(_f("a", "b", "c", "d"), _f("a", "d")),
     "cmpxchg16b": Implicit(_f("a", "b", "c", "d"), _f("a", "d")),
     "xlatb": Implicit(_f("a", "b"), _f("a")),
-    "push": Implicit(_f("sp"), _f("sp")), "pop": Implicit(_f("sp"), _f("sp")),
-    "pushf": Implicit(_f("sp"), _f("sp")), "popf": Implicit(_f("sp"), _f("sp")),
-    "pushfq": Implicit(_f("sp"), _f("sp")), "popfq": Implicit(_f("sp"), _f("sp")),
-    "call": Implicit(_f("sp"), _f("sp")), "ret": Implicit(_f("sp"), _f("sp")),
-    "enter": Implicit(_f("sp", "bp"), _f("sp", "bp")), "leave": Implicit(_f("sp", "bp"), _f("sp", "bp")),
-    "loop": Implicit(_f("c"), _f("c")), "loope": Implicit(_f("c"), _f("c")), "loopne": Implicit(_f("c"), _f("c")),
-    "jrcxz": Implicit(_f("c")), "jecxz": Implicit(_f("c")), "jcxz": Implicit(_f("c")),
+    "push": Implicit(_f("sp"), _f("sp")),
+    "pop": Implicit(_f("sp"), _f("sp")),
+    "pushf": Implicit(_f("sp"), _f("sp")),
+    "popf": Implicit(_f("sp"), _f("sp")),
+    "pushfq": Implicit(_f("sp"), _f("sp")),
+    "popfq": Implicit(_f("sp"), _f("sp")),
+    "call": Implicit(_f("sp"), _f("sp")),
+    "ret": Implicit(_f("sp"), _f("sp")),
+    "enter": Implicit(_f("sp", "bp"), _f("sp", "bp")),
+    "leave": Implicit(_f("sp", "bp"), _f("sp", "bp")),
+    "loop": Implicit(_f("c"), _f("c")),
+    "loope": Implicit(_f("c"), _f("c")),
+    "loopne": Implicit(_f("c"), _f("c")),
+    "jrcxz": Implicit(_f("c")),
+    "jecxz": Implicit(_f("c")),
+    "jcxz": Implicit(_f("c")),
     "syscall": Implicit(_f("a"), _f("c", "r11"), everything=True),
     "mulx": Implicit(_f("d")),
-    "monitor": Implicit(_f("a", "c", "d")), "mwait": Implicit(_f("a", "c")),
-    "pcmpistri": Implicit(frozenset(), _f("c")), "vpcmpistri": Implicit(frozenset(), _f("c")),
-    "pcmpestri": Implicit(_f("a", "d"), _f("c")), "vpcmpestri": Implicit(_f("a", "d"), _f("c")),
+    "monitor": Implicit(_f("a", "c", "d")),
+    "mwait": Implicit(_f("a", "c")),
+    "pcmpistri": Implicit(frozenset(), _f("c")),
+    "vpcmpistri": Implicit(frozenset(), _f("c")),
+    "pcmpestri": Implicit(_f("a", "d"), _f("c")),
+    "vpcmpestri": Implicit(_f("a", "d"), _f("c")),
     "pcmpistrm": Implicit(frozenset(), frozenset({"vec:0"})),
     "vpcmpistrm": Implicit(frozenset(), frozenset({"vec:0"})),
     "pcmpestrm": Implicit(_f("a", "d"), frozenset({"vec:0"})),
     "vpcmpestrm": Implicit(_f("a", "d"), frozenset({"vec:0"})),
-    "maskmovq": Implicit(_f("di")), "maskmovdqu": Implicit(_f("di")), "vmaskmovdqu": Implicit(_f("di")),
+    "maskmovq": Implicit(_f("di")),
+    "maskmovdqu": Implicit(_f("di")),
+    "vmaskmovdqu": Implicit(_f("di")),
     "vzeroupper": Implicit(frozenset(), frozenset(f"vec:{i}" for i in range(16)), vector_file=True),
     "vzeroall": Implicit(frozenset(), frozenset(f"vec:{i}" for i in range(16)), vector_file=True),
     "clzero": Implicit(_f("a")),
-    "xsave": Implicit(_f("a", "d"), everything=True), "xsave64": Implicit(_f("a", "d"), everything=True),
-    "xsaveopt": Implicit(_f("a", "d"), everything=True), "xsavec": Implicit(_f("a", "d"), everything=True),
-    "xsaves": Implicit(_f("a", "d"), everything=True), "xrstor": Implicit(_f("a", "d"), everything=True),
-    "xrstor64": Implicit(_f("a", "d"), everything=True), "xrstors": Implicit(_f("a", "d"), everything=True),
-    "fxsave": Implicit(everything=True), "fxsave64": Implicit(everything=True),
-    "fxrstor": Implicit(everything=True), "fxrstor64": Implicit(everything=True),
-    "emms": Implicit(everything=True), "femms": Implicit(everything=True),
+    "xsave": Implicit(_f("a", "d"), everything=True),
+    "xsave64": Implicit(_f("a", "d"), everything=True),
+    "xsaveopt": Implicit(_f("a", "d"), everything=True),
+    "xsavec": Implicit(_f("a", "d"), everything=True),
+    "xsaves": Implicit(_f("a", "d"), everything=True),
+    "xrstor": Implicit(_f("a", "d"), everything=True),
+    "xrstor64": Implicit(_f("a", "d"), everything=True),
+    "xrstors": Implicit(_f("a", "d"), everything=True),
+    "fxsave": Implicit(everything=True),
+    "fxsave64": Implicit(everything=True),
+    "fxrstor": Implicit(everything=True),
+    "fxrstor64": Implicit(everything=True),
+    "emms": Implicit(everything=True),
+    "femms": Implicit(everything=True),
     "fnstsw": Implicit(),
 }
 for _op, _reads, _writes in (
-    ("movs", ("si", "di"), ("si", "di")), ("lods", ("si",), ("si", "a")), ("stos", ("a", "di"), ("di",)),
-    ("cmps", ("si", "di"), ("si", "di")), ("scas", ("a", "di"), ("di",)), ("ins", ("d", "di"), ("di",)),
+    ("movs", ("si", "di"), ("si", "di")),
+    ("lods", ("si",), ("si", "a")),
+    ("stos", ("a", "di"), ("di",)),
+    ("cmps", ("si", "di"), ("si", "di")),
+    ("scas", ("a", "di"), ("di",)),
+    ("ins", ("d", "di"), ("di",)),
     ("outs", ("d", "si"), ("si",)),
 ):
     for _s in "bwdq":
@@ -289,9 +366,9 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
         writes_memory=writes_memory,
         unbounded_memory=unbounded,
         barrier=barrier,
-        x87=base.startswith("f") and base not in ("femms",) or any(
-            o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands
-        ),
+        x87=base.startswith("f")
+        and base not in ("femms",)
+        or any(o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands),
     )
 
 
@@ -318,8 +395,13 @@ def _implicit(mnemonic: str, base: str, operands: list[dict], string: bool, repe
         implicit = Implicit(implicit.reads | _f("c"), implicit.writes | _f("c"))
         fixed.add("gpr:c")
     if fixed:
-        implicit = Implicit(implicit.reads, implicit.writes, frozenset(fixed) | implicit.fixed,
-                            implicit.vector_file, implicit.everything)
+        implicit = Implicit(
+            implicit.reads,
+            implicit.writes,
+            frozenset(fixed) | implicit.fixed,
+            implicit.vector_file,
+            implicit.everything,
+        )
     return implicit
 
 
@@ -336,9 +418,7 @@ def _fixed_operands(mnemonic: str, base: str, operands: list[dict], string: bool
         fixed.add("gpr:a")
     if string:
         # string forms may spell their fixed operands: movsb (%rsi), %es:(%rdi)
-        fixed.update(
-            r.referent for o in operands if o["kind"] == "mem" for r in o["regs"] if r.cls == "gpr"
-        )
+        fixed.update(r.referent for o in operands if o["kind"] == "mem" for r in o["regs"] if r.cls == "gpr")
         fixed.update(o["reg"].referent for o in operands if o["kind"] == "reg" and o["reg"].cls == "gpr")
     return fixed
 
@@ -365,7 +445,8 @@ def _memory_access(base: str, operands: list[dict], written: tuple[int, ...], st
         any(i in written for i, o in enumerate(operands) if o["kind"] == "mem")
         or base in ("push", "pushf", "pushfq", "call", "enter")
         or (string and base[:4] in ("movs", "stos", "ins"))
-        or base in _UNBOUNDED_MEMORY and touches
+        or base in _UNBOUNDED_MEMORY
+        and touches
         or base in ("maskmovq", "maskmovdqu", "vmaskmovdqu")
         or base.startswith(("vscatter", "vpscatter"))
     )

@@ -46,8 +46,7 @@ _INVALID_64 = frozenset(
 
 
 def check(
-    mnemonic: str, base: str, prefixes: list[tuple[str, int]], operands: list[dict],
-    rounding: list[dict], col: int,
+    mnemonic: str, base: str, prefixes: list[tuple[str, int]], operands: list[dict], rounding: list[dict], col: int
 ) -> None:
     """Raise a located :class:`ParseError` unless the instruction is valid.
 
@@ -117,8 +116,10 @@ def _check_high_byte(mnemonic: str, base: str, operands: list[dict], col: int) -
             if reg.needs_rex:
                 raise error(f"{name} cannot be used in an instruction that needs a REX prefix (%{reg.name})", o["col"])
     gp = gp_name(mnemonic)
-    wide = mnemonic in ("movzbq", "movsbq") or (gp is not None and gp[1] == "q") or any(
-        is_gpr(o) and o["bits"] == 64 for o in operands
+    wide = (
+        mnemonic in ("movzbq", "movsbq")
+        or (gp is not None and gp[1] == "q")
+        or any(is_gpr(o) and o["bits"] == 64 for o in operands)
     )
     if wide:
         raise error(f"{name} cannot be used with a 64-bit operand size (it needs a REX prefix)", high[0]["col"])

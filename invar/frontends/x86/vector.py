@@ -17,9 +17,7 @@ from .operands import SUFFIX, error, reg_name, sized
 from .semantics import stripped_suffix
 
 #: instructions that mix MMX and XMM registers
-_MMX_XMM = frozenset(
-    "movq2dq movdq2q cvtpi2ps cvtps2pi cvttps2pi cvtpi2pd cvtpd2pi cvttpd2pi".split()
-)
+_MMX_XMM = frozenset("movq2dq movdq2q cvtpi2ps cvtps2pi cvttps2pi cvtpi2pd cvtpd2pi cvttpd2pi".split())
 #: AVX instructions without an EVEX form: no %xmm16-31, no masks or other decorators
 VEX_ONLY = frozenset(
     """vblendvps vblendvpd vpblendvb vblendps vblendpd vpblendd vpblendw vbroadcastf128 vbroadcasti128
@@ -55,8 +53,6 @@ _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 _VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
 
 
-
-
 def evex_only(mnemonic: str) -> bool:
     """True for an AVX-512 instruction that has no VEX encoding (``vmovdqu64``,
     ``vpternlogd`` …): it is EVEX-encoded whatever its registers."""
@@ -85,7 +81,11 @@ def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> N
         if len(operands) > 3 + (immediates == 2):
             raise error(f"{mnemonic!r} takes at most 3 operands", operands[3]["col"])
         first = operands[0]
-        if len(operands) == 3 and first["kind"] != "imm" and not (first["kind"] == "reg" and first["reg"].name == "xmm0"):
+        if (
+            len(operands) == 3
+            and first["kind"] != "imm"
+            and not (first["kind"] == "reg" and first["reg"].name == "xmm0")
+        ):
             raise error(f"a third operand of {mnemonic!r} comes first and is an immediate or %xmm0", first["col"])
         if operands[-1]["kind"] == "mem" and not mnemonic.startswith(("mov", "pextr", "extractps")):
             raise error(f"{mnemonic!r} cannot write memory", operands[-1]["col"])
@@ -107,7 +107,9 @@ def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> N
         size = SUFFIX[hit.group(1)]
         for o in regs:
             if o["reg"].cls == "gpr" and o["bits"] != size:
-                raise error(f"{reg_name(o)} is {sized(o['bits'])} register; {mnemonic!r} converts {size} bits", o["col"])
+                raise error(
+                    f"{reg_name(o)} is {sized(o['bits'])} register; {mnemonic!r} converts {size} bits", o["col"]
+                )
     if base in VEX_ONLY or mnemonic in VEX_ONLY:
         for o in operands:
             regs_of = [o["reg"]] if o["kind"] == "reg" else list(o.get("regs", ()))
@@ -115,7 +117,9 @@ def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> N
                 if reg.cls == "vec" and (int(reg.base) >= 16 or reg.width == "512"):
                     raise error(f"{mnemonic!r} has no EVEX form: %{reg.name} cannot be encoded", o["col"])
             if o.get("decorators"):
-                raise error(f"{mnemonic!r} has no EVEX form: {o['decorators'][0][0]} cannot be encoded", o["decorators"][0][1])
+                raise error(
+                    f"{mnemonic!r} has no EVEX form: {o['decorators'][0][0]} cannot be encoded", o["decorators"][0][1]
+                )
 
 
 def check_generic(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
@@ -184,9 +188,16 @@ def check_decorators(mnemonic: str, base: str, operands: list[dict], rounding: l
                 raise error(f"{mnemonic!r} needs a write mask {{%k1}}-{{%k7}}", operands[-1]["col"])
             other = operands[0] if operands[1] is vsib else operands[1]
             gather = "gather" in mnemonic
-            if gather and vsib is not None and other["kind"] == "reg" and other["reg"].referent == vsib["index"].referent:
+            if (
+                gather
+                and vsib is not None
+                and other["kind"] == "reg"
+                and other["reg"].referent == vsib["index"].referent
+            ):
                 raise error(f"the index and destination registers of {mnemonic!r} must differ", other["col"])
         elif len(operands) == 3 and vsib is not None:
             regs = [o["reg"].referent for o in operands if o["kind"] == "reg"] + [vsib["index"].referent]
             if len(set(regs)) != len(regs):
-                raise error(f"the mask, index and destination registers of {mnemonic!r} must differ", operands[-1]["col"])
+                raise error(
+                    f"the mask, index and destination registers of {mnemonic!r} must differ", operands[-1]["col"]
+                )

@@ -20,7 +20,10 @@ def formula(rng: random.Random, size: int, aps: str, unary=UNARY, binary=BINARY,
     left = rng.randint(1, size - 2)
     return Formula(
         rng.choice(binary),
-        (formula(rng, left, aps, unary, binary, constants), formula(rng, size - 1 - left, aps, unary, binary, constants)),
+        (
+            formula(rng, left, aps, unary, binary, constants),
+            formula(rng, size - 1 - left, aps, unary, binary, constants),
+        ),
     )
 
 

@@ -41,14 +41,22 @@ def test_tokens_views_and_referents() -> None:
             assert t.view == t.text and t.referent is None
     assert program.referents == ("a", "b")
     kinds = {t.text: t.kind for t in program.tokens}
-    assert kinds == {"G": "operator", "(": "paren", "a": "ap", "->": "operator", "F": "operator", "b": "ap",
-                     ")": "paren", ";": "delimiter", "&": "operator", "{": "delimiter", "}": "delimiter"}
+    assert kinds == {
+        "G": "operator",
+        "(": "paren",
+        "a": "ap",
+        "->": "operator",
+        "F": "operator",
+        "b": "ap",
+        ")": "paren",
+        ";": "delimiter",
+        "&": "operator",
+        "{": "delimiter",
+        "}": "delimiter",
+    }
 
 
-@pytest.mark.parametrize(
-    "used, pool, expected",
-    [(2, 4, 12), (5, 10, 30240), (3, 3, 6), (1, 26, 26), (4, 3, 0)],
-)
+@pytest.mark.parametrize("used, pool, expected", [(2, 4, 12), (5, 10, 30240), (3, 3, 6), (1, 26, 26), (4, 3, 0)])
 def test_counts_are_falling_factorials(used: int, pool: int, expected: int) -> None:
     names = [chr(ord("a") + k) for k in range(26)]
     formula = " & ".join(f"F {n}" for n in names[:used])
@@ -140,11 +148,16 @@ def test_bad_units_are_skipped_and_the_rest_returned() -> None:
 def test_jsonl_records_are_skipped_one_by_one() -> None:
     from invar.frontends.ltl import parse_jsonl_units
 
-    text = '{"formula": "Ga", "trace": "{a}"}\n[1, 2]\n{"formula": "G(a", "trace": "{a}"}\n' \
+    text = (
+        '{"formula": "Ga", "trace": "{a}"}\n[1, 2]\n{"formula": "G(a", "trace": "{a}"}\n'
         '{"formula": "a", "trace": "a;b"}\n' + "[" * 5000 + "\n" + '{"formula": "Fa"}\n'
+    )
     units = parse_jsonl_units(text, "f.jsonl")
     assert [u.name for u in units] == ["line 1", "line 6"]
     assert [(e.line, e.reason) for e in units.skipped] == [
-        (2, "malformed record"), (3, "malformed formula"), (4, "malformed trace"), (5, "malformed record"),
+        (2, "malformed record"),
+        (3, "malformed formula"),
+        (4, "malformed trace"),
+        (5, "malformed record"),
     ]
     assert "unbalanced parenthesis" in units.skipped[1].message

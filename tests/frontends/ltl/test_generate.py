@@ -98,9 +98,17 @@ def test_bad_settings() -> None:
         GeneratorConfig(num=1, ops=("!", "Q"))
     with pytest.raises(UsageError):
         GeneratorConfig(num=1, min_size=5, max_size=3)
-    for bad in (dict(timeout=0), dict(timeout=-1.0), dict(timeout=float("nan")), dict(max_states=0),
-                dict(num=-1), dict(max_attempts=0), dict(ops=("&",)), dict(ops=("&", "U"), min_size=4, max_size=4),
-                dict(ops=(), max_size=2)):
+    for bad in (
+        dict(timeout=0),
+        dict(timeout=-1.0),
+        dict(timeout=float("nan")),
+        dict(max_states=0),
+        dict(num=-1),
+        dict(max_attempts=0),
+        dict(ops=("&",)),
+        dict(ops=("&", "U"), min_size=4, max_size=4),
+        dict(ops=(), max_size=2),
+    ):
         with pytest.raises(UsageError):
             GeneratorConfig(**{"num": 1, **bad})
     # what can be built is accepted: odd sizes from binary operators alone, size 1 from none
@@ -122,8 +130,17 @@ def test_the_time_limit_holds_per_formula() -> None:
     until and release over 20 APs never finishes in 0.2 s."""
     import time
 
-    config = GeneratorConfig(num=1, aps=20, min_size=61, max_size=61, ops=("U", "R", "!"), seed=1,
-                             timeout=0.2, max_states=None, max_attempts=3)
+    config = GeneratorConfig(
+        num=1,
+        aps=20,
+        min_size=61,
+        max_size=61,
+        ops=("U", "R", "!"),
+        seed=1,
+        timeout=0.2,
+        max_states=None,
+        max_attempts=3,
+    )
     start = time.perf_counter()
     record, stats = generate_record(config, 0)
     elapsed = time.perf_counter() - start
@@ -147,8 +164,9 @@ DISTINCT_CASES = [
 @pytest.mark.parametrize("k,aps,min_size,max_size,ops", DISTINCT_CASES)
 def test_distinct_aps_exactly_k_per_formula_reproducible_and_checked(tmp_path, k, aps, min_size, max_size, ops) -> None:
     extra = {"ops": ops} if ops else {}
-    config = GeneratorConfig(num=24, aps=aps, min_size=min_size, max_size=max_size, seed=k, distinct_aps=k,
-                             timeout=None, **extra)
+    config = GeneratorConfig(
+        num=24, aps=aps, min_size=min_size, max_size=max_size, seed=k, distinct_aps=k, timeout=None, **extra
+    )
     assert config.min_size == (min_size if min_size is not None else 2 * k - 1 if k > 1 else 1)
     out = tmp_path / "k.txt"
     stats = generate_file(config, out, jobs=1)
@@ -192,13 +210,16 @@ def test_distinct_aps_leaves_the_default_stream_alone(tmp_path) -> None:
     assert "distinct_aps" not in meta["params"] and meta["params"]["min_size"] == 1
 
 
-@pytest.mark.parametrize("settings,message", [
-    (dict(distinct_aps=6, aps=5), "--distinct-aps must be between 1 and --aps (5)"),
-    (dict(distinct_aps=0), "--distinct-aps must be between 1"),
-    (dict(distinct_aps=3, max_size=4), "--max-size must be at least 5"),
-    (dict(distinct_aps=3, min_size=3, max_size=20), "--min-size (or leave it out) must be at least 5"),
-    (dict(distinct_aps=2, ops=("!", "X")), "needs a binary operator"),
-])
+@pytest.mark.parametrize(
+    "settings,message",
+    [
+        (dict(distinct_aps=6, aps=5), "--distinct-aps must be between 1 and --aps (5)"),
+        (dict(distinct_aps=0), "--distinct-aps must be between 1"),
+        (dict(distinct_aps=3, max_size=4), "--max-size must be at least 5"),
+        (dict(distinct_aps=3, min_size=3, max_size=20), "--min-size (or leave it out) must be at least 5"),
+        (dict(distinct_aps=2, ops=("!", "X")), "needs a binary operator"),
+    ],
+)
 def test_distinct_aps_bad_settings(settings, message) -> None:
     with pytest.raises(UsageError) as err:
         GeneratorConfig(num=1, **settings)

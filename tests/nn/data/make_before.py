@@ -33,8 +33,19 @@ SMALL = {"d_model": 32, "n_head": 2, "n_layer": 1, "d_ff": 64}
 
 def copy_model(out: Path) -> None:
     path = out / "dualpart-copy.pt"
-    invar.train(task="copy", data=FIXTURES / "copy", arch="dualpart", epochs=2, batch_size=16, limit=64, lr=3e-3,
-                threads=1, seed=1, out=path, overrides=SMALL)
+    invar.train(
+        task="copy",
+        data=FIXTURES / "copy",
+        arch="dualpart",
+        epochs=2,
+        batch_size=16,
+        limit=64,
+        lr=3e-3,
+        threads=1,
+        seed=1,
+        out=path,
+        overrides=SMALL,
+    )
     path.with_name(path.stem + ".resume.pt").unlink()
     model = invar.load_model(path)
     strings = [ex.source for ex in copy.read_split(FIXTURES / "copy", "test")[:12]]
@@ -44,8 +55,10 @@ def copy_model(out: Path) -> None:
     with torch.no_grad():
         batch = collate_pairs([model.encode(p) for p in programs], bos=bos, eos=eos)
         scores = net(batch)
-    torch.save({"strings": strings, "scores": scores, "predictions": model.predict(programs)},
-               out / "dualpart-copy.expected.pt")
+    torch.save(
+        {"strings": strings, "scores": scores, "predictions": model.predict(programs)},
+        out / "dualpart-copy.expected.pt",
+    )
 
 
 def language_model(out: Path) -> None:
@@ -53,14 +66,26 @@ def language_model(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         lm.build(FIXTURES / "python", data, vocab="char", seq_len=48)
-        invar.train(task="lm", data=data, arch="lexinvariant", epochs=1, batch_size=16, limit=32, lr=3e-3,
-                    threads=1, seed=1, out=path, overrides=SMALL)
+        invar.train(
+            task="lm",
+            data=data,
+            arch="lexinvariant",
+            epochs=1,
+            batch_size=16,
+            limit=32,
+            lr=3e-3,
+            threads=1,
+            seed=1,
+            out=path,
+            overrides=SMALL,
+        )
         windows = [ex.source for ex in lm.read_split(data, "train")[:6]]
     path.with_name(path.stem + ".resume.pt").unlink()
     model = invar.load_model(path)
     losses = position_losses(model.network, [model.encode(lm.parse(w)) for w in windows])
-    torch.save({"windows": windows, "losses": [torch.from_numpy(x) for x in losses]},
-               out / "lexinvariant-lm.expected.pt")
+    torch.save(
+        {"windows": windows, "losses": [torch.from_numpy(x) for x in losses]}, out / "lexinvariant-lm.expected.pt"
+    )
 
 
 def main() -> None:
@@ -72,7 +97,8 @@ def main() -> None:
     (out / "README.md").write_text(
         "Checkpoints written by the invar of an earlier commit (tests/nn/test_before.py):\n"
         f"made by make_before.py with the package of commit {rev.strip()} (before embed_scaling, norm_position,\n"
-        "random_draw and random_vectors existed).\n")
+        "random_draw and random_vectors existed).\n"
+    )
     print(json.dumps(sorted(p.name for p in out.iterdir())))
 
 

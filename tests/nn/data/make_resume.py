@@ -33,10 +33,12 @@ SAVE_EVERY = 2
 #: kind -> the training arguments (``data`` is made by :func:`dataset`)
 RUNS = {
     "pooled": dict(task="bhive", arch="renamer", epochs=2, batch_size=8, lr=3e-3, seed=1, overrides=SMALL),
-    "encoder-decoder": dict(task="copy", arch="dualpart", epochs=2, batch_size=16, limit=48, lr=3e-3, seed=1,
-                            overrides=SMALL),
-    "causal-lm": dict(task="lm", arch="lexinvariant", epochs=2, batch_size=8, limit=32, lr=3e-3, seed=1,
-                      overrides=SMALL),
+    "encoder-decoder": dict(
+        task="copy", arch="dualpart", epochs=2, batch_size=16, limit=48, lr=3e-3, seed=1, overrides=SMALL
+    ),
+    "causal-lm": dict(
+        task="lm", arch="lexinvariant", epochs=2, batch_size=8, limit=32, lr=3e-3, seed=1, overrides=SMALL
+    ),
 }
 
 
@@ -82,8 +84,10 @@ def main() -> None:
         cut_state(kind, out)
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     with open(out / "README.md", "a") as f:
-        f.write(f"\nresume-*.pt: training states cut mid-epoch, made by make_resume.py with the package of commit "
-                f"{rev.strip()}\n(before TrainConfig and the model kinds' wrappers existed).\n")
+        f.write(
+            f"\nresume-*.pt: training states cut mid-epoch, made by make_resume.py with the package of commit "
+            f"{rev.strip()}\n(before TrainConfig and the model kinds' wrappers existed).\n"
+        )
     print(json.dumps(sorted(p.name for p in out.glob("resume-*.pt"))))
 
 
