@@ -37,9 +37,10 @@ bounds: ``Π |L|!`` over its longest-path layers ``L`` (placing layer after
 layer in any order respects every edge) below, and ``k! / Π |C|!`` over a
 chain partition ``C`` above (the order inside each chain is forced). A
 :class:`Walker` builds an extension left to right and knows, for every element
-that may come next, how many extensions begin that way: the tree's formulas
-kept up to date along the element's path to the root. That is what
-lexicographic ranking and unranking need.
+that may come next, how many extensions begin that way: the completions so
+far times a ratio of small counts along the element's path, priced lazily
+and from one option to the next. That is what lexicographic ranking and
+unranking need.
 
 Sampling
 --------
