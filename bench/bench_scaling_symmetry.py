@@ -1,6 +1,6 @@
 """Scaling of the symmetry layer and the Python frontend, before and after, side by side.
 
-Three dimensions, one report each (``--dimension``):
+Four dimensions, one report each (``--dimension``):
 
 * ``depth``: one seeded draw of a line order of a *zipper* of ``n`` pairs
   (``n`` writes, then ``n`` prints of them in order: print i needs write i and
@@ -9,6 +9,9 @@ Three dimensions, one report each (``--dimension``):
   ``n`` referents over pools of their own plus ``shared`` targets both may take
   (the states per level grow as ``shared²/2``): count, unrank and rank of one
   index, and the first 1,000 renamings enumerated.
+* ``rank``: unranking the index ``count // 3`` of the zipper of ``n`` pairs,
+  and ranking the extension it gives back (the lexicographic bijection of
+  docs/formats.md).
 * ``python``: the Python frontend (``invar.parse_units``) on one function of
   ``n`` locals (``v0 = 0`` … ``return [v0, …]``): wall time, the share spent
   in the cyclic garbage collector, and peak resident memory.
@@ -34,9 +37,9 @@ from pathlib import Path
 from common import ROOT, checkout, machine
 
 SIZES = {"depth": [2_000, 5_000, 20_000], "width": [[4_000, 4], [4_000, 8], [12_000, 8]],
-         "python": [10_000, 30_000, 100_000]}
+         "python": [10_000, 30_000, 100_000], "rank": [500, 2_000]}
 WHAT = {"depth": ["sample", "count"], "width": ["count", "unrank", "rank", "enumerate 1,000"],
-        "python": ["parse", "gc", "peak MB"]}
+        "python": ["parse", "gc", "peak MB"], "rank": ["unrank", "rank"]}
 
 
 # ----------------------------------------------------------- in the worker
@@ -58,6 +61,32 @@ def _depth(n: int) -> dict:
     t = time.perf_counter()
     poset.count()
     return {"sample": sample, "count": time.perf_counter() - t}
+
+
+def _rank(n: int) -> dict:
+    import time
+
+    from invar.symmetry.posets import Poset
+
+    edges = [(i, n + i) for i in range(n)] + [(n + i - 1, n + i) for i in range(1, n)]
+    poset = Poset(2 * n, edges)
+    index = poset.count() // 3
+    t = time.perf_counter()
+    extension = poset.unrank(index)
+    unrank = time.perf_counter() - t
+    t = time.perf_counter()
+    if hasattr(poset, "rank"):
+        assert poset.rank(extension) == index
+    else:  # the previous code ranks only through a walker
+        walk, got = poset.walker(), 0
+        for target in extension:
+            for u, ways in walk.options():
+                if u == target:
+                    break
+                got += ways
+            walk.place(target)
+        assert got == index
+    return {"unrank": unrank, "rank": time.perf_counter() - t}
 
 
 def _width(n: int, shared: int) -> dict:
@@ -128,6 +157,8 @@ def worker(dimension: str, size) -> dict:
         return _depth(size)
     if dimension == "width":
         return _width(*size)
+    if dimension == "rank":
+        return _rank(size)
     return _python(size)
 
 
@@ -155,7 +186,7 @@ def _cell(what: str, value: float | None) -> str:
 def table(report: dict) -> str:
     """The report as the markdown table docs/benchmarks/symmetry.md shows."""
     dim, rows = report["dimension"], report["rows"]
-    size = {"depth": "pairs", "width": "referents, shared targets", "python": "locals"}[dim]
+    size = {"depth": "pairs", "rank": "pairs", "width": "referents, shared targets", "python": "locals"}[dim]
     lines = [f"| {size} | measure | before | after | ratio |", "|---|---|---|---|---|"]
     for row in rows:
         label = f"{row['size'][0]:,} × 2, {row['size'][1]}" if dim == "width" else f"{row['size']:,}"

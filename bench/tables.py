@@ -23,7 +23,7 @@ REPORTS = PAGES / "reports"
 TABLES = {"audit-repeats": "bench_audit_repeats", "http-overhead": "bench_http_overhead", "exec": "bench_exec",
           "hf": "bench_hf", "ltl-sqrtd": "bench_ltl_train",
           "scaling-depth": "bench_scaling_symmetry", "scaling-width": "bench_scaling_symmetry",
-          "scaling-python": "bench_scaling_symmetry"}
+          "scaling-python": "bench_scaling_symmetry", "scaling-rank": "bench_scaling_symmetry"}
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 
 

@@ -336,8 +336,10 @@ class PermutationSpace(Space[Permutation]):
     def _decide(self, choose) -> list[tuple[int, ...]]:
         """Run the decisions of one order and return each group's unit
         sequence; ``choose(g, options)`` gets the group of each decision and
-        its options ``(unit, orders that begin with the decisions so far and
-        this unit)``, and returns its pick."""
+        an iterator of its options ``(unit, orders that begin with the
+        decisions so far and this unit)``, in increasing order and priced as
+        they are drawn (see :class:`~invar.symmetry.posets.Walker`), and
+        returns its pick, which it must have drawn last."""
         self.count()
         walkers = [g.walker() for g in self.groups]
         # what is still unbuilt inside each group's unplaced units
@@ -353,7 +355,8 @@ class PermutationSpace(Space[Permutation]):
             g, walk = a, walkers[a]
             if len(walk.seq) == self.groups[g].k:
                 continue
-            options = [(u, ways * rest_inner[g] * below) for u, ways in walk.options()]
+            scale = rest_inner[g] * below
+            options = walk.options() if scale == 1 else ((u, ways * scale) for u, ways in walk.options())
             u = choose(g, options)
             walk.place(u)
             rest_inner[g] //= self._inner(g, u)
@@ -368,7 +371,7 @@ class PermutationSpace(Space[Permutation]):
             raise SpaceError(f"permutation index {index} out of range 0..{total - 1}")
         box = [index]
 
-        def choose(g: int, options: list[tuple[int, int]]) -> int:
+        def choose(g: int, options: Iterator[tuple[int, int]]) -> int:
             for u, ways in options:
                 if box[0] < ways:
                     return u
@@ -383,7 +386,7 @@ class PermutationSpace(Space[Permutation]):
         box = [0]
         nexts = [iter(seq) for seq in seqs]
 
-        def choose(g: int, options: list[tuple[int, int]]) -> int:
+        def choose(g: int, options: Iterator[tuple[int, int]]) -> int:
             target = next(nexts[g])
             for u, ways in options:
                 if u == target:

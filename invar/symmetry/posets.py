@@ -37,9 +37,10 @@ bounds: ``Π |L|!`` over its longest-path layers ``L`` (placing layer after
 layer in any order respects every edge) below, and ``k! / Π |C|!`` over a
 chain partition ``C`` above (the order inside each chain is forced). A
 :class:`Walker` builds an extension left to right and knows, for every element
-that may come next, how many extensions begin that way: the tree's formulas
-kept up to date along the element's path to the root. That is what
-lexicographic ranking and unranking need.
+that may come next, how many extensions begin that way: the completions so
+far times a ratio of small counts along the element's path, priced lazily
+and from one option to the next. That is what lexicographic ranking and
+unranking need.
 
 Sampling
 --------
@@ -86,10 +87,11 @@ from __future__ import annotations
 import math
 import random
 from bisect import insort
+from collections import Counter
 from itertools import accumulate
 from typing import Iterable, Iterator, Sequence
 
-from .bigint import product
+from .bigint import divmod_exact, product
 from .ordered import OrderedSet, Positions
 
 #: most down-sets one prime node's counting table may hold before it is intractable
@@ -129,7 +131,7 @@ def multinomial(sizes: Sequence[int]) -> int:
 class Node:
     """One node of the decomposition tree."""
 
-    __slots__ = ("kind", "elements", "size", "children", "parent", "slot", "count", "prime")
+    __slots__ = ("kind", "elements", "size", "children", "parent", "slot", "prime")
 
     def __init__(self, kind: str, elements: list[int] | None, size: int | None = None) -> None:
         self.kind = kind
@@ -142,8 +144,6 @@ class Node:
         self.parent: Node | None = None
         #: index among the parent's children
         self.slot = 0
-        #: number of linear extensions (None while unknown or intractable)
-        self.count: int | None = None
         #: the down-set machinery of a prime node
         self.prime: _Prime | None = None
 
@@ -695,13 +695,6 @@ class Poset:
             return multinomial([c.size for c in node.children])
         return 1
 
-    def _fill_counts(self) -> None:
-        """Every node's own count, for the walk (see :class:`Walker`)."""
-        self.count()
-        if self.root.count is None:
-            for node in self._postorder():
-                node.count = self._factor(node) * product(c.count for c in node.children)
-
     def bounds(self) -> tuple[int, int]:
         """(lower, upper) bounds on ``count()``; equal when it is tractable
         (a product of per-node factors, as in :meth:`count`)."""
@@ -738,7 +731,7 @@ class Poset:
         return Frontier(self)
 
     def walker(self) -> "Walker":
-        self._fill_counts()
+        """A left-to-right builder of one extension (raises TooWide when intractable)."""
         return Walker(self)
 
     def unrank(self, index: int) -> list[int]:
@@ -753,6 +746,19 @@ class Poset:
             else:  # pragma: no cover - count() and the walk disagree
                 raise AssertionError("unrank ran past the end")
         return walk.seq
+
+    def rank(self, seq: Sequence[int]) -> int:
+        """The position of the linear extension ``seq`` in lexicographic order."""
+        walk, index = self.walker(), 0
+        for target in seq:
+            for u, ways in walk.options():
+                if u == target:
+                    break
+                index += ways
+            else:
+                raise ValueError(f"{target} may not come next")
+            walk.place(target)
+        return index
 
     # ---------------------------------------------------------- sampling
     def sample(self, rng: random.Random, version: int = SAMPLER_VERSION) -> list[int]:
@@ -934,85 +940,133 @@ class Walker:
     """One linear extension under construction, left to right, with the number
     of extensions that complete each next choice.
 
-    Every node keeps the number of extensions of its unplaced elements:
-    ``table[placed]`` for a prime node, the multinomial of its children's
-    remaining sizes times their products for a parallel node, the current
-    child's times the later children's counts for a series node. Placing an
-    element updates the nodes on its path to the root; asking what placing it
-    would leave computes the same along the path without storing it."""
+    Placing ``u`` next multiplies the completions by a product over u's path
+    to the root: ``left(c) / left(p)`` at a parallel node ``p`` whose child
+    ``c`` holds ``u`` (``left``: elements not yet placed below a node; the
+    multinomial's share), ``table[S | u] / table[S]`` at a prime node, 1 at
+    a series node (only its current child has elements that may come next).
+    Only the small counts ``left`` and the prime nodes' masks are kept, and
+    the one big number, the completions of what is placed.
+
+    The options are priced lazily in increasing order, each from the one
+    before: two elements' products differ only below their lowest common
+    ancestor, so the next option's count is the last one's times a ratio of
+    a few small integers (one multiplication and one exact division by a
+    small number, linear in the count's length), and only the first option
+    is priced along its whole path. A walk that stops at the option it
+    takes prices only the options before it. :attr:`work` counts the
+    factors gathered and the big-integer operations done, for tests."""
 
     def __init__(self, poset: Poset) -> None:
         self.poset = poset
         self.frontier = poset.frontier()
         self.seq: list[int] = []
-        self.value: dict[int, int] = {}
-        self.mask: dict[int, int] = {}  # prime node -> placed local mask
-        self.remaining: dict[int, list[int]] = {}  # parallel node -> remaining size per child
-        self.left: dict[int, int] = {}  # parallel node -> remaining size in all
-        self.suffix: dict[int, list[int]] = {}  # series node -> product of counts from child i on
-        for node in poset._postorder():
-            key = id(node)
-            if node.kind == UNIT:
-                self.value[key] = 1
-            elif node.kind == PRIME:
-                self.mask[key] = 0
-                self.value[key] = node.prime.table()[0]
-            elif node.kind == SERIES:
-                suffix = [1] * (len(node.children) + 1)
-                for i in range(len(node.children) - 1, -1, -1):
-                    suffix[i] = suffix[i + 1] * node.children[i].count
-                self.suffix[key] = suffix
-                self.value[key] = suffix[0]
-            else:
-                sizes = [c.size for c in node.children]
-                self.remaining[key] = sizes
-                self.left[key] = sum(sizes)
-                self.value[key] = multinomial(sizes) * math.prod(self.value[id(c)] for c in node.children)
+        nodes = list(poset.nodes())  # parents before children
+        at = {id(n): i for i, n in enumerate(nodes)}
+        self._nodes = nodes
+        self._parent = [-1 if n.parent is None else at[id(n.parent)] for n in nodes]
+        self._depth = [0] * len(nodes)
+        for i in range(1, len(nodes)):
+            self._depth[i] = self._depth[self._parent[i]] + 1
+        self._left = [n.size for n in nodes]
+        self._leaf = [at[id(poset.leaf[u])] for u in range(poset.k)]
+        self._mask = {i: 0 for i, n in enumerate(nodes) if n.kind == PRIME}
+        self._count = poset.count()
+        self._priced: tuple[int, int] | None = None  # the option priced last
+        #: options priced, factors gathered and big-integer operations done so far
+        self.work = {"priced": 0, "factors": 0, "big": 0}
 
     def completions(self) -> int:
         """Linear extensions of the elements not yet placed."""
-        return self.value[id(self.poset.root)]
+        return self._count
 
-    def _after(self, u: int) -> list[tuple[Node, int]]:
-        """(node, its value after placing ``u``) along u's path to the root."""
-        out = []
-        node = self.poset.leaf[u]
-        child, new = node, 1
-        out.append((node, 1))
-        node = node.parent
-        while node is not None:
-            key = id(node)
-            if node.kind == PRIME:
-                bit = 1 << node.prime.local[u]
-                new = node.prime.table()[self.mask[key] | bit]
-            elif node.kind == SERIES:
-                new = new * self.suffix[key][child.slot + 1]
+    def _factor(self, child: int, u: int) -> tuple[int, int]:
+        """What placing ``u`` (below node ``child``) multiplies by at child's parent."""
+        p = self._parent[child]
+        node = self._nodes[p]
+        if node.kind == PARALLEL:
+            return self._left[child], self._left[p]
+        if node.kind == PRIME:
+            table, mask = node.prime.table(), self._mask[p]
+            return table[mask | 1 << node.prime.local[u]], table[mask]
+        return 1, 1
+
+    def _scaled(self, value: int, up: list[int], down: list[int]) -> int:
+        """``value * prod(up) // prod(down)``, exact by construction; equal
+        factors on both sides cancel first (runs of parallel nodes telescope)."""
+        self.work["factors"] += len(up) + len(down)
+        if len(up) + len(down) > 8:
+            common = Counter(up) & Counter(down)
+            if common:
+                up = list((Counter(up) - common).elements())
+                down = list((Counter(down) - common).elements())
+            num, den = product(up), product(down)
+        else:
+            num, den = math.prod(up), math.prod(down)
+        if num != 1:
+            value *= num
+            self.work["big"] += 1
+        if den != 1:
+            value = value // den if den.bit_length() <= 4000 else divmod_exact(value, den)[0]
+            self.work["big"] += 1
+        return value
+
+    def _price_first(self, u: int) -> int:
+        """Extensions that begin with the placed elements and ``u``: the
+        product along u's whole path."""
+        up, down = [], []
+        i = self._leaf[u]
+        while self._parent[i] >= 0:
+            a, b = self._factor(i, u)
+            if a != b:
+                up.append(a)
+                down.append(b)
+            i = self._parent[i]
+        return self._scaled(self._count, up, down)
+
+    def _price_next(self, ways: int, prev: int, u: int) -> int:
+        """``u``'s count from ``prev``'s (``ways``): the factors below their
+        lowest common ancestor, u's over prev's."""
+        up, down = [], []
+        a, b, depth, parent = self._leaf[prev], self._leaf[u], self._depth, self._parent
+        while a != b:
+            if depth[a] >= depth[b]:
+                x, y = self._factor(a, prev)
+                a = parent[a]
             else:
-                old = self.value[id(child)]
-                left = self.left[key]
-                new = self.value[key] * self.remaining[key][child.slot] // left // old * new
-            out.append((node, new))
-            child, node = node, node.parent
-        return out
+                y, x = self._factor(b, u)
+                b = parent[b]
+            if x != y:
+                up.append(y)
+                down.append(x)
+        return self._scaled(ways, up, down)
 
-    def options(self) -> list[tuple[int, int]]:
+    def options(self) -> Iterator[tuple[int, int]]:
         """``(element, extensions that begin with the placed ones and it)`` for
-        every element that may come next, in increasing order."""
-        return [(u, self._after(u)[-1][1]) for u in list(self.frontier)]
+        every element that may come next, in increasing order, priced as
+        they are asked for (see the class docstring); nothing may be placed
+        while the iterator is in use."""
+        prev, ways = None, 0
+        for u in self.frontier:
+            ways = self._price_first(u) if prev is None else self._price_next(ways, prev, u)
+            self._priced = (u, ways)
+            self.work["priced"] += 1
+            yield u, ways
+            prev = u
 
     def place(self, u: int) -> None:
-        for node, new in self._after(u):
-            key = id(node)
-            if node.kind == PRIME:
-                self.mask[key] |= 1 << node.prime.local[u]
-            self.value[key] = new
-        node = self.poset.leaf[u]
-        while node.parent is not None:
-            parent = node.parent
-            if parent.kind == PARALLEL:
-                self.remaining[id(parent)][node.slot] -= 1
-                self.left[id(parent)] -= 1
-            node = parent
+        """Place ``u`` next (it must be one of the options)."""
+        priced = self._priced
+        self._count = priced[1] if priced is not None and priced[0] == u else self._price_first(u)
+        self._priced = None
+        i = self._leaf[u]
+        parent = self._parent[i]
+        if parent in self._mask:
+            self._mask[parent] |= 1 << self._nodes[parent].prime.local[u]
+        left = self._left
+        while i >= 0:
+            left[i] -= 1
+            i = self._parent[i]
         self.frontier.place(u)
         self.seq.append(u)
 
