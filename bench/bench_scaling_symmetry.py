@@ -36,10 +36,18 @@ from pathlib import Path
 
 from common import ROOT, checkout, machine
 
-SIZES = {"depth": [2_000, 5_000, 20_000], "width": [[4_000, 4], [4_000, 8], [12_000, 8]],
-         "python": [10_000, 30_000, 100_000], "rank": [500, 2_000]}
-WHAT = {"depth": ["sample", "count"], "width": ["count", "unrank", "rank", "enumerate 1,000"],
-        "python": ["parse", "gc", "peak MB"], "rank": ["unrank", "rank"]}
+SIZES = {
+    "depth": [2_000, 5_000, 20_000],
+    "width": [[4_000, 4], [4_000, 8], [12_000, 8]],
+    "python": [10_000, 30_000, 100_000],
+    "rank": [500, 2_000],
+}
+WHAT = {
+    "depth": ["sample", "count"],
+    "width": ["count", "unrank", "rank", "enumerate 1,000"],
+    "python": ["parse", "gc", "peak MB"],
+    "rank": ["unrank", "rank"],
+}
 
 
 # ----------------------------------------------------------- in the worker
@@ -106,8 +114,9 @@ def _width(n: int, shared: int) -> dict:
         tokens.append(Token(r, "name", "name", r, 0, pos))
         pos += len(r) + 1
     program = Program("test", (Line(" ".join(referents)),), tuple(tokens))
-    space = RenamingSpace(program, referents, [list_a if i % 2 == 0 else list_b for i in range(2 * n)],
-                          lambda tok, t: t)
+    space = RenamingSpace(
+        program, referents, [list_a if i % 2 == 0 else list_b for i in range(2 * n)], lambda tok, t: t
+    )
     out = {}
     t = time.perf_counter()
     total = space.count()
@@ -165,11 +174,18 @@ def worker(dimension: str, size) -> dict:
 # ----------------------------------------------------------- in the driver
 def run(dimension: str, size, root: Path, limit: float) -> dict | None:
     """One cell in a fresh process with ``root`` first on the path; None past ``limit``."""
-    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]); "
-            "import bench_scaling_symmetry as b; print(json.dumps(b.worker(sys.argv[3], json.loads(sys.argv[4]))))")
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[2]); "
+        "import bench_scaling_symmetry as b; print(json.dumps(b.worker(sys.argv[3], json.loads(sys.argv[4]))))"
+    )
     try:
-        proc = subprocess.run([sys.executable, "-c", code, str(ROOT / "bench"), str(root), dimension, json.dumps(size)],
-                              capture_output=True, text=True, timeout=limit, cwd=tempfile.gettempdir())
+        proc = subprocess.run(
+            [sys.executable, "-c", code, str(ROOT / "bench"), str(root), dimension, json.dumps(size)],
+            capture_output=True,
+            text=True,
+            timeout=limit,
+            cwd=tempfile.gettempdir(),
+        )
     except subprocess.TimeoutExpired:
         return None
     if proc.returncode != 0:
@@ -215,12 +231,16 @@ def main(argv: list[str] | None = None) -> dict:
         before = checkout(args.before, Path(tempfile.mkdtemp()) / "before")
     rows = []
     for size in SIZES[args.dimension]:
-        row = {"size": size, "before": run(args.dimension, size, before, args.limit),
-               "after": run(args.dimension, size, ROOT, args.limit)}
+        row = {
+            "size": size,
+            "before": run(args.dimension, size, before, args.limit),
+            "after": run(args.dimension, size, ROOT, args.limit),
+        }
         rows.append(row)
         print(json.dumps(row), flush=True)
-    commit = subprocess.run(["git", "-C", str(before), "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(before), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     settings = {"dimension": args.dimension, "limit": args.limit}
     report = {"dimension": args.dimension, "machine": machine(), "before": commit, "args": settings, "rows": rows}
     print(table(report))

@@ -20,10 +20,17 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "docs" / "benchmarks"
 REPORTS = PAGES / "reports"
 #: report name -> the bench script whose ``table(report)`` renders it
-TABLES = {"audit-repeats": "bench_audit_repeats", "http-overhead": "bench_http_overhead", "exec": "bench_exec",
-          "hf": "bench_hf", "ltl-sqrtd": "bench_ltl_train",
-          "scaling-depth": "bench_scaling_symmetry", "scaling-width": "bench_scaling_symmetry",
-          "scaling-python": "bench_scaling_symmetry", "scaling-rank": "bench_scaling_symmetry"}
+TABLES = {
+    "audit-repeats": "bench_audit_repeats",
+    "http-overhead": "bench_http_overhead",
+    "exec": "bench_exec",
+    "hf": "bench_hf",
+    "ltl-sqrtd": "bench_ltl_train",
+    "scaling-depth": "bench_scaling_symmetry",
+    "scaling-width": "bench_scaling_symmetry",
+    "scaling-python": "bench_scaling_symmetry",
+    "scaling-rank": "bench_scaling_symmetry",
+}
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 
 

@@ -25,7 +25,7 @@ def test_readme_examples_print_what_the_readme_shows():
 
 def test_readme_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
-    for tool in ("ruff", "pytest"):
+    for tool in ("ruff check", "ruff format", "pytest"):
         match = re.search(rf"^(python -m {tool} .*)$", ci, re.M)
         assert match, f".ci/run runs no {tool} command"
         assert match.group(1) in README, f"README must give the exact {tool} command .ci/run runs"

@@ -478,14 +478,16 @@ class PermutationSpace(Space[Permutation]):
         """True when :meth:`sample` is exactly uniform (else it uses the Markov chain)."""
         return self.tractable
 
-    def sample(self, n: int, rng: random.Random | int | None = None, *,
-               version: int = SAMPLER_VERSION) -> list[Permutation]:
+    def sample(
+        self, n: int, rng: random.Random | int | None = None, *, version: int = SAMPLER_VERSION
+    ) -> list[Permutation]:
         """``n`` permutations drawn independently and uniformly (exactly when
         :attr:`exact_sampling`, else to within the Markov chain's ``ε``)."""
         return list(islice(self.samples(rng, version=version), n))
 
-    def samples(self, rng: random.Random | int | None = None, *, chain_steps: int | None = None,
-                version: int = SAMPLER_VERSION) -> Iterator[Permutation]:
+    def samples(
+        self, rng: random.Random | int | None = None, *, chain_steps: int | None = None, version: int = SAMPLER_VERSION
+    ) -> Iterator[Permutation]:
         """An endless stream of independent uniform draws (see :meth:`sample`),
         in constant memory. The space is the product of its groups, so a
         uniform draw of each group's sequence is a uniform order; the Markov
@@ -534,5 +536,10 @@ class PermutationSpace(Space[Permutation]):
 
 
 __all__ = [
-    "PermutationSpace", "Permutation", "IntractableError", "DEFAULT_MAX_STATES", "MIXING_EPSILON", "SAMPLER_VERSION",
+    "PermutationSpace",
+    "Permutation",
+    "IntractableError",
+    "DEFAULT_MAX_STATES",
+    "MIXING_EPSILON",
+    "SAMPLER_VERSION",
 ]

@@ -369,8 +369,9 @@ def _counts(values: Iterable[int]) -> dict[int, int]:
     return out
 
 
-def _components(elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]],
-                member: dict[int, int]) -> list[list[int]]:
+def _components(
+    elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]], member: dict[int, int]
+) -> list[list[int]]:
     """Connected components of the comparability graph on ``elements``
     (``member`` maps each element to its position), each increasing, in order
     of their smallest element."""
@@ -395,8 +396,9 @@ def _components(elements: list[int], succ: Sequence[Sequence[int]], pred: Sequen
     return sorted(groups.values())
 
 
-def _series_cuts(elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]],
-                 member: dict[int, int]) -> list[int]:
+def _series_cuts(
+    elements: list[int], succ: Sequence[Sequence[int]], pred: Sequence[Sequence[int]], member: dict[int, int]
+) -> list[int]:
     """Positions ``c`` (0 < c < len) where ``elements[:c]`` lies wholly below
     ``elements[c:]``.
 

@@ -52,9 +52,13 @@ def test_divmod_exact_is_divmod():
 
 def test_json_dumps_is_json_dumps(unlimited_digits):
     big = math.factorial(4000)
-    for value in ({"count": big, "unit": "f", "ok": True, "x": None},
-                  [{"count": 3, "blocks": [{"lower": big, "upper": big + 1}]}],
-                  {"text": 'a "quoted"\nline', "n": 1.5, "k": [1, 2, 3]},
-                  big, [], {}):
+    for value in (
+        {"count": big, "unit": "f", "ok": True, "x": None},
+        [{"count": 3, "blocks": [{"lower": big, "upper": big + 1}]}],
+        {"text": 'a "quoted"\nline', "n": 1.5, "k": [1, 2, 3]},
+        big,
+        [],
+        {},
+    ):
         assert json_dumps(value) == json.dumps(value)
         assert json.loads(json_dumps(value)) == value

@@ -41,7 +41,9 @@ def test_layers_are_longest_paths_and_antichains(seed):
     assert graph.edges == tuple(sorted(deps))
     g = graph.to_networkx()
     for v in range(n):
-        longest = max((len(p) - 1 for u in range(n) for p in nx.all_simple_paths(g, u, v)), default=0) if n <= 12 else None
+        longest = (
+            max((len(p) - 1 for u in range(n) for p in nx.all_simple_paths(g, u, v)), default=0) if n <= 12 else None
+        )
         if longest is not None:
             assert graph.layer_of[v] == longest
         assert g.nodes[v]["layer"] == graph.layer_of[v]

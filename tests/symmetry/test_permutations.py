@@ -127,8 +127,17 @@ def nested() -> Program:
          e = 5            block 1
          g = 6            block 1
     with ``a`` before ``if`` and nothing else ordered."""
-    spec = [("def f():", -1, 0), ("a = 1", 1, 1), ("if a:", 1, 1), ("b = 2", 2, 2), ("c = 3", 2, 2),
-            ("d = 4", 1, 1), ("return 0", -1, 1), ("e = 5", 1, 1), ("g = 6", 1, 1)]
+    spec = [
+        ("def f():", -1, 0),
+        ("a = 1", 1, 1),
+        ("if a:", 1, 1),
+        ("b = 2", 2, 2),
+        ("c = 3", 2, 2),
+        ("d = 4", 1, 1),
+        ("return 0", -1, 1),
+        ("e = 5", 1, 1),
+        ("g = 6", 1, 1),
+    ]
     lines = tuple(Line(t, block=b, depth=d) for t, b, d in spec)
     return Program("toy", lines, (), deps=((1, 2),), name="f")
 
@@ -136,7 +145,8 @@ def nested() -> Program:
 def valid_structure(order) -> bool:
     pos = {old: new for new, old in enumerate(order)}
     return (
-        pos[0] == 0 and pos[6] == 6  # fixed lines stay
+        pos[0] == 0
+        and pos[6] == 6  # fixed lines stay
         and pos[1] < pos[2]  # the dependency
         and {pos[3], pos[4]} == {pos[2] + 1, pos[2] + 2}  # the body follows its header
         and {pos[7], pos[8]} == {7, 8}  # nothing crosses the barrier
@@ -197,7 +207,9 @@ def test_intractable_count_is_refused_with_true_bounds(seed):
         assert (err.value.lower, err.value.upper) == (lower, upper)
         assert "too wide" in str(err.value)
         assert all(t in narrow for t in narrow.sample(3, rng=seed))
-        assert [t.order for t in narrow.enumerate(limit=5)] == [t.order for t in PermutationSpace(program).enumerate(limit=5)]
+        assert [t.order for t in narrow.enumerate(limit=5)] == [
+            t.order for t in PermutationSpace(program).enumerate(limit=5)
+        ]
 
 
 def test_markov_chain_sampling_is_uniform_on_a_small_poset():
@@ -256,7 +268,9 @@ def structural_brute(program: Program) -> int:
 
     parent = parents(range(n))
     fixed_pairs = [
-        (a, b) for a in range(n) for b in range(a + 1, n)
+        (a, b)
+        for a in range(n)
+        for b in range(a + 1, n)
         if parent[a] == parent[b] and (lines[a].block != lines[b].block or lines[a].block < 0)
     ]
     count = 0
@@ -333,8 +347,7 @@ def random_nested(rng: random.Random, n: int) -> Program:
             continue
         spec.append((blocks[-1], depth))
     lines = tuple(Line(f"l{i}", block=b, depth=d) for i, (b, d) in enumerate(spec))
-    deps = [(i, j) for i in range(n) for j in range(i + 1, n)
-            if spec[i][0] == spec[j][0] >= 0 and rng.random() < 0.25]
+    deps = [(i, j) for i in range(n) for j in range(i + 1, n) if spec[i][0] == spec[j][0] >= 0 and rng.random() < 0.25]
     return Program("toy", lines, (), deps=tuple(deps))
 
 

@@ -50,7 +50,9 @@ def _shapes(rng: random.Random):
     edges = [(i, h + i) for i in range(h) if h + i < k] + [(h + i - 1, h + i) for i in range(1, h) if h + i < k]
     edges += [(u, v) for u, v in itertools.combinations(range(k), 2) if rng.random() < 0.03]
     if kind == 2:  # and bottoms and tops around it
-        edges = [(u + 1, v + 1) for u, v in edges] + [(0, v) for v in range(1, k + 1)] + [(v, k + 1) for v in range(k + 1)]
+        edges = (
+            [(u + 1, v + 1) for u, v in edges] + [(0, v) for v in range(1, k + 1)] + [(v, k + 1) for v in range(k + 1)]
+        )
         k += 2
     return k, edges
 

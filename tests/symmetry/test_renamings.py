@@ -98,7 +98,8 @@ def _shared_case(n: int, shared: int):
     # the count by its formula: x of class a's referents and y of class b's in the shared targets
     count = sum(
         math.comb(n, x) * math.perm(n, n - x) * math.comb(n, y) * math.perm(n, n - y) * math.perm(shared, x + y)
-        for x in range(shared + 1) for y in range(shared + 1 - x)
+        for x in range(shared + 1)
+        for y in range(shared + 1 - x)
     )
     return referents, allowed, count
 

@@ -55,7 +55,7 @@ def test_structured_orders_of_thousands_of_lines_are_exact():
     # chain of six, ten of them interleaved; after that, ten chains of five
     first = math.factorial(60) // math.factorial(6) ** 10
     rest = math.factorial(50) // math.factorial(5) ** 10
-    assert space.count() == first * rest ** 19
+    assert space.count() == first * rest**19
     sample = space.sample(2, rng=1)
     assert all(t in space for t in sample)
 
@@ -67,7 +67,8 @@ def test_sampling_streams_in_constant_memory(tmp_path):
     source.write_text(independent(30))
     proc = subprocess.Popen(
         [sys.executable, "-m", "invar", "permutations", str(source), "--sample", str(10**7), "--format", "jsonl"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
     try:
         rss = []
@@ -103,8 +104,13 @@ def test_a_thousand_renamable_names_count_and_sample():
 # ------------------------------------------------ many referents (issue 15)
 def _locals(n: int) -> str:
     """``n`` locals, each written and then read by the return."""
-    return "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(n)) + "    return [" + ", ".join(
-        f"v{i}" for i in range(n)) + "]\n"
+    return (
+        "def f():\n"
+        + "".join(f"    v{i} = {i}\n" for i in range(n))
+        + "    return ["
+        + ", ".join(f"v{i}" for i in range(n))
+        + "]\n"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -194,8 +200,9 @@ def test_an_order_that_sheds_one_line_per_level_decomposes_in_linear_time():
     exactly, (2n-1)!! orders, within a bounded memory (tracemalloc's peak).
     (Sampling such a tree still copies each level's draw: quadratic.)"""
     n = 20_000
-    text = "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(n)) + "".join(
-        f"    print(v{i})\n" for i in range(n))
+    text = (
+        "def f():\n" + "".join(f"    v{i} = {i}\n" for i in range(n)) + "".join(f"    print(v{i})\n" for i in range(n))
+    )
     (unit,) = invar.parse_units(text, lang="python")
     tracemalloc.start()
     try:

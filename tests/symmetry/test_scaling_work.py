@@ -107,7 +107,8 @@ def _shared(n: int, shared: int) -> tuple[RenamingSpace, int]:
     allowed = [list_a if i % 2 == 0 else list_b for i in range(2 * n)]
     count = sum(
         math.comb(n, x) * math.perm(n, n - x) * math.comb(n, y) * math.perm(n, n - y) * math.perm(shared, x + y)
-        for x in range(shared + 1) for y in range(shared + 1 - x)
+        for x in range(shared + 1)
+        for y in range(shared + 1 - x)
     )
     return RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t), count
 

@@ -116,8 +116,10 @@ def test_a_product_with_a_factor_too_wide_to_count_refuses_with_bounds():
     got = draw(both, 3, random.Random(0))
     assert (got.size, got.exhaustive, got.exact, len(got.items)) == (None, False, False, 3)
     assert all(x in both for x in got.items)
-    assert [tuple(x.order for x in t) for t in list(both.enumerate())[:2]] == [((0, 1, 2, 3), (0, 1, 2, 3)),
-                                                                           ((0, 1, 2, 3), (0, 1, 3, 2))]
+    assert [tuple(x.order for x in t) for t in list(both.enumerate())[:2]] == [
+        ((0, 1, 2, 3), (0, 1, 2, 3)),
+        ((0, 1, 2, 3), (0, 1, 3, 2)),
+    ]
 
 
 def test_a_product_refuses_what_is_not_its_element():
@@ -140,25 +142,54 @@ def test_every_transform_names_its_spaces():
 
 #: what ``draw`` gave before it was generic (main, before the Space protocol), literally
 PINNED = {
-    ("x86/figure1a.s", "x86", 0, "both", 2, 0): (3360, False, [
-        {"order": [0, 1, 2], "renaming": {"gpr:a": "gpr:r15", "gpr:bp": "gpr:si", "gpr:sp": "gpr:r12"}},
-        {"order": [0, 1, 2], "renaming": {"gpr:a": "gpr:sp", "gpr:bp": "gpr:r8", "gpr:sp": "gpr:c"}}]),
-    ("x86/gcc-blocks.s", "x86", 1, "renamings", 2, 0): (3150, False, [
-        {"renaming": {"gpr:a": "gpr:r8", "gpr:d": "gpr:r11"}},
-        {"renaming": {"gpr:a": "gpr:r15", "gpr:d": "gpr:r10", "gpr:di": "gpr:r11"}}]),
-    ("python/control.py", "python", 0, "both", 5, 7): (4, True, [
-        {"order": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-         "renaming": {"local:classify_number:kind": "kind", "local:classify_number:size": "size"}},
-        {"order": [0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 10],
-         "renaming": {"local:classify_number:kind": "kind", "local:classify_number:size": "size"}},
-        {"order": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-         "renaming": {"local:classify_number:kind": "size", "local:classify_number:size": "kind"}},
-        {"order": [0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 10],
-         "renaming": {"local:classify_number:kind": "size", "local:classify_number:size": "kind"}}]),
-    ("java/Arith.java", "java", 0, "permutations", 5, 7): (3, True, [
-        {"order": [0, 1, 2, 3, 4, 5, 6]}, {"order": [0, 1, 3, 2, 4, 5, 6]}, {"order": [0, 2, 1, 3, 4, 5, 6]}]),
-    ("ltl/paper.ltl", "ltl", 0, "both", 40, 0): (2, True, [
-        {"order": [0, 1], "renaming": {}}, {"order": [0, 1], "renaming": {"a": "b", "b": "a"}}]),
+    ("x86/figure1a.s", "x86", 0, "both", 2, 0): (
+        3360,
+        False,
+        [
+            {"order": [0, 1, 2], "renaming": {"gpr:a": "gpr:r15", "gpr:bp": "gpr:si", "gpr:sp": "gpr:r12"}},
+            {"order": [0, 1, 2], "renaming": {"gpr:a": "gpr:sp", "gpr:bp": "gpr:r8", "gpr:sp": "gpr:c"}},
+        ],
+    ),
+    ("x86/gcc-blocks.s", "x86", 1, "renamings", 2, 0): (
+        3150,
+        False,
+        [
+            {"renaming": {"gpr:a": "gpr:r8", "gpr:d": "gpr:r11"}},
+            {"renaming": {"gpr:a": "gpr:r15", "gpr:d": "gpr:r10", "gpr:di": "gpr:r11"}},
+        ],
+    ),
+    ("python/control.py", "python", 0, "both", 5, 7): (
+        4,
+        True,
+        [
+            {
+                "order": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                "renaming": {"local:classify_number:kind": "kind", "local:classify_number:size": "size"},
+            },
+            {
+                "order": [0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 10],
+                "renaming": {"local:classify_number:kind": "kind", "local:classify_number:size": "size"},
+            },
+            {
+                "order": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                "renaming": {"local:classify_number:kind": "size", "local:classify_number:size": "kind"},
+            },
+            {
+                "order": [0, 9, 1, 2, 3, 4, 5, 6, 7, 8, 10],
+                "renaming": {"local:classify_number:kind": "size", "local:classify_number:size": "kind"},
+            },
+        ],
+    ),
+    ("java/Arith.java", "java", 0, "permutations", 5, 7): (
+        3,
+        True,
+        [{"order": [0, 1, 2, 3, 4, 5, 6]}, {"order": [0, 1, 3, 2, 4, 5, 6]}, {"order": [0, 2, 1, 3, 4, 5, 6]}],
+    ),
+    ("ltl/paper.ltl", "ltl", 0, "both", 40, 0): (
+        2,
+        True,
+        [{"order": [0, 1], "renaming": {}}, {"order": [0, 1], "renaming": {"a": "b", "b": "a"}}],
+    ),
 }
 
 
@@ -172,8 +203,14 @@ def test_draw_gives_the_variants_it_gave_before(key):
 
 
 #: (fixture, language): the first six units of each, every transform, K and seed below
-TABLE = [("x86/figure1a.s", "x86"), ("x86/gcc-blocks.s", "x86"), ("python/arith.py", "python"),
-         ("python/control.py", "python"), ("java/Arith.java", "java"), ("ltl/paper.ltl", "ltl")]
+TABLE = [
+    ("x86/figure1a.s", "x86"),
+    ("x86/gcc-blocks.s", "x86"),
+    ("python/arith.py", "python"),
+    ("python/control.py", "python"),
+    ("java/Arith.java", "java"),
+    ("ltl/paper.ltl", "ltl"),
+]
 #: sha256 of that table's draws as main drew them before the Space protocol (468 draws)
 TABLE_SHA256 = "105e67338a18610a8f50a721fed568dd487be7fe72839f13be1f2137dde44637"
 
@@ -186,7 +223,11 @@ def test_every_draw_of_a_table_is_what_it_was_before():
             for transform, k, seed in itertools.product(TRANSFORMS, (2, 5, 40), (0, 7)):
                 got = run.draw(p, transform, k, random.Random(seed))
                 out[f"{fixture}#{u}:{transform}:{k}:{seed}"] = [
-                    str(got.size), got.exhaustive, got.exact, [v.describe() for v in got.variants]]
+                    str(got.size),
+                    got.exhaustive,
+                    got.exact,
+                    [v.describe() for v in got.variants],
+                ]
     assert len(out) == 468
     assert hashlib.sha256(json.dumps(out, sort_keys=True).encode()).hexdigest() == TABLE_SHA256
 
@@ -196,8 +237,10 @@ def _draw_as_before(program: Program, transform: str, k: int, rng: random.Random
     names = renaming_space(program) if transform in ("renamings", "both") else None
     orders = orders if transform in ("permutations", "both") else None
     streams = [s.samples(rng) for s in (names, orders) if s is not None]
-    return [run.Variant(next(streams[0]) if names is not None else None,
-                        next(streams[-1]) if orders is not None else None) for _ in range(k)]
+    return [
+        run.Variant(next(streams[0]) if names is not None else None, next(streams[-1]) if orders is not None else None)
+        for _ in range(k)
+    ]
 
 
 @pytest.mark.parametrize("transform", ["permutations", "both"])
