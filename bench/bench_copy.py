@@ -14,7 +14,7 @@ a test string with a symbol it never saw is refused, and counted as refused.
 (the number of distinct symbols first; ``invar.tasks.copy``).
 
     python bench/bench_copy.py --out DIR [--train 10000] [--epochs 10] [--archs dualpart lexinvariant vanilla]
-                               [--sampler uniform|distinct]
+                               [--sampler uniform|distinct] [--seed 0] [--report FILE.json]
 """
 
 from __future__ import annotations
@@ -86,6 +86,8 @@ def main() -> None:
         default="uniform",
         help="how training strings are drawn (distinct: as the test strings are)",
     )
+    ap.add_argument("--seed", type=int, default=0, help="the training seed (the data's is 0)")
+    ap.add_argument("--report", type=Path, default=None, help="also write the results to this JSON file")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     data = args.out / "data"
@@ -114,7 +116,7 @@ def main() -> None:
             batch_size=args.batch_size,
             threads=args.threads,
             lr=1e-3,
-            seed=0,
+            seed=args.seed,
             resume=True,
         )
         seconds = time.perf_counter() - t0
@@ -125,15 +127,43 @@ def main() -> None:
             "valid": run.best_metric,
         }
         print(json.dumps({arch: results[arch]}), flush=True)
+    report = {
+        "machine": machine(),
+        "torch": torch.__version__,
+        "train": args.train,
+        "epochs": args.epochs,
+        "sampler": args.sampler,
+        "seed": args.seed,
+        "results": results,
+    }
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=1))
     print(f"{machine()}; torch {torch.__version__}; {args.train} training strings, {args.epochs} epochs, tiny")
+    print(table(report))
+
+
+def table(report: dict) -> str:
+    """The report's table: mean edit distance by distinct symbols (buckets
+    of 5), the share copied exactly, then each architecture's table by
+    (distinct symbols, length) cell."""
+    results = report["results"]
     buckets = sorted({b for r in results.values() for b in r["by_symbols"]}, key=lambda b: int(b.split("-")[0]))
-    print("| architecture | " + " | ".join(f"{b} symbols" for b in buckets) + " | copied exactly | refused |")
-    print("|---|" + "---|" * (len(buckets) + 2))
+    lines = [
+        "| architecture (sampler, seed) | "
+        + " | ".join(f"{b} symbols" for b in buckets)
+        + " | copied exactly | refused | best epoch |",
+        "|---|" + "---|" * (len(buckets) + 3),
+    ]
     for arch, r in results.items():
         cells = [f"{r['by_symbols'][b][0]:.2f}" if b in r["by_symbols"] else "–" for b in buckets]
-        print(f"| {arch} | " + " | ".join(cells) + f" | {100 * r['exact']:.1f}% | {r['refused']} of {r['n']} |")
+        lines.append(
+            f"| {arch} ({report['sampler']}, {report['seed']}) | "
+            + " | ".join(cells)
+            + f" | {100 * r['exact']:.1f} % | {r['refused']} of {r['n']} | {r['best_epoch']} |"
+        )
     for arch, r in results.items():
-        print(f"\n{arch}: mean edit distance by (distinct symbols, length)\n\n{r['by_cell']}")
+        lines.append(f"\n{arch}: mean edit distance by (distinct symbols, length)\n\n{r['by_cell']}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
