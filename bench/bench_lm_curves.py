@@ -186,7 +186,8 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
     history, best = model.metrics["history"], model.metrics["best_epoch"]
     valid = min(h["valid_perplexity"] for h in history)  # the kept (best) epoch's
     print(
-        f"{name} seed {seed}: validation perplexity {valid:.2f} (best epoch {best} of {trained.get('epochs_run')}), test loss "
+        f"{name} seed {seed}: validation perplexity {valid:.2f} (best epoch {best} of {trained.get('epochs_run')}), "
+        f"test loss "
         f"{np.mean([x.mean() for x in losses]):.3f}" + (f", trained in {seconds:.0f} s" if seconds else ""),
         flush=True,
     )

@@ -70,7 +70,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"Python {platform.python_version()}, one core; {args.num} formulas per setting, seed {args.seed}\n")
     print(
-        "| max size | APs | written | dropped unsat | dropped over limits | generated/s/core | vs the paper per thread | checked pairs/s | slowest check |"
+        "| max size | APs | written | dropped unsat | dropped over limits | generated/s/core | vs the paper per "
+        "thread | checked pairs/s | slowest check |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     for setting in args.settings:

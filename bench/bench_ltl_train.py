@@ -231,7 +231,8 @@ def report(out: Path, archs: list[str], epochs: int, size: str) -> None:
                 cells.append("refused")
             else:
                 cells.append(
-                    f"{_pct(g['correct'])} / {_pct(None if g['alpha_covariance'] is None else 100 * g['alpha_covariance'])}"
+                    f"{_pct(g['correct'])} / "
+                    f"{_pct(None if g['alpha_covariance'] is None else 100 * g['alpha_covariance'])}"
                 )
         print(f"| {arch} | " + " | ".join(cells) + " |")
 

@@ -82,7 +82,8 @@ def write_rules(path: Path, rules: dict, summary: str) -> None:
         "",
         "from __future__ import annotations",
         "",
-        "RULES: dict[tuple[str, tuple[str, ...]], dict[tuple[tuple[int, str], ...], tuple[frozenset[str], tuple[str, ...]]]] = {",
+        "RULES: dict[tuple[str, tuple[str, ...]], dict[tuple[tuple[int, str], ...], tuple[frozenset[str], tuple[str, "
+        "...]]]] = {",
     ]
     for (mnemonic, kinds), groups in sorted(rules.items()):
         lines.append(f"    ({mnemonic!r}, {tuple(kinds)!r}): {{")

@@ -12,7 +12,8 @@ is reported as such. With ``--before REV`` the package as it was at git
 revision ``REV`` runs the same commands on the same files, each command timed
 with both in turn.
 
-    python bench/bench_scaling_python.py [--shape stdlib|flat] [--sizes 1000 100000 5000000] [--before REV] [--limit SECONDS]
+    python bench/bench_scaling_python.py [--shape stdlib|flat] [--sizes 1000 100000 5000000] [--before REV]
+        [--limit SECONDS]
 """
 
 from __future__ import annotations

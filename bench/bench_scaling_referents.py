@@ -16,7 +16,8 @@ package as it was at git revision ``REV`` runs the same commands on the same
 files, side by side, under an address-space cap (``--cap-gb``) and a time
 limit (``--limit``): a run that hits either is reported as such.
 
-    python bench/bench_scaling_referents.py [--shape locals|zipper] [--sizes 1000 10000 100000] [--before REV] [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8]
+    python bench/bench_scaling_referents.py [--shape locals|zipper] [--sizes 1000 10000 100000] [--before REV]
+        [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8]
 """
 
 from __future__ import annotations
@@ -114,8 +115,8 @@ def main() -> None:
     commands = COMMANDS if args.shape == "locals" else {"permutations --count": COMMANDS["permutations --count"]}
     files = {n: source(n, tmp, args.shape) for n in args.sizes}
     print(
-        f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap {args.cap_gb:g} GB, limit {args.limit:g} s"
-        + (f"; before = {args.before}" if args.before else "")
+        f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap "
+        f"{args.cap_gb:g} GB, limit {args.limit:g} s" + (f"; before = {args.before}" if args.before else "")
     )
     print(
         "| command | locals | "

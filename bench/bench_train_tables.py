@@ -169,7 +169,8 @@ def report(args) -> None:
     )
     vanilla_best = min(rows["vanilla"]["valid_history"]) if "vanilla" in rows else None
     print(
-        "| architecture | test MAPE | renamed test MAPE | paper (Tiny) | best epoch | epochs to vanilla's best valid | train time |"
+        "| architecture | test MAPE | renamed test MAPE | paper (Tiny) | best epoch | epochs to vanilla's best valid "
+        "| train time |"
     )
     print("|---|---|---|---|---|---|---|")
     for arch, r in rows.items():

@@ -40,7 +40,10 @@ class Disagreement:
 
     def text(self) -> str:
         if self.stage == "layers":
-            return f"input {self.input!r}: the interpreter made {self.interpreter} layers, the compiled model {self.compiled}"
+            return (
+                f"input {self.input!r}: the interpreter made {self.interpreter} layers, "
+                f"the compiled model {self.compiled}"
+            )
         where = f"layer {self.layer} ({self.stage})" if self.layer else "the output"
         return (
             f"input {self.input!r}, {where}, position {self.position}, variable {self.variable!r}: "

@@ -14,7 +14,10 @@ from .options import SCHEMA, TextFormat, TextFormatOpt
 
 alta_app = typer.Typer(
     name="alta",
-    help="ALTA programs: run them symbolically, compile them to Transformer weights, check the two agree, find their minimal versions.",
+    help=(
+        "ALTA programs: run them symbolically, compile them to Transformer weights, check the two agree, find their "
+        "minimal versions."
+    ),
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
@@ -290,7 +293,10 @@ def minimal_command(
         str,
         typer.Option(
             "--train",
-            help="Inputs the minimal version is made from: one per line, symbols separated by spaces (text after a tab is ignored).",
+            help=(
+                "Inputs the minimal version is made from: one per line, symbols separated by spaces (text after a "
+                "tab is ignored)."
+            ),
         ),
     ],
     test: Annotated[

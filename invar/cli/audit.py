@@ -38,7 +38,9 @@ FormatOpt = Annotated[
     AuditFormat,
     typer.Option(
         "--format",
-        help="Output format: a table for people, JSON (the summary) or JSONL (header, one record per example, summary).",
+        help=(
+            "Output format: a table for people, JSON (the summary) or JSONL (header, one record per example, summary)."
+        ),
     ),
 ]
 OutOpt = Annotated[
@@ -48,7 +50,10 @@ FailOverOpt = Annotated[
     Optional[List[str]],
     typer.Option(
         "--fail-over",
-        help="METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, errors …) exceeds VALUE (repeatable).",
+        help=(
+            "METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, "
+            "errors …) exceeds VALUE (repeatable)."
+        ),
     ),
 ]
 FailUnderOpt = Annotated[
@@ -69,7 +74,32 @@ PlotOpt = Annotated[
     Optional[str],
     typer.Option(
         "--plot",
-        help="Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs matplotlib: pip install 'invar[plot]' from PyPI, pip install -e '.[plot]' in a clone).",
+        help=(
+            "Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs "
+            "matplotlib: pip install 'invar[plot]' from PyPI, pip install -e '.[plot]' in a clone)."
+        ),
+    ),
+]
+ModelOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--model",
+        "-m",
+        help=(
+            "An invar checkpoint, a TorchScript file, package.module:function, an OpenAI-compatible endpoint "
+            "http://HOST:PORT/v1, or hf:DIR, a local Hugging Face transformers model (the last two with --task)."
+        ),
+    ),
+]
+DatasetOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--dataset",
+        "-d",
+        help=(
+            "bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset "
+            "directory, a file of programs, a directory of sources, or CSV/JSONL (none with --suite)."
+        ),
     ),
 ]
 QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on standard error.")]
@@ -80,22 +110,8 @@ QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress on st
 @with_config(AuditConfig)
 def audit_command(
     ctx: typer.Context,
-    model: Annotated[
-        Optional[str],
-        typer.Option(
-            "--model",
-            "-m",
-            help="An invar checkpoint, a TorchScript file, package.module:function, an OpenAI-compatible endpoint http://HOST:PORT/v1, or hf:DIR, a local Hugging Face transformers model (the last two with --task).",
-        ),
-    ] = None,
-    dataset: Annotated[
-        Optional[str],
-        typer.Option(
-            "--dataset",
-            "-d",
-            help="bhive (--data-dir or INVAR_DATA, else BHive's CSVs downloaded into invar's cache), a dataset directory, a file of programs, a directory of sources, or CSV/JSONL (none with --suite).",
-        ),
-    ] = None,
+    model: ModelOpt = None,
+    dataset: DatasetOpt = None,
     fmt: FormatOpt = AuditFormat.table,
     out: OutOpt = None,
     fail_over: FailOverOpt = None,

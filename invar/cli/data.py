@@ -123,7 +123,8 @@ def _ltl_summary(stats, out: str, fmt: TableFormat, num: int, max_attempts: int)
         report.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
     else:
         report.print(
-            f"wrote {stats.written} formulas with traces to {out if out != '-' else 'standard output'}; dropped {stats.unsatisfiable} unsatisfiable "
+            f"wrote {stats.written} formulas with traces to {out if out != '-' else 'standard output'}; dropped "
+            f"{stats.unsatisfiable} unsatisfiable "
             f"and {stats.timeouts} over the limits",
             markup=False,
         )
@@ -167,7 +168,10 @@ def copy_command(
         CopySampler,
         typer.Option(
             "--sampler",
-            help="How training and validation strings are drawn: distinct (as test strings are: their number of distinct symbols first) or uniform (each symbol uniform: long strings hold every symbol).",
+            help=(
+                "How training and validation strings are drawn: distinct (as test strings are: their number of "
+                "distinct symbols first) or uniform (each symbol uniform: long strings hold every symbol)."
+            ),
         ),
     ] = CopySampler.distinct,
     seed: SeedOpt = 0,
@@ -378,7 +382,10 @@ def exec_command(
         Optional[str],
         typer.Option(
             "--inputs",
-            help="With --source: JSON lines {\"function\": NAME, \"input\": \"ARGUMENTS\"} giving the calls of the functions they name.",
+            help=(
+                "With --source: JSON lines {\"function\": NAME, \"input\": \"ARGUMENTS\"} giving the calls of the "
+                "functions they name."
+            ),
         ),
     ] = None,
     calls: Annotated[

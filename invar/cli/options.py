@@ -52,7 +52,10 @@ FunctionOpt = Annotated[
     Optional[str],
     typer.Option(
         "--function",
-        help="Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file of several (lineN, its first line).",
+        help=(
+            "Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file "
+            "of several (lineN, its first line)."
+        ),
     ),
 ]
 

@@ -20,7 +20,11 @@ def predict_command(
     file: Annotated[
         str,
         typer.Argument(
-            help="Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; copy: strings, one per line; alta: inputs, one per line; lm: a split file of invar data lm, or a source file cut into the model's windows).",
+            help=(
+                "Programs: any file invar reads, or the task's own dataset file (ltl: a file from invar data ltl; "
+                "copy: strings, one per line; alta: inputs, one per line; lm: a split file of invar data lm, or a "
+                "source file cut into the model's windows)."
+            ),
             metavar="FILE",
         ),
     ],
@@ -38,7 +42,10 @@ def predict_command(
         Optional[str],
         typer.Option(
             "--curve",
-            help="lm: write the loss by context position, averaged over the sequences and smoothed over --window positions, to this JSON file.",
+            help=(
+                "lm: write the loss by context position, averaged over the sequences and smoothed over --window "
+                "positions, to this JSON file."
+            ),
         ),
     ] = None,
     window: Annotated[

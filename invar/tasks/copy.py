@@ -11,7 +11,8 @@ which only models with an extendable vocabulary (``dualpart``,
 ``lexinvariant``, the canonicalized ones) can read; ``vanilla`` refuses
 symbols its training did not use. ``canonicalized`` models (also
 ``canonicalized+dualpart``, ``canonicalized+lexinvariant``) read the
-canonical renaming and map their output back: exactly equivariant. Metric: the mean edit (Levenshtein) distance between the written string
+canonical renaming and map their output back: exactly equivariant.
+Metric: the mean edit (Levenshtein) distance between the written string
 and the input, reported by number of distinct symbols.
 
 Data: ``invar data copy --out DIR`` writes ``train.txt``, ``valid.txt`` and

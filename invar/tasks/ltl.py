@@ -153,7 +153,8 @@ def read_split(data: str | Path, split: str) -> list[Example]:
         found = _split_file(data, split)
         if found is None:
             raise DataError(
-                f"no {split} file here ({', '.join(s + e for s in _SPLIT_FILES.get(split, (split,)) for e in _EXTENSIONS)})",
+                f"no {split} file here "
+                f"({', '.join(s + e for s in _SPLIT_FILES.get(split, (split,)) for e in _EXTENSIONS)})",
                 path=str(data),
             )
         return read_pairs(found)

@@ -48,7 +48,8 @@ def test_every_pair_gets_its_answer_or_a_located_error(invoke, tmp_path) -> None
         "line 3: fails",
         "  counterexample: !a;{!a}",
         "line 4: not checked: temporal operator 'X' in a trace step; steps are propositional",
-        "line 6: not checked: trace without a formula: put the formula on the line before, or before the trace on this line",
+        "line 6: not checked: trace without a formula: put the formula on the line before, or before the trace on "
+        "this line",
         "line 7: not checked: formula without a trace; put the trace after it or on the next line",
         "line 8: holds",
         "line 9: fails",
@@ -58,7 +59,8 @@ def test_every_pair_gets_its_answer_or_a_located_error(invoke, tmp_path) -> None
     assert messages(result.stderr) == [
         f"{path}:2:2: error: unbalanced parenthesis: '(' is never closed",
         f"{path}:5:4: error: temporal operator 'X' in a trace step; steps are propositional",
-        f"{path}:6:1: error: trace without a formula: put the formula on the line before, or before the trace on this line",
+        f"{path}:6:1: error: trace without a formula: put the formula on the line before, or before the trace on this "
+        f"line",
         f"{path}:7:1: error: formula without a trace; put the trace after it or on the next line",
     ]
     records = [json.loads(line) for line in invoke("ltl", "check", "-f", path, "--format", "jsonl").stdout.splitlines()]

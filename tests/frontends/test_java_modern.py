@@ -118,7 +118,8 @@ def test_pattern_variables_follow_the_flow_of_control():
 def test_a_pattern_variable_whose_name_may_mean_a_field_is_reported():
     src = (
         "class T {\n    int s;\n    int f(Object o) {\n        if (o instanceof String s) {\n"
-        "            return s.length();\n        }\n        return s;\n    }\n    int g() {\n        return 1;\n    }\n}\n"
+        "            return s.length();\n        }\n        return s;\n    }\n    int g() {\n        return 1;\n    "
+        "}\n}\n"
     )
     units = parse_units(src, "T.java")
     assert [p.name for p in units] == ["T.g"]

@@ -112,7 +112,8 @@ NOT_READ = [
         "movq 8*2(%rax), %rbx",
         "operator '*' in displacement '8*2'",
         7,
-        "operators other than + and -: no compiler writes them in an instruction, and a misread one changes the address",
+        "operators other than + and -: no compiler writes them in an instruction, and a misread one changes the "
+        "address",
     ),
     ("movq ~8(%rax), %rbx", "operator '~' in displacement '~8'", 6, "the same"),
     ("movq 1<<4(%rax), %rbx", "operator '<' in displacement '1<<4'", 7, "the same"),

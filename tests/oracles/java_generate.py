@@ -461,8 +461,10 @@ class _Method:
                     f"{sb}.reverse();",
                     f"{sb}.insert(0, {self.expr(1)});",
                     f"{sb}.setLength(Math.min({sb}.length(), 3));",
-                    f"for (Map.Entry<String, Integer> en : {self.field('map')}.entrySet()) {self.field('n')} += en.getValue();",
-                    f"{self.field('n')} += String.join(\",\", \"a\", \"b\").length() + {li}.stream().mapToInt(w -> w).sum();",
+                    f"for (Map.Entry<String, Integer> en : {self.field('map')}.entrySet()) {self.field('n')} += "
+                    f"en.getValue();",
+                    f"{self.field('n')} += String.join(\",\", \"a\", \"b\").length() + {li}.stream().mapToInt(w -> "
+                    f"w).sum();",
                 ]
             )
         ]

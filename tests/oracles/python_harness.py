@@ -19,8 +19,8 @@ iterators and mutable arguments start the same for the original and every
 variant; the watched globals are restored from a deep copy before every call
 (a call that raised half-way leaves nothing to the next). Each job's source
 runs in a module of its own, registered in ``sys.modules``, so that
-``sys.modules[__name__]`` is the namespace its globals live in. Only the project's own tests run this: the library never executes
-input.
+``sys.modules[__name__]`` is the namespace its globals live in. Only the
+project's own tests run this: the library never executes input.
 """
 
 from __future__ import annotations

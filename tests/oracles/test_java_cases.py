@@ -375,7 +375,9 @@ class C {
         }
         return before * 1000 + after;
     }
-    public static void main(String[] s) { System.out.println(m(new int[] {1}, 0) + " " + m(new int[] {1}, 5) + " " + n); }
+    public static void main(String[] s) {
+        System.out.println(m(new int[] {1}, 0) + " " + m(new int[] {1}, 5) + " " + n);
+    }
 }""",
         "C.m",
         1,

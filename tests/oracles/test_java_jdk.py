@@ -83,7 +83,8 @@ def check(files: list[str], seed: int, tmp_path) -> dict:
 
 def report(got: dict, files: list[str], what: str, start: float) -> str:
     return (
-        f"{got['methods']} JDK 17 methods from {len(files)} java.base files {what}, {len(files) and got['variants'] // len(files)} "
+        f"{got['methods']} JDK 17 methods from {len(files)} java.base files {what}, "
+        f"{len(files) and got['variants'] // len(files)} "
         f"variants each ({PERMUTATIONS} permutations, {RENAMINGS} renamings; {got['moved']} of {got['variants']} "
         f"variant files differ from the original), {got['skipped']} methods skipped by invar, "
         f"{len(got['broken'])} compile errors ({time.perf_counter() - start:.0f}s)"

@@ -227,7 +227,8 @@ EXCEPTIONS = {
     "text no longer says what runs",
     "notrack": "llvm-mc emits the notrack byte (a ds override) anywhere; it only means something on indirect branches",
     "two-segments": "two different segment overrides: which one applies is not the text's choice",
-    "immediate-truncated": "llvm-mc 14 silently truncates an 8-, 16- or 32-bit immediate ($256 in addb assembles as $0)",
+    "immediate-truncated": "llvm-mc 14 silently truncates an 8-, 16- or 32-bit immediate "
+    "($256 in addb assembles as $0)",
     "address-truncated": "llvm-mc 14 silently truncates a displacement or an absolute address to 32 bits, "
     "so another address is accessed",
     "vector-index": "llvm-mc 14 encodes a vector index outside a gather as the general register of the same number",
@@ -264,7 +265,8 @@ def test_invalid_instructions_are_rejected_like_llvm_mc(record_property):
             wrong.append((rule, text, ours and ours.message, mc))
     rules = sorted({r for r, _ in by_rule})
     line = (
-        f"{len(cases)} instructions over {len(rules)} rules, {sum(v for (r, _), v in by_rule.items() if r in EXCEPTIONS)} "
+        f"{len(cases)} instructions over {len(rules)} rules, "
+        f"{sum(v for (r, _), v in by_rule.items() if r in EXCEPTIONS)} "
         f"in the {len(EXCEPTIONS)} listed exceptions; {len(wrong)} disagreements"
     )
     record_property("oracle", line)

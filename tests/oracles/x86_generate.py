@@ -301,7 +301,8 @@ def _bits(c: _Context) -> list[str]:
     if op == "cmov":
         cc = rng.choice(CONDITIONS)
         return [
-            f"cmov{cc}{s if rng.random() < 0.5 else ''} {c.any_reg(bits) if rng.random() < 0.6 else c.mem()}, {c.data_reg(bits)}"
+            f"cmov{cc}{s if rng.random() < 0.5 else ''} {c.any_reg(bits) if rng.random() < 0.6 else c.mem()}, "
+            f"{c.data_reg(bits)}"
         ]
     if op == "set":
         cc = rng.choice(CONDITIONS)
@@ -512,15 +513,17 @@ def _xmm(c: _Context, legacy: bool = True) -> str:
     return f"%xmm{c.rng.randrange(16)}"
 
 
+#: packed SSE operations of two xmm registers
+_PACKED = ["addps", "mulps", "subpd", "xorps", "andps", "paddd", "pxor", "pcmpeqb", "pminub", "punpcklbw"]
+
+
 def _sse(c: _Context) -> list[str]:
     rng = c.rng
     c.features.add("sse")
     form = rng.randrange(8)
     a, b = _xmm(c), _xmm(c)
     if form == 0:
-        return [
-            f"{rng.choice(['addps', 'mulps', 'subpd', 'xorps', 'andps', 'paddd', 'pxor', 'pcmpeqb', 'pminub', 'punpcklbw'])} {a}, {b}"
-        ]
+        return [f"{rng.choice(_PACKED)} {a}, {b}"]
     if form == 1:
         return [f"{rng.choice(['movaps', 'movdqa', 'addps', 'paddq'])} {c.mem(align=16)}, {b}"]
     if form == 2:

@@ -97,7 +97,8 @@ def test_stored_token_windows_read_back():
         ('""', "an empty window"),
         ('{"lang": "python"}', "not a stored window (KeyError"),
         (
-            '{"lang": "python", "lines": ["x = 1"], "first_lines": [1], "tokens": [["y", "name", "local", null, 0, 0]]}',
+            '{"lang": "python", "lines": ["x = 1"], "first_lines": [1], '
+            '"tokens": [["y", "name", "local", null, 0, 0]]}',
             "token 0 ('y') is not where the window says",
         ),
         (

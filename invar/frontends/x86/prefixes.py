@@ -88,7 +88,10 @@ def check_prefixes(mnemonic: str, base: str, prefixes: list[tuple[str, int]], op
             why = "repeats cmps and scas (or marks a bnd branch)"
         elif p == "lock":
             ok = base in _LOCKABLE and (mem_dest or base == "xchg" and any(o["kind"] == "mem" for o in operands))
-            why = "applies to a read-modify-write of memory (add, adc, and, btc, btr, bts, cmpxchg, dec, inc, neg, not, or, sbb, sub, xadd, xchg, xor)"
+            why = (
+                "applies to a read-modify-write of memory (add, adc, and, btc, btr, bts, cmpxchg, dec, inc, neg, not, "
+                "or, sbb, sub, xadd, xchg, xor)"
+            )
         elif p == "xacquire":
             ok = "lock" in names or base == "xchg" and any(o["kind"] == "mem" for o in operands)
             why = "applies to a locked instruction or xchg with memory"

@@ -194,7 +194,9 @@ _CONTROL = frozenset(
 )
 #: instructions whose result depends on something outside the block's state
 _NONDETERMINISTIC = frozenset(
-    "rdtsc rdtscp rdrand rdseed rdpmc rdpid rdmsr wrmsr cpuid xgetbv xsetbv in out insb insw insd outsb outsw outsd".split()
+    (
+        "rdtsc rdtscp rdrand rdseed rdpmc rdpid rdmsr wrmsr cpuid xgetbv xsetbv in out insb insw insd outsb outsw outsd"
+    ).split()
 )
 #: instructions with no memory effect despite a memory operand
 _NO_MEMORY = frozenset(
