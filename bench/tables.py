@@ -26,6 +26,8 @@ TABLES = {
     "exec": "bench_exec",
     "hf": "bench_hf",
     "ltl-sqrtd": "bench_ltl_train",
+    "copy-distinct": "bench_copy",
+    "copy-uniform": "bench_copy",
     "scaling-depth": "bench_scaling_symmetry",
     "scaling-width": "bench_scaling_symmetry",
     "scaling-python": "bench_scaling_symmetry",
