@@ -12,6 +12,16 @@ SHARED = ROOT.parent / "shared"
 BHIVE = SHARED / "data" / "bhive"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _session_reply_cache(tmp_path_factory):
+    """A reply cache for the fixtures wider than a test (set up before the
+    per-test one below): no module's audit reads the user's cache, or one a
+    previous run left."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INVAR_REPLY_CACHE", str(tmp_path_factory.mktemp("reply-cache")))
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _own_reply_cache(tmp_path, monkeypatch):
     """Every test keeps an endpoint's replies in a cache of its own (the audit

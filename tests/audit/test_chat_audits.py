@@ -27,6 +27,9 @@ SETTINGS = dict(
     prompt=PROMPT,
     concurrency=8,
     seed=3,
+    # no reply cache: the servers answer one after another, and one may get the
+    # port an earlier one had, under the same model name (the cache's key)
+    cache=False,
 )
 
 
