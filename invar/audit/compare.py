@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import DataError
 from ..version import __version__
 from .report import read_jsonl, summarize
-from .schema import DATASET, INT, MODEL, NUM, TRANSFORM, _obj
+from .schema import DATASET, INT, MODEL, NUM, TASK, TRANSFORM, _obj
 from .stats import correct, mcnemar, paired_bootstrap
 
 #: version of the comparison's JSON (bump on any change of meaning)
@@ -305,14 +305,7 @@ COMPARISON = {
             "schema": {"const": SCHEMA},
             "type": {"const": "comparison"},
             "invar": {"type": "string"},
-            "task": _obj(
-                {
-                    "name": {"type": "string"},
-                    "metric": {"type": "string"},
-                    "lower_is_better": {"type": "boolean"},
-                    "discrete": {"type": "boolean"},
-                }
-            ),
+            "task": TASK,
             "dataset": DATASET,
             "transform": TRANSFORM,
             "settings": _obj(

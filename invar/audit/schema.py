@@ -49,6 +49,14 @@ DATASET = _obj(
     }
 )
 TRANSFORM = {"enum": ["renamings", "permutations", "both"]}
+TASK = _obj(
+    {
+        "name": {"type": "string"},
+        "metric": {"type": "string"},
+        "lower_is_better": {"type": "boolean"},
+        "discrete": {"type": "boolean"},
+    }
+)
 MOST_DIFFERENT = {
     "oneOf": [
         {"type": "null"},
@@ -186,14 +194,7 @@ REPORT = _obj(
         "type": {"enum": ["report", "summary"]},
         "invar": {"type": "string"},
         "model": MODEL,
-        "task": _obj(
-            {
-                "name": {"type": "string"},
-                "metric": {"type": "string"},
-                "lower_is_better": {"type": "boolean"},
-                "discrete": {"type": "boolean"},
-            }
-        ),
+        "task": TASK,
         "dataset": DATASET,
         "transform": TRANSFORM,
         "task_symmetry": {"type": "boolean"},
