@@ -29,7 +29,7 @@ import numpy as np
 from ..errors import DataError
 from ..version import __version__
 from .report import read_jsonl, summarize
-from .schema import DATASET, INT, MODEL, NUM, TASK, TRANSFORM, _obj
+from .schema import DATASET, INT, METRIC, MODEL, NUM, TASK, TRANSFORM, _obj
 from .stats import correct, mcnemar, paired_bootstrap
 
 #: version of the comparison's JSON (bump on any change of meaning)
@@ -280,20 +280,7 @@ _SIDE = _obj(
         "unparsable": {"type": "integer"},
         "violation_rate": NUM,
         "alpha_covariance": NUM,
-        "metric": {
-            "oneOf": [
-                {"type": "null"},
-                _obj(
-                    {
-                        "name": {"type": "string"},
-                        "examples": {"type": "integer"},
-                        "original": NUM,
-                        "variants": NUM,
-                        "worst": NUM,
-                    }
-                ),
-            ]
-        },
+        "metric": {"oneOf": [{"type": "null"}, _obj(METRIC)]},
     }
 )
 

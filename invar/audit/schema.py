@@ -49,6 +49,9 @@ DATASET = _obj(
     }
 )
 TRANSFORM = {"enum": ["renamings", "permutations", "both"]}
+#: a metric's value on the originals, over every variant and at each example's worst variant
+METRIC = {"name": {"type": "string"}, "examples": {"type": "integer"}, "original": NUM, "variants": NUM, "worst": NUM}
+
 TASK = _obj(
     {
         "name": {"type": "string"},
@@ -248,11 +251,7 @@ REPORT = _obj(
                 {"type": "null"},
                 _obj(
                     {
-                        "name": {"type": "string"},
-                        "examples": {"type": "integer"},
-                        "original": NUM,
-                        "variants": NUM,
-                        "worst": NUM,
+                        **METRIC,
                         "f1": {"oneOf": [{"type": "null"}, _obj({"original": NUM, "variants": NUM, "worst": NUM})]},
                         # the task's chance level on the same labels (null for sequence tasks and under two labels)
                         "chance": {
