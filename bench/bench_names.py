@@ -63,6 +63,7 @@ def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: in
         size=args.size,
         out=ckpt,
         epochs=args.epochs,
+        patience=args.patience,
         batch_size=32,
         threads=args.threads,
         lr=1e-3,
@@ -88,6 +89,7 @@ def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: in
         "extra": {k: m(preds, labels) for k, m in task.TASK.extra_metrics.items()},
         "valid_metric": run.best_metric,
         "best_epoch": run.best_epoch,
+        "epochs_run": len(run.history),
         "train_seconds": seconds,
         "violation_rate": report["violation_rate"],
         "audited": report["audited"],
@@ -99,10 +101,11 @@ def table(report: dict) -> str:
     name = report["metric"]
     per_function = report["task"] == "names"
     seeds = {len(rs) for rs in report["runs"].values()}
+    epochs = report.get("settings", {}).get("epochs", 0)  # runs recorded before epochs_run ran every epoch
     head = (
         f"| architecture | test {name} | "
         + ("test F1 per function | " if per_function else "")
-        + "best epoch | violation rate, renamings and reorderings | audited | training (min) |"
+        + "best epoch / run | violation rate, renamings and reorderings | audited | training (min) |"
     )
     rows = [head, "|---" * (6 + per_function) + "|"]
     for model, rs in report["runs"].items():
@@ -110,7 +113,7 @@ def table(report: dict) -> str:
         extra = f"{mean_sd([r['extra'][PER_FUNCTION] for r in rs], '{:.1f}', ' %')} | " if per_function else ""
         rows.append(
             f"| {model} | {mean_sd([r['test_metric'] for r in rs], '{:.1f}', ' %')} | {extra}"
-            f"{mean_sd([r['best_epoch'] for r in rs], '{:.1f}')} | "
+            f"{mean_sd([r['best_epoch'] for r in rs], '{:.1f}')} / {max(r.get('epochs_run', epochs) for r in rs)} | "
             f"{mean_sd(rates, '{:.1f}', ' %') if rates else '–'} | "
             f"{' / '.join(str(r['audited']) for r in rs)} | "
             f"{statistics.mean(r['train_seconds'] for r in rs) / 60:.1f} |"
@@ -128,6 +131,7 @@ def main() -> None:
     ap.add_argument("--source", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
     ap.add_argument("--train-limit", type=int, default=2000)
     ap.add_argument("--epochs", type=int, default=4)
+    ap.add_argument("--patience", type=int, default=None, help="stop once N epochs bring no better validation F1")
     ap.add_argument("--audit", type=int, default=200)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=None, help="one seed of the weights, the order and the audit's draws")
@@ -157,6 +161,7 @@ def main() -> None:
         "settings": {
             "train_limit": args.train_limit,
             "epochs": args.epochs,
+            "patience": args.patience,
             "size": args.size,
             "heads": max(SPE_MIN_HEADS, SIZES[args.size][2]) if args.ablations else SIZES[args.size][2],
             "audit": args.audit,
