@@ -3,6 +3,7 @@ and the CLI driven in-process (``invoke``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -52,6 +53,12 @@ class Invoke:
         if result.exception is not None:
             assert isinstance(result.exception, SystemExit), repr(result.exception)
         return result
+
+    def json(self, *args, input: str | bytes | None = None):
+        """``invar ARGS``, which must exit 0: what it wrote, read as JSON."""
+        result = self(*args, input=input)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ JSON."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from tests.conftest import FIXTURES, Invoke
@@ -47,7 +46,7 @@ def train_ltl(arch: str, out: Path, *options):
 def audit_json(model: Path, dataset: Path, limit: int, variants: int, *options) -> dict:
     """``invar audit --format json --quiet`` of a checkpoint; exits 0.
     Returns the report."""
-    result = Invoke()(
+    return Invoke().json(
         "audit",
         "--model",
         model,
@@ -62,5 +61,3 @@ def audit_json(model: Path, dataset: Path, limit: int, variants: int, *options) 
         "json",
         "--quiet",
     )
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
