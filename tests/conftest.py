@@ -1,7 +1,12 @@
-"""Shared fixtures: paths to the repository's fixtures and to ../shared data."""
+"""Shared fixtures: paths to the repository's fixtures and to ../shared data,
+and the CLI driven in-process (``invoke``)."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 BHIVE = SHARED / "data" / "bhive"
+#: python's arguments that run ``invar`` in two processes started by torch.distributed.run
+TORCHRUN = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -27,6 +34,44 @@ def _own_reply_cache(tmp_path, monkeypatch):
     """Every test keeps an endpoint's replies in a cache of its own (the audit
     caches them by default): no test reads another's, or the user's."""
     monkeypatch.setenv("INVAR_REPLY_CACHE", str(tmp_path / "reply-cache"))
+
+
+class Invoke:
+    """Runs ``invar ARGS`` in-process (typer's CliRunner), arguments as
+    strings; whatever happened, no traceback reaches the user."""
+
+    def __init__(self) -> None:
+        from typer.testing import CliRunner
+
+        self.runner = CliRunner()
+
+    def __call__(self, *args, input: str | bytes | None = None):
+        from invar.cli.app import app
+
+        result = self.runner.invoke(app, [str(a) for a in args], input=input)
+        assert "Traceback" not in result.output + result.stderr
+        if result.exception is not None:
+            assert isinstance(result.exception, SystemExit), repr(result.exception)
+        return result
+
+    def json(self, *args, input: str | bytes | None = None):
+        """``invar ARGS``, which must exit 0: what it wrote, read as JSON."""
+        result = self(*args, input=input)
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+
+@pytest.fixture
+def invoke() -> Invoke:
+    return Invoke()
+
+
+def torchrun(*args) -> subprocess.CompletedProcess:
+    """``invar ARGS`` in two processes (:data:`TORCHRUN`) from the repository
+    root, one thread each, its output captured as text."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    argv = [sys.executable, *TORCHRUN, *map(str, args)]
+    return subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
 def bhive_files() -> list[Path]:

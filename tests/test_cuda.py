@@ -17,7 +17,6 @@ import torch
 import invar
 from invar.data import bhive
 from invar.train import train
-from tests.cli.conftest import Invoke
 from tests.conftest import FIXTURES
 
 CUDA = torch.cuda.is_available()
@@ -29,11 +28,6 @@ def _programs(limit: int = 40):
     from invar.tasks.bhive import TASK
 
     return [TASK.parse(ex.source) for ex in list(bhive.read_split(BLOCKS, "test"))[:limit]]
-
-
-@pytest.fixture
-def invoke() -> Invoke:
-    return Invoke()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from invar.data import bhive
 from invar.nn.config import architectures
 from invar.errors import ModelError
 from invar.train import _lr, plateau_halvings, resume_path, train
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, torchrun
 
 QUICK = dict(batch_size=4, threads=1, lr=1e-3)
 
@@ -80,6 +80,17 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "invar", "train", *args]
 
 
+def _run(*args) -> subprocess.CompletedProcess:
+    """``invar train ARGS`` in a subprocess from the repository root, its output captured as text."""
+    return subprocess.run(_cli(*map(str, args)), cwd=ROOT, capture_output=True, text=True)
+
+
+def _never_learning(dataset, epochs: int) -> list[str]:
+    """The options of a vanilla run that cannot improve (learning rate 0), batches of 4 on one thread."""
+    options = ("--arch", "vanilla", "--epochs", epochs, "--batch-size", "4", "--threads", "1", "--lr", "0")
+    return ["--data", str(dataset), *map(str, options)]
+
+
 def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     """Kill a run mid-epoch (SIGKILL), rerun with --resume: it continues from
     the last saved state and ends with exactly the weights of a run that was
@@ -125,9 +136,7 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     # SIGKILL cannot be aimed at the write); the next run removes it
     for path in (out, state):
         (tmp_path / f".{path.name}.k1ll3d.tmp").write_bytes(b"torn")
-    result = subprocess.run(
-        _cli(*args, "--out", str(out), "--resume", "--save-every", "3"), cwd=ROOT, capture_output=True, text=True
-    )
+    result = _run(*args, "--out", out, "--resume", "--save-every", "3")
     assert result.returncode == 0, result.stderr
     assert f"resuming at epoch {saved['epoch'] + 1}, step {saved['step']}" in result.stderr
     whole, cut = _weights(tmp_path / "whole.pt"), _weights(out)
@@ -191,32 +200,8 @@ def test_a_state_saved_before_newer_config_fields_still_resumes(dataset, tmp_pat
 
 def test_two_processes_with_torchrun(dataset, tmp_path):
     out = tmp_path / "ddp.pt"
-    cmd = [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--standalone",
-        "--nproc-per-node",
-        "2",
-        "-m",
-        "invar",
-        "train",
-        "--data",
-        str(dataset),
-        "--arch",
-        "renamer",
-        "--epochs",
-        "2",
-        "--batch-size",
-        "8",
-        "--threads",
-        "1",
-        "--out",
-        str(out),
-    ]
-    result = subprocess.run(
-        cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"}
-    )
+    options = ("--arch", "renamer", "--epochs", "2", "--batch-size", "8", "--threads", "1")
+    result = torchrun("train", "--data", dataset, *options, "--out", out)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "2 processes" in result.stderr
     assert result.stdout.count("wrote ") == 1  # only process 0 reports and writes
@@ -284,8 +269,8 @@ def test_patience_resumes_exactly(dataset, tmp_path):
     """Interrupted after epoch 2 and resumed, a run with --patience stops
     where the uninterrupted one stopped, with the same weights and history;
     resuming a run that has already stopped stops again at once."""
-    quick = {**QUICK, "lr": 0.0}
-    whole = train(data=dataset, arch="renamer", epochs=8, out=tmp_path / "whole.pt", seed=2, patience=2, **quick)
+    same = dict(data=dataset, arch="renamer", epochs=8, seed=2, patience=2, **{**QUICK, "lr": 0.0})
+    whole = train(out=tmp_path / "whole.pt", **same)
     assert whole.stopped_at == 3
 
     def interrupt(event, **info):
@@ -293,35 +278,14 @@ def test_patience_resumes_exactly(dataset, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        train(
-            data=dataset,
-            arch="renamer",
-            epochs=8,
-            out=tmp_path / "cut.pt",
-            seed=2,
-            patience=2,
-            progress=interrupt,
-            **quick,
-        )
+        train(out=tmp_path / "cut.pt", progress=interrupt, **same)
     events = []
-    cut = train(
-        data=dataset,
-        arch="renamer",
-        epochs=8,
-        out=tmp_path / "cut.pt",
-        seed=2,
-        patience=2,
-        resume=True,
-        progress=lambda event, **info: events.append(event),
-        **quick,
-    )
+    cut = train(out=tmp_path / "cut.pt", resume=True, progress=lambda event, **info: events.append(event), **same)
     assert cut.resumed_from == (2, 0) and cut.stopped_at == 3 and "stop" in events
     assert _without_seconds(cut.history) == _without_seconds(whole.history)
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
     assert all(torch.equal(a[k], b[k]) for k in a)
-    again = train(
-        data=dataset, arch="renamer", epochs=8, out=tmp_path / "cut.pt", seed=2, patience=2, resume=True, **quick
-    )
+    again = train(out=tmp_path / "cut.pt", resume=True, **same)
     assert again.stopped_at == 3 and len(again.history) == 3
 
 
@@ -342,34 +306,15 @@ def test_a_stopped_run_resumed_with_more_patience_goes_on_as_if_never_stopped(da
 
 
 def test_patience_on_the_command_line(dataset, tmp_path):
-    args = [
-        "--data",
-        str(dataset),
-        "--arch",
-        "vanilla",
-        "--epochs",
-        "6",
-        "--batch-size",
-        "4",
-        "--threads",
-        "1",
-        "--lr",
-        "0",
-        "--patience",
-        "2",
-        "--format",
-        "json",
-    ]
-    result = subprocess.run(_cli(*args, "--out", str(tmp_path / "m.pt")), cwd=ROOT, capture_output=True, text=True)
+    args = [*_never_learning(dataset, 6), "--patience", "2", "--format", "json"]
+    result = _run(*args, "--out", tmp_path / "m.pt")
     assert result.returncode == 0, result.stderr
     import json
 
     summary = json.loads(result.stdout)
     assert (summary["best_epoch"], summary["epochs_run"], summary["stopped_early"]) == (1, 3, True)
     assert "stopped after epoch 3: no better validation in 2 epochs (best: epoch 1)" in result.stderr
-    bad = subprocess.run(
-        _cli(*args[:-4], "--patience", "0", "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True, text=True
-    )
+    bad = _run(*args[:-4], "--patience", "0", "--out", tmp_path / "n.pt")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
@@ -445,28 +390,8 @@ def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tm
 
 
 def test_the_schedule_on_the_command_line(dataset, tmp_path):
-    args = [
-        "--data",
-        str(dataset),
-        "--arch",
-        "vanilla",
-        "--epochs",
-        "3",
-        "--batch-size",
-        "4",
-        "--threads",
-        "1",
-        "--lr",
-        "0",
-        "--format",
-        "json",
-    ]
-    result = subprocess.run(
-        _cli(*args, "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "m.pt")),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    args = [*_never_learning(dataset, 3), "--format", "json"]
+    result = _run(*args, "--schedule", "plateau", "--plateau", "1", "--out", tmp_path / "m.pt")
     assert result.returncode == 0, result.stderr
     import json
 
@@ -475,17 +400,10 @@ def test_the_schedule_on_the_command_line(dataset, tmp_path):
     assert (summary["schedule"], summary["lr_halvings"], summary["epochs_run"]) == ("plateau", 1, 3)
     assert (
         "learning rate halved 1 time"
-        in subprocess.run(
-            _cli(*args[:-2], "--schedule", "plateau", "--plateau", "1", "--out", str(tmp_path / "t.pt")),
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-        ).stdout
+        in _run(*args[:-2], "--schedule", "plateau", "--plateau", "1", "--out", tmp_path / "t.pt").stdout
     )
     for bad in (["--schedule", "step"], ["--plateau", "0"], ["--schedule", "plateau", "--patience", "5"]):
-        run = subprocess.run(
-            _cli(*args, *bad, "--out", str(tmp_path / "n.pt")), cwd=ROOT, capture_output=True, text=True
-        )
+        run = _run(*args, *bad, "--out", tmp_path / "n.pt")
         assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
 
 
@@ -538,7 +456,7 @@ def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path):
         "--precision",
         "fp16",
     ]
-    bad = subprocess.run(_cli(*args), cwd=ROOT, capture_output=True, text=True)
+    bad = _run(*args)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and "fp16" in bad.stderr
 
 

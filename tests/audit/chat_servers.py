@@ -89,23 +89,35 @@ BEHAVIOURS: dict[str, Callable[[str, int], int]] = {
 }
 
 
-class ChatServer:
-    """A threading HTTP server on 127.0.0.1 answering with ``behaviour``;
-    ``requests`` counts the chat completions it was asked for."""
+class _Server(ThreadingHTTPServer):
+    # more than 8 connections may wait to be accepted (the audit's default concurrency): past the default
+    # backlog of 5, a connection waits a second for the kernel to retry it
+    request_queue_size = 64
 
-    def __init__(self, behaviour: Callable[[str, int], int]) -> None:
-        self.behaviour = behaviour
+
+class LoopbackChat:
+    """A threading HTTP server on 127.0.0.1 serving ``/v1/models`` (one
+    model, ``model``) and ``/v1/chat/completions``, which answers with what
+    :meth:`reply` writes for the request; ``requests`` counts the chat
+    completions it was asked for."""
+
+    model = "toy"
+
+    def __init__(self) -> None:
         self.requests = 0
         self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server = _Server(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def reply(self, request: dict) -> str:
+        raise NotImplementedError
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def __enter__(self) -> "ChatServer":
+    def __enter__(self):
         self.thread.start()
         return self
 
@@ -129,16 +141,13 @@ class ChatServer:
                 self.wfile.write(data)
 
             def do_GET(self):
-                self._send({"object": "list", "data": [{"id": "toy", "object": "model"}]})
+                self._send({"object": "list", "data": [{"id": outer.model, "object": "model"}]})
 
             def do_POST(self):
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 with outer.lock:
                     outer.requests += 1
-                prompt = request["messages"][0]["content"]
-                program = prompt.split("<code>\n", 1)[1].rsplit("\n</code>", 1)[0]
-                verdict = outer.behaviour(program, request.get("seed", 0))
-                text = f"Looking at the function, I see {len(program.splitlines())} lines.\nAnswer: {verdict}"
+                text = outer.reply(request)
                 self._send(
                     {
                         "choices": [
@@ -148,3 +157,17 @@ class ChatServer:
                 )
 
         return Handler
+
+
+class ChatServer(LoopbackChat):
+    """A chat model on loopback answering the bugs task with ``behaviour``."""
+
+    def __init__(self, behaviour: Callable[[str, int], int]) -> None:
+        self.behaviour = behaviour
+        super().__init__()
+
+    def reply(self, request: dict) -> str:
+        prompt = request["messages"][0]["content"]
+        program = prompt.split("<code>\n", 1)[1].rsplit("\n</code>", 1)[0]
+        verdict = self.behaviour(program, request.get("seed", 0))
+        return f"Looking at the function, I see {len(program.splitlines())} lines.\nAnswer: {verdict}"

@@ -103,30 +103,28 @@ def endpoint(monkeypatch):
     server.server_close()
 
 
-def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint, tmp_path):
-    (tmp_path / "blocks.s").write_text(BLOCKS)
-    (tmp_path / "prompt.txt").write_text(PROMPT)
-    result = invoke(
+def _audit_blocks(invoke, model: str, tmp_path, blocks: str, *options, prompt: str = PROMPT):
+    """``invar audit`` of ``blocks`` (written to tmp_path/blocks.s) on the bhive
+    task through ``model``, asking with ``prompt``."""
+    (tmp_path / "blocks.s").write_text(blocks)
+    (tmp_path / "prompt.txt").write_text(prompt)
+    return invoke(
         "audit",
         "--model",
-        endpoint,
+        model,
         "--prompt",
         tmp_path / "prompt.txt",
         "--task",
         "bhive",
         "--dataset",
         tmp_path / "blocks.s",
-        "--variants",
-        "3",
-        "--timeout",
-        "2",
-        "--retries",
-        "1",
-        "--concurrency",
-        "4",
-        "--format",
-        "json",
+        *options,
     )
+
+
+def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint, tmp_path):
+    options = ("--variants", "3", "--timeout", "2", "--retries", "1", "--concurrency", "4", "--format", "json")
+    result = _audit_blocks(invoke, endpoint, tmp_path, BLOCKS, *options)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["model"] == {"kind": "http", "path": endpoint, "name": "toy-model"}
@@ -147,21 +145,10 @@ def test_audit_of_an_http_endpoint_survives_timeouts_and_errors(invoke, endpoint
 
 def test_http_needs_a_prompt_with_a_placeholder_and_a_task(invoke, endpoint, tmp_path):
     (tmp_path / "blocks.s").write_text(BLOCKS)
-    (tmp_path / "p.txt").write_text("no placeholder")
     # invar ships prompts for bhive, names, bugs and classify; any other task needs the user's
     result = invoke("audit", "--model", endpoint, "--task", "ltl", "--dataset", tmp_path / "blocks.s")
     assert result.exit_code == 2 and "needs --prompt" in result.stderr
-    result = invoke(
-        "audit",
-        "--model",
-        endpoint,
-        "--prompt",
-        tmp_path / "p.txt",
-        "--task",
-        "bhive",
-        "--dataset",
-        tmp_path / "blocks.s",
-    )
+    result = _audit_blocks(invoke, endpoint, tmp_path, BLOCKS, prompt="no placeholder")
     assert result.exit_code == 2 and "no {program} placeholder" in result.stderr
 
 
@@ -432,21 +419,7 @@ def test_an_endpoint_whose_model_list_is_broken_is_named_in_one_error(
     invoke, misbehaving, tmp_path, monkeypatch, reply, why
 ):
     monkeypatch.setattr(Misbehaving, "models", reply)
-    (tmp_path / "prompt.txt").write_text(PROMPT)
-    (tmp_path / "blocks.s").write_text(PROGRAMS[0] + "\n")
-    result = invoke(
-        "audit",
-        "--model",
-        misbehaving,
-        "--prompt",
-        tmp_path / "prompt.txt",
-        "--task",
-        "bhive",
-        "--dataset",
-        tmp_path / "blocks.s",
-        "--timeout",
-        "5",
-    )
+    result = _audit_blocks(invoke, misbehaving, tmp_path, PROGRAMS[0] + "\n", "--timeout", "5")
     assert result.exit_code == 1, result.output
     assert re.search(
         f"error: cannot list the endpoint's models \\({why}.*\\); name one as URL#MODEL$", result.stderr
@@ -456,27 +429,9 @@ def test_an_endpoint_whose_model_list_is_broken_is_named_in_one_error(
 def test_the_command_finishes_with_its_report_whatever_the_replies(invoke, misbehaving, tmp_path):
     # the replies that once stopped the whole audit with an internal error, beside good ones
     picked = ["ok", "short body", "not HTTP", "number content", "text parts", "garbage bytes", "a list"]
-    (tmp_path / "blocks.s").write_text("\n\n".join(PROGRAMS[MODES.index(m)] for m in picked) + "\n")
-    (tmp_path / "prompt.txt").write_text(PROMPT)
-    result = invoke(
-        "audit",
-        "--model",
-        misbehaving,
-        "--prompt",
-        tmp_path / "prompt.txt",
-        "--task",
-        "bhive",
-        "--dataset",
-        tmp_path / "blocks.s",
-        "--variants",
-        "2",
-        "--timeout",
-        "5",
-        "--retries",
-        "1",
-        "--format",
-        "json",
-    )
+    blocks = "\n\n".join(PROGRAMS[MODES.index(m)] for m in picked) + "\n"
+    options = ("--variants", "2", "--timeout", "5", "--retries", "1", "--format", "json")
+    result = _audit_blocks(invoke, misbehaving, tmp_path, blocks, *options)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["examples"], report["audited"], report["errors"]) == (7, 3, 4)

@@ -25,23 +25,20 @@ def block(tmp_path):
     return path
 
 
-def test_oracle_sees_the_label_change_under_permutations(invoke, block):
-    result = invoke(
-        "audit",
-        "--model",
-        MODEL,
-        "--task",
-        "bhive",
-        "--dataset",
-        block,
-        "--transform",
-        "permutations",
-        "--variants",
-        "8",
-        "--oracle",
-        "--format",
-        "jsonl",
-    )
+@pytest.fixture
+def audit(invoke, block):
+    """``invar audit`` of the block's variants under ``transform`` on a model counting registers."""
+
+    def run(transform: str, *options):
+        return invoke(
+            "audit", "--model", MODEL, "--task", "bhive", "--dataset", block, "--transform", transform, *options
+        )
+
+    return run
+
+
+def test_oracle_sees_the_label_change_under_permutations(audit):
+    result = audit("permutations", "--variants", "8", "--oracle", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     record, report = lines[1], lines[-1]
@@ -53,23 +50,8 @@ def test_oracle_sees_the_label_change_under_permutations(invoke, block):
     assert report["violation_rate"] == 0.0 and report["oracle"]["violations_without_label_change"] == 0
 
 
-def test_oracle_sees_no_change_under_renamings(invoke, block):
-    result = invoke(
-        "audit",
-        "--model",
-        MODEL,
-        "--task",
-        "bhive",
-        "--dataset",
-        block,
-        "--transform",
-        "renamings",
-        "--variants",
-        "6",
-        "--oracle",
-        "--format",
-        "json",
-    )
+def test_oracle_sees_no_change_under_renamings(audit):
+    result = audit("renamings", "--variants", "6", "--oracle", "--format", "json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["task_symmetry"] is True
@@ -77,8 +59,8 @@ def test_oracle_sees_no_change_under_renamings(invoke, block):
     assert report["oracle"]["relative_range"]["max"] == 0.0
 
 
-def test_a_transform_that_is_not_a_task_symmetry_says_so(invoke, block):
-    result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", block, "--transform", "permutations")
+def test_a_transform_that_is_not_a_task_symmetry_says_so(audit):
+    result = audit("permutations")
     assert result.exit_code == 0, result.output
     assert (
         "permutations (not a task symmetry of bhive: its labels may change; --oracle measures how much)"

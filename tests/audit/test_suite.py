@@ -10,17 +10,13 @@ for BHive; the real suite's definition is pinned by its own test."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
-import threading
 from dataclasses import asdict, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from invar.audit import compare
 from invar.audit.config import AuditConfig, choices_of
@@ -37,16 +33,11 @@ from invar.audit.suite import (
     suite_names,
     table,
 )
-from invar.cli.app import app
 from invar.errors import UsageError
-from tests.conftest import FIXTURES
+from tests.audit.chat_servers import LoopbackChat, _unit
+from tests.conftest import FIXTURES, Invoke
 
 _FENCE = re.compile(r"```[a-z]*\n(.*)\n```", re.S)
-
-
-def _unit(*parts: object) -> float:
-    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "little") / 2**64
 
 
 def answer(prompt: str, flavour: str) -> str:
@@ -66,63 +57,15 @@ def answer(prompt: str, flavour: str) -> str:
     return f"Reading the code.\nAnswer: {value}"
 
 
-class _Server(ThreadingHTTPServer):
-    # more than 8 connections may wait to be accepted (the audit's default concurrency): past the default
-    # backlog of 5, a connection waits a second for the kernel to retry it
-    request_queue_size = 64
-
-
-class Served:
+class Served(LoopbackChat):
     """A chat model on 127.0.0.1 answering invar's shipped prompts (:func:`answer`)."""
 
     def __init__(self, flavour: str) -> None:
-        outer = self
-        self.requests = 0
-        self.lock = threading.Lock()
+        self.model = self.flavour = flavour
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def _send(self, body: dict) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self):
-                self._send({"object": "list", "data": [{"id": flavour, "object": "model"}]})
-
-            def do_POST(self):
-                request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with outer.lock:
-                    outer.requests += 1
-                text = answer(request["messages"][0]["content"], flavour)
-                self._send(
-                    {
-                        "choices": [
-                            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-                        ]
-                    }
-                )
-
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self) -> "Served":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def reply(self, request: dict) -> str:
+        return answer(request["messages"][0]["content"], self.flavour)
 
 
 #: the suite of the tests: version 1's members, fewer examples, variants and repeats, the
@@ -332,33 +275,33 @@ def test_a_setting_the_suite_leaves_free_is_taken(setting):
 
 
 # ------------------------------------------------------------ the command line
+def _run_suite(out: Path, data_dir: Path, *options):
+    """``invar audit --suite code-reasoning --quiet`` against a steady chat model."""
+    with Served("steady") as served:
+        return Invoke()(
+            "audit",
+            "--model",
+            served.url,
+            "--suite",
+            "code-reasoning",
+            "--out",
+            out,
+            "--data-dir",
+            data_dir,
+            *options,
+            "--quiet",
+        )
+
+
 def test_the_command_runs_a_suite(tmp_path, stdlib, monkeypatch):
     import invar.audit.suite as suites
 
     monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: SMALL})
     monkeypatch.setattr(suites, "stdlib_dir", lambda: stdlib)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    with Served("steady") as served:
-        result = CliRunner().invoke(
-            app,
-            [
-                "audit",
-                "--model",
-                served.url,
-                "--suite",
-                "code-reasoning",
-                "--out",
-                str(tmp_path / "reports"),
-                "--data-dir",
-                str(FIXTURES / "blocks"),
-                "--no-cache",
-                "--format",
-                "json",
-                "--quiet",
-                "--fail-over",
-                "violation_rate=0",
-            ],
-        )
+    result = _run_suite(
+        tmp_path / "reports", FIXTURES / "blocks", "--no-cache", "--format", "json", "--fail-over", "violation_rate=0"
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert [m["status"] for m in summary["members"]] == ["audited"] * 4
@@ -386,7 +329,7 @@ def test_the_command_runs_a_suite(tmp_path, stdlib, monkeypatch):
 def test_the_command_refuses_what_a_suite_cannot_take(extra, says, tmp_path):
     args = ["audit", "--model", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "r")]
     args += extra if "--suite" in extra else ["--suite", "code-reasoning", *extra]
-    result = CliRunner().invoke(app, args)
+    result = Invoke()(*args)
     assert result.exit_code == 2 and says in result.output + result.stderr, result.output
     assert not (tmp_path / "r").exists()
 
@@ -395,22 +338,7 @@ def test_the_command_exits_1_when_a_member_fails(tmp_path, stdlib, monkeypatch):
     import invar.audit.suite as suites
 
     monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: replace(SMALL, members=SMALL.members[3:])})
-    with Served("steady") as served:
-        result = CliRunner().invoke(
-            app,
-            [
-                "audit",
-                "--model",
-                served.url,
-                "--suite",
-                "code-reasoning",
-                "--out",
-                str(tmp_path / "r"),
-                "--data-dir",
-                str(tmp_path / "none"),
-                "--quiet",
-            ],
-        )
+    result = _run_suite(tmp_path / "r", tmp_path / "none")
     assert result.exit_code == 1 and "bhive:" in result.output + result.stderr
     assert "bhive" in (tmp_path / "r" / "summary.md").read_text()
 

@@ -7,7 +7,6 @@ repository without LLVM or network."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -17,7 +16,7 @@ import jsonschema
 import pytest
 
 from invar.audit.schema import LINE, REPORT
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, torchrun
 
 BLOCKS = str(FIXTURES / "blocks")
 RENAMER = str(FIXTURES / "models" / "renamer.pt")
@@ -145,33 +144,7 @@ def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
 
 
 def test_two_torchrun_processes_give_the_report_of_one(single, tmp_path):
-    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "torch.distributed.run",
-            "--standalone",
-            "--nproc-per-node",
-            "2",
-            "-m",
-            "invar",
-            "audit",
-            "--model",
-            VANILLA,
-            "--dataset",
-            BLOCKS,
-            *QUICK,
-            "--format",
-            "json",
-            "--quiet",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = torchrun("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "json", "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout)
     assert report["run"]["processes"] == 2
@@ -419,6 +392,13 @@ def test_merge_of_one_audited_example(invoke, tmp_path):
 CONSTANT = "tests.audit.callables:constant"
 
 
+def _audit_40(invoke, model: str, *options):
+    """``invar audit`` of 40 fixture blocks, 3 variants each."""
+    return invoke(
+        "audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40", "--variants", "3", *options
+    )
+
+
 @pytest.mark.parametrize(
     "model, bounds, warned, exit_code",
     [
@@ -435,9 +415,7 @@ CONSTANT = "tests.audit.callables:constant"
     ],
 )
 def test_a_bound_on_invariance_met_by_a_constant_model_says_so(invoke, model, bounds, warned, exit_code):
-    result = invoke(
-        "audit", "--model", model, "--task", "bhive", "--dataset", BLOCKS, "--limit", "40", "--variants", "3", *bounds
-    )
+    result = _audit_40(invoke, model, *bounds)
     assert result.exit_code == exit_code, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("invar: warning: ")]
     # a callable is asked once per input: under a bound on invariance, the report's
@@ -454,21 +432,7 @@ def test_a_bound_on_invariance_met_by_a_constant_model_says_so(invoke, model, bo
 
 
 def test_the_report_of_a_constant_model_follows_the_schema(invoke, tmp_path):
-    result = invoke(
-        "audit",
-        "--model",
-        CONSTANT,
-        "--task",
-        "bhive",
-        "--dataset",
-        BLOCKS,
-        "--limit",
-        "40",
-        "--variants",
-        "3",
-        "--format",
-        "jsonl",
-    )
+    result = _audit_40(invoke, CONSTANT, "--format", "jsonl")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     validator = jsonschema.Draft202012Validator(LINE)
     for line in lines:
@@ -489,21 +453,7 @@ def test_the_report_of_a_constant_model_follows_the_schema(invoke, tmp_path):
 )
 def test_the_spread_plot_counts_examples_from_zero(invoke, tmp_path, model, invariant):
     plot = tmp_path / "spread.svg"
-    result = invoke(
-        "audit",
-        "--model",
-        model,
-        "--task",
-        "bhive",
-        "--dataset",
-        BLOCKS,
-        "--limit",
-        "40",
-        "--variants",
-        "3",
-        "--plot",
-        plot,
-    )
+    result = _audit_40(invoke, model, "--plot", plot)
     assert result.exit_code == 0, result.output
     svg = plot.read_text()
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
@@ -519,19 +469,15 @@ def test_the_spread_plot_counts_examples_from_zero(invoke, tmp_path, model, inva
 def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_path):
     blocks = tmp_path / "blocks.s"
     blocks.write_text("addq %rax, %rbx\n\nmovq %rsi, %rdi\nsubq %rdi, %r8\n\nmovq %rax, %rbx\nmovq %rcx, %rdx\n")
-    result = invoke(
-        "audit",
-        "--model",
-        "tests.audit.callables:first_register_number",
-        "--task",
-        "bhive",
-        "--dataset",
-        blocks,
-        "--transform",
-        "permutations",
-        "--variants",
-        "4",
-    )
+
+    def audit(*options):
+        """The permutations of ``blocks`` audited on the first register's number."""
+        model = "tests.audit.callables:first_register_number"
+        return invoke(
+            "audit", "--model", model, "--task", "bhive", "--dataset", blocks, "--transform", "permutations", *options
+        )
+
+    result = audit("--variants", "4")
     assert result.exit_code == 0, result.output
     rows = [line for line in result.stdout.splitlines() if "violation rate" in line and line.startswith("│")]
     assert "0.333 (1 of 3)" in rows[0] and "violation rate, examples that can vary" in rows[1]
@@ -544,39 +490,13 @@ def test_the_violation_rate_says_how_many_examples_could_violate(invoke, tmp_pat
     alpha = [line for line in result.stdout.splitlines() if "alpha-covariance" in line]
     # the block with two orders: original, identity and swap give two answers, (3 - 2) / (3 - 1)
     assert "0.833" in alpha[0] and "examples that can vary" in alpha[1] and "0.500" in alpha[1]
-    untested = invoke(
-        "audit",
-        "--model",
-        "tests.audit.callables:first_register_number",
-        "--task",
-        "bhive",
-        "--dataset",
-        blocks,
-        "--transform",
-        "permutations",
-        "--limit",
-        "2",
-        "--fail-over",
-        "violation_rate=0",
-    )
+    untested = audit("--limit", "2", "--fail-over", "violation_rate=0")
     assert untested.exit_code == 0, untested.output
     assert (
         "note: none of the 2 audited examples has a variant besides the original under permutations" in untested.stdout
     )
     assert "--fail-over violation_rate=0: none of the 2 audited examples" in untested.stderr
-    varied = invoke(
-        "audit",
-        "--model",
-        "tests.audit.callables:first_register_number",
-        "--task",
-        "bhive",
-        "--dataset",
-        blocks,
-        "--transform",
-        "permutations",
-        "--fail-over",
-        "varied.violation_rate=0.5",
-    )
+    varied = audit("--fail-over", "varied.violation_rate=0.5")
     assert varied.exit_code == 1 and "varied.violation_rate is 1, over the bound 0.5" in varied.stderr
 
 

@@ -34,7 +34,7 @@ from invar.frontends.ltl.formula import parse_formula
 from invar.frontends.ltl.generate import read_dataset
 from invar.frontends.ltl.trace import parse_trace
 from tests.cli.conftest import sigint_delivered
-from tests.conftest import FIXTURES, bhive_files
+from tests.conftest import FIXTURES, TORCHRUN, bhive_files
 
 #: seconds from the signal to the exit (the product's aim is 2)
 EXIT_BOUND = 30
@@ -540,7 +540,6 @@ def test_ctrl_c_stops_torchrun_training_processes(tmp_path, labelled) -> None:
     says ``interrupted`` and ends, nothing of the group is left, the saved
     training state is whole. (torchrun's own exit status and its report of
     the signal are torchrun's.)"""
-    launcher = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar")
     argv = [
         "train",
         "--data",
@@ -558,7 +557,7 @@ def test_ctrl_c_stops_torchrun_training_processes(tmp_path, labelled) -> None:
         "--out",
         "m.pt",
     ]
-    run = Run(argv, tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"}, launcher=launcher)
+    run = Run(argv, tmp_path, env={**os.environ, "OMP_NUM_THREADS": "1"}, launcher=TORCHRUN)
     try:
         run.wait_started(lambda r: (tmp_path / "m.resume.pt").exists())
         run.interrupt(group=True)

@@ -22,66 +22,26 @@ def dataset(tmp_path_factory):
     return out
 
 
+def _train(invoke, data, out, *options):
+    """``invar train`` of ``data`` on one thread, written to ``out``."""
+    return invoke("train", "--data", data, *options, "--threads", "1", "--out", out)
+
+
 def test_train_writes_a_checkpoint_and_reports(invoke, dataset, tmp_path):
     out = tmp_path / "m.pt"
-    result = invoke(
-        "train",
-        "--data",
-        dataset,
-        "--arch",
-        "renamer",
-        "--epochs",
-        "2",
-        "--batch-size",
-        "8",
-        "--threads",
-        "1",
-        "--out",
-        out,
-    )
+    result = _train(invoke, dataset, out, "--arch", "renamer", "--epochs", "2", "--batch-size", "8")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"wrote {out}: renamer tiny on bhive, 37 training programs, best validation MAPE ")
     assert "epoch 1/2: train loss" in result.stderr and "(best, saved)" in result.stderr
-    result = invoke(
-        "train",
-        "--data",
-        dataset,
-        "--arch",
-        "spe",
-        "--epochs",
-        "1",
-        "--limit",
-        "8",
-        "--threads",
-        "1",
-        "--out",
-        out,
-        "--format",
-        "json",
-    )
+    result = _train(invoke, dataset, out, "--arch", "spe", "--epochs", "1", "--limit", "8", "--format", "json")
     summary = json.loads(result.stdout)
     assert (summary["schema"], summary["arch"], summary["train"], summary["valid"]) == (1, "spe", 8, 1)
 
 
 def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, dataset, tmp_path):
     out = tmp_path / "pinned.pt"
-    result = invoke(
-        "train",
-        "--data",
-        dataset,
-        "--arch",
-        "renamer",
-        "--pinned-tokens",
-        "token",
-        "--epochs",
-        "1",
-        "--batch-size",
-        "8",
-        "--threads",
-        "1",
-        "--out",
-        out,
-    )
+    options = ("--arch", "renamer", "--pinned-tokens", "token", "--epochs", "1", "--batch-size", "8")
+    result = _train(invoke, dataset, out, *options)
     assert result.exit_code == 0, result.output
     model = load_model(out)
     assert model.config.pinned_tokens == "token" and isinstance(model.network.encoder.embed, PinnedViewEmbedding)
@@ -134,41 +94,21 @@ def test_corrupt_or_foreign_training_state(invoke, dataset, tmp_path):
     out = tmp_path / "m.pt"
     state = tmp_path / "m.resume.pt"
     state.write_bytes(b"\x00garbage")
-    line = _error(invoke("train", "--data", dataset, "--arch", "vanilla", "--out", out, "--resume", "--threads", "1"))
+    line = _error(_train(invoke, dataset, out, "--arch", "vanilla", "--resume"))
     assert line.startswith(f"{state}: error: not a readable checkpoint")
-    invoke("train", "--data", dataset, "--arch", "vanilla", "--epochs", "1", "--out", out, "--threads", "1")
-    line = _error(
-        invoke(
-            "train", "--data", dataset, "--arch", "renamer", "--epochs", "2", "--out", out, "--resume", "--threads", "1"
-        )
-    )
+    _train(invoke, dataset, out, "--arch", "vanilla", "--epochs", "1")
+    line = _error(_train(invoke, dataset, out, "--arch", "renamer", "--epochs", "2", "--resume"))
     assert line.startswith(f"{state}: error: the saved training state is for other settings")
     saved = torch.load(state, weights_only=True)
     torch.save({**saved, "kind": "model"}, state)
-    line = _error(
-        invoke(
-            "train", "--data", dataset, "--arch", "vanilla", "--epochs", "2", "--out", out, "--resume", "--threads", "1"
-        )
-    )
+    line = _error(_train(invoke, dataset, out, "--arch", "vanilla", "--epochs", "2", "--resume"))
     assert line == f"{state}: error: a model file, not a resume checkpoint"
 
 
 def test_usage_errors_exit_2(invoke, dataset, tmp_path):
     result = invoke("train", "--data", dataset, "--arch", "renamer", "--out", tmp_path / "m.pt", "--size", "huge")
     assert result.exit_code == 2
-    result = invoke(
-        "train",
-        "--data",
-        dataset,
-        "--arch",
-        "renamer",
-        "--out",
-        tmp_path / "m.pt",
-        "--device",
-        "cuda",
-        "--threads",
-        "1",
-    )
+    result = _train(invoke, dataset, tmp_path / "m.pt", "--arch", "renamer", "--device", "cuda")
     if not torch.cuda.is_available():
         assert result.exit_code == 2 and "no CUDA device" in result.stderr
 
@@ -326,44 +266,14 @@ def test_the_encoding_line_says_whether_the_data_are_cached(invoke, tmp_path):
     from invar.tasks import names
 
     names.build(FIXTURES / "python", tmp_path / "names")
-    result = invoke(
-        "train",
-        "--task",
-        "names",
-        "--data",
-        tmp_path / "names",
-        "--arch",
-        "vanilla",
-        "--epochs",
-        "1",
-        "--limit",
-        "8",
-        "--threads",
-        "1",
-        "--out",
-        tmp_path / "m.pt",
-    )
-    assert result.exit_code == 0, result.output
-    assert "encoding train (8 programs, once; cached under the data directory)" in result.stderr
-    copied = invoke(
-        "train",
-        "--task",
-        "copy",
-        "--data",
-        FIXTURES / "copy",
-        "--arch",
-        "vanilla",
-        "--epochs",
-        "1",
-        "--limit",
-        "8",
-        "--threads",
-        "1",
-        "--out",
-        tmp_path / "c.pt",
-    )
-    assert copied.exit_code == 0, copied.output
-    assert "encoding train (8 programs)" in copied.stderr
+    for task, data, said in (
+        ("names", tmp_path / "names", "(8 programs, once; cached under the data directory)"),
+        ("copy", FIXTURES / "copy", "(8 programs)"),
+    ):
+        options = ("--task", task, "--arch", "vanilla", "--epochs", "1", "--limit", "8")
+        result = _train(invoke, data, tmp_path / f"{task}.pt", *options)
+        assert result.exit_code == 0, result.output
+        assert f"encoding train {said}" in result.stderr
 
 
 def test_every_generated_options_table_is_fresh():

@@ -9,6 +9,7 @@ from invar.frontends.java import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
 from ..conftest import FIXTURES
+from . import assert_units_render_their_source
 
 EARNINGS = """\
 class E {
@@ -69,15 +70,7 @@ def test_layout_of_braced_statements():
 @pytest.mark.parametrize("path", sorted((FIXTURES / "java").glob("*.java")), ids=lambda p: p.stem)
 def test_render_reproduces_the_source(path):
     text = path.read_text()
-    lines = text.split("\n")
-    for p in parse_units(text, str(path)):
-        first = p.lines[0].source_line
-        rendered = p.render()
-        assert rendered == "\n".join(lines[first - 1 : first - 1 + rendered.count("\n") + 1])
-        for t in p.tokens:
-            assert p.lines[t.line].text[t.start : t.end] == t.text
-        for i, j in p.deps:
-            assert i < j and p.lines[i].block == p.lines[j].block >= 0
+    assert_units_render_their_source(text, parse_units(text, str(path)))
 
 
 def test_block_scoped_locals_are_distinct_referents():

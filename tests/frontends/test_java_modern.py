@@ -10,6 +10,7 @@ from invar.frontends.java import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
 from ..conftest import FIXTURES
+from . import assert_units_render_their_source
 
 MODERN = FIXTURES / "java" / "java17" / "Modern.java"
 
@@ -50,15 +51,7 @@ def test_the_java17_fixture_is_read_by_tree_sitter():
         "Modern.combine",
         "Modern.main",
     ]
-    lines = text.split("\n")
-    for p in units:
-        first = p.lines[0].source_line
-        rendered = p.render()
-        assert rendered == "\n".join(lines[first - 1 : first - 1 + rendered.count("\n") + 1])
-        for t in p.tokens:
-            assert p.lines[t.line].text[t.start : t.end] == t.text
-        for i, j in p.deps:
-            assert i < j and p.lines[i].block == p.lines[j].block >= 0
+    assert_units_render_their_source(text, units)
     assert PermutationSpace(units[-2]).count() == 80
 
 

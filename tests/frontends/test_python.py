@@ -16,6 +16,7 @@ from invar.frontends.python import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
 from ..conftest import FIXTURES
+from . import assert_units_render_their_source
 
 EARNINGS = """\
 def earnings(rent, salary, lottery):
@@ -196,13 +197,7 @@ def test_module_without_functions_is_one_unit():
 @pytest.mark.parametrize("path", sorted((FIXTURES / "python").glob("*.py")), ids=lambda p: p.stem)
 def test_render_reproduces_the_source(path):
     text = path.read_text()
-    source_lines = text.split("\n")
-    for p in parse_units(text, str(path)):
-        first = p.lines[0].source_line
-        rendered = p.render()
-        assert rendered == "\n".join(source_lines[first - 1 : first - 1 + rendered.count("\n") + 1])
-        for tok in p.tokens:
-            assert p.lines[tok.line].text[tok.start : tok.end] == tok.text
+    assert_units_render_their_source(text, parse_units(text, str(path)))
 
 
 def test_crlf_line_endings_round_trip():

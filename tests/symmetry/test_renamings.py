@@ -3,23 +3,13 @@
 from __future__ import annotations
 
 import itertools
-import math
 import random
 
 import pytest
 
 from invar.errors import SpaceError
-from invar.program import Line, Program, Token
 from invar.symmetry.renamings import Renaming, RenamingSpace
-
-
-def _program(referents: list[str]) -> Program:
-    text = " ".join(referents)
-    tokens, pos = [], 0
-    for r in referents:
-        tokens.append(Token(r, "name", "name", r, 0, pos))
-        pos += len(r) + 1
-    return Program("test", (Line(text),), tuple(tokens))
+from tests.symmetry.renaming_cases import program, shared_case
 
 
 def _brute(referents, allowed) -> list[tuple[tuple[str, str], ...]]:
@@ -46,7 +36,7 @@ def _random_case(rng: random.Random):
 def test_count_enumerate_rank_unrank_match_brute_force(seed):
     rng = random.Random(seed)
     referents, allowed = _random_case(rng)
-    space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
+    space = RenamingSpace(program(referents), referents, allowed, lambda tok, t: t)
     expected = _brute(referents, allowed)
     assert space.count() == len(expected)
     listed = [r.mapping for r in space.enumerate()]
@@ -77,7 +67,7 @@ def test_product_tree_and_walk_match_brute_force(seed, leaf, shift, monkeypatch)
         monkeypatch.setattr(renamings, "_GUARD", shift)
     rng = random.Random(1000 + seed)
     referents, allowed = _random_case(rng)
-    space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
+    space = RenamingSpace(program(referents), referents, allowed, lambda tok, t: t)
     expected = _brute(referents, allowed)
     assert space.count() == len(expected)
     assert [r.mapping for r in space.enumerate()] == expected
@@ -86,30 +76,12 @@ def test_product_tree_and_walk_match_brute_force(seed, leaf, shift, monkeypatch)
         assert space.rank(Renaming(mapping)) == k
 
 
-def _shared_case(n: int, shared: int):
-    """Two classes of ``n`` referents each over pools of their own, plus
-    ``shared`` targets both may take, interleaved in the lists."""
-    own_a, own_b = [f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]
-    common = [f"s{i}" for i in range(shared)]
-    list_a = own_a[: n // 3] + common + own_a[n // 3 :]
-    list_b = common[::-1] + own_b
-    referents = [f"r{i}" for i in range(2 * n)]
-    allowed = [list_a if i % 2 == 0 else list_b for i in range(2 * n)]
-    # the count by its formula: x of class a's referents and y of class b's in the shared targets
-    count = sum(
-        math.comb(n, x) * math.perm(n, n - x) * math.comb(n, y) * math.perm(n, n - y) * math.perm(shared, x + y)
-        for x in range(shared + 1)
-        for y in range(shared + 1 - x)
-    )
-    return referents, allowed, count
-
-
 @pytest.mark.parametrize("n,shared", [(1, 1), (20, 2), (150, 3), (400, 0)])
 def test_several_states_per_level_count_by_formula_and_rank_unrank_agree(n, shared):
     """Past brute force: counts by a closed formula, unrank and rank inverse
     to each other, enumeration and sampling consistent with both."""
-    referents, allowed, count = _shared_case(n, shared)
-    space = RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t)
+    referents, allowed, count = shared_case(n, shared)
+    space = RenamingSpace(program(referents), referents, allowed, lambda tok, t: t)
     assert space.count() == count
     rng = random.Random(n)
     indices = sorted({0, 1, count - 1, *(rng.randrange(count) for _ in range(6))})
@@ -125,7 +97,7 @@ def test_several_states_per_level_count_by_formula_and_rank_unrank_agree(n, shar
 
 def test_apply_undo_and_render_agree():
     referents = ["x", "y"]
-    space = RenamingSpace(_program(referents), referents, [["a", "b", "c"], ["a", "b", "c"]], lambda tok, t: t)
+    space = RenamingSpace(program(referents), referents, [["a", "b", "c"], ["a", "b", "c"]], lambda tok, t: t)
     for r in space.enumerate():
         renamed = space.apply(None, r)
         assert renamed.render() == space.render(r)

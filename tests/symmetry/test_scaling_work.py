@@ -13,10 +13,10 @@ from collections import Counter
 import pytest
 
 import invar
-from invar.program import Line, Program, Token
 from invar.symmetry import ordered, posets, renamings
 from invar.symmetry.posets import SAMPLER_VERSION, Poset
 from invar.symmetry.renamings import RenamingSpace
+from tests.symmetry.renaming_cases import program, shared_case
 
 
 def _zipper(n: int) -> tuple[int, list[tuple[int, int]]]:
@@ -89,28 +89,11 @@ def test_a_large_child_beside_small_ones_draws_only_the_small_ones_positions_uni
 
 
 # ------------------------------------------------------------------ renamings
-def _program(referents: list[str]) -> Program:
-    tokens, pos = [], 0
-    for r in referents:
-        tokens.append(Token(r, "name", "name", r, 0, pos))
-        pos += len(r) + 1
-    return Program("test", (Line(" ".join(referents)),), tuple(tokens))
-
-
 def _shared(n: int, shared: int) -> tuple[RenamingSpace, int]:
     """Two classes of ``n`` referents over pools of their own plus ``shared``
     targets both may take (``shared²/2`` states a level), and its count by formula."""
-    own_a, own_b = [f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]
-    common = [f"s{i}" for i in range(shared)]
-    list_a, list_b = own_a[: n // 3] + common + own_a[n // 3 :], common[::-1] + own_b
-    referents = [f"r{i}" for i in range(2 * n)]
-    allowed = [list_a if i % 2 == 0 else list_b for i in range(2 * n)]
-    count = sum(
-        math.comb(n, x) * math.perm(n, n - x) * math.comb(n, y) * math.perm(n, n - y) * math.perm(shared, x + y)
-        for x in range(shared + 1)
-        for y in range(shared + 1 - x)
-    )
-    return RenamingSpace(_program(referents), referents, allowed, lambda tok, t: t), count
+    referents, allowed, count = shared_case(n, shared)
+    return RenamingSpace(program(referents), referents, allowed, lambda tok, t: t), count
 
 
 @pytest.mark.parametrize("n,shared", [(300, 5), (600, 5)])

@@ -1,6 +1,7 @@
 """What the tests of the source-code tasks (names, bugs) share: the fixture
-corpus as a dataset, every architecture trained a few steps on it, and
-sampled renamed / reordered / both variants of its functions."""
+corpus as a dataset, every architecture trained a few steps on it, a
+checkpoint through the audit, and sampled renamed / reordered / both
+variants of its functions."""
 
 from __future__ import annotations
 
@@ -9,9 +10,8 @@ import shutil
 from pathlib import Path
 
 import torch
-from typer.testing import CliRunner
 
-from invar.cli.app import app
+from invar import load_model
 from invar.encoding import permuted
 from invar.nn.config import architectures
 from invar.nn.model import to_device
@@ -19,7 +19,7 @@ from invar.symmetry.permutations import PermutationSpace
 from invar.symmetry.spaces import renaming_space
 from invar.tasks import get_task
 from invar.train import train
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, Invoke
 
 QUICK = {"batch_size": 16, "threads": 1, "limit": 96}
 
@@ -32,9 +32,7 @@ def corpus(root: Path, task: str) -> Path:
         (root / "src" / d).mkdir(parents=True)
         for path in sorted((FIXTURES / "python").glob("*.py")) + sorted((FIXTURES / "java").glob("*.java")):
             shutil.copy(path, root / "src" / d / path.name)
-    result = CliRunner().invoke(
-        app, ["data", task, "--source", str(root / "src"), "--out", str(root / "data"), "--format", "json"]
-    )
+    result = Invoke()("data", task, "--source", root / "src", "--out", root / "data", "--format", "json")
     assert result.exit_code == 0, result.output
     return root
 
@@ -56,6 +54,33 @@ def train_all(task: str, data: Path, out: Path) -> dict:
         )
         trained[arch] = (out / f"{arch}.pt", steps, result)
     return trained
+
+
+def audit_round_trip(checkpoint: Path, root: Path, task: str) -> dict:
+    """``invar audit`` of a checkpoint on the corpus at ``root`` (both
+    transforms, 12 functions, JSON): the report names ``task``, audits at
+    least 8 (the rest too long for the model) and finds no violation;
+    returns the report."""
+    report = Invoke().json(
+        "audit",
+        "--model",
+        checkpoint,
+        "--dataset",
+        root / "data",
+        "--transform",
+        "both",
+        "--variants",
+        "4",
+        "--limit",
+        "12",
+        "--format",
+        "json",
+    )
+    assert report["task"]["name"] == task and report["task_symmetry"] is True
+    assert report["audited"] + report["errors"] == 12 and report["audited"] >= 8
+    assert all("this model takes 1 to 128" in f["error"] for f in report["failed"])  # only functions too long
+    assert report["violation_rate"] == 0.0
+    return report
 
 
 def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple]:
@@ -83,6 +108,24 @@ def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple
             break
     assert len(out) >= 15
     return out
+
+
+def assert_spe_invariant(models: dict, root: Path, arch: str, kinds: tuple, lang: str, vanilla_moves: float) -> None:
+    """``arch``'s logits agree within 1e-5 on each function of the corpus at
+    ``root`` in ``lang`` and its variants of ``kinds`` (1 renamed, 2
+    reordered, 3 both); vanilla's move by more than ``vanilla_moves`` on at
+    least 10 functions renamed and reordered."""
+    model = load_model(models[arch][0])
+    vanilla = load_model(models["vanilla"][0])
+    moved = 0
+    for group in variants(model, root / "data", lang=lang):
+        for kind in kinds:
+            out = logits(model, [group[0], *group[kind]])
+            assert (out - out[0]).abs().max() <= 1e-5
+    for group in variants(vanilla, root / "data", lang=lang):
+        out = logits(vanilla, [group[0], *group[3]])
+        moved += bool((out - out[0]).abs().max() > vanilla_moves)
+    assert moved >= 10
 
 
 def logits(model, encoded) -> torch.Tensor:

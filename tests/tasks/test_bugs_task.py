@@ -15,10 +15,8 @@ import random
 
 import pytest
 import torch
-from typer.testing import CliRunner
 
 from invar import load_model
-from invar.cli.app import app
 from invar.nn.config import architectures
 from invar.tasks import get_task
 from invar.tasks.bugs import SWAPS, accuracy, bug_f1, candidates, check, inject, output, parse, read_split
@@ -181,31 +179,7 @@ def test_every_architecture_trains_and_its_loss_falls(models, arch):
 
 
 def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
-    path = models["renamer+spe"][0]
-    result = CliRunner().invoke(
-        app,
-        [
-            "audit",
-            "--model",
-            str(path),
-            "--dataset",
-            str(corpus / "data"),
-            "--transform",
-            "both",
-            "--variants",
-            "4",
-            "--limit",
-            "12",
-            "--format",
-            "json",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
-    assert report["task"]["name"] == "bugs" and report["task_symmetry"] is True
-    assert report["audited"] + report["errors"] == 12 and report["audited"] >= 8
-    assert all("this model takes 1 to 128" in f["error"] for f in report["failed"])  # only functions too long
-    assert report["violation_rate"] == 0.0
+    report = sources.audit_round_trip(models["renamer+spe"][0], corpus, "bugs")
     assert report["metric"]["name"] == "accuracy" and set(report["metric"]["extra"]) == {"F1 (bug)"}
 
 
@@ -215,17 +189,7 @@ def test_spe_bug_models_are_invariant(models, corpus, arch, kinds, lang):
     """Their logits agree within 1e-5 under sampled reorderings (and, for
     renamer+spe, renamings and both), Python functions and Java methods
     alike; vanilla's move."""
-    model = load_model(models[arch][0])
-    vanilla = load_model(models["vanilla"][0])
-    moved = 0
-    for group in sources.variants(model, corpus / "data", lang=lang):
-        for kind in kinds:
-            logits = sources.logits(model, [group[0], *group[kind]])
-            assert (logits - logits[0]).abs().max() <= 1e-5
-    for group in sources.variants(vanilla, corpus / "data", lang=lang):
-        logits = sources.logits(vanilla, [group[0], *group[3]])
-        moved += bool((logits - logits[0]).abs().max() > 1e-5)
-    assert moved >= 10
+    sources.assert_spe_invariant(models, corpus, arch, kinds, lang, vanilla_moves=1e-5)
 
 
 def test_a_model_reads_any_function_as_the_dataset_stores_it(models):

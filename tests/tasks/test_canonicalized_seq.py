@@ -7,14 +7,11 @@ no violation; they answer inputs with more distinct names than training saw;
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
-from typer.testing import CliRunner
 
 import invar
-from invar.cli.app import app
 from invar.encoding import renamed
 from invar.frontends.ltl.check import satisfying_trace
 from invar.frontends.ltl.formula import to_polish
@@ -24,12 +21,8 @@ from invar.symmetry.renamings import Renaming
 from invar.symmetry.spaces import renaming_space
 from invar.tasks import copy, ltl
 from invar.train import train
-from tests.conftest import FIXTURES
+from tests.tasks.seq import AE, COPY, COPY_QUICK, FJ, LTL_QUICK, audit_json, train_ltl
 
-AE = FIXTURES / "ltl" / "ae.txt"
-COPY = FIXTURES / "copy"
-LTL_QUICK = dict(task="ltl", data=AE, epochs=3, batch_size=16, threads=1, lr=1e-3, seed=1)
-COPY_QUICK = dict(task="copy", data=COPY, epochs=3, batch_size=16, threads=1, lr=1e-3, seed=2, limit=200)
 ARCHS = ("canonicalized", "canonicalized+dualpart")
 
 
@@ -110,13 +103,13 @@ def test_trained_ltl_models_are_exactly_covariant(models, arch, beam):
 
 
 @pytest.mark.parametrize("arch", ARCHS)
-def test_they_answer_formulas_with_more_aps_than_training_had(models, arch, wide):
+def test_they_answer_formulas_with_more_aps_than_training_had(models, arch, wide, invoke):
     model = invar.load_model(models["ltl", arch][0])
     programs = _ltl(wide)
     before, _ = _assert_covariant(model, programs, ltl.POOL, beam=3)
     for p, y in zip(programs, before):
         assert isinstance(y, str) and {c for c in y if c.isalpha() and c.islower()} <= set(p.referents)
-    result = CliRunner().invoke(app, ["predict", "--model", str(models["ltl", arch][0]), str(wide)])
+    result = invoke("predict", "--model", models["ltl", arch][0], wide)
     assert result.exit_code == 0, result.output
     assert [line.split("\t")[1] for line in result.stdout.splitlines()] == before
 
@@ -125,27 +118,7 @@ def test_they_answer_formulas_with_more_aps_than_training_had(models, arch, wide
 def test_the_audit_reports_exact_alpha_covariance(models, arch, wide):
     path = models["ltl", arch][0]
     for dataset in (AE, wide):
-        result = CliRunner().invoke(
-            app,
-            [
-                "audit",
-                "--model",
-                str(path),
-                "--task",
-                "ltl",
-                "--dataset",
-                str(dataset),
-                "--limit",
-                "40",
-                "--variants",
-                "12",
-                "--format",
-                "json",
-                "--quiet",
-            ],
-        )
-        assert result.exit_code == 0, result.output
-        report = json.loads(result.stdout)
+        report = audit_json(path, dataset, 40, 12, "--task", "ltl")
         assert report["errors"] == 0 and report["audited"] == min(40, len(_ltl(dataset)))
         assert report["violation_rate"] == 0.0 and report["alpha_covariance"]["mean"] == 1.0
         assert all(g["alpha_covariance"] == 1.0 for g in report["alpha_covariance"]["by_referents"])
@@ -161,79 +134,26 @@ def test_trained_copy_model_is_exactly_covariant_past_its_symbols(models):
     assert max(len(set(p.referents)) for p in test) > 5  # training strings use a-e only
     before, n = _assert_covariant(model, test, copy.POOL, beam=3)
     assert n > 1000 and all(set(y) <= set(p.lines[0].text) for p, y in zip(test, before))
-    result = CliRunner().invoke(
-        app,
-        [
-            "audit",
-            "--model",
-            str(path),
-            "--task",
-            "copy",
-            "--dataset",
-            str(COPY),
-            "--limit",
-            "30",
-            "--variants",
-            "12",
-            "--format",
-            "json",
-            "--quiet",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+    report = audit_json(path, COPY, 30, 12, "--task", "copy")
     assert report["audited"] == 30 and report["violation_rate"] == 0.0
     assert report["alpha_covariance"]["mean"] == 1.0
 
 
-def test_train_command_reaches_it_and_the_checkpoint_round_trips(tmp_path):
+def test_train_command_reaches_it_and_the_checkpoint_round_trips(tmp_path, invoke):
     out = tmp_path / "m.pt"
-    result = CliRunner().invoke(
-        app,
-        [
-            "train",
-            "--task",
-            "ltl",
-            "--data",
-            str(AE),
-            "--arch",
-            "canonicalized+lexinvariant",
-            "--epochs",
-            "1",
-            "--batch-size",
-            "32",
-            "--threads",
-            "1",
-            "--limit",
-            "64",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
+    train_ltl("canonicalized+lexinvariant", out)
     a, b = invar.load_model(out), invar.load_model(out)
     assert a.config == b.config and a.config.canonicalize and a.config.embedding == "lexinvariant"
     assert a.config.adacos  # random embeddings train as the interchangeable-token paper's
-    programs = _ltl(FIXTURES / "ltl" / "fj.txt", 12)
+    programs = _ltl(FJ, 12)
     assert a.predict(programs) == b.predict(programs)
-    result = CliRunner().invoke(
-        app,
-        [
-            "train",
-            "--task",
-            "bhive",
-            "--data",
-            str(tmp_path),
-            "--arch",
-            "canonicalized+dualpart",
-            "--out",
-            str(tmp_path / "x.pt"),
-        ],
+    result = invoke(
+        "train", "--task", "bhive", "--data", tmp_path, "--arch", "canonicalized+dualpart", "--out", tmp_path / "x.pt"
     )
     assert result.exit_code == 1 and "for sequence tasks" in result.stderr and "Traceback" not in result.output
 
 
-def test_an_output_it_cannot_map_back_is_that_program_error(tmp_path):
+def test_an_output_it_cannot_map_back_is_that_program_error(tmp_path, invoke):
     """restrict_output=False: a canonical name the input lacks is reported
     at that program's location by invar predict (exit 1) and as that
     example's error by the audit; every other program is answered."""
@@ -249,7 +169,7 @@ def test_an_output_it_cannot_map_back_is_that_program_error(tmp_path):
     out = invar.load_model(path).predict([ltl.parse(f) for f in formulas])
     bad = [k for k, y in enumerate(out) if not isinstance(y, str)]
     assert bad and len(bad) < len(formulas)
-    result = CliRunner().invoke(app, ["predict", "--model", str(path), str(data)])
+    result = invoke("predict", "--model", path, data)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert len(result.stdout.splitlines()) == len(formulas) - len(bad)
     for k in bad:

@@ -9,57 +9,49 @@ import json
 from collections import Counter
 
 import pytest
-from typer.testing import CliRunner
 
 import invar
-from invar.cli.app import app
 from invar.errors import ModelError
 from invar.symmetry.spaces import renaming_space
 from invar.tasks import copy
 from invar.train import train
-from tests.conftest import FIXTURES
-
-DATA = FIXTURES / "copy"
-QUICK = dict(task="copy", data=DATA, epochs=3, batch_size=16, threads=1, lr=1e-3, seed=2, limit=200)
+from tests.tasks.seq import COPY, COPY_QUICK
 
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     out = tmp_path_factory.mktemp("copy")
     return {
-        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
+        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **COPY_QUICK))
         for arch in ("vanilla", "dualpart", "lexinvariant")
     }
 
 
-def test_data_command_writes_the_fixture_again(tmp_path):
-    result = CliRunner().invoke(
-        app,
-        [
-            "data",
-            "copy",
-            "--out",
-            str(tmp_path),
-            "--train",
-            "400",
-            "--valid",
-            "50",
-            "--test",
-            "60",
-            "--test-symbols",
-            "10",
-            "--max-length",
-            "12",
-            "--sampler",
-            "uniform",
-        ],
+def test_data_command_writes_the_fixture_again(tmp_path, invoke):
+    result = invoke(
+        "data",
+        "copy",
+        "--out",
+        tmp_path,
+        "--train",
+        "400",
+        "--valid",
+        "50",
+        "--test",
+        "60",
+        "--test-symbols",
+        "10",
+        "--max-length",
+        "12",
+        "--sampler",
+        "uniform",
     )  # the sampler the fixture was written with
     assert result.exit_code == 0, result.output
     for name in ("train.txt", "valid.txt", "test.txt", "meta.json"):
-        assert (tmp_path / name).read_text() == (DATA / name).read_text(), name
-    train_symbols = set("".join(ex.source for ex in copy.read_split(DATA, "train")))
+        assert (tmp_path / name).read_text() == (COPY / name).read_text(), name
+    train_symbols = set("".join(ex.source for ex in copy.read_split(COPY, "train")))
     assert train_symbols <= set("abcde")
-    test = copy.read_split(DATA, "test")
+    test = copy.read_split(COPY, "test")
     assert max(len(set(ex.source)) for ex in test) == 10 and max(len(ex.source) for ex in test) <= 12
 
 
@@ -150,7 +142,7 @@ def test_training_lowers_the_loss(models, arch):
 @pytest.mark.parametrize("arch", ["dualpart", "lexinvariant"])
 def test_extendable_models_copy_symbols_they_never_saw(models, arch):
     model = invar.load_model(models[arch][0])
-    test = [copy.parse(ex.source) for ex in copy.read_split(DATA, "test")]
+    test = [copy.parse(ex.source) for ex in copy.read_split(COPY, "test")]
     out = model.predict(test)
     assert all(set(y) <= set(p.lines[0].text) for p, y in zip(test, out))
     assert any(set(y) - set("abcde") for y in out)
@@ -162,27 +154,15 @@ def test_vanilla_refuses_symbols_it_never_saw(models):
         model.predict([copy.parse("aXbY")])
 
 
-def test_checkpoint_round_trips_through_the_audit(models):
+def test_checkpoint_round_trips_through_the_audit(models, invoke):
     path = models["dualpart"][0]
-    report = invar.audit(model=str(path), dataset=str(DATA), limit=10, variants=3)
+    report = invar.audit(model=str(path), dataset=str(COPY), limit=10, variants=3)
     assert report["dataset"]["split"] == "test" and report["audited"] == 10
     assert report["task"]["name"] == "copy" and report["metric"]["name"] == "edit distance"
     assert report["metric"]["original"] >= 0 and report["metric"]["f1"] is None
     assert all(g["metric"] is not None for g in report["alpha_covariance"]["by_referents"])
-    result = CliRunner().invoke(
-        app,
-        [
-            "audit",
-            "--model",
-            str(path),
-            "--dataset",
-            str(DATA / "test.txt"),
-            "--limit",
-            "4",
-            "--variants",
-            "2",
-            "--quiet",
-        ],
+    result = invoke(
+        "audit", "--model", path, "--dataset", COPY / "test.txt", "--limit", "4", "--variants", "2", "--quiet"
     )
     assert result.exit_code == 0, result.output
     assert "edit distance on originals" in result.stdout

@@ -7,23 +7,16 @@ checkpoints round-trip through invar audit."""
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
-from typer.testing import CliRunner
 
 import invar
-from invar.cli.app import app
 from invar.encoding import renamed
 from invar.errors import ModelError
 from invar.tasks import ltl
 from invar.train import train
-from tests.conftest import FIXTURES
-
-AE = FIXTURES / "ltl" / "ae.txt"
-FJ = FIXTURES / "ltl" / "fj.txt"
-QUICK = dict(task="ltl", data=AE, epochs=3, batch_size=16, threads=1, lr=1e-3, seed=1)
+from tests.tasks.seq import AE, FJ, LTL_QUICK, audit_json, train_ltl
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +24,7 @@ def models(tmp_path_factory):
     """Checkpoints of every LTL architecture, with their training results."""
     out = tmp_path_factory.mktemp("ltl")
     return {
-        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **QUICK))
+        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **LTL_QUICK))
         for arch in ("vanilla", "augmented", "dualpart", "lexinvariant")
     }
 
@@ -78,7 +71,7 @@ def _is_trace(text: str) -> bool:
         return False
 
 
-def test_vanilla_refuses_aps_it_never_saw(models):
+def test_vanilla_refuses_aps_it_never_saw(models, invoke):
     path = models["vanilla"][0]
     model = invar.load_model(path)
     with pytest.raises(
@@ -88,7 +81,7 @@ def test_vanilla_refuses_aps_it_never_saw(models):
     ):
         model.predict(_pairs(FJ)[:3])
     # the command line: each refused formula at its location, exit status 1, no traceback
-    result = CliRunner().invoke(app, ["predict", "--model", str(path), str(FJ)])
+    result = invoke("predict", "--model", path, FJ)
     assert result.exit_code == 1, result.output
     assert f"{FJ}:1:1: error: the program uses APs" in result.stderr and "unsupported" in result.stderr
     assert "Traceback" not in result.output
@@ -144,25 +137,7 @@ def test_checkpoints_round_trip_through_the_audit(models, tmp_path):
 
     jsonschema.validate(report.report, REPORT)
     # the command, on a formula/trace file as invar data ltl writes it
-    result = CliRunner().invoke(
-        app,
-        [
-            "audit",
-            "--model",
-            str(path),
-            "--dataset",
-            str(AE),
-            "--limit",
-            "6",
-            "--variants",
-            "3",
-            "--format",
-            "json",
-            "--quiet",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["metric"]["name"] == "correct"
+    assert audit_json(path, AE, 6, 3)["metric"]["name"] == "correct"
 
 
 def test_metrics_and_undo():
@@ -184,31 +159,7 @@ def test_splits_of_a_file_are_disjoint_and_cover_it():
 
 def test_train_command_on_ltl(tmp_path):
     out = tmp_path / "m.pt"
-    result = CliRunner().invoke(
-        app,
-        [
-            "train",
-            "--task",
-            "ltl",
-            "--data",
-            str(AE),
-            "--arch",
-            "dualpart",
-            "--epochs",
-            "1",
-            "--batch-size",
-            "32",
-            "--threads",
-            "1",
-            "--limit",
-            "64",
-            "--random-draws",
-            "3",
-            "--out",
-            str(out),
-        ],
-    )
-    assert result.exit_code == 0, result.output
+    result = train_ltl("dualpart", out, "--random-draws", "3")
     assert "best validation correct" in result.stdout
     model = invar.load_model(out)
     draws = model.metrics["random_draws"]
