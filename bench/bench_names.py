@@ -54,6 +54,7 @@ def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: in
     """Train ``name`` with ``seed``, score its best epoch on the test split, audit it."""
     suffix = f"-seed{seed}" if seed else ""
     stem = name.replace("+", "_").replace(" ", "-").replace("(", "").replace(")", "").replace(".", "")
+    stem = f"ablation-{stem}" if args.ablations else stem
     ckpt = args.out / f"{args.task}-{stem}{'-' + args.size if args.size != 'tiny' else ''}{suffix}.pt"
     t0 = time.perf_counter()
     run = train(
