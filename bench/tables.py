@@ -32,6 +32,7 @@ TABLES = {
     "scaling-width": "bench_scaling_symmetry",
     "scaling-python": "bench_scaling_symmetry",
     "scaling-rank": "bench_scaling_symmetry",
+    "x86-parse": "bench_x86_parse",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 
