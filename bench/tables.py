@@ -33,6 +33,7 @@ TABLES = {
     "scaling-python": "bench_scaling_symmetry",
     "scaling-rank": "bench_scaling_symmetry",
     "x86-parse": "bench_x86_parse",
+    "scaling-x86": "bench_scaling_x86",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -16,3 +16,25 @@ def test_x86_parse_table_shows_medians_rates_and_their_ratio():
     assert "| invar parse (decode + IR + semantics + dependencies) | 3.00 s | 333 |" in text
     assert "| ratio (invar / capstone) | 15.0× | |" in text
     assert "0.5 → 1.5" in text
+
+
+def test_scaling_x86_table_shows_each_size_the_growth_and_what_went_over_a_limit():
+    bench = bench_module("bench_scaling_x86")
+    rows = [
+        {"package": "invar", "command": "parse", "instructions": 10, "result": {"seconds": 1.0, "peak_mb": 10.0}},
+        {"package": "invar", "command": "parse", "instructions": 100, "result": {"seconds": 4.0, "peak_mb": 20.0}},
+        {"package": "invar", "command": "dlg", "instructions": 10, "result": {"over": "over 5 s"}},
+        {"package": "invar", "command": "dlg", "instructions": 100, "result": None},
+    ]
+    library = {
+        "10": {"seconds": 0.01, "tokens": 50, "deps": 9, "all_pairs": 30},
+        "100": {"seconds": 0.1, "tokens": 500, "deps": 99},
+    }
+    args = {"sizes": [10, 100], "commands": ["parse", "dlg"], "before": None}
+    text = bench.table({"args": args, "packages": ["invar"], "rows": rows, "library": library, **LOAD})
+    assert "| `parse` | 10 | 1.00 s, 10 MB |  |" in text
+    assert "|  | 100 | 4.00 s, 20 MB | ×4.0, ×2.0 |" in text
+    assert "| `dlg` | 10 | over 5 s |  |" in text
+    assert "|  | 100 | not run (over a limit at a smaller size) | – |" in text
+    assert "| 10 instructions | 50 | 9 | 30 | 0.01 s |" in text
+    assert "| 100 instructions | 500 | 99 | not computed | 0.10 s |" in text
