@@ -34,6 +34,8 @@ TABLES = {
     "scaling-rank": "bench_scaling_symmetry",
     "x86-parse": "bench_x86_parse",
     "scaling-x86": "bench_scaling_x86",
+    "scaling-python-stdlib": "bench_scaling_python",
+    "scaling-python-flat": "bench_scaling_python",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -38,3 +38,19 @@ def test_scaling_x86_table_shows_each_size_the_growth_and_what_went_over_a_limit
     assert "|  | 100 | not run (over a limit at a smaller size) | – |" in text
     assert "| 10 instructions | 50 | 9 | 30 | 0.01 s |" in text
     assert "| 100 instructions | 500 | 99 | not computed | 0.10 s |" in text
+
+
+def test_scaling_python_table_shows_each_size_the_growth_and_what_ran_over():
+    bench = bench_module("bench_scaling_python")
+    inputs = [{"size": 1000, "bytes": 1000, "lines": 40}, {"size": 100000, "bytes": 100000, "lines": 4000}]
+    rows = [
+        {"command": "parse", "version": "after", "size": 1000, "seconds": 1.0, "kb": 10240},
+        {"command": "parse", "version": "after", "size": 100000, "seconds": 9.0, "kb": 40960},
+        {"command": "dlg", "version": "after", "size": 1000, "seconds": 1.0, "kb": 10240},
+        {"command": "dlg", "version": "after", "size": 100000, "seconds": None, "kb": None},
+    ]
+    report = {"versions": ["after"], "commands": ["parse", "dlg"], "inputs": inputs, "rows": rows, **LOAD}
+    text = bench.table(report)
+    assert "| `parse` | 1 KB (40) | 1.00 s, 10 MB |  |" in text
+    assert "|  | 100 KB (4,000) | 9.00 s, 40 MB | ×3.0, ×2.0 |" in text
+    assert "|  | 100 KB (4,000) | over the limit | – |" in text
