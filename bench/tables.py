@@ -36,6 +36,7 @@ TABLES = {
     "scaling-x86": "bench_scaling_x86",
     "scaling-python-stdlib": "bench_scaling_python",
     "scaling-python-flat": "bench_scaling_python",
+    "ltl-generate": "bench_ltl",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

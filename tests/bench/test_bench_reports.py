@@ -54,3 +54,12 @@ def test_scaling_python_table_shows_each_size_the_growth_and_what_ran_over():
     assert "| `parse` | 1 KB (40) | 1.00 s, 10 MB |  |" in text
     assert "|  | 100 KB (4,000) | 9.00 s, 40 MB | ×3.0, ×2.0 |" in text
     assert "|  | 100 KB (4,000) | over the limit | – |" in text
+
+
+def test_ltl_table_shows_rates_drops_and_the_checker():
+    bench = bench_module("bench_ltl")
+    row = {"size": 35, "aps": 5, "timeout": 10.0, "written": 4, "unsat": 1, "limits": 2, "generate_seconds": 2.0}
+    text = bench.table({"rows": [{**row, "check_seconds": [0.001, 0.003, 0.002, 0.002]}], **LOAD})
+    assert "| 35 | 5 | 10 s | 4 | 1 | 2 | 2.0 | " in text
+    assert "| 500 | 2.0 ms | 3 ms |" in text
+    assert bench.setting("50:10:2", 10.0) == (50, 10, 2.0) and bench.setting("35:5", 10.0) == (35, 5, 10.0)
