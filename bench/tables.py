@@ -37,6 +37,7 @@ TABLES = {
     "scaling-python-stdlib": "bench_scaling_python",
     "scaling-python-flat": "bench_scaling_python",
     "ltl-generate": "bench_ltl",
+    "alta-compile": "bench_alta_compile",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -63,3 +63,42 @@ def test_ltl_table_shows_rates_drops_and_the_checker():
     assert "| 35 | 5 | 10 s | 4 | 1 | 2 | 2.0 | " in text
     assert "| 500 | 2.0 ms | 3 ms |" in text
     assert bench.setting("50:10:2", 10.0) == (50, 10, 2.0) and bench.setting("35:5", 10.0) == (35, 5, 10.0)
+
+
+def test_alta_compile_table_shows_each_program_and_the_spread_of_the_small_ones():
+    bench = bench_module("bench_alta_compile")
+    row = {"length": 12, "compile_ms": 1.0, "width": 8, "heads": 1, "onehot": 8, "agree": 4, "batch": 4}
+    rows = [
+        {
+            **row,
+            "program": "a",
+            "rules": 3,
+            "null_rules": 1,
+            "compiled_per_s": 100.0,
+            "interpreter_per_s": 50.0,
+            "ratio": 2.0,
+        },
+        {
+            **row,
+            "program": "b",
+            "rules": 5,
+            "null_rules": 0,
+            "compiled_per_s": 80.0,
+            "interpreter_per_s": 10.0,
+            "ratio": 8.0,
+        },
+        {
+            **row,
+            "program": "c",
+            "rules": 1500,
+            "null_rules": 0,
+            "compiled_per_s": 1.0,
+            "interpreter_per_s": 10.0,
+            "ratio": 0.1,
+        },
+    ]
+    text = bench.table({"rows": rows, **LOAD})
+    assert "| a | 12 | 1.0 | 8 | 1 | 4 (3 + 1) | 8 | 100 | 50 | 2.00× | 4/4 |" in text
+    assert "| c | 12 | 1.0 | 8 | 1 | 1,500 (1,500 + 0) |" in text
+    assert "under 1,000 rules (2): the compiled forward is 2.0× (a) to 8.0× (b)" in text
+    assert "median 5.0×" in text
