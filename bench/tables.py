@@ -38,6 +38,7 @@ TABLES = {
     "scaling-python-flat": "bench_scaling_python",
     "ltl-generate": "bench_ltl",
     "alta-compile": "bench_alta_compile",
+    "java": "bench_java",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -102,3 +102,15 @@ def test_alta_compile_table_shows_each_program_and_the_spread_of_the_small_ones(
     assert "| c | 12 | 1.0 | 8 | 1 | 1,500 (1,500 + 0) |" in text
     assert "under 1,000 rules (2): the compiled forward is 2.0× (a) to 8.0× (b)" in text
     assert "median 5.0×" in text
+
+
+def test_java_table_shows_the_census():
+    bench = bench_module("bench_java")
+    counts = {"files": 10, "files without a method": 2, "files read by javalang": 7, "methods read by javalang": 70}
+    counts.update({"files read by tree-sitter": 1, "methods read by tree-sitter": 5, "methods both paths read": 70})
+    report = {"jdk": "17", "args": {"step": 10}, "counts": counts, "failures": {}, "skipped": {"x": 1}, "differ": []}
+    text = bench.table({**report, "seconds": {"javalang": 3.0, "tree-sitter": 2.0}, "census_seconds": 6.0, **LOAD})
+    assert "| files javalang reads (methods) | 7 (70) |" in text
+    assert "| files only tree-sitter reads (methods) | 1 (5) |" in text
+    assert "| methods skipped | 1 |" in text
+    assert "| seconds: javalang, tree-sitter, whole census | 3, 2, 6 |" in text
