@@ -39,6 +39,7 @@ TABLES = {
     "ltl-generate": "bench_ltl",
     "alta-compile": "bench_alta_compile",
     "java": "bench_java",
+    "train-throughput": "bench_train",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

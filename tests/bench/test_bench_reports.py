@@ -114,3 +114,12 @@ def test_java_table_shows_the_census():
     assert "| files only tree-sitter reads (methods) | 1 (5) |" in text
     assert "| methods skipped | 1 |" in text
     assert "| seconds: javalang, tree-sitter, whole census | 3, 2, 6 |" in text
+
+
+def test_train_table_shows_rates_relative_to_the_stock_encoder():
+    bench = bench_module("bench_train")
+    seconds = {"stock TransformerEncoder": [2.0, 1.0, 3.0], "vanilla": [1.0, 1.0, 5.0]}
+    report = {"examples": 100, "batches": 2, "mean_tokens": 20.0, "args": {"repeat": 3}, "seconds": seconds}
+    text = bench.table({**report, **LOAD})
+    assert "| stock TransformerEncoder | 50 | 1.00 |" in text
+    assert "| vanilla | 100 | 2.00 |" in text
