@@ -40,6 +40,7 @@ TABLES = {
     "alta-compile": "bench_alta_compile",
     "java": "bench_java",
     "train-throughput": "bench_train",
+    "dlg-stdlib": "bench_dlg_stdlib",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

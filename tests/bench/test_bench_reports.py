@@ -123,3 +123,20 @@ def test_train_table_shows_rates_relative_to_the_stock_encoder():
     text = bench.table({**report, **LOAD})
     assert "| stock TransformerEncoder | 50 | 1.00 |" in text
     assert "| vanilla | 100 | 2.00 |" in text
+
+
+def test_dlg_stdlib_table_shows_medians_per_function_and_file_and_the_ratio_to_parsing():
+    bench = bench_module("bench_dlg_stdlib")
+    files = [
+        {"path": "a.py", "parse": 0.001, "after": [0.004, 2, 0]},
+        {"path": "b.py", "parse": 0.002, "after": [0.010, 5, 1]},
+        {"path": "c.py", "parse": 0.003, "after": [0.009, 3, 0]},
+    ]
+    text = bench.table({"files": files, "implementations": ["after"], "left_out": 1, **LOAD})
+    assert "| measure | figure |" in text
+    assert "| functions (skipped) in 3 files (1 left out) | 10 (1) |" in text
+    assert "| median per function | 2.000 ms |" in text
+    assert "| median per file | 9.00 ms |" in text
+    assert "| median `ast.parse` per file | 2.00 ms |" in text
+    assert "| (frontend + DLG) / `ast.parse`, median per file | 4.00 |" in text
+    assert "| (frontend + DLG) / `ast.parse`, in total | 3.83 |" in text
