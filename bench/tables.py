@@ -41,6 +41,8 @@ TABLES = {
     "java": "bench_java",
     "train-throughput": "bench_train",
     "dlg-stdlib": "bench_dlg_stdlib",
+    "label": "bench_label",
+    "label-corpus": "bench_label",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -140,3 +140,22 @@ def test_dlg_stdlib_table_shows_medians_per_function_and_file_and_the_ratio_to_p
     assert "| median `ast.parse` per file | 2.00 ms |" in text
     assert "| (frontend + DLG) / `ast.parse`, median per file | 4.00 |" in text
     assert "| (frontend + DLG) / `ast.parse`, in total | 3.83 |" in text
+
+
+def test_label_table_shows_both_paths_and_the_speed_up():
+    bench = bench_module("bench_label")
+    report = {"args": {"blocks": 100, "single": 10}, "llvm_mca": "14.0.6", **LOAD}
+    text = bench.table({**report, "batched_seconds": [0.2, 0.1, 0.3], "single_seconds": [1.0, 2.0, 3.0]})
+    assert "| batched: 100 blocks in one llvm-mca process | 500 |" in text
+    assert "| one llvm-mca process per block (10 blocks) | 5 |" in text
+    assert "| speed-up | 100.0× |" in text
+
+
+def test_label_corpus_table_shows_the_whole_corpus():
+    bench = bench_module("bench_label")
+    corpus = {"seconds": 120.0, "blocks": 1200, "labelled": 1199, "splits": {"train": 1000, "valid": 100, "test": 99}}
+    report = {"args": {"jobs": 2}, "llvm_mca": "14.0.6", "corpus": {**corpus, "rejected": {"invar": 1, "llvm-mca": 0}}}
+    text = bench.table({**report, **LOAD})
+    assert "| time | 2.0 min (10 blocks/s) |" in text
+    assert "| labelled | 1,199 (1,000 train, 100 valid, 99 test) |" in text
+    assert "| rejected | 1 by invar, 0 by llvm-mca |" in text
