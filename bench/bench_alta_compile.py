@@ -10,12 +10,17 @@ interpreter one by one, the outputs compared at every position, and
 inputs per second for each (addition: two six-digit numbers; SUBLEQ:
 random 16-register memories, 85 % addresses, run to 60 layers). Run with ``--device cuda`` on a GPU as well.
 
-    python bench/bench_alta_compile.py --batch 256 --repeat 5
+    python bench/bench_alta_compile.py --batch 256 --repeat 5 [--report alta-compile.json]
+
+With ``--report`` every program's row is written as JSON with the machine,
+torch's version and the load average; :func:`table` renders that report.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import sys
 import time
@@ -24,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
-from common import machine, median, repeat  # noqa: E402
+from common import load_range, machine, median, repeat  # noqa: E402
 
 from invar.alta import PROGRAMS, compile, get_program  # noqa: E402
 from invar.alta.arithmetic import addition_input, subleq_input  # noqa: E402
@@ -97,32 +102,72 @@ def measure(name: str, batch: int, times: int, device: str, rng: random.Random) 
     }
 
 
-def main() -> None:
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/alta.md shows, then the
+    spread of the ratio over the programs of under 1,000 rules and the ratio
+    the other way round for the larger ones."""
+    lines = [
+        "| program | length | compile (ms) | width | heads | rules (+ null resets) | MLP one-hots "
+        "| compiled inputs/s | interpreter inputs/s | interpreter time / compiled time | agree |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for m in report["rows"]:
+        lines.append(
+            f"| {m['program']} | {m['length']} | {m['compile_ms']:.1f} | {m['width']} | {m['heads']} "
+            f"| {m['rules'] + m['null_rules']:,} ({m['rules']:,} + {m['null_rules']}) | {m['onehot']} "
+            f"| {m['compiled_per_s']:,.0f} | {m['interpreter_per_s']:,.0f} | {m['ratio']:.2f}× "
+            f"| {m['agree']}/{m['batch']} |"
+        )
+    small = sorted((m for m in report["rows"] if m["rules"] + m["null_rules"] < 1000), key=lambda m: m["ratio"])
+    if small:
+        lines += [
+            "",
+            f"Programs of under 1,000 rules ({len(small)}): the compiled forward is {small[0]['ratio']:.1f}× "
+            f"({small[0]['program']}) to {small[-1]['ratio']:.1f}× ({small[-1]['program']}) as fast as the "
+            f"interpreter, median {median([m['ratio'] for m in small]):.1f}×.",
+        ]
+    large = [m for m in report["rows"] if m["rules"] + m["null_rules"] >= 1000]
+    if large:
+        each = " and ".join(f"{1 / m['ratio']:.1f}× ({m['program']})" for m in large)
+        lines += ["", f"Programs of 1,000 rules or more: the interpreter is {each} as fast as the compiled forward."]
+    lines += ["", f"Load average (1 min) at the start and at the end: {load_range(report)}."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
+    parser.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     rng = random.Random(0)
     print(
         f"{machine()}; torch {torch.__version__}, {args.threads} thread(s), device {args.device}; "
-        f"batch {args.batch}, compile time the median of {args.repeat}"
+        f"batch {args.batch}, compile time the median of {args.repeat}",
+        flush=True,
     )
-    print(
-        "| program | length | compile (ms) | width | heads | rules (+ null resets) | MLP one-hots "
-        "| compiled inputs/s | interpreter inputs/s | ratio | agree |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    started = time.time()
+    report = {
+        "bench": "alta-compile",
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+        "rows": [],
+    }
     for name in PROGRAMS:
-        m = measure(name, args.batch, args.repeat, args.device, rng)
-        print(
-            f"| {m['program']} | {m['length']} | {m['compile_ms']:.1f} | {m['width']} | {m['heads']} "
-            f"| {m['rules']} (+{m['null_rules']}) | {m['onehot']} | {m['compiled_per_s']:,.0f} "
-            f"| {m['interpreter_per_s']:,.0f} | {m['ratio']:.1f}× | {m['agree']}/{m['batch']} |",
-            flush=True,
-        )
+        report["rows"].append(measure(name, args.batch, args.repeat, args.device, rng))
+        print(f"  {name}: done", flush=True)
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -11,7 +11,12 @@ the same process on the same files, each file timed with both in turn (the
 order alternating from file to file), so the two columns share the machine's
 state and their ratio is meaningful on a noisy machine.
 
-    python bench/bench_dlg_stdlib.py [--limit N] [--before REV]
+    python bench/bench_dlg_stdlib.py [--limit N] [--before REV] [--repeat 1] [--report dlg-stdlib.json]
+
+With ``--repeat N`` each file is timed N times (parse and frontend in
+turn) and the medians per file are used. With ``--report`` every file's
+times are written as JSON, with the machine and the load average;
+:func:`table` renders that report.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import argparse
 import ast
 import importlib
 import io
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -29,9 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, machine
+from common import ROOT, load_range, machine
 
 from invar.errors import InvarError
+
+#: the SPE paper's DLG time per file of Python 150K (its Table 2), in seconds
+SPE_PER_FILE = 55.4e-3
 
 
 def implementation(package: str):
@@ -64,11 +74,83 @@ def time_frontend(impl, text: str, path: str) -> tuple[float, int, int] | None:
     return time.perf_counter() - t, len(units), len(getattr(units, "skipped", ()))
 
 
-def main() -> None:
+def measure(files: list[Path], root: Path, impls: dict, times: int = 1) -> dict:
+    """Per file, ``times`` passes in turn: ``ast.parse`` seconds, then (seconds, functions,
+    skipped) of each implementation; the rows hold the medians and every pass's seconds."""
+    rows, failed = [], 0
+    for k, path in enumerate(files):
+        try:
+            text = path.read_text(encoding="utf-8")
+            ast.parse(text)
+        except (UnicodeDecodeError, OSError, SyntaxError):
+            failed += 1
+            continue
+        parses, runs = [], {name: [] for name in impls}
+        for r in range(times):
+            t0 = time.perf_counter()
+            ast.parse(text)
+            parses.append(time.perf_counter() - t0)
+            names = list(impls) if (k + r) % 2 == 0 else list(impls)[::-1]
+            for name in names:
+                runs[name].append(time_frontend(impls[name], text, str(path)))
+        if any(g is None or g[1] == 0 for got in runs.values() for g in got):
+            failed += 1
+            continue
+        row = {"path": str(path.relative_to(root)), "parse": statistics.median(parses), "parse_runs": parses}
+        for name, got in runs.items():
+            seconds = [g[0] for g in got]
+            row[name] = [statistics.median(seconds), got[0][1], got[0][2]]
+            row[f"{name}_runs"] = seconds
+        rows.append(row)
+    return {"left_out": failed, "files": rows}
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/frontends.md shows (a column per implementation)."""
+    files, impls = report["files"], report["implementations"]
+    parse = [f["parse"] for f in files]
+
+    def column(name: str) -> list[str]:
+        seconds = [f[name][0] for f in files]
+        per_function = [f[name][0] / f[name][1] for f in files]
+        ratios = [f[name][0] / max(f["parse"], 1e-9) for f in files]
+        return [
+            f"{sum(f[name][1] for f in files):,} ({sum(f[name][2] for f in files)})",
+            f"{statistics.median(per_function) * 1e3:.3f} ms",
+            f"{statistics.median(seconds) * 1e3:.2f} ms",
+            f"{statistics.median(parse) * 1e3:.2f} ms",
+            f"{statistics.median(ratios):.2f}",
+            f"{sum(seconds) / sum(parse):.2f}",
+            f"{SPE_PER_FILE / statistics.median(seconds):.0f}×",
+        ]
+
+    labels = [
+        f"functions (skipped) in {len(files)} files ({report['left_out']} left out)",
+        "median per function",
+        "median per file",
+        "median `ast.parse` per file",
+        "(frontend + DLG) / `ast.parse`, median per file",
+        "(frontend + DLG) / `ast.parse`, in total",
+        "the SPE paper's 55.4 ms per file / median per file",
+    ]
+    columns = {name: column(name) for name in impls}
+    heads = impls if len(impls) > 1 else ["figure"]
+    lines = ["| measure | " + " | ".join(heads) + " |", "|---|" + "---|" * len(impls)]
+    lines += [f"| {label} | " + " | ".join(columns[n][k] for n in impls) + " |" for k, label in enumerate(labels)]
+    if "before" in impls:
+        after, before = (sum(f[n][0] for f in files) for n in ("after", "before"))
+        lines.append(f"| after / before, in total | {after / before:.2f} | |")
+    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * (len(impls) - 1))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="at most N files")
     ap.add_argument("--before", default=None, help="also time the frontend at this git revision, side by side")
-    args = ap.parse_args()
+    ap.add_argument("--repeat", type=int, default=1, help="time each file this many times; medians per file")
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
     root = Path(sysconfig.get_paths()["stdlib"])
     files = sorted(
         p
@@ -81,50 +163,23 @@ def main() -> None:
     if args.before:
         tmp = tempfile.TemporaryDirectory()
         impls = {"before": implementation(checkout(args.before, Path(tmp.name))), **impls}
-    stats = {name: {"file": [], "function": [], "ratio": [], "functions": 0, "skipped": 0} for name in impls}
-    parse_times = []
-    failed = 0
-    for k, path in enumerate(files):
-        try:
-            text = path.read_text(encoding="utf-8")
-            t0 = time.perf_counter()
-            ast.parse(text)
-            parse = time.perf_counter() - t0
-        except (UnicodeDecodeError, OSError, SyntaxError):
-            failed += 1
-            continue
-        names = list(impls) if k % 2 == 0 else list(impls)[::-1]
-        got = {name: time_frontend(impls[name], text, str(path)) for name in names}
-        if any(g is None or g[1] == 0 for g in got.values()):
-            failed += 1
-            continue
-        parse_times.append(parse)
-        for name, (seconds, units, skipped) in got.items():
-            s = stats[name]
-            s["file"].append(seconds)
-            s["function"].append(seconds / units)
-            s["ratio"].append(seconds / max(parse, 1e-9))
-            s["functions"] += units
-            s["skipped"] += skipped
-    print(
-        f"{machine()}; files {len(parse_times)} (left out {failed})"
-        + (f"; before = {args.before}" if args.before else "")
-    )
-    print(f"median ast.parse per file: {statistics.median(parse_times) * 1e3:.3f} ms")
-    print("| measure | " + " | ".join(impls) + " |")
-    print("|---|" + "---|" * len(impls))
-    rows = [
-        ("functions (skipped)", lambda s: f"{s['functions']} ({s['skipped']})"),
-        ("median per function", lambda s: f"{statistics.median(s['function']) * 1e3:.3f} ms"),
-        ("median per file", lambda s: f"{statistics.median(s['file']) * 1e3:.3f} ms"),
-        ("(frontend + DLG) / ast.parse, median per file", lambda s: f"{statistics.median(s['ratio']):.2f}"),
-        ("(frontend + DLG) / ast.parse, in total", lambda s: f"{sum(s['file']) / sum(parse_times):.2f}"),
-        ("against the SPE paper's 55.4 ms per file", lambda s: f"{55.4e-3 / statistics.median(s['file']):.0f}x faster"),
-    ]
-    for label, show in rows:
-        print(f"| {label} | " + " | ".join(show(stats[name]) for name in impls) + " |")
-    if "before" in stats:
-        print(f"after / before, in total: {sum(stats['after']['file']) / sum(stats['before']['file']):.2f}")
+    started = time.time()
+    report = {
+        "bench": "dlg-stdlib",
+        "machine": machine(),
+        "args": vars(args),
+        "implementations": list(impls),
+        "load_average_before": os.getloadavg(),
+    }
+    report.update(measure(files, root, impls, args.repeat))
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(f"{machine()}" + (f"; before = {args.before}" if args.before else ""))
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -1,23 +1,31 @@
 """Labelling throughput: many blocks per llvm-mca process (code regions)
 against one llvm-mca process per block, on the same real BHive blocks.
 
-    python bench/bench_label.py [--blocks 2000] [--single 300] [--repeat 3]
+    python bench/bench_label.py [--blocks 2000] [--single 300] [--repeat 3] [--report label.json]
+    python bench/bench_label.py --corpus [--jobs 2] [--report label-corpus.json]
 
 Both paths time the IR's text of each block with
 ``llvm-mca -mcpu=haswell -iterations=100`` in one process on one core (the
 parse into the IR is excluded from both); the batched path is what
 ``invar data bhive`` runs per chunk (it then runs chunks in parallel). The
 per-block path labels a prefix of the same blocks (it is slow); both report
-blocks per second, alternating, medians.
+blocks per second, alternating, medians. With ``--corpus`` it times
+instead ``invar data bhive`` on every shared BHive file (parse, dedup,
+llvm-mca in ``--jobs`` processes, split) into a temporary directory. With ``--report`` every run's
+seconds are written as JSON with the machine and the load average;
+:func:`table` renders that report.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import subprocess
+import time
 
-from common import bhive_blocks, machine, median, repeat
+from common import BHIVE, bhive_blocks, load_range, machine, median, repeat
 
 from invar.data.bhive import label_texts, llvm_mca_version
 from invar.frontends.x86.hexblock import decode
@@ -43,25 +51,99 @@ def one_by_one(texts: list[str]) -> list[int]:
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
+def measure(texts: list[str], single: int, times: int) -> dict:
+    """Seconds of ``times`` alternating runs of the batched path on ``texts`` and of one
+    process per block on the first ``single``, after checking that both give the same cycles."""
+    batched_cycles = [c for c, _ in label_texts(texts[:single])]
+    assert batched_cycles == one_by_one(texts[:single]), "batched and per-block labels differ"
+    t_batched, t_single = [], []
+    for _ in range(times):
+        t_batched += repeat(lambda: label_texts(texts), 1)
+        t_single += repeat(lambda: one_by_one(texts[:single]), 1)
+    return {"identical_on": single, "batched_seconds": t_batched, "single_seconds": t_single}
+
+
+def corpus(jobs: int) -> dict:
+    """``invar data bhive`` on every shared BHive file into a temporary directory: seconds and its summary."""
+    import tempfile
+
+    from invar.data.bhive import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        summary = build([str(BHIVE)], tmp, jobs=jobs)
+        seconds = time.perf_counter() - start
+    return {"seconds": seconds, **summary.to_dict(), "out": None}
+
+
+def corpus_table(report: dict) -> str:
+    """The whole corpus through the command: time, rate and what became of the blocks."""
+    c = report["corpus"]
+    splits = ", ".join(f"{n:,} {name}" for name, n in c["splits"].items())
+    rejected = ", ".join(f"{n:,} by {stage}" for stage, n in c["rejected"].items())
+    return "\n".join(
+        [
+            f"| `invar data bhive --jobs {report['args']['jobs']}`, llvm-mca {report['llvm_mca']} | figure |",
+            "|---|---|",
+            f"| distinct blocks | {c['blocks']:,} |",
+            f"| time | {c['seconds'] / 60:.1f} min ({c['blocks'] / c['seconds']:,.0f} blocks/s) |",
+            f"| labelled | {c['labelled']:,} ({splits}) |",
+            f"| rejected | {rejected} |",
+            f"| load average (1 min), start → end | {load_range(report)} |",
+        ]
+    )
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/bhive.md shows: blocks per second, medians
+    (with ``--corpus``: the whole corpus through the command)."""
+    if "corpus" in report:
+        return corpus_table(report)
+    blocks, single = report["args"]["blocks"], report["args"]["single"]
+    rb, rs = blocks / median(report["batched_seconds"]), single / median(report["single_seconds"])
+    return "\n".join(
+        [
+            f"| llvm-mca {report['llvm_mca']}, medians of {len(report['batched_seconds'])} runs | blocks/s |",
+            "|---|---|",
+            f"| batched: {blocks:,} blocks in one llvm-mca process | {rb:,.0f} |",
+            f"| one llvm-mca process per block ({single:,} blocks) | {rs:,.0f} |",
+            f"| speed-up | {rb / rs:.1f}× |",
+            f"| load average (1 min), start → end | {load_range(report)} |",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--blocks", type=int, default=2000)
     ap.add_argument("--single", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
-    hexes = random.Random(0).sample(bhive_blocks(), args.blocks)
-    texts = [decode(h).render() for h in hexes]
-    batched_cycles = [c for c, _ in label_texts(texts[: args.single])]
-    assert batched_cycles == one_by_one(texts[: args.single]), "batched and per-block labels differ"
-    t_batched, t_single = [], []
-    for _ in range(args.repeat):
-        t_batched += repeat(lambda: label_texts(texts), 1)
-        t_single += repeat(lambda: one_by_one(texts[: args.single]), 1)
-    rb, rs = args.blocks / median(t_batched), args.single / median(t_single)
-    print(f"machine: {machine()}; llvm-mca {llvm_mca_version()}")
-    print(f"batched (one process, {args.blocks} blocks as code regions): {rb:,.0f} blocks/s")
-    print(f"one process per block ({args.single} blocks):               {rs:,.0f} blocks/s")
-    print(f"speed-up: {rb / rs:.1f}x (labels identical on the {args.single} blocks both paths timed)")
+    ap.add_argument("--corpus", action="store_true", help="time the whole corpus through invar data bhive instead")
+    ap.add_argument("--jobs", type=int, default=2, help="llvm-mca processes in parallel, with --corpus")
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
+    started = time.time()
+    report = {
+        "bench": "label",
+        "machine": machine(),
+        "llvm_mca": llvm_mca_version(),
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+    }
+    if args.corpus:
+        report["corpus"] = corpus(args.jobs)
+    else:
+        hexes = random.Random(0).sample(bhive_blocks(), args.blocks)
+        texts = [decode(h).render() for h in hexes]
+        report.update(measure(texts, args.single, args.repeat))
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(f"machine: {machine()}")
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -13,17 +13,26 @@ revision ``REV`` runs the same commands on the same files, each command timed
 with both in turn.
 
     python bench/bench_scaling_python.py [--shape stdlib|flat] [--sizes 1000 100000 5000000] [--before REV]
-        [--limit SECONDS]
+        [--limit SECONDS] [--report scaling.json]
+
+With ``--report`` the inputs (bytes, lines), every run's seconds and peak
+memory, the machine and the load average are written as JSON;
+:func:`table` renders that report, with the growth per tenfold input
+between consecutive sizes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sysconfig
 import tempfile
+import time
 from pathlib import Path
 
-from common import checkout, machine, measure
+from common import checkout, load_range, machine, measure
 
 COMMANDS = {
     "parse": ["parse", "--format", "json"],
@@ -79,45 +88,87 @@ def flat_source(size: int, into: Path) -> Path:
     return out
 
 
-def main() -> None:
+def cell(result: dict) -> str:
+    return (
+        "over the limit" if result["seconds"] is None else f"{result['seconds']:.2f} s, {result['kb'] / 1024:,.0f} MB"
+    )
+
+
+def growth(a: dict, b: dict, decades: float) -> str:
+    """Time and memory factors per tenfold input from result ``a`` to ``b``."""
+    if None in (a["seconds"], b["seconds"]):
+        return "–"
+    return f"×{(b['seconds'] / a['seconds']) ** (1 / decades):.1f}, ×{(b['kb'] / a['kb']) ** (1 / decades):.1f}"
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/frontends.md shows: each
+    command's time and peak memory by input size, and the growth per tenfold
+    input from the size above (time, memory; normalised by the sizes' ratio)."""
+    versions, inputs = report["versions"], report["inputs"]
+    by = {(r["command"], r["version"], r["size"]): r for r in report["rows"]}
+    tag = {"before": "before: ", "after": ""} if len(versions) > 1 else {"after": ""}
+    head = [f"{tag[v]}time, peak memory" for v in versions] + [
+        f"{tag[v]}per tenfold from the size above" for v in versions
+    ]
+    lines = ["| command | size (lines) | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    for name in report["commands"]:
+        for k, inp in enumerate(inputs):
+            cells = [cell(by[(name, v, inp["size"])]) for v in versions]
+            if k:
+                prev = inputs[k - 1]
+                decades = math.log10(inp["bytes"] / prev["bytes"])
+                cells += [growth(by[(name, v, prev["size"])], by[(name, v, inp["size"])], decades) for v in versions]
+            else:
+                cells += ["" for _ in versions]
+            size = f"{inp['bytes'] / 1000:,.0f} KB ({inp['lines']:,})"
+            lines.append(f"| {f'`{name}`' if k == 0 else ''} | {size} | " + " | ".join(cells) + " |")
+    lines += ["", f"Load average (1 min) at the start and at the end: {load_range(report)}."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 100_000, 5_000_000])
     ap.add_argument("--shape", choices=("stdlib", "flat"), default="stdlib")
     ap.add_argument("--before", default=None, help="also run the package at this git revision")
     ap.add_argument("--limit", type=float, default=600.0, help="seconds one command may run")
-    args = ap.parse_args()
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp())
     versions = {"after": None}
     if args.before:
         versions = {"before": checkout(args.before, tmp / "before"), **versions}
     make = source_of_size if args.shape == "stdlib" else flat_source
-    files = {size: make(size, tmp) for size in args.sizes}
-    print(f"{machine()}; {args.shape} sources" + (f"; before = {args.before}" if args.before else ""))
-    print("| command | size | " + " | ".join(f"{v} time | {v} peak memory" for v in versions) + " |")
-    print("|---|---|" + "---|---|" * len(versions))
-    results: dict[tuple[str, str, int], tuple[float | None, int | None]] = {}
+    files = {size: make(size, tmp) for size in sorted(args.sizes)}
+    print(f"{machine()}; {args.shape} sources" + (f"; before = {args.before}" if args.before else ""), flush=True)
+    started = time.time()
+    report = {
+        "bench": f"scaling-python-{args.shape}",
+        "machine": machine(),
+        "args": vars(args),
+        "versions": list(versions),
+        "commands": list(COMMANDS),
+        "inputs": [
+            {"size": size, "bytes": path.stat().st_size, "lines": len(path.read_text().splitlines())}
+            for size, path in files.items()
+        ],
+        "load_average_before": os.getloadavg(),
+        "rows": [],
+    }
     for name, cmd in COMMANDS.items():
         for size, path in files.items():
-            row = []
             for version, pythonpath in versions.items():
                 seconds, kb = measure([*cmd, str(path)], pythonpath=pythonpath, timeout=args.limit)
-                results[(name, version, size)] = (seconds, kb)
-                row.append("over the limit | –" if seconds is None else f"{seconds:.2f} s | {kb / 1024:.0f} MB")
-            print(f"| {name} | {path.stat().st_size / 1000:.0f} KB | " + " | ".join(row) + " |", flush=True)
-    print("\ngrowth per tenfold input (time, then memory), between the two largest sizes:")
-    small, large = sorted(args.sizes)[-2:]
-    decades = max(1e-9, __import__("math").log10(large / small))
-    for name in COMMANDS:
-        cells = []
-        for version in versions:
-            (t0, m0), (t1, m1) = results[(name, version, small)], results[(name, version, large)]
-            if None in (t0, t1):
-                cells.append(f"{version}: –")
-            else:
-                cells.append(
-                    f"{version}: ×{(t1 / t0) ** (1 / decades):.1f} time, ×{(m1 / m0) ** (1 / decades):.1f} memory"
-                )
-        print(f"- {name}: " + "; ".join(cells))
+                report["rows"].append({"command": name, "version": version, "size": size, "seconds": seconds, "kb": kb})
+                print(f"  {name:<25} {size:>9,} {version:<6} {cell(report['rows'][-1])}", flush=True)
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """How x86 commands scale with the size of a straight-line block.
 
     python bench/bench_scaling_x86.py [--sizes 1000 10000 100000] [--before REV]
-                                      [--time-limit 300] [--memory-limit 6]
+                                      [--time-limit 300] [--memory-limit 6] [--report scaling-x86.json]
 
 Each size is a seeded concatenation of real BHive blocks that hold no barrier
 (no control flow, no rip-relative operand, nothing that reads the world), so
@@ -19,6 +19,14 @@ that command are then not run.
 With ``--before REV`` the package as it was at git revision ``REV`` runs the
 same commands on the same files, each pair back to back, as ``invar_before``
 (extracted with ``git archive``, as in bench_dlg_stdlib.py).
+
+Then each block is parsed once more in this process (the library, no CLI):
+its seconds, tokens and ``Program.deps`` pairs, and for blocks of at most
+``--all-pairs-max`` instructions the count of every conflicting pair by the
+all-pairs construction (tests/oracles/x86_deps_reference.py), which the
+generating set of ``Program.deps`` stands for. With ``--report`` all of it
+is written as JSON with the machine and the load average; :func:`table`
+renders that report.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, bhive_blocks, machine
+from common import ROOT, bhive_blocks, load_range, machine
 
 COMMANDS = {
     "parse": ["parse", "--format", "json"],
@@ -159,24 +167,89 @@ def shown(result: dict | None) -> str:
         return result["over"]
     if "error" in result:
         return f"error: {result['error']}"
-    return f"{result['seconds']:.2f} s, {result['peak_mb']:.0f} MB"
+    return f"{result['seconds']:.2f} s, {result['peak_mb']:,.0f} MB"
 
 
-def growth(results: dict, key: str, sizes: list[int]) -> str:
-    """Time and memory factors per tenfold input, between consecutive sizes."""
-    parts = []
-    for a, b in zip(sizes, sizes[1:]):
-        ra, rb = results.get((key, a)), results.get((key, b))
-        if not ra or not rb or "seconds" not in ra or "seconds" not in rb:
-            continue
-        tenfold = 1 / math.log10(b / a)
-        t = (rb["seconds"] / max(ra["seconds"], 1e-9)) ** tenfold
-        m = (max(rb["peak_mb"], 1e-3) / max(ra["peak_mb"], 1e-3)) ** tenfold
-        parts.append(f"x{t:.1f} time, x{m:.1f} memory ({a:,} → {b:,})")
-    return "; ".join(parts) or "–"
+def growth(a: dict | None, b: dict | None, tenfold: float) -> str:
+    """Time and memory factors per tenfold input from result ``a`` to ``b``."""
+    if not a or not b or "seconds" not in a or "seconds" not in b:
+        return "–"
+    t = (b["seconds"] / max(a["seconds"], 1e-9)) ** tenfold
+    m = (max(b["peak_mb"], 1e-3) / max(a["peak_mb"], 1e-3)) ** tenfold
+    return f"×{t:.1f}, ×{m:.1f}"
 
 
-def main() -> None:
+def library(text: str, all_pairs_max: int) -> dict:
+    """The library parse of one block in this process: seconds, tokens and
+    dependency pairs (and every conflicting pair when the block holds at most
+    ``all_pairs_max`` instructions: tests/oracles/x86_deps_reference.py)."""
+    import importlib
+
+    import invar
+
+    importlib.import_module("invar.frontends.x86.parse")._instruction_cached.cache_clear()  # cold, as a fresh process
+    t = time.perf_counter()
+    program = invar.parse(text, "x86")
+    out = {"seconds": time.perf_counter() - t, "tokens": len(program.tokens), "deps": len(program.deps)}
+    if len(program.lines) <= all_pairs_max:
+        sys.path.insert(0, str(ROOT))
+        from tests.oracles.x86_deps_reference import reference
+
+        out["all_pairs"] = len(reference(program))
+    return out
+
+
+def run(args: argparse.Namespace, packages: list[str], files: dict, env: dict) -> list[dict]:
+    """Every (size, command, package) run, a smaller size first; a command over a limit is not run larger."""
+    rows: list[dict] = []
+    done: dict[tuple[str, str, int], dict | None] = {}
+    for n in args.sizes:
+        for name in args.commands:
+            for package in packages:
+                r = None
+                if all("seconds" in (done.get((package, name, m)) or {}) for m in args.sizes if m < n):
+                    cmd = [*COMMANDS[name], str(files[n])]
+                    r = measure(package, cmd, env, args.time_limit, args.memory_limit * 1024)
+                done[(package, name, n)] = r
+                rows.append({"package": package, "command": name, "instructions": n, "result": r})
+                print(f"  {n:>7,} {name:<25} {package:<12} {shown(r)}", flush=True)
+    return rows
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/frontends.md shows: each
+    command's time and peak memory by size, with the growth per tenfold input
+    from the size before (time, memory), then the library parse alone."""
+    packages = report["packages"]
+    labels = {"invar_before": f"before ({report['args']['before']})", "invar": ""}
+    by = {(r["package"], r["command"], r["instructions"]): r["result"] for r in report["rows"]}
+    sizes = report["args"]["sizes"]
+    head = [f"{labels[p]} time, peak memory".strip() for p in packages]
+    head += [f"{labels[p]} per tenfold from the size above".strip() for p in packages]
+    lines = ["| command | instructions | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    for name in report["args"]["commands"]:
+        for k, n in enumerate(sizes):
+            cells = [shown(by[(p, name, n)]) for p in packages]
+            if k:
+                tenfold = 1 / math.log10(n / sizes[k - 1])
+                cells += [growth(by[(p, name, sizes[k - 1])], by[(p, name, n)], tenfold) for p in packages]
+            else:
+                cells += ["" for _ in packages]
+            lines.append(f"| {f'`{name}`' if k == 0 else ''} | {n:,} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "| library parse, in process | tokens | `Program.deps` pairs | conflicting pairs (all-pairs) | time |",
+    ]
+    lines.append("|---|---|---|---|---|")
+    for n in sizes:
+        lib = report["library"][str(n)]
+        pairs = f"{lib['all_pairs']:,}" if "all_pairs" in lib else "not computed"
+        lines.append(f"| {n:,} instructions | {lib['tokens']:,} | {lib['deps']:,} | {pairs} | {lib['seconds']:.2f} s |")
+    lines += ["", f"Load average (1 min) at the start and at the end of the commands: {load_range(report)}."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ap.add_argument("--before", default=None, help="also run the package at this git revision, side by side")
@@ -184,7 +257,11 @@ def main() -> None:
     ap.add_argument("--memory-limit", type=float, default=6.0, help="GiB of resident memory per command")
     ap.add_argument("--commands", nargs="+", default=list(COMMANDS), choices=list(COMMANDS))
     ap.add_argument("--seed", type=int, default=0)
-    args = ap.parse_args()
+    ap.add_argument(
+        "--all-pairs-max", type=int, default=10_000, help="count every conflicting pair up to this many instructions"
+    )
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
     tmp = tempfile.TemporaryDirectory()
     root = Path(tmp.name)
     env = dict(os.environ)
@@ -197,35 +274,30 @@ def main() -> None:
     for n in args.sizes:
         files[n] = root / f"straight{n}.s"
         files[n].write_text(straight_line(n, args.seed + n))
-    results: dict[tuple[str, str, int], dict | None] = {}
     print(f"machine: {machine()}")
     print(
         f"limits: {args.time_limit:.0f} s and {args.memory_limit:.0f} GiB per command"
         + (f"; before = {args.before}" if args.before else "")
     )
-    for n in args.sizes:
-        for name in args.commands:
-            for package in packages:
-                if any("seconds" not in (results.get((package, name, m)) or {}) for m in args.sizes if m < n):
-                    results[(package, name, n)] = None
-                    continue
-                r = measure(package, [*COMMANDS[name], str(files[n])], env, args.time_limit, args.memory_limit * 1024)
-                results[(package, name, n)] = r
-                label = "before" if package != "invar" else "after"
-                print(f"  {n:>7,} {name:<25} {label:<6} {shown(r)}", flush=True)
-    labels = {"invar_before": f"before ({args.before})", "invar": "after"}
+    started = time.time()
+    report = {
+        "bench": "scaling-x86",
+        "machine": machine(),
+        "capstone": __import__("capstone").__version__,
+        "args": vars(args),
+        "packages": packages,
+        "load_average_before": os.getloadavg(),
+    }
+    report["rows"] = run(args, packages, files, env)
+    report["load_average_after"] = os.getloadavg()
+    report["library"] = {str(n): library(files[n].read_text(), args.all_pairs_max) for n in args.sizes}
+    report["wall_seconds"] = time.time() - started
     print()
-    print("| command | instructions | " + " | ".join(labels[p] for p in packages) + " |")
-    print("|---|---|" + "---|" * len(packages))
-    for name in args.commands:
-        for n in args.sizes:
-            print(f"| `{name}` | {n:,} | " + " | ".join(shown(results[(p, name, n)]) for p in packages) + " |")
-    print()
-    print("growth per tenfold input:")
-    for name in args.commands:
-        for p in packages:
-            per = {(k[1], k[2]): v for k, v in results.items() if k[0] == p}
-            print(f"  {name:<25} {labels[p]:<20} {growth(per, name, args.sizes)}")
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 ``torch.nn.TransformerEncoder`` of the same size, on the same batches.
 
     python bench/bench_train.py [--size tiny] [--blocks 4096] [--steps 30] [--repeat 3] [--threads 1]
+        [--report train-throughput.json]
 
 Real BHive blocks (at most 128 tokens) are encoded once and cut into the
 same length-bucketed batches of 64 that ``invar train`` uses. Each model runs
@@ -12,19 +13,23 @@ and feed-forward width) + masked mean pooling + a linear head, with padding
 as ``src_key_padding_mask``. The collation of batches (numpy to tensors,
 masks included) is part of invar's timing, since training pays for it.
 Models take turns step by step (so changes in the machine's load hit all of
-them alike), ``--repeat`` passes; medians of examples per second.
+them alike), ``--repeat`` passes; medians of examples per second. With
+``--report`` every pass's seconds per model are written as JSON with the
+machine and the load average; :func:`table` renders that report.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import time
 
 import numpy as np
 import torch
 import torch.nn as nn
-from common import bhive_blocks, machine, median
+from common import bhive_blocks, load_range, machine, median
 
 from invar.encoding import Vocab, encode
 from invar.frontends.x86.hexblock import decode
@@ -61,15 +66,8 @@ class Stock(nn.Module):
         return self.head(masked_mean(x, valid)).squeeze(-1).exp()
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--size", default="tiny")
-    ap.add_argument("--blocks", type=int, default=4096)
-    ap.add_argument("--steps", type=int, default=30)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
+def measure(args: argparse.Namespace) -> dict:
+    """Seconds each model spends on the batches, per pass, the models taking turns step by step."""
     rng = random.Random(0)
     programs = [p for p in (decode(h) for h in rng.sample(bhive_blocks(), args.blocks)) if len(p.tokens) <= 128]
     vocab = Vocab.build(programs, min_count=2)
@@ -135,17 +133,56 @@ def main() -> None:
                 spent[name] += time.perf_counter() - t
         for name in runners:
             times[name].append(spent[name])
-    stock = examples / median(times["stock TransformerEncoder"])
+    return {
+        "batches": len(batches),
+        "examples": examples,
+        "mean_tokens": float(np.mean([len(encoded[i]) for b in batches for i in b])),
+        "seconds": times,
+    }
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/bhive.md shows: examples per second, medians over passes."""
+    n = report["examples"]
+    rates = {name: n / median(seconds) for name, seconds in report["seconds"].items()}
+    stock = rates["stock TransformerEncoder"]
+    lines = [
+        f"| model ({report['batches']} batches, {n:,} examples, mean {report['mean_tokens']:.1f} tokens; "
+        f"medians of {report['args']['repeat']} passes) | examples/s | relative to stock |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {name} | {rate:,.0f} | {rate / stock:.2f} |" for name, rate in rates.items()]
+    lines.append(f"| load average (1 min), start → end | {load_range(report)} | |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", default="tiny")
+    ap.add_argument("--blocks", type=int, default=4096)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    started = time.time()
+    report = {
+        "bench": "train-throughput",
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+    }
+    report.update(measure(args))
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
     print(f"machine: {machine()}; torch {torch.__version__}, {args.threads} thread(s)")
-    print(
-        f"{args.size}: {len(batches)} batches, {examples} examples, mean length "
-        f"{np.mean([len(encoded[i]) for b in batches for i in b]):.1f} tokens"
-    )
-    print("| model | examples/s | relative to stock |")
-    print("|---|---|---|")
-    for name in runners:
-        rate = examples / median(times[name])
-        print(f"| {name} | {rate:,.0f} | {rate / stock:.2f} |")
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -1,30 +1,32 @@
 """Parse throughput over every shared BHive block, against bare capstone decoding.
 
-    python bench/bench_x86_parse.py [--repeat 3]
+    python bench/bench_x86_parse.py [--repeat 3] [--report x86-parse.json]
 
 Runs the two side by side, alternating, and reports medians. Every block
-must parse: a failure aborts the benchmark.
+must parse: a failure aborts the benchmark. The instruction cache is cleared
+before each invar run. With ``--report`` the settings, the machine, the load
+average and every run's seconds are written as JSON; :func:`table` renders
+that report as the table of docs/benchmarks/frontends.md.
 """
 
 from __future__ import annotations
 
 import argparse
-
 import importlib
+import json
+import os
+import time
 
 import capstone
-from common import bhive_blocks, machine, median, repeat
+from common import bhive_blocks, load_range, machine, median, repeat
 
 from invar.frontends.x86.hexblock import decode
 
 parse_module = importlib.import_module("invar.frontends.x86.parse")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
-    blocks = bhive_blocks()
+def measure(blocks: list[str], times: int) -> dict:
+    """Seconds of ``times`` alternating runs of capstone alone and of invar's parse."""
     raw = [bytes.fromhex(h) for h in blocks]
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     md.syntax = capstone.CS_OPT_SYNTAX_ATT
@@ -34,22 +36,58 @@ def main() -> None:
             for _ in md.disasm_lite(code, 0):
                 pass
 
-    def ours() -> None:
-        parse_module._instruction_cached.cache_clear()  # cold: no help from earlier runs
-        for h in blocks:
-            decode(h)
+    tokens = 0
 
-    t_bare, t_ours = [], []
-    for _ in range(args.repeat):
-        t_bare += repeat(bare, 1)
-        t_ours += repeat(ours, 1)
-    mb, mo = median(t_bare), median(t_ours)
-    n = len(blocks)
-    print(f"machine: {machine()}")
-    print(f"blocks: {n} (all parsed, none failed)")
-    print(f"capstone decode only: median {mb:.2f} s  -> {n / mb:,.0f} blocks/s")
-    print(f"invar parse (decode + IR + semantics + dependencies): median {mo:.2f} s  -> {n / mo:,.0f} blocks/s")
-    print(f"ratio invar / capstone time: {mo / mb:.1f}x")
+    def ours() -> None:
+        nonlocal tokens
+        parse_module._instruction_cached.cache_clear()  # cold: no help from earlier runs
+        tokens = sum(len(decode(h).tokens) for h in blocks)
+
+    capstone_s, invar_s = [], []
+    for _ in range(times):
+        capstone_s += repeat(bare, 1)
+        invar_s += repeat(ours, 1)
+    return {"blocks": len(blocks), "tokens": tokens, "capstone_seconds": capstone_s, "invar_seconds": invar_s}
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/frontends.md shows."""
+    n = report["blocks"]
+    mb, mo = median(report["capstone_seconds"]), median(report["invar_seconds"])
+    return "\n".join(
+        [
+            f"| {n:,} blocks ({report['tokens']:,} tokens), {len(report['invar_seconds'])} runs each "
+            "| median time | blocks/s |",
+            "|---|---|---|",
+            f"| capstone decode only | {mb:.2f} s | {n / mb:,.0f} |",
+            f"| invar parse (decode + IR + semantics + dependencies) | {mo:.2f} s | {n / mo:,.0f} |",
+            f"| ratio (invar / capstone) | {mo / mb:.1f}× | |",
+            f"| load average (1 min), start → end | {load_range(report)} | |",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
+    started = time.time()
+    report = {
+        "bench": "x86-parse",
+        "machine": machine(),
+        "capstone": capstone.__version__,
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+    }
+    report.update(measure(bhive_blocks(), args.repeat))
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

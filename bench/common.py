@@ -37,6 +37,11 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
+def load_range(report: dict) -> str:
+    """A report's one-minute load average at its start and at its end, as ``a → b``."""
+    return f"{report['load_average_before'][0]:.1f} → {report['load_average_after'][0]:.1f}"
+
+
 def repeat(fn: Callable[[], object], times: int) -> list[float]:
     """Wall-clock seconds of ``times`` runs of ``fn``."""
     out = []

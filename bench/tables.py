@@ -32,6 +32,17 @@ TABLES = {
     "scaling-width": "bench_scaling_symmetry",
     "scaling-python": "bench_scaling_symmetry",
     "scaling-rank": "bench_scaling_symmetry",
+    "x86-parse": "bench_x86_parse",
+    "scaling-x86": "bench_scaling_x86",
+    "scaling-python-stdlib": "bench_scaling_python",
+    "scaling-python-flat": "bench_scaling_python",
+    "ltl-generate": "bench_ltl",
+    "alta-compile": "bench_alta_compile",
+    "java": "bench_java",
+    "train-throughput": "bench_train",
+    "dlg-stdlib": "bench_dlg_stdlib",
+    "label": "bench_label",
+    "label-corpus": "bench_label",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -5,7 +5,8 @@ For each file: what javalang builds, what tree-sitter builds, and what the
 default path (javalang, then tree-sitter for what javalang cannot read)
 builds. The census counts files by outcome, failures and skipped methods by
 reason, and, on the files both paths read, the methods whose programs
-differ (there should be none). docs/benchmarks/frontends.md records its figures:
+differ (there should be none). bench/bench_java.py runs it with ``--report``
+for the table of docs/benchmarks/frontends.md; on its own:
 
     python -m tests.oracles.java_census            # every file (about an hour on a busy machine)
     python -m tests.oracles.java_census --step 10  # every tenth file

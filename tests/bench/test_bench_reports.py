@@ -1,0 +1,161 @@
+"""The analysis benchmarks' ``table(report)`` on tiny reports: each renders
+the figures it is given (bench/tables.py puts them in the methods pages)."""
+
+from __future__ import annotations
+
+from tests.bench import bench_module
+
+LOAD = {"load_average_before": [0.5, 0.4, 0.3], "load_average_after": [1.5, 1.0, 0.5]}
+
+
+def test_x86_parse_table_shows_medians_rates_and_their_ratio():
+    bench = bench_module("bench_x86_parse")
+    report = {"blocks": 1000, "tokens": 5000, "capstone_seconds": [0.1, 0.3, 0.2], "invar_seconds": [4.0, 2.0, 3.0]}
+    text = bench.table({**report, **LOAD})
+    assert "| capstone decode only | 0.20 s | 5,000 |" in text
+    assert "| invar parse (decode + IR + semantics + dependencies) | 3.00 s | 333 |" in text
+    assert "| ratio (invar / capstone) | 15.0× | |" in text
+    assert "0.5 → 1.5" in text
+
+
+def test_scaling_x86_table_shows_each_size_the_growth_and_what_went_over_a_limit():
+    bench = bench_module("bench_scaling_x86")
+    rows = [
+        {"package": "invar", "command": "parse", "instructions": 10, "result": {"seconds": 1.0, "peak_mb": 10.0}},
+        {"package": "invar", "command": "parse", "instructions": 100, "result": {"seconds": 4.0, "peak_mb": 20.0}},
+        {"package": "invar", "command": "dlg", "instructions": 10, "result": {"over": "over 5 s"}},
+        {"package": "invar", "command": "dlg", "instructions": 100, "result": None},
+    ]
+    library = {
+        "10": {"seconds": 0.01, "tokens": 50, "deps": 9, "all_pairs": 30},
+        "100": {"seconds": 0.1, "tokens": 500, "deps": 99},
+    }
+    args = {"sizes": [10, 100], "commands": ["parse", "dlg"], "before": None}
+    text = bench.table({"args": args, "packages": ["invar"], "rows": rows, "library": library, **LOAD})
+    assert "| `parse` | 10 | 1.00 s, 10 MB |  |" in text
+    assert "|  | 100 | 4.00 s, 20 MB | ×4.0, ×2.0 |" in text
+    assert "| `dlg` | 10 | over 5 s |  |" in text
+    assert "|  | 100 | not run (over a limit at a smaller size) | – |" in text
+    assert "| 10 instructions | 50 | 9 | 30 | 0.01 s |" in text
+    assert "| 100 instructions | 500 | 99 | not computed | 0.10 s |" in text
+
+
+def test_scaling_python_table_shows_each_size_the_growth_and_what_ran_over():
+    bench = bench_module("bench_scaling_python")
+    inputs = [{"size": 1000, "bytes": 1000, "lines": 40}, {"size": 100000, "bytes": 100000, "lines": 4000}]
+    rows = [
+        {"command": "parse", "version": "after", "size": 1000, "seconds": 1.0, "kb": 10240},
+        {"command": "parse", "version": "after", "size": 100000, "seconds": 9.0, "kb": 40960},
+        {"command": "dlg", "version": "after", "size": 1000, "seconds": 1.0, "kb": 10240},
+        {"command": "dlg", "version": "after", "size": 100000, "seconds": None, "kb": None},
+    ]
+    report = {"versions": ["after"], "commands": ["parse", "dlg"], "inputs": inputs, "rows": rows, **LOAD}
+    text = bench.table(report)
+    assert "| `parse` | 1 KB (40) | 1.00 s, 10 MB |  |" in text
+    assert "|  | 100 KB (4,000) | 9.00 s, 40 MB | ×3.0, ×2.0 |" in text
+    assert "|  | 100 KB (4,000) | over the limit | – |" in text
+
+
+def test_ltl_table_shows_rates_drops_and_the_checker():
+    bench = bench_module("bench_ltl")
+    row = {"size": 35, "aps": 5, "timeout": 10.0, "written": 4, "unsat": 1, "limits": 2, "generate_seconds": 2.0}
+    text = bench.table({"rows": [{**row, "check_seconds": [0.001, 0.003, 0.002, 0.002]}], **LOAD})
+    assert "| 35 | 5 | 10 s | 4 | 1 | 2 | 2.0 | " in text
+    assert "| 500 | 2.0 ms | 3 ms |" in text
+    assert bench.setting("50:10:2", 10.0) == (50, 10, 2.0) and bench.setting("35:5", 10.0) == (35, 5, 10.0)
+
+
+def test_alta_compile_table_shows_each_program_and_the_spread_of_the_small_ones():
+    bench = bench_module("bench_alta_compile")
+    row = {"length": 12, "compile_ms": 1.0, "width": 8, "heads": 1, "onehot": 8, "agree": 4, "batch": 4}
+    rows = [
+        {
+            **row,
+            "program": "a",
+            "rules": 3,
+            "null_rules": 1,
+            "compiled_per_s": 100.0,
+            "interpreter_per_s": 50.0,
+            "ratio": 2.0,
+        },
+        {
+            **row,
+            "program": "b",
+            "rules": 5,
+            "null_rules": 0,
+            "compiled_per_s": 80.0,
+            "interpreter_per_s": 10.0,
+            "ratio": 8.0,
+        },
+        {
+            **row,
+            "program": "c",
+            "rules": 1500,
+            "null_rules": 0,
+            "compiled_per_s": 1.0,
+            "interpreter_per_s": 10.0,
+            "ratio": 0.1,
+        },
+    ]
+    text = bench.table({"rows": rows, **LOAD})
+    assert "| a | 12 | 1.0 | 8 | 1 | 4 (3 + 1) | 8 | 100 | 50 | 2.00× | 4/4 |" in text
+    assert "| c | 12 | 1.0 | 8 | 1 | 1,500 (1,500 + 0) |" in text
+    assert "under 1,000 rules (2): the compiled forward is 2.0× (a) to 8.0× (b)" in text
+    assert "median 5.0×" in text
+
+
+def test_java_table_shows_the_census():
+    bench = bench_module("bench_java")
+    counts = {"files": 10, "files without a method": 2, "files read by javalang": 7, "methods read by javalang": 70}
+    counts.update({"files read by tree-sitter": 1, "methods read by tree-sitter": 5, "methods both paths read": 70})
+    report = {"jdk": "17", "args": {"step": 10}, "counts": counts, "failures": {}, "skipped": {"x": 1}, "differ": []}
+    text = bench.table({**report, "seconds": {"javalang": 3.0, "tree-sitter": 2.0}, "census_seconds": 6.0, **LOAD})
+    assert "| files javalang reads (methods) | 7 (70) |" in text
+    assert "| files only tree-sitter reads (methods) | 1 (5) |" in text
+    assert "| methods skipped | 1 |" in text
+    assert "| seconds: javalang, tree-sitter, whole census | 3, 2, 6 |" in text
+
+
+def test_train_table_shows_rates_relative_to_the_stock_encoder():
+    bench = bench_module("bench_train")
+    seconds = {"stock TransformerEncoder": [2.0, 1.0, 3.0], "vanilla": [1.0, 1.0, 5.0]}
+    report = {"examples": 100, "batches": 2, "mean_tokens": 20.0, "args": {"repeat": 3}, "seconds": seconds}
+    text = bench.table({**report, **LOAD})
+    assert "| stock TransformerEncoder | 50 | 1.00 |" in text
+    assert "| vanilla | 100 | 2.00 |" in text
+
+
+def test_dlg_stdlib_table_shows_medians_per_function_and_file_and_the_ratio_to_parsing():
+    bench = bench_module("bench_dlg_stdlib")
+    files = [
+        {"path": "a.py", "parse": 0.001, "after": [0.004, 2, 0]},
+        {"path": "b.py", "parse": 0.002, "after": [0.010, 5, 1]},
+        {"path": "c.py", "parse": 0.003, "after": [0.009, 3, 0]},
+    ]
+    text = bench.table({"files": files, "implementations": ["after"], "left_out": 1, **LOAD})
+    assert "| measure | figure |" in text
+    assert "| functions (skipped) in 3 files (1 left out) | 10 (1) |" in text
+    assert "| median per function | 2.000 ms |" in text
+    assert "| median per file | 9.00 ms |" in text
+    assert "| median `ast.parse` per file | 2.00 ms |" in text
+    assert "| (frontend + DLG) / `ast.parse`, median per file | 4.00 |" in text
+    assert "| (frontend + DLG) / `ast.parse`, in total | 3.83 |" in text
+
+
+def test_label_table_shows_both_paths_and_the_speed_up():
+    bench = bench_module("bench_label")
+    report = {"args": {"blocks": 100, "single": 10}, "llvm_mca": "14.0.6", **LOAD}
+    text = bench.table({**report, "batched_seconds": [0.2, 0.1, 0.3], "single_seconds": [1.0, 2.0, 3.0]})
+    assert "| batched: 100 blocks in one llvm-mca process | 500 |" in text
+    assert "| one llvm-mca process per block (10 blocks) | 5 |" in text
+    assert "| speed-up | 100.0× |" in text
+
+
+def test_label_corpus_table_shows_the_whole_corpus():
+    bench = bench_module("bench_label")
+    corpus = {"seconds": 120.0, "blocks": 1200, "labelled": 1199, "splits": {"train": 1000, "valid": 100, "test": 99}}
+    report = {"args": {"jobs": 2}, "llvm_mca": "14.0.6", "corpus": {**corpus, "rejected": {"invar": 1, "llvm-mca": 0}}}
+    text = bench.table({**report, **LOAD})
+    assert "| time | 2.0 min (10 blocks/s) |" in text
+    assert "| labelled | 1,199 (1,000 train, 100 valid, 99 test) |" in text
+    assert "| rejected | 1 by invar, 0 by llvm-mca |" in text
