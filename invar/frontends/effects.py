@@ -10,7 +10,11 @@ Resources are strings: a scoped variable (``local:f:x``), a global
 reachable through attributes, subscripts, closures and callees. Reading or
 writing the heap is tracked as a resource like any other, so two statements
 that only read the heap may swap while a store through a subscript orders
-against every heap reader.
+against every heap reader. A read of a resource ending in ``*`` is a read of
+every resource that starts with what comes before it (``global:*``: every
+global, what ``eval`` or ``globals()`` may read), one entry where the set it
+stands for would repeat the module's globals on every such line; only reads
+are written so.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from dataclasses import dataclass, field
 
 #: the pseudo-resource for everything reachable through references
 HEAP = "heap"
+#: a read of every global (see the module docstring)
+ALL_GLOBALS = "global:*"
 
 
 @dataclass(slots=True)
@@ -63,6 +69,20 @@ class LineItem:
     effect: Effect | None
 
 
+def _wildcards(reads: set[str] | frozenset[str]) -> list[str]:
+    """The prefixes ``reads`` reads whole (``global:*`` -> ``global:``)."""
+    return [r[:-1] for r in reads if r.endswith("*")]
+
+
+def _meets(reads: set[str] | frozenset[str], writes: set[str] | frozenset[str]) -> bool:
+    """Whether a statement reading ``reads`` reads something ``writes`` writes."""
+    if not writes:
+        return False
+    if not writes.isdisjoint(reads):
+        return True
+    return any(w.startswith(p) for p in _wildcards(reads) for w in writes)
+
+
 def conflict(a: Effect, b: Effect, *, protected: bool = False) -> bool:
     """Whether statements ``a`` (earlier) and ``b`` (later) must keep their order.
 
@@ -75,9 +95,52 @@ def conflict(a: Effect, b: Effect, *, protected: bool = False) -> bool:
         return True
     if protected and (a.may_raise or b.may_raise):
         return True
-    if a.writes and (not a.writes.isdisjoint(b.reads) or not a.writes.isdisjoint(b.writes)):
+    if a.writes and not a.writes.isdisjoint(b.writes):
         return True
-    return bool(b.writes) and not b.writes.isdisjoint(a.reads)
+    return _meets(b.reads, a.writes) or _meets(a.reads, b.writes)
+
+
+class _Whole:
+    """The readers of one prefix as a whole (``global:*``) in a block, and
+    the last writer of each resource under it: what :func:`block_deps` needs
+    to order them without spelling the prefix out on every reading line.
+
+    Side-effecting lines keep their order among themselves, so a writer
+    needs an edge from the last side-effecting whole reader only (the
+    earlier ones precede it), and such a reader from the writes since the
+    previous one; a whole reader without side effects (``f.f_globals``) is
+    ordered against each last writer, and each later writer against it."""
+
+    __slots__ = ("prefix", "writers", "recent", "last_side", "quiet", "quiet_seen")
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.writers: dict[str, int] = {}  # resource under the prefix -> its last writer
+        self.recent: set[str] = set()  # written since the last side-effecting whole reader
+        self.last_side: int | None = None
+        self.quiet: list[int] = []  # whole readers without side effects, in order
+        self.quiet_seen: dict[str, int] = {}  # resource -> len(quiet) at its last write
+
+    def read(self, j: int, side: bool, out: list[tuple[int, int]]) -> None:
+        """Line ``j`` reads the prefix whole: it follows each resource's last writer."""
+        names = self.recent if side and self.last_side is not None else self.writers
+        out.extend((self.writers[r], j) for r in names if self.writers[r] != j)
+
+    def write(self, j: int, r: str, out: list[tuple[int, int]]) -> None:
+        """Line ``j`` writes ``r`` under the prefix: it follows the whole readers before it."""
+        if self.last_side is not None and self.last_side != j:
+            out.append((self.last_side, j))
+        out.extend((i, j) for i in self.quiet[self.quiet_seen.get(r, 0) :] if i != j)
+        self.writers[r] = j
+        self.recent.add(r)
+        self.quiet_seen[r] = len(self.quiet)
+
+    def reader(self, j: int, side: bool) -> None:
+        """Line ``j``, a whole reader, is done."""
+        if side:
+            self.last_side, self.recent = j, set()
+        else:
+            self.quiet.append(j)
 
 
 def block_deps(members: list[tuple[int, Effect]], *, protected: bool = False) -> list[tuple[int, int]]:
@@ -91,13 +154,16 @@ def block_deps(members: list[tuple[int, Effect]], *, protected: bool = False) ->
     follows the previous one; a line that conflicts with everything (a
     barrier, a jump, or, when ``protected``, a line that may raise) follows
     every line since the previous such line, and every later line follows
-    it. Any conflicting pair is joined by a path of these pairs."""
+    it; a read of a prefix whole, as :class:`_Whole` says. Any conflicting
+    pair is joined by a path of these pairs."""
     out: list[tuple[int, int]] = []
+    prefixes = sorted({p for _, e in members for p in _wildcards(e.reads)})
     since_barrier: list[int] = []  # lines since the last all-conflicting line
     barrier: int | None = None
     last_side: int | None = None
     writer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
+    wholes = [_Whole(p) for p in prefixes]
     for j, e in members:
         total = e.barrier or e.jump or (protected and e.may_raise)
         if total:
@@ -106,7 +172,7 @@ def block_deps(members: list[tuple[int, Effect]], *, protected: bool = False) ->
                 out.append((barrier, j))
             # everything before now precedes j, everything after follows it
             barrier, since_barrier, last_side = j, [], None
-            writer, readers = {}, {}
+            writer, readers, wholes = {}, {}, [_Whole(p) for p in prefixes]
             continue
         if barrier is not None:
             out.append((barrier, j))
@@ -114,6 +180,9 @@ def block_deps(members: list[tuple[int, Effect]], *, protected: bool = False) ->
             if last_side is not None:
                 out.append((last_side, j))
             last_side = j
+        read_whole = [w for w in wholes if w.prefix + "*" in e.reads] if wholes else []
+        for w in read_whole:
+            w.read(j, e.side, out)
         for r in e.reads:
             w = writer.get(r)
             if w is not None:
@@ -125,11 +194,16 @@ def block_deps(members: list[tuple[int, Effect]], *, protected: bool = False) ->
             out.extend((i, j) for i in readers.get(r, ()) if i != j)
             writer[r] = j
             readers[r] = []
+            for whole in wholes:
+                if r.startswith(whole.prefix):
+                    whole.write(j, r, out)
         for r in e.reads:
             if r not in e.writes:
                 readers.setdefault(r, []).append(j)
+        for w in read_whole:
+            w.reader(j, e.side)
         since_barrier.append(j)
     return out
 
 
-__all__ = ["HEAP", "Effect", "conflict", "block_deps"]
+__all__ = ["ALL_GLOBALS", "HEAP", "Effect", "conflict", "block_deps"]

@@ -237,3 +237,20 @@ def test_a_closure_variable_keeps_its_order_with_reads_through_its_cell():
 )
 def test_only_an_exposed_namespace_orders_global_stores_with_reads(src, orders):
     assert PermutationSpace(unit(src)).count() == orders
+
+
+@pytest.mark.parametrize("n", [200, 800])
+def test_an_escaped_scope_reader_names_the_globals_once_a_line(n):
+    """Once a scope reader escaped, every call reads every global the module
+    names: each such line holds ``global:*`` for them, not the module's n
+    globals again (n functions each calling another: n² entries spelled
+    out). tests/frontends/test_effects.py checks that ``global:*`` orders as
+    the globals spelled out would."""
+    src = "def get():\n    return locals\n"
+    src += "".join(f"def f{i}(a):\n    b = f{i - 1}(a)\n    return b\n" for i in range(1, n + 1))
+    units = parse_units(src)
+    assert reach(src).escaped
+    assert sum(len(line.reads) for u in units for line in u.lines) < 8 * n  # spelled out: over n²/2
+    call = unit(src, "f7").lines[1]
+    assert "global:*" in call.reads
+    assert {r for r in call.reads if r.startswith("global:f")} == {"global:f6"}  # the one it names

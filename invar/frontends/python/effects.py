@@ -24,7 +24,8 @@ else while an extra one only shrinks the space:
   ``eval``, ``exec``, ``globals()``, frame access), however the callee is
   named (:mod:`.reach` finds them: ``lc = locals; lc()``,
   ``builtins.eval(…)``), reads every variable of its scope and every global
-  the module names; once such a builtin escaped into the heap, so does
+  (one resource, ``global:*``, stands for the globals on such a line); once
+  such a builtin escaped into the heap, so does
   everything that runs code the analysis cannot name;
 - where the module's namespace is reachable as an object
   (``sys.modules[__name__]``, ``f.__globals__``, ``globals()`` passed away …),
@@ -53,7 +54,7 @@ import ast
 from collections.abc import Callable
 from typing import ClassVar
 
-from ..effects import HEAP, Effect
+from ..effects import ALL_GLOBALS, HEAP, Effect
 from .reach import LOOKING_BUILTINS
 from .scopes import FRAME_ATTRIBUTES, Resolution, child_nodes
 
@@ -97,6 +98,7 @@ _INERT = (
     ast.AnnAssign,
 )
 
+_ALL_GLOBALS = frozenset({ALL_GLOBALS})
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DISPLAYS = (
     ast.List,
@@ -423,22 +425,28 @@ class StatementEffects:
         self.res = resolution
         self._memo: dict[int, Effect] = {}
         self._scopes: dict[int, frozenset[str]] | None = None
+        self._scope_reads: dict[int, frozenset[str]] = {}  # scope_read by the scope's id
         self._globals: frozenset[str] | None = None
         self._deleted: frozenset[str] | None = None
         self._module_bound: frozenset[str] | None = None
+        self._unbound_globals: bool | None = None
         self._plain: dict[int, bool] = {}
 
     def scope_read(self, node: ast.AST) -> frozenset[str]:
         """What a call that reads its scope by name reads where ``node``
         stands: every variable of that scope (and of the scopes around a
         comprehension, which Python 3.12 runs inline) and every global the
-        module names."""
+        module names (as ``global:*``, :data:`~invar.frontends.effects.ALL_GLOBALS`)."""
         scope = self.scope_at(node)
-        out = self.scope_resources(scope)
-        while scope is not None and scope.kind == "comprehension":
-            scope = scope.parent
-            out = out | self.scope_resources(scope)
-        return out | self.global_resources()
+        key = id(scope)
+        got = self._scope_reads.get(key)
+        if got is None:
+            out = self.scope_resources(scope)
+            while scope is not None and scope.kind == "comprehension":
+                scope = scope.parent
+                out = out | self.scope_resources(scope)
+            got = self._scope_reads[key] = frozenset(r for r in out if not r.startswith("global:")) | _ALL_GLOBALS
+        return got
 
     def scope_at(self, node: ast.AST):
         """The scope a node stands in, from the first name found under it
@@ -503,6 +511,13 @@ class StatementEffects:
                 f"global:{sym.get_name()}" for sym in table.get_symbols() if sym.is_assigned() or sym.is_imported()
             )
         return self._module_bound
+
+    def unbound_globals(self) -> bool:
+        """Whether the module names a global it never binds at its top level
+        (a builtin, or one bound elsewhere): reading every global may raise."""
+        if self._unbound_globals is None:
+            self._unbound_globals = not self.global_resources() <= self.module_bound()
+        return self._unbound_globals
 
     def global_resources(self) -> frozenset[str]:
         if self._globals is None:

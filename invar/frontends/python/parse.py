@@ -20,7 +20,7 @@ from typing import Sequence
 from ...errors import InvarError, ParseError, UnsupportedError
 from ...program import Line, Program, Token
 from .. import nesting
-from ..effects import Effect, LineItem, block_deps
+from ..effects import ALL_GLOBALS, Effect, LineItem, block_deps
 from ..registry import PYTHON
 from ..units import Units, check_size
 from .effects import StatementEffects
@@ -500,6 +500,9 @@ class _UnitBuilder:
         for r in effect.reads:
             if r.startswith(self._fn):
                 if r not in self._bound or r in deleted:
+                    return True
+            elif r == ALL_GLOBALS:
+                if self.effects.unbound_globals():
                     return True
             elif r.startswith("global:") and r not in self.effects.module_bound():
                 return True
