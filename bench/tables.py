@@ -43,6 +43,8 @@ TABLES = {
     "dlg-stdlib": "bench_dlg_stdlib",
     "label": "bench_label",
     "label-corpus": "bench_label",
+    "linext": "bench_linext",
+    "linext-wide": "bench_linext",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -159,3 +159,17 @@ def test_label_corpus_table_shows_the_whole_corpus():
     assert "| time | 2.0 min (10 blocks/s) |" in text
     assert "| labelled | 1,199 (1,000 train, 100 valid, 99 test) |" in text
     assert "| rejected | 1 by invar, 0 by llvm-mca |" in text
+
+
+def test_linext_table_shows_exact_counts_and_the_chain_per_size():
+    bench = bench_module("bench_linext")
+    exact = {"downsets": 1200, "digits": 9}
+    blocks = [
+        {**exact, "count_seconds": 0.001, "sample_seconds": 0.02},
+        {**exact, "count_seconds": 0.003, "sample_seconds": 0.04},
+        {"refuse_seconds": 0.5, "chain_seconds": 4.0},
+    ]
+    report = {"args": {"samples": 200, "chain_samples": 2}, "rows": [{"lines": 40, "blocks": blocks}], **LOAD}
+    text = bench.table(report)
+    assert "| 40 | 2/3 | 2.0 ms | 1,200 | 8 | 7,500 | 0.50 s | 0.50 |" in text
+    assert "0.5 → 1.5" in text
