@@ -45,6 +45,7 @@ TABLES = {
     "label-corpus": "bench_label",
     "linext": "bench_linext",
     "linext-wide": "bench_linext",
+    "linext-bhive": "bench_linext_bhive",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -173,3 +173,17 @@ def test_linext_table_shows_exact_counts_and_the_chain_per_size():
     text = bench.table(report)
     assert "| 40 | 2/3 | 2.0 ms | 1,200 | 8 | 7,500 | 0.50 s | 0.50 |" in text
     assert "0.5 → 1.5" in text
+
+
+def test_linext_bhive_table_shows_the_share_counted_exactly_and_the_draws():
+    bench = bench_module("bench_linext_bhive")
+    result = {"unparsed": 1, "exact": 3, "block_seconds": [0.001, 0.002, 0.5, 0.003]}
+    report = {"results": {"after": {**result, "sample_seconds": [0.0001, 0.0003], "sample_over": 1}}, **LOAD}
+    text = bench.table(report)
+    assert "| blocks (not parsed) | 4 (1) |" in text
+    assert "| counted exactly | 3 (75.00 %) |" in text
+    assert "| median time per block (parse + count) | 2.50 ms |" in text
+    assert "| slowest block | 0.50 s |" in text
+    assert "| blocks that drew one order | 3 |" in text
+    assert "| median time of one draw | 0.20 ms |" in text
+    assert "| draws over 30 s | 1 |" in text
