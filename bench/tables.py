@@ -46,6 +46,7 @@ TABLES = {
     "linext": "bench_linext",
     "linext-wide": "bench_linext",
     "linext-bhive": "bench_linext_bhive",
+    "renamings": "bench_renamings",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

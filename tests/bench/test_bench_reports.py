@@ -187,3 +187,13 @@ def test_linext_bhive_table_shows_the_share_counted_exactly_and_the_draws():
     assert "| blocks that drew one order | 3 |" in text
     assert "| median time of one draw | 0.20 ms |" in text
     assert "| draws over 30 s | 1 |" in text
+
+
+def test_renamings_table_shows_medians_rates_and_their_ratio():
+    bench = bench_module("bench_renamings")
+    seconds = {"invar_seconds": [0.6, 0.5, 0.4], "naive_seconds": [0.2, 0.25, 0.3]}
+    text = bench.table({"args": {"n": 1000}, "space": 3360, **seconds, **LOAD})
+    assert "| 3,360 renamings, 1,000 draws, 3 runs each | median time | renamings/s |" in text
+    assert "| invar: exact uniform sample + render | 0.500 s | 2,000 |" in text
+    assert "| naive `random.sample` + `str.replace` | 0.250 s | 4,000 |" in text
+    assert "| ratio (invar / naive) | 2.00× | |" in text
