@@ -47,6 +47,8 @@ TABLES = {
     "linext-wide": "bench_linext",
     "linext-bhive": "bench_linext_bhive",
     "renamings": "bench_renamings",
+    "scaling-referents": "bench_scaling_referents",
+    "scaling-referents-zipper": "bench_scaling_referents",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

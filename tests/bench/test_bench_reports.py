@@ -197,3 +197,18 @@ def test_renamings_table_shows_medians_rates_and_their_ratio():
     assert "| invar: exact uniform sample + render | 0.500 s | 2,000 |" in text
     assert "| naive `random.sample` + `str.replace` | 0.250 s | 4,000 |" in text
     assert "| ratio (invar / naive) | 2.00× | |" in text
+
+
+def test_scaling_referents_table_shows_medians_and_what_hit_a_limit():
+    bench = bench_module("bench_scaling_referents")
+    rows = [
+        {"command": "renamings --count", "size": 1000, "runs": {"after": [["ok", 1.0, 2048], ["ok", 3.0, 4096]]}},
+        {"command": "renamings --count", "size": 100000, "runs": {"after": [["time", 300.4, 2**21]]}},
+    ]
+    args = {"shape": "locals", "cap_gb": 8.0}
+    text = bench.table({"versions": ["after"], "args": args, "rows": rows, **LOAD})
+    assert "| command | locals | time | peak memory |" in text
+    assert "| renamings --count | 1,000 | 2.00 s | 3 MB |" in text
+    assert "| renamings --count | 100,000 | over the limit after 300 s | 2.0 GB resident |" in text
+    zipper = bench.table({"versions": ["after"], "args": {**args, "shape": "zipper"}, "rows": rows[:1], **LOAD})
+    assert "| command | pairs | time | peak memory |" in zipper
