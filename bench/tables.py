@@ -49,6 +49,7 @@ TABLES = {
     "renamings": "bench_renamings",
     "scaling-referents": "bench_scaling_referents",
     "scaling-referents-zipper": "bench_scaling_referents",
+    "register-sweep": "bench_register_sweep",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -212,3 +212,25 @@ def test_scaling_referents_table_shows_medians_and_what_hit_a_limit():
     assert "| renamings --count | 100,000 | over the limit after 300 s | 2.0 GB resident |" in text
     zipper = bench.table({"versions": ["after"], "args": {**args, "shape": "zipper"}, "rows": rows[:1], **LOAD})
     assert "| command | pairs | time | peak memory |" in zipper
+
+
+def test_register_sweep_table_shows_the_counts_per_cpu_and_each_mnemonic():
+    bench = bench_module("bench_register_sweep")
+    found = {
+        "adcq imm,gpr:64": {"mnemonic": "adcq", "bhive": True, "cpus": ["haswell"], "special": ["gpr:a"]},
+        "mulq gpr:64": {"mnemonic": "mulq", "bhive": False, "cpus": ["haswell", "skylake"], "special": ["gpr:a"]},
+        "mulq mem:b": {"mnemonic": "mulq", "bhive": True, "cpus": ["haswell", "skylake"], "special": ["gpr:d"]},
+    }
+    report = {"forms": 3000, "bhive_forms": 1000, "instances": 5000, "rejected": 7, "blocks": 40000, "seconds": 60.4}
+    report.update({"cpus": ["haswell", "skylake"], "jobs": 2, "rule_groups": 4, "found": found, **LOAD})
+    report.update({"refused": {"haswell": 0, "skylake": 1}, "evex_dependent": [], "evex": {"forms": 18, "blocks": 90}})
+    report["dependent"] = {"haswell": sorted(found), "skylake": ["mulq gpr:64", "mulq mem:b"]}
+    text = bench.table(report)
+    assert "| forms swept | 3,000 (1,000 from BHive, 2,000 more from generated blocks) |" in text
+    assert "| blocks timed | 40,000 (two shapes per instance, 2 CPU models) + 90 EVEX-only |" in text
+    assert "| run time | 60 s (wall clock, 2 processes) |" in text
+    assert "| haswell | 3 | 2 | 0 |" in text
+    assert "| skylake | 2 | 1 | 1 |" in text
+    assert "| 0 of 18 | – | – |" in text
+    assert "| `adcq` | 1 (1) | gpr:a | haswell |" in text
+    assert "| `mulq` | 2 (1) | gpr:a, gpr:d | all |" in text
