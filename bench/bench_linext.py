@@ -12,15 +12,22 @@ Bubley–Dyer chain (``--chain-samples`` draws).
 
     python bench/bench_linext.py --sizes 20 40 80 --programs 10 --samples 200
 
-Prints a Markdown table (the figures in docs/benchmarks/symmetry.md).
+Prints a Markdown table. With ``--report`` the settings, the machine, the
+load average and every block's measurements are written as JSON;
+:func:`table` renders that report as the table of
+docs/benchmarks/symmetry.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
 import time
+
+from common import load_range, machine
 
 from invar.program import Line, Program
 from invar.symmetry.permutations import DEFAULT_MAX_STATES, PermutationSpace
@@ -44,7 +51,70 @@ def block(n: int, registers: int, rng: random.Random) -> Program:
     return Program("bench", tuple(lines), (), deps=deps, name=f"n{n}")
 
 
-def main() -> None:
+def measure(n: int, args: argparse.Namespace, rng: random.Random) -> list[dict]:
+    """One record per block of ``n`` lines: its exact count's time, table, digits
+    and sampling time, or the time until it was refused and the chain's."""
+    out = []
+    for _ in range(args.programs):
+        program = block(n, args.registers, rng)
+        t0 = time.perf_counter()
+        space = PermutationSpace(program, max_states=args.max_states)
+        if not space.tractable:
+            refuse = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            space.sample(args.chain_samples, rng)
+            out.append({"refuse_seconds": refuse, "chain_seconds": time.perf_counter() - t0})
+            continue
+        count = space.count()
+        seconds = time.perf_counter() - t0
+        # the largest down-set table of a prime part (series and parallel parts need none)
+        downsets = max(
+            (len(node.prime.table()) for g in space.groups for node in g.poset.nodes() if node.kind == PRIME), default=1
+        )
+        t0 = time.perf_counter()
+        space.sample(args.samples, rng)
+        out.append(
+            {
+                "count_seconds": seconds,
+                "downsets": downsets,
+                "digits": len(str(count)),
+                "sample_seconds": time.perf_counter() - t0,
+            }
+        )
+    return out
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/symmetry.md shows."""
+    args = report["args"]
+
+    def med(xs: list[float], fmt: str) -> str:
+        return fmt.format(statistics.median(xs)) if xs else "–"
+
+    lines = [
+        "| lines | counted exactly | median count time | max down-sets | median log10(count) "
+        "| exact samples/s | too wide: time to refuse | chain samples/s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in report["rows"]:
+        exact = [b for b in row["blocks"] if "count_seconds" in b]
+        wide = [b for b in row["blocks"] if "refuse_seconds" in b]
+        times = [1e3 * b["count_seconds"] for b in exact]
+        logs = [b["digits"] - 1 for b in exact]
+        rates = [args["samples"] / b["sample_seconds"] for b in exact]
+        refuse = [b["refuse_seconds"] for b in wide]
+        chain = [args["chain_samples"] / b["chain_seconds"] for b in wide]
+        downsets = f"{max(b['downsets'] for b in exact):,}" if exact else "–"
+        lines.append(
+            f"| {row['lines']} | {len(exact)}/{len(row['blocks'])} | {med(times, '{:.1f} ms')} "
+            f"| {downsets} | {med(logs, '{:.0f}')} | {med(rates, '{:,.0f}')} "
+            f"| {med(refuse, '{:.2f} s')} | {med(chain, '{:.2f}')} |"
+        )
+    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * 6)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[20, 40, 80])
     parser.add_argument("--programs", type=int, default=10)
@@ -53,49 +123,19 @@ def main() -> None:
     parser.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES)
     parser.add_argument("--chain-samples", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    parser.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = parser.parse_args(argv)
+    started = time.time()
     rng = random.Random(args.seed)
-    print(
-        "| lines | counted exactly | median count time | max down-sets | median log10(count) "
-        "| exact samples/s | too wide: time to refuse | chain samples/s |"
-    )
-    print("|---|---|---|---|---|---|---|---|")
-    for n in args.sizes:
-        times, tables, logs, rates, exact = [], [], [], [], 0
-        refuse, chain = [], []
-        for _ in range(args.programs):
-            program = block(n, args.registers, rng)
-            t0 = time.perf_counter()
-            space = PermutationSpace(program, max_states=args.max_states)
-            if not space.tractable:
-                refuse.append(time.perf_counter() - t0)
-                t0 = time.perf_counter()
-                space.sample(args.chain_samples, rng)
-                chain.append(args.chain_samples / (time.perf_counter() - t0))
-                continue
-            count = space.count()
-            times.append(time.perf_counter() - t0)
-            exact += 1
-            # the largest down-set table of a prime part (series and parallel parts need none)
-            tables.append(
-                max(
-                    (len(node.prime.table()) for g in space.groups for node in g.poset.nodes() if node.kind == PRIME),
-                    default=1,
-                )
-            )
-            logs.append(len(str(count)) - 1)
-            t0 = time.perf_counter()
-            space.sample(args.samples, rng)
-            rates.append(args.samples / (time.perf_counter() - t0))
-
-        def med(xs: list[float], fmt: str) -> str:
-            return fmt.format(statistics.median(xs)) if xs else "–"
-
-        print(
-            f"| {n} | {exact}/{args.programs} | {med([1e3 * t for t in times], '{:.1f} ms')} "
-            f"| {max(tables) if tables else '–'} | {med(logs, '{:.0f}')} | {med(rates, '{:,.0f}')} "
-            f"| {med(refuse, '{:.2f} s')} | {med(chain, '{:.2f}')} |"
-        )
+    report = {"bench": "linext", "machine": machine(), "args": vars(args), "load_average_before": os.getloadavg()}
+    report["rows"] = [{"lines": n, "blocks": measure(n, args, rng)} for n in args.sizes]
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

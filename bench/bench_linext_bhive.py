@@ -8,7 +8,11 @@ per block, and the sampling times. With ``--before REV`` the package as it
 was at git revision ``REV`` runs the same blocks in a process of its own,
 beside the working tree's.
 
-    python bench/bench_linext_bhive.py [--limit N] [--sample-share 0.02] [--before REV]
+    python bench/bench_linext_bhive.py [--limit N] [--sample-share 0.02] [--before REV] [--report PATH]
+
+With ``--report`` the settings, the machine, the load average and every
+block's seconds (and every draw's) are written as JSON; :func:`table`
+renders that report as the table of docs/benchmarks/symmetry.md.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, bhive_blocks, checkout, machine
+from common import ROOT, bhive_blocks, checkout, load_range, machine
 
 SAMPLE_LIMIT = 30  # seconds one draw may take before it is reported as over the limit
 
@@ -72,33 +76,58 @@ def worker(limit: int | None, share: float) -> dict:
             finally:
                 signal.alarm(0)
     return {
-        "blocks": len(per_block),
         "unparsed": failed,
         "exact": exact,
-        "median_ms": statistics.median(per_block) * 1e3,
-        "total_s": sum(per_block),
-        "max_s": max(per_block),
-        "samples": len(sample_times) + sample_over,
+        "block_seconds": [round(t, 7) for t in per_block],
+        "sample_seconds": [round(t, 7) for t in sample_times],
         "sample_over": sample_over,
-        "sample_median_ms": statistics.median(sample_times) * 1e3 if sample_times else None,
-        "sample_max_s": max(sample_times) if sample_times else None,
     }
 
 
-def main() -> None:
+ROWS = [
+    ("blocks (not parsed)", lambda r: f"{len(r['block_seconds']):,} ({r['unparsed']})"),
+    ("counted exactly", lambda r: f"{r['exact']:,} ({100 * r['exact'] / len(r['block_seconds']):.2f} %)"),
+    ("median time per block (parse + count)", lambda r: f"{1e3 * statistics.median(r['block_seconds']):.2f} ms"),
+    ("total time", lambda r: f"{sum(r['block_seconds']):.0f} s"),
+    ("slowest block", lambda r: f"{max(r['block_seconds']):.2f} s"),
+    ("blocks that drew one order", lambda r: f"{len(r['sample_seconds']) + r['sample_over']}"),
+    (
+        "median time of one draw",
+        lambda r: f"{1e3 * statistics.median(r['sample_seconds']):.2f} ms" if r["sample_seconds"] else "–",
+    ),
+    ("slowest draw", lambda r: f"{1e3 * max(r['sample_seconds']):.2f} ms" if r["sample_seconds"] else "–"),
+    (f"draws over {SAMPLE_LIMIT} s", lambda r: f"{r['sample_over']}"),
+]
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/symmetry.md shows."""
+    results = report["results"]
+    one = len(results) == 1
+    lines = ["| measure | " + ("figure" if one else " | ".join(results)) + " |", "|---|" + "---|" * len(results)]
+    for label, show in ROWS:
+        lines.append(f"| {label} | " + " | ".join(show(r) for r in results.values()) + " |")
+    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * (len(results) - 1))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict | None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="a seeded sample of N blocks instead of all")
     ap.add_argument("--sample-share", type=float, default=0.02, help="share of blocks that also draw one order")
     ap.add_argument("--before", default=None, help="also run the package at this git revision")
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.limit, args.sample_share)))
-        return
+        return None
+    started = time.time()
     versions = {"after": ROOT}
     if args.before:
         versions = {"before": checkout(args.before, Path(tempfile.mkdtemp())), **versions}
-    results = {}
+    report = {"bench": "linext-bhive", "machine": machine(), "args": vars(args), "load_average_before": os.getloadavg()}
+    results = report["results"] = {}
     for name, path in versions.items():
         env = dict(os.environ, PYTHONPATH=f"{path}{os.pathsep}{Path(__file__).parent}")
         cmd = [sys.executable, __file__, "--worker", "--sample-share", str(args.sample_share)]
@@ -106,22 +135,14 @@ def main() -> None:
             cmd += ["--limit", str(args.limit)]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
         results[name] = json.loads(done.stdout.strip().splitlines()[-1])
-    print(machine() + (f"; before = {args.before}" if args.before else ""))
-    print("| measure | " + " | ".join(results) + " |")
-    print("|---|" + "---|" * len(results))
-    rows = [
-        ("blocks (not parsed)", lambda r: f"{r['blocks']} ({r['unparsed']})"),
-        ("counted exactly", lambda r: f"{r['exact']} ({100 * r['exact'] / r['blocks']:.2f} %)"),
-        ("median time per block (parse + count)", lambda r: f"{r['median_ms']:.2f} ms"),
-        ("total time", lambda r: f"{r['total_s']:.0f} s"),
-        ("slowest block", lambda r: f"{r['max_s']:.2f} s"),
-        ("blocks that drew one order", lambda r: f"{r['samples']}"),
-        ("median time of one draw", lambda r: f"{r['sample_median_ms']:.2f} ms" if r["sample_median_ms"] else "–"),
-        ("slowest draw", lambda r: f"{r['sample_max_s']:.2f} s" if r["sample_max_s"] else "–"),
-        (f"draws over {SAMPLE_LIMIT} s", lambda r: f"{r['sample_over']}"),
-    ]
-    for label, show in rows:
-        print(f"| {label} | " + " | ".join(show(r) for r in results.values()) + " |")
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(report["machine"] + (f"; before = {args.before}" if args.before else ""))
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -1,20 +1,25 @@
 """Draw and render 100,000 uniformly sampled renamings of the Renamer paper's
 Figure 1(a) block (its Appendix B experiment), against a naive loop.
 
-    python bench/bench_renamings.py [--n 100000] [--repeat 5]
+    python bench/bench_renamings.py [--n 100000] [--repeat 5] [--report PATH]
 
 The naive loop is what one writes by hand: pick three distinct 64-bit register
 names and ``str.replace`` the 64- and 32-bit spellings. It is not exact (it
 knows nothing of views, pins or encodability, and replaces substrings), but it
-is the speed to beat.
+is the speed to beat. With ``--report`` the settings, the machine, the load
+average and every run's seconds are written as JSON; :func:`table` renders
+that report as the table of docs/benchmarks/symmetry.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import time
 
-from common import ROOT, machine, median, repeat
+from common import ROOT, load_range, machine, median, repeat
 
 from invar.frontends.x86 import parse, renaming_space
 
@@ -22,11 +27,8 @@ REGS64 = ["rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi"] + [f"r{i}" for
 REGS32 = ["eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi"] + [f"r{i}d" for i in range(8, 16)]
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=100_000)
-    ap.add_argument("--repeat", type=int, default=5)
-    args = ap.parse_args()
+def measure(n: int, times: int) -> dict:
+    """Seconds of ``times`` alternating runs of ``n`` draws and renders by invar and by the naive loop."""
     text = (ROOT / "fixtures" / "x86" / "figure1a.s").read_text()
     program = parse(text)
     space = renaming_space(program)
@@ -34,27 +36,57 @@ def main() -> None:
 
     def ours() -> None:
         rng = random.Random(0)
-        for r in space.sample(args.n, rng):
+        for r in space.sample(n, rng):
             space.render(r)
 
     def naive() -> None:
         rng = random.Random(0)
-        for _ in range(args.n):
+        for _ in range(n):
             targets = rng.sample(range(16), 3)
             out = text
             for src, dst in zip(used, targets):
                 out = out.replace("%" + REGS64[src], "%" + REGS64[dst]).replace("%" + REGS32[src], "%" + REGS32[dst])
 
     t_ours, t_naive = [], []
-    for _ in range(args.repeat):
+    for _ in range(times):
         t_ours += repeat(ours, 1)
         t_naive += repeat(naive, 1)
-    mo, mn = median(t_ours), median(t_naive)
-    print(f"machine: {machine()}")
-    print(f"space: {space.count()} renamings; {args.n} samples, {args.repeat} runs each, alternating")
-    print(f"invar exact uniform sample + render: median {mo:.3f} s ({args.n / mo:,.0f} renamings/s)")
-    print(f"naive random.sample + str.replace:   median {mn:.3f} s ({args.n / mn:,.0f} renamings/s)")
-    print(f"ratio invar / naive time: {mo / mn:.2f}x")
+    return {"space": space.count(), "invar_seconds": t_ours, "naive_seconds": t_naive}
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/symmetry.md shows."""
+    n, runs = report["args"]["n"], len(report["invar_seconds"])
+    mo, mn = median(report["invar_seconds"]), median(report["naive_seconds"])
+    return "\n".join(
+        [
+            f"| {report['space']:,} renamings, {n:,} draws, {runs} runs each | median time | renamings/s |",
+            "|---|---|---|",
+            f"| invar: exact uniform sample + render | {mo:.3f} s | {n / mo:,.0f} |",
+            f"| naive `random.sample` + `str.replace` | {mn:.3f} s | {n / mn:,.0f} |",
+            f"| ratio (invar / naive) | {mo / mn:.2f}× | |",
+            f"| load average (1 min), start → end | {load_range(report)} | |",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
+    started = time.time()
+    report = {"bench": "renamings", "machine": machine(), "args": vars(args), "load_average_before": os.getloadavg()}
+    report.update(measure(args.n, args.repeat))
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
+    print(f"machine: {report['machine']}")
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

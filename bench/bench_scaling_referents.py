@@ -17,12 +17,17 @@ files, side by side, under an address-space cap (``--cap-gb``) and a time
 limit (``--limit``): a run that hits either is reported as such.
 
     python bench/bench_scaling_referents.py [--shape locals|zipper] [--sizes 1000 10000 100000] [--before REV]
-        [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8]
+        [--repeat 3] [--once-over 30] [--limit 300] [--cap-gb 8] [--report PATH]
+
+With ``--report`` the settings, the machine, the load average and every
+run's outcome, seconds and peak memory are written as JSON; :func:`table`
+renders that report as the table of docs/benchmarks/symmetry.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -32,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, checkout, machine
+from common import ROOT, checkout, load_range, machine
 
 COMMANDS = {
     "renamings --count": ["renamings", "--count"],
@@ -92,7 +97,64 @@ def run(args: list[str], pythonpath: Path, limit: float, cap_bytes: int) -> tupl
     return "ok", seconds, usage.ru_maxrss
 
 
-def main() -> None:
+def measure(args: argparse.Namespace, versions: dict[str, Path], files: dict[int, Path]) -> list[dict]:
+    """Every cell's runs: ``[outcome, seconds, peak KB]`` per run and version."""
+    cap = int(args.cap_gb * 2**30)
+    commands = COMMANDS if args.shape == "locals" else {"permutations --count": COMMANDS["permutations --count"]}
+    rows = []
+    for name, cmd in commands.items():
+        for n, path in files.items():
+            row: dict = {"command": name, "size": n, "runs": {}}
+            for version, pythonpath in versions.items():
+                runs = row["runs"][version] = []
+                for _ in range(args.repeat):
+                    outcome, seconds, kb = run([*cmd, str(path)], pythonpath, args.limit, cap)
+                    runs.append([outcome, seconds, kb])
+                    if outcome != "ok" or seconds > args.once_over:
+                        break  # a run that hits the cap or the limit, or a long one, is not repeated
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    return rows
+
+
+def _cell(runs: list[list], cap_gb: float) -> tuple[str, tuple[float, float] | None]:
+    """A version's cell (time | memory) and its medians, None when a run failed."""
+    failed = next((r for r in runs if r[0] != "ok"), None)
+    if failed is not None:
+        outcome, seconds, kb = failed
+        what = f"out of memory at the {cap_gb:g} GB cap" if outcome == "memory" else "over the limit"
+        return f"{what} after {seconds:.0f} s | {kb / 2**20:.1f} GB resident", None
+    t = statistics.median(r[1] for r in runs)
+    m = statistics.median(r[2] for r in runs)
+    return f"{t:.2f} s | {m / 1024:,.0f} MB", (t, m)
+
+
+def table(report: dict) -> str:
+    """The report as the markdown table docs/benchmarks/symmetry.md shows."""
+    versions, args = report["versions"], report["args"]
+    size = "pairs" if args["shape"] == "zipper" else "locals"
+    two = len(versions) == 2
+    head = ["time", "peak memory"] if not two else [f"{v} {w}" for v in versions for w in ("time", "peak memory")]
+    head += ["time ratio", "memory ratio"] if two else []
+    lines = [f"| command | {size} | " + " | ".join(head) + " |", "|---|---|" + "---|" * len(head)]
+    for row in report["rows"]:
+        cells, medians = [], []
+        for version in versions:
+            cell, med = _cell(row["runs"][version], args["cap_gb"])
+            cells.append(cell)
+            medians.append(med)
+        if two:
+            if None in medians:
+                cells.append("– | –")
+            else:
+                (t0, m0), (t1, m1) = medians
+                cells.append(f"×{t0 / t1:.1f} | ×{m0 / m1:.1f}")
+        lines.append(f"| {row['command']} | {row['size']:,} | " + " | ".join(cells) + " |")
+    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * len(head))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     ap.add_argument(
@@ -106,52 +168,33 @@ def main() -> None:
     ap.add_argument("--limit", type=float, default=300.0, help="seconds one run may take")
     ap.add_argument("--once-over", type=float, default=30.0, help="a run longer than this is not repeated")
     ap.add_argument("--cap-gb", type=float, default=8.0, help="address space one run may take")
-    args = ap.parse_args()
+    ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
+    args = ap.parse_args(argv)
+    started = time.time()
     tmp = Path(tempfile.mkdtemp())
     versions: dict[str, Path] = {"after": ROOT}
     if args.before:
         versions = {"before": checkout(args.before, tmp / "before"), **versions}
-    cap = int(args.cap_gb * 2**30)
-    commands = COMMANDS if args.shape == "locals" else {"permutations --count": COMMANDS["permutations --count"]}
     files = {n: source(n, tmp, args.shape) for n in args.sizes}
+    report = {
+        "bench": f"scaling-referents-{args.shape}",
+        "machine": machine(),
+        "args": vars(args),
+        "versions": list(versions),
+        "load_average_before": os.getloadavg(),
+    }
+    report["rows"] = measure(args, versions, files)
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.time() - started
     print(
-        f"{machine()}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap "
+        f"{report['machine']}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap "
         f"{args.cap_gb:g} GB, limit {args.limit:g} s" + (f"; before = {args.before}" if args.before else "")
     )
-    print(
-        "| command | locals | "
-        + " | ".join(f"{v} time | {v} peak memory" for v in versions)
-        + (" | time ratio | memory ratio |" if len(versions) == 2 else " |")
-    )
-    print("|---|---|" + "---|---|" * len(versions) + ("---|---|" if len(versions) == 2 else ""))
-    for name, cmd in commands.items():
-        for n, path in files.items():
-            cells, medians = [], []
-            for version, pythonpath in versions.items():
-                runs = []
-                for _ in range(args.repeat):
-                    outcome, seconds, kb = run([*cmd, str(path)], pythonpath, args.limit, cap)
-                    runs.append((outcome, seconds, kb))
-                    if outcome != "ok" or seconds > args.once_over:
-                        break  # a run that hits the cap or the limit, or a long one, is not repeated
-                failed = next((r for r in runs if r[0] != "ok"), None)
-                if failed is not None:
-                    outcome, seconds, kb = failed
-                    what = f"out of memory at the {args.cap_gb:g} GB cap" if outcome == "memory" else "over the limit"
-                    cells.append(f"{what} after {seconds:.0f} s | {kb / 2**20:.1f} GB resident")
-                    medians.append(None)
-                    continue
-                t = statistics.median(r[1] for r in runs)
-                m = statistics.median(r[2] for r in runs)
-                cells.append(f"{t:.2f} s | {m / 1024:.0f} MB")
-                medians.append((t, m))
-            if len(versions) == 2:
-                if None in medians:
-                    cells.append("– | –")
-                else:
-                    (t0, m0), (t1, m1) = medians
-                    cells.append(f"×{t0 / t1:.1f} | ×{m0 / m1:.1f}")
-            print(f"| {name} | {n:,} | " + " | ".join(cells) + " |", flush=True)
+    print(table(report))
+    if args.report:
+        with open(args.report, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 if __name__ == "__main__":

@@ -43,6 +43,13 @@ TABLES = {
     "dlg-stdlib": "bench_dlg_stdlib",
     "label": "bench_label",
     "label-corpus": "bench_label",
+    "linext": "bench_linext",
+    "linext-wide": "bench_linext",
+    "linext-bhive": "bench_linext_bhive",
+    "renamings": "bench_renamings",
+    "scaling-referents": "bench_scaling_referents",
+    "scaling-referents-zipper": "bench_scaling_referents",
+    "register-sweep": "bench_register_sweep",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

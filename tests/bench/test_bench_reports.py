@@ -159,3 +159,78 @@ def test_label_corpus_table_shows_the_whole_corpus():
     assert "| time | 2.0 min (10 blocks/s) |" in text
     assert "| labelled | 1,199 (1,000 train, 100 valid, 99 test) |" in text
     assert "| rejected | 1 by invar, 0 by llvm-mca |" in text
+
+
+def test_linext_table_shows_exact_counts_and_the_chain_per_size():
+    bench = bench_module("bench_linext")
+    exact = {"downsets": 1200, "digits": 9}
+    blocks = [
+        {**exact, "count_seconds": 0.001, "sample_seconds": 0.02},
+        {**exact, "count_seconds": 0.003, "sample_seconds": 0.04},
+        {"refuse_seconds": 0.5, "chain_seconds": 4.0},
+    ]
+    report = {"args": {"samples": 200, "chain_samples": 2}, "rows": [{"lines": 40, "blocks": blocks}], **LOAD}
+    text = bench.table(report)
+    assert "| 40 | 2/3 | 2.0 ms | 1,200 | 8 | 7,500 | 0.50 s | 0.50 |" in text
+    assert "0.5 → 1.5" in text
+
+
+def test_linext_bhive_table_shows_the_share_counted_exactly_and_the_draws():
+    bench = bench_module("bench_linext_bhive")
+    result = {"unparsed": 1, "exact": 3, "block_seconds": [0.001, 0.002, 0.5, 0.003]}
+    report = {"results": {"after": {**result, "sample_seconds": [0.0001, 0.0003], "sample_over": 1}}, **LOAD}
+    text = bench.table(report)
+    assert "| blocks (not parsed) | 4 (1) |" in text
+    assert "| counted exactly | 3 (75.00 %) |" in text
+    assert "| median time per block (parse + count) | 2.50 ms |" in text
+    assert "| slowest block | 0.50 s |" in text
+    assert "| blocks that drew one order | 3 |" in text
+    assert "| median time of one draw | 0.20 ms |" in text
+    assert "| draws over 30 s | 1 |" in text
+
+
+def test_renamings_table_shows_medians_rates_and_their_ratio():
+    bench = bench_module("bench_renamings")
+    seconds = {"invar_seconds": [0.6, 0.5, 0.4], "naive_seconds": [0.2, 0.25, 0.3]}
+    text = bench.table({"args": {"n": 1000}, "space": 3360, **seconds, **LOAD})
+    assert "| 3,360 renamings, 1,000 draws, 3 runs each | median time | renamings/s |" in text
+    assert "| invar: exact uniform sample + render | 0.500 s | 2,000 |" in text
+    assert "| naive `random.sample` + `str.replace` | 0.250 s | 4,000 |" in text
+    assert "| ratio (invar / naive) | 2.00× | |" in text
+
+
+def test_scaling_referents_table_shows_medians_and_what_hit_a_limit():
+    bench = bench_module("bench_scaling_referents")
+    rows = [
+        {"command": "renamings --count", "size": 1000, "runs": {"after": [["ok", 1.0, 2048], ["ok", 3.0, 4096]]}},
+        {"command": "renamings --count", "size": 100000, "runs": {"after": [["time", 300.4, 2**21]]}},
+    ]
+    args = {"shape": "locals", "cap_gb": 8.0}
+    text = bench.table({"versions": ["after"], "args": args, "rows": rows, **LOAD})
+    assert "| command | locals | time | peak memory |" in text
+    assert "| renamings --count | 1,000 | 2.00 s | 3 MB |" in text
+    assert "| renamings --count | 100,000 | over the limit after 300 s | 2.0 GB resident |" in text
+    zipper = bench.table({"versions": ["after"], "args": {**args, "shape": "zipper"}, "rows": rows[:1], **LOAD})
+    assert "| command | pairs | time | peak memory |" in zipper
+
+
+def test_register_sweep_table_shows_the_counts_per_cpu_and_each_mnemonic():
+    bench = bench_module("bench_register_sweep")
+    found = {
+        "adcq imm,gpr:64": {"mnemonic": "adcq", "bhive": True, "cpus": ["haswell"], "special": ["gpr:a"]},
+        "mulq gpr:64": {"mnemonic": "mulq", "bhive": False, "cpus": ["haswell", "skylake"], "special": ["gpr:a"]},
+        "mulq mem:b": {"mnemonic": "mulq", "bhive": True, "cpus": ["haswell", "skylake"], "special": ["gpr:d"]},
+    }
+    report = {"forms": 3000, "bhive_forms": 1000, "instances": 5000, "rejected": 7, "blocks": 40000, "seconds": 60.4}
+    report.update({"cpus": ["haswell", "skylake"], "jobs": 2, "rule_groups": 4, "found": found, **LOAD})
+    report.update({"refused": {"haswell": 0, "skylake": 1}, "evex_dependent": [], "evex": {"forms": 18, "blocks": 90}})
+    report["dependent"] = {"haswell": sorted(found), "skylake": ["mulq gpr:64", "mulq mem:b"]}
+    text = bench.table(report)
+    assert "| forms swept | 3,000 (1,000 from BHive, 2,000 more from generated blocks) |" in text
+    assert "| blocks timed | 40,000 (two shapes per instance, 2 CPU models) + 90 EVEX-only |" in text
+    assert "| run time | 60 s (wall clock, 2 processes) |" in text
+    assert "| haswell | 3 | 2 | 0 |" in text
+    assert "| skylake | 2 | 1 | 1 |" in text
+    assert "| 0 of 18 | – | – |" in text
+    assert "| `adcq` | 1 (1) | gpr:a | haswell |" in text
+    assert "| `mulq` | 2 (1) | gpr:a, gpr:d | all |" in text
