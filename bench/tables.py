@@ -50,6 +50,9 @@ TABLES = {
     "scaling-referents": "bench_scaling_referents",
     "scaling-referents-zipper": "bench_scaling_referents",
     "register-sweep": "bench_register_sweep",
+    "names-archs": "bench_names",
+    "names-spe-ablations": "bench_names",
+    "names-spe-ablations-patience": "bench_names",
 }
 BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
 

@@ -234,3 +234,20 @@ def test_register_sweep_table_shows_the_counts_per_cpu_and_each_mnemonic():
     assert "| 0 of 18 | – | – |" in text
     assert "| `adcq` | 1 (1) | gpr:a | haswell |" in text
     assert "| `mulq` | 2 (1) | gpr:a, gpr:d | all |" in text
+
+
+def test_names_table_shows_both_f1s_and_the_violations_over_seeds():
+    bench = bench_module("bench_names")
+
+    def run(seed, f1, per_function, rate):
+        extra = {"F1 (per function)": per_function}
+        return {"seed": seed, "test_metric": f1, "extra": extra, "best_epoch": 4, "epochs_run": 6}, rate
+
+    runs = [run(0, 20.0, 18.0, 0.02), run(1, 22.0, 20.0, None)]
+    rows = [{**r, "violation_rate": rate, "audited": 183, "train_seconds": 60.0} for r, rate in runs]
+    report = {"task": "names", "metric": "F1", "settings": {"epochs": 30}, "runs": {"spe": rows}}
+    text = bench.table(report)
+    assert "| spe | 21.0 ± 1.4 % | 19.0 ± 1.4 % | 4.0 ± 0.0 / 6 | 2.0 ± 0.0 % | 183 / 183 | 1.0 |" in text
+    assert "Mean ± sd over seeds 0, 1." in text
+    bugs = bench.table({**report, "task": "bugs", "metric": "accuracy"})
+    assert "per function" not in bugs
