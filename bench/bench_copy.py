@@ -14,7 +14,7 @@ a test string with a symbol it never saw is refused, and counted as refused.
 (the number of distinct symbols first; ``invar.tasks.copy``).
 
     python bench/bench_copy.py --out DIR [--train 10000] [--epochs 10] [--archs dualpart lexinvariant vanilla]
-                               [--sampler uniform|distinct] [--seed 0] [--report FILE.json]
+                               [--sampler uniform|distinct] [--seed 0] [--patience N] [--report FILE.json]
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def main() -> None:
     ap.add_argument("--train", type=int, default=10000)
     ap.add_argument("--test", type=int, default=1500)
     ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--patience", type=int, default=None, help="stop once N epochs bring no better validation")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--archs", nargs="+", default=["dualpart", "lexinvariant", "vanilla"])
@@ -113,6 +114,7 @@ def main() -> None:
             arch=arch,
             out=ckpt,
             epochs=args.epochs,
+            patience=args.patience,
             batch_size=args.batch_size,
             threads=args.threads,
             lr=1e-3,
@@ -124,6 +126,7 @@ def main() -> None:
             **evaluate(ckpt, data),
             "train_seconds": seconds,
             "best_epoch": run.best_epoch,
+            "epochs_run": len(run.history),
             "valid": run.best_metric,
         }
         print(json.dumps({arch: results[arch]}), flush=True)
@@ -132,6 +135,7 @@ def main() -> None:
         "torch": torch.__version__,
         "train": args.train,
         "epochs": args.epochs,
+        "patience": args.patience,
         "sampler": args.sampler,
         "seed": args.seed,
         "results": results,
