@@ -19,7 +19,6 @@ torch's version and the load average; :func:`table` renders that report.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
-from common import load_range, machine, median, repeat  # noqa: E402
+from common import finish, load_range, machine, median, repeat  # noqa: E402
 
 from invar.alta import PROGRAMS, compile, get_program  # noqa: E402
 from invar.alta.arithmetic import addition_input, subleq_input  # noqa: E402
@@ -163,11 +162,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"  {name}: done", flush=True)
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ import argparse
 import ast
 import importlib
 import io
-import json
 import os
 import statistics
 import subprocess
@@ -36,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, load_range, machine
+from common import ROOT, finish, load_range, machine
 
 from invar.errors import InvarError
 
@@ -175,11 +174,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
     print(f"{machine()}" + (f"; before = {args.before}" if args.before else ""))
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

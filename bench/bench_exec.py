@@ -17,12 +17,11 @@ measured too, on one trivial call.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 import time
 import types
 
-from common import machine, median, repeat
+from common import finish, machine, median, repeat
 
 from invar.sandbox import Call, Limits, literal, run
 from invar.tasks.exec_data import Item, build_generated, labels
@@ -102,11 +101,7 @@ def main(argv: list[str] | None = None) -> dict:
     started = time.time()
     report = {"bench": "exec", "machine": machine(), "args": vars(args), **measure(args.programs, args.repeat)}
     report["wall_seconds"] = time.time() - started
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

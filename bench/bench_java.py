@@ -15,13 +15,12 @@ report as the table of docs/benchmarks/frontends.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 import zipfile
 
-from common import ROOT, load_range, machine
+from common import ROOT, finish, load_range, machine
 
 
 def jdk_release(path) -> str:
@@ -100,11 +99,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["load_average_after"] = os.getloadavg()
     report.update({k: got[k] for k in ("counts", "failures", "skipped", "differ", "seconds")})
     report["examples"] = {k: v[:3] for k, v in got["examples"].items()}
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -19,13 +19,12 @@ seconds are written as JSON with the machine and the load average;
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import subprocess
 import time
 
-from common import BHIVE, bhive_blocks, load_range, machine, median, repeat
+from common import BHIVE, bhive_blocks, finish, load_range, machine, median, repeat
 
 from invar.data.bhive import label_texts, llvm_mca_version
 from invar.frontends.x86.hexblock import decode
@@ -139,11 +138,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
     print(f"machine: {machine()}")
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

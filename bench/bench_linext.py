@@ -21,13 +21,12 @@ docs/benchmarks/symmetry.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import statistics
 import time
 
-from common import load_range, machine
+from common import finish, load_range, machine
 
 from invar.program import Line, Program
 from invar.symmetry.permutations import DEFAULT_MAX_STATES, PermutationSpace
@@ -131,11 +130,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["rows"] = [{"lines": n, "blocks": measure(n, args, rng)} for n in args.sizes]
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

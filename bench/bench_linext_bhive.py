@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, bhive_blocks, checkout, load_range, machine
+from common import ROOT, bhive_blocks, checkout, finish, load_range, machine
 
 SAMPLE_LIMIT = 30  # seconds one draw may take before it is reported as over the limit
 
@@ -138,11 +138,7 @@ def main(argv: list[str] | None = None) -> dict | None:
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
     print(report["machine"] + (f"; before = {args.before}" if args.before else ""))
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ average, and :func:`table` renders that report (docs/benchmarks/ltl.md).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -31,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import load_range, machine  # noqa: E402
+from common import finish, load_range, machine  # noqa: E402
 
 from invar.frontends.ltl.check import check  # noqa: E402
 from invar.frontends.ltl.formula import parse_formula  # noqa: E402
@@ -110,11 +109,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"  {text}: done", flush=True)
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

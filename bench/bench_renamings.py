@@ -14,12 +14,11 @@ that report as the table of docs/benchmarks/symmetry.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import time
 
-from common import ROOT, load_range, machine, median, repeat
+from common import ROOT, finish, load_range, machine, median, repeat
 
 from invar.frontends.x86 import parse, renaming_space
 
@@ -82,11 +81,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
     print(f"machine: {report['machine']}")
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

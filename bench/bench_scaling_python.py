@@ -24,7 +24,6 @@ between consecutive sizes.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sysconfig
@@ -32,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import checkout, load_range, machine, measure
+from common import checkout, finish, load_range, machine, measure
 
 COMMANDS = {
     "parse": ["parse", "--format", "json"],
@@ -164,11 +163,7 @@ def main(argv: list[str] | None = None) -> dict:
                 print(f"  {name:<25} {size:>9,} {version:<6} {cell(report['rows'][-1])}", flush=True)
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, checkout, load_range, machine
+from common import ROOT, checkout, finish, load_range, machine
 
 COMMANDS = {
     "renamings --count": ["renamings", "--count"],
@@ -190,11 +190,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"{report['machine']}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap "
         f"{args.cap_gb:g} GB, limit {args.limit:g} s" + (f"; before = {args.before}" if args.before else "")
     )
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, bhive_blocks, load_range, machine
+from common import ROOT, bhive_blocks, finish, load_range, machine
 
 COMMANDS = {
     "parse": ["parse", "--format", "json"],
@@ -293,11 +293,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["library"] = {str(n): library(files[n].read_text(), args.all_pairs_max) for n in args.sizes}
     report["wall_seconds"] = time.time() - started
     print()
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

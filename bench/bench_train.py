@@ -21,7 +21,6 @@ machine and the load average; :func:`table` renders that report.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import time
@@ -29,7 +28,7 @@ import time
 import numpy as np
 import torch
 import torch.nn as nn
-from common import bhive_blocks, load_range, machine, median
+from common import bhive_blocks, finish, load_range, machine, median
 
 from invar.encoding import Vocab, encode
 from invar.frontends.x86.hexblock import decode
@@ -178,11 +177,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
     print(f"machine: {machine()}; torch {torch.__version__}, {args.threads} thread(s)")
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import time
 
 import capstone
-from common import bhive_blocks, load_range, machine, median, repeat
+from common import bhive_blocks, finish, load_range, machine, median, repeat
 
 from invar.frontends.x86.hexblock import decode
 
@@ -83,11 +82,7 @@ def main(argv: list[str] | None = None) -> dict:
     report.update(measure(bhive_blocks(), args.repeat))
     report["load_average_after"] = os.getloadavg()
     report["wall_seconds"] = time.time() - started
-    print(table(report))
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump(report, f, indent=1)
-    return report
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
@@ -35,6 +36,16 @@ def machine() -> str:
     except (OSError, StopIteration):
         pass
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def finish(report: dict, table: Callable[[dict], str], path: str | Path | None) -> dict:
+    """Print ``table(report)``, write the report as JSON to ``path`` when
+    one is given (``--report``), and return it."""
+    print(table(report))
+    if path:
+        with open(path, "w") as f:
+            json.dump(report, f, indent=1)
+    return report
 
 
 def load_range(report: dict) -> str:
