@@ -264,24 +264,31 @@ class RenamingSpace(Space[Renaming]):
     def _steps(self, i: int, x: int) -> tuple[tuple[int, int, int], ...]:
         """From state ``x`` of level ``i``: ``(atom, state of level i+1, free
         targets of that atom)`` for each atom referent ``i`` may take into a
-        live state (kept per level once asked: tuples of ints, which the
-        garbage collector stops tracking)."""
+        live state."""
+        return self._level_steps(i)[x]
+
+    def _level_steps(self, i: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+        """:meth:`_steps` of every state of level ``i``, made for the whole
+        level at once and kept once asked (tuples of ints, which the garbage
+        collector stops tracking)."""
         got = self._transitions.get(i)
         if got is None:
-            got = self._transitions[i] = tuple(tuple(self._steps_of(i, x)) for x in range(len(self._states()[i])))
-        return got[x]
-
-    def _steps_of(self, i: int, x: int) -> list[tuple[int, int, int]]:
-        u = self._states()[i][x]
-        sizes = self._atom_sizes
-        out = []
-        for a in self._atoms_of_class[self._class_of[i]]:
-            free = sizes[a] - u[a]
-            if free > 0:
-                y = self._index(i + 1, u[:a] + (u[a] + 1,) + u[a + 1 :])
-                if y is not None:
-                    out.append((a, y, free))
-        return out
+            levels = self._states()
+            following = {u: y for y, u in enumerate(levels[i + 1])}.get
+            sizes = self._atom_sizes
+            moves = [(a, sizes[a]) for a in self._atoms_of_class[self._class_of[i]]]
+            rows = []
+            for u in levels[i]:
+                row = []
+                for a, size in moves:
+                    free = size - u[a]
+                    if free > 0:
+                        y = following(u[:a] + (u[a] + 1,) + u[a + 1 :])
+                        if y is not None:
+                            row.append((a, y, free))
+                rows.append(tuple(row))
+            got = self._transitions[i] = tuple(rows)
+        return got
 
     # ---------------------------------------------------------- product tree
     def _transfer(self) -> Transfer:
@@ -535,15 +542,17 @@ class RenamingSpace(Space[Renaming]):
     ) -> tuple[int, int, dict[int, int]]:
         """:meth:`_unrank` on a leaf of the product tree, referent by referent."""
         # completions of each state of each level of the leaf, weighted at its end
-        after: list[dict[int, int]] = [{}] * (hi - lo + 1)
-        end = weights if weights is not None else dict.fromkeys(range(len(self._states()[hi])), 1)
-        after[hi - lo] = end
+        width = len(self._states()[hi])
+        below = [1] * width if weights is None else [weights.get(z, 0) for z in range(width)]
+        after: list[list[int]] = [below] * (hi - lo + 1)
         for i in range(hi - 1, lo, -1):
-            below = after[i + 1 - lo]
-            after[i - lo] = {
-                z: sum(free * below.get(y, 0) for _a, y, free in self._steps(i, z))
-                for z in range(len(self._states()[i]))
-            }
+            here = []
+            for steps in self._level_steps(i):
+                ways = 0
+                for _a, y, free in steps:
+                    ways += free * below[y]
+                here.append(ways)
+            after[i - lo] = below = here
         trees, out, path = walk.trees, walk.out, walk.path
         # per referent, the free targets before the chosen one by the state each leads to (as rank makes them)
         digits: list[dict[int, int]] = []
@@ -551,19 +560,19 @@ class RenamingSpace(Space[Renaming]):
             j = self._class_of[i]
             below = after[i + 1 - lo]
             steps = self._steps(i, x)
-            live = [(trees[(j, a)], w) for a, y, _free in steps if (w := below.get(y, 0))]
+            live = [(trees[(j, a)], below[y]) for a, y, _free in steps if below[y]]
             p, used = _descend(live, index)
             index -= used
             t = self._lists[j][p]
             chosen = self._atom_of[t]
-            here: dict[int, int] = {}
+            taken: dict[int, int] = {}
             for a, y, _free in steps:
                 before = trees[(j, a)].prefix(p)
                 if before:
-                    here[y] = before
+                    taken[y] = before
                 if a == chosen:
                     x = y
-            digits.append(here)
+            digits.append(taken)
             out.append((self.referents[i], t))
             path.append(x)
             self._take(trees, t, -1)
