@@ -98,12 +98,7 @@ def convolve(a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[Stat
     shape = _Shape(a, b)
     how = shape.cheapest()
     if how == "terms":
-        out: Poly = {}
-        for x, c in a.items():
-            for y, d in b.items():
-                z = tuple(p + q for p, q in zip(x, y))
-                out[z] = out.get(z, 0) + c * d
-        return out if keep is None else {z: out[z] for z in keep if z in out}
+        return shape.termwise(a, b, keep)
     keep = _points(shape.r_lo, shape.r_hi) if keep is None else keep
     return (shape.binary if how == "binary" else shape.decimal)(a, b, keep)
 
@@ -133,7 +128,7 @@ class _Shape:
         if self.pairs <= 4 * self.terms + 64:
             return "terms"
         da, db = self.bits_a // 30 + 1, self.bits_b // 30 + 1
-        costs = {"terms": self.pairs * (0.6 + 0.00025 * da * db)}
+        costs = {"terms": self.pairs * (0.15 + 0.00025 * da * db)}
         digits = self.volume * self.slot_bits / 30  # of the longer packed number, in machine digits
         short = self.volume * min(self.slot_bits, 30 * (da + db)) / 30
         if digits < 200_000:
@@ -143,6 +138,34 @@ class _Shape:
 
     def flat(self, x: State, lo: State) -> int:
         return sum((p - q) * s for p, q, s in zip(x, lo, self.strides))
+
+    def termwise(self, a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[State] | None) -> Poly:
+        """Term by term, a multiplication per pair of terms; each exponent a
+        position in the product's box, so that adding two is adding two
+        integers (every exponent of the product when ``keep`` is None)."""
+        b_terms = [(self.flat(y, self.los[1]), d) for y, d in b.items()]
+        got: dict[int, int] = {}
+        for x, c in a.items():
+            at = self.flat(x, self.los[0])
+            for q, d in b_terms:
+                got[at + q] = got.get(at + q, 0) + c * d
+        if keep is None:
+            return {self.point(f): c for f, c in got.items() if c}
+        out = {}
+        for z in keep:
+            if all(lo <= p <= hi for p, lo, hi in zip(z, self.r_lo, self.r_hi)):
+                c = got.get(self.flat(z, self.r_lo), 0)
+                if c:
+                    out[z] = c
+        return out
+
+    def point(self, f: int) -> State:
+        """The exponent at position ``f`` of the product's box."""
+        z = []
+        for lo, hi in zip(self.r_lo, self.r_hi):
+            f, p = divmod(f, hi - lo + 1)
+            z.append(lo + p)
+        return tuple(z)
 
     def binary(self, a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[State]) -> Poly:
         """Kronecker substitution in binary, a slot of bytes per coefficient."""
