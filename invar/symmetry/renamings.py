@@ -53,7 +53,7 @@ from ..errors import SpaceError
 from ..program import Program, Token
 from .bigint import divmod_exact
 from .space import Space
-from .transfer import Transfer
+from .transfer import Transfer, split
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
 Speller = Callable[[Token, str], str]
@@ -416,7 +416,7 @@ class RenamingSpace(Space[Renaming]):
                         nxt[y] = nxt.get(y, 0) + c * free
                 acc = nxt
             return acc
-        mid = (lo + hi) // 2
+        mid = split(lo, hi, _LEAF)
         out = self._row(mid, hi, self._fold(lo, mid, digits, base))
         for y, c in self._fold(mid, hi, digits, base).items():
             out[y] = out.get(y, 0) + c
@@ -456,7 +456,7 @@ class RenamingSpace(Space[Renaming]):
                 return self._unrank_scaled(lo, hi, x, index, weights, shift, walk)
         if hi - lo <= _LEAF:
             return self._unrank_leaf(lo, hi, x, index, weights, walk)
-        mid = (lo + hi) // 2
+        mid = split(lo, hi, _LEAF)
         y, index, left = self._unrank(lo, mid, x, index, self._col(mid, hi, weights), walk)
         end, rest, fold = self._unrank(mid, hi, y, index, weights, walk)
         for z, c in self._row(mid, hi, left).items():

@@ -217,6 +217,16 @@ class _Shape:
         return out
 
 
+def split(lo: int, hi: int, leaf: int) -> int:
+    """Where the product tree cuts a range of more than ``leaf`` referents:
+    after the first half of its leaves (rounded up), so that every leaf but
+    the last of the whole tree holds ``leaf`` referents (a cut in the
+    middle leaves them half full past a power of two leaves: twice the
+    nodes, each a product)."""
+    leaves = -(-(hi - lo) // leaf)
+    return lo + (leaves + 1) // 2 * leaf
+
+
 def falling(top: int, length: int) -> int:
     """``top · (top - 1) ⋯ (top - length + 1)``, multiplied up a balanced tree."""
     return product(range(top - length + 1, top + 1)) if length > 0 else 1
@@ -251,7 +261,7 @@ class Transfer:
     ``sizes``: targets per atom. ``atoms``: for each referent, the atoms it
     may take. ``levels``: for each level ``0..n``, its live states (full
     vectors, one coordinate per atom). ``leaf``: referents per leaf of the
-    tree (the split of a range is its middle, as :mod:`.renamings` splits)."""
+    tree (a range is cut where :func:`split` says, as :mod:`.renamings` cuts it)."""
 
     def __init__(
         self, sizes: Sequence[int], atoms: Sequence[Sequence[int]], levels: Sequence[Sequence[State]], leaf: int
@@ -348,7 +358,7 @@ class Transfer:
             if hi - lo <= self.leaf:
                 got = self._leaf_poly(lo, hi)
             else:
-                mid = (lo + hi) // 2
+                mid = split(lo, hi, self.leaf)
                 got = convolve(self.poly(lo, mid), self.poly(mid, hi))
                 self.products += 1
             got = self._cut(lo, hi, got)
@@ -422,4 +432,4 @@ def _fraction(tables, state) -> tuple[int, int]:
     return num, den
 
 
-__all__ = ["Transfer", "convolve", "falling"]
+__all__ = ["Transfer", "convolve", "falling", "split"]
