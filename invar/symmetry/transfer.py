@@ -140,24 +140,28 @@ class _Shape:
         return sum((p - q) * s for p, q, s in zip(x, lo, self.strides))
 
     def termwise(self, a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[State] | None) -> Poly:
-        """Term by term, a multiplication per pair of terms; each exponent a
-        position in the product's box, so that adding two is adding two
-        integers (every exponent of the product when ``keep`` is None)."""
+        """Term by term, a multiplication per pair of terms whose exponents
+        add up to one of ``keep`` (every pair when ``keep`` is None); each
+        exponent a position in the product's box, so that adding two is
+        adding two integers."""
         b_terms = [(self.flat(y, self.los[1]), d) for y, d in b.items()]
         got: dict[int, int] = {}
+        if keep is None:
+            for x, c in a.items():
+                at = self.flat(x, self.los[0])
+                for q, d in b_terms:
+                    got[at + q] = got.get(at + q, 0) + c * d
+            return {self.point(f): c for f, c in got.items() if c}
+        wanted = {}
+        for z in keep:
+            if all(lo <= p <= hi for p, lo, hi in zip(z, self.r_lo, self.r_hi)):
+                wanted[self.flat(z, self.r_lo)] = z
         for x, c in a.items():
             at = self.flat(x, self.los[0])
             for q, d in b_terms:
-                got[at + q] = got.get(at + q, 0) + c * d
-        if keep is None:
-            return {self.point(f): c for f, c in got.items() if c}
-        out = {}
-        for z in keep:
-            if all(lo <= p <= hi for p, lo, hi in zip(z, self.r_lo, self.r_hi)):
-                c = got.get(self.flat(z, self.r_lo), 0)
-                if c:
-                    out[z] = c
-        return out
+                if at + q in wanted:
+                    got[at + q] = got.get(at + q, 0) + c * d
+        return {wanted[f]: c for f, c in got.items() if c}
 
     def point(self, f: int) -> State:
         """The exponent at position ``f`` of the product's box."""
