@@ -19,7 +19,10 @@ Four dimensions, one report each (``--dimension``):
 Every cell runs in a fresh process, once with the package of ``--before``
 (a checkout of the previous code: a directory or a git revision) and once
 with this working tree, so both are measured in one run on one machine;
-a run past ``--limit`` seconds is reported as such.
+a run past ``--limit`` seconds is reported as such. With ``--repeat k`` each
+cell runs k times, before and after in turn, and each measure is the median
+of its k runs (the runs are kept in the report), for a machine other work
+shares.
 
     python bench/bench_scaling_symmetry.py --dimension depth --before /tmp/before \\
         --report docs/benchmarks/reports/scaling-depth.json
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +42,7 @@ from common import ROOT, checkout, machine
 
 SIZES = {
     "depth": [2_000, 5_000, 20_000],
-    "width": [[4_000, 4], [4_000, 8], [12_000, 8]],
+    "width": [[4_000, 4], [4_000, 8], [12_000, 8], [36_000, 8]],
     "python": [10_000, 30_000, 100_000],
     "rank": [500, 2_000],
 }
@@ -193,6 +197,28 @@ def run(dimension: str, size, root: Path, limit: float) -> dict | None:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def measure(dimension: str, size, roots: tuple[Path, Path], limit: float, repeat: int) -> dict:
+    """One row: ``size`` under both roots (before, after) in turn, ``repeat``
+    times; each side's measures are their medians (None once a run is past
+    ``limit``, and that side is not run again)."""
+    runs: dict[str, list[dict | None]] = {"before": [], "after": []}
+    for _ in range(repeat):
+        for side, root in zip(runs, roots):
+            if None not in runs[side]:
+                runs[side].append(run(dimension, size, root, limit))
+    row = {"size": size}
+    for side, got in runs.items():
+        row[side] = None if None in got else {k: _median([r[k] for r in got]) for k in got[0]}
+    if repeat > 1:
+        row["runs"] = runs
+    return row
+
+
+def _median(values: list) -> float:
+    """The median; of counts (the states) one of them."""
+    return statistics.median_low(values) if all(isinstance(v, int) for v in values) else statistics.median(values)
+
+
 def _cell(what: str, value: float | None) -> str:
     if value is None:
         return "over the limit"
@@ -224,6 +250,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--dimension", choices=sorted(SIZES), required=True)
     ap.add_argument("--before", required=True, help="the previous code: a checkout's directory or a git revision")
     ap.add_argument("--limit", type=float, default=400.0, help="seconds one cell may take")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each cell; the table shows their medians")
     ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     args = ap.parse_args(argv)
     before = Path(args.before)
@@ -231,17 +258,13 @@ def main(argv: list[str] | None = None) -> dict:
         before = checkout(args.before, Path(tempfile.mkdtemp()) / "before")
     rows = []
     for size in SIZES[args.dimension]:
-        row = {
-            "size": size,
-            "before": run(args.dimension, size, before, args.limit),
-            "after": run(args.dimension, size, ROOT, args.limit),
-        }
+        row = measure(args.dimension, size, (before, ROOT), args.limit, args.repeat)
         rows.append(row)
         print(json.dumps(row), flush=True)
     commit = subprocess.run(
         ["git", "-C", str(before), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    settings = {"dimension": args.dimension, "limit": args.limit}
+    settings = {"dimension": args.dimension, "limit": args.limit, "repeat": args.repeat}
     report = {"dimension": args.dimension, "machine": machine(), "before": commit, "args": settings, "rows": rows}
     print(table(report))
     if args.report:

@@ -27,10 +27,13 @@ polynomials (Kronecker substitution), near-linear in the states where the
 matrices' products cost their cube. The count is the root's product;
 ``rank`` folds the per-referent digits up the tree (a mixed-radix number
 whose radices are the tree's products); ``unrank`` splits an index down the
-tree by division, the weights of a left half scaled down to about its own
-length first (and the result corrected by a neighbour step), so the numbers
-a leaf handles halve at every split: ``O(b log n)`` bits in all for a count
-of ``b`` bits, where weights as long as the rest of the count cost ``n b``.
+tree by division, the weights of every range (left or right half) scaled
+down to about its own count's length first, and the choice corrected by a
+neighbour step where its exact rank, the fold of what it chose times the
+exact weights, says so (each range hands its fold back: its children's,
+one product). So every range handles numbers about as long as its own
+count, which halve at every split: ``O(b log n)`` bits in all for a count of
+``b`` bits, where weights as long as the rest of the count cost ``n b``.
 Choices among the targets of one list are found with a Fenwick tree of the
 free ones per (class, atom).
 
@@ -50,7 +53,7 @@ from ..errors import SpaceError
 from ..program import Program, Token
 from .bigint import divmod_exact
 from .space import Space
-from .transfer import Transfer
+from .transfer import Transfer, split
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
 Speller = Callable[[Token, str], str]
@@ -76,11 +79,11 @@ class Renaming:
 
 #: referents per leaf of the product tree
 _LEAF = 32
-#: bits of margin the scaled-down weights of a left half keep over its count
-#: (see ``RenamingSpace._unrank_left``): an error of one unit per earlier
+#: bits of margin the scaled-down weights of a range keep over its count
+#: (see ``RenamingSpace._unrank_scaled``): an error of one unit per earlier
 #: sequence then stays under one sequence's weight
 _GUARD = 16
-#: a left half whose weights would lose fewer bits than this is unranked exactly
+#: a range whose weights would lose fewer bits than this is unranked exactly
 _MIN_SHIFT = 64
 
 
@@ -139,6 +142,19 @@ def _descend(trees: Sequence[tuple[_Fenwick, int]], index: int) -> tuple[int, in
                 pos, acc = nxt, s
         step >>= 1
     return pos, acc
+
+
+class _Walk:
+    """An unranking under way: the free targets per (class, atom), the
+    ``(referent, target)`` pairs chosen so far (one per referent, in order)
+    and the state each of them leads to."""
+
+    __slots__ = ("trees", "out", "path")
+
+    def __init__(self, trees: dict[tuple[int, int], _Fenwick]) -> None:
+        self.trees = trees
+        self.out: list[tuple[str, str]] = []
+        self.path: list[int] = []
 
 
 class RenamingSpace(Space[Renaming]):
@@ -248,24 +264,31 @@ class RenamingSpace(Space[Renaming]):
     def _steps(self, i: int, x: int) -> tuple[tuple[int, int, int], ...]:
         """From state ``x`` of level ``i``: ``(atom, state of level i+1, free
         targets of that atom)`` for each atom referent ``i`` may take into a
-        live state (kept per level once asked: tuples of ints, which the
-        garbage collector stops tracking)."""
+        live state."""
+        return self._level_steps(i)[x]
+
+    def _level_steps(self, i: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+        """:meth:`_steps` of every state of level ``i``, made for the whole
+        level at once and kept once asked (tuples of ints, which the garbage
+        collector stops tracking)."""
         got = self._transitions.get(i)
         if got is None:
-            got = self._transitions[i] = tuple(tuple(self._steps_of(i, x)) for x in range(len(self._states()[i])))
-        return got[x]
-
-    def _steps_of(self, i: int, x: int) -> list[tuple[int, int, int]]:
-        u = self._states()[i][x]
-        sizes = self._atom_sizes
-        out = []
-        for a in self._atoms_of_class[self._class_of[i]]:
-            free = sizes[a] - u[a]
-            if free > 0:
-                y = self._index(i + 1, u[:a] + (u[a] + 1,) + u[a + 1 :])
-                if y is not None:
-                    out.append((a, y, free))
-        return out
+            levels = self._states()
+            following = {u: y for y, u in enumerate(levels[i + 1])}.get
+            sizes = self._atom_sizes
+            moves = [(a, sizes[a]) for a in self._atoms_of_class[self._class_of[i]]]
+            rows = []
+            for u in levels[i]:
+                row = []
+                for a, size in moves:
+                    free = size - u[a]
+                    if free > 0:
+                        y = following(u[:a] + (u[a] + 1,) + u[a + 1 :])
+                        if y is not None:
+                            row.append((a, y, free))
+                rows.append(tuple(row))
+            got = self._transitions[i] = tuple(rows)
+        return got
 
     # ---------------------------------------------------------- product tree
     def _transfer(self) -> Transfer:
@@ -393,7 +416,7 @@ class RenamingSpace(Space[Renaming]):
                         nxt[y] = nxt.get(y, 0) + c * free
                 acc = nxt
             return acc
-        mid = (lo + hi) // 2
+        mid = split(lo, hi, _LEAF)
         out = self._row(mid, hi, self._fold(lo, mid, digits, base))
         for y, c in self._fold(mid, hi, digits, base).items():
             out[y] = out.get(y, 0) + c
@@ -404,127 +427,89 @@ class RenamingSpace(Space[Renaming]):
         total = self.count()
         if not 0 <= index < total:
             raise SpaceError(f"renaming index {index} out of range 0..{total - 1}")
-        trees = self._free_trees()
-        mapping: list[tuple[str, str]] = []
-        self._unrank(0, len(self.referents), 0, index, None, trees, mapping)
-        return Renaming(tuple(mapping))
+        walk = _Walk(self._free_trees())
+        self._unrank(0, len(self.referents), 0, index, None, walk)
+        return Renaming(tuple(walk.out))
 
     def _unrank(
-        self,
-        lo: int,
-        hi: int,
-        x: int,
-        index: int,
-        weights: dict[int, int] | None,
-        trees: dict[tuple[int, int], _Fenwick],
-        out: list[tuple[str, str]],
-    ) -> tuple[int, int]:
+        self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None, walk: _Walk
+    ) -> tuple[int, int, dict[int, int]]:
         """Choose the targets of referents ``lo..hi-1`` from state ``x``:
         ``index`` counts the choices in order, each weighing ``weights`` of
         the state it ends in (1 when None). Returns (the end state, what is
-        left of ``index`` within its weight)."""
-        rest = None
+        left of ``index`` within its weight, the fold of the choices: the
+        sequences from ``x`` before them, by the state of level ``hi`` each
+        ends in, whatever the weights)."""
         if weights is not None and len(self._states()[hi]) == 1:
             # one way to end: its weight divides out at once, so the numbers
             # below are as long as this range's own count
             index, rest = divmod_exact(index, weights[0])
-            weights = None
+            end, _left, fold = self._unrank(lo, hi, x, index, None, walk)
+            return end, rest, fold
+        if weights is not None:
+            # the range's own sequences from ``x`` (one product on the tree): a
+            # sum of list lengths' logarithms overstates it by a bit or more a
+            # referent, which on long ranges left nothing to shift
+            own = self._col(lo, hi, None).get(x, 0)
+            shift = min((w.bit_length() for w in weights.values() if w), default=0) - own.bit_length() - _GUARD
+            if shift >= _MIN_SHIFT:
+                return self._unrank_scaled(lo, hi, x, index, weights, shift, walk)
         if hi - lo <= _LEAF:
-            end, left = self._unrank_leaf(lo, hi, x, index, weights, trees, out)
-        else:
-            mid = (lo + hi) // 2
-            y, index = self._unrank_left(lo, mid, x, index, self._col(mid, hi, weights), trees, out)
-            end, left = self._unrank(mid, hi, y, index, weights, trees, out)
-        return end, left if rest is None else rest
+            return self._unrank_leaf(lo, hi, x, index, weights, walk)
+        mid = split(lo, hi, _LEAF)
+        y, index, left = self._unrank(lo, mid, x, index, self._col(mid, hi, weights), walk)
+        end, rest, fold = self._unrank(mid, hi, y, index, weights, walk)
+        for z, c in self._row(mid, hi, left).items():
+            fold[z] = fold.get(z, 0) + c
+        return end, rest, fold
 
-    def _unrank_left(
-        self,
-        lo: int,
-        mid: int,
-        x: int,
-        index: int,
-        inner: dict[int, int],
-        trees: dict[tuple[int, int], _Fenwick],
-        out: list[tuple[str, str]],
-    ) -> tuple[int, int]:
-        """The left half of a split: the sequence of referents ``lo..mid-1``
-        at ``index``, each weighing ``inner`` of the state it ends in.
-
-        Those weights are as long as everything right of the half, so the
-        half is unranked with them and ``index`` shifted right by as many
-        bits as leave every weight :data:`_GUARD` bits above the half's own
-        count, each rounded up: the numbers it handles are then as long as its
-        count, and each earlier sequence's weight is off by less than one
-        unit, less in all than any one sequence's weight. The sequence found is therefore the
-        one sought or a neighbour in the enumeration order; its exact rank
-        under ``inner`` (a fold, as :meth:`rank` makes) says which, and a step
-        to the neighbour corrects it."""
-        # the half's own sequences from ``x`` (one product on the tree): a sum
-        # of list lengths' logarithms overstates it by a bit or more a referent,
-        # which on long halves left nothing to shift
-        own = self._col(lo, mid, None).get(x, 0)
-        shift = min((w.bit_length() for w in inner.values() if w), default=0) - own.bit_length() - _GUARD
-        if shift < _MIN_SHIFT:
-            return self._unrank(lo, mid, x, index, inner, trees, out)
-        start = len(out)
-        # weights rounded up, so that the shifted index stays below their total
-        scaled = {z: ((w - 1) >> shift) + 1 for z, w in inner.items() if w}
-        y, _ = self._unrank(lo, mid, x, index >> shift, scaled, trees, out)
-        fold = self._refold(lo, mid, x, out, start, trees)
-        before = sum(c * inner[z] for z, c in fold.items())
+    def _unrank_scaled(
+        self, lo: int, hi: int, x: int, index: int, weights: dict[int, int], shift: int, walk: _Walk
+    ) -> tuple[int, int, dict[int, int]]:
+        """:meth:`_unrank` where the weights are longer than the range's own
+        count by ``shift`` bits and more (everything right of the range counts
+        in them): the range is unranked with ``index`` shifted right by
+        ``shift`` bits and the weights too, each rounded up, so that the numbers
+        it handles are as long as its count plus :data:`_GUARD` bits. Each
+        earlier sequence's weight is then off by less than one unit, less in
+        all than any one sequence's weight, so the sequence found is the one
+        sought or a neighbour in the enumeration order; its fold times the
+        exact weights is its exact rank, which says which, and a step to the
+        neighbour (its fold changed by one sequence) corrects it."""
+        scaled = {z: ((w - 1) >> shift) + 1 for z, w in weights.items() if w}
+        y, _left, fold = self._unrank(lo, hi, x, index >> shift, scaled, walk)
+        before = sum(c * weights.get(z, 0) for z, c in fold.items())
         while index < before:
-            y = self._neighbour(lo, mid, x, out, start, trees, -1)
-            before -= inner[y]
-        while index >= before + inner[y]:
-            before += inner[y]
-            y = self._neighbour(lo, mid, x, out, start, trees, 1)
-        return y, index - before
+            y = self._neighbour(lo, hi, x, walk, -1)
+            before -= weights[y]
+            fold[y] -= 1
+        while index >= before + weights[y]:
+            before += weights[y]
+            fold[y] = fold.get(y, 0) + 1
+            y = self._neighbour(lo, hi, x, walk, 1)
+        return y, index - before, fold
 
-    def _refold(
-        self, lo: int, mid: int, x: int, out: list[tuple[str, str]], start: int, trees: dict[tuple[int, int], _Fenwick]
-    ) -> dict[int, int]:
-        """The fold of the digits of ``out[start:]`` (referents ``lo..mid-1``
-        from state ``x``), its targets given back and taken again in turn."""
-        for _ref, t in out[start:]:
+    def _neighbour(self, lo: int, hi: int, x: int, walk: _Walk, step: int) -> int:
+        """Replace the choices of referents ``lo..hi-1`` from state ``x`` by
+        the next (``step`` 1) or previous (-1) sequence of live states in the
+        enumeration order; return the state it ends in. Only the referents
+        from the last that can change on are chosen again."""
+        out, path, trees = walk.out, walk.path, walk.trees
+        for i in range(hi - 1, lo - 1, -1):
+            _ref, t = out[i]
             self._take(trees, t, 1)
-        digits = []
-        for k, (_ref, t) in enumerate(out[start:]):
-            here, x = self._digits(lo + k, x, t, trees)  # type: ignore[assignment]
-            digits.append(here)
-            self._take(trees, t, -1)
-        return self._fold(lo, mid, digits, lo)
-
-    def _neighbour(
-        self,
-        lo: int,
-        mid: int,
-        x: int,
-        out: list[tuple[str, str]],
-        start: int,
-        trees: dict[tuple[int, int], _Fenwick],
-        step: int,
-    ) -> int:
-        """Replace ``out[start:]`` (referents ``lo..mid-1`` from state ``x``)
-        by the next (``step`` 1) or previous (-1) sequence of live states in
-        the enumeration order; return the state it ends in."""
-        states = [x]
-        for k, (_ref, t) in enumerate(out[start:]):
-            a = self._atom_of[t]
-            states.append(next(y for b, y, _f in self._steps(lo + k, states[-1]) if b == a))
-        for k in range(mid - lo - 1, -1, -1):
-            ref, t = out[start + k]
-            self._take(trees, t, 1)
-            del out[start + k :]
-            choice = self._extreme(lo + k, states[k], trees, step, self._position(self._class_of[lo + k])[t])
+            del out[i:], path[i:]
+            y = x if i == lo else path[i - 1]
+            choice = self._extreme(i, y, trees, step, self._position(self._class_of[i])[t])
             if choice is None:
                 continue
-            y = states[k]
-            for i in range(lo + k, mid):
-                if i > lo + k:
-                    choice = self._extreme(i, y, trees, step, None)
+            for k in range(i, hi):
+                if k > i:
+                    choice = self._extreme(k, y, trees, step, None)
                 p, y = choice  # type: ignore[misc]
-                target = self._lists[self._class_of[i]][p]
-                out.append((self.referents[i], target))
+                target = self._lists[self._class_of[k]][p]
+                out.append((self.referents[k], target))
+                path.append(y)
                 self._take(trees, target, -1)
             return y
         raise AssertionError("no neighbouring sequence")  # pragma: no cover - the index is in range
@@ -553,38 +538,45 @@ class RenamingSpace(Space[Renaming]):
         return best
 
     def _unrank_leaf(
-        self,
-        lo: int,
-        hi: int,
-        x: int,
-        index: int,
-        weights: dict[int, int] | None,
-        trees: dict[tuple[int, int], _Fenwick],
-        out: list[tuple[str, str]],
-    ) -> tuple[int, int]:
+        self, lo: int, hi: int, x: int, index: int, weights: dict[int, int] | None, walk: _Walk
+    ) -> tuple[int, int, dict[int, int]]:
+        """:meth:`_unrank` on a leaf of the product tree, referent by referent."""
         # completions of each state of each level of the leaf, weighted at its end
-        after: list[dict[int, int]] = [{}] * (hi - lo + 1)
-        end = weights if weights is not None else dict.fromkeys(range(len(self._states()[hi])), 1)
-        after[hi - lo] = end
+        width = len(self._states()[hi])
+        below = [1] * width if weights is None else [weights.get(z, 0) for z in range(width)]
+        after: list[list[int]] = [below] * (hi - lo + 1)
         for i in range(hi - 1, lo, -1):
-            below = after[i + 1 - lo]
-            after[i - lo] = {
-                z: sum(free * below.get(y, 0) for _a, y, free in self._steps(i, z))
-                for z in range(len(self._states()[i]))
-            }
+            here = []
+            for steps in self._level_steps(i):
+                ways = 0
+                for _a, y, free in steps:
+                    ways += free * below[y]
+                here.append(ways)
+            after[i - lo] = below = here
+        trees, out, path = walk.trees, walk.out, walk.path
+        # per referent, the free targets before the chosen one by the state each leads to (as rank makes them)
+        digits: list[dict[int, int]] = []
         for i in range(lo, hi):
             j = self._class_of[i]
             below = after[i + 1 - lo]
-            steps = [(a, y, below.get(y, 0)) for a, y, _free in self._steps(i, x)]
-            live = [(trees[(j, a)], w) for a, _y, w in steps if w]
+            steps = self._steps(i, x)
+            live = [(trees[(j, a)], below[y]) for a, y, _free in steps if below[y]]
             p, used = _descend(live, index)
             index -= used
             t = self._lists[j][p]
-            a = self._atom_of[t]
-            x = next(y for b, y, _w in steps if b == a)
+            chosen = self._atom_of[t]
+            taken: dict[int, int] = {}
+            for a, y, _free in steps:
+                before = trees[(j, a)].prefix(p)
+                if before:
+                    taken[y] = before
+                if a == chosen:
+                    x = y
+            digits.append(taken)
             out.append((self.referents[i], t))
+            path.append(x)
             self._take(trees, t, -1)
-        return x, index
+        return x, index, self._fold(lo, hi, digits, lo)
 
     def __contains__(self, renaming: Renaming | Mapping[str, str]) -> bool:
         try:

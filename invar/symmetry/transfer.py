@@ -98,12 +98,7 @@ def convolve(a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[Stat
     shape = _Shape(a, b)
     how = shape.cheapest()
     if how == "terms":
-        out: Poly = {}
-        for x, c in a.items():
-            for y, d in b.items():
-                z = tuple(p + q for p, q in zip(x, y))
-                out[z] = out.get(z, 0) + c * d
-        return out if keep is None else {z: out[z] for z in keep if z in out}
+        return shape.termwise(a, b, keep)
     keep = _points(shape.r_lo, shape.r_hi) if keep is None else keep
     return (shape.binary if how == "binary" else shape.decimal)(a, b, keep)
 
@@ -133,7 +128,7 @@ class _Shape:
         if self.pairs <= 4 * self.terms + 64:
             return "terms"
         da, db = self.bits_a // 30 + 1, self.bits_b // 30 + 1
-        costs = {"terms": self.pairs * (0.6 + 0.00025 * da * db)}
+        costs = {"terms": self.pairs * (0.15 + 0.00025 * da * db)}
         digits = self.volume * self.slot_bits / 30  # of the longer packed number, in machine digits
         short = self.volume * min(self.slot_bits, 30 * (da + db)) / 30
         if digits < 200_000:
@@ -143,6 +138,38 @@ class _Shape:
 
     def flat(self, x: State, lo: State) -> int:
         return sum((p - q) * s for p, q, s in zip(x, lo, self.strides))
+
+    def termwise(self, a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[State] | None) -> Poly:
+        """Term by term, a multiplication per pair of terms whose exponents
+        add up to one of ``keep`` (every pair when ``keep`` is None); each
+        exponent a position in the product's box, so that adding two is
+        adding two integers."""
+        b_terms = [(self.flat(y, self.los[1]), d) for y, d in b.items()]
+        got: dict[int, int] = {}
+        if keep is None:
+            for x, c in a.items():
+                at = self.flat(x, self.los[0])
+                for q, d in b_terms:
+                    got[at + q] = got.get(at + q, 0) + c * d
+            return {self.point(f): c for f, c in got.items() if c}
+        wanted = {}
+        for z in keep:
+            if all(lo <= p <= hi for p, lo, hi in zip(z, self.r_lo, self.r_hi)):
+                wanted[self.flat(z, self.r_lo)] = z
+        for x, c in a.items():
+            at = self.flat(x, self.los[0])
+            for q, d in b_terms:
+                if at + q in wanted:
+                    got[at + q] = got.get(at + q, 0) + c * d
+        return {wanted[f]: c for f, c in got.items() if c}
+
+    def point(self, f: int) -> State:
+        """The exponent at position ``f`` of the product's box."""
+        z = []
+        for lo, hi in zip(self.r_lo, self.r_hi):
+            f, p = divmod(f, hi - lo + 1)
+            z.append(lo + p)
+        return tuple(z)
 
     def binary(self, a: Mapping[State, int], b: Mapping[State, int], keep: Sequence[State]) -> Poly:
         """Kronecker substitution in binary, a slot of bytes per coefficient."""
@@ -194,6 +221,16 @@ class _Shape:
         return out
 
 
+def split(lo: int, hi: int, leaf: int) -> int:
+    """Where the product tree cuts a range of more than ``leaf`` referents:
+    after the first half of its leaves (rounded up), so that every leaf but
+    the last of the whole tree holds ``leaf`` referents (a cut in the
+    middle leaves them half full past a power of two leaves: twice the
+    nodes, each a product)."""
+    leaves = -(-(hi - lo) // leaf)
+    return lo + (leaves + 1) // 2 * leaf
+
+
 def falling(top: int, length: int) -> int:
     """``top · (top - 1) ⋯ (top - length + 1)``, multiplied up a balanced tree."""
     return product(range(top - length + 1, top + 1)) if length > 0 else 1
@@ -228,7 +265,7 @@ class Transfer:
     ``sizes``: targets per atom. ``atoms``: for each referent, the atoms it
     may take. ``levels``: for each level ``0..n``, its live states (full
     vectors, one coordinate per atom). ``leaf``: referents per leaf of the
-    tree (the split of a range is its middle, as :mod:`.renamings` splits)."""
+    tree (a range is cut where :func:`split` says, as :mod:`.renamings` cuts it)."""
 
     def __init__(
         self, sizes: Sequence[int], atoms: Sequence[Sequence[int]], levels: Sequence[Sequence[State]], leaf: int
@@ -325,7 +362,7 @@ class Transfer:
             if hi - lo <= self.leaf:
                 got = self._leaf_poly(lo, hi)
             else:
-                mid = (lo + hi) // 2
+                mid = split(lo, hi, self.leaf)
                 got = convolve(self.poly(lo, mid), self.poly(mid, hi))
                 self.products += 1
             got = self._cut(lo, hi, got)
@@ -399,4 +436,4 @@ def _fraction(tables, state) -> tuple[int, int]:
     return num, den
 
 
-__all__ = ["Transfer", "convolve", "falling"]
+__all__ = ["Transfer", "convolve", "falling", "split"]

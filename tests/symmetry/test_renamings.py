@@ -57,7 +57,7 @@ def test_count_enumerate_rank_unrank_match_brute_force(seed):
 def test_product_tree_and_walk_match_brute_force(seed, leaf, shift, monkeypatch):
     """The same against brute force with the product tree cut into leaves of
     one, two and three referents (every split, fold and division runs on
-    small cases), and with left halves unranked on weights shifted down
+    small cases), and with ranges unranked on weights shifted down
     wherever a bit can go (every correction step runs)."""
     from invar.symmetry import renamings
 
