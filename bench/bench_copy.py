@@ -15,6 +15,7 @@ a test string with a symbol it never saw is refused, and counted as refused.
 
     python bench/bench_copy.py --out DIR [--train 10000] [--epochs 10] [--archs dualpart lexinvariant vanilla]
                                [--sampler uniform|distinct] [--seed 0] [--patience N] [--report FILE.json]
+    python bench/bench_copy.py --out DIR --merge SEED0.json SEED1.json ... --report FILE.json
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import time
 from pathlib import Path
 
 import torch
-from common import machine
+from common import machine, mean_sd
 
 import invar
 from invar.errors import ModelError
@@ -89,7 +90,13 @@ def main() -> None:
     )
     ap.add_argument("--seed", type=int, default=0, help="the training seed (the data's is 0)")
     ap.add_argument("--report", type=Path, default=None, help="also write the results to this JSON file")
+    ap.add_argument("--merge", type=Path, nargs="+", default=None, help="write one report of these seeds' reports")
     args = ap.parse_args()
+    if args.merge:
+        report = merged([json.loads(path.read_text()) for path in args.merge])
+        args.report.write_text(json.dumps(report, indent=1) + "\n")
+        print(table(report))
+        return
     torch.set_num_threads(args.threads)
     data = args.out / "data"
     if not (data / "meta.json").exists():
@@ -146,10 +153,45 @@ def main() -> None:
     print(table(report))
 
 
+def merged(reports: list[dict]) -> dict:
+    """One report of several seeds' reports of the same settings (``--merge``)."""
+    keys = ("train", "epochs", "patience", "sampler")
+    if len({tuple(r.get(k) for k in keys) for r in reports}) != 1:
+        raise SystemExit("--merge: the reports were run with other settings")
+    return {**{k: reports[0].get(k) for k in ("machine", "torch", *keys)}, "seeds": reports}
+
+
+def seeds_table(report: dict) -> str:
+    """A merged report's table: a row per seed and architecture (mean edit
+    distance by distinct symbols, copied exactly, epochs), then mean ± sd."""
+    runs = [(r["seed"], arch, x) for r in report["seeds"] for arch, x in r["results"].items()]
+    buckets = sorted({b for _, _, x in runs for b in x["by_symbols"]}, key=lambda b: int(b.split("-")[0]))
+    lines = [
+        "| architecture, seed | "
+        + " | ".join(f"{b} symbols" for b in buckets)
+        + " | copied exactly | best epoch / run | training (min) |",
+        "|---|" + "---|" * (len(buckets) + 3),
+    ]
+    for seed, arch, x in runs:
+        cells = " | ".join(f"{x['by_symbols'][b][0]:.2f}" if b in x["by_symbols"] else "–" for b in buckets)
+        lines.append(
+            f"| {arch}, {seed} | {cells} | {100 * x['exact']:.1f} % | {x['best_epoch']} / {x.get('epochs_run', '–')} "
+            f"| {x['train_seconds'] / 60:.0f} |"
+        )
+    for arch in dict.fromkeys(a for _, a, _ in runs):
+        xs = [x for _, a, x in runs if a == arch]
+        cells = " | ".join(mean_sd([x["by_symbols"][b][0] for x in xs if b in x["by_symbols"]]) for b in buckets)
+        exact = mean_sd([100 * x["exact"] for x in xs], "{:.1f}", " %")
+        lines.append(f"| **{arch}**, mean ± sd | {cells} | **{exact}** | | |")
+    return "\n".join(lines)
+
+
 def table(report: dict) -> str:
     """The report's table: mean edit distance by distinct symbols (buckets
     of 5), the share copied exactly, then each architecture's table by
-    (distinct symbols, length) cell."""
+    (distinct symbols, length) cell; a merged report's, :func:`seeds_table`."""
+    if "seeds" in report:
+        return seeds_table(report)
     results = report["results"]
     buckets = sorted({b for r in results.values() for b in r["by_symbols"]}, key=lambda b: int(b.split("-")[0]))
     lines = [

@@ -3,6 +3,8 @@ the figures it is given (bench/tables.py puts them in the methods pages)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bench import bench_module
 
 LOAD = {"load_average_before": [0.5, 0.4, 0.3], "load_average_after": [1.5, 1.0, 0.5]}
@@ -251,3 +253,19 @@ def test_names_table_shows_both_f1s_and_the_violations_over_seeds():
     assert "Mean ± sd over seeds 0, 1." in text
     bugs = bench.table({**report, "task": "bugs", "metric": "accuracy"})
     assert "per function" not in bugs
+
+
+def test_copy_seeds_table_shows_each_seed_and_the_mean():
+    bench = bench_module("bench_copy")
+
+    def seed(s, exact, distance):
+        run = {"by_symbols": {"1-5": [distance, 10]}, "exact": exact, "best_epoch": 9, "epochs_run": 15}
+        run["train_seconds"] = 600.0
+        settings = {"train": 100, "epochs": 60, "patience": 6, "sampler": "distinct"}
+        return {**settings, "seed": s, "results": {"dualpart": run}}
+
+    text = bench.table(bench.merged([seed(0, 0.9, 0.5), seed(1, 0.7, 1.5)]))
+    assert "| dualpart, 0 | 0.50 | 90.0 % | 9 / 15 | 10 |" in text
+    assert "| **dualpart**, mean ± sd | 1.00 ± 0.71 | **80.0 ± 14.1 %** | | |" in text
+    with pytest.raises(SystemExit):
+        bench.merged([seed(0, 0.9, 0.5), {**seed(1, 0.7, 1.5), "sampler": "uniform"}])
