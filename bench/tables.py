@@ -28,6 +28,7 @@ TABLES = {
     "ltl-sqrtd": "bench_ltl_train",
     "copy-distinct": "bench_copy",
     "copy-uniform": "bench_copy",
+    "copy-distinct-patience": "bench_copy",
     "scaling-depth": "bench_scaling_symmetry",
     "scaling-width": "bench_scaling_symmetry",
     "scaling-python": "bench_scaling_symmetry",
