@@ -7,7 +7,7 @@ position, smoothed as the paper does.
         [--size tiny] [--epochs 2] [--train-windows 4000] [--test-windows 200] [--seeds 0]
         [--models learned lexinvariant regularised] [--p 0.2] [--window 100] [--batch-size 32]
         [--lr 1e-3] [--threads 1] [--device cpu] [--precision fp32] [--files 400] [--patience N]
-        [--time-limit SECONDS] [--prepare-only]
+        [--time-limit SECONDS] [--prepare-only] [--report PATH]
 
 DIR defaults to the running Python's standard library; ``--files N`` takes N
 of its ``.py`` and ``.java`` files (site-packages left out), a fixed random
@@ -21,15 +21,18 @@ improved for N epochs (``--epochs`` is then the cap) and keeps its best
 epoch; without it the cosine schedule decays the learning rate over the
 ``--epochs`` to a tenth of its peak, as the paper's (0.01 to 0.001).
 ``--time-limit S`` stops a model after its first epoch that ends S seconds
-after its start (a wall-clock budget, bench/gpu_studies.sh). The
-lexinvariant model's random vectors have unit variance per coordinate, the
-paper's definition (``random_vectors="unit"``). Per model and seed OUTDIR
-holds the checkpoint and its curve (``invar.tasks.lm.curve``: within each sequence the loss of positions
+after its start (a wall-clock budget, bench/gpu_studies.sh).
+``--random-vectors unit`` gives the lexinvariant model the paper's random
+vectors, unit variance per coordinate (default: the model's own, ``small``).
+Per model and seed OUTDIR holds the checkpoint and its curve
+(``invar.tasks.lm.curve``: within each sequence the loss of positions
 i … i + window − 1 averaged, then averaged over the sequences); OUTDIR/
-lm-curves.json holds them all, OUTDIR/lm-curves.md a table of perplexity at
-chosen context lengths (mean over seeds, and the ratio to the learned
-model's) and OUTDIR/lm-curves.png the curves. A model already trained (its
-checkpoint exists) is not trained again; one trained elsewhere or cut
+lm-curves.json holds them all (and ``--report PATH`` writes it there too),
+OUTDIR/lm-curves.md its tables (``table``: perplexity at chosen context
+lengths, mean over seeds, with the ratio to the learned model's; a row per
+run) and OUTDIR/lm-curves.png the curves. A model already trained (its
+checkpoint exists) is not trained again, so a run over several models'
+seeds gathers runs made in parallel; one trained elsewhere or cut
 short is described from its resume file (``stopped_early`` only when the
 patience ran out, ``cut`` when neither the patience nor the cap ended it).
 """
@@ -39,12 +42,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sysconfig
 import time
 from pathlib import Path
 
 import numpy as np
-from common import machine
+from common import finish, load_range, machine, mean_sd
 
 import invar
 from invar.nn.lm import position_losses
@@ -96,6 +100,7 @@ def arguments(argv=None) -> argparse.Namespace:
         help="stop a model after the first epoch that ends this many seconds after its start",
     )
     ap.add_argument("--prepare-only", action="store_true", help="write OUTDIR/data and stop")
+    ap.add_argument("--report", type=Path, default=None, help="also write the report (OUTDIR/lm-curves.json) here")
     return ap.parse_args(argv)
 
 
@@ -225,12 +230,21 @@ def resumed(path: Path, args) -> dict:
     return {"epochs_run": ran, "stopped_early": stopped, "cut": ran < args.epochs and not stopped}
 
 
-def table(runs: list[dict], args) -> str:
+#: context lengths the table reads the curves at (those the curves reach, and the last)
+POINTS = (1, 10, 25, 50, 100, 150, 200, 300, 400)
+
+
+def models_of(runs: list[dict]) -> list[str]:
+    """The models of ``runs`` in the order they first appear."""
+    return list(dict.fromkeys(r["model"] for r in runs))
+
+
+def curves_table(runs: list[dict]) -> str:
     """Perplexity at chosen context lengths, mean over seeds, with the ratio to the learned model."""
     contexts = runs[0]["curve"]["context"]
-    points = sorted({c for c in (1, 10, 25, 50, 100, 150, 200, 300, 400, contexts[-1]) if c <= contexts[-1]})
+    points = sorted({c for c in (*POINTS, contexts[-1]) if c <= contexts[-1]})
     by_model: dict[str, np.ndarray] = {}
-    for name in args.models:
+    for name in models_of(runs):
         curves = [np.asarray(r["curve"]["perplexity"]) for r in runs if r["model"] == name]
         by_model[name] = np.mean(curves, axis=0)
     head = "| model | " + " | ".join(f"context {c}" for c in points) + " |"
@@ -244,6 +258,41 @@ def table(runs: list[dict], args) -> str:
             cells.append(cell)
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def _ended(run: dict) -> str:
+    if run.get("stopped_early"):
+        return "early"
+    return "cut" if run.get("cut") else "at the cap"
+
+
+def runs_table(runs: list[dict]) -> str:
+    """A row per model and seed: validation perplexity, epochs, how the run ended, test loss, training time."""
+    rows = [
+        "| model | seed | best validation perplexity | best epoch | epochs run | stopped | test loss (nats/char) "
+        "| training |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name in models_of(runs):
+        for r in (r for r in runs if r["model"] == name):
+            seconds = r.get("first_train_seconds") or r.get("train_seconds")
+            rows.append(
+                f"| {name} | {r['seed']} | {r['valid_perplexity']:.2f} | {r['best_epoch']} | {r['epochs_run']} "
+                f"| {_ended(r)} | {r['test_loss']:.3f} | " + (f"{seconds:,.0f} s |" if seconds else "– |")
+            )
+        mine = [r for r in runs if r["model"] == name]
+        if len(mine) > 1:
+            valid = mean_sd([r["valid_perplexity"] for r in mine])
+            loss = mean_sd([r["test_loss"] for r in mine], "{:.3f}")
+            rows.append(f"| **{name}** | {len(mine)} seeds | **{valid}** | | | | {loss} | |")
+    return "\n".join(rows)
+
+
+def table(report: dict) -> str:
+    """The curves' table, then the runs' (``report`` as ``--report`` writes it)."""
+    runs = report["runs"]
+    load = f"Load average {load_range(report)}.\n\n" if "load_average_before" in report else ""
+    return load + curves_table(runs) + "\n\n" + runs_table(runs)
 
 
 def plot(runs: list[dict], args, path: Path) -> None:
@@ -274,18 +323,20 @@ def main(argv=None) -> None:
     windows = test_windows(data, args)
     if not windows:
         raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")
+    load_before = os.getloadavg()
     runs = [run(name, seed, data, windows, args) for seed in args.seeds for name in args.models]
     report = {
         "machine": machine(),
         "settings": {k: str(v) for k, v in vars(args).items()},
         "test_windows": len(windows),
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
         "runs": runs,
     }
     (args.out / "lm-curves.json").write_text(json.dumps(report, indent=1))
-    text = table(runs, args)
-    (args.out / "lm-curves.md").write_text(text + "\n")
+    (args.out / "lm-curves.md").write_text(table(report) + "\n")
     plot(runs, args, args.out / "lm-curves.png")
-    print(text)
+    finish(report, table, args.report)
 
 
 if __name__ == "__main__":

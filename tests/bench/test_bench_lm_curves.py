@@ -41,8 +41,9 @@ def test_bench_lm_curves_end_to_end(tmp_path):
         "--files",
         "0",
     ]
-    bench.main(argv)
+    bench.main([*argv, "--report", str(tmp_path / "report.json")])
     report = json.loads((tmp_path / "out" / "lm-curves.json").read_text())
+    assert json.loads((tmp_path / "report.json").read_text()) == report
     assert [r["model"] for r in report["runs"]] == ["learned", "lexinvariant", "regularised"]
     assert report["runs"][2]["overrides"] == {"lexinvariant_p": 0.2}
     for run in report["runs"]:
@@ -50,8 +51,15 @@ def test_bench_lm_curves_end_to_end(tmp_path):
         assert curve["window"] == 20 and curve["sequences"] == report["test_windows"] == 12
         assert len(curve["loss"]) == 63 - 20 + 1 and np.allclose(np.exp(curve["loss"]), curve["perplexity"])
         assert run["train_seconds"] is not None
-    rows = (tmp_path / "out" / "lm-curves.md").read_text().splitlines()
+    assert (tmp_path / "out" / "lm-curves.md").read_text() == bench.table(report) + "\n"
+    curves, runs = bench.table(report).split("\n\n")[1:]
+    rows = curves.splitlines()
     assert len(rows) == 2 + 3 and rows[3].startswith("| lexinvariant | ") and "×)" in rows[3]
+    assert [r.split(" | ")[:2] for r in runs.splitlines()[2:]] == [
+        ["| learned", "0"],
+        ["| lexinvariant", "0"],
+        ["| regularised", "0"],
+    ]
     assert (tmp_path / "out" / "lm-curves.png").stat().st_size > 0
     bench.main(argv)  # the checkpoints are there: nothing is trained again, the same curves come out
     again = json.loads((tmp_path / "out" / "lm-curves.json").read_text())
@@ -114,3 +122,43 @@ def test_a_run_gathered_from_its_resume_file_says_how_it_ended(tmp_path, ran, be
     torch.save({"history": history, "best_epoch": best}, tmp_path / "m.resume.pt")
     got = bench.resumed(tmp_path / "m.pt", argparse.Namespace(epochs=cap, patience=patience))
     assert got == {"epochs_run": ran, "stopped_early": stopped, "cut": cut}
+
+
+def _run(model: str, seed: int, ppl: list[float], **kw) -> dict:
+    curve = {"context": list(range(1, len(ppl) + 1)), "perplexity": ppl}
+    return {
+        "model": model,
+        "seed": seed,
+        "curve": curve,
+        "valid_perplexity": ppl[-1],
+        "best_epoch": 3,
+        "epochs_run": 4,
+        "stopped_early": False,
+        "test_loss": 1.5,
+        "train_seconds": 1234.0,
+        **kw,
+    }
+
+
+def test_table_reads_the_curves_at_each_point_and_sums_up_the_seeds():
+    bench = _module()
+    ppl = [10.0 - i / 100 for i in range(412)]
+    runs = [
+        _run("learned", 0, ppl),
+        _run("learned", 1, [p + 2 for p in ppl], cut=True),
+        _run("lexinvariant", 0, [4 * p for p in ppl], stopped_early=True, train_seconds=None),
+    ]
+    text = bench.table({"runs": runs, "load_average_before": [2.0, 0, 0], "load_average_after": [3.5, 0, 0]})
+    load, curves, table = text.split("\n\n")
+    assert load == "Load average 2.0 → 3.5."
+    head, _, learned, lexinvariant = curves.splitlines()
+    # the decades and the last context the curves reach (412), nothing past it
+    points = (1, 10, 25, 50, 100, 150, 200, 300, 400)
+    assert head.split(" | ")[1:] == [f"context {c}" for c in points] + ["context 412 |"]
+    assert learned.split(" | ")[1] == "11.00"  # the mean of the two seeds at context 1
+    assert lexinvariant.split(" | ")[1] == "40.00 (3.64×)"
+    rows = table.splitlines()[2:]
+    assert rows[0].endswith("| 3 | 4 | at the cap | 1.500 | 1,234 s |")
+    assert rows[1].endswith("| cut | 1.500 | 1,234 s |")
+    assert rows[2] == "| **learned** | 2 seeds | **6.89 ± 1.41** | | | | 1.500 ± 0.000 | |"
+    assert rows[3].endswith("| early | 1.500 | – |")
