@@ -7,7 +7,7 @@ key back from each frozen model.
     python bench/bench_decipher.py --data DIR --models learned-s0=DIR/learned-s0.pt lexinvariant-s0=... \\
         [--windows 200] [--split test] [--seed 0] [--threads 1] [--device cpu] \\
         [--probe-steps 0] [--probe-batch 32] [--probe-lr 1e-3] [--probe-hidden 0] [--probe-windows 0] \\
-        [--key-window 100]
+        [--key-window 100] [--report PATH]
 
 DIR is an ``invar data lm --vocab char`` dataset (bench/bench_lm_curves.py
 writes one as OUTDIR/data); the first ``--windows`` full-length test windows
@@ -42,13 +42,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import string
 import time
 
 import numpy as np
 import torch
-from common import machine, mean_sd, seed_group
+from common import finish, load_range, machine, mean_sd, seed_group
 
 import invar
 from invar.encoding import renamed
@@ -118,7 +119,8 @@ def run(models: list[str], data: str, n: int, seed: int, device: str, split: str
     return rows
 
 
-def table(rows: list[dict]) -> str:
+def cipher_table(rows: list[dict]) -> str:
+    """Perplexity plain and ciphered, and their ratio over the window and its thirds, mean ± sd over seeds."""
     lines = [
         "| model | seeds | plain | ciphered | ratio | ratio, first third | ratio, last third |",
         "|---|---|---|---|---|---|---|",
@@ -254,11 +256,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--probe-hidden", type=int, default=0, help="the probe's hidden width (0: twice the LM's)")
     ap.add_argument("--probe-windows", type=int, default=0, help="train windows kept, evenly spaced (0: all)")
     ap.add_argument("--key-window", type=int, default=100, help="positions of one majority vote")
+    ap.add_argument("--report", default=None, help="write the report (JSON) here")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
+    load_before = os.getloadavg()
     rows = run(args.models, args.data, args.windows, args.seed, args.device, args.split)
-    print(f"machine: {machine()}; torch {torch.__version__}")
-    print(table(rows))
+    probed = []
     if args.probe_steps > 0:
         opts = {
             "steps": args.probe_steps,
@@ -269,9 +272,27 @@ def main(argv: list[str] | None = None) -> list[dict]:
             "key_window": args.key_window,
         }
         probed = probe_run(args.models, args.data, args.windows, args.seed, args.device, opts, args.split)
-        print(probe_table(probed))
-        rows = rows + probed
-    return rows
+    report = {
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "rows": rows,
+        "probe": probed,
+    }
+    finish(report, table, args.report)
+    return rows + probed
+
+
+def table(report: dict) -> str:
+    """The cipher's table, then the probe's when the report holds one."""
+    parts = [cipher_table(report["rows"])]
+    if report.get("probe"):
+        parts.append(probe_table(report["probe"]))
+    if "load_average_before" in report:
+        parts.append(f"Load average {load_range(report)}.")
+    return "\n\n".join(parts)
 
 
 if __name__ == "__main__":

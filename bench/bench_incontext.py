@@ -6,7 +6,7 @@ accuracy (greedy, as many tokens as the answer has).
 
     python bench/bench_incontext.py --models learned=DIR/learned-s0.pt lexinvariant=DIR/lexinvariant-s0.pt ...
         --corpus DIR/source [--num 1000] [--pairs 8] [--length 4] [--demos 3] [--seed 0] [--device cpu]
-        [--out results.json]
+        [--report results.json]
 
 The checkpoints are what bench/bench_lm_curves.py trains (``invar train
 --task lm`` over ``--vocab char``); ``NAME=PATH`` names a model, and models
@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
 import numpy as np
 import torch
-from common import machine, mean_sd, seed_group
+from common import finish, load_range, machine, mean_sd, seed_group
 
 import invar
 from invar.data import incontext
@@ -72,10 +73,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--report", "--out", dest="report", default=None, help="write the report (JSON) here")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     corpus = incontext.corpus_pool(args.corpus)
+    load_before = os.getloadavg()
     rows = []
     for spec in args.models:
         name, _, path = spec.partition("=")
@@ -99,15 +101,21 @@ def main(argv: list[str] | None = None) -> list[dict]:
                     }
                 )
                 print(json.dumps(rows[-1]), flush=True)
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"machine": machine(), "args": vars(args), "rows": rows}, f, indent=2)
-    print(f"machine: {machine()}; torch {torch.__version__}")
-    print(table(rows))
+    report = {
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": load_before,
+        "load_average_after": os.getloadavg(),
+        "rows": rows,
+    }
+    finish(report, table, args.report)
     return rows
 
 
-def table(rows: list[dict]) -> str:
+def table(report: dict) -> str:
+    """Accuracy by model, draw and task, mean ± sd over seeds (in brackets: how many), beside the paper's."""
+    rows = report["rows"]
     lines = [
         "| model | symbols drawn | LookUp | Permutation | paper, GitHub char (standard / lexinvariant) |",
         "|---|---|---|---|---|",
@@ -123,7 +131,8 @@ def table(rows: list[dict]) -> str:
             f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
             f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |"
         )
-    return "\n".join(lines)
+    load = f"\n\nLoad average {load_range(report)}." if "load_average_before" in report else ""
+    return "\n".join(lines) + load
 
 
 if __name__ == "__main__":

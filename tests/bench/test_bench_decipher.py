@@ -53,7 +53,7 @@ def test_identity_keys_change_nothing_and_real_keys_change_a_learned_model(train
     monkeypatch.setattr(bench, "keys", lambda n, seed: [{c: c for c in bench.LETTERS}] * n)
     (same,) = bench.run(spec, str(trained / "data"), 8, seed=0, device="cpu", split="valid")
     assert same["ciphered all"] == same["plain all"] == row["plain all"]
-    assert "| m | 1 |" in bench.table([row])
+    assert "| m | 1 |" in bench.table({"rows": [row]})
 
 
 @pytest.mark.parametrize(
@@ -92,5 +92,5 @@ def test_the_probe_runs_on_each_model_and_reports_each_window(trained):
     assert row["train windows"] == 16 and row["windows"] == 6 and row["steps"] == 4
     assert row["spans"] == [(0, 20), (22, 42), (44, 64)]
     assert all(0.0 <= v <= 1.0 for v in [row["accuracy"], row["letter accuracy"], *row["precision"]])
-    text = bench.probe_table([row])
+    text = bench.table({"rows": [], "probe": [row]})
     assert "key precision, positions 44–63" in text and "| m | 1 |" in text

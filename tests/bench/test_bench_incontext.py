@@ -6,6 +6,8 @@ and answers come back faithfully."""
 
 from __future__ import annotations
 
+import json
+
 
 import pytest
 
@@ -26,7 +28,7 @@ def checkpoint(char_lm):
     return char_lm / "m.pt"
 
 
-def test_every_model_draw_and_task_is_scored(checkpoint):
+def test_every_model_draw_and_task_is_scored(checkpoint, tmp_path):
     rows = _module().main(
         [
             "--models",
@@ -38,6 +40,8 @@ def test_every_model_draw_and_task_is_scored(checkpoint):
             "30",
             "--pairs",
             "4",
+            "--report",
+            str(tmp_path / "report.json"),
         ]
     )
     assert {(r["model"], r["draw"], r["task"]) for r in rows} == {
@@ -46,7 +50,13 @@ def test_every_model_draw_and_task_is_scored(checkpoint):
     assert all(0 <= r["accuracy"] <= 100 and r["symbols"] > 20 for r in rows)
     by = {(r["model"], r["draw"], r["task"]): r["accuracy"] for r in rows}
     assert all(by[("a-s0", d, t)] == by[("a-s1", d, t)] for _, d, t in by)  # same model, same examples
-    assert "| a | uniform |" in _module().table(rows)
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert report["rows"] == rows and "| a | uniform |" in _module().table(report)
+    assert (
+        _module()
+        .table(report)
+        .endswith(f"Load average {report['load_average_before'][0]:.1f} → {report['load_average_after'][0]:.1f}.")
+    )
 
 
 def test_an_oracle_in_the_models_place_scores_everything_right(checkpoint, monkeypatch):
