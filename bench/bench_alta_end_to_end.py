@@ -18,10 +18,15 @@ are CPU-sized (``--width 64 --layers 2 4``, Adam). The paper-scale grid, on
 a GPU:
 
     python bench/bench_alta_end_to_end.py --layers 8 40 --width 512 --hidden 2048 --heads 8 \\
-        --steps 50000 --lr 5e-4 --device cuda --out table3.json
+        --steps 50000 --lr 5e-4 --device cuda --report table3.json
 
     python bench/bench_alta_end_to_end.py [--layers 2 4] [--width 64] [--steps 6000] [--seeds 0 1 2]
-        [--positions relative absolute] [--sharing no yes] [--threads 1] [--out results.json]
+        [--positions relative absolute] [--sharing no yes] [--threads 1] [--report alta-end-to-end.json]
+
+With ``--report`` every run is written as JSON with the machine, torch's
+version, the arguments and the load average (after each run, so that a long
+grid keeps what it has done); :func:`table` renders that report, a row per
+grid cell. The paper's Table 3 is :func:`paper_table`, quoted beside it.
 """
 
 from __future__ import annotations
@@ -29,15 +34,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
-import statistics
 import time
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common import machine, mean_sd
+from common import finish, load_range, machine, mean_sd
 
 from invar.alta.trace import TABLE_2_SLICES, balanced_bits
 
@@ -183,33 +188,61 @@ def run_one(layers: int, sharing: bool, positions: str, seed: int, data: dict, a
     }
 
 
-def _cell(rows: list[dict], key: str) -> str:
-    return mean_sd([100 * r[key] for r in rows], "{:.1f}", " %")
+def _spread(xs: list[float], fmt: str, unit: str = "") -> str:
+    """One value as it is; several as mean ± sd."""
+    return fmt.format(xs[0]) + unit if len(xs) == 1 else mean_sd(xs, fmt, unit)
 
 
-def table(results: list[dict]) -> str:
+def paper_table() -> str:
+    """The paper's Table 3 as printed, every row (docs/benchmarks/alta.md quotes it)."""
     lines = [
-        "| layers | weight sharing | positions | seeds | Length ≤ 20 | Length > 20 | Ones > 20 | best step | "
-        "paper's row (8 / 40 layers) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| Layers | Weight Sharing | Positional Encoding | Length ≤ 20 | Length > 20 | Ones > 20 |",
+        "|---|---|---|---|---|---|",
     ]
-    groups: dict[tuple, list[dict]] = {}
-    for r in results:
-        groups.setdefault((r["layers"], r["sharing"], r["positions"]), []).append(r)
-    for (layers, sharing, positions), rows in sorted(groups.items(), key=lambda g: (g[0][2], g[0][0], g[0][1])):
-        paper = " / ".join(
-            ", ".join(PAPER_TABLE_3[(n, "Yes" if sharing else "No", positions.title())]) for n in (8, 40)
-        )
-        steps = statistics.mean(r["best_step"] for r in rows)
-        lines.append(
-            f"| {layers} | {'yes' if sharing else 'no'} | {positions} | {len(rows)} | "
-            f"{_cell(rows, 'Length ≤ 20')} | {_cell(rows, 'Length > 20')} | {_cell(rows, 'Ones > 20')} | "
-            f"{steps:.0f} | {paper} |"
-        )
+    for (layers, sharing, positions), cells in PAPER_TABLE_3.items():
+        lines.append(f"| {layers} | {sharing} | {positions} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def main() -> None:
+def table(report: dict) -> str:
+    """The report as docs/benchmarks/alta.md shows it: a row per grid cell (layers,
+    weight sharing, positions) in the order run, each slice's accuracy and the best
+    step as mean ± sd over the seeds; then the settings and the load average."""
+    args = report["args"]
+    groups: dict[tuple, list[dict]] = {}
+    for r in report["results"]:
+        groups.setdefault((r["layers"], r["sharing"], r["positions"]), []).append(r)
+    slices = list(TABLE_2_SLICES)
+    lines = [
+        "| layers | weight sharing | positions | "
+        + " | ".join(slices)
+        + f" | best step (of {args['steps']:,}) | minutes a run |",
+        "|---|---|---|" + "---|" * (len(slices) + 2),
+    ]
+    for (layers, sharing, positions), rows in groups.items():
+        cells = " | ".join(_spread([100 * r[s] for r in rows], "{:.1f}", " %") for s in slices)
+        best = _spread([r["best_step"] for r in rows], "{:,.0f}")
+        minutes = _spread([r["seconds"] / 60 for r in rows], "{:.1f}")
+        lines.append(f"| {layers} | {'yes' if sharing else 'no'} | {positions} | {cells} | {best} | {minutes} |")
+    seeds = sorted({r["seed"] for r in report["results"]})
+    capped = sum(r["best_step"] == args["steps"] for r in report["results"])
+    which = f"seed {seeds[0]}" if len(seeds) == 1 else f"mean ± sd over seeds {', '.join(map(str, seeds))}"
+    lines += [
+        "",
+        f"One run per grid cell and seed ({which}): width {args['width']}, {args['heads']} heads, "
+        f"MLP {args['hidden']}, Adam at {args['lr']:g}, batches of {args['batch_size']}; {args['train']:,} "
+        f"training strings of lengths 0–20; validation on 2,000 strings of lengths 0–20 every "
+        f"{args['eval_every']:,} steps, patience {args['patience']}, at most {args['steps']:,} steps; "
+        f"{args['test']:,} test strings of lengths 0–40. Runs whose best evaluation was at the cap (still "
+        f"improving): {capped} of {len(report['results'])}. Device {args['device']}, torch {report['torch']}, "
+        f"{args['threads']} thread{'s' if args['threads'] != 1 else ''}.",
+    ]
+    if "load_average_after" in report:
+        lines += ["", f"Load average (1 min) at the start and at the end: {load_range(report)}."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--layers", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--sharing", nargs="+", default=["no", "yes"], choices=["no", "yes"])
@@ -227,36 +260,37 @@ def main() -> None:
     ap.add_argument("--test", type=int, default=4000)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--device", default="cpu")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
+    ap.add_argument("--report", default=None, help="write the runs to this JSON file")
+    args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     data = {
         "train": balanced_bits(args.train, 0, 20, seed=1),
         "valid": balanced_bits(2000, 0, 20, seed=2),
         "test": balanced_bits(args.test, 0, MAX_LENGTH, seed=3),
     }
-    results = []
+    report = {
+        "bench": "alta-end-to-end",
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+        "results": [],
+    }
+    started = time.perf_counter()
     for positions in args.positions:
         for layers in args.layers:
             for sharing in args.sharing:
                 for seed in args.seeds:
                     r = run_one(layers, sharing == "yes", positions, seed, data, args)
-                    results.append(r)
+                    report["results"].append(r)
                     print(json.dumps(r), flush=True)
-                    if args.out:
-                        with open(args.out, "w") as f:
-                            json.dump(
-                                {
-                                    "machine": machine(),
-                                    "torch": torch.__version__,
-                                    "args": vars(args),
-                                    "results": results,
-                                },
-                                f,
-                                indent=2,
-                            )
+                    if args.report:  # what is done so far, in case a long grid is cut short
+                        with open(args.report, "w") as f:
+                            json.dump(report, f, indent=1)
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.perf_counter() - started
     print(f"machine: {machine()}; torch {torch.__version__}")
-    print(table(results))
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

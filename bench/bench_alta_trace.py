@@ -16,8 +16,13 @@ two 4 × 4,096 MLPs (1.6 s a step on a 2-core CPU) where the CPU cannot.
 
     python bench/bench_alta_trace.py [--programs parity-relative parity-absolute parity-sum-count]
         [--train 2000] [--test 2000] [--hidden parity-absolute=512x4 ...] [--steps parity-absolute=20000 ...]
-        [--lr parity-absolute=1e-3 ...]
-        [--out results.json]
+        [--lr parity-absolute=1e-3 ...] [--threads 2]
+        [--report alta-trace.json]
+
+With ``--report`` the results are written as JSON with the machine, torch's
+version, the arguments and the load average (after each program, so that a
+long run keeps what it has done); :func:`table` renders that report as the
+two tables of docs/benchmarks/alta.md.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import time
 
 import torch
-from common import machine
+from common import finish, load_range, machine
 
 from invar.alta import get_program
 from invar.alta.analysis import minimal
@@ -143,7 +149,9 @@ def _pct(cell) -> str:
     return f"{100 * share:.0f}% ({n})"
 
 
-def table(results: list[dict]) -> str:
+def accuracy_table(results: list[dict]) -> str:
+    """Each program's row from the paper's Table 2 (as printed), then the trace-supervised
+    model, the minimal program compiled and the full program compiled, on Table 2's slices."""
     slices = list(TABLE_2_SLICES)
     head = "| program | model | " + " | ".join(slices) + " |"
     lines = [head, "|" + "---|" * (len(slices) + 2)]
@@ -159,7 +167,64 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def _seconds(x: float) -> str:
+    return f"{x:.1f} s" if x < 10 else f"{x:,.0f} s"
+
+
+def _loss(x: float | None) -> str:
+    return "–" if x is None else f"{x:#.2g}"
+
+
+def _mlp(config: dict) -> str:
+    hidden = config["hidden"]
+    if hidden is None:
+        shape = "compiled widths"
+    elif len(set(hidden)) == 1:
+        shape = f"{len(hidden)} × {hidden[0]:,}"
+    else:
+        shape = " + ".join(f"{h:,}" for h in hidden)
+    return f"{shape}, {config['optimizer'].title()} {config['lr']:g}, {config['steps']:,} steps"
+
+
+def training_table(results: list[dict]) -> str:
+    """Each program's training: the MLP, its pairs, the time to make them and to train,
+    the loss (first step, mean of the last 1 % of steps), the rules of the full and minimal programs."""
+    lines = [
+        "| program | MLP, optimizer, steps | training pairs | pairs time | training time "
+        "| loss, first step → last 1 % | rules, full → minimal |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['program']} | {_mlp(r['config'])} | {r['pairs']:,} | {_seconds(r['pairs_seconds'])} "
+            f"| {_seconds(r['train_seconds'])} | {_loss(r['loss_first'])} → {_loss(r['loss_last'])} "
+            f"| {r['rules']:,} → {r['minimal_rules']:,} |"
+        )
+    return "\n".join(lines)
+
+
+def _threads(n: int) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
+def table(report: dict) -> str:
+    """The report as docs/benchmarks/alta.md shows it: the accuracy table beside the
+    paper's Table 2, the training table, and the load average."""
+    args = report["args"]
+    lines = [
+        accuracy_table(report["results"]),
+        "",
+        training_table(report["results"]),
+        "",
+        f"{args['train']:,} training inputs of lengths 0–20, {args['test']:,} test inputs of lengths 0–40; "
+        f"torch {report['torch']}, {_threads(args['threads'])}.",
+    ]
+    if "load_average_after" in report:
+        lines += ["", f"Load average (1 min) at the start and at the end: {load_range(report)}."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--programs", nargs="+", default=["parity-relative", "parity-absolute", "parity-sum-count"])
     ap.add_argument("--train", type=int, default=2000)
@@ -167,13 +232,22 @@ def main() -> None:
     ap.add_argument("--hidden", nargs="*", default=[], help="NAME=WIDTHxLAYERS")
     ap.add_argument("--steps", nargs="*", default=[], help="NAME=STEPS")
     ap.add_argument("--lr", nargs="*", default=[], help="NAME=LEARNING_RATE")
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-    torch.set_num_threads(2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--report", default=None, help="write the results to this JSON file")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
     hidden, steps, lrs = _overrides(args.hidden, _hidden), _overrides(args.steps, int), _overrides(args.lr, float)
     train = balanced_bits(args.train, 0, 20, seed=0)
     test = balanced_bits(args.test, 0, 40, seed=1)
-    results = []
+    report = {
+        "bench": "alta-trace",
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+        "results": [],
+    }
+    started = time.perf_counter()
     for name in args.programs:
         config = _table_1(name)
         config = dataclasses.replace(
@@ -184,12 +258,14 @@ def main() -> None:
         )
         result = run_one(name, train, test, config)
         print(json.dumps(result), flush=True)
-        results.append(result)
+        report["results"].append(result)
+        if args.report:  # what is done so far, in case a long run is cut short
+            with open(args.report, "w") as f:
+                json.dump(report, f, indent=1)
+    report["load_average_after"] = os.getloadavg()
+    report["wall_seconds"] = time.perf_counter() - started
     print(f"\nmachine: {machine()}\n")
-    print(table(results))
-    if args.out:
-        with open(args.out, "w") as f:
-            json.dump({"machine": machine(), "results": results}, f, indent=1)
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":

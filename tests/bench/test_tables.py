@@ -20,11 +20,16 @@ def test_every_table_of_a_methods_page_is_made_from_its_report(page):
 
 def test_every_named_report_has_a_table_in_some_page():
     shown = {m.group("name") for page in tables.PAGES.glob("*.md") for m in tables.BLOCK.finditer(page.read_text())}
-    assert shown == set(tables.TABLES)
+    assert shown == set(tables.TABLES) - tables.PENDING
+
+
+def test_a_pending_report_is_named_and_not_written_yet():
+    assert tables.PENDING <= set(tables.TABLES)
+    assert not [name for name in tables.PENDING if (tables.REPORTS / f"{name}.json").exists()]
 
 
 def test_a_changed_report_makes_the_page_stale(tmp_path, monkeypatch):
-    for name in tables.TABLES:
+    for name in set(tables.TABLES) - tables.PENDING:
         (tmp_path / f"{name}.json").write_text((tables.REPORTS / f"{name}.json").read_text())
     report = json.loads((tables.REPORTS / "audit-repeats.json").read_text())
     report["rows"][0]["median_seconds"] += 1.0
