@@ -126,15 +126,17 @@ def run(args) -> dict:
     return results
 
 
-def ltl_run(arch: str, seed: int, data: Path, wide: dict, out: Path, common: dict, args) -> dict:
-    path = out / f"ltl-{arch}-{seed}.pt"
+def trained(task: str, arch: str, seed: int, data: Path, out: Path, common: dict) -> tuple[Path, dict]:
+    """``arch`` trained on ``task`` at ``seed``: its checkpoint, and its row's training seconds and best epoch."""
+    path = out / f"{task}-{arch}-{seed}.pt"
     t = time.perf_counter()
-    res = train(task="ltl", data=data, arch=arch, out=path, seed=seed, **common)
-    row = {
-        "seconds": time.perf_counter() - t,
-        "best_epoch": res.best_epoch,
-        "test": audited(path, data / "test.txt", args.audit, args.variants),
-    }
+    res = train(task=task, data=data, arch=arch, out=path, seed=seed, **common)
+    return path, {"seconds": time.perf_counter() - t, "best_epoch": res.best_epoch}
+
+
+def ltl_run(arch: str, seed: int, data: Path, wide: dict, out: Path, common: dict, args) -> dict:
+    path, row = trained("ltl", arch, seed, data, out, common)
+    row["test"] = audited(path, data / "test.txt", args.audit, args.variants)
     for k, file in wide.items():
         row[f"aps{k}"] = audited(path, file, args.audit, args.variants)
     print(arch, seed, "ltl", json.dumps(row), flush=True)
@@ -142,15 +144,8 @@ def ltl_run(arch: str, seed: int, data: Path, wide: dict, out: Path, common: dic
 
 
 def copy_run(arch: str, seed: int, cdata: Path, out: Path, common: dict, args) -> dict:
-    path = out / f"copy-{arch}-{seed}.pt"
-    t = time.perf_counter()
-    res = train(task="copy", data=cdata, arch=arch, out=path, seed=seed, **common)
-    row = {
-        "seconds": time.perf_counter() - t,
-        "best_epoch": res.best_epoch,
-        **copy_scores(path, cdata),
-        "audit": audited(path, cdata / "test.txt", args.audit, args.variants),
-    }
+    path, timing = trained("copy", arch, seed, cdata, out, common)
+    row = {**timing, **copy_scores(path, cdata), "audit": audited(path, cdata / "test.txt", args.audit, args.variants)}
     print(arch, seed, "copy", json.dumps(row), flush=True)
     return row
 

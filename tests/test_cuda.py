@@ -88,7 +88,7 @@ def test_lower_precision_training_on_cuda(precision, blocks, tmp_path):
 @needs_cuda
 def test_predict_and_audit_on_cuda_from_the_command_line(invoke):
     model = str(FIXTURES / "models" / "renamer.pt")
-    result = invoke(
+    on_gpu = invoke.json(
         "audit",
         "--model",
         model,
@@ -103,8 +103,6 @@ def test_predict_and_audit_on_cuda_from_the_command_line(invoke):
         "--format",
         "json",
     )
-    assert result.exit_code == 0, result.output
-    on_gpu = json.loads(result.stdout)
     result = invoke(
         "audit", "--model", model, "--dataset", str(BLOCKS), "--limit", "20", "--variants", "3", "--format", "json"
     )

@@ -52,18 +52,6 @@ class CausalLM(Model):
     def along_table(self) -> bool:
         return bool(getattr(self.network, "random_table", False))
 
-    def _predict_batch(
-        self,
-        net: nn.Module,
-        items: Sequence[Encoded],
-        dev: torch.device,
-        beam: int,
-        originals: Sequence[Encoded] | None,
-    ) -> list:
-        if originals is not None:
-            return self._predict_along(net, items, originals, dev)
-        return self._task.output(net(to_device(self.collate(items), dev)))
-
     def _predict_along(self, net, items: Sequence[Encoded], originals: Sequence[Encoded], dev) -> list:
         from .lm import along
 

@@ -44,6 +44,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .attention import SelfAttention
 from .config import ModelConfig
 from .encoder import MLP, Encoder, final_norm, residual
 
@@ -68,16 +69,9 @@ def _heads(t: torch.Tensor, n_head: int) -> torch.Tensor:
     return t.view(B, T, n_head, C // n_head).transpose(1, 2)  # (B, H, T, D)
 
 
-class CausalSelfAttention(nn.Module):
-    """Multi-head causal self-attention with rotary queries and keys."""
-
-    def __init__(self, config: ModelConfig) -> None:
-        super().__init__()
-        self.n_head = config.n_head
-        self.qkv = nn.Linear(config.d_model, 3 * config.d_model)
-        self.proj = nn.Linear(config.d_model, config.d_model)
-        self.dropout = config.dropout
-        self.drop = nn.Dropout(config.dropout)
+class CausalSelfAttention(SelfAttention):
+    """Multi-head causal self-attention with rotary queries and keys (the
+    encoder's projections, :class:`~invar.nn.attention.SelfAttention`)."""
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor, cache: dict | None = None) -> torch.Tensor:
         """``x`` (B, T, C) at ``positions`` (T,). With ``cache``, the keys and

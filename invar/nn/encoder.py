@@ -56,10 +56,15 @@ class MLP(nn.Module):
 
 
 class Block(nn.Module):
+    """Self-attention and feed-forward layer, pre- or post-LayerNorm."""
+
+    #: the attention layer's class
+    attention: type[nn.Module] = SelfAttention
+
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()
         self.ln1 = nn.LayerNorm(config.d_model)
-        self.attn = SelfAttention(config)
+        self.attn = self.attention(config)
         self.ln2 = nn.LayerNorm(config.d_model)
         self.mlp = MLP(config)
         self.post = config.norm_position == "post"

@@ -200,17 +200,8 @@ class EncoderDecoder(Model):
             return self._predict_canonical(net, encoded, dev, beam, batch_size)
         return super()._predict(net, encoded, dev, batch_size, beam, along)
 
-    def _predict_batch(
-        self,
-        net: nn.Module,
-        items: Sequence[Encoded],
-        dev: torch.device,
-        beam: int,
-        originals: Sequence[Encoded] | None,
-    ) -> list:
-        return self._task.output(self._generate(net, items, dev, beam))
-
-    def _generate(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[str]]:
+    def _forward(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[str]]:
+        """The generated sequences, as tokens."""
         return [[self.vocab.tokens[i] for i in seq] for seq in self._generate_ids(net, items, dev, beam)]
 
     def _generate_ids(self, net, items: Sequence[Encoded], dev, beam: int) -> list[list[int]]:

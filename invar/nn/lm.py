@@ -65,19 +65,13 @@ from ..encoding import Encoded, collate
 from .config import ModelConfig
 from .decoder import CausalSelfAttention
 from .embeddings import token_embedding
-from .encoder import MLP, final_norm, residual
+from .encoder import Block, final_norm, residual
 
 
-class LMBlock(nn.Module):
+class LMBlock(Block):
     """Causal self-attention (RoPE) and feed-forward layer, pre- or post-LayerNorm."""
 
-    def __init__(self, config: ModelConfig) -> None:
-        super().__init__()
-        self.ln1 = nn.LayerNorm(config.d_model)
-        self.attn = CausalSelfAttention(config)
-        self.ln2 = nn.LayerNorm(config.d_model)
-        self.mlp = MLP(config)
-        self.post = config.norm_position == "post"
+    attention = CausalSelfAttention
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         x = residual(x, lambda h: self.attn(h, positions), self.ln1, self.post)

@@ -23,7 +23,7 @@ import torch.nn as nn
 from ..encoding import Encoded, Vocab
 from .config import ModelConfig
 from .encoder import Network
-from .wrapper import Model, augment, gathered, take, to_device
+from .wrapper import Model, augment, gathered, take
 
 
 class PooledEncoder(Model):
@@ -36,15 +36,8 @@ class PooledEncoder(Model):
     def network_of(cls, config: ModelConfig, vocab: Vocab, task: str | None) -> nn.Module:
         return Network(config, torch.tensor(vocab.interchangeable, dtype=torch.bool))
 
-    def _predict_batch(
-        self,
-        net: nn.Module,
-        items: Sequence[Encoded],
-        dev: torch.device,
-        beam: int,
-        originals: Sequence[Encoded] | None,
-    ) -> list:
-        raw = net(to_device(self.collate(items), dev))  # (B,) or (B, N)
+    def _output(self, raw: Any) -> list:
+        """The pooled output ((B,) or (B, N)) in the task's form, by the labels' names where there are."""
         return self._task.output(raw) if self.labels is None else self._task.output(raw, self.labels)
 
     # ----------------------------------------------------------- training

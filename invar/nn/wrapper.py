@@ -20,7 +20,7 @@ causal language model (:class:`~invar.nn.causal_lm.CausalLM`: ``lm``).
 kind registers itself here by the heads it names (:attr:`Model.heads`).
 
 A kind has its own network (:meth:`Model.network_of`), batch
-(:meth:`Model.collate`), output (:meth:`Model._predict_batch`), training loss
+(:meth:`Model.collate`), output (:meth:`Model._forward`, :meth:`Model._output`), training loss
 (:meth:`Model.loss`) and validation (:meth:`Model.validate`), and says how
 training reads its data (:attr:`Model.reads`, :meth:`Model.fits_training`,
 :meth:`Model.completed`): training asks the model and never which kind it is.
@@ -253,7 +253,21 @@ class Model:
         beam: int,
         originals: Sequence[Encoded] | None,
     ) -> list:
-        """One batch's predictions in the task's form."""
+        """One batch's predictions in the task's form (``originals``: see :meth:`predict_encoded`)."""
+        if originals is not None:
+            return self._predict_along(net, items, originals, dev)
+        return self._output(self._forward(net, items, dev, beam))
+
+    def _forward(self, net: nn.Module, items: Sequence[Encoded], dev: torch.device, beam: int) -> Any:
+        """The network's output for one batch."""
+        return net(to_device(self.collate(items), dev))
+
+    def _output(self, raw: Any) -> list:
+        """The network's output in the task's form."""
+        return self._task.output(raw)
+
+    def _predict_along(self, net: nn.Module, items: Sequence[Encoded], originals: Sequence[Encoded], dev) -> list:
+        """One batch carried along its originals (only a kind with :attr:`along_table` can)."""
         raise NotImplementedError
 
     @property

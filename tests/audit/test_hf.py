@@ -367,34 +367,25 @@ def test_a_program_longer_than_the_models_positions_is_that_inputs_error(tmp_pat
     assert isinstance(got[1], Failure) and "this model takes 40 positions" in got[1].message
 
 
-def test_the_command_line_audits_an_hf_model(models, tmp_path):
-    from typer.testing import CliRunner
-
-    from invar.cli.app import app
-
+def test_the_command_line_audits_an_hf_model(invoke, models, tmp_path):
     (tmp_path / "prompt.txt").write_text(PROMPT)
     data = tmp_path / "programs.jsonl"
     data.write_text("".join(json.dumps({"program": p, "label": "sorting"}) + "\n" for p in PROGRAMS[:4]))
-    result = CliRunner().invoke(
-        app,
-        [
-            "audit",
-            "--model",
-            f"hf:{models['classifier']}",
-            "--dataset",
-            str(data),
-            "--task",
-            "classify",
-            "--lang",
-            "python",
-            "--variants",
-            "2",
-            "--format",
-            "json",
-        ],
+    report = invoke.json(
+        "audit",
+        "--model",
+        f"hf:{models['classifier']}",
+        "--dataset",
+        data,
+        "--task",
+        "classify",
+        "--lang",
+        "python",
+        "--variants",
+        "2",
+        "--format",
+        "json",
     )
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
     assert report["model"]["path"] == f"hf:{models['classifier']}" and report["audited"] == 4
     assert (
         report["metric"]["original"]

@@ -22,6 +22,8 @@ BLOCKS = str(FIXTURES / "blocks")
 RENAMER = str(FIXTURES / "models" / "renamer.pt")
 VANILLA = str(FIXTURES / "models" / "vanilla.pt")
 QUICK = ("--limit", "70", "--variants", "4", "--threads", "1")
+#: the audit of the vanilla model on the fixture blocks
+VANILLA_AUDIT = ("audit", "--model", VANILLA, "--dataset", BLOCKS)
 
 
 def without_run(report: dict) -> dict:
@@ -35,7 +37,7 @@ def single():
 
     from invar.cli.app import app
 
-    result = CliRunner().invoke(app, ["audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "json"])
+    result = CliRunner().invoke(app, [*VANILLA_AUDIT, *QUICK, "--format", "json"])
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -52,7 +54,7 @@ def test_json_and_jsonl_follow_the_schema(invoke, single):
         "notes": [],
     }
     assert single["metric"]["chance"]["rule"] == "mean label"
-    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "jsonl")
+    result = invoke(*VANILLA_AUDIT, *QUICK, "--format", "jsonl")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     validator = jsonschema.Draft202012Validator(LINE)
     for line in lines:
@@ -65,7 +67,7 @@ def test_json_and_jsonl_follow_the_schema(invoke, single):
 
 
 def test_fail_over_gates_a_pipeline(invoke):
-    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--fail-over", "violation_rate=0")
+    result = invoke(*VANILLA_AUDIT, *QUICK, "--fail-over", "violation_rate=0")
     assert result.exit_code == 1
     assert re.search(
         r"invar: error: violation_rate is [\d.]+, over the bound 0 \(--fail-over violation_rate=0\)", result.stderr
@@ -86,7 +88,7 @@ def test_fail_over_gates_a_pipeline(invoke):
         "spread.relative_range.max=0",
     )
     assert result.exit_code == 0, result.output
-    result = invoke("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--fail-under", "alpha_covariance=0.999")
+    result = invoke(*VANILLA_AUDIT, *QUICK, "--fail-under", "alpha_covariance=0.999")
     assert result.exit_code == 1 and "alpha_covariance is 0." in result.stderr
     for bad in ("violation_rate", "nothing=1", "violation_rate=x"):
         result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--fail-over", bad)
@@ -97,20 +99,7 @@ def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
     parts = []
     for i in (1, 2):
         out = tmp_path / f"shard{i}.jsonl"
-        result = invoke(
-            "audit",
-            "--model",
-            VANILLA,
-            "--dataset",
-            BLOCKS,
-            *QUICK,
-            "--shard",
-            f"{i}/2",
-            "--format",
-            "jsonl",
-            "--out",
-            out,
-        )
+        result = invoke(*VANILLA_AUDIT, *QUICK, "--shard", f"{i}/2", "--format", "jsonl", "--out", out)
         assert result.exit_code == 0, result.output
         parts.append(out)
     counts = [sum(1 for line in p.read_text().splitlines() if '"type": "example"' in line) for p in parts]
@@ -123,28 +112,13 @@ def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
     result = invoke("audit", "merge", parts[0])
     assert result.exit_code == 1 and "shard 2/2 missing" in result.stderr
     other = tmp_path / "other.jsonl"
-    invoke(
-        "audit",
-        "--model",
-        VANILLA,
-        "--dataset",
-        BLOCKS,
-        *QUICK,
-        "--seed",
-        "1",
-        "--shard",
-        "2/2",
-        "--format",
-        "jsonl",
-        "--out",
-        other,
-    )
+    invoke(*VANILLA_AUDIT, *QUICK, "--seed", "1", "--shard", "2/2", "--format", "jsonl", "--out", other)
     result = invoke("audit", "merge", parts[0], other)
     assert result.exit_code == 1 and "audited with other settings" in result.stderr and "seed" in result.stderr
 
 
 def test_two_torchrun_processes_give_the_report_of_one(single, tmp_path):
-    run = torchrun("audit", "--model", VANILLA, "--dataset", BLOCKS, *QUICK, "--format", "json", "--quiet")
+    run = torchrun(*VANILLA_AUDIT, *QUICK, "--format", "json", "--quiet")
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout)
     assert report["run"]["processes"] == 2
@@ -158,21 +132,7 @@ def test_one_example_as_a_histogram_with_a_plot_and_a_page(invoke, tmp_path):
     # the first test block with more than 2,000 renamings: they are sampled
     example = next(e for e in load(BLOCKS).examples if invar.renamings(e.parse()).count() > 2000)
     plot, page = tmp_path / "fig2.svg", tmp_path / "report.html"
-    result = invoke(
-        "audit",
-        "--model",
-        VANILLA,
-        "--dataset",
-        BLOCKS,
-        "--example",
-        example.id,
-        "--variants",
-        "2000",
-        "--plot",
-        plot,
-        "--report",
-        page,
-    )
+    result = invoke(*VANILLA_AUDIT, "--example", example.id, "--variants", "2000", "--plot", plot, "--report", page)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     head = next(line for line in lines if line.startswith(f"example {example.id}: 2,000 variants"))
@@ -183,9 +143,7 @@ def test_one_example_as_a_histogram_with_a_plot_and_a_page(invoke, tmp_path):
     assert html.startswith("<!doctype html>") and "<svg" in html and "<mark>" in html
     assert "http" not in html.replace("http://www.w3.org/2000/svg", ""), "the page is self-contained"
     # a small space is taken whole
-    result = invoke(
-        "audit", "--model", VANILLA, "--dataset", BLOCKS, "--example", "0", "--variants", "100000", "--format", "json"
-    )
+    result = invoke(*VANILLA_AUDIT, "--example", "0", "--variants", "100000", "--format", "json")
     report = json.loads(result.stdout)
     assert report["exhaustive"] == 1 and report["example"]["variants"] == report["predictions"] - 1 < 100000
 

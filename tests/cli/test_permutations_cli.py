@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -73,6 +74,19 @@ def toy(tmp_path, monkeypatch):
     return str(path)
 
 
+def _fence(tmp_path) -> Path:
+    """A fence (b_i after a_i and a_{i+1}) written as ``wide.toy``: neither
+    series nor parallel, so its down-set table is needed, and it has more than
+    100 down-sets."""
+    wide = tmp_path / "wide.toy"
+    wide.write_text(
+        "unit wide\n"
+        + "".join(f"a{i} = {i}\n" for i in range(7))
+        + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6))
+    )
+    return wide
+
+
 def jsonl(output: str) -> list[dict]:
     return [json.loads(line) for line in output.splitlines() if line.strip()]
 
@@ -126,14 +140,7 @@ def test_sample_is_seeded_and_valid(toy, invoke):
 
 
 def test_too_wide_reports_bounds_not_a_number(toy, tmp_path, invoke):
-    # a fence (b_i after a_i and a_{i+1}): neither series nor parallel, so
-    # its down-set table is needed, and it has more than 100 down-sets
-    wide = tmp_path / "wide.toy"
-    wide.write_text(
-        "unit wide\n"
-        + "".join(f"a{i} = {i}\n" for i in range(7))
-        + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6))
-    )
+    wide = _fence(tmp_path)
     result = invoke("permutations", str(wide), "--count", "--max-states", "100", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     (record,) = jsonl(result.stdout)
@@ -236,12 +243,7 @@ def test_python_sample_and_dlg(python_file, invoke):
 
 
 def test_chain_steps_trade_the_certificate_for_speed(toy, tmp_path, invoke):
-    wide = tmp_path / "wide.toy"
-    wide.write_text(
-        "unit wide\n"
-        + "".join(f"a{i} = {i}\n" for i in range(7))
-        + "".join(f"b{i} = a{i} + a{i + 1}\n" for i in range(6))
-    )
+    wide = _fence(tmp_path)
     args = ("permutations", str(wide), "--sample", "3", "--max-states", "100", "--format", "jsonl", "--seed", "2")
     certified = invoke(*args)
     assert certified.exit_code == 0 and "steps per draw" in certified.stderr and "not certified" not in certified.stderr

@@ -27,9 +27,10 @@ from collections import Counter
 import pytest
 
 from invar.errors import ParseError
-from invar.frontends.x86 import parse, renaming_space
+from invar.frontends.x86 import parse
 from invar.symmetry.permutations import PermutationSpace
 from tests.conftest import FIXTURES, ROOT
+from tests.oracles.test_x86_mca import renamed_texts
 from tests.oracles.test_x86_unicorn import PAGE, random_start, run
 from tests.oracles.x86_oracle import LINKED_CODE, assemble_pieces, check_blocks, laid_out, symbol_table
 
@@ -201,17 +202,8 @@ def test_renamings_of_compiled_blocks_keep_llvm_mca_cycles(blocks, record_proper
     moved, mismatches, timed, total = 0, [], 0, 0
     for cpu, wanted in (("haswell", lambda o: "skylake-avx512" not in o), ("skylake-avx512", lambda o: True)):
         chosen = rng.sample([text for origin, text in blocks if wanted(origin)], 120)
-        texts, origin = [], []
-        for text in chosen:
-            program = parse(text)
-            space = renaming_space(program)
-            first = len(texts)
-            texts.append(program.render())
-            origin.append(first)
-            for r in space.sample(3, rng):
-                moved += not r.is_identity
-                texts.append(space.apply(program, r).render())
-                origin.append(first)
+        texts, origin, moving = renamed_texts(rng, chosen, 3)
+        moved += moving
         cycles = [c for c, _ in label_texts(texts, cpu, 100)]
         timed += sum(c is not None for c in cycles)
         total += len(texts)

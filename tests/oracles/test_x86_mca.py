@@ -124,7 +124,7 @@ def test_oracle_tells_figure1_apart():
 N_GENERATED = 300
 
 
-def _generated_renamings(rng: random.Random, blocks: list[str], n: int) -> tuple[list[str], list[int], int]:
+def renamed_texts(rng: random.Random, blocks: list[str], n: int) -> tuple[list[str], list[int], int]:
     """Each block and ``n`` sampled renamings of it; the index of each
     text's original; how many renamings move a register."""
     from invar.frontends.x86 import parse
@@ -163,7 +163,7 @@ def test_renamings_of_generated_blocks_keep_llvm_mca_cycles(record_property):
     other registers, renamed: the same cycles on every CPU model BHive measures."""
     rng = random.Random(1515)
     blocks = [generate_block(rng, vector=False).text for _ in range(N_GENERATED)]
-    texts, origin, moved = _generated_renamings(rng, blocks, N_RENAMINGS)
+    texts, origin, moved = renamed_texts(rng, blocks, N_RENAMINGS)
     assert not _assembles(_regions({f"g{k}": t for k, t in enumerate(texts)})), "a renamed block does not assemble"
     mismatches, timed = _mismatches(texts, origin, ("haswell", "ivybridge", "skylake"))
     accumulator = sum(bool(re.search(r"^(?:adc|sbb)[bwlq]? \$-?\w+, %(?:rax|eax|ax|al)$", t, re.M)) for t in blocks)
@@ -187,7 +187,7 @@ def test_renamings_of_evex_blocks_keep_llvm_mca_cycles(record_property):
         block = generate_block(rng, vector=True)
         if "avx512:evex-only" in block.features:
             blocks.append(block.text)
-    texts, origin, moved = _generated_renamings(rng, blocks, N_RENAMINGS)
+    texts, origin, moved = renamed_texts(rng, blocks, N_RENAMINGS)
     assert not _assembles(_regions({f"g{k}": t for k, t in enumerate(texts)})), "a renamed block does not assemble"
     upper = re.compile(r"%[xy]mm(?:1[6-9]|2\d|3[01])\b")
     high = sum(
@@ -216,7 +216,7 @@ def test_sensitivity_register_rules_dropped(monkeypatch, record_property):
     monkeypatch.setattr(forms, "RULES", {})
     rng = random.Random(1515)
     blocks = [generate_block(rng, vector=False).text for _ in range(N_GENERATED)]
-    texts, origin, _ = _generated_renamings(rng, blocks, N_RENAMINGS)
+    texts, origin, _ = renamed_texts(rng, blocks, N_RENAMINGS)
     mismatches, _ = _mismatches(texts, origin, ("haswell",))
     report = (
         f"register rules dropped: {len(mismatches)} of {len(texts) - len(blocks)} renamings change haswell's cycles"

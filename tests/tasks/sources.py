@@ -9,6 +9,7 @@ import random
 import shutil
 from pathlib import Path
 
+import pytest
 import torch
 
 from invar import load_model
@@ -108,6 +109,13 @@ def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple
             break
     assert len(out) >= 15
     return out
+
+
+def spe_cases(test):
+    """``test`` run for each language and each SPE architecture with the
+    transforms it is invariant to (the kinds of :func:`assert_spe_invariant`)."""
+    test = pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])(test)
+    return pytest.mark.parametrize("lang", ["python", "java"])(test)
 
 
 def assert_spe_invariant(models: dict, root: Path, arch: str, kinds: tuple, lang: str, vanilla_moves: float) -> None:

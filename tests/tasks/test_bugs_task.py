@@ -183,8 +183,7 @@ def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
     assert report["metric"]["name"] == "accuracy" and set(report["metric"]["extra"]) == {"F1 (bug)"}
 
 
-@pytest.mark.parametrize("lang", ["python", "java"])
-@pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])
+@sources.spe_cases
 def test_spe_bug_models_are_invariant(models, corpus, arch, kinds, lang):
     """Their logits agree within 1e-5 under sampled reorderings (and, for
     renamer+spe, renamings and both), Python functions and Java methods

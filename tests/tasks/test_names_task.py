@@ -205,8 +205,7 @@ def test_a_checkpoint_round_trips_through_the_audit(models, corpus):
     assert set(report["metric"]["extra"]) == {"precision", "recall", "F1 (per function)"}
 
 
-@pytest.mark.parametrize("lang", ["python", "java"])
-@pytest.mark.parametrize("arch, kinds", [("spe", (2,)), ("renamer+spe", (1, 2, 3))])
+@sources.spe_cases
 def test_spe_name_models_are_invariant(models, corpus, arch, kinds, lang):
     """Their logits agree within 1e-5 under sampled reorderings (and, for
     renamer+spe, renamings and both), Python functions and Java methods

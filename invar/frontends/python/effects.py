@@ -55,7 +55,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from ..effects import ALL_GLOBALS, HEAP, Effect
-from .reach import LOOKING_BUILTINS
+from .reach import LOOKING_BUILTINS, annotations, unpacked
 from .scopes import FRAME_ATTRIBUTES, Resolution, child_nodes
 
 #: builtins that only compute a value from their arguments (on builtin
@@ -140,19 +140,7 @@ def fresh(node: ast.AST, res: Resolution) -> bool:
     return False
 
 
-_BUILT = (
-    ast.Constant,
-    ast.JoinedStr,
-    ast.List,
-    ast.Tuple,
-    ast.Set,
-    ast.Dict,
-    ast.ListComp,
-    ast.SetComp,
-    ast.DictComp,
-    ast.GeneratorExp,
-    ast.Lambda,
-)
+_BUILT = (*_DISPLAYS, ast.Lambda)
 
 
 def built_value(node: ast.AST) -> bool:
@@ -485,17 +473,9 @@ class StatementEffects:
             targets = [stmt]
         else:
             return frozenset()
-        out = set()
-        stack = list(targets)
-        while stack:
-            t = stack.pop()
-            if isinstance(t, (ast.Tuple, ast.List)):
-                stack.extend(t.elts)
-            elif isinstance(t, ast.Starred):
-                stack.append(t.value)
-            else:
-                out.update(o.resource for o in self.res.by_node.get(id(t), ()) if o.ctx != "load")
-        return frozenset(out)
+        return frozenset(
+            o.resource for t in unpacked(targets) for o in self.res.by_node.get(id(t), ()) if o.ctx != "load"
+        )
 
     def deleted(self) -> frozenset[str]:
         """Variables some ``del`` unbinds: never bound for sure."""
@@ -627,13 +607,7 @@ class StatementEffects:
         a = s.args
         parts = [*s.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)]
         if not self.res.deferred_annotations:
-            parts += [
-                x.annotation
-                for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
-                if x is not None and x.annotation is not None
-            ]
-            if s.returns is not None:
-                parts.append(s.returns)
+            parts += annotations(s)
         return parts
 
     def runs_at_definition(self, s: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:

@@ -179,14 +179,33 @@ def header(node: ast.AST) -> list[ast.AST]:
     out = [*a.defaults, *(d for d in a.kw_defaults if d is not None)]
     if not isinstance(node, ast.Lambda):
         out += node.decorator_list
-        out += [
-            x.annotation
-            for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
-            if x is not None and x.annotation is not None
-        ]
-        if node.returns is not None:
-            out.append(node.returns)
+        out += annotations(node)
     return out
+
+
+def unpacked(targets: list[ast.AST]) -> list[ast.AST]:
+    """The places assignment targets bind, tuples, lists and starred targets unpacked."""
+    out, stack = [], list(targets)
+    while stack:
+        t = stack.pop()
+        if isinstance(t, (ast.Tuple, ast.List)):
+            stack.extend(t.elts)
+        elif isinstance(t, ast.Starred):
+            stack.append(t.value)
+        else:
+            out.append(t)
+    return out
+
+
+def annotations(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """A function's annotations: its parameters', in order, then its return's."""
+    a = node.args
+    out = [
+        x.annotation
+        for x in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg)
+        if x is not None and x.annotation is not None
+    ]
+    return out if node.returns is None else [*out, node.returns]
 
 
 def _scope_children(node: ast.AST, scope: Scope, inner: Scope) -> list[tuple[ast.AST, Scope]]:
@@ -396,14 +415,8 @@ class _Pass:
         """``target`` is assigned a value of ``kinds``."""
         if not kinds or target is None:
             return
-        stack = [target]
-        while stack:
-            t = stack.pop()
-            if isinstance(t, (ast.Tuple, ast.List)):
-                stack.extend(t.elts)
-            elif isinstance(t, ast.Starred):
-                stack.append(t.value)
-            elif isinstance(t, ast.Name):
+        for t in unpacked([target]):
+            if isinstance(t, ast.Name):
                 for occ in self.res.by_node.get(id(t), ()):
                     if occ.resource.startswith(("local:", "global:")):
                         self.taint[occ.resource] = self.taint.get(occ.resource, 0) | kinds
@@ -662,6 +675,8 @@ __all__ = [
     "Reach",
     "find_reach",
     "header",
+    "annotations",
+    "unpacked",
     "LOOKING_BUILTINS",
     "HOLDING_BUILTINS",
     "EXPOSING_ATTRIBUTES",

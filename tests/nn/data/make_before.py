@@ -31,15 +31,16 @@ FIXTURES = ROOT / "fixtures"
 SMALL = {"d_model": 32, "n_head": 2, "n_layer": 1, "d_ff": 64}
 
 
-def copy_model(out: Path) -> None:
-    path = out / "dualpart-copy.pt"
+def trained(task: str, data: Path, arch: str, epochs: int, limit: int, path: Path):
+    """``arch`` trained small on ``task`` (one thread, seed 1) and written to
+    ``path`` without its resume state: the model."""
     invar.train(
-        task="copy",
-        data=FIXTURES / "copy",
-        arch="dualpart",
-        epochs=2,
+        task=task,
+        data=data,
+        arch=arch,
+        epochs=epochs,
         batch_size=16,
-        limit=64,
+        limit=limit,
         lr=3e-3,
         threads=1,
         seed=1,
@@ -47,7 +48,11 @@ def copy_model(out: Path) -> None:
         overrides=SMALL,
     )
     path.with_name(path.stem + ".resume.pt").unlink()
-    model = invar.load_model(path)
+    return invar.load_model(path)
+
+
+def copy_model(out: Path) -> None:
+    model = trained("copy", FIXTURES / "copy", "dualpart", 2, 64, out / "dualpart-copy.pt")
     strings = [ex.source for ex in copy.read_split(FIXTURES / "copy", "test")[:12]]
     programs = [copy.parse(s) for s in strings]
     net = model.network.eval()
@@ -66,22 +71,8 @@ def language_model(out: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         lm.build(FIXTURES / "python", data, vocab="char", seq_len=48)
-        invar.train(
-            task="lm",
-            data=data,
-            arch="lexinvariant",
-            epochs=1,
-            batch_size=16,
-            limit=32,
-            lr=3e-3,
-            threads=1,
-            seed=1,
-            out=path,
-            overrides=SMALL,
-        )
+        model = trained("lm", data, "lexinvariant", 1, 32, path)
         windows = [ex.source for ex in lm.read_split(data, "train")[:6]]
-    path.with_name(path.stem + ".resume.pt").unlink()
-    model = invar.load_model(path)
     losses = position_losses(model.network, [model.encode(lm.parse(w)) for w in windows])
     torch.save(
         {"windows": windows, "losses": [torch.from_numpy(x) for x in losses]}, out / "lexinvariant-lm.expected.pt"
