@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import time
 
@@ -42,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common import finish, load_range, machine, mean_sd
+from common import closed, finish, load_line, so_far, mean_sd, opened
 
 from invar.alta.trace import TABLE_2_SLICES, balanced_bits
 
@@ -238,7 +237,7 @@ def table(report: dict) -> str:
         f"{args['threads']} thread{'s' if args['threads'] != 1 else ''}.",
     ]
     if "load_average_after" in report:
-        lines += ["", f"Load average (1 min) at the start and at the end: {load_range(report)}."]
+        lines += ["", load_line(report)]
     return "\n".join(lines)
 
 
@@ -268,14 +267,7 @@ def main(argv: list[str] | None = None) -> dict:
         "valid": balanced_bits(2000, 0, 20, seed=2),
         "test": balanced_bits(args.test, 0, MAX_LENGTH, seed=3),
     }
-    report = {
-        "bench": "alta-end-to-end",
-        "machine": machine(),
-        "torch": torch.__version__,
-        "args": vars(args),
-        "load_average_before": os.getloadavg(),
-        "results": [],
-    }
+    report = {**opened(args, "alta-end-to-end"), "results": []}
     started = time.perf_counter()
     for positions in args.positions:
         for layers in args.layers:
@@ -284,13 +276,10 @@ def main(argv: list[str] | None = None) -> dict:
                     r = run_one(layers, sharing == "yes", positions, seed, data, args)
                     report["results"].append(r)
                     print(json.dumps(r), flush=True)
-                    if args.report:  # what is done so far, in case a long grid is cut short
-                        with open(args.report, "w") as f:
-                            json.dump(report, f, indent=1)
-    report["load_average_after"] = os.getloadavg()
+                    so_far(report, args.report)
     report["wall_seconds"] = time.perf_counter() - started
-    print(f"machine: {machine()}; torch {torch.__version__}")
-    return finish(report, table, args.report)
+    print(f"machine: {report['machine']}; torch {report['torch']}")
+    return finish(closed(report), table, args.report)
 
 
 if __name__ == "__main__":

@@ -30,11 +30,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import time
 
 import torch
-from common import finish, load_range, machine
+from common import closed, finish, load_line, so_far, opened
 
 from invar.alta import get_program
 from invar.alta.analysis import minimal
@@ -220,7 +219,7 @@ def table(report: dict) -> str:
         f"torch {report['torch']}, {_threads(args['threads'])}.",
     ]
     if "load_average_after" in report:
-        lines += ["", f"Load average (1 min) at the start and at the end: {load_range(report)}."]
+        lines += ["", load_line(report)]
     return "\n".join(lines)
 
 
@@ -239,14 +238,7 @@ def main(argv: list[str] | None = None) -> dict:
     hidden, steps, lrs = _overrides(args.hidden, _hidden), _overrides(args.steps, int), _overrides(args.lr, float)
     train = balanced_bits(args.train, 0, 20, seed=0)
     test = balanced_bits(args.test, 0, 40, seed=1)
-    report = {
-        "bench": "alta-trace",
-        "machine": machine(),
-        "torch": torch.__version__,
-        "args": vars(args),
-        "load_average_before": os.getloadavg(),
-        "results": [],
-    }
+    report = {**opened(args, "alta-trace"), "results": []}
     started = time.perf_counter()
     for name in args.programs:
         config = _table_1(name)
@@ -259,13 +251,10 @@ def main(argv: list[str] | None = None) -> dict:
         result = run_one(name, train, test, config)
         print(json.dumps(result), flush=True)
         report["results"].append(result)
-        if args.report:  # what is done so far, in case a long run is cut short
-            with open(args.report, "w") as f:
-                json.dump(report, f, indent=1)
-    report["load_average_after"] = os.getloadavg()
+        so_far(report, args.report)
     report["wall_seconds"] = time.perf_counter() - started
-    print(f"\nmachine: {machine()}\n")
-    return finish(report, table, args.report)
+    print(f"\nmachine: {report['machine']}\n")
+    return finish(closed(report), table, args.report)
 
 
 if __name__ == "__main__":

@@ -42,14 +42,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import string
 import time
 
 import numpy as np
 import torch
-from common import finish, load_range, machine, mean_sd, seed_group
+from common import closed, finish, load_line, mean_sd, opened, seed_group
 
 import invar
 from invar.encoding import renamed
@@ -259,7 +258,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--report", default=None, help="write the report (JSON) here")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
-    load_before = os.getloadavg()
+    report = opened(args)
     rows = run(args.models, args.data, args.windows, args.seed, args.device, args.split)
     probed = []
     if args.probe_steps > 0:
@@ -272,16 +271,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             "key_window": args.key_window,
         }
         probed = probe_run(args.models, args.data, args.windows, args.seed, args.device, opts, args.split)
-    report = {
-        "machine": machine(),
-        "torch": torch.__version__,
-        "args": vars(args),
-        "load_average_before": load_before,
-        "load_average_after": os.getloadavg(),
-        "rows": rows,
-        "probe": probed,
-    }
-    finish(report, table, args.report)
+    finish(closed({**report, "rows": rows, "probe": probed}), table, args.report)
     return rows + probed
 
 
@@ -291,7 +281,7 @@ def table(report: dict) -> str:
     if report.get("probe"):
         parts.append(probe_table(report["probe"]))
     if "load_average_before" in report:
-        parts.append(f"Load average {load_range(report)}.")
+        parts.append(load_line(report))
     return "\n\n".join(parts)
 
 

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 
 import numpy as np
 import torch
-from common import finish, load_range, machine, mean_sd, seed_group
+from common import closed, finish, load_line, mean_sd, opened, seed_group
 
 import invar
 from invar.data import incontext
@@ -77,7 +76,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     corpus = incontext.corpus_pool(args.corpus)
-    load_before = os.getloadavg()
+    report = opened(args)
     rows = []
     for spec in args.models:
         name, _, path = spec.partition("=")
@@ -101,15 +100,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                     }
                 )
                 print(json.dumps(rows[-1]), flush=True)
-    report = {
-        "machine": machine(),
-        "torch": torch.__version__,
-        "args": vars(args),
-        "load_average_before": load_before,
-        "load_average_after": os.getloadavg(),
-        "rows": rows,
-    }
-    finish(report, table, args.report)
+    finish(closed({**report, "rows": rows}), table, args.report)
     return rows
 
 
@@ -131,7 +122,7 @@ def table(report: dict) -> str:
             f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
             f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |"
         )
-    load = f"\n\nLoad average {load_range(report)}." if "load_average_before" in report else ""
+    load = f"\n\n{load_line(report)}" if "load_average_after" in report else ""
     return "\n".join(lines) + load
 
 

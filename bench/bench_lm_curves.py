@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import finish, load_range, machine, mean_sd
+from common import finish, load_line, machine, mean_sd
 
 import invar
 from invar.nn.lm import position_losses
@@ -291,7 +291,7 @@ def runs_table(runs: list[dict]) -> str:
 def table(report: dict) -> str:
     """The curves' table, then the runs' (``report`` as ``--report`` writes it)."""
     runs = report["runs"]
-    load = f"Load average {load_range(report)}.\n\n" if "load_average_before" in report else ""
+    load = f"{load_line(report)}\n\n" if "load_average_before" in report else ""
     return load + curves_table(runs) + "\n\n" + runs_table(runs)
 
 

@@ -48,6 +48,39 @@ def finish(report: dict, table: Callable[[dict], str], path: str | Path | None) 
     return report
 
 
+def opened(args, bench: str | None = None) -> dict:
+    """A report's opening: its bench's name (when given), the machine, torch's
+    version, the arguments and the load average now."""
+    import torch
+
+    head = {"bench": bench} if bench else {}
+    return {
+        **head,
+        "machine": machine(),
+        "torch": torch.__version__,
+        "args": vars(args),
+        "load_average_before": os.getloadavg(),
+    }
+
+
+def so_far(report: dict, path: str | Path | None) -> None:
+    """Write ``report`` as it stands to ``path`` (when given), so that a long run cut short keeps what it did."""
+    if path:
+        with open(path, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+def closed(report: dict) -> dict:
+    """``report`` with the load average now, at its end."""
+    report["load_average_after"] = os.getloadavg()
+    return report
+
+
+def load_line(report: dict) -> str:
+    """A table's closing line: the load average at the report's start and end."""
+    return f"Load average (1 min) at the start and at the end: {load_range(report)}."
+
+
 def load_range(report: dict) -> str:
     """A report's one-minute load average at its start and at its end, as ``a → b``."""
     return f"{report['load_average_before'][0]:.1f} → {report['load_average_after'][0]:.1f}"

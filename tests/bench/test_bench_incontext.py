@@ -52,11 +52,8 @@ def test_every_model_draw_and_task_is_scored(checkpoint, tmp_path):
     assert all(by[("a-s0", d, t)] == by[("a-s1", d, t)] for _, d, t in by)  # same model, same examples
     report = json.loads((tmp_path / "report.json").read_text())
     assert report["rows"] == rows and "| a | uniform |" in _module().table(report)
-    assert (
-        _module()
-        .table(report)
-        .endswith(f"Load average {report['load_average_before'][0]:.1f} → {report['load_average_after'][0]:.1f}.")
-    )
+    before, after = report["load_average_before"][0], report["load_average_after"][0]
+    assert _module().table(report).endswith(f"at the start and at the end: {before:.1f} → {after:.1f}.")
 
 
 def test_an_oracle_in_the_models_place_scores_everything_right(checkpoint, monkeypatch):

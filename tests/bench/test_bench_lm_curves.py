@@ -150,7 +150,7 @@ def test_table_reads_the_curves_at_each_point_and_sums_up_the_seeds():
     ]
     text = bench.table({"runs": runs, "load_average_before": [2.0, 0, 0], "load_average_after": [3.5, 0, 0]})
     load, curves, table = text.split("\n\n")
-    assert load == "Load average 2.0 → 3.5."
+    assert load == "Load average (1 min) at the start and at the end: 2.0 → 3.5."
     head, _, learned, lexinvariant = curves.splitlines()
     # the decades and the last context the curves reach (412), nothing past it
     points = (1, 10, 25, 50, 100, 150, 200, 300, 400)
