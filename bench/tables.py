@@ -1,11 +1,13 @@
 """The methods pages' tables, made from the benchmarks' reports.
 
-A table stands in a page of docs/benchmarks/ between ``<!-- table: NAME -->``
-and ``<!-- /table -->``; it is ``table(report)`` of the script that
-:data:`TABLES` names, over ``docs/benchmarks/reports/NAME.json`` (the
-report that script wrote with ``--report``). ``python bench/tables.py``
-rewrites every such table; tests/bench/test_tables.py fails when a page and
-its report disagree, so no number in a methods page drifts from its report.
+A table stands in a page of docs/benchmarks/ (or in docs/results.md) between
+``<!-- table: NAME -->`` and ``<!-- /table -->``; it is ``table(report)`` of
+the script that :data:`TABLES` names, over ``docs/benchmarks/reports/NAME.json``
+(the report that script wrote with ``--report``). ``<!-- table: NAME/VIEW -->``
+renders the same report through the script's function ``VIEW`` instead (the
+short tables of docs/results.md). ``python bench/tables.py`` rewrites every
+such table; tests/bench/test_tables.py fails when a page and its report
+disagree, so no number in a table drifts from its report.
 """
 
 from __future__ import annotations
@@ -64,11 +66,18 @@ TABLES = {
 #: report; none stands in a page yet (each leaves this set when its report is
 #: written and its table put in its page)
 PENDING = {"alta-trace", "alta-trace-longer", "alta-end-to-end", "audit-throughput", "audit-figure2"}
-BLOCK = re.compile(r"(<!-- table: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /table -->)", re.S)
+BLOCK = re.compile(
+    r"(?P<start><!-- table: (?P<name>[\w-]+)(?:/(?P<view>\w+))? -->\n)(?P<body>.*?)(?P<end><!-- /table -->)", re.S
+)
 
 
-def render(name: str) -> str:
-    """The table of report ``name``, from its script's ``table``."""
+def pages() -> list[Path]:
+    """The pages that hold tables: the methods pages, then the results page."""
+    return [*sorted(PAGES.glob("*.md")), ROOT / "docs" / "results.md"]
+
+
+def render(name: str, view: str = "table") -> str:
+    """The table of report ``name``, from its script's ``table`` (or ``view``)."""
     if name not in TABLES:
         raise KeyError(f"no table named {name!r} (known: {', '.join(TABLES)})")
     sys.path.insert(0, str(ROOT / "bench"))
@@ -76,16 +85,20 @@ def render(name: str) -> str:
         module = importlib.import_module(TABLES[name])
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    return module.table(json.loads((REPORTS / f"{name}.json").read_text()))
+    return getattr(module, view)(json.loads((REPORTS / f"{name}.json").read_text()))
 
 
 def refreshed(page: str) -> str:
     """``page`` with every table made again from its report."""
-    return BLOCK.sub(lambda m: m.group(1) + render(m.group("name")) + "\n" + m.group(4), page)
+
+    def table(m: re.Match) -> str:
+        return m.group("start") + render(m.group("name"), m.group("view") or "table") + "\n" + m.group("end")
+
+    return BLOCK.sub(table, page)
 
 
 def main() -> None:
-    for path in sorted(PAGES.glob("*.md")):
+    for path in pages():
         text = path.read_text()
         new = refreshed(text)
         if new != text:
