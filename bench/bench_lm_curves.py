@@ -288,6 +288,31 @@ def runs_table(runs: list[dict]) -> str:
     return "\n".join(rows)
 
 
+def summary(report: dict) -> str:
+    """docs/results.md's table: per model, its seeds' validation perplexity and the
+    ratio of its perplexity to the learned model's at each decade of context and the last."""
+    runs = report["runs"]
+    contexts = runs[0]["curve"]["context"]
+    points = sorted({c for c in (1, 10, 100, 1000, contexts[-1]) if c <= contexts[-1]})
+    mean = {
+        name: np.mean([r["curve"]["perplexity"] for r in runs if r["model"] == name], axis=0)
+        for name in models_of(runs)
+    }
+    rows = [
+        "| model | seeds | validation perplexity | "
+        + " | ".join(f"ratio to learned, context {c}" for c in points)
+        + " |",
+        "|---|---|---|" + "---|" * len(points),
+    ]
+    for name in models_of(runs):
+        mine = [r for r in runs if r["model"] == name]
+        ratios = " | ".join(
+            f"{mean[name][c - 1] / mean['learned'][c - 1]:.2f}×" if "learned" in mean else "–" for c in points
+        )
+        rows.append(f"| {name} | {len(mine)} | {mean_sd([r['valid_perplexity'] for r in mine])} | {ratios} |")
+    return "\n".join(rows)
+
+
 def table(report: dict) -> str:
     """The curves' table, then the runs' (``report`` as ``--report`` writes it)."""
     runs = report["runs"]

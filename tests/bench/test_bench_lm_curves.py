@@ -162,3 +162,14 @@ def test_table_reads_the_curves_at_each_point_and_sums_up_the_seeds():
     assert rows[1].endswith("| cut | 1.500 | 1,234 s |")
     assert rows[2] == "| **learned** | 2 seeds | **6.89 ± 1.41** | | | | 1.500 ± 0.000 | |"
     assert rows[3].endswith("| early | 1.500 | – |")
+
+
+def test_summary_gives_the_ratio_at_each_decade_of_context_and_the_last():
+    ppl = [10.0] * 412
+    runs = [_run("learned", 0, ppl), _run("learned", 1, ppl), _run("lexinvariant", 0, [30.0] * 411 + [20.0])]
+    head, _, learned, lexinvariant = _module().summary({"runs": runs}).splitlines()
+    assert head.split(" | ")[3:] == [f"ratio to learned, context {c}" for c in (1, 10, 100)] + [
+        "ratio to learned, context 412 |"
+    ]
+    assert learned == "| learned | 2 | 10.00 ± 0.00 | 1.00× | 1.00× | 1.00× | 1.00× |"
+    assert lexinvariant == "| lexinvariant | 1 | 20.00 ± 0.00 | 3.00× | 3.00× | 3.00× | 2.00× |"
