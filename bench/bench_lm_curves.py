@@ -211,6 +211,7 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
         "steps": trained.get("steps"),
         "first_train_seconds": trained.get("train_seconds"),
         "test_loss": float(np.mean(np.concatenate(losses))),
+        "valid_history": [h["valid_perplexity"] for h in history],
         "curve": curve,
     }
 
@@ -269,23 +270,33 @@ def _ended(run: dict) -> str:
 def runs_table(runs: list[dict]) -> str:
     """A row per model and seed: validation perplexity, epochs, how the run ended, test loss, training time."""
     rows = [
-        "| model | seed | best validation perplexity | best epoch | epochs run | stopped | test loss (nats/char) "
-        "| training |",
-        "|---|---|---|---|---|---|---|---|",
+        "| model | seed | best validation perplexity | best epoch | epochs run | stopped | last 5 epochs "
+        "| test loss (nats/char) | training |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in models_of(runs):
         for r in (r for r in runs if r["model"] == name):
             seconds = r.get("first_train_seconds") or r.get("train_seconds")
             rows.append(
                 f"| {name} | {r['seed']} | {r['valid_perplexity']:.2f} | {r['best_epoch']} | {r['epochs_run']} "
-                f"| {_ended(r)} | {r['test_loss']:.3f} | " + (f"{seconds:,.0f} s |" if seconds else "– |")
+                f"| {_ended(r)} | {_last_epochs(r.get('valid_history'))} | {r['test_loss']:.3f} | "
+                + (f"{seconds:,.0f} s |" if seconds else "– |")
             )
         mine = [r for r in runs if r["model"] == name]
         if len(mine) > 1:
             valid = mean_sd([r["valid_perplexity"] for r in mine])
             loss = mean_sd([r["test_loss"] for r in mine], "{:.3f}")
-            rows.append(f"| **{name}** | {len(mine)} seeds | **{valid}** | | | | {loss} | |")
+            rows.append(f"| **{name}** | {len(mine)} seeds | **{valid}** | | | | | {loss} | |")
     return "\n".join(rows)
+
+
+def _last_epochs(history: list[float] | None, n: int = 5) -> str:
+    """How much the validation perplexity moved over the last ``n`` epochs, in %: a run
+    still improving at its cap shows it here."""
+    if not history or len(history) <= n:
+        return "–"
+    change = 100 * (history[-1] - history[-1 - n]) / history[-1 - n]
+    return f"{change:+.1f} %"
 
 
 def summary(report: dict) -> str:

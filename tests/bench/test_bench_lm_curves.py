@@ -144,8 +144,8 @@ def test_table_reads_the_curves_at_each_point_and_sums_up_the_seeds():
     bench = _module()
     ppl = [10.0 - i / 100 for i in range(412)]
     runs = [
-        _run("learned", 0, ppl),
-        _run("learned", 1, [p + 2 for p in ppl], cut=True),
+        _run("learned", 0, ppl, valid_history=[10.0, 9.0, 8.0, 8.5, 8.2, 8.1, 8.0]),
+        _run("learned", 1, [p + 2 for p in ppl], cut=True, valid_history=[9.0, 8.0]),
         _run("lexinvariant", 0, [4 * p for p in ppl], stopped_early=True, train_seconds=None),
     ]
     text = bench.table({"runs": runs, "load_average_before": [2.0, 0, 0], "load_average_after": [3.5, 0, 0]})
@@ -158,10 +158,10 @@ def test_table_reads_the_curves_at_each_point_and_sums_up_the_seeds():
     assert learned.split(" | ")[1] == "11.00"  # the mean of the two seeds at context 1
     assert lexinvariant.split(" | ")[1] == "40.00 (3.64×)"
     rows = table.splitlines()[2:]
-    assert rows[0].endswith("| 3 | 4 | at the cap | 1.500 | 1,234 s |")
-    assert rows[1].endswith("| cut | 1.500 | 1,234 s |")
-    assert rows[2] == "| **learned** | 2 seeds | **6.89 ± 1.41** | | | | 1.500 ± 0.000 | |"
-    assert rows[3].endswith("| early | 1.500 | – |")
+    assert rows[0].endswith("| 3 | 4 | at the cap | -11.1 % | 1.500 | 1,234 s |")
+    assert rows[1].endswith("| cut | – | 1.500 | 1,234 s |")
+    assert rows[2] == "| **learned** | 2 seeds | **6.89 ± 1.41** | | | | | 1.500 ± 0.000 | |"
+    assert rows[3].endswith("| early | – | 1.500 | – |")
 
 
 def test_summary_gives_the_ratio_at_each_decade_of_context_and_the_last():
