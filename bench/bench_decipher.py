@@ -275,6 +275,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     return rows + probed
 
 
+def summary(report: dict) -> str:
+    """docs/results.md's table: the cipher's alone."""
+    return cipher_table(report["rows"])
+
+
 def table(report: dict) -> str:
     """The cipher's table, then the probe's when the report holds one."""
     parts = [cipher_table(report["rows"])]

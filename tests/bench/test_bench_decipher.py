@@ -54,6 +54,9 @@ def test_identity_keys_change_nothing_and_real_keys_change_a_learned_model(train
     (same,) = bench.run(spec, str(trained / "data"), 8, seed=0, device="cpu", split="valid")
     assert same["ciphered all"] == same["plain all"] == row["plain all"]
     assert "| m | 1 |" in bench.table({"rows": [row]})
+    assert bench.summary({"rows": [row], "load_average_before": [1, 0, 0], "load_average_after": [2, 0, 0]}) == (
+        bench.cipher_table([row])
+    )
 
 
 @pytest.mark.parametrize(
