@@ -313,8 +313,8 @@ class TrainConfig:
         model="random_vectors",
         help="With --arch lexinvariant (not --lexinvariant-p): unit, the lexinvariant paper's Gaussian vectors, "
         "read at unit variance (a learned scale from 1, and a bias) and written through E/sqrt(width) as "
-        "T5's tied read-out; small: read and written at a learned scale from 0.02 (default: small; the paper's unit vectors "
-        "trained worse at equal steps, docs/models.md).",
+        "T5's tied read-out; small: read and written at a learned scale from 0.02 (default: small; the paper's "
+        "unit vectors trained worse at equal steps, docs/models.md).",
     )
     pool_size: int | None = option(
         None,
