@@ -44,6 +44,7 @@ seconds after its start (a wall-clock budget, bench/gpu_studies.sh).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import time
@@ -360,12 +361,14 @@ def summary_by_aps(out: Path, archs: list[str], label: str, seeds: list[int]) ->
             )
 
 
-def findings(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict:
-    """The report of the runs in ``out`` (``--report``): per architecture and
-    seed, the test metrics, the 6–10 AP files' correct, and how it stopped."""
+def findings(out: Path, archs: list[str], labels: list[str], seeds: list[int]) -> dict:
+    """The report of the runs in ``out`` (``--report``): per architecture,
+    label and seed, the test metrics, the 6–10 AP files' correct, how it
+    stopped, and what it changed from the defaults (``--set`` and the
+    optimiser's settings)."""
     counts = ap_counts(out)
     runs = {}
-    for arch in archs:
+    for arch, label in itertools.product(archs, labels):
         done = [
             (seed, json.loads(p.read_text()))
             for seed in seeds
@@ -387,10 +390,44 @@ def findings(out: Path, archs: list[str], label: str, seeds: list[int]) -> dict:
                 "epochs_run": r["epochs_run"],
                 "lr_halvings": r.get("lr_halvings"),
                 "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
+                "changes": changes(r),
             }
             for seed, r in done
         ]
     return {"machine": machine(), "torch": torch.__version__, "runs": runs}
+
+
+#: the training settings a result file records, and their defaults here
+OPTIMISER_DEFAULTS = {"batch_size": 64, "weight_decay": 0.01, "beta2": 0.999}
+
+
+def changes(result: dict) -> dict:
+    """What one run changed from the defaults: its ``--set`` fields, then
+    the optimiser settings that differ from :data:`OPTIMISER_DEFAULTS`."""
+    moved = {k: result[k] for k, default in OPTIMISER_DEFAULTS.items() if result.get(k, default) != default}
+    return {**result.get("settings", {}), **moved}
+
+
+def ablation(report: dict) -> str:
+    """A row per arm of a ``--report``: what it changed, then mean ± sd over
+    its seeds (test correct, exact, two-AP alpha-covariance, 6–10 APs
+    correct, best epoch, minutes)."""
+    rows = [
+        "| run | changes | seeds | correct | exact | alpha-cov. 2 APs | 6–10 APs correct | best epoch "
+        "| training (min) |",
+        "|---" * 9 + "|",
+    ]
+    for name, rs in report["runs"].items():
+        changed = rs[0].get("changes", {})
+        said = ", ".join(f"`{k}={v}`" for k, v in changed.items()) or "none"
+        general = [statistics.mean(v for v in r["general_correct"].values() if v is not None) for r in rs]
+        rows.append(
+            f"| {name} | {said} | {len(rs)} | {_mean_sd([r['correct'] for r in rs])} "
+            f"| {_mean_sd([r['exact'] for r in rs])} "
+            f"| {_mean_sd([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | {_mean_sd(general)} "
+            f"| {mean_sd([r['best_epoch'] for r in rs], '{:.0f}')} | {statistics.mean(r['minutes'] for r in rs):.1f} |"
+        )
+    return "\n".join(rows)
 
 
 def table(report: dict) -> str:
@@ -467,7 +504,12 @@ def main() -> None:
         default=[],
         help="FIELD=VALUE: a model config field for these runs (repeatable)",
     )
-    ap.add_argument("--label", default="", help="names these runs' files (ARCH-LABEL[-sSEED])")
+    ap.add_argument(
+        "--label",
+        nargs="+",
+        default=[""],
+        help="names these runs' files (ARCH-LABEL[-sSEED]); with --report-only, several labels: one report",
+    )
     ap.add_argument("--device", default="cpu", help="cpu or cuda: where training and the audits run")
     ap.add_argument("--audit", type=int, default=1000, help="test formulas audited (the test split's first)")
     ap.add_argument("--variants", type=int, default=4)
@@ -500,17 +542,21 @@ def main() -> None:
     ap.add_argument("--archs", nargs="+", default=["vanilla", "augmented", "dualpart"])
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    labels, args.label = args.label, args.label[0]
     several = args.seeds != [0] or args.label or not args.general
     if args.report_only:
         if several:
-            summary(args.out, args.archs, args.label, args.seeds)
-            print()
-            summary_by_aps(args.out, args.archs, args.label, args.seeds)
+            for args.label in labels:
+                summary(args.out, args.archs, args.label, args.seeds)
+                print()
+                summary_by_aps(args.out, args.archs, args.label, args.seeds)
             if args.report:
-                args.report.write_text(json.dumps(findings(args.out, args.archs, args.label, args.seeds), indent=1))
+                args.report.write_text(json.dumps(findings(args.out, args.archs, labels, args.seeds), indent=1))
         else:
             report(args.out, args.archs, args.epochs, args.size)
         return
+    if len(labels) > 1:
+        ap.error("--label: one label for the runs it trains (several only with --report-only)")
     data = prepare(
         args.out,
         args.num,

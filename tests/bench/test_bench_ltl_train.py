@@ -103,3 +103,49 @@ def test_the_report_names_each_runs_schedule():
 )
 def test_set_reads_each_value_as_its_field_means_it(text, expected):
     assert bench_module("bench_ltl_train").setting(text) == expected
+
+
+@pytest.mark.parametrize(
+    "result, expected",
+    [
+        ({"settings": {}, "batch_size": 64, "weight_decay": 0.01, "beta2": 0.999}, {}),
+        ({"settings": {"embed_scaling": "sqrtd"}}, {"embed_scaling": "sqrtd"}),  # older files: no optimiser keys
+        (
+            {"settings": {"norm_position": "post"}, "batch_size": 64, "weight_decay": 0.1, "beta2": 0.95},
+            {"norm_position": "post", "weight_decay": 0.1, "beta2": 0.95},
+        ),
+        ({"settings": {}, "batch_size": 768, "weight_decay": 0.01, "beta2": 0.999}, {"batch_size": 768}),
+    ],
+)
+def test_a_run_records_what_it_changed_from_the_defaults(result, expected):
+    assert bench_module("bench_ltl_train").changes(result) == expected
+
+
+def test_the_ablation_view_gives_each_arm_its_changes_and_its_mean():
+    bench = bench_module("bench_ltl_train")
+
+    def run(seed, correct, changes):
+        return {
+            "seed": seed,
+            "correct": correct,
+            "exact": correct - 10,
+            "alpha_covariance_by_aps": {"2": 0.5},
+            "general_correct": {"6": 10.0, "7": None},
+            "best_epoch": 40,
+            "minutes": 30.0,
+            "changes": changes,
+        }
+
+    report = {"runs": {"dualpart-a": [run(0, 90.0, {}), run(1, 94.0, {})], "dualpart-b": [run(0, 80.0, {"n_head": 8})]}}
+    rows = bench.ablation(report).splitlines()
+    assert rows[2] == (
+        "| dualpart-a | none | 2 | 92.0 ± 2.8 % | 82.0 ± 2.8 % | 50.0 ± 0.0 % | 10.0 ± 0.0 % | 40 ± 0 | 30.0 |"
+    )
+    assert rows[3].startswith("| dualpart-b | `n_head=8` | 1 | 80.0 ± 0.0 % |")
+
+
+def test_training_takes_one_label():
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--out", "x", "--label", "a", "b"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and "one label for the runs it trains" in done.stderr
