@@ -203,6 +203,22 @@ def paper_table() -> str:
     return "\n".join(lines)
 
 
+def summary(report: dict) -> str:
+    """docs/results.md's rows: each grid cell's slices (mean ± sd over seeds), and
+    the paper's 8-layer row with the same sharing and positions beside (as printed)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in report["results"]:
+        groups.setdefault((r["layers"], r["sharing"], r["positions"]), []).append(r)
+    slices = list(TABLE_2_SLICES)
+    lines = ["| model | " + " | ".join(slices) + " | the paper (Table 3, 8 layers) |", "|---|" + "---|" * 4]
+    for (layers, sharing, positions), rows in groups.items():
+        cells = " | ".join(_spread([100 * r[s] for r in rows], "{:.1f}", " %") for s in slices)
+        paper = PAPER_TABLE_3[(8, "Yes" if sharing else "No", positions.title())]
+        model = f"end to end, {layers} layers, {positions}, {'shared' if sharing else 'no sharing'}"
+        lines.append(f"| {model} | {cells} | *{' / '.join(paper)}* |")
+    return "\n".join(lines)
+
+
 def table(report: dict) -> str:
     """The report as docs/benchmarks/alta.md shows it: a row per grid cell (layers,
     weight sharing, positions) in the order run, each slice's accuracy and the best

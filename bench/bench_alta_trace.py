@@ -202,6 +202,19 @@ def training_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def summary(report: dict) -> str:
+    """docs/results.md's rows: each program's trace-supervised model on Table 2's
+    slices, the steps it trained, and the paper's figures beside (as printed)."""
+    slices = list(TABLE_2_SLICES)
+    lines = ["| model | " + " | ".join(slices) + " | the paper (Table 2) |", "|---|" + "---|" * (len(slices) + 1)]
+    for r in report["results"]:
+        name, *paper = PAPER_TABLE_2[r["program"]]
+        cells = " | ".join(f"{100 * r['trained'][s][0]:.0f}%" for s in slices)
+        model = f"{name} (`{r['program']}`), from traces, {r['config']['steps']:,} steps"
+        lines.append(f"| {model} | {cells} | *{' / '.join(paper)}* |")
+    return "\n".join(lines)
+
+
 def _threads(n: int) -> str:
     return f"{n} thread" if n == 1 else f"{n} threads"
 

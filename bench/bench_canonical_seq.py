@@ -17,6 +17,7 @@ input, beam 3): the audit's metric on the originals and its alpha-covariance.
 
     python bench/bench_canonical_seq.py --out DIR [--num 2400] [--epochs 8] [--seeds 0 1 2]
                                         [--archs dualpart canonicalized canonicalized+dualpart]
+    python bench/bench_canonical_seq.py --out DIR --table [--report REPORT]
 """
 
 from __future__ import annotations
@@ -198,6 +199,16 @@ def table(results: dict) -> str:
     return "\n".join(lines)
 
 
+def reported(results: dict) -> dict:
+    """``results`` as a report: each task's arguments without the paths
+    of the machine it ran on (the output directory, the report)."""
+    private = ("out", "report", "table")
+    return {
+        k: ({a: v for a, v in value.items() if a not in private} if k.startswith("args_") else value)
+        for k, value in results.items()
+    }
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
@@ -214,9 +225,13 @@ def main() -> None:
     ap.add_argument("--variants", type=int, default=4)
     ap.add_argument("--tasks", nargs="*", default=["ltl", "copy"], help="ltl, copy (results add up in DIR)")
     ap.add_argument("--table", action="store_true", help="only print the table of DIR/results.json")
+    ap.add_argument("--report", type=Path, default=None, help="with --table: also write DIR/results.json here")
     args = ap.parse_args()
     if args.table:
-        print(table(json.loads((Path(args.out) / "results.json").read_text())))
+        results = json.loads((Path(args.out) / "results.json").read_text())
+        print(table(results))
+        if args.report:
+            args.report.write_text(json.dumps(reported(results), indent=1))
         return
     print(table(run(args)))
 
