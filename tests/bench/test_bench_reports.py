@@ -269,3 +269,22 @@ def test_copy_seeds_table_shows_each_seed_and_the_mean():
     assert "| **dualpart**, mean ± sd | 1.00 ± 0.71 | **80.0 ± 14.1 %** | | |" in text
     with pytest.raises(SystemExit):
         bench.merged([seed(0, 0.9, 0.5), {**seed(1, 0.7, 1.5), "sampler": "uniform"}])
+
+
+def test_alta_summaries_give_each_model_its_slices_beside_the_papers_row():
+    trace = bench_module("bench_alta_trace")
+    slices = {"Length ≤ 20": [1.0, 338], "Length > 20": [0.705, 1660], "Ones > 20": [0.494, 965]}
+    report = {"results": [{"program": "parity-sum-count", "config": {"steps": 100000}, "trained": slices}]}
+    row = trace.summary(report).splitlines()[2]
+    assert row == (
+        "| Sum + Modulo (`parity-sum-count`), from traces, 100,000 steps | 100% | 70% | 49% | *100% / 78% / 50%* |"
+    )
+    end = bench_module("bench_alta_end_to_end")
+    runs = [
+        {"layers": 2, "sharing": True, "positions": "absolute", "Length ≤ 20": a, "Length > 20": 0.5, "Ones > 20": 0.5}
+        for a in (0.9, 1.0)
+    ]
+    row = end.summary({"results": runs}).splitlines()[2]
+    assert row == (
+        "| end to end, 2 layers, absolute, shared | 95.0 ± 7.1 % | 50.0 ± 0.0 % | 50.0 ± 0.0 % | *100% / 50% / 52%* |"
+    )
