@@ -5,7 +5,9 @@ A table stands in a page of docs/benchmarks/ (or in docs/results.md) between
 the script that :data:`TABLES` names, over ``docs/benchmarks/reports/NAME.json``
 (the report that script wrote with ``--report``). ``<!-- table: NAME/VIEW -->``
 renders the same report through the script's function ``VIEW`` instead (the
-short tables of docs/results.md). ``python bench/tables.py`` rewrites every
+short tables of docs/results.md); ``<!-- table: NAME+NAME2+.../VIEW -->``
+gives ``VIEW`` the list of those reports (of one script), for a table that
+sets several studies side by side. ``python bench/tables.py`` rewrites every
 such table; tests/bench/test_tables.py fails when a page and its report
 disagree, so no number in a table drifts from its report.
 """
@@ -70,7 +72,7 @@ TABLES = {
 #: written and its table put in its page)
 PENDING = {"alta-trace-longer", "audit-throughput", "audit-figure2"}
 BLOCK = re.compile(
-    r"(?P<start><!-- table: (?P<name>[\w-]+)(?:/(?P<view>\w+))? -->\n)(?P<body>.*?)(?P<end><!-- /table -->)", re.S
+    r"(?P<start><!-- table: (?P<name>[\w+-]+)(?:/(?P<view>\w+))? -->\n)(?P<body>.*?)(?P<end><!-- /table -->)", re.S
 )
 
 
@@ -80,15 +82,27 @@ def pages() -> list[Path]:
 
 
 def render(name: str, view: str = "table") -> str:
-    """The table of report ``name``, from its script's ``table`` (or ``view``)."""
-    if name not in TABLES:
-        raise KeyError(f"no table named {name!r} (known: {', '.join(TABLES)})")
+    """The table of report ``name``, from its script's ``table`` (or ``view``);
+    for ``NAME+NAME2+...``, ``view`` of the list of those reports."""
+    names = name.split("+")
+    unknown = [n for n in names if n not in TABLES]
+    if unknown:
+        raise KeyError(f"no table named {unknown[0]!r} (known: {', '.join(TABLES)})")
+    scripts = {TABLES[n] for n in names}
+    if len(scripts) > 1:
+        raise KeyError(f"{name!r}: reports of several scripts ({', '.join(sorted(scripts))}) in one table")
     sys.path.insert(0, str(ROOT / "bench"))
     try:
-        module = importlib.import_module(TABLES[name])
+        module = importlib.import_module(scripts.pop())
     finally:
         sys.path.remove(str(ROOT / "bench"))
-    return getattr(module, view)(json.loads((REPORTS / f"{name}.json").read_text()))
+    reports = [json.loads((REPORTS / f"{n}.json").read_text()) for n in names]
+    return getattr(module, view)(reports if len(names) > 1 else reports[0])
+
+
+def shown(page: str) -> set[str]:
+    """The report names whose tables stand in ``page``."""
+    return {n for m in BLOCK.finditer(page) for n in m.group("name").split("+")}
 
 
 def refreshed(page: str) -> str:

@@ -19,7 +19,7 @@ def test_every_table_of_a_methods_page_is_made_from_its_report(page):
 
 
 def test_every_named_report_has_a_table_in_some_page():
-    shown = {m.group("name") for page in tables.pages() for m in tables.BLOCK.finditer(page.read_text())}
+    shown = set().union(*(tables.shown(page.read_text()) for page in tables.pages()))
     assert shown == set(tables.TABLES) - tables.PENDING
 
 
@@ -51,3 +51,17 @@ def test_a_view_renders_the_same_report_through_another_function(monkeypatch):
         "a\n<!-- table: audit-repeats/summary -->\nshort\n<!-- /table -->\n<!-- table: audit-repeats -->\nfull\n"
         "<!-- /table -->\n"
     )
+
+
+def test_a_block_of_several_reports_gives_its_view_the_list(monkeypatch, tmp_path):
+    fake = type("Script", (), {"summary": staticmethod(lambda reports: f"{len(reports)} reports: {reports[1]['x']}")})
+    monkeypatch.setattr(tables.importlib, "import_module", lambda name: fake)
+    monkeypatch.setattr(tables, "TABLES", {"a": "fake", "b": "fake", "c": "other"})
+    monkeypatch.setattr(tables, "REPORTS", tmp_path)
+    for name in "abc":
+        (tmp_path / f"{name}.json").write_text(json.dumps({"x": name}))
+    page = "<!-- table: a+b/summary -->\n<!-- /table -->\n"
+    assert tables.shown(page) == {"a", "b"}
+    assert tables.refreshed(page) == "<!-- table: a+b/summary -->\n2 reports: b\n<!-- /table -->\n"
+    with pytest.raises(KeyError, match="several scripts"):
+        tables.render("a+c", "summary")
