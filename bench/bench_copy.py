@@ -186,6 +186,42 @@ def seeds_table(report: dict) -> str:
     return "\n".join(lines)
 
 
+#: the buckets of distinct symbols docs/results.md shows
+BUCKETS = ("1-5", "6-10", "11-15", "16-20", "21-25", "26-30")
+
+
+def summary(reports: list[dict]) -> str:
+    """docs/results.md's table: a row per architecture of each report (mean ±
+    sd over the seeds of a merged one), mean edit distance by distinct
+    symbols and the share copied exactly; then `vanilla` (it refuses every
+    test string: tests/tasks/test_copy_task.py) and the paper, quoted."""
+    lines = [
+        "| model | " + " | ".join(b.replace("-", "–") for b in BUCKETS) + " | copied exactly |",
+        "|---|" + "---|" * (len(BUCKETS) + 1),
+    ]
+    for report in reports:
+        seeds = report.get("seeds", [report])
+        for arch in seeds[0]["results"]:
+            xs = [r["results"][arch] for r in seeds]
+            budget = f"{report['epochs']} epochs"
+            if report.get("patience"):
+                budget = f"to a patience of {report['patience']}"
+            runs = f"{len(xs)} seeds" if len(xs) > 1 else f"seed {seeds[0]['seed']}"
+            if len(xs) > 1:
+                cells = [mean_sd([x["by_symbols"][b][0] for x in xs]) for b in BUCKETS]
+                exact = mean_sd([100 * x["exact"] for x in xs], "{:.1f}", " %")
+            else:
+                cells = [f"{xs[0]['by_symbols'][b][0]:.2f}" for b in BUCKETS]
+                exact = f"{100 * xs[0]['exact']:.1f} %"
+            model = f"`{arch}`, {report['sampler']} training strings, {budget}, {runs}"
+            lines.append(f"| {model} | " + " | ".join(cells) + f" | {exact} |")
+    lines.append("| `vanilla` | every test string refused |" + " |" * len(BUCKETS))
+    lines.append(
+        "| *paper (section 5.1.1)* | *0.0 for 20 of 27 dual-part models, up to 30 symbols* |" + " |" * len(BUCKETS)
+    )
+    return "\n".join(lines)
+
+
 def table(report: dict) -> str:
     """The report's table: mean edit distance by distinct symbols (buckets
     of 5), the share copied exactly, then each architecture's table by

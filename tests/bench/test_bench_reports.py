@@ -288,3 +288,26 @@ def test_alta_summaries_give_each_model_its_slices_beside_the_papers_row():
     assert row == (
         "| end to end, 2 layers, absolute, shared | 95.0 ± 7.1 % | 50.0 ± 0.0 % | 50.0 ± 0.0 % | *100% / 50% / 52%* |"
     )
+
+
+def test_copy_summary_sets_seeds_and_single_runs_side_by_side():
+    bench = bench_module("bench_copy")
+
+    def run(seed, exact):
+        by = {b: [float(seed), 10] for b in bench.BUCKETS}
+        return {"seed": seed, "results": {"dualpart": {"by_symbols": by, "exact": exact}}}
+
+    settings = {"train": 100, "epochs": 60, "patience": 6, "sampler": "distinct"}
+    merged = {**settings, "seeds": [run(0, 0.9), run(2, 0.7)]}
+    single = {**settings, "patience": None, "epochs": 30, "sampler": "uniform", **run(0, 0.5)}
+    rows = bench.summary([merged, single]).splitlines()
+    assert rows[2] == (
+        "| `dualpart`, distinct training strings, to a patience of 6, 2 seeds | "
+        + " | ".join(["1.00 ± 1.41"] * 6)
+        + " | 80.0 ± 14.1 % |"
+    )
+    assert (
+        rows[3]
+        == "| `dualpart`, uniform training strings, 30 epochs, seed 0 | " + " | ".join(["0.00"] * 6) + " | 50.0 % |"
+    )
+    assert rows[4].startswith("| `vanilla` | every test string refused |")
