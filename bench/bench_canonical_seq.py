@@ -174,8 +174,8 @@ def table(results: dict) -> str:
         wide = [r[f"aps{k}"]["alpha"] for r in rows for k in OOD]
         viol = [r["test"]["violation_rate"] for r in rows] + [r[f"aps{k}"]["violation_rate"] for r in rows for k in OOD]
         lines.append(
-            f"| {arch} | {_ms([r['test']['metric'] for r in rows])} | "
-            + " | ".join(_ms([r[f'aps{k}']['metric'] for r in rows]) for k in OOD)
+            f"| {arch} | {_ms([r['test']['metric'] for r in rows])} % | "
+            + " | ".join(_ms([r[f'aps{k}']['metric'] for r in rows]) + " %" for k in OOD)
             + f" | {min(alphas):.3f}–{max(alphas):.3f} / {min(wide):.3f}–{max(wide):.3f}"
             + f" | {max(viol):.3f} max | {statistics.mean(r['seconds'] for r in rows) / 60:.1f} min |"
         )

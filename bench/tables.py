@@ -33,6 +33,7 @@ TABLES = {
     "copy-distinct": "bench_copy",
     "copy-uniform": "bench_copy",
     "copy-distinct-patience": "bench_copy",
+    "canonical-seq": "bench_canonical_seq",
     "scaling-depth": "bench_scaling_symmetry",
     "scaling-width": "bench_scaling_symmetry",
     "scaling-python": "bench_scaling_symmetry",
