@@ -4,7 +4,7 @@ vanilla's best validation MAPE.
 
     python bench/bench_train_tables.py --data DIR --out OUTDIR [--train-limit 30000] [--epochs 10]
                                        [--size tiny] [--archs vanilla renamer …] [--threads 1]
-    python bench/bench_train_tables.py --data DIR --out OUTDIR --report   # the tables, from what is done
+    python bench/bench_train_tables.py --data DIR --out OUTDIR --report-only [--report REPORT]   # what is done
 
 DIR is what ``invar data bhive`` wrote. Each architecture is trained with
 ``invar.train`` on the first ``--train-limit`` programs of the training split
@@ -155,53 +155,71 @@ def reorders(args) -> dict:
     return record
 
 
-def report(args) -> None:
-    out = Path(args.out)
+#: the validation MAPE every architecture crosses within 8 epochs here (the table's threshold column)
+THRESHOLD = 15.0
+
+
+def findings(out: Path) -> dict:
+    """The report of what is done in ``out``: each trained architecture's
+    result (in :func:`architectures` order) and the reorderings' record."""
     rows = {a: json.loads((out / f"{a}.json").read_text()) for a in architectures() if (out / f"{a}.json").exists()}
-    print(f"machine: {machine()}; torch {torch.__version__}")
+    reorder_path = out / "reorders.json"
+    reorders = json.loads(reorder_path.read_text()) if reorder_path.exists() else None
+    return {"machine": machine(), "torch": torch.__version__, "rows": rows, "reorders": reorders}
+
+
+def _first(history: list[float], bound: float, epochs: int) -> str:
+    """The first epoch whose validation MAPE is at most ``bound``."""
+    hits = [i + 1 for i, m in enumerate(history) if m <= bound]
+    return str(hits[0]) if hits else f"not in {epochs}"
+
+
+def table(report: dict) -> str:
+    """The tables of a report: test MAPE (original, renamed) beside the
+    paper's Tiny rows, the epochs to vanilla's best and to
+    :data:`THRESHOLD` validation MAPE; validation MAPE by epoch; what
+    renamings and reorderings do to llvm-mca's labels."""
+    rows = report["rows"]
     if not rows:
-        print("nothing trained yet")
-        return
+        return "nothing trained yet"
     any_row = next(iter(rows.values()))
-    print(
-        f"{any_row['size']}, {any_row['train_programs']} training programs, {any_row['valid_programs']} validation, "
-        f"{any_row['test_programs']} test, {any_row['epochs']} epochs"
-    )
     vanilla_best = min(rows["vanilla"]["valid_history"]) if "vanilla" in rows else None
-    print(
+    lines = [
         "| architecture | test MAPE | renamed test MAPE | paper (Tiny) | best epoch | epochs to vanilla's best valid "
-        "| train time |"
-    )
-    print("|---|---|---|---|---|---|---|")
+        f"| epochs to {THRESHOLD:g} % valid | train time |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for arch, r in rows.items():
         paper = PAPER.get(arch)
-        reach = "–"
-        if vanilla_best is not None:
-            hits = [i + 1 for i, m in enumerate(r["valid_history"]) if m <= vanilla_best]
-            reach = str(hits[0]) if hits else f"not in {r['epochs']}"
-        print(
+        reach = "–" if vanilla_best is None else _first(r["valid_history"], vanilla_best, r["epochs"])
+        lines.append(
             f"| {arch} | {r['test_MAPE']:.2f}% | {r['test_MAPE_renamed']:.2f}% | "
             f"{f'{paper[0]:.2f}% / {paper[1]:.2f}%' if paper else '–'} | {r['best_epoch']} | {reach} | "
-            f"{r['train_seconds'] / 60:.0f} min |"
+            f"{_first(r['valid_history'], THRESHOLD, r['epochs'])} | {r['train_seconds'] / 60:.0f} min |"
         )
     epochs = max(len(r["valid_history"]) for r in rows.values())
-    print()
-    print("| validation MAPE by epoch | " + " | ".join(str(e + 1) for e in range(epochs)) + " |")
-    print("|---|" + "---|" * epochs)
-    for arch, r in rows.items():
-        print(f"| {arch} | " + " | ".join(f"{m:.1f}" for m in r["valid_history"]) + " |")
-    print()
-    moved = sum(r["renamings_changing_cycles"] for r in rows.values())
-    print(f"renamed test blocks whose llvm-mca cycles differ from the original's: {moved // max(1, len(rows))}")
-    reorder_path = out / "reorders.json"
-    if reorder_path.exists():
-        r = json.loads(reorder_path.read_text())
-        print(
-            f"reorderings: {r['blocks_changed']} of {r['blocks_with_orders']} test blocks with more than one order "
-            f"change llvm-mca's cycles under a sampled order (median change {100 * r['median_change']:.1f}%, "
-            f"max {100 * r['max_change']:.1f}%); a permutation-invariant model's MAPE on those blocks is at least "
-            f"{r['invariant_floor_MAPE_on_them']:.2f}%"
+    lines += [
+        "",
+        "| validation MAPE by epoch | " + " | ".join(str(e + 1) for e in range(epochs)) + " |",
+        "|---|" + "---|" * epochs,
+    ]
+    lines += [f"| {arch} | " + " | ".join(f"{m:.1f}" for m in r["valid_history"]) + " |" for arch, r in rows.items()]
+    moved = sum(r["renamings_changing_cycles"] for r in rows.values()) // len(rows)
+    lines += [
+        "",
+        f"`{any_row['size']}`, {any_row['train_programs']:,} training programs, {any_row['valid_programs']:,} "
+        f"validation, {any_row['test_programs']:,} test, {any_row['epochs']} epochs; {report['machine']}, torch "
+        f"{report['torch']}. Renamed test blocks whose llvm-mca cycles differ from the original's: {moved}.",
+    ]
+    r = report["reorders"]
+    if r:
+        lines[-1] += (
+            f" Reorderings: {r['blocks_changed']:,} of {r['blocks_with_orders']:,} test blocks with more than one "
+            f"order change llvm-mca's cycles under a sampled order (median change {100 * r['median_change']:.1f} %, "
+            f"max {100 * r['max_change']:.1f} %); a permutation-invariant model's MAPE on those blocks is at least "
+            f"{r['invariant_floor_MAPE_on_them']:.2f} %."
         )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -216,11 +234,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--archs", nargs="*", default=architectures())
     ap.add_argument("--reorders", action="store_true")
-    ap.add_argument("--report", action="store_true")
+    ap.add_argument("--report-only", action="store_true", help="print the tables of what OUT holds; train nothing")
+    ap.add_argument("--report", type=Path, default=None, help="also write the tables' report to this JSON file")
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    if args.report:
-        report(args)
+    if args.report_only:
+        finish(args)
         return
     torch.set_num_threads(args.threads)
     if args.reorders:
@@ -229,7 +248,15 @@ def main() -> None:
         test = test_blocks(Path(args.data))
         for arch in args.archs:
             print(json.dumps(run_arch(arch, args, test)), flush=True)
-    report(args)
+    finish(args)
+
+
+def finish(args) -> None:
+    """Print the tables of what ``--out`` holds; write their report to ``--report``."""
+    report = findings(Path(args.out))
+    print(table(report))
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

@@ -311,3 +311,21 @@ def test_copy_summary_sets_seeds_and_single_runs_side_by_side():
         == "| `dualpart`, uniform training strings, 30 epochs, seed 0 | " + " | ".join(["0.00"] * 6) + " | 50.0 % |"
     )
     assert rows[4].startswith("| `vanilla` | every test string refused |")
+
+
+def test_train_tables_show_each_architecture_beside_the_paper_and_its_epochs():
+    bench = bench_module("bench_train_tables")
+
+    def row(history, test, renamed):
+        sizes = {"size": "tiny", "train_programs": 1000, "valid_programs": 100, "test_programs": 100, "epochs": 3}
+        result = {"valid_history": history, "best_epoch": history.index(min(history)) + 1, "train_seconds": 600}
+        return {**sizes, **result, "test_MAPE": test, "test_MAPE_renamed": renamed, "renamings_changing_cycles": 1}
+
+    rows = {"vanilla": row([20.0, 14.0, 13.0], 13.0, 14.0), "renamer": row([18.0, 16.0, 15.5], 15.0, 15.0)}
+    reorders = {"blocks_changed": 3, "blocks_with_orders": 12, "median_change": 0.004, "max_change": 0.5}
+    report = {"machine": "M", "torch": "T", "rows": rows, "reorders": {**reorders, "invariant_floor_MAPE_on_them": 0.1}}
+    text = bench.table(report)
+    assert "| vanilla | 13.00% | 14.00% | 3.30% / 5.26% | 3 | 3 | 2 | 10 min |" in text
+    assert "| renamer | 15.00% | 15.00% | 2.39% / 2.39% | 3 | not in 3 | not in 3 | 10 min |" in text
+    assert "| renamer | 18.0 | 16.0 | 15.5 |" in text
+    assert "cycles differ from the original's: 1. Reorderings: 3 of 12 test blocks" in text
