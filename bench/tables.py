@@ -32,6 +32,7 @@ TABLES = {
     "ltl-sqrtd": "bench_ltl_train",
     "copy-distinct": "bench_copy",
     "copy-uniform": "bench_copy",
+    "copy-lexinvariant": "bench_copy",
     "copy-distinct-patience": "bench_copy",
     "canonical-seq": "bench_canonical_seq",
     "scaling-depth": "bench_scaling_symmetry",
