@@ -421,11 +421,14 @@ def ablation(report: dict) -> str:
         changed = rs[0].get("changes", {})
         said = ", ".join(f"`{k}={v}`" for k, v in changed.items()) or "none"
         general = [statistics.mean(v for v in r["general_correct"].values() if v is not None) for r in rs]
+
+        def cell(xs: list[float], fmt: str = "{:.1f}", unit: str = " %") -> str:
+            return mean_sd(xs, fmt, unit) if len(xs) > 1 else fmt.format(xs[0]) + unit
+
         rows.append(
-            f"| {name} | {said} | {len(rs)} | {_mean_sd([r['correct'] for r in rs])} "
-            f"| {_mean_sd([r['exact'] for r in rs])} "
-            f"| {_mean_sd([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | {_mean_sd(general)} "
-            f"| {mean_sd([r['best_epoch'] for r in rs], '{:.0f}')} | {statistics.mean(r['minutes'] for r in rs):.1f} |"
+            f"| {name} | {said} | {len(rs)} | {cell([r['correct'] for r in rs])} | {cell([r['exact'] for r in rs])} "
+            f"| {cell([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | {cell(general)} "
+            f"| {cell([r['best_epoch'] for r in rs], '{:.0f}', '')} | {statistics.mean(r['minutes'] for r in rs):.1f} |"
         )
     return "\n".join(rows)
 
