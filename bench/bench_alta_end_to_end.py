@@ -41,7 +41,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common import closed, finish, load_line, so_far, mean_sd, opened
+from common import closed, finish, load_line, opened, so_far, spread
 
 from invar.alta.trace import TABLE_2_SLICES, balanced_bits
 
@@ -187,11 +187,6 @@ def run_one(layers: int, sharing: bool, positions: str, seed: int, data: dict, a
     }
 
 
-def _spread(xs: list[float], fmt: str, unit: str = "") -> str:
-    """One value as it is; several as mean ± sd."""
-    return fmt.format(xs[0]) + unit if len(xs) == 1 else mean_sd(xs, fmt, unit)
-
-
 def paper_table() -> str:
     """The paper's Table 3 as printed, every row (docs/benchmarks/alta.md quotes it)."""
     lines = [
@@ -212,7 +207,7 @@ def summary(report: dict) -> str:
     slices = list(TABLE_2_SLICES)
     lines = ["| model | " + " | ".join(slices) + " | the paper (Table 3, 8 layers) |", "|---|" + "---|" * 4]
     for (layers, sharing, positions), rows in groups.items():
-        cells = " | ".join(_spread([100 * r[s] for r in rows], "{:.1f}", " %") for s in slices)
+        cells = " | ".join(spread([100 * r[s] for r in rows], "{:.1f}", " %") for s in slices)
         paper = PAPER_TABLE_3[(8, "Yes" if sharing else "No", positions.title())]
         model = f"end to end, {layers} layers, {positions}, {'shared' if sharing else 'no sharing'}"
         lines.append(f"| {model} | {cells} | *{' / '.join(paper)}* |")
@@ -235,9 +230,9 @@ def table(report: dict) -> str:
         "|---|---|---|" + "---|" * (len(slices) + 2),
     ]
     for (layers, sharing, positions), rows in groups.items():
-        cells = " | ".join(_spread([100 * r[s] for r in rows], "{:.1f}", " %") for s in slices)
-        best = _spread([r["best_step"] for r in rows], "{:,.0f}")
-        minutes = _spread([r["seconds"] / 60 for r in rows], "{:.1f}")
+        cells = " | ".join(spread([100 * r[s] for r in rows], "{:.1f}", " %") for s in slices)
+        best = spread([r["best_step"] for r in rows], "{:,.0f}")
+        minutes = spread([r["seconds"] / 60 for r in rows], "{:.1f}")
         lines.append(f"| {layers} | {'yes' if sharing else 'no'} | {positions} | {cells} | {best} | {minutes} |")
     seeds = sorted({r["seed"] for r in report["results"]})
     capped = sum(r["best_step"] == args["steps"] for r in report["results"])

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 import torch
-from common import machine, mean_sd
+from common import machine, mean_sd, spread
 
 import invar
 from invar.errors import ModelError
@@ -207,12 +207,8 @@ def summary(reports: list[dict]) -> str:
             if report.get("patience"):
                 budget = f"to a patience of {report['patience']}"
             runs = f"{len(xs)} seeds" if len(xs) > 1 else f"seed {seeds[0]['seed']}"
-            if len(xs) > 1:
-                cells = [mean_sd([x["by_symbols"][b][0] for x in xs]) for b in BUCKETS]
-                exact = mean_sd([100 * x["exact"] for x in xs], "{:.1f}", " %")
-            else:
-                cells = [f"{xs[0]['by_symbols'][b][0]:.2f}" for b in BUCKETS]
-                exact = f"{100 * xs[0]['exact']:.1f} %"
+            cells = [spread([x["by_symbols"][b][0] for x in xs]) for b in BUCKETS]
+            exact = spread([100 * x["exact"] for x in xs], "{:.1f}", " %")
             model = f"`{arch}`, {report['sampler']} training strings, {budget}, {runs}"
             lines.append(f"| {model} | " + " | ".join(cells) + f" | {exact} |")
     lines.append("| `vanilla` | every test string refused |" + " |" * len(BUCKETS))

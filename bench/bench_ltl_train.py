@@ -51,7 +51,7 @@ import time
 from pathlib import Path
 
 import torch
-from common import machine, mean_sd
+from common import machine, mean_sd, spread
 
 import invar
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
@@ -421,14 +421,11 @@ def ablation(report: dict) -> str:
         changed = rs[0].get("changes", {})
         said = ", ".join(f"`{k}={v}`" for k, v in changed.items()) or "none"
         general = [statistics.mean(v for v in r["general_correct"].values() if v is not None) for r in rs]
-
-        def cell(xs: list[float], fmt: str = "{:.1f}", unit: str = " %") -> str:
-            return mean_sd(xs, fmt, unit) if len(xs) > 1 else fmt.format(xs[0]) + unit
-
+        pct = [spread(xs, "{:.1f}", " %") for xs in ([r["correct"] for r in rs], [r["exact"] for r in rs])]
+        alpha = spread([100 * r["alpha_covariance_by_aps"]["2"] for r in rs], "{:.1f}", " %")
         rows.append(
-            f"| {name} | {said} | {len(rs)} | {cell([r['correct'] for r in rs])} | {cell([r['exact'] for r in rs])} "
-            f"| {cell([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | {cell(general)} "
-            f"| {cell([r['best_epoch'] for r in rs], '{:.0f}', '')} | {statistics.mean(r['minutes'] for r in rs):.1f} |"
+            f"| {name} | {said} | {len(rs)} | {pct[0]} | {pct[1]} | {alpha} | {spread(general, '{:.1f}', ' %')} "
+            f"| {spread([r['best_epoch'] for r in rs], '{:.0f}')} | {statistics.mean(r['minutes'] for r in rs):.1f} |"
         )
     return "\n".join(rows)
 

@@ -108,6 +108,11 @@ def mean_sd(xs: list[float], fmt: str = "{:.2f}", unit: str = "") -> str:
     return f"{fmt.format(statistics.mean(xs))} ± {fmt.format(sd)}{unit}"
 
 
+def spread(xs: list[float], fmt: str = "{:.2f}", unit: str = "") -> str:
+    """One value as it is; several as :func:`mean_sd`."""
+    return fmt.format(xs[0]) + unit if len(xs) == 1 else mean_sd(xs, fmt, unit)
+
+
 def seed_group(name: str) -> str:
     """A run's name without its ``-sK`` seed suffix: the runs of one model over seeds share it."""
     return re.sub(r"-s\d+$", "", name)
