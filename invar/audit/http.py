@@ -22,7 +22,9 @@ Nothing is lost to the endpoint's weather:
   included; past it, the input's error says so.
 
 Usable replies are kept in a :class:`~.replies.ReplyCache` when one is given,
-so a re-run with the same settings sends nothing.
+so a re-run with the same settings sends nothing; and an input whose request
+is already in flight waits for that reply rather than sending it again, so
+what a run sends does not depend on how its threads were scheduled.
 """
 
 from __future__ import annotations
@@ -198,6 +200,9 @@ class HttpAdapter(Adapter):
         #: seconds before the first retry; doubled at each next one (at most 8 s)
         self.backoff = backoff
         self._limiter = _Limiter(self.concurrency)
+        #: keys being asked now, each with the event set when its asking ends
+        self._asking: dict[str, threading.Event] = {}
+        self._asking_lock = threading.Lock()
         self._counts = dict.fromkeys(COUNTERS, 0)
         self._counts["waited"] = 0.0
         self._counting = threading.Lock()
@@ -280,16 +285,31 @@ class HttpAdapter(Adapter):
         return hashlib.sha256(what.encode()).hexdigest()
 
     def _answer(self, body: bytes, key: str, progress: _Progress):
-        if self.cache is not None:
+        if self.cache is None:
+            data = self._ask(body, key, progress)
+            return data if isinstance(data, Failure) else self._read(data, progress.fate())
+        while True:  # an input asked while the same request is in flight waits for its reply
             stored = self.cache.get(key)
             if stored is not None:
                 return self._read(stored, Fate(tries=0, rate_limited=0, waited=0.0, cached=True))
-        data = self._ask(body, key, progress)
-        if isinstance(data, Failure):
-            return data
-        if self.cache is not None and _usable(data):
-            self.cache.put(key, data)
-        return self._read(data, progress.fate())
+            with self._asking_lock:
+                other = self._asking.get(key)
+                if other is None:
+                    done = self._asking[key] = threading.Event()
+                    break
+            while not other.wait(0.1):
+                if progress.stop.is_set():
+                    return Failure("stopped while the same request was in flight", progress.fate())
+            # asked: the reply is in the cache now, unless it was a failure or unusable (then ask in turn)
+        try:
+            data = self._ask(body, key, progress)
+            if not isinstance(data, Failure) and _usable(data):
+                self.cache.put(key, data)
+        finally:
+            with self._asking_lock:
+                del self._asking[key]
+            done.set()
+        return data if isinstance(data, Failure) else self._read(data, progress.fate())
 
     def _ask(self, body: bytes, key: str, p: _Progress):
         """The endpoint's reply to ``body`` (JSON), tried again while another

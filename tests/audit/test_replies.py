@@ -262,3 +262,35 @@ def test_two_adapters_in_two_threads_share_one_cache_file(tmp_path):
     assert 40 <= sent <= 50 and sorted(_keys(tmp_path)) == sorted(set(_keys(tmp_path))) and len(_keys(tmp_path)) == 40
     assert [o.value for o in results["a"][0] + results["b"][0]] == list(range(25)) + list(range(15, 40))
     assert [o.value for o in again] == list(range(40)) and {o.fate for o in again} == {CACHED}
+
+
+def test_the_same_request_in_flight_is_sent_once(tmp_path):
+    """Inputs asked at once with one request wait for its reply: what a run
+    sends does not depend on which thread got there first."""
+
+    def slow(request, n):
+        # held until every other input has had its turn to send (a missing
+        # wait sends them before this reply is written)
+        threading.Event().wait(0.5)
+        return answer(request, n)
+
+    with served(slow) as (url, script):
+        out, counts = run(url, tmp_path, texts=[TEXTS[0]] * 6 + [TEXTS[1]] * 2)
+        assert script.sent == 2
+    assert [o.value for o in out] == [1] * 6 + [2] * 2
+    assert (counts["sent"], counts["from_cache"], counts["inputs"]) == (2, 6, 8)
+
+
+def test_a_failed_request_in_flight_is_asked_again_by_the_inputs_that_waited(tmp_path):
+    def refuse_first(request, n):
+        threading.Event().wait(0.3)
+        if n == 1:
+            return Response(400, b'{"error": {"message": "no"}}', {"Content-Type": "application/json"})
+        return answer(request, n)
+
+    with served(refuse_first) as (url, script):
+        out, counts = run(url, tmp_path, texts=[TEXTS[0]] * 3, concurrency=3)
+        assert script.sent == 2
+    assert [type(o).__name__ for o in out].count("Failure") == 1
+    assert sorted(o.value for o in out if isinstance(o, Reply)) == [1, 1]
+    assert (counts["sent"], counts["from_cache"], counts["failed"]) == (2, 1, 1)
