@@ -356,7 +356,7 @@ def _control_input(adapter: Adapter, control):
     return (enc, enc) if getattr(adapter, "pairs", False) else enc
 
 
-def _value(o: Any, discrete: bool) -> tuple[Any, dict | None]:
+def _value(o: Any, discrete: bool, check: Callable[[Any], Any] | None = None) -> tuple[Any, dict | None]:
     """A model's output as a prediction, or a Failure (NaN, not a number, not
     a JSON value …): whatever the model returned, never an exception; and
     what a text model said beside it (a :class:`~.models.Reply`'s
@@ -366,10 +366,10 @@ def _value(o: Any, discrete: bool) -> tuple[Any, dict | None]:
         meta = {"candidates": getattr(o, "candidates", 1), "segment": getattr(o, "segment", None), "fate": o.fate}
         if not isinstance(o, Failure):
             o = o.value
-    return _prediction(o, discrete), meta
+    return _prediction(o, discrete, check), meta
 
 
-def _prediction(o: Any, discrete: bool):
+def _prediction(o: Any, discrete: bool, check: Callable[[Any], Any] | None = None):
     if isinstance(o, Failure):
         return o
     if isinstance(o, InvarError):  # a checkpoint's error for this input alone (nn/canonical.py: Unmapped)
@@ -382,7 +382,12 @@ def _prediction(o: Any, discrete: bool):
                 return Failure("returned None")
             # the prediction is written in the report: it must be JSON, and finite
             json.dumps(o, allow_nan=False)
-            return o
+            if check is None:
+                return o
+            try:
+                return check(o)
+            except ValueError as err:
+                return Failure(f"returned {_shown_value(o)}, not one of the task's answers ({err})")
         if isinstance(o, bool) or not isinstance(o, (int, float)):
             o = float(o)
         o = float(o)
@@ -409,7 +414,7 @@ def _what(s: _State, j: int) -> str:
     return "original" if j == 0 else f"variant {j}" if j <= len(s.variants) else f"control {j - len(s.variants)}"
 
 
-def _predict_all(states: list[_State], adapter: Adapter, settings: Settings, discrete: bool) -> None:
+def _predict_all(states: list[_State], adapter: Adapter, settings: Settings, task) -> None:
     """Every input's answer, ``settings.repeats`` times; a model that runs in
     this process from a checkpoint is deterministic, so its one answer
     stands for every repeat. A failed control is dropped (its answer None);
@@ -424,7 +429,7 @@ def _predict_all(states: list[_State], adapter: Adapter, settings: Settings, dis
             part = jobs[lo : lo + SLICE]
             outs = adapter.predict([s.input(j) for s, j in part], settings.batch_size, repeat=r)
             for (s, j), o in zip(part, outs):
-                v, s.meta[r][j] = _value(o, discrete)
+                v, s.meta[r][j] = _value(o, task.discrete, task.prediction)
                 if not isinstance(v, Failure):
                     s.answers[r][j] = v
                 elif j <= len(s.variants):
@@ -453,7 +458,7 @@ def run_chunk(examples: Sequence[AuditExample], adapter: Adapter, task, settings
     if settings.controls:
         ready = [s for s in states if s.error is None]
         _keep_controls(ready, [_draw_controls(s, task, settings) for s in ready], adapter, task, settings)
-    _predict_all(states, adapter, settings, task.discrete)
+    _predict_all(states, adapter, settings, task)
     if settings.oracle:
         _oracle_all(states, task.oracle, settings)
     return [record(s, task, settings) for s in states]

@@ -91,6 +91,11 @@ class Task:
     #: reply cut at the token limit; any other callable is taken there as the
     #: parser of the segment (the part of the reply that holds the answer)
     answer: Callable[[str], Any] = str.strip
+    #: a model's prediction as Python returns it (a callable's, a checkpoint's,
+    #: a read answer) -> the form ``metric`` compares; a ValueError when it is
+    #: none of the task's predictions (that example's error: ``bugs`` reads
+    #: 0.7 as no verdict, not as 0). None: any JSON value (numbers: any finite one)
+    prediction: Callable[[Any], Any] | None = None
     #: program texts -> their labels as the task defines them (``bhive``:
     #: llvm-mca's cycles), one ``(label, "")`` or ``(None, reason)`` each; None
     #: when the task has no oracle. ``audit --oracle`` measures the label's own

@@ -500,6 +500,19 @@ def label(text: str) -> int:
     raise ValueError(f"{text.strip()!r} is not 0 or 1")
 
 
+def prediction(value) -> int:
+    """A model's verdict as Python returns it -> 0 or 1: a bool, 0 or 1 (as an
+    int or a float), or a word :func:`label` reads; a ValueError for any other
+    value (a probability of 0.7 is no verdict, and no 0)."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return int(value)
+    if isinstance(value, str):
+        return label(value)
+    raise ValueError("a verdict is 0 or 1")
+
+
 # ---------------------------------------------------------- reading answers
 #: words that give a verdict anywhere in an answer; a negation before one
 #: (``not buggy``, ``no bug``, ``doesn't have any bugs``) flips it
@@ -643,6 +656,7 @@ TASK = Task(
     discrete=True,
     label=label,
     answer=answer,
+    prediction=prediction,
     lang=PYTHON.name,
     prepare=prepare,
     undo=lambda prediction, back: prediction,  # a label names nothing of the input

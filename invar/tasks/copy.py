@@ -330,6 +330,14 @@ def _not_a_loss(*_args, **_kwargs):
     raise TypeError("the copy task's loss is the network's own (Seq2Seq.loss)")
 
 
+def prediction(value) -> str:
+    """A model's copy as Python returns it: text, as it is; a ValueError
+    for any other value (the edit distance would read it as the empty string)."""
+    if isinstance(value, str):
+        return value
+    raise ValueError("a copy is text")
+
+
 TASK = Task(
     name="copy",
     head="generate",
@@ -345,6 +353,7 @@ TASK = Task(
     discrete=True,
     label=str.strip,
     answer=answer,
+    prediction=prediction,
     lang=LANG,
     pool=POOL,
     pool_view="sym",

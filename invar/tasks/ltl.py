@@ -331,6 +331,14 @@ def _not_a_loss(*_args, **_kwargs):
     raise TypeError("the ltl task's loss is the network's own (Seq2Seq.loss)")
 
 
+def prediction(value) -> str:
+    """A model's trace as Python returns it: text, as it is; a ValueError
+    for any other value (the checker would count it as a wrong trace)."""
+    if isinstance(value, str):
+        return value
+    raise ValueError("a trace is text")
+
+
 TASK = Task(
     name="ltl",
     head="generate",
@@ -346,6 +354,7 @@ TASK = Task(
     discrete=True,
     label=lambda text: json.loads(text),
     answer=answer,
+    prediction=prediction,
     lang=LTL.name,
     pool=POOL,
     pool_view="ap",

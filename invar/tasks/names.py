@@ -490,6 +490,17 @@ def _subtokens_of(x) -> list[str]:
     return [str(s) for s in x]
 
 
+def prediction(value) -> tuple:
+    """A model's name as Python returns it -> its subtokens: a name or words
+    as text (``"getName"`` -> ``("get", "name")``, as labels are read), or a
+    list of subtokens as they are; a ValueError for any other value."""
+    if isinstance(value, str):
+        return tuple(s for w in value.split() for s in subtokens(w))
+    if isinstance(value, (list, tuple)) and all(isinstance(w, str) for w in value):
+        return tuple(value)
+    raise ValueError("a name is text or a list of subtokens")
+
+
 def precision(predictions, labels) -> float:
     tp, fp, _ = counts(predictions, labels)
     return float("nan") if not len(labels) else 100.0 * tp / (tp + fp) if tp + fp else 0.0
@@ -600,6 +611,7 @@ TASK = Task(
     discrete=True,
     label=label,
     answer=answer,
+    prediction=prediction,
     lang=PYTHON.name,
     prepare=prepare,
     undo=lambda prediction, back: prediction,  # a name's subtokens name nothing of the input

@@ -250,3 +250,20 @@ def test_timeout_from_the_command_line_applies_to_callables(invoke, tmp_path):
     assert (report["errors"], report["audited"]) == (1, 2)
     assert report["failed"][0]["error"] == "original: timed out: no answer in 3 s"
     assert "blocks.s:3:1: error: the model failed on this example: original: timed out" in result.stderr
+
+
+#: Python functions for the bugs task (the callables below answer by their text)
+FUNCTIONS = ["def f(a, b):\n    return a < b\n", "def g(x):\n    y = x + 1\n    return y\n"]
+
+
+def verdicts(texts):
+    return [0.7 if "<" in t else 1 for t in texts]
+
+
+def test_an_answer_outside_the_tasks_answers_is_that_examples_error():
+    """bugs reads 0 or 1: a probability of 0.7 is refused, not read as 0."""
+    result = audit(verdicts, FUNCTIONS, task="bugs", variants=2)
+    assert {f["index"]: f["error"] for f in result.failed} == {
+        0: "original: returned 0.7, not one of the task's answers (a verdict is 0 or 1)"
+    }
+    assert [r["prediction"] for r in result.records] == [None, 1]
