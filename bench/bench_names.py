@@ -16,9 +16,16 @@ on the first ``--audit`` test functions.
 positions; :data:`invar.nn.config.SPE_ABLATIONS`), with at least 4 heads so
 that the head split keeps all three kinds (2 / 1 / 1).
 
-    python bench/bench_names.py --out DIR [--task names|bugs] [--source DIR] [--train-limit 2000] [--epochs 4]
-                                [--archs vanilla spe renamer renamer+spe] [--seeds 0 1 2] [--size tiny] [--ablations]
-                                [--report FILE]
+Every run is also audited under each transform alone (reorderings,
+renamings, both), each count also over the functions whose space holds a
+variant besides the original (the audit's ``varied``): :func:`by_transform`.
+``--transforms-of REPORT`` adds those audits to a report written before
+they were, from its checkpoints in ``--out``.
+
+    python bench/bench_names.py --out DIR [--task names|bugs] [--source DIR] [--corpus NAME] [--train-limit 2000]
+                                [--epochs 4] [--archs vanilla spe renamer renamer+spe] [--seeds 0 1 2] [--size tiny]
+                                [--ablations] [--report FILE]
+    python bench/bench_names.py --out DIR --transforms-of FILE
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import time
 from pathlib import Path
 
 import torch
-from common import machine, mean_sd
+from common import machine, mean_sd, spread
 
 import invar
 from invar.nn.config import SIZES, SPE_ABLATIONS, SPE_MIN_HEADS
@@ -50,12 +57,41 @@ def _models(args) -> dict[str, tuple[str, dict]]:
     return {arch: (arch, {}) for arch in args.archs}
 
 
-def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: int) -> dict:
-    """Train ``name`` with ``seed``, score its best epoch on the test split, audit it."""
+#: the transforms each run is audited under, alone
+TRANSFORMS = ("permutations", "renamings", "both")
+
+
+def _checkpoint(out: Path, task: str, name: str, size: str, seed: int, ablations: bool) -> Path:
     suffix = f"-seed{seed}" if seed else ""
     stem = name.replace("+", "_").replace(" ", "-").replace("(", "").replace(")", "").replace(".", "")
-    stem = f"ablation-{stem}" if args.ablations else stem
-    ckpt = args.out / f"{args.task}-{stem}{'-' + args.size if args.size != 'tiny' else ''}{suffix}.pt"
+    stem = f"ablation-{stem}" if ablations else stem
+    return out / f"{task}-{stem}{'-' + size if size != 'tiny' else ''}{suffix}.pt"
+
+
+def _transforms(ckpt: Path, data: Path, limit: int, seed: int) -> dict:
+    """The audit of ``ckpt`` under each transform alone: the examples audited
+    and violated, and those of them whose space can vary."""
+    out = {}
+    for transform in TRANSFORMS:
+        r = invar.audit(model=str(ckpt), dataset=str(data), transform=transform, limit=limit, variants=4, seed=seed)
+        r = r.report
+        varied = r["varied"]["examples"]
+        out[transform] = {
+            "audited": r["audited"],
+            "violations": r["violations"],
+            "varied": varied,
+            "varied_violations": round(r["varied"]["violation_rate"] * varied) if varied else 0,
+        }
+    return out
+
+
+def _corpus(source: Path) -> str:
+    return "standard library" if source == Path(sysconfig.get_paths()["stdlib"]) else source.name
+
+
+def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: int) -> dict:
+    """Train ``name`` with ``seed``, score its best epoch on the test split, audit it."""
+    ckpt = _checkpoint(args.out, args.task, name, args.size, seed, args.ablations)
     t0 = time.perf_counter()
     run = train(
         task=args.task,
@@ -82,7 +118,8 @@ def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: in
             programs.append(p)
             labels.append(ex.label)
     preds = model.predict(programs)
-    report = invar.audit(model=str(ckpt), dataset=str(data), transform="both", limit=args.audit, variants=4, seed=seed)
+    audits = _transforms(ckpt, data, args.audit, seed)
+    both = audits["both"]
     return {
         "seed": seed,
         "test_metric": task.TASK.metric(preds, labels),
@@ -92,8 +129,9 @@ def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: in
         "best_epoch": run.best_epoch,
         "epochs_run": len(run.history),
         "train_seconds": seconds,
-        "violation_rate": report["violation_rate"],
-        "audited": report["audited"],
+        "violation_rate": both["violations"] / both["audited"] if both["audited"] else None,
+        "audited": both["audited"],
+        "transforms": audits,
     }
 
 
@@ -125,6 +163,83 @@ def table(report: dict) -> str:
     return "\n".join(rows)
 
 
+#: the SPE paper's rows beside :func:`summary`'s, as printed (Python, then Java)
+PAPER = {
+    "names": [
+        ("paper: SPE (Tables 1, 5, 7)", "37.1", "0", "39.0", "0"),
+        ("paper: CodeLlama (Tables 1, 5, 7)", "32.9", "14.2", "31.7", "18"),
+    ],
+    "bugs": [("paper, Table 4 (Defect4J, F1)", "", "", "SPE 71.3, SYMC 68.8", "0")],
+}
+
+
+def summary(reports: list[dict]) -> str:
+    """docs/results.md's table: a row per model, its metric and its violation
+    rate (renamings and reorderings together) on each report's corpus, mean
+    ± sd over the seeds, and the paper's rows beside."""
+    task, metric = reports[0]["task"], reports[0]["metric"]
+    head = "| model |"
+    for report in reports:
+        corpus = report["settings"].get("corpus", "standard library")
+        seeds = len(report["settings"]["seeds"])
+        head += f" {corpus} {metric}, {seeds} seed{'s' if seeds > 1 else ''} | violations |"
+    rows = [head, "|---" * (1 + 2 * len(reports)) + "|"]
+    for model in reports[0]["runs"]:
+        cells = []
+        for report in reports:
+            runs = report["runs"][model]
+            rates = [100 * r["violation_rate"] for r in runs if r["violation_rate"] is not None]
+            cells += [spread([r["test_metric"] for r in runs], "{:.1f}", " %"), spread(rates, "{:.1f}", " %")]
+        rows.append(f"| `{model}` | " + " | ".join(cells) + " |")
+    if len(reports) == 2:
+        rows += ["| " + " | ".join(f"*{c}*" if c else "" for c in row) + " |" for row in PAPER[task]]
+    return "\n".join(rows)
+
+
+def by_transform(reports: list[dict]) -> str:
+    """Seed 0 of each model of each report, audited under each transform
+    alone: violations of all audited and of those that can vary."""
+    heads = {"permutations": "reorderings", "renamings": "renamings", "both": "both"}
+    task = reports[0]["task"]
+    rows = [
+        f"| {task}, seed 0 | test {reports[0]['metric']} | "
+        + " | ".join(f"{heads[t]}: all | {heads[t]}: can vary" for t in TRANSFORMS)
+        + " |",
+        "|---" * (2 + 2 * len(TRANSFORMS)) + "|",
+    ]
+
+    def cell(n: int, of: int) -> str:
+        return f"{100 * n / of:.1f} % ({n} of {of})" if of else "– (0 of 0)"
+
+    for report in reports:
+        corpus = report["settings"].get("corpus", "standard library")
+        for model, runs in report["runs"].items():
+            run = next(r for r in runs if r["seed"] == 0)
+            audits = run["transforms"]
+            cells = [
+                f"{cell(a['violations'], a['audited'])} | {cell(a['varied_violations'], a['varied'])}"
+                for a in (audits[t] for t in TRANSFORMS)
+            ]
+            rows.append(f"| {corpus}, `{model}` | {run['test_metric']:.1f} % | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def _add_transforms(args) -> None:
+    """Audit the checkpoints of a report written before its runs were
+    audited under each transform alone, and write the audits into it."""
+    report = json.loads(args.transforms_of.read_text())
+    settings = report["settings"]
+    data = args.out / "data"
+    for name, runs in report["runs"].items():
+        for run in runs:
+            ckpt = _checkpoint(args.out, report["task"], name, settings["size"], run["seed"], args.ablations)
+            if not ckpt.exists():
+                raise SystemExit(f"{ckpt}: no checkpoint for {name}, seed {run['seed']}")
+            run["transforms"] = _transforms(ckpt, data, settings["audit"], run["seed"])
+            print(json.dumps({name: {"seed": run["seed"], **run["transforms"]}}), flush=True)
+    args.transforms_of.write_text(json.dumps(report, indent=1) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True, type=Path)
@@ -141,7 +256,12 @@ def main() -> None:
     ap.add_argument("--size", choices=list(SIZES), default="tiny")
     ap.add_argument("--ablations", action="store_true", help="the SPE paper's Table 3 in place of --archs")
     ap.add_argument("--report", type=Path, default=None, help="write the runs to this JSON file")
+    ap.add_argument("--corpus", default=None, help="the corpus's name in the tables (default: the source's)")
+    ap.add_argument("--transforms-of", type=Path, default=None, help="audit a report's runs under each transform")
     args = ap.parse_args()
+    if args.transforms_of:
+        _add_transforms(args)
+        return
     seeds = [args.seed] if args.seed is not None else args.seeds
     task = importlib.import_module(f"invar.tasks.{args.task}")
     torch.set_num_threads(args.threads)
@@ -168,6 +288,7 @@ def main() -> None:
             "audit": args.audit,
             "threads": args.threads,
             "seeds": seeds,
+            "corpus": args.corpus or _corpus(args.source),
         },
         "runs": runs,
     }

@@ -329,3 +329,51 @@ def test_train_tables_show_each_architecture_beside_the_paper_and_its_epochs():
     assert "| renamer | 15.00% | 15.00% | 2.39% / 2.39% | 3 | not in 3 | not in 3 | 10 min |" in text
     assert "| renamer | 18.0 | 16.0 | 15.5 |" in text
     assert "cycles differ from the original's: 1. Reorderings: 3 of 12 test blocks" in text
+
+
+def test_names_by_transform_shows_seed_0_of_each_corpus_over_all_and_over_what_can_vary():
+    bench = bench_module("bench_names")
+
+    def run(seed, metric, perm, ren):
+        audits = {
+            "permutations": {"audited": 190, "violations": perm, "varied": 11, "varied_violations": perm},
+            "renamings": {"audited": 190, "violations": ren, "varied": 59, "varied_violations": ren},
+            "both": {"audited": 190, "violations": ren, "varied": 0, "varied_violations": 0},
+        }
+        return {"seed": seed, "test_metric": metric, "transforms": audits}
+
+    stdlib = {"task": "names", "metric": "F1", "settings": {}, "runs": {"spe": [run(1, 1.0, 5, 5), run(0, 25.7, 0, 7)]}}
+    jdk = {
+        "task": "names",
+        "metric": "F1",
+        "settings": {"corpus": "JDK 17"},
+        "runs": {"vanilla": [run(0, 20.4, 1, 14)]},
+    }
+    lines = bench.by_transform([stdlib, jdk]).splitlines()
+    assert lines[0].startswith("| names, seed 0 | test F1 | reorderings: all | reorderings: can vary | renamings: all")
+    assert lines[2] == (
+        "| standard library, `spe` | 25.7 % | 0.0 % (0 of 190) | 0.0 % (0 of 11) | 3.7 % (7 of 190) "
+        "| 11.9 % (7 of 59) | 3.7 % (7 of 190) | – (0 of 0) |"
+    )
+    assert lines[3].startswith("| JDK 17, `vanilla` | 20.4 % | 0.5 % (1 of 190) | 9.1 % (1 of 11) | 7.4 % (14 of 190)")
+    assert len(lines) == 4
+
+
+def test_names_summary_puts_each_corpus_beside_the_other_and_the_papers_rows_after():
+    bench = bench_module("bench_names")
+
+    def report(corpus, runs):
+        return {"task": "bugs", "metric": "accuracy", "settings": {"corpus": corpus, "seeds": [0, 1]}, "runs": runs}
+
+    python = report("standard library", {"spe": [{"test_metric": 50.0, "violation_rate": 0.0}] * 2})
+    java = report(
+        "JDK 17",
+        {"spe": [{"test_metric": 52.0, "violation_rate": 0.01}, {"test_metric": 54.0, "violation_rate": None}]},
+    )
+    lines = bench.summary([python, java]).splitlines()
+    assert (
+        lines[0]
+        == "| model | standard library accuracy, 2 seeds | violations | JDK 17 accuracy, 2 seeds | violations |"
+    )
+    assert lines[2] == "| `spe` | 50.0 ± 0.0 % | 0.0 ± 0.0 % | 53.0 ± 1.4 % | 1.0 % |"
+    assert lines[3] == "| *paper, Table 4 (Defect4J, F1)* |  |  | *SPE 71.3, SYMC 68.8* | *0* |"
