@@ -13,8 +13,17 @@ a test string with a symbol it never saw is refused, and counted as refused.
 ``--sampler distinct`` draws the training strings as the test strings are
 (the number of distinct symbols first; ``invar.tasks.copy``).
 
+``--beam K ...`` decodes the test strings with each beam width (1: greedy,
+as the paper decodes its copy models and as the task's models do by
+default); the first gives the report's figures, each in ``decodings``.
+``--rescore REPORT`` decodes the checkpoints a report's runs left in
+``--out`` again, with ``--beam``, and writes the report anew to ``--report``
+(training fields kept).
+
     python bench/bench_copy.py --out DIR [--train 10000] [--epochs 10] [--archs dualpart lexinvariant vanilla]
-                               [--sampler uniform|distinct] [--seed 0] [--patience N] [--report FILE.json]
+                               [--sampler uniform|distinct] [--seed 0] [--patience N] [--beam 1 3]
+                               [--report FILE.json]
+    python bench/bench_copy.py --out DIR --rescore OLD.json --beam 1 3 --report FILE.json
     python bench/bench_copy.py --out DIR --merge SEED0.json SEED1.json ... --report FILE.json
 """
 
@@ -35,8 +44,16 @@ from invar.tasks import copy
 from invar.train import train
 
 
-def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
+def evaluate(path: Path, data: Path, beams: list[int] | None = None) -> dict:
+    """The checkpoint's test figures decoded with the first of ``beams``
+    (None: the model's own beam), and under ``decodings`` with each."""
     model = invar.load_model(path)
+    beams = beams or [model.config.beam]
+    decodings = {str(k): _decoded(model, data, k) for k in beams}
+    return {**decodings[str(beams[0])], "beam": beams[0], "decodings": decodings}
+
+
+def _decoded(model, data: Path, beam: int, batch: int = 64) -> dict:
     examples = copy.read_split(data, "test")
     buckets: dict[int, list[float]] = {}
     predictions: list = []
@@ -45,12 +62,12 @@ def evaluate(path: Path, data: Path, batch: int = 64) -> dict:
         chunk = examples[start : start + batch]
         programs = [copy.parse(ex.source) for ex in chunk]
         try:
-            outs = model.predict(programs)
+            outs = model.predict(programs, beam=beam)
         except ModelError:  # one refused string refuses the batch: go one by one
             outs = []
             for p in programs:
                 try:
-                    outs.append(model.predict([p])[0])
+                    outs.append(model.predict([p], beam=beam)[0])
                 except ModelError:
                     outs.append(None)
         predictions += outs
@@ -91,7 +108,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="the training seed (the data's is 0)")
     ap.add_argument("--report", type=Path, default=None, help="also write the results to this JSON file")
     ap.add_argument("--merge", type=Path, nargs="+", default=None, help="write one report of these seeds' reports")
+    ap.add_argument("--beam", type=int, nargs="+", default=None, help="decode the test strings with these beam widths")
+    ap.add_argument("--rescore", type=Path, default=None, help="decode a report's checkpoints in --out again")
     args = ap.parse_args()
+    if args.rescore:
+        report = json.loads(args.rescore.read_text())
+        torch.set_num_threads(args.threads)
+        for arch, result in report["results"].items():
+            result.update(evaluate(args.out / f"{arch}.pt", args.out / "data", args.beam))
+        (args.report or args.rescore).write_text(json.dumps(report, indent=1))
+        print(table(report))
+        return
     if args.merge:
         report = merged([json.loads(path.read_text()) for path in args.merge])
         args.report.write_text(json.dumps(report, indent=1) + "\n")
@@ -130,7 +157,7 @@ def main() -> None:
         )
         seconds = time.perf_counter() - t0
         results[arch] = {
-            **evaluate(ckpt, data),
+            **evaluate(ckpt, data, args.beam),
             "train_seconds": seconds,
             "best_epoch": run.best_epoch,
             "epochs_run": len(run.history),
@@ -183,6 +210,47 @@ def seeds_table(report: dict) -> str:
         cells = " | ".join(mean_sd([x["by_symbols"][b][0] for x in xs if b in x["by_symbols"]]) for b in buckets)
         exact = mean_sd([100 * x["exact"] for x in xs], "{:.1f}", " %")
         lines.append(f"| **{arch}**, mean ± sd | {cells} | **{exact}** | | |")
+    return "\n".join(lines)
+
+
+def decodings(report: dict | list[dict]) -> str:
+    """Each run decoded with each beam width of ``--beam``: mean edit
+    distance by distinct symbols and the share copied exactly (a merged
+    report: a row per seed, then mean ± sd per beam; several reports: each
+    one's rows, its sampler named)."""
+    reports = report if isinstance(report, list) else [report]
+    runs = [
+        (r["seed"] if len(reports) == 1 else f"{r['sampler']}, {r['seed']}", a, x)
+        for one in reports
+        for r in one.get("seeds", [one])
+        for a, x in r["results"].items()
+    ]
+    beams = list(runs[0][2]["decodings"])
+    found = {b for _, _, x in runs for d in x["decodings"].values() for b in d["by_symbols"]}
+    buckets = sorted(found, key=lambda b: int(b.split("-")[0]))
+    who = "architecture, seed" if len(reports) == 1 else "architecture (sampler, seed)"
+    lines = [
+        f"| {who} | decoding | " + " | ".join(f"{b} symbols" for b in buckets) + " | copied exactly |",
+        "|---|---|" + "---|" * (len(buckets) + 1),
+    ]
+
+    def decoding(k: str) -> str:
+        return "greedy" if k == "1" else f"beam {k}"
+
+    for seed, arch, x in runs:
+        for k in beams:
+            d = x["decodings"][k]
+            cells = " | ".join(f"{d['by_symbols'][b][0]:.2f}" if b in d["by_symbols"] else "–" for b in buckets)
+            run = f"{arch}, {seed}" if len(reports) == 1 else f"{arch} ({seed})"
+            lines.append(f"| {run} | {decoding(k)} | {cells} | {100 * d['exact']:.1f} % |")
+    if len(reports) == 1 and len(runs) > 1:
+        for arch in dict.fromkeys(a for _, a, _ in runs):
+            for k in beams:
+                ds = [x["decodings"][k] for _, a, x in runs if a == arch]
+                by = [[d["by_symbols"][b][0] for d in ds if b in d["by_symbols"]] for b in buckets]
+                cells = " | ".join(mean_sd(xs) for xs in by)
+                exact = mean_sd([100 * d["exact"] for d in ds], "{:.1f}", " %")
+                lines.append(f"| **{arch}**, mean ± sd | {decoding(k)} | {cells} | **{exact}** |")
     return "\n".join(lines)
 
 

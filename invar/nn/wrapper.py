@@ -181,9 +181,12 @@ class Model:
         """ModelError when encoding ``k`` lacks what this kind reads."""
 
     # --------------------------------------------------------- prediction
-    def predict(self, programs: Sequence[Program], *, batch_size: int = 64, device: str | None = None) -> list:
+    def predict(
+        self, programs: Sequence[Program], *, batch_size: int = 64, device: str | None = None, beam: int | None = None
+    ) -> list:
         """One prediction per program (a float for ``bhive``). A program
-        longer than ``max_len`` tokens is refused with ModelError."""
+        longer than ``max_len`` tokens is refused with ModelError; ``beam``
+        overrides the config's beam width for sequence tasks."""
         for k, p in enumerate(programs):
             if not self.fits(p):
                 raise ModelError(
@@ -191,7 +194,7 @@ class Model:
                     f"takes 1 to {self.config.max_len}"
                 )
             self.check_supported(p, f"program {k} ({p.name or 'unnamed'})")
-        return self.predict_encoded([self.encode(p) for p in programs], batch_size=batch_size, device=device)
+        return self.predict_encoded([self.encode(p) for p in programs], batch_size=batch_size, device=device, beam=beam)
 
     @torch.inference_mode()
     def predict_encoded(

@@ -312,8 +312,12 @@ def by_cell(strings: Sequence[str], predictions: Sequence) -> Cells:
 
 
 def arch_config(arch: str) -> dict:
+    """Greedy decoding, as the interchangeable-token paper decodes its copy
+    models (beam search ranks by summed log-probability: AdaCos models, a
+    little unsure at every step, end two-symbol strings at once;
+    docs/benchmarks/copy.md); AdaCos cosine logits for random embeddings."""
     random = arch.rsplit("+", 1)[-1] in ("dualpart", "lexinvariant")  # also canonicalized+dualpart, …
-    return {"normalize_features": True, "adacos": True} if random else {}
+    return {"beam": 1, **({"normalize_features": True, "adacos": True} if random else {})}
 
 
 def read_answer(segment: str) -> str:

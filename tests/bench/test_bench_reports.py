@@ -377,3 +377,17 @@ def test_names_summary_puts_each_corpus_beside_the_other_and_the_papers_rows_aft
     )
     assert lines[2] == "| `spe` | 50.0 ± 0.0 % | 0.0 ± 0.0 % | 53.0 ± 1.4 % | 1.0 % |"
     assert lines[3] == "| *paper, Table 4 (Defect4J, F1)* |  |  | *SPE 71.3, SYMC 68.8* | *0* |"
+
+
+def test_copy_decodings_shows_each_beam_per_seed_then_mean_and_sd():
+    bench = bench_module("bench_copy")
+
+    def run(seed, greedy, beam):
+        decoding = lambda d, e: {"by_symbols": {"1-5": [d, 10]}, "exact": e}  # noqa: E731
+        return {"seed": seed, "results": {"dualpart": {"decodings": {"1": decoding(*greedy), "3": decoding(*beam)}}}}
+
+    lines = bench.decodings({"seeds": [run(0, (0.0, 1.0), (3.0, 0.9)), run(1, (0.2, 0.98), (5.0, 0.8))]}).splitlines()
+    assert lines[0] == "| architecture, seed | decoding | 1-5 symbols | copied exactly |"
+    assert lines[2:4] == ["| dualpart, 0 | greedy | 0.00 | 100.0 % |", "| dualpart, 0 | beam 3 | 3.00 | 90.0 % |"]
+    assert lines[6] == "| **dualpart**, mean ± sd | greedy | 0.10 ± 0.14 | **99.0 ± 1.4 %** |"
+    assert lines[7] == "| **dualpart**, mean ± sd | beam 3 | 4.00 ± 1.41 | **85.0 ± 7.1 %** |"

@@ -166,3 +166,15 @@ def test_checkpoint_round_trips_through_the_audit(models, invoke):
     )
     assert result.exit_code == 0, result.output
     assert "edit distance on originals" in result.stdout
+
+
+@pytest.mark.parametrize("arch", ["vanilla", "dualpart", "lexinvariant"])
+def test_copy_models_decode_greedily_unless_told(models, arch):
+    """The paper decodes its copy models greedily; a beam is an option."""
+    path, _ = models[arch]
+    model = invar.load_model(path)
+    assert model.config.beam == 1
+    programs = [copy.parse(ex.source) for ex in copy.read_split(COPY, "test") if set(ex.source) <= set("abcde")][:8]
+    encoded = [model.encode(p) for p in programs]
+    assert model.predict(programs) == model.predict_encoded(encoded, beam=1)
+    assert model.predict(programs, beam=3) == model.predict_encoded(encoded, beam=3)
