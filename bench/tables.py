@@ -62,6 +62,7 @@ TABLES = {
     "names-archs": "bench_names",
     "names-spe-ablations": "bench_names",
     "names-spe-ablations-patience": "bench_names",
+    "bugs-stdlib": "bench_names",
     "lm-512": "bench_lm_curves",
     "lm-512-cipher": "bench_decipher",
     "lm-512-incontext": "bench_incontext",
