@@ -677,3 +677,25 @@ def test_the_loop_never_asks_which_kind_of_model_it_trains():
     ]
     assert asked == []
     assert "generates" not in source and "computes_loss" not in source
+
+
+@pytest.mark.parametrize("arch", architectures())
+def test_every_architecture_resumes_exactly_after_an_epoch(arch, dataset, tmp_path):
+    """Interrupted after epoch 1 and resumed, every architecture ends with
+    the weights and history of the run that never stopped: whatever an
+    architecture draws while training (augmented's renamings, random
+    tables, dropout) is part of the state that resumes."""
+    same = dict(data=dataset, arch=arch, epochs=3, seed=3, **QUICK)
+    whole = train(out=tmp_path / "whole.pt", **same)
+
+    def interrupt(event, **info):
+        if event == "epoch" and info["epoch"] == 1:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(out=tmp_path / "cut.pt", progress=interrupt, **same)
+    cut = train(out=tmp_path / "cut.pt", resume=True, **same)
+    assert cut.resumed_from == (1, 0)
+    a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
+    assert [k for k in a if not torch.equal(a[k], b[k])] == []
+    assert _without_seconds(cut.history) == _without_seconds(whole.history)
