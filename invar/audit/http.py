@@ -23,8 +23,10 @@ Nothing is lost to the endpoint's weather:
 
 Usable replies are kept in a :class:`~.replies.ReplyCache` when one is given,
 so a re-run with the same settings sends nothing; and an input whose request
-is already in flight waits for that reply rather than sending it again, so
-what a run sends does not depend on how its threads were scheduled.
+is already in flight for another input waits for that reply (or failure)
+rather than sending it again, so a run sends each distinct request once,
+however its threads were scheduled (such an input counts as answered from
+the cache).
 """
 
 from __future__ import annotations
@@ -152,6 +154,20 @@ class _Progress:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
 
+class _Flight:
+    """One request being asked for the inputs that share it: set ``done``
+    once ``data`` holds its reply (JSON) or its Failure."""
+
+    __slots__ = ("done", "data")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.data: Any = None
+
+
+#: the fate of an input answered without a request of its own
+CACHED = Fate(tries=0, rate_limited=0, waited=0.0, cached=True)
+
 #: the counters of :meth:`HttpAdapter.requests`
 COUNTERS = ("inputs", "sent", "from_cache", "retries", "rate_limited", "waited", "failed")
 
@@ -201,7 +217,7 @@ class HttpAdapter(Adapter):
         self.backoff = backoff
         self._limiter = _Limiter(self.concurrency)
         #: keys being asked now, each with the event set when its asking ends
-        self._asking: dict[str, threading.Event] = {}
+        self._asking: dict[str, _Flight] = {}
         self._asking_lock = threading.Lock()
         self._counts = dict.fromkeys(COUNTERS, 0)
         self._counts["waited"] = 0.0
@@ -288,28 +304,42 @@ class HttpAdapter(Adapter):
         if self.cache is None:
             data = self._ask(body, key, progress)
             return data if isinstance(data, Failure) else self._read(data, progress.fate())
-        while True:  # an input asked while the same request is in flight waits for its reply
-            stored = self.cache.get(key)
-            if stored is not None:
-                return self._read(stored, Fate(tries=0, rate_limited=0, waited=0.0, cached=True))
-            with self._asking_lock:
-                other = self._asking.get(key)
-                if other is None:
-                    done = self._asking[key] = threading.Event()
-                    break
-            while not other.wait(0.1):
-                if progress.stop.is_set():
-                    return Failure("stopped while the same request was in flight", progress.fate())
-            # asked: the reply is in the cache now, unless it was a failure or unusable (then ask in turn)
+        stored = self.cache.get(key)
+        if stored is None:
+            with self._asking_lock:  # one input asks; the others with the same request wait for its reply
+                flight = self._asking.get(key)
+                leads = flight is None
+                if leads:
+                    stored = self.cache.get(key)  # an asker that ended since the first look has stored its reply
+                    if stored is None:
+                        flight = self._asking[key] = _Flight()
+        if stored is not None:
+            return self._read(stored, CACHED)
+        if not leads:
+            return self._shared(flight, progress)
         try:
-            data = self._ask(body, key, progress)
-            if not isinstance(data, Failure) and _usable(data):
-                self.cache.put(key, data)
+            flight.data = self._ask(body, key, progress)
+            if not isinstance(flight.data, Failure) and _usable(flight.data):
+                self.cache.put(key, flight.data)  # stored before the flight ends: a later input finds it
         finally:
             with self._asking_lock:
                 del self._asking[key]
-            done.set()
+            flight.done.set()
+        data = flight.data
         return data if isinstance(data, Failure) else self._read(data, progress.fate())
+
+    def _shared(self, flight: "_Flight", progress: _Progress):
+        """The reply another input's identical request got (as if from the
+        cache), or its failure: the same request is not sent twice."""
+        while not flight.done.wait(0.1):
+            if progress.stop.is_set():
+                return Failure("stopped while the same request was in flight", progress.fate())
+        data = flight.data
+        if data is None:  # the asker ended without a reply (an interrupt)
+            return Failure("the same request, asked for another input, got no reply", progress.fate())
+        if isinstance(data, Failure):
+            return Failure(f"{data.message} (the same request as another input's)", progress.fate())
+        return self._read(data, CACHED)
 
     def _ask(self, body: bytes, key: str, p: _Progress):
         """The endpoint's reply to ``body`` (JSON), tried again while another

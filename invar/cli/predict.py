@@ -31,7 +31,11 @@ def predict_command(
     lang: LangOpt = None,
     beam: Annotated[
         Optional[int],
-        typer.Option("--beam", min=1, help="Sequence tasks: beam width (1: greedy); default: the model's (copy 1, ltl 3)."),
+        typer.Option(
+            "--beam",
+            min=1,
+            help="Sequence tasks: beam width (1: greedy); default: the model's own (ltl 3, copy 1; older copy: 3).",
+        ),
     ] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
     device: Annotated[Device, typer.Option("--device", help="Where the model runs.")] = Device.cpu,
