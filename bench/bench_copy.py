@@ -18,7 +18,7 @@ as the paper decodes its copy models and as the task's models do by
 default); the first gives the report's figures, each in ``decodings``.
 ``--rescore REPORT`` decodes the checkpoints a report's runs left in
 ``--out`` again, with ``--beam``, and writes the report anew to ``--report``
-(training fields kept).
+(else in place; training fields kept; one seed's report, not a merged one).
 
     python bench/bench_copy.py --out DIR [--train 10000] [--epochs 10] [--archs dualpart lexinvariant vanilla]
                                [--sampler uniform|distinct] [--seed 0] [--patience N] [--beam 1 3]
@@ -113,10 +113,12 @@ def main() -> None:
     args = ap.parse_args()
     if args.rescore:
         report = json.loads(args.rescore.read_text())
+        if "seeds" in report:
+            raise SystemExit(f"{args.rescore}: a merged report; decode each seed's report again, then --merge")
         torch.set_num_threads(args.threads)
         for arch, result in report["results"].items():
             result.update(evaluate(args.out / f"{arch}.pt", args.out / "data", args.beam))
-        (args.report or args.rescore).write_text(json.dumps(report, indent=1))
+        (args.report or args.rescore).write_text(json.dumps(report, indent=1) + "\n")
         print(table(report))
         return
     if args.merge:
@@ -175,7 +177,7 @@ def main() -> None:
         "results": results,
     }
     if args.report:
-        args.report.write_text(json.dumps(report, indent=1))
+        args.report.write_text(json.dumps(report, indent=1) + "\n")
     print(f"{machine()}; torch {torch.__version__}; {args.train} training strings, {args.epochs} epochs, tiny")
     print(table(report))
 

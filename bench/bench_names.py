@@ -75,7 +75,7 @@ def _transforms(ckpt: Path, data: Path, limit: int, seed: int) -> dict:
     for transform in TRANSFORMS:
         r = invar.audit(model=str(ckpt), dataset=str(data), transform=transform, limit=limit, variants=4, seed=seed)
         r = r.report
-        varied = r["varied"]["examples"]
+        varied = (r["varied"] or {}).get("examples") or 0
         out[transform] = {
             "audited": r["audited"],
             "violations": r["violations"],
@@ -189,7 +189,8 @@ def summary(reports: list[dict]) -> str:
         for report in reports:
             runs = report["runs"][model]
             rates = [100 * r["violation_rate"] for r in runs if r["violation_rate"] is not None]
-            cells += [spread([r["test_metric"] for r in runs], "{:.1f}", " %"), spread(rates, "{:.1f}", " %")]
+            rate = spread(rates, "{:.1f}", " %") if rates else "–"
+            cells += [spread([r["test_metric"] for r in runs], "{:.1f}", " %"), rate]
         rows.append(f"| `{model}` | " + " | ".join(cells) + " |")
     if len(reports) == 2:
         rows += ["| " + " | ".join(f"*{c}*" if c else "" for c in row) + " |" for row in PAPER[task]]
@@ -197,12 +198,13 @@ def summary(reports: list[dict]) -> str:
 
 
 def by_transform(reports: list[dict]) -> str:
-    """Seed 0 of each model of each report, audited under each transform
-    alone: violations of all audited and of those that can vary."""
+    """The first seed (0 where there is one) of each model of each report,
+    audited under each transform alone: violations of all audited and of
+    those that can vary."""
     heads = {"permutations": "reorderings", "renamings": "renamings", "both": "both"}
     task = reports[0]["task"]
     rows = [
-        f"| {task}, seed 0 | test {reports[0]['metric']} | "
+        f"| {task}, first seed | test {reports[0]['metric']} | "
         + " | ".join(f"{heads[t]}: all | {heads[t]}: can vary" for t in TRANSFORMS)
         + " |",
         "|---" * (2 + 2 * len(TRANSFORMS)) + "|",
@@ -214,7 +216,7 @@ def by_transform(reports: list[dict]) -> str:
     for report in reports:
         corpus = report["settings"].get("corpus", "standard library")
         for model, runs in report["runs"].items():
-            run = next(r for r in runs if r["seed"] == 0)
+            run = min(runs, key=lambda r: r["seed"])
             audits = run["transforms"]
             cells = [
                 f"{cell(a['violations'], a['audited'])} | {cell(a['varied_violations'], a['varied'])}"
@@ -232,7 +234,8 @@ def _add_transforms(args) -> None:
     data = args.out / "data"
     for name, runs in report["runs"].items():
         for run in runs:
-            ckpt = _checkpoint(args.out, report["task"], name, settings["size"], run["seed"], args.ablations)
+            ablations = settings.get("ablations", args.ablations)
+            ckpt = _checkpoint(args.out, report["task"], name, settings["size"], run["seed"], ablations)
             if not ckpt.exists():
                 raise SystemExit(f"{ckpt}: no checkpoint for {name}, seed {run['seed']}")
             run["transforms"] = _transforms(ckpt, data, settings["audit"], run["seed"])
@@ -289,6 +292,7 @@ def main() -> None:
             "threads": args.threads,
             "seeds": seeds,
             "corpus": args.corpus or _corpus(args.source),
+            "ablations": args.ablations,
         },
         "runs": runs,
     }

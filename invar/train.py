@@ -96,7 +96,7 @@ from .checkpoint import load as load_checkpoint, load_model, model_payload, save
 from .config import PRECISIONS, SCHEDULES, TrainConfig
 from .encoding import Encoded, Vocab, add_pool, add_specials, encode, load_encoded, save_encoded, vocab_counts
 from .errors import DataError, InvarError, ModelError, UsageError
-from .nn.config import ModelConfig, architectures, preset
+from .nn.config import DECODING_FIELDS, ModelConfig, architectures, preset
 from .nn.encoder_decoder import augment_into, pool_of
 from .nn.model import Model, kind_of, to_device
 from .nn.wrapper import augment, checked, take
@@ -747,7 +747,10 @@ def _resume(run: _Run) -> None:
     """Continue from the saved training state: weights, optimiser, position
     in the epochs, history, best epoch, and the resumed epoch's losses so far."""
     state = load_checkpoint(run.state_path, kind="resume")
-    if _saved_config(state.get("config")) != run.model.config.to_dict() or state.get("settings") != run.settings:
+    if (
+        _trained(_saved_config(state.get("config"))) != _trained(run.model.config.to_dict())
+        or state.get("settings") != run.settings
+    ):
         raise ModelError(
             "the saved training state is for other settings (architecture, data, seed, batch size or "
             "learning-rate schedule); "
@@ -763,6 +766,11 @@ def _resume(run: _Run) -> None:
     if isinstance(saved_losses, list) and len(saved_losses) == run.start_step:
         run.resumed_losses = [float(x) for x in saved_losses]
     run.report("resume", epoch=run.start_epoch, step=run.start_step)
+
+
+def _trained(config: dict | None) -> dict | None:
+    """A config's fields that training reads (not how the model decodes)."""
+    return None if config is None else {k: v for k, v in config.items() if k not in DECODING_FIELDS}
 
 
 def _saved_config(saved) -> dict | None:

@@ -684,7 +684,8 @@ def test_every_architecture_resumes_exactly_after_an_epoch(arch, dataset, tmp_pa
     """Interrupted after epoch 1 and resumed, every architecture ends with
     the weights and history of the run that never stopped: whatever an
     architecture draws while training (augmented's renamings, random
-    tables, dropout) is part of the state that resumes."""
+    vectors, dropout) is part of the state that resumes (the sequence
+    models: tests/tasks/test_copy_task.py)."""
     same = dict(data=dataset, arch=arch, epochs=3, seed=3, **QUICK)
     whole = train(out=tmp_path / "whole.pt", **same)
 

@@ -48,6 +48,10 @@ from typing import Any, Mapping
 #: the learned embeddings' initial standard deviation
 INIT_STD = 0.02
 
+#: fields that only say how a trained model decodes: training never reads
+#: them, so a training state resumes whatever they are
+DECODING_FIELDS = ("beam",)
+
 #: name -> (layers, width, heads)
 SIZES: dict[str, tuple[int, int, int]] = {"tiny": (2, 128, 2), "mini": (4, 256, 4), "small": (4, 512, 8)}
 
@@ -556,6 +560,7 @@ def preset(arch: str, size: str = "tiny", **overrides: Any) -> ModelConfig:
 
 __all__ = [
     "ModelConfig",
+    "DECODING_FIELDS",
     "ARCHITECTURES",
     "SIZES",
     "SPE_ABLATIONS",

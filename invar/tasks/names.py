@@ -491,13 +491,14 @@ def _subtokens_of(x) -> list[str]:
 
 
 def prediction(value) -> tuple:
-    """A model's name as Python returns it -> its subtokens: a name or words
-    as text (``"getName"`` -> ``("get", "name")``, as labels are read), or a
-    list of subtokens as they are; a ValueError for any other value."""
+    """A model's name as Python returns it -> its subtokens, as labels are
+    read: a name or words as text (``"getName"`` -> ``("get", "name")``), or a
+    list of them (``["getName"]`` alike; a checkpoint's subtokens stay as
+    they are); a ValueError for any other value."""
     if isinstance(value, str):
-        return tuple(s for w in value.split() for s in subtokens(w))
+        value = value.split()
     if isinstance(value, (list, tuple)) and all(isinstance(w, str) for w in value):
-        return tuple(value)
+        return tuple(s for w in value for s in subtokens(w))
     raise ValueError("a name is text or a list of subtokens")
 
 

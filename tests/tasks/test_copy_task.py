@@ -9,6 +9,7 @@ import json
 from collections import Counter
 
 import pytest
+import torch
 
 import invar
 from invar.errors import ModelError
@@ -178,3 +179,23 @@ def test_copy_models_decode_greedily_unless_told(models, arch):
     encoded = [model.encode(p) for p in programs]
     assert model.predict(programs) == model.predict_encoded(encoded, beam=1)
     assert model.predict(programs, beam=3) == model.predict_encoded(encoded, beam=3)
+
+
+def test_a_state_saved_with_another_beam_resumes(tmp_path):
+    """The beam only says how a trained model decodes: a copy run cut while
+    its models decoded with a beam of 3 resumes under the greedy default."""
+
+    def interrupt(event, **info):
+        if event == "epoch" and info["epoch"] == 1:
+            raise KeyboardInterrupt
+
+    quick = {**COPY_QUICK, "epochs": 2}
+    train(arch="dualpart", out=tmp_path / "whole.pt", **quick)
+    with pytest.raises(KeyboardInterrupt):
+        train(arch="dualpart", out=tmp_path / "m.pt", progress=interrupt, overrides={"beam": 3}, **quick)
+    run = train(arch="dualpart", out=tmp_path / "m.pt", resume=True, **quick)
+    assert run.resumed_from == (1, 0) and invar.load_model(tmp_path / "m.pt").config.beam == 1
+    # and it ends where the run that was never cut ends
+    whole = invar.load_model(tmp_path / "whole.pt").network.state_dict()
+    cut = invar.load_model(tmp_path / "m.pt").network.state_dict()
+    assert [k for k in whole if not torch.equal(whole[k], cut[k])] == []

@@ -24,6 +24,8 @@ CASES = [
     ("names", "get name", ("get", "name")),
     ("names", ["get", "name"], ("get", "name")),
     ("names", ("size",), ("size",)),
+    ("names", ["getName"], ("get", "name")),
+    ("names", ["Get"], ("get",)),
     ("names", "", ()),
     ("names", 3, None),
     ("names", ["get", 2], None),
