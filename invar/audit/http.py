@@ -23,10 +23,10 @@ Nothing is lost to the endpoint's weather:
 
 Usable replies are kept in a :class:`~.replies.ReplyCache` when one is given,
 so a re-run with the same settings sends nothing; and an input whose request
-is already in flight for another input waits for that reply (or failure)
-rather than sending it again, so a run sends each distinct request once,
-however its threads were scheduled (such an input counts as answered from
-the cache).
+is already in flight for another input waits for that reply rather than
+sending it again (it counts as answered from the cache), so what a run
+sends does not depend on how its threads were scheduled. A failure is
+shared no more than it is cached: each input that waited asks in its turn.
 """
 
 from __future__ import annotations
@@ -155,14 +155,16 @@ class _Progress:
 
 
 class _Flight:
-    """One request being asked for the inputs that share it: set ``done``
-    once ``data`` holds its reply (JSON) or its Failure."""
+    """One request being asked for the inputs that share it: ``done`` is set
+    when the asking ends, ``reply`` then holds its usable reply (JSON), or
+    None (a failure, or a reply the cache would not keep: each waiting input
+    asks in its turn)."""
 
-    __slots__ = ("done", "data")
+    __slots__ = ("done", "reply")
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.data: Any = None
+        self.reply: Any = None
 
 
 #: the fate of an input answered without a request of its own
@@ -304,42 +306,36 @@ class HttpAdapter(Adapter):
         if self.cache is None:
             data = self._ask(body, key, progress)
             return data if isinstance(data, Failure) else self._read(data, progress.fate())
-        stored = self.cache.get(key)
-        if stored is None:
-            with self._asking_lock:  # one input asks; the others with the same request wait for its reply
-                flight = self._asking.get(key)
-                leads = flight is None
-                if leads:
-                    stored = self.cache.get(key)  # an asker that ended since the first look has stored its reply
-                    if stored is None:
-                        flight = self._asking[key] = _Flight()
-        if stored is not None:
-            return self._read(stored, CACHED)
-        if not leads:
-            return self._shared(flight, progress)
+        while True:  # one input asks; the others with the same request wait for its reply
+            stored = self.cache.get(key)
+            if stored is None:
+                with self._asking_lock:
+                    flight = self._asking.get(key)
+                    if flight is None:
+                        stored = self.cache.get(key)  # an asker that ended since the first look has stored its reply
+                        if stored is None:
+                            flight = self._asking[key] = _Flight()
+                            break
+            if stored is not None:
+                return self._read(stored, CACHED)
+            while not flight.done.wait(0.1):
+                if progress.stop.is_set():
+                    return Failure("stopped while the same request was in flight", progress.fate())
+            if progress.stop.is_set():
+                return Failure("stopped while the same request was in flight", progress.fate())
+            if flight.reply is not None:
+                return self._read(flight.reply, CACHED)
+            # no usable reply (a failure is not shared, as it is not cached): this input asks in its turn
         try:
-            flight.data = self._ask(body, key, progress)
-            if not isinstance(flight.data, Failure) and _usable(flight.data):
-                self.cache.put(key, flight.data)  # stored before the flight ends: a later input finds it
+            data = self._ask(body, key, progress)
+            if not isinstance(data, Failure) and _usable(data):
+                flight.reply = data
+                self.cache.put(key, data)  # stored before the flight ends: a later input finds it
         finally:
             with self._asking_lock:
                 del self._asking[key]
             flight.done.set()
-        data = flight.data
         return data if isinstance(data, Failure) else self._read(data, progress.fate())
-
-    def _shared(self, flight: "_Flight", progress: _Progress):
-        """The reply another input's identical request got (as if from the
-        cache), or its failure: the same request is not sent twice."""
-        while not flight.done.wait(0.1):
-            if progress.stop.is_set():
-                return Failure("stopped while the same request was in flight", progress.fate())
-        data = flight.data
-        if data is None:  # the asker ended without a reply (an interrupt)
-            return Failure("the same request, asked for another input, got no reply", progress.fate())
-        if isinstance(data, Failure):
-            return Failure(f"{data.message} (the same request as another input's)", progress.fate())
-        return self._read(data, CACHED)
 
     def _ask(self, body: bytes, key: str, p: _Progress):
         """The endpoint's reply to ``body`` (JSON), tried again while another
