@@ -53,6 +53,7 @@ def record(s, task, settings) -> dict:
         "tokens": None,
         "referents": s.referents,
         "space": _json_int(s.size),
+        "varies": s.varies,
         "variants": len(s.variants),
         "exhaustive": s.exhaustive,
         "exact": s.exact,

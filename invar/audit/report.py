@@ -139,7 +139,10 @@ def _unmeasured_noise(header: dict, config: dict) -> bool:
 
 def _varies(record: dict) -> bool:
     """Whether an example's space holds a variant besides the original
-    (``space`` is null when there are too many orders to count)."""
+    (``space`` is null when there are too many orders to count; a record
+    written before ``varies`` counts a space of one as the original alone)."""
+    if record.get("varies") is not None:
+        return bool(record["varies"])
     return record["space"] is None or int(record["space"]) > 1
 
 

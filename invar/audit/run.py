@@ -252,6 +252,19 @@ class _State:
         return self.drawing.rspace
 
     @property
+    def varies(self) -> bool | None:
+        """Whether the space holds a variant besides the original: more than
+        one element, or a single one that is not the original (a name the
+        original keeps is not always a target: Java's local ``length`` beside
+        ``value.length``); None before the variants are drawn."""
+        if self.program is None or self.error is not None and not self.variants:
+            return None
+        if self.size is None or self.size > 1:
+            return True
+        original = self.program.render()
+        return any(variant_text(self.program, self.rspace, v) != original for v in self.variants)
+
+    @property
     def n(self) -> int:
         """Inputs: the original, its variants and its controls."""
         return 1 + len(self.variants) + len(self.controls)

@@ -120,6 +120,7 @@ EXAMPLE = _obj(
         "tokens": INT,
         "referents": INT,
         "space": {"type": ["integer", "string", "null"]},
+        "varies": {"type": ["boolean", "null"]},
         "variants": INT,
         "exhaustive": {"type": "boolean"},
         "exact": {"type": "boolean"},

@@ -276,10 +276,12 @@ def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, tr
     result = audit(callables.first_register_number, texts, task="bhive", lang="x86", variants=4, transform=transform)
     assert result.audited == len(texts) and result.violations == violations
     assert result.varied["examples"] == varied
-    assert result.varied["examples"] == sum(1 for r in result.records if r["space"] is None or int(r["space"]) > 1)
+    assert result.varied["examples"] == sum(1 for r in result.records if r["varies"])
+    # x86 spaces hold the original: a space of one is the original alone
+    assert all(r["varies"] == (r["space"] is None or int(r["space"]) > 1) for r in result.records)
     assert result.violation_rate == violations / len(texts)
     assert result.varied["violation_rate"] == (violations / varied if varied else None)
-    movable = [r["alpha_covariance"] for r in result.records if r["space"] is None or int(r["space"]) > 1]
+    movable = [r["alpha_covariance"] for r in result.records if r["varies"]]
     assert result.varied["alpha_covariance"] == (pytest.approx(sum(movable) / len(movable)) if movable else None)
     if varied < len(texts):  # the examples that cannot vary agree with themselves, and lift the mean
         assert result.alpha_covariance["mean"] > (result.varied["alpha_covariance"] or 0)
@@ -292,3 +294,25 @@ def test_only_examples_with_a_variant_besides_the_original_can_violate(texts, tr
         if untested
         else []
     )
+
+
+#: a Java method whose one local may not keep its name (``length`` is also
+#: the field read through ``value.length``): its space is one renaming, not
+#: the original's names
+KEPT_NAME = """class A {
+    int[] value;
+    void trim() {
+        int length = value.length - 1;
+        value = java.util.Arrays.copyOf(value, length);
+    }
+}
+"""
+
+
+def test_a_space_of_one_renaming_that_is_not_the_original_can_violate():
+    from invar.audit import audit
+
+    result = audit(lambda texts: [t.count("length") for t in texts], [KEPT_NAME], task="classify", lang="java")
+    [record] = result.records
+    assert (record["space"], record["varies"], record["violation"]) == (1, True, True)
+    assert result.varied["examples"] == 1 and result.varied["violation_rate"] == 1.0
