@@ -64,6 +64,7 @@ TABLES = {
     "names-spe-ablations-patience": "bench_names",
     "bugs-stdlib": "bench_names",
     "names-jdk": "bench_names",
+    "bugs-jdk": "bench_names",
     "lm-512": "bench_lm_curves",
     "lm-512-cipher": "bench_decipher",
     "lm-512-incontext": "bench_incontext",
