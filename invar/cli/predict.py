@@ -12,6 +12,10 @@ from .console import command, report, stdout
 from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 
 
+#: --beam's help: the models' own widths
+BEAM_HELP = "Sequence tasks: beam width (1: greedy); default: the model's own (ltl 3, copy 1; older copy: 3)."
+
+
 @command
 def predict_command(
     model: Annotated[
@@ -29,14 +33,7 @@ def predict_command(
         ),
     ],
     lang: LangOpt = None,
-    beam: Annotated[
-        Optional[int],
-        typer.Option(
-            "--beam",
-            min=1,
-            help="Sequence tasks: beam width (1: greedy); default: the model's own (ltl 3, copy 1; older copy: 3).",
-        ),
-    ] = None,
+    beam: Annotated[Optional[int], typer.Option("--beam", min=1, help=BEAM_HELP)] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Programs per batch.")] = 64,
     device: Annotated[Device, typer.Option("--device", help="Where the model runs.")] = Device.cpu,
     per_position: Annotated[
