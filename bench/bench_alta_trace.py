@@ -202,12 +202,13 @@ def training_table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def summary(report: dict) -> str:
+def summary(report: dict | list[dict]) -> str:
     """docs/results.md's rows: each program's trace-supervised model on Table 2's
-    slices, the steps it trained, and the paper's figures beside (as printed)."""
+    slices, the steps it trained, and the paper's figures beside (as printed);
+    several reports' rows one after another."""
     slices = list(TABLE_2_SLICES)
     lines = ["| model | " + " | ".join(slices) + " | the paper (Table 2) |", "|---|" + "---|" * (len(slices) + 1)]
-    for r in report["results"]:
+    for r in (r for one in (report if isinstance(report, list) else [report]) for r in one["results"]):
         name, *paper = PAPER_TABLE_2[r["program"]]
         cells = " | ".join(f"{100 * r['trained'][s][0]:.0f}%" for s in slices)
         model = f"{name} (`{r['program']}`), from traces, {r['config']['steps']:,} steps"

@@ -77,7 +77,7 @@ TABLES = {
 #: names in :data:`TABLES` whose study is still to be run again to write its
 #: report; none stands in a page yet (each leaves this set when its report is
 #: written and its table put in its page)
-PENDING = {"alta-trace-longer"}
+PENDING: set[str] = set()
 BLOCK = re.compile(
     r"(?P<start><!-- table: (?P<name>[\w+-]+)(?:/(?P<view>\w+))? -->\n)(?P<body>.*?)(?P<end><!-- /table -->)", re.S
 )
