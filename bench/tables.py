@@ -31,6 +31,7 @@ TABLES = {
     "hf": "bench_hf",
     "ltl-sqrtd": "bench_ltl_train",
     "ltl-departures-5": "bench_ltl_train",
+    "ltl-augmented-pool-5": "bench_ltl_train",
     "copy-distinct": "bench_copy",
     "copy-uniform": "bench_copy",
     "copy-lexinvariant": "bench_copy",
