@@ -38,6 +38,18 @@ def _programs(dataset, split="train"):
     return [TASK.parse(ex.source) for ex in bhive.read_split(dataset, split)]
 
 
+def _cut_and_resumed(epoch: int, out, **kw):
+    """A run interrupted once ``epoch`` ends, then resumed: the resumed run's result."""
+
+    def interrupt(event, **info):
+        if event == "epoch" and info["epoch"] == epoch:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(out=out, progress=interrupt, **kw)
+    return train(out=out, resume=True, **kw)
+
+
 @pytest.mark.parametrize("arch", architectures())
 def test_every_architecture_learns(arch, dataset, tmp_path):
     result = train(data=dataset, arch=arch, epochs=4, out=tmp_path / "m.pt", seed=1, **QUICK)
@@ -371,14 +383,7 @@ def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tm
     ]
     assert whole.schedule == "plateau" and whole.halvings == plateau_halvings(metrics[:-1], 1, True) >= 1
     assert min(lrs) < QUICK["lr"]
-
-    def interrupt(event, **info):
-        if event == "epoch" and info["epoch"] == 3:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        train(out=tmp_path / "cut.pt", progress=interrupt, **kw)
-    cut = train(out=tmp_path / "cut.pt", resume=True, **kw)
+    cut = _cut_and_resumed(3, tmp_path / "cut.pt", **kw)
     assert cut.resumed_from == (3, 0) and cut.stopped_at == whole.stopped_at
     assert _without_seconds(cut.history) == _without_seconds(whole.history)
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
@@ -688,14 +693,7 @@ def test_every_architecture_resumes_exactly_after_an_epoch(arch, dataset, tmp_pa
     models: tests/tasks/test_copy_task.py)."""
     same = dict(data=dataset, arch=arch, epochs=3, seed=3, **QUICK)
     whole = train(out=tmp_path / "whole.pt", **same)
-
-    def interrupt(event, **info):
-        if event == "epoch" and info["epoch"] == 1:
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        train(out=tmp_path / "cut.pt", progress=interrupt, **same)
-    cut = train(out=tmp_path / "cut.pt", resume=True, **same)
+    cut = _cut_and_resumed(1, tmp_path / "cut.pt", **same)
     assert cut.resumed_from == (1, 0)
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
     assert [k for k in a if not torch.equal(a[k], b[k])] == []
