@@ -36,6 +36,7 @@ TABLES = {
     "copy-uniform": "bench_copy",
     "copy-lexinvariant": "bench_copy",
     "copy-distinct-patience": "bench_copy",
+    "copy-uniform-patience": "bench_copy",
     "canonical-seq": "bench_canonical_seq",
     "scaling-depth": "bench_scaling_symmetry",
     "scaling-width": "bench_scaling_symmetry",
