@@ -257,7 +257,7 @@ class _State:
         one element, or a single one that is not the original (a name the
         original keeps is not always a target: Java's local ``length`` beside
         ``value.length``); None before the variants are drawn."""
-        if self.program is None or self.error is not None and not self.variants:
+        if self.program is None or (self.error is not None and not self.variants):
             return None
         if self.size is None or self.size > 1:
             return True
