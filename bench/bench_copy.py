@@ -182,6 +182,16 @@ def main() -> None:
     print(table(report))
 
 
+def _buckets(tables) -> list[str]:
+    """The buckets of distinct symbols (``"1-5"``, …) some ``by_symbols`` holds, in order."""
+    return sorted({b for t in tables for b in t}, key=lambda b: int(b.split("-")[0]))
+
+
+def _cells(by_symbols: dict, buckets: list[str]) -> list[str]:
+    """Mean edit distance per bucket, ``–`` where the run has none."""
+    return [f"{by_symbols[b][0]:.2f}" if b in by_symbols else "–" for b in buckets]
+
+
 def merged(reports: list[dict]) -> dict:
     """One report of several seeds' reports of the same settings (``--merge``)."""
     keys = ("train", "epochs", "patience", "sampler")
@@ -194,7 +204,7 @@ def seeds_table(report: dict) -> str:
     """A merged report's table: a row per seed and architecture (mean edit
     distance by distinct symbols, copied exactly, epochs), then mean ± sd."""
     runs = [(r["seed"], arch, x) for r in report["seeds"] for arch, x in r["results"].items()]
-    buckets = sorted({b for _, _, x in runs for b in x["by_symbols"]}, key=lambda b: int(b.split("-")[0]))
+    buckets = _buckets(x["by_symbols"] for _, _, x in runs)
     lines = [
         "| architecture, seed | "
         + " | ".join(f"{b} symbols" for b in buckets)
@@ -202,7 +212,7 @@ def seeds_table(report: dict) -> str:
         "|---|" + "---|" * (len(buckets) + 3),
     ]
     for seed, arch, x in runs:
-        cells = " | ".join(f"{x['by_symbols'][b][0]:.2f}" if b in x["by_symbols"] else "–" for b in buckets)
+        cells = " | ".join(_cells(x["by_symbols"], buckets))
         lines.append(
             f"| {arch}, {seed} | {cells} | {100 * x['exact']:.1f} % | {x['best_epoch']} / {x.get('epochs_run', '–')} "
             f"| {x['train_seconds'] / 60:.0f} |"
@@ -228,8 +238,7 @@ def decodings(report: dict | list[dict]) -> str:
         for a, x in r["results"].items()
     ]
     beams = list(runs[0][2]["decodings"])
-    found = {b for _, _, x in runs for d in x["decodings"].values() for b in d["by_symbols"]}
-    buckets = sorted(found, key=lambda b: int(b.split("-")[0]))
+    buckets = _buckets(d["by_symbols"] for _, _, x in runs for d in x["decodings"].values())
     who = "architecture, seed" if len(reports) == 1 else "architecture (sampler, seed)"
     lines = [
         f"| {who} | decoding | " + " | ".join(f"{b} symbols" for b in buckets) + " | copied exactly |",
@@ -242,7 +251,7 @@ def decodings(report: dict | list[dict]) -> str:
     for seed, arch, x in runs:
         for k in beams:
             d = x["decodings"][k]
-            cells = " | ".join(f"{d['by_symbols'][b][0]:.2f}" if b in d["by_symbols"] else "–" for b in buckets)
+            cells = " | ".join(_cells(d["by_symbols"], buckets))
             run = f"{arch}, {seed}" if len(reports) == 1 else f"{arch} ({seed})"
             lines.append(f"| {run} | {decoding(k)} | {cells} | {100 * d['exact']:.1f} % |")
     if len(reports) == 1 and len(runs) > 1:
@@ -295,7 +304,7 @@ def table(report: dict) -> str:
     if "seeds" in report:
         return seeds_table(report)
     results = report["results"]
-    buckets = sorted({b for r in results.values() for b in r["by_symbols"]}, key=lambda b: int(b.split("-")[0]))
+    buckets = _buckets(r["by_symbols"] for r in results.values())
     lines = [
         "| architecture (sampler, seed) | "
         + " | ".join(f"{b} symbols" for b in buckets)
@@ -303,7 +312,7 @@ def table(report: dict) -> str:
         "|---|" + "---|" * (len(buckets) + 3),
     ]
     for arch, r in results.items():
-        cells = [f"{r['by_symbols'][b][0]:.2f}" if b in r["by_symbols"] else "–" for b in buckets]
+        cells = _cells(r["by_symbols"], buckets)
         lines.append(
             f"| {arch} ({report['sampler']}, {report['seed']}) | "
             + " | ".join(cells)

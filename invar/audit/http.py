@@ -218,7 +218,7 @@ class HttpAdapter(Adapter):
         #: seconds before the first retry; doubled at each next one (at most 8 s)
         self.backoff = backoff
         self._limiter = _Limiter(self.concurrency)
-        #: keys being asked now, each with the event set when its asking ends
+        #: keys being asked now, each with its flight (the inputs with that request wait on it)
         self._asking: dict[str, _Flight] = {}
         self._asking_lock = threading.Lock()
         self._counts = dict.fromkeys(COUNTERS, 0)
@@ -318,9 +318,8 @@ class HttpAdapter(Adapter):
                             break
             if stored is not None:
                 return self._read(stored, CACHED)
-            while not flight.done.wait(0.1):
-                if progress.stop.is_set():
-                    return Failure("stopped while the same request was in flight", progress.fate())
+            while not flight.done.wait(0.1) and not progress.stop.is_set():
+                pass
             if progress.stop.is_set():
                 return Failure("stopped while the same request was in flight", progress.fate())
             if flight.reply is not None:
