@@ -7,7 +7,8 @@ subsets of the training split, over several seeds.
         [--patience 5] [--max-epochs 100] [--lr 5e-4] [--schedule cosine|plateau] [--plateau 5]
         [--batch-size 64] [--threads 1] [--device cpu]
         [--precision fp32] [--test-limit N] [--variant NAME=ARCH:field=value,...] [--time-limit SECONDS]
-    python bench/bench_learning_curve.py --data DIR --out OUTDIR --report   # table and plot of what is done
+        [--report FILE]
+    python bench/bench_learning_curve.py --data DIR --out OUTDIR --report-only [--report FILE]   # what is done
 
 DIR is what ``invar data bhive`` wrote. A run of size N trains with
 ``invar.train(limit=N)``: the first N programs of the training split (the
@@ -33,12 +34,16 @@ the referent mask alone). Each run is a file OUTDIR/runs/NAME-N-sSEED.json,
 skipped when done and resumed from its training state when cut, so the
 study can be split across processes and machines.
 
-The report (OUTDIR/learning-curve.md and OUTDIR/learning-curve.png) gives,
+The report (OUTDIR/learning-curve.md and OUTDIR/learning-curve.png, and
+with ``--report FILE`` every run's record as JSON for bench/tables.py) gives,
 per size and model, mean ± sd over the seeds of: test MAPE on original and
 renamed blocks, the best validation MAPE, epochs trained and the best epoch,
 and the epochs and optimiser steps to reach vanilla's best validation MAPE
 of the same size and seed (``–`` where a seed never reaches it; the count
-of seeds that do is given).
+of seeds that do is given). The JSON report's other views: ``by_seed`` (each
+run's figures and the range of validation MAPE its patience waited through)
+and ``summary`` (several reports, a row per size: ``renamer`` and
+``vanilla`` on original and renamed blocks, the paper's row last).
 """
 
 from __future__ import annotations
@@ -181,6 +186,8 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
         "test_MAPE_renamed": mape(preds_renamed, [renamed_labels[i] for i in keep]),
         "train_seconds": round(seconds, 1),
         "device": args.device,
+        "machine": machine(),
+        "torch": torch.__version__,
     }
     path.write_text(json.dumps(record, indent=2))
     return record
@@ -208,7 +215,12 @@ def _rows(records: list[dict]) -> list[dict]:
     return rows
 
 
-def table(records: list[dict]) -> str:
+def table(report: dict) -> str:
+    """The table of a ``--report``: every (size, model), mean ± sd over the seeds."""
+    return _table(report["records"])
+
+
+def _table(records: list[dict]) -> str:
     """The markdown table of every (size, model)."""
     plateau = any(r.get("schedule") == "plateau" for r in records)  # runs from before the option were cosine
     lines = [
@@ -238,6 +250,63 @@ def _halvings(record: dict) -> str:
     """A plateau run's learning-rate halvings, or its schedule's name."""
     schedule = record.get("schedule", "cosine")
     return str(record["lr_halvings"]) if schedule == "plateau" else schedule
+
+
+def by_seed(report: dict) -> str:
+    """A row per model (and size, where the report has several), a column
+    per seed: test MAPE / renamed; the best validation MAPE; epochs run and
+    the best; the lowest and highest validation MAPE of the epochs the
+    patience waited through."""
+    records = report["records"]
+    seeds = sorted({r["seed"] for r in records})
+    several = len({r["train_size"] for r in records}) > 1
+    lines = ["| model | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|---|" + "---|" * len(seeds)]
+    for n, name in sorted(
+        {(r["train_size"], r["name"]) for r in records}, key=lambda k: (k[0], k[1] != "vanilla", k[1])
+    ):
+        runs = {r["seed"]: r for r in records if (r["train_size"], r["name"]) == (n, name)}
+        label = f"{name}, {n:,}" if several else name
+        lines.append(f"| {label} | " + " | ".join(_seed_cell(runs[s]) if s in runs else "–" for s in seeds) + " |")
+    return "\n".join(lines)
+
+
+def _seed_cell(r: dict) -> str:
+    """One run's cell of :func:`by_seed`."""
+    waited = r["valid_history"][r["best_epoch"] :]
+    tail = f"{min(waited):.1f}–{max(waited):.1f} %" if waited else "–"
+    return (
+        f"{r['test_MAPE']:.2f} / {r['test_MAPE_renamed']:.2f} %; {r['best_valid_MAPE']:.2f} %; "
+        f"{r['epochs_run']}, {r['best_epoch']}; {tail}"
+    )
+
+
+def summary(reports: list[dict] | dict) -> str:
+    """Test MAPE by training size over several reports: ``renamer``,
+    ``vanilla`` and ``vanilla`` on renamed blocks (mean ± sd over seeds),
+    then the Renamer paper's Tables 1 and 2 (Tiny, all of BHive)."""
+    records = [r for rep in (reports if isinstance(reports, list) else [reports]) for r in rep["records"]]
+    lines = ["| training blocks | `renamer` | `vanilla` | `vanilla`, renamed blocks |", "|---|---|---|---|"]
+    for n in sorted({r["train_size"] for r in records}):
+        runs = {m: [r for r in records if (r["train_size"], r["name"]) == (n, m)] for m in ("renamer", "vanilla")}
+        cells = [
+            mean_sd([r["test_MAPE"] for r in runs["renamer"]], unit=" %"),
+            mean_sd([r["test_MAPE"] for r in runs["vanilla"]], unit=" %"),
+            mean_sd([r["test_MAPE_renamed"] for r in runs["vanilla"]], unit=" %"),
+        ]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    lines.append("| *paper: all of BHive, 500 epochs (Tables 1, 2)* | *2.39%* | *3.30%* | *5.26%* |")
+    return "\n".join(lines)
+
+
+def findings(records: list[dict]) -> dict:
+    """The JSON report of ``records`` (``--report FILE``): the runs' records,
+    the machines they ran on, and the paper's claim they answer."""
+    return {
+        "bench": "bench_learning_curve",
+        "machines": sorted({r.get("machine", "not recorded") for r in records}),
+        "paper": PAPER,
+        "records": sorted(records, key=lambda r: (r["train_size"], r["name"], r["seed"])),
+    }
 
 
 def plot(records: list[dict], path: Path) -> None:
@@ -291,9 +360,11 @@ def report(args) -> str:
     )
     if not records:
         return "nothing trained yet"
-    text = "\n".join([f"machine: {machine()}; torch {torch.__version__}", "", table(records), "", PAPER])
+    text = "\n".join([f"machine: {machine()}; torch {torch.__version__}", "", _table(records), "", PAPER])
     (out / "learning-curve.md").write_text(text + "\n")
     plot(records, out / "learning-curve.png")
+    if args.report:
+        Path(args.report).write_text(json.dumps(findings(records), indent=1) + "\n")
     return text
 
 
@@ -329,10 +400,11 @@ def main() -> None:
         default=None,
         help="stop each run after the first epoch that ends this many seconds after its start",
     )
-    ap.add_argument("--report", action="store_true")
+    ap.add_argument("--report-only", action="store_true", help="train nothing: the table and plot of what is done")
+    ap.add_argument("--report", type=Path, help="also write every finished run's record to this JSON (bench/tables.py)")
     args = ap.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
-    if not args.report:
+    if not args.report_only:
         torch.set_num_threads(args.threads)
         models = [(a, a, {}) for a in args.archs] + [parse_variant(v) for v in args.variant]
         test = test_set(Path(args.data), Path(args.out), args.test_limit)

@@ -96,14 +96,35 @@ def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
     again = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and again.stdout.count("| 24 |") == 3
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written  # nothing trained again
+    path = tmp_path / "curve.json"
     report = subprocess.run(
-        [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report"],
+        [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report-only", "--report", str(path)],
         cwd=SCRIPT.parent,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert report.returncode == 0 and report.stdout.count("| 48 |") == 3
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written
+    _check_the_json_report(json.loads(path.read_text()), table)
+
+
+def _check_the_json_report(report: dict, page: str) -> None:
+    """The JSON report holds every run and renders the page's table, a row
+    per run by seed, and the summary by size."""
+    module = _module()
+    assert len(report["records"]) == 12 and report["bench"] == "bench_learning_curve"
+    assert str(ROOT.parent) not in json.dumps(report)  # no path of this machine
+    assert module.table(report) in page
+    by_seed = module.by_seed(report).splitlines()
+    assert by_seed[0] == "| model | seed 0 | seed 1 |" and len(by_seed) == 2 + 6
+    assert [row.split(" | ")[0] for row in by_seed[2:5]] == ["| vanilla, 24", "| renamer, 24", "| views, 24"]
+    run = next(r for r in report["records"] if (r["name"], r["train_size"], r["seed"]) == ("renamer", 48, 1))
+    cell = next(row for row in by_seed if row.startswith("| renamer, 48 |")).split(" | ")[2]
+    assert cell.startswith(f"{run['test_MAPE']:.2f} / {run['test_MAPE_renamed']:.2f} %; ")
+    summary = module.summary([report, report]).splitlines()
+    assert [line.split(" | ")[0] for line in summary[2:4]] == ["| 24", "| 48"]
+    assert summary[-1].startswith("| *paper") and "± " in summary[2]
 
 
 def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_path):
