@@ -34,6 +34,9 @@ class Fate:
     waited: float
     #: the reply came from the reply cache
     cached: bool
+    #: the model the reply says answered (its ``model``, and its ``system_fingerprint`` in
+    #: parentheses where it gives one); None where it says neither
+    served: str | None = None
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
@@ -440,6 +440,7 @@ class HttpAdapter(Adapter):
     # ----------------------------------------------------------- the reply
     def _read(self, data, fate: Fate):
         """The answer in a chat completion, or a Failure saying what is wrong with it."""
+        fate = replace(fate, served=_served_as(data))
         if isinstance(data, dict) and "error" in data and "choices" not in data:
             return Failure(f"the endpoint answered with an error: {_error_text(data['error'])}", fate)
         found = _message(data)
@@ -461,6 +462,20 @@ class HttpAdapter(Adapter):
         if all(hasattr(reading, a) for a in ("value", "candidates", "segment")):
             return Reply(reading.value, reading.candidates, reading.segment, fate)
         return Reply(reading, fate=fate)
+
+
+def _served_as(data) -> str | None:
+    """The model a chat completion says answered: its ``model``, with its
+    ``system_fingerprint`` in parentheses where it gives one (the
+    weights' and settings' revision, where the endpoint tells it)."""
+    if not isinstance(data, dict):
+        return None
+    model, fingerprint = data.get("model"), data.get("system_fingerprint")
+    model = model if isinstance(model, str) and model else None
+    fingerprint = fingerprint if isinstance(fingerprint, str) and fingerprint else None
+    if fingerprint is None:
+        return model
+    return f"{model or 'unnamed'} ({fingerprint})"
 
 
 def _backoff(base: float, n: int, key: str) -> float:

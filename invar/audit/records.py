@@ -18,6 +18,7 @@ audit (Benjamini-Hochberg, :func:`invar.audit.report.decide`).
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import random
 from itertools import combinations
@@ -326,11 +327,19 @@ def _replies(meta: list[list] | None) -> dict | None:
         "from_cache": sum(1 for f in fates if f.cached),
         "rate_limited": sum(f.rate_limited for f in fates),
         "waited": round(sum(f.waited for f in fates), 3),
+        "served": _served(fates),
         "ambiguous": len(ambiguous),
         "ambiguous_example": (
             {"segment": ambiguous[0].get("segment"), "candidates": ambiguous[0]["candidates"]} if ambiguous else None
         ),
     }
+
+
+def _served(fates: list) -> dict[str, int]:
+    """How many of ``fates``' replies each served model gave (by the name and
+    fingerprint the replies say), most first."""
+    counts = collections.Counter(f.served for f in fates if f.served is not None)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 __all__ = ["record", "undo", "mapped_back", "example_seed", "label_free"]

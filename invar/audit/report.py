@@ -126,6 +126,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         header["transform"],
         report["sensitivity"],
         _unmeasured_noise(header, config),
+        (report["replies"] or {}).get("served"),
     )
     return report
 
@@ -275,12 +276,15 @@ def _trivial(
     transform: str = "",
     sensitivity: dict | None = None,
     unmeasured_noise: bool = False,
+    served: dict | None = None,
 ) -> dict:
     """Whether the model is invariant for want of looking: every prediction
     one value (within the tolerance) over the audited examples, or a metric
     no better than the task's chance level; ``notes`` say so in words, and
     say too when no audited example has a variant besides the original (its
-    invariance is then untested, whatever the model)."""
+    invariance is then untested, whatever the model), when a model that
+    samples was asked once, and when the replies name several served
+    models."""
     constant = prediction = None
     if len(ok) >= 2:  # one example agreeing with itself says nothing of the model
         constant = (
@@ -323,6 +327,8 @@ def _trivial(
             "the model's noise floor was not measured (--repeats 1): a model that samples is counted as "
             "violating wherever it disagrees with itself; --repeats 5 measures it"
         )
+    if served and len(served) > 1:
+        notes.append(_served_note(served))
     return {
         "constant": constant,
         "prediction": prediction,
@@ -330,6 +336,16 @@ def _trivial(
         "insensitive": insensitive,
         "notes": notes,
     }
+
+
+def _served_note(served: dict) -> str:
+    """The note for replies that name more than one served model."""
+    named = ", ".join(f"{name}: {n:,}" for name, n in served.items())
+    return (
+        f"the replies name {len(served)} served models ({named}): answers kept in the reply cache may "
+        "come from other weights than the fresh ones, so a disagreement may be the model's change, not the "
+        "program's; --no-cache asks every input again"
+    )
 
 
 def _insensitive_note(sensitivity: dict) -> str:

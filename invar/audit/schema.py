@@ -549,6 +549,10 @@ REPORT["properties"].update(
     }
 )
 REPORT["properties"]["trivial"]["properties"]["insensitive"] = {"type": ["boolean", "null"]}
+# added within schema 3, optional: how many replies each served model gave, by the name (and fingerprint) they say
+SERVED = {"type": "object", "additionalProperties": {"type": "integer"}}
+for _replies in (EXAMPLE["properties"]["replies"], REPORT["properties"]["replies"]):
+    _replies["oneOf"][1]["properties"]["served"] = SERVED
 REPORT["required"] = list(REPORT["properties"])
 
 #: the schema of one JSONL line: a header, an example record or the summary

@@ -9,6 +9,7 @@ measure, test and interval, and states their assumptions.
 
 from __future__ import annotations
 
+import collections
 import math
 from typing import Any, Callable
 
@@ -210,8 +211,9 @@ def sensitivity(ok: list[dict], config: dict) -> dict | None:
 # ------------------------------------------------------------------ replies
 def replies(records: list[dict]) -> dict | None:
     """What became of a text model's requests over the audit (sent, from the
-    cache, rate-limited, waited) and the replies that held more than one
-    candidate answer, with a few of them; None for other models."""
+    cache, rate-limited, waited), the models the replies say answered, and
+    the replies that held more than one candidate answer, with a few of
+    them; None for other models."""
     recs = [r for r in records if r.get("replies")]
     if not recs:
         return None
@@ -219,6 +221,10 @@ def replies(records: list[dict]) -> dict | None:
         k: sum(r["replies"][k] for r in recs) for k in ("inputs", "sent", "from_cache", "rate_limited", "ambiguous")
     }
     total["waited"] = round(math.fsum(r["replies"]["waited"] for r in recs), 3)
+    served: collections.Counter = collections.Counter()
+    for r in recs:  # records written before replies said their model have no "served"
+        served.update(r["replies"].get("served") or {})
+    total["served"] = dict(sorted(served.items(), key=lambda kv: (-kv[1], kv[0])))
     total["ambiguous_examples"] = [
         {"id": r["id"], **r["replies"]["ambiguous_example"]} for r in recs if r["replies"]["ambiguous_example"]
     ][:AMBIGUOUS_SHOWN]

@@ -16,6 +16,7 @@ import json
 import pytest
 
 from invar.audit import audit
+from invar.audit.http import _served_as
 from tests.audit.test_http_replies import Response, served
 
 BLOCKS = """\
@@ -193,3 +194,40 @@ def test_a_rerun_asks_nothing_the_cache_holds(blocks):
     assert again["replies"]["sent"] == 0 and uncached["replies"]["from_cache"] == 0
     for key in ("violations", "noise", "metric"):
         assert again[key] == first[key]
+
+
+def test_replies_say_which_model_answered_and_a_mix_is_a_note(blocks):
+    """A reply names the model that answered (and its fingerprint): a re-run
+    whose cached answers came from other weights than its fresh ones says so,
+    since its disagreements may be the model's change."""
+    revision = {"model": "coder-1", "system_fingerprint": "fp_a"}
+
+    def respond(request, _n):
+        return json_reply({**message(f"Answer: {cycles(program_of(request)):g} cycles"), **revision})
+
+    with served(respond) as (url, _script):
+        first = audit(url, blocks, task="bhive", variants=3).report
+        revision.update(system_fingerprint="fp_b")  # new weights behind the same name
+        again = audit(url, blocks, task="bhive", variants=3, repeats=2).report
+    inputs = first["replies"]["inputs"]
+    assert first["replies"]["served"] == {"coder-1 (fp_a)": inputs}
+    assert not [n for n in first["trivial"]["notes"] if "served models" in n]
+    # repeat 0 comes from the cache (the old weights), repeat 1 is asked anew
+    assert again["replies"]["served"] == {"coder-1 (fp_a)": inputs, "coder-1 (fp_b)": inputs}
+    (note,) = [n for n in again["trivial"]["notes"] if "served models" in n]
+    assert note.startswith("the replies name 2 served models (coder-1 (fp_a): ") and "--no-cache" in note
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ({"model": "m"}, "m"),
+        ({"model": "m", "system_fingerprint": "fp"}, "m (fp)"),
+        ({"system_fingerprint": "fp"}, "unnamed (fp)"),
+        ({"model": "", "system_fingerprint": None}, None),
+        ({"model": 3}, None),
+        ([], None),
+    ],
+)
+def test_the_served_model_is_read_from_the_reply(reply, expected):
+    assert _served_as(reply) == expected
