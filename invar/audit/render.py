@@ -352,6 +352,9 @@ def _reply_rows(report: dict) -> list[tuple[str, str, str]]:
             "",
         )
     ]
+    served = replies.get("served") or {}  # reports written before replies said their model have none
+    if served:
+        rows.append(("answered by", "; ".join(f"{name} ({n:,})" for name, n in served.items()), ""))
     if replies["ambiguous"]:
         rows.append(("replies with more than one candidate answer", _num(replies["ambiguous"]), ""))
     return rows

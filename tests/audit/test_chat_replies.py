@@ -17,6 +17,7 @@ import pytest
 
 from invar.audit import audit
 from invar.audit.http import _served_as
+from invar.audit.render import summary_rows
 from tests.audit.test_http_replies import Response, served
 
 BLOCKS = """\
@@ -216,6 +217,8 @@ def test_replies_say_which_model_answered_and_a_mix_is_a_note(blocks):
     assert again["replies"]["served"] == {"coder-1 (fp_a)": inputs, "coder-1 (fp_b)": inputs}
     (note,) = [n for n in again["trivial"]["notes"] if "served models" in n]
     assert note.startswith("the replies name 2 served models (coder-1 (fp_a): ") and "--no-cache" in note
+    rows = {name: value for name, value, _ in summary_rows(again)}
+    assert rows["answered by"] == f"coder-1 (fp_a) ({inputs:,}); coder-1 (fp_b) ({inputs:,})"
 
 
 @pytest.mark.parametrize(
