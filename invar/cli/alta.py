@@ -316,7 +316,7 @@ def minimal_command(
     On each --test input its compiled model is compared with the whole
     program's interpreter: the stream after every MLP, and the outputs alone.
 
-    Example: invar alta minimal parity-sum-mod --train short.txt --test long.txt
+    Example: invar alta minimal parity-sum-mod --train fixtures/alta/bits-short.txt --test fixtures/alta/bits-long.txt
     """
     from ..alta.analysis import agreement, coverage, minimal_of
     from ..alta.store import load_program

@@ -616,7 +616,7 @@ def lookup_command(
     uniformly or --by-frequency. One JSON object per line (task, prompt,
     answer); a fixed --seed writes the same file.
 
-    Example: invar data lookup --num 1000 --pairs 8 --corpus ../src --seed 0 --out lookup.jsonl
+    Example: invar data lookup --num 1000 --pairs 8 --corpus fixtures/python --seed 0 --out lookup.jsonl
     """
     _incontext(
         "lookup",

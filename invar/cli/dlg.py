@@ -58,7 +58,7 @@ def dlg(
     when lines i and j share a layer or j depends directly on i. Sharing a
     layer does not make lines swappable; see ``invar permutations``.
 
-    Example: invar dlg earnings.py --mask
+    Example: invar dlg fixtures/python/arith.py --function earnings --mask
     """
     if mask and fmt is DlgFormat.dot:
         raise UsageError("--mask is shown in text and json formats, not dot")

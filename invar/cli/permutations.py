@@ -97,7 +97,7 @@ def permutations(
     listing without --count, --limit, --sample or --all shows the first 10
     and the count.
 
-    Example: invar permutations earnings.py --count
+    Example: invar permutations fixtures/python/arith.py --function earnings --count
     """
     if count and sample is not None:
         raise UsageError("--count and --sample are exclusive")

@@ -73,7 +73,7 @@ def predict_command(
     curve (loss and perplexity by context length, a moving average over
     --window positions within each sequence, averaged over the sequences).
 
-    Example: invar predict --model ltl-dualpart.pt fixtures/ltl/fj.txt
+    Example: invar predict --model fixtures/models/renamer.pt fixtures/x86/figure1a.s
     """
     import torch
 
