@@ -65,3 +65,27 @@ def test_a_block_of_several_reports_gives_its_view_the_list(monkeypatch, tmp_pat
     assert tables.refreshed(page) == "<!-- table: a+b/summary -->\n2 reports: b\n<!-- /table -->\n"
     with pytest.raises(KeyError, match="several scripts"):
         tables.render("a+c", "summary")
+
+
+def test_every_table_not_made_from_a_report_is_a_quote_or_a_study_still_to_run_again():
+    """No table stands in a page unmade but those listed: the papers' own,
+    the at-a-glance summary, and the studies run before their reports."""
+    for path in tables.pages():
+        name = str(path.relative_to(tables.ROOT / "docs"))
+        allowed = tables.QUOTED.get(name, set()) | tables.UNREPORTED.get(name, set())
+        unmade = tables.unmade(path.read_text())
+        stray = [f"{name}:{number} (under {heading!r})" for heading, number in unmade if heading not in allowed]
+        assert not stray, f"a table made by hand: {stray}; make it from a report (bench/tables.py)"
+        assert allowed <= {heading for heading, _ in unmade}, f"{name}: listed, but no such table stands there"
+
+
+@pytest.mark.parametrize(
+    "page, expected",
+    [
+        ("# A\n| a |\n|---|\n| 1 |\n", [("# A", 2)]),
+        ("# A\n<!-- table: x -->\n| a |\n<!-- /table -->\n", []),
+        ("# A\n```\n| a |\n```\n## B\n\n| b |\n\n| c |\n", [("## B", 7), ("## B", 9)]),
+    ],
+)
+def test_tables_outside_generated_blocks_are_found(page, expected):
+    assert tables.unmade(page) == expected
