@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 from ..config import check_field, choices_of, field_types, option
 from ..errors import UsageError
@@ -243,6 +243,25 @@ def check_measure(name: str, option: str = "--fail-over") -> None:
         node = whole["properties"]["mean"]
     if not _numeric(node):
         raise UsageError(f"{name} is not a number in the report", path=option)
+
+
+#: the report's sections that only some settings measure: section -> (whether
+#: the settings measure it, the option that does)
+_MEASURED_BY: dict[str, tuple[Callable[[AuditConfig], bool], str]] = {
+    "oracle": (lambda c: c.oracle, "--oracle"),
+    "noise": (lambda c: c.repeats > 1, "--repeats 2 or more"),
+    "intervals": (lambda c: c.bootstrap > 0, "--bootstrap above 0"),
+    "sensitivity": (lambda c: c.controls != 0, "controls (--controls above 0)"),
+}
+
+
+def check_measurable(name: str, config: AuditConfig, option: str = "--fail-over") -> None:
+    """UsageError when dotted ``name`` lies in a section of the report that
+    ``config``'s settings do not measure (``oracle.*`` without ``--oracle``,
+    ``noise.*`` with one repeat …): refused before the audit, not after it."""
+    rule = _MEASURED_BY.get(name.split(".")[0])
+    if rule is not None and not rule[0](config):
+        raise UsageError(f"{name} is measured only with {rule[1]}", path=option)
 
 
 def _object_of(node: dict | None) -> dict | None:

@@ -393,7 +393,10 @@ class HttpAdapter(Adapter):
 
     def _exhausted(self, p: _Progress) -> str:
         also = f", and {p.rate_limited} rate-limited" if p.rate_limited else ""
-        return f"{p.last} (after {p.counted} tr{'ies' if p.counted > 1 else 'y'}, {self.timeout:g} s each{also})"
+        tries = f"{p.counted} tr{'ies' if p.counted > 1 else 'y'}"
+        if p.last == "timed out":  # the only failure that took the whole timeout
+            return f"{p.last} (after {tries} of {self.timeout:g} s each{also})"
+        return f"{p.last} (after {tries}{also})"
 
     def _spent(self, p: _Progress) -> str:
         last = p.last or "no request could be sent"

@@ -662,6 +662,20 @@ def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tup
     return [f"{', '.join(named)}: {note}" for note in notes]
 
 
+def unaudited(report: dict) -> str | None:
+    """Why an audit measured nothing, when every example failed (the model
+    or the dataset could not be read at all: an endpoint down, a wrong
+    address, a key refused), in words; None when any example was audited."""
+    if report["audited"] or not report["examples"]:
+        return None
+    failed = report.get("failed") or []
+    first = f" (first: {failed[0]['location']}: {failed[0]['error']})" if failed else ""
+    if report["errors"]:
+        where = "in the model" if not report["unparsable"] else "in the model or in parsing"
+        return f"no example was audited: all {report['examples']:,} failed {where}{first}"
+    return f"no example was audited: none of the {report['examples']:,} could be parsed{first}"
+
+
 def exceeded(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
     """A message per bound that does not hold (``over``: the measure must not
     exceed the bound; ``under``: it must not fall below it)."""
@@ -696,4 +710,5 @@ __all__ = [
     "resolve",
     "parse_bound",
     "exceeded",
+    "unaudited",
 ]

@@ -147,7 +147,7 @@ def audit_command(
     # every option error before the work: bounds, the split, where the report goes
     from ..audit.datasets import check_split
 
-    over, under = _bounds(fail_over, fail_under)
+    over, under = _bounds(fail_over, fail_under, config)
     check_split(dataset, config.split, config.data_dir)
     _destinations(out, report_file, plot)
     rank = int(os.environ.get("RANK", "0"))
@@ -346,10 +346,11 @@ def _destinations(out: str | None, report_file: str | None, plot: str | None) ->
         check_plot(plot)
 
 
-def _bounds(fail_over, fail_under):
-    """The bounds, each naming a number of the report's schema (checked
-    before the audit, not after it)."""
-    from ..audit.config import check_measure
+def _bounds(fail_over, fail_under, config: AuditConfig | None = None):
+    """The bounds, each naming a number of the report's schema that the
+    settings (``config``, where given) measure: checked before the audit,
+    not after it."""
+    from ..audit.config import check_measurable, check_measure
     from ..audit.report import parse_bound
 
     bounds = (
@@ -359,12 +360,20 @@ def _bounds(fail_over, fail_under):
     for option, given in zip(("--fail-over", "--fail-under"), bounds):
         for name, _ in given:
             check_measure(name, option)
+            if config is not None:
+                check_measurable(name, config, option)
     return bounds
 
 
 def _check(result: dict, over, under) -> None:
+    """Exit 1 (an InvarError) when no example was audited, or when a bound
+    does not hold; the bounds' warnings first."""
     from ..audit import exceeded
-    from ..audit.report import caveats
+    from ..audit.report import caveats, unaudited
+
+    nothing = unaudited(result)
+    if nothing:  # the model or the dataset could not be read at all: no bound can be judged, none passes
+        raise InvarError(nothing)
 
     # a bound on invariance alone, met by a constant or chance-level model, says so
     for message in caveats(result, over, under):

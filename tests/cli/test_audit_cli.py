@@ -95,6 +95,55 @@ def test_fail_over_gates_a_pipeline(invoke):
         assert result.exit_code == 2, (bad, result.output)
 
 
+@pytest.mark.parametrize(
+    "bound, settings, measured_only_with",
+    [
+        ("oracle.label_change_rate=0", (), "--oracle"),
+        ("noise.violations=0", ("--repeats", "1"), "--repeats 2 or more"),
+        ("intervals.resamples=0", ("--bootstrap", "0"), "--bootstrap above 0"),
+        ("sensitivity.change_rate=0", ("--controls", "0"), "controls"),
+    ],
+)
+def test_a_bound_on_what_the_settings_do_not_measure_is_refused_before_the_audit(
+    invoke, bound, settings, measured_only_with, monkeypatch
+):
+    import invar.audit
+
+    monkeypatch.setattr(invar.audit, "audit", lambda *a, **k: pytest.fail("the audit ran"))
+    result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *settings, "--fail-over", bound)
+    assert result.exit_code == 2, result.output
+    name = bound.split("=")[0]
+    assert f"--fail-over: error: {name} is measured only with {measured_only_with}" in result.stderr
+
+
+def test_an_audit_where_every_example_failed_exits_1_and_says_why(invoke, tmp_path):
+    """An endpoint down (or a wrong address, a key refused) fails every
+    example: nothing is audited, and no bound can pass it, nor can its absence."""
+    blocks = tmp_path / "blocks.s"
+    blocks.write_text("addq %rax, %rbx\n\nsubq %rcx, %rdx\n")
+    dead = "http://127.0.0.1:9/v1#m"  # the discard port: nothing listens
+    for bounds in ((), ("--fail-over", "violation_rate=0.5")):
+        result = invoke(
+            "audit",
+            "--model",
+            dead,
+            "--dataset",
+            blocks,
+            "--task",
+            "bhive",
+            "--no-cache",
+            "--retries",
+            "0",
+            "--format",
+            "json",
+            *bounds,
+        )
+        assert result.exit_code == 1, result.output
+        assert json.loads(result.stdout)["audited"] == 0, "the report is written before the verdict"
+        last = result.stderr.strip().splitlines()[-1]
+        assert last.startswith("invar: error: no example was audited: all 2 failed in the model (first: "), last
+
+
 def test_two_shards_merged_give_the_report_of_one_run(invoke, single, tmp_path):
     parts = []
     for i in (1, 2):
