@@ -142,7 +142,7 @@ class AuditConfig:
         "--timeout",
         min=0.001,
         help="Seconds an HTTP request (default 60) or a call of a Python callable (default: no limit) may take; "
-        "a call past it is that input's error.",
+        "a request past it is tried again (--retries), a call past it is that input's error.",
     )
     # --------------------------------------------------------- chat models (HTTP)
     prompt: str | None = option(

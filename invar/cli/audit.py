@@ -76,7 +76,7 @@ PlotOpt = Annotated[
         "--plot",
         help=(
             "Also plot the spread (with --example: every variant's prediction) to a .png or .svg file (needs "
-            "matplotlib: pip install 'invar[plot]' from PyPI, pip install -e '.[plot]' in a clone)."
+            "matplotlib: the package's plot extra)."
         ),
     ),
 ]

@@ -90,6 +90,15 @@ class Reader:
     #: gives its own: ``*`` and ``_`` pairs are part of a Python literal
     #: (``'__init__'``), and removing them would misread it
     tidy: Callable[[str], str] | None = None
+    #: how a segment that is only the reply's last line is read (no explicit
+    #: final answer, no ``--answer-regex``): prose there may hold numbers that
+    #: answer nothing (``I cannot run llvm-mca 17``), so a task may read it more
+    #: strictly; None: ``parse``
+    last_line: Callable[[str], Any] | None = None
+    #: the text after an explicit final answer -> the answers it gives anyway (a
+    #: correction, a second answer): one that differs from the final answer
+    #: refuses the reply; None: nothing is looked for there
+    after: Callable[[str], Sequence[Any]] | None = None
 
     def __call__(self, reply: str) -> Any:
         return self.read(reply).value
@@ -97,12 +106,20 @@ class Reader:
     def read(self, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
         """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
         text = without_reasoning(reply, truncated=truncated)
-        segment = (self.tidy or clean)(_segment(text, pattern, truncated))
+        found = _segment(text, pattern, truncated)
+        segment = (self.tidy or clean)(found.text)
         if not segment:
             raise Unreadable("the answer is empty")
-        value = _parsed(self.parse, segment)
-        found = self.find(text) if self.find is not None else _lenient(self.parse, finals(text))
-        return Reading(value, _distinct([value, *found]), segment[:SEGMENT_CHARS].rstrip())
+        value = _parsed(self.last_line if found.last_line and self.last_line else self.parse, segment)
+        if found.tail and self.after is not None:
+            later = list(dict.fromkeys(v for v in self.after(found.tail) if v != value))
+            if later:
+                raise Unreadable(
+                    f"the reply gives another answer ({', '.join(map(_shown, later[:3]))}) after its final one "
+                    f"({_shown(value)})"
+                )
+        candidates = self.find(text) if self.find is not None else _lenient(self.parse, finals(text))
+        return Reading(value, _distinct([value, *candidates]), segment[:SEGMENT_CHARS].rstrip())
 
 
 def read(task: Task | str, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
@@ -156,19 +173,30 @@ def without_reasoning(reply: str, *, truncated: bool = False) -> str:
 
 
 # ---------------------------------------------- 2-4. the segment to read
-def _segment(text: str, pattern: str | None, truncated: bool) -> str:
+@dataclass(frozen=True)
+class _Found:
+    """The segment that holds a reply's answer, and where it came from."""
+
+    text: str
+    #: the reply's last line (no explicit final answer, no pattern)
+    last_line: bool = False
+    #: what follows an explicit final answer ("" when nothing does)
+    tail: str = ""
+
+
+def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
     """The part of ``text`` (reasoning removed) that holds the answer."""
     if pattern is not None:
-        return _by_pattern(text, pattern, truncated)
+        return _Found(_by_pattern(text, pattern, truncated))
     final = _final(text)
     if final is not None:
-        segment, ends_early = final
-        if truncated and not ends_early:
+        segment, end, whole = final
+        if truncated and not whole:
             raise Unreadable(f"cut off at the token limit in its final answer {segment.strip()[:80]!r}: {_RAISE}")
-        return segment
+        return _Found(segment, tail=text[end:].strip())
     if truncated:
         raise Unreadable(f"cut off at the token limit before a final answer (Answer: …): {_RAISE}")
-    return last_line(text)
+    return _Found(last_line(text), last_line=True)
 
 
 @functools.lru_cache(maxsize=64)
@@ -233,19 +261,20 @@ def _marked(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def _final(text: str) -> tuple[str, bool] | None:
-    """The explicit final answer of ``text`` and whether something follows it
-    (a reply cut off at the token limit may have lost its end), or None."""
+def _final(text: str) -> tuple[str, int, bool] | None:
+    """The explicit final answer of ``text``, the index past it, and whether
+    it is whole however the reply ends (a closed ``\\boxed{…}``; a line that
+    ends the reply may have lost its end at the token limit), or None."""
     boxed = _boxed(text)
     if boxed:
         content, end = boxed[-1]
         if end is None:
             raise Unreadable("the reply ends inside its \\boxed{…}")
-        return content, True
+        return content, end, True
     marked = _marked(text)
     if marked:
         segment, end = marked[-1]
-        return segment, end < len(text)
+        return segment, end, end < len(text)
     return None
 
 
@@ -287,15 +316,19 @@ _BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t])|\d{1,3}[.)](?=[ 
 # at word boundaries, so ``get_value_x`` keeps its own
 _EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
 _STRAY = re.compile(r"^\*+[ \t]*|[ \t]*\*+$")
+#: inline code around the whole segment (`` `0` ``)
+_CODE = re.compile(r"^(`{1,3})(?!`)(.+?)(?<!`)\1$", re.S)
 
 
 def clean(segment: str) -> str:
     """``segment`` stripped, without markdown bullets, quote and heading
-    marks, and emphasis (``**1.68**`` -> ``1.68``)."""
+    marks, emphasis (``**1.68**`` -> ``1.68``) and inline code around it all
+    (`` `0` `` -> ``0``)."""
     segment = _BULLET.sub("", segment.strip())
     previous = None
     while previous != segment:
         previous, segment = segment, _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), segment)
+        segment = _CODE.sub(r"\2", segment)
     return _STRAY.sub("", segment).strip()
 
 
@@ -310,12 +343,13 @@ def without_label(segment: str) -> str:
 
 # ------------------------------------------------------------------ numbers
 # a number as a whole token: never digits inside a word (x86-64, 4th, r10d,
-# AVX2, Haswell-E5, 64-bit) or a version (3.11.2); a minus only when it stands
-# alone (not 5-3); thousands separated by commas (1,234.5); an exponent (1.68e2)
+# AVX2, Haswell-E5, 64-bit), a version (3.11.2), either side of a decimal
+# comma (3,5) or of a fraction (3/2); a minus only when it stands alone (not
+# 5-3); thousands separated by commas (1,234.5); an exponent (1.68e2)
 _NUMBER = re.compile(
-    r"(?<![\w.])(?<!\w[-‐])(?P<sign>[-−](?=\.?\d))?"
+    r"(?<![\w.])(?<!\w[-‐])(?<!\d,)(?<!\d/)(?<!\d[ \t]/)(?<!\d/[ \t])(?<!\d[ \t]/[ \t])(?P<sign>[-−](?=\.?\d))?"
     r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d*)?|\.\d+)(?P<exp>[eE][-+]?\d+)?"
-    r"(?!\w|[.,]\d|[-‐]\w)"
+    r"(?!\w|[.,]\d|[-‐]\w|[ \t]?/[ \t]?\d)"
 )
 _PERCENT = re.compile(r"[ \t]*%")
 _PLUS_MINUS = re.compile(r"(?:±|\+/-|\+-)[ \t]*$")
@@ -368,6 +402,11 @@ def _lenient(parse: Callable[[str], Any], segments: Sequence[str]) -> list[Any]:
         except ValueError:
             continue
     return out
+
+
+def _shown(value: Any) -> str:
+    """An answer as a reason quotes it."""
+    return show(value) if isinstance(value, float) else repr(value) if isinstance(value, str) else str(value)
 
 
 def _distinct(values: Sequence[Any]) -> int:

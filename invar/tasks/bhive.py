@@ -25,7 +25,7 @@ from ..data.bhive import read_split
 from ..frontends.registry import X86
 from ..frontends.x86.hexblock import decode
 from . import Task
-from .answers import Number, Reader, Unreadable, numbers, show
+from .answers import Number, Reader, Unreadable, lines, numbers, show
 
 
 def mape_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -69,13 +69,23 @@ _PER_ITERATION = re.compile(rf"[ \t]*(?:{_UNIT}[ \t]*(?:per|/|an?|each)[ \t]*{_I
 # per cycle (IPC, llvm-mca's other figure), a count of iterations or instructions
 _OTHER_AFTER = re.compile(
     rf"[ \t]*(?:{_UNIT}[ \t]*)?(?:in[ \t]+total|total|overall"
-    rf"|(?:for|over|across|in)[ \t]+(?:all[ \t]+|the[ \t]+)?[\d,]+[ \t]+iterations)\b"
-    r"|[ \t]*(?:instructions?|uops|[µμ]ops|ops)?[ \t]*(?:per|/)[ \t]*(?:cycle|clock)\b|[ \t]*ipc\b",
+    rf"|(?:for|over|across|in|per|/)[ \t]*(?:all[ \t]+|the[ \t]+|every[ \t]+)?[\d,]+[ \t]+{_ITERATION})"
+    r"|[ \t]*(?:instructions?|uops|[µμ]ops|ops)?[ \t]*(?:per|/)[ \t]*(?:cycle|clock)\b|[ \t]*ipc\b"
+    rf"|[ \t]*{_UNIT}[ \t]*(?:per|/|an?|each)[ \t]*(?:instruction|uop|[µμ]op|op)\b"
+    rf"|[ \t]*(?:{_UNIT}[ \t]*(?:of[ \t]+)?|-?cycle[ \t]+)latency\b"
+    rf"|[ \t]*(?:{_ITERATION}|(?:instructions?|uops|[µμ]ops|ops|loads?|stores?|bytes?|bits?|registers?|ports?"
+    r"|times|lines?|stages?)\b)",
     re.I,
 )
 _OTHER_BEFORE = re.compile(
-    r"\b(?:total(?:[ \t]+cycles)?|ipc|iterations?|instructions?|uops|[µμ]ops)[ \t]*"
+    r"\b(?:total(?:[ \t]+cycles)?|ipc|cpi|latency|iterations?|instructions?|uops|[µμ]ops|ports?|lines?|stages?)[ \t]*"
     r"(?:[:=]|is|of)?[ \t]*$",
+    re.I,
+)
+# a bound, not a value (``< 1 cycle``, ``at least 3 cycles``)
+_BOUND = re.compile(
+    r"(?:[<>≤≥]=?|\b(?:at[ \t]+(?:least|most)|(?:no[ \t]+)?(?:more|less|fewer)[ \t]+than|up[ \t]+to|under|over"
+    r"|below|above))[ \t]*(?:[~≈][ \t]*)?$",
     re.I,
 )
 _NUMERAL = r"[-−]?(?:\d[\d,.]*|\.\d+)"
@@ -86,6 +96,18 @@ _RANGE = re.compile(
     rf"|\bbetween[ \t]+{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?and[ \t]+{_NUMERAL}",
     re.I,
 )
+
+
+# two values offered as alternatives (``2 or 3 cycles``, ``2 cycles (or 3 on Skylake)``)
+_ALTERNATIVES = re.compile(
+    rf"(?<![\w.])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:{_UNIT}[ \t]*)?[,(]?[ \t]*\bor\b[ \t]+"
+    rf"(?:maybe[ \t]+|perhaps[ \t]+|possibly[ \t]+|about[ \t]+|~[ \t]*)?{_NUMERAL}",
+    re.I,
+)
+# a fraction or a mixed number (``3/2``, ``1 1/2``): no one number to read
+_FRACTION = re.compile(r"(?<![\w.])(?:\d+[ \t]+)?\d+(?:\.\d+)?[ \t]*/[ \t]*\d+(?:\.\d+)?(?![\w.])")
+# a decimal comma (``3,5``), or numbers listed without spaces
+_COMMA = re.compile(r"(?<![\w.,])\d+,\d{1,2}(?![\d,])")
 
 
 def _other_measure(segment: str, n: Number) -> bool:
@@ -100,16 +122,26 @@ def read_answer(segment: str) -> float:
     cycles, then any: the preferred ones must agree. Unreadable for none, for
     different numbers, for a range, and for a value that is no positive
     finite throughput of at most :data:`MAX_CYCLES`."""
-    span = _RANGE.search(segment)
-    if span is not None:
-        raise Unreadable(f"a range ({span.group().strip()}), not one number")
+    for pattern, what in (
+        (_RANGE, "a range"),
+        (_ALTERNATIVES, "alternatives"),
+        (_FRACTION, "a fraction"),
+        (_COMMA, "a decimal comma or a list"),
+    ):
+        span = pattern.search(segment)
+        if span is not None:
+            raise Unreadable(f"{what} ({span.group().strip()}), not one number")
     found = numbers(segment)
     if not found:
         raise Unreadable(f"no number in the answer {segment.strip()[:80]!r}")
     per_iteration = [n for n in found if _PER_ITERATION.match(segment, n.end)]
     kept = [n for n in found if n in per_iteration or not _other_measure(segment, n)]
     if not kept:
-        raise Unreadable(f"no throughput in the answer, only other measures ({_listed([n.value for n in found])})")
+        others = _listed([n.value for n in found])
+        raise Unreadable(f"no number of cycles per iteration in the answer, only other measures ({others})")
+    bound = next((n for n in kept if _BOUND.search(segment[max(0, n.start - 20) : n.start])), None)
+    if bound is not None:
+        raise Unreadable(f"a bound ({segment[max(0, bound.start - 20) : bound.end].strip()}), not a value")
     with_unit = [n for n in kept if _AFTER_UNIT.match(segment, n.end)]
     for tier, what in ((per_iteration, " of cycles per iteration"), (with_unit, " with a unit of cycles")):
         if tier:
@@ -141,13 +173,75 @@ def _throughput(value: float) -> float:
     return value
 
 
+def read_last_line(segment: str) -> float:
+    """The throughput a reply's last line gives when the reply has no final
+    answer (``Answer: …``): a number with a unit of cycles, or one that ends
+    the line (``roughly 1.68``); prose that names a number inside it without
+    a unit (``I cannot run llvm-mca 17 here``) is refused, not read."""
+    value = read_answer(segment)
+    found = numbers(segment)
+    kept = [_past(segment, n) for n in found if _PER_ITERATION.match(segment, n.end) or not _other_measure(segment, n)]
+    if any(_AFTER_UNIT.match(segment, end) for end in kept):
+        return value
+    if kept and not segment[kept[-1] :].strip(" \t.!)*_"):
+        return value
+    raise Unreadable(
+        f"no final answer (Answer: N cycles), and its last line names no number of cycles ({segment.strip()[:80]!r})"
+    )
+
+
+_UNCERTAINTY = re.compile(r"[ \t]*(?:±|\+/-|\+-)[ \t]*(?:\d+(?:\.\d*)?|\.\d+)")
+
+
+def _past(segment: str, n: Number) -> int:
+    """Where ``n`` ends, its uncertainty (``± 0.05``) included."""
+    m = _UNCERTAINTY.match(segment, n.end)
+    return m.end() if m else n.end
+
+
+#: words that make a number of cycles after a final answer another answer (a correction), not a note
+_CORRECTION = re.compile(
+    r"\b(?:wait|actually|correct(?:ion|ed)?|instead|rather|mistake|sorry|recount|revis\w*|should[ \t]+be"
+    r"|answer|throughput|estimate)\b",
+    re.I,
+)
+
+
+def _cycles(line: str) -> list[float]:
+    """The numbers of ``line`` that measure cycles per iteration or cycles (not a count, a total or IPC)."""
+    return [
+        n.value
+        for n in numbers(line)
+        if _PER_ITERATION.match(line, n.end) or (_AFTER_UNIT.match(line, n.end) and not _other_measure(line, n))
+    ]
+
+
 def find_answers(text: str) -> list[float]:
-    """Every number of a reply (whole tokens): its candidate answers."""
-    return [n.value for n in numbers(text)]
+    """The candidate answers of a reply: line by line, the numbers that are
+    no other measure (a count, a total, IPC)."""
+    out = []
+    for line in lines(text):
+        found = numbers(line)
+        out += [n.value for n in found if _PER_ITERATION.match(line, n.end) or not _other_measure(line, n)]
+    return out
+
+
+def later_answers(text: str) -> list[float]:
+    """The throughputs the text after a final answer gives anyway, line by
+    line: numbers of cycles per iteration, and numbers of cycles on a line
+    that corrects or restates the answer (``Wait, it is 4.5 cycles``); a note
+    on a part (``the division alone takes 20 cycles``) is none."""
+    out = []
+    for line in lines(text):
+        if _CORRECTION.search(line):
+            out += _cycles(line)
+        else:
+            out += [n.value for n in numbers(line) if _PER_ITERATION.match(line, n.end)]
+    return out
 
 
 #: a whole reply -> its throughput (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers)
+answer = Reader(parse=read_answer, find=find_answers, last_line=read_last_line, after=later_answers)
 
 
 def oracle(texts: Sequence[str], mcpu: str = "haswell") -> list[tuple[float | None, str]]:

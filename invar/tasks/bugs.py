@@ -590,7 +590,14 @@ def verdicts(segment: str) -> list[int]:
     short label before a colon is a question (``Bug: 0``, ``Buggy: no``)
     unless what follows gives no verdict (``Buggy: the loop reads j``).
     Unreadable when the answer opens with a number that is neither 0 nor 1
-    (a score such as ``0.9`` is no verdict)."""
+    (a score such as ``0.9`` is no verdict) or with two (``0 or 1``); an
+    opening count of bugs gives its verdict (``0 bugs``: 0). Where the
+    segment asks a question, only what follows its last ``?`` answers it.
+    """
+    if "?" in segment:  # a question, then its answer: only the answer gives the verdict
+        question, _, segment = segment.rpartition("?")
+        if not segment.strip(" \t.!"):
+            raise Unreadable(f"a question, not a verdict ({question.strip()[:80]}?)")
     rest = without_label(segment)
     found = _verdicts(rest)
     if not found and rest != segment:
@@ -598,12 +605,22 @@ def verdicts(segment: str) -> list[int]:
     return found
 
 
+# an opening count of bugs (``0 bugs``, ``1 bug``), and two verdicts offered as alternatives (``0 or 1``)
+_COUNT = re.compile(r"\s*(\d+)\s+(?:\w+\s+)?(bugs?)\b", re.I)
+_EITHER = re.compile(r"\s*[01]\s*(?:or|/|,|-|to)\s*[01](?![\w.])", re.I)
+
+
 def _verdicts(segment: str) -> list[int]:
     out = []
-    opening = _OPENING_NUMBER.match(segment)
-    if opening is not None:
+    count = _COUNT.match(segment)
+    if count is not None:  # a count of bugs: none is a verdict of 0, any is 1; its noun is no verdict of its own
+        out.append(int(int(count.group(1)) > 0))
+        segment = segment[count.end() :]
+    elif _EITHER.match(segment):
+        raise Unreadable(f"two verdicts offered ({_EITHER.match(segment).group().strip()}), not one")
+    elif (opening := _OPENING_NUMBER.match(segment)) is not None:
         word = opening.group().strip()
-        if word.endswith("%") or float(word) not in (0.0, 1.0):
+        if word.endswith("%") or float(word) not in (0.0, 1.0) or re.match(r"[-+]?0\d", word):
             raise Unreadable(f"{word} is neither 0 nor 1 (a score is no verdict)")
         out.append(int(float(word)))
     words = [w.lower() for w in _TOKENS.findall(segment)]
@@ -638,7 +655,7 @@ def find_answers(text: str) -> list[int]:
 
 
 #: a whole reply -> 0 or 1 (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers)
+answer = Reader(parse=read_answer, find=find_answers, after=find_answers)
 
 
 TASK = Task(

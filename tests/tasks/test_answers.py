@@ -76,7 +76,7 @@ BHIVE = [
     ("about 1.5–2 cycles per iteration", Refused("range")),
     # several different numbers
     ("1.5 cycles, maybe 2 cycles", Refused("two different numbers with a unit of cycles \\(1.5, 2\\)")),
-    ("1.68 or 2", Refused("two different numbers \\(1.68, 2\\)")),
+    ("1.68 or 2", Refused("alternatives \\(1.68 or 2\\), not one number")),
     ("1.5 cycles per iteration, or 2 cycles per iteration", Refused("of cycles per iteration")),
     # negative, zero, absurd
     ("-1.68 cycles", Refused("positive")),
@@ -92,6 +92,31 @@ BHIVE = [
     ("<think>7 instructions</think>\n   ", Refused("reasoning")),
     ("Answer: it depends on the cache", Refused("no number")),  # the explicit answer decides
     ("the total is 1.68\n\\boxed{1.", Refused("boxed")),
+    # one number is not what these say: refused, never read as one of their numbers
+    ("Answer: 3,5 cycles", Refused("decimal comma")),
+    ("Answer: 0,25 cycles", Refused("decimal comma")),
+    ("Answer: 2 or 3 cycles", Refused("alternatives")),
+    ("Answer: 2 cycles (or 3 on Skylake)", Refused("alternatives")),
+    ("Answer: 3/2 cycles", Refused("fraction")),
+    ("Answer: 1 1/2 cycles", Refused("fraction")),
+    ("Answer: < 1 cycle", Refused("a bound")),
+    ("Answer: at least 3 cycles", Refused("a bound")),
+    ("Answer: 200 cycles for 100 iterations", Refused("only other measures")),
+    ("Answer: 4 cycles / 2 iterations", Refused("only other measures")),
+    ("Answer: 2 cycles per 2 iterations", Refused("only other measures")),
+    ("Answer: 0.5 cycles per instruction", Refused("only other measures")),
+    ("Answer: CPI = 2.5", Refused("only other measures")),
+    ("It takes 7 instructions and 3 loads.", Refused("only other measures")),
+    # prose on the last line, with no final answer: a number inside it that answers nothing
+    ("I'm sorry, I cannot run llvm-mca 17 here, so I can't give an estimate.", Refused("no number of cycles")),
+    ("For that, see section 2 of Intel's optimization manual.", Refused("no number of cycles")),
+    # a final answer, then another one: a correction, or an echo of the prompt's example before the real one
+    ("Answer: 3.5 cycles\n\nWait, I double-counted the loads: it is 4.5 cycles.", Refused("another answer")),
+    ("Answer: 2.25 cycles\nMy estimate is roughly 24 cycles per iteration.", Refused("another answer")),
+    # ... but a note on a part, a latency or the same value again is no other answer
+    ("Answer: 2 cycles\nThe two loads take 5 cycles of latency each.", 2.0),
+    ("Answer: 2 cycles per iteration\n(2 cycles per iteration on Haswell)", 2.0),
+    ("Answer: 1.75 cycles\n\n- imul alone: 1 cycle", 1.75),
 ]
 
 BUGS = [
@@ -123,6 +148,20 @@ BUGS = [
     ("No, it has a bug", Refused("conflicting")),
     ("It returns True when x < y", Refused("no verdict")),
     ("I cannot tell.", Refused("no verdict")),
+    # a question and its answer, a count of bugs, inline code; alternatives and padded digits refused
+    ("Answer: The code is buggy? No.", 0),
+    ("Is there a bug? Yes: line 3 reads i.", 1),
+    ("Answer: Buggy?", Refused("a question")),
+    ("Answer: 0 bugs", 0),
+    ("Answer: 1 bug", 1),
+    ("Answer: 2 bugs", 1),
+    ("Answer: `0`", 0),
+    ("Answer: **`1`**", 1),
+    ("Answer: 0 or 1", Refused("two verdicts")),
+    ("Answer: 1/0", Refused("two verdicts")),
+    ("Answer: 01", Refused("neither 0 nor 1")),
+    ("Answer: 0\n\nWait: line 4 compares with <=, so it is buggy.", Refused("another answer")),
+    ("Answer: 1\nThe comparison on line 4 is incorrect.", 1),
 ]
 
 NAMES = [
@@ -231,7 +270,7 @@ def test_an_answer_regex_that_is_no_regex_is_a_usage_error():
 @pytest.mark.parametrize(
     "task, reply, value, candidates",
     [
-        ("bhive", "The block has 7 instructions and 3 loads.\nAnswer: 1.68 cycles", 1.68, 3),
+        ("bhive", "The block has 7 instructions and 3 loads.\nAnswer: 1.68 cycles", 1.68, 1),
         ("bhive", "<think>7 instructions, 3 loads</think>\nAnswer: 1.68 cycles", 1.68, 1),
         ("bhive", "x86-64 on Haswell: 1.68 cycles, that is 1.68 cycles per iteration", 1.68, 1),
         ("bugs", "The loop looks buggy at first.\nOn closer look it is correct.\nAnswer: 0", 0, 2),
@@ -320,3 +359,5 @@ def test_bhive_reads_a_throughput_among_numbers_inside_words(x, prefix, suffix, 
 def test_numbers_are_whole_tokens():
     text = "x86-64 4th r10d AVX2 Haswell-E5 3.11.2 0x1f 2x -3 (-.5) 5-3 1,234.5 1.68e2 7% ±0.1 1."
     assert [n.value for n in answers.numbers(text)] == [-3.0, -0.5, 1234.5, 168.0, 1.0]
+    # neither side of a decimal comma or of a fraction is a number of its own
+    assert [n.value for n in answers.numbers("3,5 0,25 3/2 3 / 2 1 1/2 c/iter 2")] == [1.0, 2.0]
