@@ -347,8 +347,9 @@ def _reply_rows(report: dict) -> list[tuple[str, str, str]]:
     rows = [
         (
             "requests",
-            f"{replies['sent']:,} sent for {replies['inputs']:,} answers; {replies['from_cache']:,} "
-            f"from the cache; {replies['rate_limited']:,} rate-limited ({replies['waited']:.1f} s waited)",
+            f"{replies['sent']:,} sent for {replies['inputs']:,} inputs; {replies['from_cache']:,} "
+            f"from the cache; {replies['rate_limited']:,} rate-limited; {replies['waited']:.1f} s waited "
+            "before retries (summed over inputs)",
             "",
         )
     ]

@@ -126,7 +126,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         header["transform"],
         report["sensitivity"],
         _unmeasured_noise(header, config),
-        (report["replies"] or {}).get("served"),
+        report["replies"],
     )
     return report
 
@@ -276,7 +276,7 @@ def _trivial(
     transform: str = "",
     sensitivity: dict | None = None,
     unmeasured_noise: bool = False,
-    served: dict | None = None,
+    replies: dict | None = None,
 ) -> dict:
     """Whether the model is invariant for want of looking: every prediction
     one value (within the tolerance) over the audited examples, or a metric
@@ -327,8 +327,8 @@ def _trivial(
             "the model's noise floor was not measured (--repeats 1): a model that samples is counted as "
             "violating wherever it disagrees with itself; --repeats 5 measures it"
         )
-    if served and len(served) > 1:
-        notes.append(_served_note(served))
+    if replies and len(replies.get("served") or {}) > 1:
+        notes.append(_served_note(replies["served"], replies["from_cache"]))
     return {
         "constant": constant,
         "prediction": prediction,
@@ -338,13 +338,19 @@ def _trivial(
     }
 
 
-def _served_note(served: dict) -> str:
-    """The note for replies that name more than one served model."""
+def _served_note(served: dict, from_cache: int) -> str:
+    """The note for replies that name more than one served model: from the
+    reply cache and fresh, or within the run (replicas, a redeploy)."""
     named = ", ".join(f"{name}: {n:,}" for name, n in served.items())
+    head = f"the replies name {len(served)} served models ({named})"
+    if from_cache:
+        return (
+            f"{head}: answers kept in the reply cache may come from other weights than the fresh ones, so a "
+            "disagreement may be the model's change, not the program's; --no-cache asks every input again"
+        )
     return (
-        f"the replies name {len(served)} served models ({named}): answers kept in the reply cache may "
-        "come from other weights than the fresh ones, so a disagreement may be the model's change, not the "
-        "program's; --no-cache asks every input again"
+        f"{head}, all asked in this run: the endpoint answers from several models or revisions (replicas, "
+        "a redeploy), so a disagreement may be the model's change, not the program's; pin one to audit it"
     )
 
 

@@ -217,8 +217,26 @@ def test_replies_say_which_model_answered_and_a_mix_is_a_note(blocks):
     assert again["replies"]["served"] == {"coder-1 (fp_a)": inputs, "coder-1 (fp_b)": inputs}
     (note,) = [n for n in again["trivial"]["notes"] if "served models" in n]
     assert note.startswith("the replies name 2 served models (coder-1 (fp_a): ") and "--no-cache" in note
+    assert "reply cache" in note
     rows = {name: value for name, value, _ in summary_rows(again)}
     assert rows["answered by"] == f"coder-1 (fp_a) ({inputs:,}); coder-1 (fp_b) ({inputs:,})"
+
+
+def test_several_models_within_one_run_are_a_note_of_their_own(blocks):
+    """Replicas or a redeploy answer one run from several revisions: without
+    the cache, the note says so rather than blame the cache."""
+
+    def respond(request, n):
+        fingerprint = f"fp_{n % 2}"  # two replicas behind one address
+        return json_reply(
+            {**message(f"Answer: {cycles(program_of(request)):g} cycles"), "system_fingerprint": fingerprint}
+        )
+
+    with served(respond) as (url, _script):
+        report = audit(url, blocks, task="bhive", variants=3, cache=False).report
+    assert len(report["replies"]["served"]) == 2 and report["replies"]["from_cache"] == 0
+    (note,) = [n for n in report["trivial"]["notes"] if "served models" in n]
+    assert "all asked in this run" in note and "cache" not in note
 
 
 @pytest.mark.parametrize(

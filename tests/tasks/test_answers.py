@@ -356,6 +356,40 @@ def test_bhive_reads_a_throughput_among_numbers_inside_words(x, prefix, suffix, 
     assert read("bhive", f"{prefix} {written} cycles{suffix}").value == x
 
 
+#: ways of writing no single throughput: a reader must refuse each, whatever the numbers in it
+NOT_ONE = [
+    lambda a, b, k: f"{int(a)},{k % 100:02d} cycles",  # a decimal comma
+    lambda a, b, k: f"{a:g} or {b:g} cycles",
+    lambda a, b, k: f"{a:g} cycles (or {b:g} on Skylake)",
+    lambda a, b, k: f"{k}/{k + 1} cycles",
+    lambda a, b, k: f"{int(a)} {k % 7 + 1}/8 cycles",
+    lambda a, b, k: f"at least {a:g} cycles",
+    lambda a, b, k: f"< {a:g} cycles",
+    lambda a, b, k: f"{a:g} cycles for {k + 2} iterations",
+    lambda a, b, k: f"{a:g} cycles / {k + 2} iterations",
+    lambda a, b, k: f"{a:g} cycles per instruction",
+    lambda a, b, k: f"{a:g} cycles\n\nWait, I miscounted: it is {b:g} cycles.",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    a=st.floats(min_value=0.01, max_value=999, allow_nan=False).map(lambda v: round(v, 2)),
+    b=st.floats(min_value=0.01, max_value=999, allow_nan=False).map(lambda v: round(v, 2)),
+    k=st.integers(min_value=1, max_value=500),
+    form=st.sampled_from(range(len(NOT_ONE))),
+    prefix=st.sampled_from(["Answer: ", "The throughput is ", "**Answer:** ~"]),
+)
+def test_bhive_refuses_what_gives_no_single_throughput(a, b, k, form, prefix):
+    if form in (1, 2, 10) and a == b:
+        return  # the same number twice is one answer
+    if form == 10 and "Answer" not in prefix:  # no final answer: the last line, the correction, decides
+        assert read("bhive", prefix + NOT_ONE[form](a, b, k)).value == b
+        return
+    with pytest.raises(Unreadable):
+        read("bhive", prefix + NOT_ONE[form](a, b, k))
+
+
 def test_numbers_are_whole_tokens():
     text = "x86-64 4th r10d AVX2 Haswell-E5 3.11.2 0x1f 2x -3 (-.5) 5-3 1,234.5 1.68e2 7% ±0.1 1."
     assert [n.value for n in answers.numbers(text)] == [-3.0, -0.5, 1234.5, 168.0, 1.0]
