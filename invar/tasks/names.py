@@ -55,6 +55,7 @@ import csv
 import hashlib
 import io
 import json
+import keyword
 import os
 import re
 import sys
@@ -67,6 +68,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import DataError
+from ..frontends.java import JAVA_KEYWORDS
 from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..program import Program
 from . import Example, Task, checked
@@ -547,6 +549,10 @@ _IDENTIFIERS = re.compile(rf"(?<![\w$.]){_IDENTIFIER}(?![\w$])")
 _CALLED = re.compile(rf"(?<![\w$.])({_IDENTIFIER})[ \t]*\(")
 # an identifier in backticks or quotes, a call's parentheses allowed (``get_value()``)
 _QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|(?<!\w)'([^'\n]+)'(?!\w)|‘([^’\n]+)’")
+# a second name offered beside the first (``compute_total (or total)``)
+_ALTERNATIVE = re.compile(rf"(?<![\w$])or[ \t]+(?:maybe[ \t]+|perhaps[ \t]+)?[`'\"“‘]?{_IDENTIFIER}")
+#: words no function is named: Python's and Java's keywords
+_KEYWORDS = frozenset(keyword.kwlist) | JAVA_KEYWORDS
 _QUOTED_NAME = re.compile(rf"\s*({_IDENTIFIER})\s*(?:\([^()]*\))?\s*")
 
 
@@ -567,6 +573,9 @@ def read_answer(segment: str) -> tuple:
     when the first kind found holds several names, when there is none, and
     for the placeholder of the hidden name."""
     segment = without_label(segment)
+    alternative = _ALTERNATIVE.search(segment)
+    if alternative is not None:
+        raise Unreadable(f"alternatives ({alternative.group().strip()}), not one name")
     for found, what in (
         (_quoted(segment), "quoted names"),
         (_CALLED.findall(segment), "names before parentheses"),
@@ -574,10 +583,13 @@ def read_answer(segment: str) -> tuple:
     ):
         names = list(dict.fromkeys(i.rsplit(".", 1)[-1] for i in found))
         if len(names) > 1:
-            raise Unreadable(f"{len(names)} different {what} ({', '.join(names[:4])}) and no single quoted one")
+            shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+            raise Unreadable(f"{len(names)} different {what} ({shown}) and no single quoted one")
         if names:
             if names[0] == PLACEHOLDER:
                 raise Unreadable(f"{PLACEHOLDER} is the placeholder of the hidden name, not a name")
+            if names[0] in _KEYWORDS:
+                raise Unreadable(f"{names[0]} is a keyword, not a function's name")
             return label(names[0])
     raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
 
