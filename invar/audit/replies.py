@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from pathlib import Path
 
@@ -62,11 +63,7 @@ class ReplyCache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None)
-            self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
-            self._db.execute("PRAGMA journal_mode = WAL")
-            # WAL keeps the file whole whatever happens; a crash may lose the last replies, not the rest
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
+            _set_up(self._db)
         except (OSError, sqlite3.Error) as err:
             raise InvarError(
                 f"cannot open the reply cache ({type(err).__name__}: {err}); name another "
@@ -129,6 +126,31 @@ class ReplyCache:
         self.flush()
         with self._lock:
             self._db.close()
+
+
+def _set_up(db: sqlite3.Connection) -> None:
+    """Make ``db`` the cache's: WAL, its table. Several processes (an audit's
+    shards, started together) may set up one new file at once, and SQLite
+    answers a change of journal mode that meets another with "locked" at once,
+    whatever the busy timeout: each step is tried again until the timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    for statement in (
+        f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}",
+        "PRAGMA journal_mode = WAL",
+        # WAL keeps the file whole whatever happens; a crash may lose the last replies, not the rest
+        "PRAGMA synchronous = NORMAL",
+        "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)",
+    ):
+        wait = 0.01
+        while True:
+            try:
+                db.execute(statement)
+                break
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) and "busy" not in str(err) or time.monotonic() + wait > deadline:
+                    raise
+                time.sleep(wait)
+                wait = min(0.5, wait * 2)
 
 
 def _flush_at_exit(ref: weakref.ref) -> None:

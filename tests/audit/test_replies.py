@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from invar.audit.models import Failure, Fate, HttpAdapter, Reply
-from invar.audit.replies import FILE, ReplyCache, default_directory
+from invar.audit.replies import FILE, ReplyCache, _set_up, default_directory
 from invar.errors import InvarError
 from tests.audit.test_http_replies import PROMPT, Response, chat, program_of, served, sse
 
@@ -297,3 +297,55 @@ def test_a_request_in_flight_that_fails_is_asked_again_by_an_input_that_waited(t
     assert [type(o).__name__ for o in out].count("Failure") == 1
     assert sorted(o.value for o in out if isinstance(o, Reply)) == [1, 1]
     assert (counts["sent"], counts["from_cache"], counts["failed"]) == (2, 1, 1)
+
+
+def test_a_new_cache_set_up_while_another_sets_it_up_waits_for_it():
+    """SQLite answers a change of journal mode that meets another's with
+    "locked" at once, whatever the busy timeout: shards started together
+    on a new cache file tried each step again, and none fails to open it."""
+
+    class Locked:
+        def __init__(self) -> None:
+            self.done: list[str] = []
+            self.refusals = 2
+
+        def execute(self, statement: str):
+            if "journal_mode" in statement and self.refusals:
+                self.refusals -= 1
+                raise sqlite3.OperationalError("database is locked")
+            self.done.append(statement)
+
+    db = Locked()
+    _set_up(db)
+    assert db.refusals == 0 and any("journal_mode = WAL" in s for s in db.done) and "CREATE TABLE" in db.done[-1]
+
+    class Broken(Locked):
+        def execute(self, statement: str):
+            raise sqlite3.OperationalError("disk I/O error")
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):  # not a lock: no waiting for it
+        _set_up(Broken())
+
+
+def test_eight_caches_opened_at_once_on_a_new_file_all_open(tmp_path):
+    failures = []
+    for k in range(40):
+        directory = tmp_path / str(k)
+        start = threading.Barrier(8)
+
+        def open_one() -> None:
+            start.wait()
+            try:
+                cache = ReplyCache(directory)
+                cache.put(f"key{threading.get_ident()}", {"a": 1})
+                cache.close()
+            except Exception as err:  # noqa: BLE001 - any failure to open is what this test looks for
+                failures.append(str(err))
+
+        threads = [threading.Thread(target=open_one) for _ in range(8)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert len(ReplyCache(directory)) == 8
+    assert not failures, failures[0]
