@@ -17,8 +17,14 @@ through one pipeline, and anything it cannot read for sure is
    markdown bullets and emphasis allowed; an empty one reads the next line).
 4. Else the reply's last non-empty line (a closing code fence skipped).
 5. The task's parser reads that **segment** (markdown bullets and emphasis
-   removed) and may refuse it; the task's candidate finder counts the
-   distinct answers the whole reply holds (reasoning removed).
+   removed) and may refuse it (a task may read a last line of step 4 more
+   strictly: prose there can name numbers that answer nothing); the task's
+   candidate finder counts the distinct answers the whole reply holds
+   (reasoning removed).
+6. What follows an explicit final answer may not give another answer (a
+   correction, or the model's own figure after an echo of the prompt's
+   example): where the task says how to find one there, a different one
+   refuses the reply.
 
 A reply cut off at the token limit (``truncated``) may have lost the end of
 its last line, so only an explicit final answer (2 or 3) that ends before

@@ -119,9 +119,11 @@ def read_answer(segment: str) -> float:
     """The throughput a segment of a reply gives, in cycles per iteration.
     Numbers are whole tokens (:func:`~invar.tasks.answers.numbers`); those
     followed by cycles per iteration are preferred, then those followed by
-    cycles, then any: the preferred ones must agree. Unreadable for none, for
-    different numbers, for a range, and for a value that is no positive
-    finite throughput of at most :data:`MAX_CYCLES`."""
+    cycles, then any: the preferred ones must agree; numbers that measure
+    something else (a count, a total, IPC, cycles per instruction, a
+    latency) are left out. Unreadable for none, for different numbers, for a
+    range, alternatives, a fraction, a decimal comma or a bound, and for a
+    value that is no positive finite throughput of at most :data:`MAX_CYCLES`."""
     for pattern, what in (
         (_RANGE, "a range"),
         (_ALTERNATIVES, "alternatives"),
