@@ -18,6 +18,7 @@ it, and it is given to audits with ``--task classify``.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
@@ -74,9 +75,24 @@ def read_answer(segment: str) -> str:
     return label
 
 
+#: the most words a label read from a reply's last line may have (no final answer)
+LAST_LINE_WORDS = 4
+
+
+def read_last_line(segment: str) -> str:
+    """The label a reply's last line gives when the reply has no final
+    answer (``Answer: …``): a label of at most :data:`LAST_LINE_WORDS`
+    words; a sentence (``I'm not sure. Maybe sorting``) is refused, not read
+    as a label."""
+    label = read_answer(segment)
+    if len(label.split()) > LAST_LINE_WORDS or re.search(r"[.!?;:]\s", label):
+        raise Unreadable(f"no final answer (Answer: LABEL), and its last line is a sentence ({label[:80]!r})")
+    return label
+
+
 #: a whole reply -> its label (:mod:`invar.tasks.answers`' pipeline: an
-#: explicit final answer, else the last line)
-answer = Reader(parse=read_answer)
+#: explicit final answer, else the last line, read as a short label)
+answer = Reader(parse=read_answer, last_line=read_last_line)
 
 
 def _untrainable(*_args, **_kwargs):

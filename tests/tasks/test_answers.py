@@ -193,6 +193,10 @@ CLASSIFY = [
     ("The program sorts a list in place.\nFinal answer: sorting\n", "sorting"),
     ("<think>it could be searching</think>\n\nsorting!", "sorting"),
     ('Answer: "."', Refused("no label")),
+    # a last line without a final answer is a label only when it is short, never a sentence
+    ("I'm not sure. Maybe sorting.", Refused("a sentence")),
+    ("This program sorts a list of numbers in place", Refused("a sentence")),
+    ("binary search", "binary search"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
