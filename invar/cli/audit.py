@@ -277,7 +277,8 @@ def merge_command(
 
     Every shard 1..N must be there once, audited with the same settings,
     and every example in exactly one record: otherwise exit 1, naming the
-    examples missing or repeated. Exit status as for invar audit.
+    examples missing or repeated. Exit status as for invar audit. Each shard
+    is an audit run with --shard I/N --format jsonl --out FILE.
 
     Example: invar audit merge shard1.jsonl shard2.jsonl --format json
     """
@@ -309,6 +310,7 @@ def compare_command(
     differences (A - B) over the examples both audited: McNemar's exact test
     on violations and on right answers, a paired bootstrap on the rest. Two
     audits of other examples, datasets, seeds or transforms are refused.
+    Each audit is one written with --format jsonl --out FILE.
 
     Example: invar audit compare renamer.jsonl vanilla.jsonl
     """
