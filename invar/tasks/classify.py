@@ -76,7 +76,7 @@ def read_answer(segment: str) -> str:
 
 
 #: the most words a label read from a reply's last line may have (no final answer)
-LAST_LINE_WORDS = 4
+LAST_LINE_WORDS = 6
 
 
 def read_last_line(segment: str) -> str:

@@ -282,7 +282,7 @@ def test_an_audit_of_an_hf_model_predicts_what_transformers_predicts_on_every_va
             continue
         assert rec["prediction"] == mine[0]
         assert Counter(dict(rec["metric"]["variant_predictions"])) == Counter(mine[1:])
-    assert at == len(sent) and result.report["audited"] >= 2
+    assert at == len(sent) and result.report["audited"] >= 2, [r["error"] for r in result.records]
 
 
 def test_nothing_is_downloaded(models, monkeypatch):
