@@ -338,8 +338,12 @@ def _replies(meta: list[list] | None) -> dict | None:
 def _served(fates: list) -> dict[str, int]:
     """How many of ``fates``' replies each served model gave (by the name and
     fingerprint the replies say), most first."""
-    counts = collections.Counter(f.served for f in fates if f.served is not None)
+    return most_first(collections.Counter(f.served for f in fates if f.served is not None))
+
+
+def most_first(counts: collections.Counter) -> dict[str, int]:
+    """``counts`` as a dict, the largest count first (ties by name)."""
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-__all__ = ["record", "undo", "mapped_back", "example_seed", "label_free"]
+__all__ = ["record", "undo", "mapped_back", "example_seed", "label_free", "most_first"]

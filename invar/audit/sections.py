@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .records import most_first
 from .stats import benjamini_hochberg, bootstrap_interval, correct, mcnemar, mean_interval
 
 #: a model that changes its answer on fewer than this share of the controls
@@ -224,7 +225,7 @@ def replies(records: list[dict]) -> dict | None:
     served: collections.Counter = collections.Counter()
     for r in recs:  # records written before replies said their model have no "served"
         served.update(r["replies"].get("served") or {})
-    total["served"] = dict(sorted(served.items(), key=lambda kv: (-kv[1], kv[0])))
+    total["served"] = most_first(served)
     total["ambiguous_examples"] = [
         {"id": r["id"], **r["replies"]["ambiguous_example"]} for r in recs if r["replies"]["ambiguous_example"]
     ][:AMBIGUOUS_SHOWN]

@@ -616,8 +616,8 @@ def _verdicts(segment: str) -> list[int]:
     if count is not None:  # a count of bugs: none is a verdict of 0, any is 1; its noun is no verdict of its own
         out.append(int(int(count.group(1)) > 0))
         segment = segment[count.end() :]
-    elif _EITHER.match(segment):
-        raise Unreadable(f"two verdicts offered ({_EITHER.match(segment).group().strip()}), not one")
+    elif (either := _EITHER.match(segment)) is not None:
+        raise Unreadable(f"two verdicts offered ({either.group().strip()}), not one")
     elif (opening := _OPENING_NUMBER.match(segment)) is not None:
         word = opening.group().strip()
         if word.endswith("%") or float(word) not in (0.0, 1.0) or re.match(r"[-+]?0\d", word):
