@@ -115,6 +115,11 @@ def _other_measure(segment: str, n: Number) -> bool:
     return bool(_OTHER_AFTER.match(segment, n.end) or _OTHER_BEFORE.search(segment[max(0, n.start - 30) : n.start]))
 
 
+def _kept(segment: str, n: Number) -> bool:
+    """Whether ``n`` may be the answer: followed by cycles per iteration, or no other measure."""
+    return bool(_PER_ITERATION.match(segment, n.end)) or not _other_measure(segment, n)
+
+
 def read_answer(segment: str) -> float:
     """The throughput a segment of a reply gives, in cycles per iteration.
     Numbers are whole tokens (:func:`~invar.tasks.answers.numbers`); those
@@ -137,7 +142,7 @@ def read_answer(segment: str) -> float:
     if not found:
         raise Unreadable(f"no number in the answer {segment.strip()[:80]!r}")
     per_iteration = [n for n in found if _PER_ITERATION.match(segment, n.end)]
-    kept = [n for n in found if n in per_iteration or not _other_measure(segment, n)]
+    kept = [n for n in found if _kept(segment, n)]
     if not kept:
         others = _listed([n.value for n in found])
         raise Unreadable(f"no number of cycles per iteration in the answer, only other measures ({others})")
@@ -182,7 +187,7 @@ def read_last_line(segment: str) -> float:
     a unit (``I cannot run llvm-mca 17 here``) is refused, not read."""
     value = read_answer(segment)
     found = numbers(segment)
-    kept = [_past(segment, n) for n in found if _PER_ITERATION.match(segment, n.end) or not _other_measure(segment, n)]
+    kept = [_past(segment, n) for n in found if _kept(segment, n)]
     if any(_AFTER_UNIT.match(segment, end) for end in kept):
         return value
     if kept and not segment[kept[-1] :].strip(" \t.!)*_"):
@@ -223,8 +228,7 @@ def find_answers(text: str) -> list[float]:
     no other measure (a count, a total, IPC)."""
     out = []
     for line in lines(text):
-        found = numbers(line)
-        out += [n.value for n in found if _PER_ITERATION.match(line, n.end) or not _other_measure(line, n)]
+        out += [n.value for n in numbers(line) if _kept(line, n)]
     return out
 
 
