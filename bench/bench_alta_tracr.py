@@ -4,7 +4,7 @@ widths and parameters of each compiled model, and whether the two answer
 alike on random inputs.
 
     python bench/bench_alta_tracr.py [--symbols abcde] [--max-length 16] [--inputs 100] \
-        [--mlp-exactness 100]
+        [--mlp-exactness 100 1000] [--report alta-tracr.json]
 
 Tracr (github.com/google-deepmind/tracr, with jax and dm-haiku) is not a
 dependency of invar and is not on PyPI: install it beside invar to run this
@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
-from common import machine  # noqa: E402
+from common import finish, opened  # noqa: E402
 
 from invar.alta import compile, get_program, run  # noqa: E402
 
@@ -108,42 +108,100 @@ def tracr_side(name: str, symbols: str, max_length: int, inputs: list[list[str]]
     }
 
 
-def main() -> None:
+def tracr_version() -> str | None:
+    """Tracr's installed version, the versions of jax and dm-haiku beside it, or None without Tracr."""
+    from importlib import metadata
+
+    try:
+        import tracr  # noqa: F401
+    except ImportError:
+        return None
+    found = []
+    for package in ("jax", "dm-haiku"):
+        try:
+            found.append(f"{package} {metadata.version(package)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{package} (version unknown)")
+    return ", ".join(found)
+
+
+def compare(name: str, inputs: list[list[str]], symbols: str, max_length: int, exactness: int) -> list[dict]:
+    """One row per compiler for function ``name``: sizes, answers right, answers alike."""
+    alta = alta_side(name, symbols, max_length, inputs)
+    tracr = tracr_side(name, symbols, max_length, inputs, exactness)
+    agree = None if tracr is None else sum(a == t for a, t in zip(alta["answers"], tracr["answers"]))
+    rows = []
+    for label, side in (("invar ALTA", alta), ("Tracr", tracr)):
+        if side is None:
+            continue
+        right = sum(a == expected(name, x) for a, x in zip(side["answers"], inputs))
+        sizes = {k: v for k, v in side.items() if k != "answers"}
+        rows.append(
+            {"function": name, "compiler": label, **sizes, "right": right, "agree": agree, "inputs": len(inputs)}
+        )
+    return rows
+
+
+def table(report: dict) -> str:
+    """The report as docs/benchmarks/alta.md shows it: one table per ``mlp_exactness``."""
+    parts = []
+    for exactness, rows in report["rows"].items():
+        lines = [
+            f"Tracr's `mlp_exactness` {exactness}:",
+            "",
+            "| function | compiler | layers | heads | residual width | MLP | parameters | right | same as the other |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            agree = "—" if r["agree"] is None else f"{r['agree']}/{r['inputs']}"
+            lines.append(
+                f"| {r['function']} | {r['compiler']} | {r['layers']} | {r['heads']} | {r['width']} | {r['mlp']} "
+                f"| {r['params']:,} | {r['right']}/{r['inputs']} | {agree} |"
+            )
+        parts.append("\n".join(lines))
+    with_tracr = report["tracr"] or "Tracr not installed: invar's side only"
+    parts.append(f"{report['machine']}; torch {report['torch']}; {with_tracr}.")
+    return "\n\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--symbols", default="abcde")
     parser.add_argument("--max-length", type=int, default=16)
     parser.add_argument("--inputs", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--mlp-exactness", type=int, default=100, help="Tracr's mlp_exactness (its default 100)")
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    rng = random.Random(args.seed)
-    print(
-        f"{machine()}; torch {torch.__version__}; symbols {args.symbols!r}, max length {args.max_length} "
-        f"(sort: one place per symbol), {args.inputs} random inputs each; Tracr's mlp_exactness {args.mlp_exactness}"
+    parser.add_argument(
+        "--mlp-exactness",
+        type=int,
+        nargs="+",
+        default=[100],
+        help="Tracr's mlp_exactness (its default 100), or several",
     )
-    print("| function | compiler | layers | heads | residual width | MLP | parameters | right | same as the other |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    missing = False
-    for name in FUNCTIONS:
-        inputs = random_inputs(name, args.symbols, args.max_length, args.inputs, rng)
-        alta = alta_side(name, args.symbols, args.max_length, inputs)
-        tracr = tracr_side(name, args.symbols, args.max_length, inputs, args.mlp_exactness)
-        agree = (
-            "—" if tracr is None else f"{sum(a == t for a, t in zip(alta['answers'], tracr['answers']))}/{len(inputs)}"
-        )
-        for label, side in (("invar ALTA", alta), ("Tracr", tracr)):
-            if side is None:
-                missing = True
-                continue
-            right = sum(a == expected(name, x) for a, x in zip(side["answers"], inputs))
-            print(
-                f"| {name} | {label} | {side['layers']} | {side['heads']} | {side['width']} | {side['mlp']} "
-                f"| {side['params']:,} | {right}/{len(inputs)} | {agree} |",
-                flush=True,
+    parser.add_argument("--report", default=None, help="write the rows to this JSON file")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    report = {**opened(args, "alta-tracr"), "tracr": tracr_version(), "rows": {}}
+    print(
+        f"symbols {args.symbols!r}, max length {args.max_length} (sort: one place per symbol), "
+        f"{args.inputs} random inputs each",
+        flush=True,
+    )
+    for exactness in args.mlp_exactness:
+        rng = random.Random(args.seed)
+        report["rows"][str(exactness)] = [
+            row
+            for name in FUNCTIONS
+            for row in compare(
+                name,
+                random_inputs(name, args.symbols, args.max_length, args.inputs, rng),
+                args.symbols,
+                args.max_length,
+                exactness,
             )
-    if missing:
+        ]
+    if report["tracr"] is None:
         print("Tracr is not installed (it needs jax and dm-haiku): only invar's side is shown.")
+    return finish(report, table, args.report)
 
 
 if __name__ == "__main__":
