@@ -104,7 +104,6 @@ QUOTED = {
 UNREPORTED = {
     "benchmarks/bhive.md": {
         "### 500, 1,000 and 2,000 blocks",
-        "### 4,000 blocks on an H100",
         "### 8,000 blocks, with pinned registers embedded as tokens",
         "### 16,000 blocks, patience 40",
     },
@@ -114,7 +113,6 @@ UNREPORTED = {
         "### Ciphered code",
         "### The probe: reading the key back",
         "## Trained until validation stops improving: three seeds",
-        "## On an H100: `small` models on 512-character windows, one epoch",
     },
     "benchmarks/ltl.md": {
         "## Formula size 5, every run to its patience",
