@@ -385,12 +385,16 @@ def findings(out: Path, archs: list[str], labels: list[str], seeds: list[int]) -
                 "alpha_covariance": r["test"]["alpha_covariance"],
                 "alpha_covariance_by_aps": {k: v["alpha_covariance"] for k, v in r["test"]["by_aps"].items()},
                 "general_correct": {str(k): g["correct"] for k, g in pooled(r, counts).items() if g["formulas"]},
+                "general_alpha_covariance": {
+                    str(k): g["alpha_covariance"] for k, g in pooled(r, counts).items() if g["formulas"]
+                },
                 "valid_correct": r["valid_correct"],
                 "best_epoch": r["best_epoch"],
                 "epochs_run": r["epochs_run"],
                 "lr_halvings": r.get("lr_halvings"),
                 "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
                 "changes": changes(r),
+                "valid_history": r.get("valid_history", []),
             }
             for seed, r in done
         ]
@@ -420,13 +424,67 @@ def ablation(report: dict) -> str:
     for name, rs in report["runs"].items():
         changed = rs[0].get("changes", {})
         said = ", ".join(f"`{k}={v}`" for k, v in changed.items()) or "none"
-        general = [statistics.mean(v for v in r["general_correct"].values() if v is not None) for r in rs]
+        general = [_general(r) for r in rs]
         pct = [spread(xs, "{:.1f}", " %") for xs in ([r["correct"] for r in rs], [r["exact"] for r in rs])]
         alpha = spread([100 * r["alpha_covariance_by_aps"]["2"] for r in rs], "{:.1f}", " %")
         rows.append(
-            f"| {name} | {said} | {len(rs)} | {pct[0]} | {pct[1]} | {alpha} | {spread(general, '{:.1f}', ' %')} "
+            f"| {name} | {said} | {len(rs)} | {pct[0]} | {pct[1]} | {alpha} "
+            f"| {'refused' if None in general else spread(general, '{:.1f}', ' %')} "
             f"| {spread([r['best_epoch'] for r in rs], '{:.0f}')} | {statistics.mean(r['minutes'] for r in rs):.1f} |"
         )
+    return "\n".join(rows)
+
+
+def _general(record: dict) -> float | None:
+    """A run's mean correct over the formulas of 6–10 APs, or None where it refused them all."""
+    scored = [v for v in record["general_correct"].values() if v is not None]
+    return statistics.mean(scored) if scored else None
+
+
+def by_aps(report: dict) -> str:
+    """Mean ± sd over each run's seeds: alpha-covariance on the test formulas
+    of 2 and 3 APs, then correct / alpha-covariance on the formulas of 6 … 10
+    APs (``refused`` where every seed refused them all)."""
+    ks = sorted({k for rs in report["runs"].values() for r in rs for k in r["general_correct"]}, key=int)
+    rows = [
+        "| run | seeds | alpha-cov. 2 APs | 3 APs | " + " | ".join(f"{k} APs" for k in ks) + " |",
+        "|---" * (4 + len(ks)) + "|",
+    ]
+    for name, rs in report["runs"].items():
+        cells = [spread([100 * r["alpha_covariance_by_aps"][n] for r in rs], "{:.1f}", " %") for n in ("2", "3")]
+        for k in ks:
+            correct = [r["general_correct"].get(k) for r in rs]
+            alpha = [r.get("general_alpha_covariance", {}).get(k) for r in rs]
+            if all(c is None for c in correct):
+                cells.append("refused")
+                continue
+            said = spread([c or 0.0 for c in correct], "{:.1f}")
+            alphas = [100 * a for a in alpha if a is not None]
+            cells.append(f"{said} / {spread(alphas, '{:.1f}', ' %')}" if alphas else said + " %")
+        rows.append(f"| {name} | {len(rs)} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+#: the validation correct (%) whose first epoch :func:`epochs_to` gives
+MILESTONES = (80, 90, 95)
+
+
+def epochs_to(report: dict) -> str:
+    """Each run and seed: the first epoch whose validation correct reached
+    each of :data:`MILESTONES` (``never`` where none did), and its best."""
+    rows = [
+        "| run | seed | " + " | ".join(f"epoch to {m} %" for m in MILESTONES) + " | best valid correct (epoch) |",
+        "|---" * (3 + len(MILESTONES)) + "|",
+    ]
+    for name, rs in report["runs"].items():
+        for r in rs:
+            history = r.get("valid_history", [])
+            firsts = [next((str(i + 1) for i, v in enumerate(history) if v >= m), "never") for m in MILESTONES]
+            rows.append(
+                f"| {name} | {r['seed']} | "
+                + " | ".join(firsts)
+                + f" | {r['valid_correct']:.1f} % ({r['best_epoch']}) |"
+            )
     return "\n".join(rows)
 
 
@@ -441,10 +499,11 @@ def table(report: dict) -> str:
         for r in rs:
             by = " / ".join(f"{r['correct_by_aps'].get(str(k), float('nan')):.1f}" for k in (1, 2, 3))
             general = [v for v in r["general_correct"].values() if v is not None]
+            span = f"{min(general):.1f}–{max(general):.1f} %" if general else "refused"
             rows.append(
                 f"| {name} | {r['seed']} | {r['correct']:.1f} % | {r['exact']:.1f} % | {by} "
                 f"| {100 * r['alpha_covariance']:.1f} % | {100 * r['alpha_covariance_by_aps']['2']:.1f} % "
-                f"| {min(general):.1f}–{max(general):.1f} % | {r['best_epoch']} / {r['epochs_run']} "
+                f"| {span} | {r['best_epoch']} / {r['epochs_run']} "
                 f"| {r['lr_halvings']} | {r['minutes']:.1f} |"
             )
         by = " / ".join(_mean_sd([r["correct_by_aps"][str(k)] for r in rs]).replace(" %", "") for k in (1, 2, 3))

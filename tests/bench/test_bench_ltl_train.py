@@ -144,6 +144,59 @@ def test_the_ablation_view_gives_each_arm_its_changes_and_its_mean():
     assert rows[3].startswith("| dualpart-b | `n_head=8` | 1 | 80.0 % | 70.0 % |")  # one seed: no spread
 
 
+def _record(seed, general, history, alpha=None):
+    """A run's record in a report: 60 % correct, general formulas as given (None: refused)."""
+    return {
+        "seed": seed,
+        "correct": 60.0,
+        "exact": 40.0,
+        "correct_by_aps": {"1": 95.0, "2": 50.0, "3": 25.0},
+        "alpha_covariance": 0.6,
+        "alpha_covariance_by_aps": {"1": 1.0, "2": 0.5, "3": 0.25},
+        "general_correct": general,
+        "general_alpha_covariance": alpha or {k: None for k in general},
+        "valid_correct": max(history),
+        "valid_history": history,
+        "best_epoch": 1 + history.index(max(history)),
+        "epochs_run": len(history),
+        "lr_halvings": 2,
+        "minutes": 10.0,
+        "changes": {},
+    }
+
+
+def test_views_say_refused_where_a_model_refuses_every_formula_of_new_aps():
+    bench = bench_module("bench_ltl_train")
+    refused = {"6": None, "7": None}
+    report = {
+        "runs": {
+            "vanilla-x": [_record(0, refused, [50.0, 60.0]), _record(1, refused, [55.0, 58.0])],
+            "dualpart-x": [_record(0, {"6": 10.0, "7": 0.0}, [60.0], {"6": 0.5, "7": 0.25})],
+        }
+    }
+    table = bench.table(report).splitlines()
+    assert "| refused | 2 / 2 |" in table[2] and "| 0.0–10.0 % | 1 / 1 |" in table[5]
+    assert "| refused |" in bench.ablation(report).splitlines()[2]
+    by_aps = bench.by_aps(report).splitlines()
+    assert by_aps[0] == "| run | seeds | alpha-cov. 2 APs | 3 APs | 6 APs | 7 APs |"
+    assert by_aps[2] == "| vanilla-x | 2 | 50.0 ± 0.0 % | 25.0 ± 0.0 % | refused | refused |"
+    assert by_aps[3] == "| dualpart-x | 1 | 50.0 % | 25.0 % | 10.0 / 50.0 % | 0.0 / 25.0 % |"
+
+
+@pytest.mark.parametrize(
+    "history, want",
+    [
+        ([50.0, 81.0, 89.9, 90.0, 96.0], "| 2 | 4 | 5 | 96.0 % (5) |"),
+        ([50.0, 79.9, 60.0], "| never | never | never | 79.9 % (2) |"),
+        ([95.0], "| 1 | 1 | 1 | 95.0 % (1) |"),
+    ],
+)
+def test_epochs_to_gives_the_first_epoch_at_each_milestone(history, want):
+    bench = bench_module("bench_ltl_train")
+    rows = bench.epochs_to({"runs": {"a": [_record(0, {}, history)]}}).splitlines()
+    assert rows[2] == "| a | 0 " + want
+
+
 def test_training_takes_one_label():
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--out", "x", "--label", "a", "b"], capture_output=True, text=True, timeout=120
