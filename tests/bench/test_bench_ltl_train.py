@@ -183,6 +183,25 @@ def test_views_say_refused_where_a_model_refuses_every_formula_of_new_aps():
     assert by_aps[3] == "| dualpart-x | 1 | 50.0 % | 25.0 % | 10.0 / 50.0 % | 0.0 / 25.0 % |"
 
 
+def test_beside_paper_puts_each_papers_row_above_its_model():
+    bench = bench_module("bench_ltl_train")
+    report = {
+        "runs": {
+            "vanilla-x": [_record(0, {}, [60.0]), _record(1, {}, [60.0])],
+            "canonicalized+dualpart-x": [_record(0, {}, [60.0])],
+            "dualpart-x": [_record(0, {}, [60.0])],
+        }
+    }
+    rows = bench.beside_paper(report).splitlines()
+    assert rows[2:] == [
+        "| *paper: Normal, Baseline* | *98.23%* | *83.23%* | | *96.87%* |",
+        "| `vanilla-x` (2 seeds) | 60.0 ± 0.0 % | 40.0 ± 0.0 % | 50.0 ± 0.0 % | 25.0 ± 0.0 % |",
+        "| `canonicalized+dualpart-x` (1 seed) | 60.0 % | 40.0 % | 50.0 % | 25.0 % |",
+        "| *paper: Perturbed, Proposed* | *95.94%* | *76.45%* | | *97.66%* |",
+        "| `dualpart-x` (1 seed) | 60.0 % | 40.0 % | 50.0 % | 25.0 % |",
+    ]
+
+
 @pytest.mark.parametrize(
     "history, want",
     [
