@@ -378,6 +378,7 @@ def findings(out: Path, archs: list[str], labels: list[str], seeds: list[int]) -
             continue
         runs[run_name(arch, label, 0)] = [
             {
+                "arch": arch,
                 "seed": seed,
                 "correct": r["test"]["correct"],
                 "exact": r["test"]["exact"],
@@ -486,6 +487,26 @@ def beside_paper(report: dict) -> str:
         cells = [spread([r[k] for r in rs], "{:.1f}", " %") for k in ("correct", "exact")]
         cells += [spread([100 * r["alpha_covariance_by_aps"][n] for r in rs], "{:.1f}", " %") for n in ("2", "3")]
         rows.append(f"| `{name}` ({len(rs)} seed{'s' if len(rs) > 1 else ''}) | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def results(reports: dict | list[dict]) -> str:
+    """The results page's table: every run of the reports, mean ± sd over its
+    seeds, best correct first, named by its architecture and what it changed
+    from the defaults; then the paper's Table 2 rows."""
+    runs = [rs for report in (reports if isinstance(reports, list) else [reports]) for rs in report["runs"].values()]
+    rows = ["| model | seeds | correct | exact | alpha-cov. 2 APs | correct, 6–10 APs |", "|---" * 6 + "|"]
+    for rs in sorted(runs, key=lambda rs: -statistics.mean(r["correct"] for r in rs)):
+        said = ", ".join(f"`{k}={v}`" for k, v in rs[0].get("changes", {}).items())
+        general = [v for r in rs for v in r["general_correct"].values() if v is not None]
+        cells = [spread([r[k] for r in rs], "{:.1f}", " %") for k in ("correct", "exact")]
+        cells.append(spread([100 * r["alpha_covariance_by_aps"]["2"] for r in rs], "{:.1f}", " %"))
+        cells.append(f"{min(general):.1f}–{max(general):.1f} %" if general else "refused")
+        rows.append(
+            f"| `{rs[0].get('arch', '?')}`{', ' + said if said else ''} | {len(rs)} | " + " | ".join(cells) + " |"
+        )
+    for row, correct, exact, alpha in PAPER_TABLE_2.values():
+        rows.append(f"| *paper: {row}* | | *{correct}* | *{exact}* | *{alpha}* (3 APs) | |")
     return "\n".join(rows)
 
 

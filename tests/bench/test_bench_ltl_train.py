@@ -202,6 +202,17 @@ def test_beside_paper_puts_each_papers_row_above_its_model():
     ]
 
 
+def test_results_merges_reports_best_first_with_what_each_run_changed():
+    bench = bench_module("bench_ltl_train")
+    low = {**_record(0, {"6": None}, [60.0]), "arch": "vanilla"}
+    high = {**_record(0, {"6": 5.0, "7": 20.0}, [90.0]), "arch": "dualpart", "correct": 90.0}
+    high["changes"] = {"embed_scaling": "none"}
+    rows = bench.results([{"runs": {"vanilla-x": [low]}}, {"runs": {"dualpart-y": [high]}}]).splitlines()
+    assert rows[2] == "| `dualpart`, `embed_scaling=none` | 1 | 90.0 % | 40.0 % | 50.0 % | 5.0–20.0 % |"
+    assert rows[3] == "| `vanilla` | 1 | 60.0 % | 40.0 % | 50.0 % | refused |"
+    assert rows[4].startswith("| *paper: Normal, Baseline* | | *98.23%* |") and len(rows) == 7
+
+
 @pytest.mark.parametrize(
     "history, want",
     [
