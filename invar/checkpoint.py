@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import warnings
 import zipfile
 from pathlib import Path
 from typing import Any, Mapping
@@ -59,7 +60,9 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
     if not Path(path).exists():
         raise ModelError("no such checkpoint", path=shown)
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch's warnings (an old pickle protocol, a TorchScript archive)
+            warnings.simplefilter("ignore")  # would print lines of their own before the one error
+            data = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError as err:
         lines = [line.strip() for line in str(err).splitlines() if line.strip()]
         unsafe = next((line for line in lines if "GLOBAL" in line), None)
@@ -80,6 +83,10 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
         TypeError,
         IndexError,
     ) as err:
+        if "TorchScript" in str(err):
+            raise ModelError(
+                "a TorchScript archive, not an invar checkpoint (invar audit --model runs TorchScript)", path=shown
+            )
         raise ModelError(f"not a readable checkpoint ({type(err).__name__}: {_first_line(err)})", path=shown)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ModelError("not an invar checkpoint", path=shown)
@@ -93,6 +100,45 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
 def _first_line(err: BaseException) -> str:
     text = str(err).strip().splitlines()
     return text[0][:200] if text else type(err).__name__
+
+
+#: the config's fields that size a tensor of the network: none can be larger than the largest
+#: dimension of the weights the file holds
+DIMENSIONS = ("d_model", "n_head", "d_ff", "n_labels", "pool_size")
+#: the config's fields that count layers: none can be more than the layers the file holds
+LAYERS = ("n_layer", "decoder_layers", "mask_layers")
+#: the config's fields that size what is made at run time (tables of random vectors, positions,
+#: decoding, draws): no larger than the largest dimension of the weights or than this
+MOST_STEPS = 1 << 16
+STEPS = ("n_tokens", "n_views", "n_referents", "max_len", "max_output", "beam", "random_draws")
+
+
+def check_sizes(
+    config: Mapping[str, Any], state_dict: Any, path: str, *, fields: Mapping[str, int] | None = None
+) -> None:
+    """Refuse (ModelError at ``path``) a config that would build more than
+    the weights it came with: a size field larger than the largest dimension
+    of any stored tensor, or more layers than the stored tensors number,
+    checked before anything is built, so a crafted file cannot make invar
+    allocate without bound. ``fields``: other sizes to check as dimensions
+    (a compiled program's variables)."""
+    if not isinstance(state_dict, Mapping) or not all(isinstance(t, torch.Tensor) for t in state_dict.values()):
+        raise ModelError("inconsistent checkpoint (its weights are not a table of tensors)", path=path)
+    largest = max((max(t.shape, default=1) for t in state_dict.values()), default=0)
+    indices = [int(part) for key in state_dict for part in str(key).split(".") if part.isdigit()]
+    layers = 1 + max(indices, default=0)
+    bounds = {
+        **{name: (largest, f"the largest dimension of its weights is {largest}") for name in DIMENSIONS},
+        **{name: (layers, f"its weights hold {layers} layer(s) at most") for name in LAYERS},
+        **{name: (max(largest, MOST_STEPS), f"at most {max(largest, MOST_STEPS)}") for name in STEPS},
+    }
+    sizes = {name: config.get(name) for name in bounds} | dict(fields or {})
+    for name, value in sizes.items():
+        if value is None or isinstance(value, bool):
+            continue
+        bound, why = bounds.get(name, (largest, f"the largest dimension of its weights is {largest}"))
+        if not isinstance(value, int) or value < 0 or value > bound:
+            raise ModelError(f"inconsistent checkpoint ({name} {value!r}, but {why})", path=path)
 
 
 def load_model(path: str | os.PathLike, *, task: str | None = None, device: str | None = None):
@@ -114,6 +160,9 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
     languages = data.get("languages")
     if languages is not None and not (isinstance(languages, list) and all(isinstance(x, str) for x in languages)):
         raise ModelError(f"inconsistent checkpoint (languages {languages!r} is not a list of names)", path=shown)
+    if not isinstance(data.get("config"), dict):
+        raise ModelError("inconsistent checkpoint (no model config)", path=shown)
+    check_sizes(data["config"], data.get("state_dict"), shown)
     try:
         config = ModelConfig.from_dict(data["config"])
         vocab = Vocab.from_dict(data["vocab"])
@@ -163,4 +212,4 @@ def model_payload(model, metrics: Mapping[str, Any] | None = None, **extra: Any)
     }
 
 
-__all__ = ["save", "load", "load_model", "model_payload", "FORMAT", "VERSION", "COMPILED"]
+__all__ = ["save", "load", "load_model", "check_sizes", "model_payload", "FORMAT", "VERSION", "COMPILED"]

@@ -185,3 +185,64 @@ def test_a_malformed_languages_field_is_an_inconsistent_checkpoint(tmp_path, lan
 def test_the_committed_fixtures_read_as_x86_models():
     for name in ("renamer", "vanilla"):
         assert invar.load_model(FIXTURES / "models" / f"{name}.pt").languages == ("x86",)
+
+
+@pytest.mark.parametrize(
+    "field, value, said",
+    [
+        ("n_layer", 10**6, "n_layer 1000000, but its weights hold 2 layer"),
+        ("d_model", 10**7, "d_model 10000000, but the largest dimension of its weights is 512"),
+        ("d_ff", 10**6, "d_ff 1000000"),
+        ("n_referents", 10**9, "n_referents 1000000000, but at most 65536"),
+        ("max_len", 10**8, "max_len 100000000"),
+        ("beam", -1, "beam -1"),
+        ("n_head", "2", "n_head '2'"),
+    ],
+)
+def test_a_config_larger_than_its_weights_is_refused_before_anything_is_built(
+    tmp_path, monkeypatch, field, value, said
+):
+    built = []
+    monkeypatch.setattr("invar.nn.model.build_network", lambda *a: built.append(a))
+    path = tmp_path / "m.pt"
+    payload = checkpoint.model_payload(_model())
+    checkpoint.save(path, {**payload, "config": {**payload["config"], field: value}})
+    with pytest.raises(ModelError, match=f"inconsistent checkpoint \\({said}") as info:
+        invar.load_model(path)
+    assert info.value.path == str(path) and not built
+
+
+@pytest.mark.parametrize(
+    "arch", ["vanilla", "augmented", "canonicalized", "renamer", "spe", "renamer+spe", "dualpart", "lexinvariant"]
+)
+def test_every_architecture_reads_back_within_its_sizes(tmp_path, arch):
+    path = tmp_path / f"{arch}.pt"
+    checkpoint.save(path, checkpoint.model_payload(_model(arch)))
+    assert invar.load_model(path).config.arch == arch
+
+
+@pytest.mark.parametrize(
+    "labels, said", [({"x": 1}, "a bhive model has no named labels"), (["a", "b"], "a bhive model has no named labels")]
+)
+def test_labels_a_model_cannot_have_are_an_inconsistent_checkpoint(tmp_path, labels, said):
+    path = tmp_path / "m.pt"
+    checkpoint.save(path, {**checkpoint.model_payload(_model()), "labels": labels})
+    with pytest.raises(ModelError, match=said) as info:
+        invar.load_model(path)
+    assert info.value.path == str(path)
+
+
+def test_a_torchscript_archive_is_named_as_one_and_torch_says_nothing_more(tmp_path):
+    import warnings
+
+    script = tmp_path / "ts.pt"
+    torch.jit.script(torch.nn.Linear(2, 2)).save(str(script))
+    old = tmp_path / "old.pt"
+    old.write_bytes(pickle.dumps({"format": "x"}, protocol=4))  # torch warns of the protocol
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with pytest.raises(ModelError, match="a TorchScript archive, not an invar checkpoint"):
+            invar.load_model(script)
+        with pytest.raises(ModelError, match="not"):
+            invar.load_model(old)
+    assert not said, [str(w.message) for w in said]

@@ -23,6 +23,7 @@ from typing import Any, Sequence
 
 import torch
 
+from ..checkpoint import check_sizes
 from ..errors import InvarError, ModelError
 from .compiler import Compiled, compile_program
 from .interpreter import interpreter
@@ -116,6 +117,8 @@ def from_checkpoint(data: dict, path: str, device: str | None = None) -> Compile
         raise ModelError("not a compiled ALTA model (arch alta)", path=path)
     try:
         program = AltaProgram.from_json(data["program"])
+        sizes = {f"variable {v.name!r} size": v.size for v in program.variables}
+        check_sizes({}, data.get("state_dict"), path, fields=sizes)
         compiled = compile_program(program, lam=float(data["config"]["lam"]))
     except AltaError as err:
         raise ModelError(f"inconsistent checkpoint: {err.message}", path=path) from None

@@ -124,6 +124,10 @@ class Model:
         self.languages = tuple(sorted(languages or ()))
         if self._task.labels_of is not None and (self.labels is None or len(self.labels) != config.n_labels):
             raise ModelError(f"a {task} model needs the names of its {config.n_labels} labels")
+        if self._task.labels_of is None and labels is not None:
+            raise ModelError(f"a {task} model has no named labels (given {len(self.labels)})")
+        if self.labels is not None and not all(isinstance(x, str) for x in self.labels):
+            raise ModelError(f"a {task} model's labels are names, not {self.labels[:3]!r}")
 
     @classmethod
     def network_of(cls, config: ModelConfig, vocab: Vocab, task: str | None) -> nn.Module:

@@ -40,6 +40,16 @@ def test_stored_weights_are_the_ones_run(tmp_path):
     assert torch.equal(again.rules.bias, torch.zeros_like(again.rules.bias))
 
 
+def _sized(program: str, size: int) -> str:
+    """``program`` (JSON) with its first categorical variable of ``size`` values: a file that would
+    make the compiler allocate that many, were its sizes not checked against its weights first."""
+    import json
+
+    data = json.loads(program)
+    next(v for v in data["variables"] if v["name"] == "done_left")["size"] = size  # a size its rules allow
+    return json.dumps(data)
+
+
 @pytest.mark.parametrize(
     "damage,words",
     [
@@ -52,6 +62,7 @@ def test_stored_weights_are_the_ones_run(tmp_path):
         (lambda d: d["state_dict"].update({"rules.weight": torch.zeros(3, 3)}), "weights do not fit"),
         (lambda d: d.pop("arch"), "not a compiled ALTA model"),
         (lambda d: d["config"].pop("lam"), "inconsistent checkpoint"),
+        (lambda d: d.update(program=_sized(d["program"], 10**9)), "size 1000000000, but the largest dimension"),
     ],
 )
 def test_damaged_checkpoints_are_refused(tmp_path, damage, words):
