@@ -17,10 +17,8 @@ from typing import Any, Iterable, Sequence
 from ..errors import DataError, UsageError
 from .sections import decide, intervals, noise, paired, replies, sensitivity
 from .metrics import distinct, histogram, key as prediction_key, quantiles
+from .schema import EXAMPLE, SCHEMA, mismatch
 
-#: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
-#: change of meaning
-SCHEMA = 3
 #: schemas whose JSONL ``merge`` reads (later schemas only add to the example records)
 READS = (1, 2, 3)
 #: header fields that must agree for shards to merge (everything but ``shard``)
@@ -459,7 +457,9 @@ def jsonl_lines(header: dict, records: Sequence[dict], report: dict) -> Iterable
 
 
 def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
-    """(header, example records, summary or None) of one audit's JSONL."""
+    """(header, example records, summary or None) of one audit's JSONL; a
+    record whose fields are not of the schema's types is a DataError at its
+    line, before any figure is made of it."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -493,6 +493,9 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
                 raise DataError(
                     f"an example record whose index is {rec['index']!r}, not a position", path=path, line=lineno, col=1
                 )
+            wrong = mismatch(rec, EXAMPLE)
+            if wrong:
+                raise DataError(f"an example record whose {wrong}", path=path, line=lineno, col=1)
             records.append(rec)
         elif kind == "summary":
             summary = rec
@@ -643,9 +646,12 @@ def parse_bound(text: str, option: str) -> tuple[str, float]:
     try:
         if not eq or not name.strip():
             raise ValueError
-        return name.strip(), float(value)
+        bound = float(value)
     except ValueError:
         raise UsageError(f"{text!r}: write METRIC=VALUE, e.g. violation_rate=0", path=option) from None
+    if not math.isfinite(bound):  # a NaN bound never fails: a gate that would pass everything
+        raise UsageError(f"{text!r}: the bound is {value.strip()}, not a finite number", path=option)
+    return name.strip(), bound
 
 
 #: the measures of invariance alone (a constant model meets any bound on them)

@@ -1,5 +1,5 @@
 """The JSON Schema (draft 2020-12) of what ``invar audit`` writes, version
-:data:`~invar.audit.report.SCHEMA`: the report (``--format json``; also the
+:data:`SCHEMA`: the report (``--format json``; also the
 last line of ``--format jsonl``, with ``type`` ``summary``), the header and
 the example records of JSONL. docs/audit.md explains every field (and what
 changed from schema 1); tests/cli/test_audit_cli.py validates real output
@@ -8,7 +8,11 @@ against these.
 
 from __future__ import annotations
 
-from .report import SCHEMA
+import json
+
+#: version of the audit's JSON and JSONL schema (docs/audit.md); bump on any
+#: change of meaning
+SCHEMA = 3
 
 NUM = {"type": ["number", "null"]}
 INT = {"type": ["integer", "null"]}
@@ -558,4 +562,77 @@ REPORT["required"] = list(REPORT["properties"])
 #: the schema of one JSONL line: a header, an example record or the summary
 LINE = {"oneOf": [HEADER, EXAMPLE, REPORT]}
 
-__all__ = ["REPORT", "HEADER", "EXAMPLE", "LINE"]
+#: JSON Schema's types -> the Python values of parsed JSON that are of that type
+_TYPES = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def mismatch(value, schema: dict, where: str = "") -> str | None:
+    """Where ``value`` does not fit ``schema`` and how (``field.sub is "x",
+    not number``), or None: the subset of JSON Schema this module writes
+    (the records of earlier schemas fit it: what was added is optional).
+    Lenient where the schema is ambiguous: ``oneOf`` passes when any
+    alternative does."""
+    said = f"{where or 'the record'} is {_short(value)}"
+    if "const" in schema and value != schema["const"]:
+        return f"{said}, not {schema['const']!r}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{said}, not one of {', '.join(map(repr, schema['enum']))}"
+    if "oneOf" in schema:
+        found = [mismatch(value, alternative, where) for alternative in schema["oneOf"]]
+        return None if None in found else found[0]
+    kinds = schema.get("type")
+    if kinds is not None:
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        if not any(_TYPES[k](value) for k in kinds):
+            return f"{said}, not {' or '.join(kinds)}"
+    if "minimum" in schema and _TYPES["number"](value) and value < schema["minimum"]:
+        return f"{said}, below {schema['minimum']}"
+    if isinstance(value, list):
+        return _array_mismatch(value, schema, where, said)
+    if isinstance(value, dict):
+        return _object_mismatch(value, schema, where)
+    return None
+
+
+def _array_mismatch(value: list, schema: dict, where: str, said: str) -> str | None:
+    if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", len(value)):
+        return f"{said}, not {schema.get('minItems', 0)} to {schema.get('maxItems', 'any number of')} items"
+    items = schema.get("items")
+    for i, item in enumerate(value if isinstance(items, dict) else ()):
+        found = mismatch(item, items, f"{where}[{i}]")
+        if found:
+            return found
+    return None
+
+
+def _object_mismatch(value: dict, schema: dict, where: str) -> str | None:
+    properties, extra = schema.get("properties", {}), schema.get("additionalProperties", True)
+    missing = [key for key in schema.get("required", ()) if key not in value]
+    if missing:
+        return f"{where or 'the record'} has no {missing[0]!r}"
+    for key, item in value.items():
+        at = f"{where}.{key}" if where else key
+        if key not in properties and extra is False:
+            return f"{where or 'the record'} has {key!r}, not a field of it"
+        sub = properties.get(key, extra if isinstance(extra, dict) else None)
+        found = None if sub is None else mismatch(item, sub, at)
+        if found:
+            return found
+    return None
+
+
+def _short(value) -> str:
+    """``value`` as JSON, cut to a readable length."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__ = ["SCHEMA", "REPORT", "HEADER", "EXAMPLE", "LINE", "mismatch"]
