@@ -42,14 +42,20 @@ class InvarError(Exception):
             self.source_line = source_line
         return self
 
-    def __str__(self) -> str:
+    @property
+    def where(self) -> str:
+        """``FILE:LINE:COL`` (``FILE:LINE``, ``FILE`` where less is known; ``invar`` for an error
+        about the command, not a place in an input)."""
         if self.path is None and not self.line:
-            return f"invar: error: {self.message}"  # about the command, not a place in an input
+            return "invar"
         where = self.path if self.path is not None else "<input>"
         # 0 is "unknown": a ``:0:0:`` would send an editor to a place that is not there
         if self.line:
             where += f":{self.line}:{self.col}" if self.col else f":{self.line}"
-        return f"{where}: error: {self.message}"
+        return where
+
+    def __str__(self) -> str:
+        return f"{self.where}: error: {self.message}"
 
 
 class ParseError(InvarError):

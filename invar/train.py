@@ -545,11 +545,14 @@ def _model_config(the_task: Task, config: TrainConfig) -> ModelConfig:
             seed=config.seed,
             **{**task_fields, **config.model_fields()},
         )
-    except ValueError as err:
+    except ValueError as err:  # the options do not make a model: a usage error, at the option it names
         message = str(err)
-        raise ModelError(
-            message, path="--arch" if "architecture" in message else "--size" if "size" in message else None
-        )
+        named = [option for word, option in _NAMED_BY if word in message]
+        raise UsageError(message, path=named[0] if named else None) from None
+
+
+#: words of a model config's refusal -> the option of ``invar train`` it is about
+_NAMED_BY = (("architecture", "--arch"), ("size", "--size"), ("n_head", "--heads"))
 
 
 def _check_device(device: str) -> None:

@@ -41,6 +41,7 @@ import re
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -201,6 +202,13 @@ class HttpAdapter(Adapter):
         super().__init__()
         base, _, name = url.partition("#")
         self.base = base.rstrip("/")
+        try:
+            where = urllib.parse.urlsplit(self.base)
+            where.port  # a port that is not a number is found here
+        except ValueError as err:
+            raise UsageError(f"{url!r} is not a URL ({err})", path="--model") from None
+        if not where.hostname:
+            raise UsageError(f"{url!r} names no host", path="--model")
         if "{program}" not in template:
             raise UsageError("the prompt template has no {program} placeholder", path="--prompt")
         self.template = template

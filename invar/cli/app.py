@@ -10,19 +10,26 @@ imports the commands.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Annotated
 
 import typer
+import typer.rich_utils
 
 from . import alta, audit, canon, data, dlg, ltl, parse_cmd, permutations, predict, renamings, train
-from .console import run
+from .console import run, show_usage_error
 
 # counts of long programs have far more than the 4,300 digits Python converts
 # to text by default (a guard against slow parsing of untrusted numbers, which
 # invar never parses): print them whole
 if hasattr(sys, "set_int_max_str_digits"):
     sys.set_int_max_str_digits(0)
+
+# a usage error (an option's bad value, an unknown option) is one located line, as every other error
+# is, not typer's framed panel (typer shows every one through this function)
+_panel = typer.rich_utils.rich_format_error
+typer.rich_utils.rich_format_error = functools.partial(show_usage_error, shown=_panel)
 
 app = typer.Typer(
     name="invar",

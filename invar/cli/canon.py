@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, List, Optional
 
 import typer
 
+from ..frontends import frontend_of
 from ..symmetry.spaces import canonical
-from .console import command, located, select_units, stdout
+from .console import Records, command, located, select_units, stdout
 from .options import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
 
 
@@ -37,10 +37,13 @@ def canon(
 
     Example: invar canon fixtures/x86/figure1b.s
     """
-    for unit in select_units(file, lang, function):
+    units = select_units(file, lang, function)
+    out = Records(fmt)
+    for unit in units:
         program, first = located(file, canonical, unit, pins=pin or ())
         text = program.render()
-        if fmt is TextFormat.text:
-            stdout.print(text, markup=False)
-        else:
-            print(json.dumps({"schema": SCHEMA, "unit": unit.name, "text": text, "referents": dict(first.mapping)}))
+        if fmt is TextFormat.text:  # a file of several units: each under a comment naming it
+            head = f"{frontend_of(unit.lang).comment} {unit.name}\n" if len(units) > 1 else ""
+            stdout.print(head + text, markup=False)
+        out.emit({"schema": SCHEMA, "unit": unit.name, "text": text, "referents": dict(first.mapping)})
+    out.close()

@@ -38,6 +38,8 @@ from rich.console import Console
 from .. import interrupts
 from ..errors import InvarError
 from ..interrupts import Terminated  # noqa: F401 - where it was first defined
+from ..symmetry.bigint import json_dumps
+from .options import SCHEMA, TextFormat
 
 stdout = Console(soft_wrap=True, highlight=False)
 stderr = Console(stderr=True, soft_wrap=True, highlight=False)
@@ -79,6 +81,41 @@ def load_units(path: str, lang: str | None):
 #: units skipped by the current command (reported as they are found; the
 #: command then exits 1 after processing everything else)
 _skipped: list[InvarError] = []
+
+
+def error_record(err: InvarError) -> dict:
+    """A unit that failed, as ``--format json``/``jsonl`` show it in place of
+    its output: its location and the message (what stderr said of it)."""
+    return {"schema": SCHEMA, "location": err.where, "error": err.message}
+
+
+def skipped_records() -> list[dict]:
+    """The units the current command's frontends skipped, each as its :func:`error_record`."""
+    return [error_record(err) for err in _skipped]
+
+
+class Records:
+    """A command's records as ``--format`` asks: ``jsonl`` one a line,
+    ``json`` one array streamed record by record (constant memory however
+    many), text nothing (the command prints its own). It opens with the
+    units the frontends skipped (:func:`skipped_records`), so every unit of
+    the input has its record, a failed one its location and error."""
+
+    def __init__(self, fmt: TextFormat) -> None:
+        self.fmt, self.opened = fmt, False
+        for record in skipped_records():
+            self.emit(record)
+
+    def emit(self, record: dict) -> None:
+        if self.fmt is TextFormat.jsonl:
+            typer.echo(json_dumps(record))
+        elif self.fmt is TextFormat.json:
+            typer.echo(("," if self.opened else "[") + json_dumps(record))
+            self.opened = True
+
+    def close(self) -> None:
+        if self.fmt is TextFormat.json:
+            typer.echo("]" if self.opened else "[]")
 
 
 def select_units(path: str, lang: str | None, function: str | None = None):
@@ -153,13 +190,52 @@ def caret_lines(err: InvarError) -> list[str]:
     >>> from invar.errors import ParseError
     >>> caret_lines(ParseError("empty operand", path="a.s", line=1, col=11, source_line="movq %rax,"))
     ['  movq %rax,', '            ^']
+
+    A long line is cut to :data:`EXCERPT` characters around the column:
+
+    >>> line, caret = caret_lines(ParseError("x", line=1, col=5000, source_line="a" * 4999 + "!" + "b" * 5000))
+    >>> len(line), line[line.index("!") - 1 : line.index("!") + 2], caret.index("^") == line.index("!")
+    (104, 'a!b', True)
     """
     if not err.source_line or not err.col:
         return []
     text = err.source_line.rstrip("\n").expandtabs(8)
     if err.col > len(text) + 1:
         return []
-    return [f"  {text}", "  " + " " * (err.col - 1) + "^"]
+    col = err.col
+    if len(text) > EXCERPT:  # a window of the line around the column, not the whole of a long one
+        start = max(0, min(col - 1 - EXCERPT // 2, len(text) - EXCERPT))
+        head, tail = ("…" if start else ""), ("…" if start + EXCERPT < len(text) else "")
+        text, col = head + text[start : start + EXCERPT] + tail, col - start + len(head)
+    return [f"  {text}", "  " + " " * (col - 1) + "^"]
+
+
+#: the longest excerpt of a source line shown under an error (characters)
+EXCERPT = 100
+
+
+def usage_line(err) -> str:
+    """A usage error of the command line (click's: an option's bad value, an
+    unknown option, a missing argument) as one line, as every other error
+    is: ``--limit: error: -1 is not in the range x>=0 (invar renamings -h)``."""
+    param = getattr(err, "param", None)
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
+    where = max(opts, key=len) if opts and getattr(err, "message", None) else "invar"
+    message = err.message if where != "invar" else err.format_message()
+    path = getattr(getattr(err, "ctx", None), "command_path", None)
+    helped = f" ({path} -h)" if path else ""
+    said = " ".join(str(message).split()).removeprefix("Value error, ").rstrip(".")
+    return f"{where}: error: {said}{helped}"
+
+
+def show_usage_error(err, shown=None) -> None:
+    """Print a usage error as :func:`usage_line` on stderr; ``shown``: how
+    typer would have shown it, for the one that is the help itself (invar
+    run with no command)."""
+    if type(err).__name__ == "NoArgsIsHelpError" and shown is not None:
+        shown(err)
+        return
+    stderr.print(usage_line(err), markup=False, highlight=False)
 
 
 #: the exit status of the command that an interrupt stopped (run() then leaves at once)

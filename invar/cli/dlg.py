@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..program import Program
 from ..symmetry.dlg import DLG, dlg as build_dlg
 from ..symmetry.masks import symmetry_mask
-from .console import command, select_units, stdout
+from .console import command, select_units, skipped_records, stdout
 from .options import SCHEMA, FileArg, FunctionOpt, LangOpt
 
 
@@ -24,6 +24,8 @@ class DlgFormat(str, enum.Enum):
     dot = "dot"
 
 
+#: --mask prints a lines × lines matrix: above this many lines it would be too large to read (or build)
+MASK_MOST_LINES = 4096
 MaskOpt = Annotated[bool, typer.Option("--mask", help="Also print the line-level symmetry mask (text and json).")]
 DlgFormatOpt = Annotated[DlgFormat, typer.Option("--format", help="Output format.")]
 
@@ -62,8 +64,15 @@ def dlg(
     """
     if mask and fmt is DlgFormat.dot:
         raise UsageError("--mask is shown in text and json formats, not dot")
-    records = []
-    for unit in select_units(file, lang, function):
+    units = select_units(file, lang, function)
+    records = skipped_records()  # every unit has its record in JSON, a failed one its location and error
+    for unit in units:
+        if mask and len(unit.lines) > MASK_MOST_LINES:
+            raise UsageError(
+                f"--mask of {unit.name} would be {len(unit.lines):,} × {len(unit.lines):,}; "
+                f"it is shown for at most {MASK_MOST_LINES:,} lines",
+                path=file,
+            )
         graph = build_dlg(unit)
         if fmt is DlgFormat.dot:
             typer.echo(_dot(unit, graph))
@@ -76,7 +85,7 @@ def dlg(
             "edges": [list(e) for e in graph.edges],
         }
         if mask:
-            record["mask"] = symmetry_mask(unit).astype(int).tolist()
+            record["mask"] = symmetry_mask(unit).astype("uint8").tolist()
         if fmt is DlgFormat.json:
             records.append(record)
             continue

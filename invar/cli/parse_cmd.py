@@ -7,7 +7,7 @@ import json
 from rich.table import Table
 
 from ..program import Program
-from .console import command, select_units, stdout
+from .console import command, select_units, skipped_records, stdout
 from .options import SCHEMA, FileArg, LangOpt, TableFormat, TableFormatOpt
 
 
@@ -37,7 +37,8 @@ def parse_command(file: FileArg, lang: LangOpt = None, fmt: TableFormatOpt = Tab
     """
     units = select_units(file, lang)
     if fmt is TableFormat.json:
-        print(json.dumps({"schema": SCHEMA, "units": [program_json(u) for u in units]}, indent=2))
+        errors = [{k: v for k, v in r.items() if k != "schema"} for r in skipped_records()]
+        print(json.dumps({"schema": SCHEMA, "units": [program_json(u) for u in units], "errors": errors}, indent=2))
         return
     for unit in units:
         table = Table(title=f"{unit.name} ({unit.lang})", title_justify="left")

@@ -13,7 +13,7 @@ from ..frontends.registry import frontend_of
 from ..program import Program
 from ..symmetry.bigint import decimal_string, json_dumps
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
-from .console import command, select_units, stderr
+from .console import command, select_units, skipped_records, stderr
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import (
     SCHEMA,
@@ -104,6 +104,8 @@ def permutations(
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
     out = _Output(fmt, count)
+    for record in skipped_records() if fmt is not TextFormat.text else ():  # a failed unit's record too
+        out.emit(record)
     if count:
         for unit in units:
             out.emit(_count_record(unit, PermutationSpace(unit, max_states=max_states)))

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from .console import command, report, stdout
+from .console import command, error_record, report, skipped_records, stdout
 from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 
 
@@ -85,14 +86,14 @@ def predict_command(
     m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
     lm = _check_request(m, file, task, per_position, curve)
-    good, bad = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
+    good, errors = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
     if lm:
         records = _lm_records(m, good, batch_size, device.value, per_position, curve, window)
     else:
         records, failed = _task_records(m, good, batch_size, beam, device.value)
-        bad += failed
-    _print(records, bad, fmt)
-    if bad:
+        errors += failed
+    _print(records, skipped_records() + [error_record(e) for e in errors], fmt)
+    if errors:
         raise typer.Exit(1)
 
 
@@ -130,27 +131,38 @@ def _check_request(m, file: str, task, per_position: bool, curve: str | None) ->
     return lm
 
 
-def _task_records(m, good: list, batch_size: int, beam: int | None, device: str) -> tuple[list[dict], int]:
-    """The records of a task model's predictions of ``good``, and how many
-    programs had no output (each reported at its location)."""
-    from ..errors import InvarError
+def _task_records(m, good: list, batch_size: int, beam: int | None, device: str) -> tuple[list[dict], list]:
+    """The records of a task model's predictions of ``good``, and the errors
+    of the programs that had no output (each reported at its location)."""
+    from ..errors import InvarError, ModelError
 
-    records, bad = [], 0
+    records, bad = [], []
     for (where, source, _), pred in zip(good, _predictions(m, good, batch_size, beam, device)):
+        if not isinstance(pred, InvarError) and not _finite(pred):
+            pred = ModelError(f"the model returned {pred!r}, not a number")
         if isinstance(pred, InvarError):  # this program's output alone could not be made (a canonicalized
-            report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back)
-            bad += 1
+            report(pred.located(where[0]).at(where[1], 1))  # model's name it cannot map back, or not a number)
+            bad.append(pred)
             continue
         records.append({"location": f"{where[0]}:{where[1]}", "source": source, "prediction": pred})
     return records, bad
 
 
-def _admitted(m, units: list) -> tuple[list, int]:
-    """((path, line), shown source, program) of the programs ``m`` can take;
-    each one it cannot is reported at its location, and counted."""
+def _finite(pred: Any) -> bool:
+    """Whether a prediction holds no NaN or infinity (a number, or numbers in lists; other values are)."""
+    if isinstance(pred, float):
+        return math.isfinite(pred)
+    if isinstance(pred, (list, tuple)):
+        return all(_finite(x) for x in pred)
+    return True
+
+
+def _admitted(m, units: list) -> tuple[list, list]:
+    """((path, line), shown source, program) of the programs ``m`` can take,
+    and the errors of those it cannot (each reported at its location)."""
     from ..errors import InvarError, ModelError
 
-    bad, good = 0, []
+    bad, good = [], []
     for where, program in units:
         try:
             if isinstance(program, InvarError):
@@ -167,7 +179,7 @@ def _admitted(m, units: list) -> tuple[list, int]:
         except InvarError as err:
             err.located(where[0])
             report(err if err.line else err.at(where[1], 1))
-            bad += 1
+            bad.append(err)
     return good, bad
 
 
@@ -230,7 +242,9 @@ def _lm_records(
     ]
 
 
-def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
+def _print(records: list[dict], errors: list[dict], fmt: TextFormat) -> None:
+    """The predictions as ``fmt`` asks; in JSON, each program without one
+    as its location and error too (text reports those on stderr)."""
     from ..audit.render import words
 
     if fmt is TextFormat.text:
@@ -242,11 +256,12 @@ def _print(records: list[dict], bad: int, fmt: TextFormat) -> None:
                 shown += "\t" + " ".join(f"{x:.4f}" for x in r["positions"])
             typer.echo(f"{r['source']}\t{shown}")  # a real tab (the console would expand it)
     elif fmt is TextFormat.jsonl:
-        for r in records:
+        for r in [*errors, *records]:
             stdout.print(json.dumps({"schema": SCHEMA, **r}), markup=False, highlight=False)
     else:
+        shown = [{k: v for k, v in e.items() if k != "schema"} for e in errors]
         stdout.print(
-            json.dumps({"schema": SCHEMA, "predictions": records, "refused": bad}, indent=2),
+            json.dumps({"schema": SCHEMA, "predictions": records, "refused": len(errors), "errors": shown}, indent=2),
             markup=False,
             highlight=False,
         )

@@ -9,10 +9,10 @@ from typing import Annotated, List, Optional
 import typer
 
 from ..errors import UsageError
-from ..symmetry.bigint import decimal_string, json_dumps
+from ..symmetry.bigint import decimal_string
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
-from .console import command, located, select_units, stderr, stdout
+from .console import Records, command, located, select_units, stderr, stdout
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
@@ -100,6 +100,7 @@ def renamings(
     units = select_units(file, lang, function)
     rng = random.Random(seed)
     many = len(units) > 1
+    out = Records(fmt)
     for unit in units:
         space = located(file, renaming_space, unit, pool=pool, pins=pin or ())
         if count:
@@ -107,27 +108,27 @@ def renamings(
             if fmt is TextFormat.text:
                 shown = decimal_string(n)  # exact, however long: in near-linear time
                 stdout.print(f"{unit.name}: {shown}" if many else shown, markup=False)
-            else:
-                print(json_dumps({"schema": SCHEMA, "unit": unit.name, "count": n}))
+            out.emit({"schema": SCHEMA, "unit": unit.name, "count": n})
             continue
         if sample is not None:  # streamed: constant memory whatever N is
             picked = ((space.rank(r), r) for r in islice(space.samples(rng), sample))
         else:
             picked = ((None, r) for r in space.enumerate(limit))
-        _print_renamings(space, unit.name, many, picked, fmt)
+        _print_renamings(space, unit.name, many, picked, out)
         if cut and (n := space.count()) > FIRST_FEW:
             stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)
+    out.close()
 
 
-def _print_renamings(space, unit: str, many: bool, picked, fmt: TextFormat) -> None:
+def _print_renamings(space, unit: str, many: bool, picked, out: Records) -> None:
     """Each (index or None, renaming) of ``picked`` of unit ``unit``, as text
     (a header line, naming the unit when the file holds ``many``, then the
-    renamed program) or a JSON line."""
+    renamed program) or a record of ``out``."""
     first = first_tokens(space)
     for k, (index, r) in enumerate(picked):
         text = space.render(r)  # the renamed text from a template: no IR built per variant
         mapping = shown_mapping(space, r, first)
-        if fmt is TextFormat.text:
+        if out.fmt is TextFormat.text:
             head = ", ".join(f"{a}->{b}" for a, b in mapping.items() if a != b) or "identity"
             where = f"{unit} " if many else ""
             # plain writes: a variant is printed exactly as rendered, and
@@ -143,4 +144,4 @@ def _print_renamings(space, unit: str, many: bool, picked, fmt: TextFormat) -> N
                 "referents": dict(r.mapping),
                 "text": text,
             }
-            print(json_dumps(record))
+            out.emit(record)

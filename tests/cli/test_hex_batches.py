@@ -16,8 +16,8 @@ GOOD = {1: "4883c2014883fa40", 4: "4889d8", 7: "4801c3", 10: "4889d84883c2014889
 #: line -> (content, column, message, reason in the summary)
 BAD = {
     2: (",0.3", 1, "empty hex field", "empty hex field"),
-    3: ("4883c201zz,1.0", 9, "not an even-length hex string", "not hex"),
-    5: ("4883c", 5, "not an even-length hex string", "odd number of hex digits"),
+    3: ("4883c201zz,1.0", 9, "'z' is not a hex digit", "not hex"),
+    5: ("4883c", 5, "an odd number of hex digits (5)", "odd number of hex digits"),
     6: ("  0f,2", 3, "cannot decode the bytes at offset 0", "undecodable bytes"),
     8: ("4889d8cf", 7, "capstone produced 'iretl'", "instruction rejected"),
     9: ("8d24e7", 1, "unknown register '%riz'", "instruction rejected"),
@@ -54,12 +54,22 @@ def test_renamings_count(invoke, batch):
     _check_errors(result.stderr, batch)
 
 
-def test_permutations_count(invoke, batch):
-    result = invoke("permutations", batch, "--count", "--format", "jsonl")
+def _check_error_records(records: list[dict], path) -> None:
+    """A JSON output's records of the bad lines: each where stderr reported it, with its message."""
+    assert [r["location"] for r in records] == [f"{path}:{n}:{col}" for n, (_c, col, *_r) in sorted(BAD.items())]
+    assert all(message in r["error"] for r, (_c, _col, message, _r) in zip(records, [BAD[n] for n in sorted(BAD)]))
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "json"])
+def test_permutations_count(invoke, batch, fmt):
+    result = invoke("permutations", batch, "--count", "--format", fmt)
     assert result.exit_code == 1
-    records = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [r["unit"] for r in records] == [f"line{n}" for n in sorted(GOOD)]
-    assert all(r["exact"] and r["count"] >= 1 for r in records)
+    records = [json.loads(line) for line in result.stdout.splitlines()] if fmt == "jsonl" else json.loads(result.stdout)
+    units = [r for r in records if "unit" in r]
+    assert [r["unit"] for r in units] == [f"line{n}" for n in sorted(GOOD)]
+    assert all(r["exact"] and r["count"] >= 1 for r in units)
+    _check_error_records([r for r in records if "error" in r], batch)
+    assert len(records) == len(GOOD) + len(BAD)  # a record for every line, good or bad
     _check_errors(result.stderr, batch)
 
 
@@ -67,6 +77,7 @@ def test_parse(invoke, batch):
     result = invoke("parse", batch, "--format", "json")
     assert result.exit_code == 1
     units = json.loads(result.stdout)["units"]
+    _check_error_records(json.loads(result.stdout)["errors"], batch)
     assert [u["name"] for u in units] == [f"line{n}" for n in sorted(GOOD)]
     assert units[2]["lines"][0]["text"] == "addq %rax, %rbx"
     _check_errors(result.stderr, batch)
@@ -107,3 +118,43 @@ def test_a_published_bhive_csv(invoke):
         f"{path}:1881:1: error: empty hex field",
         f"{path}: 1 skipped: 1 empty hex field",
     ]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["renamings", "--count", "--format", "json"],
+        ["renamings", "--count", "--format", "jsonl"],
+        ["renamings", "--limit", "1", "--format", "json"],
+        ["canon", "--format", "json"],
+        ["canon", "--format", "jsonl"],
+        ["dlg", "--format", "json"],
+        ["permutations", "--limit", "1", "--format", "json"],
+    ],
+)
+def test_json_outputs_hold_a_record_for_every_line_good_or_bad(invoke, batch, argv):
+    """One JSON document (or a record a line) in which a bad line is its location and error, as
+    stderr reports it: a pipeline reading only stdout loses no unit."""
+    result = invoke(argv[0], batch, *argv[1:])
+    assert result.exit_code == 1
+    text = result.stdout
+    records = json.loads(text) if "json" in argv else [json.loads(line) for line in text.splitlines()]
+    _check_error_records([r for r in records if "error" in r], batch)
+    assert [r["unit"] for r in records if "unit" in r] == [f"line{n}" for n in sorted(GOOD)]
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+def test_predict_json_names_every_line_it_could_not_predict(invoke, batch, fmt):
+    from tests.conftest import FIXTURES
+
+    result = invoke("predict", "--model", FIXTURES / "models" / "renamer.pt", batch, "--format", fmt)
+    assert result.exit_code == 1
+    if fmt == "json":
+        data = json.loads(result.stdout)
+        predictions, errors = data["predictions"], data["errors"]
+        assert data["refused"] == len(BAD)
+    else:
+        records = [json.loads(line) for line in result.stdout.splitlines()]
+        predictions, errors = [r for r in records if "prediction" in r], [r for r in records if "error" in r]
+    _check_error_records(errors, batch)
+    assert [int(r["location"].rsplit(":", 1)[1]) for r in predictions] == sorted(GOOD)

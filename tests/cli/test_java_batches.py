@@ -94,8 +94,11 @@ def test_permutations_count(invoke, batch):
     result = invoke("permutations", batch, "--count", "--format", "jsonl")
     assert result.exit_code == 1
     records = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [r["unit"] for r in records] == GOOD
-    assert [r["count"] for r in records] == [2, 2, 2, 2]
+    units = [r for r in records if "unit" in r]
+    assert [r["unit"] for r in units] == GOOD
+    assert [r["count"] for r in units] == [2, 2, 2, 2]
+    errors = [f"{r['location']}: error: {r['error']}" for r in records if "error" in r]  # each failed unit too
+    assert errors and all(line in result.stderr.splitlines() for line in errors)
     _check_errors(result.stderr, batch)
 
 

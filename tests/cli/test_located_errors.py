@@ -92,3 +92,33 @@ def test_a_bad_symbol_in_a_copy_dataset_is_shown_with_a_caret(invoke, tmp_path):
     first, source, caret = result.stderr.splitlines()[:3]  # no blank line first: no bar off a terminal
     assert first.startswith(f"{data / 'train.txt'}:1:4: error: ")
     assert source == f"  {lines[0]}" and caret == "     ^"
+
+
+@pytest.mark.parametrize(
+    "argv, shown",
+    [
+        (["renamings", "{fixtures}/x86/figure1a.s", "--limit", "-1"], "--limit: error: "),
+        (["renamings", "{fixtures}/x86/figure1a.s", "--format", "yaml"], "--format: error: 'yaml' is not one of"),
+        (["renamings", "{fixtures}/x86/figure1a.s", "--bogus"], "invar: error: No such option: --bogus"),
+        (["renamings"], "invar: error: Missing argument 'FILE'"),
+        (
+            ["train", "--arch", "bogus", "--data", "{tmp}/x", "--out", "{tmp}/m.pt"],
+            "--arch: error: unknown architecture",
+        ),
+        (
+            ["train", "--arch", "renamer", "--heads", "3", "--data", "{fixtures}/blocks", "--out", "{tmp}/m.pt"],
+            "--heads: error: d_model=128 is not divisible by n_head=3",
+        ),
+        (["audit", "--model", "http://[::1", "--dataset", "{fixtures}/blocks"], "--model: error: 'http://[::1' is not"),
+        (["audit", "--model", "http://", "--dataset", "{fixtures}/blocks"], "--model: error: 'http://' names no host"),
+        (
+            ["audit", "--model", "{fixtures}/models/renamer.pt", "--dataset", "{tmp}/x", "--fail-over", "errors=nan"],
+            "--fail-over: error: 'errors=nan': the bound is nan, not a finite number",
+        ),
+    ],
+)
+def test_a_usage_error_is_one_line_naming_its_option_and_exits_2(invoke, tmp_path, argv, shown):
+    result = invoke(*[a.format(tmp=tmp_path, fixtures=FIXTURES) for a in argv])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [result.stderr.strip()], result.stderr  # one line, no framed panel
+    assert result.stderr.startswith(shown), result.stderr

@@ -143,12 +143,13 @@ def test_predict_refuses_each_program_in_another_language_at_its_line(invoke, wo
             assert len(result.stdout.splitlines()) == len(lines)
             continue
         assert result.exit_code == 1, (lang, result.output)
-        assert result.stdout == ""
         expected = [
             f"{path}:{line}:1: error: the program is in {shown}; this {model} model was trained on {SHOWN[model]} only"
             for line in lines
         ]
         assert result.stderr.splitlines() == expected, result.stderr
+        records = [json.loads(line) for line in result.stdout.splitlines()]  # each refusal a record too
+        assert [f"{r['location']}: error: {r['error']}" for r in records] == expected
 
 
 def test_the_audit_reports_programs_in_other_languages_and_audits_the_rest(invoke, world, tmp_path):
@@ -208,4 +209,5 @@ def test_a_dataset_of_the_model_s_own_task_is_read_as_its_split(invoke, world):
             "predict", "--model", world["models"]["names"], split, "--format", "jsonl"
         ).stdout.splitlines()
     ]
-    assert records and all(isinstance(r["prediction"], list) for r in records)
+    predicted = [r for r in records if "error" not in r]  # a program the model cannot take: its location, error
+    assert predicted and all(isinstance(r["prediction"], list) for r in predicted)

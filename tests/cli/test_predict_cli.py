@@ -20,10 +20,12 @@ def test_every_csv_row_is_predicted_or_reported_at_its_row(invoke):
     result = invoke("predict", "--model", MODEL, str(path), "--format", "jsonl")
     assert result.exit_code == 1  # one row is not hex
     records = [json.loads(line) for line in result.stdout.splitlines()]
-    predicted = {int(r["location"].rsplit(":", 1)[1]) for r in records}
+    predictions = [r for r in records if "prediction" in r]
+    predicted = {int(r["location"].rsplit(":", 1)[1]) for r in predictions}
     reported = {int(line.split(":")[1]) for line in result.stderr.splitlines() if ": error: " in line}
     assert predicted | reported == set(rows) and not predicted & reported and len(reported) == 1
-    assert all(isinstance(r["prediction"], float) and r["prediction"] > 0 for r in records)
+    assert all(isinstance(r["prediction"], float) and r["prediction"] > 0 for r in predictions)
+    assert [int(r["location"].split(":")[1]) for r in records if "error" in r] == sorted(reported)
 
 
 def test_text_output_is_location_and_value(invoke):
