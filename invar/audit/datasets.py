@@ -354,7 +354,8 @@ def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset
     if path.is_dir():
         if _is_prepared(path):
             return _prepared(path, spec, task, split)
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SOURCE_EXTENSIONS)
+        # a link to nothing is a file of the dataset too (its example fails), not one left out unsaid
+        files = sorted(p for p in path.rglob("*") if (p.is_file() or p.is_symlink()) and p.suffix in SOURCE_EXTENSIONS)
         if files:
             return _directory(path, spec, files, task, lang)
         csvs = sorted(path.glob("*.csv"))
@@ -436,7 +437,11 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     try:
         data = path.read_bytes()
     except OSError as err:
-        raise DataError(f"cannot read: {err.strerror}", path=shown)
+        why = "a link to nothing" if path.is_symlink() and not path.exists() else err.strerror
+        if name is None:  # the dataset itself
+            raise DataError(f"cannot read: {why}", path=shown)
+        failed = DataError(f"cannot read: {why}", path=shown)  # a file of a directory: its one failed example
+        return Dataset(shown, "file", [AuditExample(0, f"{name}:1", shown, 0, "", language, error=failed)])
     layout = frontend_of(language).layout
     if layout == "lines":  # a block per line (hex): a bad byte spoils its line only
         return Dataset(shown, "file", _hexfile(data.decode("utf-8-sig", errors="surrogateescape"), shown, name))

@@ -12,6 +12,7 @@ import typer
 
 from .console import command, progress_bar, stderr, stdout
 from .options import SCHEMA, SeedOpt, TableFormat, TableFormatOpt
+from .outputs import destination, folder_destination
 
 data_app = typer.Typer(
     name="data",
@@ -85,6 +86,8 @@ def ltl_command(
     """
     from ..frontends.ltl.generate import GeneratorConfig, generate_file, generate_stream
 
+    if out != "-":
+        destination(out, "--out")
     chosen = dataset_format.value if dataset_format else ("jsonl" if out.endswith(".jsonl") else "deepltl")
     config = GeneratorConfig(
         num=num,
@@ -190,6 +193,7 @@ def copy_command(
     """
     from ..tasks.copy import generate
 
+    folder_destination(out, "--out")
     meta = generate(
         out,
         train=train,
@@ -262,6 +266,7 @@ def names_command(
     """
     from ..tasks.names import build
 
+    folder_destination(out, "--out")
     with progress_bar("files") as progress:
         meta = build(source, out, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
@@ -313,6 +318,7 @@ def lm_command(
     """
     from ..tasks.lm import build
 
+    folder_destination(out, "--out")
     with progress_bar("files") as progress:
         meta = build(source, out, vocab=vocab.value, seq_len=seq_len, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
@@ -351,6 +357,7 @@ def bugs_command(
     """
     from ..tasks.bugs import build
 
+    folder_destination(out, "--out")
     with progress_bar("files") as progress:
         meta = build(source, out, seed=seed, jobs=jobs, progress=progress)
     if fmt is TableFormat.json:
@@ -427,14 +434,14 @@ def exec_command(
         raise UsageError("give --source DIR or --generate N (one of them)", path="--source")
     if inputs is not None and source is None:
         raise UsageError("--inputs gives the calls of --source's functions", path="--inputs")
+    folder_destination(out, "--out")
     limits = Limits(seconds=timeout, memory=memory << 20)
-    with progress_bar("calls") as progress:
+    with progress_bar("calls") as progress:  # the source's functions called, or generated programs'
+        run = dict(limits=limits, jobs=jobs, progress=progress)
         if source is not None:
-            meta = exec_data.build_source(
-                source, out, seed=seed, calls=calls, inputs=inputs, limits=limits, jobs=jobs, progress=progress
-            )
+            meta = exec_data.build_source(source, out, seed=seed, calls=calls, inputs=inputs, **run)
         else:
-            meta = exec_data.build_generated(generate, out, seed=seed, limits=limits, jobs=jobs, progress=progress)
+            meta = exec_data.build_generated(generate, out, seed=seed, **run)
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, "out": out, **meta}, indent=2), markup=False, highlight=False)
         return
@@ -493,6 +500,7 @@ def bhive_command(
     from ..data.bhive import build
 
     outdir = out or f"bhive-{mcpu}"
+    folder_destination(outdir, "--out")
     with progress_bar("blocks") as progress:
         summary = build(
             source,
@@ -552,6 +560,8 @@ def _incontext(task: str, out: str, num: int, seed: int, pool_options: dict, fmt
     from ..data import incontext
     from ..files import write_atomic
 
+    if out != "-":
+        destination(out, "--out")
     pool = _incontext_pool(**pool_options)
     items = incontext.generate(task, num, pool, seed=seed, **shape)
     buffer = io.StringIO()

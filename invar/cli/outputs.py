@@ -6,7 +6,9 @@ permission) must fail in the first second with one located line and exit
 status 2, not as an internal error once the work is done. Every command
 that writes a file (``audit --out/--report/--plot``, ``audit merge``,
 ``audit compare --out``, ``train --out``, ``predict --curve``, ``alta
-compile --out``) checks it with :func:`destination` first and, where the
+compile --out``, the ``invar data`` commands' ``--out``) checks it with
+:func:`destination` (a file) or :func:`folder_destination` (a dataset's
+folder) first and, where the
 folders are missing, creates them when it writes (:func:`make_folders`), as
 ``train`` always has: one behaviour for every command.
 
@@ -43,10 +45,27 @@ def destination(path: str | os.PathLike | None, option: str) -> None:
         raise UsageError(f"cannot write {option} here: no permission to write in {folder}", path=shown)
 
 
+def folder_destination(path: str | os.PathLike, option: str) -> None:
+    """UsageError (exit 2) at ``path`` unless a folder of files can be
+    written there: it is a folder already, or nothing is there and its
+    nearest existing folder can be written in."""
+    shown = os.fspath(path)
+    target = Path(shown)
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"is a file: {option} names the folder to write the dataset in", path=shown)
+    folder = target.absolute()
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {option} here: {folder} is a file, not a folder", path=shown)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write {option} here: no permission to write in {folder}", path=shown)
+
+
 def make_folders(path: str | os.PathLike) -> None:
     """Create the missing folders above ``path`` (what :func:`destination`
     allowed), just before the file is written."""
     Path(path).absolute().parent.mkdir(parents=True, exist_ok=True)
 
 
-__all__ = ["destination", "make_folders"]
+__all__ = ["destination", "folder_destination", "make_folders"]

@@ -82,22 +82,38 @@ def fields(task: str, languages: Iterable[str]) -> dict:
 
 def read(directory: str | os.PathLike) -> Manifest | None:
     """The manifest of ``directory``, or None when it is not a directory
-    ``invar data`` wrote (no ``meta.json``, or one that is not ours)."""
+    ``invar data`` wrote (no ``meta.json``, or a JSON object without our
+    fields). A ``meta.json`` that is not valid JSON, not an object, or holds
+    our fields with values of the wrong type is a DataError located in it:
+    read as absent, it would have the directory misread (its splits as raw
+    files, the task unchecked)."""
+    from ..errors import DataError
+
     path = Path(directory) / FILE
     try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read the dataset's manifest ({type(err).__name__})", path=str(path)) from None
+    try:
+        meta = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DataError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno, col=err.colno) from None
     if not isinstance(meta, dict):
-        return None
-    task = meta.get("task")
-    if not isinstance(task, str):
-        task = WRITERS.get(meta.get("invar")) if isinstance(meta.get("invar"), str) else None
+        raise DataError(f"a dataset manifest is a JSON object, not {type(meta).__name__}", path=str(path))
+    wrong = [k for k in ("task", "invar") if k in meta and not isinstance(meta[k], str)]
+    if "languages" in meta and not (
+        isinstance(meta["languages"], list) and all(isinstance(x, str) for x in meta["languages"])
+    ):
+        wrong.append("languages")
+    if wrong:
+        expected = "a list of names" if wrong[0] == "languages" else "a name"
+        raise DataError(f"field {wrong[0]!r} is {meta[wrong[0]]!r}, not {expected}", path=str(path))
+    task = meta.get("task") or WRITERS.get(meta.get("invar", ""))
     if task is None:
         return None
-    languages = meta.get("languages")
-    if not (isinstance(languages, list) and all(isinstance(x, str) for x in languages)):
-        languages = list(LEGACY_LANGUAGES.get(task, ()))
+    languages = meta.get("languages", list(LEGACY_LANGUAGES.get(task, ())))
     return Manifest(task, tuple(sorted(languages)), str(directory))
 
 

@@ -247,7 +247,7 @@ def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = Non
     from .names import read_units, source_files
 
     root = Path(source)
-    out, skipped = [], {}
+    out, skipped, seen = [], {}, set()
     for rel in source_files(root):
         if not rel.endswith(".py"):
             continue
@@ -256,11 +256,16 @@ def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = Non
             skipped[f"in files not read ({unreadable})"] = skipped.get(f"in files not read ({unreadable})", 0) + 1
             continue
         for unit in units:
+            seen |= {(rel, unit.name), (None, unit.name)}
             target, why = _target(unit, rel, seed, calls, inputs or {})
             if why is not None:
                 skipped[why] = skipped.get(why, 0) + 1
             else:
                 out.append(target)
+    unknown = sorted((path or "", name) for path, name in inputs or () if (path, name) not in seen)
+    if unknown:  # a call of a function that is not there: said, not left out unsaid
+        shown = ", ".join(f"{path}:{name}" if path else name for path, name in unknown)
+        raise DataError(f"--inputs calls functions that are not here: {shown}", path=str(source))
     return out, skipped
 
 

@@ -222,14 +222,19 @@ def _reported(
 def read_units(path: Path, rel: str) -> tuple[list[Program] | None, str | None]:
     """(the units of a source file, None), or (None, why it cannot be read)."""
     from ..errors import InvarError
-    from ..frontends import parse_units
+    from ..frontends import decode, parse_units
 
     try:
-        return parse_units(path.read_text(encoding="utf-8"), LANGS[path.suffix], path=rel), None
-    except UnicodeDecodeError:
-        return None, "not UTF-8"
+        data = path.read_bytes()
+        if not data.strip():  # an empty file (a package's __init__.py) holds no function
+            return [], None
+        text = decode(data, LANGS[path.suffix], rel)  # as every command reads it: a BOM, PEP 263's coding
     except OSError as err:
         return None, f"unreadable ({err.strerror})"
+    except InvarError as err:
+        return None, err.message.split(" (")[0] if err.message.startswith("not ") else "unparsable"
+    try:
+        return parse_units(text, LANGS[path.suffix], path=rel), None
     except (InvarError, SyntaxError, ValueError, RecursionError):
         return None, "unparsable"
 

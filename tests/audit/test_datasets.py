@@ -236,16 +236,18 @@ def test_a_dataset_without_examples_is_a_data_error(tmp_path, name, content):
     assert info.value.path == str(path)
 
 
-def test_an_empty_or_undecodable_source_file_in_a_directory_does_not_stop_the_rest(tmp_path):
+def test_an_empty_undecodable_or_unreadable_source_file_in_a_directory_does_not_stop_the_rest(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "bad.py").write_bytes(b"def f(a):\n    return a + '\xff'\n")
     (tmp_path / "pkg" / "nul.py").write_bytes(b"def g(a):\n\0    return a\n")
     (tmp_path / "pkg" / "ok.py").write_text("def h(a):\n    b = a\n    return b\n")
+    (tmp_path / "pkg" / "gone.py").symlink_to(tmp_path / "nowhere.py")  # a link to nothing
     data = datasets.load(str(tmp_path), task=get_task("classify"))
     got = [(e.id, e.error.message if e.error else None) for e in data.examples]
     assert got == [
         ("pkg/bad.py:2", "not UTF-8 (byte 0xff)"),
+        ("pkg/gone.py:1", "cannot read: a link to nothing"),
         ("pkg/nul.py:2", "binary input (NUL byte); expected text"),
         ("pkg/ok.py:1", None),
     ]
@@ -254,8 +256,8 @@ def test_an_empty_or_undecodable_source_file_in_a_directory_does_not_stop_the_re
 @pytest.mark.parametrize(
     "bad, message",
     [
-        (b"4801c", "not an even-length hex string"),
-        (b"48zz01", "not an even-length hex string"),
+        (b"4801c", "an odd number of hex digits (5): a byte is two"),
+        (b"48zz01", "not a hex string: 'z' is not a hex digit"),
         (b"48\xff01", "not UTF-8 text"),
     ],
 )

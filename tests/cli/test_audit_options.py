@@ -173,6 +173,33 @@ def test_predict_checks_its_curve_destination_first(invoke, tmp_path):
     assert result.exit_code == 2 and "is a directory" in result.stderr and "nowhere" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    "argv, kind",
+    [
+        (["data", "copy", "--train", "5", "--valid", "2", "--test", "2"], "folder"),
+        (["data", "names", "--source", "{fixtures}/python", "--jobs", "1"], "folder"),
+        (["data", "lm", "--source", "{fixtures}/python", "--jobs", "1"], "folder"),
+        (["data", "bugs", "--source", "{fixtures}/python", "--jobs", "1"], "folder"),
+        (["data", "exec", "--generate", "2"], "folder"),
+        (["data", "bhive", "--source", "{fixtures}/x86/blocks.csv", "--jobs", "1"], "folder"),
+        (["data", "ltl", "--num", "2"], "file"),
+        (["data", "lookup", "--num", "2"], "file"),
+        (["data", "permutation", "--num", "2"], "file"),
+    ],
+)
+def test_every_data_command_checks_its_destination_first(invoke, tmp_path, argv, kind):
+    """A dataset's folder named where a file is (or a file's name where a folder is) is a usage error
+    naming --out, before any work."""
+    (tmp_path / "plain").write_text("a file\n")
+    (tmp_path / "a-folder").mkdir()
+    target = tmp_path / ("plain" if kind == "folder" else "a-folder")
+    result = invoke(*[a.format(fixtures=FIXTURES) for a in argv], "--out", target)
+    assert result.exit_code == 2, result.output
+    errors = _error_lines(result)
+    assert len(errors) == 1 and errors[0].startswith(f"{target}: error: is a ") and "--out" in errors[0]
+    assert (tmp_path / "plain").read_text() == "a file\n" and not any((tmp_path / "a-folder").iterdir())
+
+
 # -------------------------------------------------------------------- plot
 def test_plot_without_matplotlib_is_refused_before_the_work_with_both_installs(invoke, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)

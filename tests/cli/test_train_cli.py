@@ -79,7 +79,7 @@ def test_missing_dataset(invoke, tmp_path):
         ("hex,throughput\n4801c3\n", "train.csv:2:1: error: unlabelled block (expected hex,throughput)"),
         (
             "hex,throughput\n4801c3,1.0\nzz,2.0\n",
-            "train.csv:3:1: error: cannot read the stored program: not an even-length hex string",
+            "train.csv:3:1: error: cannot read the stored program: not a hex string: 'z' is not a hex digit",
         ),
     ],
 )

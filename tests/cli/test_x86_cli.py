@@ -94,7 +94,7 @@ def test_bad_input_is_located(invoke, tmp_path, content, where, message):
 @pytest.mark.parametrize(
     "content, where, message",
     [
-        ("4883c201zz\n", "1:9", "not an even-length hex string"),
+        ("4883c201zz\n", "1:9", "not a hex string: 'z' is not a hex digit"),
         ("4883c2014883fa40\n0f\n", "2:1", "cannot decode the bytes at offset 0"),
     ],
 )

@@ -5,6 +5,7 @@ anything else left alone."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from typer.testing import CliRunner
@@ -67,17 +68,33 @@ def test_legacy_languages_are_the_tasks_own(task):
         ({"invar": "names", "subtokens": ["a"]}, ("names", ("java", "python"))),
         ({"invar": "copy"}, ("copy", ("copy",))),
         ({"invar": "names", "task": "names", "languages": ["java"]}, ("names", ("java",))),
-        ({"invar": "names", "task": "names", "languages": "java"}, ("names", ("java", "python"))),
         ({"invar": "something else"}, None),
-        ({"task": 3}, None),
-        (["not", "an", "object"], None),
-        ("{not json", None),
+        ({"mcpu": "haswell"}, None),  # another tool's manifest: not a dataset of ours
     ],
 )
 def test_reading_a_manifest(tmp_path, meta, expected):
     (tmp_path / "meta.json").write_text(meta if isinstance(meta, str) else json.dumps(meta))
     found = manifest.read(tmp_path)
     assert (None if found is None else (found.task, found.languages)) == expected
+
+
+@pytest.mark.parametrize(
+    "text, where, message",
+    [
+        ("{not json", ":1:2", "not valid JSON (Expecting property name enclosed in double quotes)"),
+        ('{"task": "names",\n "languages": [}', ":2:16", "not valid JSON"),
+        ('["not", "an", "object"]', "", "a dataset manifest is a JSON object, not list"),
+        ('{"task": 3}', "", "field 'task' is 3, not a name"),
+        ('{"invar": "names", "task": "names", "languages": "java"}', "", "field 'languages' is 'java', not a list"),
+        ('{"task": "names", "languages": ["java", 1]}', "", "field 'languages'"),
+    ],
+)
+def test_a_manifest_of_ours_that_cannot_be_read_is_a_located_error(tmp_path, text, where, message):
+    """Read as absent, such a file would have its directory read as raw split files of another task."""
+    (tmp_path / "meta.json").write_text(text)
+    with pytest.raises(DataError, match=re.escape(message)) as info:
+        manifest.read(tmp_path)
+    assert str(info.value).startswith(f"{tmp_path / 'meta.json'}{where}: error: ")
 
 
 def test_files_that_are_not_splits_say_nothing(tmp_path):

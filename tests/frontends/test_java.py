@@ -101,6 +101,7 @@ def test_renaming_counts_and_capture():
         ("class A { void f() { int x = ; } }", 1, "Expected"),
         ("class A {\n  void f() {\n    String s = \"abc;\n  }\n}\n", 3, "Unterminated"),
         ("class A { int x; }", 1, "no method"),
+        ("class A {\n  int f(int x) {\n    return x;\n", 4, "(at the end of the input)"),  # not "(at None)"
     ],
 )
 def test_errors_are_located(src, line, message):

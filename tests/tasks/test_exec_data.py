@@ -164,6 +164,21 @@ def source(tmp_path):
     return tmp_path / "src"
 
 
+@pytest.mark.parametrize(
+    "rows, said",
+    [
+        ('{"function": "nope", "input": "1"}\n', "not here: nope"),
+        ('{"function": "untyped", "path": "other.py", "input": "1, 2"}\n', "not here: other.py:untyped"),
+    ],
+)
+def test_inputs_calling_a_function_that_is_not_there_are_refused(source, tmp_path, rows, said):
+    """Left out unsaid, such a line would vanish from the dataset with no count."""
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text('{"function": "untyped", "input": "1, 2"}\n' + rows)
+    with pytest.raises(DataError, match=f"--inputs calls functions that are {said}"):
+        build_source(source, tmp_path / "out", seed=1, calls=2, inputs=inputs, limits=QUICK, jobs=1)
+
+
 def test_functions_of_a_directory_are_called_and_what_cannot_be_labelled_is_counted(source, tmp_path):
     inputs = tmp_path / "inputs.jsonl"
     inputs.write_text(

@@ -233,3 +233,24 @@ def test_the_audit_of_a_renamer_spe_names_model_finds_no_violation(models, corpu
         rates[arch] = report["violation_rate"]
     assert rates["renamer+spe"] == 0.0
     assert rates["vanilla"] > 0.2, rates
+
+
+@pytest.mark.parametrize(
+    "data, found",
+    [
+        (b"\xef\xbb\xbfdef f(x):\n    y = x + 1\n    return y\n", ["f"]),  # a byte-order mark, as every command reads
+        (b"# -*- coding: latin-1 -*-\ndef g(x):\n    s = '\xe9'\n    return s\n", ["g"]),  # PEP 263
+        (b"def f(x):\r\n    y = x\r\n    return y\r\n", ["f"]),
+        (b"", []),  # an empty __init__.py holds no function, and is no failure
+        (b"def f(x):\n    return '\xff'\n", "not UTF-8"),
+        (b"def f(x):\n\0", "unparsable"),
+        (b"def f(:\n", "unparsable"),
+    ],
+)
+def test_a_source_file_is_read_as_the_commands_read_it(tmp_path, data, found):
+    from invar.tasks.names import read_units
+
+    path = tmp_path / "m.py"
+    path.write_bytes(data)
+    units, why = read_units(path, "m.py")
+    assert (why if units is None else [u.name for u in units]) == found

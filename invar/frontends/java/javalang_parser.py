@@ -116,9 +116,9 @@ def read(
     except javalang.parser.JavaSyntaxError as err:
         pos = getattr(err.at, "position", None)
         line, col = (pos.line, pos.column) if pos else (len(lines), 1)
-        got = getattr(err.at, "value", "end of input")
+        got = getattr(err.at, "value", None)
         raise ParseError(
-            f"{err.description} (at {got!r})",
+            f"{err.description} (at {got!r})" if got is not None else f"{err.description} (at the end of the input)",
             path=path,
             line=line,
             col=col,

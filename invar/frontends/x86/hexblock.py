@@ -43,9 +43,14 @@ def disassemble(hexcode: str, *, line: int = 1, col: int = 1) -> list[tuple[str,
         raise _bad("empty hex field", "empty hex field", line, col)
     if not _HEX.match(hexcode):
         bad = next(i for i, c in enumerate(hexcode) if c not in "0123456789abcdefABCDEF")
-        raise _bad("not an even-length hex string", "not hex", line, col + bad)
+        raise _bad(f"not a hex string: {hexcode[bad]!r} is not a hex digit", "not hex", line, col + bad)
     if len(hexcode) % 2:
-        raise _bad("not an even-length hex string", "odd number of hex digits", line, col + len(hexcode) - 1)
+        raise _bad(
+            f"an odd number of hex digits ({len(hexcode)}): a byte is two",
+            "odd number of hex digits",
+            line,
+            col + len(hexcode) - 1,
+        )
     code = bytes.fromhex(hexcode)
     out, used = [], 0
     for address, size, mnemonic, op_str in _decoder().disasm_lite(code, 0):
