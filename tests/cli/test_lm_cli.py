@@ -195,10 +195,13 @@ def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
             "0.2",
             "--out",
             tmp_path / "m.pt",
-        )
+        ),
+        status=2,  # options that make no model: a usage error
     )
     assert "error: lexinvariant_p and random_tokens apply to embedding='lexinvariant', not 'learned'" in line
-    line = _error(invoke("train", "--task", "lm", "--data", data, "--arch", "renamer", "--out", tmp_path / "m.pt"))
+    line = _error(
+        invoke("train", "--task", "lm", "--data", data, "--arch", "renamer", "--out", tmp_path / "m.pt"), status=2
+    )
     assert "a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not 'view'" in line
     line = _error(
         invoke(
