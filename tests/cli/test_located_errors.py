@@ -5,6 +5,8 @@ points nowhere."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from invar.errors import DataError, InvarError, UsageError
@@ -122,3 +124,16 @@ def test_a_usage_error_is_one_line_naming_its_option_and_exits_2(invoke, tmp_pat
     assert result.exit_code == 2, result.output
     assert result.stderr.splitlines() == [result.stderr.strip()], result.stderr  # one line, no framed panel
     assert result.stderr.startswith(shown), result.stderr
+
+
+def test_dlg_refuses_a_mask_too_large_to_print_and_prints_one_that_is_not(invoke, tmp_path, monkeypatch):
+    from invar.cli import dlg
+
+    monkeypatch.setattr(dlg, "MASK_MOST_LINES", 3)
+    block = tmp_path / "b.s"
+    block.write_text("mov %rax, %rbx\nadd %rbx, %rcx\nsub %rcx, %rdx\nimul %rdx, %rax\n")
+    result = invoke("dlg", block, "--mask", "--format", "json")
+    assert result.exit_code == 2 and result.stderr.startswith(f"{block}: error: --mask of ")
+    block.write_text("mov %rax, %rbx\nadd %rbx, %rcx\n")
+    shown = invoke("dlg", block, "--mask", "--format", "json")
+    assert shown.exit_code == 0 and json.loads(shown.stdout)[0]["mask"] == [[1, 1], [0, 1]]
