@@ -32,6 +32,7 @@ TABLES = {
     "http-overhead": "bench_http_overhead",
     "exec": "bench_exec",
     "hf": "bench_hf",
+    "ltl-size5": "bench_ltl_train",
     "ltl-sqrtd": "bench_ltl_train",
     "ltl-departures-5": "bench_ltl_train",
     "ltl-augmented-pool-5": "bench_ltl_train",
@@ -115,13 +116,12 @@ UNREPORTED = {
         "## Trained until validation stops improving: three seeds",
     },
     "benchmarks/ltl.md": {
-        "## Formula size 5, every run to its patience",
         "## Formula size 7, cosine over 100 epochs",
         "## Formula size 12, cap 60 and patience 10",
         "## Formula size 35, fixed budgets of 30 and 60 epochs",
         "## dualpart's logits: plain, not AdaCos",
     },
-    "results.md": {"## BHive throughput", "## LTL solving"},
+    "results.md": {"## BHive throughput"},
 }
 BLOCK = re.compile(
     r"(?P<start><!-- table: (?P<name>[\w+-]+)(?:/(?P<view>\w+))? -->\n)(?P<body>.*?)(?P<end><!-- /table -->)", re.S
