@@ -322,7 +322,7 @@ def minimal_command(
     from ..alta.store import load_program
 
     program = load_program(prog, max_length=max_len)
-    used = coverage(program, _lines(train))
+    used = coverage(program, _lines(train, program))
     reduced = minimal_of(program, used)
     record = {
         "schema": SCHEMA,
@@ -336,7 +336,7 @@ def minimal_command(
         "positions_seen": len(used.positions),
     }
     if test is not None:
-        results = agreement(program, reduced, _lines(test), lam=lam)
+        results = agreement(program, reduced, _lines(test, program), lam=lam)
         wrong = [r for r in results if not r.agrees]
         record.update(
             test=len(results),
@@ -365,16 +365,29 @@ def minimal_command(
             stdout.print(f"first disagreement: {d['input']}: {d['why']}", markup=False)
 
 
-def _lines(path: str) -> list[str]:
-    """The inputs of a file: every non-blank line, up to a tab."""
+def _lines(path: str, program=None) -> list[str]:
+    """The inputs of a file: every non-blank line, up to a tab; with
+    ``program``, a symbol outside its alphabet is an error at its line and
+    column (binary or undecodable text too, as every command reads files)."""
     from ..errors import InvarError
-    from ..files import read_text
+    from .console import read_text
 
-    try:
-        text = read_text(path)
-    except OSError as err:
-        raise InvarError(f"cannot read: {err.strerror}", path=path)
-    inputs = [line.split("\t", 1)[0].strip() for line in text.splitlines() if line.split("\t", 1)[0].strip()]
+    text = read_text(path)
+    inputs = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("\t", 1)[0]
+        if not line.strip():
+            continue
+        foreign = [s for s in line.split() if program is not None and s not in program.alphabet]
+        if foreign:
+            raise InvarError(
+                f"symbol {foreign[0]!r} is not in {program.name}'s alphabet {list(program.alphabet)}",
+                path=path,
+                line=number,
+                col=line.index(foreign[0]) + 1,
+                source_line=raw,
+            )
+        inputs.append(line.strip())
     if not inputs:
         raise InvarError("no inputs", path=path, line=1, col=1)
     return inputs

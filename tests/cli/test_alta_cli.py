@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from invar.alta import get_program, run
+from tests.conftest import FIXTURES
 
 USER_PROGRAM = """\
 from invar.alta import MLPBuilder, program, relative, var
@@ -158,4 +159,23 @@ def test_minimal_reports_rules_kept_and_agreement_on_longer_inputs(invoke, tmp_p
 def test_minimal_refuses_an_empty_file(invoke, tmp_path):
     (tmp_path / "empty.txt").write_text("\n\n")
     result = invoke("alta", "minimal", "parity-relative", "--train", str(tmp_path / "empty.txt"))
-    assert result.exit_code == 1 and "empty.txt:1:1: error: no inputs" in result.output
+    assert result.exit_code == 1 and "empty.txt:1:1: error: empty input" in result.output
+
+
+@pytest.mark.parametrize(
+    "content, where, said",
+    [
+        (b"1 0 1\n1 2 1\n", ":2:3:", "symbol '2' is not in parity-relative's alphabet"),
+        (b"1 0\n\x00\x01", ":2:1:", "binary input (NUL byte)"),
+        (b"1 0\n1 \xff\n", ":2:3:", "not UTF-8"),
+    ],
+)
+def test_minimal_locates_a_bad_input_line(invoke, tmp_path, content, where, said):
+    path = tmp_path / "in.txt"
+    path.write_bytes(content)
+    for option in ("--train", "--test"):
+        other = ["--train", str(FIXTURES / "alta" / "bits-short.txt")] if option == "--test" else []
+        result = invoke("alta", "minimal", "parity-relative", *other, option, str(path))
+        assert result.exit_code == 1, result.output
+        first = result.stderr.splitlines()[0]
+        assert first.startswith(f"{path}{where} error: ") and said in first, first
