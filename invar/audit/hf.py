@@ -188,6 +188,12 @@ def _load(directory: Path, kind: str, device: str | None) -> tuple[Any, Any]:
         "seq2seq": transformers.AutoModelForSeq2SeqLM,
     }
     offline = {"local_files_only": True, "trust_remote_code": False}
+    # transformers' notes on a config and its bar of weights loaded are not the audit's output: they went
+    # to stderr between invar's located lines, -q or not (an error still comes back as the exception below)
+    logging = transformers.utils.logging
+    verbosity, bar = logging.get_verbosity(), logging.is_progress_bar_enabled()
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(str(directory), **offline)
         model = classes[kind].from_pretrained(str(directory), **offline)
@@ -195,6 +201,10 @@ def _load(directory: Path, kind: str, device: str | None) -> tuple[Any, Any]:
         raise
     except Exception as err:  # noqa: BLE001 - transformers raises OSError, ValueError, KeyError … for a bad directory
         raise ModelError(f"cannot load the {kind} model ({_describe(err)})", path=str(directory)) from None
+    finally:  # as the caller had them
+        logging.set_verbosity(verbosity)
+        if bar:
+            logging.enable_progress_bar()
     if tokenizer.pad_token is None:  # batches need one; never read, the attention mask hides it
         tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
     tokenizer.padding_side = "left" if kind == "causal" else "right"

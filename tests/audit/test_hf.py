@@ -403,3 +403,13 @@ def test_without_transformers_the_message_says_how_to_install_it(models, monkeyp
     monkeypatch.setitem(sys.modules, "transformers", None)  # as if it were not installed
     with pytest.raises(ModelError, match=r"pip install 'invar\[hf\]'"):
         open_model(f"hf:{models['classifier']}", task="classify")
+
+
+def test_loading_a_model_prints_nothing_of_transformers_own(models, capfd):
+    """Its notes on a config and its bar of weights loaded went to stderr between invar's lines, -q or not."""
+    from invar.audit import hf
+
+    for kind in ("classifier", "causal"):
+        hf._load(models[kind], kind, "cpu")
+    out, err = capfd.readouterr()
+    assert out == "" and err == "", err
