@@ -156,7 +156,10 @@ class AuditConfig:
     answer_regex: str | None = option(
         None,
         "--answer-regex",
-        help="Read an HTTP model's answer from the last match of this regular expression (its first group).",
+        help=(
+            "Read an HTTP model's answer from the last match of this regular expression "
+            "(its first group; the whole match without one)."
+        ),
     )
     max_tokens: int = option(1024, "--max-tokens", min=1, help="Most tokens an HTTP model may write per reply.")
     temperature: float = option(0.0, "--temperature", min=0, help="Sampling temperature sent to an HTTP model.")
