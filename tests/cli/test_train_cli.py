@@ -48,20 +48,21 @@ def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, data
     programs = [decode(ex.source) for ex in bhive.read_split(dataset, "train")]
     assert any(model.encode(p).pinned.any() for p in programs)  # the fixture has pinned registers to read
     line = _error(
-        invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token", "--out", tmp_path / "v.pt")
+        invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token", "--out", tmp_path / "v.pt"),
+        status=2,  # options that make no model: a usage error
     )
     assert "error: pinned_tokens applies to embedding='view', not 'learned'" in line
 
 
-def _error(result) -> str:
-    assert result.exit_code == 1, result.output
+def _error(result, status: int = 1) -> str:
+    assert result.exit_code == status, result.output
     errors = [line for line in result.stderr.splitlines() if ": error: " in line]
     assert len(errors) == 1 and result.stderr.strip().endswith(errors[0]), result.stderr
     return errors[0]
 
 
 def test_unknown_architecture(invoke, dataset, tmp_path):
-    line = _error(invoke("train", "--data", dataset, "--arch", "bert", "--out", tmp_path / "m.pt"))
+    line = _error(invoke("train", "--data", dataset, "--arch", "bert", "--out", tmp_path / "m.pt"), status=2)
     assert line.startswith("--arch: error: unknown architecture 'bert': choose from vanilla, augmented")
 
 

@@ -123,7 +123,7 @@ def test_unreadable_files(invoke, args, message):
         (["renamings", str(FIG.parents[1] / "pyproject.toml")], "cannot tell the language"),
         (["renamings", str(FIG / "figure1a.s"), "--count", "--limit", "3"], "choose one of"),
         (["renamings", str(FIG / "figure1a.s"), "--pin", "rzz", "--count"], "unknown register"),
-        (["renamings", str(FIG / "figure1a.s"), "--limit", "-1"], "Invalid value"),
+        (["renamings", str(FIG / "figure1a.s"), "--limit", "-1"], "--limit: error: "),
         (["renamings", str(FIG / "figure1a.s"), "--frobnicate"], "No such option"),
         (["renamings"], "Missing argument"),
     ],

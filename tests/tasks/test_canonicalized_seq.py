@@ -150,7 +150,7 @@ def test_train_command_reaches_it_and_the_checkpoint_round_trips(tmp_path, invok
     result = invoke(
         "train", "--task", "bhive", "--data", tmp_path, "--arch", "canonicalized+dualpart", "--out", tmp_path / "x.pt"
     )
-    assert result.exit_code == 1 and "for sequence tasks" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "for sequence tasks" in result.stderr and "Traceback" not in result.output
 
 
 def test_an_output_it_cannot_map_back_is_that_program_error(tmp_path, invoke):
