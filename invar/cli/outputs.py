@@ -36,13 +36,7 @@ def destination(path: str | os.PathLike | None, option: str) -> None:
         raise UsageError(f"is a directory: {option} names the file to write", path=shown)
     if shown.endswith(("/", os.sep)):
         raise UsageError(f"names a folder (it ends in /): {option} names the file to write", path=shown)
-    folder = target.absolute().parent
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise UsageError(f"cannot write {option} here: {folder} is a file, not a folder", path=shown)
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise UsageError(f"cannot write {option} here: no permission to write in {folder}", path=shown)
+    _writable(target.absolute().parent, option, shown)
 
 
 def folder_destination(path: str | os.PathLike, option: str) -> None:
@@ -53,7 +47,12 @@ def folder_destination(path: str | os.PathLike, option: str) -> None:
     target = Path(shown)
     if target.exists() and not target.is_dir():
         raise UsageError(f"is a file: {option} names the folder to write the dataset in", path=shown)
-    folder = target.absolute()
+    _writable(target.absolute(), option, shown)
+
+
+def _writable(folder: Path, option: str, shown: str) -> None:
+    """UsageError at ``shown`` unless the nearest existing of ``folder`` and
+    the folders above it is a folder this process can write in."""
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
     if not folder.is_dir():
