@@ -681,7 +681,9 @@ def unaudited(report: dict) -> str | None:
     if report["audited"] or not report["examples"]:
         return None
     failed = report.get("failed") or []
-    first = f" (first: {failed[0]['location']}: {failed[0]['error']})" if failed else ""
+    where, said = (failed[0]["location"], failed[0]["error"]) if failed else ("", "")
+    # an error read from the input already names its place (``FILE:LINE:COL: error: …``): said once
+    first = "" if not failed else f" (first: {said})" if said.startswith(where) else f" (first: {where}: {said})"
     if report["errors"]:
         where = "in the model" if not report["unparsable"] else "in the model or in parsing"
         return f"no example was audited: all {report['examples']:,} failed {where}{first}"

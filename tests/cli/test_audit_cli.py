@@ -534,3 +534,14 @@ def test_compare_pairs_two_audits_and_refuses_a_summary(invoke, tmp_path):
     invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--format", "json", "--out", tmp_path / "r.json")
     result = invoke("audit", "compare", tmp_path / "r.json", tmp_path / "vanilla.jsonl")
     assert result.exit_code == 1 and "--format jsonl" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_audit_that_could_parse_nothing_names_the_first_failure_once(invoke, tmp_path):
+    data = tmp_path / "ds"
+    data.mkdir()
+    (data / "a.s").write_bytes(b"\xff\xfe not text\n")
+    result = invoke("audit", "--model", FIXTURES / "models" / "renamer.pt", "--dataset", data, "-q")
+    assert result.exit_code == 1, result.output
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("invar: error: no example was audited: none of the 1 could be parsed (first: "), last
+    assert last.count(str(data / "a.s")) == 1, last  # the place once, not "a.s:1: a.s:1:1: error: …"
