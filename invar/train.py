@@ -430,6 +430,8 @@ def train(
         _remove_temporaries(run)
     if config.resume and run.state_path.exists():
         _resume(run)
+    elif config.resume:  # nothing to resume from: said, not started afresh unsaid
+        report("fresh", path=str(run.state_path))
     run.ddp = _parallel(run.model.network, procs)
     report(
         "start",

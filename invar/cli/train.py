@@ -86,6 +86,9 @@ class _Reporter:
     def _resume(self, **info) -> None:
         stderr.print(f"resuming at epoch {info['epoch'] + 1}, step {info['step']}", markup=False)
 
+    def _fresh(self, **info) -> None:
+        stderr.print(f"note: --resume: no saved state at {info['path']}; training from the start", markup=False)
+
     def _stop(self, **info) -> None:
         why = (
             f"the time limit of {info['time_limit']:g} s passed"

@@ -38,6 +38,15 @@ def test_train_writes_a_checkpoint_and_reports(invoke, dataset, tmp_path):
     assert (summary["schema"], summary["arch"], summary["train"], summary["valid"]) == (1, "spe", 8, 1)
 
 
+def test_resume_without_a_saved_state_says_it_starts_from_the_beginning(invoke, dataset, tmp_path):
+    out = tmp_path / "m.pt"
+    result = _train(invoke, dataset, out, "--arch", "vanilla", "--epochs", "1", "--limit", "8", "--resume")
+    assert result.exit_code == 0, result.output
+    assert f"note: --resume: no saved state at {tmp_path / 'm.resume.pt'}; training from the start" in result.stderr
+    again = _train(invoke, dataset, out, "--arch", "vanilla", "--epochs", "1", "--limit", "8")
+    assert again.exit_code == 0 and "note: --resume" not in again.stderr
+
+
 def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, dataset, tmp_path):
     out = tmp_path / "pinned.pt"
     options = ("--arch", "renamer", "--pinned-tokens", "token", "--epochs", "1", "--batch-size", "8")
