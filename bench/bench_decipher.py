@@ -280,6 +280,11 @@ def summary(report: dict) -> str:
     return cipher_table(report["rows"])
 
 
+def probe(report: dict) -> str:
+    """The probe's table alone (the cipher's of the same models stands in another report)."""
+    return probe_table(report["probe"]) + ("\n\n" + load_line(report) if "load_average_before" in report else "")
+
+
 def table(report: dict) -> str:
     """The cipher's table, then the probe's when the report holds one."""
     parts = [cipher_table(report["rows"])]

@@ -79,6 +79,7 @@ TABLES = {
     "lm-512": "bench_lm_curves",
     "lm-512-cipher": "bench_decipher",
     "lm-512-incontext": "bench_incontext",
+    "lm-512-probe": "bench_decipher",
     "alta-trace": "bench_alta_trace",
     "alta-trace-longer": "bench_alta_trace",
     "alta-end-to-end": "bench_alta_end_to_end",
@@ -109,10 +110,6 @@ UNREPORTED = {
         "### 16,000 blocks, patience 40",
     },
     "benchmarks/lm.md": {
-        "## Two epochs, seeds 0 and 1: perplexity by context position",
-        "### LookUp and Permutation, beside the paper's Tables 1 and 2",
-        "### Ciphered code",
-        "### The probe: reading the key back",
         "## Trained until validation stops improving: three seeds",
     },
     "benchmarks/ltl.md": {

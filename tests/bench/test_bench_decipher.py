@@ -97,3 +97,4 @@ def test_the_probe_runs_on_each_model_and_reports_each_window(trained):
     assert all(0.0 <= v <= 1.0 for v in [row["accuracy"], row["letter accuracy"], *row["precision"]])
     text = bench.table({"rows": [], "probe": [row]})
     assert "key precision, positions 44–63" in text and "| m | 1 |" in text
+    assert bench.probe({"rows": [], "probe": [row]}) == text.split("\n\n")[-1]  # the probe's table alone
