@@ -109,9 +109,7 @@ UNREPORTED = {
         "### 8,000 blocks, with pinned registers embedded as tokens",
         "### 16,000 blocks, patience 40",
     },
-    "benchmarks/lm.md": {
-        "## Trained until validation stops improving: three seeds",
-    },
+    "benchmarks/lm.md": {"## Trained until validation stops improving: three seeds"},
     "benchmarks/ltl.md": {
         "## Formula size 7, cosine over 100 epochs",
         "## Formula size 12, cap 60 and patience 10",
