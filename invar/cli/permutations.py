@@ -11,9 +11,9 @@ import typer
 from ..errors import UsageError
 from ..frontends.registry import frontend_of
 from ..program import Program
-from ..symmetry.bigint import decimal_string, json_dumps
+from ..symmetry.bigint import decimal_string
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
-from .console import command, select_units, skipped_records, stderr
+from .console import Records, command, select_units, stderr
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import (
     SCHEMA,
@@ -103,15 +103,13 @@ def permutations(
         raise UsageError("--count and --sample are exclusive")
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
-    out = _Output(fmt, count)
-    for record in skipped_records() if fmt is not TextFormat.text else ():  # a failed unit's record too
-        out.emit(record)
+    out = Records(fmt)
     if count:
-        for unit in units:
-            out.emit(_count_record(unit, PermutationSpace(unit, max_states=max_states)))
+        counts = [_count_record(unit, PermutationSpace(unit, max_states=max_states)) for unit in units]
         if fmt is TextFormat.text:
-            _print_counts(out.records)
-            out.records.clear()
+            _print_counts(counts)
+        for record in counts:
+            out.emit(record)
     else:
         rng = random.Random(seed)
         for unit in units:
@@ -139,29 +137,6 @@ def _note_cut(space: PermutationSpace, unit: str | None) -> None:
         return
     total = shown_count(lower) if lower == upper else f"between {shown_count(lower)} and {shown_count(upper)}"
     stderr.print(note("orders", total, unit), markup=False)
-
-
-class _Output:
-    """Records as asked: JSON lines, a JSON array streamed record by record,
-    or kept for a count's text."""
-
-    def __init__(self, fmt: TextFormat, count: bool) -> None:
-        self.fmt, self.count = fmt, count
-        self.records: list[dict] = []
-        self.opened = False
-
-    def emit(self, record: dict) -> None:
-        if self.fmt is TextFormat.jsonl:
-            typer.echo(json_dumps(record))
-        elif self.fmt is TextFormat.json and not self.count:
-            typer.echo(("," if self.opened else "[") + json_dumps(record))
-            self.opened = True
-        else:
-            self.records.append(record)
-
-    def close(self) -> None:
-        if self.fmt is TextFormat.json:
-            typer.echo(json_dumps(self.records) if self.count else "]" if self.opened else "[]")
 
 
 def _print_counts(records: list[dict]) -> None:
