@@ -377,12 +377,13 @@ def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset
 
 
 def _is_prepared(path: Path) -> bool:
-    meta = path / "meta.json"
-    if meta.exists():
-        try:
-            return json.loads(meta.read_text()).get("invar") == "bhive-labels"
-        except (OSError, ValueError, AttributeError):
-            return False
+    """Whether ``path`` is a dataset ``invar data bhive`` wrote: its manifest says so (read as
+    :func:`invar.data.manifest.read` reads every manifest), or, with none, its three splits are there."""
+    from ..data import manifest
+
+    if (path / manifest.FILE).exists():
+        found = manifest.read(path)
+        return found is not None and found.task == "bhive"
     return all((path / f"{s}.csv").exists() for s in ("train", "valid", "test"))
 
 
