@@ -396,6 +396,7 @@ def findings(out: Path, archs: list[str], labels: list[str], seeds: list[int]) -
                 "minutes": r.get("epoch_seconds", r["train_seconds"]) / 60,
                 "changes": changes(r),
                 "valid_history": r.get("valid_history", []),
+                "train_loss_history": r.get("train_loss_history", []),
             }
             for seed, r in done
         ]
@@ -740,6 +741,7 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
         "plateau": args.plateau,
         "lr_halvings": trained.halvings,
         "valid_history": [h["valid_correct"] for h in trained.history],
+        "train_loss_history": [h["train_loss"] for h in trained.history],
         "epoch_seconds": sum(h["seconds"] for h in trained.history),  # all epochs, resumed ones too
         "settings": dict(args.overrides),
         "test": test,
