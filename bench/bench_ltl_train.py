@@ -437,6 +437,27 @@ def ablation(report: dict) -> str:
     return "\n".join(rows)
 
 
+def with_loss(report: dict) -> str:
+    """A row per arm of a ``--report``: what it changed, then mean ± sd over
+    its seeds (test correct, exact, alpha-covariance, best validation
+    correct), the range of its last epoch's training loss, and minutes."""
+    rows = [
+        "| run | changes | seeds | correct | exact | alpha-covariance | best valid correct "
+        "| training loss, last epoch | training (min) |",
+        "|---" * 9 + "|",
+    ]
+    for name, rs in report["runs"].items():
+        said = ", ".join(f"`{k}={v}`" for k, v in rs[0].get("changes", {}).items()) or "none"
+        cells = [spread([r[k] for r in rs], "{:.1f}", " %") for k in ("correct", "exact")]
+        cells.append(spread([100 * r["alpha_covariance"] for r in rs], "{:.1f}", " %"))
+        cells.append(spread([r["valid_correct"] for r in rs], "{:.1f}", " %"))
+        last = [r["train_loss_history"][-1] for r in rs if r.get("train_loss_history")]
+        cells.append(f"{min(last):.3f}–{max(last):.3f}" if last else "not recorded")
+        minutes = statistics.mean(r["minutes"] for r in rs)
+        rows.append(f"| {name} | {said} | {len(rs)} | " + " | ".join(cells) + f" | {minutes:.1f} |")
+    return "\n".join(rows)
+
+
 def _general(record: dict) -> float | None:
     """A run's mean correct over the formulas of 6–10 APs, or None where it refused them all."""
     scored = [v for v in record["general_correct"].values() if v is not None]

@@ -55,6 +55,7 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path):
         # learning rate 0: no epoch improves on the first, so patience 1 stops after the second
         assert (r["best_epoch"], r["epochs_run"], r["stopped_early"]) == (1, 2, True), name
         assert (r["patience"], r["max_epochs"], len(r["valid_history"])) == (1, 4, 2)
+        assert len(r["train_loss_history"]) == 2 and all(loss > 0 for loss in r["train_loss_history"])
         assert r["test"]["examples"] == 8
     canonical = json.loads((out / "canonicalized+dualpart.json").read_text())
     assert canonical["test"]["alpha_covariance"] == 1.0  # exactly alpha-covariant by construction
@@ -181,6 +182,19 @@ def test_views_say_refused_where_a_model_refuses_every_formula_of_new_aps():
     assert by_aps[0] == "| run | seeds | alpha-cov. 2 APs | 3 APs | 6 APs | 7 APs |"
     assert by_aps[2] == "| vanilla-x | 2 | 50.0 ± 0.0 % | 25.0 ± 0.0 % | refused | refused |"
     assert by_aps[3] == "| dualpart-x | 1 | 50.0 % | 25.0 % | 10.0 / 50.0 % | 0.0 / 25.0 % |"
+
+
+def test_with_loss_gives_each_arms_last_training_losses_as_a_range():
+    bench = bench_module("bench_ltl_train")
+    plain = [{**_record(s, {}, [60.0]), "train_loss_history": [1.2, loss]} for s, loss in ((0, 0.354), (1, 0.35))]
+    older = {**_record(0, {}, [60.0]), "changes": {"adacos": True}}  # from before losses were recorded
+    rows = bench.with_loss({"runs": {"dualpart-plain": plain, "dualpart-adacos": [older]}}).splitlines()
+    assert rows[2] == (
+        "| dualpart-plain | none | 2 | 60.0 ± 0.0 % | 40.0 ± 0.0 % | 60.0 ± 0.0 % | 60.0 ± 0.0 % | 0.350–0.354 | 10.0 |"
+    )
+    assert rows[3] == (
+        "| dualpart-adacos | `adacos=True` | 1 | 60.0 % | 40.0 % | 60.0 % | 60.0 % | not recorded | 10.0 |"
+    )
 
 
 def test_beside_paper_puts_each_papers_row_above_its_model():
