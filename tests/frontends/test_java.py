@@ -214,3 +214,18 @@ def test_a_for_variable_reaches_the_end_of_an_unbraced_body():
     )
     refs = [t.referent for t in p.tokens if t.text == "i"]
     assert refs[:-1] == [refs[0]] * 6 and refs[0] is not None and refs[-1] is None
+
+
+@pytest.mark.parametrize("parser", ["javalang", "tree-sitter"])
+def test_overloads_are_named_by_their_line_and_by_their_column_where_they_share_one(parser):
+    src = (
+        "class Ov {\n"
+        "    int f(int a) { return a + 1; }\n"
+        "    int f(int a, int b) { return a + b; }\n"
+        "    int g(int a) { return a; } int g(long a) { return (int) a; }\n"
+        "    int h(int a) { return a; }\n"
+        "}\n"
+    )
+    names = [u.name for u in parse_units(src, parser=parser)]
+    assert names == ["Ov.f@2", "Ov.f@3", "Ov.g@4.5", "Ov.g@4.32", "Ov.h"]
+    assert len(set(names)) == len(names)

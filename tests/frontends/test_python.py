@@ -450,3 +450,23 @@ def test_every_token_is_in_the_stream_with_its_span():
     assert (
         renaming_space(p, pool=["attr", "key", "y", "z"]).count() == 4 * 3
     )  # a and s; attribute names capture nothing
+
+
+@pytest.mark.parametrize(
+    "src, names",
+    [
+        ("def f(a):\n    return a\ndef f(a, b):\n    return a + b\n", ["f@1", "f@3"]),
+        (
+            "class C:\n    def m(self, x):\n        return x\n    def m(self, y):\n        return y\n    def n(self):\n"
+            "        return 1\n",
+            ["C.m@2", "C.m@4", "C.n"],
+        ),
+        (
+            "def f():\n    def g(a):\n        return a\n    return g\ndef f():\n    def g(b):\n        return b\n"
+            "    return g\n",
+            ["f@1", "f.<locals>.g@2", "f@5", "f.<locals>.g@6"],
+        ),
+    ],
+)
+def test_redefined_functions_are_named_by_their_line(src, names):
+    assert [u.name for u in parse_units(src)] == names

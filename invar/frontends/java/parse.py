@@ -12,6 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from bisect import bisect_right
+from collections import Counter
 from typing import Sequence
 
 from ...errors import InvarError, ParseError, UnsupportedError
@@ -55,16 +56,14 @@ def build_units(ix: Tokens, methods, path: str | None) -> Units:
     """The programs of described ``methods`` (``(names, line, col,
     describe)`` each), skipping, with a located error, each one that cannot
     be described or built."""
-    counts: dict[str, int] = {}
-    for names, *_ in methods:
-        base = ".".join(names)
-        counts[base] = counts.get(base, 0) + 1
+    counts = Counter(".".join(names) for names, *_ in methods)
+    on_line = Counter((".".join(names), line) for names, line, *_ in methods)
     units, skipped = [], []
     lexemes = Lexemes(ix.lines)
     for names, line, col, describe in methods:
         name = ".".join(names)
-        if counts[name] > 1:
-            name += f"@{line}"
+        if counts[name] > 1:  # overloads: named by their line, and column where they share one
+            name += f"@{line}" if on_line[name, line] == 1 else f"@{line}.{col}"
         try:
             units.append(_UnitBuilder(ix, describe(), name, lexemes).build())
         except InvarError as err:

@@ -14,7 +14,9 @@ import io
 import keyword
 import tokenize
 from bisect import bisect_right
+from collections import Counter
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Sequence
 
 from ...errors import InvarError, ParseError, UnsupportedError
@@ -119,10 +121,13 @@ def _parse_units(text: str, path: str | None) -> Units:
         (s.node for s in resolution.scope_of.values() if isinstance(s.node, _FUNCTIONS)),
         key=lambda n: (n.lineno, n.col_offset),
     )
+    # redefinitions share a path: named by their line (two defs never share one)
+    paths = Counter(resolution.scope_of[id(node)].path for node in defs)
     units, skipped = [], []
     for node in defs or ([tree] if tree.body else []):
         try:
-            units.append(_UnitBuilder(src, resolution, effects, node, lexemes).build())
+            unit = _UnitBuilder(src, resolution, effects, node, lexemes).build()
+            units.append(replace(unit, name=f"{unit.name}@{node.lineno}") if paths[unit.name] > 1 else unit)
         except InvarError as err:
             err.reason = "unsupported construct"  # type: ignore[attr-defined]
             skipped.append(err.located(path))
