@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, List, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from ..frontends import frontend_of
 from ..symmetry.spaces import canonical
-from .console import Records, command, located, select_units, stdout
-from .options import SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
+from .console import Records, command, located, note_unused_pins, select_units, stdout
+from .options import PinOpt, SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
 
 
 @command
 def canon(
     file: FileArg,
-    pin: Annotated[
-        Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")
-    ] = None,
+    pin: PinOpt = None,
     function: Annotated[
         Optional[str],
         typer.Option(
@@ -38,6 +36,7 @@ def canon(
     Example: invar canon fixtures/x86/figure1b.s
     """
     units = select_units(file, lang, function)
+    note_unused_pins(file, units, pin or ())
     out = Records(fmt)
     for unit in units:
         program, first = located(file, canonical, unit, pins=pin or ())

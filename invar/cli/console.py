@@ -144,6 +144,22 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     raise UsageError(f"no function {function!r} (found: {names})", path=path)
 
 
+def note_unused_pins(path: str, units, pins) -> None:
+    """A note on standard error for each ``--pin`` that no unit of ``path``
+    spells or refers to: most likely a misspelt name, which pins nothing
+    (it still keeps that name from being a target, so it is not refused).
+    x86 registers are checked by the x86 frontend instead."""
+    seen: set[str] = set()
+    for unit in units:
+        if unit.lang == "x86":
+            return
+        seen.update(t.text for t in unit.tokens)
+        seen.update(r for t in unit.tokens if t.referent is not None for r in (t.referent, t.referent.split(":")[-1]))
+    for pin in dict.fromkeys(pins):
+        if pin not in seen:
+            stderr.print(f"note: --pin {pin!r}: no name or referent of that spelling in {path}", markup=False)
+
+
 def located(path: str, fn, *args, **kwargs):
     """Call ``fn``; an InvarError it raises without a path gets ``path``."""
     try:

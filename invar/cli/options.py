@@ -19,6 +19,10 @@ LangOpt = Annotated[
     Optional[str],
     typer.Option("--lang", help="Language (x86, hex, python, java, ltl); default: from the file extension."),
 ]
+PinOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--pin", help="Never rename this register or name (repeatable; one the file never spells is noted)."),
+]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]
 CountOpt = Annotated[bool, typer.Option("--count", help="Print the exact number of transformations.")]
 LimitOpt = Annotated[

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from itertools import islice
-from typing import Annotated, List, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -12,9 +12,9 @@ from ..errors import UsageError
 from ..symmetry.bigint import decimal_string
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
-from .console import Records, command, located, select_units, stderr, stdout
+from .console import Records, command, located, note_unused_pins, select_units, stderr, stdout
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
-from .options import SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
+from .options import PinOpt, SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
 
 def first_tokens(space: RenamingSpace) -> dict:
@@ -63,9 +63,7 @@ def renamings(
     limit: LimitOpt = None,
     sample: SampleOpt = None,
     seed: SeedOpt = 0,
-    pin: Annotated[
-        Optional[List[str]], typer.Option("--pin", help="Never rename this register or name (repeatable).")
-    ] = None,
+    pin: PinOpt = None,
     names: Annotated[
         Optional[str], typer.Option("--names", help="Pool of target names: a,b,c or v0..v9 or @FILE.")
     ] = None,
@@ -98,6 +96,7 @@ def renamings(
     pool = parse_pool(names if names is not None else aps)
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
+    note_unused_pins(file, units, pin or ())
     rng = random.Random(seed)
     many = len(units) > 1
     out = Records(fmt)
