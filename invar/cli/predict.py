@@ -85,7 +85,7 @@ def predict_command(
     _check_destinations(curve, device)
     m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
-    lm = _check_request(m, file, task, per_position, curve)
+    lm = _check_request(m, file, task, per_position, curve, beam)
     good, errors = _admitted(m, _lm_units(file, lang, m) if lm else _units(file, lang, task))
     if lm:
         records = _lm_records(m, good, batch_size, device.value, per_position, curve, window)
@@ -112,10 +112,11 @@ def _check_destinations(curve: str | None, device: Device) -> None:
         raise UsageError("--device cuda: no CUDA device is available", path="--device")
 
 
-def _check_request(m, file: str, task, per_position: bool, curve: str | None) -> bool:
+def _check_request(m, file: str, task, per_position: bool, curve: str | None, beam: int | None) -> bool:
     """Whether ``m`` is a language model, after refusing a dataset invar data
-    wrote for another task (one message, not one per program) and the
-    language model's options asked of another model."""
+    wrote for another task (one message, not one per program), the
+    language model's options asked of another model and a beam width asked
+    of a model that writes no sequences."""
     from ..errors import UsageError
 
     if file != "-":
@@ -127,6 +128,10 @@ def _check_request(m, file: str, task, per_position: bool, curve: str | None) ->
         raise UsageError(
             f"--per-position and --curve are for a language model (lm), not a {m.task} model",
             path="--per-position" if per_position else "--curve",
+        )
+    if beam is not None and not getattr(m, "decodes", False):
+        raise UsageError(
+            f"--beam is for a model that writes sequences (ltl, copy), not this one (task {m.task})", path="--beam"
         )
     return lm
 

@@ -77,6 +77,7 @@ class EncoderDecoder(Model):
     heads = ("generate",)
     reads = "pairs"
     targets_in_batch = True
+    decodes = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

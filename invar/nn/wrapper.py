@@ -88,6 +88,8 @@ class Model:
     targets_in_batch: ClassVar[bool] = False
     #: a program of at most this many tokens is too short to predict from
     min_tokens: ClassVar[int] = 0
+    #: whether its predictions are decoded sequences (a beam width applies)
+    decodes: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

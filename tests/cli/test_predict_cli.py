@@ -35,6 +35,14 @@ def test_text_output_is_location_and_value(invoke):
     assert location.endswith("figure1a.s:1") and float(value) > 0
 
 
+def test_a_beam_width_is_refused_for_a_model_that_writes_no_sequences(invoke):
+    result = invoke("predict", "--model", MODEL, str(FIXTURES / "x86" / "figure1a.s"), "--beam", "3")
+    assert result.exit_code == 2 and not result.stdout
+    assert result.stderr.strip() == (
+        "--beam: error: --beam is for a model that writes sequences (ltl, copy), not this one (task bhive)"
+    )
+
+
 def test_bad_checkpoint_is_a_located_error(invoke, tmp_path):
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")

@@ -92,6 +92,12 @@ def test_vanilla_refuses_aps_it_never_saw(models, invoke):
     assert all(f["stage"] == "model" and "unsupported" in f["error"] for f in report["failed"])
 
 
+def test_predict_takes_a_beam_width_for_a_model_that_writes_traces(models, invoke):
+    result = invoke("predict", "--model", models["vanilla"][0], AE, "--beam", "2")
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == len(_pairs(AE)) and "\t" in result.stdout
+
+
 @pytest.mark.parametrize("beam", [1, 3])
 def test_trained_dualpart_is_equivariant_with_permuted_random_vectors(models, beam):
     model = invar.load_model(models["dualpart"][0])
