@@ -229,6 +229,7 @@ def load(
         else:
             data = _path(str(spec), task, split, lang, program_column, label_column)
             _check_languages(data, languages)
+    _check_columns(data, program_column, label_column)
     if not data.examples:
         raise DataError("no examples: " + _why_empty(data), path=data.name)
     if limit is not None:
@@ -347,6 +348,14 @@ def _task_dataset(spec: str, examples, task, split: str) -> Dataset:
         for ex in examples
     ]
     return Dataset(spec, "directory" if is_dir else "file", out, split=split if is_dir else None)
+
+
+def _check_columns(data: Dataset, program_column: str | None, label_column: str | None) -> None:
+    """A column named for a dataset that has no columns is a UsageError (it
+    was ignored)."""
+    for option, value in (("--program-column", program_column), ("--label-column", label_column)):
+        if value is not None and data.kind != "table":
+            raise UsageError(f"{data.name} is not read by columns (a CSV or JSONL table of programs is)", path=option)
 
 
 def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset:

@@ -417,3 +417,19 @@ def test_the_audit_of_a_dataset_without_examples_exits_1(invoke, tmp_path, name,
     path.write_text(content)
     result = invoke("audit", "--model", MODEL, "--task", "bhive", "--dataset", path)
     assert result.exit_code == 1 and result.stderr.startswith(f"{path}: error: no examples: ")
+
+
+@pytest.mark.parametrize(
+    "spec, option",
+    [
+        (FIXTURES / "blocks", "program_column"),  # prepared
+        (FIXTURES / "x86" / "figure1a.s", "label_column"),
+        (FIXTURES / "python", "program_column"),  # a directory of sources
+        (["movq %rax, %rbx"], "label_column"),
+    ],
+)
+def test_a_column_named_for_a_dataset_without_columns_is_refused(spec, option):
+    task = get_task("bhive")
+    with pytest.raises(UsageError, match=r"is not read by columns \(a CSV or JSONL table of programs is\)$") as err:
+        datasets.load(spec if isinstance(spec, list) else str(spec), task=task, **{option: "x"})
+    assert err.value.path == "--" + option.replace("_", "-")
