@@ -124,8 +124,8 @@ class Dataset:
     examples: list[AuditExample]
     #: the split read (prepared BHive datasets), else None
     split: str | None = None
-    #: errors about whole files (a source file that does not parse at all)
-    notes: list[str] = field(default_factory=list)
+    #: the files of a directory that hold no program (empty, or blank lines only), by name
+    empty: list[str] = field(default_factory=list)
 
     @property
     def labelled(self) -> int:
@@ -138,6 +138,7 @@ class Dataset:
             "split": self.split,
             "examples": len(self.examples),
             "labelled": self.labelled,
+            "files_without_programs": len(self.empty),
         }
 
 
@@ -429,13 +430,13 @@ def _bhive_copy(spec: str, files: list[tuple[str, Path]]) -> Dataset:
 
 
 def _directory(root: Path, spec: str, files: list[Path], task, lang) -> Dataset:
-    examples, notes = [], []
+    examples, empty = [], []
     for f in files:
         rel = f.relative_to(root).as_posix()
         got = _file(f, str(f), task, lang, name=rel)
         examples += got.examples
-        notes += got.notes
-    return Dataset(spec, "directory", examples, notes=notes)
+        empty += got.empty
+    return Dataset(spec, "directory", examples, empty=empty)
 
 
 def _file(path: Path, shown: str, task, lang: str | None, name: str | None = None) -> Dataset:
@@ -455,8 +456,8 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     layout = frontend_of(language).layout
     if layout == "lines":  # a block per line (hex): a bad byte spoils its line only
         return Dataset(shown, "file", _hexfile(data.decode("utf-8-sig", errors="surrogateescape"), shown, name))
-    if not data.strip():  # an empty file (a package's __init__.py) holds no program
-        return Dataset(shown, "file", [])
+    if not data.strip():  # an empty file (a package's __init__.py) holds no program: counted, not an example
+        return Dataset(shown, "file", [], empty=[name])
     try:
         text = decode(data, language, shown)
     except ParseError as err:  # not text in its encoding: the file is one failed example

@@ -43,6 +43,9 @@ def headline(report: dict) -> list[str]:
         "http": f"{m.get('name')} at {what}",
     }[m["kind"]]
     where = d["name"] + (f", {d['split']} split" if d.get("split") else "")
+    if d.get("files_without_programs"):
+        n = d["files_without_programs"]
+        where += f" ({n:,} file{'s' if n != 1 else ''} holding no program left out)"
     s = report["settings"]
     symmetry = (
         f"a task symmetry of {t['name']}"

@@ -50,7 +50,9 @@ DATASET = _obj(
         "split": STR,
         "examples": {"type": "integer"},
         "labelled": {"type": "integer"},
-    }
+        "files_without_programs": {"type": "integer"},
+    },
+    required=["name", "kind", "split", "examples", "labelled"],
 )
 TRANSFORM = {"enum": ["renamings", "permutations", "both"]}
 #: a metric's value on the originals, over every variant and at each example's worst variant

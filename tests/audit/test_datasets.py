@@ -87,6 +87,21 @@ def test_a_directory_of_python_sources(invoke, tmp_path):
     # classify keeps its label under renamings and reorderings: both are audited by default
     assert report["transform"] == "both" and report["task_symmetry"] is True
     assert report["audited"] == 2 and report["violation_rate"] == 0.0 and report["spread"] is None
+    assert report["dataset"]["files_without_programs"] == 0
+
+
+def test_a_directorys_files_without_programs_are_counted_not_lost(invoke, tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "blank.s").write_text("\n  \n")
+    (tmp_path / "b.py").write_text("def g(n):\n    t = n * 2\n    return t\n")
+    data = datasets.load(str(tmp_path), task=get_task("classify"))
+    assert [e.id for e in data.examples] == ["b.py:1"] and data.empty == ["blank.s", "pkg/__init__.py"]
+    assert data.info()["files_without_programs"] == 2
+    args = ("audit", "--model", "tests.audit.callables:uses_rbx", "--task", "classify", "--dataset", tmp_path)
+    assert invoke.json(*args, "--format", "json")["dataset"]["files_without_programs"] == 2
+    shown = invoke(*args).stdout.splitlines()[0]
+    assert shown.endswith(f"on {tmp_path} (2 files holding no program left out)")
 
 
 def test_csv_and_jsonl_tables(tmp_path):
