@@ -458,6 +458,12 @@ def with_loss(report: dict) -> str:
     return "\n".join(rows)
 
 
+def _none_scored(record: dict) -> str:
+    """What a run that scored no formula of 6–10 APs shows: ``refused``, or
+    ``–`` where the study had none."""
+    return "refused" if record["general_correct"] else "–"
+
+
 def _general(record: dict) -> float | None:
     """A run's mean correct over the formulas of 6–10 APs, or None where it refused them all."""
     scored = [v for v in record["general_correct"].values() if v is not None]
@@ -523,7 +529,7 @@ def results(reports: dict | list[dict]) -> str:
         general = [v for r in rs for v in r["general_correct"].values() if v is not None]
         cells = [spread([r[k] for r in rs], "{:.1f}", " %") for k in ("correct", "exact")]
         cells.append(spread([100 * r["alpha_covariance_by_aps"]["2"] for r in rs], "{:.1f}", " %"))
-        cells.append(f"{min(general):.1f}–{max(general):.1f} %" if general else "refused")
+        cells.append(f"{min(general):.1f}–{max(general):.1f} %" if general else _none_scored(rs[0]))
         rows.append(
             f"| `{rs[0].get('arch', '?')}`{', ' + said if said else ''} | {len(rs)} | " + " | ".join(cells) + " |"
         )
@@ -564,16 +570,18 @@ def table(report: dict) -> str:
     rows = [head]
     for name, rs in report["runs"].items():
         for r in rs:
-            by = " / ".join(f"{r['correct_by_aps'].get(str(k), float('nan')):.1f}" for k in (1, 2, 3))
+            by = " / ".join(
+                f"{r['correct_by_aps'][str(k)]:.1f}" if str(k) in r["correct_by_aps"] else "–" for k in (1, 2, 3)
+            )
             general = [v for v in r["general_correct"].values() if v is not None]
-            span = f"{min(general):.1f}–{max(general):.1f} %" if general else "refused"
+            span = f"{min(general):.1f}–{max(general):.1f} %" if general else _none_scored(r)
             rows.append(
                 f"| {name} | {r['seed']} | {r['correct']:.1f} % | {r['exact']:.1f} % | {by} "
                 f"| {100 * r['alpha_covariance']:.1f} % | {100 * r['alpha_covariance_by_aps']['2']:.1f} % "
                 f"| {span} | {r['best_epoch']} / {r['epochs_run']} "
                 f"| {r['lr_halvings']} | {r['minutes']:.1f} |"
             )
-        by = " / ".join(_mean_sd([r["correct_by_aps"][str(k)] for r in rs]).replace(" %", "") for k in (1, 2, 3))
+        by = " / ".join(_by_aps_mean(rs, str(k)) for k in (1, 2, 3))
         rows.append(
             f"| **{name}** | {len(rs)} seed{'s' if len(rs) > 1 else ''} | **{_mean_sd([r['correct'] for r in rs])}** "
             f"| {_mean_sd([r['exact'] for r in rs])} | {by} "
@@ -583,6 +591,13 @@ def table(report: dict) -> str:
             f"{statistics.mean(r['minutes'] for r in rs):.1f} |"
         )
     return "\n".join(rows)
+
+
+def _by_aps_mean(runs: list[dict], k: str) -> str:
+    """Mean ± sd of the runs' correct on formulas of ``k`` APs, without the
+    unit; ``–`` where no test formula held ``k`` (a study of one AP count)."""
+    values = [r["correct_by_aps"][k] for r in runs if k in r["correct_by_aps"]]
+    return _mean_sd(values).replace(" %", "") if values else "–"
 
 
 def _schedule(runs: list[dict]) -> str:

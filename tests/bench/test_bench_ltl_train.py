@@ -246,3 +246,11 @@ def test_training_takes_one_label():
         [sys.executable, str(SCRIPT), "--out", "x", "--label", "a", "b"], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 2 and "one label for the runs it trains" in done.stderr
+
+
+def test_the_table_of_a_study_of_one_ap_count_without_new_aps_shows_dashes():
+    bench = bench_module("bench_ltl_train")
+    record = {**_record(0, {}, [60.0]), "correct_by_aps": {"2": 60.0}}
+    rows = bench.table({"runs": {"dualpart-plain": [record]}}).splitlines()
+    assert "| – / 60.0 / – |" in rows[2] and "| – | 1 / 1 |" in rows[2]
+    assert "| – / 60.0 ± 0.0 / – |" in rows[3]
