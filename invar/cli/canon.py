@@ -8,7 +8,7 @@ import typer
 
 from ..frontends import frontend_of
 from ..symmetry.spaces import canonical
-from .console import Records, command, located, note_unused_pins, select_units, stdout
+from .console import Records, command, note_unused_pins, select_units, stdout, unit_errors
 from .options import PinOpt, SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
 
 
@@ -37,12 +37,12 @@ def canon(
     """
     units = select_units(file, lang, function)
     note_unused_pins(file, units, pin or ())
-    out = Records(fmt)
-    for unit in units:
-        program, first = located(file, canonical, unit, pins=pin or ())
-        text = program.render()
-        if fmt is TextFormat.text:  # a file of several units: each under a comment naming it
-            head = f"{frontend_of(unit.lang).comment} {unit.name}\n" if len(units) > 1 else ""
-            stdout.print(head + text, markup=False)
-        out.emit({"schema": SCHEMA, "unit": unit.name, "text": text, "referents": dict(first.mapping)})
-    out.close()
+    with Records(fmt) as out:
+        for unit in units:
+            with unit_errors(file, out):
+                program, first = canonical(unit, pins=pin or ())
+                text = program.render()
+                if fmt is TextFormat.text:  # a file of several units: each under a comment naming it
+                    head = f"{frontend_of(unit.lang).comment} {unit.name}\n" if len(units) > 1 else ""
+                    stdout.print(head + text, markup=False)
+                out.emit({"schema": SCHEMA, "unit": unit.name, "text": text, "referents": dict(first.mapping)})

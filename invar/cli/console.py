@@ -117,6 +117,34 @@ class Records:
         if self.fmt is TextFormat.json:
             typer.echo("]" if self.opened else "[]")
 
+    def __enter__(self) -> "Records":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Close the array whatever ended the records: an error that ends the
+        command still leaves standard output one JSON document."""
+        if exc[0] is None or issubclass(exc[0], Exception):
+            self.close()
+
+
+@contextlib.contextmanager
+def unit_errors(path: str, out: Records) -> Iterator[None]:
+    """Inside, an InvarError is the current unit's (a space that cannot be
+    built, an order past what can be counted): reported at its location,
+    its record emitted, exit status 1 at the end, and the command goes on
+    with the next unit. A usage error still ends the command."""
+    from ..errors import UsageError
+
+    try:
+        yield
+    except UsageError:
+        raise
+    except InvarError as err:
+        err = err.located("<stdin>" if path == "-" else path)
+        report(err)
+        _skipped.append(err)
+        out.emit(error_record(err))
+
 
 def select_units(path: str, lang: str | None, function: str | None = None):
     """The units of ``path``, or the one named ``function`` (qualified, or its

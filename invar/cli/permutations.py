@@ -13,7 +13,7 @@ from ..frontends.registry import frontend_of
 from ..program import Program
 from ..symmetry.bigint import decimal_string
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
-from .console import Records, command, select_units, stderr
+from .console import Records, unit_errors, command, select_units, stderr
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import (
     SCHEMA,
@@ -103,30 +103,37 @@ def permutations(
         raise UsageError("--count and --sample are exclusive")
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
-    out = Records(fmt)
-    if count:
-        counts = [_count_record(unit, PermutationSpace(unit, max_states=max_states)) for unit in units]
-        if fmt is TextFormat.text:
-            _print_counts(counts)
-        for record in counts:
-            out.emit(record)
-    else:
+    with Records(fmt) as out:
+        if count:
+            counts = []
+            for unit in units:
+                with unit_errors(file, out):
+                    counts.append(_count_record(unit, PermutationSpace(unit, max_states=max_states)))
+            if fmt is TextFormat.text:
+                _print_counts(counts)
+            for record in counts:
+                out.emit(record)
+            return
         rng = random.Random(seed)
         for unit in units:
-            space = PermutationSpace(unit, max_states=max_states)
-            for index, t in _chosen(unit, space, rng, sample, limit, chain_steps):
-                text = space.render(t)  # from the lines' texts: no IR built per variant
-                if fmt is TextFormat.text:
-                    label = f"order {index}" if index is not None else "order"
-                    mark = frontend_of(unit.lang).comment  # the header above each printed variant
-                    typer.echo(f"{mark} {unit.name}: {label}: {' '.join(map(str, t.order))}\n{text}\n")
-                else:
-                    out.emit(
-                        {"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text}
-                    )
-            if cut:
-                _note_cut(space, unit.name if len(units) > 1 else None)
-    out.close()
+            with unit_errors(file, out):
+                space = PermutationSpace(unit, max_states=max_states)
+                for index, t in _chosen(unit, space, rng, sample, limit, chain_steps):
+                    _print_order(unit, space, index, t, fmt, out)
+                if cut:
+                    _note_cut(space, unit.name if len(units) > 1 else None)
+
+
+def _print_order(unit: Program, space: PermutationSpace, index: int | None, t, fmt: TextFormat, out: Records) -> None:
+    """One order of ``unit``: as text, a header line then the reordered
+    program; else a record of ``out``."""
+    text = space.render(t)  # from the lines' texts: no IR built per variant
+    if fmt is TextFormat.text:
+        label = f"order {index}" if index is not None else "order"
+        mark = frontend_of(unit.lang).comment  # the header above each printed variant
+        typer.echo(f"{mark} {unit.name}: {label}: {' '.join(map(str, t.order))}\n{text}\n")
+    else:
+        out.emit({"schema": SCHEMA, "unit": unit.name, "index": index, "order": list(t.order), "text": text})
 
 
 def _note_cut(space: PermutationSpace, unit: str | None) -> None:

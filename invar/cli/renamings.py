@@ -12,7 +12,7 @@ from ..errors import UsageError
 from ..symmetry.bigint import decimal_string
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
-from .console import Records, command, located, note_unused_pins, select_units, stderr, stdout
+from .console import Records, command, note_unused_pins, select_units, stderr, stdout, unit_errors
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import PinOpt, SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
@@ -99,24 +99,24 @@ def renamings(
     note_unused_pins(file, units, pin or ())
     rng = random.Random(seed)
     many = len(units) > 1
-    out = Records(fmt)
-    for unit in units:
-        space = located(file, renaming_space, unit, pool=pool, pins=pin or ())
-        if count:
-            n = space.count()
-            if fmt is TextFormat.text:
-                shown = decimal_string(n)  # exact, however long: in near-linear time
-                stdout.print(f"{unit.name}: {shown}" if many else shown, markup=False)
-            out.emit({"schema": SCHEMA, "unit": unit.name, "count": n})
-            continue
-        if sample is not None:  # streamed: constant memory whatever N is
-            picked = ((space.rank(r), r) for r in islice(space.samples(rng), sample))
-        else:
-            picked = ((None, r) for r in space.enumerate(limit))
-        _print_renamings(space, unit.name, many, picked, out)
-        if cut and (n := space.count()) > FIRST_FEW:
-            stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)
-    out.close()
+    with Records(fmt) as out:
+        for unit in units:
+            with unit_errors(file, out):
+                space = renaming_space(unit, pool=pool, pins=pin or ())
+                if count:
+                    n = space.count()
+                    if fmt is TextFormat.text:
+                        shown = decimal_string(n)  # exact, however long: in near-linear time
+                        stdout.print(f"{unit.name}: {shown}" if many else shown, markup=False)
+                    out.emit({"schema": SCHEMA, "unit": unit.name, "count": n})
+                    continue
+                if sample is not None:  # streamed: constant memory whatever N is
+                    picked = ((space.rank(r), r) for r in islice(space.samples(rng), sample))
+                else:
+                    picked = ((None, r) for r in space.enumerate(limit))
+                _print_renamings(space, unit.name, many, picked, out)
+                if cut and (n := space.count()) > FIRST_FEW:
+                    stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)
 
 
 def _print_renamings(space, unit: str, many: bool, picked, out: Records) -> None:

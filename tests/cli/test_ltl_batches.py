@@ -20,6 +20,7 @@ from invar.frontends.ltl.formula import parse_formula
 from invar.frontends.ltl.generate import read_dataset
 from invar.frontends.ltl.trace import parse_trace
 from tests.cli.conftest import messages, sigint_delivered
+from tests.conftest import FIXTURES
 
 #: (p0 R p1) U (p2 R p3) U … over 24 APs: about 2 * 3^12 product states,
 #: each expansion quadratic in its moves; it never finishes in a second
@@ -284,3 +285,32 @@ def test_a_held_lock_refuses_generate_file(tmp_path) -> None:
     generate_file(GeneratorConfig(num=3, max_size=5), out, jobs=2, overwrite=True)
     assert len(list(read_dataset(out.read_text()))) == 3
     assert os.path.exists(f"{out}.meta.json")
+
+
+def test_a_formula_whose_space_cannot_be_built_is_its_own_error_record(invoke):
+    """Formulas over APs outside --aps fail one by one, each at its place;
+    the others are counted, and the JSON is one whole document."""
+    fj = FIXTURES / "ltl" / "fj.txt"
+    result = invoke("renamings", fj, "--lang", "ltl", "--aps", "f,g,h,i", "--count", "--format", "json")
+    assert result.exit_code == 1
+    records = json.loads(result.stdout)
+    failed = [r for r in records if "error" in r]
+    assert len(records) == len(fj.read_text().splitlines()) // 2 and len(failed) == 9
+    assert all(r["error"].startswith("AP 'j' is not in the pool") for r in failed)
+    assert [r["location"] for r in failed] == [
+        line.split(": error: ")[0] for line in result.stderr.splitlines() if ": error: " in line
+    ]
+    assert all(isinstance(r["count"], int) for r in records if "error" not in r)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["renamings", FIXTURES / "python" / "arith.py", "--names", "a,for", "--count"],
+        ["renamings", FIXTURES / "ltl" / "paper.ltl", "--aps", "a,B", "--count"],
+    ],
+)
+def test_a_pool_that_cannot_name_a_variable_is_a_usage_error(invoke, args):
+    result = invoke(*args, "--format", "json")
+    assert result.exit_code == 2 and json.loads(result.stdout) == []
+    assert len(result.stderr.strip().splitlines()) == 1

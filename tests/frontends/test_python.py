@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from invar.errors import ParseError, SpaceError, UnsupportedError
+from invar.errors import ParseError, UnsupportedError, UsageError
 from invar.frontends import decode
 from invar.frontends import parse_units as parse_any
 from invar.frontends import units
@@ -310,12 +310,12 @@ def test_renaming_applies_to_every_occurrence_and_undoes():
 def test_pins_and_bad_pools():
     p = unit(POSITIONAL)
     assert renaming_space(p, pins=["income"]).count() == 3 * 2
-    with pytest.raises(SpaceError):
+    with pytest.raises(UsageError):  # the pool is the caller's mistake, not the program's
         renaming_space(p, pool=["class", "x"])
-    with pytest.raises(SpaceError):
+    with pytest.raises(UsageError):
         renaming_space(p, pool=["1x"])
     for reserved in ("__debug__", "__class__"):  # cannot be assigned, or is super()'s cell
-        with pytest.raises(SpaceError, match="cannot name a variable"):
+        with pytest.raises(UsageError, match="cannot name a variable"):
             renaming_space(p, pool=["x", reserved])
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pytest
 
-from invar.errors import SpaceError
+from invar.errors import UsageError
 from invar.frontends.java import RESTRICTED_IDENTIFIERS, parse_units, renaming_space
 from invar.frontends.locals import name_of
 from invar.symmetry.renamings import Renaming
@@ -280,7 +280,7 @@ def test_javac_refuses_what_invar_never_targets(tmp_path):
         assert rc != 0 and any(line == 4 for _, line, _ in error_lines(diagnostics)), (word, declaration, diagnostics)
     (unit,) = [u for u in parse_units(SOURCE, "R.java") if u.name == "R.plain"]
     for word in {w for w, _ in REFUSED if w not in RESTRICTED_IDENTIFIERS}:
-        with pytest.raises(SpaceError, match="cannot name a variable"):
+        with pytest.raises(UsageError, match="cannot name a variable"):
             renaming_space(unit, pool=[word, "p", "q"])
     # types and methods (where the JLS refuses the restricted identifiers) are never renamed
     (records,) = [u for u in parse_units(SOURCE, "R.java") if u.name == "R.records"]
