@@ -36,10 +36,10 @@ def canon(
     Example: invar canon fixtures/x86/figure1b.s
     """
     units = select_units(file, lang, function)
-    note_unused_pins(file, units, pin or ())
+    note_unused_pins(file, units, pin or (), function)
     with Records(fmt) as out:
         for unit in units:
-            with unit_errors(file, out):
+            with unit_errors(file, out, unit):
                 program, first = canonical(unit, pins=pin or ())
                 text = program.render()
                 if fmt is TextFormat.text:  # a file of several units: each under a comment naming it

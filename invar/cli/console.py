@@ -128,11 +128,12 @@ class Records:
 
 
 @contextlib.contextmanager
-def unit_errors(path: str, out: Records) -> Iterator[None]:
-    """Inside, an InvarError is the current unit's (a space that cannot be
-    built, an order past what can be counted): reported at its location,
-    its record emitted, exit status 1 at the end, and the command goes on
-    with the next unit. A usage error still ends the command."""
+def unit_errors(path: str, out: Records, unit) -> Iterator[None]:
+    """Inside, an InvarError is ``unit``'s (a space that cannot be built, an
+    order past what can be counted): reported at its location (the unit's
+    first line where the error names none), its record emitted with the
+    unit's name, exit status 1 at the end, and the command goes on with the
+    next unit. A usage error still ends the command."""
     from ..errors import UsageError
 
     try:
@@ -141,9 +142,11 @@ def unit_errors(path: str, out: Records) -> Iterator[None]:
         raise
     except InvarError as err:
         err = err.located("<stdin>" if path == "-" else path)
+        if not err.line and unit.lines and unit.lines[0].source_line:
+            err.at(unit.lines[0].source_line)
         report(err)
         _skipped.append(err)
-        out.emit(error_record(err))
+        out.emit({**error_record(err), "unit": unit.name})
 
 
 def select_units(path: str, lang: str | None, function: str | None = None):
@@ -152,6 +155,7 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     stderr, each with its location, followed by a summary line; the command
     still processes the rest and then exits 1."""
     from ..errors import UsageError
+    from ..frontends.units import own_name
 
     units = load_units(path, lang)
     skipped = list(getattr(units, "skipped", ()))
@@ -163,29 +167,43 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     if function is None:
         return list(units)
     exact = [u for u in units if u.name == function]
-    short = [u for u in units if u.name.rsplit(".", 1)[-1] == function]
+    short = [u for u in units if _last_part(u.name) == function]
     if exact or len(short) == 1:
         return exact or short
-    if short:
-        raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in short)}", path=path)
+    # a name that overloads or redefinitions share (each named apart by its @LINE)
+    shared = short or [u for u in units if function in (own_name(u.name), _last_part(own_name(u.name)))]
+    if shared:
+        raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in shared)}", path=path)
     names = ", ".join(u.name for u in units) or "none"
     raise UsageError(f"no function {function!r} (found: {names})", path=path)
 
 
-def note_unused_pins(path: str, units, pins) -> None:
+def _last_part(name: str) -> str:
+    """A unit's name without its enclosing types or functions, its ``@LINE``
+    kept: ``A.m@12`` -> ``m@12``, ``f.<locals>.g`` -> ``g``."""
+    from ..frontends.units import own_name
+
+    own = own_name(name)
+    return own.rsplit(".", 1)[-1] + name[len(own) :]
+
+
+def note_unused_pins(path: str, units, pins, function: str | None = None) -> None:
     """A note on standard error for each ``--pin`` that no unit of ``path``
-    spells or refers to: most likely a misspelt name, which pins nothing
-    (it still keeps that name from being a target, so it is not refused).
-    x86 registers are checked by the x86 frontend instead."""
+    (the one ``--function`` picked) spells or refers to: most likely a
+    misspelt name, which pins nothing (it still keeps that name from being a
+    target, so it is not refused). x86 registers are checked by the x86
+    frontend instead."""
     seen: set[str] = set()
     for unit in units:
         if unit.lang == "x86":
             return
         seen.update(t.text for t in unit.tokens)
         seen.update(r for t in unit.tokens if t.referent is not None for r in (t.referent, t.referent.split(":")[-1]))
+    shown = "<stdin>" if path == "-" else path
+    where = f"{units[0].name} of {shown}" if function is not None and units else shown
     for pin in dict.fromkeys(pins):
         if pin not in seen:
-            stderr.print(f"note: --pin {pin!r}: no name or referent of that spelling in {path}", markup=False)
+            stderr.print(f"note: --pin {pin!r}: no name or referent of that spelling in {where}", markup=False)
 
 
 def located(path: str, fn, *args, **kwargs):

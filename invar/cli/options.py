@@ -21,7 +21,9 @@ LangOpt = Annotated[
 ]
 PinOpt = Annotated[
     Optional[list[str]],
-    typer.Option("--pin", help="Never rename this register or name (repeatable; one the file never spells is noted)."),
+    typer.Option(
+        "--pin", help="Never rename this register or name (repeatable; outside x86, one no unit spells is noted)."
+    ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]
 CountOpt = Annotated[bool, typer.Option("--count", help="Print the exact number of transformations.")]

@@ -105,18 +105,16 @@ def permutations(
     units = select_units(file, lang, function)
     with Records(fmt) as out:
         if count:
-            counts = []
-            for unit in units:
-                with unit_errors(file, out):
-                    counts.append(_count_record(unit, PermutationSpace(unit, max_states=max_states)))
-            if fmt is TextFormat.text:
-                _print_counts(counts)
-            for record in counts:
-                out.emit(record)
+            for unit in units:  # each record in its place, a failed unit's too
+                with unit_errors(file, out, unit):
+                    record = _count_record(unit, PermutationSpace(unit, max_states=max_states))
+                    if fmt is TextFormat.text:
+                        _print_count(record, many=len(units) > 1)
+                    out.emit(record)
             return
         rng = random.Random(seed)
         for unit in units:
-            with unit_errors(file, out):
+            with unit_errors(file, out, unit):
                 space = PermutationSpace(unit, max_states=max_states)
                 for index, t in _chosen(unit, space, rng, sample, limit, chain_steps):
                     _print_order(unit, space, index, t, fmt, out)
@@ -146,17 +144,17 @@ def _note_cut(space: PermutationSpace, unit: str | None) -> None:
     stderr.print(note("orders", total, unit), markup=False)
 
 
-def _print_counts(records: list[dict]) -> None:
-    """Like ``invar renamings --count``: a bare number for one unit, one
-    ``name: number`` line per unit otherwise, so shell pipelines can read it."""
-    for r in records:
-        # exact digits however long, written in near-linear time
-        shown = (
-            decimal_string(r["count"])
-            if r["exact"]
-            else f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)"
-        )
-        typer.echo(f"{r['unit']}: {shown}" if len(records) > 1 else shown)
+def _print_count(r: dict, many: bool) -> None:
+    """Like ``invar renamings --count``: a bare number for the unit of a
+    file of one, ``name: number`` in a file of ``many``, so shell pipelines
+    can read it."""
+    # exact digits however long, written in near-linear time
+    shown = (
+        decimal_string(r["count"])
+        if r["exact"]
+        else f"between {decimal_string(r['lower'])} and {decimal_string(r['upper'])} (too wide to count exactly)"
+    )
+    typer.echo(f"{r['unit']}: {shown}" if many else shown)
 
 
 def _chosen(

@@ -96,12 +96,12 @@ def renamings(
     pool = parse_pool(names if names is not None else aps)
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
-    note_unused_pins(file, units, pin or ())
+    note_unused_pins(file, units, pin or (), function)
     rng = random.Random(seed)
     many = len(units) > 1
     with Records(fmt) as out:
         for unit in units:
-            with unit_errors(file, out):
+            with unit_errors(file, out, unit):
                 space = renaming_space(unit, pool=pool, pins=pin or ())
                 if count:
                     n = space.count()

@@ -56,4 +56,11 @@ def skipped_of(units: list[Program]) -> list[ParseError]:
     return list(getattr(units, "skipped", ()))
 
 
-__all__ = ["Units", "skipped_of"]
+def own_name(name: str) -> str:
+    """A unit's name without the ``@LINE`` (or ``@LINE.COLUMN``) that tells it
+    from units of the same name in its file (overloads, redefinitions):
+    ``C.m@12`` -> ``C.m``; the name its code calls it by is the last part."""
+    return name.split("@", 1)[0]
+
+
+__all__ = ["Units", "own_name", "skipped_of"]

@@ -68,6 +68,7 @@ import numpy as np
 
 from ..errors import DataError, InvarError, ParseError, UsageError
 from ..frontends.registry import PYTHON
+from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task
 from .answers import Reader, Unreadable, finals, without_label
@@ -114,7 +115,8 @@ def parse(text: str) -> Program:
     from ..frontends import parse_units
 
     code, _call, name = split(text)
-    unit = next((u for u in parse_units(code, PYTHON.name) if u.name == name), None)
+    # the last definition of the name is the one the call reaches
+    unit = next((u for u in reversed(parse_units(code, PYTHON.name)) if own_name(u.name) == name), None)
     if unit is None:
         raise ParseError(f"no top-level function {name!r} to call", line=1, col=1)
     first = unit.lines[0].source_line

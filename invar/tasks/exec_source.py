@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import DataError
+from ..frontends.units import own_name
 
 _SCALARS = {
     "int": lambda r: r.randint(-5, 10),
@@ -175,7 +176,7 @@ def _container(kind: str, args: list):
 # -------------------------------------------------------------- functions
 def self_contained(unit) -> bool:
     """Whether every name a function uses is its own, a builtin, or its own name."""
-    own = unit.name
+    own = own_name(unit.name)
     return not any(t.view in ("global", "free") and t.text != own for t in unit.tokens)
 
 
@@ -256,7 +257,7 @@ def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = Non
             skipped[f"in files not read ({unreadable})"] = skipped.get(f"in files not read ({unreadable})", 0) + 1
             continue
         for unit in units:
-            seen |= {(rel, unit.name), (None, unit.name)}
+            seen |= {(rel, own_name(unit.name)), (None, own_name(unit.name))}
             target, why = _target(unit, rel, seed, calls, inputs or {})
             if why is not None:
                 skipped[why] = skipped.get(why, 0) + 1
@@ -270,19 +271,20 @@ def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = Non
 
 
 def _target(unit, rel: str, seed: int, calls: int, inputs: dict) -> tuple[Target | None, str | None]:
-    if "." in unit.name or unit.name == "<module>":
+    name = own_name(unit.name)  # a redefined function is called by its own name
+    if "." in name or name == "<module>":
         return None, "not a top-level function"
     if not self_contained(unit):
         return None, "not self-contained (it reads a global)"
     code, line = unit.render() + "\n", unit.lines[0].source_line
-    given = inputs.get((rel, unit.name)) or inputs.get((None, unit.name))
+    given = inputs.get((rel, name)) or inputs.get((None, name))
     if given:
-        return Target(rel, line, unit.name, code, tuple(given)), None
+        return Target(rel, line, name, code, tuple(given)), None
     params, why = signature(code)
     if why is not None:
         return None, why
-    drawn = draw_inputs(params, random.Random(f"{seed}:{rel}:{line}:{unit.name}"), calls)
-    return Target(rel, line, unit.name, code, tuple(drawn)), None
+    drawn = draw_inputs(params, random.Random(f"{seed}:{rel}:{line}:{name}"), calls)
+    return Target(rel, line, name, code, tuple(drawn)), None
 
 
 __all__ = ["Target", "drawer", "self_contained", "signature", "draw_inputs", "read_inputs", "targets"]

@@ -70,6 +70,7 @@ import torch.nn.functional as F
 from ..errors import DataError
 from ..frontends.java import JAVA_KEYWORDS
 from ..frontends.registry import JAVA, PYTHON, frontend_of
+from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
@@ -100,8 +101,9 @@ def split_of(relpath: str) -> str:
 
 
 def short_name(unit: Program) -> str:
-    """A unit's own name (``A.f.<locals>.g`` -> ``g``)."""
-    return (unit.name or "").rsplit(".", 1)[-1]
+    """A unit's own name (``A.f.<locals>.g`` -> ``g``; an overload's
+    ``A.m@12`` -> ``m``)."""
+    return own_name(unit.name or "").rsplit(".", 1)[-1]
 
 
 def hide_name(unit: Program) -> Program:

@@ -32,3 +32,9 @@ def test_a_pin_that_names_nothing_in_the_file_is_noted(invoke, args, unused):
     assert result.exit_code == 0, result.output
     notes = [line for line in result.stderr.splitlines() if line.startswith("note: --pin")]
     assert notes == [f"note: --pin {p!r}: no name or referent of that spelling in {args[1]}" for p in unused]
+
+
+def test_with_function_the_note_names_the_unit(invoke):
+    result = invoke("canon", ARITH, "--function", "quadratic", "--pin", "rent")  # rent is earnings'
+    assert result.exit_code == 0
+    assert result.stderr.strip() == f"note: --pin 'rent': no name or referent of that spelling in quadratic of {ARITH}"

@@ -275,3 +275,13 @@ def test_the_command_writes_a_dataset_the_audit_reads(tmp_path):
 def test_the_command_takes_one_source_of_programs(tmp_path, args, message):
     result = CliRunner().invoke(app, ["data", "exec", "--out", str(tmp_path / "o"), *args])
     assert result.exit_code == 2 and message in result.output + result.stderr
+
+
+def test_a_redefined_function_is_a_target_called_by_its_own_name(tmp_path):
+    from invar.tasks.exec_source import targets
+
+    (tmp_path / "m.py").write_text(
+        "def f(a: int) -> int:\n    return a + 1\n\n\ndef f(a: int, b: int = 2) -> int:\n    return a * b\n"
+    )
+    found, skipped = targets(tmp_path, seed=0, calls=2)
+    assert [(t.name, t.line) for t in found] == [("f", 1), ("f", 5)] and not skipped

@@ -304,3 +304,8 @@ def test_controls_of_an_exec_audit_run_no_code_without_oracle(tmp_path, monkeypa
     assert calls == []
     report = audit(lambda texts: ["8"] * len(texts), str(data), task="exec", controls=4, oracle=True).report
     assert calls and report["sensitivity"]["label_changed"] > 0
+
+
+def test_a_text_defining_its_function_twice_reads_the_last_definition():
+    unit = parse("def f(a):\n    return 1\n\n\ndef f(b):\n    return b\nassert f(1) == ??")
+    assert {t.text for t in unit.tokens if t.referent is not None} == {"b"}

@@ -124,6 +124,26 @@ def test_the_name_and_recursive_references_are_hidden():
     assert "return shadow" in shadow
 
 
+@pytest.mark.parametrize(
+    "text, lang, hidden",
+    [
+        ("def f(a):\n    return a\n\n\ndef f(a, b):\n    return f(a) + b\n", "python", [1, 2]),
+        (
+            "class Ov {\n    int m(int a) { return a; }\n    int m(int a, int b) { return m(a) + b; }\n"
+            "    int k(int a) { return a; } int k(long a) { return (int) a; }\n}\n",
+            "java",
+            [1, 2, 2, 2],  # the two on one line share it, so each text holds both
+        ),
+    ],
+)
+def test_overloads_and_redefinitions_have_their_name_hidden(text, lang, hidden):
+    """Units named apart by ``@LINE`` are still functions of their own name."""
+    units = parse_units(text, lang, path="t." + ("py" if lang == "python" else "java"))
+    assert len({u.name for u in units}) == len(units) and all("@" in u.name for u in units)
+    texts = [function_text(u) for u in units]
+    assert [t.count(PLACEHOLDER) for t in texts] == hidden
+
+
 def test_a_model_hides_the_name_of_any_function_it_reads(models):
     """Predicting on a source file: the function is read as the dataset
     stores it (same tokens, views and coreference), its name hidden."""

@@ -1,0 +1,43 @@
+"""``--function`` picks a unit by its name, qualified or its last part; units
+that share a name (Java overloads, Python redefinitions) are told apart by
+their ``@LINE`` (``@LINE.COLUMN`` on a shared line), and the shared name alone
+is ambiguous."""
+
+from __future__ import annotations
+
+import pytest
+
+OV = (
+    "class Ov {\n"
+    "    int f(int a) { return a + 1; }\n"
+    "    int f(int a, int b) { return a + b; }\n"
+    "    int g(int a) { return a; } int g(long a) { return (int) a; }\n"
+    "    int h(int a) { return a; }\n"
+    "}\n"
+)
+RED = "def f(a):\n    return a\n\n\ndef f(b):\n    return b\n"
+
+
+@pytest.mark.parametrize(
+    "name, text, function, picked",
+    [
+        ("Ov.java", OV, "Ov.f@3", ["Ov.f@3"]),
+        ("Ov.java", OV, "f@2", ["Ov.f@2"]),
+        ("Ov.java", OV, "g@4.32", ["Ov.g@4.32"]),
+        ("Ov.java", OV, "h", ["Ov.h"]),
+        ("Ov.java", OV, "f", "ambiguous: Ov.f@2, Ov.f@3"),
+        ("Ov.java", OV, "Ov.g", "ambiguous: Ov.g@4.5, Ov.g@4.32"),
+        ("Ov.java", OV, "32", "no function '32'"),
+        ("r.py", RED, "f@5", ["f@5"]),
+        ("r.py", RED, "f", "ambiguous: f@1, f@5"),
+    ],
+)
+def test_function_picks_one_unit_or_says_why_not(invoke, tmp_path, name, text, function, picked):
+    path = tmp_path / name
+    path.write_text(text)
+    result = invoke("renamings", path, "--count", "--function", function, "--format", "jsonl")
+    if isinstance(picked, list):
+        assert result.exit_code == 0, result.output
+        assert [line.split('"unit": "')[1].split('"')[0] for line in result.stdout.splitlines()] == picked
+    else:
+        assert result.exit_code == 2 and picked in result.stderr
