@@ -83,6 +83,7 @@ import torch.nn.functional as F
 
 from ..errors import DataError
 from ..frontends.registry import JAVA, PYTHON, frontend_of
+from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
@@ -333,6 +334,19 @@ def inject(program: Program, text: str, rng: random.Random) -> tuple[str, str] |
 
 
 # ----------------------------------------------------------------- dataset
+
+
+def _seed_name(unit: Program) -> str:
+    """The name a unit's draw is seeded by: its name as it was before units
+    sharing one were told apart (a Python redefinition by nothing, a Java
+    overload by its line alone), so a dataset holds the bugs it always held."""
+    name = unit.name or ""
+    if unit.lang == PYTHON.name:
+        return own_name(name)
+    own = own_name(name)
+    return own + name[len(own) :].split(".", 1)[0]
+
+
 def _file_rows(task: tuple[str, str, int]) -> FileRows:
     """The bugs rows of one source file (``task``: the source directory, the
     file's path relative to it, the seed); ``skipped`` counts functions
@@ -355,7 +369,7 @@ def _file_rows(task: tuple[str, str, int]) -> FileRows:
             counts["not standing alone"] = counts.get("not standing alone", 0) + 1
             continue
         line = unit.lines[0].source_line
-        bug = inject(program, text, random.Random(f"{seed}:{rel}:{line}:{unit.name}"))
+        bug = inject(program, text, random.Random(f"{seed}:{rel}:{line}:{_seed_name(unit)}"))
         why = NO_BUG if bug is None else f"bug: {bug[1].split()[0]}"
         counts[why] = counts.get(why, 0) + 1
         if bug is not None:

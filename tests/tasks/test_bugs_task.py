@@ -201,3 +201,23 @@ def test_a_model_reads_any_function_as_the_dataset_stores_it(models):
         a, b = model.encode(unit), model.encode(parse(function_text(unit)))
         for field in ("tokens", "views", "referents", "corefs", "lines"):
             assert (getattr(a, field) == getattr(b, field)).all(), (unit.name, field)
+
+
+@pytest.mark.parametrize(
+    "text, lang, seeded",
+    [
+        ("def f(a):\n    return a\n\n\ndef f(b):\n    return b\n", "python", ["f", "f"]),
+        (
+            "class Ov {\n    int f(int a) { return a; }\n    int f(long a) { return 1; }\n"
+            "    int g(int a) { return a; } int g(long a) { return 2; }\n}\n",
+            "java",
+            ["Ov.f@2", "Ov.f@3", "Ov.g@4", "Ov.g@4"],
+        ),
+    ],
+)
+def test_draws_are_seeded_by_the_names_units_had_before_they_were_told_apart(text, lang, seeded):
+    """A bugs dataset keeps its bugs: units sharing a name seed by what they were called before."""
+    from invar import parse_units
+    from invar.tasks.bugs import _seed_name
+
+    assert [_seed_name(u) for u in parse_units(text, lang)] == seeded
