@@ -451,7 +451,7 @@ def with_loss(report: dict) -> str:
         cells = [spread([r[k] for r in rs], "{:.1f}", " %") for k in ("correct", "exact")]
         cells.append(spread([100 * r["alpha_covariance"] for r in rs], "{:.1f}", " %"))
         cells.append(spread([r["valid_correct"] for r in rs], "{:.1f}", " %"))
-        last = [r["train_loss_history"][-1] for r in rs if r.get("train_loss_history")]
+        last = [r["train_loss_history"][-1] for r in rs if (r.get("train_loss_history") or [None])[-1] is not None]
         cells.append(f"{min(last):.3f}–{max(last):.3f}" if last else "not recorded")
         minutes = statistics.mean(r["minutes"] for r in rs)
         rows.append(f"| {name} | {said} | {len(rs)} | " + " | ".join(cells) + f" | {minutes:.1f} |")
@@ -577,7 +577,7 @@ def table(report: dict) -> str:
             span = f"{min(general):.1f}–{max(general):.1f} %" if general else _none_scored(r)
             rows.append(
                 f"| {name} | {r['seed']} | {r['correct']:.1f} % | {r['exact']:.1f} % | {by} "
-                f"| {100 * r['alpha_covariance']:.1f} % | {100 * r['alpha_covariance_by_aps']['2']:.1f} % "
+                f"| {100 * r['alpha_covariance']:.1f} % | {_alpha_2(r)} "
                 f"| {span} | {r['best_epoch']} / {r['epochs_run']} "
                 f"| {r['lr_halvings']} | {r['minutes']:.1f} |"
             )
@@ -586,11 +586,24 @@ def table(report: dict) -> str:
             f"| **{name}** | {len(rs)} seed{'s' if len(rs) > 1 else ''} | **{_mean_sd([r['correct'] for r in rs])}** "
             f"| {_mean_sd([r['exact'] for r in rs])} | {by} "
             f"| {_mean_sd([100 * r['alpha_covariance'] for r in rs])} "
-            f"| {_mean_sd([100 * r['alpha_covariance_by_aps']['2'] for r in rs])} | | "
+            f"| {_alpha_2_mean(rs)} | | "
             f"{mean_sd([r['best_epoch'] for r in rs], '{:.0f}')} | | "
             f"{statistics.mean(r['minutes'] for r in rs):.1f} |"
         )
     return "\n".join(rows)
+
+
+def _alpha_2(record: dict) -> str:
+    """A run's alpha-covariance on the test formulas of two APs, or ``–``
+    where it had none."""
+    by = record["alpha_covariance_by_aps"]
+    return f"{100 * by['2']:.1f} %" if "2" in by else "–"
+
+
+def _alpha_2_mean(runs: list[dict]) -> str:
+    """Mean ± sd of the runs' alpha-covariance on two-AP test formulas, or ``–``."""
+    values = [100 * r["alpha_covariance_by_aps"]["2"] for r in runs if "2" in r["alpha_covariance_by_aps"]]
+    return _mean_sd(values) if values else "–"
 
 
 def _by_aps_mean(runs: list[dict], k: str) -> str:

@@ -83,3 +83,8 @@ class UsageError(InvarError):
     """Bad command-line usage that typer itself cannot detect."""
 
     exit_code = 2
+
+
+class PoolError(UsageError):
+    """A pool of target names that cannot be used: a name that cannot name a
+    variable, or an AP, in its language."""

@@ -124,7 +124,7 @@ class Dataset:
     examples: list[AuditExample]
     #: the split read (prepared BHive datasets), else None
     split: str | None = None
-    #: the files of a directory that hold no program (empty, or blank lines only), by name
+    #: the files of a directory that hold no program (empty, blank, only comments), by name
     empty: list[str] = field(default_factory=list)
 
     @property
@@ -212,6 +212,7 @@ def load(
     trained on), is refused with one DataError; a dataset without examples too."""
     from ..data import manifest
 
+    check_columns(spec, program_column, label_column)  # before anything is read (or downloaded)
     if isinstance(spec, (list, tuple)):
         data = _in_memory(spec, task, lang)
     elif spec == "bhive":
@@ -351,12 +352,29 @@ def _task_dataset(spec: str, examples, task, split: str) -> Dataset:
     return Dataset(spec, "directory" if is_dir else "file", out, split=split if is_dir else None)
 
 
+def check_columns(spec, program_column: str | None, label_column: str | None) -> None:
+    """A column named (not None) for a dataset that cannot be a table read by
+    columns (a list of programs, ``bhive``, a directory, a file that is not
+    CSV, TSV or JSONL) is refused before anything is read."""
+    if not _may_have_columns(spec):
+        name = str(spec) if isinstance(spec, (str, os.PathLike)) else "<programs>"
+        _check_columns(Dataset(name, "", []), program_column, label_column)
+
+
+def _may_have_columns(spec) -> bool:
+    """Whether ``spec`` may be a table read by columns: a CSV, TSV or JSONL
+    file (a BHive CSV without a header is known only once read)."""
+    return isinstance(spec, (str, os.PathLike)) and Path(spec).suffix in (".csv", ".tsv", ".jsonl")
+
+
 def _check_columns(data: Dataset, program_column: str | None, label_column: str | None) -> None:
     """A column named for a dataset that has no columns is a UsageError (it
     was ignored)."""
     for option, value in (("--program-column", program_column), ("--label-column", label_column)):
         if value is not None and data.kind != "table":
-            raise UsageError(f"{data.name} is not read by columns (a CSV or JSONL table of programs is)", path=option)
+            raise UsageError(
+                f"{data.name} is not read by columns (a CSV, TSV or JSONL table of programs is)", path=option
+            )
 
 
 def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset:
@@ -435,7 +453,8 @@ def _directory(root: Path, spec: str, files: list[Path], task, lang) -> Dataset:
         rel = f.relative_to(root).as_posix()
         got = _file(f, str(f), task, lang, name=rel)
         examples += got.examples
-        empty += got.empty
+        if not got.examples:  # counted, not lost unsaid
+            empty.append(rel)
     return Dataset(spec, "directory", examples, empty=empty)
 
 
@@ -456,8 +475,8 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
     layout = frontend_of(language).layout
     if layout == "lines":  # a block per line (hex): a bad byte spoils its line only
         return Dataset(shown, "file", _hexfile(data.decode("utf-8-sig", errors="surrogateescape"), shown, name))
-    if not data.strip():  # an empty file (a package's __init__.py) holds no program: counted, not an example
-        return Dataset(shown, "file", [], empty=[name])
+    if not data.strip():  # an empty file (a package's __init__.py) holds no program
+        return Dataset(shown, "file", [])
     try:
         text = decode(data, language, shown)
     except ParseError as err:  # not text in its encoding: the file is one failed example

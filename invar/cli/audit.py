@@ -145,10 +145,11 @@ def audit_command(
     if model is None or dataset is None:
         raise UsageError("--model and --dataset are required (or: invar audit merge FILE…)")
     # every option error before the work: bounds, the split, where the report goes
-    from ..audit.datasets import check_split
+    from ..audit.datasets import check_columns, check_split
 
     over, under = _bounds(fail_over, fail_under, config)
     check_split(dataset, config.split, config.data_dir)
+    check_columns(dataset, config.program_column, config.label_column)
     _destinations(out, report_file, plot)
     rank = int(os.environ.get("RANK", "0"))
     if dataset == "bhive" and not (config.data_dir or os.environ.get("INVAR_DATA")) and not quiet and rank == 0:

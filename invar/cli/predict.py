@@ -14,7 +14,10 @@ from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 
 
 #: --beam's help: the models' own widths
-BEAM_HELP = "Sequence tasks: beam width (1: greedy); default: the model's own (ltl 3, copy 1; older copy: 3)."
+BEAM_HELP = (
+    "Models that write sequences (ltl, copy): beam width (1: greedy); default: the model's own "
+    "(ltl 3, copy 1; older copy: 3); refused for other models."
+)
 
 
 @command

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..errors import UsageError
+from ..errors import PoolError, UsageError
 from ..symmetry.bigint import decimal_string
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
@@ -102,7 +102,7 @@ def renamings(
     with Records(fmt) as out:
         for unit in units:
             with unit_errors(file, out, unit):
-                space = renaming_space(unit, pool=pool, pins=pin or ())
+                space = _space(unit, pool, pin, "--names" if names is not None else "--aps")
                 if count:
                     n = space.count()
                     if fmt is TextFormat.text:
@@ -117,6 +117,16 @@ def renamings(
                 _print_renamings(space, unit.name, many, picked, out)
                 if cut and (n := space.count()) > FIRST_FEW:
                     stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)
+
+
+def _space(unit, pool: list[str] | None, pins, option: str):
+    """The renaming space of ``unit``; a pool its language cannot use is a
+    usage error at ``option``."""
+    try:
+        return renaming_space(unit, pool=pool, pins=pins or ())
+    except PoolError as err:
+        err.path = option
+        raise
 
 
 def _print_renamings(space, unit: str, many: bool, picked, out: Records) -> None:

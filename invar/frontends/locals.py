@@ -16,7 +16,7 @@ from __future__ import annotations
 import keyword
 from typing import Callable, Iterable
 
-from ..errors import UsageError
+from ..errors import PoolError
 from ..program import Program
 from ..symmetry.renamings import RenamingSpace
 
@@ -40,12 +40,12 @@ def fresh_names(avoid: set[str], n: int, stem: str = "v") -> list[str]:
 
 
 def check_pool(pool: Iterable[str], is_keyword=keyword.iskeyword) -> list[str]:
-    """The pool as a list, or a UsageError naming its first unusable entry
-    (the pool is the caller's, not the program's)."""
+    """The pool as a list, or a PoolError naming its first unusable entry
+    (the pool is the caller's mistake, not the program's)."""
     out = list(dict.fromkeys(pool))
     for p in out:
         if not p.isidentifier() or is_keyword(p):
-            raise UsageError(f"the name pool's {p!r} cannot name a variable")
+            raise PoolError(f"the name pool's {p!r} cannot name a variable")
     return out
 
 

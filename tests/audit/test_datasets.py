@@ -94,14 +94,16 @@ def test_a_directorys_files_without_programs_are_counted_not_lost(invoke, tmp_pa
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "blank.s").write_text("\n  \n")
+    (tmp_path / "comments.s").write_text("# a comment\n\n")
     (tmp_path / "b.py").write_text("def g(n):\n    t = n * 2\n    return t\n")
     data = datasets.load(str(tmp_path), task=get_task("classify"))
-    assert [e.id for e in data.examples] == ["b.py:1"] and data.empty == ["blank.s", "pkg/__init__.py"]
-    assert data.info()["files_without_programs"] == 2
+    assert [e.id for e in data.examples] == ["b.py:1"]
+    assert data.empty == ["blank.s", "comments.s", "pkg/__init__.py"]
+    assert data.info()["files_without_programs"] == 3
     args = ("audit", "--model", "tests.audit.callables:uses_rbx", "--task", "classify", "--dataset", tmp_path)
-    assert invoke.json(*args, "--format", "json")["dataset"]["files_without_programs"] == 2
+    assert invoke.json(*args, "--format", "json")["dataset"]["files_without_programs"] == 3
     shown = invoke(*args).stdout.splitlines()[0]
-    assert shown.endswith(f"on {tmp_path} (2 files holding no program left out)")
+    assert shown.endswith(f"on {tmp_path} (3 files holding no program left out)")
 
 
 def test_csv_and_jsonl_tables(tmp_path):
@@ -445,6 +447,19 @@ def test_the_audit_of_a_dataset_without_examples_exits_1(invoke, tmp_path, name,
 )
 def test_a_column_named_for_a_dataset_without_columns_is_refused(spec, option):
     task = get_task("bhive")
-    with pytest.raises(UsageError, match=r"is not read by columns \(a CSV or JSONL table of programs is\)$") as err:
+    with pytest.raises(
+        UsageError, match=r"is not read by columns \(a CSV, TSV or JSONL table of programs is\)$"
+    ) as err:
         datasets.load(spec if isinstance(spec, list) else str(spec), task=task, **{option: "x"})
     assert err.value.path == "--" + option.replace("_", "-")
+
+
+def test_a_column_for_bhive_is_refused_before_anything_is_downloaded(invoke, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty cache: the audit would download
+    monkeypatch.delenv("INVAR_DATA", raising=False)
+    model = FIXTURES / "models" / "renamer.pt"
+    result = invoke("audit", "--model", model, "--dataset", "bhive", "--label-column", "y")
+    assert result.exit_code == 2 and not list(tmp_path.iterdir())
+    assert result.stderr.splitlines() == [
+        "--label-column: error: bhive is not read by columns (a CSV, TSV or JSONL table of programs is)"
+    ]

@@ -254,3 +254,12 @@ def test_the_table_of_a_study_of_one_ap_count_without_new_aps_shows_dashes():
     rows = bench.table({"runs": {"dualpart-plain": [record]}}).splitlines()
     assert "| – / 60.0 / – |" in rows[2] and "| – | 1 / 1 |" in rows[2]
     assert "| – / 60.0 ± 0.0 / – |" in rows[3]
+
+
+def test_the_table_of_a_three_ap_study_shows_a_dash_for_two_aps_and_with_loss_skips_empty_epochs():
+    bench = bench_module("bench_ltl_train")
+    record = {**_record(0, {}, [60.0]), "correct_by_aps": {"3": 60.0}, "alpha_covariance_by_aps": {"3": 0.4}}
+    rows = bench.table({"runs": {"x": [record]}}).splitlines()
+    assert "| 60.0 % | – | – |" in rows[2] and "| 60.0 ± 0.0 % | – | |" in rows[3]
+    record["train_loss_history"] = [0.5, None]  # an epoch without a batch
+    assert "| not recorded |" in bench.with_loss({"runs": {"x": [{**_record(0, {}, [60.0]), **record}]}})

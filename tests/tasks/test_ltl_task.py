@@ -226,7 +226,8 @@ def test_the_dualpart_preset_can_become_confident():
     """The dualpart preset fits a handful of pairs with confident targets.
     With normalised features and AdaCos (its former preset) it cannot: the
     adaptive scale settles where the median target's probability is about
-    one half, which held dualpart far behind vanilla on two-AP formulas."""
+    one half, which held dualpart 22 points behind its preset on two-AP
+    formulas (docs/benchmarks/ltl.md)."""
     assert not ltl.arch_config("dualpart").get("adacos")
     assert _target_probability("dualpart") > 0.75
     assert _target_probability("dualpart", normalize_features=True, adacos=True) < 0.6

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from ...errors import ParseError, SpaceError, UsageError
+from ...errors import ParseError, PoolError, SpaceError
 from ...program import Program, Token
 from ...symmetry.renamings import RenamingSpace
 from .formula import KEYWORDS, Formula, parse_formula
@@ -66,7 +66,7 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
         targets = list(dict.fromkeys(pool))
         for name in targets:
             if not _AP_NAME.fullmatch(name) or name in KEYWORDS:
-                raise UsageError(f"{name!r} is not an AP name (lowercase letter or _, then letters, digits, _)")
+                raise PoolError(f"{name!r} is not an AP name (lowercase letter or _, then letters, digits, _)")
         in_pool = set(targets)
         for tok in program.tokens:
             if tok.referent is not None and tok.referent not in in_pool and tok.referent not in pinned:
