@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-OV = (
-    "class Ov {\n"
-    "    int f(int a) { return a + 1; }\n"
-    "    int f(int a, int b) { return a + b; }\n"
-    "    int g(int a) { return a; } int g(long a) { return (int) a; }\n"
-    "    int h(int a) { return a; }\n"
-    "}\n"
-)
+from tests.frontends import OVERLOADS as OV
+
 RED = "def f(a):\n    return a\n\n\ndef f(b):\n    return b\n"
 
 

@@ -1,5 +1,15 @@
 """What the frontends' tests share."""
 
+#: a Java class with overloads on lines of their own and two on one line
+OVERLOADS = (
+    "class Ov {\n"
+    "    int f(int a) { return a + 1; }\n"
+    "    int f(int a, int b) { return a + b; }\n"
+    "    int g(int a) { return a; } int g(long a) { return (int) a; }\n"
+    "    int h(int a) { return a; }\n"
+    "}\n"
+)
+
 
 def assert_units_render_their_source(text: str, units) -> None:
     """Each unit parsed from ``text`` renders as the lines of ``text`` it was

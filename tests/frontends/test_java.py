@@ -9,7 +9,7 @@ from invar.frontends.java import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
 from ..conftest import FIXTURES
-from . import assert_units_render_their_source
+from . import OVERLOADS, assert_units_render_their_source
 
 EARNINGS = """\
 class E {
@@ -218,14 +218,6 @@ def test_a_for_variable_reaches_the_end_of_an_unbraced_body():
 
 @pytest.mark.parametrize("parser", ["javalang", "tree-sitter"])
 def test_overloads_are_named_by_their_line_and_by_their_column_where_they_share_one(parser):
-    src = (
-        "class Ov {\n"
-        "    int f(int a) { return a + 1; }\n"
-        "    int f(int a, int b) { return a + b; }\n"
-        "    int g(int a) { return a; } int g(long a) { return (int) a; }\n"
-        "    int h(int a) { return a; }\n"
-        "}\n"
-    )
-    names = [u.name for u in parse_units(src, parser=parser)]
+    names = [u.name for u in parse_units(OVERLOADS, parser=parser)]
     assert names == ["Ov.f@2", "Ov.f@3", "Ov.g@4.5", "Ov.g@4.32", "Ov.h"]
     assert len(set(names)) == len(names)
