@@ -191,11 +191,13 @@ def note_unused_pins(path: str, units, pins, function: str | None = None) -> Non
     """A note on standard error for each ``--pin`` that no unit of ``path``
     (the one ``--function`` picked) spells or refers to: most likely a
     misspelt name, which pins nothing (it still keeps that name from being a
-    target, so it is not refused). x86 registers are checked by the x86
-    frontend instead."""
+    target, so it is not refused). A language that spells a name by its view
+    (x86: ``%eax`` and ``%rax`` are one register) checks its own pins."""
+    from ..frontends import frontend_of
+
     seen: set[str] = set()
     for unit in units:
-        if unit.lang == "x86":
+        if frontend_of(unit.lang).spell:
             return
         seen.update(t.text for t in unit.tokens)
         seen.update(r for t in unit.tokens if t.referent is not None for r in (t.referent, t.referent.split(":")[-1]))

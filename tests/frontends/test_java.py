@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from invar.errors import ParseError, SpaceError
+from invar.errors import ParseError, PoolError
 from invar.frontends.java import parse_units, renaming_space
 from invar.symmetry.permutations import PermutationSpace
 
@@ -91,7 +91,7 @@ def test_renaming_counts_and_capture():
     assert space.count() == 3 * 2 * 1
     for r in space.enumerate():
         assert not {"Math", "abs", "size"} & set(r.as_dict().values())
-    with pytest.raises(SpaceError):
+    with pytest.raises(PoolError):  # the pool is the caller's mistake: a usage error
         renaming_space(q, pool=["class", "y"])
 
 
