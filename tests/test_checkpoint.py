@@ -232,6 +232,7 @@ def test_labels_a_model_cannot_have_are_an_inconsistent_checkpoint(tmp_path, lab
     assert info.value.path == str(path)
 
 
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")  # making the archive
 def test_a_torchscript_archive_is_named_as_one_and_torch_says_nothing_more(tmp_path):
     import warnings
 

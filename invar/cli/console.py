@@ -121,8 +121,9 @@ class Records:
         return self
 
     def __exit__(self, *exc) -> None:
-        """Close the array whatever ended the records: an error that ends the
-        command still leaves standard output one JSON document."""
+        """Close the array when the records end, and when an error ends them:
+        standard output stays one JSON document. An interrupt leaves it
+        open: what was written is not all."""
         if exc[0] is None or issubclass(exc[0], Exception):
             self.close()
 
