@@ -231,7 +231,8 @@ def load(
         else:
             data = _path(str(spec), task, split, lang, program_column, label_column)
             _check_languages(data, languages)
-    _check_columns(data, program_column, label_column)
+    if data.kind != "table":  # a BHive CSV without a header, known only once read
+        _refuse_columns(data.name, program_column, label_column)
     if not data.examples:
         raise DataError("no examples: " + _why_empty(data), path=data.name)
     if limit is not None:
@@ -356,25 +357,17 @@ def check_columns(spec, program_column: str | None, label_column: str | None) ->
     """A column named (not None) for a dataset that cannot be a table read by
     columns (a list of programs, ``bhive``, a directory, a file that is not
     CSV, TSV or JSONL) is refused before anything is read."""
-    if not _may_have_columns(spec):
+    if not (isinstance(spec, (str, os.PathLike)) and Path(spec).suffix in (".csv", ".tsv", ".jsonl")):
         name = str(spec) if isinstance(spec, (str, os.PathLike)) else "<programs>"
-        _check_columns(Dataset(name, "", []), program_column, label_column)
+        _refuse_columns(name, program_column, label_column)
 
 
-def _may_have_columns(spec) -> bool:
-    """Whether ``spec`` may be a table read by columns: a CSV, TSV or JSONL
-    file (a BHive CSV without a header is known only once read)."""
-    return isinstance(spec, (str, os.PathLike)) and Path(spec).suffix in (".csv", ".tsv", ".jsonl")
-
-
-def _check_columns(data: Dataset, program_column: str | None, label_column: str | None) -> None:
-    """A column named for a dataset that has no columns is a UsageError (it
-    was ignored)."""
+def _refuse_columns(name: str, program_column: str | None, label_column: str | None) -> None:
+    """A UsageError for the first column named for dataset ``name``, which
+    has no columns (they would be ignored)."""
     for option, value in (("--program-column", program_column), ("--label-column", label_column)):
-        if value is not None and data.kind != "table":
-            raise UsageError(
-                f"{data.name} is not read by columns (a CSV, TSV or JSONL table of programs is)", path=option
-            )
+        if value is not None:
+            raise UsageError(f"{name} is not read by columns (a CSV, TSV or JSONL table of programs is)", path=option)
 
 
 def _path(spec: str, task, split, lang, program_column, label_column) -> Dataset:
