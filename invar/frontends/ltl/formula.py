@@ -270,13 +270,18 @@ def _infix_lexemes(text: str) -> list[Lexeme]:
         elif c in "10" and not (i + 1 < n and text[i + 1].isalnum()):
             out.append(Lexeme(c, "constant", i))
             i += 1
-        elif c.isalpha() or c == "_":
-            word = _IDENT_RE.match(text, i).group()  # type: ignore[union-attr]
+        elif word := _ident(text, i):  # ASCII only: an AP is [A-Za-z_][A-Za-z0-9_]*
             out.extend(_split_word(word, i, text))
             i += len(word)
         else:
             raise _error(f"unknown operator {c!r}", text, i)
     return out
+
+
+def _ident(text: str, i: int) -> str:
+    """The identifier that starts at ``i`` (empty where none does)."""
+    m = _IDENT_RE.match(text, i)
+    return m.group() if m else ""
 
 
 def _split_word(word: str, at: int, text: str) -> list[Lexeme]:

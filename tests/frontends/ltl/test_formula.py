@@ -82,6 +82,9 @@ def test_random_round_trips() -> None:
         ("", 1, "empty"),
         ("a b", 3, "unexpected 'b'"),
         ("Ua", 3, "missing an operand"),
+        ("Gé", 2, "unknown operator 'é'"),  # letters outside ASCII are no AP (infix and Polish alike)
+        ("G(a & é)", 7, "unknown operator 'é'"),
+        ("a & _é", 6, "unknown operator 'é'"),
     ],
 )
 def test_errors_are_located(text: str, col: int, fragment: str) -> None:
@@ -127,3 +130,24 @@ def test_deep_and_long_formulas_parse_and_print(text: str) -> None:
     assert repr(f).startswith("Formula(")
     deeper = Formula("X", (f,))
     assert deeper != Formula("X", (Formula("F", (f,)),)) and deeper == parse_formula("X " + polish)
+
+
+def test_any_text_parses_or_is_a_located_error() -> None:
+    """Mangled formulas (characters dropped, doubled, or swapped for
+    punctuation, digits and letters outside ASCII) either parse or raise a
+    ParseError inside the text: no other exception escapes the lexer or the
+    parsers."""
+    rng = random.Random(5)
+    alphabet = "abGFXU()!&|-><10 _éßπ中\u00a0\t;{}"
+    for _ in range(3000):
+        f = randoms.formula(rng, rng.randint(1, 9), "abc")
+        chars = list(rng.choice([to_infix, to_polish])(f))
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(chars) + 1)
+            chars[at:at] = rng.choice(alphabet)
+        mangled = "".join(chars)
+        for syntax in ("auto", "infix", "polish"):
+            try:
+                parse_formula(mangled, syntax)
+            except ParseError as e:
+                assert 1 <= e.col <= len(mangled) + 1, (mangled, e.col, e.message)

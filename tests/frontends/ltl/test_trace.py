@@ -63,6 +63,7 @@ def test_lexemes_have_offsets() -> None:
         ("a;{&a}", 6, "missing an operand"),
         ("a;{b{c}}", 5, "second loop"),
         ("a;{?}", 4, "unknown operator"),
+        ("a;{é}", 4, "unknown operator 'é'"),
     ],
 )
 def test_errors_are_located(text: str, col: int, fragment: str) -> None:
