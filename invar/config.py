@@ -48,14 +48,16 @@ def option(
     help: str,
     min: float | None = None,
     max: float | None = None,
+    below: float | None = None,
     choices: Any = None,
     metavar: str | None = None,
     read_file: bool = False,
     model: str | None = None,
 ) -> Any:
     """A field of a run's config with what its command-line option needs:
-    ``flags`` (the long one first), ``help`` (one line), inclusive bounds,
-    ``choices`` (a function returning them, for choices a registry decides),
+    ``flags`` (the long one first), ``help`` (one line), inclusive bounds
+    (``min``, ``max``) and an exclusive one (``below``), ``choices`` (a
+    function returning them, for choices a registry decides),
     ``read_file`` (the option names a file whose text is the value) and
     ``model`` (the :class:`~invar.nn.config.ModelConfig` field a training
     option sets). ``default=MISSING`` makes the option required."""
@@ -64,6 +66,7 @@ def option(
         "help": help,
         "min": min,
         "max": max,
+        "below": below,
         "choices": choices,
         "metavar": metavar,
         "read_file": read_file,
@@ -114,6 +117,8 @@ def check_field(f: Field, value: Any, cls: type, *, registry: bool = True) -> No
         raise UsageError(f"{value:g} is below the least allowed, {meta['min']:g}", path=flag)
     if meta["max"] is not None and value > meta["max"]:
         raise UsageError(f"{value:g} is above the most allowed, {meta['max']:g}", path=flag)
+    if meta.get("below") is not None and value >= meta["below"]:
+        raise UsageError(f"{value:g}: give a number below {meta['below']:g}", path=flag)
 
 
 # ------------------------------------------------------------ registries
@@ -201,8 +206,8 @@ class TrainConfig:
     )
     lr: float = option(5e-4, "--lr", min=0, help="Peak learning rate (linear warm-up, then the --schedule).")
     weight_decay: float = option(0.01, "--weight-decay", min=0, help="AdamW weight decay.")
-    beta1: float = option(0.9, "--beta1", min=0, max=1, help="AdamW beta 1.")
-    beta2: float = option(0.999, "--beta2", min=0, max=1, help="AdamW beta 2.")
+    beta1: float = option(0.9, "--beta1", min=0, below=1, help="AdamW beta 1.")
+    beta2: float = option(0.999, "--beta2", min=0, below=1, help="AdamW beta 2.")
     seed: int = option(0, "--seed", help="Seed for every random choice.")
     #: the command line offers cpu and cuda; from Python any torch device (``cuda:1``), as before
     device: str = option("cpu", "--device", choices=_registry(("cpu", "cuda")), help="Where to train.")

@@ -84,6 +84,7 @@ import json
 import math
 import os
 import random
+import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -93,7 +94,7 @@ import numpy as np
 import torch
 
 from .checkpoint import load as load_checkpoint, load_model, model_payload, save as save_checkpoint
-from .config import PRECISIONS, SCHEDULES, TrainConfig
+from .config import PRECISIONS, SCHEDULES, TrainConfig, option_fields
 from .encoding import Encoded, Vocab, add_pool, add_specials, encode, load_encoded, save_encoded, vocab_counts
 from .errors import DataError, InvarError, ModelError, UsageError
 from .nn.config import DECODING_FIELDS, ModelConfig, architectures, preset
@@ -548,13 +549,23 @@ def _model_config(the_task: Task, config: TrainConfig) -> ModelConfig:
             **{**task_fields, **config.model_fields()},
         )
     except ValueError as err:  # the options do not make a model: a usage error, at the option it names
-        message = str(err)
-        named = [option for word, option in _NAMED_BY if word in message]
-        raise UsageError(message, path=named[0] if named else None) from None
+        message, path = _at_option(str(err))
+        raise UsageError(message, path=path) from None
 
 
-#: words of a model config's refusal -> the option of ``invar train`` it is about
-_NAMED_BY = (("architecture", "--arch"), ("size", "--size"), ("n_head", "--heads"))
+#: words of a model config's refusal that no option's ``model`` field names -> the option it is about
+_NAMED_BY = {"architecture": "--arch", "size": "--size"}
+
+
+def _at_option(message: str) -> tuple[str, str | None]:
+    """A model config's refusal in the words of ``invar train``: each model
+    field it names spelt as the option that sets it, and the first option it
+    names as the place of the error."""
+    flags = {f.metadata["model"]: f.metadata["flags"][0].split("/")[0] for f in option_fields(TrainConfig)}
+    flags.pop(None, None)
+    named = (flags.get(m.group()) or _NAMED_BY.get(m.group()) for m in re.finditer(r"\w+", message))
+    spelt = re.sub(r"\w+", lambda m: flags.get(m.group(), m.group()), message)
+    return spelt, next((n for n in named if n), None)
 
 
 def _check_device(device: str) -> None:

@@ -109,7 +109,11 @@ def test_a_bad_symbol_in_a_copy_dataset_is_shown_with_a_caret(invoke, tmp_path):
         ),
         (
             ["train", "--arch", "renamer", "--heads", "3", "--data", "{fixtures}/blocks", "--out", "{tmp}/m.pt"],
-            "--heads: error: d_model=128 is not divisible by n_head=3",
+            "--heads: error: d_model=128 is not divisible by --heads=3",
+        ),
+        (  # the model field a refusal names first is the option it is placed at, and spelt as that option
+            ["train", "--arch", "renamer", "--pool-size", "3", "--data", "{fixtures}/blocks", "--out", "{tmp}/m.pt"],
+            "--pool-size: error: --pool-size applies to head='generate', not 'regression'",
         ),
         (["audit", "--model", "http://[::1", "--dataset", "{fixtures}/blocks"], "--model: error: 'http://[::1' is not"),
         (["audit", "--model", "http://", "--dataset", "{fixtures}/blocks"], "--model: error: 'http://' names no host"),

@@ -224,7 +224,8 @@ def _config(**changes):
         ({"time_limit": -1.0}, "--time-limit", "--time-limit -1.0: give a number of seconds, at least 0"),
         ({"precision": "fp16"}, "--precision", "--precision fp16: choose from fp32, tf32, bf16"),
         ({"lr": -1e-3}, "--lr", "-0.001 is below the least allowed, 0"),
-        ({"beta2": 1.5}, "--beta2", "1.5 is above the most allowed, 1"),
+        ({"beta2": 1.5}, "--beta2", "1.5: give a number below 1"),
+        ({"beta1": 1.0}, "--beta1", "1: give a number below 1"),  # AdamW refuses a beta of 1
         ({"lexinvariant_p": 2.0}, "--lexinvariant-p", "2 is above the most allowed, 1"),
         ({"jobs": 0}, "--jobs", "0 is below the least allowed, 1"),
         ({"lr": float("inf")}, "--lr", "inf: give a finite number"),
