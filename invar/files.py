@@ -9,6 +9,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from .errors import DataError
+
 
 def default_mode() -> int:
     """The permissions a newly created file gets under the current umask."""
@@ -62,6 +64,20 @@ def undecodable(text: str) -> int | None:
     return next((k for k, c in enumerate(text) if "\udc80" <= c <= "\udcff"), None)
 
 
+def read_utf8(path: str | os.PathLike) -> str:
+    """A file's whole text as UTF-8 (a leading BOM dropped), for files that
+    are read as a whole: a byte that is not UTF-8 is a DataError at its line
+    and column, as every reader of the program's inputs reports it. Errors of
+    the file system (:class:`OSError`) are the caller's to report."""
+    text = read_text(path)
+    bad = undecodable(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad) + 1
+        col = bad - text.rfind("\n", 0, bad)
+        raise DataError(f"not UTF-8 (byte 0x{ord(text[bad]) - 0xDC00:02x})", path=str(path), line=line, col=col)
+    return text
+
+
 def remove_temporaries(path: str | os.PathLike) -> list[Path]:
     """Remove the temporary files that :func:`write_atomic` left beside
     ``path`` when a process writing it was killed (SIGKILL, a power cut:
@@ -78,4 +94,4 @@ def remove_temporaries(path: str | os.PathLike) -> list[Path]:
     return removed
 
 
-__all__ = ["write_atomic", "default_mode", "read_text", "undecodable", "remove_temporaries"]
+__all__ = ["write_atomic", "default_mode", "read_text", "read_utf8", "undecodable", "remove_temporaries"]

@@ -15,6 +15,7 @@ import math
 from typing import Any, Iterable, Sequence
 
 from ..errors import DataError, UsageError
+from ..files import read_utf8
 from .sections import decide, intervals, noise, paired, replies, sensitivity
 from .metrics import distinct, histogram, key as prediction_key, quantiles
 from .schema import EXAMPLE, SCHEMA, mismatch
@@ -461,12 +462,11 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
     record whose fields are not of the schema's types is a DataError at its
     line, before any figure is made of it."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_utf8(path)
     except FileNotFoundError:
         raise DataError("no such file", path=path)
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read: {getattr(err, 'strerror', None) or err}", path=path)
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror}", path=path)
     header, records, summary = None, [], None
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():

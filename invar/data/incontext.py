@@ -39,6 +39,7 @@ Layer data: imports errors only.
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..errors import DataError, UsageError
+from ..files import read_utf8
 
 TASKS = ("lookup", "permutation")
 VOCABS = ("char", "tokens")
@@ -103,9 +105,9 @@ def corpus_pool(paths: Iterable[str | Path]) -> Pool:
     counts: Counter[str] = Counter()
     for path in _files(paths):
         try:
-            counts.update(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as err:
-            raise DataError(f"cannot read it as UTF-8 text: {err}", path=str(path)) from None
+            counts.update(read_utf8(path))
+        except OSError as err:
+            raise DataError(f"cannot read: {err.strerror}", path=str(path)) from None
     for c in RESERVED_CHARS:
         counts.pop(c, None)
     counts = Counter({c: n for c, n in counts.items() if c.isprintable()})
@@ -115,11 +117,11 @@ def corpus_pool(paths: Iterable[str | Path]) -> Pool:
 
 def symbols_pool(path: str | Path) -> Pool:
     """A token vocabulary: one token per line, optionally a tab and its count."""
-    symbols, weights = [], []
+    symbols, weights, first = [], [], {}
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read it: {err}", path=str(path)) from None
+        lines = read_utf8(path).splitlines()
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror}", path=str(path)) from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -128,16 +130,18 @@ def symbols_pool(path: str | Path) -> Pool:
             weight = float(count) if count else 1.0
         except ValueError:
             raise DataError(f"the count {count!r} is not a number", path=str(path), line=number) from None
-        if token.strip() != token or token in MARKUP["tokens"] or weight <= 0:
+        if token.strip() != token or token in MARKUP["tokens"] or not 0 < weight < math.inf:
             raise DataError(
-                f"{token!r} cannot be a symbol (markup, surrounding spaces or a count that is not positive)",
+                f"{token!r} cannot be a symbol (markup, surrounding spaces or a count that is not a finite "
+                "positive number)",
                 path=str(path),
                 line=number,
             )
+        if token in first:
+            raise DataError(f"{token!r} is listed twice (first on line {first[token]})", path=str(path), line=number)
+        first[token] = number
         symbols.append(token)
         weights.append(weight)
-    if len(set(symbols)) != len(symbols):
-        raise DataError("a token is listed twice", path=str(path))
     return _checked(Pool(tuple(symbols), tuple(weights), "tokens"), str(path))
 
 

@@ -141,6 +141,12 @@ def test_round_trip_and_accuracy(tmp_path):
     assert incontext.accuracy(items, shifted) < 1.0
 
 
+def _bytes(path, data: bytes):
+    """``path`` with ``data`` written to it."""
+    path.write_bytes(data)
+    return path
+
+
 @pytest.mark.parametrize(
     "make, error, message",
     [
@@ -155,7 +161,20 @@ def test_round_trip_and_accuracy(tmp_path):
         (lambda p: incontext.generate("sort", 1, incontext.alphabet_pool()), UsageError, "unknown task"),
         (lambda p: incontext.symbols_pool(p("a\t1\nb\tmany\n")), DataError, "not a number"),
         (lambda p: incontext.symbols_pool(p("a\n->\n")), DataError, "cannot be a symbol"),
-        (lambda p: incontext.symbols_pool(p("a\na\n")), DataError, "twice"),
+        (
+            lambda p: incontext.symbols_pool(p("a\nb\na\n")),
+            DataError,
+            r"f.txt:3: .*'a' is listed twice \(first on line 1\)",
+        ),
+        (lambda p: incontext.symbols_pool(p("a\t1e400\nb\t1\n")), DataError, "f.txt:1: .*finite positive"),
+        (lambda p: incontext.symbols_pool(p("a\t1\nb\tnan\n")), DataError, "f.txt:2: .*finite positive"),
+        (lambda p: incontext.symbols_pool(p("a\t1\nb\t-inf\n")), DataError, "finite positive"),
+        (
+            lambda p: incontext.symbols_pool(_bytes(p(""), b"a\nb\xbd\n")),
+            DataError,
+            r"f.txt:2:2: .*not UTF-8 \(byte 0xbd\)",
+        ),
+        (lambda p: incontext.corpus_pool([_bytes(p(""), b"ab\xbdc")]), DataError, r"f.txt:1:3: .*not UTF-8"),
         (lambda p: incontext.read(p('{"task": "lookup", "prompt": "a->"}\n')), DataError, "not an in-context"),
         (lambda p: incontext.corpus_pool([p("").parent / "missing"]), DataError, "no such file"),
     ],
