@@ -10,6 +10,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
+from ..errors import DataError
 from .console import command, progress_bar, stderr, stdout
 from .options import SCHEMA, SeedOpt, TableFormat, TableFormatOpt
 from .outputs import destination, folder_destination
@@ -111,8 +112,6 @@ def ltl_command(
 def _ltl_summary(stats, out: str, fmt: TableFormat, num: int, max_attempts: int) -> None:
     """What ``invar data ltl`` did, on standard output (standard error when
     standard output carries the data); DataError when a record was given up."""
-    from ..errors import DataError
-
     summary = {
         "out": out,
         "written": stats.written,
@@ -513,10 +512,12 @@ def bhive_command(
             overwrite=overwrite,
             progress=progress,
         )
-    stderr.print(f"labelled {summary.new} blocks now; {summary.cached} came from {outdir}/labels.jsonl", markup=False)
+    stderr.print(
+        f"labelled or rejected {summary.new} blocks now; {summary.cached} came from {outdir}/labels.jsonl", markup=False
+    )
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary.to_dict()}, indent=2), markup=False, highlight=False)
-        return
+        return _refuse_unlabelled(summary, outdir)
     s, r = summary.splits, summary.rejected
     stdout.print(
         f"{summary.blocks} distinct blocks: {summary.labelled} labelled (train {s['train']}, valid {s['valid']}, "
@@ -524,6 +525,13 @@ def bhive_command(
         f"listed in {outdir}/rejected.csv)",
         markup=False,
     )
+    _refuse_unlabelled(summary, outdir)
+
+
+def _refuse_unlabelled(summary, outdir: str) -> None:
+    """A run that labels none of its blocks is an error (exit 1), after its summary."""
+    if summary.blocks and not summary.labelled:
+        raise DataError(f"none of the {summary.blocks} blocks could be labelled (why: {outdir}/rejected.csv)")
 
 
 # ------------------------------------------------- in-context symbol tasks

@@ -43,9 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from ..errors import DataError, InvarError
+from ..errors import DataError, InvarError, UsageError
 from . import manifest
-from ..files import undecodable, write_atomic
+from ..files import read_text, undecodable, write_atomic
 from .examples import Example, checked
 
 #: BHive's public repository: one CSV of basic blocks per source application
@@ -167,12 +167,19 @@ def read_blocks(files: Sequence[tuple[str, Path]]) -> tuple[dict[str, str], list
     seen_bad: set[str] = set()
     for shown, path in files:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = read_text(path)
         except OSError as err:
             raise DataError(f"cannot read: {err.strerror}", path=shown)
         for lineno, raw in enumerate(text.splitlines(), start=1):
             row = raw.strip()
             if not row or row.startswith("#"):
+                continue
+            bad = undecodable(raw)
+            if bad is not None:  # kept in rejected.csv as text, each bad byte a replacement character
+                byte = ord(raw[bad]) - 0xDC00
+                shown_row = raw.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:80]
+                reason = f"not UTF-8 (byte 0x{byte:02x} at column {bad + 1})"
+                rejected.append(Rejected(shown_row, "invar", reason, f"{shown}:{lineno}"))
                 continue
             hexcode = row.split(",", 1)[0].strip().lower()
             if hexcode in ("hex", "code"):  # a header row
@@ -217,6 +224,14 @@ def llvm_mca_version() -> str:
 _REGION = re.compile(
     r"Code Region - (\S+)\s*\n\s*\nIterations:\s+(\d+)\s*\nInstructions:\s+\d+\s*\nTotal Cycles:\s+(\d+)"
 )
+
+
+def check_mcpu(mcpu: str) -> None:
+    """A CPU model llvm-mca knows (it times every block for another CPU, or
+    none, where it does not), else a usage error at ``--mcpu``."""
+    run = _mca("nop\n", mcpu, 1)
+    if "is not a recognized processor" in run.stderr:
+        raise UsageError(f"{mcpu!r}: llvm-mca knows no such CPU (llvm-mca -mcpu=help lists them)", path="--mcpu")
 
 
 def _mca(text: str, mcpu: str, iterations: int) -> subprocess.CompletedProcess:
@@ -358,6 +373,8 @@ def build(
 ) -> Summary:
     """Read, dedup, label and split BHive blocks into ``out`` (see the module
     docstring). Resumes from ``out/labels.jsonl`` when its settings match."""
+    version = llvm_mca_version()
+    check_mcpu(mcpu)
     files = source_files(sources, cache_dir)
     blocks, rejected = read_blocks(files)
     if not blocks and not rejected:
@@ -368,7 +385,7 @@ def build(
         rejected = [] if limit == 0 else rejected
     outdir = Path(out)
     outdir.mkdir(parents=True, exist_ok=True)
-    header = {"invar": "bhive-labels", "mcpu": mcpu, "iterations": iterations, "llvm_mca": llvm_mca_version()}
+    header = {"invar": "bhive-labels", "mcpu": mcpu, "iterations": iterations, "llvm_mca": version}
     done = _read_labels(outdir / _LABELS, header, overwrite)
     todo = [h for h in wanted if h not in done]
     summary = Summary(out=str(outdir), new=len(todo), cached=len(wanted) - len(todo))

@@ -17,9 +17,9 @@ def test_labels_and_lists_rejections(invoke, tmp_path):
         f"41 distinct blocks: 39 labelled (train 37, valid 1, test 1), 2 rejected (invar 1, llvm-mca 1; "
         f"listed in {out}/rejected.csv)"
     )
-    assert "labelled 40 blocks now; 0 came from" in result.stderr
+    assert "labelled or rejected 40 blocks now; 0 came from" in result.stderr
     again = invoke("data", "bhive", "--source", BLOCKS, "--out", out, "--format", "json")
-    assert "labelled 0 blocks now; 40 came from" in again.stderr
+    assert "labelled or rejected 0 blocks now; 40 came from" in again.stderr
     summary = json.loads(again.stdout)
     assert (summary["schema"], summary["labelled"], summary["rejected"]) == (1, 39, {"invar": 1, "llvm-mca": 1})
     assert sorted(p.name for p in out.iterdir()) == [
@@ -43,3 +43,28 @@ def test_errors(invoke, tmp_path):
     result = invoke("data", "bhive", "--source", tmp_path / "blank.csv", "--out", tmp_path / "d")
     assert result.exit_code == 1
     assert result.stderr.strip() == f"{tmp_path / 'blank.csv'}: error: no blocks in the sources"
+
+
+def test_an_unknown_cpu_is_refused_before_anything_is_read(invoke, tmp_path):
+    result = invoke("data", "bhive", "--source", BLOCKS, "--out", tmp_path / "d", "--mcpu", "bogus")
+    assert result.exit_code == 2, result.output
+    assert (
+        result.stderr.strip() == "--mcpu: error: 'bogus': llvm-mca knows no such CPU (llvm-mca -mcpu=help lists them)"
+    )
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_run_that_labels_no_block_says_so_and_exits_1(invoke, tmp_path):
+    (tmp_path / "bad.csv").write_bytes(b"zz,1\n\xbd\xbe,2\n")
+    for fmt in ("table", "json"):
+        result = invoke("data", "bhive", "--source", tmp_path / "bad.csv", "--out", tmp_path / fmt, "--format", fmt)
+        assert result.exit_code == 1, result.output
+        assert "0 labelled" in result.stdout or json.loads(result.stdout)["labelled"] == 0
+        assert result.stderr.strip().endswith(
+            f"error: none of the 2 blocks could be labelled (why: {tmp_path / fmt}/rejected.csv)"
+        )
+    reasons = (tmp_path / "json" / "rejected.csv").read_text().splitlines()[1:]
+    assert [r.split(",")[-2:] for r in reasons] == [
+        ["not a hex string", f"{tmp_path / 'bad.csv'}:1"],
+        ["not UTF-8 (byte 0xbd at column 1)", f"{tmp_path / 'bad.csv'}:2"],
+    ]
