@@ -1095,7 +1095,8 @@ def _split(line: str) -> tuple[str, list[str]]:
 def mutations(rng: random.Random, n: int) -> list[str]:
     """``n`` random edits of generated instructions: a register replaced by
     one of another width or class, operands reordered, dropped, added or
-    replaced, the size suffix changed, a prefix added. Many stay valid."""
+    replaced, the size suffix changed, a prefix added, a space put inside a
+    register's name or after it (``%ra x``, ``%st (1)``). Many stay valid."""
     out: list[str] = []
     while len(out) < n:
         block = generate_block(rng)
@@ -1104,8 +1105,12 @@ def mutations(rng: random.Random, n: int) -> list[str]:
             if not words or words[0] in ("rep", "lock", "data16", "repe", "repz", "repne", "repnz") or ";" in line:
                 continue
             head, ops = _split(line)
-            choice = rng.randrange(6)
-            if choice == 0 and "%" in line:
+            choice = rng.randrange(7)
+            if choice == 6 and "%" in line:
+                m = rng.choice(list(re.finditer(r"%[a-z0-9]+", line)))
+                at = rng.randrange(m.start() + 2, m.end() + 1)
+                out.append(line[:at] + rng.choice([" ", "  ", "\t"]) + line[at:])
+            elif choice == 0 and "%" in line:
                 regs = [m for m in re.finditer(r"%[a-z0-9]+", line)]
                 m = rng.choice(regs)
                 out.append(line[: m.start()] + rng.choice(_MUTANT_REGISTERS) + line[m.end() :])

@@ -284,11 +284,15 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
         b.add("$" + expression.text, "immediate", "imm")
         info["kind"] = "imm"
         info["value"] = expression.value
-    elif low.startswith("%") and ":" not in low and "(" not in low.replace("%st(", ""):
-        reg = _register(low.replace(" ", ""), col)
+    elif low.startswith("%") and ":" not in low and "(" not in low and ")" not in low:
+        name, *rest = low.split()
+        reg = _register(name, col)  # no space inside a register's name: "%ra x" is not %rax
+        if rest:
+            at = low.index(rest[0], len(name))
+            raise ParseError(f"unexpected {op[at:].split()[0]!r} after {op[: len(name)]}", col=col + at + 1)
         b.add("%" + reg.name, "register", reg.view, reg.referent)
         info.update(kind="reg", reg=reg, bits=reg.bits)
-    elif low.startswith("%st(") and low.endswith(")") and ":" not in low:
+    elif _STACK_REGISTER.fullmatch(low):  # %st(1), also spaced: %st ( 1 )
         reg = _register(low.replace(" ", ""), col)
         b.add("%" + reg.name, "register", reg.view, reg.referent)
         info.update(kind="reg", reg=reg, bits=reg.bits)
@@ -309,6 +313,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
 
 
 _SEGMENT = re.compile(r"^(%[a-z]+)\s*:\s*", re.IGNORECASE)
+_STACK_REGISTER = re.compile(r"%st\s*\(\s*\w+\s*\)")
 
 
 def _expression(text: str, at: int, what: str):

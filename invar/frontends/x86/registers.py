@@ -104,8 +104,12 @@ BASES: dict[str, tuple[str, ...]] = {
 
 
 def lookup(name: str) -> Reg | None:
-    """The register called ``name`` (with or without ``%``), or None."""
-    name = name.lower().lstrip("%").replace(" ", "")
+    """The register called ``name`` (with or without ``%``), or None. Only
+    the stack registers' parentheses may hold spaces (``%st( 1 )``): a space
+    inside any other name makes it no register (``%r ax`` is not ``%rax``)."""
+    name = name.lower().lstrip("%")
+    if name.startswith("st"):
+        name = "".join(name.split())
     return REGISTERS.get(name)
 
 
