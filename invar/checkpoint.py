@@ -59,6 +59,8 @@ def load(path: str | os.PathLike, *, kind: str = "model") -> dict:
     shown = str(path)
     if not Path(path).exists():
         raise ModelError("no such checkpoint", path=shown)
+    if Path(path).is_dir():
+        raise ModelError("is a directory, not a checkpoint", path=shown)
     try:
         with warnings.catch_warnings():  # torch's warnings (an old pickle protocol, a TorchScript archive)
             warnings.simplefilter("ignore")  # would print lines of their own before the one error

@@ -362,7 +362,7 @@ def _init(name: str, spec: VarSpec, alphabet: Sequence[str], max_length: int | N
 def _call(fn: Callable, arg: Any, name: str, at: At | None) -> Any:
     try:
         return fn(arg)
-    except Exception as err:  # the user's initialisation failed on one symbol or position
+    except (Exception, SystemExit) as err:  # the user's initialisation failed on one symbol or position
         raise error_at(at, f"initialising {name!r} from {arg!r} failed: {type(err).__name__}: {err}") from None
 
 

@@ -45,7 +45,7 @@ def load_program(spec: str, *, max_length: int | None = None) -> AltaProgram:
 
 def _function_of(path: str, name: str):
     if not Path(path).is_file():
-        raise AltaError("no such file", path=path)
+        raise AltaError("is a directory, not a file" if Path(path).is_dir() else "no such file", path=path)
     module_name = "invar_alta_user_" + Path(path).stem
     loader = importlib.util.spec_from_file_location(module_name, path)
     if loader is None or loader.loader is None:
@@ -55,7 +55,7 @@ def _function_of(path: str, name: str):
         loader.loader.exec_module(module)
     except SyntaxError as err:
         raise AltaError(f"invalid Python: {err.msg}", path=path, line=err.lineno or 0, col=err.offset or 0)
-    except Exception as err:  # the named file failed as it ran: say where in it
+    except (Exception, SystemExit) as err:  # the named file failed as it ran (sys.exit too): say where in it
         raise _failure(path, err) from None
     fn = getattr(module, name, None)
     if not callable(fn):
@@ -68,11 +68,11 @@ def _guarded(path: str, fn, **options):
         return fn(**options)
     except AltaError:
         raise
-    except Exception as err:  # the named function failed: say where in its file
+    except (Exception, SystemExit) as err:  # the named function failed (sys.exit too): say where in its file
         raise _failure(path, err) from None
 
 
-def _failure(path: str, err: Exception) -> AltaError:
+def _failure(path: str, err: BaseException) -> AltaError:
     if isinstance(err, AltaError):
         return err
     line, tb = 0, err.__traceback__

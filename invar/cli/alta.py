@@ -12,6 +12,15 @@ from ..errors import UsageError
 from .console import command, stdout
 from .options import SCHEMA, TextFormat, TextFormatOpt
 
+
+def _finite(lam: float) -> float:
+    """λ as given, where it is a finite number (λ = inf would make the scores
+    inf - inf, NaN, and the model wrong everywhere)."""
+    if lam == float("inf"):
+        raise UsageError(f"{lam}: give a finite number", path="--lambda")
+    return lam
+
+
 alta_app = typer.Typer(
     name="alta",
     help=(
@@ -155,6 +164,7 @@ def compile_command(
 
     Example: invar alta compile parity-absolute --max-len 12 -o parity.pt
     """
+    lam = _finite(lam)
     from ..alta.compiler import compile_program
     from ..alta.store import load_program, save_compiled
     from .outputs import destination
@@ -202,6 +212,7 @@ def check_command(
 
     Example: invar alta check parity-sum-mod --max-length 8
     """
+    lam = _finite(lam)
     from ..alta.check import all_inputs, first_disagreement
 
     if min_length > max_length:
@@ -318,6 +329,7 @@ def minimal_command(
 
     Example: invar alta minimal parity-sum-mod --train fixtures/alta/bits-short.txt --test fixtures/alta/bits-long.txt
     """
+    lam = _finite(lam)
     from ..alta.analysis import agreement, coverage, minimal_of
     from ..alta.store import load_program
 

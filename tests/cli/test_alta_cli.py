@@ -31,9 +31,16 @@ def broken():
     variables = {"bit": var(2)}
     heads = {"left": relative("nothing", -1)}  # an unknown value
     return program(variables, heads, [], output="bit", alphabet=("0", "1"), max_layers=1)
+
+
+def leaves():
+    import sys
+
+    sys.exit(0)  # the program's exit
 """
 
 BROKEN_LINE = next(i for i, line in enumerate(USER_PROGRAM.splitlines(), 1) if "an unknown value" in line)
+EXIT_LINE = next(i for i, line in enumerate(USER_PROGRAM.splitlines(), 1) if "the program's exit" in line)
 
 
 def test_run_prints_the_output_at_every_position(invoke):
@@ -106,16 +113,22 @@ def test_a_program_from_a_file(invoke, tmp_path):
         (["run", "parity-relative", "--max-len", "5", "-i", "1"], "takes no max_length"),
         (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "4 positions"),
         (["run", "{dir}/missing.py:f", "-i", "1"], "no such file"),
+        (["run", "{dir}/folder.py:f", "-i", "1"], "is a directory, not a file"),
+        (["run", "{dir}/progs.py:leaves", "-i", "1"], f"progs.py:{EXIT_LINE}: error: SystemExit: 0"),
+        (["info", "{dir}"], "is a directory, not a checkpoint"),
         (["run", "{dir}/progs.py:nothing", "-i", "1"], "no function 'nothing'"),
         (["run", "{dir}/progs.py:broken", "-i", "1"], f"progs.py:{BROKEN_LINE}: error: unknown variable 'nothing'"),
         (["info", "{dir}/progs.py"], "not a readable checkpoint"),
         (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
+        (["compile", "parity-relative", "-o", "{dir}/m.pt", "--lambda", "inf"], "--lambda: error: inf: give a finite"),
+        (["check", "parity-relative", "--max-length", "2", "--lambda", "inf"], "--lambda: error: inf: give a finite"),
         (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
         (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
     ],
 )
 def test_bad_input_is_one_located_line(invoke, tmp_path, args, words):
     (tmp_path / "progs.py").write_text(USER_PROGRAM)
+    (tmp_path / "folder.py").mkdir()
     result = invoke("alta", *[a.format(dir=tmp_path) for a in args])
     assert result.exit_code in (1, 2)
     assert words in result.stderr
@@ -128,7 +141,7 @@ def test_a_foreign_checkpoint_is_refused(invoke, tmp_path):
     path = tmp_path / "other.pt"
     save(path, {"kind": "model", "task": "copy", "config": {}, "state_dict": {}})
     result = invoke("alta", "info", path)
-    assert result.exit_code == 1 and "not a compiled ALTA model" in result.stderr
+    assert result.exit_code == 1 and "not a compiled ALTA model: its arch is None, not 'alta'" in result.stderr
 
 
 def _bits(path, rng, lengths, n):
