@@ -48,9 +48,14 @@ def parse_pool(names: str | None) -> list[str] | None:
             stem = lo.rstrip("0123456789")
             if not stem or not hi.startswith(stem) or not lo[len(stem) :].isdigit() or not hi[len(stem) :].isdigit():
                 raise UsageError(f"bad name range {part!r}; write e.g. v0..v9")
-            out.extend(f"{stem}{i}" for i in range(int(lo[len(stem) :]), int(hi[len(stem) :]) + 1))
+            first, last = int(lo[len(stem) :]), int(hi[len(stem) :])
+            if first > last:
+                raise UsageError(f"the name range {part!r} is empty; write its lower end first")
+            out.extend(f"{stem}{i}" for i in range(first, last + 1))
         elif part:
             out.append(part)
+    if not out:
+        raise UsageError(f"the name pool {names!r} holds no name")
     if len(set(out)) != len(out):
         raise UsageError("the name pool repeats a name")
     return out
@@ -93,7 +98,10 @@ def renamings(
         raise UsageError("choose one of --count, --limit and --sample")
     if names is not None and aps is not None:
         raise UsageError("--names and --aps both give the pool; use one")
-    pool = parse_pool(names if names is not None else aps)
+    try:
+        pool = parse_pool(names if names is not None else aps)
+    except UsageError as err:  # a pool that cannot be read: at its option
+        raise UsageError(err.message, path="--names" if names is not None else "--aps") from None
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
     note_unused_pins(file, units, pin or (), function)

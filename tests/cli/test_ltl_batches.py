@@ -315,3 +315,21 @@ def test_a_pool_that_cannot_name_a_variable_is_a_usage_error_at_its_option(invok
     assert result.exit_code == 2 and json.loads(result.stdout) == []
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"{args[2]}: error: ")
+
+
+@pytest.mark.parametrize(
+    "option, pool, message",
+    [
+        ("--names", "v9..v0", "the name range 'v9..v0' is empty; write its lower end first"),
+        ("--names", ",,,", "the name pool ',,,' holds no name"),
+        ("--names", "", "the name pool '' holds no name"),
+        ("--names", "a,b,a", "the name pool repeats a name"),
+        ("--aps", "p3..p1", "the name range 'p3..p1' is empty; write its lower end first"),
+    ],
+)
+def test_a_pool_that_cannot_be_read_is_a_usage_error_at_its_option(invoke, option, pool, message):
+    """No pool is no renaming: an empty pool was read as one, and every count was 0."""
+    file = FIXTURES / ("ltl/paper.ltl" if option == "--aps" else "python/arith.py")
+    result = invoke("renamings", file, option, pool, "--count")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == f"{option}: error: {message}"
