@@ -599,7 +599,11 @@ def _incontext_pool(alphabet: str | None, corpus: list[str] | None, symbols: str
     from ..data import incontext
     from ..errors import UsageError
 
-    given = [name for name, value in (("--alphabet", alphabet), ("--corpus", corpus), ("--symbols", symbols)) if value]
+    given = [
+        name
+        for name, value in (("--alphabet", alphabet), ("--corpus", corpus), ("--symbols", symbols))
+        if value is not None
+    ]
     if len(given) > 1:
         raise UsageError(f"{' and '.join(given)}: give one source of symbols")
     if by_frequency and not (corpus or symbols):
@@ -609,7 +613,7 @@ def _incontext_pool(alphabet: str | None, corpus: list[str] | None, symbols: str
     elif symbols:
         pool = incontext.symbols_pool(symbols)
     else:
-        pool = incontext.alphabet_pool(alphabet or incontext.DEFAULT_ALPHABET)
+        pool = incontext.alphabet_pool(incontext.DEFAULT_ALPHABET if alphabet is None else alphabet)
     return pool if by_frequency else pool.uniform()
 
 

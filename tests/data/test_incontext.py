@@ -197,6 +197,7 @@ def test_bad_input_is_a_located_error(make, error, message, tmp_path):
         (["permutation", "--num", "5", "--corpus", str(FIXTURES / "python"), "--by-frequency"], 0),
         (["lookup", "--by-frequency"], 2),
         (["permutation", "--alphabet", "ab", "--corpus", "x"], 2),
+        (["lookup", "--alphabet", ""], 2),  # an empty alphabet is no alphabet, not the default one
     ],
 )
 def test_the_commands(args, code, tmp_path):
