@@ -359,6 +359,12 @@ def test_dynamic_builtins_pin_every_local():
         ("".join("    " * i + f"if x{i}:\n" for i in range(120)), 101, None, "indentation"),
         ("def f(a):\n    return " + "a + " * 50000 + "a\n", 2, 5, "too deep"),
         ("def f():\r    pass\n", 1, None, "carriage return"),
+        # the compiler's checks, past the parser's: Python refuses these files before running a line
+        ("def f(x):\n    break\n", 2, 5, "'break' outside loop"),
+        ("def f(xs):\n    for x in xs:\n        pass\n    else:\n        continue\n", 5, 9, "'continue' not properly"),
+        ("def f():\n    return 1\n\n\nreturn 1\n", 5, 1, "'return' outside function"),
+        ("def f(x):\n    await x\n", 2, 5, "'await' outside async function"),
+        ("def f(x):\n    return [(yield) for y in x]\n", 2, 14, "'yield' inside list comprehension"),
     ],
 )
 def test_errors_are_located(src, line, col, message):

@@ -92,6 +92,9 @@ def _parse_units(text: str, path: str | None) -> Units:
     src = SourceMap(text)
     try:
         tree = ast.parse(text, filename=shown)
+        # the compiler's own checks ('break' outside a loop, 'return' outside a function, 'await'
+        # outside async): it compiles the tree to code it never runs
+        compile(tree, shown, "exec", dont_inherit=True)
         resolution = resolve(tree, text, src, shown)
     except SyntaxError as err:
         line = err.lineno or 0
