@@ -149,7 +149,9 @@ def _files(paths: Iterable[str | Path]) -> list[Path]:
     out = []
     for p in map(Path, paths):
         if p.is_dir():
-            out += sorted(f for ext in ("*.py", "*.java", "*.txt") for f in p.rglob(ext) if f.is_file())
+            out += sorted(
+                f for ext in ("*.py", "*.java", "*.txt") for f in p.rglob(ext) if f.is_file() or f.is_symlink()
+            )
         elif p.is_file():
             out.append(p)
         else:

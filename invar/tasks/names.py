@@ -174,7 +174,8 @@ class FileRows(NamedTuple):
 def source_files(source: Path) -> list[str]:
     """The ``.py`` and ``.java`` files under the directory ``source``,
     relative to it (``/`` separated, in path order); DataError when
-    ``source`` is not a directory."""
+    ``source`` is not a directory. A link that leads nowhere is listed too,
+    so that reading it fails and it is counted among the files skipped."""
     if not source.exists():
         raise DataError("no such source directory", path=str(source))
     if not source.is_dir():
@@ -184,7 +185,7 @@ def source_files(source: Path) -> list[str]:
         )
     return [
         p.relative_to(source).as_posix()
-        for p in sorted(p for p in source.rglob("*") if p.suffix in LANGS and p.is_file())
+        for p in sorted(p for p in source.rglob("*") if p.suffix in LANGS and (p.is_file() or p.is_symlink()))
     ]
 
 

@@ -151,6 +151,8 @@ def test_build_refuses_a_missing_source_and_counts_unreadable_files(tmp_path):
     (tmp_path / "src" / "latin.py").write_bytes(b"x = '\xe9'\n")
     assert lm.build(tmp_path / "src", tmp_path / "c", vocab="char")["unreadable_files"] == 1  # not UTF-8
     assert lm.build(tmp_path / "src", tmp_path / "t", vocab="tokens")["unreadable_files"] == 2
+    (tmp_path / "src" / "gone.py").symlink_to(tmp_path / "nowhere.py")  # a link to nothing is counted, not dropped
+    assert lm.build(tmp_path / "src", tmp_path / "l", vocab="char")["unreadable_files"] == 2
 
 
 def _paper_curve(losses, k):
