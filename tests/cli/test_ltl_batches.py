@@ -51,7 +51,8 @@ def test_every_pair_gets_its_answer_or_a_located_error(invoke, tmp_path) -> None
         "line 4: not checked: temporal operator 'X' in a trace step; steps are propositional",
         "line 6: not checked: trace without a formula: put the formula on the line before, or before the trace on "
         "this line",
-        "line 7: not checked: formula without a trace; put the trace after it or on the next line",
+        "line 7: not checked: formula without a trace: checking needs one (in text, after the formula or on the "
+        'next line; in JSONL, a "trace" string)',
         "line 8: holds",
         "line 9: fails",
         "  counterexample: &a!b;&ab;&!ab;{&!ab}",
@@ -62,7 +63,8 @@ def test_every_pair_gets_its_answer_or_a_located_error(invoke, tmp_path) -> None
         f"{path}:5:4: error: temporal operator 'X' in a trace step; steps are propositional",
         f"{path}:6:1: error: trace without a formula: put the formula on the line before, or before the trace on this "
         f"line",
-        f"{path}:7:1: error: formula without a trace; put the trace after it or on the next line",
+        f"{path}:7:1: error: formula without a trace: checking needs one (in text, after the formula or on the "
+        'next line; in JSONL, a "trace" string)',
     ]
     records = [json.loads(line) for line in invoke("ltl", "check", "-f", path, "--format", "jsonl").stdout.splitlines()]
     assert [r["unit"] for r in records] == [f"line {n}" for n in (1, 2, 3, 4, 6, 7, 8, 9)]

@@ -152,7 +152,10 @@ def check_program(program: Program, *, timeout: float | None = None, max_states:
     formula, trace = pair_of(program)
     try:
         if trace is None:
-            raise ParseError("formula without a trace; put the trace after it or on the next line")
+            raise ParseError(
+                "formula without a trace: checking needs one (in text, after the formula or on the next line; "
+                'in JSONL, a "trace" string)'
+            )
         return check(formula, trace, timeout=timeout, max_states=max_states)
     except InvarError as err:
         line, col, source = locate(program, first)
