@@ -174,6 +174,10 @@ def _sizes_help() -> str:
 
 
 # ---------------------------------------------------------------- training
+#: the epochs without improvement per halving of ``--schedule plateau`` (TrainConfig.plateau's default)
+_PLATEAU = 5
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """Every setting of a training run (docs/models.md, Training, explains
@@ -242,7 +246,7 @@ class TrainConfig:
         "training then runs until it stops improving).",
     )
     plateau: int = option(
-        5,
+        _PLATEAU,
         "--plateau",
         min=1,
         help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.",
@@ -375,6 +379,10 @@ class TrainConfig:
             raise UsageError(f"--schedule {self.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
         if self.plateau < 1:
             raise UsageError(f"--plateau {self.plateau}: give at least 1 epoch", path="--plateau")
+        if self.schedule != "plateau" and self.plateau != _PLATEAU:
+            raise UsageError(
+                f"--plateau {self.plateau} applies to --schedule plateau, not {self.schedule}", path="--plateau"
+            )
         if self.schedule == "plateau" and self.patience is not None and self.patience <= self.plateau:
             raise UsageError(
                 f"--patience {self.patience} with --plateau {self.plateau}: the run would stop before "

@@ -215,6 +215,7 @@ def _config(**changes):
         ({"patience": 0}, "--patience", "--patience 0: give at least 1 epoch, or leave it out to train every epoch"),
         ({"schedule": "step"}, "--schedule", "--schedule step: choose from cosine, plateau"),
         ({"plateau": 0}, "--plateau", "--plateau 0: give at least 1 epoch"),
+        ({"plateau": 3}, "--plateau", "--plateau 3 applies to --schedule plateau, not cosine"),  # it was ignored
         (
             {"schedule": "plateau", "patience": 5},
             "--patience",
