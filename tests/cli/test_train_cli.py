@@ -60,7 +60,7 @@ def test_pinned_tokens_trains_a_renamer_that_reads_pinned_registers(invoke, data
         invoke("train", "--data", dataset, "--arch", "vanilla", "--pinned-tokens", "token", "--out", tmp_path / "v.pt"),
         status=2,  # options that make no model: a usage error
     )
-    assert "error: pinned_tokens applies to embedding='view', not 'learned'" in line
+    assert line == "--pinned-tokens: error: --pinned-tokens applies to embedding='view', not 'learned'"
 
 
 def _error(result, status: int = 1) -> str:
