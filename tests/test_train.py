@@ -388,7 +388,7 @@ def test_the_plateau_schedule_halves_on_plateaus_and_resumes_exactly(dataset, tm
     assert _without_seconds(cut.history) == _without_seconds(whole.history)
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
     assert all(torch.equal(a[k], b[k]) for k in a)
-    cosine = {**kw, "schedule": "cosine", "epochs": 2}
+    cosine = {**{k: v for k, v in kw.items() if k != "plateau"}, "schedule": "cosine", "epochs": 2}
     train(out=tmp_path / "cos.pt", **cosine)
     with pytest.raises(ModelError, match="other settings"):
         train(out=tmp_path / "cos.pt", resume=True, **{**kw, "epochs": 3})
@@ -633,7 +633,11 @@ def test_a_state_saved_by_the_previous_invar_resumes_exactly(kind, tmp_path):
     """A training state cut mid-epoch by the invar before TrainConfig and
     the model kinds' wrappers (tests/nn/data/resume-KIND.pt) resumes: the
     run ends with the weights and history of an uninterrupted run of today's
-    invar, so today's steps are the earlier invar's, bit for bit."""
+    invar, so today's steps are the earlier invar's. To float32 rounding,
+    not bit for bit: the file holds weights and a loss sum as the CPU that
+    made it computed them, and another CPU's vector instructions round the
+    same steps differently (a state resumed on the CPU that saved it
+    continues bit for bit: the tests above)."""
     import shutil
 
     make = _make_resume()
@@ -642,9 +646,11 @@ def test_a_state_saved_by_the_previous_invar_resumes_exactly(kind, tmp_path):
     shutil.copy(ROOT / "tests" / "nn" / "data" / f"resume-{kind}.pt", resume_path(tmp_path / "cut.pt"))
     cut = train(out=tmp_path / "cut.pt", resume=True, **settings)
     assert cut.resumed_from == (0, make.SAVE_EVERY)
-    assert _without_seconds(cut.history) == _without_seconds(whole.history)
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
-    assert all(torch.equal(a[k], b[k]) for k in a)
+    # the rounding of a few steps, well below one step of Adam (about the learning rate, 3e-3, a weight)
+    assert all(torch.allclose(a[k], b[k], rtol=1e-3, atol=1e-4) for k in a)
+    for got, want in zip(_without_seconds(cut.history), _without_seconds(whole.history), strict=True):
+        assert got == pytest.approx(want, rel=1e-5)
 
 
 def test_a_config_trains_as_its_settings_do_and_the_checkpoint_stores_it(dataset, tmp_path):
