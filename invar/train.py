@@ -561,8 +561,11 @@ def _at_option(message: str) -> tuple[str, str | None]:
     """A model config's refusal in the words of ``invar train``: each model
     field it names spelt as the option that sets it, and the first option it
     names as the place of the error."""
-    flags = {f.metadata["model"]: f.metadata["flags"][0].split("/")[0] for f in option_fields(TrainConfig)}
-    flags.pop(None, None)
+    flags = {  # field names with an underscore: "positions" is also a word of the messages
+        f.metadata["model"]: f.metadata["flags"][0].split("/")[0]
+        for f in option_fields(TrainConfig)
+        if "_" in (f.metadata["model"] or "")
+    }
     named = (flags.get(m.group()) or _NAMED_BY.get(m.group()) for m in re.finditer(r"\w+", message))
     spelt = re.sub(r"\w+", lambda m: flags.get(m.group(), m.group()), message)
     return spelt, next((n for n in named if n), None)

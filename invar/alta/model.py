@@ -114,7 +114,9 @@ def from_checkpoint(data: dict, path: str, device: str | None = None) -> Compile
     """The model of a loaded ``arch`` ``alta`` checkpoint (ModelError, at
     ``path``, when its program or weights do not hold together)."""
     if data.get("arch") != ARCH or not isinstance(data.get("program"), str):
-        raise ModelError(f"not a compiled ALTA model: its arch is {data.get('arch')!r}, not 'alta'", path=path)
+        arch = data.get("arch") or (data.get("config") or {}).get("arch")
+        what = "its program is missing" if arch == ARCH else f"its arch is {arch!r}, not {ARCH!r}"
+        raise ModelError(f"not a compiled ALTA model: {what}", path=path)
     try:
         program = AltaProgram.from_json(data["program"])
         sizes = {f"variable {v.name!r} size": v.size for v in program.variables}

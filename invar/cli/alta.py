@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -16,7 +17,7 @@ from .options import SCHEMA, TextFormat, TextFormatOpt
 def _finite(lam: float) -> float:
     """λ as given, where it is a finite number (λ = inf would make the scores
     inf - inf, NaN, and the model wrong everywhere)."""
-    if lam == float("inf"):
+    if not math.isfinite(lam):
         raise UsageError(f"{lam}: give a finite number", path="--lambda")
     return lam
 

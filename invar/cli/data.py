@@ -606,11 +606,13 @@ def _incontext_pool(alphabet: str | None, corpus: list[str] | None, symbols: str
     ]
     if len(given) > 1:
         raise UsageError(f"{' and '.join(given)}: give one source of symbols")
+    if symbols == "":
+        raise UsageError("give a file of tokens, one a line", path="--symbols")
     if by_frequency and not (corpus or symbols):
         raise UsageError("--by-frequency needs counts: give --corpus or --symbols", path="--by-frequency")
-    if corpus:
+    if corpus is not None:
         pool = incontext.corpus_pool(corpus)
-    elif symbols:
+    elif symbols is not None:
         pool = incontext.symbols_pool(symbols)
     else:
         pool = incontext.alphabet_pool(incontext.DEFAULT_ALPHABET if alphabet is None else alphabet)

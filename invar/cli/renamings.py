@@ -36,12 +36,12 @@ def parse_pool(names: str | None) -> list[str] | None:
     """``a,b,c``, ``v0..v9`` or ``@file`` (one name per line) -> a list of names."""
     if names is None:
         return None
+    out: list[str] = []
     if names.startswith("@"):
         from .console import read_text
 
-        return [w for w in read_text(names[1:]).split() if w]
-    out: list[str] = []
-    for part in names.split(","):
+        out = read_text(names[1:]).split()
+    for part in [] if names.startswith("@") else names.split(","):
         part = part.strip()
         if ".." in part:
             lo, hi = part.split("..", 1)

@@ -122,6 +122,7 @@ def test_a_program_from_a_file(invoke, tmp_path):
         (["check", "parity-relative", "--max-length", "2", "--min-length", "3"], "above --max-length"),
         (["compile", "parity-relative", "-o", "{dir}/m.pt", "--lambda", "inf"], "--lambda: error: inf: give a finite"),
         (["check", "parity-relative", "--max-length", "2", "--lambda", "inf"], "--lambda: error: inf: give a finite"),
+        (["compile", "parity-relative", "-o", "{dir}/m.pt", "--lambda", "nan"], "--lambda: error: "),
         (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
         (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
     ],

@@ -326,12 +326,14 @@ def test_a_pool_that_cannot_name_a_variable_is_a_usage_error_at_its_option(invok
         ("--names", ",,,", "the name pool ',,,' holds no name"),
         ("--names", "", "the name pool '' holds no name"),
         ("--names", "a,b,a", "the name pool repeats a name"),
+        ("--names", "@{tmp}/pool.txt", "the name pool repeats a name"),  # a file's pool is checked alike
         ("--aps", "p3..p1", "the name range 'p3..p1' is empty; write its lower end first"),
     ],
 )
-def test_a_pool_that_cannot_be_read_is_a_usage_error_at_its_option(invoke, option, pool, message):
+def test_a_pool_that_cannot_be_read_is_a_usage_error_at_its_option(invoke, tmp_path, option, pool, message):
     """No pool is no renaming: an empty pool was read as one, and every count was 0."""
     file = FIXTURES / ("ltl/paper.ltl" if option == "--aps" else "python/arith.py")
-    result = invoke("renamings", file, option, pool, "--count")
+    (tmp_path / "pool.txt").write_text("a\nb\na\n")
+    result = invoke("renamings", file, option, pool.format(tmp=tmp_path), "--count")
     assert result.exit_code == 2
     assert result.stderr.strip() == f"{option}: error: {message}"

@@ -141,6 +141,12 @@ def test_round_trip_and_accuracy(tmp_path):
     assert incontext.accuracy(items, shifted) < 1.0
 
 
+def _dead_link(path):
+    """The directory of ``path``, holding a link to nothing besides it: a corpus whose one bad file is named."""
+    (path.parent / "gone.py").symlink_to(path.parent / "nowhere")
+    return path.parent
+
+
 def _bytes(path, data: bytes):
     """``path`` with ``data`` written to it."""
     path.write_bytes(data)
@@ -175,6 +181,7 @@ def _bytes(path, data: bytes):
             r"f.txt:2:2: .*not UTF-8 \(byte 0xbd\)",
         ),
         (lambda p: incontext.corpus_pool([_bytes(p(""), b"ab\xbdc")]), DataError, r"f.txt:1:3: .*not UTF-8"),
+        (lambda p: incontext.corpus_pool([_dead_link(p(""))]), DataError, r"gone.py: error: cannot read"),
         (lambda p: incontext.read(p('{"task": "lookup", "prompt": "a->"}\n')), DataError, "not an in-context"),
         (lambda p: incontext.corpus_pool([p("").parent / "missing"]), DataError, "no such file"),
     ],
@@ -198,6 +205,7 @@ def test_bad_input_is_a_located_error(make, error, message, tmp_path):
         (["lookup", "--by-frequency"], 2),
         (["permutation", "--alphabet", "ab", "--corpus", "x"], 2),
         (["lookup", "--alphabet", ""], 2),  # an empty alphabet is no alphabet, not the default one
+        (["lookup", "--symbols", ""], 2),
     ],
 )
 def test_the_commands(args, code, tmp_path):

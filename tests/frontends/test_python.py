@@ -364,6 +364,7 @@ def test_dynamic_builtins_pin_every_local():
         ("def f(xs):\n    for x in xs:\n        pass\n    else:\n        continue\n", 5, 9, "'continue' not properly"),
         ("def f():\n    return 1\n\n\nreturn 1\n", 5, 1, "'return' outside function"),
         ("def f(x):\n    await x\n", 2, 5, "'await' outside async function"),
+        ("def f(x):\n    é = 'ééé'; break\n", 2, 16, "'break' outside loop"),  # a column in characters, not bytes
         ("def f(x):\n    return [(yield) for y in x]\n", 2, 14, "'yield' inside list comprehension"),
     ],
 )
@@ -476,3 +477,14 @@ def test_every_token_is_in_the_stream_with_its_span():
 )
 def test_redefined_functions_are_named_by_their_line(src, names):
     assert [u.name for u in parse_units(src)] == names
+
+
+def test_a_file_the_compiler_only_warns_about_parses_without_a_word(recwarn):
+    """``x is 1`` and an assert on a tuple are warnings, not errors: the file
+    parses, and nothing is printed (nor raised under ``-W error``)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        units = parse_units("def f(x):\n    assert (x, 'm')\n    return x is 1\n", "warned.py")
+    assert [u.name for u in units] == ["f"] and not recwarn.list

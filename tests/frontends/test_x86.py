@@ -112,6 +112,7 @@ def test_read_write_sets_and_implicit_operands(source, reads, writes, pinned):
         ("movq %rxx, %rax", 6, "unknown register '%rxx'"),
         ("movq %ra x, %rbx", 6, "unknown register '%ra'"),  # no space inside a register's name
         ("movq %rax x, %rbx", 11, "unexpected 'x' after %rax"),
+        ("movq % ra, %rbx", 6, "unknown register '% ra'"),
         ("movq (%rax, %rbx", 6, "unbalanced '('"),
         ("movq 8(%rax,%rsp), %rax", 6, "cannot be an index register"),
         ("movq 8(%rax,%rbx,3), %rax", 6, "scale must be 1, 2, 4 or 8"),

@@ -1095,8 +1095,9 @@ def _split(line: str) -> tuple[str, list[str]]:
 def mutations(rng: random.Random, n: int) -> list[str]:
     """``n`` random edits of generated instructions: a register replaced by
     one of another width or class, operands reordered, dropped, added or
-    replaced, the size suffix changed, a prefix added, a space put inside a
-    register's name or after it (``%ra x``, ``%st (1)``). Many stay valid."""
+    replaced, the size suffix changed, a prefix added, a space put after a
+    register's ``%``, inside its name or after it (``% rax``, ``%ra x``,
+    ``%st (1)``). Many stay valid."""
     out: list[str] = []
     while len(out) < n:
         block = generate_block(rng)
@@ -1108,7 +1109,7 @@ def mutations(rng: random.Random, n: int) -> list[str]:
             choice = rng.randrange(7)
             if choice == 6 and "%" in line:
                 m = rng.choice(list(re.finditer(r"%[a-z0-9]+", line)))
-                at = rng.randrange(m.start() + 2, m.end() + 1)
+                at = rng.randrange(m.start() + 1, m.end() + 1)  # right after the % too: "% rax" is %rax
                 out.append(line[:at] + rng.choice([" ", "  ", "\t"]) + line[at:])
             elif choice == 0 and "%" in line:
                 regs = [m for m in re.finditer(r"%[a-z0-9]+", line)]

@@ -285,11 +285,11 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
         info["kind"] = "imm"
         info["value"] = expression.value
     elif low.startswith("%") and ":" not in low and "(" not in low and ")" not in low:
-        name, *rest = low.split()
-        reg = _register(name, col)  # no space inside a register's name: "%ra x" is not %rax
-        if rest:
-            at = low.index(rest[0], len(name))
-            raise ParseError(f"unexpected {op[at:].split()[0]!r} after {op[: len(name)]}", col=col + at + 1)
+        name = _REGISTER_NAME.match(low)  # "% rax" is %rax; "%ra x" is no register
+        reg = _register(name.group(), col)
+        if low[name.end() :].strip():
+            at = name.end() + len(low[name.end() :]) - len(low[name.end() :].lstrip())
+            raise ParseError(f"unexpected {op[at:].split()[0]!r} after {op[: name.end()]}", col=col + at + 1)
         b.add("%" + reg.name, "register", reg.view, reg.referent)
         info.update(kind="reg", reg=reg, bits=reg.bits)
     elif _STACK_REGISTER.fullmatch(low):  # %st(1), also spaced: %st ( 1 )
@@ -312,8 +312,10 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
     return info
 
 
-_SEGMENT = re.compile(r"^(%[a-z]+)\s*:\s*", re.IGNORECASE)
-_STACK_REGISTER = re.compile(r"%st\s*\(\s*\w+\s*\)")
+_SEGMENT = re.compile(r"^(%\s*[a-z]+)\s*:\s*", re.IGNORECASE)
+_STACK_REGISTER = re.compile(r"%\s*st\s*\(\s*\w+\s*\)")
+#: a register operand's name: the ``%``, the spaces an assembler allows after it, and the word
+_REGISTER_NAME = re.compile(r"%\s*[^\s%]*")
 
 
 def _expression(text: str, at: int, what: str):
@@ -332,7 +334,7 @@ def _split_address(op: str) -> tuple[str | None, str, int, str | None]:
     nothing: ``(g+8)(%rip)`` is a displacement and a base, ``(g+8)`` an
     absolute address (the operand is balanced: :func:`_split_operands`)."""
     m = _SEGMENT.match(op)
-    seg, start = (m.group(1), m.end()) if m else (None, 0)
+    seg, start = ("".join(m.group(1).split()), m.end()) if m else (None, 0)
     rest, inner, end = op[start:], None, len(op) - start
     if rest.endswith(")"):
         depth, at = 0, len(rest) - 1

@@ -104,10 +104,11 @@ BASES: dict[str, tuple[str, ...]] = {
 
 
 def lookup(name: str) -> Reg | None:
-    """The register called ``name`` (with or without ``%``), or None. Only
-    the stack registers' parentheses may hold spaces (``%st( 1 )``): a space
-    inside any other name makes it no register (``%r ax`` is not ``%rax``)."""
-    name = name.lower().lstrip("%")
+    """The register called ``name`` (with or without ``%``), or None. Spaces
+    may follow the ``%`` (``% rax``) and stand in a stack register's
+    parentheses (``%st( 1 )``), as assemblers read them; a space inside any
+    other name makes it no register (``%r ax`` is not ``%rax``)."""
+    name = name.lower().lstrip("%").lstrip()
     if name.startswith("st"):
         name = "".join(name.split())
     return REGISTERS.get(name)
