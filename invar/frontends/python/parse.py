@@ -93,7 +93,7 @@ def _parse_units(text: str, path: str | None) -> Units:
     src = SourceMap(text)
     try:
         tree = ast.parse(text, filename=shown)
-        _compiles(tree, shown, src)
+        _compiles(text, shown, src)
         resolution = resolve(tree, text, src, shown)
     except SyntaxError as err:
         line = err.lineno or 0
@@ -614,15 +614,17 @@ class _UnitBuilder:
 __all__ = ["parse_units", "parse"]
 
 
-def _compiles(tree: ast.Module, shown: str, src: SourceMap) -> None:
+def _compiles(text: str, shown: str, src: SourceMap) -> None:
     """The compiler's own checks of a parsed file ('break' outside a loop,
-    'return' outside a function, 'await' outside async): the tree is compiled
-    to code that never runs, its warnings (``x is 1``) silenced. Its errors
-    give a UTF-8 byte offset; the SyntaxError raised gives the column."""
+    'return' outside a function, 'await' outside async): the text is compiled
+    to code that never runs, its warnings (``x is 1``) silenced. The text,
+    not the tree: a tree handed back to the compiler is walked in Python's
+    recursion limit, and a sum of a thousand terms would not compile. Its
+    errors give a UTF-8 byte offset; the SyntaxError raised gives the column."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(tree, shown, "exec", dont_inherit=True)
+            compile(text, shown, "exec", dont_inherit=True)
     except SyntaxError as err:
         line = err.lineno or 0
         if err.offset and 0 < line <= len(src.lines):
