@@ -95,7 +95,6 @@ TABLES = {
 #: report; none stands in a page yet (each leaves this set when its report is
 #: written and its table put in its page)
 PENDING: set[str] = {
-    "bhive-curve-500-2000",
     "bhive-curve-4000",
     "bhive-curve-8000",
     "bhive-curve-16000",
@@ -116,7 +115,7 @@ QUOTED = {
 }
 #: UNREPORTED: studies run before their scripts wrote reports; each leaves this list when its
 #: study is run again with ``--report``.
-UNREPORTED = {"benchmarks/bhive.md": {"### 500, 1,000 and 2,000 blocks"}, "results.md": {"## BHive throughput"}}
+UNREPORTED: dict[str, set[str]] = {}
 BLOCK = re.compile(
     r"(?P<start><!-- table: (?P<name>[\w+-]+)(?:/(?P<view>\w+))? -->\n)(?P<body>.*?)(?P<end><!-- /table -->)", re.S
 )

@@ -400,7 +400,7 @@ def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
     )
     data = datasets.load("bhive", task=BHIVE_TASK, data_dir=str(path))
     failed = sorted((e.line, e.error.message) for e in data.examples if e.error is not None)
-    assert failed == [(3, "not a hex string"), (4, "not a hex string")]
+    assert failed == [(3, "not a hex string"), (4, "not UTF-8 (byte 0xff at column 3)")]
     assert len(data.examples) - len(failed) == len({line.split(",")[0] for line in lines})
 
 
