@@ -36,29 +36,31 @@ def parse_pool(names: str | None) -> list[str] | None:
     """``a,b,c``, ``v0..v9`` or ``@file`` (one name per line) -> a list of names."""
     if names is None:
         return None
-    out: list[str] = []
     if names.startswith("@"):
         from .console import read_text
 
         out = read_text(names[1:]).split()
-    for part in [] if names.startswith("@") else names.split(","):
-        part = part.strip()
-        if ".." in part:
-            lo, hi = part.split("..", 1)
-            stem = lo.rstrip("0123456789")
-            if not stem or not hi.startswith(stem) or not lo[len(stem) :].isdigit() or not hi[len(stem) :].isdigit():
-                raise UsageError(f"bad name range {part!r}; write e.g. v0..v9")
-            first, last = int(lo[len(stem) :]), int(hi[len(stem) :])
-            if first > last:
-                raise UsageError(f"the name range {part!r} is empty; write its lower end first")
-            out.extend(f"{stem}{i}" for i in range(first, last + 1))
-        elif part:
-            out.append(part)
+    else:
+        out = [name for part in names.split(",") for name in _names_of(part.strip())]
     if not out:
         raise UsageError(f"the name pool {names!r} holds no name")
     if len(set(out)) != len(out):
         raise UsageError("the name pool repeats a name")
     return out
+
+
+def _names_of(part: str) -> list[str]:
+    """One comma-separated part of a pool: a name, a range ``v0..v9``, or nothing."""
+    if ".." not in part:
+        return [part] if part else []
+    lo, hi = part.split("..", 1)
+    stem = lo.rstrip("0123456789")
+    if not stem or not hi.startswith(stem) or not lo[len(stem) :].isdigit() or not hi[len(stem) :].isdigit():
+        raise UsageError(f"bad name range {part!r}; write e.g. v0..v9")
+    first, last = int(lo[len(stem) :]), int(hi[len(stem) :])
+    if first > last:
+        raise UsageError(f"the name range {part!r} is empty; write its lower end first")
+    return [f"{stem}{i}" for i in range(first, last + 1)]
 
 
 @command

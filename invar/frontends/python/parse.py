@@ -628,5 +628,5 @@ def _compiles(text: str, shown: str, src: SourceMap) -> None:
     except SyntaxError as err:
         line = err.lineno or 0
         if err.offset and 0 < line <= len(src.lines):
-            err.offset = len(src.lines[line - 1].encode("utf-8")[: err.offset - 1].decode("utf-8", "ignore")) + 1
+            err.offset = src.char_col(line, err.offset - 1) + 1
         raise
