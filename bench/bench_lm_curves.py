@@ -35,6 +35,10 @@ checkpoint exists) is not trained again, so a run over several models'
 seeds gathers runs made in parallel; one trained elsewhere or cut
 short is described from its resume file (``stopped_early`` only when the
 patience ran out, ``cut`` when neither the patience nor the cap ended it).
+``--prepare-only --report PATH`` writes the data's report instead
+(``data_statistics``: the splits, and over the test windows the character
+distribution's entropy, a unigram model's perplexity and the share of spaces
+and letters; ``data_table`` renders it).
 """
 
 from __future__ import annotations
@@ -141,6 +145,53 @@ def test_windows(data: Path, args) -> list:
     windows = [lm.parse(ex.source) for ex in lm.read_split(data, "test")]
     full = [w for w in windows if len(w.tokens) == args.seq_len]
     return full[: args.test_windows]
+
+
+def _characters(windows: list) -> str:
+    return "".join(t.text for w in windows for t in w.tokens)
+
+
+def data_statistics(data: Path, windows: list, args) -> dict:
+    """What a model of the test windows is measured against: the entropy of
+    their characters' distribution (nats), the perplexity on them of a unigram
+    model of the first --train-windows training windows (add-one smoothed over
+    the characters either holds), and the share of spaces and of ASCII letters."""
+    train = [lm.parse(ex.source) for ex in lm.read_split(data, "train")[: args.train_windows]]
+    test, fit = _characters(windows), _characters(train)
+    alphabet = sorted(set(test) | set(fit))
+    index = {c: k for k, c in enumerate(alphabet)}
+    counts = np.bincount([index[c] for c in test], minlength=len(alphabet)).astype(float)
+    unigram = np.bincount([index[c] for c in fit], minlength=len(alphabet)) + 1.0
+    unigram /= unigram.sum()
+    shares = counts[counts > 0] / counts.sum()
+    meta = lm.meta_of(data)
+    return {
+        "splits": {split: meta[split] for split in ("train", "valid", "test")},
+        "files": meta["files"],
+        "training_windows_fitted": len(train),
+        "test_windows": len(windows),
+        "test_characters": len(test),
+        "character_entropy_nats": float(-(shares * np.log(shares)).sum()),
+        "unigram_perplexity": float(np.exp(-(counts * np.log(unigram)).sum() / counts.sum())),
+        "space_share": test.count(" ") / len(test),
+        "letter_share": sum(c.isascii() and c.isalpha() for c in test) / len(test),
+    }
+
+
+def data_table(report: dict) -> str:
+    """The data report's table (``--prepare-only --report``)."""
+    s = report["statistics"]
+    splits = " / ".join(f"{s['splits'][k]:,}" for k in ("train", "valid", "test"))
+    rows = [
+        ("windows (train / valid / test)", f"{splits} from {s['files']:,} files"),
+        ("training windows fitted (the models' and the unigram's)", f"{s['training_windows_fitted']:,}"),
+        ("test windows scored", f"{s['test_windows']:,} ({s['test_characters']:,} characters)"),
+        ("entropy of the test characters", f"{s['character_entropy_nats']:.2f} nats"),
+        ("a unigram model's perplexity on them", f"{s['unigram_perplexity']:.1f}"),
+        ("spaces among them", f"{100 * s['space_share']:.1f} %"),
+        ("ASCII letters among them", f"{100 * s['letter_share']:.1f} %"),
+    ]
+    return "\n".join(["| measure | value |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows)])
 
 
 def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
@@ -354,11 +405,14 @@ def main(argv=None) -> None:
     args = arguments(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     data = dataset(args)
-    if args.prepare_only:
-        return
     windows = test_windows(data, args)
     if not windows:
         raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")
+    if args.prepare_only:
+        if args.report:
+            report = {"machine": machine(), "settings": {k: str(v) for k, v in vars(args).items()}}
+            finish({**report, "statistics": data_statistics(data, windows, args)}, data_table, args.report)
+        return
     load_before = os.getloadavg()
     runs = [run(name, seed, data, windows, args) for seed in args.seeds for name in args.models]
     report = {
