@@ -173,3 +173,24 @@ def test_summary_gives_the_ratio_at_each_decade_of_context_and_the_last():
     ]
     assert learned == "| learned | 2 | 10.00 ± 0.00 | 1.00× | 1.00× | 1.00× | 1.00× |"
     assert lexinvariant == "| lexinvariant | 1 | 20.00 ± 0.00 | 3.00× | 3.00× | 3.00× | 2.00× |"
+
+
+def test_the_data_report_measures_the_test_windows_against_a_unigram_model(tmp_path):
+    """``--prepare-only --report``: the splits, and over the scored test windows
+    the character entropy, a unigram model's perplexity (never below the
+    entropy's exponent: the unigram is fitted on other windows) and the shares."""
+    bench = _module()
+    argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--files", "0"]
+    bench.main(
+        [*argv, "--train-windows", "40", "--test-windows", "12", "--prepare-only", "--report", str(tmp_path / "r.json")]
+    )
+    report = json.loads((tmp_path / "r.json").read_text())
+    s = report["statistics"]
+    assert s["test_windows"] == 12 and s["test_characters"] == 12 * 64 and s["training_windows_fitted"] == 40
+    assert s["splits"]["test"] >= 12 and s["files"] > 0
+    assert 0 < s["character_entropy_nats"] < np.log(256)
+    assert s["unigram_perplexity"] >= np.exp(s["character_entropy_nats"]) - 1e-9
+    assert 0 < s["space_share"] < 1 and 0 < s["letter_share"] < 1 and s["space_share"] + s["letter_share"] <= 1
+    table = bench.data_table(report)
+    assert f"| a unigram model's perplexity on them | {s['unigram_perplexity']:.1f} |" in table
+    assert not (tmp_path / "out" / "lm-curves.json").exists()  # nothing trained
