@@ -18,7 +18,7 @@ from invar.frontends.x86 import registers as R
 from invar.frontends.x86.hexblock import decode
 from tests.conftest import bhive_blocks
 
-N_BLOCKS = 10_000
+N_BLOCKS = 5_000
 
 #: (mnemonic, referent) that capstone lists as written but the manuals do not:
 #: cwd/cdq/cqo only write %rdx; ``test`` with the accumulator short form writes nothing

@@ -3,7 +3,7 @@
 ``Program.deps`` holds a set of pairs whose transitive closure is the
 dependency order; tests/oracles/x86_deps_reference.py keeps the all-pairs
 construction it replaced. The two must have the same closure, the same DLG
-layers and the same permutation counts: on a tenth of BHive
+layers and the same permutation counts: on a fortieth of BHive
 (tests/frontends/test_x86.py, which decodes those blocks anyway) and here
 on long generated blocks built to stress what the sparse construction
 leaves out: memory groups (one address key, disjoint and overlapping

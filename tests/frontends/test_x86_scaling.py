@@ -1,6 +1,6 @@
 """Cost near-linear in the input: parsing a straight-line x86 block and
-counting its renamings, or building its DLG, at 10,000 instructions costs
-at most about ten times what it costs at 1,000, in time and in peak memory.
+counting its renamings, or building its DLG, at 5,000 instructions costs
+at most about ten times what it costs at 500, in time and in peak memory.
 
 The blocks are seeded concatenations of real BHive blocks with no barrier
 (no control flow, no rip-relative operand, nothing that reads the world), so
@@ -28,9 +28,9 @@ from tests.conftest import bhive_blocks
 
 _parse = importlib.import_module("invar.frontends.x86.parse")
 
-SIZES = (1_000, 10_000)
+SIZES = (500, 5_000)
 #: timed runs per size (the minimum counts; the small size is the noisier)
-REPEAT = {1_000: 3, 10_000: 2}
+REPEAT = {500: 5, 5_000: 2}
 #: most a tenfold input may multiply time or peak memory by
 BOUND = 20
 

@@ -34,7 +34,7 @@ from tests.oracles.x86_oracle import check_blocks, invar_verdict, llvm_mc_verdic
 x86_parse = importlib.import_module("invar.frontends.x86.parse")
 
 SEED = 20250301
-BLOCKS = 600
+BLOCKS = 300
 
 pytestmark = pytest.mark.skipif(
     shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)"
@@ -140,7 +140,7 @@ def _sensitive(blocks, count: int, want, **kwargs):
 def test_sensitivity_dependencies_dropped(blocks, record_property):
     report = _sensitive(
         blocks,
-        60,
+        30,
         lambda b: b.runnable,
         renamings=0,
         permutation_space=lambda p: PermutationSpace(dataclasses.replace(p, deps=())),
@@ -155,7 +155,7 @@ def test_sensitivity_prefix_lines_split_off(record_property):
     read-modify-write, and the blocks, laid out as an assembler does, differ."""
     rng = random.Random(SEED + 3)
     sources = []
-    while len(sources) < 40:
+    while len(sources) < 20:
         b = generate_block(rng, vector=False)
         if any(f.startswith(("lock:", "prefix:")) for f in b.features) and not b.features & {"mem:rip", "final-branch"}:
             sources.append(b)
@@ -193,7 +193,7 @@ def test_sensitivity_rep_count_not_pinned(blocks, weakened, record_property):
     # the count's setting move across the rep
     report = _sensitive(
         blocks,
-        30,
+        20,
         lambda b: b.runnable and any(f.startswith("prefix:") for f in b.features),
         permutations=2,
         renamings=2,
@@ -210,7 +210,7 @@ def test_sensitivity_movabs_accumulator_not_pinned(blocks, weakened, record_prop
         return eff
 
     weakened(unpinned)
-    report = _sensitive(blocks, 60, lambda b: "movabs:1" in b.features or "movabs:2" in b.features, permutations=0)
+    report = _sensitive(blocks, 40, lambda b: "movabs:1" in b.features or "movabs:2" in b.features, permutations=0)
     record_property("oracle", f"movabs accumulator not pinned: {report.line()}")
     assert sum("does not assemble" in why for _, _, why in report.failures) > 20
 

@@ -25,8 +25,8 @@ from invar.frontends.x86.hexblock import decode
 from tests.conftest import bhive_blocks
 from tests.oracles.x86_generate import generate_block
 
-N_BLOCKS = 500
-N_RENAMINGS = 5
+N_BLOCKS = 250
+N_RENAMINGS = 4
 
 pytestmark = pytest.mark.skipif(
     shutil.which("llvm-mca") is None or shutil.which("llvm-mc") is None,
@@ -121,7 +121,9 @@ def test_oracle_tells_figure1_apart():
     assert cycles == {"a": 168, "b": 168, "c": 1003}
 
 
-N_GENERATED = 300
+N_GENERATED = 150
+#: generated AVX-512 blocks with EVEX-only instructions
+N_EVEX = 75
 
 
 def renamed_texts(rng: random.Random, blocks: list[str], n: int) -> tuple[list[str], list[int], int]:
@@ -173,7 +175,7 @@ def test_renamings_of_generated_blocks_keep_llvm_mca_cycles(record_property):
     )
     print(report)
     record_property("oracle", report)
-    assert accumulator >= 20
+    assert accumulator >= N_GENERATED / 20  # one block in twenty at least
     assert timed > 0.9 * len(texts) * 3
     assert not mismatches, mismatches[:3]
 
@@ -183,7 +185,7 @@ def test_renamings_of_evex_blocks_keep_llvm_mca_cycles(record_property):
     %xmm16-31/%ymm16-31; they assemble and keep skylake-avx512's cycles."""
     rng = random.Random(1516)
     blocks = []
-    while len(blocks) < 150:
+    while len(blocks) < N_EVEX:
         block = generate_block(rng, vector=True)
         if "avx512:evex-only" in block.features:
             blocks.append(block.text)
@@ -215,8 +217,9 @@ def test_sensitivity_register_rules_dropped(monkeypatch, record_property):
 
     monkeypatch.setattr(forms, "RULES", {})
     rng = random.Random(1515)
-    blocks = [generate_block(rng, vector=False).text for _ in range(N_GENERATED)]
-    texts, origin, _ = renamed_texts(rng, blocks, N_RENAMINGS)
+    # the sample of the test above's size before it was halved: on one CPU, and the margin stays wide
+    blocks = [generate_block(rng, vector=False).text for _ in range(2 * N_GENERATED)]
+    texts, origin, _ = renamed_texts(rng, blocks, 5)
     mismatches, _ = _mismatches(texts, origin, ("haswell",))
     report = (
         f"register rules dropped: {len(mismatches)} of {len(texts) - len(blocks)} renamings change haswell's cycles"

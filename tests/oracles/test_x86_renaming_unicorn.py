@@ -26,7 +26,7 @@ from tests.conftest import bhive_blocks
 from tests.oracles.test_x86_unicorn import Start, Unrunnable, legacy_sse, random_start, run
 
 SEED = 77
-BLOCKS = 300
+BLOCKS = 150
 RENAMINGS = 2
 
 pytestmark = pytest.mark.skipif(
