@@ -1,7 +1,7 @@
 """Invariance by construction, on real BHive blocks, with random weights.
 
 * ``renamer`` and ``canonicalized``: a block and each of 20 sampled
-  renamings get bitwise-identical predictions (200 blocks; ``renamer`` with
+  renamings get bitwise-identical predictions (100 blocks; ``renamer`` with
   its pinned registers read by identity, 100 blocks, and on blocks whose
   registers the vocabulary partly lacks).
 * ``spe``: 20 sampled semantics-preserving line orders agree within 1e-5;
@@ -33,13 +33,13 @@ from invar.symmetry.permutations import PermutationSpace
 from invar.symmetry.spaces import renaming_space
 from tests.conftest import bhive_blocks
 
-N_BLOCKS = 200
+N_BLOCKS = 100
 N_VARIANTS = 20
 
 
 @pytest.fixture(scope="module")
 def renamed_blocks():
-    """200 real blocks of at most 128 tokens with more than one renaming,
+    """100 real blocks of at most 128 tokens with more than one renaming,
     each with 20 sampled renamings (as programs), and a vocabulary."""
     rng = random.Random(9)
     groups = []
