@@ -24,7 +24,7 @@ from functools import lru_cache
 from .java_census import NO_METHOD, differences, read_both
 from .java_corpus import src_zip
 
-SAMPLE = 200
+SAMPLE = 80
 
 
 @lru_cache(maxsize=1)
@@ -58,7 +58,7 @@ def test_both_parser_paths_build_identical_programs(record_property):
         f"{len(differ)} differences), {only_tree_sitter} by tree-sitter only "
         f"({results()['seconds']:.0f}s)",
     )
-    assert both >= SAMPLE // 2 and only_tree_sitter >= 5
+    assert both >= SAMPLE // 2 and only_tree_sitter >= 3
     assert not differ, differ[:10]
 
 
@@ -83,4 +83,4 @@ def test_fewer_than_one_percent_of_files_fail_to_parse(record_property):
         f"method with a body; {methods} methods, {skipped} skipped",
     )
     assert len(failed) < SAMPLE / 100, [str(e) for e in failed]
-    assert methods >= 2000
+    assert methods >= 900

@@ -12,7 +12,7 @@ from invar.symmetry.spaces import canonical
 
 from .java_corpus import JDK_FILES, jdk_sources
 
-RENAMINGS = 3
+RENAMINGS = 1
 
 
 def alone(method_text: str) -> str:

@@ -1,12 +1,13 @@
 """Execution oracle on real code: functions of the running Python's standard
 library (docs/semantics.md).
 
-Candidates are the module-level functions of a list of standard-library
-modules. A *sandboxed trial* decides which can be called safely: each is
-called on arguments drawn from a pool of plain values, in a subprocess where
-any file, process, network, environment or sleep access makes the call fail;
-calls that complete normally and give the same outcome twice are kept as
-inputs, and a function with at least one such input is callable safely.
+Candidates are the module-level functions of a seeded half of a list of
+standard-library modules. A *sandboxed trial* decides which can be called
+safely: each is called on arguments drawn from a pool of plain values, in a
+subprocess where any file, process, network, environment or sleep access
+makes the call fail; calls that complete normally and give the same outcome
+twice are kept as inputs, and a function with at least one such input is
+callable safely.
 
 Each callable function's text is taken from its module with invar's own
 frontend, and its sampled permutations and renamings are run beside it in the
@@ -75,6 +76,8 @@ KEEP = 6  # inputs kept per function
 PERMUTATIONS, RENAMINGS = 3, 3
 POOL = ["a", "b", "s", "i", "n", "len", "str", "q0", "q1", "q2", "q3", "q4", "q5", "q6"]
 SEED = 20241121
+#: the modules whose functions are checked: a seeded half of the list (parsing them costs most)
+SAMPLED_MODULES = sorted(random.Random(SEED).sample(MODULES, len(MODULES) // 2), key=MODULES.index)
 
 
 def candidates(modules=MODULES) -> list[tuple[str, str, int, str]]:
@@ -116,7 +119,7 @@ def trial_inputs(rng: random.Random, required: int, trials: int = TRIALS) -> lis
 
 @pytest.fixture(scope="module")
 def callable_functions():
-    return find_callable()
+    return find_callable(SAMPLED_MODULES)
 
 
 def find_callable(modules=MODULES, keep=None, own_name: bool = False, trials: int = TRIALS) -> list:
@@ -168,7 +171,7 @@ def test_standard_library_functions_keep_their_meaning(callable_functions, recor
     for module, name, text, want, got in failures[:3]:
         print(f"{module}.{name}:\nwant {want}\ngot  {got}\n{text}")
     assert not failures
-    assert len(functions) >= 200
+    assert len(functions) >= 75
 
 
 def run_variants(callable_functions, seed: int = SEED, own_name: bool = False):
