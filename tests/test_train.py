@@ -115,13 +115,13 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
         "--epochs",
         "2",
         "--batch-size",
-        "2",
+        "4",
         "--threads",
         "1",
         "--seed",
         "4",
     ]
-    train(data=dataset, arch="lexinvariant", epochs=2, out=tmp_path / "whole.pt", batch_size=2, threads=1, seed=4)
+    train(data=dataset, arch="lexinvariant", epochs=2, out=tmp_path / "whole.pt", batch_size=4, threads=1, seed=4)
     out = tmp_path / "cut.pt"
     state = resume_path(out)
     proc = subprocess.Popen(
@@ -446,7 +446,7 @@ def _lm_windows(tmp_path):
 )
 def test_bf16_steps_learn_and_keep_float32_weights(task, data, arch, dataset, tmp_path):
     data = dataset if data is None else data(tmp_path) if callable(data) else data
-    quick = dict(task=task, data=data, arch=arch, epochs=3, seed=1, batch_size=8, threads=1, lr=1e-3, limit=64)
+    quick = dict(task=task, data=data, arch=arch, epochs=3, seed=1, batch_size=8, threads=1, lr=1e-3, limit=32)
     low = train(out=tmp_path / "bf16.pt", precision="bf16", **quick)
     train(out=tmp_path / "fp32.pt", **quick)
     losses = [h["train_loss"] for h in low.history]
