@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import finish, load_line, machine, mean_sd
+from common import finish, load_line, machine, mean_sd, portable
 
 import invar
 from invar.nn.lm import position_losses
@@ -410,7 +410,9 @@ def main(argv=None) -> None:
         raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")
     if args.prepare_only:
         if args.report:
-            report = {"machine": machine(), "settings": {k: str(v) for k, v in vars(args).items()}}
+            stdlib = args.source == Path(sysconfig.get_paths()["stdlib"])
+            settings = portable(args, {"out": "DIR", "source": "STDLIB" if stdlib else "SOURCE"})
+            report = {"machine": machine(), "settings": settings}
             finish({**report, "statistics": data_statistics(data, windows, args)}, data_table, args.report)
         return
     load_before = os.getloadavg()

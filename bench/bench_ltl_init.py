@@ -21,7 +21,7 @@ import argparse
 from pathlib import Path
 
 import torch
-from common import finish, mean_sd, opened
+from common import finish, mean_sd, opened, portable
 
 from invar.encoding import Vocab, add_pool, add_specials, collate_pairs, vocab_counts
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
@@ -97,7 +97,7 @@ def main(argv=None) -> dict:
     torch.set_num_threads(1)
     pairs = formulas(args)
     report = opened(args, "ltl-init")
-    report["args"] = {k: str(v) for k, v in vars(args).items()}
+    report["args"] = portable(args, {"out": "DIR"})
     report["formulas"] = len(pairs)
     report["rows"] = [
         {"scaling": s, "cosines": [cosines(_model(pairs, s, seed, args.size), pairs) for seed in args.seeds]}

@@ -48,6 +48,13 @@ def finish(report: dict, table: Callable[[dict], str], path: str | Path | None) 
     return report
 
 
+def portable(args, placeholders: dict[str, str]) -> dict[str, str]:
+    """``args`` as strings for a report, the options that name this machine's
+    paths given as ``placeholders`` (``{"out": "DIR"}``): a report holds no
+    path of the machine that wrote it."""
+    return {k: placeholders.get(k, str(v)) for k, v in vars(args).items()}
+
+
 def opened(args, bench: str | None = None) -> dict:
     """A report's opening: its bench's name (when given), the machine, torch's
     version, the arguments and the load average now."""

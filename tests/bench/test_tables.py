@@ -89,3 +89,28 @@ def test_every_table_not_made_from_a_report_is_a_quote_or_a_study_still_to_run_a
 )
 def test_tables_outside_generated_blocks_are_found(page, expected):
     assert tables.unmade(page) == expected
+
+
+def test_no_report_holds_a_path_of_the_machine_that_wrote_it():
+    """Reports are published: an option naming a directory of the machine is
+    written as a placeholder (``bench/common.py``'s ``portable``), never as its path."""
+    import re
+
+    from tests.conftest import ROOT
+
+    machine_path = re.compile(r"(^|[\s'\"=:])/(root|home|tmp|work|usr|opt|var|mnt|srv)/")
+    found = []
+    for path in sorted((ROOT / "docs" / "benchmarks" / "reports").glob("*.json")):
+
+        def walk(value, where=path.name):
+            if isinstance(value, dict):
+                for k, v in value.items():
+                    walk(v, f"{where}:{k}")
+            elif isinstance(value, list):
+                for v in value:
+                    walk(v, where)
+            elif isinstance(value, str) and machine_path.search(value):
+                found.append(f"{where}: {value[:80]}")
+
+        walk(json.loads(path.read_text()))
+    assert not found, found
