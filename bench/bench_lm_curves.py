@@ -401,25 +401,30 @@ def plot(runs: list[dict], args, path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def _settings(args) -> dict[str, str]:
+    """The options as a report holds them: the directories as DIR and STDLIB (or SOURCE)."""
+    stdlib = args.source == Path(sysconfig.get_paths()["stdlib"])
+    return portable(args, {"out": "DIR", "source": "STDLIB" if stdlib else "SOURCE"})
+
+
 def main(argv=None) -> None:
     args = arguments(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     data = dataset(args)
+    if args.prepare_only and not args.report:
+        return
     windows = test_windows(data, args)
     if not windows:
         raise SystemExit(f"no test window of {args.seq_len} tokens in {data}")
     if args.prepare_only:
-        if args.report:
-            stdlib = args.source == Path(sysconfig.get_paths()["stdlib"])
-            settings = portable(args, {"out": "DIR", "source": "STDLIB" if stdlib else "SOURCE"})
-            report = {"machine": machine(), "settings": settings}
-            finish({**report, "statistics": data_statistics(data, windows, args)}, data_table, args.report)
+        report = {"machine": machine(), "settings": _settings(args), "statistics": data_statistics(data, windows, args)}
+        finish(report, data_table, args.report)
         return
     load_before = os.getloadavg()
     runs = [run(name, seed, data, windows, args) for seed in args.seeds for name in args.models]
     report = {
         "machine": machine(),
-        "settings": {k: str(v) for k, v in vars(args).items()},
+        "settings": _settings(args),
         "test_windows": len(windows),
         "load_average_before": load_before,
         "load_average_after": os.getloadavg(),
