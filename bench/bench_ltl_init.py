@@ -21,7 +21,7 @@ import argparse
 from pathlib import Path
 
 import torch
-from common import finish, mean_sd, opened, portable
+from common import finish, mean_sd, opened
 
 from invar.encoding import Vocab, add_pool, add_specials, collate_pairs, vocab_counts
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
@@ -96,8 +96,7 @@ def main(argv=None) -> dict:
     args = arguments(argv)
     torch.set_num_threads(1)
     pairs = formulas(args)
-    report = opened(args, "ltl-init")
-    report["args"] = portable(args, {"out": "DIR"})
+    report = opened(args, "ltl-init", {"out": "DIR"})
     report["formulas"] = len(pairs)
     report["rows"] = [
         {"scaling": s, "cosines": [cosines(_model(pairs, s, seed, args.size), pairs) for seed in args.seeds]}

@@ -55,9 +55,10 @@ def portable(args, placeholders: dict[str, str]) -> dict[str, str]:
     return {k: placeholders.get(k, str(v)) for k, v in vars(args).items()}
 
 
-def opened(args, bench: str | None = None) -> dict:
+def opened(args, bench: str | None = None, placeholders: dict[str, str] | None = None) -> dict:
     """A report's opening: its bench's name (when given), the machine, torch's
-    version, the arguments and the load average now."""
+    version, the arguments (as :func:`portable` writes them when
+    ``placeholders`` are given) and the load average now."""
     import torch
 
     head = {"bench": bench} if bench else {}
@@ -65,7 +66,7 @@ def opened(args, bench: str | None = None) -> dict:
         **head,
         "machine": machine(),
         "torch": torch.__version__,
-        "args": vars(args),
+        "args": vars(args) if placeholders is None else portable(args, placeholders),
         "load_average_before": os.getloadavg(),
     }
 
