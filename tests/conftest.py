@@ -1,8 +1,10 @@
 """Shared fixtures: paths to the repository's fixtures and to ../shared data,
-and the CLI driven in-process (``invoke``)."""
+the CLI driven in-process (``invoke``), one torch thread a test process, and
+the order that runs the slowest modules first."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -18,6 +20,63 @@ BHIVE = SHARED / "data" / "bhive"
 #: python's arguments that run ``invar`` in two processes started by torch.distributed.run
 TORCHRUN = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", "-m", "invar")
 
+#: modules that hold a test (or a fixture) of ten seconds or more on a 2-core
+#: machine, slowest first: they run first, so that pytest-xdist, which hands
+#: out tests in collection order, ends the run on short tests instead of
+#: leaving one worker idle while the other finishes a long one
+SLOW_FIRST = (
+    "audit/test_chat_audits.py",
+    "test_readme.py",
+    "bench/test_gpu_studies.py",
+    "bench/test_bench_learning_curve.py",
+    "tasks/test_canonicalized_seq.py",
+    "bench/test_bench_audit.py",
+    "tasks/test_ltl_task.py",
+    "tasks/test_names_task.py",
+    "tasks/test_bugs_task.py",
+    "frontends/test_x86_scaling.py",
+    "test_train.py",
+    "oracles/test_python_generated.py",
+    "alta/test_arithmetic.py",
+    "symmetry/test_scaling.py",
+    "tasks/test_copy_task.py",
+    "bench/test_bench_ltl_train.py",
+    "cli/test_source_datasets.py",
+    "cli/test_lm_cli.py",
+    "oracles/test_x86_register_sweep.py",
+    "symmetry/test_canonical.py",
+    "oracles/test_java_generated.py",
+    "bench/test_bench_alta_end_to_end.py",
+    "cli/test_signals.py",
+    "audit/test_http.py",
+    "cli/test_audit_cli.py",
+    "audit/test_real_server.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    """Run the modules of :data:`SLOW_FIRST` first, in that order, each
+    module's tests in their own order; the rest keep theirs."""
+    here = Path(__file__).parent
+    missing = [name for name in SLOW_FIRST if not (here / name).is_file()]
+    assert not missing, f"SLOW_FIRST names modules that are not there: {missing}"
+    rank = {(here / name).resolve(): i for i, name in enumerate(SLOW_FIRST)}
+    last = len(SLOW_FIRST)
+    items.sort(key=lambda item: rank.get(item.path.resolve(), last))  # stable: ties keep their order
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_torch_thread():
+    """One torch thread in each test process: the workers already share the
+    cores, and small tensors only wait on more threads. (Training sets its
+    own count from ``threads``; the tests that train pass 1.)"""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_reply_cache(tmp_path_factory):
@@ -30,10 +89,13 @@ def _session_reply_cache(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def _own_reply_cache(tmp_path, monkeypatch):
+def _own_reply_cache(request, tmp_path_factory, monkeypatch):
     """Every test keeps an endpoint's replies in a cache of its own (the audit
-    caches them by default): no test reads another's, or the user's."""
-    monkeypatch.setenv("INVAR_REPLY_CACHE", str(tmp_path / "reply-cache"))
+    caches them by default): no test reads another's, or the user's. The
+    directory is named, not made: the cache makes it when a test first
+    writes to it, and most tests never do."""
+    base = tmp_path_factory.getbasetemp() / "reply-caches"
+    monkeypatch.setenv("INVAR_REPLY_CACHE", str(base / hashlib.sha1(request.node.nodeid.encode()).hexdigest()))
 
 
 class Invoke:

@@ -5,6 +5,7 @@ replies are kept, and a changed reader re-reads them."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import subprocess
 import sys
@@ -88,8 +89,11 @@ def test_the_default_directory(monkeypatch, env, want):
     assert default_directory() == Path(want)
 
 
-def test_every_test_has_a_cache_of_its_own(tmp_path):
-    assert default_directory() == tmp_path / "reply-cache"
+@pytest.mark.parametrize("case", ["one", "another"])
+def test_every_test_has_a_cache_of_its_own(case, request, tmp_path_factory):
+    named = default_directory()
+    assert named.parent == tmp_path_factory.getbasetemp() / "reply-caches"
+    assert named.name == hashlib.sha1(request.node.nodeid.encode()).hexdigest()  # the test's own
 
 
 def test_threads_share_one_cache(tmp_path):
