@@ -66,6 +66,12 @@ class UnsupportedError(ParseError):
     """The input is valid but uses a construct invar does not handle."""
 
 
+class NoUnitError(ParseError):
+    """The input is valid but holds no unit to work on (a Java file without a
+    method with a body): an error where one program was asked for, a file
+    with no function where a dataset reads a directory."""
+
+
 class DataError(InvarError):
     """A dataset, label file or fixture is malformed or missing."""
 

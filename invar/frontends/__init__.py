@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 import os
 
-from ..errors import ParseError, UsageError
+from ..errors import NoUnitError, ParseError, UsageError
 from ..program import Program
 from .registry import HEX, JAVA, LTL, PYTHON, REGISTRY, UNREAD, X86, Frontend, frontend_of
 
@@ -99,7 +99,7 @@ def parse_units(text: str, lang: str, path: str | None = None) -> list[Program]:
     except ParseError as err:
         raise err.located(path)
     if not units:
-        raise ParseError("no program found in input", path=path, line=1, col=1)
+        raise NoUnitError("no program found in input", path=path, line=1, col=1)
     return units
 
 

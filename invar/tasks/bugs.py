@@ -75,11 +75,9 @@ import random
 import re
 import textwrap
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TYPE_CHECKING
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from ..errors import DataError
 from ..frontends.registry import JAVA, PYTHON, frontend_of
@@ -102,6 +100,9 @@ from .names import (
     tally,
     write_splits,
 )
+
+if TYPE_CHECKING:  # torch is imported where a model needs it: building a dataset never does
+    import torch
 
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "bug", "path", "line")
@@ -473,6 +474,8 @@ def dataset(spec: str, split: str) -> list[Example] | None:
 # ------------------------------------------------------ loss, output, metric
 def loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """Binary cross-entropy (the mean)."""
+    import torch.nn.functional as F
+
     return F.binary_cross_entropy_with_logits(logits.reshape(-1), target.reshape(-1).to(logits.dtype))
 
 

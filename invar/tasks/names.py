@@ -61,11 +61,9 @@ import re
 import sys
 import textwrap
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple, Sequence
+from typing import Callable, Iterator, NamedTuple, Sequence, TYPE_CHECKING
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from ..errors import DataError
 from ..frontends.java import JAVA_KEYWORDS
@@ -74,6 +72,9 @@ from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
 from .answers import Reader, Unreadable, lines, without_label
+
+if TYPE_CHECKING:  # torch is imported where a model needs it: building a dataset never does
+    import torch
 
 #: what the function's name reads as in its input (code2seq's placeholder)
 PLACEHOLDER = "METHOD_NAME"
@@ -224,7 +225,7 @@ def _reported(
 
 def read_units(path: Path, rel: str) -> tuple[list[Program] | None, str | None]:
     """(the units of a source file, None), or (None, why it cannot be read)."""
-    from ..errors import InvarError
+    from ..errors import InvarError, NoUnitError
     from ..frontends import decode, parse_units
 
     try:
@@ -238,6 +239,8 @@ def read_units(path: Path, rel: str) -> tuple[list[Program] | None, str | None]:
         return None, err.message.split(" (")[0] if err.message.startswith("not ") else "unparsable"
     try:
         return parse_units(text, LANGS[path.suffix], path=rel), None
+    except NoUnitError:  # an interface, a package-info.java: a file with no function, as an empty one
+        return [], None
     except (InvarError, SyntaxError, ValueError, RecursionError):
         return None, "unparsable"
 
@@ -462,6 +465,8 @@ def targets(labels: Sequence[Sequence[str]], names: Sequence[str]) -> np.ndarray
 # ------------------------------------------------------ loss, output, metric
 def loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """Binary cross-entropy over every label (the mean)."""
+    import torch.nn.functional as F
+
     return F.binary_cross_entropy_with_logits(logits, target)
 
 

@@ -242,13 +242,10 @@ def test_the_audit_of_a_renamer_spe_names_model_finds_no_violation(models, corpu
         model = load_model(models[arch][0])
         with torch.no_grad():
             model.network.head.out.bias.zero_()
-        report = audit(model, str(corpus / "data"), transform="both", variants=4, limit=30, seed=1).report
+        result = audit(model, str(corpus / "data"), transform="both", variants=4, limit=30, seed=1)
+        report = result.report
         assert report["audited"] >= 25 and all("this model takes" in f["error"] for f in report["failed"])
-        preds = {
-            json.dumps(r["prediction"])
-            for r in audit(model, str(corpus / "data"), transform="both", variants=2, limit=30, seed=1).records
-            if r.get("prediction")
-        }
+        preds = {json.dumps(r["prediction"]) for r in result.records if r.get("prediction")}  # each original's
         assert len(preds) > 3  # not a constant model
         rates[arch] = report["violation_rate"]
     assert rates["renamer+spe"] == 0.0
@@ -256,21 +253,28 @@ def test_the_audit_of_a_renamer_spe_names_model_finds_no_violation(models, corpu
 
 
 @pytest.mark.parametrize(
-    "data, found",
+    "name, data, found",
     [
-        (b"\xef\xbb\xbfdef f(x):\n    y = x + 1\n    return y\n", ["f"]),  # a byte-order mark, as every command reads
-        (b"# -*- coding: latin-1 -*-\ndef g(x):\n    s = '\xe9'\n    return s\n", ["g"]),  # PEP 263
-        (b"def f(x):\r\n    y = x\r\n    return y\r\n", ["f"]),
-        (b"", []),  # an empty __init__.py holds no function, and is no failure
-        (b"def f(x):\n    return '\xff'\n", "not UTF-8"),
-        (b"def f(x):\n\0", "unparsable"),
-        (b"def f(:\n", "unparsable"),
+        (
+            "m.py",
+            b"\xef\xbb\xbfdef f(x):\n    y = x + 1\n    return y\n",
+            ["f"],
+        ),  # a byte-order mark, as every command reads
+        ("m.py", b"# -*- coding: latin-1 -*-\ndef g(x):\n    s = '\xe9'\n    return s\n", ["g"]),  # PEP 263
+        ("m.py", b"def f(x):\r\n    y = x\r\n    return y\r\n", ["f"]),
+        ("m.py", b"", []),  # an empty __init__.py holds no function, and is no failure
+        ("I.java", b"interface I { int f(); }\n", []),  # nor an interface: no method with a body
+        ("package-info.java", b"package a.b;\n", []),
+        ("A.java", b"class A { int f( }\n", "unparsable"),
+        ("m.py", b"def f(x):\n    return '\xff'\n", "not UTF-8"),
+        ("m.py", b"def f(x):\n\0", "unparsable"),
+        ("m.py", b"def f(:\n", "unparsable"),
     ],
 )
-def test_a_source_file_is_read_as_the_commands_read_it(tmp_path, data, found):
+def test_a_source_file_is_read_as_the_commands_read_it(tmp_path, name, data, found):
     from invar.tasks.names import read_units
 
-    path = tmp_path / "m.py"
+    path = tmp_path / name
     path.write_bytes(data)
-    units, why = read_units(path, "m.py")
+    units, why = read_units(path, name)
     assert (why if units is None else [u.name for u in units]) == found

@@ -15,7 +15,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Sequence
 
-from ...errors import InvarError, ParseError, UnsupportedError
+from ...errors import InvarError, NoUnitError, ParseError, UnsupportedError
 from ...program import Line, Program, Token
 from .javalang_parser import read as read_javalang
 from .treesitter_parser import read as read_treesitter
@@ -48,7 +48,7 @@ def parse_units(text: str, path: str | None = None, *, parser: str | None = None
                 raise
             ix, methods = read_treesitter(text, path, fallback=err)
     if not methods:
-        raise ParseError("no method with a body found", path=path, line=1, col=1)
+        raise NoUnitError("no method with a body found", path=path, line=1, col=1)
     return build_units(ix, methods, path)
 
 
