@@ -92,21 +92,17 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "invar", "train", *args]
 
 
-def _run(*args) -> subprocess.CompletedProcess:
-    """``invar train ARGS`` in a subprocess from the repository root, its output captured as text."""
-    return subprocess.run(_cli(*map(str, args)), cwd=ROOT, capture_output=True, text=True)
-
-
 def _never_learning(dataset, epochs: int) -> list[str]:
     """The options of a vanilla run that cannot improve (learning rate 0), batches of 4 on one thread."""
     options = ("--arch", "vanilla", "--epochs", epochs, "--batch-size", "4", "--threads", "1", "--lr", "0")
     return ["--data", str(dataset), *map(str, options)]
 
 
-def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
-    """Kill a run mid-epoch (SIGKILL), rerun with --resume: it continues from
-    the last saved state and ends with exactly the weights of a run that was
-    never interrupted. The checkpoint file is never left half-written."""
+def test_killed_training_resumes_where_it_stopped(dataset, tmp_path, invoke):
+    """Kill a run mid-epoch (SIGKILL), rerun with --resume (in-process: the
+    killed run is the subprocess): it continues from the last saved state
+    and ends with exactly the weights of a run that was never interrupted.
+    The checkpoint file is never left half-written."""
     args = [
         "--data",
         str(dataset),
@@ -148,8 +144,8 @@ def test_killed_training_resumes_where_it_stopped(dataset, tmp_path):
     # SIGKILL cannot be aimed at the write); the next run removes it
     for path in (out, state):
         (tmp_path / f".{path.name}.k1ll3d.tmp").write_bytes(b"torn")
-    result = _run(*args, "--out", out, "--resume", "--save-every", "3")
-    assert result.returncode == 0, result.stderr
+    result = invoke("train", *args, "--out", out, "--resume", "--save-every", "3")
+    assert result.exit_code == 0, result.stderr
     assert f"resuming at epoch {saved['epoch'] + 1}, step {saved['step']}" in result.stderr
     whole, cut = _weights(tmp_path / "whole.pt"), _weights(out)
     assert all(torch.equal(whole[k], cut[k]) for k in whole)
@@ -212,7 +208,7 @@ def test_a_state_saved_before_newer_config_fields_still_resumes(dataset, tmp_pat
 
 def test_two_processes_with_torchrun(dataset, tmp_path):
     out = tmp_path / "ddp.pt"
-    options = ("--arch", "renamer", "--epochs", "2", "--batch-size", "8", "--threads", "1")
+    options = ("--arch", "renamer", "--epochs", "1", "--batch-size", "8", "--threads", "1")
     result = torchrun("train", "--data", dataset, *options, "--out", out)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "2 processes" in result.stderr
@@ -269,7 +265,7 @@ def unstopped(dataset, tmp_path_factory):
     return run
 
 
-@pytest.mark.parametrize("lr, patience", [(0.0, 1), (0.0, 3), (1e-3, 1), (1e-3, 2), (3e-3, 1)])
+@pytest.mark.parametrize("lr, patience", [(0.0, 3), (1e-3, 2), (3e-3, 1)])  # best epoch 1 or 2, weights moving or not
 def test_patience_stops_early_and_keeps_the_best_epoch(dataset, unstopped, tmp_path, lr, patience):
     """A run with --patience is the unstopped run cut where ``patience``
     epochs in a row brought no better validation MAPE (a learning rate of 0
@@ -428,7 +424,7 @@ def test_the_schedule_on_the_command_line(dataset, tmp_path, invoke):
 def test_fp32_is_the_default_and_tf32_changes_nothing_on_a_cpu(dataset, tmp_path):
     before = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
     for name, kw in (("a", {}), ("b", {"precision": "fp32"}), ("c", {"precision": "tf32"})):
-        train(data=dataset, arch="renamer", epochs=2, out=tmp_path / f"{name}.pt", seed=3, **QUICK, **kw)
+        train(data=dataset, arch="renamer", epochs=1, out=tmp_path / f"{name}.pt", seed=3, **QUICK, **kw)
     a, b, c = (_weights(tmp_path / f"{n}.pt") for n in "abc")
     assert all(torch.equal(a[k], b[k]) and torch.equal(a[k], c[k]) for k in a)
     assert (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32) == before
@@ -446,7 +442,7 @@ def _lm_windows(tmp_path):
 )
 def test_bf16_steps_learn_and_keep_float32_weights(task, data, arch, dataset, tmp_path):
     data = dataset if data is None else data(tmp_path) if callable(data) else data
-    quick = dict(task=task, data=data, arch=arch, epochs=3, seed=1, batch_size=8, threads=1, lr=1e-3, limit=32)
+    quick = dict(task=task, data=data, arch=arch, epochs=2, seed=1, batch_size=8, threads=1, lr=1e-3, limit=32)
     low = train(out=tmp_path / "bf16.pt", precision="bf16", **quick)
     train(out=tmp_path / "fp32.pt", **quick)
     losses = [h["train_loss"] for h in low.history]
@@ -457,7 +453,7 @@ def test_bf16_steps_learn_and_keep_float32_weights(task, data, arch, dataset, tm
     assert invar.load_model(tmp_path / "bf16.pt").metrics["best_epoch"] == low.best_epoch
 
 
-def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path):
+def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path, invoke):
     from invar.errors import UsageError
 
     with pytest.raises(UsageError, match="--precision fp16: choose from fp32, tf32, bf16"):
@@ -474,8 +470,8 @@ def test_an_unknown_precision_is_a_usage_error(dataset, tmp_path):
         "--precision",
         "fp16",
     ]
-    bad = _run(*args)
-    assert bad.returncode == 2 and "Traceback" not in bad.stderr and "fp16" in bad.stderr
+    bad = invoke("train", *args)
+    assert bad.exit_code == 2 and "Traceback" not in bad.output and "fp16" in bad.stderr
 
 
 # ------------------------------------------------- the papers' recipes as options
@@ -710,7 +706,7 @@ def test_every_architecture_resumes_exactly_after_an_epoch(arch, dataset, tmp_pa
     architecture draws while training (augmented's renamings, random
     vectors, dropout) is part of the state that resumes (the sequence
     models: tests/tasks/test_copy_task.py)."""
-    same = dict(data=dataset, arch=arch, epochs=3, seed=3, **QUICK)
+    same = dict(data=dataset, arch=arch, epochs=2, seed=3, **QUICK)
     whole = train(out=tmp_path / "whole.pt", **same)
     cut = _cut_and_resumed(1, tmp_path / "cut.pt", **same)
     assert cut.resumed_from == (1, 0)
