@@ -3,10 +3,11 @@ repeats, the report tells a model that samples from one that reads names or
 order, and a constant from a model that reacts to the code.
 
 Each server (tests/audit/chat_servers.py) answers the bugs task on the
-training split of a bugs dataset built from two files of fixtures/python; the audit draws
-renamings and reorderings together, asks every input five times, and adds
-controls (transforms that change the meaning, which by the bugs task's own
-definition make a correct function buggy)."""
+training split of a bugs dataset built from two files of fixtures/python (its
+first 16 examples); the audit draws renamings and reorderings together, asks
+every input five times, and adds controls (transforms that change the
+meaning, which by the bugs task's own definition make a correct function
+buggy)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tests.conftest import FIXTURES
 SETTINGS = dict(
     task="bugs",
     split="train",
-    limit=24,
+    limit=16,
     transform="both",
     variants=3,
     repeats=5,
@@ -58,9 +59,9 @@ def reports(bugs_data):
 
 def test_every_example_is_audited_and_repeated(reports):
     for name, report in reports.items():
-        assert (report["examples"], report["audited"], report["errors"]) == (24, 24, 0), name
-        assert report["noise"]["repeats"] == 5 and report["noise"]["examples"] == 24, name
-        assert report["replies"]["inputs"] > 24 * 5, name
+        assert (report["examples"], report["audited"], report["errors"]) == (16, 16, 0), name
+        assert report["noise"]["repeats"] == 5 and report["noise"]["examples"] == 16, name
+        assert report["replies"]["inputs"] > 16 * 5, name
 
 
 @pytest.mark.parametrize("name", ["invariant", "sampled-0.1", "sampled-0.3", "constant", "numbers-only"])
@@ -83,8 +84,9 @@ def test_a_sampled_model_disagrees_with_itself_across_variants_only_as_much_as_o
     assert reports["sampled-0.3"]["noise"]["uncorrected"] <= 40 * 0.15  # about the level, by chance alone
 
 
-# measured: 15 and 6 of the 22 examples that can vary (fewer functions have another order than other names)
-@pytest.mark.parametrize("name, least", [("name-sensitive", 10), ("order-sensitive", 4)])
+# measured: 8 and 4 of the 16 examples, all of which can vary (fewer functions have another order than other
+# names); the bounds are those of the 24 examples this once took (10 and 4 of 22 that could vary), in proportion
+@pytest.mark.parametrize("name, least", [("name-sensitive", 7), ("order-sensitive", 3)])
 def test_models_that_read_names_or_order_violate(reports, name, least):
     report = reports[name]
     assert report["violations"] >= least, report["noise"]

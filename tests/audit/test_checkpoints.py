@@ -1,6 +1,7 @@
 """Audits of invar checkpoints: the shipped renamer is invariant to renamings
-on the shipped blocks (violation rate 0, alpha-covariance 1, spread 0) and
-the shipped vanilla is not; an spe model is invariant to permutations; the
+on the shipped blocks (the first 141 of the 282 of their test split:
+violation rate 0, alpha-covariance 1, spread 0) and the shipped vanilla is
+not; an spe model is invariant to permutations; the
 report does not depend on the batch size; TorchScript files are audited too."""
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ BLOCKS = str(FIXTURES / "blocks")
 RENAMER = str(FIXTURES / "models" / "renamer.pt")
 VANILLA = str(FIXTURES / "models" / "vanilla.pt")
 
+
+#: the shipped test blocks audited: the first half (every referent count of the 282 is among them)
+SHIPPED = 141
 
 #: what a report records of how it was run, not of what was measured
 HOW = {".run", ".config.batch_size"}
@@ -49,14 +53,15 @@ def comparable(a, b, rel: float = 1e-5, path: str = "") -> None:
 @pytest.fixture(scope="module")
 def shipped():
     return {
-        name: audit(path, BLOCKS, variants=8, threads=1) for name, path in (("renamer", RENAMER), ("vanilla", VANILLA))
+        name: audit(path, BLOCKS, limit=SHIPPED, variants=8, threads=1)
+        for name, path in (("renamer", RENAMER), ("vanilla", VANILLA))
     }
 
 
 def test_the_shipped_renamer_is_invariant_to_renamings(shipped):
     r = shipped["renamer"]
     assert (r.transform, r.task_symmetry, r.dataset["split"]) == ("renamings", True, "test")
-    assert r.audited == r.examples > 200 and r.errors == 0
+    assert r.audited == r.examples == SHIPPED and r.errors == 0
     assert r.violation_rate == 0.0 and r.violations == 0
     assert r.alpha_covariance["mean"] == 1.0
     assert all(g["alpha_covariance"] == 1.0 for g in r.alpha_covariance["by_referents"])
@@ -81,21 +86,21 @@ def test_an_spe_model_is_invariant_to_permutations(tmp_path):
     for arch in ("spe", "vanilla"):
         model = Model("bhive", preset(arch, "tiny").with_vocab(vocab), vocab)
         checkpoint.save(tmp_path / f"{arch}.pt", checkpoint.model_payload(model))
-    spe = audit(str(tmp_path / "spe.pt"), BLOCKS, transform="permutations", limit=64, variants=8, threads=1)
+    spe = audit(str(tmp_path / "spe.pt"), BLOCKS, transform="permutations", limit=32, variants=8, threads=1)
     assert spe.task_symmetry is False
-    assert spe.exhaustive < spe.audited == 64, "some blocks have more than 8 orders"
+    assert spe.exhaustive < spe.audited == 32, "some blocks have more than 8 orders"
     assert spe.violation_rate == 0.0 and spe.alpha_covariance["mean"] == 1.0
     # the check has teeth: an untrained vanilla model moves under the same orders
-    vanilla = audit(str(tmp_path / "vanilla.pt"), BLOCKS, transform="permutations", limit=64, variants=8, threads=1)
+    vanilla = audit(str(tmp_path / "vanilla.pt"), BLOCKS, transform="permutations", limit=32, variants=8, threads=1)
     assert vanilla.violation_rate > 0.3
 
 
 def test_the_report_does_not_depend_on_the_batch_size():
-    one = audit(VANILLA, BLOCKS, limit=40, variants=6, batch_size=1, threads=1)
-    many = audit(VANILLA, BLOCKS, limit=40, variants=6, batch_size=64, threads=1)
+    one = audit(VANILLA, BLOCKS, limit=20, variants=6, batch_size=1, threads=1)
+    many = audit(VANILLA, BLOCKS, limit=20, variants=6, batch_size=64, threads=1)
     assert one.violations == many.violations > 0
     comparable(one.report, many.report)
-    again = audit(VANILLA, BLOCKS, limit=40, variants=6, batch_size=64, threads=1)
+    again = audit(VANILLA, BLOCKS, limit=20, variants=6, batch_size=64, threads=1)
     assert again.records == many.records and {k: v for k, v in again.report.items() if k != "run"} == {
         k: v for k, v in many.report.items() if k != "run"
     }

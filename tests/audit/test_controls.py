@@ -575,6 +575,10 @@ def test_python_controls_of_standard_library_functions_change_behaviour(stdlib_f
 # =============================================================== x86 oracle
 #: blocks labelled through the bhive task: one llvm-mca process per block, as the audit calls it
 MCA_BLOCKS = 60
+#: blocks sampled for the dependencies, of which those with a dependency are checked
+DEPS_BLOCKS = 150
+#: generated formulas with their traces
+LTL_FORMULAS = 60
 
 
 def _x86_sample(n: int, seed: int) -> list[Program]:
@@ -594,7 +598,7 @@ def test_x86_capture_and_order_change_the_dependencies(record_property):
     before the one it depended on, and a capture changes the dependencies
     or merges two registers one instruction names."""
     tally: Counter = Counter()
-    for k, program in enumerate(p for p in _x86_sample(300, 11) if p.deps):
+    for k, program in enumerate(p for p in _x86_sample(DEPS_BLOCKS, 11) if p.deps):
         for c in draw_controls(program, 4, random.Random(k), ("capture", "order")):
             q = c.program
             if c.kind == "order":
@@ -615,8 +619,9 @@ def test_x86_capture_and_order_change_the_dependencies(record_property):
         f"{tally[('capture', 'deps')]} of {captures} change the dependencies, "
         f"{tally[('capture', 'line')]} more merge two registers of one instruction",
     )
-    assert tally[("order", False)] == 0 and tally[("order", True)] >= 200
-    assert captures >= 200 and changed / captures >= 0.85
+    # bounds at half of what 300 blocks once gave (order 390, capture 465), as the sample is half that
+    assert tally[("order", False)] == 0 and tally[("order", True)] >= 100
+    assert captures >= 100 and changed / captures >= 0.85
 
 
 @pytest.mark.skipif(
@@ -741,7 +746,7 @@ def test_ltl_controls_whose_label_changes_fail_the_original_trace(record_propert
     from invar.frontends.ltl.generate import GeneratorConfig, generate_record
     from invar.tasks import ltl
 
-    config = GeneratorConfig(num=100, aps=3, max_size=10, seed=3)
+    config = GeneratorConfig(num=LTL_FORMULAS, aps=3, max_size=10, seed=3)
     tally: Counter = Counter()
     for i in range(config.num):
         record, _ = generate_record(config, i)

@@ -34,7 +34,7 @@ from invar.frontends.ltl.formula import parse_formula
 from invar.frontends.ltl.generate import read_dataset
 from invar.frontends.ltl.trace import parse_trace
 from tests.cli.conftest import sigint_delivered
-from tests.conftest import FIXTURES, TORCHRUN, bhive_files
+from tests.conftest import FIXTURES, TORCHRUN, Invoke, bhive_files
 
 #: seconds from the signal to the exit (the product's aim is 2)
 EXIT_BOUND = 30
@@ -160,14 +160,22 @@ class Case:
 LTL = ["data", "ltl", "--seed", "4", "--num", "1000000"]
 
 
+def _again(tmp: Path, run: Run, option: str, value: int):
+    """The interrupted command run again to its end, ``option`` set to
+    ``value``: in this process (the interrupted one and its group are gone,
+    and with them its locks), from its directory."""
+    argv = list(run.proc.args[3:])
+    argv[argv.index(option) + 1] = str(value)
+    with contextlib.chdir(tmp):
+        return Invoke()(*argv)
+
+
 def _ltl_resumes(tmp: Path, run: Run) -> None:
     """The file resumes from its checkpoint (so the lock is free) and every
     record of the finished file holds."""
     meta = json.loads((tmp / "d.txt.meta.json").read_text())
-    argv = list(run.proc.args[3:])
-    argv[argv.index("--num") + 1] = str(meta["next"] + 5)
-    again = subprocess.run([sys.executable, "-m", "invar", *argv], cwd=tmp, capture_output=True, text=True)
-    assert again.returncode == 0, again.stderr
+    again = _again(tmp, run, "--num", meta["next"] + 5)
+    assert again.exit_code == 0, again.output
     pairs = list(read_dataset((tmp / "d.txt").read_text()))
     assert len(pairs) == meta["next"] + 5
     for formula, trace in pairs[-10:]:
@@ -195,10 +203,8 @@ def _bhive_resumes(tmp: Path, run: Run) -> None:
     labels = (out / "labels.jsonl").read_text().splitlines()
     for line in labels[1:-1]:  # the last line may be cut: a resumed run ignores it
         assert "hex" in json.loads(line)
-    argv = list(run.proc.args[3:])
-    argv[argv.index("--limit") + 1] = "40"
-    again = subprocess.run([sys.executable, "-m", "invar", *argv], cwd=tmp, capture_output=True, text=True)
-    assert again.returncode == 0, again.stderr
+    again = _again(tmp, run, "--limit", 40)
+    assert again.exit_code == 0, again.output
     assert (out / "train.csv").exists() and (out / "meta.json").exists()
 
 
@@ -456,36 +462,46 @@ def _interrupt_prediction(monkeypatch) -> None:
     monkeypatch.setattr(Model, "predict_encoded", interrupted)
 
 
-#: (id, arguments given the output directory, how Ctrl-C comes, what a whole
-#: run leaves that an interrupted one must not)
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory) -> Path:
+    """Three Python fixture files: a dataset written in a moment (what is
+    interrupted is its writes, a split each, whatever their size)."""
+    src = tmp_path_factory.mktemp("sources")
+    for name in ("arith.py", "control.py", "lists.py"):
+        (src / name).write_text((FIXTURES / "python" / name).read_text())
+    return src
+
+
+#: (id, arguments given the output and source directories, how Ctrl-C comes,
+#: what a whole run leaves that an interrupted one must not)
 WRITES = [
     (
         "data-names",
-        lambda out: ["data", "names", "--source", str(FIXTURES / "python"), "--out", str(out)],
+        lambda out, src: ["data", "names", "--source", str(src), "--out", str(out)],
         _interrupt_second_write,
         "meta.json",
     ),
     (
         "data-bugs",
-        lambda out: ["data", "bugs", "--source", str(FIXTURES / "python"), "--out", str(out)],
+        lambda out, src: ["data", "bugs", "--source", str(src), "--out", str(out)],
         _interrupt_second_write,
         "meta.json",
     ),
     (
         "data-copy",
-        lambda out: ["data", "copy", "--train", "50", "--valid", "5", "--test", "5", "--out", str(out)],
+        lambda out, src: ["data", "copy", "--train", "50", "--valid", "5", "--test", "5", "--out", str(out)],
         _interrupt_second_write,
         "meta.json",
     ),
     (
         "data-lm",
-        lambda out: ["data", "lm", "--source", str(FIXTURES / "python"), "--out", str(out), "--seq-len", "64"],
+        lambda out, src: ["data", "lm", "--source", str(src), "--out", str(out), "--seq-len", "64"],
         _interrupt_second_write,
         "meta.json",
     ),
     (
         "predict",
-        lambda out: [
+        lambda out, src: [
             "predict",
             "--model",
             str(FIXTURES / "models" / "renamer.pt"),
@@ -499,24 +515,24 @@ WRITES = [
 
 @pytest.mark.parametrize("case_id, argv, interrupt, marker", WRITES, ids=[w[0] for w in WRITES])
 def test_interrupted_writes_leave_no_half_dataset(
-    invoke, monkeypatch, tmp_path, case_id, argv, interrupt, marker
+    invoke, monkeypatch, tmp_path, sources, case_id, argv, interrupt, marker
 ) -> None:
     """A dataset written again and interrupted half-way is no dataset (its
     marker, meta.json, is written last and removed first), leaves no
     temporary file, and the next run writes it whole."""
     out = tmp_path / "out"
     if marker:
-        assert invoke(*argv(out)).exit_code == 0  # a whole dataset from before
+        assert invoke(*argv(out, sources)).exit_code == 0  # a whole dataset from before
         assert (out / marker).exists()
     with monkeypatch.context() as patched:
         interrupt(patched)
-        result = invoke(*argv(out))
+        result = invoke(*argv(out, sources))
     assert result.exit_code == 130, result.output
     assert result.stderr.strip() == "interrupted" and result.stdout == ""
     assert not [p for p in tmp_path.rglob("*") if p.name.endswith(".tmp")]
     if marker:
         assert not (out / marker).exists()
-        again = invoke(*argv(out))
+        again = invoke(*argv(out, sources))
         assert again.exit_code == 0 and (out / marker).exists()
 
 

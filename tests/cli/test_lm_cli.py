@@ -133,10 +133,19 @@ def test_data_lm_command(invoke, tmp_path):
     )  # java17 too
 
 
+#: the Python and Java fixtures the token model trains on (63 training windows of the fixtures' 234)
+TOKEN_SOURCES = ["python/arith.py", "python/control.py", "python/lists.py", "python/strings.py"]
+TOKEN_SOURCES += ["java/Arith.java", "java/Lists.java"]
+
+
 def test_a_token_model_reads_its_languages_only(invoke, tmp_path):
     """--vocab tokens: the frontends' Python and Java tokens; a file in
     another language is refused at its location, the others predicted."""
-    lm.build(FIXTURES, tmp_path / "d", vocab="tokens", seq_len=64)
+    source = tmp_path / "src"  # a few files of each language: every split gets windows
+    for name in TOKEN_SOURCES:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text((FIXTURES / name).read_text())
+    lm.build(source, tmp_path / "d", vocab="tokens", seq_len=64)
     result = invoke(
         "train",
         "--task",

@@ -12,6 +12,13 @@ N-th audited event of its main thread (an import, a file opened, a fork …),
 at the first import of a named module, or from inside a callback. Every
 outcome is asserted; none depends on timing. (The longer commands, stopped
 while their workers run, are in test_interrupt.py.)
+
+Both signals go through the same handler at each stage of a run (only the
+status and the exception raised differ, and every run asserts the status):
+a point is taken by one signal, the two in turn, so that each signal lands
+in every stage the points cover. Only a weakref callback (where each
+signal's exception must be raised again) and the arguments read by typer
+take both.
 """
 
 from __future__ import annotations
@@ -167,16 +174,25 @@ def events(launcher, source, tmp_path_factory) -> int:
     return outcome.events
 
 
+#: the signals, which take the points of a test in turn (the module docstring)
+SIGNALS = ("SIGINT", "SIGTERM")
+
+
+def in_turn(points, sig: str) -> list:
+    """The points ``sig`` takes: every other one, the first for SIGINT."""
+    return list(points)[SIGNALS.index(sig) :: len(SIGNALS)]
+
+
 #: where in a run the signal lands: shares of its events (arguments read, the command's imports) ...
 SHARES = (0.0, 0.05, 0.5)
 #: ... and events before its end (the lock, the checkpoint, the workers forked, their results, the summary)
 LAST = (105, 60, 40, 20, 4, 0)
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", SIGNALS)
 def test_a_signal_at_any_point_of_a_run_ends_it_with_one_line(launcher, source, events, tmp_path, sig) -> None:
     points = sorted({max(1, round(share * events)) for share in SHARES} | {events - k for k in LAST})
-    for at in points:
+    for at in in_turn(points, sig):
         outcome = _run(launcher, LTL, source, tmp_path, sig, "event", str(at))
         if not outcome.fired:  # a run may have a few events fewer than the counted one: it then ends whole
             assert at > events - 50 and outcome.status == 0 and outcome.stderr == "", (at, outcome.stderr)
@@ -184,8 +200,11 @@ def test_a_signal_at_any_point_of_a_run_ends_it_with_one_line(launcher, source, 
         _ended_by(outcome, sig)
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("at", ["os.fork", "open /names/.meta.json."], ids=["workers-forked", "meta-written"])
+@pytest.mark.parametrize(
+    "at, sig",
+    list(zip(["os.fork", "open /names/.meta.json."], SIGNALS)),
+    ids=["workers-forked-SIGINT", "meta-written-SIGTERM"],
+)
 def test_a_signal_while_names_reads_in_workers_or_writes_ends_it_with_one_line(
     launcher, source, tmp_path, sig, at
 ) -> None:
@@ -212,7 +231,7 @@ EARLY_IMPORTS = ("invar.errors", "invar.program", "typer", "rich.console")
 LATE_IMPORTS = ("numpy", "invar.cli.audit", "invar.cli.data")
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", SIGNALS)
 @pytest.mark.parametrize(
     "modules",
     [
@@ -231,7 +250,7 @@ LATE_IMPORTS = ("numpy", "invar.cli.audit", "invar.cli.data")
 def test_a_signal_while_the_command_line_imports_ends_it_with_one_line(
     launcher, source, tmp_path, sig, modules
 ) -> None:
-    for module in modules:
+    for module in in_turn(modules, sig):
         outcome = _run(launcher, LTL, source, tmp_path, sig, "import", module)
         assert outcome.fired == [module], (module, outcome.stderr[-3000:])
         _ended_by(outcome, sig)
@@ -239,17 +258,18 @@ def test_a_signal_while_the_command_line_imports_ends_it_with_one_line(
 
 
 @pytest.mark.parametrize(
-    "mode, said",
+    "mode, said, sig",
     [
-        # raised inside a weakref callback, the signal's exception would be printed as ignored, and lost
-        ("callback", "interrupted\n"),
+        # raised inside a weakref callback, the signal's exception would be printed as ignored, and lost:
+        # KeyboardInterrupt and invar's own Terminated are each raised again
+        ("callback", "interrupted\n", "SIGINT"),
+        ("callback", "interrupted\n", "SIGTERM"),
         # a second signal while the first is acted on (exit functions run) changes nothing
-        ("twice", "interrupted\n"),
+        ("twice", "interrupted\n", "SIGTERM"),
         # after the command's work: it is whole, but the process was told to stop
-        ("at-exit", ""),
+        ("at-exit", "", "SIGINT"),
     ],
 )
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
 def test_a_signal_in_a_callback_or_while_leaving_is_neither_lost_nor_printed(
     launcher, source, tmp_path, sig, mode, said
 ) -> None:
@@ -287,7 +307,7 @@ run(app)
 """
 
 
-@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", SIGNALS)
 def test_a_signal_while_the_arguments_are_read_ends_it_with_its_status_and_one_line(tmp_path, sig) -> None:
     script = tmp_path / "cli.py"
     script.write_text(TYPER)
