@@ -4,7 +4,8 @@ drivers print case by case.
 
 javac and JVM start-up dominate the cost of checking one variant, so every
 oracle writes each variant as a whole class under a fresh name, compiles all
-of them at once and runs every driver in one JVM (``VariantRunner``).
+of them at once and runs every driver in one JVM (``VariantRunner``); a module
+whose tests compile several sets compiles them all in one JVM (``compile_sets``).
 """
 
 from __future__ import annotations
@@ -160,6 +161,23 @@ def compile_all(sources: dict[str, str], where: Path, extra: list[str] = ()) -> 
     )
 
 
+def compile_sets(sets: dict[str, dict[str, str]], where: Path) -> dict[str, subprocess.CompletedProcess]:
+    """:func:`compile_all` for each set of sources, each in ``where/KEY`` (classes in ``where/KEY/out``),
+    every set compiled by its own javac command line and all of them in one JVM (:func:`compile_batches`):
+    javac starts and warms up once, and a set that fails to compile leaves the others' classes."""
+    commands = []
+    for key, sources in sets.items():
+        tree = where / key
+        tree.mkdir(parents=True, exist_ok=True)
+        files = []
+        for name, source in {**sources, "VariantRunner": RUNNER}.items():
+            (tree / f"{name}.java").write_text(source)
+            files.append(str(tree / f"{name}.java"))
+        commands.append(["-nowarn", "-Xmaxerrs", "10000", "-encoding", "UTF-8", "-d", str(tree / "out"), *files])
+    results = compile_batches(commands, where)
+    return {key: subprocess.CompletedProcess([], rc, "", err) for key, (rc, err) in zip(sets, results)}
+
+
 def compile_batches(commands: list[list[str]], where: Path, timeout: int = 600) -> list[tuple[int, str]]:
     """Run each javac command line (without ``javac`` itself) in one JVM:
     ``(exit status, diagnostics)`` for each, in order."""
@@ -243,6 +261,7 @@ __all__ = [
     "file_variants",
     "rename_class",
     "compile_all",
+    "compile_sets",
     "compile_batches",
     "error_lines",
     "failing_files",

@@ -24,7 +24,7 @@ from invar.frontends.effects import HEAP
 from .java_generate import SUPPORT, generate_class
 from invar.symmetry.permutations import PermutationSpace
 
-from .java_harness import compile_all, differences, failing_files, file_variants, rename_class, run_all, splice
+from .java_harness import compile_sets, differences, failing_files, file_variants, rename_class, run_all, splice
 
 #: the module (the package's ``parse`` names its function of that name)
 java_frontend = importlib.import_module("invar.frontends.java.parse")
@@ -35,8 +35,8 @@ CLASSES, PERMUTATIONS, RENAMINGS = 30, 2, 2
 MODERN_CLASSES = 8
 
 
-def check(classes: range, seed: int, where, perms: int, renamings: int, modern: bool = False) -> dict:
-    """Generate, vary, compile and run; what went wrong, with counts."""
+def generated(classes: range, seed: int, perms: int, renamings: int, modern: bool = False) -> dict:
+    """Generate and vary: every source to compile, the variants with their originals, the unit count."""
     rng = random.Random(seed)
     sources = dict(SUPPORT)
     pairs, units = [], 0
@@ -49,14 +49,19 @@ def check(classes: range, seed: int, where, perms: int, renamings: int, modern: 
             name = f"{cls}_v{v}"
             sources[name] = rename_class(variant, cls, name)
             pairs.append((name, cls))
-    done = compile_all(sources, where)
+    return {"sources": sources, "pairs": pairs, "originals": [f"G{k}" for k in classes], "units": units}
+
+
+def check(gen: dict, done, where) -> dict:
+    """Compiled (``done``, into ``where/out``) and run; what went wrong, with counts."""
+    pairs, originals = gen["pairs"], gen["originals"]
     broken = failing_files(done.stderr)
-    report = {"units": units, "variants": len(pairs), "broken": broken, "stderr": done.stderr, "differ": {}}
+    report = {"units": gen["units"], "variants": len(pairs), "broken": broken, "stderr": done.stderr, "differ": {}}
     assert broken or done.returncode == 0, done.stderr[-4000:]
-    assert not broken & ({f"G{k}" for k in classes} | set(SUPPORT)), done.stderr[-4000:]  # the originals compile
+    assert not broken & (set(originals) | set(SUPPORT)), done.stderr[-4000:]  # the originals compile
     if broken:
         return report
-    printed = run_all([f"G{k}" for k in classes] + [name for name, _ in pairs], where)
+    printed = run_all(originals + [name for name, _ in pairs], where)
     report["cases"] = sum(
         line.startswith("= ") for name, text in printed.items() if "_v" not in name for line in text.split("\n")
     )
@@ -82,15 +87,17 @@ def _record_and_check(got: dict, version: str, start: float, at_least: int, reco
     assert not got["differ"], list(got["differ"].items())[:5]
 
 
-def test_every_variant_of_generated_units_compiles_and_prints_the_same(tmp_path, record_property):
+def test_every_variant_of_generated_units_compiles_and_prints_the_same(compiled, record_property):
     start = time.perf_counter()
-    got = check(range(CLASSES), 1, tmp_path, PERMUTATIONS, RENAMINGS)
+    gen, done, where = compiled["java"]
+    got = check(gen, done, where)
     _record_and_check(got, "Java", start, 110, record_property)
 
 
-def test_generated_java17_units_vary_soundly_on_the_tree_sitter_path(tmp_path, record_property):
+def test_generated_java17_units_vary_soundly_on_the_tree_sitter_path(compiled, record_property):
     start = time.perf_counter()
-    got = check(range(MODERN_CLASSES), 17, tmp_path, PERMUTATIONS, RENAMINGS, modern=True)
+    gen, done, where = compiled["java17"]
+    got = check(gen, done, where)
     source, _ = generate_class("G0", 17 * 100003, True)
     with pytest.raises(java_frontend.ParseError):  # switch expressions, text blocks, records: not Java 8
         java_frontend.parse_units(source, "G0.java", parser="javalang")
@@ -166,17 +173,38 @@ def weakened_variants(classes: range, seed: int, weakening: tuple, monkeypatch) 
     return sources
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> dict:
+    """Every source set of this module's tests (the generated classes and their variants, the Java 17
+    ones, each weakening's variants), each compiled by its own javac command line, all in one JVM
+    (javac's start-up and warm-up cost more than most sets): ``(what was generated, javac's result,
+    the set's directory)`` by set."""
+    where = tmp_path_factory.mktemp("generated")
+    gens = {
+        "java": generated(range(CLASSES), 1, PERMUTATIONS, RENAMINGS),
+        "java17": generated(range(MODERN_CLASSES), 17, PERMUTATIONS, RENAMINGS, modern=True),
+    }
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        for weakening in sorted(WEAKENINGS):
+            gens[weakening] = {
+                "sources": weakened_variants(range(WEAKENED_CLASSES[weakening]), 2, WEAKENINGS[weakening], monkeypatch)
+            }
+    keys = {name: name.replace(" ", "-") for name in gens}
+    done = compile_sets({keys[name]: gen["sources"] for name, gen in gens.items()}, where)
+    return {name: (gen, done[keys[name]], where / keys[name]) for name, gen in gens.items()}
+
+
 @pytest.mark.parametrize("weakening", sorted(WEAKENINGS))
-def test_the_generated_oracle_notices_a_weakened_analysis(weakening, monkeypatch, tmp_path):
-    sources = weakened_variants(range(WEAKENED_CLASSES[weakening]), 2, WEAKENINGS[weakening], monkeypatch)
+def test_the_generated_oracle_notices_a_weakened_analysis(weakening, compiled):
+    gen, done, where = compiled[weakening]
+    sources = gen["sources"]
     variants = [name for name in sources if "_w" in name]
     assert variants, f"{weakening} changes no generated unit"
-    done = compile_all(sources, tmp_path)
     broken = failing_files(done.stderr)
     assert not broken & {name for name in sources if "_w" not in name}, done.stderr[-4000:]
     if broken:
         return
-    printed = run_all([name for name in sources if "_w" not in name and name not in SUPPORT] + variants, tmp_path)
+    printed = run_all([name for name in sources if "_w" not in name and name not in SUPPORT] + variants, where)
     assert any(differences(printed[name.split("_w")[0]], printed[name]) for name in variants), (
         f"{weakening}: none of {len(variants)} variants it allows is caught"
     )

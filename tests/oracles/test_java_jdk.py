@@ -4,7 +4,8 @@ both parser paths: files javalang reads, and files only tree-sitter reads.
 
 Variant ``k`` of a file replaces every method of the file by the ``k``-th
 program sampled for it, so one compilation checks one variant of every
-method; each variant index is one javac command line, all run in one JVM.
+method; each variant index is one javac command line, all of both tests run
+in one JVM (a module fixture).
 A compile error is traced to the method whose lines hold it.
 """
 
@@ -24,13 +25,13 @@ from .java_harness import compile_batches, disjoint, error_lines, file_variants
 PERMUTATIONS, RENAMINGS = 1, 1
 
 
-def check(files: list[str], seed: int, tmp_path) -> dict:
-    """Vary every method of ``files``, compile each variant index in one
-    javac run; the methods, how many were skipped, and the compile errors."""
+def varied(files: list[str], seed: int, where) -> tuple[dict, list[list[str]]]:
+    """Vary every method of ``files`` into one tree per variant index: the methods, how many were
+    skipped and moved, and one javac command line per tree."""
     rng = random.Random(seed)
     sources = jdk_sources()
     units_of, skipped, moved = {}, 0, 0
-    trees = [tmp_path / f"v{k}" for k in range(PERMUTATIONS + RENAMINGS)]
+    trees = [where / f"v{k}" for k in range(PERMUTATIONS + RENAMINGS)]
     for rel in files:
         units = parse_units(sources[rel], rel)
         skipped += len(units.skipped)
@@ -55,9 +56,15 @@ def check(files: list[str], seed: int, tmp_path) -> dict:
         ]
         for tree in trees
     ]
-    results = compile_batches(commands, tmp_path)
+    state = {"files": files, "trees": trees, "units_of": units_of, "skipped": skipped, "moved": moved}
+    return state, commands
+
+
+def judged(state: dict, results: list[tuple[int, str]]) -> dict:
+    """The compile errors of each tree, traced to the method whose lines hold them."""
     broken = []
-    for tree, (rc, diagnostics) in zip(trees, results):
+    units_of = state["units_of"]
+    for tree, (rc, diagnostics) in zip(state["trees"], results):
         errors = error_lines(diagnostics)
         assert rc == 0 or errors, diagnostics[-4000:]
         for path, line, message in errors:
@@ -74,11 +81,28 @@ def check(files: list[str], seed: int, tmp_path) -> dict:
     methods = sum(len(u) for u in units_of.values())
     return {
         "methods": methods,
-        "skipped": skipped,
-        "moved": moved,
-        "variants": len(trees) * len(files),
+        "skipped": state["skipped"],
+        "moved": state["moved"],
+        "variants": len(state["trees"]) * len(state["files"]),
         "broken": broken,
     }
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory) -> dict:
+    """Both tests' variants (javalang's files, seed 17; tree-sitter's, seed 19), every tree's javac
+    command line run in one JVM (javac warms up once): :func:`judged` by parser path."""
+    where = tmp_path_factory.mktemp("jdk")
+    states, commands = {}, []
+    for path, files, seed in (("javalang", JDK_FILES, 17), ("tree-sitter", JDK17_FILES, 19)):
+        states[path], more = varied(files, seed, where / path)
+        commands.append(more)
+    results = compile_batches([c for more in commands for c in more], where)
+    out, k = {}, 0
+    for (path, state), more in zip(states.items(), commands):
+        out[path] = judged(state, results[k : k + len(more)])
+        k += len(more)
+    return out
 
 
 def report(got: dict, files: list[str], what: str, start: float) -> str:
@@ -91,21 +115,21 @@ def report(got: dict, files: list[str], what: str, start: float) -> str:
     )
 
 
-def test_variants_of_jdk_methods_compile(tmp_path, record_property):
+def test_variants_of_jdk_methods_compile(checked, record_property):
     start = time.perf_counter()
-    got = check(JDK_FILES, 17, tmp_path)
+    got = checked["javalang"]
     record_property("oracle", report(got, JDK_FILES, "read by javalang", start))
     assert got["methods"] >= 300
     assert not got["broken"], got["broken"][:10]
 
 
-def test_variants_of_jdk_methods_read_by_tree_sitter_compile(tmp_path, record_property):
+def test_variants_of_jdk_methods_read_by_tree_sitter_compile(checked, record_property):
     start = time.perf_counter()
     sources = jdk_sources()
     for rel in JDK17_FILES:  # javalang (Java 8) cannot read them
         with pytest.raises(ParseError):
             parse_units(sources[rel], rel, parser="javalang")
-    got = check(JDK17_FILES, 19, tmp_path)
+    got = checked["tree-sitter"]
     record_property("oracle", report(got, JDK17_FILES, "read by tree-sitter only", start))
     assert got["methods"] >= 150
     assert not got["skipped"]

@@ -18,6 +18,7 @@ import shutil
 import capstone
 import pytest
 
+from invar.errors import ParseError
 from invar.frontends.x86 import parse, renaming_space
 from invar.frontends.x86.forms import form as invar_form
 from invar.frontends.x86.forms import timing_constraints
@@ -97,21 +98,47 @@ def _constrained(program) -> bool:
 @pytest.fixture(scope="module")
 def constrained(blocks) -> tuple[list, int]:
     """A seeded sample of the BHive blocks a rule constrains; how many blocks hold a ruled form
-    (once for the module: finding them disassembles every block of the module's sample)."""
+    (once for the module: finding them disassembles every block of the module's sample).
+
+    Only blocks with a line that a rule constrains on its own are decoded whole: a block's pins
+    include each line's own, so a rule that a line's implicit operands satisfy alone constrains
+    no block holding it; only a line whose mnemonic names a rule (with or without its size suffix)
+    can be constrained at all, and each distinct line is read once."""
     from invar.frontends.x86.hexblock import decode
 
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     md.syntax = capstone.CS_OPT_SYNTAX_ATT
-    holding = []
-    for h in blocks:
-        for _, _, mnemonic, op_str in md.disasm_lite(bytes.fromhex(h), 0):
+    named = {m for m, _ in RULES} | {m[:-1] for m, _ in RULES}
+    ruled: dict[tuple[str, str], bool] = {}
+    alone: dict[str, bool] = {}
+
+    def is_ruled(mnemonic: str, op_str: str) -> bool:
+        if (mnemonic, op_str) not in ruled:
             f = S.form_of(mnemonic, op_str)
-            if f is not None and (f.mnemonic, f.kinds) in RULES:
-                holding.append(h)
-                break
+            ruled[mnemonic, op_str] = f is not None and (f.mnemonic, f.kinds) in RULES
+        return ruled[mnemonic, op_str]
+
+    def constrained_alone(mnemonic: str, op_str: str) -> bool:
+        text = f"{mnemonic} {op_str}".strip()  # as invar's decoding writes it
+        if text not in alone:
+            try:
+                alone[text] = mnemonic.lower() in named and _constrained(parse(text))
+            except ParseError:
+                alone[text] = True  # the block's decoding judges it
+        return alone[text]
+
+    holding, candidates = [], set()
+    for h in blocks:
+        lines = list(md.disasm_lite(bytes.fromhex(h), 0))
+        if any(is_ruled(mnemonic, op_str) for _, _, mnemonic, op_str in lines):
+            holding.append(h)
+            if any(constrained_alone(mnemonic, op_str) for _, _, mnemonic, op_str in lines):
+                candidates.add(h)
     random.Random(SEED).shuffle(holding)
     chosen = []
     for h in holding:
+        if h not in candidates:
+            continue
         program = decode(h)
         if _constrained(program):
             chosen.append(program)
