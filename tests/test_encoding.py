@@ -33,16 +33,16 @@ FIG1A = (FIXTURES / "x86" / "figure1a.s").read_text()
 
 @pytest.fixture(scope="module")
 def blocks():
-    """1,000 real BHive blocks, seeded."""
-    return [decode(h) for h in random.Random(3).sample(bhive_blocks(), 1000)]
+    """500 real BHive blocks, seeded."""
+    return [decode(h) for h in random.Random(3).sample(bhive_blocks(), 500)]
 
 
 def test_renaming_by_id_remap_equals_encoding_the_rendered_text(blocks):
-    """On 1,000 real blocks: rename the encoding (ids only), and separately
+    """On 500 real blocks: rename the encoding (ids only), and separately
     render the renamed program, parse the text and encode it; every array
     agrees, canonical ids included."""
     rng = random.Random(0)
-    vocab = Vocab.build(blocks[:500])  # half the blocks bring texts the vocabulary lacks
+    vocab = Vocab.build(blocks[:250])  # half the blocks bring texts the vocabulary lacks
     moved = 0
     for program in blocks:
         space = renaming_space(program)
@@ -52,7 +52,7 @@ def test_renaming_by_id_remap_equals_encoding_the_rendered_text(blocks):
             by_text = encode(parse(space.apply(program, r).render()), vocab, canonical=True)
             assert by_ids.same(by_text), program.render()
             moved += not np.array_equal(by_ids.tokens, enc.tokens)
-    assert len(blocks) == 1000 and moved > 900
+    assert len(blocks) == 500 and moved > 450
 
 
 def test_vocabulary_is_closed_under_renamings(blocks):
@@ -172,11 +172,11 @@ def test_pinned_tokens_are_those_no_renaming_moves(text, pinned):
 
 
 def test_a_renaming_keeps_the_pinned_tokens(blocks):
-    """On 1,000 real blocks, with a vocabulary that lacks some of their
+    """On 500 real blocks, with a vocabulary that lacks some of their
     referents: the encoding of every renamed text pins the same tokens, and
     none of them changed."""
     rng = random.Random(1)
-    vocab = Vocab.build(blocks[:500])
+    vocab = Vocab.build(blocks[:250])
     pinned_somewhere = 0
     for program in blocks:
         enc = encode(program, vocab)
@@ -186,7 +186,7 @@ def test_a_renaming_keeps_the_pinned_tokens(blocks):
             by_text = encode(parse(space.apply(program, r).render()), vocab)
             assert np.array_equal(by_text.pinned, enc.pinned), program.render()
             assert np.array_equal(by_text.tokens[enc.pinned], enc.tokens[enc.pinned])
-    assert pinned_somewhere > 50  # about one block in eight names a pinned register
+    assert pinned_somewhere > 25  # about one block in eight names a pinned register
 
 
 def test_no_id_remap_moves_one_of_several_unknown_referents():

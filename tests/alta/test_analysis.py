@@ -13,7 +13,7 @@ from invar.alta.trace import balanced_bits
 from invar.alta.arithmetic import addition, addition_input
 
 TRAIN = balanced_bits(300, 0, 20, seed=1) + [["1"] * 20, ["0"] * 20, []]
-TEST = balanced_bits(160, 21, 40, seed=2) + [["1"] * 40, ["1"] * 21 + ["0"] * 19, ["1"] * 20 + ["0"] * 20]
+TEST = balanced_bits(80, 21, 40, seed=2) + [["1"] * 40, ["1"] * 21 + ["0"] * 19, ["1"] * 20 + ["0"] * 20]
 
 
 def _one_per_length_and_ones(max_length):
@@ -65,7 +65,7 @@ def test_addition_minimal_on_three_digits_has_the_papers_884_rules(addition_thre
 
 def test_addition_minimal_on_three_digits_covers_every_longer_input(addition_three_digits):
     prog, used = addition_three_digits
-    longer = coverage(prog, _numbers(300, 4, 12, seed=5))
+    longer = coverage(prog, _numbers(150, 4, 12, seed=5))
     assert longer.rules <= used.rules and longer.mixtures <= used.rules | used.mixtures
     assert longer.tokens <= used.tokens
     # the check can fail: one-digit operands leave rules that longer inputs need

@@ -170,11 +170,13 @@ def test_without_canonical_ids_the_same_network_is_not_covariant():
     plain = Model("ltl", replace(model.config, canonicalize=False), model.vocab, network=model.network)
     encoded = [plain.encode(p) for p in LTL_PAIRS[:12]]
     before = plain.predict_encoded(encoded, beam=1)
-    moved = 0
-    for p, e, y in zip(LTL_PAIRS[:12], encoded, before):
-        for r in _renamings(p, limit=10):
-            moved += plain.predict_encoded([renamed(e, r, plain.vocab)], beam=1)[0] != ltl.undo(y, dict(r.mapping))
-    assert moved > 0
+    # the first renamed formula whose trace is not the renamed trace settles it: the rest are not decoded
+    moved = any(
+        plain.predict_encoded([renamed(e, r, plain.vocab)], beam=1)[0] != ltl.undo(y, dict(r.mapping))
+        for p, e, y in zip(LTL_PAIRS[:12], encoded, before)
+        for r in _renamings(p, limit=10)
+    )
+    assert moved
 
 
 def test_names_past_a_training_set_are_read_and_written():

@@ -50,14 +50,20 @@ def _functions() -> list:
 
 
 @pytest.fixture(scope="module")
-def variants():
+def functions() -> list:
+    """The 60 functions, found once for the module (parsing the standard library takes seconds)."""
+    found = _functions()
+    assert len(found) == N_FUNCTIONS
+    return found
+
+
+@pytest.fixture(scope="module")
+def variants(functions):
     """The vocabulary, and per function its encoding and the encodings of
     its renamed variants, reordered variants, and renamed then reordered
     ones, as the audit makes them: a renamed function is encoded (Python
     has no id-level renaming), a reordering is an index remap."""
     rng = random.Random(11)
-    functions = _functions()
-    assert len(functions) == N_FUNCTIONS
     vocab = Vocab.build(functions)  # closed under renamings
     groups = []
     for unit in functions:
@@ -104,11 +110,11 @@ def test_variants_differ_from_their_function(variants):
             assert any(not (np.array_equal(v.tokens, enc.tokens) and np.array_equal(v.lines, enc.lines)) for v in kind)
 
 
-def test_variants_are_the_encodings_of_the_transformed_programs(variants):
+def test_variants_are_the_encodings_of_the_transformed_programs(variants, functions):
     """The id and index remaps agree with encoding the transformed program."""
     groups, vocab = variants
     rng = random.Random(4)
-    for unit in _functions()[:20]:
+    for unit in functions[:20]:
         space = PermutationSpace(unit)
         for t in space.sample(3, rng):
             a, b = permuted(encode(unit, vocab), t), encode(space.apply(unit, t), vocab)
@@ -127,23 +133,20 @@ def test_renamer_spe_is_invariant_to_renamings_and_reorderings(kind, variants):
     assert max(worst) <= TOLERANCE, max(worst)
 
 
-@pytest.mark.parametrize(
-    "arch, kind",
-    [("vanilla", 1), ("vanilla", 2), ("vanilla", 3), ("renamer", 2), ("renamer", 3), ("spe", 1), ("spe", 3)],
-)
+@pytest.mark.parametrize("arch, kind", [("vanilla", 1), ("vanilla", 2), ("vanilla", 3), ("renamer", 2), ("spe", 1)])
 def test_the_other_architectures_are_not(arch, kind, variants):
-    """Each part alone gives only its own invariance; vanilla neither."""
+    """Each part alone gives only its own invariance: ``renamer`` moves under
+    orders, ``spe`` under renamings; vanilla under both, and under both at
+    once (so the composed variants can move a prediction)."""
     groups, vocab = variants
     worst = _worst(_model(arch, vocab), groups, kind)
     assert sum(w > 100 * TOLERANCE for w in worst) >= N_FUNCTIONS // 2, sorted(worst)
 
 
-def test_names_the_vocabulary_lacks_keep_their_coreference(variants):
+def test_names_the_vocabulary_lacks_keep_their_coreference(functions):
     """A vocabulary built from other functions lacks most of these names:
     unknown referents share one id, but the referent mask reads each
     program's own coreference classes, so invariance holds all the same."""
-    groups, _ = variants
-    functions = _functions()
     vocab = Vocab.build(functions[: N_FUNCTIONS // 2])
     model = _model("renamer+spe", vocab)
     rng = random.Random(12)
