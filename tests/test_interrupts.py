@@ -9,7 +9,6 @@ import signal
 import sys
 
 import pytest
-import torch
 
 from invar import interrupts
 from invar.files import write_atomic
@@ -48,11 +47,20 @@ def _write_lines(f) -> None:
         f.write(b"whole\n")
 
 
+def _torch_save(f) -> None:
+    """torch.save of a tensor, torch imported here: this module stays cheap
+    to import for the spawned pool workers below, which import it to find
+    their task."""
+    import torch
+
+    torch.save({"w": torch.arange(1000)}, _Interrupting(f, at=2))
+
+
 @pytest.mark.parametrize(
     "write",
     [
         # interrupted there, torch.save raises "RuntimeError: … unexpected pos 30 vs 0"
-        pytest.param(lambda f: torch.save({"w": torch.arange(1000)}, _Interrupting(f, at=2)), id="torch.save"),
+        pytest.param(_torch_save, id="torch.save"),
         pytest.param(lambda f: _write_lines(_Interrupting(f, at=1)), id="plain"),
     ],
 )

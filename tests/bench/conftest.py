@@ -9,9 +9,10 @@ from invar.tasks import lm
 from tests.conftest import FIXTURES
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def char_lm(tmp_path_factory):
-    """A directory with ``data`` (invar data lm on fixtures/python, windows of 64 characters) and ``m.pt``."""
+    """Trained once a test process, for every module that scores it (nothing writes into it):
+    a directory with ``data`` (invar data lm on fixtures/python, windows of 64 characters) and ``m.pt``."""
     out = tmp_path_factory.mktemp("lm")
     lm.build(FIXTURES / "python", out / "data", vocab="char", seq_len=64)
     invar.train(

@@ -1,12 +1,10 @@
 """bench/bench_alta_end_to_end.py: its table from a tiny report (mean ± sd
 over seeds per grid cell), the paper's Table 3 as docs/benchmarks/alta.md
-quotes it, and the script end to end."""
+quotes it, and the script end to end (its ``main`` in-process)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from tests.bench import bench_module
 from tests.conftest import ROOT
@@ -42,20 +40,21 @@ def test_the_papers_table_3_is_the_one_the_page_quotes():
     assert table3 + "\n" in (ROOT / "docs" / "benchmarks" / "alta.md").read_text()
 
 
-def test_the_script_writes_a_report_whose_table_renders(tmp_path):
+def test_the_script_writes_a_report_whose_table_renders(tmp_path, monkeypatch, capsys):
     report_path = tmp_path / "alta-end-to-end.json"
     tiny = ["--layers", "1", "--width", "8", "--hidden", "16", "--heads", "2", "--batch-size", "16", "--train", "100"]
     grid = ["--sharing", "no", "yes", "--positions", "relative", "absolute", "--seeds", "0", "1"]
     steps = ["--steps", "4", "--eval-every", "2", "--patience", "1", "--test", "60", "--threads", "1"]
-    cmd = [sys.executable, str(SCRIPT), *tiny, *grid, *steps, "--report", str(report_path)]
-    done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
+    monkeypatch.chdir(SCRIPT.parent)
+    bench = bench_module("bench_alta_end_to_end")
+    bench.main([*tiny, *grid, *steps, "--report", str(report_path)])
+    stdout = capsys.readouterr().out
     report = json.loads(report_path.read_text())
     assert len(report["results"]) == 8  # 2 sharings × 2 positions × 2 seeds
     assert report["args"]["seeds"] == [0, 1]
     assert {"machine", "torch", "load_average_before", "load_average_after"} <= set(report)
-    text = bench_module("bench_alta_end_to_end").table(report)
-    assert text in done.stdout
+    text = bench.table(report)
+    assert text in stdout
     rows = [line for line in text.splitlines() if line.startswith("| 1 |")]
     assert [row.split(" | ")[1:3] for row in rows] == [
         ["no", "relative"],

@@ -1,12 +1,12 @@
-"""bench/bench_learning_curve.py end to end on the fixture blocks: every
-run trains to its early stop, the report writes its table and plot, and a
+"""bench/bench_learning_curve.py end to end on the fixture blocks (its
+``main`` run in-process, as the command line would run it): every run
+trains to its early stop, the report writes its table and plot, and a
 rerun skips what is done."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -19,6 +19,15 @@ SCRIPT = ROOT / "bench" / "bench_learning_curve.py"
 
 def _module():
     return bench_module("bench_learning_curve")
+
+
+def _main(argv: list[str], monkeypatch, capsys) -> str:
+    """``python bench/bench_learning_curve.py ARGV`` from bench/, in-process
+    (its ``main`` reads ``sys.argv``): what it printed."""
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+    monkeypatch.chdir(SCRIPT.parent)
+    _module().main()
+    return capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -43,13 +52,11 @@ def test_a_bad_variant_is_refused(spec):
         _module().parse_variant(spec)
 
 
-def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
+def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path, monkeypatch, capsys):
     data = tmp_path / "data"
     shutil.copytree(FIXTURES / "blocks", data)
     out = tmp_path / "out"
-    cmd = [
-        sys.executable,
-        str(SCRIPT),
+    argv = [
         "--data",
         str(data),
         "--out",
@@ -74,8 +81,7 @@ def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
         "--test-limit",
         "20",
     ]
-    first = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
-    assert first.returncode == 0, first.stderr[-3000:]
+    _main(argv, monkeypatch, capsys)
     runs = sorted(p.name for p in (out / "runs").glob("*.json"))
     assert runs == sorted(
         f"{m}-{n}-s{s}.json" for m in ("vanilla", "renamer", "views") for n in (24, 48) for s in (0, 1)
@@ -93,18 +99,12 @@ def test_the_study_runs_on_fixtures_and_writes_its_table_and_plot(tmp_path):
     assert len(rows) == 6 and all("±" in row for row in rows)
     assert (out / "learning-curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     written = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
-    again = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
-    assert again.returncode == 0 and again.stdout.count("| 24 |") == 3
+    assert _main(argv, monkeypatch, capsys).count("| 24 |") == 3
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written  # nothing trained again
     path = tmp_path / "curve.json"
-    report = subprocess.run(
-        [sys.executable, str(SCRIPT), "--data", str(data), "--out", str(out), "--report-only", "--report", str(path)],
-        cwd=SCRIPT.parent,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert report.returncode == 0 and report.stdout.count("| 48 |") == 3
+    only = ["--data", str(data), "--out", str(out), "--report-only", "--report", str(path)]
+    report = _main(only, monkeypatch, capsys)
+    assert report.count("| 48 |") == 3
     assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written
     _check_the_json_report(json.loads(path.read_text()), table)
 
@@ -127,13 +127,11 @@ def _check_the_json_report(report: dict, page: str) -> None:
     assert summary[-1].startswith("| *paper") and "± " in summary[2]
 
 
-def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_path):
+def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_path, monkeypatch, capsys):
     data = tmp_path / "data"
     shutil.copytree(FIXTURES / "blocks", data)
     out = tmp_path / "out"
-    cmd = [
-        sys.executable,
-        str(SCRIPT),
+    argv = [
         "--data",
         str(data),
         "--out",
@@ -159,14 +157,13 @@ def test_the_plateau_schedule_runs_to_its_patience_and_reports_its_halvings(tmp_
         "--lr",
         "1e-2",
     ]
-    done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _main(argv, monkeypatch, capsys)
     r = json.loads((out / "runs" / "vanilla-24-s0.json").read_text())
     assert (r["schedule"], r["plateau"], r["stopped_early"]) == ("plateau", 1, True)
     # patience 3 with a plateau of 1: two halvings after the best epoch, and the third epoch stops the run
     assert r["epochs_run"] == r["best_epoch"] + 3 < 30 and r["lr_halvings"] >= 2
     header, _, row = (out / "learning-curve.md").read_text().split("\n")[2:5]
     assert header.endswith("learning-rate halvings |") and row.endswith(f" {r['lr_halvings']} |")
-    cosine = cmd[: cmd.index("--schedule")] + cmd[cmd.index("--plateau") + 2 :]
-    again = subprocess.run(cosine, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=600)
-    assert again.returncode != 0 and "was trained with --schedule plateau, not cosine" in again.stderr
+    cosine = argv[: argv.index("--schedule")] + argv[argv.index("--plateau") + 2 :]
+    with pytest.raises(SystemExit, match="was trained with --schedule plateau, not cosine"):
+        _main(cosine, monkeypatch, capsys)

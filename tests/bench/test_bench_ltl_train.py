@@ -1,11 +1,11 @@
-"""bench/bench_ltl_train.py end to end on a small generated dataset: each
-run trains to its early stop or its cap, is audited, and records how it
+"""bench/bench_ltl_train.py end to end on a small generated dataset (its
+``main`` run in-process, as the command line would run it): each run
+trains to its early stop or its cap, is audited, and records how it
 stopped."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
@@ -16,11 +16,18 @@ from tests.conftest import ROOT
 SCRIPT = ROOT / "bench" / "bench_ltl_train.py"
 
 
-def test_runs_stop_at_their_patience_and_record_it(tmp_path):
+def _main(argv: list[str], monkeypatch, capsys) -> tuple[str, str]:
+    """``python bench/bench_ltl_train.py ARGV`` from bench/, in-process (its
+    ``main`` reads ``sys.argv``): what it printed on stdout and stderr."""
+    monkeypatch.setattr(sys, "argv", [str(SCRIPT), *argv])
+    monkeypatch.chdir(SCRIPT.parent)
+    bench_module("bench_ltl_train").main()
+    return capsys.readouterr()
+
+
+def test_runs_stop_at_their_patience_and_record_it(tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
-    cmd = [
-        sys.executable,
-        str(SCRIPT),
+    argv = [
         "--out",
         str(out),
         "--num",
@@ -48,8 +55,7 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path):
         "vanilla",
         "canonicalized+dualpart",
     ]
-    done = subprocess.run(cmd, cwd=SCRIPT.parent, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
+    stdout, _ = _main(argv, monkeypatch, capsys)
     for name in ("vanilla", "vanilla-s1", "canonicalized+dualpart", "canonicalized+dualpart-s1"):
         r = json.loads((out / f"{name}.json").read_text())
         # learning rate 0: no epoch improves on the first, so patience 1 stops after the second
@@ -59,8 +65,8 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path):
         assert r["test"]["examples"] == 8
     canonical = json.loads((out / "canonicalized+dualpart.json").read_text())
     assert canonical["test"]["alpha_covariance"] == 1.0  # exactly alpha-covariant by construction
-    assert "| canonicalized+dualpart | 2 |" in done.stdout
-    assert "| vanilla | 2, 2 | 1, 1 | 2 of 2 |" in done.stdout  # epochs run, best epochs, stopped early
+    assert "| canonicalized+dualpart | 2 |" in stdout
+    assert "| vanilla | 2, 2 | 1, 1 | 2 of 2 |" in stdout  # epochs run, best epochs, stopped early
 
 
 def test_unique_splits_hold_each_formula_once(tmp_path):
@@ -241,11 +247,10 @@ def test_epochs_to_gives_the_first_epoch_at_each_milestone(history, want):
     assert rows[2] == "| a | 0 " + want
 
 
-def test_training_takes_one_label():
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--out", "x", "--label", "a", "b"], capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 2 and "one label for the runs it trains" in done.stderr
+def test_training_takes_one_label(monkeypatch, capsys):
+    with pytest.raises(SystemExit) as exited:
+        _main(["--out", "x", "--label", "a", "b"], monkeypatch, capsys)
+    assert exited.value.code == 2 and "one label for the runs it trains" in capsys.readouterr().err
 
 
 def test_the_table_of_a_study_of_one_ap_count_without_new_aps_shows_dashes():

@@ -9,8 +9,6 @@ import collections
 import io
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -208,16 +206,11 @@ def test_bad_input_is_a_located_error(make, error, message, tmp_path):
         (["lookup", "--symbols", ""], 2),
     ],
 )
-def test_the_commands(args, code, tmp_path):
+def test_the_commands(args, code, tmp_path, invoke, monkeypatch):
     out = tmp_path / "x.jsonl"
-    result = subprocess.run(
-        [sys.executable, "-m", "invar", "data", *args, "--out", str(out), "--format", "json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == code, result.stderr
-    assert "Traceback" not in result.stderr
+    monkeypatch.chdir(ROOT)
+    result = invoke("data", *args, "--out", out, "--format", "json")
+    assert result.exit_code == code, result.stderr
     if code == 0:
         assert json.loads(result.stdout)["examples"] == 5 and len(incontext.read(out)) == 5
     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 from typer.testing import CliRunner
@@ -22,18 +23,31 @@ def _data(*args: str) -> None:
     assert result.exit_code == 0, result.output
 
 
+#: two files of each fixture language: every writer fills a training split from them, and reads them quickly
+SOURCES = {"python": ("arith.py", "layout.py"), "java": ("Arith.java", "Shapes.java")}
+
+
+def _source(tmp_path, language: str) -> list[str]:
+    """``--source DIR``, DIR a copy of :data:`SOURCES`' files of ``language``."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in SOURCES[language]:
+        shutil.copy(FIXTURES / language / name, src)
+    return ["--source", str(src)]
+
+
 @pytest.mark.parametrize(
-    "task, args, languages",
+    "task, source, args, languages",
     [
-        ("names", ["--source", str(FIXTURES / "python")], ("python",)),
-        ("names", ["--source", str(FIXTURES / "java")], ("java",)),
-        ("bugs", ["--source", str(FIXTURES / "python")], ("python",)),
-        ("copy", ["--train", "5", "--valid", "2", "--test", "2"], ("copy",)),
+        ("names", "python", [], ("python",)),
+        ("names", "java", [], ("java",)),
+        ("bugs", "python", [], ("python",)),
+        ("copy", None, ["--train", "5", "--valid", "2", "--test", "2"], ("copy",)),
     ],
 )
-def test_every_writer_says_what_it_wrote(tmp_path, task, args, languages):
+def test_every_writer_says_what_it_wrote(tmp_path, task, source, args, languages):
     out = tmp_path / task
-    _data(task, *args, "--out", str(out))
+    _data(task, *(_source(tmp_path, source) if source else []), *args, "--out", str(out))
     meta = json.loads((out / "meta.json").read_text())
     assert (meta["task"], tuple(meta["languages"])) == (task, languages)
     found = manifest.read(out)
