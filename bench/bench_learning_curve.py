@@ -270,6 +270,21 @@ def by_seed(report: dict) -> str:
     return "\n".join(lines)
 
 
+def programs(report: dict) -> str:
+    """A row per training size: the blocks asked for, and the training,
+    validation and test programs the runs read (blocks the model cannot
+    read, or without a label, are not among them)."""
+    lines = ["| blocks asked for | training programs | validation programs | test programs |", "|---|---|---|---|"]
+    for n in sorted({r["train_size"] for r in report["records"]}):
+        runs = [r for r in report["records"] if r["train_size"] == n]
+        cells = [
+            " / ".join(dict.fromkeys(f"{r[key]:,}" for r in runs))
+            for key in ("train_programs", "valid_programs", "test_programs")
+        ]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _seed_cell(r: dict) -> str:
     """One run's cell of :func:`by_seed`."""
     waited = r["valid_history"][r["best_epoch"] :]

@@ -135,6 +135,17 @@ def _run(args, task, data: Path, name: str, arch: str, overrides: dict, seed: in
     }
 
 
+def _scored(runs: list[dict]) -> str:
+    """The test functions that fit in the model and are scored (one count when every seed's is the same)."""
+    return " / ".join(dict.fromkeys(f"{r['test_functions']:,}" if "test_functions" in r else "–" for r in runs))
+
+
+def _audited(runs: list[dict]) -> str:
+    """Each seed's audited test functions, then how many of them have a variant besides the original."""
+    varied = dict.fromkeys(str(r["transforms"]["both"]["varied"]) for r in runs if "transforms" in r)
+    return " / ".join(str(r["audited"]) for r in runs) + (f" ({' / '.join(varied)} can vary)" if varied else "")
+
+
 def table(report: dict) -> str:
     """The table of a ``--report``: a row per model, mean ± sd over its seeds."""
     name = report["metric"]
@@ -144,9 +155,9 @@ def table(report: dict) -> str:
     head = (
         f"| architecture | test {name} | "
         + ("test F1 per function | " if per_function else "")
-        + "best epoch / run | violation rate, renamings and reorderings | audited | training (min) |"
+        + "best epoch / run | violation rate, renamings and reorderings | scored | audited | training (min) |"
     )
-    rows = [head, "|---" * (6 + per_function) + "|"]
+    rows = [head, "|---" * (7 + per_function) + "|"]
     for model, rs in report["runs"].items():
         rates = [100 * r["violation_rate"] for r in rs if r["violation_rate"] is not None]
         extra = f"{mean_sd([r['extra'][PER_FUNCTION] for r in rs], '{:.1f}', ' %')} | " if per_function else ""
@@ -154,7 +165,7 @@ def table(report: dict) -> str:
             f"| {model} | {mean_sd([r['test_metric'] for r in rs], '{:.1f}', ' %')} | {extra}"
             f"{mean_sd([r['best_epoch'] for r in rs], '{:.1f}')} / {max(r.get('epochs_run', epochs) for r in rs)} | "
             f"{mean_sd(rates, '{:.1f}', ' %') if rates else '–'} | "
-            f"{' / '.join(str(r['audited']) for r in rs)} | "
+            f"{_scored(rs)} | {_audited(rs)} | "
             f"{statistics.mean(r['train_seconds'] for r in rs) / 60:.1f} |"
         )
     if seeds != {1}:

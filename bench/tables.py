@@ -82,6 +82,7 @@ TABLES = {
     "bugs-stdlib": "bench_names",
     "names-jdk": "bench_names",
     "bugs-jdk": "bench_names",
+    "splits": "bench_splits",
     "lm-512": "bench_lm_curves",
     "lm-512-data": "bench_lm_curves",
     "lm-512-cipher": "bench_decipher",

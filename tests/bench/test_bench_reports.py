@@ -246,10 +246,19 @@ def test_names_table_shows_both_f1s_and_the_violations_over_seeds():
         return {"seed": seed, "test_metric": f1, "extra": extra, "best_epoch": 4, "epochs_run": 6}, rate
 
     runs = [run(0, 20.0, 18.0, 0.02), run(1, 22.0, 20.0, None)]
-    rows = [{**r, "violation_rate": rate, "audited": 183, "train_seconds": 60.0} for r, rate in runs]
+    both = {"both": {"varied": 38}}
+    rows = [
+        {**r, "violation_rate": rate, "audited": 183, "test_functions": 596, "transforms": both, "train_seconds": 60.0}
+        for r, rate in runs
+    ]
     report = {"task": "names", "metric": "F1", "settings": {"epochs": 30}, "runs": {"spe": rows}}
     text = bench.table(report)
-    assert "| spe | 21.0 ± 1.4 % | 19.0 ± 1.4 % | 4.0 ± 0.0 / 6 | 2.0 ± 0.0 % | 183 / 183 | 1.0 |" in text
+    assert (
+        "| spe | 21.0 ± 1.4 % | 19.0 ± 1.4 % | 4.0 ± 0.0 / 6 | 2.0 ± 0.0 % | 596 | 183 / 183 (38 can vary) | 1.0 |"
+        in text
+    )
+    rows[1].pop("transforms")  # a run audited before the transforms were: the others' count stands
+    assert "| 596 | 183 / 183 (38 can vary) |" in bench.table(report)
     assert "Mean ± sd over seeds 0, 1." in text
     bugs = bench.table({**report, "task": "bugs", "metric": "accuracy"})
     assert "per function" not in bugs
