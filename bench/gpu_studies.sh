@@ -48,11 +48,11 @@ if [ "$TINY" = 1 ]; then
   TRAIN_SECONDS=600    # never reached: the epoch caps end the tiny runs
   THREADS=1
   BHIVE=(--test-limit 12 --max-epochs 1 --batch-size 32)
-  BLOCKS=200  # of the fixture's training split
+  BLOCKS=64  # of the fixture's training split
   LTL_DATA=(--num 160 --max-size 5 --jobs 1)
   LTL=(--size tiny --epochs 1 --batch-size 32 --audit 6 --variants 2)
   LM_DATA=(--source "$ROOT/fixtures" --files 0 --seq-len 64)
-  LM=(--size tiny --epochs 1 --train-windows 32 --test-windows 6 --window 20 --batch-size 16)
+  LM=(--size tiny --epochs 1 --train-windows 16 --test-windows 6 --window 20 --batch-size 16)
 else
   TRAIN_SECONDS=180
   THREADS=2

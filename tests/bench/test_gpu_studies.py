@@ -55,8 +55,8 @@ def test_the_tiny_studies_run_end_to_end(tmp_path):
         )
         groups = torch.load(out / "ltl" / f"dualpart-{variant}.resume.pt", weights_only=True)["optimizer"]
         assert groups["param_groups"][0]["weight_decay"] == 0.1 and groups["param_groups"][0]["betas"] == (0.9, 0.95)
-    bhive = json.loads((out / "bhive" / "runs" / "renamer-200-s0.json").read_text())
-    assert (bhive["train_size"], bhive["lr"], bhive["time_limit"]) == (200, 3e-4, 600.0)
+    bhive = json.loads((out / "bhive" / "runs" / "renamer-64-s0.json").read_text())
+    assert (bhive["train_size"], bhive["lr"], bhive["time_limit"]) == (64, 3e-4, 600.0)
     lex = json.loads((out / "lm-lexinvariant" / "lm-curves.json").read_text())["runs"][0]
     assert lex["model"] == "lexinvariant" and lex["curve"]["window"] == 20
     assert (
