@@ -161,6 +161,11 @@ def rows(args) -> list[dict]:
     return made
 
 
+def _of(report: dict, datasets) -> list[dict]:
+    """The report's rows of ``datasets`` (one of the tables :data:`SOURCES`, :data:`LTL`, :data:`BHIVE`)."""
+    return [row for row in report["rows"] if row["dataset"] in datasets]
+
+
 def _reasons(counts: dict[str, int]) -> str:
     """``{reason: count}`` as "N reason; M other" (0 for none)."""
     return "; ".join(f"{n:,} {why}" for why, n in sorted(counts.items())) or "0"
@@ -181,9 +186,7 @@ def names_bugs(report: dict) -> str:
         "| dataset | files read | files skipped | functions skipped | bugs injected | training | validation | test |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for row in report["rows"]:
-        if row["dataset"] not in SOURCES:
-            continue
+    for row in _of(report, SOURCES):
         files = _reasons(row["files_skipped"])
         skipped = _reasons(row["skipped"])
         injected = "; ".join(f"{n:,} {kind}" for kind, n in sorted((row["bugs"] or {}).items())) or "–"
@@ -199,9 +202,7 @@ def ltl_table(report: dict) -> str:
         "| test formulas by distinct APs |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for row in report["rows"]:
-        if row["dataset"] not in LTL:
-            continue
+    for row in _of(report, LTL):
         s = row["settings"]
         per = f"exactly {s['distinct']}" if s.get("distinct") else "1 to 5"
         per += ", each formula once" if s.get("unique") else ""
@@ -217,9 +218,7 @@ def bhive_table(report: dict) -> str:
         "| dataset | blocks kept (smallest hash) | labelled | rejected | training | validation | test |",
         "|---|---|---|---|---|---|---|",
     ]
-    for row in report["rows"]:
-        if row["dataset"] not in BHIVE:
-            continue
+    for row in _of(report, BHIVE):
         rejected = "; ".join(f"{n:,} by {who}" for who, n in sorted(row["rejected"].items()))
         splits = " | ".join(_count(row["splits"][k]) for k in ("train", "valid", "test"))
         lines.append(f"| {row['dataset']} | {row['limit']:,} | {row['labelled']:,} | {rejected} | {splits} |")
