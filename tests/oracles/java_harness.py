@@ -142,20 +142,26 @@ def rename_class(source: str, old: str, new: str) -> str:
 JVM = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
 
 
+#: javac's options for every set of variants (the classes go to ``-d``)
+JAVAC = ["-nowarn", "-Xmaxerrs", "10000", "-encoding", "UTF-8"]
+
+
+def _written(sources: dict[str, str], where: Path) -> list[str]:
+    """Write ``NAME.java`` for every source, and the runner, under ``where``: their paths."""
+    where.mkdir(parents=True, exist_ok=True)
+    files = []
+    for name, source in {**sources, "VariantRunner": RUNNER}.items():
+        (where / f"{name}.java").write_text(source)
+        files.append(str(where / f"{name}.java"))
+    return files
+
+
 def compile_all(sources: dict[str, str], where: Path, extra: list[str] = ()) -> subprocess.CompletedProcess:
     """Write ``NAME.java`` for every source and compile them in one ``javac`` call."""
     javac, _ = tools()
-    where.mkdir(parents=True, exist_ok=True)
-    files = []
-    for name, source in sources.items():
-        f = where / f"{name}.java"
-        f.write_text(source)
-        files.append(str(f))
-    (where / "VariantRunner.java").write_text(RUNNER)
-    files.append(str(where / "VariantRunner.java"))
+    files = _written(sources, where)
     return subprocess.run(
-        [javac, *(f"-J{o}" for o in JVM), "-nowarn", "-Xmaxerrs", "10000", "-encoding", "UTF-8", *extra]
-        + ["-d", str(where / "out"), *files],
+        [javac, *(f"-J{o}" for o in JVM), *JAVAC, *extra, "-d", str(where / "out"), *files],
         capture_output=True,
         text=True,
     )
@@ -165,15 +171,7 @@ def compile_sets(sets: dict[str, dict[str, str]], where: Path) -> dict[str, subp
     """:func:`compile_all` for each set of sources, each in ``where/KEY`` (classes in ``where/KEY/out``),
     every set compiled by its own javac command line and all of them in one JVM (:func:`compile_batches`):
     javac starts and warms up once, and a set that fails to compile leaves the others' classes."""
-    commands = []
-    for key, sources in sets.items():
-        tree = where / key
-        tree.mkdir(parents=True, exist_ok=True)
-        files = []
-        for name, source in {**sources, "VariantRunner": RUNNER}.items():
-            (tree / f"{name}.java").write_text(source)
-            files.append(str(tree / f"{name}.java"))
-        commands.append(["-nowarn", "-Xmaxerrs", "10000", "-encoding", "UTF-8", "-d", str(tree / "out"), *files])
+    commands = [[*JAVAC, "-d", str(where / k / "out"), *_written(sources, where / k)] for k, sources in sets.items()]
     results = compile_batches(commands, where)
     return {key: subprocess.CompletedProcess([], rc, "", err) for key, (rc, err) in zip(sets, results)}
 
