@@ -19,7 +19,6 @@ torch's version and the load average; :func:`table` renders that report.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
@@ -28,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import torch  # noqa: E402
-from common import finish, load_range, machine, median, repeat  # noqa: E402
+from common import closed, finish, load_range, machine, median, opened, repeat  # noqa: E402
 
 from invar.alta import PROGRAMS, compile, get_program  # noqa: E402
 from invar.alta.arithmetic import addition_input, subleq_input  # noqa: E402
@@ -149,20 +148,11 @@ def main(argv: list[str] | None = None) -> dict:
         flush=True,
     )
     started = time.time()
-    report = {
-        "bench": "alta-compile",
-        "machine": machine(),
-        "torch": torch.__version__,
-        "args": vars(args),
-        "load_average_before": os.getloadavg(),
-        "rows": [],
-    }
+    report = {**opened(args, "alta-compile"), "rows": []}
     for name in PROGRAMS:
         report["rows"].append(measure(name, args.batch, args.repeat, args.device, rng))
         print(f"  {name}: done", flush=True)
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
-    return finish(report, table, args.report)
+    return finish(closed(report, started), table, args.report)
 
 
 if __name__ == "__main__":

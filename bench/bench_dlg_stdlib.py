@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, finish, load_range, machine
+from common import ROOT, closed, finish, load_row, machine
 
 from invar.errors import InvarError
 
@@ -139,7 +139,7 @@ def table(report: dict) -> str:
     if "before" in impls:
         after, before = (sum(f[n][0] for f in files) for n in ("after", "before"))
         lines.append(f"| after / before, in total | {after / before:.2f} | |")
-    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * (len(impls) - 1))
+    lines.append(load_row(report, len(impls) - 1))
     return "\n".join(lines)
 
 
@@ -171,8 +171,7 @@ def main(argv: list[str] | None = None) -> dict:
         "load_average_before": os.getloadavg(),
     }
     report.update(measure(files, root, impls, args.repeat))
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
+    closed(report, started)
     print(f"{machine()}" + (f"; before = {args.before}" if args.before else ""))
     return finish(report, table, args.report)
 

@@ -19,12 +19,11 @@ seconds are written as JSON with the machine and the load average;
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import subprocess
 import time
 
-from common import BHIVE, bhive_blocks, finish, load_range, machine, median, repeat
+from common import BHIVE, bhive_blocks, closed, finish, load_row, machine, median, opened, repeat
 
 from invar.data.bhive import label_texts, llvm_mca_version
 from invar.frontends.x86.hexblock import decode
@@ -88,7 +87,7 @@ def corpus_table(report: dict) -> str:
             f"| time | {c['seconds'] / 60:.1f} min ({c['blocks'] / c['seconds']:,.0f} blocks/s) |",
             f"| labelled | {c['labelled']:,} ({splits}) |",
             f"| rejected | {rejected} |",
-            f"| load average (1 min), start → end | {load_range(report)} |",
+            load_row(report),
         ]
     )
 
@@ -107,7 +106,7 @@ def table(report: dict) -> str:
             f"| batched: {blocks:,} blocks in one llvm-mca process | {rb:,.0f} |",
             f"| one llvm-mca process per block ({single:,} blocks) | {rs:,.0f} |",
             f"| speed-up | {rb / rs:.1f}× |",
-            f"| load average (1 min), start → end | {load_range(report)} |",
+            load_row(report),
         ]
     )
 
@@ -122,21 +121,14 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     args = ap.parse_args(argv)
     started = time.time()
-    report = {
-        "bench": "label",
-        "machine": machine(),
-        "llvm_mca": llvm_mca_version(),
-        "args": vars(args),
-        "load_average_before": os.getloadavg(),
-    }
+    report = opened(args, "label", versions={"llvm_mca": llvm_mca_version()})
     if args.corpus:
         report["corpus"] = corpus(args.jobs)
     else:
         hexes = random.Random(0).sample(bhive_blocks(), args.blocks)
         texts = [decode(h).render() for h in hexes]
         report.update(measure(texts, args.single, args.repeat))
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
+    closed(report, started)
     print(f"machine: {machine()}")
     return finish(report, table, args.report)
 

@@ -26,7 +26,7 @@ import random
 import statistics
 import time
 
-from common import finish, load_range, machine
+from common import closed, finish, load_row, machine
 
 from invar.program import Line, Program
 from invar.symmetry.permutations import DEFAULT_MAX_STATES, PermutationSpace
@@ -109,7 +109,7 @@ def table(report: dict) -> str:
             f"| {downsets} | {med(logs, '{:.0f}')} | {med(rates, '{:,.0f}')} "
             f"| {med(refuse, '{:.2f} s')} | {med(chain, '{:.2f}')} |"
         )
-    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * 6)
+    lines.append(load_row(report, 6))
     return "\n".join(lines)
 
 
@@ -128,9 +128,7 @@ def main(argv: list[str] | None = None) -> dict:
     rng = random.Random(args.seed)
     report = {"bench": "linext", "machine": machine(), "args": vars(args), "load_average_before": os.getloadavg()}
     report["rows"] = [{"lines": n, "blocks": measure(n, args, rng)} for n in args.sizes]
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
-    return finish(report, table, args.report)
+    return finish(closed(report, started), table, args.report)
 
 
 if __name__ == "__main__":

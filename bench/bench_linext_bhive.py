@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, bhive_blocks, checkout, finish, load_range, machine
+from common import ROOT, bhive_blocks, checkout, closed, finish, load_row, machine
 
 SAMPLE_LIMIT = 30  # seconds one draw may take before it is reported as over the limit
 
@@ -107,7 +107,7 @@ def table(report: dict) -> str:
     lines = ["| measure | " + ("figure" if one else " | ".join(results)) + " |", "|---|" + "---|" * len(results)]
     for label, show in ROWS:
         lines.append(f"| {label} | " + " | ".join(show(r) for r in results.values()) + " |")
-    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * (len(results) - 1))
+    lines.append(load_row(report, len(results) - 1))
     return "\n".join(lines)
 
 
@@ -135,8 +135,7 @@ def main(argv: list[str] | None = None) -> dict | None:
             cmd += ["--limit", str(args.limit)]
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
         results[name] = json.loads(done.stdout.strip().splitlines()[-1])
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
+    closed(report, started)
     print(report["machine"] + (f"; before = {args.before}" if args.before else ""))
     return finish(report, table, args.report)
 

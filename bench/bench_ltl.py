@@ -21,7 +21,6 @@ average, and :func:`table` renders that report (docs/benchmarks/ltl.md).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -30,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import finish, load_range, machine  # noqa: E402
+from common import closed, finish, load_range, machine, opened  # noqa: E402
 
 from invar.frontends.ltl.check import check  # noqa: E402
 from invar.frontends.ltl.formula import parse_formula  # noqa: E402
@@ -101,15 +100,12 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     print(f"{machine()}, one core; {args.num} formulas per setting, seed {args.seed}", flush=True)
     started = time.time()
-    report = {"bench": "ltl-generate", "machine": machine(), "args": vars(args), "load_average_before": os.getloadavg()}
-    report["rows"] = []
+    report = {**opened(args, "ltl-generate", versions={}), "rows": []}
     for text in args.settings:
         size, aps, timeout = setting(text, args.timeout)
         report["rows"].append(run(size, aps, args.num, args.seed, timeout))
         print(f"  {text}: done", flush=True)
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
-    return finish(report, table, args.report)
+    return finish(closed(report, started), table, args.report)
 
 
 if __name__ == "__main__":

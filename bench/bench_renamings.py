@@ -14,11 +14,10 @@ that report as the table of docs/benchmarks/symmetry.md.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import time
 
-from common import ROOT, finish, load_range, machine, median, repeat
+from common import ROOT, closed, finish, load_row, median, opened, repeat
 
 from invar.frontends.x86 import parse, renaming_space
 
@@ -64,7 +63,7 @@ def table(report: dict) -> str:
             f"| invar: exact uniform sample + render | {mo:.3f} s | {n / mo:,.0f} |",
             f"| naive `random.sample` + `str.replace` | {mn:.3f} s | {n / mn:,.0f} |",
             f"| ratio (invar / naive) | {mo / mn:.2f}× | |",
-            f"| load average (1 min), start → end | {load_range(report)} | |",
+            load_row(report, 1),
         ]
     )
 
@@ -76,10 +75,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     args = ap.parse_args(argv)
     started = time.time()
-    report = {"bench": "renamings", "machine": machine(), "args": vars(args), "load_average_before": os.getloadavg()}
+    report = opened(args, "renamings", versions={})
     report.update(measure(args.n, args.repeat))
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
+    closed(report, started)
     print(f"machine: {report['machine']}")
     return finish(report, table, args.report)
 

@@ -31,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import checkout, finish, load_range, machine, measure
+from common import checkout, closed, finish, load_range, machine, measure
 
 COMMANDS = {
     "parse": ["parse", "--format", "json"],
@@ -161,9 +161,7 @@ def main(argv: list[str] | None = None) -> dict:
                 seconds, kb = measure([*cmd, str(path)], pythonpath=pythonpath, timeout=args.limit)
                 report["rows"].append({"command": name, "version": version, "size": size, "seconds": seconds, "kb": kb})
                 print(f"  {name:<25} {size:>9,} {version:<6} {cell(report['rows'][-1])}", flush=True)
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
-    return finish(report, table, args.report)
+    return finish(closed(report, started), table, args.report)
 
 
 if __name__ == "__main__":

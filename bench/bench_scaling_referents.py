@@ -37,7 +37,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, checkout, finish, load_range, machine
+from common import ROOT, checkout, closed, finish, load_row, machine, wait_until
 
 COMMANDS = {
     "renamings --count": ["renamings", "--count"],
@@ -77,16 +77,9 @@ def run(args: list[str], pythonpath: Path, limit: float, cap_bytes: int) -> tupl
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = start + limit
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            _, status, usage = os.wait4(proc.pid, 0)
-            return "time", time.perf_counter() - start, usage.ru_maxrss
-        time.sleep(0.02)
+    finished, status, usage = wait_until(proc, start + limit, poll=0.02)
+    if not finished:
+        return "time", time.perf_counter() - start, usage.ru_maxrss
     seconds = time.perf_counter() - start
     err = proc.stderr.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status)
@@ -150,7 +143,7 @@ def table(report: dict) -> str:
                 (t0, m0), (t1, m1) = medians
                 cells.append(f"×{t0 / t1:.1f} | ×{m0 / m1:.1f}")
         lines.append(f"| {row['command']} | {row['size']:,} | " + " | ".join(cells) + " |")
-    lines.append(f"| load average (1 min), start → end | {load_range(report)} |" + " |" * len(head))
+    lines.append(load_row(report, len(head)))
     return "\n".join(lines)
 
 
@@ -184,8 +177,7 @@ def main(argv: list[str] | None = None) -> dict:
         "load_average_before": os.getloadavg(),
     }
     report["rows"] = measure(args, versions, files)
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
+    closed(report, started)
     print(
         f"{report['machine']}; {args.shape}; median of {args.repeat} runs (one past {args.once_over:g} s); cap "
         f"{args.cap_gb:g} GB, limit {args.limit:g} s" + (f"; before = {args.before}" if args.before else "")

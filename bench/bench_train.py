@@ -21,14 +21,13 @@ machine and the load average; :func:`table` renders that report.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import time
 
 import numpy as np
 import torch
 import torch.nn as nn
-from common import bhive_blocks, finish, load_range, machine, median
+from common import bhive_blocks, closed, finish, load_row, machine, median, opened
 
 from invar.encoding import Vocab, encode
 from invar.frontends.x86.hexblock import decode
@@ -151,7 +150,7 @@ def table(report: dict) -> str:
         "|---|---|---|",
     ]
     lines += [f"| {name} | {rate:,.0f} | {rate / stock:.2f} |" for name, rate in rates.items()]
-    lines.append(f"| load average (1 min), start → end | {load_range(report)} | |")
+    lines.append(load_row(report, 1))
     return "\n".join(lines)
 
 
@@ -166,16 +165,9 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     started = time.time()
-    report = {
-        "bench": "train-throughput",
-        "machine": machine(),
-        "torch": torch.__version__,
-        "args": vars(args),
-        "load_average_before": os.getloadavg(),
-    }
+    report = opened(args, "train-throughput")
     report.update(measure(args))
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
+    closed(report, started)
     print(f"machine: {machine()}; torch {torch.__version__}, {args.threads} thread(s)")
     return finish(report, table, args.report)
 

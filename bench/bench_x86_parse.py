@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import time
 
 import capstone
-from common import bhive_blocks, finish, load_range, machine, median, repeat
+from common import bhive_blocks, closed, finish, load_row, median, opened, repeat
 
 from invar.frontends.x86.hexblock import decode
 
@@ -61,7 +60,7 @@ def table(report: dict) -> str:
             f"| capstone decode only | {mb:.2f} s | {n / mb:,.0f} |",
             f"| invar parse (decode + IR + semantics + dependencies) | {mo:.2f} s | {n / mo:,.0f} |",
             f"| ratio (invar / capstone) | {mo / mb:.1f}× | |",
-            f"| load average (1 min), start → end | {load_range(report)} | |",
+            load_row(report, 1),
         ]
     )
 
@@ -72,17 +71,9 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--report", default=None, help="write the measurements to this JSON file")
     args = ap.parse_args(argv)
     started = time.time()
-    report = {
-        "bench": "x86-parse",
-        "machine": machine(),
-        "capstone": capstone.__version__,
-        "args": vars(args),
-        "load_average_before": os.getloadavg(),
-    }
+    report = opened(args, "x86-parse", versions={"capstone": capstone.__version__})
     report.update(measure(bhive_blocks(), args.repeat))
-    report["load_average_after"] = os.getloadavg()
-    report["wall_seconds"] = time.time() - started
-    return finish(report, table, args.report)
+    return finish(closed(report, started), table, args.report)
 
 
 if __name__ == "__main__":

@@ -55,17 +55,22 @@ def portable(args, placeholders: dict[str, str]) -> dict[str, str]:
     return {k: placeholders.get(k, str(v)) for k, v in vars(args).items()}
 
 
-def opened(args, bench: str | None = None, placeholders: dict[str, str] | None = None) -> dict:
-    """A report's opening: its bench's name (when given), the machine, torch's
-    version, the arguments (as :func:`portable` writes them when
-    ``placeholders`` are given) and the load average now."""
-    import torch
+def opened(
+    args, bench: str | None = None, placeholders: dict[str, str] | None = None, versions: dict[str, str] | None = None
+) -> dict:
+    """A report's opening: its bench's name (when given), the machine, the
+    versions of what it measures (torch's unless ``versions`` names others),
+    the arguments (as :func:`portable` writes them when ``placeholders`` are
+    given) and the load average now."""
+    if versions is None:
+        import torch
 
+        versions = {"torch": torch.__version__}
     head = {"bench": bench} if bench else {}
     return {
         **head,
         "machine": machine(),
-        "torch": torch.__version__,
+        **versions,
         "args": vars(args) if placeholders is None else portable(args, placeholders),
         "load_average_before": os.getloadavg(),
     }
@@ -78,15 +83,24 @@ def so_far(report: dict, path: str | Path | None) -> None:
             json.dump(report, f, indent=1)
 
 
-def closed(report: dict) -> dict:
-    """``report`` with the load average now, at its end."""
+def closed(report: dict, started: float | None = None) -> dict:
+    """``report`` with the load average now, at its end, and, given the
+    ``time.time()`` it started at, the wall seconds it took."""
     report["load_average_after"] = os.getloadavg()
+    if started is not None:
+        report["wall_seconds"] = time.time() - started
     return report
 
 
 def load_line(report: dict) -> str:
     """A table's closing line: the load average at the report's start and end."""
     return f"Load average (1 min) at the start and at the end: {load_range(report)}."
+
+
+def load_row(report: dict, empty: int = 0) -> str:
+    """A table's row of the load average at the report's start and end,
+    followed by ``empty`` blank cells."""
+    return f"| load average (1 min), start → end | {load_range(report)} |" + " |" * empty
 
 
 def load_range(report: dict) -> str:
@@ -139,6 +153,21 @@ def checkout(rev: str, into: Path) -> Path:
     return into
 
 
+def wait_until(proc, deadline: float, poll: float = 0.01) -> tuple[bool, int, object]:
+    """``(finished, wait status, resource usage)`` of the child ``proc``,
+    polled every ``poll`` seconds until it ends or ``time.perf_counter()``
+    passes ``deadline``; then it is killed (``finished`` False) and reaped."""
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            return True, status, usage
+        if time.perf_counter() > deadline:
+            proc.kill()
+            _, status, usage = os.wait4(proc.pid, 0)
+            return False, status, usage
+        time.sleep(poll)
+
+
 def measure(
     args: list[str], *, pythonpath: Path | None = None, timeout: float = 600.0, stdout=None
 ) -> tuple[float | None, int | None]:
@@ -160,16 +189,9 @@ def measure(
         stdout=stdout or subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = start + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            os.wait4(proc.pid, 0)
-            return None, None
-        time.sleep(0.01)
+    finished, status, usage = wait_until(proc, start + timeout)
+    if not finished:
+        return None, None
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         return None, None
