@@ -6,7 +6,9 @@ membership flags).
 It is what lets the symmetry layer walk long orders without rescanning them:
 the sampler of :mod:`.posets` hands a node's positions down to its largest
 part in place (the others take theirs out), and the walks over line orders
-keep the lines that may come next as one (see :mod:`.permutations`).
+keep the lines that may come next as one (see :mod:`.permutations`). The
+tree itself, :class:`Fenwick`, also weighs the free targets of a renaming
+(see :mod:`.renamings`).
 
 Part of the symmetry layer: imports nothing from invar.
 """
@@ -16,7 +18,48 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 
-class OrderedSet:
+class Fenwick:
+    """Weights of positions ``0..n-1`` in a Fenwick tree (``tree``, 1-based):
+    the sum of those before a position and a weight changed, each in time
+    logarithmic in ``n``; ``top``, the largest power of two up to ``n``, is
+    where a descent to the position of a given prefix sum starts."""
+
+    __slots__ = ("tree", "n", "top")
+
+    def __init__(self, tree: list[int]) -> None:
+        self.tree = tree
+        self.n = len(tree) - 1
+        self.top = 1 << (self.n.bit_length() - 1) if self.n else 0
+
+    @staticmethod
+    def build(weights: Sequence[int]) -> list[int]:
+        """The tree of ``weights``, in time linear in their number."""
+        tree = [0, *weights]
+        n = len(weights)
+        for i in range(1, n + 1):
+            j = i + (i & -i)
+            if j <= n:
+                tree[j] += tree[i]
+        return tree
+
+    def prefix(self, p: int) -> int:
+        """The weights of positions ``0..p-1``."""
+        s, tree = 0, self.tree
+        while p > 0:
+            s += tree[p]
+            p &= p - 1
+        return s
+
+    def update(self, p: int, delta: int) -> None:
+        """Add ``delta`` to the weight of position ``p``."""
+        tree, n = self.tree, self.n
+        p += 1
+        while p <= n:
+            tree[p] += delta
+            p += p & -p
+
+
+class OrderedSet(Fenwick):
     """Members among ``0..n-1``; all of them at first when ``full``.
 
     Examples
@@ -27,20 +70,11 @@ class OrderedSet:
     (4, 3, 3, 3)
     """
 
-    __slots__ = ("tree", "n", "top", "size", "member")
+    __slots__ = ("size", "member")
 
     def __init__(self, n: int, full: bool = True) -> None:
-        self.n = n
-        self.top = 1 << (n.bit_length() - 1) if n else 0
+        super().__init__(Fenwick.build([1] * n) if full else [0] * (n + 1))
         self.member = bytearray([1 if full else 0]) * n
-        tree = [0] * (n + 1)
-        if full:
-            for i in range(1, n + 1):
-                tree[i] += 1
-                j = i + (i & -i)
-                if j <= n:
-                    tree[j] += tree[i]
-        self.tree = tree
         self.size = n if full else 0
 
     def __len__(self) -> int:
@@ -49,35 +83,23 @@ class OrderedSet:
     def __contains__(self, x: int) -> bool:
         return 0 <= x < self.n and bool(self.member[x])
 
-    def _add(self, x: int, delta: int) -> None:
-        tree, n = self.tree, self.n
-        x += 1
-        while x <= n:
-            tree[x] += delta
-            x += x & -x
-
     def add(self, x: int) -> None:
         """Put ``x`` in (nothing when it is already)."""
         if not self.member[x]:
             self.member[x] = 1
             self.size += 1
-            self._add(x, 1)
+            self.update(x, 1)
 
     def discard(self, x: int) -> None:
         """Take ``x`` out (nothing when it is not in)."""
         if self.member[x]:
             self.member[x] = 0
             self.size -= 1
-            self._add(x, -1)
+            self.update(x, -1)
 
     def rank(self, x: int) -> int:
         """How many members are smaller than ``x``."""
-        s, tree = 0, self.tree
-        x = min(x, self.n)
-        while x > 0:
-            s += tree[x]
-            x &= x - 1
-        return s
+        return self.prefix(min(x, self.n))
 
     def select(self, r: int) -> int:
         """The member with ``r`` members below it (``0 <= r < len(self)``)."""
@@ -130,4 +152,4 @@ class Positions:
         return [base[free.select(r)] for r in range(len(free))]
 
 
-__all__ = ["OrderedSet", "Positions"]
+__all__ = ["Fenwick", "OrderedSet", "Positions"]

@@ -54,7 +54,7 @@ from ..errors import SpaceError
 from ..program import Program
 from .bigint import product
 from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, SAMPLER_VERSION, Poset, TooWide, Walker
-from .space import IntractableError, Space  # IntractableError is re-exported: its home before the protocol
+from .space import IntractableError, Space, accepts  # IntractableError is re-exported: its home before the protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,11 +399,7 @@ class PermutationSpace(Space[Permutation]):
 
     def __contains__(self, t: Permutation | Sequence[int]) -> bool:
         """True when ``t`` keeps every dependency and the block structure."""
-        try:
-            self._split(t)
-        except SpaceError:
-            return False
-        return True
+        return accepts(self._split, t)
 
     # ------------------------------------------------- enumerate and sample
     def enumerate(self, limit: int | None = None) -> Iterator[Permutation]:

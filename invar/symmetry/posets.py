@@ -484,20 +484,16 @@ class _Peeling:
         live.discard(e)
         counts[0] -= not pout[e]
         counts[1] -= not pin[e]
-        for v in self.pred[e]:
-            if v in live:
-                pout[v] -= 1
-                if not pout[v]:
-                    counts[0] += 1
-                    if not pin[v]:
-                        lone.append(v)
-        for w in self.succ[e]:
-            if w in live:
-                pin[w] -= 1
-                if not pin[w]:
-                    counts[1] += 1
-                    if not pout[w]:
-                        lone.append(w)
+        # a predecessor loses an outgoing edge (it may turn maximal), a
+        # successor an incoming one (it may turn minimal)
+        for neighbours, lost, kept, turned in ((self.pred[e], pout, pin, 0), (self.succ[e], pin, pout, 1)):
+            for v in neighbours:
+                if v in live:
+                    lost[v] -= 1
+                    if not lost[v]:
+                        counts[turned] += 1
+                        if not kept[v]:
+                            lone.append(v)
 
     def close(self, middle: list[Node]) -> None:
         """Give ``current`` its children: the peeled parts around ``middle``."""

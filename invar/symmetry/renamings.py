@@ -52,7 +52,8 @@ from typing import Callable, Iterator, Mapping, Sequence
 from ..errors import SpaceError
 from ..program import Program, Token
 from .bigint import divmod_exact
-from .space import Space
+from .ordered import Fenwick
+from .space import Space, accepts
 from .transfer import Transfer, split
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
@@ -87,44 +88,20 @@ _GUARD = 16
 _MIN_SHIFT = 64
 
 
-class _Fenwick:
-    """Free targets of one atom in one class's list, by position: prefix sums,
-    the position of the ``k``-th free one, and marking one taken or free."""
-
-    __slots__ = ("tree", "n", "top")
-
-    def __init__(self, tree: list[int]) -> None:
-        self.tree = tree
-        self.n = len(tree) - 1
-        self.top = 1 << (self.n.bit_length() - 1) if self.n else 0
-
-    @staticmethod
-    def build(flags: Sequence[int]) -> list[int]:
-        tree = [0, *flags]
-        n = len(flags)
-        for i in range(1, n + 1):
-            j = i + (i & -i)
-            if j <= n:
-                tree[j] += tree[i]
-        return tree
-
-    def prefix(self, p: int) -> int:
-        """Free ones among positions ``0..p-1``."""
-        s, tree = 0, self.tree
-        while p > 0:
-            s += tree[p]
-            p &= p - 1
-        return s
-
-    def add(self, p: int, delta: int) -> None:
-        tree, n = self.tree, self.n
-        p += 1
-        while p <= n:
-            tree[p] += delta
-            p += p & -p
+def map_names(value, names: Mapping[str, str]):
+    """``value`` with every string ``names`` maps replaced by its image:
+    containers (lists, tuples, dicts, keys included) element-wise; anything
+    else (a number) kept."""
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(map_names(v, names) for v in value)
+    if isinstance(value, dict):
+        return {map_names(k, names): map_names(v, names) for k, v in value.items()}
+    return value
 
 
-def _descend(trees: Sequence[tuple[_Fenwick, int]], index: int) -> tuple[int, int]:
+def _descend(trees: Sequence[tuple[Fenwick, int]], index: int) -> tuple[int, int]:
     """Over one list whose position ``p`` weighs ``w`` when free and of an
     atom ``(tree, w)`` of ``trees``: the largest ``p`` whose positions before
     it weigh at most ``index`` in all, and that weight."""
@@ -151,7 +128,7 @@ class _Walk:
 
     __slots__ = ("trees", "out", "path")
 
-    def __init__(self, trees: dict[tuple[int, int], _Fenwick]) -> None:
+    def __init__(self, trees: dict[tuple[int, int], Fenwick]) -> None:
         self.trees = trees
         self.out: list[tuple[str, str]] = []
         self.path: list[int] = []
@@ -340,7 +317,7 @@ class RenamingSpace(Space[Renaming]):
             got = self._positions[j] = {t: p for p, t in enumerate(self._lists[j])}
         return got
 
-    def _free_trees(self) -> dict[tuple[int, int], _Fenwick]:
+    def _free_trees(self) -> dict[tuple[int, int], Fenwick]:
         """A fresh Fenwick tree of the free targets per (class, atom), all free."""
         out = {}
         for j, lst in enumerate(self._lists):
@@ -348,14 +325,14 @@ class RenamingSpace(Space[Renaming]):
                 init = self._fenwick_init.get((j, a))
                 if init is None:
                     atom_of = self._atom_of
-                    init = self._fenwick_init[(j, a)] = _Fenwick.build([int(atom_of[t] == a) for t in lst])
-                out[(j, a)] = _Fenwick(init[:])
+                    init = self._fenwick_init[(j, a)] = Fenwick.build([int(atom_of[t] == a) for t in lst])
+                out[(j, a)] = Fenwick(init[:])
         return out
 
-    def _take(self, trees: dict[tuple[int, int], _Fenwick], t: str, delta: int) -> None:
+    def _take(self, trees: dict[tuple[int, int], Fenwick], t: str, delta: int) -> None:
         a = self._atom_of[t]
         for j in self._classes_of[t]:
-            trees[(j, a)].add(self._position(j)[t], delta)
+            trees[(j, a)].update(self._position(j)[t], delta)
 
     # ---------------------------------------------------- ranking / unranking
     def rank(self, renaming: Renaming | Mapping[str, str]) -> int:
@@ -515,7 +492,7 @@ class RenamingSpace(Space[Renaming]):
         raise AssertionError("no neighbouring sequence")  # pragma: no cover - the index is in range
 
     def _extreme(
-        self, i: int, x: int, trees: dict[tuple[int, int], _Fenwick], step: int, after: int | None
+        self, i: int, x: int, trees: dict[tuple[int, int], Fenwick], step: int, after: int | None
     ) -> tuple[int, int] | None:
         """Referent ``i``'s free target from state ``x`` whose step is live:
         the first after list position ``after`` (``step`` 1) or the last
@@ -579,11 +556,7 @@ class RenamingSpace(Space[Renaming]):
         return x, index, self._fold(lo, hi, digits, lo)
 
     def __contains__(self, renaming: Renaming | Mapping[str, str]) -> bool:
-        try:
-            self.rank(renaming)
-        except SpaceError:
-            return False
-        return True
+        return accepts(self.rank, renaming)
 
     # ------------------------------------------------- enumerate and sample
     def enumerate(self, limit: int | None = None) -> Iterator[Renaming]:
@@ -635,7 +608,7 @@ class RenamingSpace(Space[Renaming]):
             frames[-1] = p + 1
             frames.append(0)
 
-    def _undo(self, mapping: list[tuple[str, str]], trees: dict[tuple[int, int], _Fenwick], states: list[int]) -> None:
+    def _undo(self, mapping: list[tuple[str, str]], trees: dict[tuple[int, int], Fenwick], states: list[int]) -> None:
         _ref, t = mapping.pop()
         self._take(trees, t, 1)
         states.pop()
@@ -748,15 +721,4 @@ class RenamingSpace(Space[Renaming]):
         """Map a prediction made on the renamed program back to the original's
         names: strings naming a target become the referent they came from;
         containers are mapped element-wise; anything else (a number) is kept."""
-        inverse = renaming.inverse()
-
-        def back(x):
-            if isinstance(x, str):
-                return inverse.get(x, x)
-            if isinstance(x, (list, tuple)):
-                return type(x)(back(v) for v in x)
-            if isinstance(x, dict):
-                return {back(k): back(v) for k, v in x.items()}
-            return x
-
-        return back(prediction)
+        return map_names(prediction, renaming.inverse())

@@ -35,7 +35,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Generic, Iterator, Protocol, TypeVar, runtime_checkable
+from typing import Any, Callable, Generic, Iterator, Protocol, TypeVar, runtime_checkable
 
 from ..errors import SpaceError
 from ..program import Program
@@ -227,6 +227,17 @@ def _product(factors: tuple[Space, ...]) -> Iterator[tuple]:
             yield (x, *rest)
 
 
+def accepts(check: Callable[[Any], object], t: Any) -> bool:
+    """Whether ``check`` (a space's own reading of an element: its rank, its
+    split) takes ``t`` without a SpaceError: the membership test of a space
+    that validates as it reads."""
+    try:
+        check(t)
+    except SpaceError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class Drawn(Generic[T]):
     """What :func:`draw` took from a space."""
@@ -255,4 +266,4 @@ def draw(space: Space[T], k: int, rng: random.Random) -> Drawn[T]:
     return Drawn(space.sample(k, rng), size, False, exact)
 
 
-__all__ = ["Space", "ProductSpace", "IntractableError", "Drawn", "draw"]
+__all__ = ["Space", "ProductSpace", "IntractableError", "Drawn", "accepts", "draw"]
