@@ -111,13 +111,10 @@ def most_different(original: Any, variants: Sequence[Any], discrete: bool) -> in
 def worst(variants: Sequence[Any], label: Any, discrete: bool) -> int | None:
     """Index of the variant whose prediction is worst for ``label``: farthest
     from it for numbers, the first wrong one for discrete predictions (the
-    first variant when all are right); None without variants."""
-    if not len(variants):
-        return None
-    if discrete:
-        k = key(label)
-        return next((i for i, v in enumerate(variants) if key(v) != k), 0)
-    return int(np.argmax(np.abs(np.asarray(variants, dtype=np.float64) - label)))
+    first variant when all are right); None without variants. The variant
+    farthest from the label is the one :func:`most_different` finds with the
+    label in the original's place."""
+    return most_different(label, variants, discrete)
 
 
 def quantiles(values: Sequence[float]) -> dict[str, float | None]:

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..frontends.registry import frontend_of
 from ..program import Program
-from ..symmetry.renamings import RenamingSpace
+from ..symmetry.renamings import RenamingSpace, map_names
 from .metrics import alpha_covariance, categories, distinct, key as prediction_key, most_different, same, spread
 from .metrics import violates, worst
 
@@ -141,17 +141,7 @@ def undo(prediction: Any, program: Program, rspace: RenamingSpace, v) -> Any:
             back.setdefault(new.text, old.text)
             if sigil and new.text.startswith(sigil) and old.text.startswith(sigil):
                 back.setdefault(new.text[len(sigil) :], old.text[len(sigil) :])
-
-    def walk(x):
-        if isinstance(x, str):
-            return back.get(x, x)
-        if isinstance(x, (list, tuple)):
-            return type(x)(walk(y) for y in x)
-        if isinstance(x, dict):
-            return {walk(k): walk(y) for k, y in x.items()}
-        return x
-
-    return walk(prediction)
+    return map_names(prediction, back)
 
 
 def label_free(task) -> bool:

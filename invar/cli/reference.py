@@ -78,6 +78,13 @@ def walk() -> list[Cmd]:
 
 
 # ----------------------------------------------------------------- completions
+def _path_cases(cmds: list[Cmd], indent: str) -> list[str]:
+    """The shell ``case`` arms that follow the words typed so far down the
+    command tree: ``"invar data") path="invar data" ;;``, one per subcommand."""
+    paths = [" ".join(c.path) for c in cmds if len(c.path) > 1]
+    return [f'{indent}"{p}") path="{p}" ;;' for p in paths]
+
+
 def bash() -> str:
     cmds = walk()
     lines = [
@@ -90,9 +97,7 @@ def bash() -> str:
         '        case "${COMP_WORDS[i]}" in -*) ;; *)',
         '            case "$path ${COMP_WORDS[i]}" in',
     ]
-    for c in cmds:
-        if len(c.path) > 1:
-            lines.append(f'                "{" ".join(c.path)}") path="{" ".join(c.path)}" ;;')
+    lines += _path_cases(cmds, " " * 16)
     lines += ['            esac ;;', '        esac', '    done', '    case "$path" in']
     for c in cmds:
         words = list(c.subcommands) + [o for names in c.options for o in names]
@@ -130,9 +135,7 @@ def zsh() -> str:
         "    [[ $w == -* ]] && continue",
         '    case "$path $w" in',
     ]
-    for c in cmds:
-        if len(c.path) > 1:
-            out.append(f'      "{" ".join(c.path)}") path="{" ".join(c.path)}" ;;')
+    out += _path_cases(cmds, " " * 6)
     out += ["    esac", "  done", '  case "$path" in']
     for c in cmds:
         items = [f"'{s}'" for s in c.subcommands] + [f"'{o}'" for names in c.options for o in names]

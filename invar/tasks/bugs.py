@@ -93,10 +93,11 @@ from .names import (
     frontend_skips,
     map_files,
     own_split,
+    parse,  # a stored function reads as the names task's does
     read_units,
+    row_examples,
     source_files,
     split_of,
-    split_rows,
     tally,
     write_splits,
 )
@@ -122,17 +123,6 @@ def function_text(unit: Program) -> str:
     text = textwrap.dedent(unit.render()).strip("\n") + "\n"
     record = frontend_of(unit.lang)
     return record.hook("standalone")(text, JAVA_CLASS) if record.standalone else text
-
-
-def parse(source: str) -> Program:
-    """A stored function (Java when it stands in ``class METHOD_CLASS``)."""
-    from ..frontends import parse_units
-
-    lang = JAVA.name if source.startswith(f"class {JAVA_CLASS} {{") else PYTHON.name
-    units = parse_units(source, lang)
-    if not units:
-        raise DataError("no function in the stored text")
-    return units[0]
 
 
 def prepare(unit: Program) -> Program:
@@ -449,22 +439,15 @@ def read_split(data: str | Path, split: str) -> list[Example]:
 
 def split_examples(data: str | Path, split: str) -> list[Example]:
     """Every row of one split, a malformed one as an example with its error."""
-    out = []
-    for path, line, row in split_rows(data, split, "bugs"):
-        if isinstance(row, DataError):
-            out.append(Example("", None, str(path), line, error=row))
-            continue
-        try:
-            y = label(row[1]) if len(row) > 1 else None
-        except ValueError:
-            y = None
-        error = (
-            None
-            if y is not None
-            else DataError("a label that is not 0 or 1 (expected source,label,…)", path=str(path), line=line, col=1)
-        )
-        out.append(Example(row[0], y, str(path), line, error=error))
-    return out
+    return row_examples(data, split, "bugs", _label_of_row, "a label that is not 0 or 1")
+
+
+def _label_of_row(row: list[str]) -> int | None:
+    """A row's label, 0 or 1 (None when it has none or another)."""
+    try:
+        return label(row[1]) if len(row) > 1 else None
+    except ValueError:
+        return None
 
 
 def dataset(spec: str, split: str) -> list[Example] | None:

@@ -65,9 +65,9 @@ from .names import (
     frontend_skips,
     map_files,
     own_split,
+    row_examples,
     source_files,
     split_of,
-    split_rows,
     tally,
     write_splits,
 )
@@ -328,13 +328,7 @@ def build(
 
 def split_examples(data: str | Path, split: str) -> list[Example]:
     """Every window of one split, a malformed row as an example with its error."""
-    out = []
-    for path, line, row in split_rows(data, split, "lm"):
-        if isinstance(row, DataError):
-            out.append(Example("", None, str(path), line, error=row))
-        else:
-            out.append(Example(row[0], None, str(path), line))
-    return out
+    return row_examples(data, split, "lm", lambda row: None)
 
 
 def read_split(data: str | Path, split: str) -> list[Example]:

@@ -393,27 +393,34 @@ def read_split(data: str | Path, split: str) -> list[Example]:
     return checked(split_examples(data, split))
 
 
-def split_examples(data: str | Path, split: str) -> list[Example]:
-    """Every row of one split, a malformed one as an example with its error."""
+def row_examples(
+    data: str | Path, split: str, command: str, label_of: Callable[[list[str]], object], missing: str = ""
+) -> list[Example]:
+    """Every row of one split's CSV file (:func:`split_rows`) as an example:
+    its source and ``label_of(row)``. A malformed row, and one whose label is
+    None when ``missing`` says what such a row lacks, is an example with its
+    located error."""
     out = []
-    for path, line, row in split_rows(data, split, "names"):
+    for path, line, row in split_rows(data, split, command):
         if isinstance(row, DataError):
             out.append(Example("", None, str(path), line, error=row))
-        elif len(row) < 2 or not row[1].split():
-            out.append(
-                Example(
-                    row[0],
-                    None,
-                    str(path),
-                    line,
-                    error=DataError(
-                        "a function without a name (expected source,label,…)", path=str(path), line=line, col=1
-                    ),
-                )
-            )
-        else:
-            out.append(Example(row[0], tuple(row[1].split()), str(path), line))
+            continue
+        y = label_of(row)
+        error = None
+        if y is None and missing:
+            error = DataError(f"{missing} (expected source,label,…)", path=str(path), line=line, col=1)
+        out.append(Example(row[0], y, str(path), line, error=error))
     return out
+
+
+def split_examples(data: str | Path, split: str) -> list[Example]:
+    """Every row of one split, a malformed one as an example with its error."""
+    return row_examples(data, split, "names", _label_of_row, "a function without a name")
+
+
+def _label_of_row(row: list[str]) -> tuple[str, ...] | None:
+    """A row's label: its name's subtokens (None when it has none)."""
+    return tuple(row[1].split()) if len(row) > 1 and row[1].split() else None
 
 
 def labels_of(data: str | Path) -> list[str]:

@@ -254,6 +254,12 @@ class _Describer:
         return self.method(n)
 
     # ------------------------------------------------------------ positions
+    def unsupported(self, what: str, k: int) -> UnsupportedError:
+        """The error for a construct invar does not read, at token ``k``
+        (unlocated when it is -1)."""
+        ix = self.ix
+        return UnsupportedError(what, line=ix.line_of[k] if k >= 0 else 0, col=ix.col_of[k] + 1 if k >= 0 else 0)
+
     def pos(self, node) -> int:
         """The token at ``node``'s position (-1 without one); the cursor
         moves up to it."""
@@ -448,11 +454,7 @@ class _Describer:
             return Jump(k, what, s.goto, labels=labels)
         if type(s) is jt.Statement:
             return Empty(k, labels=labels)
-        raise UnsupportedError(
-            f"statement {type(s).__name__}",
-            line=self.ix.line_of[k] if k >= 0 else 0,
-            col=self.ix.col_of[k] + 1 if k >= 0 else 0,
-        )
+        raise self.unsupported(f"statement {type(s).__name__}", k)
 
     def for_stmt(self, k: int, s, labels) -> Stmt:
         """A ``for`` loop at token ``k``: counted or over an iterable."""
@@ -589,11 +591,7 @@ class _Describer:
         elif isinstance(e, jt.ClassReference):
             base = ClassLit(k)
         else:
-            raise UnsupportedError(
-                f"expression {type(e).__name__}",
-                line=self.ix.line_of[k] if k >= 0 else 0,
-                col=self.ix.col_of[k] + 1 if k >= 0 else 0,
-            )
+            raise self.unsupported(f"expression {type(e).__name__}", k)
         for s in e.selectors or []:
             sk = self.pos(s)
             if isinstance(s, jt.ArraySelector):
@@ -611,11 +609,7 @@ class _Describer:
             elif isinstance(s, jt.SuperConstructorInvocation):  # ``Outer.this.super(…)``
                 base = CtorCall(sk, "super", base, [self.expr(a) for a in s.arguments or []])
             else:
-                raise UnsupportedError(
-                    f"selector {type(s).__name__}",
-                    line=self.ix.line_of[sk] if sk >= 0 else 0,
-                    col=self.ix.col_of[sk] + 1 if sk >= 0 else 0,
-                )
+                raise self.unsupported(f"selector {type(s).__name__}", sk)
         for op in e.postfix_operators or []:
             base = IncDec(base.tok, base, op)
         for op in reversed(e.prefix_operators or []):
