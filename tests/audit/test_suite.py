@@ -116,13 +116,17 @@ def test_the_suite_runs_end_to_end_and_writes_a_report_per_task_and_its_summary(
     assert summary["model"]["name"] == "names-and-order"
     import jsonschema
 
+    # each schema checked once, then one validator a schema (jsonschema.validate checks it at every call)
+    for schema in (HEADER, REPORT, EXAMPLE):
+        jsonschema.Draft202012Validator.check_schema(schema)
+    header_of, report_of, example_of = (jsonschema.Draft202012Validator(s) for s in (HEADER, REPORT, EXAMPLE))
     for m in summary["members"]:
         lines = [json.loads(line) for line in (folder / m["report"]).read_text().splitlines()]
         header, records, report = lines[0], lines[1:-1], lines[-1]
-        jsonschema.validate(header, HEADER)
-        jsonschema.validate(report, REPORT)
+        header_of.validate(header)
+        report_of.validate(report)
         for r in records:
-            jsonschema.validate(r, EXAMPLE)
+            example_of.validate(r)
         member = next(x for x in SMALL.members if x.task == m["task"])
         # every report says which suite it belongs to, and holds the member's fixed settings
         assert report["config"]["suite"] == "code-reasoning@1"
