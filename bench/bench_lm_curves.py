@@ -55,9 +55,8 @@ import numpy as np
 from common import finish, load_line, machine, mean_sd, portable
 
 import invar
-from invar.nn.lm import position_losses
 from invar.tasks import lm
-from invar.train import PRECISIONS
+from invar.config import PRECISIONS
 
 #: model name -> (architecture, config overrides); ``regularised`` takes --p
 MODELS = {"learned": ("vanilla", {}), "lexinvariant": ("lexinvariant", {}), "regularised": ("lexinvariant", None)}
@@ -236,6 +235,8 @@ def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
             )
         )
     trained = json.loads(record.read_text()) if record.exists() else resumed(path, args)
+    from invar.nn.lm import position_losses  # imports torch: not on the path of --prepare-only
+
     model = invar.load_model(path, device=args.device)
     losses = position_losses(model.network, [model.encode(w) for w in windows], device=args.device)
     curve = lm.curve(losses, min(args.window, args.seq_len - 1))

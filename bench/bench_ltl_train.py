@@ -50,13 +50,12 @@ import statistics
 import time
 from pathlib import Path
 
-import torch
 from common import machine, mean_sd, spread
 
 import invar
 from invar.frontends.ltl.generate import GeneratorConfig, generate_file
 from invar.tasks import ltl
-from invar.train import PRECISIONS, SCHEDULES, train
+from invar.config import PRECISIONS, SCHEDULES
 
 GENERAL = range(6, 11)
 
@@ -196,6 +195,8 @@ def pooled(result: dict, counts: dict[int, int]) -> dict[int, dict]:
 def report(out: Path, archs: list[str], epochs: int, size: str) -> None:
     results = {a: json.loads((out / f"{a}.json").read_text()) for a in archs if (out / f"{a}.json").exists()}
     counts = ap_counts(out)
+    import torch  # heavy, and only the training and its reports need it (--prepare-only does not)
+
     print(f"{machine()}; torch {torch.__version__}; {epochs} epochs, {size}")
     print(
         "| architecture | correct | exact | alpha-cov. 3 APs | 4 APs | 5 APs | correct 3 / 4 / 5 APs "
@@ -400,6 +401,8 @@ def findings(out: Path, archs: list[str], labels: list[str], seeds: list[int]) -
             }
             for seed, r in done
         ]
+    import torch  # heavy, and only the training and its reports need it (--prepare-only does not)
+
     return {"machine": machine(), "torch": torch.__version__, "runs": runs}
 
 
@@ -714,7 +717,6 @@ def main() -> None:
     )
     ap.add_argument("--archs", nargs="+", default=["vanilla", "augmented", "dualpart"])
     args = ap.parse_args()
-    torch.set_num_threads(args.threads)
     labels, args.label = args.label, args.label[0]
     several = args.seeds != [0] or args.label or not args.general
     if args.report_only:
@@ -744,6 +746,9 @@ def main() -> None:
     )
     if args.prepare_only:
         return
+    import torch  # heavy, and only the training needs it (--prepare-only does not)
+
+    torch.set_num_threads(args.threads)
     for arch in args.archs:
         for seed in args.seeds:
             name = run_name(arch, args.label, seed)
@@ -760,6 +765,8 @@ def main() -> None:
 
 def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
     """Train one architecture at one seed, then audit its best epoch."""
+    from invar.train import train  # imports torch: not on the path of --prepare-only
+
     ckpt = args.out / f"{run_name(arch, args.label, seed)}.pt"
     t0 = time.perf_counter()
     trained = train(
