@@ -550,12 +550,16 @@ class _Gen:
             # catches the NameError, next to statements that may move
             name = r.choice(["late", "opt"])
             self.emit(depth, f"if {self.int_expr(1)} > {r.randint(0, 4)}:\n    {name} = {self.int_expr(1)}")
+            at = len(self.lines)
             self.emit(depth, "try:")
             target = self.new_name(INT)
             self.emit(depth + 1, f"{target} = {name}")  # a bare load: only the name can raise
             self.env.pop(target, None)
             flag = self.new_name(INT)
-            # a statement that cannot raise either: only the load orders it
+            # a statement that cannot raise either: only the load orders it. The flag is
+            # bound before the try, so the original completes whether the load raised or
+            # not, and the flag's value says whether the store ran before the load
+            self.lines.insert(at, "    " * depth + f"{flag} = -1")
             self.emit(depth + 1, f"{flag} = {r.randint(0, 9)}")
             self.block(depth + 1, inner, in_loop)
             self.env[target] = self.env[flag] = INT

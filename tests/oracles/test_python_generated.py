@@ -35,7 +35,7 @@ UNITS = 500
 SHARDS = 4
 PERMUTATIONS, RENAMINGS, BOTH = 3, 2, 1
 #: weakened analyses: generated units checked a batch at a time (seeds from 5000) until one
-#: fails, at most WEAKENED_UNITS (all but one weakening are caught in the first batch)
+#: fails, at most WEAKENED_UNITS (each is caught in the first batch)
 BATCH, WEAKENED_UNITS = 50, 1000
 #: a pool that overlaps the generator's own names and the builtins it calls,
 #: so renamings have to avoid capture
