@@ -22,8 +22,9 @@ TORCHRUN = ("-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "
 
 #: modules that hold a test (or a fixture) of ten seconds or more on a 2-core
 #: machine, slowest first: they run first, so that pytest-xdist, which hands
-#: out tests in collection order, ends the run on short tests instead of
-#: leaving one worker idle while the other finishes a long one
+#: out tests in collection order (pyproject.toml: ``--dist worksteal``, an idle
+#: worker takes the end of a busy one's queue), ends the run on short tests
+#: instead of leaving one worker idle while the other finishes a long one
 SLOW_FIRST = (
     "audit/test_chat_audits.py",
     "test_readme.py",
