@@ -48,7 +48,7 @@ import time
 
 import numpy as np
 import torch
-from common import closed, finish, load_line, mean_sd, opened, seed_group
+from common import closed, finish, joined, load_line, mean_sd, opened, seed_group
 
 import invar
 from invar.encoding import renamed
@@ -275,9 +275,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     return rows + probed
 
 
-def summary(report: dict) -> str:
-    """docs/results.md's table: the cipher's alone."""
-    return cipher_table(report["rows"])
+def summary(report: dict | list[dict]) -> str:
+    """docs/results.md's table: the cipher's alone (of one report, or of several side by side)."""
+    return cipher_table(joined(report, "rows"))
 
 
 def probe(report: dict) -> str:

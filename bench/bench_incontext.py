@@ -23,7 +23,7 @@ import json
 
 import numpy as np
 import torch
-from common import closed, finish, load_line, mean_sd, opened, seed_group
+from common import closed, finish, joined, load_line, mean_sd, opened, seed_group
 
 import invar
 from invar.data import incontext
@@ -104,9 +104,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
     return rows
 
 
-def table(report: dict) -> str:
-    """Accuracy by model, draw and task, mean ± sd over seeds (in brackets: how many), beside the paper's."""
-    rows = report["rows"]
+def table(report: dict | list[dict]) -> str:
+    """Accuracy by model, draw and task, mean ± sd over seeds (in brackets: how many), beside the paper's
+    (of one report, or of several side by side: a load line each)."""
+    rows = joined(report, "rows")
     lines = [
         "| model | symbols drawn | LookUp | Permutation | paper, GitHub char (standard / lexinvariant) |",
         "|---|---|---|---|---|",
@@ -122,8 +123,10 @@ def table(report: dict) -> str:
             f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
             f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |"
         )
-    load = f"\n\n{load_line(report)}" if "load_average_after" in report else ""
-    return "\n".join(lines) + load
+    loads = "".join(
+        f"\n\n{load_line(r)}" for r in (report if isinstance(report, list) else [report]) if "load_average_after" in r
+    )
+    return "\n".join(lines) + loads
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from common import finish, load_line, machine, mean_sd, portable
+from common import finish, joined, load_line, machine, mean_sd, portable
 
 import invar
 from invar.tasks import lm
@@ -351,10 +351,11 @@ def _last_epochs(history: list[float] | None, n: int = 5) -> str:
     return f"{change:+.1f} %"
 
 
-def summary(report: dict) -> str:
+def summary(report: dict | list[dict]) -> str:
     """docs/results.md's table: per model, its seeds' validation perplexity and the
-    ratio of its perplexity to the learned model's at each decade of context and the last."""
-    runs = report["runs"]
+    ratio of its perplexity to the learned model's at each decade of context and the last
+    (of one report, or of several run on the same data)."""
+    runs = joined(report, "runs")
     contexts = runs[0]["curve"]["context"]
     points = sorted({c for c in (1, 10, 100, 1000, contexts[-1]) if c <= contexts[-1]})
     mean = {

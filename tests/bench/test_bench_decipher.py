@@ -57,6 +57,8 @@ def test_identity_keys_change_nothing_and_real_keys_change_a_learned_model(train
     assert bench.summary({"rows": [row], "load_average_before": [1, 0, 0], "load_average_after": [2, 0, 0]}) == (
         bench.cipher_table([row])
     )
+    other = {**row, "model": "n", "group": "n"}  # a model scored later, in a report of its own
+    assert bench.summary([{"rows": [row]}, {"rows": [other]}]) == bench.cipher_table([row, other])
 
 
 @pytest.mark.parametrize(

@@ -54,6 +54,11 @@ def test_every_model_draw_and_task_is_scored(checkpoint, tmp_path):
     assert report["rows"] == rows and "| a | uniform |" in _module().table(report)
     before, after = report["load_average_before"][0], report["load_average_after"][0]
     assert _module().table(report).endswith(f"at the start and at the end: {before:.1f} → {after:.1f}.")
+    # a model scored later, in a report of its own: its rows beside, a load line for each report
+    later = {**report, "rows": [{**r, "model": "b-s0", "group": "b"} for r in rows]}
+    together = _module().table([report, later])
+    assert "| a | uniform |" in together and "| b | uniform |" in together
+    assert together.count("Load average") == 2
 
 
 def test_an_oracle_in_the_models_place_scores_everything_right(checkpoint, monkeypatch):

@@ -173,6 +173,11 @@ def test_summary_gives_the_ratio_at_each_decade_of_context_and_the_last():
     ]
     assert learned == "| learned | 2 | 10.00 ± 0.00 | 1.00× | 1.00× | 1.00× | 1.00× |"
     assert lexinvariant == "| lexinvariant | 1 | 20.00 ± 0.00 | 3.00× | 3.00× | 3.00× | 2.00× |"
+    # a model run later, in a report of its own, beside the learned model of another
+    regularised = [_run("regularised", s, [15.0] * 412) for s in (0, 1)]
+    together = _module().summary([{"runs": runs}, {"runs": regularised}]).splitlines()
+    assert together[:4] == [head, _, learned, lexinvariant]
+    assert together[4] == "| regularised | 2 | 15.00 ± 0.00 | 1.50× | 1.50× | 1.50× | 1.50× |"
 
 
 def test_the_data_report_measures_the_test_windows_against_a_unigram_model(tmp_path):
