@@ -166,12 +166,12 @@ def test_ordered_pairs(body, first, second):
 
 def test_modifiers_annotations_and_labels_travel_with_their_statement():
     p = method(
-        "        int a = 1;\n        @SuppressWarnings(\"unused\")\n        final int b = 2;\n"
+        "        int c = 1;\n        @SuppressWarnings(\"unused\")\n        final int d = 2;\n"
         "        outer:\n        for (int i = 0; i < 2; i++) {\n            break outer;\n        }\n        return "
-        "a;\n"
+        "c;\n"
     )
     texts = [l.text.strip() for l in p.lines]
-    assert '@SuppressWarnings("unused")\n        final int b = 2;' in texts
+    assert '@SuppressWarnings("unused")\n        final int d = 2;' in texts
     assert any(t.startswith("outer:") and t.endswith("{") for t in texts)
 
 

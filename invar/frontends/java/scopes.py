@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...errors import UnsupportedError
+from ...errors import ParseError, UnsupportedError
 from .syntax import (
     Binary,
     Block,
     Case,
     Catch,
+    ClassBody,
     Cond,
     Decl,
     Do,
@@ -97,6 +98,8 @@ class Resolver:
     def resolve(self) -> Scopes:
         ix = self.ix
         decls: list[tuple[int, list[tuple[int, int]], str, str]] = []  # (token, ranges, name, view)
+        #: per declaring token: the class bodies it stands in, and whether it is a pattern variable
+        inside: dict[int, tuple[frozenset[int], bool]] = {}
         arrays: set[int] = set()
         unboxes: set[int] = set()
         finals: set[int] = set()
@@ -120,6 +123,7 @@ class Resolver:
             else:
                 ranges = [(k, self.scope_end(k))]
             decls.append((k, ranges, node.name, node.view))
+            inside[k] = (frozenset(id(a) for a in up if isinstance(a, ClassBody)), isinstance(parent, InstanceOf))
             if isinstance(parent, Method):
                 # the rule this frontend has always applied: a method's own
                 # modifiers, when it has any, say whether its parameters are
@@ -134,6 +138,7 @@ class Resolver:
                 arrays.add(k)
             elif node.kind in ("boxed", "unknown"):
                 unboxes.add(k)
+        self._check_redeclared(decls, inside)
         keywords = self._contextual_keywords()
         not_a_name = self._not_names() | keywords
         ref_of: dict[int, str] = {}
@@ -408,6 +413,27 @@ class Resolver:
                 if not any(isinstance(a, _LOOPS + (Switch, SwitchExpr, Lambda, New, LocalClass)) for a in up):
                     return True
         return False
+
+    def _check_redeclared(self, decls: list, inside: dict[int, tuple[frozenset[int], bool]]) -> None:
+        """Refuse a parameter or local declared where another of its name is in
+        scope, as javac does (JLS 6.4: not in a nested block, a ``for``, a
+        ``catch``, a lambda or a pattern either); a class body in between
+        (a local or anonymous class's method) may declare it again. A pattern
+        variable's scope follows the flow of control, so only a declaration
+        after one is not checked against it."""
+        ix = self.ix
+        earlier: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {}
+        for k, ranges, name, _view in sorted(decls, key=lambda d: d[0]):
+            bodies, pattern = inside[k]
+            for d, scope in earlier.get(name, ()):
+                if inside[d][0] == bodies and any(lo <= k <= hi for lo, hi in scope):
+                    raise ParseError(
+                        f"{name!r} is already declared on line {ix.line_of[d]}, and is in scope here",
+                        line=ix.line_of[k],
+                        col=ix.col_of[k] + 1,
+                    )
+            if not pattern:
+                earlier.setdefault(name, []).append((k, ranges))
 
     def _check_patterns(self, patterns: list[Decl], ref_of: dict[int, str], not_a_name: set[int]) -> None:
         """Refuse a unit that spells a pattern variable's name after it, up
