@@ -96,18 +96,26 @@ def test_renaming_counts_and_capture():
 
 
 @pytest.mark.parametrize(
-    "src, line, message",
+    "src, line, col, message",
     [
-        ("class A { void f() { int x = ; } }", 1, "Expected"),
-        ("class A {\n  void f() {\n    String s = \"abc;\n  }\n}\n", 3, "Unterminated"),
-        ("class A { int x; }", 1, "no method"),
-        ("class A {\n  int f(int x) {\n    return x;\n", 4, "(at the end of the input)"),  # not "(at None)"
+        ("class A { void f() { int x = ; } }", 1, 30, "Expected"),
+        (
+            "class A {\n  void f() {\n    String s = \"abc;\n  }\n}\n",
+            3,
+            16,
+            "Unterminated character/string literal at '\"'",
+        ),
+        ("class A {\n  int f(int a) {\n    return a # 2;\n  }\n}\n", 3, 14, "Could not process token at '#'"),
+        # an escape outside a literal: refused where it stands (javalang's tokenizer keeps escapes as written)
+        ("class A {\n  int f(int a) {\n    int b\\u0041 = a;\n    return bA;\n  }\n}\n", 3, 10, "token at '\\\\'"),
+        ("class A { int x; }", 1, 1, "no method"),
+        ("class A {\n  int f(int x) {\n    return x;\n", 4, 1, "(at the end of the input)"),  # not "(at None)"
     ],
 )
-def test_errors_are_located(src, line, message):
+def test_errors_are_located(src, line, col, message):
     with pytest.raises(ParseError) as info:
         parse_units(src, "A.java")
-    assert info.value.line == line
+    assert (info.value.line, info.value.col) == (line, col)
     assert message in info.value.message
 
 

@@ -13,7 +13,6 @@ before ``=``, ``,``, ``;``, ``[``, ``)``, ``:`` or ``->``).
 
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 import javalang
@@ -107,12 +106,21 @@ def read(
             source_line=lines[line - 1] if 0 < line <= len(lines) else None,
         )
 
+    tokenizer = Tokenizer(text)
     try:
-        tokens = list(Tokenizer(text).tokenize())
+        tokens = list(tokenizer.tokenize())
         tree = Parser(tokens).parse()
     except javalang.tokenizer.LexerError as err:
-        m = re.search(r"line (\d+)", str(err))
-        raise ParseError(str(err).split(",")[0], path=path, line=int(m.group(1)) if m else 1, col=1) from None
+        at = min(tokenizer.i, len(text))  # where the token it could not read starts
+        line = text.count("\n", 0, at) + 1
+        what = str(err).split(" at ")[0]  # javalang's own "at" may show another character than the one here
+        raise ParseError(
+            f"{what} at {text[at]!r}" if at < len(text) else what,
+            path=path,
+            line=line,
+            col=at - text.rfind("\n", 0, at),
+            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
+        ) from None
     except javalang.parser.JavaSyntaxError as err:
         pos = getattr(err.at, "position", None)
         line, col = (pos.line, pos.column) if pos else (len(lines), 1)
