@@ -19,7 +19,7 @@ import pytest
 from invar.errors import ParseError
 from invar.frontends.x86 import parse, renaming_space
 from invar.symmetry.permutations import PermutationSpace
-from tests.oracles.x86_oracle import check_blocks
+from tests.oracles.x86_oracle import assemble_lines, check_blocks
 
 pytestmark = pytest.mark.skipif(
     shutil.which("llvm-mc") is None, reason="needs llvm-mc (.ci/run installs Debian's llvm)"
@@ -192,3 +192,25 @@ def test_invalid(source, line, col, message):
     assert message in err.message
     assert (err.path, err.line, err.col) == ("t.s", line, col)
     assert "\n" not in str(err)  # one line: FILE:LINE:COL: error: message
+
+
+#: AVX-512 decorators spaced every way: llvm-mc's lexer allows a space between two of its tokens and
+#: refuses one that splits a name or a number (``%k 1``, ``1to 16``); invar must accept exactly what it accepts
+SPACED_DECORATORS = [
+    *(f"vaddps %zmm1, %zmm2, %zmm3 {d}" for d in ("{ %k1 }", "{%k1 } { z }", "{% k1}{z}", "{%k 1}", "{%k1} {z }")),
+    *(f"vaddps (%rax){d}, %zmm2, %zmm3" for d in ("{ 1to16 }", "{1 to16}", "{1to 16}", "{1t o16}", "{1to1 6}")),
+    *(f"vaddps {d}, %zmm1, %zmm2, %zmm3" for d in ("{ rn-sae }", "{rn -sae}", "{rn- sae}", "{r n-sae}", "{rn-sa e}")),
+]
+
+
+def test_spaces_in_decorators_are_refused_where_llvm_mc_refuses_them():
+    _, errors = assemble_lines({f"d{k}": [text] for k, text in enumerate(SPACED_DECORATORS)})
+    refused = {SPACED_DECORATORS[int(k[1:])] for k in errors}
+    assert 4 <= len(refused) <= len(SPACED_DECORATORS) - 4, refused  # both answers among the cases
+    for text in SPACED_DECORATORS:
+        if text in refused:
+            with pytest.raises(ParseError, match="a space splits a name") as info:
+                parse(text)
+            assert text[info.value.col - 2].isalnum() and text[info.value.col - 1] == " ", info.value
+        else:
+            assert len(parse(text).lines) == 1, text

@@ -37,6 +37,9 @@ from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
 
 _DECORATOR = re.compile(r"^\{(?:%k[0-7]|z|1to(?:2|4|8|16|32)|r[nduz]-sae|sae)\}$", re.I)
+#: a space inside a decorator that splits one of the assembler's tokens (``{%k 1}``, ``{1to 16}``): an
+#: identifier runs on through letters and digits, a number through digits; spaces between tokens are allowed
+_SPLIT_TOKEN = re.compile(r"(?<=[a-z_])\s+(?=\w)|(?<=\d)\s+(?=\d)", re.I)
 _MNEMONIC = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -245,6 +248,15 @@ class _Builder:
         self.text += s
 
 
+def _no_split_token(deco: str, col: int) -> None:
+    """Refuse a decorator (at 0-based ``col``) whose spaces split a token, as llvm-mc does: ``{%k 1}``."""
+    split = _SPLIT_TOKEN.search(deco)
+    if split:
+        raise ParseError(
+            f"malformed operand decorator {deco.strip()!r}: a space splits a name", col=col + split.start() + 1
+        )
+
+
 def _operand(op: str, col: int, b: _Builder) -> dict:
     """Parse one operand (``col``: its 0-based column in the instruction),
     appending its tokens; return its description: ``kind`` (``reg``, ``mem``,
@@ -254,6 +266,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
     info: dict = {"text": op, "col": col + 1}
     decorators = []
     if op.startswith("{"):  # a leading rounding operand: {rn-sae}
+        _no_split_token(op, col)
         deco = op.replace(" ", "").lower()
         if not _DECORATOR.match(deco) or deco.startswith(("{%k", "{z", "{1to")):
             raise ParseError(f"malformed operand {op!r}", col=col + 1)
@@ -267,6 +280,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
         deco = op[at:].replace(" ", "")
         if at < 0 or not _DECORATOR.match(deco):
             raise ParseError(f"malformed operand decorator in {op!r}", col=col + max(at, 0) + 1)
+        _no_split_token(op[at:], col + at)
         decorators.insert(0, (deco.lower(), col + at + 1))
         op = op[:at].rstrip()
     if not op:
