@@ -10,7 +10,9 @@ declaration has (block locals, ``for`` and enhanced ``for`` variables,
 ``catch`` and resource variables, lambda parameters and lambda-body locals,
 old-style and arrow switch groups, patterns, method parameters) against an
 earlier one in scope, in a sibling scope, and across a local or anonymous
-class body, where Java lets a name be declared again.
+class body, where Java lets a name be declared again (sibling methods of
+an anonymous class, a lambda in an enhanced ``for``'s iterable: shapes the
+JDK's own sources hold).
 """
 
 from __future__ import annotations
@@ -62,6 +64,15 @@ CASES = {
     "local-class-parameter": (
         "int f(int a) {\n class L {\n  int h(int a) {\n   return a + 1;\n  }\n }\n return new L().h(a);\n}"
     ),
+    "sibling-methods-of-an-anonymous-class": (
+        "int f(int a) {\n Object o = new Object() {\n  int g(int c) throws Exception {\n   return c;\n  }\n"
+        "  int h(int c) throws Exception {\n   return c + 1;\n  }\n };\n return a;\n}"
+    ),
+    "lambda-in-a-foreach-iterable": (
+        "int f(List<Integer> xs) {\n int n = 0;\n for (Integer x : xs.stream().filter(x -> x > 0)"
+        ".collect(java.util.stream.Collectors.toList())) {\n  n += x;\n }\n return n;\n}"
+    ),
+    "foreach-body-over-its-variable": "int f(int[] xs) {\n for (int x : xs) {\n  int x = 1;\n }\n return 0;\n}",
     "switch-groups": (
         "int f(int a) {\n switch (a) {\n  case 1:\n   int x = 1;\n   a += x;\n   break;\n  default:\n"
         "   int x = 2;\n   a += x;\n }\n return a;\n}"
