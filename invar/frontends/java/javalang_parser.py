@@ -83,6 +83,23 @@ from .javalang_repairs import Initializer, Parenthesized, Parser, Tokenizer
 
 
 # -------------------------------------------------------------------- read
+
+
+def _lexer_error(err: Exception, text: str, at: int, path: str | None) -> ParseError:
+    """javalang's lexical error, located at offset ``at`` of ``text`` (where the
+    token it could not read starts): its own message names the character it
+    stopped on, which may be another one."""
+    line = text.count("\n", 0, at) + 1
+    what = str(err).split(" at ")[0]
+    return ParseError(
+        f"{what} at {text[at]!r}" if at < len(text) else what,
+        path=path,
+        line=line,
+        col=at - text.rfind("\n", 0, at),
+        source_line=text.split("\n")[line - 1],
+    )
+
+
 def read(
     text: str, path: str | None = None
 ) -> tuple[Tokens, list[tuple[tuple[str, ...], int, int, Callable[[], Method]]]]:
@@ -111,16 +128,7 @@ def read(
         tokens = list(tokenizer.tokenize())
         tree = Parser(tokens).parse()
     except javalang.tokenizer.LexerError as err:
-        at = min(tokenizer.i, len(text))  # where the token it could not read starts
-        line = text.count("\n", 0, at) + 1
-        what = str(err).split(" at ")[0]  # javalang's own "at" may show another character than the one here
-        raise ParseError(
-            f"{what} at {text[at]!r}" if at < len(text) else what,
-            path=path,
-            line=line,
-            col=at - text.rfind("\n", 0, at),
-            source_line=lines[line - 1] if 0 < line <= len(lines) else None,
-        ) from None
+        raise _lexer_error(err, text, min(tokenizer.i, len(text)), path) from None
     except javalang.parser.JavaSyntaxError as err:
         pos = getattr(err.at, "position", None)
         line, col = (pos.line, pos.column) if pos else (len(lines), 1)

@@ -98,9 +98,6 @@ class Resolver:
     def resolve(self) -> Scopes:
         ix = self.ix
         decls: list[tuple[int, list[tuple[int, int]], str, str]] = []  # (token, ranges, name, view)
-        #: per declaring token: the class bodies and methods it stands in, whether it is a pattern
-        #: variable, and its scope as JLS 6.3 gives it (an enhanced ``for`` variable's starts at the body)
-        inside: dict[int, tuple[frozenset[int], bool, list[tuple[int, int]]]] = {}
         arrays: set[int] = set()
         unboxes: set[int] = set()
         finals: set[int] = set()
@@ -124,12 +121,6 @@ class Resolver:
             else:
                 ranges = [(k, self.scope_end(k))]
             decls.append((k, ranges, node.name, node.view))
-            scope = [(max(parent.body.tok, k), ranges[0][1])] if isinstance(parent, ForEach) else ranges
-            inside[k] = (
-                frozenset(id(a) for a in up if isinstance(a, (ClassBody, Method))),
-                isinstance(parent, InstanceOf),
-                scope,
-            )
             if isinstance(parent, Method):
                 # the rule this frontend has always applied: a method's own
                 # modifiers, when it has any, say whether its parameters are
@@ -144,7 +135,7 @@ class Resolver:
                 arrays.add(k)
             elif node.kind in ("boxed", "unknown"):
                 unboxes.add(k)
-        self._check_redeclared(decls, inside)
+        self._check_redeclared(decls)
         keywords = self._contextual_keywords()
         not_a_name = self._not_names() | keywords
         ref_of: dict[int, str] = {}
@@ -420,18 +411,25 @@ class Resolver:
                     return True
         return False
 
-    def _check_redeclared(self, decls: list, inside: dict) -> None:
+    def _check_redeclared(self, decls: list) -> None:
         """Refuse a parameter or local declared where another of its name is in
         scope, as javac does (JLS 6.4: not in a nested block, a ``for``, a
         ``catch``, a lambda or a pattern either); a class body in between
         (a local or anonymous class's method) may declare it again, and each
         of its methods has its own parameters. A pattern variable's scope
         follows the flow of control, so a declaration after one is not
-        checked against it."""
+        checked against it; an enhanced ``for`` variable's starts at the body."""
         ix = self.ix
+        inside = {}  # declaring token -> (the class bodies and methods it stands in, a pattern's, its parent)
+        for node, up in walk(self.method):
+            if isinstance(node, Decl):
+                owners = frozenset(id(a) for a in up if isinstance(a, (ClassBody, Method)))
+                inside[node.tok] = (owners, isinstance(up[-1], InstanceOf), up[-1])
         earlier: dict[str, list[tuple[int, list[tuple[int, int]]]]] = {}
-        for k, _ranges, name, _view in sorted(decls, key=lambda d: d[0]):
-            bodies, pattern, ranges = inside[k]
+        for k, ranges, name, _view in sorted(decls, key=lambda d: d[0]):
+            bodies, pattern, parent = inside[k]
+            if isinstance(parent, ForEach):
+                ranges = [(max(parent.body.tok, k), ranges[0][1])]
             for d, scope in earlier.get(name, ()):
                 if inside[d][0] == bodies and any(lo <= k <= hi for lo, hi in scope):
                     raise ParseError(
