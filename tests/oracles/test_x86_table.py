@@ -214,3 +214,23 @@ def test_spaces_in_decorators_are_refused_where_llvm_mc_refuses_them():
             assert text[info.value.col - 2].isalnum() and text[info.value.col - 1] == " ", info.value
         else:
             assert len(parse(text).lines) == 1, text
+
+
+def test_x87_memory_forms_spell_their_size_where_llvm_mc_asks_for_it():
+    """An x87 instruction with several memory sizes is refused without its suffix and read with each one,
+    as llvm-mc refuses and reads them; those with one size (fldcw, fbld …) need none."""
+    from invar.frontends.x86.validate import _X87_SIZES
+
+    one_size = ["fldcw", "fnstcw", "fbld", "fbstp", "fldenv", "fnstenv", "fxsave", "fxrstor", "fnstsw"]
+    texts = {f"x{k}": f"{m} (%rax)" for k, m in enumerate([*_X87_SIZES, *one_size])}
+    texts.update({f"y{m}{s}": f"{m}{s} (%rax)" for m, sizes in _X87_SIZES.items() for s in sizes.split()})
+    _, errors = assemble_lines({key: [text] for key, text in texts.items()})
+    for key, text in texts.items():
+        if key in errors:
+            with pytest.raises(ParseError, match="needs a size suffix") as info:
+                parse(text)
+            assert info.value.col == 1
+        else:
+            assert len(parse(text).lines) == 1, text
+    refused = {texts[k].split()[0] for k in errors}
+    assert refused == set(_X87_SIZES), refused  # exactly the unsuffixed forms of several sizes

@@ -108,7 +108,9 @@ def lookup(name: str) -> Reg | None:
     may follow the ``%`` (``% rax``) and stand in a stack register's
     parentheses (``%st( 1 )``), as assemblers read them; a space inside any
     other name makes it no register (``%r ax`` is not ``%rax``)."""
-    name = name.lower().lstrip("%").lstrip()
+    name = name.lower()
+    if name.startswith("%"):  # one: ``%%rax`` is no register
+        name = name[1:].lstrip()
     if name.startswith("st"):
         name = "".join(name.split())
     return REGISTERS.get(name)

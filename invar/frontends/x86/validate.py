@@ -23,6 +23,8 @@ their limits; in short:
   16–31 and ``%zmm`` only in VEX/EVEX (``v…``) instructions, and prefixes
   only where they mean something (``lock`` on a read-modify-write of memory,
   ``rep`` on string instructions, ``rep ret``, ``rep nop``).
+* **x87 on memory**: the size suffix where the instruction has several
+  sizes (``flds``, ``fildll``; not ``fld``).
 
 The rules live in :mod:`.general_purpose`, :mod:`.vector` and
 :mod:`.prefixes`; this module applies them in order, with the checks of
@@ -37,6 +39,15 @@ from .prefixes import PREFIXES, SEGMENT_WORDS, check_prefixes, segment_prefix
 from .vector import VEX_ONLY, check_decorators, check_generic
 
 __all__ = ["check", "general_purpose", "segment_prefix", "PREFIXES", "SEGMENT_WORDS", "GP", "VEX_ONLY"]
+
+#: x87 instructions that read or write memory of several sizes: the suffixes that say which
+#: (AT&T: s 32-bit real or 16-bit integer, l 64-bit real or 32-bit integer, t 80-bit real, ll 64-bit integer)
+_X87_SIZES = {
+    **{m: "s l t" for m in ("fld", "fstp")},
+    **{m: "s l" for m in ("fst", "fadd", "fsub", "fsubr", "fmul", "fdiv", "fdivr", "fcom", "fcomp")},
+    **{m: "s l ll" for m in ("fild", "fistp", "fisttp")},
+    **{m: "s l" for m in ("fist", "fiadd", "fisub", "fisubr", "fimul", "fidiv", "fidivr", "ficom", "ficomp")},
+}
 
 #: instructions that do not exist in 64-bit mode
 _INVALID_64 = frozenset(
@@ -61,11 +72,20 @@ def check(
         if o["kind"] == "mem":
             _check_memory(mnemonic, o)
     _check_registers(mnemonic, operands)
+    _check_x87_size(mnemonic, base, operands, col)
     if not check_instruction(mnemonic, base, operands, col):
         check_generic(mnemonic, base, operands, col)
     check_decorators(mnemonic, base, operands, rounding)
     _check_high_byte(mnemonic, base, operands, col)
     check_prefixes(mnemonic, base, prefixes, operands)
+
+
+def _check_x87_size(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
+    """An x87 instruction on memory of several possible sizes spells the size (``flds``, not ``fld``)."""
+    sizes = _X87_SIZES.get(base)
+    if sizes and mnemonic.lower() == base and any(o["kind"] == "mem" for o in operands):
+        spelled = ", ".join(base + suffix for suffix in sizes.split())
+        raise error(f"{mnemonic!r} on memory needs a size suffix ({spelled})", col)
 
 
 def _check_memory(mnemonic: str, o: dict) -> None:
