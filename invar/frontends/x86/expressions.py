@@ -91,6 +91,8 @@ def _tokens(text: str, what: str) -> list[tuple[str, int]]:
             raise ParseError(f"unexpected {token!r} in {what} {text.strip()!r}", col=at + 1)
         if kind == "number" and not _NUMBER.fullmatch(token):
             raise ParseError(f"malformed number {token!r} in {what} {text.strip()!r}", col=at + 1)
+        if kind == "symbol" and re.fullmatch(r"\.[0-9]+", token):
+            raise ParseError(f"{token!r} in {what} {text.strip()!r} is a real number, not an integer", col=at + 1)
         if kind == "symbol" and lookup(token) is not None:
             raise ParseError(
                 f"register {token!r} is written without '%' (invar reads AT&T syntax: %{token.lower()})", col=at + 1

@@ -313,6 +313,9 @@ def _check_movabs(mnemonic: str, operands: list[dict], col: int) -> None:
     if src["kind"] == "imm":
         if not is_gpr(dst) or dst["bits"] != 64 or size not in (None, 64):
             raise error(f"{mnemonic!r} with an immediate writes a 64-bit register", dst["col"])
+        value = src.get("value")
+        if value is not None and not -(1 << 64) < value < 1 << 64:  # llvm-mc: 64 bits, signed or not
+            raise error(f"immediate {src['text']} does not fit in the 64-bit immediate of {mnemonic!r}", src["col"])
         return
     mem, acc = (src, dst) if src["kind"] == "mem" else (dst, src)
     if mem["kind"] != "mem" or not mem.get("absolute"):

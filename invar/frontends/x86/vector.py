@@ -50,6 +50,9 @@ _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 
 
 #: vector and mask instructions that take a general-purpose register operand
+#: SSE floating-point instructions (on ss, sd, ps, pd), which never take an MMX register; the conversions
+#: from and to packed integers in MMX registers (cvtpi2ps, cvttps2pi …) do
+_FLOATING = re.compile(r"^(?!.*pi).*(?:ss|sd|ps|pd)$")
 _VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
 
 
@@ -65,6 +68,17 @@ def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> N
     if "mmx" in classes and "vec" in classes and base not in _MMX_XMM:
         o = next(o for o in regs if o["reg"].cls == "mmx")
         raise error(f"{mnemonic!r} does not mix MMX and XMM registers (%{o['reg'].name})", o["col"])
+    if mnemonic in ("movd", "vmovd", "vmovq") and not classes & {"vec", "mmx"}:
+        raise error(f"{mnemonic!r} moves to or from a vector register", operands[-1]["col"] if operands else col)
+    if "mmx" in classes and (mnemonic.startswith("v") or _FLOATING.search(mnemonic)):
+        o = next(o for o in regs if o["reg"].cls == "mmx")
+        kind = "a VEX or EVEX" if mnemonic.startswith("v") else "an SSE floating-point"
+        raise error(f"%{o['reg'].name}: an MMX register is no operand of {kind} instruction", o["col"])
+    named = [o for o in operands if o["kind"] != "imm"]
+    if mnemonic.startswith("v") and len(named) >= 3 and not any(o.get("vsib") for o in operands):
+        vvvv = named[-2]  # of three registers or memory, the one before the destination is VEX.vvvv's: a register
+        if vvvv["kind"] != "reg":
+            raise error(f"the operand before the destination of {mnemonic!r} is a register", vvvv["col"])
     if not classes & {"vec", "mmx", "mask"}:
         return
     for o in regs:
