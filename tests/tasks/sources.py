@@ -40,7 +40,7 @@ def corpus(root: Path, task: str) -> Path:
 
 
 def train_all(task: str, data: Path, out: Path) -> dict:
-    """arch -> (checkpoint, the loss of every step, the TrainResult) of 3
+    """arch -> (checkpoint, the loss of every step, the TrainResult) of 2
     quick epochs of every architecture."""
     trained = {}
     for arch in architectures():
@@ -49,7 +49,7 @@ def train_all(task: str, data: Path, out: Path) -> dict:
             task=task,
             data=data,
             arch=arch,
-            epochs=3,
+            epochs=2,
             out=out / f"{arch}.pt",
             progress=lambda event, **info: steps.append(info["loss"]) if event == "step" else None,
             **QUICK,
