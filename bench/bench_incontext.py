@@ -23,7 +23,7 @@ import json
 
 import numpy as np
 import torch
-from common import closed, finish, joined, load_line, mean_sd, opened, seed_group
+from common import closed, each, finish, joined, load_line, mean_sd, opened, seed_group
 
 import invar
 from invar.data import incontext
@@ -123,9 +123,7 @@ def table(report: dict | list[dict]) -> str:
             f"| {group} | {draw} | {cells[0]} | {cells[1]} | LookUp {paper[0]:.2f} / {paper[1]:.2f}, "
             f"Permutation {paper[2]:.2f} / {paper[3]:.2f} |"
         )
-    loads = "".join(
-        f"\n\n{load_line(r)}" for r in (report if isinstance(report, list) else [report]) if "load_average_after" in r
-    )
+    loads = "".join(f"\n\n{load_line(r)}" for r in each(report) if "load_average_after" in r)
     return "\n".join(lines) + loads
 
 

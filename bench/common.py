@@ -108,10 +108,14 @@ def load_range(report: dict) -> str:
     return f"{report['load_average_before'][0]:.1f} → {report['load_average_after'][0]:.1f}"
 
 
+def each(report: dict | list[dict]) -> list[dict]:
+    """The reports a table is given: one, or several of the same script set side by side (bench/tables.py)."""
+    return report if isinstance(report, list) else [report]
+
+
 def joined(report: dict | list[dict], key: str) -> list:
-    """``report[key]``, or the lists of several reports' ``key`` one after another
-    (a table that sets reports of the same script side by side: bench/tables.py)."""
-    return [item for one in (report if isinstance(report, list) else [report]) for item in one[key]]
+    """``report[key]``, or the lists of several reports' ``key`` one after another."""
+    return [item for one in each(report) for item in one[key]]
 
 
 def repeat(fn: Callable[[], object], times: int) -> list[float]:

@@ -49,10 +49,10 @@ _EVEX_ONLY = re.compile(
 _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 
 
-#: vector and mask instructions that take a general-purpose register operand
 #: SSE floating-point instructions (on ss, sd, ps, pd), which never take an MMX register; the conversions
 #: from and to packed integers in MMX registers (cvtpi2ps, cvttps2pi …) do
 _FLOATING = re.compile(r"^(?!.*pi).*(?:ss|sd|ps|pd)$")
+#: vector and mask instructions that take a general-purpose register operand
 _VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
 
 
