@@ -97,6 +97,7 @@ from .checkpoint import load as load_checkpoint, load_model, model_payload, save
 from .config import PRECISIONS, SCHEDULES, TrainConfig, option_fields
 from .encoding import Encoded, Vocab, add_pool, add_specials, encode, load_encoded, save_encoded, vocab_counts
 from .errors import DataError, InvarError, ModelError, UsageError
+from .nn.adamw import AdamW
 from .nn.config import DECODING_FIELDS, ModelConfig, architectures, preset
 from .nn.encoder_decoder import augment_into, pool_of
 from .nn.model import Model, kind_of, to_device
@@ -508,7 +509,7 @@ class _Run:
     procs: _Processes
     splits: _Splits
     model: Model
-    opt: torch.optim.Optimizer
+    opt: AdamW
     #: what a saved training state must match to resume (:func:`_must_match`)
     settings: dict
     state_path: Path
@@ -733,11 +734,12 @@ def _must_match(config: TrainConfig, splits: _Splits, procs: _Processes) -> dict
     return settings
 
 
-def _optimiser(net: torch.nn.Module, config: TrainConfig) -> torch.optim.Optimizer:
-    """AdamW; biases and norms (parameters of fewer than 2 dimensions) without weight decay."""
+def _optimiser(net: torch.nn.Module, config: TrainConfig) -> AdamW:
+    """AdamW (invar's: torch's arithmetic, see `invar.nn.adamw`); biases and
+    norms (parameters of fewer than 2 dimensions) without weight decay."""
     decay = [p for n, p in net.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in net.named_parameters() if p.dim() < 2]
-    return torch.optim.AdamW(
+    return AdamW(
         [{"params": decay, "weight_decay": config.weight_decay}, {"params": no_decay, "weight_decay": 0.0}],
         lr=config.lr,
         betas=config.betas,

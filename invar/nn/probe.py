@@ -34,6 +34,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .adamw import AdamW
 from .embeddings import LexinvariantEmbedding
 from .lm import LanguageModel
 
@@ -119,7 +120,7 @@ def train_probe(
     and each step's loss. Reproducible by ``seed``."""
     generator = seed_all(seed)
     probe = DecipherProbe(network.config.d_model, network.config.n_tokens, hidden).to(device)
-    optimiser = torch.optim.AdamW(probe.parameters(), lr=lr)
+    optimiser = AdamW(probe.parameters(), lr=lr)
     losses = []
     probe.train()
     for _ in range(steps):
