@@ -85,6 +85,11 @@ class ModelError(InvarError):
     """A checkpoint or model configuration is unusable."""
 
 
+class OutputError(InvarError):
+    """A file could not be written where it was allowed to be (the disk
+    full, the file system read-only, a device that refuses the bytes)."""
+
+
 class UsageError(InvarError):
     """Bad command-line usage that typer itself cannot detect."""
 

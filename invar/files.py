@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from .errors import DataError
+from .errors import DataError, OutputError
 
 
 def default_mode() -> int:
@@ -24,10 +24,30 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     and rename it over ``path``; on any failure (a kill included) the old
     ``path`` is untouched and the temporary file is removed when possible.
     Ctrl-C waits for the write to end (code such as ``torch.save`` would
-    turn it into an error of its own) and then stops the program."""
+    turn it into an error of its own) and then stops the program.
+
+    A symbolic link is followed (its target is what gets replaced, as the
+    shell's ``>`` writes through it), and a path that is no regular file (a
+    device such as ``/dev/stdout``, a pipe) is written to directly: renaming
+    over it would replace the device with a file. A failure of the file
+    system is an :class:`OutputError` at ``path``."""
     from .interrupts import deferred
 
-    path = Path(path)
+    shown = os.fspath(path)
+    path = Path(os.path.realpath(path))
+    try:
+        if path.exists() and not path.is_file():
+            with deferred(), open(path, "wb") as f:
+                write(f)
+            return
+        _replace(path, write, deferred)
+    except OSError as err:
+        raise OutputError(f"cannot write: {err.strerror or err}", path=shown) from None
+
+
+def _replace(path: Path, write: Callable[[BinaryIO], None], deferred) -> None:
+    """:func:`write_atomic` on a regular file or a new one: the temporary
+    file, its flush, the rename and the folder's flush."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with deferred():

@@ -18,6 +18,7 @@ Imports errors only; never a command module.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
@@ -36,7 +37,12 @@ def destination(path: str | os.PathLike | None, option: str) -> None:
         raise UsageError(f"is a directory: {option} names the file to write", path=shown)
     if shown.endswith(("/", os.sep)):
         raise UsageError(f"names a folder (it ends in /): {option} names the file to write", path=shown)
-    _writable(target.absolute().parent, option, shown)
+    real = Path(os.path.realpath(target))  # a link is written through (invar.files.write_atomic)
+    if real.exists() and not real.is_file():  # a device or a pipe: written to, not replaced
+        if not os.access(real, os.W_OK):
+            raise UsageError(f"cannot write {option} here: no permission to write {real}", path=shown)
+        return
+    _writable(real.parent, option, shown)
 
 
 def folder_destination(path: str | os.PathLike, option: str) -> None:
@@ -59,6 +65,12 @@ def _writable(folder: Path, option: str, shown: str) -> None:
         raise UsageError(f"cannot write {option} here: {folder} is a file, not a folder", path=shown)
     if not os.access(folder, os.W_OK | os.X_OK):
         raise UsageError(f"cannot write {option} here: no permission to write in {folder}", path=shown)
+    try:  # what access() cannot tell: a read-only file system, /proc, a full quota of files
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".invar-probe.")
+    except OSError as err:
+        raise UsageError(f"cannot write {option} here: {folder}: {err.strerror or err}", path=shown) from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def make_folders(path: str | os.PathLike) -> None:

@@ -10,6 +10,8 @@ exist: had the command started its work, it would have failed there (exit
 from __future__ import annotations
 
 import json
+import os
+import stat
 import sys
 
 import pytest
@@ -18,6 +20,7 @@ from invar.audit.config import check_measure
 from invar.errors import UsageError
 from invar.version import __version__
 from tests.conftest import FIXTURES
+from tests.test_files import device
 
 BLOCKS = str(FIXTURES / "blocks")
 RENAMER = str(FIXTURES / "models" / "renamer.pt")
@@ -243,3 +246,29 @@ def test_the_library_refuses_a_split_the_dataset_cannot_have(tmp_path):
     with pytest.raises(UsageError, match="list of programs has no splits"):
         audit(callables.constant, ["addq %rax, %rbx"], task="bhive", lang="x86", split="valid")
     assert audit(callables.constant, str(blocks), task="bhive").report["audited"] == 1  # no split given: the file
+
+
+def test_a_device_destination_is_written_to_not_replaced(invoke, tmp_path):
+    null = device(tmp_path, 3)
+    result = invoke("audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--format", "json", "--out", null)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(null.stat().st_mode) and os.listdir(tmp_path) == [null.name]
+
+
+def test_a_linked_destination_writes_its_target(invoke, tmp_path):
+    (tmp_path / "link.json").symlink_to("report.json")
+    result = invoke(
+        "audit", "--model", RENAMER, "--dataset", BLOCKS, *QUICK, "--format", "json", "--out", tmp_path / "link.json"
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "link.json").is_symlink() and json.loads((tmp_path / "report.json").read_text())["audited"] == 3
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc")
+def test_a_folder_no_file_can_be_made_in_is_refused_before_the_work(invoke, tmp_path):
+    """access() says yes to root in /proc; creating a file there fails: the check creates one."""
+    result = invoke("audit", "--model", RENAMER, "--dataset", tmp_path / "nowhere", "--out", "/proc/r.json", *QUICK)
+    assert result.exit_code == 2, result.output
+    errors = _error_lines(result)
+    assert len(errors) == 1 and errors[0].startswith("/proc/r.json: error: cannot write --out here: /proc")
+    assert "nowhere" not in result.stderr
