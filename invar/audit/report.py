@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Iterable, Sequence
 
 from ..errors import DataError, UsageError
@@ -682,8 +683,10 @@ def unaudited(report: dict) -> str | None:
         return None
     failed = report.get("failed") or []
     where, said = (failed[0]["location"], failed[0]["error"]) if failed else ("", "")
-    # an error read from the input already names its place (``FILE:LINE:COL: error: …``): said once
-    first = "" if not failed else f" (first: {said})" if said.startswith(where) else f" (first: {where}: {said})"
+    # an error read from the input already names its place in the file (``FILE:LINE:COL: error: …``,
+    # the unit's line or another): said once
+    file = re.sub(r"(:\d+){1,2}$", "", where)
+    first = "" if not failed else f" (first: {said})" if said.startswith(f"{file}:") else f" (first: {where}: {said})"
     if report["errors"]:
         where = "in the model" if not report["unparsable"] else "in the model or in parsing"
         return f"no example was audited: all {report['examples']:,} failed {where}{first}"

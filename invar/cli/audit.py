@@ -168,9 +168,11 @@ def audit_command(
         from ..tasks import get_task
 
         _emit(result.header, result.records, result.report, fmt, out, report_file, plot)
-        # a metric measured needs no label (a language model's is its own loss)
-        note = result.report["metric"] is None and unlabelled_note(
-            result.header["dataset"], get_task(result.header["task"]), config.oracle
+        # a metric measured needs no label (a language model's is its own loss); nothing audited, nothing to label
+        note = (
+            result.report["metric"] is None
+            and result.report["audited"]
+            and unlabelled_note(result.header["dataset"], get_task(result.header["task"]), config.oracle)
         )
         if note:
             stderr.print(f"note: {note}", markup=False, highlight=False)

@@ -553,12 +553,22 @@ def test_compare_pairs_two_audits_and_refuses_a_summary(invoke, tmp_path):
     assert result.exit_code == 1 and "--format jsonl" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_an_audit_that_could_parse_nothing_names_the_first_failure_once(invoke, tmp_path):
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("a.s", b"\xff\xfe not text\n"),  # the unit's first line
+        ("a.s", b"movq %rax, %rbx\nsubqq %rax, %rbx\n"),  # a later line of the unit
+        ("a.py", b"def f(:\n    pass\n"),
+    ],
+    ids=["first-line", "later-line", "python"],
+)
+def test_an_audit_that_could_parse_nothing_names_the_first_failure_once(invoke, tmp_path, name, content):
     data = tmp_path / "ds"
     data.mkdir()
-    (data / "a.s").write_bytes(b"\xff\xfe not text\n")
+    (data / name).write_bytes(content)
     result = invoke("audit", "--model", FIXTURES / "models" / "renamer.pt", "--dataset", data, "-q")
     assert result.exit_code == 1, result.output
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("invar: error: no example was audited: none of the 1 could be parsed (first: "), last
-    assert last.count(str(data / "a.s")) == 1, last  # the place once, not "a.s:1: a.s:1:1: error: …"
+    assert last.count(str(data / name)) == 1, last  # the place once, not "a.s:1: a.s:2:1: error: …"
+    assert "no example has a label" not in result.stderr  # nothing was audited: labels are not the matter
