@@ -418,6 +418,7 @@ def train(
     hears about encoding, steps, epochs and an early stop (process 0 only)."""
     config = TrainConfig.of(config, **settings)
     the_task = get_task(config.task)
+    _check_dataset_task(config)
     kind = kind_of(the_task.head)
     if config.max_len is None:  # the kind's default (a language model's: its dataset's windows)
         config = config.replace(max_len=kind.default_max_len(config.data))
@@ -637,6 +638,19 @@ def _read_pairs(
 
 #: what a kind of model reads (:attr:`Model.reads`) -> how its splits are read
 _READERS = {"programs": _read_programs, "pairs": _read_pairs}
+
+
+def _check_dataset_task(config: TrainConfig) -> None:
+    """A dataset ``invar data`` wrote for another task is refused by its
+    manifest, before its files are misread as this task's rows."""
+    from .data import manifest
+
+    found = manifest.read(config.data) if Path(config.data).is_dir() else None
+    if found is not None and found.task != config.task:
+        raise DataError(
+            f"is a {found.task} dataset, not a {config.task} one: train it with --task {found.task}",
+            path=str(config.data),
+        )
 
 
 def _read_splits(

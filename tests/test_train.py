@@ -17,7 +17,7 @@ import invar
 from invar import checkpoint
 from invar.data import bhive
 from invar.nn.config import architectures
-from invar.errors import ModelError
+from invar.errors import DataError, ModelError
 from invar.train import _lr, plateau_halvings, resume_path, train
 from tests.conftest import FIXTURES, ROOT, torchrun
 
@@ -590,6 +590,20 @@ def test_the_augmented_pool_is_the_size_asked(pool_size, expected, tmp_path):
 def test_a_pool_larger_than_the_tasks_is_refused(tmp_path):
     with pytest.raises(ModelError, match="pool holds 52 names"):
         train(arch="augmented", epochs=1, out=tmp_path / "m.pt", overrides={"pool_size": 60}, **SEQ)
+
+
+@pytest.mark.parametrize(
+    "task, dataset, written_for", [("names", "blocks", "bhive"), ("lm", "blocks", "bhive"), ("bhive", "names", "names")]
+)
+def test_a_dataset_written_for_another_task_is_refused_by_its_manifest(task, dataset, written_for, tmp_path):
+    data = FIXTURES / "blocks"
+    if dataset == "names":  # the manifest alone: the refusal comes before any file is read
+        data = tmp_path / "names"
+        data.mkdir()
+        (data / "meta.json").write_text('{"invar": "names", "task": "names", "languages": ["python"]}')
+    with pytest.raises(DataError, match=f"is a {written_for} dataset, not a {task} one: train it with --task") as err:
+        train(task=task, data=data, arch="vanilla", epochs=1, out=tmp_path / "m.pt", threads=1)
+    assert err.value.path == str(data)
 
 
 @pytest.mark.parametrize(
