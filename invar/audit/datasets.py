@@ -521,12 +521,18 @@ def _assembly(text: str, shown: str, name: str, task) -> list[AuditExample]:
     out = []
     for first, body in blocks(text):
         ex = AuditExample(0, f"{name}:{first}", shown, first, body, X86.name)
-        labels = [m.group(1) for line in body.splitlines() if (m := _LABEL_COMMENT.search(line))]
+        # (line, column, text) of each ``# label:`` comment; the last one counts
+        labels = [
+            (first + k, m.start(1) + 1, m.group(1))
+            for k, line in enumerate(body.splitlines())
+            if (m := _LABEL_COMMENT.search(line))
+        ]
         if labels:
+            line, col, raw = labels[-1]
             try:
-                ex.label = _label(task, labels[-1])
+                ex.label = _label(task, raw)
             except (TypeError, ValueError) as e:
-                ex.error = DataError(f"bad label {labels[-1]!r}: {e}", path=shown, line=first, col=1)
+                ex.error = DataError(f"bad label {raw!r}: {e}", path=shown, line=line, col=col)
         out.append(ex)
     return out
 
@@ -680,7 +686,7 @@ def _table(
             try:
                 label = _label(task, raw)
             except (TypeError, ValueError) as e:
-                err = DataError(f"bad label {raw!r}: {e}", path=shown, line=lineno, col=1)
+                err = DataError(f"bad label {raw!r} in column {label_col!r}: {e}", path=shown, line=lineno)
         examples.append(AuditExample(0, ex_id, shown, lineno, source, language, label, error=err))
     return Dataset(shown, "table", examples)
 

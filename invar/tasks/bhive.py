@@ -47,7 +47,10 @@ def _output(out: torch.Tensor) -> list[float]:
 
 def label(text: str) -> float:
     """A throughput written in a dataset file: a positive number."""
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("not a number (a throughput in cycles per iteration)") from None
     if not value > 0:
         raise ValueError(f"throughput {text.strip()} must be positive")
     return value

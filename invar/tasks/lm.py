@@ -425,6 +425,14 @@ def _own_loss(*_args, **_kwargs):
     raise TypeError("the lm task's loss is the network's own (LanguageModel.loss)")
 
 
+def label(text: str) -> float:
+    """A number written in a dataset file (a language model's labels are its losses)."""
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("not a number") from None
+
+
 TASK = Task(
     name="lm",
     head="lm",
@@ -438,7 +446,7 @@ TASK = Task(
     parse=parse,
     read_split=read_split,
     discrete=False,
-    label=float,
+    label=label,
     answer=answer,
     arch_config=arch_config,
     f1=False,

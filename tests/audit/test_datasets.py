@@ -30,6 +30,22 @@ def test_assembly_blocks_separated_by_blank_lines_with_labels(tmp_path):
     assert data.labelled == 1
 
 
+@pytest.mark.parametrize(
+    "text, line, col, message",
+    [
+        ("# two\naddq %rax, %rbx  # label: fast\n", 2, 27, "bad label 'fast': not a number"),
+        ("addq %rax, %rbx\nimulq %rbx, %rcx # label: 0\n", 2, 27, "bad label '0': throughput 0 must be positive"),
+    ],
+    ids=["not-a-number", "not-positive"],
+)
+def test_a_bad_label_comment_is_reported_where_the_label_is(tmp_path, text, line, col, message):
+    path = tmp_path / "b.s"
+    path.write_text(text)
+    (only,) = datasets.load(str(path), task=BHIVE_TASK).examples
+    assert (only.error.line, only.error.col) == (line, col) and message in only.error.message, str(only.error)
+    assert text.splitlines()[line - 1][col - 1 :].startswith(message.split("'")[1])
+
+
 def test_assembly_blocks_one_per_line(tmp_path):
     path = tmp_path / "b.s"
     path.write_text("addq %rax, %rbx; subq %rbx, %rcx  # label: 2\nmovq (%rdi), %rsi\n")
@@ -173,7 +189,7 @@ GOOD_JSON = json.dumps({"program": GOOD_BLOCK, "label": 1.5})
         (b'{"program": 42}', "a number where the program should be text in column 'program'", 1),
         (b'{"program": ["addq %rax, %rbx"]}', "an array where the program should be text", 1),
         (b'{"program": "   "}', "an empty program in column 'program'", 1),
-        (b'{"program": "addq %rax, %rbx", "label": "fast"}', "bad label 'fast'", 1),
+        (b'{"program": "addq %rax, %rbx", "label": "fast"}', "bad label 'fast' in column 'label': not a number", 0),
         (b'{"program": "addq \xff%rax"}', "not UTF-8 text", 19),
         (b"[" * 100_000, "not JSON", 1),
     ],
@@ -195,7 +211,8 @@ def test_a_malformed_jsonl_line_is_reported_at_its_line_and_the_rest_read(tmp_pa
         (b'"x"y,1.5', "not a CSV row"),  # text after a closing quote
         (b"addq %rax,1.5,extra", "3 fields; the header names 2"),
         (b",1.5", "no program in column 'program'"),
-        (b'"addq %rax, %rbx",slow', "bad label 'slow'"),
+        (b'"addq %rax, %rbx",slow', "bad label 'slow' in column 'label': not a number"),
+        (b'"addq %rax, %rbx",-2', "bad label '-2' in column 'label': throughput -2 must be positive"),
         (b"addq \xfe%rax,1.5", "not UTF-8 text"),
     ],
 )
