@@ -20,7 +20,8 @@ def canon(
         Optional[str],
         typer.Option(
             "--function",
-            help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).",
+            help="Only this unit: a function or method (qualified, or its last part if unique), or a block of a "
+            "file of several (lineN).",
         ),
     ] = None,
     lang: LangOpt = None,

@@ -512,8 +512,12 @@ def bhive_command(
             overwrite=overwrite,
             progress=progress,
         )
+    before = summary.rejected.get("invar", 0)  # refused by invar's decoder, never sent to llvm-mca
     stderr.print(
-        f"labelled or rejected {summary.new} blocks now; {summary.cached} came from {outdir}/labels.jsonl", markup=False
+        f"llvm-mca labelled or rejected {summary.new} blocks now"
+        + (f" (invar rejected {before} before it)" if before else "")
+        + f"; {summary.cached} came from {outdir}/labels.jsonl",
+        markup=False,
     )
     if fmt is TableFormat.json:
         stdout.print(json.dumps({"schema": SCHEMA, **summary.to_dict()}, indent=2), markup=False, highlight=False)

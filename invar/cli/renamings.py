@@ -79,7 +79,8 @@ def renamings(
         Optional[str],
         typer.Option(
             "--function",
-            help="Only this unit: a function or method (qualified name), or a block of a file of several (lineN).",
+            help="Only this unit: a function or method (qualified, or its last part if unique), or a block of a "
+            "file of several (lineN).",
         ),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help=ALL_HELP)] = False,

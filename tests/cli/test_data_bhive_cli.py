@@ -17,9 +17,10 @@ def test_labels_and_lists_rejections(invoke, tmp_path):
         f"41 distinct blocks: 39 labelled (train 37, valid 1, test 1), 2 rejected (invar 1, llvm-mca 1; "
         f"listed in {out}/rejected.csv)"
     )
-    assert "labelled or rejected 40 blocks now; 0 came from" in result.stderr
+    # 41 = 40 sent to llvm-mca (39 labelled, 1 rejected) + 1 invar could not decode
+    assert "llvm-mca labelled or rejected 40 blocks now (invar rejected 1 before it); 0 came from" in result.stderr
     again = invoke("data", "bhive", "--source", BLOCKS, "--out", out, "--format", "json")
-    assert "labelled or rejected 0 blocks now; 40 came from" in again.stderr
+    assert "llvm-mca labelled or rejected 0 blocks now (invar rejected 1 before it); 40 came from" in again.stderr
     summary = json.loads(again.stdout)
     assert (summary["schema"], summary["labelled"], summary["rejected"]) == (1, 39, {"invar": 1, "llvm-mca": 1})
     assert sorted(p.name for p in out.iterdir()) == [
