@@ -599,7 +599,7 @@ class _Method:
             ("s", "int", "{e}"),
             ("list", "List<Integer>", "new ArrayList<>()"),
         ):
-            if self.lookup(name) is None:
+            if self.lookup(name) is None and name not in self.declaring:  # not in its own initializer either
                 self.pending.add(name)
                 line = f"{ind}{typ} {name} = {init.format(e=self.expr())};"
                 self.declare(name, "int" if typ == "int" else "List", "var" if typ == "int" else "final")

@@ -160,7 +160,19 @@ class Job:
 
 
 def run_jobs(jobs: list[Job], *, timeout: float = 600.0, call_limit: float = CALL_LIMIT) -> list[list]:
-    """Outcomes of every call of every job, in one subprocess."""
+    """Outcomes of every call of every job, in one subprocess. The jobs
+    share its address space, so what earlier jobs left allocated counts
+    against a later one's limit: a job with a call that ran out of memory
+    runs again alone, and its outcomes are that run's."""
+    outcomes = _run_batch(jobs, timeout, call_limit)
+    if len(jobs) > 1:
+        for k, got in enumerate(outcomes):
+            if ["raise", "MemoryError"] in got:
+                (outcomes[k],) = _run_batch([jobs[k]], timeout, call_limit)
+    return outcomes
+
+
+def _run_batch(jobs: list[Job], timeout: float, call_limit: float) -> list[list]:
     payload = json.dumps(
         [
             {
