@@ -19,6 +19,14 @@ def default_mode() -> int:
     return 0o666 & ~umask
 
 
+def write_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a write to ``path`` lands (a symbolic link followed to its
+    target), and whether it is written in place: a device or a pipe, which
+    no file may replace, where a regular file (or a new one) is replaced whole."""
+    real = Path(os.path.realpath(path))
+    return real, real.exists() and not real.is_file()
+
+
 def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> None:
     """Call ``write`` on a temporary file beside ``path``, flush it to disk,
     and rename it over ``path``; on any failure (a kill included) the old
@@ -34,9 +42,9 @@ def write_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> 
     from .interrupts import deferred
 
     shown = os.fspath(path)
-    path = Path(os.path.realpath(path))
+    path, in_place = write_target(path)
     try:
-        if path.exists() and not path.is_file():
+        if in_place:
             with deferred(), open(path, "wb") as f:
                 write(f)
             return

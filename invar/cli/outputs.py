@@ -12,7 +12,7 @@ folder) first and, where the
 folders are missing, creates them when it writes (:func:`make_folders`), as
 ``train`` always has: one behaviour for every command.
 
-Imports errors only; never a command module.
+Imports errors and files only; never a command module.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UsageError
+from ..files import write_target
 
 
 def destination(path: str | os.PathLike | None, option: str) -> None:
@@ -37,8 +38,8 @@ def destination(path: str | os.PathLike | None, option: str) -> None:
         raise UsageError(f"is a directory: {option} names the file to write", path=shown)
     if shown.endswith(("/", os.sep)):
         raise UsageError(f"names a folder (it ends in /): {option} names the file to write", path=shown)
-    real = Path(os.path.realpath(target))  # a link is written through (invar.files.write_atomic)
-    if real.exists() and not real.is_file():  # a device or a pipe: written to, not replaced
+    real, in_place = write_target(target)  # as invar.files.write_atomic writes it
+    if in_place:  # a device or a pipe: written to, not replaced
         if not os.access(real, os.W_OK):
             raise UsageError(f"cannot write {option} here: no permission to write {real}", path=shown)
         return
