@@ -34,20 +34,31 @@ def _groups(net: torch.nn.Module, settings: dict) -> list[dict]:
     ]
 
 
-def _train(net: torch.nn.Module, opt, steps: int, seed: int, lr_at=None) -> None:
-    """``steps`` steps on seeded batches; one parameter has no gradient in every third step."""
+def _batches(seed: int):
+    """Seeded batches, endlessly."""
     g = torch.Generator().manual_seed(seed)
-    for step in range(steps):
+    while True:
+        yield torch.randn(5, 6, generator=g)
+
+
+def _train(net: torch.nn.Module, opt, steps: int, batches, lr_at=None, first: int = 0) -> None:
+    """Steps ``first`` … ``first + steps - 1`` on the next of ``batches``; one parameter has no
+    gradient in every third step."""
+    for step in range(first, first + steps):
         if lr_at:
             for group in opt.param_groups:
                 group["lr"] = lr_at(step)
-        x = torch.randn(5, 6, generator=g)
-        loss = net(x).square().mean()
+        loss = net(next(batches)).square().mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         if step % 3 == 2:
             net[2].bias.grad = None
         opt.step()
+
+
+def _rising(step: int) -> float:
+    """A learning rate that changes every step, as a schedule's does."""
+    return 1e-3 * (step + 1)
 
 
 def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
@@ -59,21 +70,15 @@ def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
 def test_the_same_weights_as_torch_bit_for_bit(name, settings, steps, foreach):
     ours, theirs = _net(1), _net(1)
     kw = {k: v for k, v in settings.items() if k != "weight_decay"}
-    _train(ours, AdamW(_groups(ours, settings), foreach=foreach, **kw), steps, seed=2, lr_at=lambda s: 1e-3 * (s + 1))
-    _train(
-        theirs,
-        torch.optim.AdamW(_groups(theirs, settings), foreach=foreach, **kw),
-        steps,
-        seed=2,
-        lr_at=lambda s: 1e-3 * (s + 1),
-    )
+    _train(ours, AdamW(_groups(ours, settings), foreach=foreach, **kw), steps, _batches(2), _rising)
+    _train(theirs, torch.optim.AdamW(_groups(theirs, settings), foreach=foreach, **kw), steps, _batches(2), _rising)
     assert _same(ours, theirs)
 
 
 def test_the_optimiser_moves_the_weights():
     """The comparison above would pass for two optimisers that do nothing."""
     net, before = _net(1), _net(1)
-    _train(net, AdamW(net.parameters()), 3, seed=2)
+    _train(net, AdamW(net.parameters()), 3, _batches(2))
     assert not _same(net, before)
 
 
@@ -84,25 +89,16 @@ def test_a_state_saved_by_one_resumes_in_the_other(first, second, tmp_path):
         "torch": lambda net: torch.optim.AdamW(_groups(net, {}), lr=2e-3),
     }
     straight = _net(3)
-    _train(straight, make[first](straight), 8, seed=4)
+    _train(straight, make[first](straight), 8, _batches(4))
 
-    net = _net(3)
+    net, batches = _net(3), _batches(4)
     opt = make[first](net)
-    _train(net, opt, 4, seed=4)
+    _train(net, opt, 4, batches)
     torch.save({"optimizer": opt.state_dict()}, tmp_path / "state.pt")
     saved = torch.load(tmp_path / "state.pt", weights_only=True)["optimizer"]
     resumed = make[second](net)
     resumed.load_state_dict(saved)
-    g = torch.Generator().manual_seed(4)
-    for _ in range(4):  # the generator where the first four steps left it
-        torch.randn(5, 6, generator=g)
-    for step in range(4, 8):
-        x = torch.randn(5, 6, generator=g)
-        resumed.zero_grad(set_to_none=True)
-        net(x).square().mean().backward()
-        if step % 3 == 2:
-            net[2].bias.grad = None
-        resumed.step()
+    _train(net, resumed, 4, batches, first=4)
     assert _same(net, straight)
 
 
@@ -118,7 +114,7 @@ def test_a_state_saved_by_one_resumes_in_the_other(first, second, tmp_path):
 def test_a_state_of_another_shape_or_mode_is_refused(edit, message):
     net = _net(0)
     theirs = torch.optim.AdamW(_groups(net, {}))
-    _train(net, theirs, 1, seed=0)
+    _train(net, theirs, 1, _batches(0))
     saved = theirs.state_dict()
     edit(saved)
     with pytest.raises(ValueError, match=message):
@@ -130,9 +126,9 @@ def test_training_does_not_import_torchs_compiler(tmp_path):
     code = (
         "import sys\n"
         "from invar.nn.adamw import AdamW\n"
-        "from tests.nn.test_adamw import _net, _train\n"
+        "from tests.nn.test_adamw import _batches, _net, _train\n"
         "net = _net(0)\n"
-        "_train(net, AdamW(net.parameters()), 2, seed=0)\n"
+        "_train(net, AdamW(net.parameters()), 2, _batches(0))\n"
         "print('torch._dynamo' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
