@@ -65,15 +65,14 @@ def evex_only(mnemonic: str) -> bool:
 def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
     regs = [o for o in operands if o["kind"] == "reg"]
     classes = {o["reg"].cls for o in regs}
-    if "mmx" in classes and "vec" in classes and base not in _MMX_XMM:
-        o = next(o for o in regs if o["reg"].cls == "mmx")
-        raise error(f"{mnemonic!r} does not mix MMX and XMM registers (%{o['reg'].name})", o["col"])
+    mmx = next((o for o in regs if o["reg"].cls == "mmx"), None)  # the first MMX operand, where a rule refuses it
+    if mmx and "vec" in classes and base not in _MMX_XMM:
+        raise error(f"{mnemonic!r} does not mix MMX and XMM registers (%{mmx['reg'].name})", mmx["col"])
     if mnemonic in ("movd", "vmovd", "vmovq") and not classes & {"vec", "mmx"}:
         raise error(f"{mnemonic!r} moves to or from a vector register", operands[-1]["col"] if operands else col)
-    if "mmx" in classes and (mnemonic.startswith("v") or _FLOATING.search(mnemonic)):
-        o = next(o for o in regs if o["reg"].cls == "mmx")
+    if mmx and (mnemonic.startswith("v") or _FLOATING.search(mnemonic)):
         kind = "a VEX or EVEX" if mnemonic.startswith("v") else "an SSE floating-point"
-        raise error(f"%{o['reg'].name}: an MMX register is no operand of {kind} instruction", o["col"])
+        raise error(f"%{mmx['reg'].name}: an MMX register is no operand of {kind} instruction", mmx["col"])
     named = [o for o in operands if o["kind"] != "imm"]
     if mnemonic.startswith("v") and len(named) >= 3 and not any(o.get("vsib") for o in operands):
         vvvv = named[-2]  # of three registers or memory, the one before the destination is VEX.vvvv's: a register
