@@ -147,7 +147,7 @@ def run_one(name: str, arch: str, overrides: dict, n: int, seed: int, args, test
         overrides=overrides or None,
         precision=args.precision,
         schedule=args.schedule,
-        plateau=args.plateau,
+        plateau=args.plateau if args.schedule == "plateau" else None,
         time_limit=args.time_limit,
     )
     seconds = time.perf_counter() - t0

@@ -785,7 +785,7 @@ def run(args: argparse.Namespace, arch: str, seed: int, data: Path) -> dict:
         overrides=dict(args.overrides),
         patience=args.patience,
         schedule=args.schedule,
-        plateau=args.plateau,
+        plateau=args.plateau if args.schedule == "plateau" else None,
         precision=args.precision,
         weight_decay=args.weight_decay,
         betas=(0.9, args.beta2),

@@ -245,11 +245,12 @@ class TrainConfig:
         "--plateau epochs in a row bring no better validation metric (with a --patience above --plateau, "
         "training then runs until it stops improving).",
     )
-    plateau: int = option(
-        _PLATEAU,
+    plateau: int | None = option(
+        None,
         "--plateau",
         min=1,
-        help="With --schedule plateau: epochs without a better validation metric before the learning rate halves.",
+        help=f"With --schedule plateau: epochs without a better validation metric before the learning rate halves "
+        f"(default {_PLATEAU}).",
     )
     time_limit: float | None = option(
         None,
@@ -377,15 +378,15 @@ class TrainConfig:
             )
         if self.schedule not in SCHEDULES:
             raise UsageError(f"--schedule {self.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
-        if self.plateau < 1:
+        if self.plateau is not None and self.plateau < 1:
             raise UsageError(f"--plateau {self.plateau}: give at least 1 epoch", path="--plateau")
-        if self.schedule != "plateau" and self.plateau != _PLATEAU:
+        if self.schedule != "plateau" and self.plateau is not None:
             raise UsageError(
                 f"--plateau {self.plateau} applies to --schedule plateau, not {self.schedule}", path="--plateau"
             )
-        if self.schedule == "plateau" and self.patience is not None and self.patience <= self.plateau:
+        if self.schedule == "plateau" and self.patience is not None and self.patience <= self.plateau_epochs:
             raise UsageError(
-                f"--patience {self.patience} with --plateau {self.plateau}: the run would stop before "
+                f"--patience {self.patience} with --plateau {self.plateau_epochs}: the run would stop before "
                 "the learning rate ever halved; give a patience above the plateau",
                 path="--patience",
             )
@@ -397,6 +398,12 @@ class TrainConfig:
             raise UsageError(f"--precision {self.precision}: choose from {', '.join(PRECISIONS)}", path="--precision")
 
     # -------------------------------------------------------------- derived
+    @property
+    def plateau_epochs(self) -> int:
+        """The epochs without improvement per halving under ``--schedule
+        plateau``: ``plateau``, or its default when not given."""
+        return _PLATEAU if self.plateau is None else self.plateau
+
     @property
     def betas(self) -> tuple[float, float]:
         """AdamW's betas."""

@@ -744,7 +744,7 @@ def _must_match(config: TrainConfig, splits: _Splits, procs: _Processes) -> dict
         "world": procs.world,
     }
     if config.schedule != "cosine":
-        settings["schedule"] = [config.schedule, config.plateau]
+        settings["schedule"] = [config.schedule, config.plateau_epochs]
     return settings
 
 
@@ -981,7 +981,7 @@ def _halvings(run: _Run, upto: int | None = None) -> int:
     if run.config.schedule != "plateau":
         return 0
     key = f"valid_{run.task.metric_name}"
-    return plateau_halvings([h[key] for h in run.history[:upto]], run.config.plateau, run.task.lower_is_better)
+    return plateau_halvings([h[key] for h in run.history[:upto]], run.config.plateau_epochs, run.task.lower_is_better)
 
 
 def _stop_reason(run: _Run, epoch: int, seconds: float) -> str | None:

@@ -704,7 +704,7 @@ def _table_lang(lang, column, source, task, shown) -> str:
 
     if lang is not None:
         if lang not in FRONTENDS:
-            raise UsageError(f"unknown language {lang!r} (choose from {', '.join(FRONTENDS)})", path="--lang")
+            raise UsageError(f"--lang {lang!r}: unknown language (choose from {', '.join(FRONTENDS)})", path="--lang")
         return lang
     if column.lower() == "hex" or (
         _HEX.match(source.strip())

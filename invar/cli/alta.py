@@ -223,7 +223,7 @@ def check_command(
     positional = any(v.init.kind == "position" for v in p.variables)
     room = (p.max_length or 0) - len(p.prefix) - len(p.suffix)
     if positional and max_length > room:
-        raise UsageError(f"--max-length {max_length}: {p.name} has positions for {room} symbols")
+        raise UsageError(f"--max-length {max_length}: {p.name} has positions for {room} symbols", path="--max-length")
     markers = set(p.prefix) | set(p.suffix)
     symbols = [s for s in p.alphabet if s not in markers]
     checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)
@@ -252,7 +252,7 @@ def _model(target: str, max_len: int | None, lam: float):
 
     if target.endswith(".pt") or (Path(target).is_file() and not target.endswith(".py")):
         if max_len is not None:
-            raise UsageError("--max-len applies to a program, not to a compiled model")
+            raise UsageError("--max-len applies to a program, not to a compiled model", path="--max-len")
         return load_compiled(target)
     return compile_program(load_program(target, max_length=max_len), lam=lam)
 

@@ -282,15 +282,57 @@ EXCERPT = 100
 def usage_line(err) -> str:
     """A usage error of the command line (click's: an option's bad value, an
     unknown option, a missing argument) as one line, as every other error
-    is: ``--limit: error: -1 is not in the range x>=0 (invar renamings -h)``."""
+    is: ``--limit: error: -1 is below the least allowed, 0 (invar renamings -h)``."""
     param = getattr(err, "param", None)
     opts = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
     where = max(opts, key=len) if opts and getattr(err, "message", None) else "invar"
     message = err.message if where != "invar" else err.format_message()
     path = getattr(getattr(err, "ctx", None), "command_path", None)
     helped = f" ({path} -h)" if path else ""
-    said = " ".join(str(message).split()).removeprefix("Value error, ").rstrip(".")
+    said = _value_refused(err.__cause__) or " ".join(str(message).split()).removeprefix("Value error, ").rstrip(".")
     return f"{where}: error: {said}{helped}"
+
+
+#: pydantic's bounds (typer checks an option's ``min`` and ``max`` with it), worded as invar's own check of a
+#: config's bounds words them (:func:`invar.config.check_field`)
+_BOUNDS = {
+    "ge": "{} is below the least allowed, {:g}",
+    "le": "{} is above the most allowed, {:g}",
+    "gt": "{}: give a number above {:g}",
+    "lt": "{}: give a number below {:g}",
+}
+#: what an option's value failed to read as, by pydantic's error type
+_NOT_A = {"int_parsing": "a whole number", "float_parsing": "a number", "bool_parsing": "true or false"}
+
+
+def _value_refused(cause) -> str | None:
+    """What typer's check of an option's value (a pydantic ``ValidationError``,
+    the usage error's cause) refused, with the value the user gave and in
+    the words invar's own checks use: ``-3 is below the least allowed, 0``,
+    ``'abc' is not a whole number``; None for any other cause (its own
+    message stands)."""
+    errors = getattr(cause, "errors", None)
+    if not callable(errors) or not (found := errors()):
+        return None
+    kind, given, ctx = found[0].get("type"), found[0].get("input"), found[0].get("ctx") or {}
+    if kind in _NOT_A:
+        return f"{given!r} is not {_NOT_A[kind]}"
+    bound = next(((k, v) for k, v in ctx.items() if k in _BOUNDS and isinstance(v, (int, float))), None)
+    if bound is None or not isinstance(given, str):
+        return None
+    if given.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return f"{given}: give a finite number"
+    return _BOUNDS[bound[0]].format(given, bound[1])
+    kind, given, ctx = found[0].get("type"), found[0].get("input"), found[0].get("ctx") or {}
+    if kind in _NOT_A:
+        return f"{given!r} is not {_NOT_A[kind]}"
+    bounds = [f"x{_BOUNDS[k]}{v:g}" for k, v in ctx.items() if k in _BOUNDS]
+    if bounds and isinstance(given, str):
+        said = (
+            "a number" if given.strip().lower() in ("nan", "+nan", "-nan") else f"in the range {' and '.join(bounds)}"
+        )
+        return f"{given} is not {said}"
+    return None
 
 
 def show_usage_error(err, shown=None) -> None:

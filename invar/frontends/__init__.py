@@ -48,7 +48,7 @@ def lang_of(path: str | None, lang: str | None = None) -> str:
     """The language of ``path``: ``lang`` when given, else from the extension."""
     if lang is not None:
         if lang not in FRONTENDS:
-            raise UsageError(f"unknown language {lang!r} (choose from {', '.join(LANGS)})", path=path)
+            raise UsageError(f"--lang {lang!r}: unknown language (choose from {', '.join(LANGS)})", path="--lang")
         return lang
     if path is None or path == "-":
         raise UsageError("cannot tell the language of standard input; pass --lang", path="<stdin>")

@@ -99,7 +99,34 @@ def test_a_bad_symbol_in_a_copy_dataset_is_shown_with_a_caret(invoke, tmp_path):
 @pytest.mark.parametrize(
     "argv, shown",
     [
-        (["renamings", "{fixtures}/x86/figure1a.s", "--limit", "-1"], "--limit: error: "),
+        (
+            ["renamings", "{fixtures}/x86/figure1a.s", "--limit", "-1"],
+            "--limit: error: -1 is below the least allowed, 0 ",
+        ),
+        (["renamings", "{fixtures}/x86/figure1a.s", "--limit", "abc"], "--limit: error: 'abc' is not a whole number"),
+        (["renamings", "{fixtures}/x86/figure1a.s", "--limit", "1.5"], "--limit: error: '1.5' is not a whole number"),
+        (["alta", "check", "--lambda", "x", "--max-length", "1", "sort"], "--lambda: error: 'x' is not a number"),
+        (["train", "--lr", "-1e-3"], "--lr: error: -1e-3 is below the least allowed, 0 "),  # 0.0 shown as 0
+        (["train", "--lr", "nan"], "--lr: error: nan: give a finite number"),
+        (["data", "ltl", "--aps", "27", "--out", "{tmp}/x.txt"], "--aps: error: 27 is above the most allowed, 26 "),
+        # an error about one option's value is placed at that option, wherever invar finds it
+        (
+            ["renamings", "{fixtures}/x86/figure1a.s", "--lang", "cobol"],
+            "--lang: error: --lang 'cobol': unknown language",
+        ),
+        (["renamings", "{fixtures}/x86/figure1a.s", "--pin", "rzz"], "--pin: error: --pin 'rzz': unknown register"),
+        (
+            ["data", "ltl", "--num", "3", "--timeout", "0", "--out", "{tmp}/x.txt"],
+            "--timeout: error: --timeout must be",
+        ),
+        (
+            ["data", "ltl", "--num", "3", "--distinct-aps", "4", "--max-size", "6", "--out", "{tmp}/x.txt"],
+            "--max-size: error: ",
+        ),
+        (
+            ["alta", "check", "--max-len", "3", "--max-length", "1", "{fixtures}/models/renamer.pt"],
+            "--max-len: error: ",
+        ),
         (["renamings", "{fixtures}/x86/figure1a.s", "--format", "yaml"], "--format: error: 'yaml' is not one of"),
         (["renamings", "{fixtures}/x86/figure1a.s", "--bogus"], "invar: error: No such option: --bogus"),
         (["renamings"], "invar: error: Missing argument 'FILE'"),

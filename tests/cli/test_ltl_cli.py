@@ -156,13 +156,19 @@ def test_data_ltl_distinct_aps(invoke, k, aps, max_size) -> None:
 @pytest.mark.parametrize(
     "args,message",
     [
-        (("--aps", "3", "--distinct-aps", "4"), "invar: error: --distinct-aps must be between 1 and --aps (3), not 4"),
+        (
+            ("--aps", "3", "--distinct-aps", "4"),
+            "--distinct-aps: error: --distinct-aps must be between 1 and --aps (3), not 4",
+        ),
         (
             ("--distinct-aps", "4", "--max-size", "6"),
-            "invar: error: --max-size must be at least 7 for --distinct-aps 4",
+            "--max-size: error: --max-size must be at least 7 for --distinct-aps 4",
         ),
-        (("--distinct-aps", "4", "--min-size", "2"), "invar: error: --min-size (or leave it out) must be at least 7"),
-        (("--distinct-aps", "2", "--ops", "!,G"), "invar: error: --distinct-aps 2 needs a binary operator"),
+        (
+            ("--distinct-aps", "4", "--min-size", "2"),
+            "--min-size: error: --min-size (or leave it out) must be at least 7",
+        ),
+        (("--distinct-aps", "2", "--ops", "!,G"), "--distinct-aps: error: --distinct-aps 2 needs a binary operator"),
     ],
 )
 def test_data_ltl_distinct_aps_refused(invoke, tmp_path, args, message) -> None:

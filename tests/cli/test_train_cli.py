@@ -216,6 +216,13 @@ def _config(**changes):
         ({"schedule": "step"}, "--schedule", "--schedule step: choose from cosine, plateau"),
         ({"plateau": 0}, "--plateau", "--plateau 0: give at least 1 epoch"),
         ({"plateau": 3}, "--plateau", "--plateau 3 applies to --schedule plateau, not cosine"),  # it was ignored
+        ({"plateau": 5}, "--plateau", "--plateau 5 applies to --schedule plateau, not cosine"),  # the default too
+        (
+            {"schedule": "plateau", "plateau": 2, "patience": 2},
+            "--patience",
+            "--patience 2 with --plateau 2: the run "
+            "would stop before the learning rate ever halved; give a patience above the plateau",
+        ),
         (
             {"schedule": "plateau", "patience": 5},
             "--patience",

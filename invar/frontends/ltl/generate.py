@@ -64,7 +64,7 @@ FORMATS = ("deepltl", "jsonl")
 def ap_names(k: int) -> tuple[str, ...]:
     """The first ``k`` single-letter AP names: a, b, c …"""
     if not 1 <= k <= 26:
-        raise UsageError(f"--aps must be between 1 and 26 (single-letter APs), not {k}")
+        raise UsageError(f"--aps must be between 1 and 26 (single-letter APs), not {k}", path="--aps")
     return tuple(chr(ord("a") + j) for j in range(k))
 
 
@@ -223,7 +223,7 @@ class GeneratorConfig:
             smallest = smallest_size(self.distinct_aps, self.ops) if self.distinct_aps is not None else 1
             object.__setattr__(self, "min_size", min(smallest or 1, self.max_size))
         if self.num < 0:
-            raise UsageError(f"--num must be at least 0, not {self.num}")
+            raise UsageError(f"--num must be at least 0, not {self.num}", path="--num")
         if not 1 <= self.min_size <= self.max_size:
             raise UsageError(f"sizes must satisfy 1 <= min ({self.min_size}) <= max ({self.max_size})")
         bad = [o for o in self.ops if o not in UNARY + BINARY]
@@ -231,9 +231,9 @@ class GeneratorConfig:
             raise UsageError(f"unknown operator(s) {', '.join(bad)} (choose from {' '.join(UNARY + BINARY)})")
         ap_names(self.aps)
         if self.timeout is not None and not self.timeout > 0:  # NaN too
-            raise UsageError(f"--timeout must be more than 0 seconds, not {self.timeout:g}")
+            raise UsageError(f"--timeout must be more than 0 seconds, not {self.timeout:g}", path="--timeout")
         if self.max_states is not None and self.max_states < 1:
-            raise UsageError(f"--max-states must be at least 1, not {self.max_states}")
+            raise UsageError(f"--max-states must be at least 1, not {self.max_states}", path="--max-states")
         if self.max_attempts < 1:
             raise UsageError(f"max_attempts must be at least 1, not {self.max_attempts}")
         unbuildable = _unbuildable_size(self.ops, self.min_size, self.max_size)
@@ -246,15 +246,19 @@ class GeneratorConfig:
 def _check_distinct(k: int, aps: int, ops: Sequence[str], min_size: int, max_size: int) -> None:
     """Refuse a ``distinct_aps`` that some formula of the sizes cannot hold."""
     if not 1 <= k <= aps:
-        raise UsageError(f"--distinct-aps must be between 1 and --aps ({aps}), not {k}")
+        raise UsageError(f"--distinct-aps must be between 1 and --aps ({aps}), not {k}", path="--distinct-aps")
     smallest = smallest_size(k, ops)
     if smallest is None:
-        raise UsageError(f"--distinct-aps {k} needs a binary operator in --ops: unary ones build one-AP formulas")
+        raise UsageError(
+            f"--distinct-aps {k} needs a binary operator in --ops: unary ones build one-AP formulas",
+            path="--distinct-aps",
+        )
     if min_size < smallest:
         which = "--max-size" if max_size < smallest else "--min-size (or leave it out)"
         raise UsageError(
             f"{which} must be at least {smallest} for --distinct-aps {k}: a formula of n nodes holds at most "
-            "(n + 1) // 2 APs"
+            "(n + 1) // 2 APs",
+            path=which.split()[0],
         )
 
 

@@ -45,7 +45,7 @@ def _pin_referent(name: str) -> str:
         return name
     reg = lookup(name)
     if reg is None:
-        raise UsageError(f"--pin: unknown register {name!r}")
+        raise UsageError(f"--pin {name!r}: unknown register", path="--pin")
     return reg.referent
 
 
