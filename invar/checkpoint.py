@@ -146,7 +146,8 @@ def check_sizes(
 def load_model(path: str | os.PathLike, *, task: str | None = None, device: str | None = None):
     """The :class:`~invar.nn.model.Model` stored at ``path`` (for a compiled
     architecture, its compiler's model, :data:`COMPILED`). With ``task``, a
-    checkpoint of another task is refused."""
+    checkpoint of another task is refused. Torch's global random stream is
+    left as it was."""
     from .encoding import Vocab
     from .nn.config import ModelConfig
     from .nn.model import Model, build_network
@@ -170,14 +171,10 @@ def load_model(path: str | os.PathLike, *, task: str | None = None, device: str 
         vocab = Vocab.from_dict(data["vocab"])
         if languages is None:  # written before checkpoints named their languages
             languages = list(get_task(data["task"]).languages)
+        with torch.random.fork_rng(devices=[]):  # the weights' initial draws leave the caller's stream as it was
+            network = build_network(config, vocab, data["task"])
         model = Model(
-            data["task"],
-            config,
-            vocab,
-            build_network(config, vocab, data["task"]),
-            data.get("metrics"),
-            labels=data.get("labels"),
-            languages=languages,
+            data["task"], config, vocab, network, data.get("metrics"), labels=data.get("labels"), languages=languages
         )
         model.network.load_state_dict(data["state_dict"])
     except ModelError as err:

@@ -12,7 +12,10 @@ from __future__ import annotations
 class InvarError(Exception):
     """Base class of every error invar raises on purpose.
 
-    ``path``, ``line`` and ``col`` locate the problem (1-based; 0 when unknown).
+    ``path``, ``line`` and ``col`` locate the problem (1-based; 0 when unknown):
+    ``path`` is the file, or for a bad setting the option that names it
+    (``--lang``, ``--pin``: the library's keyword of the same name, ``lang``,
+    ``pins``), or None for an error about the run as a whole.
     ``source_line`` is the offending source line, shown with a caret when known.
     """
 

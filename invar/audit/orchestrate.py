@@ -10,9 +10,10 @@ modules (models, which loads checkpoints, lazily); never train, alta or cli.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import UsageError
 from ..processes import torchrun_place
@@ -151,9 +152,9 @@ def audit(
         "table": table,
         "config": config.replace(controls=controls).as_dict(),
     }
-    _set_threads(world, adapter, config)
     mine = _my_chunks(examples, shard_in, rank, world)
-    records, run = _run(mine, adapter, the_task, settings, progress)
+    with _threads(world, adapter, config):
+        records, run = _run(mine, adapter, the_task, settings, progress)
     run.update(
         batch_size=config.batch_size, device=device or "cpu", processes=world, shards=shard_in[1] if shard_in else 1
     )
@@ -164,14 +165,23 @@ def audit(
     return Audit(header, records, summarize(header, records, run), rank)
 
 
-def _set_threads(world: int, adapter, config: AuditConfig) -> None:
-    """Torch's threads for a model that runs here: one by default (a small
-    model on batches of a few dozen runs fastest on one, and many times
-    slower when threads outnumber free cores)."""
-    if world > 1 or adapter.kind in ("checkpoint", "torchscript"):
-        import torch
+@contextmanager
+def _threads(world: int, adapter, config: AuditConfig) -> Iterator[None]:
+    """Torch's threads for a model that runs here, while the audit runs: one
+    by default (a small model on batches of a few dozen runs fastest on one,
+    and many times slower when threads outnumber free cores); the caller's
+    count after."""
+    if not (world > 1 or adapter.kind in ("checkpoint", "torchscript")):
+        yield
+        return
+    import torch
 
-        torch.set_num_threads(config.threads or 1)
+    before = torch.get_num_threads()
+    torch.set_num_threads(config.threads or 1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _open(model: Any, task: str | None, device: str | None, config: AuditConfig):

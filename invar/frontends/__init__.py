@@ -32,8 +32,8 @@ import importlib
 import os
 
 from ..errors import NoUnitError, ParseError, UsageError
-from ..program import Program
 from .registry import HEX, JAVA, LTL, PYTHON, REGISTRY, UNREAD, X86, Frontend, frontend_of
+from .units import Units
 
 #: language name -> the module that reads it (from :data:`REGISTRY`)
 FRONTENDS: dict[str, str] = {f.name: f.reader for f in REGISTRY.values()}
@@ -91,8 +91,9 @@ def _position(data: bytes, at: int) -> tuple[int, int]:
     return data.count(b"\n", 0, at) + 1, at - (data.rfind(b"\n", 0, at) + 1) + 1
 
 
-def parse_units(text: str, lang: str, path: str | None = None) -> list[Program]:
-    """Parse ``text`` in ``lang`` into its units (at least one, or ParseError)."""
+def parse_units(text: str, lang: str, path: str | None = None) -> Units:
+    """Parse ``text`` in ``lang`` into its units (at least one, or
+    ParseError), with the error of each unit left out in ``.skipped``."""
     module = importlib.import_module(FRONTENDS[lang])
     try:
         units = module.parse_units(text, path=path)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, Callable, ClassVar, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 import numpy as np
 import torch
@@ -188,12 +188,17 @@ class Model:
 
     # --------------------------------------------------------- prediction
     def predict(
-        self, programs: Sequence[Program], *, batch_size: int = 64, device: str | None = None, beam: int | None = None
+        self, programs: Iterable[Program], *, batch_size: int = 64, device: str | None = None, beam: int | None = None
     ) -> list:
-        """One prediction per program (a float for ``bhive``). A program
-        longer than ``max_len`` tokens is refused with ModelError; ``beam``
-        overrides the config's beam width for sequence tasks."""
+        """One prediction per program (a float for ``bhive``), in order; any
+        iterable of programs. A program longer than ``max_len`` tokens is
+        refused with ModelError, and anything but a Program (text: parse it
+        first, :func:`invar.parse`) with TypeError; ``beam`` overrides the
+        config's beam width for sequence tasks."""
+        programs = list(programs)
         for k, p in enumerate(programs):
+            if not isinstance(p, Program):
+                raise TypeError(f"program {k} is a {type(p).__name__}, not a Program: parse it first (invar.parse)")
             if not self.fits(p):
                 raise ModelError(
                     f"program {k} ({p.name or 'unnamed'}) has {self.length_of(p)} tokens; this model "

@@ -54,7 +54,13 @@ from ..errors import SpaceError
 from ..program import Program
 from .bigint import product
 from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, SAMPLER_VERSION, Poset, TooWide, Walker
-from .space import IntractableError, Space, accepts  # IntractableError is re-exported: its home before the protocol
+from .space import (
+    IntractableError,
+    Space,
+    accepts,
+    check_draws,
+    check_index,
+)  # IntractableError is re-exported: its home before the protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +249,8 @@ class PermutationSpace(Space[Permutation]):
     """
 
     def __init__(self, program: Program, max_states: int = DEFAULT_MAX_STATES) -> None:
+        if max_states < 1:
+            raise SpaceError(f"max_states {max_states}: an exact count needs room for at least 1 down-set")
         self.program = program
         self.max_states = max_states
         self.groups = _groups(program, max_states)
@@ -366,9 +374,7 @@ class PermutationSpace(Space[Permutation]):
 
     def unrank(self, index: int) -> Permutation:
         """The permutation at position ``index`` of the enumeration order."""
-        total = self.count()
-        if not 0 <= index < total:
-            raise SpaceError(f"permutation index {index} out of range 0..{total - 1}")
+        check_index(index, self.count(), "permutation index")
         box = [index]
 
         def choose(g: int, options: Iterator[tuple[int, int]]) -> int:
@@ -479,6 +485,7 @@ class PermutationSpace(Space[Permutation]):
     ) -> list[Permutation]:
         """``n`` permutations drawn independently and uniformly (exactly when
         :attr:`exact_sampling`, else to within the Markov chain's ``ε``)."""
+        check_draws(n)
         return list(islice(self.samples(rng, version=version), n))
 
     def samples(
@@ -514,8 +521,15 @@ class PermutationSpace(Space[Permutation]):
 
     # ---------------------------------------------------------- apply / undo
     def apply(self, program: Program | None, t: Permutation) -> Program:
-        """The program with its lines in ``t.order`` (tokens and deps follow)."""
+        """The program with its lines in ``t.order`` (tokens and deps follow).
+        ``program``: the space's own (None), or a version of it with as many
+        lines (renamed, say); another length is refused (SpaceError)."""
         program = self.program if program is None else program
+        if len(program.lines) != len(self.program.lines):
+            raise SpaceError(
+                f"this space orders a program of {len(self.program.lines)} lines, not one of {len(program.lines)}: "
+                "apply it to its own program or a renaming of it"
+            )
         return program.reordered(t.order)
 
     def render(self, t: Permutation) -> str:

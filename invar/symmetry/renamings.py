@@ -53,7 +53,7 @@ from ..errors import SpaceError
 from ..program import Program, Token
 from .bigint import divmod_exact
 from .ordered import Fenwick
-from .space import Space, accepts
+from .space import Space, accepts, check_draws, check_index
 from .transfer import Transfer, split
 
 #: rewrites one token for a target referent: ``spell(token, target) -> new text``
@@ -401,9 +401,7 @@ class RenamingSpace(Space[Renaming]):
 
     def unrank(self, index: int) -> Renaming:
         """The renaming at position ``index`` of the enumeration order."""
-        total = self.count()
-        if not 0 <= index < total:
-            raise SpaceError(f"renaming index {index} out of range 0..{total - 1}")
+        check_index(index, self.count(), "renaming index")
         walk = _Walk(self._free_trees())
         self._unrank(0, len(self.referents), 0, index, None, walk)
         return Renaming(tuple(walk.out))
@@ -615,6 +613,7 @@ class RenamingSpace(Space[Renaming]):
 
     def sample(self, n: int, rng: random.Random | int | None = None) -> list[Renaming]:
         """``n`` renamings drawn independently and exactly uniformly."""
+        check_draws(n)
         return list(islice(self.samples(rng), n))
 
     def samples(self, rng: random.Random | int | None = None) -> Iterator[Renaming]:
@@ -635,9 +634,18 @@ class RenamingSpace(Space[Renaming]):
 
     # --------------------------------------------------------- apply / undo
     def apply(self, program: Program | None, renaming: Renaming) -> Program:
-        """The program with every token of a renamed referent respelled."""
+        """The program with every token of a renamed referent respelled.
+        ``program``: the space's own (None), or a version of it with the same
+        referents (its lines reordered, say); another program is refused
+        (SpaceError), since a renaming of one program may merge the names of
+        another (``%rax`` onto a ``%rcx`` the other already uses)."""
         program = self.program if program is None else program
         tokens_of = self._tokens_of if program is self.program else None
+        if tokens_of is None and (names := _referents(program)) != (own := _referents(self.program)):
+            raise SpaceError(
+                f"this space renames a program of referents {', '.join(sorted(own))}, not one of "
+                f"{', '.join(sorted(names))}: apply it to its own program or a reordering of it"
+            )
         new_texts: dict[int, str] = {}
         for ref, target in renaming.mapping:
             if ref == target:
@@ -722,3 +730,8 @@ class RenamingSpace(Space[Renaming]):
         names: strings naming a target become the referent they came from;
         containers are mapped element-wise; anything else (a number) is kept."""
         return map_names(prediction, renaming.inverse())
+
+
+def _referents(program: Program) -> frozenset[str]:
+    """Every referent that a token of ``program`` names."""
+    return frozenset(t.referent for t in program.tokens if t.referent is not None)

@@ -167,9 +167,7 @@ class ProductSpace(Space[tuple]):
         return index
 
     def unrank(self, index: int) -> tuple:
-        total = self.count()
-        if not 0 <= index < total:
-            raise SpaceError(f"index {index} out of range 0..{total - 1}")
+        check_index(index, self.count())
         digits = []
         for f in reversed(self.factors):
             index, digit = divmod_exact(index, f.count())
@@ -191,6 +189,7 @@ class ProductSpace(Space[tuple]):
         yield from islice(_product(self.factors), limit)
 
     def sample(self, n: int, rng: random.Random | int | None = None) -> list[tuple]:
+        check_draws(n)
         return list(islice(self.samples(rng), n))
 
     def samples(self, rng: random.Random | int | None = None) -> Iterator[tuple]:
@@ -225,6 +224,20 @@ def _product(factors: tuple[Space, ...]) -> Iterator[tuple]:
     for x in factors[0].enumerate():
         for rest in _product(factors[1:]):
             yield (x, *rest)
+
+
+def check_index(index: int, total: int, what: str = "index") -> None:
+    """SpaceError unless ``0 <= index < total``; an empty space says so."""
+    if total == 0:
+        raise SpaceError(f"{what} {index}: the space is empty (no admissible element)")
+    if not 0 <= index < total:
+        raise SpaceError(f"{what} {index} out of range 0..{total - 1}")
+
+
+def check_draws(n: int) -> None:
+    """SpaceError unless ``n`` (a number of draws) is at least 0."""
+    if n < 0:
+        raise SpaceError(f"cannot draw {n} elements: give a count of at least 0")
 
 
 def accepts(check: Callable[[Any], object], t: Any) -> bool:
@@ -266,4 +279,4 @@ def draw(space: Space[T], k: int, rng: random.Random) -> Drawn[T]:
     return Drawn(space.sample(k, rng), size, False, exact)
 
 
-__all__ = ["Space", "ProductSpace", "IntractableError", "Drawn", "accepts", "draw"]
+__all__ = ["Space", "ProductSpace", "IntractableError", "Drawn", "accepts", "check_draws", "check_index", "draw"]

@@ -74,6 +74,31 @@ def test_count_is_the_enumerations_length_and_rank_inverts_unrank(kind, case):
 
 
 @pytest.mark.parametrize("kind,case", CASES)
+def test_a_space_applies_to_its_program_and_its_versions_and_refuses_another(kind, case):
+    """A renaming of one program may merge another's names (``%rax`` onto
+    the ``%rcx`` it already uses), and an order of n lines indexes past a
+    shorter program: both are refused, while a version of the space's own
+    program (reordered, renamed) is transformed as the audit transforms it."""
+    p = program(*case)
+    space, names, orders = space_of(kind, p), renaming_space(p), PermutationSpace(p)
+    t, r, o = space.unrank(space.count() - 1), names.unrank(names.count() - 1), orders.unrank(orders.count() - 1)
+    if kind == "renaming":  # renaming a reordered program = reordering the renamed one
+        assert space.apply(orders.apply(None, o), t).render() == orders.apply(space.apply(None, t), o).render()
+    if kind == "permutation":
+        assert space.apply(names.apply(None, r), t).render() == names.apply(space.apply(None, t), r).render()
+    other = program(*PROGRAMS[(PROGRAMS.index(case) + 1) % len(PROGRAMS)])
+    assert len(other.lines) != len(p.lines)
+    with pytest.raises(SpaceError, match="apply it to its own program"):
+        space.apply(other, t)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_negative_count_of_draws_is_refused(kind):
+    with pytest.raises(SpaceError, match="cannot draw -1 elements"):
+        space_of(kind, program(*PROGRAMS[0])).sample(-1, rng=0)
+
+
+@pytest.mark.parametrize("kind,case", CASES)
 def test_samples_are_seeded(kind, case):
     space = space_of(kind, program(*case))
     drawn = space.sample(6, 11)

@@ -105,7 +105,7 @@ def read_block(source: str, *, name: str, path: str | None = None, line: int = 1
     return parse(source, name=name, path=path, first_line=max(line, 1))
 
 
-def parse_units(text: str, path: str | None = None) -> list[Program]:
+def parse_units(text: str, path: str | None = None) -> Units:
     """The basic blocks of an assembly file: paragraphs separated by blank
     lines, or one block per line when no blank line separates its code and
     its lines separate instructions with ``;`` (BHive's one-block-a-line
@@ -117,7 +117,7 @@ def parse_units(text: str, path: str | None = None) -> list[Program]:
     still read), as a hex file's bad line is."""
     found = blocks(text)
     if len(found) <= 1:  # the whole text, so that an empty one is located as parse locates it
-        return [parse(text, path=path, name=_stem(path))]
+        return Units([parse(text, path=path, name=_stem(path))])
     units = Units()
     for first, body in found:
         try:
