@@ -66,9 +66,9 @@ from invar.symmetry.spaces import renaming_space
 from invar.tasks.bhive import mape
 from invar.train import PRECISIONS, SCHEDULES
 
-#: the Renamer paper, section 5 (Tiny, trained to convergence on all of BHive)
+#: the Renamer paper, Appendix D (Tiny, trained to convergence on all of BHive)
 PAPER = (
-    'the Renamer paper (section 5, on test error after 500 epochs): "Renamer reaches the best error of the '
+    'the Renamer paper (Appendix D, on test error after 500 epochs): "Renamer reaches the best error of the '
     'vanilla model with 213, 123, and 290 fewer epochs for the Tiny, Mini, and Small architectures respectively, '
     'which corresponds to a relative decrease in steps to achieve the same performance of 42.77%, 24.75%, and '
     '59.06%."'
