@@ -11,10 +11,12 @@ imports the commands.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from typing import Annotated
 
 import typer
+import typer.core
 import typer.rich_utils
 
 from . import alta, audit, canon, data, dlg, ltl, parse_cmd, permutations, predict, renamings, train
@@ -30,6 +32,22 @@ if hasattr(sys, "set_int_max_str_digits"):
 # is, not typer's framed panel (typer shows every one through this function)
 _panel = typer.rich_utils.rich_format_error
 typer.rich_utils.rich_format_error = functools.partial(show_usage_error, shown=_panel)
+
+# how --help names an option's value: typer writes <bool> beside every flag, which takes none, and
+# <list[str]> beside a repeatable option, which takes one value each time it is given
+_value_of = typer.core.TyperOption.display_type_rich
+
+
+def _value_named(option: typer.core.TyperOption, ctx) -> str | None:
+    """The value an option takes, as its --help shows it: nothing for a
+    flag; ``<str>...`` for a repeatable option (typer: ``<list[str]>``)."""
+    if option.is_flag and not option.count:
+        return None
+    shown = _value_of(option, ctx)
+    return re.sub(r"^<list\[(.*)\]>$", r"<\1>...", shown) if isinstance(shown, str) else shown
+
+
+typer.core.TyperOption.display_type_rich = _value_named  # type: ignore[method-assign]
 
 app = typer.Typer(
     name="invar",

@@ -18,6 +18,9 @@ import sys
 from ..errors import UsageError
 from ..symmetry.bigint import decimal_string
 
+#: the most samples one run may draw (``--sample``): more could never be written out
+MAX_SAMPLES = sys.maxsize
+
 #: how many variants a terminal is shown when the user chose no amount
 FIRST_FEW = 10
 
@@ -47,6 +50,8 @@ def amount(count: bool, limit: int | None, sample: int | None, every: bool) -> t
         )
         if value
     ]
+    if sample is not None and sample > MAX_SAMPLES:  # a stream is cut with islice, which takes no more
+        raise UsageError(f"{sample} is above the most allowed, {MAX_SAMPLES}", path="--sample")
     if every and len(given) > 1:
         raise UsageError(f"--all lists every one; it does not go with {', '.join(g for g in given if g != '--all')}")
     if given or not on_terminal():
