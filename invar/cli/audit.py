@@ -24,6 +24,7 @@ audit_app = typer.Typer(
     name="audit",
     no_args_is_help=True,
     invoke_without_command=True,
+    subcommand_metavar="[merge FILE... | compare A B]",  # the audit itself takes options alone
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -267,7 +268,7 @@ def _check_suite(summary: dict, folder, bounds) -> None:
 @command
 def merge_command(
     files: Annotated[
-        List[str], typer.Argument(help="The shards' JSONL files (--shard I/N --format jsonl).", metavar="FILE...")
+        List[str], typer.Argument(help="The shards' JSONL files (--shard I/N --format jsonl).", metavar="FILE")
     ],
     fmt: FormatOpt = AuditFormat.table,
     out: OutOpt = None,

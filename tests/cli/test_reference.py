@@ -55,3 +55,8 @@ def test_help_names_the_value_an_option_takes_and_none_for_a_flag(invoke, monkey
     assert "--help" in shown and "<bool>" not in shown and "list[" not in shown
     if command == "renamings":
         assert [line.split()[1:3] for line in shown.splitlines() if "--pin " in line] == [["--pin", "<str>..."]]
+
+
+def test_the_audit_usage_line_shows_its_options_and_its_two_subcommands(invoke):
+    usage = [line.strip() for line in invoke("audit", "--help").stdout.splitlines() if "Usage:" in line]
+    assert usage == ["Usage: invar audit [OPTIONS] [merge FILE... | compare A B]"]
