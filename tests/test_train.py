@@ -727,3 +727,20 @@ def test_every_architecture_resumes_exactly_after_an_epoch(arch, dataset, tmp_pa
     a, b = _weights(tmp_path / "whole.pt"), _weights(tmp_path / "cut.pt")
     assert [k for k in a if not torch.equal(a[k], b[k])] == []
     assert _without_seconds(cut.history) == _without_seconds(whole.history)
+
+
+@pytest.mark.parametrize(
+    "fields, shown, place",
+    [  # a model config's refusal, spelt with the options that set its fields and placed at the first
+        ({"head": "lm", "positions": "rotary", "n_head": 4, "d_model": 12}, "--heads=4 leaves heads 3 wide", "--heads"),
+        ({"n_head": 3}, "d_model=128 is not divisible by --heads=3", "--heads"),
+    ],
+)
+def test_a_model_config_refusal_is_placed_at_the_option_it_names(fields, shown, place):
+    from invar.nn.config import preset
+    from invar.train import _at_option
+
+    with pytest.raises(ValueError) as err:
+        preset("vanilla", "tiny", **fields)
+    message, path = _at_option(str(err.value))
+    assert message.startswith(shown) and path == place, (message, path)

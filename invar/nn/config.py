@@ -405,7 +405,10 @@ class ModelConfig:
         if self.decoder_layers < 0:
             raise ValueError(f"decoder_layers={self.decoder_layers} must be at least 0 (0: as many as n_layer)")
         if (self.d_model // self.n_head) % 2:
-            raise ValueError(f"rotary positions need an even head width, not {self.d_model // self.n_head}")
+            raise ValueError(
+                f"n_head={self.n_head} leaves heads {self.d_model // self.n_head} wide (d_model={self.d_model}): "
+                "rotary positions need an even head width"
+            )
         if self.max_output < 0:
             raise ValueError(f"max_output={self.max_output} must be at least 0 (0: max_len)")
         if self.beam < 1:
@@ -440,7 +443,10 @@ class ModelConfig:
                 f"a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not {self.embedding!r}"
             )
         if (self.d_model // self.n_head) % 2:
-            raise ValueError(f"rotary positions need an even head width, not {self.d_model // self.n_head}")
+            raise ValueError(
+                f"n_head={self.n_head} leaves heads {self.d_model // self.n_head} wide (d_model={self.d_model}): "
+                "rotary positions need an even head width"
+            )
         if self.embedding == "lexinvariant" and not self.tie_output:
             raise ValueError(
                 "a lexinvariant language model writes tokens through its random vectors: it needs tie_output=True"
