@@ -323,16 +323,6 @@ def _value_refused(cause) -> str | None:
     if given.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
         return f"{given}: give a finite number"
     return _BOUNDS[bound[0]].format(given, bound[1])
-    kind, given, ctx = found[0].get("type"), found[0].get("input"), found[0].get("ctx") or {}
-    if kind in _NOT_A:
-        return f"{given!r} is not {_NOT_A[kind]}"
-    bounds = [f"x{_BOUNDS[k]}{v:g}" for k, v in ctx.items() if k in _BOUNDS]
-    if bounds and isinstance(given, str):
-        said = (
-            "a number" if given.strip().lower() in ("nan", "+nan", "-nan") else f"in the range {' and '.join(bounds)}"
-        )
-        return f"{given} is not {said}"
-    return None
 
 
 def show_usage_error(err, shown=None) -> None:

@@ -404,11 +404,7 @@ class ModelConfig:
             return
         if self.decoder_layers < 0:
             raise ValueError(f"decoder_layers={self.decoder_layers} must be at least 0 (0: as many as n_layer)")
-        if (self.d_model // self.n_head) % 2:
-            raise ValueError(
-                f"n_head={self.n_head} leaves heads {self.d_model // self.n_head} wide (d_model={self.d_model}): "
-                "rotary positions need an even head width"
-            )
+        self._check_rotary_width()
         if self.max_output < 0:
             raise ValueError(f"max_output={self.max_output} must be at least 0 (0: max_len)")
         if self.beam < 1:
@@ -437,16 +433,20 @@ class ModelConfig:
         if self.uses_symmetry:
             raise ValueError(f"attention={self.attention!r} is not supported for generation")
 
-    def _validate_lm(self) -> None:
-        if self.embedding not in ("learned", "lexinvariant"):
-            raise ValueError(
-                f"a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not {self.embedding!r}"
-            )
+    def _check_rotary_width(self) -> None:
+        """Rotary positions rotate pairs of a head's coordinates: its width must be even."""
         if (self.d_model // self.n_head) % 2:
             raise ValueError(
                 f"n_head={self.n_head} leaves heads {self.d_model // self.n_head} wide (d_model={self.d_model}): "
                 "rotary positions need an even head width"
             )
+
+    def _validate_lm(self) -> None:
+        if self.embedding not in ("learned", "lexinvariant"):
+            raise ValueError(
+                f"a language model (head='lm') embeds tokens 'learned' or 'lexinvariant', not {self.embedding!r}"
+            )
+        self._check_rotary_width()
         if self.embedding == "lexinvariant" and not self.tie_output:
             raise ValueError(
                 "a lexinvariant language model writes tokens through its random vectors: it needs tie_output=True"
