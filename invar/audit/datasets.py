@@ -692,11 +692,17 @@ def _table(
 
 
 def _label(task, raw):
+    """A label as a table or a comment gives it -> the task's form: text is
+    read as the task reads labels; a JSON value of a discrete task is checked
+    as a model's prediction is (``7`` is no verdict of ``bugs``, ``["get",
+    "name"]`` is a name), and a number of another task is read as text."""
     if task is None:
         return raw
     if isinstance(raw, str):
         return task.label(raw)
-    return task.label(str(raw)) if not task.discrete else raw
+    if not task.discrete:
+        return task.label(str(raw))
+    return task.prediction(raw) if task.prediction is not None else raw
 
 
 def _table_lang(lang, column, source, task, shown) -> str:

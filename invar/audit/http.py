@@ -38,6 +38,7 @@ import json
 import math
 import os
 import re
+import socket
 import threading
 import time
 import urllib.error
@@ -430,10 +431,13 @@ class HttpAdapter(Adapter):
     def _fetch(self, request: urllib.request.Request, timeout: float):
         """The reply to ``request`` as JSON (a stream of server-sent events
         assembled into one chat completion); :class:`_Retry` when another try
-        may do better, :class:`_Final` when it would not."""
+        may do better, :class:`_Final` when it would not. The whole exchange
+        ends within ``timeout`` seconds, however slowly the server sends its
+        status line, headers or body (a socket's own timeout bounds one read)."""
         deadline = time.monotonic() + timeout
+        watch = _Deadline(timeout)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with watch, _opener(watch).open(request, timeout=timeout) as response:
                 raw = _read_reply(response, deadline)
                 streamed = response.headers.get_content_type() == "text/event-stream"
         except urllib.error.HTTPError as err:
@@ -445,7 +449,7 @@ class HttpAdapter(Adapter):
                 raise _Retry(message, after)
             raise _Final(message)  # the request itself is refused: another try gets the same
         except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
-            raise _Retry(_transport(err))
+            raise _Retry("timed out" if watch.passed else _transport(err))
         return _parsed(raw, streamed)
 
     # ----------------------------------------------------------- the reply
@@ -496,6 +500,81 @@ def _backoff(base: float, n: int, key: str) -> float:
     (inputs limited together spread out, and a run is repeatable)."""
     unit = int.from_bytes(hashlib.sha256(f"{key}:{n}".encode()).digest()[:8], "big") / 2**64
     return min(MAX_BACKOFF, base * 2 ** (n - 1)) * (0.5 + unit / 2)
+
+
+class _Deadline:
+    """One request's hard deadline: when it passes, every connection the
+    request opened is shut, so that a read blocked on a server that trickles
+    bytes (its status line and headers as well as its body) ends there; a
+    socket's timeout bounds one read only, and a byte each second resets it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.passed = False
+        self._lock = threading.Lock()
+        self._connections: list[http.client.HTTPConnection] = []
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Deadline":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._timer.cancel()
+
+    def connected(self, connection: http.client.HTTPConnection) -> None:
+        """Watch ``connection`` (connected): shut it now if the deadline has passed."""
+        with self._lock:
+            self._connections.append(connection)
+            if self.passed:
+                _shut(connection)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.passed = True
+            for connection in self._connections:
+                _shut(connection)
+
+
+def _shut(connection: http.client.HTTPConnection) -> None:
+    """End ``connection`` both ways: a read blocked on it returns at once."""
+    if connection.sock is not None:
+        try:
+            connection.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # closed already
+            pass
+
+
+class _Watched:
+    """A handler whose connections a :class:`_Deadline` watches."""
+
+    def __init__(self, watch: _Deadline, *args: Any) -> None:
+        super().__init__(*args)
+        self.watch = watch
+
+    def do_open(self, http_class, req, **kwargs):
+        watch = self.watch
+
+        class Connection(http_class):
+            def connect(self) -> None:
+                super().connect()
+                watch.connected(self)
+
+        return super().do_open(Connection, req, **kwargs)
+
+
+class _HTTP(_Watched, urllib.request.HTTPHandler):
+    pass
+
+
+class _HTTPS(_Watched, urllib.request.HTTPSHandler):
+    pass
+
+
+def _opener(watch: _Deadline) -> urllib.request.OpenerDirector:
+    """urllib's opener (proxies from the environment, redirects, HTTPS) with
+    connections that ``watch`` shuts at its deadline."""
+    return urllib.request.build_opener(_HTTP(watch), _HTTPS(watch))
 
 
 def _read_reply(response, deadline: float) -> bytes:

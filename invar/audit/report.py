@@ -315,9 +315,10 @@ def _trivial(
             f"{transform or 'the audited transform'}, so none can violate: this audit tests no invariance"
         )
     if at_chance:
+        unit = f" {task.unit}" if task.unit else ""
         notes.append(
-            f"its {metric['name']} on originals, {metric['original']:.4g}, is no better than chance: "
-            f"{level['value']:.4g} for predicting the {level['rule']} for every example"
+            f"its {metric['name']} on originals, {metric['original']:.4g}{unit}, is no better than chance: "
+            f"{level['value']:.4g}{unit} for predicting the {level['rule']} for every example"
         )
     insensitive = sensitivity["insensitive"] if sensitivity is not None else None
     if insensitive:

@@ -69,7 +69,8 @@ def _writable(folder: Path, option: str, shown: str) -> None:
     try:  # what access() cannot tell: a read-only file system, /proc, a full quota of files
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".invar-probe.")
     except OSError as err:
-        raise UsageError(f"cannot write {option} here: {folder}: {err.strerror or err}", path=shown) from None
+        why = err.strerror or str(err)  # a file system that makes no files says ENOENT of the folder it has
+        raise UsageError(f"cannot write {option} here: no file can be made in {folder} ({why})", path=shown) from None
     os.close(fd)
     os.unlink(probe)
 

@@ -113,7 +113,7 @@ class Reader:
         """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
         text = without_reasoning(reply, truncated=truncated)
         found = _segment(text, pattern, truncated)
-        segment = (self.tidy or clean)(found.text)
+        segment = self.tidy(found.text) if self.tidy else clean(found.text, line=found.last_line)
         if not segment:
             raise Unreadable("the answer is empty")
         value = _parsed(self.last_line if found.last_line and self.last_line else self.parse, segment)
@@ -310,14 +310,17 @@ def lines(text: str) -> list[str]:
         if not line.strip() or _FENCE.match(line):
             continue
         m = _MARKER.match(line)
-        line = clean(m.group("rest") if m is not None else line)
+        line = clean(m.group("rest"), line=False) if m is not None else clean(line, line=True)
         if line:
             out.append(line)
     return out + [clean(content) for content, _ in _boxed(text)]
 
 
 # --------------------------------------------------------------- 5. segments
-_BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t])|\d{1,3}[.)](?=[ \t]+\S))[ \t]*)+")
+_BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t]))[ \t]*)+")
+#: the same marks with a numbered list's (``1.``, ``2)``), which open a whole line only: after
+#: ``Answer:`` a number is the answer (``Answer: 1. The loop is off by one``)
+_LINE_BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t])|\d{1,3}[.)](?=[ \t]+\S))[ \t]*)+")
 # a pair of markers around text (no space just inside them); underscores only
 # at word boundaries, so ``get_value_x`` keeps its own
 _EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
@@ -326,11 +329,12 @@ _STRAY = re.compile(r"^\*+[ \t]*|[ \t]*\*+$")
 _CODE = re.compile(r"^(`{1,3})(?!`)(.+?)(?<!`)\1$", re.S)
 
 
-def clean(segment: str) -> str:
+def clean(segment: str, *, line: bool = False) -> str:
     """``segment`` stripped, without markdown bullets, quote and heading
     marks, emphasis (``**1.68**`` -> ``1.68``) and inline code around it all
-    (`` `0` `` -> ``0``)."""
-    segment = _BULLET.sub("", segment.strip())
+    (`` `0` `` -> ``0``); with ``line`` (the segment is a whole line of the
+    reply, no answer marker before it), without a numbered list's mark too."""
+    segment = (_LINE_BULLET if line else _BULLET).sub("", segment.strip())
     previous = None
     while previous != segment:
         previous, segment = segment, _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), segment)

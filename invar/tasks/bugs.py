@@ -643,12 +643,23 @@ def read_answer(segment: str) -> int:
     return found[0]
 
 
+#: words that open a line of second thoughts before the verdict they give (``Actually, 1.``, ``So 1.``,
+#: ``Wait, the answer is 1``): a line that opens with a 0 or 1 gives that verdict, and so does one after them
+_SECOND_THOUGHTS = re.compile(
+    r"^(?:(?:actually|so|wait|hmm+|oh|well|ok(?:ay)?|sorry|correction|rather|instead|i mean|thus|hence|therefore"
+    r"|(?:the|my) (?:final |correct |real |right )?(?:answer|verdict) (?:is|would be|should be|must be))"
+    r"(?![\w-])[\s,.:;!—–-]*)+",
+    re.I,
+)
+
+
 def find_answers(text: str) -> list[int]:
-    """Every verdict of a reply, line by line: its candidate answers."""
+    """Every verdict of a reply, line by line: its candidate answers (a
+    line's words of second thoughts passed over, so ``Actually, 1.`` gives 1)."""
     out = []
     for line in lines(text):
         try:
-            out.extend(verdicts(line))
+            out.extend(verdicts(_SECOND_THOUGHTS.sub("", line, count=1) or line))
         except ValueError:
             continue
     return out

@@ -614,10 +614,17 @@ def read_answer(segment: str) -> tuple:
     raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
 
 
+#: a line of one capitalised word closed as a sentence is (``Sure!``, ``Thinking.``, ``Okay:``): prose, no name
+_INTERJECTION = re.compile(r"[A-Z][a-z]*[ \t]*[.!:…]+")
+
+
 def find_answers(text: str) -> list[tuple]:
-    """Every line of a reply that reads as one name: its candidate answers."""
+    """Every line of a reply that reads as one name: its candidate answers
+    (a line of one word closed as a sentence is, ``Sure!``, is prose)."""
     out = []
     for line in lines(text):
+        if _INTERJECTION.fullmatch(line):
+            continue
         try:
             out.append(read_answer(line))
         except ValueError:

@@ -148,6 +148,32 @@ def test_csv_and_jsonl_tables(tmp_path):
     assert (only.line, only.error.line) == (1, 1) and "not JSON" in str(only.error)
 
 
+@pytest.mark.parametrize(
+    "task, label, read",
+    [  # a JSON value is checked as a model's prediction of the task is; a number of another task read as text
+        ("bugs", 1, 1),
+        ("bugs", True, 1),
+        ("bugs", "buggy", 1),
+        ("bugs", 7, DataError("a verdict is 0 or 1")),
+        ("bugs", 0.5, DataError("a verdict is 0 or 1")),
+        ("bugs", [1], DataError("a verdict is 0 or 1")),
+        ("names", ["getName"], ("get", "name")),
+        ("names", 3, DataError("a name is text or a list of subtokens")),
+        ("bhive", 2, 2.0),
+    ],
+)
+def test_a_jsonl_label_is_checked_whatever_its_json_type(tmp_path, task, label, read):
+    program = "addq %rax, %rbx" if task == "bhive" else "def f(a, /):\n    return a"
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"program": program, "label": label}) + "\n")
+    (only,) = datasets.load(str(path), task=get_task(task), lang="x86" if task == "bhive" else "python").examples
+    if isinstance(read, DataError):
+        assert only.label is None and str(only.error).startswith(f"{path}:1: error: bad label")
+        assert read.message in str(only.error)
+    else:
+        assert only.error is None and only.label == read
+
+
 def test_a_bhive_copy_and_a_prepared_dataset(tmp_path, monkeypatch):
     source = sorted(BHIVE.glob("*.csv"))
     assert source, "BHive data not found at ../shared/data/bhive"

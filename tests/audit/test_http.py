@@ -173,6 +173,7 @@ OK = _reply("200 OK", _chat(RIGHT))
 
 #: mode -> what the server sends on a try (tries counted from 1 per program
 #: text): bytes, or "hang" (nothing, until the test ends), "drip" (a body one
+#: byte at a time, forever), "drip headers" (a status line, then a header one
 #: byte at a time, forever), "reset" (part of a reply, then a TCP reset),
 #: "close" (no reply at all)
 BEHAVIOUR = {
@@ -201,6 +202,7 @@ BEHAVIOUR = {
     "empty body": lambda t: _reply("200 OK", b""),
     "hang": lambda t: "hang",
     "drip": lambda t: "drip",
+    "drip headers": lambda t: "drip headers",
     "HTTP 503": lambda t: _reply("503 Service Unavailable", b'{"error": {"message": "overloaded"}}'),
     "HTTP 429 once": lambda t: _reply("429 Too Many Requests", b"{}", "Retry-After: 0") if t == 1 else OK,
     "HTTP 502 once": lambda t: _reply("502 Bad Gateway", b"<html>proxy</html>") if t == 1 else OK,
@@ -263,6 +265,7 @@ EXPECTED = {
     "empty body": ("the reply is empty" + RETRIED, 2),
     "hang": (r"timed out \(after 2 tries of 5 s each\)", 2),
     "drip": (r"timed out \(after 2 tries of 5 s each\)", 2),
+    "drip headers": (r"timed out \(after 2 tries of 5 s each\)", 2),  # each byte restarts a socket's timeout
     "HTTP 503": ("HTTP 503 Service Unavailable: overloaded" + RETRIED, 2),
     "HTTP 429 once": (2.0, 2),
     "HTTP 502 once": (2.0, 2),
@@ -327,6 +330,11 @@ class Misbehaving(socketserver.StreamRequestHandler):
                 self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
                 while not self.stop.is_set():
                     self.wfile.write(b" ")
+                    time.sleep(0.05)
+            elif what == "drip headers":
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                while not self.stop.is_set():
+                    self.wfile.write(b"x")
                     time.sleep(0.05)
             elif what == "reset":
                 self.wfile.write(_reply("200 OK", _chat(RIGHT)[:10], length=300))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import math
 
 import pytest
@@ -227,6 +229,9 @@ def test_trivially_invariant_models_are_named(fn, task, labels, constant, predic
     t = result.trivial
     assert (t["constant"], t["no_better_than_chance"]) == (constant, at_chance)
     assert t["prediction"] == (pytest.approx(prediction) if isinstance(prediction, float) else prediction)
+    # a percentage says so (bhive's MAPE and classify's accuracy alike)
+    said = [n for n in t["notes"] if "no better than chance" in n]
+    assert len(said) == bool(at_chance) and all(re.search(r"originals, [\d.]+ %, .*: [\d.]+ % for", n) for n in said)
     # a callable asked once per input: its noise floor is not measured, and the report says so
     unmeasured = [n for n in t["notes"] if "noise floor was not measured" in n]
     assert len(unmeasured) == 1

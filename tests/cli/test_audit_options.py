@@ -270,5 +270,7 @@ def test_a_folder_no_file_can_be_made_in_is_refused_before_the_work(invoke, tmp_
     result = invoke("audit", "--model", RENAMER, "--dataset", tmp_path / "nowhere", "--out", "/proc/r.json", *QUICK)
     assert result.exit_code == 2, result.output
     errors = _error_lines(result)
-    assert len(errors) == 1 and errors[0].startswith("/proc/r.json: error: cannot write --out here: /proc")
+    assert len(errors) == 1 and errors[0].startswith(
+        "/proc/r.json: error: cannot write --out here: no file can be made in /proc ("
+    )
     assert "nowhere" not in result.stderr

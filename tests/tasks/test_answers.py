@@ -58,6 +58,7 @@ BHIVE = [
     # lists and bullets of parts with a final line
     ("- mov: 0.5 cycles\n- add: 0.25 cycles\n- imul: 1 cycle\n\n* **Total: 1.75 cycles per iteration**", 1.75),
     ("1. two loads\n2. one store\n3. So about 2 cycles", 2.0),
+    ("Answer: 3. cycles", 3.0),  # after the marker, 3. is the answer, not a list's mark
     # code fences
     ("```\n1.68\n```", 1.68),
     ("Here is the estimate:\n```text\n7 instructions\n1.68 cycles\n```\n", 1.68),
@@ -162,6 +163,15 @@ BUGS = [
     ("Answer: 01", Refused("neither 0 nor 1")),
     ("Answer: 0\n\nWait: line 4 compares with <=, so it is buggy.", Refused("another answer")),
     ("Answer: 1\nThe comparison on line 4 is incorrect.", 1),
+    # a number right after the marker is the answer, not a numbered list's mark
+    ("Answer: 1. The comparison is swapped.", 1),
+    ("Answer: 1. Otherwise the function is correct.", Refused("conflicting")),
+    # second thoughts after the final answer give another verdict
+    ("Answer: 0\nActually, 1.", Refused("another answer")),
+    ("Answer: 0\nSo 1.", Refused("another answer")),
+    ("Answer: 0\nWait, actually the answer is 1.", Refused("another answer")),
+    ("Answer: 0\nActually, line 1 is fine.", 0),
+    ("Answer: 1\nSo it has a bug on line 0.", 1),
 ]
 
 NAMES = [
@@ -284,6 +294,9 @@ def test_an_answer_regex_that_is_no_regex_is_a_usage_error():
         ("bugs", "The loop looks buggy at first.\nOn closer look it is correct.\nAnswer: 0", 0, 2),
         ("bugs", "Not buggy.", 0, 1),
         ("names", "Maybe `compute_sum`.\nAnswer: get_total", ("get", "total"), 2),
+        ("names", "Sure!\nAnswer: get_total", ("get", "total"), 1),  # a one-word sentence is prose, no name
+        ("names", "Thinking.\n\n`get_total`", ("get", "total"), 1),
+        ("bugs", "Answer: 0\nActually, line 1 is fine.", 0, 1),
         ("classify", "Answer: sorting\nOn reflection, searching.\nFinal answer: searching", "searching", 2),
         ("classify", "It sorts.\nAnswer: sorting", "sorting", 1),
     ],
