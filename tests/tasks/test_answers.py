@@ -411,6 +411,39 @@ def test_bhive_refuses_what_gives_no_single_throughput(a, b, k, form, prefix):
         read("bhive", prefix + NOT_ONE[form](a, b, k))
 
 
+#: ways of giving a bugs verdict {v} explicitly, a sentence after it on the line or not
+FINAL_VERDICTS = [
+    "Answer: {v}",
+    "Answer: {v}.",
+    "**Answer:** {v}",
+    "Final answer: `{v}`",
+    "Answer: {v}. The loop reads each element once.",
+    "Answer: {v}) The loop reads each element once.",
+]
+#: lines after the final answer that give no verdict, and lines of second thoughts that give verdict {w}
+AFTERWARDS = ["", "\nThe loop reads each element once.", "\nActually, line 1 declares the sum.", "\nSo 3 loads."]
+SECOND_THOUGHTS = ["\nActually, {w}.", "\nSo {w}.", "\nWait, the answer is {w}.", "\nHmm, actually {w}", "\nOh. {w}"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    v=st.sampled_from([0, 1]),
+    final=st.sampled_from(FINAL_VERDICTS),
+    after=st.sampled_from(AFTERWARDS),
+    second=st.sampled_from([None, *SECOND_THOUGHTS]),
+)
+def test_bugs_reads_its_final_verdict_and_refuses_second_thoughts(v, final, after, second):
+    """A number right after the marker is the verdict, never a numbered
+    list's mark; a line after it that gives the other verdict, however it
+    opens, refuses the reply."""
+    reply = final.format(v=v) + after + (second.format(w=1 - v) if second else "")
+    if second is None:
+        assert read("bugs", reply).value == v
+    else:
+        with pytest.raises(Unreadable, match="another answer"):
+            read("bugs", reply)
+
+
 def test_numbers_are_whole_tokens():
     text = "x86-64 4th r10d AVX2 Haswell-E5 3.11.2 0x1f 2x -3 (-.5) 5-3 1,234.5 1.68e2 7% ±0.1 1."
     assert [n.value for n in answers.numbers(text)] == [-3.0, -0.5, 1234.5, 168.0, 1.0]
