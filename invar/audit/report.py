@@ -663,17 +663,31 @@ INVARIANCE = ("violation_rate", "violations", "varied", "alpha_covariance", "spr
 def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tuple[str, float]] = ()) -> list[str]:
     """A message per note of ``report["trivial"]`` when a bound is set on a
     measure of invariance alone: that bound cannot tell this model's
-    invariance from a constant's (or a chance-level model's)."""
-    notes = (report.get("trivial") or {}).get("notes") or []
-    named = [
-        f"{option} {name}={bound:g}"
-        for bounds, option in ((over, "--fail-over"), (under, "--fail-under"))
-        for name, bound in bounds
-        if name.split(".")[0] in INVARIANCE
+    invariance from a constant's (or a chance-level model's); and one when
+    bounds are judged over fewer than half the examples, the others failed,
+    and no bound is set on the failures."""
+    bounds = [
+        (option, name, bound)
+        for given, option in ((over, "--fail-over"), (under, "--fail-under"))
+        for name, bound in given
     ]
-    if not named or not notes:
-        return []
-    return [f"{', '.join(named)}: {note}" for note in notes]
+    out = []
+    notes = (report.get("trivial") or {}).get("notes") or []
+    named = [f"{option} {name}={bound:g}" for option, name, bound in bounds if name.split(".")[0] in INVARIANCE]
+    if named:
+        out += [f"{', '.join(named)}: {note}" for note in notes]
+    failed = (report.get("errors") or 0) + (report.get("unparsable") or 0)
+    judged = [f"{option} {name}={bound:g}" for option, name, bound in bounds if name not in _FAILURES]
+    if judged and failed > report.get("audited", 0) and not any(name in _FAILURES for _, name, _ in bounds):
+        out.append(
+            f"{', '.join(judged)}: judged over {report['audited']:,} of the {report['examples']:,} examples "
+            f"({failed:,} failed); --fail-over errors=0 makes the failures fail the run"
+        )
+    return out
+
+
+#: the report's counts of failed examples, which a bound may gate on
+_FAILURES = ("errors", "unparsable")
 
 
 def unaudited(report: dict) -> str | None:

@@ -67,6 +67,14 @@ def flaky(texts):
     return out
 
 
+def fails_on_mov(texts):
+    """distinct_registers, except that it raises on any block with a mov:
+    most of the fixture blocks fail, a few are audited."""
+    if any("mov" in t for t in texts):
+        raise ValueError("mov is not supported")
+    return distinct_registers(texts)
+
+
 def uses_rbx(texts):
     """A discrete answer: whether a block names rbx (renamings change it)."""
     return ["yes" if 3 in registers(t) else "no" for t in texts]

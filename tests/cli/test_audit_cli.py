@@ -455,6 +455,28 @@ def test_a_bound_on_invariance_met_by_a_constant_model_says_so(invoke, model, bo
         assert "MAPE at chance (mean label: " in result.stdout
 
 
+@pytest.mark.parametrize(
+    "bounds, warned, exit_code",
+    [
+        (("--fail-over", "violation_rate=0"), True, 0),
+        (("--fail-over", "violation_rate=0", "--fail-over", "errors=0"), False, 1),  # the failures gate the run
+        ((), False, 0),
+    ],
+)
+def test_bounds_judged_over_a_minority_of_the_examples_say_so(invoke, bounds, warned, exit_code):
+    result = _audit_40(invoke, "tests.audit.callables:fails_on_mov", *bounds)
+    assert result.exit_code == exit_code, result.output
+    said = [line for line in result.stderr.splitlines() if "judged over" in line]
+    assert said == (
+        [
+            "invar: warning: --fail-over violation_rate=0: judged over 9 of the 40 examples (31 failed); "
+            "--fail-over errors=0 makes the failures fail the run"
+        ]
+        if warned
+        else []
+    )
+
+
 def test_the_report_of_a_constant_model_follows_the_schema(invoke, tmp_path):
     result = _audit_40(invoke, CONSTANT, "--format", "jsonl")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
