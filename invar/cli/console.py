@@ -167,7 +167,8 @@ def select_units(path: str, lang: str | None, function: str | None = None):
         _skipped.extend(skipped)
     if function is None:
         return list(units)
-    exact = [u for u in units if u.name == function]
+    # a space is no part of a name: an LTL file's ``line 2`` is also ``line2``, as an assembly file's blocks are named
+    exact = [u for u in units if u.name.replace(" ", "") == function.replace(" ", "")]
     short = [u for u in units if _last_part(u.name) == function]
     if exact or len(short) == 1:
         return exact or short

@@ -56,7 +56,7 @@ FunctionOpt = Annotated[
         "--function",
         help=(
             "Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file "
-            "of several (lineN, its first line)."
+            "of several or a formula of an LTL file (lineN: its first line)."
         ),
     ),
 ]

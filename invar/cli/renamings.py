@@ -80,7 +80,7 @@ def renamings(
         typer.Option(
             "--function",
             help="Only this unit: a function or method (qualified, or its last part if unique), or a block of a "
-            "file of several (lineN).",
+            "file of several or a formula of an LTL file (lineN: its line).",
         ),
     ] = None,
     every: Annotated[bool, typer.Option("--all", help=ALL_HELP)] = False,

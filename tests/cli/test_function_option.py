@@ -10,6 +10,8 @@ import pytest
 from tests.frontends import OVERLOADS as OV
 
 RED = "def f(a):\n    return a\n\n\ndef f(b):\n    return b\n"
+LTL = "&ab\t{a & b}\n|ab\t{a}\n"
+BLOCKS = "addq %rax, %rbx\n\nsubq %rcx, %rdx\n"
 
 
 @pytest.mark.parametrize(
@@ -24,6 +26,11 @@ RED = "def f(a):\n    return a\n\n\ndef f(b):\n    return b\n"
         ("Ov.java", OV, "32", "no function '32'"),
         ("r.py", RED, "f@5", ["f@5"]),
         ("r.py", RED, "f", "ambiguous: f@1, f@5"),
+        # an LTL file's units are "line N", an assembly file's "lineN": either spelling picks either
+        ("p.ltl", LTL, "line2", ["line 2"]),
+        ("p.ltl", LTL, "line 2", ["line 2"]),
+        ("b.s", BLOCKS, "line 3", ["line3"]),
+        ("p.ltl", LTL, "line9", "no function 'line9' (found: line 1, line 2)"),
     ],
 )
 def test_function_picks_one_unit_or_says_why_not(invoke, tmp_path, name, text, function, picked):
