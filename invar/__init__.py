@@ -111,9 +111,17 @@ def __getattr__(name: str):
     holds its types (``invar.audit.AuditConfig``), whichever is touched
     first; a function of the same name here would be replaced by the module
     the moment anything imported it, and would differ from it until then."""
-    if name in ("audit", "train"):
+    if name in _ON_USE:
         return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: the parts imported on first use (each loads torch): named by ``dir(invar)``, left out of ``import *``
+_ON_USE = ("audit", "train")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_ON_USE})
 
 
 __all__ = [
@@ -133,7 +141,5 @@ __all__ = [
     "permutations",
     "dlg",
     "load_model",
-    "train",
-    "audit",
     "__version__",
 ]

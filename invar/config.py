@@ -380,7 +380,8 @@ class TrainConfig:
             raise UsageError(f"--schedule {self.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
         if self.plateau is not None and self.plateau < 1:
             raise UsageError(f"--plateau {self.plateau}: give at least 1 epoch", path="--plateau")
-        if self.schedule != "plateau" and self.plateau is not None:
+        # 5 is the default a config stored before the default became None holds under cosine too
+        if self.schedule != "plateau" and self.plateau not in (None, _PLATEAU):
             raise UsageError(
                 f"--plateau {self.plateau} applies to --schedule plateau, not {self.schedule}", path="--plateau"
             )

@@ -22,10 +22,10 @@ def torchrun_place() -> tuple[int, int, int]:
 def callable_module(name: str, function: Callable[..., Any]) -> None:
     """Make the module ``name`` callable as ``function``.
 
-    ``invar.train`` and ``invar.audit`` are functions of the package and
-    modules of the same name: importing the module rebinds the package's
-    attribute from the function to the module, so the module, called, does
-    what the function does and ``invar.train(...)`` works either way."""
+    ``invar.train`` and ``invar.audit`` are the package's modules of those
+    names (imported on first use, :func:`invar.__getattr__`), each callable
+    as its function: ``invar.train(...)`` and ``invar.audit.AuditConfig``
+    alike."""
     module = sys.modules[name]
 
     class _Callable(type(module)):

@@ -693,16 +693,22 @@ def _table(
 
 def _label(task, raw):
     """A label as a table or a comment gives it -> the task's form: text is
-    read as the task reads labels; a JSON value of a discrete task is checked
-    as a model's prediction is (``7`` is no verdict of ``bugs``, ``["get",
-    "name"]`` is a name), and a number of another task is read as text."""
+    read as the task reads labels, and so is a number of a task of numbers.
+    Another JSON value of a discrete task is read as a model's prediction of
+    it (``["get", "name"]`` is a name; ``7`` is no verdict of ``bugs``), an
+    object as its JSON text; a task that reads no prediction keeps it as it
+    is (a class id)."""
     if task is None:
         return raw
     if isinstance(raw, str):
         return task.label(raw)
     if not task.discrete:
         return task.label(str(raw))
-    return task.prediction(raw) if task.prediction is not None else raw
+    if task.prediction is None:
+        return raw
+    if isinstance(raw, dict):  # an object is no prediction: the task may read its JSON text
+        return task.label(json.dumps(raw))
+    return task.prediction(raw)
 
 
 def _table_lang(lang, column, source, task, shown) -> str:

@@ -440,6 +440,8 @@ class HttpAdapter(Adapter):
             with watch, _opener(watch).open(request, timeout=timeout) as response:
                 raw = _read_reply(response, deadline)
                 streamed = response.headers.get_content_type() == "text/event-stream"
+            if watch.passed:  # shut mid-body: a body without a length would look whole
+                raise TimeoutError("timed out")
         except urllib.error.HTTPError as err:
             message = f"HTTP {err.code} {err.reason}{_error_detail(err)}"
             after = _retry_after(err.headers)
@@ -503,15 +505,17 @@ def _backoff(base: float, n: int, key: str) -> float:
 
 
 class _Deadline:
-    """One request's hard deadline: when it passes, every connection the
-    request opened is shut, so that a read blocked on a server that trickles
-    bytes (its status line and headers as well as its body) ends there; a
-    socket's timeout bounds one read only, and a byte each second resets it."""
+    """One request's hard deadline: when it passes, every socket the request
+    opened is shut, so that a read blocked on a server that trickles bytes
+    (its status line, headers or body) ends there; a socket's timeout bounds
+    one read only, and a byte each second resets it. (A TLS handshake, made
+    on a socket the handshake then replaces, is bounded by the socket's
+    timeout per read.)"""
 
     def __init__(self, seconds: float) -> None:
         self.passed = False
         self._lock = threading.Lock()
-        self._connections: list[http.client.HTTPConnection] = []
+        self._sockets: list[socket.socket] = []
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
 
@@ -522,27 +526,28 @@ class _Deadline:
     def __exit__(self, *exc) -> None:
         self._timer.cancel()
 
-    def connected(self, connection: http.client.HTTPConnection) -> None:
-        """Watch ``connection`` (connected): shut it now if the deadline has passed."""
+    def opened(self, sock: socket.socket) -> None:
+        """Watch ``sock``: shut it now if the deadline has passed. The socket
+        itself, not its connection: urllib lets go of the connection's socket
+        once the headers are read, and the reply's body is read from it."""
         with self._lock:
-            self._connections.append(connection)
+            self._sockets.append(sock)
             if self.passed:
-                _shut(connection)
+                _shut(sock)
 
     def _expire(self) -> None:
         with self._lock:
             self.passed = True
-            for connection in self._connections:
-                _shut(connection)
+            for sock in self._sockets:
+                _shut(sock)
 
 
-def _shut(connection: http.client.HTTPConnection) -> None:
-    """End ``connection`` both ways: a read blocked on it returns at once."""
-    if connection.sock is not None:
-        try:
-            connection.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:  # closed already
-            pass
+def _shut(sock: socket.socket) -> None:
+    """End ``sock`` both ways: a read blocked on it returns at once."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # closed already, or handed on to TLS
+        pass
 
 
 class _Watched:
@@ -555,10 +560,19 @@ class _Watched:
     def do_open(self, http_class, req, **kwargs):
         watch = self.watch
 
+        def created(*args, **kwargs) -> socket.socket:  # the socket, watched before a proxy's or TLS's talk
+            sock = socket.create_connection(*args, **kwargs)
+            watch.opened(sock)
+            return sock
+
         class Connection(http_class):
+            def __init__(self, *args, **kwargs) -> None:
+                super().__init__(*args, **kwargs)
+                self._create_connection = created  # http.client's hook for making the socket
+
             def connect(self) -> None:
                 super().connect()
-                watch.connected(self)
+                watch.opened(self.sock)  # the TLS socket, where the handshake replaced the plain one
 
         return super().do_open(Connection, req, **kwargs)
 

@@ -171,6 +171,11 @@ COMPLETIONS = {"invar.bash": bash, "_invar": zsh, "invar.fish": fish}
 
 
 # --------------------------------------------------------------------- docs
+def _argument(a) -> str:
+    """An argument as a synopsis writes it: ``FILE``, ``FILE...`` for one taken many times."""
+    return (a.metavar or a.name.upper()) + ("..." if a.nargs != 1 else "")
+
+
 def markdown() -> str:
     """docs/cli.md: every command's help, usage and options."""
     out = ["# invar command-line reference", "", f"<!-- {HEADER} -->", ""]
@@ -180,7 +185,7 @@ def markdown() -> str:
         if c.help:
             out += [c.help.replace("\b\n", ""), ""]
         args = [p for p in c.params if getattr(p, "param_type_name", "") == "argument"]
-        usage = name + "".join(f" {a.metavar or a.name.upper()}" for a in args) + (" [OPTIONS]" if c.options else "")
+        usage = name + "".join(f" {_argument(a)}" for a in args) + (" [OPTIONS]" if c.options else "")
         if c.subcommands:
             usage = f"{name} COMMAND [ARGS]..."
         out += ["```", usage, "```", ""]

@@ -51,7 +51,10 @@ def lang_of(path: str | None, lang: str | None = None) -> str:
             raise UsageError(f"--lang {lang!r}: unknown language (choose from {', '.join(LANGS)})", path="--lang")
         return lang
     if path is None or path == "-":
-        raise UsageError("cannot tell the language of standard input; pass --lang", path="<stdin>")
+        raise UsageError(
+            "cannot tell the language of standard input or of text without a path; pass --lang (lang= in Python)",
+            path="<stdin>",
+        )
     ext = os.path.splitext(path)[1]
     if ext not in EXTENSIONS:
         raise UsageError(

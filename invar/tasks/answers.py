@@ -105,6 +105,11 @@ class Reader:
     #: correction, a second answer): one that differs from the final answer
     #: refuses the reply; None: nothing is looked for there
     after: Callable[[str], Sequence[Any]] | None = None
+    #: whether the answer is a number, so that one opening the text after
+    #: ``Answer:`` on its line is the answer (bugs' ``Answer: 1. The loop …``,
+    #: bhive's ``Answer: 3. cycles``); else it is a numbered list's mark there
+    #: too (``Answer: 1. sorting``), as on a line of its own
+    numbers: bool = False
 
     def __call__(self, reply: str) -> Any:
         return self.read(reply).value
@@ -113,7 +118,7 @@ class Reader:
         """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
         text = without_reasoning(reply, truncated=truncated)
         found = _segment(text, pattern, truncated)
-        segment = self.tidy(found.text) if self.tidy else clean(found.text, line=found.last_line)
+        segment = self.tidy(found.text) if self.tidy else clean(found.text, line=found.line or not self.numbers)
         if not segment:
             raise Unreadable("the answer is empty")
         value = _parsed(self.last_line if found.last_line and self.last_line else self.parse, segment)
@@ -124,7 +129,9 @@ class Reader:
                     f"the reply gives another answer ({', '.join(map(_shown, later[:3]))}) after its final one "
                     f"({_shown(value)})"
                 )
-        candidates = self.find(text) if self.find is not None else _lenient(self.parse, finals(text))
+        candidates = (
+            self.find(text) if self.find is not None else _lenient(self.parse, finals(text), numbers=self.numbers)
+        )
         return Reading(value, _distinct([value, *candidates]), segment[:SEGMENT_CHARS].rstrip())
 
 
@@ -186,6 +193,8 @@ class _Found:
     text: str
     #: the reply's last line (no explicit final answer, no pattern)
     last_line: bool = False
+    #: a whole line of the reply (its last line, or the line after an ``Answer:`` that stands alone)
+    line: bool = False
     #: what follows an explicit final answer ("" when nothing does)
     tail: str = ""
 
@@ -196,13 +205,13 @@ def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
         return _Found(_by_pattern(text, pattern, truncated))
     final = _final(text)
     if final is not None:
-        segment, end, whole = final
+        segment, end, whole, own_line = final
         if truncated and not whole:
             raise Unreadable(f"cut off at the token limit in its final answer {segment.strip()[:80]!r}: {_RAISE}")
-        return _Found(segment, tail=text[end:].strip())
+        return _Found(segment, line=own_line, tail=text[end:].strip())
     if truncated:
         raise Unreadable(f"cut off at the token limit before a final answer (Answer: …): {_RAISE}")
-    return _Found(last_line(text), last_line=True)
+    return _Found(last_line(text), last_line=True, line=True)
 
 
 @functools.lru_cache(maxsize=64)
@@ -253,41 +262,43 @@ def _boxed(text: str) -> list[tuple[str, int | None]]:
     return out
 
 
-def _marked(text: str) -> list[tuple[str, int]]:
+def _marked(text: str) -> list[tuple[str, int, bool]]:
     """Every explicit final answer line: its answer (the next non-empty line's
-    when the marker stands alone) and the index where that line ends."""
+    when the marker stands alone), the index where that line ends, and
+    whether the answer is a line of its own (the marker stood alone)."""
     out = []
     for m in _MARKER.finditer(text):
         if m.group("rest").strip():
-            out.append((m.group("rest"), m.end()))
+            out.append((m.group("rest"), m.end(), False))
             continue
         nxt = _NEXT_LINE.search(text, m.end() + 1)
         if nxt is not None:
-            out.append((nxt.group(1), nxt.end()))
+            out.append((nxt.group(1), nxt.end(), True))
     return out
 
 
-def _final(text: str) -> tuple[str, int, bool] | None:
-    """The explicit final answer of ``text``, the index past it, and whether
-    it is whole however the reply ends (a closed ``\\boxed{…}``; a line that
-    ends the reply may have lost its end at the token limit), or None."""
+def _final(text: str) -> tuple[str, int, bool, bool] | None:
+    """The explicit final answer of ``text``, the index past it, whether it
+    is whole however the reply ends (a closed ``\\boxed{…}``; a line that
+    ends the reply may have lost its end at the token limit), and whether it
+    is a line of its own; or None."""
     boxed = _boxed(text)
     if boxed:
         content, end = boxed[-1]
         if end is None:
             raise Unreadable("the reply ends inside its \\boxed{…}")
-        return content, end, True
+        return content, end, True, False
     marked = _marked(text)
     if marked:
-        segment, end = marked[-1]
-        return segment, end, end < len(text)
+        segment, end, own_line = marked[-1]
+        return segment, end, end < len(text), own_line
     return None
 
 
 def finals(text: str) -> list[str]:
     """Every explicit final answer of ``text`` (each ``\\boxed{…}``, each
     ``Answer: …`` line), in order: a task's candidates when it names no finder."""
-    return [content for content, _ in _boxed(text)] + [segment for segment, _ in _marked(text)]
+    return [content for content, _ in _boxed(text)] + [segment for segment, _, _ in _marked(text)]
 
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+#.-]*\s*$")
@@ -301,16 +312,17 @@ def last_line(text: str) -> str:
     raise Unreadable("the reply holds nothing but code fences")
 
 
-def lines(text: str) -> list[str]:
+def lines(text: str, *, numbers: bool = False) -> list[str]:
     """Every non-empty line of ``text``, cleaned, an ``Answer:`` marker
     removed, and every ``\\boxed{…}``'s content: where a task's candidate
-    finder looks one line at a time."""
+    finder looks one line at a time. ``numbers``: a number that opens what
+    follows a marker is an answer, not a numbered list's mark (:attr:`Reader.numbers`)."""
     out = []
     for line in text.splitlines():
         if not line.strip() or _FENCE.match(line):
             continue
         m = _MARKER.match(line)
-        line = clean(m.group("rest"), line=False) if m is not None else clean(line, line=True)
+        line = clean(m.group("rest"), line=not numbers) if m is not None else clean(line, line=True)
         if line:
             out.append(line)
     return out + [clean(content) for content, _ in _boxed(text)]
@@ -403,12 +415,13 @@ def _parsed(parse: Callable[[str], Any], segment: str) -> Any:
         raise Unreadable(" ".join(str(err).split()) or f"no answer in {segment[:80]!r}") from None
 
 
-def _lenient(parse: Callable[[str], Any], segments: Sequence[str]) -> list[Any]:
-    """What ``parse`` reads in each of ``segments``, those it refuses left out."""
+def _lenient(parse: Callable[[str], Any], segments: Sequence[str], *, numbers: bool = False) -> list[Any]:
+    """What ``parse`` reads in each of ``segments`` (explicit final answers),
+    those it refuses left out."""
     out = []
     for segment in segments:
         try:
-            out.append(parse(clean(segment)))
+            out.append(parse(clean(segment, line=not numbers)))
         except ValueError:
             continue
     return out

@@ -230,7 +230,7 @@ def find_answers(text: str) -> list[float]:
     """The candidate answers of a reply: line by line, the numbers that are
     no other measure (a count, a total, IPC)."""
     out = []
-    for line in lines(text):
+    for line in lines(text, numbers=True):
         out += [n.value for n in numbers(line) if _kept(line, n)]
     return out
 
@@ -241,7 +241,7 @@ def later_answers(text: str) -> list[float]:
     that corrects or restates the answer (``Wait, it is 4.5 cycles``); a note
     on a part (``the division alone takes 20 cycles``) is none."""
     out = []
-    for line in lines(text):
+    for line in lines(text, numbers=True):
         if _CORRECTION.search(line):
             out += _cycles(line)
         else:
@@ -250,7 +250,7 @@ def later_answers(text: str) -> list[float]:
 
 
 #: a whole reply -> its throughput (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, last_line=read_last_line, after=later_answers)
+answer = Reader(parse=read_answer, find=find_answers, last_line=read_last_line, after=later_answers, numbers=True)
 
 
 def oracle(texts: Sequence[str], mcpu: str = "haswell") -> list[tuple[float | None, str]]:

@@ -644,7 +644,7 @@ def read_answer(segment: str) -> int:
 
 
 #: words that open a line of second thoughts before the verdict they give (``Actually, 1.``, ``So 1.``,
-#: ``Wait, the answer is 1``): a line that opens with a 0 or 1 gives that verdict, and so does one after them
+#: ``Wait, the answer is 1``); only a bare 0 or 1 after them is a verdict (``So 0 is returned`` is prose)
 _SECOND_THOUGHTS = re.compile(
     r"^(?:(?:actually|so|wait|hmm+|oh|well|ok(?:ay)?|sorry|correction|rather|instead|i mean|thus|hence|therefore"
     r"|(?:the|my) (?:final |correct |real |right )?(?:answer|verdict) (?:is|would be|should be|must be))"
@@ -653,20 +653,24 @@ _SECOND_THOUGHTS = re.compile(
 )
 
 
+_BARE = re.compile(r"[01][.!]?")
+
+
 def find_answers(text: str) -> list[int]:
-    """Every verdict of a reply, line by line: its candidate answers (a
-    line's words of second thoughts passed over, so ``Actually, 1.`` gives 1)."""
+    """Every verdict of a reply, line by line: its candidate answers (a bare
+    0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1)."""
     out = []
-    for line in lines(text):
+    for line in lines(text, numbers=True):
+        rest = _SECOND_THOUGHTS.sub("", line, count=1)
         try:
-            out.extend(verdicts(_SECOND_THOUGHTS.sub("", line, count=1) or line))
+            out.extend(verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line))
         except ValueError:
             continue
     return out
 
 
 #: a whole reply -> 0 or 1 (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, after=find_answers)
+answer = Reader(parse=read_answer, find=find_answers, after=find_answers, numbers=True)
 
 
 TASK = Task(

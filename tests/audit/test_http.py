@@ -174,7 +174,8 @@ OK = _reply("200 OK", _chat(RIGHT))
 #: mode -> what the server sends on a try (tries counted from 1 per program
 #: text): bytes, or "hang" (nothing, until the test ends), "drip" (a body one
 #: byte at a time, forever), "drip headers" (a status line, then a header one
-#: byte at a time, forever), "reset" (part of a reply, then a TCP reset),
+#: byte at a time, forever), "drip without length" (a body with no length
+#: that never ends), "reset" (part of a reply, then a TCP reset),
 #: "close" (no reply at all)
 BEHAVIOUR = {
     "ok": lambda t: OK,
@@ -203,6 +204,7 @@ BEHAVIOUR = {
     "hang": lambda t: "hang",
     "drip": lambda t: "drip",
     "drip headers": lambda t: "drip headers",
+    "drip without length": lambda t: "drip without length",
     "HTTP 503": lambda t: _reply("503 Service Unavailable", b'{"error": {"message": "overloaded"}}'),
     "HTTP 429 once": lambda t: _reply("429 Too Many Requests", b"{}", "Retry-After: 0") if t == 1 else OK,
     "HTTP 502 once": lambda t: _reply("502 Bad Gateway", b"<html>proxy</html>") if t == 1 else OK,
@@ -266,6 +268,8 @@ EXPECTED = {
     "hang": (r"timed out \(after 2 tries of 5 s each\)", 2),
     "drip": (r"timed out \(after 2 tries of 5 s each\)", 2),
     "drip headers": (r"timed out \(after 2 tries of 5 s each\)", 2),  # each byte restarts a socket's timeout
+    # a body without a length, cut where the time ran out, is no whole reply
+    "drip without length": (r"timed out \(after 2 tries of 5 s each\)", 2),
     "HTTP 503": ("HTTP 503 Service Unavailable: overloaded" + RETRIED, 2),
     "HTTP 429 once": (2.0, 2),
     "HTTP 502 once": (2.0, 2),
@@ -328,6 +332,11 @@ class Misbehaving(socketserver.StreamRequestHandler):
                 self.stop.wait()
             elif what == "drip":
                 self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+                while not self.stop.is_set():
+                    self.wfile.write(b" ")
+                    time.sleep(0.05)
+            elif what == "drip without length":
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + _chat(RIGHT)[:-1])
                 while not self.stop.is_set():
                     self.wfile.write(b" ")
                     time.sleep(0.05)

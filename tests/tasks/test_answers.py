@@ -166,6 +166,7 @@ BUGS = [
     # a number right after the marker is the answer, not a numbered list's mark
     ("Answer: 1. The comparison is swapped.", 1),
     ("Answer: 1. Otherwise the function is correct.", Refused("conflicting")),
+    ("Answer:\n1. No bug.", 0),  # on a line of its own, 1. is a list's mark
     # second thoughts after the final answer give another verdict
     ("Answer: 0\nActually, 1.", Refused("another answer")),
     ("Answer: 0\nSo 1.", Refused("another answer")),
@@ -197,6 +198,9 @@ NAMES = [
 ]
 
 CLASSIFY = [
+    # a task whose answer is no number: a number opening it after the marker is a list's mark
+    ("Answer: 1. sorting", "sorting"),
+    ("**Answer:**\n2) searching", "searching"),
     ("positive", "positive"),
     ('**"Sorting".**', "Sorting"),
     ("Answer: `graph search`", "graph search"),
@@ -421,7 +425,17 @@ FINAL_VERDICTS = [
     "Answer: {v}) The loop reads each element once.",
 ]
 #: lines after the final answer that give no verdict, and lines of second thoughts that give verdict {w}
-AFTERWARDS = ["", "\nThe loop reads each element once.", "\nActually, line 1 declares the sum.", "\nSo 3 loads."]
+AFTERWARDS = [
+    "",
+    "\nThe loop reads each element once.",
+    "\nActually, line 1 declares the sum.",
+    "\nSo 3 loads.",
+    # a 0 or 1 after words of second thoughts that is no bare verdict: prose
+    "\nSo 0 is returned for an empty list.",
+    "\nSo 1 call is made per element, as expected.",
+    "\nHence 0 <= i < n holds.",
+    "\nWell, 0 is never reached.",
+]
 SECOND_THOUGHTS = ["\nActually, {w}.", "\nSo {w}.", "\nWait, the answer is {w}.", "\nHmm, actually {w}", "\nOh. {w}"]
 
 
