@@ -139,7 +139,9 @@ def test_the_budget_bounds_an_input_and_its_error_says_so(after, budget, tries):
     )
     match = re.fullmatch(want, out.message)
     assert match, out.message
-    assert out.fate.tries == script.sent == int(match.group(2)) >= (tries or 2)
+    assert out.fate.tries == int(match.group(2)) >= (tries or 2)
+    # a last try cut short where the budget ends (shut at its deadline) may not have reached the server
+    assert script.sent == out.fate.tries or match.group(1) == "timed out" and script.sent == out.fate.tries - 1
     assert out.fate.rate_limited == int(match.group(4)) >= out.fate.tries - 1
     if tries is not None:
         assert (out.fate.tries, out.fate.rate_limited, out.fate.waited) == (tries, tries, 0.0)
