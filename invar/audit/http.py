@@ -32,8 +32,11 @@ shared no more than it is cached: each input that waited asks in its turn.
 from __future__ import annotations
 
 import email.utils
+import functools
 import hashlib
+import heapq
 import http.client
+import itertools
 import json
 import math
 import os
@@ -437,7 +440,7 @@ class HttpAdapter(Adapter):
         deadline = time.monotonic() + timeout
         watch = _Deadline(timeout)
         try:
-            with watch, _opener(watch).open(request, timeout=timeout) as response:
+            with watch, _opener().open(request, timeout=timeout) as response:
                 raw = _read_reply(response, deadline)
                 streamed = response.headers.get_content_type() == "text/event-stream"
             if watch.passed:  # shut mid-body: a body without a length would look whole
@@ -510,21 +513,24 @@ class _Deadline:
     (its status line, headers or body) ends there; a socket's timeout bounds
     one read only, and a byte each second resets it. (A TLS handshake, made
     on a socket the handshake then replaces, is bounded by the socket's
-    timeout per read.)"""
+    timeout per read.) While it is entered, it is this thread's request's
+    (urllib opens a request's connections in the thread that sends it)."""
 
     def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
         self.passed = False
+        self.done = False
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
 
     def __enter__(self) -> "_Deadline":
-        self._timer.start()
+        _current.watch = self
+        _WATCHDOG.add(time.monotonic() + self.seconds, self)
         return self
 
     def __exit__(self, *exc) -> None:
-        self._timer.cancel()
+        self.done = True
+        _current.watch = None
 
     def opened(self, sock: socket.socket) -> None:
         """Watch ``sock``: shut it now if the deadline has passed. The socket
@@ -535,11 +541,51 @@ class _Deadline:
             if self.passed:
                 _shut(sock)
 
-    def _expire(self) -> None:
+    def expire(self) -> None:
         with self._lock:
+            if self.done:
+                return
             self.passed = True
             for sock in self._sockets:
                 _shut(sock)
+
+
+#: the deadline of the request this thread is sending (None between requests)
+_current = threading.local()
+
+
+class _Watchdog:
+    """One thread that ends every request at its deadline (a timer thread
+    per request costs more than a request to a local server)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._due: list[tuple[float, int, _Deadline]] = []
+        self._order = itertools.count()
+        self._pid: int | None = None  # the process whose thread runs: a forked child starts its own
+
+    def add(self, when: float, watch: _Deadline) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (when, next(self._order), watch))
+            if self._pid != os.getpid():
+                self._pid = os.getpid()
+                threading.Thread(target=self._run, name="invar-http-deadlines", daemon=True).start()
+            self._changed.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                while self._due and self._due[0][2].done:  # answered in time
+                    heapq.heappop(self._due)
+                wait = self._due[0][0] - time.monotonic() if self._due else None
+                if wait is None or wait > 0:
+                    self._changed.wait(wait)
+                    continue
+                _, _, watch = heapq.heappop(self._due)
+            watch.expire()
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _shut(sock: socket.socket) -> None:
@@ -550,31 +596,39 @@ def _shut(sock: socket.socket) -> None:
         pass
 
 
-class _Watched:
-    """A handler whose connections a :class:`_Deadline` watches."""
+def _created(*args, **kwargs) -> socket.socket:
+    """A connection's socket, watched by this thread's request's deadline
+    before a proxy's or TLS's talk on it."""
+    sock = socket.create_connection(*args, **kwargs)
+    watch = getattr(_current, "watch", None)
+    if watch is not None:
+        watch.opened(sock)
+    return sock
 
-    def __init__(self, watch: _Deadline, *args: Any) -> None:
-        super().__init__(*args)
-        self.watch = watch
 
-    def do_open(self, http_class, req, **kwargs):
-        watch = self.watch
+@functools.lru_cache(maxsize=None)
+def _watched(http_class: type) -> type:
+    """``http_class`` with its sockets watched by the request's deadline."""
 
-        def created(*args, **kwargs) -> socket.socket:  # the socket, watched before a proxy's or TLS's talk
-            sock = socket.create_connection(*args, **kwargs)
-            watch.opened(sock)
-            return sock
+    class Connection(http_class):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self._create_connection = _created  # http.client's hook for making the socket
 
-        class Connection(http_class):
-            def __init__(self, *args, **kwargs) -> None:
-                super().__init__(*args, **kwargs)
-                self._create_connection = created  # http.client's hook for making the socket
-
-            def connect(self) -> None:
-                super().connect()
+        def connect(self) -> None:
+            super().connect()
+            watch = getattr(_current, "watch", None)
+            if watch is not None:
                 watch.opened(self.sock)  # the TLS socket, where the handshake replaced the plain one
 
-        return super().do_open(Connection, req, **kwargs)
+    return Connection
+
+
+class _Watched:
+    """A handler whose connections the request's :class:`_Deadline` watches."""
+
+    def do_open(self, http_class, req, **kwargs):
+        return super().do_open(_watched(http_class), req, **kwargs)
 
 
 class _HTTP(_Watched, urllib.request.HTTPHandler):
@@ -585,10 +639,11 @@ class _HTTPS(_Watched, urllib.request.HTTPSHandler):
     pass
 
 
-def _opener(watch: _Deadline) -> urllib.request.OpenerDirector:
-    """urllib's opener (proxies from the environment, redirects, HTTPS) with
-    connections that ``watch`` shuts at its deadline."""
-    return urllib.request.build_opener(_HTTP(watch), _HTTPS(watch))
+@functools.lru_cache(maxsize=1)
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib's opener (proxies from the environment, redirects, HTTPS), made
+    once as urlopen's is, with connections that the request's deadline shuts."""
+    return urllib.request.build_opener(_HTTP(), _HTTPS())
 
 
 def _read_reply(response, deadline: float) -> bytes:
