@@ -113,12 +113,24 @@ def check_field(f: Field, value: Any, cls: type, *, registry: bool = True) -> No
         return
     if isinstance(value, float) and not math.isfinite(value):
         raise UsageError(f"{value}: give a finite number", path=flag)
-    if meta["min"] is not None and value < meta["min"]:
-        raise UsageError(f"{value:g} is below the least allowed, {meta['min']:g}", path=flag)
-    if meta["max"] is not None and value > meta["max"]:
-        raise UsageError(f"{value:g} is above the most allowed, {meta['max']:g}", path=flag)
-    if meta.get("below") is not None and value >= meta["below"]:
-        raise UsageError(f"{value:g}: give a number below {meta['below']:g}", path=flag)
+    for kind, bound in (("ge", meta["min"]), ("le", meta["max"]), ("lt", meta.get("below"))):
+        if bound is not None and not _BOUNDS[kind][0](value, bound):
+            raise UsageError(out_of_bounds(f"{value:g}", kind, bound), path=flag)
+
+
+#: a bound's kind (pydantic's names: typer checks an option's ``min`` and ``max`` with it) -> (the test a
+#: value must pass, how a value that fails it is refused)
+_BOUNDS = {
+    "ge": (lambda v, b: v >= b, "{} is below the least allowed, {:g}"),
+    "le": (lambda v, b: v <= b, "{} is above the most allowed, {:g}"),
+    "gt": (lambda v, b: v > b, "{}: give a number above {:g}"),
+    "lt": (lambda v, b: v < b, "{}: give a number below {:g}"),
+}
+
+
+def out_of_bounds(shown: str, kind: str, bound: float) -> str:
+    """How a value (as the user wrote it) outside a bound of ``kind`` is refused."""
+    return _BOUNDS[kind][1].format(shown, bound)
 
 
 # ------------------------------------------------------------ registries

@@ -294,14 +294,6 @@ def usage_line(err) -> str:
     return f"{where}: error: {said}{helped}"
 
 
-#: pydantic's bounds (typer checks an option's ``min`` and ``max`` with it), worded as invar's own check of a
-#: config's bounds words them (:func:`invar.config.check_field`)
-_BOUNDS = {
-    "ge": "{} is below the least allowed, {:g}",
-    "le": "{} is above the most allowed, {:g}",
-    "gt": "{}: give a number above {:g}",
-    "lt": "{}: give a number below {:g}",
-}
 #: what an option's value failed to read as, by pydantic's error type
 _NOT_A = {"int_parsing": "a whole number", "float_parsing": "a number", "bool_parsing": "true or false"}
 
@@ -318,12 +310,15 @@ def _value_refused(cause) -> str | None:
     kind, given, ctx = found[0].get("type"), found[0].get("input"), found[0].get("ctx") or {}
     if kind in _NOT_A:
         return f"{given!r} is not {_NOT_A[kind]}"
-    bound = next(((k, v) for k, v in ctx.items() if k in _BOUNDS and isinstance(v, (int, float))), None)
+    kinds = ("ge", "le", "gt", "lt")
+    bound = next(((k, v) for k, v in ctx.items() if k in kinds and isinstance(v, (int, float))), None)
     if bound is None or not isinstance(given, str):
         return None
     if given.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
         return f"{given}: give a finite number"
-    return _BOUNDS[bound[0]].format(given, bound[1])
+    from ..config import out_of_bounds  # the words of invar's own check of a config's bounds
+
+    return out_of_bounds(given, *bound)
 
 
 def show_usage_error(err, shown=None) -> None:

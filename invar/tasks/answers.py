@@ -329,10 +329,11 @@ def lines(text: str, *, numbers: bool = False) -> list[str]:
 
 
 # --------------------------------------------------------------- 5. segments
-_BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t]))[ \t]*)+")
+_MARKS = r">+|#{1,6}|[-+*•](?=[ \t])"
+_BULLET = re.compile(rf"^(?:[ \t]*(?:{_MARKS})[ \t]*)+")
 #: the same marks with a numbered list's (``1.``, ``2)``), which open a whole line only: after
 #: ``Answer:`` a number is the answer (``Answer: 1. The loop is off by one``)
-_LINE_BULLET = re.compile(r"^(?:[ \t]*(?:>+|#{1,6}|[-+*•](?=[ \t])|\d{1,3}[.)](?=[ \t]+\S))[ \t]*)+")
+_LINE_BULLET = re.compile(rf"^(?:[ \t]*(?:{_MARKS}|\d{{1,3}}[.)](?=[ \t]+\S))[ \t]*)+")
 # a pair of markers around text (no space just inside them); underscores only
 # at word boundaries, so ``get_value_x`` keeps its own
 _EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
