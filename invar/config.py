@@ -121,16 +121,17 @@ def check_field(f: Field, value: Any, cls: type, *, registry: bool = True) -> No
 #: a bound's kind (pydantic's names: typer checks an option's ``min`` and ``max`` with it) -> (the test a
 #: value must pass, how a value that fails it is refused)
 _BOUNDS = {
-    "ge": (lambda v, b: v >= b, "{} is below the least allowed, {:g}"),
-    "le": (lambda v, b: v <= b, "{} is above the most allowed, {:g}"),
-    "gt": (lambda v, b: v > b, "{}: give a number above {:g}"),
-    "lt": (lambda v, b: v < b, "{}: give a number below {:g}"),
+    "ge": (lambda v, b: v >= b, "{} is below the least allowed, {}"),
+    "le": (lambda v, b: v <= b, "{} is above the most allowed, {}"),
+    "gt": (lambda v, b: v > b, "{}: give a number above {}"),
+    "lt": (lambda v, b: v < b, "{}: give a number below {}"),
 }
 
 
 def out_of_bounds(shown: str, kind: str, bound: float) -> str:
-    """How a value (as the user wrote it) outside a bound of ``kind`` is refused."""
-    return _BOUNDS[kind][1].format(shown, bound)
+    """How a value (as the user wrote it) outside a bound of ``kind`` is refused
+    (a whole-number bound written whole, however large)."""
+    return _BOUNDS[kind][1].format(shown, bound if isinstance(bound, int) else f"{bound:g}")
 
 
 # ------------------------------------------------------------ registries

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 
+from ..config import out_of_bounds
 from ..errors import UsageError
 from ..symmetry.bigint import decimal_string
 
@@ -51,7 +52,7 @@ def amount(count: bool, limit: int | None, sample: int | None, every: bool) -> t
         if value
     ]
     if sample is not None and sample > MAX_SAMPLES:  # a stream is cut with islice, which takes no more
-        raise UsageError(f"{sample} is above the most allowed, {MAX_SAMPLES}", path="--sample")
+        raise UsageError(out_of_bounds(str(sample), "le", MAX_SAMPLES), path="--sample")
     if every and len(given) > 1:
         raise UsageError(f"--all lists every one; it does not go with {', '.join(g for g in given if g != '--all')}")
     if given or not on_terminal():

@@ -54,13 +54,9 @@ from ..errors import SpaceError
 from ..program import Program
 from .bigint import product
 from .posets import DEFAULT_MAX_STATES, MIXING_EPSILON, SAMPLER_VERSION, Poset, TooWide, Walker
-from .space import (
-    IntractableError,
-    Space,
-    accepts,
-    check_draws,
-    check_index,
-)  # IntractableError is re-exported: its home before the protocol
+
+# IntractableError is re-exported: its home before the protocol
+from .space import IntractableError, Space, accepts, check_draws, check_index
 
 
 @dataclass(frozen=True, slots=True)

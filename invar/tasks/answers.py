@@ -130,7 +130,7 @@ class Reader:
                     f"({_shown(value)})"
                 )
         candidates = (
-            self.find(text) if self.find is not None else _lenient(self.parse, finals(text), numbers=self.numbers)
+            self.find(text) if self.find is not None else _lenient(self.parse, finals(text, numbers=self.numbers))
         )
         return Reading(value, _distinct([value, *candidates]), segment[:SEGMENT_CHARS].rstrip())
 
@@ -295,10 +295,13 @@ def _final(text: str) -> tuple[str, int, bool, bool] | None:
     return None
 
 
-def finals(text: str) -> list[str]:
+def finals(text: str, *, numbers: bool = False) -> list[str]:
     """Every explicit final answer of ``text`` (each ``\\boxed{…}``, each
-    ``Answer: …`` line), in order: a task's candidates when it names no finder."""
-    return [content for content, _ in _boxed(text)] + [segment for segment, _, _ in _marked(text)]
+    ``Answer: …`` line), in order and cleaned as the final one is (``numbers``:
+    :attr:`Reader.numbers`): a task's candidates when it names no finder."""
+    return [clean(content) for content, _ in _boxed(text)] + [
+        clean(segment, line=own_line or not numbers) for segment, _, own_line in _marked(text)
+    ]
 
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+#.-]*\s*$")
@@ -416,13 +419,13 @@ def _parsed(parse: Callable[[str], Any], segment: str) -> Any:
         raise Unreadable(" ".join(str(err).split()) or f"no answer in {segment[:80]!r}") from None
 
 
-def _lenient(parse: Callable[[str], Any], segments: Sequence[str], *, numbers: bool = False) -> list[Any]:
-    """What ``parse`` reads in each of ``segments`` (explicit final answers),
-    those it refuses left out."""
+def _lenient(parse: Callable[[str], Any], segments: Sequence[str]) -> list[Any]:
+    """What ``parse`` reads in each of ``segments`` (explicit final answers,
+    cleaned), those it refuses left out."""
     out = []
     for segment in segments:
         try:
-            out.append(parse(clean(segment, line=not numbers)))
+            out.append(parse(segment))
         except ValueError:
             continue
     return out

@@ -620,7 +620,7 @@ _INTERJECTION = re.compile(r"[A-Z][a-z]*[ \t]*[.!:…]+")
 
 def find_answers(text: str) -> list[tuple]:
     """Every line of a reply that reads as one name: its candidate answers
-    (a line of one word closed as a sentence is, ``Sure!``, is prose)."""
+    (a line of one word closed as a sentence, such as ``Sure!``, is prose)."""
     out = []
     for line in lines(text):
         if _INTERJECTION.fullmatch(line):

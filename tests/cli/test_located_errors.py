@@ -109,6 +109,10 @@ def test_a_bad_symbol_in_a_copy_dataset_is_shown_with_a_caret(invoke, tmp_path):
         (["train", "--lr", "-1e-3"], "--lr: error: -1e-3 is below the least allowed, 0 "),  # 0.0 shown as 0
         (["train", "--lr", "nan"], "--lr: error: nan: give a finite number"),
         (["data", "ltl", "--aps", "27", "--out", "{tmp}/x.txt"], "--aps: error: 27 is above the most allowed, 26 "),
+        (  # a whole-number bound is written whole, however large
+            ["renamings", "{fixtures}/x86/figure1a.s", "--sample", "99999999999999999999"],
+            "--sample: error: 99999999999999999999 is above the most allowed, 9223372036854775807",
+        ),
         # an error about one option's value is placed at that option, wherever invar finds it
         (
             ["renamings", "{fixtures}/x86/figure1a.s", "--lang", "cobol"],
