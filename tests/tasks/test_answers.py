@@ -310,6 +310,19 @@ def test_candidates_count_the_distinct_answers_a_reply_holds(task, reply, value,
     assert (reading.value, reading.candidates) == (value, candidates)
 
 
+@pytest.mark.parametrize(
+    "reply, value, candidates",
+    [
+        ("Answer:\n1. 4 cycles", 4, 1),  # the marker alone: the next line's "1." is a list's mark
+        ("Answer: 3 cycles\nAnswer:\n1. 4 cycles", 4, 2),
+        ("Answer: 4. cycles", 4, 1),  # after the marker on its line, a number is the answer
+    ],
+)
+def test_a_reader_without_a_finder_reads_its_candidates_as_its_answer(reply, value, candidates):
+    reader = Reader(parse=lambda segment: int(segment.split()[0].rstrip(".")), numbers=True)
+    assert (reader.read(reply).value, reader.read(reply).candidates) == (value, candidates)
+
+
 def test_the_segment_is_what_the_value_was_read_from_stripped_and_short():
     assert read("bhive", "7 loads\n\nFinal answer: **1.68** cycles  \n").segment == "1.68 cycles"
     long = read("bhive", "words " * 100 + "1.68 cycles")
