@@ -86,6 +86,10 @@ STYLES = {
     "parts of text": lambda n: json_reply(
         message([{"type": "text", "text": "About "}, {"type": "text", "text": f"{n:g} cycles."}])
     ),
+    "output_text parts and plain strings": lambda n: json_reply(
+        message([{"type": "output_text", "text": "About "}, f"{n:g} cycles."])
+    ),
+    "one part, not in a list": lambda n: json_reply(message({"type": "text", "text": f"About {n:g} cycles."})),
 }
 
 
