@@ -1,7 +1,6 @@
 """The commands the methods pages give still parse.
 
-Every shell block of docs/benchmarks/*.md and docs/*.md (docs/log.md, a
-history, aside) is expanded by bash itself, so that variables, ``\\``
+Every shell block of docs/benchmarks/*.md and docs/*.md is expanded by bash itself, so that variables, ``\\``
 continuations, loops, brace expansion, ``&`` and ``wait`` behave as written,
 but nothing can run: bash starts with no startup files, a PATH of one empty
 folder and restricted (no command name with a ``/``, no output redirection),
@@ -46,8 +45,8 @@ import pytest
 from tests.conftest import ROOT
 
 DOCS = ROOT / "docs"
-#: the methods pages, then the other pages of docs/ (docs/log.md is a history: its commands were true when written)
-PAGES = sorted((DOCS / "benchmarks").glob("*.md")) + sorted(p for p in DOCS.glob("*.md") if p.name != "log.md")
+#: the methods pages, then the other pages of docs/
+PAGES = sorted((DOCS / "benchmarks").glob("*.md")) + sorted(DOCS.glob("*.md"))
 BASH = shutil.which("bash")
 
 #: fenced blocks in these languages are shell (``console``: only its ``$ `` lines)
