@@ -626,6 +626,86 @@ CASES = [
         6,
         ["((1,), {})", "((0,), {})"],
     ),
+    # --- builtins that run code they are handed -------------------------------------------
+    (
+        "sorted calls its key (which appends to a closure's list)",
+        """
+        def f(xs, /):
+            log = []
+            def key(v):
+                log.append(v)
+                return -v
+            r = sorted([1, 2, 3], key=key)
+            n = len(log)
+            return r, n
+     """,
+        2,
+        6,
+        ["(([],), {})"],
+    ),
+    (
+        "max and sorted call a key that prints",
+        """
+        def f(a, b, /):
+            def key(v):
+                print("key", v)
+                return v
+            r = max(a, b, key=key)
+            s = sorted([b, a, 0], key=key)
+            return r, s
+     """,
+        1,
+        4,
+        ["((1, 2), {})"],
+    ),
+    (
+        "type with three arguments creates a class (its hooks run)",
+        """
+        def f(n, /):
+            A = type("A", (Hooked,), {})
+            B = type("B", (Hooked,), {})
+            return n, A.tag, B.tag
+     """,
+        1,
+        2,
+        ["((0,), {})"],
+    ),
+    (
+        "unpacking the elements of a fresh display advances them",
+        """
+        def f(g1, g2, g3, /):
+            for a, b, c in [g1]:
+                pass
+            (x, y, z), w = [g2, 5]
+            q = [i + j + k for i, j, k in (g3,)]
+            return a, x, w, q
+     """,
+        1,
+        239500800,
+        ["((gen(), gen(), gen()), {})"],
+    ),
+    # --- a caller's frame ----------------------------------------------------------------
+    (
+        "a helper that reads its caller's frame reads the caller's locals",
+        """
+        import sys
+
+
+        def peek(name):
+            return sys._getframe(1).f_locals[name]
+
+
+        def f(n, /):
+            x = n + 1
+            y = n * 2
+            r = peek("x")
+            x = 0
+            return r, x, y
+     """,
+        2,
+        1,
+        ["((3,), {})"],
+    ),
 ]
 
 PRELUDE = '''

@@ -19,7 +19,10 @@ else while an extra one only shrinks the space:
   writes ``heap`` like a call: ``for`` loops, comprehensions, unpacking
   (``a, b = it``, ``[*it]``, ``f(*it)``), ``x in it``, and the builtins that
   consume their argument (``list``, ``sum``, ``sorted`` …). Iterating a value
-  built right there from constants, displays or ``range`` is exempt;
+  built right there from constants, displays or ``range`` is exempt, but not
+  unpacking its elements (``for a, b in [g]`` iterates ``g``);
+- ``sorted``, ``min`` and ``max`` with a ``key``, and ``type`` with three
+  arguments (a class's creation), are calls;
 - a call that reads the scope by name (``locals()``, ``vars()``, ``dir()``,
   ``eval``, ``exec``, ``globals()``, frame access), however the callee is
   named (:mod:`.reach` finds them: ``lc = locals; lc()``,
@@ -76,7 +79,7 @@ WRAPPING_BUILTINS = frozenset({"staticmethod", "classmethod", "property"})
 #: code of anyone's: their metaclass is ``type`` and the only
 #: ``__init_subclass__`` they inherit is ``object``'s, which does nothing
 HOOK_FREE_BASES = frozenset(
-    """object int float complex str bytes bytearray list tuple dict set frozenset BaseException Exception
+    """object type int float complex str bytes bytearray list tuple dict set frozenset BaseException Exception
     ArithmeticError AssertionError AttributeError IndexError KeyError LookupError NameError NotImplementedError
     OSError RuntimeError StopIteration TypeError ValueError ZeroDivisionError""".split()
 )
@@ -138,6 +141,91 @@ def fresh(node: ast.AST, res: Resolution) -> bool:
         if name in ("zip", "enumerate", "reversed", "iter"):
             return all(fresh(a, res) for a in node.args) and not node.keywords
     return False
+
+
+def _calls_back(node: ast.Call, builtin: str | None, res: Resolution) -> bool:
+    """Whether a call of ``builtin`` runs code it was handed, or creates a
+    class: ``sorted``, ``min`` and ``max`` call their ``key``; ``type(name,
+    bases, namespace)`` may run ``__init_subclass__``, a metaclass's hooks and
+    ``__set_name__``, as a ``class`` statement does, unless it provably runs
+    none (the rule of :meth:`StatementEffects.plain_class`: bases of
+    :data:`HOOK_FREE_BASES`, a namespace of builtin values)."""
+    if builtin in ("sorted", "min", "max"):
+        return any(k.arg in ("key", None) for k in node.keywords)
+    if builtin == "type" and not (len(node.args) == 1 and not node.keywords):
+        if len(node.args) != 3 or node.keywords:
+            return True
+        bases, namespace = node.args[1], node.args[2]
+        hook_free = isinstance(bases, ast.Tuple) and all(
+            isinstance(b, ast.Name) and b.id in HOOK_FREE_BASES and _is_builtin(b, res) for b in bases.elts
+        )
+        built = isinstance(namespace, ast.Dict) and all(
+            k is not None and built_value(v) for k, v in zip(namespace.keys, namespace.values)
+        )
+        return not (hook_free and built)
+    return False
+
+
+def _is_builtin(name: ast.Name, res: Resolution) -> bool:
+    occs = res.by_node.get(id(name), ())
+    return bool(occs) and occs[0].view == "builtin"
+
+
+def _builtin_of(node: ast.AST, res: Resolution) -> str | None:
+    """The builtin that ``node``, a call, calls by its own name, if it does."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _is_builtin(node.func, res):
+        return node.func.id
+    return None
+
+
+def unpack_depth(target: ast.AST) -> int:
+    """How many levels deep ``target`` unpacks what is assigned to it: 0 for
+    a name (or an attribute, a subscript), 1 for ``a, b``, 2 for ``(a, b), c``."""
+    if isinstance(target, ast.Starred):
+        return unpack_depth(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return 1 + max((unpack_depth(t) for t in target.elts), default=0)
+    return 0
+
+
+#: builtins whose result, iterated, yields the elements of their first argument
+_SAME_ELEMENTS = frozenset("list tuple set frozenset sorted reversed iter".split())
+
+
+def _elements(node: ast.AST, res: Resolution) -> list[ast.AST] | None:
+    """The expressions whose values iterating ``node`` (a value that
+    :func:`fresh` accepts) yields, where the source names them: a display's
+    items (a dict's keys), a comprehension's element, a constant's or a
+    range's (none that unpacking could advance: characters, numbers); None
+    where they are not known (an element may then be anything, an iterator
+    included)."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        out: list[ast.AST] = []
+        for elt in node.elts:
+            inner = _elements(elt.value, res) if isinstance(elt, ast.Starred) else [elt]
+            if inner is None:
+                return None
+            out += inner
+        return out
+    if isinstance(node, ast.Dict):
+        return None if any(k is None for k in node.keys) else list(node.keys)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return [node.elt]
+    if isinstance(node, ast.DictComp):
+        return [node.key]
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        return []
+    if isinstance(node, ast.BinOp):
+        left, right = _elements(node.left, res), _elements(node.right, res)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        return _elements(node.value, res)
+    builtin = _builtin_of(node, res)
+    if builtin in ("range", "bytes", "bytearray"):
+        return []
+    if builtin in _SAME_ELEMENTS and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred):
+        return _elements(node.args[0], res)
+    return None
 
 
 _BUILT = (*_DISPLAYS, ast.Lambda)
@@ -214,6 +302,28 @@ class EffectVisitor(ast.NodeVisitor):
         """The node iterates ``value`` (see the module docstring)."""
         if not fresh(value, self.res):
             self._runs_code(value)
+
+    def _unpacks(self, value: ast.AST, depth: int) -> None:
+        """The node iterates ``value`` and unpacks each of its elements
+        ``depth - 1`` levels deep: ``for a, b in [g]`` and ``dict([g])``
+        iterate ``g`` too, whose value may be an iterator, though the display
+        around it is fresh. An element that is not known, at a depth that
+        unpacks it, may be anything."""
+        if depth < 1:
+            return
+        self._iterates(value)
+        if depth < 2:
+            return
+        if _builtin_of(value, self.res) in ("zip", "enumerate"):
+            for arg in value.args:  # each element a tuple of theirs: unpacking it reaches their elements
+                self._unpacks(arg.value if isinstance(arg, ast.Starred) else arg, depth - 1)
+            return
+        elements = _elements(value, self.res)
+        if elements is None:
+            self._runs_code(value)
+            return
+        for element in elements:
+            self._unpacks(element, depth - 1)
 
     def _dynamic(self, node: ast.AST) -> None:
         """``node`` reads its scope by name: every variable of the scope where
@@ -311,11 +421,18 @@ class EffectVisitor(ast.NodeVisitor):
                 builtin = func.id
         if id(node) in self.res.dynamic_calls or (self.res.escaped and builtin not in LOOKING_BUILTINS):
             self._dynamic(node)  # (an escaped one may be called by ``sorted``, ``map`` … in this frame)
+        if _calls_back(node, builtin, self.res):
+            self._runs_code(node)
         if builtin in CONSUMING_BUILTINS:
             several = len(node.args) > 1 and not any(isinstance(a, ast.Starred) for a in node.args)
             if not (builtin in ("min", "max") and several):  # min(a, b) compares, it iterates nothing
+                # dict() unpacks each element into a key and a value; *xs passes xs's elements, each iterated
+                depth = 2 if builtin == "dict" else 1
                 for arg in node.args:
-                    self._iterates(arg.value if isinstance(arg, ast.Starred) else arg)
+                    if isinstance(arg, ast.Starred):
+                        self._unpacks(arg.value, depth + 1)
+                    else:
+                        self._unpacks(arg, depth)
         elif builtin not in PURE_BUILTINS:
             self._runs_code(node)
         self._stack += child_nodes(node)
@@ -328,7 +445,7 @@ class EffectVisitor(ast.NodeVisitor):
         self._stack.append(node.value)
 
     def visit_comprehension(self, node: ast.comprehension) -> None:
-        self._iterates(node.iter)
+        self._unpacks(node.iter, 1 + unpack_depth(node.target))
         self._stack += child_nodes(node)
 
     def visit_Compare(self, node: ast.Compare) -> None:
@@ -341,8 +458,8 @@ class EffectVisitor(ast.NodeVisitor):
         self._stack += child_nodes(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        if any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
-            self._iterates(node.value)  # unpacking iterates the value
+        for target in node.targets:
+            self._unpacks(node.value, unpack_depth(target))  # unpacking iterates the value
         self._stack += child_nodes(node)
 
     def _suspend(self, node: ast.AST) -> None:
@@ -535,6 +652,7 @@ class StatementEffects:
             return e
         if isinstance(s, (ast.For, ast.AsyncFor)):
             e = self.expressions([s.target, s.iter])
+            EffectVisitor(self.res, e, self)._unpacks(s.iter, 1 + unpack_depth(s.target))
             e.reads.add(HEAP)
             e.may_raise = True
             if isinstance(s, ast.AsyncFor) or not fresh(s.iter, self.res):

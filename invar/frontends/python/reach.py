@@ -296,8 +296,9 @@ class _Pass:
             if self.taint == before:
                 break
         # a tainted variable read back through an object: a global through the
-        # module, a closure's variable through its cell, any local through a frame
-        if (
+        # module, a closure's variable through its cell, any local through a frame;
+        # or any call may be of a function that reads its caller's frame
+        if self.res.caller_frames or (
             (self.frames and self.taint)
             or (self.exposed and any(r.startswith("global:") for r in self.taint))
             or (self.cells_exposed and any(r in self.res.cells for r in self.taint))

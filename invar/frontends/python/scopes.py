@@ -34,6 +34,11 @@ DYNAMIC_BUILTINS = frozenset({"locals", "vars", "eval", "exec", "dir", "globals"
 #: attributes through which code reaches a frame and so its locals by name
 #: (``sys._getframe().f_locals``, ``inspect.currentframe()``, ``inspect.stack()``)
 FRAME_ATTRIBUTES = frozenset({"_getframe", "currentframe", "f_locals", "f_back", "stack", "getouterframes", "trace"})
+#: what reaches the frame of a function's caller (``sys._getframe(1)``, ``frame.f_back``,
+#: ``inspect.stack()``, ``traceback.walk_stack``): a call anywhere may then read its caller's locals
+CALLER_FRAMES = frozenset({"f_back", "getouterframes", "walk_stack", "_current_frames", "stack", "trace", "_getframe"})
+#: the modules whose :data:`CALLER_FRAMES` functions reach frames (``.stack`` of another object is no frame)
+FRAME_MODULES = frozenset({"sys", "inspect", "traceback"})
 
 _BUILTINS = frozenset(dir(builtins))
 #: builtins whose calls by name :mod:`.reach` reads (the scope readers, and
@@ -264,6 +269,8 @@ class Resolution:
     dynamic: set[int]
     #: the module has ``from __future__ import annotations``: no annotation runs
     deferred_annotations: bool = False
+    #: the module reaches a caller's frame (:data:`CALLER_FRAMES`): any call may read its caller's scope
+    caller_frames: bool = False
     #: what :mod:`.reach` finds (set by the parser after this pass): ``id`` of
     #: every call that may read its scope by name, whatever it is called;
     #: whether such a builtin escaped into the heap (then any call may be one);
@@ -345,6 +352,7 @@ class _Resolver:
         self.keywords: list[tuple[int, str]] = []
         self.spelled: set[tuple[int, int]] = set()
         self.dynamic: set[int] = set()
+        self.caller_frames = False
         self.tree = tree
 
     # ----------------------------------------------------------- resolution
@@ -534,6 +542,7 @@ class _Resolver:
             self.spelled,
             self.dynamic,
             deferred,
+            self.caller_frames,
             builtin_calls=self.builtin_calls,
             watched=watched,
         )
@@ -673,11 +682,17 @@ class _Resolver:
             self.watched = True
             if node.attr in FRAME_ATTRIBUTES:
                 self.dynamic.add(id(scope))
+        if node.attr in CALLER_FRAMES and (
+            node.attr == "f_back" or (isinstance(node.value, ast.Name) and node.value.id in FRAME_MODULES)
+        ):
+            self.caller_frames = self.watched = True
         return [node.value], False
 
     def _import_from(self, node: ast.ImportFrom, scope: Scope) -> tuple[list[ast.AST], bool]:
         if node.level or (node.module or "").split(".")[0] in WATCHED_FROM:
             self.watched = True  # a relative import may name the module itself
+        if node.module in FRAME_MODULES and any(a.name in CALLER_FRAMES or a.name == "*" for a in node.names):
+            self.caller_frames = self.watched = True
         return list(node.names), False
 
     def _call(self, node: ast.Call, scope: Scope) -> tuple[list[ast.AST], bool]:
