@@ -19,7 +19,7 @@ from invar.symmetry.permutations import PermutationSpace
 
 from .python_harness import Job, disagreements, run_jobs
 
-POOL = ["a", "b", "x", "it", "xs", "len", "print", "sum", "next", "q0", "q1", "q2", "q3", "q4"]
+POOL = ["a", "b", "x", "it", "xs", "len", "print", "sum", "next", "q0", "q1", "q2", "q3", "q4", "__k", "_C__a"]
 
 CASES = [
     # --- builtins that consume or mutate an argument -------------------------------------
@@ -683,6 +683,37 @@ CASES = [
         1,
         239500800,
         ["((gen(), gen(), gen()), {})"],
+    ),
+    # --- private names, which a class mangles ---------------------------------------------
+    (
+        "a private local is another name inside a class (never a target)",
+        """
+        def f(n, /):
+            __k = n + 1
+            m = n * 2
+            class C:
+                def get(self):
+                    return m
+            return C().get() + __k
+     """,
+        6,
+        1,
+        ["((3,), {})"],
+    ),
+    (
+        "two spellings of one private variable in a method",
+        """
+        def f(v, /):
+            class C:
+                def m(self, w, /):
+                    __a = w
+                    _C__a = w * 10
+                    return __a
+            return C().m(v)
+     """,
+        1,
+        6,
+        ["((3,), {})"],
     ),
     # --- a caller's frame ----------------------------------------------------------------
     (

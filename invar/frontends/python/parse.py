@@ -28,7 +28,7 @@ from ..registry import PYTHON
 from ..units import Units, check_size
 from .effects import StatementEffects
 from .reach import find_reach
-from .scopes import Resolution, Scope, SourceMap, module_name, resolve
+from .scopes import Resolution, Scope, SourceMap, module_name, private, resolve
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPOUND = (
@@ -583,8 +583,10 @@ class _UnitBuilder:
             referent = occ.resource if renamable else None
             if id(occ.scope) in self.res.dynamic:
                 dynamic = True
-            if referent is not None and (occ.ctx in _INTERFACE or (occ.line, occ.col) in spelled):
-                pinned.add(referent)  # observable by its spelling (docs/semantics.md)
+            if referent is not None and (occ.ctx in _INTERFACE or (occ.line, occ.col) in spelled or private(occ.name)):
+                # observable by its spelling (docs/semantics.md), or private: a class mangles it, so that a
+                # renaming into or out of it would change which variable a token inside a class names
+                pinned.add(referent)
             if occ.col < 0:
                 pinned.add(referent if referent is not None else f"name:{occ.name}")
                 continue

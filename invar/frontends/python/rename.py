@@ -1,7 +1,7 @@
 """Python's renaming rules: the shared local rules (:mod:`..locals`) with
 the words no Python variable may take.
 
-Imports ``..locals``, ``errors``, ``program`` and ``symmetry`` only.
+Imports ``..locals``, ``.scopes`` (what a private name is), ``errors``, ``program`` and ``symmetry`` only.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Iterable, Sequence
 from ...program import Program
 from ...symmetry.renamings import RenamingSpace
 from ..locals import local_canonical_space, local_renaming_space
+from .scopes import private
 
 
 def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins: Iterable[str] = ()) -> RenamingSpace:
@@ -23,8 +24,11 @@ def renaming_space(program: Program, *, pool: Sequence[str] | None = None, pins:
     where a view has fewer names than referents (two scopes reuse a name).
     ``pins``: referents or bare names to keep. No target may be a keyword or any name the unit uses
     without renaming it (globals, builtins, imports, attributes' owners …),
-    so no renamed variable can capture or be captured.
+    so no renamed variable can capture or be captured; nor a private name
+    (``__x``), which a class mangles (a private variable keeps its name).
     """
+    if pool is not None:  # a private name is another name inside a class: never a target
+        pool = [p for p in pool if not private(p)]
     return local_renaming_space(program, pool=pool, pins=pins, is_keyword=_reserved)
 
 

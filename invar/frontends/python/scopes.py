@@ -288,6 +288,27 @@ class Resolution:
     watched: bool = False
 
 
+def private(name: str) -> bool:
+    """Whether ``name`` is private (``__x``, no dunder): inside a class the
+    compiler mangles it with the class's name."""
+    return name.startswith("__") and not name.endswith("__")
+
+
+def compiled_name(scope: "Scope", name: str) -> str:
+    """``name`` as the compiler spells it in ``scope``: a private name in a
+    class body, or in a function nested in one, mangled with the nearest
+    class's name (``__a`` in class ``C`` is ``_C__a``)."""
+    if not private(name):
+        return name
+    s: Scope | None = scope
+    while s is not None:
+        if s.kind == "class":
+            stripped = s.table.get_name().lstrip("_")
+            return f"_{stripped}{name}" if stripped else name
+        s = s.parent
+    return name
+
+
 class SourceMap:
     """Offsets in the source: byte columns to characters, lines to offsets."""
 
@@ -351,27 +372,28 @@ class _Resolver:
         self.cells: set[str] = set()
         self.keywords: list[tuple[int, str]] = []
         self.spelled: set[tuple[int, int]] = set()
+        #: ``from __future__ import annotations``: a signature's annotations are kept as their text
+        self.deferred = any(
+            isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+            for s in tree.body
+        )
         self.dynamic: set[int] = set()
         self.caller_frames = False
         self.tree = tree
 
     # ----------------------------------------------------------- resolution
     def _symbol(self, scope: Scope, name: str) -> symtable.Symbol | None:
+        """The symbol of ``name``, spelled as the compiler spells it in ``scope``."""
         try:
             return scope.table.lookup(name)
         except KeyError:
             pass
-        if name.startswith("__") and not name.endswith("__"):
-            # private names are mangled inside classes
-            s: Scope | None = scope
-            while s is not None:
-                if s.kind == "class":
-                    mangled = f"_{s.table.get_name().lstrip('_')}{name}"
-                    try:
-                        return scope.table.lookup(mangled)
-                    except KeyError:
-                        return None
-                s = s.parent
+        compiled = compiled_name(scope, name)
+        if compiled != name:
+            try:
+                return scope.table.lookup(compiled)
+            except KeyError:
+                pass
         return None
 
     def _global(self, name: str, declared: bool) -> tuple[str, str, Scope | None]:
@@ -391,7 +413,10 @@ class _Resolver:
             got = scope.resolved[name] = self._resolve(scope, name)
         return got
 
-    def _resolve(self, scope: Scope, name: str) -> tuple[str, str, Scope | None]:
+    def _resolve(self, scope: Scope, spelled: str) -> tuple[str, str, Scope | None]:
+        # a private name inside a class is another name (``__a`` in class C is ``_C__a``, as is ``_C__a``):
+        # the resource is the compiled name, so the two spellings are one variable and ``__a`` outside is another
+        name = compiled_name(scope, spelled)
         sym = self._symbol(scope, name)
         if scope.kind == "module":
             return self._global(name, False)
@@ -527,10 +552,7 @@ class _Resolver:
                 extend([(c, scope) for c in reversed(before)])
         self.occurrences.sort(key=lambda o: (o.line, o.col))
         self.keywords.sort()
-        deferred = any(
-            isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
-            for s in self.tree.body
-        )
+        deferred = self.deferred
         watched = self.watched or any(k not in self.callees for k in self.dynamic_names)
         return Resolution(
             self.occurrences,
@@ -587,6 +609,10 @@ class _Resolver:
         ]
         if node.returns is not None:
             annotations.append(node.returns)
+        if self.deferred:  # each annotation is kept as its text (``g.__annotations__``): its names are spelled
+            for sub in (n for a in annotations for n in ast.walk(a)):
+                if isinstance(sub, ast.Name):
+                    self.spelled.add((sub.lineno, self.src.char_col(sub.lineno, sub.col_offset)))
         before = [*a.defaults, *(d for d in a.kw_defaults if d is not None), *annotations, *node.decorator_list]
         # ``async def`` needs no pattern of its own: the name is the one after ``def``
         lo = self._start(node)
