@@ -321,6 +321,7 @@ class _Gen:
             (1, self.augment),
             (0.5, self.aliased_scope_read),
             (0.6, self.module_global),
+            (0.6, self.hands_code),
         ]
         if self.generator:
             choices.append((1, lambda d: self.emit(d, f"yield {self.int_expr()}")))
@@ -378,6 +379,32 @@ class _Gen:
                 y = "b2"
             self.env[x] = self.env[y] = INT
             self.emit(depth, f"{x}, {y} = divmod({self.int_expr(1)}, 3)")
+
+    def hands_code(self, depth: int) -> None:
+        """A builtin that runs what it is handed (``sorted``'s and ``max``'s
+        key, ``type``'s class hooks), or unpacking that reaches the elements
+        of a display built right there (``for *r, in [it]``)."""
+        r = self.rng
+        lst, a, b, it = self.pick(LIST), self.pick(INT), self.pick(INT), self.pick(ITER)
+        key = f"lambda v: {lst}.append(v) or -v" if lst and r.random() < 0.6 else "lambda v: print('key', v) or v"
+        options = [(LIST, f"sorted({self.list_expr()}, key={key})")]
+        if a and b:
+            options.append((INT, f"max({a}, {b}, key={key})"))
+        if it:
+            options += [(INT, f"max(*[{it}], default=0)"), (LIST, None)]
+        options.append((None, None))
+        t, value = r.choice(options)
+        if t is None:
+            k = r.randint(0, 9)
+            self.emit(depth, f"K{k} = type('K{k}', (Hooked,), {{}})")
+        elif value is None:
+            rest = self.new_name(LIST)
+            self.env[rest] = LIST
+            self.emit(depth, f"for *{rest}, in [{it}]:\n    pass")
+        else:
+            name = self.new_name(t)
+            self.env[name] = t
+            self.emit(depth, f"{name} = {value}")
 
     def mutate(self, depth: int) -> None:
         r = self.rng
