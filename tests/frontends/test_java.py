@@ -229,3 +229,73 @@ def test_overloads_are_named_by_their_line_and_by_their_column_where_they_share_
     names = [u.name for u in parse_units(OVERLOADS, parser=parser)]
     assert names == ["Ov.f@2", "Ov.f@3", "Ov.g@4.5", "Ov.g@4.32", "Ov.h"]
     assert len(set(names)) == len(names)
+
+
+def _unit(src: str, name: str):
+    return {u.name: u for u in parse_units(src, "T.java")}[name]
+
+
+@pytest.mark.parametrize(
+    "unboxed", ["z = c ? 1 : null;", "z = c ? null : 1;", "z = (c ? (null) : 2) + 1;", "z = c ? 1 : d ? 2 : null;"]
+)
+def test_a_conditional_with_a_null_branch_may_raise_inside_a_try(unboxed):
+    p = method(TRY_UNBOX.format(unboxed=unboxed), params="boolean c, boolean d")
+    assert ordered(p, "x = 5", unboxed[:6])
+
+
+#: a local write beside a statement that may unbox ``null`` (the NPE is caught)
+TRY_UNBOX = """\
+        int x = 0;
+        int z = 0;
+        try {{
+            x = 5;
+            {unboxed}
+        }} catch (NullPointerException e) {{
+            return x;
+        }}
+        return x + z;
+"""
+
+
+def test_a_conditional_without_null_still_moves_inside_a_try():
+    p = method(TRY_UNBOX.format(unboxed="z = c ? 1 : 2;"), params="boolean c")
+    assert not ordered(p, "x = 5", "z = c")
+
+
+SHADOWED = """\
+{imports}
+class T {{
+{members}
+    int f(int p, java.util.List<String> it) {{
+        Object a = {first};
+        Object b = {second};
+        return a.hashCode() + b.hashCode();
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "imports, members, first, second, swaps",
+    [
+        # the JDK classes, named by their simple names: reads, free to swap
+        ("", "", "Math.abs(p)", "Math.abs(p - 10)", True),
+        ("import java.util.*;", "", "new ArrayList<>()", "new HashMap<>()", True),
+        ("import java.util.ArrayList;", "", "new ArrayList<>()", "Integer.parseInt(\"1\")", True),
+        ("", "", 'String.join(",", "a", "b")', 'String.join(";", new String[] {"c"})', True),
+        # a class of the file, a field, an import or a missing import: unknown calls
+        ("", "    static class Math { static int abs(int x) { return x; } }", "Math.abs(p)", "Math.abs(p - 10)", False),
+        ("", "    static java.util.Random Math = new java.util.Random();", "Math.abs(p)", "Math.abs(p - 10)", False),
+        ("import my.lib.Math;", "", "Math.abs(p)", "Math.abs(p - 10)", False),
+        ("", "    <Integer> void g() {}", "Integer.parseInt(\"1\")", "Integer.parseInt(\"2\")", False),
+        ("", "    enum E { String }", "String.valueOf(p)", "String.valueOf(2)", False),
+        ("import java.util.*;", "    static class ArrayList<T> { }", "new ArrayList<>()", "new ArrayList<>()", False),
+        ("", "", "new ArrayList<>()", "new HashMap<>()", False),  # no import: not java.util's
+        # String.join iterates an Iterable
+        ("", "", 'String.join(",", it)', 'String.join(";", it)', False),
+    ],
+)
+def test_jdk_classes_are_known_only_where_their_simple_name_means_them(imports, members, first, second, swaps):
+    src = SHADOWED.format(imports=imports, members=members, first=first, second=second)
+    p = _unit(src, "T.f")
+    assert (PermutationSpace(p).count() == 2) == swaps, src

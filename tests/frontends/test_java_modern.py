@@ -3,6 +3,8 @@ to be lost; and the two parser paths agreeing wherever both read a file."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from invar.errors import ParseError
@@ -223,3 +225,162 @@ def test_both_parsers_agree_on_what_javalang_reads_awkwardly():
     assert list(a) == list(b) and not a.skipped and not b.skipped
     f = a[-1]
     assert None not in refs(f, "s")  # both lambdas' parameters are parameters
+
+
+#: a postfix ``++``/``--`` under casts and prefix operators (tree-sitter-java
+#: reads ``(long) i++`` as ``((long) i)++``), written every way Java 8 allows
+PRECEDENCE = """\
+class P {
+    int n;
+    int[] a = {1, 2};
+    long f(int i, int k, P o) {
+        long x1 = (long) i++;
+        int x2 = -k++;
+        int x3 = -~k++;
+        int x4 = ~k--;
+        long x5 = (long) -k++;
+        long x6 = -(long) k++;
+        int x7 = (int) a[0]++;
+        int x8 = (int) o.n++;
+        int x9 = -o.n--;
+        int x10 = (int) (k)++;
+        int x11 = -(k)++ + +(i)--;
+        long x12 = (long) ++i + -++k + (short) -(byte) ~i--;
+        int x13 = (int) (Integer) k++;
+        return x1 + x2 + x3 + x4 + x5 + x6 + x7 + x8 + x9 + x10 + x11 + x12 + x13 + i + k;
+    }
+}
+"""
+
+
+def test_a_postfix_update_binds_tighter_than_casts_and_prefix_operators_on_both_paths():
+    a = parse_units(PRECEDENCE, "P.java", parser="javalang")
+    b = parse_units(PRECEDENCE, "P.java", parser="tree-sitter")
+    assert list(a) == list(b)
+    (f,) = a
+    k = next(t.referent for t in f.tokens if t.text == "k" and t.referent)
+    i = next(t.referent for t in f.tokens if t.text == "i" and t.referent)
+    for line in f.lines:
+        text = line.text.strip()
+        if "k++" in text or "k--" in text or "(k)++" in text:
+            assert k in line.writes, text
+        if "i++" in text or "i--" in text:
+            assert i in line.writes, text
+    # a record after the method sends the whole file down the tree-sitter path
+    forced = PRECEDENCE[: PRECEDENCE.rindex("}")] + "    record Force(int z) {}\n}\n"
+    (g,) = [u for u in parse_units(forced, "P.java") if u.name == "P.f"]
+    assert [(ln.reads, ln.writes) for ln in g.lines] == [(ln.reads, ln.writes) for ln in f.lines]
+
+
+#: locals named like the types and enum constants the method spells
+TYPE_NAMES = """\
+import java.util.*;
+
+class N {
+    enum Color { RED, GREEN }
+    static class A {}
+    static class B {}
+    int v = 4;
+
+    class In {
+        int m(Object o, Color c) {
+            String String = "ab";
+            List<String> xs = new ArrayList<String>();
+            String[] arr = new String[2];
+            int A = 1;
+            int B = 2;
+            Integer Integer = 5;
+            int RED = 1;
+            int P = In.this.hashCode() > 0 ? 5 : 6;
+            Class<?> k = N.class;
+            if (o instanceof A) {
+                return A;
+            }
+            Object q = (Integer) Integer;
+            switch (c) {
+                case RED:
+                    return RED * 10 + N.this.v;
+                default:
+                    break;
+            }
+            return B + String.length() + xs.size() + arr.length + P + (q instanceof Integer ? 1 : 0) + k.hashCode();
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("parser", ["javalang", "tree-sitter"])
+def test_type_positions_and_enum_case_labels_never_name_a_local(parser):
+    (m,) = parse_units(TYPE_NAMES, "N.java", parser=parser)
+
+    def at(line_text: str, name: str) -> list:
+        """The referents of ``name`` on the line holding ``line_text``."""
+        li = next(i for i, ln in enumerate(m.lines) if line_text in ln.text)
+        return [t.referent for t in m.tokens if t.line == li and t.text == name]
+
+    # a type, in every position, is no local
+    assert at("List<String> xs", "String") == [None, None]
+    assert at("String[] arr", "String") == [None, None]
+    assert at("int P", "In") == [None]
+    assert at("Class<?> k", "N") == [None]
+    assert at("o instanceof A", "A") == [None]
+    assert at("Object q", "Integer")[0] is None and at("Object q", "Integer")[1] is not None
+    assert at("case RED", "RED") == [None, at("int RED", "RED")[0]]
+    # the names those positions spell are never targets, so those locals are renamed away
+    space = renaming_space(m)
+    assert space.count() > 1
+    for renaming in space.sample(30, random.Random(1)):
+        text = space.apply(None, renaming).render()
+        assert "List<String> " in text and "String[] " in text and "new String[2]" in text and "(Integer) " in text
+        assert "instanceof A)" in text and "case RED:" in text and "In.this" in text and "N.class" in text
+
+
+def test_the_two_paths_agree_on_type_positions():
+    a = parse_units(TYPE_NAMES, "N.java", parser="javalang")
+    b = parse_units(TYPE_NAMES, "N.java", parser="tree-sitter")
+    assert list(a) == list(b)
+
+
+def test_a_constant_local_in_a_case_label_keeps_its_name():
+    src = """\
+class S {
+    int m(int x) {
+        final int K = 3;
+        int y = 1;
+        switch (x) {
+            case K:
+                return y;
+            default:
+                return K;
+        }
+    }
+}
+"""
+    (m,) = parse_units(src, "S.java")
+    k = {t.referent for t in m.tokens if t.text == "K"}
+    assert len(k) == 1 and k <= m.pinned
+    space = renaming_space(m)
+    assert space.count() == 1 and all("K" not in allowed for allowed in space.allowed)
+
+
+def test_a_compact_constructors_components_are_never_targets():
+    src = """\
+class R {
+    record Pt(int x, int y) {
+        Pt {
+            int a = 1;
+            Runnable r = new Runnable() { public void run() { int x = 5; System.out.println(x); } };
+            r.run();
+            System.out.println(a);
+        }
+    }
+}
+"""
+    (ctor,) = [u for u in parse_units(src, "R.java") if u.name == "R.Pt.Pt"]
+    assert {p.rsplit(":", 1)[1] for p in ctor.pinned} == {"x", "y"}
+    space = renaming_space(ctor)
+    assert all("x" not in allowed and "y" not in allowed for allowed in space.allowed)
+    assert space.count() == 6
+    pooled = renaming_space(ctor, pool=["x", "y", "b", "c", "d"])
+    assert all(set(allowed) == {"b", "c", "d"} for allowed in pooled.allowed)

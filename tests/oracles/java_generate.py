@@ -223,6 +223,7 @@ class _Method:
         nested = len(self.scopes) < 4 and self.budget > 2
         kinds = ["decl"] * 5 + ["assign"] * 4 + ["field"] * 3 + ["array"] * 2 + ["coll"] * 3 + ["print"] * 2
         kinds += ["copy", "chars", "capture", "box", "call", "lambda_coll"] * 2 + ["shadow", "assert", "misc"]
+        kinds += ["cast_incr"]
         if nested:
             kinds += [
                 "block",
@@ -282,6 +283,19 @@ class _Method:
         if form == 4:
             return [f"{ind}{self.field('list')}.add({v} = {self.expr(1)});"]
         return [f"{ind}{v} = {self.field('n')} = {self.expr(1)};"]
+
+    def s_cast_incr(self, ind: str) -> list[str]:
+        """An increment under a cast or a prefix operator: it binds tighter
+        (``(int) v++`` increments ``v``, JLS 15.15), whichever parser reads it."""
+        r = self.rng
+        vs = self.locals_of("int", assignable=True)
+        name = self.fresh()
+        if not vs or name is None:
+            return self.s_assign(ind)
+        v = r.choice(vs)
+        value = r.choice([f"(int) {v}++", f"-{v}++", f"~{v}--", f"(int) -{v}++", f"-(int) {v}--", f"-~{v}++"])
+        self.declare(name, "int")
+        return [f"{ind}int {name} = {value};"]
 
     def s_field(self, ind: str) -> list[str]:
         r = self.rng
@@ -728,7 +742,12 @@ class _Method:
             risky = f"{self.field('n')} += {q};"
         else:
             risky = r.choice(
-                [f"{self.field('n')} += {a}[{self.expr(1)}];", f"{self.field('n')} += 12 / {self.expr(1)};"]
+                [
+                    f"{self.field('n')} += {a}[{self.expr(1)}];",
+                    f"{self.field('n')} += 12 / {self.expr(1)};",
+                    # a conditional with a null branch is an Integer: unboxing the null raises
+                    f"{self.field('n')} += {self.expr(1)} > 2 ? {self.expr(1)} : null;",
+                ]
             )
         chunks.append([ind + "    " + risky])
         for _ in range(r.randint(0, 2)):

@@ -472,6 +472,147 @@ class C {
         1,
         6,
     ),
+    (
+        "postfix-under-casts-on-the-tree-sitter-path",
+        """
+class C {
+    record Force(int z) {}
+    static long m(int i, int k) {
+        long a = (long) i++;
+        int b = i;
+        int c = -~k++;
+        int d = k;
+        long e = -(long) k--;
+        int f = k;
+        return a * 100000 + b * 10000 + c * 1000 + d * 100 + e * 10 + f;
+    }
+    public static void main(String[] s) { System.out.println(m(3, 5)); }
+}""",
+        "C.m",
+        15,
+        1440,
+    ),
+    (
+        "null-branch-unboxed-in-try",
+        """
+class C {
+    static int m(boolean c) {
+        int x = 0;
+        int z = 0;
+        try {
+            x = 5;
+            z = c ? 1 : null;
+        } catch (NullPointerException e) {
+            return x;
+        }
+        return x + z;
+    }
+    public static void main(String[] s) { System.out.println(m(true) + " " + m(false)); }
+}""",
+        "C.m",
+        2,
+        6,
+    ),
+    (
+        "locals-named-like-types-and-enum-constants",
+        """
+import java.util.*;
+class C {
+    enum Color { RED, GREEN }
+    static class A {}
+    static class B {}
+    int v = 7;
+    class In {
+        int m(Color c, Object o) {
+            int RED = 1;
+            String String = "ab" + RED;
+            List<String> xs = new ArrayList<>(List.of(String));
+            String[] arr = new String[xs.size()];
+            int A = arr.length + In.this.hashCode() % 1;
+            if (o instanceof A) {
+                return A + RED;
+            }
+            int P = (Object) String instanceof String ? 5 : 6;
+            switch (c) {
+                case RED: return RED * 10 + C.this.v + P + (C.class.isEnum() ? 1 : 2);
+                case GREEN: return A * 100 + String.length();
+            }
+            return 0;
+        }
+    }
+    public static void main(String[] s) {
+        In in = new C().new In();
+        System.out.println(in.m(Color.RED, "x") + " " + in.m(Color.GREEN, "y") + " " + in.m(Color.RED, new A()));
+    }
+}""",
+        "C.In.m",
+        1,
+        1440,
+    ),
+    (
+        "compact-constructor-components-are-implicit-parameters",
+        """
+class C {
+    record Pt(int x, int y) {
+        Pt {
+            int a = 1;
+            Runnable r = new Runnable() { public void run() { int x = 5; System.out.println("run " + x); } };
+            r.run();
+            System.out.println("pt " + a);
+        }
+    }
+    public static void main(String[] s) { System.out.println(new Pt(1, 2)); }
+}""",
+        "C.Pt.Pt",
+        3,
+        6,
+    ),
+    (
+        "user-classes-named-like-jdk-classes",
+        """
+import java.util.*;
+class C {
+    static class Math {
+        static int abs(int x) { System.out.println("abs " + x); return x < 0 ? -x : x; }
+    }
+    static class ArrayList<T> extends java.util.ArrayList<T> {
+        ArrayList() { System.out.println("made"); }
+    }
+    static int m(int p) {
+        int a = Math.abs(p);
+        int b = Math.abs(p - 10);
+        List<Integer> xs = new ArrayList<>();
+        System.out.println("p=" + p);
+        return a * 100 + b + xs.size();
+    }
+    public static void main(String[] s) { System.out.println(m(3)); }
+}""",
+        "C.m",
+        1,
+        6,
+    ),
+    (
+        "string-join-iterates-an-iterable",
+        """
+import java.util.*;
+class C {
+    static String m(Iterable<String> it, String[] words) {
+        String a = String.join(",", it);
+        String b = String.join(";", it);
+        String c = String.join("+", words);
+        String d = String.join("-", "p", "q");
+        return a + "|" + b + "|" + c + d;
+    }
+    public static void main(String[] s) {
+        Iterator<String> one = List.of("x", "y").iterator();
+        Iterable<String> once = () -> one;
+        System.out.println(m(once, new String[] {"u", "v"}));
+    }
+}""",
+        "C.m",
+        2,
+        48,
+    ),
 ]
 
 

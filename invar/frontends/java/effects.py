@@ -10,9 +10,11 @@ field, reached through ``heap``.
 from __future__ import annotations
 
 from .syntax import (
+    IDENT,
     Assign,
     Binary,
     Call,
+    Cond,
     Decl,
     Do,
     Expr,
@@ -22,6 +24,7 @@ from .syntax import (
     Index,
     Jump,
     Lambda,
+    Literal,
     LocalClass,
     Method,
     MethodRef,
@@ -36,6 +39,7 @@ from .syntax import (
     Switch,
     SwitchExpr,
     This,
+    Tokens,
     Try,
     While,
     walk,
@@ -57,6 +61,19 @@ ALLOCATORS = frozenset(
     """ArrayList LinkedList HashMap TreeMap LinkedHashMap HashSet TreeSet LinkedHashSet ArrayDeque
     StringBuilder String Integer Long Double Object int long double char boolean byte short float""".split()
 )
+#: the package of every class above (and :data:`PURE_QUALIFIERS`), which
+#: its simple name means only where nothing in the file takes that name
+#: (:func:`jdk_classes`); the primitive names are no classes and always mean
+#: themselves
+JDK_PACKAGES = {
+    **dict.fromkeys(
+        "Math StrictMath Integer Long Double Float Character Boolean String StringBuilder Object".split(), "java.lang"
+    ),
+    **dict.fromkeys(
+        "ArrayList LinkedList HashMap TreeMap LinkedHashMap HashSet TreeSet LinkedHashSet ArrayDeque".split(),
+        "java.util",
+    ),
+}
 _LOOPS = (For, ForEach, While, Do)
 #: bodies that do not run where they are written: code there still reads and
 #: writes (conservatively), but its jumps and barriers are its own
@@ -66,8 +83,11 @@ _BODIES = (Lambda, New, Method, LocalClass)
 class StatementEffects:
     """Effects of the statements of one unit (memoized per statement)."""
 
-    def __init__(self, scopes: Scopes) -> None:
+    def __init__(self, scopes: Scopes, ix: Tokens) -> None:
         self.scopes = scopes
+        self.ix = ix
+        #: the simple names that mean their JDK class in this file
+        self.jdk = jdk_classes(ix)
         self.memo: dict[int, Effect] = {}
 
     def effect(self, stmt: Stmt) -> Effect:
@@ -117,6 +137,20 @@ class StatementEffects:
         e.may_raise = True
 
     visit_Cast = visit_Index
+
+    def visit_Cond(self, e: Effect, node: Cond, path) -> None:
+        # ``c ? 1 : null`` has a boxed type: where it is unboxed (assigned to
+        # a primitive, an operand of arithmetic) a null raises, and invar does
+        # not know the context's type. A boxed operand raises as it is read
+        # (a boxed local, a field, a call, a cast, an element all may raise)
+        if self.is_null(node.then) or self.is_null(node.other):
+            e.may_raise = True
+
+    def is_null(self, node: Expr) -> bool:
+        """Whether ``node`` is the literal ``null`` (in parentheses or not)."""
+        while isinstance(node, Paren):
+            node = node.expr
+        return isinstance(node, Literal) and node.tok >= 0 and self.ix.values[node.tok] == "null"
 
     def visit_Binary(self, e: Effect, node: Binary, path) -> None:
         if node.op in ("/", "%"):
@@ -188,16 +222,37 @@ class StatementEffects:
             or node.outer_qual
             or (node.body is not None and node.body.members)
             or node.type not in ALLOCATORS
+            or (node.type in JDK_PACKAGES and node.type not in self.jdk)
         ):
             e.reads.add(HEAP)
             e.writes.add(HEAP)
             e.side = True
 
     def pure_call(self, node: Call) -> bool:
-        """Whether a method invocation only computes a value (see PURE_QUALIFIERS)."""
+        """Whether a method invocation only computes a value (see
+        PURE_QUALIFIERS): a static method of one of those JDK classes,
+        named by a simple name that means the class here (no local of that
+        name, which takes precedence over the class, and nothing else in the
+        file of that name: :func:`jdk_classes`). ``String.join(sep, xs)``
+        iterates ``xs`` (``iterator()``, ``hasNext()``, ``next()``) unless it
+        is an array or a string: a call, as iteration is."""
         if node.obj is not None or node.qual not in PURE_QUALIFIERS or node.name in IMPURE_STATICS:
             return False
-        return self.local(node.tok) is None  # a local of that name takes precedence over the class
+        if node.qual not in self.jdk or self.local(node.tok) is not None:
+            return False
+        if node.qual == "String" and node.name == "join" and len(node.args) == 2:
+            return self.not_iterable(node.args[1])
+        return True
+
+    def not_iterable(self, node: Expr) -> bool:
+        """Whether ``String.join``'s second argument is surely an array or a
+        string (its varargs), never an ``Iterable``: a literal, a
+        concatenation, an array built there or a local declared an array."""
+        while isinstance(node, Paren):
+            node = node.expr
+        if isinstance(node, (Literal, NewArray)) or (isinstance(node, Binary) and node.op == "+"):
+            return True
+        return isinstance(node, Name) and self.local(node.tok) in self.scopes.arrays
 
     # --------------------------------------------------------- statements
     def visit_ForEach(self, e: Effect, node: ForEach, path) -> None:
@@ -275,9 +330,131 @@ class StatementEffects:
         return True
 
 
+def jdk_classes(ix: Tokens) -> frozenset[str]:
+    """The names of :data:`JDK_PACKAGES` that mean their JDK class throughout
+    the file of tokens ``ix``: the file declares nothing of that name (a
+    class, interface, enum, record or type parameter, nested or local or
+    top-level; a field, enum constant, record component, parameter or
+    local anywhere), no single import names another class of it, and a
+    ``java.util`` class is imported (by name or with ``java.util.*``).
+    Read off the tokens, so both parsers agree; it errs towards declaring
+    (a name that only looks declared makes the class unknown, its calls
+    calls). Types declared in the package's other files are not seen
+    (docs/semantics.md)."""
+    got = getattr(ix, "_jdk_classes", None)
+    if got is None:
+        declared = _declared_names(ix)
+        imports = _imports(ix)
+        out = set()
+        for name, package in JDK_PACKAGES.items():
+            if name in declared:
+                continue
+            if any(
+                not star and path.rsplit(".", 1)[-1] == name and path != f"{package}.{name}" for path, star in imports
+            ):
+                continue
+            if package != "java.lang" and not any(
+                path == (package if star else f"{package}.{name}") for path, star in imports
+            ):
+                continue
+            out.add(name)
+        got = frozenset(out)
+        ix._jdk_classes = got  # type: ignore[attr-defined]
+    return got
+
+
+#: modifiers that may stand before a generic method's type parameters
+_MODIFIERS = frozenset("public protected private static final abstract synchronized native strictfp default".split())
+
+
+def _declared_names(ix: Tokens) -> set[str]:
+    """Every name the file's tokens may declare something with (see
+    :func:`jdk_classes`): over-approximated."""
+    v, ident, n = ix.values, ix.identifier, len(ix)
+    out: set[str] = set()
+    type_names: set[int] = set()
+    for k in range(n - 1):
+        if not ident[k]:
+            if v[k] in ("class", "interface", "enum") and (k == 0 or v[k - 1] != ".") and ident[k + 1]:
+                out.add(v[k + 1])
+                type_names.add(k + 1)
+                if v[k] == "enum":
+                    _enum_constants(ix, k + 2, out)
+            elif (
+                v[k] == "<" and k > 0 and (v[k - 1] in ("{", "}", ";") or v[k - 1] in _MODIFIERS or k - 1 in type_names)
+            ):
+                _type_parameters(ix, k, out)
+            continue
+        if v[k] == "record" and k + 2 < n and ident[k + 1] and v[k + 2] in ("(", "<"):
+            out.add(v[k + 1])
+            type_names.add(k + 1)
+            continue
+        if k == 0:
+            continue
+        before, after = v[k - 1], v[k + 1]
+        if after in ("=", ";", ",", ")", "[", ":", "->") and (
+            ident[k - 1] or ix.basic[k - 1] or before in (">", ">>", ">>>", "]", "...")
+        ):
+            out.add(v[k])  # a variable declared after its type
+        elif before in (",", "(") and after in ("=", ";", "->"):
+            out.add(v[k])  # a further declarator, a lambda's parameter
+    return out
+
+
+def _type_parameters(ix: Tokens, k: int, out: set[str]) -> None:
+    """The names a type parameter section opening at token ``k`` declares."""
+    v, depth = ix.values, 0
+    for j in range(k, len(ix)):
+        t = v[j]
+        if t == "<":
+            depth += 1
+        elif t in (">", ">>", ">>>"):
+            depth -= len(t)
+            if depth <= 0:
+                return
+        elif t in ("(", ")", "{", "}", ";", "="):
+            return
+        elif depth == 1 and ix.identifier[j] and v[j - 1] in ("<", ","):
+            out.add(t)
+
+
+def _enum_constants(ix: Tokens, k: int, out: set[str]) -> None:
+    """The constants of the enum whose header continues at token ``k``."""
+    v = ix.values
+    while k < len(ix) and v[k] != "{":
+        k += 1
+    if k >= len(ix):
+        return
+    for j in range(k + 1, ix.match.get(k, len(ix))):
+        if ix.enclosing[j] != k:
+            continue
+        if v[j] == ";":
+            return
+        if ix.identifier[j]:
+            out.add(v[j])
+
+
+def _imports(ix: Tokens) -> list[tuple[str, bool]]:
+    """The file's imports: ``(dotted path, on demand)`` each (``static`` ones too)."""
+    v, out = ix.values, []
+    for k in range(len(ix)):
+        if v[k] != "import" or ix.kinds[k] == IDENT or ix.enclosing[k] != -1:
+            continue
+        parts, star = [], False
+        for j in range(k + 1, len(ix)):
+            if v[j] == ";":
+                break
+            if v[j] == "*":
+                star = True
+            elif ix.identifier[j]:
+                parts.append(v[j])
+        out.append((".".join(parts), star))
+    return out
+
+
 def _in_body(path) -> bool:
     """Whether a walk's ancestors put a node inside a lambda or a class body."""
     return any(isinstance(a, _BODIES) for a in path)
 
 
-__all__ = ["StatementEffects", "PURE_QUALIFIERS", "IMPURE_STATICS", "ALLOCATORS"]
+__all__ = ["StatementEffects", "PURE_QUALIFIERS", "IMPURE_STATICS", "ALLOCATORS", "JDK_PACKAGES", "jdk_classes"]

@@ -267,7 +267,15 @@ class _Describer:
             k = ix.match[k] if ix.values[k] in ("(", "[") else k
             k += 1
         self.limit = ix.match[k]
-        return self.method(n)
+        method = self.method(n)
+        types = set()
+        for _, node in n:  # every node under it (javalang walks its tree)
+            for p in getattr(node, "_types", ()):
+                t = self.at.get((p.line, p.column))
+                if t is not None:
+                    types.add(t)
+        method.types = frozenset(types)
+        return method
 
     # ------------------------------------------------------------ positions
     def unsupported(self, what: str, k: int) -> UnsupportedError:

@@ -2,8 +2,9 @@
 
 Its tokenizer keeps ``\\uXXXX`` escapes as written (so columns stay true);
 its parser keeps parenthesized expressions whole (:class:`Parenthesized`),
-reads ``(a.b) + 1`` as a sum, and keeps initializer blocks as nodes with
-their position (:class:`Initializer`).
+reads ``(a.b) + 1`` as a sum, keeps initializer blocks as nodes with
+their position (:class:`Initializer`), and records where the identifiers of
+every type stand (``_types``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,45 @@ class Parser(javalang.parser.Parser):
             member._position = token.position
         return member
 
+    # ------------------------------------------------------ type positions
+    # javalang keeps no position on a type: these record, on the node they
+    # return, where each identifier of a type stands (``_types``), so that
+    # no such identifier is read as a variable (:attr:`~.syntax.Method.types`).
+    # A node that a failed attempt built is dropped with what it recorded.
+
+    def _type_names(self, parse):
+        """``parse()``'s node, with the positions of the identifiers it read
+        (its own and those of the nodes it built) as ``_types``."""
+        start = self.tokens.marker
+        node = parse()
+        node._types = [t.position for t in self.tokens.list[start : self.tokens.marker] if _is_identifier(t)]
+        return node
+
+    def parse_reference_type(self):
+        return self._type_names(super().parse_reference_type)
+
+    def parse_created_name(self):
+        return self._type_names(super().parse_created_name)
+
+    def parse_type_parameter(self):
+        return self._type_names(super().parse_type_parameter)
+
+    def parse_catch_clause(self):
+        self.accept("catch", "(")
+        self.parse_variable_modifiers()  # javalang's own parser drops them too
+        parameter = jt.CatchClauseParameter(types=list())
+        parameter._types = []
+        while True:
+            start = self.tokens.marker
+            parameter.types.append(self.parse_qualified_identifier())
+            parameter._types += [t.position for t in self.tokens.list[start : self.tokens.marker] if _is_identifier(t)]
+            if not self.try_accept("|"):
+                break
+        parameter.name = self.parse_identifier()
+        self.accept(")")
+        block = self.parse_block()
+        return jt.CatchClause(parameter=parameter, block=block)
+
     def parse_expression_3(self):
         prefix_operators = []
         while self.tokens.look().value in javalang.tokenizer.Operator.PREFIX:
@@ -94,6 +134,10 @@ class Parser(javalang.parser.Parser):
             primary.postfix_operators.append(self.tokens.next().value)
             token = self.tokens.look()
         return primary
+
+
+def _is_identifier(token) -> bool:
+    return isinstance(token, javalang.tokenizer.Identifier)
 
 
 __all__ = ["Parenthesized", "Initializer", "Tokenizer", "Parser"]

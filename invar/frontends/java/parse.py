@@ -266,7 +266,7 @@ class _UnitBuilder:
         close = ix.match[open_]
         self.start_tok, self.close_tok = start, close
         self.scopes = Resolver(ix, m, self.name, start, close).resolve()
-        self.effects = StatementEffects(self.scopes)
+        self.effects = StatementEffects(self.scopes, ix)
         self.base = ix.line_of[start] - 1
         body = m.body or []
         if self._splittable_group(open_, close) and body:

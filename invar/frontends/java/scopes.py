@@ -103,11 +103,14 @@ class Resolver:
         finals: set[int] = set()
         escaping: dict[int, set[int]] = {}
         patterns: list[Decl] = []
+        constants: set[int] = set()  # locals that may be a case label: final, with an initializer
         for node, up in walk(self.method):
             if not isinstance(node, Decl):
                 continue
             parent = up[-1]
             k = node.tok
+            if node.view == "local" and node.final and node.init is not None:
+                constants.add(k)
             if isinstance(parent, InstanceOf):
                 ranges, after = self._pattern_scope(node, up)
                 patterns.append(node)
@@ -138,6 +141,7 @@ class Resolver:
         self._check_redeclared(decls)
         keywords = self._contextual_keywords()
         not_a_name = self._not_names() | keywords
+        case_names = self._case_names()
         ref_of: dict[int, str] = {}
         view_of: dict[str, str] = {}
         by_name: dict[str, list[tuple[int, list[tuple[int, int]], str]]] = {}
@@ -161,7 +165,26 @@ class Resolver:
                     best = ref
             if best is not None:
                 ref_of[k] = best
-        self._check_patterns(patterns, ref_of, not_a_name)
+        # ``case RED:`` names an enum constant, unless the switch is on a
+        # value and ``RED`` a constant local (final, initialized): javac
+        # accepts no other local there. Which one it is depends on the
+        # selector's type, unknown here, so such a local keeps its name
+        constant_refs = {ref_of[k] for k in constants}
+        pinned_cases = set()
+        for k in case_names:
+            ref = ref_of.get(k)
+            if ref is None:
+                continue
+            if ref in constant_refs:
+                pinned_cases.add(ref)
+            else:
+                del ref_of[k]
+        # a compact constructor's components are parameters no token of it
+        # declares: no local may take their names (docs/semantics.md)
+        implicit = {
+            f"local:{self.name}:{ix.line_of[k]}.{ix.col_of[k] + 1}:{ix.values[k]}" for k in self.method.implicit
+        }
+        self._check_patterns(patterns, ref_of, not_a_name | case_names)
         return Scopes(
             ref_of=ref_of,
             view_of=view_of,
@@ -171,7 +194,7 @@ class Resolver:
             finals=frozenset(ref_of[k] for k in finals),
             not_a_name=frozenset(not_a_name),
             keywords=keywords,
-            pinned=self._captured_by_classes(ref_of, decl_toks),
+            pinned=self._captured_by_classes(ref_of, decl_toks) | pinned_cases | implicit,
             escaping={s: {ref_of[k] for k in ks} for s, ks in escaping.items()},
         )
 
@@ -243,20 +266,81 @@ class Resolver:
         or ``::``, method names before ``(``, labels and ``break``/``continue``
         targets (a label may share a local's name), annotation elements, a
         type before the name it declares (no variable's name is followed by
-        an identifier: one before another is a type or a keyword)."""
+        an identifier: one before another is a type or a keyword), and every
+        other type position: those the parser found (:attr:`Method.types`:
+        type arguments, array, cast and ``instanceof`` types …), an
+        annotation's name, a created type (``new T``), the names of a
+        ``throws`` clause, and a type qualifying ``.class``, ``.this`` or
+        ``.super.`` (JLS 6.5.1: none of them is ever a variable, whatever
+        local shares its name)."""
         ix = self.ix
-        out = set()
+        out = set(self.method.types)
+        throws = False
         for k in range(self.start_tok, self.close_tok + 1):
+            v = ix.values[k]
+            if v == "throws" and not ix.identifier[k]:
+                throws = True
+            elif v in ("{", ";"):
+                throws = False
             if not ix.identifier[k]:
                 continue
             before = ix.values[k - 1]
-            if before in (".", "::", "break", "continue") or ix.values[k + 1] == "(" or ix.identifier[k + 1]:
+            if (
+                before in (".", "::", "break", "continue", "@", "new")
+                or ix.values[k + 1] == "("
+                or ix.identifier[k + 1]
+                or throws
+            ):
                 out.add(k)
             elif before in ("(", ",") and ix.values[k + 1] == "=" and self._in_annotation(k):
                 out.add(k)  # an annotation element: @SuppressWarnings(value = "x")
+            elif self._qualifies_type(k):
+                out.add(k)
         for node, _ in walk(self.method):
             if isinstance(node, Stmt):
                 out.update(node.labels)
+        return out
+
+    def _qualifies_type(self, k: int) -> bool:
+        """Whether the dotted name starting at token ``k`` is followed by
+        ``[]`` (an array type: ``T[] a``, ``T[].class``, ``T[]::new``) or
+        ends in ``.class``, ``.this`` or ``.super.`` / ``.super::`` (a
+        type's name: ``T.class``, ``Outer.this``, ``Iface.super.m()``;
+        ``o.super(…)`` names an outer instance, a variable)."""
+        ix, v = self.ix, self.ix.values
+        j = k + 1
+        while j + 1 < len(ix) and v[j] == "." and ix.identifier[j + 1]:
+            j += 2
+        if j + 1 >= len(ix):
+            return False
+        if v[j] == "[" and v[j + 1] == "]":
+            return True
+        if v[j] != ".":
+            return False
+        nxt = v[j + 1]
+        return nxt in ("class", "this") or (nxt == "super" and j + 2 < len(ix) and v[j + 2] in (".", "::"))
+
+    def _case_names(self) -> set[int]:
+        """The labels of ``case`` written as a bare identifier (``case RED:``,
+        ``case A, B ->``): an enum constant, or a constant variable."""
+        ix, v = self.ix, self.ix.values
+        out = set()
+        for k in range(self.start_tok, self.close_tok + 1):
+            if v[k] != "case" or ix.identifier[k]:
+                continue
+            level = ix.enclosing[k]
+            segment: list[int] = []
+            j = k + 1
+            while j <= self.close_tok:
+                if ix.enclosing[j] == level and v[j] in (",", ":", "->"):
+                    if len(segment) == 1 and ix.identifier[segment[0]]:
+                        out.add(segment[0])
+                    if v[j] != ",":
+                        break
+                    segment = []
+                else:
+                    segment.append(j)
+                j += 1
         return out
 
     def _contextual_keywords(self) -> frozenset[int]:

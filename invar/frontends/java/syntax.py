@@ -487,6 +487,14 @@ class Method(Node):
     #: a record's compact constructor (its parameters are implicit)
     compact: bool = False
     annotations: list[Expr] = field(default_factory=list)
+    #: the identifier tokens that stand in a type position anywhere in the
+    #: method (a declaration's type, type arguments and parameters, array,
+    #: cast, ``instanceof`` and created types, a catch's types); filled for
+    #: the unit only. They never name a variable
+    types: frozenset[int] = frozenset()
+    #: a compact constructor's implicit parameters: the name tokens of its
+    #: record's components (in the record's header)
+    implicit: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)

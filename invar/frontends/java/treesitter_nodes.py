@@ -100,6 +100,9 @@ METHODS = frozenset({"method_declaration", "constructor_declaration", "compact_c
 #: class bodies: their blocks are initializers, their fields name what they hold
 BODIES = frozenset({"class_body", "interface_body", "enum_body_declarations", "annotation_type_body"})
 PRIMITIVES = frozenset({"integral_type", "floating_point_type", "boolean_type"})
+#: what tree-sitter-java wrongly puts under a postfix ``++``/``--`` (see
+#: :meth:`Describer._e_update`): a cast and a prefix operator's expression
+_PREFIXED = frozenset({"cast_expression", "unary_expression"})
 
 
 def node_name(node) -> str:
@@ -126,6 +129,30 @@ class Describer:
         return UnsupportedError(what, line=line, col=col)
 
     # -------------------------------------------------------------- members
+    def unit(self, node) -> Method:
+        """The description of unit ``node``, with the identifiers in type
+        positions (:attr:`~.syntax.Method.types`) and, for a compact
+        constructor, its record's components."""
+        method = self.method(node)
+        r = self.r
+        types = set()
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "type_identifier":
+                types.add(r.tok(n))
+            else:
+                stack.extend(n.children)
+        method.types = frozenset(types)
+        if method.compact:
+            record = node.parent.parent if node.parent is not None else None
+            header = None if record is None else record.child_by_field_name("parameters")
+            if header is not None:
+                method.implicit = tuple(
+                    r.tok(p.child_by_field_name("name")) for p in header.named_children if p.type == "formal_parameter"
+                )
+        return method
+
     def method(self, node) -> Method:
         mods, annotations = self.modifiers(node)
         params = []
@@ -603,9 +630,36 @@ class Describer:
 
     def _e_update(self, node) -> Expr:
         (e,) = [c for c in node.named_children if c.type not in COMMENTS]
-        op = next(node_text(c) for c in node.children if c.type in ("++", "--"))
+        sign = next(c for c in node.children if c.type in ("++", "--"))
+        op = node_text(sign)
+        if sign.start_byte > e.start_byte and e.type in _PREFIXED:
+            # tree-sitter-java reads ``(long) i++`` as ``((long) i)++`` and
+            # ``-~k++`` as ``(-~k)++``; in Java a postfix operator binds
+            # tighter than every cast and prefix operator (JLS 15.14, 15.15):
+            # the update goes to the operand under them
+            return self._prefixed(e, op, self.r.tok(sign))
         target = self.expr(e)
         return IncDec(target.tok, target, op)
+
+    def _prefixed(self, node, op: str, last: int) -> Expr:
+        """The cast or prefix-operator expression ``node`` with the postfix
+        ``op`` (its token ``last``) applied to its innermost operand."""
+        if node.type == "cast_expression":
+            out: Expr = Cast(-1, self._updated(node.child_by_field_name("value"), op, last))
+        else:
+            operand = self._updated(node.child_by_field_name("operand"), op, last)
+            out = Unary(operand.tok, node_text(node.child_by_field_name("operator")), operand)
+        out.span = (self.r.tok(node), last)
+        return out
+
+    def _updated(self, node, op: str, last: int) -> Expr:
+        """``node`` with the postfix ``op`` applied (see :meth:`_prefixed`)."""
+        if node.type in _PREFIXED:
+            return self._prefixed(node, op, last)
+        target = self.expr(node)
+        out = IncDec(target.tok, target, op)
+        out.span = (target.span[0], last)
+        return out
 
     def _e_unary(self, node) -> Expr:
         operand = self.expr(node.child_by_field_name("operand"))

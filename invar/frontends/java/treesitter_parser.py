@@ -59,7 +59,7 @@ def read(text: str, path: str | None = None, fallback: ParseError | None = None)
         if node.has_error:
             describe = reader.failing(node, path, fallback)
         else:
-            describe = lambda node=node: Describer(reader).method(node)
+            describe = lambda node=node: Describer(reader).unit(node)
         out.append((names, line, col, describe))
     return reader.ix, out
 
