@@ -77,6 +77,8 @@ def test_read_write_sets_cover_capstone(sample, cs):
             read = _resources(ins.reg_name(r) for r in regs_read)
             written = _resources(ins.reg_name(r) for r in regs_written)
             written = {w for w in written if (ins.mnemonic, w) not in CAPSTONE_WRITE_ERRATA}
+            if ins.mnemonic.startswith("nop"):
+                read = set()  # capstone lists a nop's address registers; it computes no address and reads nothing
             assert read <= line.reads | line.writes, (h, line.text, read - line.reads - line.writes)
             assert written <= line.writes, (h, line.text, written - line.writes)
             checked += 1

@@ -84,6 +84,10 @@ def test_generated_blocks_cover_the_constructs(blocks, record_property):
         "shld",
         "misc",
         "accumulator",
+        "x87",
+        "convert",
+        "mxcsr",
+        "mmx-x87",
     ]
     missing = [w for w in wanted if features[w] < 10]
     assert not missing, (missing, features)
@@ -210,9 +214,46 @@ def test_sensitivity_movabs_accumulator_not_pinned(blocks, weakened, record_prop
         return eff
 
     weakened(unpinned)
-    report = _sensitive(blocks, 40, lambda b: "movabs:1" in b.features or "movabs:2" in b.features, permutations=0)
+    report = _sensitive(blocks, 36, lambda b: "movabs:1" in b.features or "movabs:2" in b.features, permutations=0)
     record_property("oracle", f"movabs accumulator not pinned: {report.line()}")
     assert sum("does not assemble" in why for _, _, why in report.failures) > 20
+
+
+def test_sensitivity_mxcsr_and_mmx_untracked(blocks, weakened, record_property):
+    """Without MXCSR and the MMX side of the x87 state (the x86 hunt's F3, F4),
+    ldmxcsr swaps with the arithmetic that rounds by it, and MMX with x87."""
+
+    def untracked(effects, mnemonic, base, operands, prefixes=()):
+        eff = effects(mnemonic, base, operands, prefixes)
+        return dataclasses.replace(eff, accumulates=frozenset(), other_reads=frozenset(), other_writes=frozenset())
+
+    weakened(untracked)
+    report = _sensitive(
+        blocks, 30, lambda b: b.runnable and ("mxcsr:ldmxcsr" in b.features or "mmx-x87" in b.features), renamings=0
+    )
+    record_property("oracle", f"MXCSR and MMX untracked: {report.line()}")
+    assert len(report.failures) >= 5
+
+
+def test_sensitivity_memory_width_from_registers(blocks, weakened, record_property, monkeypatch):
+    """Memory extents from the suffix and the registers alone, as before the
+    x86 hunt (F1, F2): faddl and cvttsd2si swap with a store into their operand."""
+    from invar.frontends.x86 import deps, semantics
+
+    def registers_only(mnemonic, base, operands, x87):
+        size = semantics.suffix_bytes(mnemonic, base)
+        if size is not None and base not in ("fild", "fistp", "fisttp", "fld", "fst", "fstp"):
+            return size
+        widths = [o["reg"].bits // 8 for o in operands if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")]
+        return max([10] + widths) if x87 else max(widths) if widths else 64
+
+    monkeypatch.setattr(deps, "memory_bytes", registers_only)
+    weakened(lambda effects, *args: effects(*args))  # clears the parser's cache around the test
+    report = _sensitive(
+        blocks, 40, lambda b: b.runnable and any(f.startswith(("x87:", "convert:")) for f in b.features), renamings=0
+    )
+    record_property("oracle", f"memory width from registers: {report.line()}")
+    assert len(report.failures) >= 3
 
 
 # ------------------------------------------------------ invalid instructions

@@ -90,6 +90,80 @@ VALID = [
     ("segment-word", "fs movl (%rax), %ebx\nmovl %ecx, %edx", 16 * 15 * 14 * 13, 2, True),
     # rip-relative operands are barriers
     ("rip-relative", "movq 0x1000(%rip), %rax\naddq %rbx, %rcx", 16 * 15 * 14, 1, True),
+    # --- the x86 hunt (docs/semantics.md, x86-64): memory extents from the operation, not the registers
+    # an l on x87 arithmetic is a 64-bit real: the store of its high half (making it about 3.1) comes first;
+    # fld1 goes anywhere before the arithmetic (3 orders); %rsi, %rcx 16 * 15, or 15 * 14 beside the
+    # fixed %ax of fnstsw, which makes a compare's result a register the emulator compares
+    *(
+        (
+            f"x87-{op}-double",
+            f"fld1\nmovl $0x40090000, %ecx\nmovl %ecx, 4(%rsi)\n{op} (%rsi)" + ("\nfnstsw %ax" if "com" in op else ""),
+            15 * 14 if "com" in op else 16 * 15,
+            3,
+            True,
+        )
+        for op in ("faddl", "fsubl", "fsubrl", "fmull", "fdivl", "fdivrl", "fcoml", "fcompl")
+    ),
+    # s is a 32-bit real, and on an integer form s is 16 bits, l 32: disjoint, the store goes anywhere
+    ("x87-fadds-single", "fld1\nmovl %ecx, 4(%rax)\nfadds (%rax)", 16 * 15, 3, True),
+    ("x87-fiadds-word", "fld1\nmovw %cx, 2(%rax)\nfiadds (%rax)", 16 * 15, 3, True),
+    ("x87-fiaddl-dword", "fld1\nmovl %ecx, 4(%rax)\nfiaddl (%rax)", 16 * 15, 3, True),
+    ("x87-fiaddl-overlap", "fld1\nmovw %cx, 2(%rax)\nfiaddl (%rax)", 16 * 15, 2, True),
+    ("x87-fildll", "movl %ecx, 4(%rax)\nfildll (%rax)", 16 * 15, 1, True),
+    ("x87-fildll-disjoint", "movl %ecx, 8(%rax)\nfildll (%rax)", 16 * 15, 2, True),
+    # a 64-bit double into a 32-bit register (the l of cvttsd2sil is the destination's size)
+    # (the stored high half makes the double about 42)
+    ("cvttsd2si-double", "movl $0x40450000, %ecx\nmovl %ecx, 4(%rsi)\ncvttsd2si (%rsi), %eax", 16 * 15 * 14, 1, True),
+    ("cvttsd2sil-double", "movl $0x40450000, %ecx\nmovl %ecx, 4(%rsi)\ncvttsd2sil (%rsi), %eax", 3360, 1, True),
+    ("cvtsd2si-disjoint", "cvtsd2si (%rsi), %eax\nmovl %ecx, 8(%rsi)", 16 * 15 * 14, 2, True),
+    ("cvtss2si-single", "cvtss2si (%rsi), %rax\nmovl %ecx, 4(%rsi)", 16 * 15 * 14, 2, True),
+    ("vcvttsd2si-double", "movl %ecx, 4(%rsi)\nvcvttsd2si (%rsi), %eax", 16 * 15 * 14, 1, False),
+    # two doubles into an MMX register (mm0 renamable: 8; the harness does not move MMX registers)
+    ("cvtpd2pi-two-doubles", "movl %ecx, 12(%rsi)\ncvtpd2pi (%rsi), %mm0", 16 * 15 * 8, 1, False),
+    # narrowing conversions read twice their destination: y 32 bytes, x 16
+    ("vcvtpd2psy-source", "movl %ecx, 28(%rax)\nvcvtpd2psy (%rax), %xmm0", 16 * 15 * 16, 1, False),
+    ("vcvtpd2psx-source", "movl %ecx, 28(%rax)\nvcvtpd2psx (%rax), %xmm0", 16 * 15 * 16, 2, False),
+    ("cvtsi2sdl-dword", "movl %ecx, 4(%rsi)\ncvtsi2sdl (%rsi), %xmm0", 16 * 15 * 16, 2, True),
+    ("cvtsi2sdq-qword", "movl %ecx, 4(%rsi)\ncvtsi2sdq (%rsi), %xmm0", 16 * 15 * 16, 1, True),
+    # --- MXCSR: ldmxcsr writes it, stmxcsr reads it, SSE floating point reads it and ORs in its flags
+    # 2.75 into %xmm0 and truncation into MXCSR, in any interleaving (6 orders), then the conversion (2, not 3)
+    (
+        "ldmxcsr-rounding",
+        "movabsq $0x4006000000000000, %rdx\nmovq %rdx, %xmm0\nmovl $0x7f80, (%rax)\nldmxcsr (%rax)\n"
+        "cvtsd2si %xmm0, %rcx",
+        16 * 15 * 14 * 16,
+        6,
+        True,
+    ),
+    ("ldmxcsr-then-fp", "movl $0x7f80, (%rax)\nldmxcsr (%rax)\ncvtsd2si %xmm0, %rcx", 16 * 15 * 16, 1, True),
+    # the two operations' flag updates commute; stmxcsr stays after both
+    ("stmxcsr-flags", "addsd %xmm0, %xmm1\nmulsd %xmm2, %xmm3\nstmxcsr (%rax)", 16 * 15 * 14 * 13 * 16, 2, True),
+    ("ldmxcsr-twice", "movl $0x1f80, (%rax)\nmovl $0x7f80, (%rbx)\nldmxcsr (%rax)\nldmxcsr (%rbx)", 16 * 15, 1, True),
+    ("stmxcsr-twice", "stmxcsr (%rax)\nstmxcsr 8(%rax)", 16, 2, True),
+    (
+        "ldmxcsr-before-fp",
+        "movl $0x1f80, (%rax)\nldmxcsr (%rax)\ncvtps2dq %xmm1, %xmm2\nsqrtss %xmm3, %xmm4",
+        16 * 16 * 15 * 14 * 13,
+        2,
+        True,
+    ),
+    # --- MMX registers are the x87 registers: ordered against x87, pinned beside it
+    ("mmx-after-x87", "fldl (%rax)\nmovq %mm7, %rcx", 16 * 15, 1, True),
+    ("mmx-commute", "paddd %mm0, %mm1\npaddd %mm2, %mm3", 8 * 7 * 6 * 5, 2, False),
+    ("x87-between-mmx", "paddd %mm0, %mm1\nfld1\npaddd %mm2, %mm3", 1, 1, True),
+    ("mmx-x87-gpr", "fld1\nmovq %mm0, %rax\naddq %rbx, %rcx", 16 * 15 * 14, 3, True),
+    # --- the FS and GS bases
+    ("wrfsbase-fs-load", "wrfsbase %rax\nmovq %fs:0, %rcx", 16 * 15, 1, True),
+    ("wrfsbase-rdfsbase", "wrfsbase %rax\nrdfsbase %rcx", 16 * 15, 1, True),
+    ("gs-load-wrgsbase", "movq %gs:8(%rbx), %rdx\nwrgsbase %rax", 16 * 15 * 14, 1, True),
+    # --- SSE movsd and cmpsd are not the string instructions: no %rsi, %rdi, flags
+    ("movsd-sse", "movsd %xmm0, %xmm1\naddq %rsi, %rdi", 16 * 15 * 16 * 15, 2, True),
+    ("cmpsd-sse", "cmpltsd %xmm0, %xmm1\nsete %al", 16 * 15 * 16, 2, True),
+    ("movsd-sse-load", "movsd (%rsi), %xmm0\nmulsd %xmm0, %xmm1\naddq $8, %rdi", 16 * 15 * 16 * 15, 3, True),
+    # a nop computes no address: %rax (an index, never %rsp) 15, %r9 15
+    ("nop-reads-nothing", "nopw (%rax,%rax)\nmovq (%r9), %rax", 15 * 15, 2, True),
+    # fucomip is fucompi
+    ("fucomip", "fld1\nfldz\nfucomip %st(1)\nsetb %al", 16, 1, True),
 ]
 
 # (id, source, line, column, message)

@@ -8,9 +8,11 @@ quadratic in time and memory, and independent of the frontend's
 construction, so that the two agree only when the frontend is right;
 :func:`agree` checks a parsed program against it. The
 rules are those of docs/formats.md: resources are base registers, ``flags``,
-``x87`` and memory; two memory accesses conflict unless both addresses have the
-same base and index registers (unchanged between the two lines) and numeric
-displacements whose extents do not overlap; barriers order everything.
+``x87``, ``mxcsr``, segment bases and memory (on ``x87`` and ``mxcsr`` two
+accumulating lines, MMX or SSE floating point, do not conflict); two memory
+accesses conflict unless both addresses have the same base and index
+registers (unchanged between the two lines) and numeric displacements whose
+extents do not overlap; barriers order everything.
 """
 
 from __future__ import annotations
@@ -19,32 +21,22 @@ import bisect
 import dataclasses
 import importlib
 
-from invar.frontends.x86.semantics import Effects, suffix_bytes
+from invar.frontends.x86.semantics import ACCUMULATING, Effects, memory_bytes
 from invar.program import Line, Program
 from invar.symmetry.dlg import dlg
 from invar.symmetry.permutations import IntractableError, PermutationSpace
 
 _parse = importlib.import_module("invar.frontends.x86.parse")
 
-#: the widest memory access a single bounded operand makes (a zmm register)
-_WIDEST = 64
-
 
 def _extent(info: dict, eff: Effects) -> int | None:
     """An upper bound in bytes on what one memory operand of this instruction
-    touches, or None when its extent does not follow from the operand."""
+    touches (the operation's width, which the frontend's tables give), or
+    None when its extent does not follow from the operand."""
     base = info["base"]
     if eff.unbounded_memory or base in ("bt", "bts", "btr", "btc", "movdir64b", "enqcmd", "enqcmds"):
         return None
-    size = suffix_bytes(info["mnemonic"], base)
-    if size is not None and base not in ("fild", "fistp", "fisttp", "fld", "fst", "fstp"):
-        return size
-    widths = [
-        o["reg"].bits // 8 for o in info["operands"] if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")
-    ]
-    if eff.x87:
-        return max([10] + widths)
-    return max(widths) if widths else _WIDEST
+    return memory_bytes(info["mnemonic"], base, info["operands"], eff.x87)
 
 
 def _access(info: dict, eff: Effects) -> list[tuple] | None:
@@ -108,6 +100,8 @@ def all_pairs(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[int, int
     memory_lines: list[int] = []
     barrier_lines: list[int] = []
     deps: set[tuple[int, int]] = set()
+    # per resource that some lines only accumulate into (mxcsr, x87): (line, how) of each line touching it
+    modal: dict[str, list[tuple[int, str]]] = {}
     for j in range(n):
         reads, writes = lines[j].reads - {"mem"}, lines[j].writes - {"mem"}
         found: set[int] = set()
@@ -115,6 +109,12 @@ def all_pairs(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[int, int
             found.update(range(j))
         else:
             found.update(barrier_lines)
+            for r in (reads | writes) & _MODAL:
+                how = _how(r, lines[j], semantics[j][0])
+                # two accumulations commute, two reads commute; a write conflicts with all
+                found.update(i for i, other in modal.get(r, ()) if "W" in (how, other) or how != other)
+                modal.setdefault(r, []).append((j, how))
+            reads, writes = reads - _MODAL, writes - _MODAL
             for r in reads | writes:
                 found.update(writers.get(r, ()))
             for r in writes:
@@ -137,6 +137,17 @@ def all_pairs(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[int, int
         if "mem" in lines[j].reads or "mem" in lines[j].writes:
             memory_lines.append(j)
     return tuple(sorted(deps))
+
+
+_MODAL = frozenset(ACCUMULATING)
+
+
+def _how(resource: str, line: Line, eff: Effects) -> str:
+    """``A`` when the line only accumulates into the resource (its effects say
+    so), ``W`` when it writes it, ``R`` when it reads it."""
+    if resource in eff.accumulates:
+        return "A"
+    return "W" if resource in line.writes else "R"
 
 
 def reference(program: Program) -> tuple[tuple[int, int], ...]:

@@ -10,13 +10,18 @@ instructions, ``lock`` on memory destinations written ``lock cmpxchg``,
 paddings), SSE, AVX and AVX-512 with masks and ``{z}``, both forms of
 ``movabs``, and instructions with implicit operands (``mul``, ``div``,
 ``cqto``, shifts by ``%cl``, ``cmpxchg``, ``xchg``, ``xadd``, string
-instructions, ``xlatb``, two-operand ``blendvps``).
+instructions, ``xlatb``, two-operand ``blendvps``), and the classes the x86
+hunt found: x87 memory forms of every size (``faddl`` reads 8 bytes,
+``fiadds`` 2) and conversions whose memory source is not their register's
+size, each beside a store a few bytes into or past the operand; ``ldmxcsr``
+with SSE arithmetic that rounds by it, and ``stmxcsr``; MMX next to x87.
 
 Blocks are built to run without faulting from the oracle harness's start
 states (tests/oracles/test_x86_unicorn.py: every register a 16-byte aligned
 value below 2**32): a few *pointer* registers are only ever read and every
 address is built from them, divisions are preceded by what makes them safe,
-``rep`` counts are set just before. A block that uses AVX, AVX-512 or MMX is
+``rep`` counts are set just before. A block that uses AVX or AVX-512, or MMX
+without x87 (renamable MMX registers, which the harness does not move), is
 marked not runnable (unicorn has no AVX) and is only assembled.
 
 :func:`invalid_instructions` writes instructions that break one rule each,
@@ -632,6 +637,127 @@ def _mmx(c: _Context) -> list[str]:
     return [f"paddd %mm{c.rng.randrange(8)}, %mm{c.rng.randrange(8)}"]
 
 
+#: x87 memory forms and the bytes each reads: an l on arithmetic is a 64-bit real, on an integer form 32 bits
+_X87_MEMORY = [
+    *((f"{op}l", 8) for op in "fadd fsub fsubr fmul fdiv fdivr fcom fcomp fld".split()),
+    *((f"{op}s", 4) for op in "fadd fmul fcom fld".split()),
+    *((f"{op}l", 4) for op in "fiadd fisub fimul ficom fild".split()),
+    *((f"{op}s", 2) for op in "fiadd fimul fild".split()),
+    ("fildll", 8),
+]
+
+
+def _near_store(c: _Context, pointer: str, disp: int) -> str:
+    """A store through ``pointer`` a few bytes after ``disp``: inside a memory
+    operand there of 8 bytes or less, or just past a narrower one."""
+    rng = c.rng
+    at = disp + rng.choice([1, 2, 3, 4, 6, 8, 12, 16])
+    bits = rng.choice([16, 32, 32])
+    return f"mov{SUFFIX[bits]} {c.any_reg(bits)}, {at}({pointer})"
+
+
+def _x87(c: _Context) -> list[str]:
+    """x87 arithmetic, compares and loads on memory of every size, beside a
+    store that overlaps the operand only when its size is read right."""
+    rng = c.rng
+    op, _width = rng.choice(_X87_MEMORY)
+    c.features.add(f"x87:{op[-1]}")
+    pointer, disp = c.pointer(), rng.choice([0, 8, 16, -16])
+    lines = [f"{op} {disp}({pointer})"]
+    if rng.random() < 0.7:
+        lines.insert(0, rng.choice(["fld1", "fldz", "fldpi", f"fldl {disp + 32}({pointer})"]))
+    store = _near_store(c, pointer, disp)
+    lines.insert(rng.randrange(len(lines)) if rng.random() < 0.3 else len(lines) - 1, store)
+    if op.startswith(("fcom", "ficom")) and "a" in c.data:
+        lines.append("fnstsw %ax")  # the compare's result into a register the oracle compares
+    elif rng.random() < 0.5:
+        lines.append(f"fstpl {rng.choice([disp, disp + 8, disp + 64])}({pointer})")
+    return lines
+
+
+def _conversion(c: _Context) -> list[str]:
+    """SSE conversions whose memory source is wider or narrower than their
+    register, beside a store into the bytes past the register's size."""
+    rng = c.rng
+    pointer, disp = c.pointer(), rng.choice([0, 8, 16, -16])
+    op = rng.choice(
+        [
+            f"cvttsd2si {{m}}, {c.data_reg(32)}",
+            f"cvtsd2si {{m}}, {c.data_reg(32)}",
+            f"cvttsd2sil {{m}}, {c.data_reg(32)}",
+            f"cvtsd2si {{m}}, {c.data_reg(64)}",
+            f"cvtss2si {{m}}, {c.data_reg(64)}",
+            f"cvttss2si {{m}}, {c.data_reg(32)}",
+            f"cvtsi2sdl {{m}}, {_xmm(c)}",
+            f"cvtsi2ssq {{m}}, {_xmm(c)}",
+            f"cvtss2sd {{m}}, {_xmm(c)}",
+            f"cvtsd2ss {{m}}, {_xmm(c)}",
+        ]
+    )
+    c.features.add(f"convert:{op.split()[0]}")
+    lines = [op.format(m=f"{disp}({pointer})"), _near_store(c, pointer, disp)]
+    if rng.random() < 0.5:
+        lines.reverse()
+    return lines
+
+
+def _mxcsr(c: _Context) -> list[str]:
+    """ldmxcsr of a valid control word (every exception masked, a rounding
+    mode, maybe FTZ/DAZ) stored just before, SSE arithmetic and conversions
+    that round by it, and stmxcsr."""
+    rng = c.rng
+    pointer, disp = c.pointer(), rng.choice([0, 8, -16])
+    word = 0x1F80 | rng.choice([0, 0x2000, 0x4000, 0x6000]) | rng.choice([0, 0, 0x8040])
+    lines = [f"movl ${word:#x}, {disp}({pointer})", f"ldmxcsr {disp}({pointer})"]
+    c.features.add("mxcsr:ldmxcsr")
+    for _ in range(rng.randint(1, 3)):
+        a, b = _xmm(c), _xmm(c)
+        lines.insert(
+            rng.randrange(len(lines) + 1),
+            rng.choice(
+                [
+                    f"cvtsd2si {a}, {c.data_reg(64)}",
+                    f"cvtss2si {a}, {c.data_reg(32)}",
+                    f"cvtps2dq {a}, {b}",
+                    f"addsd {a}, {b}",
+                    f"divps {a}, {b}",
+                    f"sqrtss {a}, {b}",
+                    f"roundsd $4, {a}, {b}",
+                    f"cvtsi2sdq {c.any_reg(64)}, {a}",
+                ]
+            ),
+        )
+    if rng.random() < 0.5:
+        c.features.add("mxcsr:stmxcsr")
+        at = rng.choice([disp, disp + 4, disp + 32])
+        lines.append(f"stmxcsr {at}({pointer})")
+        if rng.random() < 0.5:
+            lines.append(f"movl {at}({pointer}), {c.data_reg(32)}")
+    return lines
+
+
+def _mmx_x87(c: _Context) -> list[str]:
+    """MMX instructions beside x87 ones: the MMX registers are the x87
+    registers, so the two stay ordered and MMX registers are not renamed
+    (runnable: renamings move only general-purpose and vector registers)."""
+    rng = c.rng
+    c.features.add("mmx-x87")
+    mm = lambda: f"%mm{rng.randrange(8)}"
+    mmx = [
+        f"movq {mm()}, {c.data_reg(64)}",
+        f"movq {c.any_reg(64)}, {mm()}",
+        f"paddd {mm()}, {mm()}",
+        f"pxor {mm()}, {mm()}",
+        f"movq {c.mem()}, {mm()}",
+        f"movd {mm()}, {c.data_reg(32)}",
+        f"pshufw $0x1b, {mm()}, {mm()}",
+    ]
+    x87 = ["fld1", "fldz", f"fldl {c.mem()}", "fstp %st(0)", "faddp %st, %st(1)", f"fildl {c.mem()}", "fxch %st(3)"]
+    lines = [rng.choice(x87), rng.choice(mmx)] + [rng.choice(mmx + x87) for _ in range(rng.randint(0, 2))]
+    rng.shuffle(lines)
+    return lines
+
+
 _RUNNABLE = [
     (_alu, 10),
     (_unary, 3),
@@ -651,6 +777,10 @@ _RUNNABLE = [
     (_misc, 2),
     (_sse, 3),
     (_accumulator, 4),
+    (_x87, 2),
+    (_conversion, 1),
+    (_mxcsr, 1),
+    (_mmx_x87, 1),
 ]
 _VECTOR = [(_avx, 2), (_avx512, 3), (_mmx, 1)]
 _FINAL = [

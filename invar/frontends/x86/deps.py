@@ -4,10 +4,15 @@ Line j must stay after line i (i < j) when swapping them could change the
 block's final state: one writes a resource the other reads or writes.
 Resources are base registers (a write to ``%eax`` conflicts with a read of
 ``%ah``), the arithmetic flags as one resource, the x87 stack as one resource,
-and memory. Two memory accesses conflict when one of them stores, unless both
-addresses are provably disjoint: same base and index registers, unchanged
-between the two lines, numeric displacements whose extents (bounded by the
-instruction's widest operand) do not overlap. Control flow, rip-relative
+MXCSR, the FS and GS bases, and memory. Two memory accesses conflict when one
+of them stores, unless both addresses are provably disjoint: same base and
+index registers, unchanged between the two lines, numeric displacements whose
+extents (the operation's memory width, :func:`~.semantics.memory_bytes`) do
+not overlap. On ``mxcsr`` and ``x87`` some instructions only *accumulate*
+(:data:`~.semantics.ACCUMULATING`: SSE floating point ORs its exception flags
+into MXCSR, an MMX instruction sets the x87 top and tags as every other MMX
+instruction does): two accumulations do not conflict, an accumulation
+conflicts with every read and write of the resource. Control flow, rip-relative
 addressing (its address moves with the instruction), and instructions that
 read the world outside the block (``rdtsc``, ``cpuid``) are barriers: nothing
 moves across them.
@@ -17,9 +22,13 @@ whose transitive closure is exactly the order the conflicts generate (the
 permutation space, the DLG layers and every count depend only on that
 closure), built in one pass, in time and memory near-linear in the block:
 
-* registers, ``flags``, ``x87``: per resource, the nearest conflicts only (a
+* registers, ``flags``: per resource, the nearest conflicts only (a
   read follows the last write; a write follows the reads since the last
   write, or that write when there were none);
+* ``mxcsr``, ``x87`` (:class:`_Modal`): the lines since the last write come
+  in *runs* of reads or of accumulations; a line of the run's kind follows
+  the run before (or the write), one of the other kind starts a run after
+  the current one, and a write follows the current run (or the last write);
 * barriers follow the lines since the previous barrier that nothing follows
   yet, and the lines after a barrier follow it when they follow nothing else;
 * memory: an access whose address is described (:func:`_access`) belongs to
@@ -41,29 +50,21 @@ from __future__ import annotations
 import bisect
 
 from ...program import Line
-from .semantics import Effects, suffix_bytes
+from .semantics import ACCUMULATING, Effects, memory_bytes
 
 _MEM = frozenset({"mem"})
-
-#: the widest memory access a single bounded operand makes (a zmm register)
-_WIDEST = 64
+_MODAL = frozenset(ACCUMULATING)
 
 
 def _extent(info: dict, eff: Effects) -> int | None:
     """An upper bound in bytes on what one memory operand of this instruction
-    touches, or None when its extent does not follow from the operand."""
+    touches (:func:`~.semantics.memory_bytes`: from the operation, not only
+    the registers beside it), or None when its extent does not follow from
+    the operand."""
     base = info["base"]
     if eff.unbounded_memory or base in ("bt", "bts", "btr", "btc", "movdir64b", "enqcmd", "enqcmds"):
         return None
-    size = suffix_bytes(info["mnemonic"], base)
-    if size is not None and base not in ("fild", "fistp", "fisttp", "fld", "fst", "fstp"):
-        return size
-    widths = [
-        o["reg"].bits // 8 for o in info["operands"] if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")
-    ]
-    if eff.x87:
-        return max([10] + widths)
-    return max(widths) if widths else _WIDEST
+    return memory_bytes(info["mnemonic"], base, info["operands"], eff.x87)
 
 
 def _access(info: dict, eff: Effects) -> tuple[tuple, int, int] | None:
@@ -251,6 +252,45 @@ class _Memory:
         self.last = j
 
 
+def role(resource: str, reads: frozenset[str], writes: frozenset[str], eff: Effects) -> str:
+    """How a line touches a resource of :data:`_MODAL`: ``W`` (writes: conflicts
+    with everything), ``A`` (accumulates: conflicts with reads and writes) or
+    ``R`` (reads: conflicts with accumulations and writes)."""
+    if resource in eff.accumulates:
+        return "A"
+    return "W" if resource in writes else "R"
+
+
+class _Modal:
+    """Nearest conflicts on one resource of :data:`_MODAL` since the last barrier."""
+
+    __slots__ = ("writer", "kind", "run", "previous")
+
+    def __init__(self) -> None:
+        self.writer = -1
+        self.kind = ""  # of the current run: "R", "A", or "" right after a write
+        self.run: list[int] = []
+        self.previous: list[int] = []  # the run before the current one
+
+    def touch(self, j: int, kind: str, preds: set[int]) -> None:
+        """Line ``j`` touches the resource as ``kind`` (:func:`role`); add the
+        lines it must follow to ``preds``."""
+        if kind == "W":
+            before = self.run
+        else:
+            if kind != self.kind:
+                self.previous, self.run, self.kind = self.run, [], kind
+            before = self.previous
+        if before:
+            preds.update(before)
+        elif self.writer >= 0:
+            preds.add(self.writer)
+        if kind == "W":
+            self.writer, self.kind, self.run, self.previous = j, "", [], []
+        else:
+            self.run.append(j)
+
+
 def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple[tuple[int, int], ...], frozenset[str]]:
     """Dependency pairs of a block (a generating set of its dependency
     order, see the module docstring) and the referents its semantics pin.
@@ -273,6 +313,9 @@ def block_dependencies(lines: list[Line], semantics: list[tuple]) -> tuple[tuple
             pinned |= imp.reads | imp.writes | imp.fixed
     if everything:
         pinned |= {t.referent for _e, _i, toks in semantics for t in toks if t.referent is not None}
+    if any(eff.x87 for eff, _i, _t in semantics):
+        # an MMX register is an x87 register (mm7 is R7), where x87 pushes and pops land: not renamable
+        pinned |= {t.referent for _e, _i, toks in semantics for t in toks if (t.referent or "").startswith("mmx:")}
     return tuple(sorted(_generating_pairs(lines, semantics))), frozenset(pinned)
 
 
@@ -283,15 +326,21 @@ def _generating_pairs(lines: list[Line], semantics: list[tuple]) -> list[tuple[i
     writer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
     memory = _Memory()
+    modal: dict[str, _Modal] = {}
     for j, (line, (eff, info, _toks)) in enumerate(zip(lines, semantics)):
         if eff.barrier:
             preds = sinks if sinks else ({barrier} if barrier >= 0 else set())
             deps.extend((i, j) for i in preds)
             barrier, sinks = j, set()
-            writer, readers, memory = {}, {}, _Memory()  # nothing crosses it: start afresh
+            writer, readers, memory, modal = {}, {}, _Memory(), {}  # nothing crosses it: start afresh
             continue
         preds: set[int] = set()
         reads, writes = line.reads, line.writes
+        touched = (reads | writes) & _MODAL
+        if touched:
+            for r in touched:
+                modal.setdefault(r, _Modal()).touch(j, role(r, reads, writes, eff), preds)
+            reads, writes = reads - _MODAL, writes - _MODAL
         for r in reads:
             if r in writer:
                 preds.add(writer[r])

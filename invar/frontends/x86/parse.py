@@ -524,10 +524,14 @@ def _mark_targets(head: str, base: str, operands: list[dict]) -> None:
 
 
 def _accesses(operands: list[dict], eff: Effects, segment: str | None) -> tuple[frozenset[str], frozenset[str]]:
-    """The resources (referents, ``flags``, ``mem``, ``x87``, ``seg:…``) one
-    instruction reads and writes, its operands' and its implicit ones."""
-    reads: set[str] = set(eff.implicit.reads)
-    writes: set[str] = set(eff.implicit.writes)
+    """The resources (referents, ``flags``, ``mem``, ``x87``, ``mxcsr``,
+    ``seg:…``) one instruction reads and writes, its operands' and its
+    implicit ones; a resource it accumulates into (:attr:`Effects.accumulates`)
+    is read and written. A ``nop`` touches nothing, whatever its operands."""
+    if eff.inert:
+        return frozenset(), frozenset()
+    reads: set[str] = set(eff.implicit.reads) | eff.other_reads | eff.accumulates
+    writes: set[str] = set(eff.implicit.writes) | eff.other_writes | eff.accumulates
     for i, o in enumerate(operands):
         if o["kind"] == "reg":
             (writes if i in eff.written else reads).add(o["reg"].referent)

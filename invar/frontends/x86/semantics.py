@@ -81,7 +81,15 @@ _ATT_EXTRA = {
     "insl": "insd",
     "outsl": "outsd",
     "xlat": "xlatb",
+    # GNU as and llvm-mc also spell the popping compares with the p last
+    "fcomip": "fcompi",
+    "fucomip": "fucompi",
 }
+#: narrowing conversions whose AT&T spelling names the source width with x or y
+#: (``vcvtpd2psy (%rax), %xmm0`` reads 32 bytes into an xmm register)
+NARROWING = frozenset(
+    "vcvtpd2ps vcvtpd2dq vcvttpd2dq vcvtpd2udq vcvttpd2udq vcvtqq2ps vcvtuqq2ps vcvtneps2bf16".split()
+)
 _CMP_PREDICATES = (
     "eq|lt|le|unord|neq|nlt|nle|ord|eq_uq|nge|ngt|false|neq_oq|ge|gt|true|eq_os|lt_oq|le_oq"
     "|unord_s|neq_us|nlt_uq|nle_uq|ord_s|eq_us|nge_uq|ngt_uq|false_os|neq_os|ge_oq|gt_oq|true_us"
@@ -125,6 +133,8 @@ def base_mnemonic(mnemonic: str) -> str | None:
     hit = _CC_FORM.match(m)
     if hit:
         return hit.group(1) + _CC_ALIAS[hit.group(2)]
+    if m[-1:] in ("x", "y") and m[:-1] in NARROWING and m[:-1] in _CAPSTONE:
+        return m[:-1]
     for suffix in ("ll", "b", "w", "l", "q", "s", "t"):
         if m.endswith(suffix) and m[: -len(suffix)] in _CAPSTONE:
             return m[: -len(suffix)]
@@ -140,6 +150,8 @@ def stripped_suffix(mnemonic: str) -> str:
     m = mnemonic.lower()
     if m in _ATT_EXTRA or m in _CAPSTONE or _CMP_PSEUDO.match(m) or _VPCMP_PSEUDO.match(m) or _CC_FORM.match(m):
         return ""
+    if m[-1:] in ("x", "y") and m[:-1] in NARROWING and m[:-1] in _CAPSTONE:
+        return m[-1]
     for suffix in ("ll", "b", "w", "l", "q", "s", "t"):
         if m.endswith(suffix) and m[: -len(suffix)] in _CAPSTONE:
             return suffix
@@ -150,6 +162,65 @@ def suffix_bytes(mnemonic: str, base: str) -> int | None:
     """Operand size in bytes spelled by an AT&T size suffix, if any."""
     extra = mnemonic[len(base) :]
     return {"b": 1, "w": 2, "l": 4, "q": 8}.get(extra)
+
+
+# ------------------------------------------------------------ memory extents
+#: x87 memory operands by size suffix, in bytes (AT&T: on a real, s is 32-bit, l 64-bit, t 80-bit; on an
+#: integer, s is 16-bit, l 32-bit, ll 64-bit): faddl reads a double, fiaddl a 32-bit integer
+_X87_REAL = {"s": 4, "l": 8, "t": 10}
+_X87_INTEGER = {"s": 2, "l": 4, "ll": 8}
+_X87_MEMORY: dict[str, dict[str, int]] = {
+    **{m: _X87_REAL for m in "fld fst fstp fadd fsub fsubr fmul fdiv fdivr fcom fcomp".split()},
+    **{m: _X87_INTEGER for m in "fild fist fistp fisttp fiadd fisub fisubr fimul fidiv fidivr ficom ficomp".split()},
+    **{m: {"": 2, "w": 2} for m in "fldcw fnstcw fstcw fnstsw fstsw".split()},
+    **{m: {"": 10} for m in ("fbld", "fbstp")},
+}
+#: instructions whose memory operand is wider than every register operand, and its width in bytes
+#: (the suffix of cvttsd2sil spells the destination's size, not the 64-bit source's)
+_MEMORY_BYTES = {
+    **dict.fromkeys(("cvtsd2si", "cvttsd2si", "vcvtsd2si", "vcvttsd2si", "vcvtsd2usi", "vcvttsd2usi"), 8),
+    **dict.fromkeys(("cvtss2si", "cvttss2si", "vcvtss2si", "vcvttss2si", "vcvtss2usi", "vcvttss2usi"), 4),
+    **dict.fromkeys(("cvtpd2pi", "cvttpd2pi"), 16),  # two doubles into an MMX register
+    **dict.fromkeys(("ldmxcsr", "vldmxcsr", "stmxcsr", "vstmxcsr"), 4),
+    **dict.fromkeys(("sgdt", "sidt", "lgdt", "lidt"), 10),  # limit and 64-bit base
+    **dict.fromkeys(("invpcid", "invept", "invvpid"), 16),  # a 128-bit descriptor beside a 64-bit register
+}
+
+
+def memory_bytes(mnemonic: str, base: str, operands: list[dict], x87: bool) -> int | None:
+    """How many bytes one memory operand of this instruction touches, at most,
+    as its operation says (not as the registers beside it suggest); None when
+    nothing bounds it here (the caller knows unbounded instructions).
+
+    In order: x87 forms by their suffix (:data:`_X87_MEMORY`); the
+    instructions of :data:`_MEMORY_BYTES`; far pointers (``lfs``: a 16-bit
+    selector after the offset); narrowing conversions, whose source is twice
+    their destination (``vcvtpd2psy``: the x or y says which); the size
+    suffix; the widest register operand; 64 bytes (a zmm register) when
+    nothing else tells."""
+    suffix = mnemonic[len(base) :]
+    widths = [o["reg"].bits // 8 for o in operands if o["kind"] == "reg" and o["reg"].cls in ("gpr", "vec", "mmx")]
+    if x87:
+        sizes = _X87_MEMORY.get(base)
+        if sizes is not None and suffix in sizes:
+            return sizes[suffix]
+        return max([10] + widths)  # 80-bit reals and BCD at most; environments are unbounded
+    if base in _MEMORY_BYTES:
+        return _MEMORY_BYTES[base]
+    if base in ("lfs", "lgs", "lss"):
+        return 2 + (max(widths) if widths else 8)
+    if base in NARROWING:
+        if suffix in ("x", "y"):
+            return {"x": 16, "y": 32}[suffix]
+        return 2 * max(widths) if widths else _WIDEST  # %ymm destination: a zmm source
+    size = suffix_bytes(mnemonic, base)
+    if size is not None:
+        return size
+    return max(widths) if widths else _WIDEST
+
+
+#: the widest memory access a single bounded operand makes (a zmm register)
+_WIDEST = 64
 
 
 # ------------------------------------------------------------ flag behaviour
@@ -337,6 +408,15 @@ class Effects:
     barrier: bool
     #: touches the x87 register stack or status
     x87: bool
+    #: resources besides registers, flags, memory and ``x87`` that it reads and
+    #: writes (``mxcsr``, a segment base ``seg:fs``)
+    other_reads: frozenset[str] = frozenset()
+    other_writes: frozenset[str] = frozenset()
+    #: resources it only updates in a way that commutes with every other such
+    #: update of the same resource (see :data:`ACCUMULATING`); they are read and written
+    accumulates: frozenset[str] = frozenset()
+    #: no architectural effect at all (``nop`` with any operands): reads and writes nothing
+    inert: bool = False
 
 
 def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str, ...] = ()) -> Effects:
@@ -359,19 +439,81 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
         or any(o.get("rip") for o in mem_ops)
         or any(o["kind"] == "target" for o in operands)
     )
+    # an SSE movsd/cmpsd is no string instruction: the string tables do not apply to it
+    named = base if string or not _STRING.match(base) else ""
+    x87 = (
+        base.startswith("f")
+        and base not in ("femms",)
+        or any(o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands)
+    )
+    mmx = not x87 and (base in _MMX_TRANSITION or any(o["kind"] == "reg" and o["reg"].cls == "mmx" for o in operands))
+    accumulates = frozenset(({"x87"} if mmx else set()) | ({"mxcsr"} if simd_floating_point(base, string) else set()))
     return Effects(
         implicit=implicit,
         written=written,
-        reads_flags=base in _FLAG_READERS or bool(_JCC.match(base)) or bool(_CMOV.match(base)) or repeated,
-        writes_flags=base in _FLAG_WRITERS or (base.startswith("f") and base in ("fcomi", "fucomi")),
+        reads_flags=named in _FLAG_READERS or bool(_JCC.match(base)) or bool(_CMOV.match(base)) or repeated,
+        writes_flags=named in _FLAG_WRITERS,
         reads_memory=reads_memory,
         writes_memory=writes_memory,
         unbounded_memory=unbounded,
         barrier=barrier,
-        x87=base.startswith("f")
-        and base not in ("femms",)
-        or any(o["kind"] == "reg" and o["reg"].cls == "x87" for o in operands),
+        x87=x87,
+        other_reads=_OTHER_READS.get(base, frozenset()),
+        other_writes=_OTHER_WRITES.get(base, frozenset()),
+        accumulates=accumulates,
+        inert=base == "nop",
     )
+
+
+# ------------------------------------------------------- MXCSR, MMX, segment bases
+#: resources whose updates by some instructions commute with each other:
+#:
+#: * ``mxcsr``: an SSE/AVX floating-point instruction reads the control bits
+#:   (rounding, exception masks, DAZ, FTZ) and ORs its exception flags into
+#:   the sticky flags. Two such updates commute; ``ldmxcsr`` (a write) and
+#:   ``stmxcsr`` (a read of the flags) do not commute with them.
+#: * ``x87``: an MMX instruction reads or writes the x87 registers under their
+#:   MMX names (tracked as ``mmx:N``) and sets the top of the stack to 0 and
+#:   every register valid: the same change whichever MMX instruction makes it,
+#:   so MMX instructions commute with each other on it, and every x87
+#:   instruction (which reads and writes the stack) conflicts with them.
+ACCUMULATING = ("mxcsr", "x87")
+#: instructions that switch to MMX operation without naming an MMX register (their memory forms)
+_MMX_TRANSITION = frozenset("cvtpi2ps cvtpi2pd cvtps2pi cvttps2pi cvtpd2pi cvttpd2pi movq2dq movdq2q".split())
+_OTHER_WRITES = {
+    "ldmxcsr": frozenset({"mxcsr"}),
+    "vldmxcsr": frozenset({"mxcsr"}),
+    "wrfsbase": frozenset({"seg:fs"}),
+    "wrgsbase": frozenset({"seg:gs"}),
+    "swapgs": frozenset({"seg:gs"}),
+}
+_OTHER_READS = {
+    "stmxcsr": frozenset({"mxcsr"}),
+    "vstmxcsr": frozenset({"mxcsr"}),
+    "rdfsbase": frozenset({"seg:fs"}),
+    "rdgsbase": frozenset({"seg:gs"}),
+    "swapgs": frozenset({"seg:gs"}),
+}
+#: floating-point SIMD instructions that cannot raise an exception nor round: moves, logic, shuffles, blends
+_NOT_ROUNDING = re.compile(
+    r"^v?(?:mov|and|or|xor|shuf|unpck|blend|perm|broadcast|extract|insert|maskmov|gather|scatter|expand|compress"
+    r"|test)"
+)
+
+
+def simd_floating_point(base: str, string: bool = False) -> bool:
+    """An SSE/AVX floating-point instruction that reads MXCSR (its rounding
+    mode, masks, DAZ/FTZ) and sets its exception flags, conservatively: every
+    conversion (``cvt…``) and every instruction on packed or scalar singles,
+    doubles or halves (``…ps``, ``…pd``, ``…ss``, ``…sd``, ``…ph``, ``…sh``)
+    except moves, logic, shuffles and blends, which neither round nor raise."""
+    if string or base.startswith("f"):
+        return False
+    if "cvt" in base:
+        return True
+    if base.startswith(("p", "vp")) or _NOT_ROUNDING.match(base):
+        return False
+    return re.search(r"(?:ps|pd|ss|sd|ph|sh)$", base) is not None
 
 
 def _implicit(mnemonic: str, base: str, operands: list[dict], string: bool, repeated: bool) -> Implicit:
@@ -379,7 +521,9 @@ def _implicit(mnemonic: str, base: str, operands: list[dict], string: bool, repe
     entry, what some forms add to it, and the explicit operands it pins."""
     n = len(operands)
     # rep-prefixed and plain string instructions share semantics
-    implicit = _IMPLICIT.get(base) or _IMPLICIT.get(mnemonic) or _NONE
+    # movsd and cmpsd with xmm operands are SSE instructions, not the string ones
+    sse = bool(_STRING.match(base)) and not string
+    implicit = _NONE if sse else _IMPLICIT.get(base) or _IMPLICIT.get(mnemonic) or _NONE
     if base in ("mul", "imul", "div", "idiv") and (base != "imul" or n == 1):
         wide = not (suffix_bytes(mnemonic, base) == 1 or (n == 1 and operands[0].get("bits") == 8))
         regs = _f("a", "d") if wide else _f("a")

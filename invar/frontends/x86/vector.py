@@ -14,7 +14,7 @@ import re
 
 from .general_purpose import gp_name
 from .operands import SUFFIX, error, reg_name, sized
-from .semantics import stripped_suffix
+from .semantics import NARROWING, stripped_suffix
 
 #: instructions that mix MMX and XMM registers
 _MMX_XMM = frozenset("movq2dq movdq2q cvtpi2ps cvtps2pi cvttps2pi cvtpi2pd cvtpd2pi cvttpd2pi".split())
@@ -34,7 +34,8 @@ _EVEX_ONLY = re.compile(
     r"^v(?:"
     r"movdq[au](?:8|16|32|64)|pternlog[dq]|perm[it]2(?:b|w|d|q|ps|pd)|perm[bw]"
     r"|p?compress\w+|p?expand(?:b|w|d|q|ps|pd)|pro[lr]v?[dq]|pmullq|psrav?q|ps[rl]l?vw|psravw|pabsq|pm(?:ax|in)[su]q"
-    r"|cvtt?(?:ps|pd)2u?qq|cvtt?(?:ps|pd)2udq|cvtu?qq2p[sd]|cvtudq2p[sd]|cvtusi2s[sd][lq]?|cvtt?s[sd]2usi[lq]?"
+    r"|cvtt?(?:ps|pd)2u?qq|cvtt?ps2udq|cvtt?pd2udq[xy]?|cvtu?qq2pd|cvtu?qq2ps[xy]?|cvtudq2p[sd]|cvtusi2s[sd][lq]?"
+    r"|cvtt?s[sd]2usi[lq]?"
     r"|rcp(?:14|28)(?:ps|pd|ss|sd)|rsqrt(?:14|28)(?:ps|pd|ss|sd)|exp2p[sd]"
     r"|rndscale(?:ps|pd|ss|sd)|reduce(?:ps|pd|ss|sd)|range(?:ps|pd|ss|sd)|getexp(?:ps|pd|ss|sd)|getmant(?:ps|pd|ss|sd)"
     r"|scalef(?:ps|pd|ss|sd)|fixupimm(?:ps|pd|ss|sd)|fpclass(?:ps|pd|ss|sd)[xyz]?"
@@ -137,9 +138,19 @@ def _check_vector(mnemonic: str, base: str, operands: list[dict], col: int) -> N
 
 def check_generic(mnemonic: str, base: str, operands: list[dict], col: int) -> None:
     suffix = stripped_suffix(mnemonic)
-    if suffix and not (base.startswith("f") or re.search(r"2u?si|u?si2", base)):
+    if suffix in ("x", "y") and base in NARROWING:
+        # vcvtpd2psy: the source is an xmm (x) or ymm (y) register or memory of that size
+        width = {"x": "128", "y": "256"}[suffix]
+        for o in operands[:-1]:
+            if o["kind"] == "reg" and o["reg"].cls == "vec" and o["reg"].width != width:
+                raise error(f"{mnemonic!r} converts a {width}-bit source, not %{o['reg'].name}", o["col"])
+    elif suffix and not (base.startswith("f") or re.search(r"2u?si|u?si2|^(?:rd|wr)[fg]sbase$", base)):
         # only x87 (flds, fildll) and conversions (cvtsi2sdq) spell a size
         raise error(f"unknown instruction {mnemonic!r} ({base!r} takes no size suffix)", col)
+    if suffix in SUFFIX and re.match(r"^(?:rd|wr)[fg]sbase$", base):  # wrfsbaseq %rax, as capstone spells it
+        for o in operands:
+            if o["kind"] == "reg" and o["reg"].bits != SUFFIX[suffix]:
+                raise error(f"{reg_name(o)} is {sized(o['reg'].bits)} register; {mnemonic!r} is not", o["col"])
     _check_vector(mnemonic, base, operands, col)
     memory = [o for o in operands if o["kind"] == "mem"]
     if len(memory) > 1:
