@@ -236,8 +236,10 @@ TABLE = [
     ("java/Arith.java", "java"),
     ("ltl/paper.ltl", "ltl"),
 ]
-#: sha256 of that table's draws as main drew them before the Space protocol (468 draws)
-TABLE_SHA256 = "105e67338a18610a8f50a721fed568dd487be7fe72839f13be1f2137dde44637"
+#: sha256 of that table's draws as main drew them before the Space protocol (468 draws), but for the
+#: twelve of gcc-blocks.s's third block that rename: its SSE ``movsd`` stores were read as the string
+#: instruction, which pins %rsi and %rdi (43,680 renamings where the block has 57,600)
+TABLE_SHA256 = "348355f15999b0e248ce11d56cf2c722bce0a2fcc507fc4321dad67a94b34350"
 
 
 def test_every_draw_of_a_table_is_what_it_was_before():

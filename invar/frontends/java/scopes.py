@@ -16,7 +16,7 @@ matched.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...errors import ParseError, UnsupportedError
 from .syntax import (
@@ -85,6 +85,41 @@ class Scopes:
     escaping: dict[int, set[str]]
 
 
+@dataclass(slots=True)
+class _Declared:
+    """What :meth:`Resolver._declarations` finds, by declaring token."""
+
+    #: (token, ranges in scope, name, view) of every declaration
+    decls: list[tuple[int, list[tuple[int, int]], str, str]] = field(default_factory=list)
+    arrays: set[int] = field(default_factory=set)
+    unboxes: set[int] = field(default_factory=set)
+    finals: set[int] = field(default_factory=set)
+    #: locals that may be a case label: final, with an initializer
+    constants: set[int] = field(default_factory=set)
+    patterns: list[Decl] = field(default_factory=list)
+    #: ``id`` of a statement -> the pattern variables that stay in scope after it
+    escaping: dict[int, set[int]] = field(default_factory=dict)
+
+
+def _case_labels(ref_of: dict[int, str], constants: set[int], case_names: set[int]) -> set[str]:
+    """The locals a ``case`` label may name, which keep their names; every
+    other label token loses its referent (mutating ``ref_of``). ``case RED:``
+    names an enum constant, unless the switch is on a value and ``RED`` a
+    constant local (final, initialized): javac accepts no other local there.
+    Which one it is depends on the selector's type, unknown here."""
+    constant_refs = {ref_of[k] for k in constants}
+    pinned = set()
+    for k in case_names:
+        ref = ref_of.get(k)
+        if ref is None:
+            continue
+        if ref in constant_refs:
+            pinned.add(ref)
+        else:
+            del ref_of[k]
+    return pinned
+
+
 class Resolver:
     """Finds every declaration of a unit and resolves every identifier."""
 
@@ -97,13 +132,63 @@ class Resolver:
     # ------------------------------------------------------------ resolve
     def resolve(self) -> Scopes:
         ix = self.ix
-        decls: list[tuple[int, list[tuple[int, int]], str, str]] = []  # (token, ranges, name, view)
-        arrays: set[int] = set()
-        unboxes: set[int] = set()
-        finals: set[int] = set()
-        escaping: dict[int, set[int]] = {}
-        patterns: list[Decl] = []
-        constants: set[int] = set()  # locals that may be a case label: final, with an initializer
+        found = self._declarations()
+        decls, patterns, escaping = found.decls, found.patterns, found.escaping
+        self._check_redeclared(decls)
+        keywords = self._contextual_keywords()
+        not_a_name = self._not_names() | keywords
+        case_names = self._case_names()
+        ref_of: dict[int, str] = {}
+        view_of: dict[str, str] = {}
+        by_name: dict[str, list[tuple[int, list[tuple[int, int]], str]]] = {}
+        for k, ranges, name, view in decls:
+            ref = f"local:{self.name}:{ix.line_of[k]}.{ix.col_of[k] + 1}:{name}"
+            by_name.setdefault(name, []).append((k, ranges, ref))
+            view_of[ref] = view
+            ref_of[k] = ref
+        decl_toks = frozenset(ref_of)
+        for cands in by_name.values():
+            cands.sort(key=lambda c: c[0])
+        for k in range(self.start_tok, self.close_tok + 1):
+            if not ix.identifier[k] or k in ref_of or k in not_a_name:
+                continue
+            cands = by_name.get(ix.values[k])
+            if not cands:
+                continue
+            best = None
+            for d, ranges, ref in cands:
+                if d <= k and any(lo <= k <= hi for lo, hi in ranges):
+                    best = ref
+            if best is not None:
+                ref_of[k] = best
+        pinned_cases = _case_labels(ref_of, found.constants, case_names)
+        # a compact constructor's components are parameters no token of it
+        # declares: no local may take their names (docs/semantics.md)
+        implicit = {
+            f"local:{self.name}:{ix.line_of[k]}.{ix.col_of[k] + 1}:{ix.values[k]}" for k in self.method.implicit
+        }
+        self._check_patterns(patterns, ref_of, not_a_name | case_names)
+        return Scopes(
+            ref_of=ref_of,
+            view_of=view_of,
+            decl_toks=decl_toks,
+            arrays=frozenset(ref_of[k] for k in found.arrays),
+            unboxes=frozenset(ref_of[k] for k in found.unboxes),
+            finals=frozenset(ref_of[k] for k in found.finals),
+            not_a_name=frozenset(not_a_name),
+            keywords=keywords,
+            pinned=self._captured_by_classes(ref_of, decl_toks) | pinned_cases | implicit,
+            escaping={s: {ref_of[k] for k in ks} for s, ks in escaping.items()},
+        )
+
+    def _declarations(self) -> "_Declared":
+        """Every declaration of the method: its token, the ranges where it is
+        in scope, its name and view; and the tokens of arrays, boxed locals,
+        finals and possible case constants, its pattern variables and those
+        that stay in scope after their statement."""
+        found = _Declared()
+        decls, escaping, patterns = found.decls, found.escaping, found.patterns
+        arrays, unboxes, finals, constants = found.arrays, found.unboxes, found.finals, found.constants
         for node, up in walk(self.method):
             if not isinstance(node, Decl):
                 continue
@@ -138,65 +223,7 @@ class Resolver:
                 arrays.add(k)
             elif node.kind in ("boxed", "unknown"):
                 unboxes.add(k)
-        self._check_redeclared(decls)
-        keywords = self._contextual_keywords()
-        not_a_name = self._not_names() | keywords
-        case_names = self._case_names()
-        ref_of: dict[int, str] = {}
-        view_of: dict[str, str] = {}
-        by_name: dict[str, list[tuple[int, list[tuple[int, int]], str]]] = {}
-        for k, ranges, name, view in decls:
-            ref = f"local:{self.name}:{ix.line_of[k]}.{ix.col_of[k] + 1}:{name}"
-            by_name.setdefault(name, []).append((k, ranges, ref))
-            view_of[ref] = view
-            ref_of[k] = ref
-        decl_toks = frozenset(ref_of)
-        for cands in by_name.values():
-            cands.sort(key=lambda c: c[0])
-        for k in range(self.start_tok, self.close_tok + 1):
-            if not ix.identifier[k] or k in ref_of or k in not_a_name:
-                continue
-            cands = by_name.get(ix.values[k])
-            if not cands:
-                continue
-            best = None
-            for d, ranges, ref in cands:
-                if d <= k and any(lo <= k <= hi for lo, hi in ranges):
-                    best = ref
-            if best is not None:
-                ref_of[k] = best
-        # ``case RED:`` names an enum constant, unless the switch is on a
-        # value and ``RED`` a constant local (final, initialized): javac
-        # accepts no other local there. Which one it is depends on the
-        # selector's type, unknown here, so such a local keeps its name
-        constant_refs = {ref_of[k] for k in constants}
-        pinned_cases = set()
-        for k in case_names:
-            ref = ref_of.get(k)
-            if ref is None:
-                continue
-            if ref in constant_refs:
-                pinned_cases.add(ref)
-            else:
-                del ref_of[k]
-        # a compact constructor's components are parameters no token of it
-        # declares: no local may take their names (docs/semantics.md)
-        implicit = {
-            f"local:{self.name}:{ix.line_of[k]}.{ix.col_of[k] + 1}:{ix.values[k]}" for k in self.method.implicit
-        }
-        self._check_patterns(patterns, ref_of, not_a_name | case_names)
-        return Scopes(
-            ref_of=ref_of,
-            view_of=view_of,
-            decl_toks=decl_toks,
-            arrays=frozenset(ref_of[k] for k in arrays),
-            unboxes=frozenset(ref_of[k] for k in unboxes),
-            finals=frozenset(ref_of[k] for k in finals),
-            not_a_name=frozenset(not_a_name),
-            keywords=keywords,
-            pinned=self._captured_by_classes(ref_of, decl_toks) | pinned_cases | implicit,
-            escaping={s: {ref_of[k] for k in ks} for s, ks in escaping.items()},
-        )
+        return found
 
     # ------------------------------------------------------------- scopes
     def scope_end(self, k: int) -> int:
