@@ -131,15 +131,11 @@ def fresh(node: ast.AST, res: Resolution) -> bool:
         return True
     if isinstance(node, ast.Subscript):
         return isinstance(node.slice, ast.Slice)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        occs = res.by_node.get(id(node.func), ())
-        if not occs or occs[0].view != "builtin":
-            return False
-        name = node.func.id
-        if name in _NEW_CONTAINERS:
-            return True
-        if name in ("zip", "enumerate", "reversed", "iter"):
-            return all(fresh(a, res) for a in node.args) and not node.keywords
+    name = _builtin_of(node, res)
+    if name in _NEW_CONTAINERS:
+        return True
+    if name in ("zip", "enumerate", "reversed", "iter"):
+        return all(fresh(a, res) for a in node.args) and not node.keywords
     return False
 
 
@@ -413,12 +409,7 @@ class EffectVisitor(ast.NodeVisitor):
         e = self.effect
         e.reads.add(HEAP)
         e.may_raise = True
-        func = node.func
-        builtin = None
-        if isinstance(func, ast.Name):
-            occs = self.res.by_node.get(id(func), ())
-            if occs and occs[0].view == "builtin":
-                builtin = func.id
+        builtin = _builtin_of(node, self.res)
         if id(node) in self.res.dynamic_calls or (self.res.escaped and builtin not in LOOKING_BUILTINS):
             self._dynamic(node)  # (an escaped one may be called by ``sorted``, ``map`` … in this frame)
         if _calls_back(node, builtin, self.res):
@@ -775,10 +766,7 @@ class StatementEffects:
 
     def _builtin_in(self, node: ast.AST, names: frozenset[str]) -> bool:
         """Whether ``node`` is a name of ``names`` that means the builtin."""
-        if not isinstance(node, ast.Name) or node.id not in names:
-            return False
-        occs = self.res.by_node.get(id(node), ())
-        return bool(occs) and occs[0].view == "builtin"
+        return isinstance(node, ast.Name) and node.id in names and _is_builtin(node, self.res)
 
     def _binding(self, node: ast.AST) -> Effect:
         """The store of a ``def``/``class`` name (carried by the node itself)."""
