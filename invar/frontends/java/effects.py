@@ -148,8 +148,7 @@ class StatementEffects:
 
     def is_null(self, node: Expr) -> bool:
         """Whether ``node`` is the literal ``null`` (in parentheses or not)."""
-        while isinstance(node, Paren):
-            node = node.expr
+        node = unparenthesized(node)
         return isinstance(node, Literal) and node.tok >= 0 and self.ix.values[node.tok] == "null"
 
     def visit_Binary(self, e: Effect, node: Binary, path) -> None:
@@ -180,8 +179,7 @@ class StatementEffects:
     def store(self, e: Effect, target: Expr) -> None:
         """A write of ``target``: a local, or else a field or array element
         (through ``heap``, an output)."""
-        while isinstance(target, Paren):
-            target = target.expr
+        target = unparenthesized(target)
         ref = self.local(target.tok) if isinstance(target, Name) else None
         if ref is not None:
             e.writes.add(ref)
@@ -248,8 +246,7 @@ class StatementEffects:
         """Whether ``String.join``'s second argument is surely an array or a
         string (its varargs), never an ``Iterable``: a literal, a
         concatenation, an array built there or a local declared an array."""
-        while isinstance(node, Paren):
-            node = node.expr
+        node = unparenthesized(node)
         if isinstance(node, (Literal, NewArray)) or (isinstance(node, Binary) and node.op == "+"):
             return True
         return isinstance(node, Name) and self.local(node.tok) in self.scopes.arrays
@@ -328,6 +325,13 @@ class StatementEffects:
                 if ref is not None and ref not in self.scopes.finals:
                     return False
         return True
+
+
+def unparenthesized(node: Expr) -> Expr:
+    """``node`` without the parentheses around it."""
+    while isinstance(node, Paren):
+        node = node.expr
+    return node
 
 
 def jdk_classes(ix: Tokens) -> frozenset[str]:

@@ -85,6 +85,8 @@ _ATT_EXTRA = {
     "fcomip": "fcompi",
     "fucomip": "fucompi",
 }
+#: the source width, in bits, that the x or y of a narrowing conversion's AT&T spelling names
+NARROWING_SOURCE_BITS = {"x": 128, "y": 256}
 #: narrowing conversions whose AT&T spelling names the source width with x or y
 #: (``vcvtpd2psy (%rax), %xmm0`` reads 32 bytes into an xmm register)
 NARROWING = frozenset(
@@ -211,7 +213,7 @@ def memory_bytes(mnemonic: str, base: str, operands: list[dict], x87: bool) -> i
         return 2 + (max(widths) if widths else 8)
     if base in NARROWING:
         if suffix in ("x", "y"):
-            return {"x": 16, "y": 32}[suffix]
+            return NARROWING_SOURCE_BITS[suffix] // 8
         return 2 * max(widths) if widths else _WIDEST  # %ymm destination: a zmm source
     size = suffix_bytes(mnemonic, base)
     if size is not None:
@@ -458,8 +460,8 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
         unbounded_memory=unbounded,
         barrier=barrier,
         x87=x87,
-        other_reads=_OTHER_READS.get(base, frozenset()),
-        other_writes=_OTHER_WRITES.get(base, frozenset()),
+        other_reads=_OTHER.get(base, _NO_OTHER)[0],
+        other_writes=_OTHER.get(base, _NO_OTHER)[1],
         accumulates=accumulates,
         inert=base == "nop",
     )
@@ -480,20 +482,20 @@ def effects(mnemonic: str, base: str, operands: list[dict], prefixes: tuple[str,
 ACCUMULATING = ("mxcsr", "x87")
 #: instructions that switch to MMX operation without naming an MMX register (their memory forms)
 _MMX_TRANSITION = frozenset("cvtpi2ps cvtpi2pd cvtps2pi cvttps2pi cvtpd2pi cvttpd2pi movq2dq movdq2q".split())
-_OTHER_WRITES = {
-    "ldmxcsr": frozenset({"mxcsr"}),
-    "vldmxcsr": frozenset({"mxcsr"}),
-    "wrfsbase": frozenset({"seg:fs"}),
-    "wrgsbase": frozenset({"seg:gs"}),
-    "swapgs": frozenset({"seg:gs"}),
+_MXCSR, _FS, _GS, _EMPTY = frozenset({"mxcsr"}), frozenset({"seg:fs"}), frozenset({"seg:gs"}), frozenset()
+#: instruction -> (the resources besides registers, flags, memory and x87 it reads, those it writes)
+_OTHER = {
+    "ldmxcsr": (_EMPTY, _MXCSR),
+    "vldmxcsr": (_EMPTY, _MXCSR),
+    "stmxcsr": (_MXCSR, _EMPTY),
+    "vstmxcsr": (_MXCSR, _EMPTY),
+    "wrfsbase": (_EMPTY, _FS),
+    "wrgsbase": (_EMPTY, _GS),
+    "rdfsbase": (_FS, _EMPTY),
+    "rdgsbase": (_GS, _EMPTY),
+    "swapgs": (_GS, _GS),
 }
-_OTHER_READS = {
-    "stmxcsr": frozenset({"mxcsr"}),
-    "vstmxcsr": frozenset({"mxcsr"}),
-    "rdfsbase": frozenset({"seg:fs"}),
-    "rdgsbase": frozenset({"seg:gs"}),
-    "swapgs": frozenset({"seg:gs"}),
-}
+_NO_OTHER = (_EMPTY, _EMPTY)
 #: floating-point SIMD instructions that cannot raise an exception nor round: moves, logic, shuffles, blends
 _NOT_ROUNDING = re.compile(
     r"^v?(?:mov|and|or|xor|shuf|unpck|blend|perm|broadcast|extract|insert|maskmov|gather|scatter|expand|compress"

@@ -14,7 +14,7 @@ import re
 
 from .general_purpose import gp_name
 from .operands import SUFFIX, error, reg_name, sized
-from .semantics import NARROWING, stripped_suffix
+from .semantics import NARROWING, NARROWING_SOURCE_BITS, stripped_suffix
 
 #: instructions that mix MMX and XMM registers
 _MMX_XMM = frozenset("movq2dq movdq2q cvtpi2ps cvtps2pi cvttps2pi cvtpi2pd cvtpd2pi cvttpd2pi".split())
@@ -53,6 +53,8 @@ _CONVERT_FROM_GPR = re.compile(r"^v?cvt(?:u?si2s[sdh]|si2s[sd])([lq])$")
 #: SSE floating-point instructions (on ss, sd, ps, pd), which never take an MMX register; the conversions
 #: from and to packed integers in MMX registers (cvtpi2ps, cvttps2pi …) do
 _FLOATING = re.compile(r"^(?!.*pi).*(?:ss|sd|ps|pd)$")
+#: the FS/GS base instructions, whose size suffix is their register's (``wrfsbaseq %rax``, as capstone spells it)
+_SEGMENT_BASE = re.compile(r"^(?:rd|wr)[fg]sbase$")
 #: vector and mask instructions that take a general-purpose register operand
 _VECTOR_GPR = re.compile(r"^(?:v?(?:movd|movq|cvt|pextr|pinsr|extractps|pmovmsk|movmsk)|vpbroadcast|kmov|vcvt)")
 
@@ -140,14 +142,14 @@ def check_generic(mnemonic: str, base: str, operands: list[dict], col: int) -> N
     suffix = stripped_suffix(mnemonic)
     if suffix in ("x", "y") and base in NARROWING:
         # vcvtpd2psy: the source is an xmm (x) or ymm (y) register or memory of that size
-        width = {"x": "128", "y": "256"}[suffix]
+        width = str(NARROWING_SOURCE_BITS[suffix])
         for o in operands[:-1]:
             if o["kind"] == "reg" and o["reg"].cls == "vec" and o["reg"].width != width:
                 raise error(f"{mnemonic!r} converts a {width}-bit source, not %{o['reg'].name}", o["col"])
-    elif suffix and not (base.startswith("f") or re.search(r"2u?si|u?si2|^(?:rd|wr)[fg]sbase$", base)):
+    elif suffix and not (base.startswith("f") or re.search(r"2u?si|u?si2", base) or _SEGMENT_BASE.match(base)):
         # only x87 (flds, fildll) and conversions (cvtsi2sdq) spell a size
         raise error(f"unknown instruction {mnemonic!r} ({base!r} takes no size suffix)", col)
-    if suffix in SUFFIX and re.match(r"^(?:rd|wr)[fg]sbase$", base):  # wrfsbaseq %rax, as capstone spells it
+    if suffix in SUFFIX and _SEGMENT_BASE.match(base):
         for o in operands:
             if o["kind"] == "reg" and o["reg"].bits != SUFFIX[suffix]:
                 raise error(f"{reg_name(o)} is {sized(o['reg'].bits)} register; {mnemonic!r} is not", o["col"])
