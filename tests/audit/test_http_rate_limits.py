@@ -132,9 +132,10 @@ def test_the_budget_bounds_an_input_and_its_error_says_so(after, budget, tries):
         adapter = HttpAdapter(url, PROMPT, read, budget=budget, backoff=0.05)
         (out,) = adapter.predict(TEXTS[:1], 1)
     assert isinstance(out, Failure)
-    # the last try may be one cut short by the budget's end: it timed out
+    # the last try may be one cut short by the budget's end: it timed out, or its status line came in
+    # and the budget's end shut the socket before the error's body could be read (a busy machine)
     want = (
-        r"(HTTP 429 Too Many Requests: slow down|timed out) \(the input's time budget of "
+        r"(HTTP 429 Too Many Requests(?:: slow down)?|timed out) \(the input's time budget of "
         rf"{budget:g} s ran out after (\d+) tr(y|ies), (\d+) rate-limited\)"
     )
     match = re.fullmatch(want, out.message)
