@@ -257,6 +257,44 @@ TRY_UNBOX = """\
 """
 
 
+#: a type variable's local unboxes where its bound is boxed, directly or through another type variable
+TYPE_VARIABLES = """\
+class T<S extends Long, R> {{
+    {generics} long f({typ} p, {typ} q) {{
+        long x = 0;
+        long z = 0;
+        try {{
+            x = 5;
+            z = p + 1;
+        }} catch (NullPointerException e) {{
+            return x;
+        }}
+        return x + z;
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize("parser", ["javalang", "tree-sitter"])
+@pytest.mark.parametrize(
+    "generics, typ, unboxes",
+    [
+        ("<U extends Integer>", "U", True),
+        ("<U extends Long & Comparable<Long>>", "U", True),
+        ("<U extends S, V extends U>", "V", True),
+        ("", "S", True),
+        ("<U extends Comparable<Integer>>", "U", False),
+        ("", "R", False),
+    ],
+)
+def test_a_local_of_a_type_variable_with_a_boxed_bound_may_raise_inside_a_try(parser, generics, typ, unboxes):
+    src = TYPE_VARIABLES.format(generics=generics, typ=typ)
+    if not unboxes:  # ``p + 1`` would not compile: a comparison, which does not unbox
+        src = src.replace("z = p + 1;", "z = p == null ? 1 : 2;")
+    (p,) = parse_units(src, "T.java", parser=parser)
+    assert ordered(p, "x = 5", "z = p") == unboxes
+
+
 def test_a_conditional_without_null_still_moves_inside_a_try():
     p = method(TRY_UNBOX.format(unboxed="z = c ? 1 : 2;"), params="boolean c")
     assert not ordered(p, "x = 5", "z = c")

@@ -514,6 +514,50 @@ class C {
         6,
     ),
     (
+        "local-of-a-type-variable-bounded-by-a-boxed-type-unboxed-in-try",
+        """
+class C {
+    static <T extends Integer> int m(T p) {
+        int x = 0;
+        int u = 0;
+        try {
+            x = 5;
+            T t = p;
+            u = t + 1;
+        } catch (NullPointerException e) {
+            return x;
+        }
+        return x + u;
+    }
+    public static void main(String[] s) { System.out.println(m(3) + " " + C.<Integer>m(null)); }
+}""",
+        "C.m",
+        2,
+        24,
+    ),
+    (
+        "type-variable-bounded-through-a-class-variable-unboxed-in-try-on-the-tree-sitter-path",
+        """
+class C<S extends Long> {
+    record Force(int z) {}
+    <U extends S> long m(U p) {
+        long x = 0;
+        long u = 0;
+        try {
+            x = 5;
+            u = p + 1;
+        } catch (NullPointerException e) {
+            return x;
+        }
+        return x + u;
+    }
+    public static void main(String[] s) { C<Long> c = new C<>(); System.out.println(c.m(3L) + " " + c.m(null)); }
+}""",
+        "C.m",
+        2,
+        6,
+    ),
+    (
         "locals-named-like-types-and-enum-constants",
         """
 import java.util.*;

@@ -37,6 +37,7 @@ from .syntax import (
     Jump,
     Lambda,
     LocalClass,
+    LocalVars,
     Method,
     New,
     Paren,
@@ -221,9 +222,20 @@ class Resolver:
                 finals.add(k)
             if node.kind == "array":
                 arrays.add(k)
-            elif node.kind in ("boxed", "unknown"):
+            elif node.kind in ("boxed", "unknown") or self._typed_by_boxed_variable(node, parent):
                 unboxes.add(k)
         return found
+
+    def _typed_by_boxed_variable(self, decl: Decl, parent) -> bool:
+        """Whether a declaration of a reference type names a type variable
+        that may unbox (``Tokens.boxed_type_variables``): its type is
+        the identifier just before its name (before the first declarator's,
+        in ``T a = p, b = q;``), as a type variable takes no arguments."""
+        if decl.kind != "reference":
+            return False
+        ix = self.ix
+        k = (parent.decls[0].tok if isinstance(parent, LocalVars) else decl.tok) - 1
+        return ix.identifier[k] and ix.values[k] in ix.boxed_type_variables
 
     # ------------------------------------------------------------- scopes
     def scope_end(self, k: int) -> int:

@@ -20,7 +20,7 @@ of its type (:data:`TYPE_KINDS`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterator, Union
 
 from .. import nesting
@@ -70,6 +70,56 @@ def type_kind(*, dims: int, basic: bool, name: str | None) -> str:
     return "boxed" if name in BOXED else "reference"
 
 
+def _boxed_type_variables(ix: "Tokens") -> frozenset[str]:
+    """The type variables of the file of tokens ``ix`` whose values may
+    unbox: those with a bound (``T extends Integer``, ``T extends Long &
+    Comparable<Long>``) that is a :data:`BOXED` type or such a type variable
+    (``U extends T``). Read off the tokens, so both parsers agree: a type
+    parameter is an identifier after ``<`` or ``,`` and before ``extends``
+    (in type arguments only ``?`` stands there); a name declared twice counts
+    when either declaration may unbox."""
+    bounds: dict[str, set[str]] = {}
+    v = ix.values
+    for k in range(1, len(ix) - 1):
+        if ix.identifier[k] and v[k + 1] == "extends" and v[k - 1] in ("<", ","):
+            bounds.setdefault(v[k], set()).update(_bound_names(ix, k + 2))
+    out = {t for t, names in bounds.items() if names & BOXED}
+    grew = True
+    while grew:
+        new = {t for t, names in bounds.items() if t not in out and names & out}
+        out |= new
+        grew = bool(new)
+    return frozenset(out)
+
+
+def _bound_names(ix: "Tokens", k: int) -> set[str]:
+    """The simple names of the types of a bound starting at token ``k``
+    (``java.lang.Integer & Comparable<Integer>``: ``Integer``,
+    ``Comparable``), up to the ``,`` or ``>`` that ends it."""
+    v, depth, out, last = ix.values, 0, set(), None
+    for j in range(k, len(ix)):
+        t = v[j]
+        if t == "<":
+            depth += 1
+        elif t in (">", ">>", ">>>"):
+            if depth == 0:
+                break
+            depth -= len(t)
+        elif depth == 0 and t in ("&", ",", "{", "(", ";"):
+            if last is not None:
+                out.add(last)
+            last = None
+            if t != "&":
+                return out
+        elif depth == 0 and ix.identifier[j]:
+            last = t
+        if depth < 0:
+            break
+    if last is not None:
+        out.add(last)
+    return out
+
+
 class Tokens:
     """A file's tokens with the lookups every unit needs.
 
@@ -102,6 +152,11 @@ class Tokens:
 
     def __len__(self) -> int:
         return len(self.values)
+
+    @cached_property
+    def boxed_type_variables(self) -> frozenset[str]:
+        """The file's type variables whose values may unbox (:func:`_boxed_type_variables`)."""
+        return _boxed_type_variables(self)
 
     def first_on_line(self, k: int) -> bool:
         return k == 0 or self.line_of[k - 1] < self.line_of[k]
