@@ -12,7 +12,14 @@ reuse names, lambdas, anonymous and local classes capturing effectively-final
 locals, compound assignments and increments anywhere (conditions, arguments,
 loop headers, chains), labeled loops with ``break``/``continue``, ``switch``
 with fall-through, ``try``/``catch``/``finally``, try-with-resources,
-``synchronized``, ``assert`` and output through ``System.out``.
+``synchronized``, ``assert`` and output through ``System.out``; locals
+named like the constants of an enum ``Color`` a ``switch`` in their scope
+labels, and like the types the method writes only where a type stands; calls
+of a nested class named like a JDK class (``StrictMath``, ``Long``,
+``Double``) whose static methods print or write; locals of the method's type
+variable ``T extends Integer`` that may be null, unboxed in ``try`` bodies.
+The Java 17 record's compact constructor may hand its locals to a lambda or
+to an anonymous class declaring a local named like a component.
 
 Its ``main`` calls every constructor and method on a few inputs and prints,
 per case, what the unit printed, its return value and the state it can reach;
@@ -70,6 +77,25 @@ NAMES = ["x", "y", "z", "t", "u", "n", "s", "list", "sb", "c"]
 INPUTS = [(1, 2), (0, 5), (-3, 4), (7, -1)]
 
 
+#: the constants of the enum ``Color`` a generated class declares where a method switches over it
+ENUM = ["RED", "GREEN", "BLUE"]
+#: JDK classes whose static methods invar takes for pure, and that the generated code never calls
+#: otherwise: a class may declare a nested class of one of these names whose method prints
+JDK_NAMES = ["StrictMath", "Long", "Double"]
+#: types the generated methods write only where a type stands (a local may take their names)
+TYPE_NAMES = ["GenBox", "StringBuilder", "List", "ArrayList", "Iterator"]
+
+
+class _Class:
+    """What the methods of one generated class share: the class members their
+    statements asked for (``enum``: ``Color``; ``jdk``: the nested class
+    named :attr:`jdk`, whose static ``abs`` methods print or write)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.features: set[str] = set()
+        self.jdk = rng.choice(JDK_NAMES)
+
+
 class _Scope:
     def __init__(self) -> None:
         #: name -> (type, how): ``var`` (the generator may assign it), ``ro``
@@ -83,9 +109,18 @@ class _Method:
     ``this`` before their first statement."""
 
     def __init__(
-        self, rng: random.Random, cls: str, ctor: bool, params: list[tuple[str, str]], modern: bool = False
+        self,
+        rng: random.Random,
+        cls: str,
+        ctor: bool,
+        params: list[tuple[str, str]],
+        modern: bool = False,
+        kit: _Class | None = None,
     ) -> None:
         self.rng = rng
+        self.kit = kit or _Class(rng)
+        #: a local's type is the method's type variable ``T extends Integer`` (the method is generic)
+        self.generic = False
         #: also write Java 17 statements (``var``, switch expressions, patterns, text blocks, records)
         self.modern = modern
         #: names being declared by the statement under construction (their
@@ -223,9 +258,10 @@ class _Method:
         nested = len(self.scopes) < 4 and self.budget > 2
         kinds = ["decl"] * 5 + ["assign"] * 4 + ["field"] * 3 + ["array"] * 2 + ["coll"] * 3 + ["print"] * 2
         kinds += ["copy", "chars", "capture", "box", "call", "lambda_coll"] * 2 + ["shadow", "assert", "misc"]
-        kinds += ["cast_incr"]
+        kinds += ["cast_incr", "type_named", "user_jdk"]
         if nested:
             kinds += [
+                "enum_switch",
                 "block",
                 "if",
                 "for",
@@ -723,6 +759,87 @@ class _Method:
             out.append(f"{ind}    }}")
         return out + [f"{ind}}}"]
 
+    def s_enum_switch(self, ind: str) -> list[str]:
+        """Locals named like the constants of the class's enum ``Color``, then
+        a ``switch`` over it in their scope: its ``case RED`` labels name the
+        constants, never the locals (a renaming that swapped the locals' names
+        and the labels' would swap the branches)."""
+        r = self.rng
+        self.kit.features.add("enum")
+        out = []
+        for name in r.sample(ENUM[:2], r.randint(1, 2)):
+            if self.lookup(name) is None and name not in self.declaring:
+                out.append(f"{ind}int {name} = {self.expr(1)};")
+                self.declare(name, "int")
+        arrow = self.modern and r.random() < 0.5
+        out.append(f"{ind}switch (Color.values()[Math.floorMod({self.expr(1)}, 3)]) {{")
+        for label in ("case RED", "case GREEN", "default"):
+            out.append(f"{ind}    {label}{' ->' if arrow else ':'} {{")
+            out += self.block(ind + "        ", 1)
+            if not arrow and r.random() < 0.6:
+                out.append(f"{ind}        break;")
+            out.append(f"{ind}    }}")
+        return out + [f"{ind}}}"]
+
+    def s_type_named(self, ind: str) -> list[str]:
+        """An int local named like a type the method writes, then that type
+        where only a type stands (``int GenBox = 3; GenBox q = new
+        GenBox();``): there the name means the type, in an expression the
+        local (``GenBox.v`` would not compile), so no expression spells it."""
+        r = self.rng
+        free = [t for t in TYPE_NAMES + ["Pt"] * self.modern if self.lookup(t) is None and t not in self.declaring]
+        if not free:
+            return self.s_decl(ind)
+        typ = r.choice(free)
+        out = [f"{ind}int {typ} = {self.expr()};"]
+        self.declare(typ, "int")
+        q = self.fresh()
+        if typ == "Pt":
+            return out + [f"{ind}{self.field('n')} += new Pt({typ}, {self.expr(1)}).sum({typ});"]
+        if q is None:
+            return out + [f"{ind}{self.field('n')} += {typ} + new GenBox().v;"]
+        if typ == "GenBox":
+            self.declare(q, "Box", "final")
+            return out + [f"{ind}GenBox {q} = new GenBox();", f"{ind}{q}.v = {typ};"]
+        if typ == "StringBuilder":
+            src = r.choice([self.field("sb")] + self.locals_of("SB"))
+            self.declare(q, "SB", "final")
+            return out + [f"{ind}StringBuilder {q} = new StringBuilder({src});"]
+        lists = [self.field("list")] + (["ys"] if self.lookup("ys") else []) + self.locals_of("List")
+        src = r.choice(lists)
+        if typ == "Iterator":
+            self.declare(q, "It", "final")
+            return out + [f"{ind}Iterator<Integer> {q} = {src}.iterator();"]
+        self.declare(q, "List", "final")
+        return out + [f"{ind}{typ}<Integer> {q} = new ArrayList<>({src});", f"{ind}{q}.add({typ});"]
+
+    def s_user_jdk(self, ind: str) -> list[str]:
+        """A call of the class's nested ``StrictMath`` (or ``Long``,
+        ``Double``): a user class named like a JDK class whose static methods
+        invar takes for pure, its ``abs`` printing and adding to ``s`` (or to
+        its array argument's first element); declared into a local, it may be
+        followed by a read of what it changed."""
+        r = self.rng
+        self.kit.features.add("jdk")
+        name = self.fresh()
+        other = self.fresh(avoid=(name,)) if name is not None else None
+        if r.random() < 0.5:
+            call, changed = f"{self.kit.jdk}.abs({self.expr(1)})", self.field("s")
+        else:  # the overload that increments its array's first element
+            a = r.choice([self.field("arr")] + self.locals_of("int[]"))
+            call, changed = f"{self.kit.jdk}.abs({a})", f"{a}[0]"
+        form = r.randrange(4)
+        if form < 2 and name is not None:
+            self.declare(name, "int")
+            out = [f"{ind}int {name} = {call};"]
+            if other is not None and form == 0:
+                self.declare(other, "int")
+                out.append(f"{ind}int {other} = {changed};")
+            return out
+        if form == 2:
+            return [f'{ind}System.out.println("j" + {call});']
+        return [f"{ind}{self.field('n')} += {call};"]
+
     def s_try(self, ind: str) -> list[str]:
         r = self.rng
         a = r.choice([self.field("arr")] + (["xs"] if self.lookup("xs") else []))
@@ -732,13 +849,21 @@ class _Method:
             # a boxed local that may be null: unboxing it raises inside the try
             init = self.expr(1)
             self.declare(q, "Integer", "final")
-            out.append(f"{ind}Integer {q} = {init} > 2 ? null : {init};")
+            if not self.ctor:
+                # of the method's type variable ``T extends Integer``: it unboxes as an Integer does
+                self.generic = True
+                out.append(f"{ind}T {q} = {init} > 2 ? null : (T) Integer.valueOf({init});")
+            else:
+                out.append(f"{ind}Integer {q} = {init} > 2 ? null : {init};")
         # one scope for the whole body, the statement that may raise anywhere in it
         self.scopes.append(_Scope())
         chunks = []  # the body's statements, each a list of lines
         for _ in range(r.randint(0, 2)):
             chunks.append(self.stmt(ind + "    "))
-        if q is not None:
+        vs = self.locals_of("int", assignable=True)
+        if q is not None and vs and (not self.ctor or r.random() < 0.5):
+            risky = f"{r.choice(vs)} = {q} + 1;"  # unboxing alone may raise: no field is named (of T: always)
+        elif q is not None:
             risky = f"{self.field('n')} += {q};"
         else:
             risky = r.choice(
@@ -912,6 +1037,7 @@ def generate_class(cls: str, seed: int, modern: bool = False) -> tuple[str, list
     (``modern``: with Java 17 statements and a record ``Pt`` whose compact
     constructor and method are units too)."""
     rng = random.Random(seed)
+    kit = _Class(rng)
     ind = "        "
     out = [
         "import java.util.*;",
@@ -941,42 +1067,93 @@ def generate_class(cls: str, seed: int, modern: bool = False) -> tuple[str, list
     if modern:
         out += _record(rng)
         units += [f"{cls}.Pt.Pt", f"{cls}.Pt.sum"]
+    members = len(out)  # where the members the methods ask for go
     # constructors: super(...) and this(...) first
-    g = _Method(rng, cls, True, [("a", "int"), ("b", "int")], modern)
+    g = _Method(rng, cls, True, [("a", "int"), ("b", "int")], modern, kit)
     sup = f"a * {rng.randint(1, 3)} + b"
     out += [f"    {cls}(int a, int b) {{", f"{ind}super({sup});"] + g.block(ind, 6, fresh_scope=False)
     out += g.show_locals(ind) + ["    }", ""]
-    g = _Method(rng, cls, True, [("a", "int")], modern)
+    g = _Method(rng, cls, True, [("a", "int")], modern, kit)
     out += [f"    {cls}(int a) {{", f"{ind}this(a, {rng.randint(0, 4)});"] + g.block(ind, 4, fresh_scope=False)
     out += g.show_locals(ind) + ["    }", ""]
     units += [f"{cls}.{cls}"] * 2
     params = [("a", "int"), ("b", "int"), ("xs", "int[]"), ("ys", "List")]
     for name in ("m1", "m2"):
-        g = _Method(rng, cls, False, params, modern)
+        g = _Method(rng, cls, False, params, modern, kit)
         body = g.block(ind, 30, fresh_scope=False) + g.show_locals(ind)
         ret = g.expr()
+        generic = "<T extends Integer> " if g.generic else ""
         out += (
-            [f"    int {name}(int a, int b, int[] xs, List<Integer> ys) {{"]
+            [f"    {generic}int {name}(int a, int b, int[] xs, List<Integer> ys) {{"]
             + body
             + [f"{ind}return {ret};", "    }", ""]
         )
         units.append(f"{cls}.{name}")
+    out[members:members] = _members(kit, cls, units)
     out += _driver(cls)
     out.append("}")
     return "\n".join(out) + "\n", units
 
 
+def _members(kit: _Class, cls: str, units: list[str]) -> list[str]:
+    """The members the methods of the class asked for (:class:`_Class`);
+    adds the names of their units to ``units``."""
+    out = []
+    if "enum" in kit.features:
+        out += ["    enum Color { RED, GREEN, BLUE }", ""]
+    if "jdk" in kit.features:
+        out += f"""    static class {kit.jdk} {{
+        static int abs(int v) {{
+            s += v;
+            System.out.println("abs " + v);
+            return v < 0 ? -v : v;
+        }}
+
+        static int abs(int[] a) {{
+            return a[0]++;
+        }}
+    }}
+""".split("\n")
+        units += [f"{cls}.{kit.jdk}.abs"] * 2
+    return out
+
+
 def _record(rng: random.Random) -> list[str]:
     """A record whose compact constructor reassigns a component (its
-    parameters are implicit) and whose method uses ``var`` and ``yield``."""
+    parameters are implicit) and may hand its locals to a lambda or to an
+    anonymous class that declares a local named like a component the
+    constructor does not spell (which no local of the constructor may be
+    renamed to, though no token there shows the component), and whose
+    method uses ``var`` and ``yield``."""
     k = rng.randint(1, 4)
+    rest = [
+        ["var d = y - x;", 'System.out.println("pt " + d);'],
+        [
+            "var d = y - x;",
+            "int e = d * 2;",
+            "IntSupplier f = () -> d + e;",
+            'System.out.println("pt " + d + " " + f.getAsInt());',
+        ],
+        [
+            f"var d = x + {k};",
+            "int e = d + 1;",
+            "Runnable r = new Runnable() {",
+            "    public void run() {",
+            "        int y = d * 2;",
+            '        System.out.println("run " + y);',
+            "    }",
+            "};",
+            "r.run();",
+            'System.out.println("pt " + d + " " + e);',
+        ],
+    ][rng.choice([0, 1, 2, 2])]
+    body = "\n".join("            " + line for line in rest)
     return f"""    record Pt(int x, int y) {{
         Pt {{
             if (x > {k}) {{
                 x = {k};
             }}
-            var d = y - x;
-            System.out.println("pt " + d);
+{body}
         }}
 
         int sum(int k) {{
