@@ -20,7 +20,7 @@ def canon(
         Optional[str],
         typer.Option(
             "--function",
-            help="Only this unit: a function or method (qualified, or its last part if unique), or a block of a "
+            help="Only this unit: a function or method (qualified, or its last parts if unique), or a block of a "
             "file of several or a formula of an LTL file (lineN: its line).",
         ),
     ] = None,

@@ -152,7 +152,7 @@ def unit_errors(path: str, out: Records, unit) -> Iterator[None]:
 
 def select_units(path: str, lang: str | None, function: str | None = None):
     """The units of ``path``, or the one named ``function`` (qualified, or its
-    last part when unique). Units the frontend had to skip are reported on
+    last parts when unique: ``m``, ``Q.m`` for ``A.Q.m``). Units the frontend had to skip are reported on
     stderr, each with its location, followed by a summary line; the command
     still processes the rest and then exits 1."""
     from ..errors import UsageError
@@ -170,10 +170,17 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     # a space is no part of a name: an LTL file's ``line 2`` is also ``line2``, as an assembly file's blocks are named
     exact = [u for u in units if u.name.replace(" ", "") == function.replace(" ", "")]
     short = [u for u in units if _last_part(u.name) == function]
-    if exact or len(short) == 1:
-        return exact or short
+    # or its trailing parts: ``Pt.Pt`` for ``Shapes.Pt.Pt``, ``Q.m`` for ``A.Q.m``
+    tail = [u for u in units if "." in function and u.name.endswith("." + function)]
+    if exact or len(short) == 1 or not short and len(tail) == 1:
+        return exact or short or tail
     # a name that overloads or redefinitions share (each named apart by its @LINE)
-    shared = short or [u for u in units if function in (own_name(u.name), _last_part(own_name(u.name)))]
+    shared = (
+        short
+        or tail
+        or [u for u in units if function in (own_name(u.name), _last_part(own_name(u.name)))]
+        or [u for u in units if own_name(u.name).endswith("." + function)]
+    )
     if shared:
         raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in shared)}", path=path)
     names = ", ".join(u.name for u in units) or "none"

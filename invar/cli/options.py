@@ -55,7 +55,7 @@ FunctionOpt = Annotated[
     typer.Option(
         "--function",
         help=(
-            "Only the unit NAME: a function or method (qualified, or its last part if unique), or a block of a file "
+            "Only the unit NAME: a function or method (qualified, or its last parts if unique), or a block of a file "
             "of several or a formula of an LTL file (lineN: its first line)."
         ),
     ),

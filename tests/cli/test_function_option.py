@@ -1,4 +1,4 @@
-"""``--function`` picks a unit by its name, qualified or its last part; units
+"""``--function`` picks a unit by its name, qualified or its last parts; units
 that share a name (Java overloads, Python redefinitions) are told apart by
 their ``@LINE`` (``@LINE.COLUMN`` on a shared line), and the shared name alone
 is ambiguous."""
@@ -10,6 +10,18 @@ import pytest
 from tests.frontends import OVERLOADS as OV
 
 RED = "def f(a):\n    return a\n\n\ndef f(b):\n    return b\n"
+NESTED = """\
+class R {
+    record Pt(int x) {
+        Pt {
+            x = x + 1;
+        }
+        int s() { return x; }
+    }
+    static class A { static class Q { int m(int a) { return a; } } }
+    static class B { static class Q { int m(int b) { return b; } } }
+}
+"""
 LTL = "&ab\t{a & b}\n|ab\t{a}\n"
 BLOCKS = "addq %rax, %rbx\n\nsubq %rcx, %rdx\n"
 
@@ -24,6 +36,11 @@ BLOCKS = "addq %rax, %rbx\n\nsubq %rcx, %rdx\n"
         ("Ov.java", OV, "f", "ambiguous: Ov.f@2, Ov.f@3"),
         ("Ov.java", OV, "Ov.g", "ambiguous: Ov.g@4.5, Ov.g@4.32"),
         ("Ov.java", OV, "32", "no function '32'"),
+        # or its last parts
+        ("R.java", NESTED, "Pt.Pt", ["R.Pt.Pt"]),
+        ("R.java", NESTED, "A.Q.m", ["R.A.Q.m"]),
+        ("R.java", NESTED, "Q.m", "ambiguous: R.A.Q.m, R.B.Q.m"),
+        ("R.java", NESTED, "t.Pt", "no function 't.Pt'"),
         ("r.py", RED, "f@5", ["f@5"]),
         ("r.py", RED, "f", "ambiguous: f@1, f@5"),
         # an LTL file's units are "line N", an assembly file's "lineN": either spelling picks either
