@@ -14,7 +14,9 @@ through one pipeline, and anything it cannot read for sure is
    last match's first group, or the whole match when it has no group.
 3. Else an explicit final answer decides: the last ``\\boxed{…}``, else the
    last line ``Answer: …`` / ``Final answer: …`` / ``Answer - …`` (any case,
-   markdown bullets and emphasis allowed; an empty one reads the next line).
+   markdown bullets and emphasis allowed; an empty one reads the next line,
+   as does a heading or a bold line that is only the word: ``## Final
+   Answer``, ``**Answer**``).
 4. Else the reply's last non-empty line (a closing code fence skipped).
 5. The task's parser reads that **segment** (markdown bullets and emphasis
    removed) and may refuse it (a task may read a last line of step 4 more
@@ -23,12 +25,16 @@ through one pipeline, and anything it cannot read for sure is
    (reasoning removed).
 6. What follows an explicit final answer may not give another answer (a
    correction, or the model's own figure after an echo of the prompt's
-   example): where the task says how to find one there, a different one
-   refuses the reply.
+   example): where the task says how to find one there (most look on the
+   lines of second thoughts, :func:`second_thoughts`: ``Actually, …``,
+   ``Wait, it's …``, ``On second thought: …``), a different one refuses the
+   reply.
 
 A reply cut off at the token limit (``truncated``) may have lost the end of
 its last line, so only an explicit final answer (2 or 3) that ends before
-the reply does is read from it.
+the reply does is read from it, and only when what follows it opens no
+second thoughts, nor ends inside their first words (``Actu``): the answer
+they were about to give is lost.
 
 A task says how it reads by its :attr:`~invar.tasks.Task.answer`: a
 :class:`Reader` (a segment parser and a candidate finder; called on a whole
@@ -118,6 +124,8 @@ class Reader:
         """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
         text = without_reasoning(reply, truncated=truncated)
         found = _segment(text, pattern, truncated)
+        if truncated and _second_thoughts_cut(found.tail):
+            raise Unreadable(f"cut off at the token limit in second thoughts after its final answer: {_RAISE}")
         segment = self.tidy(found.text) if self.tidy else clean(found.text, line=found.line or not self.numbers)
         if not segment:
             raise Unreadable("the answer is empty")
@@ -241,6 +249,12 @@ _MARKER = re.compile(
     r"(?::|：|[-–—](?=[ \t]|$))(?:[ \t]*(?:\*{1,2}|_{1,2})(?=[ \t]|$))?[ \t]*(?P<rest>.*)$",
     re.I | re.M,
 )
+#: a heading or a bold line that is only the word (``## Final Answer``, ``**Answer**``): a marker that stands alone
+_HEADING = re.compile(
+    r"^[ \t>]*(?:#{1,6}[ \t]*(?:\*\*|__)?|\*\*|__)[ \t]*(?:(?:my|the|your)[ \t]+)?(?:final[ \t]+)?answer"
+    r"[ \t]*(?:\*\*|__)?[ \t]*[:：]?[ \t]*(?:\*\*|__)?[ \t]*$",
+    re.I | re.M,
+)
 #: the first non-empty line after a marker that stands alone (``**Answer:**`` then the value)
 _NEXT_LINE = re.compile(r"^[ \t]*(?!```|~~~)(\S.*)$", re.M)
 _BOXED = re.compile(r"\\boxed\s*\{")
@@ -267,9 +281,11 @@ def _marked(text: str) -> list[tuple[str, int, bool]]:
     when the marker stands alone), the index where that line ends, and
     whether the answer is a line of its own (the marker stood alone)."""
     out = []
-    for m in _MARKER.finditer(text):
-        if m.group("rest").strip():
-            out.append((m.group("rest"), m.end(), False))
+    markers = {m.start(): m for m in _HEADING.finditer(text)} | {m.start(): m for m in _MARKER.finditer(text)}
+    for _, m in sorted(markers.items()):
+        rest = m.groupdict().get("rest") or ""
+        if rest.strip():
+            out.append((rest, m.end(), False))
             continue
         nxt = _NEXT_LINE.search(text, m.end() + 1)
         if nxt is not None:
@@ -322,7 +338,7 @@ def lines(text: str, *, numbers: bool = False) -> list[str]:
     follows a marker is an answer, not a numbered list's mark (:attr:`Reader.numbers`)."""
     out = []
     for line in text.splitlines():
-        if not line.strip() or _FENCE.match(line):
+        if not line.strip() or _FENCE.match(line) or _HEADING.match(line):
             continue
         m = _MARKER.match(line)
         line = clean(m.group("rest"), line=not numbers) if m is not None else clean(line, line=True)
@@ -365,6 +381,71 @@ def without_label(segment: str) -> str:
     """``segment`` without a short label before a colon (``Verdict: 1`` ->
     ``1``, ``Function name: get_value`` -> ``get_value``): at most three words."""
     return _LABEL.sub("", segment, count=1)
+
+
+# ------------------------------------------------------- 6. second thoughts
+#: words that open a line of second thoughts (``Actually, …``, ``On second thought: …``, ``Correction: …``)
+SECOND_THOUGHTS = re.compile(
+    r"^(?:(?:actually|wait|hmm+|oh|oops|sorry|correction|rather|instead|i[ \t]+mean|scratch[ \t]+that|no[ \t]+wait"
+    r"|my[ \t]+mistake|on[ \t]+(?:second|further)[ \t]+(?:thought|thoughts|reflection)|on[ \t]+reflection"
+    r"|let[ \t]+me[ \t]+correct(?:[ \t]+(?:that|myself))?)(?![\w-])[\s,.:;!—–-]*)+",
+    re.I,
+)
+#: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``)
+_LEAD_IN = re.compile(
+    r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:is|would[ \t]+be|should[ \t]+be"
+    r"|must[ \t]+be|returns|gives))|it[ \t]+returns)(?![\w-])[ \t]*:?[ \t]*",
+    re.I,
+)
+
+
+#: the words that open second thoughts, as a reply cut at the token limit may end inside them (``Actu``)
+_OPENERS = (
+    "actually",
+    "wait",
+    "hmm",
+    "oops",
+    "sorry",
+    "correction",
+    "rather",
+    "instead",
+    "scratch that",
+    "no wait",
+    "my mistake",
+    "on second thought",
+    "on further thought",
+    "on reflection",
+    "let me correct",
+)
+
+
+def _second_thoughts_cut(tail: str) -> bool:
+    """Whether ``tail`` (what follows a final answer in a reply cut at the
+    token limit) opens second thoughts, or ends inside their first words
+    (``Actu``, ``On sec``; three letters at least: ``So`` may open anything):
+    the reply may have been about to give another answer."""
+    rows = [clean(line, line=True) for line in tail.splitlines() if line.strip()]
+    if any(SECOND_THOUGHTS.match(row) and SECOND_THOUGHTS.match(row).group().strip() for row in rows):
+        return True
+    last = " ".join(rows[-1].lower().split()) if rows else ""
+    return len(last) >= 3 and any(opener.startswith(last) for opener in _OPENERS)
+
+
+def second_thoughts(text: str) -> list[str]:
+    """The lines of ``text`` (what follows a final answer) that open with words of
+    second thoughts, each as what follows them and their lead-in (``Wait, it's
+    [4]`` -> ``[4]``): where a task looks for another answer after its final one."""
+    out = []
+    for line in text.splitlines():
+        line = clean(line, line=True)
+        m = SECOND_THOUGHTS.match(line)
+        if m is None or not m.group().strip():
+            continue
+        rest = line[m.end() :]
+        rest = _LEAD_IN.sub("", rest, count=1).strip()
+        if rest:
+            out.append(rest)
+    return out
 
 
 # ------------------------------------------------------------------ numbers
@@ -467,6 +548,7 @@ __all__ = [
     "lines",
     "clean",
     "without_label",
+    "second_thoughts",
     "numbers",
     "show",
 ]

@@ -92,10 +92,10 @@ _BOUND = re.compile(
     re.I,
 )
 _NUMERAL = r"[-−]?(?:\d[\d,.]*|\.\d+)"
-# two numbers joined by a dash, ``to`` or ``..`` (a unit between allowed), or ``between … and …``
+# two numbers joined by a dash, a tilde, ``to`` or ``..`` (a unit between allowed), or ``between … and …``
 _RANGE = re.compile(
     rf"(?<![\w.])(?<!\w[-‐])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:{_UNIT}[ \t]*)?"
-    rf"(?:[-–—]|\bto\b|\.\.)[ \t]*{_NUMERAL}"
+    rf"(?:[-–—~]|\bto\b|\.\.)[ \t]*{_NUMERAL}"
     rf"|\bbetween[ \t]+{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?and[ \t]+{_NUMERAL}",
     re.I,
 )
@@ -113,9 +113,52 @@ _FRACTION = re.compile(r"(?<![\w.])(?:\d+[ \t]+)?\d+(?:\.\d+)?[ \t]*/[ \t]*\d+(?
 _COMMA = re.compile(r"(?<![\w.,])\d+,\d{1,2}(?![\d,])")
 
 
+# a second number offered as a maybe (``12 cycles, maybe 13``, ``(perhaps 13)``, ``13 is also plausible``)
+_HEDGED_BEFORE = re.compile(
+    r"\b(?:maybe|perhaps|possibly|probably|(?:could|might|may)[ \t]+(?:also[ \t]+|even[ \t]+)?be|or[ \t]+even)"
+    r"[ \t]*(?:about|around|roughly|[~≈])?[ \t]*$",
+    re.I,
+)
+_HEDGED_AFTER = re.compile(
+    rf"[ \t]*(?:{_UNIT}[ \t]*)?(?:is|are|seems|looks|would[ \t]+be)[ \t]+(?:also[ \t]+|equally[ \t]+)?"
+    r"(?:plausible|possible|likely|reasonable)\b",
+    re.I,
+)
+# a bound written after the number (``100+ cycles``)
+_PLUS_AFTER = re.compile(r"\+(?![\d.])")
+# what lies between two numbers listed, not one answer (``4.5, 7 cycles``, ``1 234 cycles``)
+_LISTED = re.compile(r"\s*(?:[,;]\s*)?")
+# a part measured alone (``the division alone takes 20 cycles``): no answer for the whole block
+_PART = re.compile(r"\b(?:alone|by[ \t]+itself|on[ \t]+its[ \t]+own)\b[^.;,()]{0,20}$", re.I)
+
+
 def _other_measure(segment: str, n: Number) -> bool:
-    """Whether ``n`` measures something else than cycles per iteration (a total, IPC, a count)."""
-    return bool(_OTHER_AFTER.match(segment, n.end) or _OTHER_BEFORE.search(segment[max(0, n.start - 30) : n.start]))
+    """Whether ``n`` measures something else than cycles per iteration (a total, IPC, a count, a part)."""
+    before = segment[max(0, n.start - 30) : n.start]
+    return bool(_OTHER_AFTER.match(segment, n.end) or _OTHER_BEFORE.search(before) or _PART.search(before))
+
+
+def _not_one(segment: str, found: list[Number]) -> str | None:
+    """Why the numbers of ``segment`` give no one value, or None: two side by
+    side or listed (``1 234``, ``4.5, 7 cycles``), a bound after one (``100+``)."""
+    for a, b in zip(found, found[1:]):
+        if _LISTED.fullmatch(segment, a.end, b.start):
+            return f"numbers listed ({segment[a.start : b.end]}), not one number"
+    for n in found:
+        if _PLUS_AFTER.match(segment, n.end):
+            return f"a bound ({segment[n.start : n.end + 1]}), not a value"
+    return None
+
+
+def _hedged(segment: str, found: list[Number], value: float) -> Number | None:
+    """A number of ``found`` other than ``value`` offered as a maybe
+    (``12 cycles, maybe 13``, ``(perhaps 13)``, ``13 is also plausible``), or None."""
+    for n in found:
+        if n.value != value and (
+            _HEDGED_BEFORE.search(segment[max(0, n.start - 30) : n.start]) or _HEDGED_AFTER.match(segment, n.end)
+        ):
+            return n
+    return None
 
 
 def _kept(segment: str, n: Number) -> bool:
@@ -144,6 +187,9 @@ def read_answer(segment: str) -> float:
     found = numbers(segment)
     if not found:
         raise Unreadable(f"no number in the answer {segment.strip()[:80]!r}")
+    why = _not_one(segment, [n for n in found if _kept(segment, n)])
+    if why is not None:
+        raise Unreadable(why)
     per_iteration = [n for n in found if _PER_ITERATION.match(segment, n.end)]
     kept = [n for n in found if _kept(segment, n)]
     if not kept:
@@ -153,10 +199,15 @@ def read_answer(segment: str) -> float:
     if bound is not None:
         raise Unreadable(f"a bound ({segment[max(0, bound.start - 20) : bound.end].strip()}), not a value")
     with_unit = [n for n in kept if _AFTER_UNIT.match(segment, n.end)]
-    for tier, what in ((per_iteration, " of cycles per iteration"), (with_unit, " with a unit of cycles")):
-        if tier:
-            return _agreed(tier, what)
-    return _agreed(kept, "")
+    tier, what = next(
+        (t for t in ((per_iteration, " of cycles per iteration"), (with_unit, " with a unit of cycles")) if t[0]),
+        (kept, ""),
+    )
+    value = _agreed(tier, what)
+    hedged = _hedged(segment, kept, value)
+    if hedged is not None:
+        raise Unreadable(f"alternatives ({segment[max(0, hedged.start - 30) : hedged.end].strip()}), not one number")
+    return value
 
 
 def _agreed(tier: list[Number], what: str) -> float:
@@ -212,7 +263,7 @@ def _past(segment: str, n: Number) -> int:
 #: words that make a number of cycles after a final answer another answer (a correction), not a note
 _CORRECTION = re.compile(
     r"\b(?:wait|actually|correct(?:ion|ed)?|instead|rather|mistake|sorry|recount|revis\w*|should[ \t]+be"
-    r"|answer|throughput|estimate)\b",
+    r"|answer|throughput|estimate|second[ \t]+thoughts?|reflection|more[ \t]+like|scratch|oops|hmm+)\b",
     re.I,
 )
 

@@ -531,7 +531,7 @@ VERDICT_WORDS = {
 #: answer (``Yes, it has a bug``), since inside a sentence they say other
 #: things (``returns True``, ``no other read``)
 OPENERS = {"yes": 1, "true": 1, "no": 0, "false": 0}
-_NEGATIONS = {"not", "no", "never", "without", "none"}
+_NEGATIONS = {"not", "no", "never", "without", "none", "nothing", "free"}
 #: words that may stand between a negation and the verdict it flips
 _FILLERS = {
     "a",
@@ -558,6 +558,33 @@ _FILLERS = {
     "real",
     "it",
     "there",
+    # what stands between a negation and what it negates in a sentence (``I don't see any bug``,
+    # ``I could not find a bug``, ``I don't think there is a bug``, ``free of bugs``)
+    "of",
+    "i",
+    "we",
+    "can",
+    "could",
+    "see",
+    "find",
+    "found",
+    "spot",
+    "spotted",
+    "detect",
+    "detected",
+    "notice",
+    "noticed",
+    "identify",
+    "identified",
+    "think",
+    "believe",
+    "look",
+    "looks",
+    "it's",
+    "there's",
+    "function",
+    "code",
+    "method",
 }
 _TOKENS = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|[^\w\s]")
 _OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*%)?(?![\w.])")
@@ -565,7 +592,7 @@ _OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(
 
 def _negated(words: list[str], k: int) -> bool:
     """Whether a negation stands before ``words[k]`` (fillers between them)."""
-    for j in range(k - 1, max(-1, k - 5), -1):
+    for j in range(k - 1, max(-1, k - 7), -1):
         if words[j] in _NEGATIONS or words[j].endswith(("n't", "n’t")):
             return True
         if words[j] not in _FILLERS:
@@ -605,6 +632,16 @@ def verdicts(segment: str) -> list[int]:
     return found
 
 
+#: words before a verdict offered beside another (``yes or no``, ``0, but it could also be 1``, ``maybe 0``)
+_OFFERED = {"or", "either", "maybe", "perhaps", "possibly", "probably", "be"}
+#: words after which a bare 0 or 1 gives a verdict of its own (``Yes, 0``, ``1 — wait, no, 0``)
+_TURNS = {"yes", "no", "true", "false", "wait", "actually", "rather", "instead", "correction", "hmm", "oops", "sorry"}
+#: a reply that says it cannot tell (``I'm not sure``, ``hard to say``): whatever verdict words it holds
+_UNSURE = re.compile(
+    r"\b(?:can(?:no|')t[ \t]+(?:tell|say|determine|be[ \t]+sure)|not[ \t]+sure|unsure|hard[ \t]+to[ \t]+(?:say|tell)"
+    r"|unclear|uncertain|don't[ \t]+know)\b",
+    re.I,
+)
 # an opening count of bugs (``0 bugs``, ``1 bug``), and two verdicts offered as alternatives (``0 or 1``)
 _COUNT = re.compile(r"\s*(\d+)\s+(?:\w+\s+)?(bugs?)\b", re.I)
 _EITHER = re.compile(r"\s*[01]\s*(?:or|/|,|-|to)\s*[01](?![\w.])", re.I)
@@ -629,12 +666,24 @@ def _verdicts(segment: str) -> list[int]:
             out.append(1 - VERDICT_WORDS[word] if _negated(words, k) else VERDICT_WORDS[word])
         elif k == 0 and word in OPENERS and not (word in _NEGATIONS and _negates_next(words)):
             out.append(OPENERS[word])  # ``no bug``: that ``no`` negates, it is no verdict itself
+        elif k > 0 and words[k - 1] in _OFFERED and word in OPENERS:
+            out.append(OPENERS[word])  # ``yes or no``, ``could be true``
+        elif k > 0 and word in ("0", "1") and _previous_word(words, k) in _OFFERED | _TURNS:
+            out.append(int(word))  # ``0, but it could also be 1``, ``Yes, 0``, ``1 — wait, no, 0``
     return out
+
+
+def _previous_word(words: list[str], k: int) -> str:
+    """The word before ``words[k]``, punctuation skipped ("" when none)."""
+    return next((w for w in reversed(words[:k]) if w[0].isalnum()), "")
 
 
 def read_answer(segment: str) -> int:
     """The verdict of a segment of an answer: 0 (correct) or 1 (bugged).
     Unreadable for none, for a score, and for verdicts that disagree."""
+    unsure = _UNSURE.search(segment)
+    if unsure is not None:
+        raise Unreadable(f"no verdict: the answer is unsure ({unsure.group()})")
     found = list(dict.fromkeys(verdicts(segment)))
     if not found:
         raise Unreadable(f"no verdict (0 or 1, yes or no, buggy or correct) in {segment.strip()[:80]!r}")
@@ -646,7 +695,8 @@ def read_answer(segment: str) -> int:
 #: words that open a line of second thoughts before the verdict they give (``Actually, 1.``, ``So 1.``,
 #: ``Wait, the answer is 1``); only a bare 0 or 1 after them is a verdict (``So 0 is returned`` is prose)
 _SECOND_THOUGHTS = re.compile(
-    r"^(?:(?:actually|so|wait|hmm+|oh|well|ok(?:ay)?|sorry|correction|rather|instead|i mean|thus|hence|therefore"
+    r"^(?:(?:actually|so|wait|hmm+|oh|oops|well|ok(?:ay)?|sorry|correction|rather|instead|i mean|thus|hence|therefore"
+    r"|on (?:second|further) thoughts?|on reflection|scratch that|no wait|my mistake"
     r"|(?:the|my) (?:final |correct |real |right )?(?:answer|verdict) (?:is|would be|should be|must be))"
     r"(?![\w-])[\s,.:;!—–-]*)+",
     re.I,

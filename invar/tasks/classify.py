@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import UsageError
 from . import Task
-from .answers import Reader, Unreadable, clean
+from .answers import Reader, Unreadable, clean, second_thoughts
 
 
 def accuracy(pred, target) -> float:
@@ -59,10 +59,42 @@ _QUOTES = ('"', "'", "`", "“”", "‘’")
 _TRAILING = ".,;:!?。 \t"
 
 
+#: a hedging adverb before the one label offered (``probably sorting``): not part of the label
+_HEDGE = re.compile(r"^(?:most[ \t]+likely|probably|likely|possibly|perhaps|maybe)[ \t,:]+(?=\S)", re.I)
+#: what no label is: a reply that gives none (``I cannot tell``), a sentence about the program, a
+#: label negated for another (``not searching but sorting``); a label may itself hold a ``not`` (``not pure``)
+_NO_LABEL = re.compile(
+    r"^(?:i|i'm|i’m|we|it|it's|it’s|this|that|there|the[ \t]+(?:program|code|function|class|label|answer))(?![\w-])"
+    r"|\bnot\b.*\b(?:but|rather|instead)\b"
+    r"|\b(?:cannot|can't|can’t|unsure|unclear|uncertain|don't[ \t]+know|hard[ \t]+to[ \t]+say)\b",
+    re.I,
+)
+#: two labels offered (``sorting or searching``, ``sorting, searching``), or one with an explanation after it
+#: (``sorting (it sorts a list)``, ``sorting - it reorders``, ``sorting. It reorders``, ``sorting: it reorders``)
+_NOT_ONE = re.compile(r"\b(?:or|either)\b|[,;]|[ \t]/[ \t]|[ \t]\(|[ \t][-–—][ \t]|[.!?:][ \t]+\S|\?$", re.I)
+
+
 def read_answer(segment: str) -> str:
     """The label a segment of an answer gives: the segment without quotes,
-    backticks, emphasis and trailing punctuation (``**"sorting".**`` ->
-    ``sorting``). Unreadable when nothing is left."""
+    backticks, emphasis, trailing punctuation (``**"sorting".**`` ->
+    ``sorting``) and a hedging adverb before it (``probably sorting``).
+    Unreadable when nothing is left, for two labels (``sorting or
+    searching``, ``sorting, searching``), a label with an explanation after
+    it (``sorting (it sorts)``, ``sorting - it sorts``), a question
+    (``sorting?``), a sentence about the program (``The program is …``), and
+    a reply that gives none (``I cannot tell``)."""
+    label = _label(segment)
+    if clean(segment).rstrip(" \t.*_`'\"”’").endswith("?"):
+        raise Unreadable(f"a question, not a label ({segment.strip()[:80]!r})")
+    if _NO_LABEL.search(label):
+        raise Unreadable(f"no label, a sentence ({label[:80]!r})")
+    if (other := _NOT_ONE.search(label)) is not None:
+        raise Unreadable(f"not one label alone ({other.group().strip() or 'a list'} in {label[:80]!r})")
+    return label
+
+
+def _label(segment: str) -> str:
+    """``segment`` without quotes, emphasis, trailing punctuation and a hedging adverb before it."""
     label, previous = segment.strip(), None
     while label != previous:
         previous, label = label, clean(label).rstrip(_TRAILING)
@@ -70,11 +102,15 @@ def read_answer(segment: str) -> str:
             opening, closing = pair[0], pair[-1]
             if len(label) >= 2 and label[0] == opening and label[-1] == closing:
                 label = label[1:-1].strip()
+        label = _HEDGE.sub("", label)
     if not label:
         raise Unreadable(f"no label in {segment.strip()[:80]!r}")
     return label
 
 
+#: a sentence's opening words (``The nested loops swap …``, ``Each pass …``): closed by a full stop, a
+#: last line of three words or more that opens so is prose, no label
+_PROSE = re.compile(r"(?:the|an?|its|these|those|here|so|thus|hence|you|each|every)[ \t]+\S+[ \t]+\S", re.I)
 #: the most words a label read from a reply's last line may have (no final answer)
 LAST_LINE_WORDS = 6
 
@@ -82,17 +118,32 @@ LAST_LINE_WORDS = 6
 def read_last_line(segment: str) -> str:
     """The label a reply's last line gives when the reply has no final
     answer (``Answer: …``): a label of at most :data:`LAST_LINE_WORDS`
-    words; a sentence (``I'm not sure. Maybe sorting``) is refused, not read
-    as a label."""
+    words; a sentence (``I'm not sure. Maybe sorting``, ``The loops swap
+    adjacent elements.``) is refused, not read as a label."""
     label = read_answer(segment)
-    if len(label.split()) > LAST_LINE_WORDS or re.search(r"[.!?;:]\s", label):
+    closed = re.search(r"[.!]\W*$", segment.strip())
+    if len(label.split()) > LAST_LINE_WORDS or re.search(r"[.!?;:]\s", label) or (closed and _PROSE.match(label)):
         raise Unreadable(f"no final answer (Answer: LABEL), and its last line is a sentence ({label[:80]!r})")
     return label
 
 
+def later_answers(text: str) -> list[str]:
+    """The labels the text after a final answer gives anyway: on a line of
+    second thoughts (``Actually, searching.``, ``Wait, it is searching``); a
+    note, or second thoughts that give no label (``Actually, it also
+    searches``), give none."""
+    out = []
+    for rest in second_thoughts(text):
+        try:
+            out.append(read_answer(rest))
+        except ValueError:
+            continue
+    return out
+
+
 #: a whole reply -> its label (:mod:`invar.tasks.answers`' pipeline: an
 #: explicit final answer, else the last line, read as a short label)
-answer = Reader(parse=read_answer, last_line=read_last_line)
+answer = Reader(parse=read_answer, last_line=read_last_line, after=later_answers)
 
 
 def _untrainable(*_args, **_kwargs):

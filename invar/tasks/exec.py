@@ -71,7 +71,7 @@ from ..frontends.registry import PYTHON
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task
-from .answers import Reader, Unreadable, finals, without_label
+from .answers import Reader, Unreadable, finals, second_thoughts, without_label
 
 #: the function a CRUXEval row calls
 FUNCTION = "f"
@@ -183,6 +183,31 @@ def _candidates(segment: str) -> list[str]:
     return [tidy(c) for c in out]
 
 
+#: the keys of a JSON object that wraps an answer (``{"answer": 6}``) rather than being one
+_WRAPPING_KEYS = frozenset({"answer", "final_answer", "output", "result", "return", "returns", "value", "prediction"})
+
+
+def _doubtful(candidate: str) -> str | None:
+    """Why a text that is a literal reads another way too, or None: a tuple
+    without its parentheses (``1,234`` is a number with a thousands separator,
+    ``6, 7`` two answers), an object of one key that wraps an answer
+    (``{"answer": 6}``)."""
+    try:
+        node = ast.parse(candidate.strip(), mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if isinstance(node, ast.Tuple) and node.elts and node.elts[0].col_offset == node.col_offset:
+        return "a tuple without parentheses, or numbers listed (a thousands separator)"
+    if (
+        isinstance(node, ast.Dict)
+        and len(node.keys) == 1
+        and isinstance(node.keys[0], ast.Constant)
+        and str(node.keys[0].value).lower() in _WRAPPING_KEYS
+    ):
+        return "an object that wraps an answer, or the dict itself"
+    return None
+
+
 def read_answer(segment: str) -> str:
     """The literal a segment of a reply gives (the module docstring);
     Unreadable when none, or when it reads two ways: a full stop after a
@@ -195,6 +220,8 @@ def read_answer(segment: str) -> str:
             value = normal(candidate)
         except ValueError:
             continue
+        if (doubt := _doubtful(candidate)) is not None:
+            raise Unreadable(f"{candidate[:80]!r} reads two ways: {doubt}")
         if candidate.endswith(".") and not candidate.endswith(".."):
             try:
                 other = normal(candidate[:-1])
@@ -207,9 +234,12 @@ def read_answer(segment: str) -> str:
     if stopped:
         for candidate in _candidates(stopped):
             try:
-                return normal(candidate)
+                value = normal(candidate)
             except ValueError:
                 continue
+            if (doubt := _doubtful(candidate)) is not None:
+                raise Unreadable(f"{candidate[:80]!r} reads two ways: {doubt}")
+            return value
     raise Unreadable(f"no Python literal in {segment[:80]!r}")
 
 
@@ -225,8 +255,22 @@ def find_answers(text: str) -> list[str]:
     return out
 
 
+def later_answers(text: str) -> list[str]:
+    """The literals the text after a final answer gives anyway: on a line of
+    second thoughts (``Wait, it's [4].``, ``Correction: 6``); a note gives none."""
+    out = []
+    for rest in second_thoughts(text):
+        for candidate in dict.fromkeys((rest, rest.rstrip(" \t."))):  # a sentence's full stop, or none
+            try:
+                out.append(read_answer(candidate))
+                break
+            except ValueError:
+                continue
+    return out
+
+
 #: a whole reply -> the canonical literal it answers (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, tidy=tidy)
+answer = Reader(parse=read_answer, find=find_answers, tidy=tidy, after=later_answers)
 
 
 # -------------------------------------------------------------------- metric

@@ -71,7 +71,7 @@ from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
-from .answers import Reader, Unreadable, lines, without_label
+from .answers import Reader, Unreadable, lines, second_thoughts, without_label
 
 if TYPE_CHECKING:  # torch is imported where a model needs it: building a dataset never does
     import torch
@@ -570,7 +570,9 @@ _CALLED = re.compile(rf"(?<![\w$.])({_IDENTIFIER})[ \t]*\(")
 # an identifier in backticks or quotes, a call's parentheses allowed (``get_value()``)
 _QUOTED = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|“([^”\n]+)”|(?<!\w)'([^'\n]+)'(?!\w)|‘([^’\n]+)’")
 # a second name offered beside the first (``compute_total (or total)``)
-_ALTERNATIVE = re.compile(rf"(?<![\w$])or[ \t]+(?:maybe[ \t]+|perhaps[ \t]+)?[`'\"“‘]?{_IDENTIFIER}")
+_ALTERNATIVE = re.compile(
+    rf"(?<![\w$])(?:or|alternatively|otherwise)[ \t,:]+(?:maybe[ \t]+|perhaps[ \t]+)?[`'\"“‘]?{_IDENTIFIER}", re.I
+)
 #: words no function is named: Python's and Java's keywords
 _KEYWORDS = frozenset(keyword.kwlist) | JAVA_KEYWORDS
 _QUOTED_NAME = re.compile(rf"\s*({_IDENTIFIER})\s*(?:\([^()]*\))?\s*")
@@ -632,8 +634,21 @@ def find_answers(text: str) -> list[tuple]:
     return out
 
 
+def later_answers(text: str) -> list[tuple]:
+    """The names the text after a final answer gives anyway: on a line of
+    second thoughts (``Actually, a better name is `fetch_value`.``,
+    ``Correction: fetch_value``); a note (``It returns `self.value`.``) gives none."""
+    out = []
+    for rest in second_thoughts(text):
+        try:
+            out.append(read_answer(rest))
+        except ValueError:  # a sentence: the names in it that no word of prose is (``maybe fetch_value is better``)
+            out += [label(i) for i in _IDENTIFIERS.findall(rest) if len(subtokens(i)) > 1 and i != PLACEHOLDER]
+    return out
+
+
 #: a whole reply -> the subtokens of the name it gives (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers)
+answer = Reader(parse=read_answer, find=find_answers, after=later_answers)
 
 
 TASK = Task(

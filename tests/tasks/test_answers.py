@@ -118,6 +118,23 @@ BHIVE = [
     ("Answer: 2 cycles\nThe two loads take 5 cycles of latency each.", 2.0),
     ("Answer: 2 cycles per iteration\n(2 cycles per iteration on Haswell)", 2.0),
     ("Answer: 1.75 cycles\n\n- imul alone: 1 cycle", 1.75),
+    # numbers listed or side by side, a bound after one, a tilde range: no one number
+    ("Answer: 1 234 cycles", Refused("numbers listed")),
+    ("Answer: 4.5, 7 cycles", Refused("numbers listed")),
+    ("Answer: 100+ cycles", Refused("a bound")),
+    ("Answer: 12~14 cycles", Refused("range")),
+    ("Answer: 12 ~ 14 cycles", Refused("range")),
+    # a second number offered as a maybe beside the one with a unit
+    ("Answer: about 12 cycles, maybe 13", Refused("alternatives")),
+    ("Answer: 12 cycles, though 13 is also plausible", Refused("alternatives")),
+    ("Answer: 12 cycles (13 if the load misses L1)", 12.0),  # a condition, no maybe: the answer stands
+    # second thoughts after the final answer, however they open
+    ("Answer: 12 cycles\n\nOn second thought, 14 cycles.", Refused("another answer")),
+    # a part measured alone is no answer for the block
+    ("The throughput is 24 cycles per iteration.\n\nNote: the division alone takes 20 cycles.", Refused("only other")),
+    # a heading that is only the word: the line after it is the answer
+    ("## Final Answer\n\n12 cycles per iteration\n\nThe 3 loads are not the bottleneck.", 12.0),
+    ("**Answer**\n2.5 cycles\n\n- the 3 loads: 1.5 cycles", 2.5),
 ]
 
 BUGS = [
@@ -173,6 +190,22 @@ BUGS = [
     ("Answer: 0\nWait, actually the answer is 1.", Refused("another answer")),
     ("Answer: 0\nActually, line 1 is fine.", 0),
     ("Answer: 1\nSo it has a bug on line 0.", 1),
+    # a negation that reaches the verdict word through a verb (``I don't see any bug``)
+    ("I don't see any bug.", 0),
+    ("I could not find a bug.", 0),
+    ("I don't think there is a bug.", 0),
+    ("The function is free of bugs.", 0),
+    ("I don't think the function is correct.", 1),
+    ("Nothing is buggy here; the function is correct.", 0),
+    # two verdicts offered, an in-line correction, an unsure answer
+    ("Answer: 0, but it could also be 1", Refused("conflicting")),
+    ("Answer: yes or no", Refused("conflicting")),
+    ("Answer: either 1 or 0", Refused("conflicting")),
+    ("Answer: 1 — wait, no, 0", Refused("conflicting")),
+    ("Answer: Yes, 0", Refused("conflicting")),
+    ("Answer: 1 (bug on line 0)", 1),  # a 0 after a plain word is no verdict
+    ("Answer: I can't tell if the code is buggy", Refused("unsure")),
+    ("Answer: 0\nOn second thought, 1.", Refused("another answer")),
 ]
 
 NAMES = [
@@ -195,6 +228,13 @@ NAMES = [
     ("The name is get_value", Refused("identifiers")),
     ("METHOD_NAME", Refused("placeholder")),
     ("Answer: 12345", Refused("no identifier")),
+    # second thoughts after the final answer give another name
+    ("Answer: get_value\nActually, a better name is `fetch_value`.", Refused("another answer")),
+    ("Answer: get_value\nOn second thought: fetch_value", Refused("another answer")),
+    ("Answer: get_value\n\nWait — maybe fetch_value is better.", Refused("another answer")),
+    ("Answer: get_value\nActually, get_value is fine.", ("get", "value")),
+    ("Answer: get_value\n\nIt returns `self.value`.", ("get", "value")),  # a note gives no name
+    ("Answer: get_value (alternatively fetch_value)", Refused("alternatives")),
 ]
 
 CLASSIFY = [
@@ -211,6 +251,42 @@ CLASSIFY = [
     ("I'm not sure. Maybe sorting.", Refused("a sentence")),
     ("This program sorts a list of numbers in place", Refused("a sentence")),
     ("binary search", "binary search"),
+    # one label alone, not two, not one with an explanation, not a sentence, a question or no answer
+    ("Answer: sorting (it sorts a list)", Refused("not one label")),
+    ("Answer: sorting - it reorders the list", Refused("not one label")),
+    ("Answer: sorting, because it reorders the list", Refused("not one label")),
+    ("Answer: sorting. The program reorders a list.", Refused("not one label")),
+    ("Answer: sorting or searching", Refused("not one label")),
+    ("Answer: sorting?", Refused("a question")),
+    ("Answer: I cannot tell", Refused("no label")),
+    ("Answer: The program is a sorting algorithm", Refused("no label")),
+    ("Answer: not searching but sorting", Refused("no label")),
+    ("Answer: probably sorting", "sorting"),  # a hedging adverb is no part of the label
+    ("Answer: not pure", "not pure"),  # a label may hold a negation
+    ("Answer: unclear", Refused("no label")),
+    ("Answer: divide-and-conquer", "divide-and-conquer"),
+    # second thoughts after the final answer; a heading that is only the word; prose on the last line
+    ("Answer: sorting\nActually, searching.", Refused("another answer")),
+    ("Answer: sorting\n\nWait, it is graph search.", Refused("another answer")),
+    ("## Answer\nsorting\nThe nested loops swap adjacent elements.", "sorting"),
+    ("sorting\nThe nested loops swap adjacent elements.", Refused("a sentence")),
+]
+
+EXEC = [
+    ("Answer: [2, 4]", "[2, 4]"),
+    ("Answer: {'a': 1}", "{'a': 1}"),
+    ("Answer: (1, 2)", "(1, 2)"),
+    # a tuple without its parentheses: a thousands separator, or two answers
+    ("Answer: 1,234", Refused("reads two ways")),
+    ("Answer: 6, 7", Refused("reads two ways")),
+    # an object that wraps the answer, or the dict itself
+    ('{"answer": 6}', Refused("wraps an answer")),
+    ("Answer: {'output': [2, 4]}", Refused("wraps an answer")),
+    # second thoughts after the final answer give another literal; a note gives none
+    ("Answer: 6\nWait, it's 7.", Refused("another answer")),
+    ("Answer: 'abc'\nActually, the call returns 'cba'.", Refused("another answer")),
+    ("Answer: [2, 4]\n\nThe function returns [2, 4] because the loop doubles.", "[2, 4]"),
+    ("Answer: [2, 4]\n\nActually, wait: the loop doubles, so [2, 4] is right.", "[2, 4]"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
@@ -244,6 +320,11 @@ def test_classify_replies(reply, expected):
     check("classify", reply, expected)
 
 
+@pytest.mark.parametrize("reply, expected", EXEC)
+def test_exec_replies(reply, expected):
+    check("exec", reply, expected)
+
+
 @pytest.mark.parametrize("task, reply, expected", SEQUENCES)
 def test_sequence_task_replies(task, reply, expected):
     check(task, reply, expected)
@@ -257,6 +338,10 @@ def test_sequence_task_replies(task, reply, expected):
         ("Answer: 1.68 cycles\nLet me double-check the 3 loads", 1.68),
         ("so \\boxed{1.68} and the 3 loads", 1.68),
         ("<think>7 instructions and", Refused("cut off at the token limit while reasoning")),
+        # cut in second thoughts after the final answer, or inside their first words: another answer may follow
+        ("Answer: 1.68 cycles\nWait, the loads", Refused("cut off at the token limit in second thoughts")),
+        ("Answer: 1.68 cycles\nActu", Refused("cut off at the token limit in second thoughts")),
+        ("Answer: 1.68 cycles\nSo", 1.68),  # two letters may open anything
     ],
 )
 def test_a_reply_cut_at_the_token_limit_is_read_only_by_its_explicit_answer(reply, expected):
