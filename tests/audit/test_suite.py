@@ -77,6 +77,9 @@ SMALL = replace(
         for m in CODE_REASONING_1.members
     ),
 )
+#: smaller still, for the tests of how a suite runs (the command, a failing or skipped member), not of what
+#: its reports measure
+TINY = replace(SMALL, members=tuple(replace(m, limit=2, variants=2, repeats=2) for m in SMALL.members))
 SETTINGS = {"data_dir": str(FIXTURES / "blocks"), "concurrency": 4, "cache": False, "bootstrap": 200}
 
 
@@ -180,7 +183,7 @@ def test_a_member_that_cannot_be_audited_fails_alone(tmp_path, stdlib):
     with Served("steady") as served:
         summary = run_suite(
             served.url,
-            SMALL,
+            TINY,
             tmp_path,
             AuditConfig(**{**SETTINGS, "data_dir": str(tmp_path / "no")}),
             stdlib=stdlib,
@@ -197,7 +200,7 @@ def test_the_exec_member_is_skipped_with_its_reason_until_the_task_exists(tmp_pa
     import sys
 
     monkeypatch.setitem(sys.modules, "invar.tasks.exec_data", None)  # as if invar had no exec task
-    only = replace(SMALL, members=SMALL.members[:1])
+    only = replace(TINY, members=TINY.members[:1])
     with Served("steady") as served:
         summary = run_suite(served.url, only, tmp_path, AuditConfig(**SETTINGS), stdlib=stdlib, cache=tmp_path)
     assert summary["members"][0]["status"] == "skipped"
@@ -300,7 +303,7 @@ def _run_suite(out: Path, data_dir: Path, *options):
 def test_the_command_runs_a_suite(tmp_path, stdlib, monkeypatch):
     import invar.audit.suite as suites
 
-    monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: SMALL})
+    monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: TINY})
     monkeypatch.setattr(suites, "stdlib_dir", lambda: stdlib)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     result = _run_suite(
@@ -341,7 +344,7 @@ def test_the_command_refuses_what_a_suite_cannot_take(extra, says, tmp_path):
 def test_the_command_exits_1_when_a_member_fails(tmp_path, stdlib, monkeypatch):
     import invar.audit.suite as suites
 
-    monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: replace(SMALL, members=SMALL.members[3:])})
+    monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: replace(TINY, members=TINY.members[3:])})
     result = _run_suite(tmp_path / "r", tmp_path / "none")
     assert result.exit_code == 1 and "bhive:" in result.output + result.stderr
     assert "bhive" in (tmp_path / "r" / "summary.md").read_text()
