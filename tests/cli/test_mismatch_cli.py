@@ -187,29 +187,22 @@ def test_a_dataset_of_the_model_s_own_task_is_read_as_its_split(invoke, world):
     """A split file of the model's own task is read as that split, not as
     programs of its extension (a names CSV is not BHive hex rows)."""
     split = world["splits"]["names"]
-    for command in (
-        ("predict", "--model", world["models"]["names"], split, "--format", "jsonl"),
-        (
-            "audit",
-            "--model",
-            world["models"]["names"],
-            "--dataset",
-            split,
-            "--variants",
-            "2",
-            "--limit",
-            "5",
-            "--format",
-            "json",
-        ),
-    ):
-        result = invoke(*command)
+    predict_run = invoke("predict", "--model", world["models"]["names"], split, "--format", "jsonl")
+    audit_run = invoke(
+        "audit",
+        "--model",
+        world["models"]["names"],
+        "--dataset",
+        split,
+        "--variants",
+        "2",
+        "--limit",
+        "5",
+        "--format",
+        "json",
+    )
+    for result in (predict_run, audit_run):
         assert "hex" not in result.stderr, result.stderr
-    records = [
-        json.loads(line)
-        for line in invoke(
-            "predict", "--model", world["models"]["names"], split, "--format", "jsonl"
-        ).stdout.splitlines()
-    ]
+    records = [json.loads(line) for line in predict_run.stdout.splitlines()]
     predicted = [r for r in records if "error" not in r]  # a program the model cannot take: its location, error
     assert predicted and all(isinstance(r["prediction"], list) for r in predicted)

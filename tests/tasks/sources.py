@@ -85,7 +85,7 @@ def audit_round_trip(checkpoint: Path, root: Path, task: str) -> dict:
     return report
 
 
-def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple]:
+def variants(model, data: Path, n: int = 15, lang: str = "python") -> list[tuple]:
     """(encoding, renamed encodings, reordered encodings, both) of up to
     ``n`` functions of the train and test splits with more than one renaming
     and more than one order."""
@@ -93,7 +93,7 @@ def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple
     task = get_task(model.task)
     out = []
     for ex in task.read_split(data, "train") + task.read_split(data, "test"):
-        unit = task.parse(ex.source)
+        unit = parsed(model.task, ex.source)
         if unit.lang != lang or not model.fits(unit):
             continue
         names, orders = renaming_space(unit), PermutationSpace(unit)
@@ -108,8 +108,15 @@ def variants(model, data: Path, n: int = 30, lang: str = "python") -> list[tuple
         out.append((enc, renamed, reordered, both))
         if len(out) == n:
             break
-    assert len(out) >= 15
+    assert len(out) >= min(n, 15)
     return out
+
+
+@functools.cache
+def parsed(task: str, source: str):
+    """``source`` parsed by ``task``: once for the session, as every call of
+    :func:`variants` reads the same functions of the same splits."""
+    return get_task(task).parse(source)
 
 
 def spe_cases(test):
@@ -120,16 +127,16 @@ def spe_cases(test):
 
 
 def assert_spe_invariant(models: dict, root: Path, arch: str, kinds: tuple, lang: str, vanilla_moves: float) -> None:
-    """``arch``'s logits agree within 1e-5 on each of 20 functions of the
+    """``arch``'s logits agree within 1e-5 on each of 10 functions of the
     corpus at ``root`` in ``lang`` and its variants of ``kinds`` (1 renamed,
     2 reordered, 3 both); vanilla's move by more than ``vanilla_moves`` on at
-    least 10 of 30 functions renamed and reordered."""
+    least 5 of 15 functions renamed and reordered."""
     model = load_model(models[arch][0])
-    for group in variants(model, root / "data", n=20, lang=lang):
+    for group in variants(model, root / "data", n=10, lang=lang):
         for kind in kinds:
             out = logits(model, [group[0], *group[kind]])
             assert (out - out[0]).abs().max() <= 1e-5
-    assert vanilla_moved(models["vanilla"][0], root, lang, vanilla_moves) >= 10
+    assert vanilla_moved(models["vanilla"][0], root, lang, vanilla_moves) >= 5
 
 
 @functools.cache

@@ -142,9 +142,9 @@ def test_every_bug_is_checked_and_the_dataset_is_balanced_and_split_by_file(corp
         for original, bugged in zip(rows[::2], rows[1::2]):
             assert split_of_path.setdefault(original["path"], split) == split == split_of(original["path"])
             assert bugged["path"] == original["path"] and bugged["line"] == original["line"]
-            program = parse(original["source"])
+            program = sources.parsed("bugs", original["source"])  # parsed once for the module's tests
             assert program.lang == ("java" if original["path"].endswith(".java") else "python")
-            b = parse(bugged["source"])
+            b = sources.parsed("bugs", bugged["source"])
             changed = [k for k, (x, y) in enumerate(zip(program.tokens, b.tokens)) if x.text != y.text]
             assert len(changed) == 1 and len(program.tokens) == len(b.tokens)
             k = changed[0]

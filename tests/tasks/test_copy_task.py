@@ -22,8 +22,9 @@ from tests.tasks.seq import COPY, COPY_QUICK
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     out = tmp_path_factory.mktemp("copy")
+    quick = {**COPY_QUICK, "limit": 128}  # 3 epochs on the first 128 strings (32 validation ones)
     return {
-        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **COPY_QUICK))
+        arch: (out / f"{arch}.pt", train(arch=arch, out=out / f"{arch}.pt", **quick))
         for arch in ("vanilla", "dualpart", "lexinvariant")
     }
 
@@ -189,7 +190,7 @@ def test_a_state_saved_with_another_beam_resumes(tmp_path):
         if event == "epoch" and info["epoch"] == 1:
             raise KeyboardInterrupt
 
-    quick = {**COPY_QUICK, "epochs": 2}
+    quick = {**COPY_QUICK, "epochs": 2, "limit": 32}  # two batches an epoch: resuming is exact at any size
     train(arch="dualpart", out=tmp_path / "whole.pt", **quick)
     with pytest.raises(KeyboardInterrupt):
         train(arch="dualpart", out=tmp_path / "m.pt", progress=interrupt, overrides={"beam": 3}, **quick)

@@ -111,7 +111,7 @@ def test_trained_dualpart_is_equivariant_with_permuted_random_vectors(models, be
     permuted = table.clone()
     for a, b in full.items():
         permuted[rid(b)] = table[rid(a)]
-    encoded = [model.encode(p) for p in _pairs(AE)[:40]]
+    encoded = [model.encode(p) for p in _pairs(AE)[:20]]
     before = model.predict_encoded(encoded, beam=beam)
     embed.fixed = permuted
     after = model.predict_encoded([renamed(e, full, model.vocab) for e in encoded], beam=beam)
@@ -125,8 +125,8 @@ def test_plain_models_are_not_exactly_covariant_once_trained(models, arch):
     """Unlike a canonicalized model (tests/tasks/test_canonicalized_seq.py),
     a trained vanilla or dual-part model writes, for some renamed formula, a
     trace that is not the renamed trace: the audit can tell them apart."""
-    report = invar.audit(model=str(models[arch][0]), dataset=str(AE), limit=40, variants=12)
-    assert report["audited"] == 40
+    report = invar.audit(model=str(models[arch][0]), dataset=str(AE), limit=20, variants=12)
+    assert report["audited"] == 20
     assert report["violation_rate"] > 0 and report["alpha_covariance"]["mean"] < 1.0
 
 
@@ -225,11 +225,12 @@ def _steps(model, net, opt, encoded, steps: int) -> None:
 
 
 def test_the_dualpart_preset_can_become_confident():
-    """The dualpart preset fits a handful of pairs with confident targets.
+    """The dualpart preset fits a handful of pairs with confident targets
+    (in 40 steps).
     With normalised features and AdaCos (its former preset) it cannot: the
     adaptive scale settles where the median target's probability is about
     one half, which held dualpart 22 points behind its preset on two-AP
     formulas (docs/benchmarks/ltl.md)."""
     assert not ltl.arch_config("dualpart").get("adacos")
-    assert _target_probability("dualpart") > 0.75
+    assert _target_probability("dualpart", steps=40) > 0.75  # about 0.82 (0.87 after 60 steps)
     assert _target_probability("dualpart", normalize_features=True, adacos=True) < 0.6
