@@ -6,7 +6,9 @@ or a :class:`Reply` when the model answered in text that a reader read) or a
 :class:`Failure` saying why there is none. A model served over HTTP also says
 what happened to the request (:class:`Fate`). :func:`guarded` is the batching
 that models called in this process share: a batch that fails is retried one
-input at a time, so only the inputs that fail fail.
+input at a time, so only the inputs that fail fail; the adapter counts such
+batches and keeps the first one's reason (:attr:`Adapter.fallbacks`), which
+the report's notes and the command's standard error then say.
 
 These live apart from :mod:`.models` (which re-exports them) so that
 :mod:`.http` can build on them while :mod:`.models` opens HTTP endpoints: an
@@ -77,6 +79,15 @@ class Adapter:
         self.model_seconds = 0.0
         #: seconds spent in the network's forward pass alone (checkpoints), else None
         self.forward_seconds: float | None = None
+        #: batches :func:`guarded` retried one input at a time, and why the first was
+        self.fallbacks = 0
+        self.fallback_reason: str | None = None
+
+    def fell_back(self, reason: str) -> None:
+        """A batch was retried one input at a time (``reason``: what it did)."""
+        self.fallbacks += 1
+        if self.fallback_reason is None:
+            self.fallback_reason = reason
 
     def info(self) -> dict:
         raise NotImplementedError
@@ -94,19 +105,26 @@ class Adapter:
             self.model_seconds += time.perf_counter() - t
 
     def _predict(self, inputs: Sequence, batch_size: int, repeat: int = 0) -> list:
-        return guarded(self.call, inputs, batch_size)
+        return guarded(self.call, inputs, batch_size, on_fallback=self.fell_back)
 
     def call(self, batch: list) -> Sequence:
         raise NotImplementedError
 
 
-def guarded(call: Callable[[list], Sequence], inputs: Sequence, batch_size: int, timeout: float | None = None) -> list:
+def guarded(
+    call: Callable[[list], Sequence],
+    inputs: Sequence,
+    batch_size: int,
+    timeout: float | None = None,
+    on_fallback: Callable[[str], None] | None = None,
+) -> list:
     """``call`` on batches of at most ``batch_size`` inputs; a batch that
     raises (any exception but KeyboardInterrupt: a model's ``sys.exit()`` is
     its error), answers with something other than a list of predictions or
     with the wrong number of them, or takes more than ``timeout`` seconds is
-    retried one input at a time, and an input that still fails gets a
-    :class:`Failure`."""
+    retried one input at a time (``on_fallback`` is told why, as
+    ``returned 1 prediction for 64 programs``), and an input that still
+    fails gets a :class:`Failure`."""
     out: list = []
     for lo in range(0, len(inputs), batch_size):
         batch = list(inputs[lo : lo + batch_size])
@@ -122,6 +140,9 @@ def guarded(call: Callable[[list], Sequence], inputs: Sequence, batch_size: int,
             if len(batch) == 1:
                 out.append(Failure(_describe(err)))
                 continue
+            if on_fallback is not None:
+                why = str(err) if isinstance(err, _Count) else f"failed on {len(batch)} programs ({_describe(err)})"
+                on_fallback(why)
         for x in batch:
             try:
                 got = _as_list(_within(call, [x], timeout))
@@ -135,7 +156,9 @@ def guarded(call: Callable[[list], Sequence], inputs: Sequence, batch_size: int,
 
 class _Count(Exception):
     def __init__(self, got: int, wanted: int) -> None:
-        super().__init__(f"returned {got} predictions for {wanted} program{'s' if wanted != 1 else ''}")
+        super().__init__(
+            f"returned {got} prediction{'s' if got != 1 else ''} for {wanted} program{'s' if wanted != 1 else ''}"
+        )
 
 
 class _Refused(Exception):

@@ -152,10 +152,12 @@ def check_split(dataset, split: str | None, data_dir: str | None = None) -> None
     refused before the audit: a file is audited whole (a split file of a
     dataset directory is its own split), a directory of sources has no
     splits, and a dataset directory must hold the split's file. A dataset
-    given from Python (a list of programs) has none."""
+    given from Python (a list of programs) has none. ``test``, the split
+    read when none is given, is no exception: given, it is checked too."""
     from ..data.manifest import split_file
 
-    if split is None or split == "test":  # the default it has always been: a file is audited whole, as ever
+    check_not_stdin(dataset)
+    if split is None:  # not given: a dataset directory's test split, a file whole
         return
     if not isinstance(dataset, (str, os.PathLike)):
         raise UsageError(f"{split!r}: a dataset given as a list of programs has no splits", path="--split")
@@ -192,6 +194,18 @@ def check_split(dataset, split: str | None, data_dir: str | None = None) -> None
     raise UsageError(f"{split!r}: {where} has no splits (a directory of source files is audited whole)", path="--split")
 
 
+def check_not_stdin(spec) -> None:
+    """``-`` is refused as a dataset: an audit reads its dataset by path
+    (a table's format, a directory's splits and the examples' ids are read
+    from where it lies), never from standard input."""
+    if isinstance(spec, str) and spec == "-":
+        raise UsageError(
+            "'-': --dataset does not read standard input; write the programs to a file "
+            "(a CSV or JSONL table, a source file) and name it",
+            path="--dataset",
+        )
+
+
 def load(
     spec: Any,
     *,
@@ -212,6 +226,7 @@ def load(
     trained on), is refused with one DataError; a dataset without examples too."""
     from ..data import manifest
 
+    check_not_stdin(spec)
     check_columns(spec, program_column, label_column)  # before anything is read (or downloaded)
     if isinstance(spec, (list, tuple)):
         data = _in_memory(spec, task, lang)
@@ -654,11 +669,8 @@ def _table(
         )
     program = pick(program_column, PROGRAM_COLUMNS, "program")
     if program is None:
-        raise UsageError(
-            f"no program column (looked for {', '.join(PROGRAM_COLUMNS)}; columns: "
-            f"{', '.join(columns) or 'none'}); name it with --program-column",
-            path=shown,
-        )
+        missing = _no_column("program", PROGRAM_COLUMNS, columns)
+        raise UsageError(f"{missing}; name it with --program-column", path=shown)
     label_col = pick(label_column, LABEL_COLUMNS, "label")
     id_col = by_lower.get("id")
     examples = []
@@ -689,6 +701,11 @@ def _table(
                 err = DataError(f"bad label {raw!r} in column {label_col!r}: {e}", path=shown, line=lineno)
         examples.append(AuditExample(0, ex_id, shown, lineno, source, language, label, error=err))
     return Dataset(shown, "table", examples)
+
+
+def _no_column(what: str, looked: Sequence[str], columns: Sequence[str]) -> str:
+    """``no label column (looked for label, …; columns: code, cycles)``."""
+    return f"no {what} column (looked for {', '.join(looked)}; columns: {', '.join(columns) or 'none'})"
 
 
 def _label(task, raw):
@@ -748,20 +765,49 @@ def _in_memory(items: Sequence, task, lang) -> Dataset:
     return Dataset("<programs>", "programs", examples)
 
 
-def unlabelled_note(info: dict, task, oracle: bool) -> str | None:
+def label_ways(task) -> list[str]:
+    """How the examples of an audit of ``task`` can be labelled, most direct
+    first: one home for the note on standard error and the table's (no
+    ``--oracle`` for a task without an oracle)."""
+    if task.name == "bhive":
+        return [
+            "audit with --oracle to label the blocks with llvm-mca",
+            "label them once with invar data bhive --out DIR and audit --dataset DIR",
+        ]
+    ways = ["give the dataset labels (a label column of a CSV or JSONL table)"]
+    if task.oracle is not None:
+        ways.insert(0, "audit with --oracle to label them with the task's oracle")
+    return ways
+
+
+def unlabelled_note(info: dict, task, oracle: bool, label_column: str | None = None) -> str | None:
     """What to tell the reader of an audit whose dataset has no labels (no
-    metric is measured), or None."""
+    metric is measured), or None. A table none of whose columns was taken
+    for the labels (no ``--label-column``) is told its columns."""
     if oracle or info.get("labelled") or task is None or task.label_of is not None:
         return None  # labelled, or labelled by the task from the program itself (ltl, copy)
-    how = "give the dataset labels (a label column of a CSV or JSONL table)"
-    if task.oracle is not None:
-        how = "audit with --oracle to label them with the task's oracle, or " + how
-    if task.name == "bhive":
-        how = (
-            "audit with --oracle to label the blocks with llvm-mca, or label them once with invar data bhive "
-            "--out DIR and audit --dataset DIR"
-        )
-    return f"no example has a label, so no {task.metric_name} is measured: {how}"
+    ways = label_ways(task)
+    columns = _columns_unread(info) if label_column is None else None
+    lead = ""
+    if columns is not None:
+        lead = f"{_no_column('label', LABEL_COLUMNS, columns)}: "
+        ways = ["name it with --label-column NAME"] + [w for w in ways if not w.startswith("give the dataset")]
+    return f"no example has a label, so no {task.metric_name} is measured: {lead}{', or '.join(ways)}"
+
+
+def _columns_unread(info: dict) -> list[str] | None:
+    """The columns of a table dataset (``info``: :meth:`Dataset.info`) none
+    of which is a label column (``LABEL_COLUMNS``), else None."""
+    if info.get("kind") != "table":
+        return None
+    path = Path(info["name"])
+    try:
+        table = _rows(path, info["name"]) if path.is_file() else None
+    except InvarError:
+        return None
+    if table is None or any(c.lower() in LABEL_COLUMNS for c in table[0]):
+        return None
+    return table[0]
 
 
 #: the name this class had beside data's stored Example; kept for one release
@@ -774,6 +820,8 @@ __all__ = [
     "load",
     "label_by_oracle",
     "unlabelled_note",
+    "label_ways",
+    "check_not_stdin",
     "PROGRAM_COLUMNS",
     "LABEL_COLUMNS",
 ]

@@ -27,9 +27,10 @@ a :class:`Failure` saying why there is none. A batch that raises (anything but
 an interrupt), returns something other than a list of predictions, returns
 the wrong number of them or outlives its timeout is retried one input at a
 time, so the inputs that fail are found and every other one still gets its
-prediction. A request to an endpoint that fails in transit (refused, reset,
-timed out, cut short, not HTTP, not JSON, a 408, 429 or 5xx status) is tried
-again; one whose reply is final and unusable is that input's error.
+prediction; the adapter counts such batches (the report's notes say so). A
+request to an endpoint that fails in transit (refused, reset, timed out, cut
+short, not HTTP, not JSON, a 408, 429 or 5xx status) is tried again; one
+whose reply is final and unusable is that input's error.
 """
 
 from __future__ import annotations
@@ -197,7 +198,7 @@ class CallableAdapter(Adapter):
         return {"kind": self.kind, "path": self.name}
 
     def _predict(self, inputs: Sequence, batch_size: int, repeat: int = 0) -> list:
-        return guarded(self.call, inputs, batch_size, self.timeout)
+        return guarded(self.call, inputs, batch_size, self.timeout, on_fallback=self.fell_back)
 
     def call(self, batch: list) -> Sequence:
         return self.fn(list(batch))

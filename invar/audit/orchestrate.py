@@ -20,7 +20,7 @@ from ..processes import torchrun_place
 from ..tasks import Task, get_task, task_names
 from ..version import __version__
 from .config import AuditConfig
-from .report import jsonl_lines, summarize
+from .report import jsonl_lines, merged_fallbacks, summarize
 from .run import CHUNK, Settings, run_chunk
 from .sections import decide
 
@@ -335,8 +335,16 @@ def _run(
         "model_seconds": adapter.model_seconds,
         "forward_seconds": adapter.forward_seconds,
         "predictions": sum(1 + r["variants"] for r in records if r["error"] is None),
+        # batches the model answered wrongly, retried one input at a time (the report's notes say so)
+        "fallbacks": _fallbacks(adapter),
     }
     return records, run
+
+
+def _fallbacks(adapter) -> dict | None:
+    """The batches ``adapter`` retried one input at a time, and why the first was; None for none."""
+    k = getattr(adapter, "fallbacks", 0)
+    return {"batches": k, "first": adapter.fallback_reason} if k else None
 
 
 def _device(device: str | None, world: int, local_rank: int) -> str | None:
@@ -371,6 +379,7 @@ def _gather(records: list[dict], run: dict, device: str | None) -> tuple[list[di
         model_seconds=sum(r["model_seconds"] for r in runs),
         forward_seconds=None if run["forward_seconds"] is None else sum(r["forward_seconds"] for r in runs),
         predictions=sum(r["predictions"] for r in runs),
+        fallbacks=merged_fallbacks(runs),
     )
     return everything, merged
 

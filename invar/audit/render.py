@@ -347,15 +347,17 @@ def _reply_rows(report: dict) -> list[tuple[str, str, str]]:
     replies = report.get("replies")
     if replies is None:
         return []
-    rows = [
-        (
-            "requests",
-            f"{replies['sent']:,} sent for {replies['inputs']:,} inputs; {replies['from_cache']:,} "
-            f"from the cache; {replies['rate_limited']:,} rate-limited; {replies['waited']:.1f} s waited "
-            "before retries (summed over inputs)",
-            "",
+    rows = []
+    if (report.get("model") or {}).get("kind") == "http":  # the others send no request (their failures count here)
+        rows.append(
+            (
+                "requests",
+                f"{replies['sent']:,} sent for {replies['inputs']:,} inputs; {replies['from_cache']:,} "
+                f"from the cache; {replies['rate_limited']:,} rate-limited; {replies['waited']:.1f} s waited "
+                "before retries (summed over inputs)",
+                "",
+            )
         )
-    ]
     served = replies.get("served") or {}  # reports written before replies said their model have none
     if served:
         rows.append(("answered by", "; ".join(f"{name} ({n:,})" for name, n in served.items()), ""))
@@ -372,11 +374,22 @@ def read_together(report: dict) -> list[str]:
     if report["audited"] and report["metric"] is None:
         out.append(
             "note: no labels, so no metric: invariance alone cannot tell a useful model from a constant; "
-            "label the examples (a label column, or --oracle) to see both"
+            f"to see both, {_label_ways(report['task']['name'])}"
         )
     elif out:
         out.append("note: read the violation rate beside the metric: a model is only as good as both")
     return out
+
+
+def _label_ways(task: str) -> str:
+    """How to label this task's examples, as the note on standard error says it."""
+    from ..tasks import get_task
+    from .datasets import label_ways
+
+    try:
+        return ", or ".join(label_ways(get_task(task)))
+    except UsageError:  # a task this invar does not know (a report from elsewhere)
+        return "label the examples"
 
 
 def _short(x) -> str:

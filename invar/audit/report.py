@@ -128,7 +128,31 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         _unmeasured_noise(header, config),
         report["replies"],
     )
+    fell = fallback_note(header["model"], run)
+    if fell is not None:
+        report["trivial"]["notes"].append(fell)
     return report
+
+
+def fallback_note(model: dict, run: dict | None) -> str | None:
+    """What to say of the batches a model answered wrongly (the wrong number
+    of predictions, an exception, a timeout) and that were therefore asked
+    one input at a time (``run["fallbacks"]``), or None when there were none:
+    one home for the report's note and the command's standard error."""
+    fell = (run or {}).get("fallbacks")
+    if not fell:
+        return None
+    k = fell["batches"]
+    return (
+        f"{model.get('path') or 'the model'} {fell['first']}; it was called once per program instead "
+        f"({k:,} batch{'es' if k != 1 else ''} retried so)"
+    )
+
+
+def merged_fallbacks(runs: Sequence[dict]) -> dict | None:
+    """The ``fallbacks`` of several runs (shards, processes) as one: the batches summed, the first reason."""
+    fell = [r["fallbacks"] for r in runs if r.get("fallbacks")]
+    return {"batches": sum(f["batches"] for f in fell), "first": fell[0]["first"]} if fell else None
 
 
 def _unmeasured_noise(header: dict, config: dict) -> bool:
@@ -550,6 +574,7 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
         "shards": total,
         "processes": sum(r.get("processes", 1) for r in runs) or None,
         "seconds": math.fsum(r.get("seconds", 0.0) for r in runs) or None,
+        "fallbacks": merged_fallbacks(runs),
     }
     header = dict(base, shard=None)
     return header, records, summarize(header, records, run)
@@ -672,7 +697,8 @@ def caveats(report: dict, over: Sequence[tuple[str, float]], under: Sequence[tup
         for name, bound in given
     ]
     out = []
-    notes = (report.get("trivial") or {}).get("notes") or []
+    fell = fallback_note(report.get("model") or {}, report.get("run"))  # said on its own: no caveat of invariance
+    notes = [note for note in (report.get("trivial") or {}).get("notes") or [] if note != fell]
     named = [f"{option} {name}={bound:g}" for option, name, bound in bounds if name.split(".")[0] in INVARIANCE]
     if named:
         out += [f"{', '.join(named)}: {note}" for note in notes]
@@ -732,6 +758,8 @@ __all__ = [
     "SCHEMA",
     "READS",
     "summarize",
+    "fallback_note",
+    "merged_fallbacks",
     "chance",
     "caveats",
     "ranges",

@@ -166,6 +166,7 @@ def audit_command(
         result = audit(model, dataset, config, progress=progress)
     if rank == 0:
         from ..audit.datasets import unlabelled_note
+        from ..audit.report import fallback_note
         from ..tasks import get_task
 
         _emit(result.header, result.records, result.report, fmt, out, report_file, plot)
@@ -173,10 +174,15 @@ def audit_command(
         note = (
             result.report["metric"] is None
             and result.report["audited"]
-            and unlabelled_note(result.header["dataset"], get_task(result.header["task"]), config.oracle)
+            and unlabelled_note(
+                result.header["dataset"], get_task(result.header["task"]), config.oracle, config.label_column
+            )
         )
         if note:
             stderr.print(f"note: {note}", markup=False, highlight=False)
+        fell = fallback_note(result.header["model"], result.report["run"])
+        if fell:  # once per run: the batches the model answered wrongly were asked again one program at a time
+            stderr.print(f"note: {fell}", markup=False, highlight=False)
     _check(result.report, over, under)
 
 

@@ -233,3 +233,8 @@ def no_bug(texts):
 def register_count_then_zero(texts):
     """distinct_registers for the first block of a batch, 0 for the rest: neither constant nor useful."""
     return [v if k == 0 else 0.0 for k, v in enumerate(distinct_registers(texts))]
+
+
+def first_only(texts):
+    """distinct_registers of a batch's first block alone: one prediction for any batch (a bug in a batch adapter)."""
+    return distinct_registers(texts[:1])

@@ -267,3 +267,20 @@ def test_an_answer_outside_the_tasks_answers_is_that_examples_error():
         0: "original: returned 0.7, not one of the task's answers (a verdict is 0 or 1)"
     }
     assert [r["prediction"] for r in result.records] == [None, 1]
+
+
+def test_a_batch_answered_with_the_wrong_count_is_asked_again_and_said_once(invoke, tmp_path):
+    """The fallback to one call per program is kept (docs/audit.md), but said: once on standard
+    error, and in the report's notes; the predictions are those of the single calls."""
+    (tmp_path / "blocks.s").write_text("\n\n".join(TEXTS[:3]) + "\n")
+    model = "tests.audit.callables:first_only"
+    args = ("--model", model, "--task", "bhive", "--dataset", tmp_path / "blocks.s", "--variants", "2")
+    result = invoke("audit", *args, "--format", "json", "--fail-over", "violation_rate=1")  # once, not a caveat too
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["errors"] == 0 and report["run"]["fallbacks"]["batches"] == 1
+    said = f"{model} returned 1 prediction for 9 programs; it was called once per program instead (1 batch retried so)"
+    assert said in report["trivial"]["notes"]
+    assert [line for line in result.stderr.splitlines() if "called once per program" in line] == [f"note: {said}"]
+    table = invoke("audit", *args, "--quiet")  # the table says it under itself too
+    assert f"note: {said}." in table.stdout and "requests" not in table.stdout  # a callable sends no request

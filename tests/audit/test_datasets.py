@@ -506,3 +506,44 @@ def test_a_column_for_bhive_is_refused_before_anything_is_downloaded(invoke, mon
     assert result.stderr.splitlines() == [
         "--label-column: error: bhive is not read by columns (a CSV, TSV or JSONL table of programs is)"
     ]
+
+
+HEXES = ("490345404939c5", "4909c6490fafce4989c64c31f2")
+
+
+@pytest.mark.parametrize(
+    "name, text, label_column, said",
+    [
+        ("t.csv", "code,cycles\n" + "".join(f"{h},1.0\n" for h in HEXES), None, "columns: code, cycles)"),
+        ("t.jsonl", "".join(json.dumps({"hex": h, "cycles": 1}) + "\n" for h in HEXES), None, "columns: hex, cycles)"),
+        ("t.csv", "code,label\n" + "".join(f"{h},\n" for h in HEXES), None, None),  # a label column, empty
+        ("t.csv", "code,cycles\n" + "".join(f"{h},\n" for h in HEXES), "cycles", None),  # the one named, empty
+        ("t.hex", "".join(f"{h}\n" for h in HEXES), None, None),  # no columns
+    ],
+    ids=["csv", "jsonl", "empty-label-column", "named-empty", "not-a-table"],
+)
+def test_the_no_labels_note_names_a_tables_columns_when_none_is_a_label_column(
+    tmp_path, name, text, label_column, said
+):
+    path = tmp_path / name
+    path.write_text(text)
+    data = datasets.load(str(path), task=BHIVE_TASK, label_column=label_column)
+    note = datasets.unlabelled_note(data.info(), BHIVE_TASK, oracle=False, label_column=label_column)
+    assert note.startswith("no example has a label, so no MAPE is measured: ")
+    assert note.endswith(
+        "audit with --oracle to label the blocks with llvm-mca, or label them once with invar data "
+        "bhive --out DIR and audit --dataset DIR"
+    )
+    if said is None:
+        assert "columns" not in note and "--label-column" not in note
+    else:  # as the --program-column error lists them
+        assert (
+            f"no label column (looked for label, throughput, target, y; {said}: name it with --label-column NAME, "
+            in note
+        )
+
+
+def test_the_dataset_is_never_read_from_standard_input():
+    with pytest.raises(UsageError, match="--dataset does not read standard input") as err:
+        datasets.load("-", task=BHIVE_TASK)
+    assert err.value.path == "--dataset"

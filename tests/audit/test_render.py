@@ -1,11 +1,12 @@
-"""The report for people (invar.audit.render): the headline above the table."""
+"""The report for people (invar.audit.render): the headline above the table,
+the rows a model's kind has, and the notes under the table."""
 
 from __future__ import annotations
 
 import pytest
 
 from invar.audit import audit
-from invar.audit.render import headline, summary_rows
+from invar.audit.render import headline, read_together, summary_rows
 from tests.audit import callables
 
 #: one line each, or dependent lines: a single order each
@@ -49,3 +50,34 @@ def test_the_headline_says_when_only_some_examples_can_vary(texts, said):
     assert f"{report['violation_rate']:.3f} over all" in told[0]
     # and the table's rows over the examples that can vary follow
     assert "violation rate, examples that can vary" in [name for name, _, _ in summary_rows(report)]
+
+
+def test_the_requests_row_is_an_http_models_alone():
+    """A callable's failures are counted in ``replies`` (its inputs), but it sends no request: no row."""
+    report = audit(callables.fails_on_mov, FIXED, task="bhive", lang="x86", variants=2).report
+    assert report["errors"] and report["replies"]["sent"] == 0
+    for kind, shown in (("callable", False), ("torchscript", False), ("checkpoint", False), ("http", True)):
+        rows = [name for name, _, _ in summary_rows(dict(report, model=dict(report["model"], kind=kind)))]
+        assert ("requests" in rows) is shown, kind
+
+
+@pytest.mark.parametrize(
+    "task, fn, said, unsaid",
+    [
+        ("classify", callables.uses_rbx, "to see both, give the dataset labels (a label column", "--oracle"),
+        ("bhive", callables.first_register_number, "to see both, audit with --oracle to label the blocks", None),
+    ],
+)
+def test_the_no_labels_note_under_the_table_is_the_tasks(task, fn, said, unsaid):
+    """One home for how to label (invar.audit.datasets.label_ways): no --oracle for a task without one."""
+    from invar.audit.datasets import label_ways, unlabelled_note
+    from invar.tasks import get_task
+
+    report = audit(fn, FIXED[:2], task=task, lang="x86", variants=2).report
+    note = [line for line in read_together(report) if line.startswith("note: no labels")]
+    assert len(note) == 1 and said in note[0], note
+    assert unsaid is None or unsaid not in note[0]
+    stderr_note = unlabelled_note(report["dataset"], get_task(task), oracle=False)
+    assert ", or ".join(label_ways(get_task(task))) in note[0] and stderr_note.endswith(
+        ", or ".join(label_ways(get_task(task)))
+    )

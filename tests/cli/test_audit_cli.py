@@ -216,6 +216,12 @@ def test_plot_without_matplotlib_says_how_to_install_it(invoke, tmp_path, monkey
         (("--model", RENAMER, "--dataset", BLOCKS, "--shard", "3/2"), "'3/2': write I/N with 1 <= I <= N"),
         (("--model", RENAMER, "--dataset", BLOCKS, "--example", "nope"), "no example 'nope'"),
         (("--model", "tests.audit.callables:distinct_registers", "--dataset", "x.s"), "name the task with --task"),
+        # a file has no splits, not even the default one named: refused, not read whole in silence
+        (
+            ("--model", RENAMER, "--dataset", FIXTURES / "x86" / "blocks.csv", "--split", "test"),
+            "--split: error: 'test': ",
+        ),
+        (("--model", RENAMER, "--dataset", "-"), "--dataset: error: '-': --dataset does not read standard input"),
     ],
 )
 def test_usage_errors_exit_2(invoke, args, message, monkeypatch):
@@ -223,6 +229,8 @@ def test_usage_errors_exit_2(invoke, args, message, monkeypatch):
     result = invoke("audit", "--quiet", *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 1 and result.stdout == "", result.output  # one located line, before the audit
 
 
 def test_missing_model_or_dataset_exit_1(invoke, tmp_path):
