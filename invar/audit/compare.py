@@ -407,10 +407,20 @@ def _paired_table(result: dict, fmt, num, share):
             show(row["b"]),
             show(row["difference"]),
             interval,
-            "-" if row["p"] is None else f"{row['p']:.3g}",
+            _p_shown(row, result["statistics"]["resamples"]),
             test,
         )
     return table
+
+
+def _p_shown(row: dict, resamples: int) -> str:
+    """A row's p-value as the table shows it: a bootstrap's 0 means no resample
+    fell on the other side of 0, so below 2 / ``resamples``, never 0."""
+    if row["p"] is None:
+        return "-"
+    if row["p"] == 0 and row["test"] == "paired bootstrap" and resamples:
+        return f"< {2 / resamples:.3g}"
+    return f"{row['p']:.3g}"
 
 
 def _notes(result: dict) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import UsageError
+from .listing import plural
 from .console import command, stdout
 from .options import SCHEMA, TextFormat, TextFormatOpt
 
@@ -99,7 +100,7 @@ def run_command(
     width = max([len(x) for x in [*result.tokens, *shown]] + [1])
     stdout.print("input  " + " ".join(t.rjust(width) for t in result.tokens), markup=False)
     stdout.print("output " + " ".join(o.rjust(width) for o in shown), markup=False)
-    stdout.print(f"{result.layers} layers, {'halted' if result.halted else 'not halted'}", markup=False)
+    stdout.print(f"{plural(result.layers, 'layer')}, {'halted' if result.halted else 'not halted'}", markup=False)
 
 
 def _value(value) -> object:
@@ -228,17 +229,19 @@ def check_command(
     symbols = [s for s in p.alphabet if s not in markers]
     checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)
     if checked.disagreement is not None:
-        stdout.print(f"disagreement after {checked.compared} inputs: {checked.disagreement.text()}", markup=False)
+        stdout.print(
+            f"disagreement after {plural(checked.compared, 'input')}: {checked.disagreement.text()}", markup=False
+        )
         raise typer.Exit(1)
     if checked.compared:
         stdout.print(
-            f"{checked.compared} inputs of {min_length} to {max_length} symbols: the compiled model "
+            f"{plural(checked.compared, 'input')} of {min_length} to {max_length} symbols: the compiled model "
             f"(λ {model.lam:g}) agrees with the interpreter at every layer, position and variable",
             markup=False,
         )
     if checked.refused:
         stdout.print(
-            f"{checked.refused} inputs outside the program's domain, not compared (the interpreter "
+            f"{plural(checked.refused, 'input')} outside the program's domain, not compared (the interpreter "
             f"refused them; the first: {checked.first_refusal.message})",
             markup=False,
         )

@@ -15,12 +15,14 @@ import re
 import sys
 from typing import Annotated
 
+import rich.markup
 import typer
 import typer.core
 import typer.rich_utils
 
 from . import alta, audit, canon, data, dlg, ltl, parse_cmd, permutations, predict, renamings, train
 from .console import run, show_usage_error
+from .options import terminal_help
 
 # counts of long programs have far more than the 4,300 digits Python converts
 # to text by default (a guard against slow parsing of untrusted numbers, which
@@ -40,14 +42,33 @@ _value_of = typer.core.TyperOption.display_type_rich
 
 def _value_named(option: typer.core.TyperOption, ctx) -> str | None:
     """The value an option takes, as its --help shows it: nothing for a
-    flag; ``<str>...`` for a repeatable option (typer: ``<list[str]>``)."""
+    flag; one value for a repeatable option, its metavar (``<REG>``) or
+    ``<str>`` (typer: ``<list[str]>``), never ``<str>...``, which reads as
+    several values after one flag (the help says "repeatable")."""
     if option.is_flag and not option.count:
         return None
+    if option.multiple and option.metavar:
+        return f"<{option.metavar}>"
     shown = _value_of(option, ctx)
-    return re.sub(r"^<list\[(.*)\]>$", r"<\1>...", shown) if isinstance(shown, str) else shown
+    return re.sub(r"^<list\[(.*)\]>$", r"<\1>", shown) if isinstance(shown, str) else shown
 
 
 typer.core.TyperOption.display_type_rich = _value_named  # type: ignore[method-assign]
+
+# help texts are plain text written in reST's style: typer reads them as rich markup, which drops a
+# bracketed word (``order[new] = old`` showed as ``order = old``), and prints ``x`` literally
+_rich_text = typer.rich_utils._make_rich_text
+
+
+def _plain_help(*, text: str, style: str = "", markup_mode) -> object:
+    """A help text as the terminal shows it: its brackets kept (escaped from
+    rich's markup) and each ``x`` written 'x'."""
+    if markup_mode == "rich":
+        text = rich.markup.escape(terminal_help(text))
+    return _rich_text(text=text, style=style, markup_mode=markup_mode)
+
+
+typer.rich_utils._make_rich_text = _plain_help
 
 app = typer.Typer(
     name="invar",

@@ -18,7 +18,7 @@ from ..errors import InvarError, UsageError
 from .configured import with_config
 from .console import command, stderr, stdout
 from .options import TableFormat
-from .outputs import destination, make_folders
+from .outputs import destination, folder_destination, make_folders
 
 audit_app = typer.Typer(
     name="audit",
@@ -51,6 +51,7 @@ FailOverOpt = Annotated[
     Optional[List[str]],
     typer.Option(
         "--fail-over",
+        metavar="METRIC=VALUE",
         help=(
             "METRIC=VALUE: exit 1 when the report's METRIC (violation_rate, metric.worst, spread.relative_range.max, "
             "errors …) exceeds VALUE (repeatable)."
@@ -60,7 +61,9 @@ FailOverOpt = Annotated[
 FailUnderOpt = Annotated[
     Optional[List[str]],
     typer.Option(
-        "--fail-under", help="METRIC=VALUE: exit 1 when METRIC (alpha_covariance …) falls below VALUE (repeatable)."
+        "--fail-under",
+        metavar="METRIC=VALUE",
+        help="METRIC=VALUE: exit 1 when METRIC (alpha_covariance …) falls below VALUE (repeatable).",
     ),
 ]
 ReportOpt = Annotated[
@@ -215,6 +218,8 @@ def _suite(
         )
     suite = get_suite(config.suite)
     check_settings(config, suite)
+    if out == "-":
+        folder_destination(out, "--out")  # a suite writes a folder of reports: not standard output
     folder = Path(out or f"suite-{suite.name}-{suite.version}")
     if folder.exists() and not folder.is_dir():
         raise UsageError("is a file: with --suite, --out names the folder of the reports", path=str(folder))

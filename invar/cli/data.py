@@ -12,6 +12,7 @@ import typer
 
 from ..errors import DataError
 from .console import command, progress_bar, stderr, stdout
+from .listing import plural
 from .options import SCHEMA, SeedOpt, TableFormat, TableFormatOpt
 from .outputs import destination, folder_destination
 
@@ -125,7 +126,8 @@ def _ltl_summary(stats, out: str, fmt: TableFormat, num: int, max_attempts: int)
         report.print(json.dumps({"schema": SCHEMA, **summary}, indent=2), markup=False, highlight=False)
     else:
         report.print(
-            f"wrote {stats.written} formulas with traces to {out if out != '-' else 'standard output'}; dropped "
+            f"wrote {plural(stats.written, 'formula')} with traces to "
+            f"{out if out != '-' else 'standard output'}; dropped "
             f"{stats.unsatisfiable} unsatisfiable "
             f"and {stats.timeouts} over the limits",
             markup=False,
@@ -279,7 +281,7 @@ def names_command(
     functions = meta["train"] + meta["valid"] + meta["test"]
     stdout.print(
         f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
-        f"from {meta['files']} files to {out} ({len(meta['subtokens'])} training subtokens); "
+        f"from {plural(meta['files'], 'file')} to {out} ({len(meta['subtokens'])} training subtokens); "
         f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}",
         markup=False,
     )
@@ -326,7 +328,7 @@ def lm_command(
     windows = meta["train"] + meta["valid"] + meta["test"]
     stdout.print(
         f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test windows of "
-        f"{seq_len} {'characters' if vocab is LMVocab.char else 'tokens'} from {meta['files']} files to "
+        f"{seq_len} {'characters' if vocab is LMVocab.char else 'tokens'} from {plural(meta['files'], 'file')} to "
         f"{out}; {_skipped(meta, {'files': meta['files'], 'windows': windows})}",
         markup=False,
     )
@@ -365,7 +367,7 @@ def bugs_command(
     functions = (meta["train"] + meta["valid"] + meta["test"]) // 2
     stdout.print(
         f"wrote {meta['train']} training, {meta['valid']} validation and {meta['test']} test functions "
-        f"(half of them bugged) from {meta['files']} files to {out}; "
+        f"(half of them bugged) from {plural(meta['files'], 'file')} to {out}; "
         f"{_skipped(meta, {'files': meta['files'], 'functions': functions})}",
         markup=False,
     )
@@ -462,6 +464,7 @@ def bhive_command(
         Optional[List[str]],
         typer.Option(
             "--source",
+            metavar="SOURCE",
             help="A directory of CSVs, a CSV file, or a URL (repeatable); a URL ending in / is "
             "laid out as BHive's. Default: BHive's public repository, downloaded into --cache-dir.",
         ),
@@ -547,7 +550,8 @@ _InContextPool = {
         Optional[List[str]],
         typer.Option(
             "--corpus",
-            help="Draw symbols from the characters of these files or directories (*.py, *.java, *.txt); repeatable.",
+            metavar="PATH",
+            help="Draw symbols from the characters of this file or directory (*.py, *.java, *.txt) (repeatable).",
         ),
     ],
     "symbols": Annotated[

@@ -14,6 +14,7 @@ from ..errors import UsageError
 from ..program import Program
 from ..symmetry.dlg import DLG, dlg as build_dlg
 from ..symmetry.masks import symmetry_mask
+from .listing import plural
 from .console import command, select_units, skipped_records, stdout
 from .options import SCHEMA, FileArg, FunctionOpt, LangOpt
 
@@ -90,7 +91,11 @@ def dlg(
             records.append(record)
             continue
         table = Table(
-            "line", "layer", "text", "after", title=Text(f"{unit.name}: {len(unit.lines)} lines, {graph.depth} layers")
+            "line",
+            "layer",
+            "text",
+            "after",
+            title=Text(f"{unit.name}: {plural(len(unit.lines), 'line')}, {plural(graph.depth, 'layer')}"),
         )
         preds: dict[int, list[int]] = {}
         for i, j in graph.edges:

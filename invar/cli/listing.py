@@ -6,7 +6,8 @@ Piped into a program, a listing is still every variant in enumeration order
 (scripts ask for what they get). On a terminal, a listing the user gave no
 amount for (``--count``, ``--limit``, ``--sample``, ``--all``) shows the
 first :data:`FIRST_FEW` and a note on standard error with the count and how
-to ask for more.
+to ask for more. Every count a command prints beside its noun is written
+by :func:`plural` ("1 pair", "2 pairs").
 
 Imports errors and symmetry.bigint only; never a command module.
 """
@@ -75,4 +76,10 @@ def shown_count(n: int) -> str:
     return f"{n:,}" if n < 10**60 else decimal_string(n)
 
 
-__all__ = ["FIRST_FEW", "ALL_HELP", "on_terminal", "amount", "note", "shown_count"]
+def plural(n: int, noun: str, many: str | None = None) -> str:
+    """``n`` and its noun, singular for one: "1 pair", "2 pairs", "0 pairs"
+    (``many``: the plural where it is not ``noun`` + s)."""
+    return f"{n} {noun if n == 1 else many or noun + 's'}"
+
+
+__all__ = ["FIRST_FEW", "ALL_HELP", "on_terminal", "amount", "note", "shown_count", "plural"]

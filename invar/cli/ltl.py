@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..errors import InvarError, ParseError, UsageError
+from .listing import plural
 from .console import command, located, read_text, report, stdout
 from .options import SCHEMA, TextFormat, TextFormatOpt
 
@@ -128,6 +129,6 @@ def _render(outcomes, fmt: TextFormat, batch: bool) -> None:
     if batch:
         held = sum(rec["holds"] is True for rec in records)
         failed = sum(rec["holds"] is False for rec in records)
-        summary = f"{len(records)} pairs: {held} hold, {failed} fail"
+        summary = f"{plural(len(records), 'pair')}: {held} hold, {failed} fail"
         errors = len(records) - held - failed
         stdout.print(summary + (f", {errors} not checked" if errors else ""), markup=False)

@@ -9,9 +9,25 @@ and from :mod:`.console`; :mod:`.app` lists the commands).
 from __future__ import annotations
 
 import enum
+import re
 from typing import Annotated, Optional
 
 import typer
+
+
+def terminal_help(text: str) -> str:
+    """A help text as a terminal shows it: each reST literal ``x`` written
+    'x' (docs/cli.md, Markdown, keeps the backticks)."""
+    return re.sub(r"``(.+?)``", r"'\1'", text)
+
+
+def split_commas(values: list[str] | None) -> list[str] | None:
+    """The values of a repeatable option that also takes a comma list
+    (``--pin rax,rbx`` is ``--pin rax --pin rbx``), empty parts dropped."""
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
 
 FileArg = Annotated[str, typer.Argument(help="Input file, or - for standard input.", metavar="FILE")]
 LangOpt = Annotated[
@@ -21,7 +37,11 @@ LangOpt = Annotated[
 PinOpt = Annotated[
     Optional[list[str]],
     typer.Option(
-        "--pin", help="Never rename this register or name (repeatable; outside x86, one no unit spells is noted)."
+        "--pin",
+        metavar="NAME",
+        callback=split_commas,
+        help="Never rename this register or name (repeatable, or a comma list: --pin rax,rbx; outside x86, one "
+        "no unit spells is noted).",
     ),
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed for every random choice.")]

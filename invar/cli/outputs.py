@@ -49,8 +49,15 @@ def destination(path: str | os.PathLike | None, option: str) -> None:
 def folder_destination(path: str | os.PathLike, option: str) -> None:
     """UsageError (exit 2) at ``path`` unless a folder of files can be
     written there: it is a folder already, or nothing is there and its
-    nearest existing folder can be written in."""
+    nearest existing folder can be written in. ``-`` is refused: it means
+    standard output to the commands that stream, and a folder of files
+    cannot go there (it would make a folder named ``-``)."""
     shown = os.fspath(path)
+    if shown == "-":
+        raise UsageError(
+            f"{option} - is standard output, but this command writes a directory of files: give a folder name",
+            path=option,
+        )
     target = Path(shown)
     if target.exists() and not target.is_dir():
         raise UsageError(f"is a file: {option} names the folder to write the dataset in", path=shown)

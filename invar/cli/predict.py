@@ -85,6 +85,7 @@ def predict_command(
     from ..tasks import get_task
 
     torch.set_num_threads(1)
+    _check_file(file)
     _check_destinations(curve, device)
     m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
@@ -98,6 +99,22 @@ def predict_command(
     _print(records, skipped_records() + [error_record(e) for e in errors], fmt)
     if errors:
         raise typer.Exit(1)
+
+
+def _check_file(file: str) -> None:
+    """Refuse a directory before the model is loaded: predict reads one
+    file (its extension, or --lang, says the language), and names a file
+    of the directory to read instead when it holds a split (test.csv …)."""
+    from ..errors import InvarError
+
+    if file == "-" or not Path(file).is_dir():
+        return
+    order = ("test", "valid", "train")
+    splits = sorted(
+        (p for p in Path(file).iterdir() if p.stem in order and p.is_file()), key=lambda p: order.index(p.stem)
+    )
+    example = f" (e.g. {splits[0]})" if splits else ""
+    raise InvarError(f"is a directory: predict reads one file{example}", path=file)
 
 
 def _check_destinations(curve: str | None, device: Device) -> None:

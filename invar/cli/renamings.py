@@ -13,7 +13,7 @@ from ..symmetry.bigint import decimal_string
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
 from .console import Records, command, note_unused_pins, select_units, stderr, stdout, unit_errors
-from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
+from .listing import ALL_HELP, FIRST_FEW, amount, note, plural, shown_count
 from .options import PinOpt, SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
 
@@ -72,9 +72,12 @@ def renamings(
     seed: SeedOpt = 0,
     pin: PinOpt = None,
     names: Annotated[
-        Optional[str], typer.Option("--names", help="Pool of target names: a,b,c or v0..v9 or @FILE.")
+        Optional[str],
+        typer.Option("--names", help="Pool of target names of Python and Java units: a,b,c or v0..v9 or @FILE."),
     ] = None,
-    aps: Annotated[Optional[str], typer.Option("--aps", help="Pool of atomic propositions for LTL: a,b,c,d,e.")] = None,
+    aps: Annotated[
+        Optional[str], typer.Option("--aps", help="Pool of atomic propositions of LTL formulas (LTL only): a,b,c,d,e.")
+    ] = None,
     function: Annotated[
         Optional[str],
         typer.Option(
@@ -107,6 +110,7 @@ def renamings(
         raise UsageError(err.message, path="--names" if names is not None else "--aps") from None
     limit, cut = amount(count, limit, sample, every)
     units = select_units(file, lang, function)
+    _check_pool_option(units, names, aps)
     note_unused_pins(file, units, pin or (), function)
     rng = random.Random(seed)
     many = len(units) > 1
@@ -114,6 +118,8 @@ def renamings(
         for unit in units:
             with unit_errors(file, out, unit):
                 space = _space(unit, pool, pin, "--names" if names is not None else "--aps")
+                if pool is not None:
+                    _note_small_pool(space, pool, unit.name)
                 if count:
                     n = space.count()
                     if fmt is TextFormat.text:
@@ -128,6 +134,37 @@ def renamings(
                 _print_renamings(space, unit.name, many, picked, out)
                 if cut and (n := space.count()) > FIRST_FEW:
                     stderr.print(note("renamings", shown_count(n), unit.name if many else None), markup=False)
+
+
+def _check_pool_option(units, names: str | None, aps: str | None) -> None:
+    """UsageError unless the pool comes by the option of the units'
+    language: --aps for LTL formulas, --names for Python and Java units
+    (x86 renamings take no pool: its frontend says so)."""
+    langs = {unit.lang for unit in units}
+    if aps is not None and langs - {"ltl"}:
+        others = sorted(langs - {"ltl"})
+        takes = "take --names" if set(others) <= {"python", "java"} else "take no --aps"
+        raise UsageError(
+            f"--aps is the pool of an LTL formula's APs; {', '.join(others)} renamings {takes}", path="--aps"
+        )
+    if names is not None and "ltl" in langs:
+        raise UsageError("LTL renamings draw their APs from --aps, not --names", path="--names")
+
+
+def _note_small_pool(space: RenamingSpace, pool: list[str], unit: str) -> None:
+    """A note on standard error when ``pool`` leaves ``unit`` no renaming at
+    all (fewer usable names than referents to rename): the count 0 is true,
+    and the note says why."""
+    usable = set(space.allowed[0]) if space.allowed else set(pool)
+    if len(usable) >= len(space.referents):
+        return
+    kept = [name for name in pool if name not in usable]
+    why = f" ({', '.join(kept)}: kept by the unit)" if kept else ""
+    stderr.print(
+        f"note: {unit}: no renaming: {plural(len(space.referents), 'referent')} to rename, "
+        f"{plural(len(usable), 'usable name')} in the pool of {len(pool)}{why}",
+        markup=False,
+    )
 
 
 def _space(unit, pool: list[str] | None, pins, option: str):

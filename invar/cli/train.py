@@ -13,7 +13,9 @@ import os
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from ..config import TrainConfig
+from ..errors import UsageError
 from .configured import with_config
+from .listing import plural
 from .console import command, stderr, stdout
 from .options import SCHEMA, TableFormat, TableFormatOpt
 from .outputs import destination
@@ -42,6 +44,7 @@ def train_command(config: TrainConfig, fmt: TableFormatOpt = TableFormat.table) 
     """
     from ..train import train
 
+    _check_arch(config.task, config.arch)
     destination(config.out, "--out")  # before the training, not after it (missing folders are created at the save)
     with Progress(
         TextColumn("{task.description}"),
@@ -59,6 +62,35 @@ def train_command(config: TrainConfig, fmt: TableFormatOpt = TableFormat.table) 
         _summary(result, fmt)
 
 
+def _check_arch(task_name: str, arch: str) -> None:
+    """UsageError at --arch when the task's model cannot be built from the
+    architecture's preset, in the CLI's terms: which --arch the task takes,
+    and, for an architecture only sequence tasks take, that it is theirs
+    (the model config's own reason names its fields, not the options)."""
+    from ..config import TRAINABLE_TASKS
+    from ..nn.config import ARCHITECTURES, preset
+    from ..tasks import get_task
+
+    def takes(task, name: str) -> bool:
+        extra = dict(task.arch_config(name)) if task.arch_config is not None else {}
+        try:
+            preset(name, head=task.head, n_labels=task.n_labels, **extra)
+        except ValueError:
+            return False
+        return True
+
+    task = get_task(task_name)
+    if arch not in ARCHITECTURES or takes(task, arch):  # an unknown name is training's to refuse, with suggestions
+        return
+    fits = [name for name in ARCHITECTURES if takes(task, name)]
+    listed = " or ".join(fits) if len(fits) < 3 else ", ".join(fits[:-1]) + " or " + fits[-1]
+    others = [get_task(name) for name in TRAINABLE_TASKS if name != task_name]
+    takers = [other.name for other in others if takes(other, arch)]
+    sequence = {other.name for other in others if other.head == "generate"}
+    why = f", which is for sequence tasks: {' and '.join(takers)}" if takers and set(takers) <= sequence else ""
+    raise UsageError(f"--task {task_name} takes --arch {listed} (not {arch}{why})", path="--arch")
+
+
 class _Reporter:
     """Training's progress events, on standard error: a line per event, a bar per epoch."""
 
@@ -72,14 +104,14 @@ class _Reporter:
 
     def _encode(self, **info) -> None:
         stderr.print(
-            f"encoding {info['split']} ({info['n']} programs"
+            f"encoding {info['split']} ({plural(info['n'], 'program')}"
             + (", once; cached under the data directory)" if info.get("cached") else ")"),
             markup=False,
         )
 
     def _draws(self, **info) -> None:
         stderr.print(
-            f"random vectors: seed {info['chosen']} of {len(info['seeds'])} draws (median validation loss)",
+            f"random vectors: seed {info['chosen']} of {plural(len(info['seeds']), 'draw')} (median validation loss)",
             markup=False,
         )
 
@@ -93,15 +125,16 @@ class _Reporter:
         why = (
             f"the time limit of {info['time_limit']:g} s passed"
             if info.get("reason") == "time_limit"
-            else f"no better validation in {info['patience']} epochs"
+            else f"no better validation in {plural(info['patience'], 'epoch')}"
         )
         stderr.print(f"stopped after epoch {info['epoch']}: {why} (best: epoch {info['best_epoch']})", markup=False)
 
     def _start(self, **info) -> None:
         stderr.print(
-            f"{self.model}: {info['n_train']} training and {info['n_valid']} validation programs"
-            f" ({info['too_long']} longer than {info['config'].max_len} tokens skipped),"
-            f" {info['steps']} steps per epoch" + (f", {info['world']} processes" if info["world"] > 1 else ""),
+            f"{self.model}: {info['n_train']} training and {plural(info['n_valid'], 'validation program')}"
+            f" ({info['too_long']} longer than {plural(info['config'].max_len, 'token')} skipped),"
+            f" {plural(info['steps'], 'step')} per epoch"
+            + (f", {info['world']} processes" if info["world"] > 1 else ""),
             markup=False,
         )
 

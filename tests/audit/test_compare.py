@@ -16,8 +16,12 @@ import pytest
 
 import invar
 from invar.audit import audit
+import importlib
 from invar.audit.compare import COMPARISON, compare, render
 from invar.errors import DataError
+
+#: the module (the package names its function ``compare``)
+compare_module = importlib.import_module("invar.audit.compare")
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "python"
 K = 24  # at least every space below: each audit takes every renaming, so the counts are exact
@@ -290,3 +294,16 @@ def test_a_jsonl_audit_without_example_records_is_refused(audits, tmp_path):
 
 def test_a_missing_file_is_a_located_error(audits, tmp_path):
     assert _refused(audits["lines"], str(tmp_path / "nowhere.jsonl")).endswith("error: no such file")
+
+
+@pytest.mark.parametrize(
+    "p, test, resamples, shown",
+    [
+        (0.0, "paired bootstrap", 1000, "< 0.002"),  # no resample on the other side of 0: below 2 / resamples
+        (0.0, "mcnemar", 1000, "0"),  # an exact test's p is what it is
+        (0.0421, "paired bootstrap", 1000, "0.0421"),
+        (None, "paired bootstrap", 1000, "-"),
+    ],
+)
+def test_a_bootstrap_p_of_zero_is_shown_as_a_bound(p, test, resamples, shown):
+    assert compare_module._p_shown({"p": p, "test": test}, resamples) == shown

@@ -49,12 +49,14 @@ def test_bash_completion_offers_commands_and_options(tmp_path):
 @pytest.mark.parametrize("command", ["renamings", "permutations", "train", "audit", "data ltl"])
 def test_help_names_the_value_an_option_takes_and_none_for_a_flag(invoke, monkeypatch, command):
     """typer writes ``<bool>`` beside every flag (which takes no value) and
-    ``<list[str]>`` beside a repeatable option (one value each time)."""
+    ``<list[str]>`` beside a repeatable option (one value each time): a
+    repeatable option shows the one value it takes (its metavar), never
+    ``<str>...``, which reads as several values after one flag."""
     monkeypatch.setenv("COLUMNS", "200")
     shown = invoke(*command.split(), "--help").stdout
     assert "--help" in shown and "<bool>" not in shown and "list[" not in shown
     if command == "renamings":
-        assert [line.split()[1:3] for line in shown.splitlines() if "--pin " in line] == [["--pin", "<str>..."]]
+        assert [line.split()[1:3] for line in shown.splitlines() if "--pin " in line] == [["--pin", "<NAME>"]]
 
 
 def test_the_audit_usage_line_shows_its_options_and_its_two_subcommands(invoke):
