@@ -57,7 +57,8 @@ typer.core.TyperOption.display_type_rich = _value_named  # type: ignore[method-a
 
 # help texts are plain text written in reST's style: typer reads them as rich markup, which drops a
 # bracketed word (``order[new] = old`` showed as ``order = old``), and prints ``x`` literally
-_rich_text = typer.rich_utils._make_rich_text
+# (typer's private helper: where a typer lacks it, help keeps typer's own rendering rather than failing)
+_rich_text = getattr(typer.rich_utils, "_make_rich_text", None)
 
 
 def _plain_help(*, text: str, style: str = "", markup_mode) -> object:
@@ -68,7 +69,8 @@ def _plain_help(*, text: str, style: str = "", markup_mode) -> object:
     return _rich_text(text=text, style=style, markup_mode=markup_mode)
 
 
-typer.rich_utils._make_rich_text = _plain_help
+if _rich_text is not None:
+    typer.rich_utils._make_rich_text = _plain_help
 
 app = typer.Typer(
     name="invar",
