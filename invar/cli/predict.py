@@ -85,7 +85,6 @@ def predict_command(
     from ..tasks import get_task
 
     torch.set_num_threads(1)
-    _check_file(file)
     _check_destinations(curve, device)
     m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
@@ -102,9 +101,9 @@ def predict_command(
 
 
 def _check_file(file: str) -> None:
-    """Refuse a directory before the model is loaded: predict reads one
-    file (its extension, or --lang, says the language), and names a file
-    of the directory to read instead when it holds a split (test.csv …)."""
+    """Refuse a directory that is no dataset of the model's task: predict
+    reads one file (its extension, or --lang, says the language), and names
+    a file of the directory to read instead when it holds a split (test.csv …)."""
     from ..errors import InvarError
 
     if file == "-" or not Path(file).is_dir():
@@ -314,6 +313,7 @@ def _units(file: str, lang: str | None, task) -> list:
                 except InvarError as err:
                     out.append(((shown, ex.line), err if err.line else err.at(ex.line, err.col or 1)))
             return out
+    _check_file(file)  # no dataset of the task's: a directory has no programs of its own to read
     from ..frontends import frontend_of, lang_of
     from .console import select_units
 
