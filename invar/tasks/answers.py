@@ -448,6 +448,31 @@ def second_thoughts(text: str) -> list[str]:
     return out
 
 
+def later(
+    text: str,
+    parse: Callable[[str], Any],
+    *,
+    forms: Callable[[str], Sequence[str]] | None = None,
+    otherwise: Callable[[str], list] | None = None,
+) -> list:
+    """What ``parse`` reads on each line of second thoughts of ``text`` (what
+    follows a final answer: :func:`second_thoughts`): the first of the line's
+    ``forms`` it reads (the line alone by default), else what ``otherwise``
+    finds in it, else nothing; a task's ``after`` (step 6)."""
+    out = []
+    for rest in second_thoughts(text):
+        for form in dict.fromkeys(forms(rest) if forms is not None else (rest,)):
+            try:
+                out.append(parse(form))
+                break
+            except ValueError:
+                continue
+        else:
+            if otherwise is not None:
+                out += otherwise(rest)
+    return out
+
+
 # ------------------------------------------------------------------ numbers
 # a number as a whole token: never digits inside a word (x86-64, 4th, r10d,
 # AVX2, Haswell-E5, 64-bit), a version (3.11.2), either side of a decimal
@@ -549,6 +574,7 @@ __all__ = [
     "clean",
     "without_label",
     "second_thoughts",
+    "later",
     "numbers",
     "show",
 ]

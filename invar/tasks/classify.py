@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import UsageError
 from . import Task
-from .answers import Reader, Unreadable, clean, second_thoughts
+from .answers import Reader, Unreadable, clean, later
 
 
 def accuracy(pred, target) -> float:
@@ -132,13 +132,7 @@ def later_answers(text: str) -> list[str]:
     second thoughts (``Actually, searching.``, ``Wait, it is searching``); a
     note, or second thoughts that give no label (``Actually, it also
     searches``), give none."""
-    out = []
-    for rest in second_thoughts(text):
-        try:
-            out.append(read_answer(rest))
-        except ValueError:
-            continue
-    return out
+    return later(text, read_answer)
 
 
 #: a whole reply -> its label (:mod:`invar.tasks.answers`' pipeline: an

@@ -71,7 +71,7 @@ from ..frontends.registry import PYTHON
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task
-from .answers import Reader, Unreadable, finals, second_thoughts, without_label
+from .answers import Reader, Unreadable, finals, later, without_label
 
 #: the function a CRUXEval row calls
 FUNCTION = "f"
@@ -258,15 +258,7 @@ def find_answers(text: str) -> list[str]:
 def later_answers(text: str) -> list[str]:
     """The literals the text after a final answer gives anyway: on a line of
     second thoughts (``Wait, it's [4].``, ``Correction: 6``); a note gives none."""
-    out = []
-    for rest in second_thoughts(text):
-        for candidate in dict.fromkeys((rest, rest.rstrip(" \t."))):  # a sentence's full stop, or none
-            try:
-                out.append(read_answer(candidate))
-                break
-            except ValueError:
-                continue
-    return out
+    return later(text, read_answer, forms=lambda rest: (rest, rest.rstrip(" \t.")))  # a sentence's full stop, or none
 
 
 #: a whole reply -> the canonical literal it answers (:mod:`invar.tasks.answers`' pipeline)

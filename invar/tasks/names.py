@@ -71,7 +71,7 @@ from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
-from .answers import Reader, Unreadable, lines, second_thoughts, without_label
+from .answers import Reader, Unreadable, later, lines, without_label
 
 if TYPE_CHECKING:  # torch is imported where a model needs it: building a dataset never does
     import torch
@@ -637,14 +637,16 @@ def find_answers(text: str) -> list[tuple]:
 def later_answers(text: str) -> list[tuple]:
     """The names the text after a final answer gives anyway: on a line of
     second thoughts (``Actually, a better name is `fetch_value`.``,
-    ``Correction: fetch_value``); a note (``It returns `self.value`.``) gives none."""
-    out = []
-    for rest in second_thoughts(text):
-        try:
-            out.append(read_answer(rest))
-        except ValueError:  # a sentence: the names in it that no word of prose is (``maybe fetch_value is better``)
-            out += [label(i) for i in _IDENTIFIERS.findall(rest) if len(subtokens(i)) > 1 and i != PLACEHOLDER]
-    return out
+    ``Correction: fetch_value``), or, where that line is a sentence, the
+    names in it that no word of prose is (``maybe fetch_value is better``);
+    a note (``It returns `self.value`.``) gives none."""
+    return later(
+        text,
+        read_answer,
+        otherwise=lambda rest: [
+            label(i) for i in _IDENTIFIERS.findall(rest) if len(subtokens(i)) > 1 and i != PLACEHOLDER
+        ],
+    )
 
 
 #: a whole reply -> the subtokens of the name it gives (:mod:`invar.tasks.answers`' pipeline)
