@@ -182,11 +182,7 @@ def _summary(result, fmt: TableFormat) -> None:
         f"best validation {result.metric_name} {result.best_metric:.1f}{get_task(result.task).unit} at epoch "
         f"{result.best_epoch} of {result.epochs}"
         + (f" (stopped early after epoch {result.stopped_at})" if result.stopped_at is not None else "")
-        + (
-            f"; learning rate halved {result.halvings} time{'s' if result.halvings != 1 else ''}"
-            if result.schedule == "plateau"
-            else ""
-        ),
+        + (f"; learning rate halved {plural(result.halvings, 'time')}" if result.schedule == "plateau" else ""),
         markup=False,
     )
 
