@@ -188,6 +188,8 @@ class AuditConfig:
             check_field(f, getattr(self, f.name), type(self))
         if self.shard is not None:
             object.__setattr__(self, "shard", _shard_text(self.shard))
+        if isinstance(self.lang, str):  # --lang X86 names x86, as the frontends read it
+            object.__setattr__(self, "lang", self.lang.lower())
         if self.answer_regex is not None:
             try:
                 re.compile(self.answer_regex)

@@ -23,11 +23,13 @@ command module.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import contextlib
 import functools
 import gc
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Callable, Iterator, TypeVar
@@ -297,8 +299,34 @@ def usage_line(err) -> str:
     message = err.message if where != "invar" else err.format_message()
     path = getattr(getattr(err, "ctx", None), "command_path", None)
     helped = f" ({path} -h)" if path else ""
-    said = _value_refused(err.__cause__) or " ".join(str(message).split()).removeprefix("Value error, ").rstrip(".")
+    said = (
+        _value_refused(err.__cause__)
+        or _stray_argument(err)
+        or " ".join(str(message).split()).removeprefix("Value error, ").rstrip(".")
+    )
     return f"{where}: error: {said}{helped}"
+
+
+#: click's words for a word that names no subcommand (its own class is not typer's: the words are what both share)
+_NO_SUCH_COMMAND = re.compile(r"No such command ('.*'|\".*\")\.?", re.S)
+
+
+def _stray_argument(err) -> str | None:
+    """What a group that runs on its own options (``invar audit``) makes of
+    a word that is none of its subcommands: a stray argument, most often an
+    option's second value (``--fail-over a=0 b=0``), not a misspelt command;
+    None for any other error."""
+    ctx = getattr(err, "ctx", None)
+    group = getattr(ctx, "command", None)
+    found = _NO_SUCH_COMMAND.fullmatch(str(getattr(err, "message", "")))
+    if found is None or not getattr(group, "invoke_without_command", False):
+        return None
+    word = ast.literal_eval(found[1])
+    commands = ", ".join(sorted(getattr(group, "commands", {})))
+    said = f"unexpected argument {word!r}: {ctx.command_path} takes options alone (its subcommands: {commands})"
+    if "=" in word:  # METRIC=VALUE, NAME=VALUE: the second value of an option given once
+        said += "; give a repeatable option once per value (--fail-over A=1 --fail-over B=2)"
+    return said
 
 
 #: what an option's value failed to read as, by pydantic's error type

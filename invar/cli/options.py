@@ -30,9 +30,22 @@ def split_commas(values: list[str] | None) -> list[str] | None:
 
 
 FileArg = Annotated[str, typer.Argument(help="Input file, or - for standard input.", metavar="FILE")]
+
+
+def _language(lang: str | None) -> str | None:
+    """``--lang X86`` is x86; a name of no language stays as given, for the command's error to show."""
+    from ..frontends import LANGS
+
+    return lang.lower() if lang and lang.lower() in LANGS else lang
+
+
 LangOpt = Annotated[
     Optional[str],
-    typer.Option("--lang", help="Language (x86, hex, python, java, ltl); default: from the file extension."),
+    typer.Option(
+        "--lang",
+        help="Language (x86, hex, python, java, ltl); default: from the file extension.",
+        callback=lambda lang: _language(lang),
+    ),
 ]
 PinOpt = Annotated[
     Optional[list[str]],

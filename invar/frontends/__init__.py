@@ -44,12 +44,17 @@ EXTENSIONS: dict[str, str] = {ext: f.name for f in REGISTRY.values() for ext in 
 LANGS = tuple(FRONTENDS)
 
 
+def language(lang: str) -> str:
+    """The language named ``lang`` (any case: ``X86``, ``Python``), or a usage error naming them."""
+    if lang.lower() not in FRONTENDS:
+        raise UsageError(f"--lang {lang!r}: unknown language (choose from {', '.join(LANGS)})", path="--lang")
+    return lang.lower()
+
+
 def lang_of(path: str | None, lang: str | None = None) -> str:
     """The language of ``path``: ``lang`` when given, else from the extension."""
     if lang is not None:
-        if lang not in FRONTENDS:
-            raise UsageError(f"--lang {lang!r}: unknown language (choose from {', '.join(LANGS)})", path="--lang")
-        return lang
+        return language(lang)
     if path is None or path == "-":
         raise UsageError(
             "cannot tell the language of standard input or of text without a path; pass --lang (lang= in Python)",

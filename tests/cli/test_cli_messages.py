@@ -2,7 +2,8 @@
 writes a directory, name pools given to the wrong language or too small to
 rename, help text that rich's markup ate, repeatable options' metavars,
 task/architecture mismatches in CLI terms, a directory given to predict,
-and counts beside their nouns."""
+counts beside their nouns, a stray argument to the audit, and a language
+named in capitals."""
 
 from __future__ import annotations
 
@@ -217,3 +218,41 @@ def test_training_start_line_says_one_step(capsys) -> None:
     assert "3 training and 1 validation program (0 longer than 64 tokens skipped), 1 step per epoch" in (
         capsys.readouterr().err
     )
+
+
+# ------------------------------------------------------------ stray arguments, --lang's case
+@pytest.mark.parametrize(
+    "stray, hint",
+    [("b=0", "; give a repeatable option once per value (--fail-over A=1 --fail-over B=2)"), ("extra", "")],
+)
+def test_a_stray_argument_to_the_audit_is_named_as_one(invoke, stray, hint) -> None:
+    result = invoke("audit", "--model", "m.pt", "--dataset", "d", "--fail-over", "a=0", stray)
+    assert result.exit_code == 2
+    assert messages(result.stderr) == [
+        f"invar: error: unexpected argument {stray!r}: invar audit takes options alone "
+        f"(its subcommands: compare, merge){hint} (invar audit -h)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["renamingz"], "No such command 'renamingz'. Did you mean 'renamings'? (invar -h)"),
+        (["audit", "merg", "a.json"], "No such command 'merg'. Did you mean 'merge'? (invar audit -h)"),
+    ],
+)
+def test_a_misspelt_command_is_still_no_such_command(invoke, args, said) -> None:
+    assert messages(invoke(*args).stderr) == [f"invar: error: {said}"]
+
+
+@pytest.mark.parametrize("lang", ["x86", "X86", "X86 "])
+def test_lang_is_read_in_any_case(invoke, tmp_path, lang) -> None:
+    block = tmp_path / "block.txt"
+    block.write_text("mov %rax, %rbx\n")
+    result = invoke("renamings", block, "--lang", lang, "--count")
+    if lang.strip() != lang:  # a name with a space is no language's
+        assert messages(result.stderr) == [
+            f"--lang: error: --lang {lang!r}: unknown language (choose from x86, hex, python, java, ltl)"
+        ]
+        return
+    assert result.exit_code == 0 and result.stdout.strip() == "240"  # rax and rbx: 16 × 15
