@@ -242,10 +242,13 @@ def load(
     else:
         manifest.check(str(spec), task, languages)
         if task is not None and task.dataset is not None and (own := _own(str(spec), task, split)) is not None:
-            data = _task_dataset(str(spec), own, task, split)  # its programs are the task's: parsed by it
+            # its programs are the task's: parsed by it
+            data = _check_lang_unread(_task_dataset(str(spec), own, task, split), lang)
         else:
             data = _path(str(spec), task, split, lang, program_column, label_column)
             _check_languages(data, languages)
+    if data.kind in ("bhive", "bhive-copy"):  # hex blocks, whatever --lang says
+        _check_lang_unread(data, lang)
     if data.kind != "table":  # a BHive CSV without a header, known only once read
         _refuse_columns(data.name, program_column, label_column)
     if not data.examples:
@@ -266,6 +269,23 @@ def _own(spec: str, task, split: str):
     if found is not None:
         return task.dataset(*found)
     return task.dataset(spec, split)
+
+
+def _check_lang_unread(data: Dataset, lang: str | None) -> Dataset:
+    """``data``, whose language its own format says: a ``lang`` of
+    another is a usage error (``--lang python`` on BHive), not ignored."""
+    from ..data.manifest import shown
+
+    held = {ex.lang for ex in data.examples if ex.lang}
+    if lang is None or not held:  # a task's dataset of several languages: each program says its own
+        return data
+    if lang.lower() in held | {frontend_of(x).program_lang for x in held}:
+        return data
+    raise UsageError(
+        f"--lang {lang}: {data.name} holds {shown(sorted(held))} programs, as its format says; "
+        "--lang names the language of files and tables that do not say",
+        path="--lang",
+    )
 
 
 def _check_languages(data: Dataset, languages: Sequence[str] | None) -> None:
@@ -729,12 +749,10 @@ def _label(task, raw):
 
 
 def _table_lang(lang, column, source, task, shown) -> str:
-    from ..frontends import FRONTENDS
+    from ..frontends import language
 
     if lang is not None:
-        if lang not in FRONTENDS:
-            raise UsageError(f"--lang {lang!r}: unknown language (choose from {', '.join(FRONTENDS)})", path="--lang")
-        return lang
+        return language(lang)
     if column.lower() == "hex" or (
         _HEX.match(source.strip())
         and len(source.strip()) % 2 == 0

@@ -547,3 +547,17 @@ def test_the_dataset_is_never_read_from_standard_input():
     with pytest.raises(UsageError, match="--dataset does not read standard input") as err:
         datasets.load("-", task=BHIVE_TASK)
     assert err.value.path == "--dataset"
+
+
+@pytest.mark.parametrize(
+    "lang, refused", [(None, False), ("hex", False), ("x86", False), ("X86", False), ("python", True), ("ltl", True)]
+)
+def test_lang_of_another_language_than_a_bhive_dataset_says_is_refused(lang, refused):
+    """A prepared BHive dataset's rows are hex blocks, whatever --lang says:
+    a --lang that names another language is a usage error, not ignored."""
+    load = lambda: datasets.load(str(FIXTURES / "blocks"), task=BHIVE_TASK, lang=lang, limit=2)  # noqa: E731
+    if not refused:
+        assert {e.lang for e in load().examples} == {"hex"}
+        return
+    with pytest.raises(UsageError, match=f"--lang {lang}: .* holds x86 assembly programs, as its format says"):
+        load()
