@@ -10,9 +10,9 @@ of :data:`CONFIGURATIONS`: the optimisation levels -O1, -O2, -O3 and -Os,
 position-independent (Debian's default, ``-fpie``) and not (``-fno-pie``:
 absolute ``sym(,%rcx,8)`` and ``-16+sym(%rbx)`` addresses), for the baseline
 x86-64, haswell (AVX2, FMA, BMI) and skylake-avx512 (EVEX, masks). The
-output is cut into basic blocks as an assembler sees them: a label starts a
-new block and a branch, call or return ends one (it stays in the block, as
-in BHive); directives are dropped. Each distinct block is written once, in
+output is cut into basic blocks as every invar command reads a compiler's
+listing (docs/formats.md): a label starts a new block and a branch, call or
+return ends one (it stays in the block, as in BHive); directives are dropped. Each distinct block is written once, in
 the order first met, after a comment naming the source, the flags and the
 function it comes from, and blocks are separated by blank lines (the layout
 ``invar audit`` reads as one block per group).
@@ -26,9 +26,10 @@ compile with whatever gcc is installed parses (tests/oracles/test_x86_compiled.p
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 from pathlib import Path
+
+from invar.frontends.x86.listing import LABEL, listing_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "fixtures" / "x86" / "gcc"
@@ -45,40 +46,25 @@ TARGETS = (
 )
 CONFIGURATIONS = tuple((level, *target) for target in TARGETS for level in LEVELS)
 
-#: what ends a basic block: every branch, call and return (and what never returns)
-_CONTROL = re.compile(r"^(?:(?:rep|repz|notrack|bnd)\s+)?(?:j[a-z]+|call[a-z]*|ret[a-z]*|loop[a-z]*|ud2|hlt)\b")
-_LABEL = re.compile(r"^[\w.$@]+:$")
-
 
 def split_blocks(assembly: str) -> list[tuple[str, list[str]]]:
     """(function, instructions) of every basic block of ``gcc -S`` output,
-    in order. The function is the last label without a ``.L`` prefix."""
-    blocks: list[tuple[str, list[str]]] = []
-    function, current = "", []
-
-    def close() -> None:
-        nonlocal current
-        if current:
-            blocks.append((function, current))
-        current = []
-
-    for raw in assembly.splitlines():
-        text = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith(".") else raw.strip()
-        if not text:
-            continue
-        if _LABEL.match(text):
-            close()
-            if not text.startswith(".L"):
-                function = text[:-1]
-            continue
-        if text.startswith("."):  # a directive: no part of a basic block
-            continue
-        mnemonic, _, operands = text.replace("\t", " ").partition(" ")
-        current.append(f"{mnemonic} {operands.strip()}".strip())
-        if _CONTROL.match(current[-1]):
-            close()
-    close()
-    return blocks
+    in order, as every invar command reads a compiler's listing
+    (:mod:`invar.frontends.x86.listing`). The function is the last label
+    without a ``.L`` prefix above the block."""
+    lines = assembly.splitlines()
+    out = []
+    for first, body in listing_blocks(lines):
+        labels = [m[0][:-1] for raw in lines[: first - 1] if (m := LABEL.match(raw.strip()))]
+        function = next((label for label in reversed(labels) if not label.startswith(".L")), "")
+        instructions = []
+        for raw in body.splitlines():
+            text = raw.split("#", 1)[0].strip()
+            if text:
+                mnemonic, _, operands = text.replace("\t", " ").partition(" ")
+                instructions.append(f"{mnemonic} {operands.strip()}".strip())
+        out.append((function, instructions))
+    return out
 
 
 def compile_blocks(source: Path, flags: tuple[str, ...], cc: str = "gcc") -> list[tuple[str, list[str]]]:

@@ -5,7 +5,8 @@ Compilers write addresses as sums: gcc's ``8+g(%rip)`` and ``-16+g(%rbx)``
 ``%fs:8+x@tpoff``. invar reads what ``llvm-mc`` reads of them: numbers
 (decimal, ``0x`` hex, ``0b`` binary, octal with a leading ``0``), symbols
 (``g``, ``.LC0``, ``calls.0``, with a modifier such as ``@GOTPCREL`` or
-``@tpoff``), ``+`` and ``-`` (binary and unary) and parentheses. With only
+``@tpoff``; in a branch target also ``1b`` and ``2f``, numeric local
+labels), ``+`` and ``-`` (binary and unary) and parentheses. With only
 these operators an expression that is an address is a constant plus at most
 one symbol, less at most one other, and it is kept in that form
 (:class:`Expression`): the constant is exact (a dependency compares
@@ -34,6 +35,8 @@ from .registers import lookup
 _TOKEN = re.compile(r"\s*(?:(?P<number>[0-9][\w]*)|(?P<symbol>[A-Za-z_.][\w.$@]*)|(?P<punct>[-+()])|(?P<other>\S))")
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*")
 _OPERATORS = frozenset("*/%<>&|^~!=")
+#: a reference to a numeric local label: ``1b`` the nearest ``1:`` before, ``2f`` the nearest after
+_LOCAL_LABEL = re.compile(r"[0-9]+[bf]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,10 +57,13 @@ class Expression:
         return None if self.symbols else self.constant
 
 
-def read_expression(text: str, what: str = "displacement") -> Expression:
+def read_expression(text: str, what: str = "displacement", *, local_labels: bool = False) -> Expression:
     """Read ``text`` (``what`` names it in messages). A malformed one is a
-    :class:`~invar.errors.ParseError` at its 1-based column in ``text``."""
-    tokens = _tokens(text, what)
+    :class:`~invar.errors.ParseError` at its 1-based column in ``text``.
+    ``local_labels``: ``1b`` and ``2f`` name numeric local labels (a bare
+    branch target, ``jnz 1b``; elsewhere they stay malformed numbers, as
+    llvm-mc reads a block without its labels)."""
+    tokens = _tokens(text, what, local_labels)
     written = "".join(t for t, _ in tokens)
     value = _fold(tokens, text, what)
     if value is _NO_ADDRESS or (value[1] is not None and value[0] is None):
@@ -75,7 +81,7 @@ def read_expression(text: str, what: str = "displacement") -> Expression:
     return Expression(written, constant, symbols)
 
 
-def _tokens(text: str, what: str) -> list[tuple[str, int]]:
+def _tokens(text: str, what: str, local_labels: bool = False) -> list[tuple[str, int]]:
     """(token, 0-based column) of every token; numbers and symbols checked."""
     out: list[tuple[str, int]] = []
     for m in _TOKEN.finditer(text):
@@ -89,7 +95,9 @@ def _tokens(text: str, what: str) -> list[tuple[str, int]]:
                     col=at + 1,
                 )
             raise ParseError(f"unexpected {token!r} in {what} {text.strip()!r}", col=at + 1)
-        if kind == "number" and not _NUMBER.fullmatch(token):
+        if kind == "number" and local_labels and _LOCAL_LABEL.fullmatch(token):  # ``jnz 1b``: label 1, back
+            kind = "symbol"
+        elif kind == "number" and not _NUMBER.fullmatch(token):
             raise ParseError(f"malformed number {token!r} in {what} {text.strip()!r}", col=at + 1)
         if kind == "symbol" and re.fullmatch(r"\.[0-9]+", token):
             raise ParseError(f"{token!r} in {what} {text.strip()!r} is a real number, not an integer", col=at + 1)
@@ -161,7 +169,8 @@ def _fold(tokens: list[tuple[str, int]], text: str, what: str) -> _Value:
             outer.append((total, binary, signs, at))
             total, binary, signs = None, "+", []
         elif operand and token != ")":
-            term = (None, None, _number(token)) if token[0].isdigit() else (token, None, 0)
+            number = token[0].isdigit() and not _LOCAL_LABEL.fullmatch(token)  # ``1b`` got here as a label
+            term = (None, None, _number(token)) if number else (token, None, 0)
             total, operand = _combine(total, binary, signs, term), False
         elif operand:
             raise ParseError(_expected(previous), col=at + 1)

@@ -6,8 +6,9 @@ own line, ``lock; cmpxchg …``) belongs to the instruction after it: the two ar
 one IR line, rendered on one line (``lock cmpxchgl %ecx, (%rdi)``). Each
 instruction becomes one IR line whose text is the instruction in canonical
 spacing (``movq 64(%rsp), %rax``), so parse -> render -> parse is the
-identity. Labels and assembler directives are rejected: a basic block holds
-instructions only. Every instruction is checked (:mod:`.validate`) before any
+identity. Labels and assembler directives are rejected in a block: a basic
+block holds instructions only; a file that holds them is a compiler's listing,
+whose blocks :mod:`.listing` finds. Every instruction is checked (:mod:`.validate`) before any
 analysis; an invalid one is a :class:`~invar.errors.ParseError` at the
 offending operand.
 
@@ -32,6 +33,7 @@ from ..registry import X86
 from ..units import Units
 from .deps import block_dependencies
 from .expressions import read_expression
+from .listing import DATA_DIRECTIVES, is_listing, listing_blocks
 from .registers import Reg, lookup
 from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
@@ -116,6 +118,10 @@ def parse_units(text: str, path: str | None = None) -> Units:
     a block that does not parse is left out in ``skipped`` (the others are
     still read), as a hex file's bad line is."""
     found = blocks(text)
+    if len(found) == 1 and is_listing(text.splitlines()):  # one block among labels and directives
+        return Units([parse(found[0][1], path=path, name=_stem(path), first_line=found[0][0])])
+    if not found and is_listing(text.splitlines()):
+        raise ParseError("no instructions: only labels and assembler directives", path=path, line=1, col=1)
     if len(found) <= 1:  # the whole text, so that an empty one is located as parse locates it
         return Units([parse(text, path=path, name=_stem(path))])
     units = Units()
@@ -139,6 +145,8 @@ def blocks(text: str) -> list[tuple[int, str]]:
     :func:`parse_units` reads them; a block's text runs from the first line
     of its paragraph (comments above the code included) to its last."""
     lines = text.splitlines()
+    if is_listing(lines):  # a compiler's output: labels and jumps bound its blocks (.listing)
+        return listing_blocks(lines)
     code = [i for i, raw in enumerate(lines) if raw.split("#", 1)[0].strip()]
     if not code:
         return []
@@ -332,11 +340,11 @@ _STACK_REGISTER = re.compile(r"%\s*st\s*\(\s*\w+\s*\)")
 _REGISTER_NAME = re.compile(r"%\s*[^\s%]*")
 
 
-def _expression(text: str, at: int, what: str):
+def _expression(text: str, at: int, what: str, local_labels: bool = False):
     """:func:`~.expressions.read_expression` of ``text``, which starts at
     0-based column ``at`` of the instruction: errors are located there."""
     try:
-        return read_expression(text, what)
+        return read_expression(text, what, local_labels=local_labels)
     except ParseError as err:
         raise ParseError(err.message, col=at + err.col) from None
 
@@ -375,7 +383,8 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
         info["seg"] = reg.name
     info["disp"] = 0
     if disp:
-        expression = _expression(disp, col + disp_at, "displacement")
+        # a bare operand may name a numeric local label (``jnz 1b``, inline assembly's loops)
+        expression = _expression(disp, col + disp_at, "displacement", local_labels=inner is None)
         b.add(expression.text, "disp", "disp")
         info.update(disp=expression.value, disp_text=expression.text)
     if inner is None:
@@ -459,7 +468,12 @@ def _reject_non_instruction(source: str) -> None:
     if source.endswith(":") or re.match(r"^[\w.$@]+:", source):
         raise ParseError("labels are not allowed in a basic block", col=1)
     if source.startswith("."):
-        raise ParseError(f"assembler directive {source.split()[0]!r} is not an instruction", col=1)
+        name = source.split()[0].rstrip(",")
+        if name.lower() == ".intel_syntax":
+            raise ParseError("Intel syntax from here on: invar reads AT&T (gcc -S without -masm=intel)", col=1)
+        if name.lower() in DATA_DIRECTIVES:
+            raise ParseError(f"assembler directive {name!r} places data where instructions run", col=1)
+        raise ParseError(f"assembler directive {name!r} is not an instruction", col=1)
 
 
 def _read_prefixes(source: str, b: _Builder) -> tuple[list[tuple[str, int]], int]:

@@ -1,0 +1,312 @@
+"""What GNU as makes of a compiler's listing, beside what invar reads of it.
+
+``as -aln`` lists every line of an assembly file with the bytes it placed;
+capstone decodes those bytes. Neither shares invar's code. For a listing,
+:func:`problems` names each place where invar's basic blocks
+(:func:`invar.frontends.x86.listing.listing_blocks`, the units of
+``parse_units``) disagree with them:
+
+- **lost**: a line that places bytes and is not a directive (an
+  instruction) lies in no block: a command would never see it;
+- **dropped**: a directive other than alignment places bytes inside an
+  accepted block's span, or where the instruction before it in its section
+  (by address) runs on into it or right after a label in a code section
+  (where a jump may land), outside any refused block: data the
+  processor runs through, left out (alignment's padding is nops, left out
+  as BHive leaves it);
+- **not one instruction**: an accepted line's bytes do not decode to
+  exactly one instruction;
+- **runs on**: a line that is not the last of its block transfers control
+  (capstone's jump, call and return groups);
+- **runs across a label**: a label stands inside an accepted block.
+
+:func:`c_program` writes C that makes a compiler write what a listing can
+hold: jump tables, computed gotos, strings and constants in data sections,
+traps, inline assembly with numeric labels, bytes and pushed sections, cold
+and custom sections (one named as no code section is, flagged ``"ax"``),
+thread-locals, varargs, vector loops.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+from pathlib import Path
+
+from invar.errors import ParseError
+from invar.frontends.x86 import parse_units
+from invar.frontends.x86.listing import listing_blocks
+
+#: ``  16 0000 B8FFFFFF <tab>movl ...``: a line that placed bytes (line, bytes as hex)
+_PLACED = re.compile(r"^\s*(\d+) ([0-9a-f]{4,}) ([0-9A-F]+)\s")
+#: ``  16      FF``: more bytes of that line
+_MORE = re.compile(r"^\s*(\d+) {2,}([0-9A-F]+) *$")
+_ALIGN = re.compile(r"\.(p2align[wl]?|balign[wl]?|align)\b")
+
+
+def placed(path: Path, workdir: Path) -> dict[int, tuple[int, bytes]]:
+    """Source line -> (address in its section, the bytes GNU as placed for
+    it); lines that placed none are left out."""
+    listing = workdir / (path.name + ".lst")
+    subprocess.run(
+        ["as", "--64", f"-aln={listing}", "-o", str(workdir / (path.name + ".o")), str(path)],
+        check=True,
+        capture_output=True,
+    )
+    out: dict[int, tuple[int, bytearray]] = {}
+    for raw in listing.read_text(errors="replace").splitlines():
+        if m := _PLACED.match(raw):
+            out.setdefault(int(m[1]), (int(m[2], 16), bytearray()))[1].extend(bytes.fromhex(m[3]))
+        elif (m := _MORE.match(raw)) and int(m[1]) in out:
+            out[int(m[1])][1].extend(bytes.fromhex(m[2]))
+    return {k: (a, bytes(v)) for k, (a, v) in out.items()}
+
+
+#: what never runs on to the next instruction, by capstone's mnemonic
+_NO_FALL = re.compile(r"(?:notrack |bnd )?(?:jmp|ljmp|ud2|hlt|ud1|ud0)\b")
+
+
+def _sections(lines: list[str]) -> list[tuple[str, bool]]:
+    """The section each line is assembled into and whether it holds code,
+    as GNU as documents its section directives (written here apart from
+    invar's reader)."""
+    current, previous, stack, out, code = ".text", ".text", [], [], {".text"}
+    for raw in lines:
+        words = raw.split("#", 1)[0].replace(",", " ").split()
+        head = words[0] if words else ""
+        if head in (".text", ".data", ".bss") or head in (".section", ".pushsection") and len(words) > 1:
+            if head == ".pushsection":
+                stack.append(current)
+            name = head if head in (".text", ".data", ".bss") else words[1].strip('"')
+            if len(words) > 2 and "x" in words[2].strip('"'):
+                code.add(name)
+            current, previous = name, current
+        elif head == ".popsection" and stack:
+            current, previous = stack.pop(), current
+        elif head == ".previous":
+            current, previous = previous, current
+        out.append((current, current in code or current.startswith(".text")))
+    return out
+
+
+def problems(text: str, at: dict[int, tuple[int, bytes]]) -> tuple[list[str], dict]:
+    """(each disagreement, counts) of invar's reading of ``text`` against what as placed."""
+    import capstone
+
+    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    md.detail = True
+    transfers = {capstone.CS_GRP_JUMP, capstone.CS_GRP_CALL, capstone.CS_GRP_RET, capstone.CS_GRP_IRET}
+    lines = text.splitlines()
+    spans = [(first, first + len(body.splitlines()) - 1) for first, body in listing_blocks(lines)]
+    try:
+        units = list(parse_units(text, path="listing.s"))
+    except ParseError:
+        units = []
+    accepted = [sorted(line.source_line for line in unit.lines) for unit in units]
+    held = {n for unit in accepted for n in unit}
+    unit_spans = [(u[0], u[-1]) for u in accepted]
+    out: list[str] = []
+
+    def code(n: int) -> str:
+        return lines[n - 1].split("#", 1)[0].strip()
+
+    def statement(n: int) -> str:
+        return re.sub(r"^(?:[\w.$@]+:\s*)+", "", code(n))
+
+    def inside(n: int, ranges) -> bool:
+        return any(a <= n <= b for a, b in ranges)
+
+    def shown(n: int) -> str:
+        return f"line {n} {lines[n - 1].strip()!r}"
+
+    # (section, where each run of bytes ends) -> whether the processor runs on past it
+    runs_on_at: dict[tuple[str, int], bool] = {}
+    section_of = _sections(lines)
+    labelled = {n for n in range(1, len(lines) + 1) if re.match(r"^[\w.$@]+:", code(n))}
+    last_placed = 0
+    for n in sorted(at):
+        address, placed_bytes = at[n]
+        address_in = (section_of[n - 1][0], address)
+        # a label since the last bytes, in code: a jump may land on this line
+        landed = section_of[n - 1][1] and any(k in labelled for k in range(last_placed + 1, n + 1))
+        last_placed = n
+        said = statement(n)
+        if not said.startswith("."):  # an instruction
+            if not inside(n, spans):
+                out.append(f"lost: {shown(n)} is in no block")
+            elif inside(n, unit_spans) and n not in held:
+                out.append(f"lost: {shown(n)} is in an accepted block's span, not in it")
+            decoded = list(md.disasm(placed_bytes, address))
+            last = decoded[-1] if decoded else None
+            runs_on = last is None or not (
+                capstone.CS_GRP_RET in last.groups
+                or capstone.CS_GRP_IRET in last.groups
+                or _NO_FALL.match(f"{last.mnemonic} ")
+            )
+        elif _ALIGN.match(said):  # padding: what ran before runs on through it
+            runs_on = runs_on_at.get(address_in, False)
+        else:  # data
+            run = runs_on_at.get(address_in, False) or landed
+            if inside(n, unit_spans):
+                out.append(f"dropped: {shown(n)} places bytes inside a block")
+            elif run and not inside(n, spans):
+                out.append(f"dropped: {shown(n)} places bytes the instruction before it runs on into")
+            runs_on = run
+        runs_on_at[(address_in[0], address + len(placed_bytes))] = runs_on
+    for unit in accepted:
+        for k, n in enumerate(unit):
+            placed_bytes = at.get(n, (0, b""))[1]
+            decoded = list(md.disasm(placed_bytes, 0))
+            if len(decoded) != 1 or decoded[0].size != len(placed_bytes):
+                out.append(f"not one instruction: {shown(n)} -> {placed_bytes.hex()}")
+                continue
+            if k < len(unit) - 1 and transfers & set(decoded[0].groups):
+                out.append(f"runs on: {shown(n)} transfers control mid-block")
+        for n in range(unit[0] + 1, unit[-1] + 1):
+            if re.match(r"^[\w.$@]+:", code(n)):
+                out.append(f"runs across a label: {shown(n)} inside the block at line {unit[0]}")
+    counts = {"blocks": len(spans), "accepted": len(accepted), "instructions": len(held)}
+    return out, counts
+
+
+# ---------------------------------------------------------------- the C generator
+def _switch(r: random.Random, i: int) -> str:
+    cases = "".join(f" case {k}: return {r.randint(-99, 99)};" for k in range(r.randint(5, 12)))
+    return f"int f{i}(int x) {{ switch (x) {{{cases} default: return x * {r.randint(2, 9)}; }} }}"
+
+
+def _computed_goto(r: random.Random, i: int) -> str:
+    return (
+        f"int f{i}(int x) {{ static void *t[] = {{&&a, &&b, &&c}}; goto *t[x % 3];"
+        f" a: return x + {r.randint(1, 9)}; b: return x * 3; c: return x - 7; }}"
+    )
+
+
+def _strings(r: random.Random, i: int) -> str:
+    return f'#include <stdio.h>\nvoid f{i}(int x) {{ printf("v%d {r.random():.3f}\\n", x); puts("s{i}"); }}'
+
+
+def _doubles(r: random.Random, i: int) -> str:
+    return (
+        f"double f{i}(double *a, int n) {{ double s = {r.random():.5f};"
+        f" for (int i = 0; i < n; i++) s += a[i] * {r.random():.4f}; return s; }}"
+    )
+
+
+def _varargs(r: random.Random, i: int) -> str:
+    return (
+        "#include <stdarg.h>\n"
+        f"int f{i}(int n, ...) {{ va_list ap; va_start(ap, n); int s = 0;"
+        " for (int i = 0; i < n; i++) s += va_arg(ap, int); va_end(ap); return s; }"
+    )
+
+
+def _traps(r: random.Random, i: int) -> str:
+    return (
+        f"int f{i}(int x) {{ if (x > {r.randint(5, 50)}) __builtin_unreachable();"
+        " if (x < 0) __builtin_trap(); return x + 1; }"
+    )
+
+
+def _asm_labels(r: random.Random, i: int) -> str:
+    return f'long f{i}(long x) {{ long v; __asm__ volatile("1: decq %0\\n\\tjnz 1b" : "=r"(v) : "0"(x)); return v; }}'
+
+
+def _asm_bytes(r: random.Random, i: int) -> str:  # bytes the processor runs through: a block invar must refuse
+    return f'long f{i}(long x) {{ __asm__ volatile(".byte 0x90, 0x90"); return x + {r.randint(1, 9)}; }}'
+
+
+def _asm_pushed(r: random.Random, i: int) -> str:  # data placed elsewhere, then the code runs on
+    return (
+        f'long f{i}(long x) {{ __asm__ volatile(".pushsection .rodata\\n\\t.byte 1, 2\\n\\t.popsection\\n\\t'
+        f'.byte 0x90"); return x * {r.randint(2, 9)}; }}'
+    )
+
+
+def _cold(r: random.Random, i: int) -> str:
+    return (
+        "#include <stdlib.h>\n"
+        f"__attribute__((cold, noinline)) void c{i}(void) {{ abort(); }}\n"
+        f'__attribute__((section(".text.custom{i}"))) int f{i}(int x)'
+        f" {{ if (x == {r.randint(1, 9)}) c{i}(); return x; }}"
+    )
+
+
+def _named_section(r: random.Random, i: int) -> str:  # code in a section named as data would be: "ax" says code
+    return (
+        f'__attribute__((section("hot{i}"), noinline)) long f{i}(long x) {{ __asm__ volatile(".byte 0x90");'
+        f" return x + {r.randint(1, 9)}; }}\nlong g{i}(long x) {{ return f{i}(x) * 2; }}"
+    )
+
+
+def _thread_local(r: random.Random, i: int) -> str:
+    return (
+        f"__thread int t{i}; static int s{i}[{r.randint(3, 9)}] = {{1, 2, 3}};"
+        f" int f{i}(int x) {{ t{i} += x; return s{i}[x & 1] + t{i}; }}"
+    )
+
+
+def _vector(r: random.Random, i: int) -> str:
+    return (
+        f"void f{i}(float *restrict a, const float *restrict b, int n)"
+        f" {{ for (int i = 0; i < n; i++) a[i] += {r.random():.3f}f * b[i]; }}"
+    )
+
+
+def _recursion(r: random.Random, i: int) -> str:
+    return f"long f{i}(long n) {{ return n < 2 ? n : f{i}(n - 1) + f{i}(n - {r.randint(2, 3)}); }}"
+
+
+def _struct_copy(r: random.Random, i: int) -> str:
+    return (
+        f"struct s{i} {{ long a[{r.randint(8, 40)}]; }}; void f{i}(struct s{i} *d, const struct s{i} *s) {{ *d = *s; }}"
+    )
+
+
+CONSTRUCTS = (
+    _switch,
+    _computed_goto,
+    _strings,
+    _doubles,
+    _varargs,
+    _traps,
+    _asm_labels,
+    _asm_bytes,
+    _asm_pushed,
+    _cold,
+    _named_section,
+    _thread_local,
+    _vector,
+    _recursion,
+    _struct_copy,
+)
+#: flags a program is compiled with (one set drawn per program)
+FLAGS = (
+    ("-O0",),
+    ("-O1",),
+    ("-O2",),
+    ("-O3", "-march=haswell"),
+    ("-Os", "-fno-pie"),
+    ("-O2", "-g"),
+    ("-O2", "-fPIC", "-ffunction-sections"),
+    ("-O3", "-march=skylake-avx512"),
+    ("-O2", "-fno-asynchronous-unwind-tables", "-fcf-protection=full"),
+)
+
+
+def c_program(seed: int) -> tuple[str, tuple[str, ...]]:
+    """(C source, gcc flags) of generated program ``seed``: four or more constructs, each at least once
+    across any 15 consecutive seeds."""
+    r = random.Random(seed)
+    picks = [CONSTRUCTS[seed % len(CONSTRUCTS)], *r.sample(CONSTRUCTS, 3)]
+    return "\n".join(make(r, i) for i, make in enumerate(picks)) + "\n", r.choice(FLAGS)
+
+
+def compile_listing(source: str, flags: tuple[str, ...], workdir: Path, name: str, cc: str = "gcc") -> Path:
+    """gcc's listing of ``source`` written to ``workdir``."""
+    c = workdir / f"{name}.c"
+    c.write_text(source)
+    out = workdir / f"{name}.s"
+    subprocess.run([cc, "-S", "-w", *flags, "-o", str(out), str(c)], check=True, capture_output=True)
+    return out
