@@ -53,6 +53,7 @@ TABLES = {
     "scaling-python": "bench_scaling_symmetry",
     "scaling-rank": "bench_scaling_symmetry",
     "x86-parse": "bench_x86_parse",
+    "listing-c": "bench_listing",
     "scaling-x86": "bench_scaling_x86",
     "scaling-python-stdlib": "bench_scaling_python",
     "scaling-python-flat": "bench_scaling_python",

@@ -400,3 +400,25 @@ def test_copy_decodings_shows_each_beam_per_seed_then_mean_and_sd():
     assert lines[2:4] == ["| dualpart, 0 | greedy | 0.00 | 100.0 % |", "| dualpart, 0 | beam 3 | 3.00 | 90.0 % |"]
     assert lines[6] == "| **dualpart**, mean ± sd | greedy | 0.10 ± 0.14 | **99.0 ± 1.4 %** |"
     assert lines[7] == "| **dualpart**, mean ± sd | beam 3 | 4.00 ± 1.41 | **85.0 ± 7.1 %** |"
+
+
+def test_listing_table_counts_blocks_refusals_and_disagreements():
+    bench = bench_module("bench_listing")
+    report = {
+        "compiler": "gcc 12",
+        "settings": ["-O2", "-O0 -g"],
+        "files_found": 10,
+        "files": ["doc/a.c", "doc/b.c"],
+        "totals": {"listings": 4, "blocks": 1200, "accepted": 1190, "instructions": 5000},
+        "refused": {"assembler directive '.byte' places data where instructions run": 10},
+        "problems": [],
+        "machine": "a CPU, 2 cores",
+        "wall_seconds": 12.0,
+        **LOAD,
+    }
+    text = bench.table(report)
+    assert "| C files found / compiled on their own | 10 / 2 |" in text
+    assert "| basic blocks | 1,200 |" in text and "| blocks invar reads | 1,190 |" in text
+    assert "| **disagreements with GNU as** | **0** |" in text
+    assert "| assembler directive '.byte' places data where instructions run | 10 |" in text
+    assert "`-O0 -g`" in text and "0.5 → 1.5" in text
