@@ -14,7 +14,7 @@ from ..errors import DataError
 from .console import command, progress_bar, stderr, stdout
 from .listing import plural
 from .options import SCHEMA, SeedOpt, TableFormat, TableFormatOpt
-from .outputs import destination, folder_destination
+from .outputs import destination, folder_destination, make_folders
 
 data_app = typer.Typer(
     name="data",
@@ -585,6 +585,7 @@ def _incontext(task: str, out: str, num: int, seed: int, pool_options: dict, fmt
     if out == "-":
         typer.echo(buffer.getvalue(), nl=False)
         return
+    make_folders(out)
     write_atomic(out, lambda f: f.write(buffer.getvalue().encode("utf-8")))
     summary = {
         "out": out,

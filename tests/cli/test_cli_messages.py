@@ -256,3 +256,11 @@ def test_lang_is_read_in_any_case(invoke, tmp_path, lang) -> None:
         ]
         return
     assert result.exit_code == 0 and result.stdout.strip() == "240"  # rax and rbx: 16 × 15
+
+
+@pytest.mark.parametrize("task", ["lookup", "permutation"])
+def test_in_context_data_creates_missing_folders(invoke, tmp_path, task) -> None:
+    out = tmp_path / "a" / "b" / f"{task}.jsonl"
+    result = invoke("data", task, "--num", "3", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert len(out.read_text().splitlines()) == 3
