@@ -35,7 +35,7 @@ from common import ROOT, closed, finish, load_line, machine
 
 sys.path.insert(0, str(ROOT))
 
-from tests.oracles.x86_listing_oracle import placed, problems  # noqa: E402
+from tests.oracles.x86_listing_oracle import assembled, problems  # noqa: E402
 
 #: the settings each file is compiled at
 SETTINGS = ("-O2", "-O0 -g", "-O3 -march=haswell -fPIC", "-Os -fno-pie -ffunction-sections")
@@ -65,11 +65,11 @@ def sweep(roots: list[Path], settings: tuple[str, ...], limit: int | None) -> di
                     break
                 text = out.read_text(errors="replace")
                 try:
-                    at = placed(out, work)
+                    at = assembled(out, work)
                 except subprocess.CalledProcessError:  # gcc wrote what its own as refuses (another target's asm)
                     totals["listings GNU as refuses"] += 1
                     continue
-                said, counts = problems(text, at)
+                said, counts = problems(text, *at)
                 totals.update(counts)
                 totals["listings"] += 1
                 listings += 1

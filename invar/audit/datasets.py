@@ -554,8 +554,10 @@ def _assembly(text: str, shown: str, name: str, task) -> list[AuditExample]:
     from ..frontends.x86.parse import blocks
 
     out = []
-    for first, body in blocks(text):
+    for first, body, refused in blocks(text):
         ex = AuditExample(0, f"{name}:{first}", shown, first, body, X86.name)
+        if refused is not None:  # a listing's block refused as a whole (a statement after a jump on its line)
+            ex.error = refused.located(shown)
         # (line, column, text) of each ``# label:`` comment; the last one counts
         labels = [
             (first + k, m.start(1) + 1, m.group(1))

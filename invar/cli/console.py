@@ -266,6 +266,11 @@ def caret_lines(err: InvarError) -> list[str]:
     >>> caret_lines(ParseError("empty operand", path="a.s", line=1, col=11, source_line="movq %rax,"))
     ['  movq %rax,', '            ^']
 
+    Tabs before the column move the caret as they move the text (gcc's listings indent with one):
+
+    >>> caret_lines(ParseError("x", line=1, col=7, source_line=chr(9) + "movq %rxx, %rax"))
+    ['          movq %rxx, %rax', '               ^']
+
     A long line is cut to :data:`EXCERPT` characters around the column:
 
     >>> line, caret = caret_lines(ParseError("x", line=1, col=5000, source_line="a" * 4999 + "!" + "b" * 5000))
@@ -274,10 +279,11 @@ def caret_lines(err: InvarError) -> list[str]:
     """
     if not err.source_line or not err.col:
         return []
-    text = err.source_line.rstrip("\n").expandtabs(8)
-    if err.col > len(text) + 1:
+    raw = err.source_line.rstrip("\n")
+    if err.col > len(raw) + 1:
         return []
-    col = err.col
+    text = raw.expandtabs(8)
+    col = len(raw[: err.col - 1].expandtabs(8)) + 1  # the column as shown, tabs expanded before it
     if len(text) > EXCERPT:  # a window of the line around the column, not the whole of a long one
         start = max(0, min(col - 1 - EXCERPT // 2, len(text) - EXCERPT))
         head, tail = ("…" if start else ""), ("…" if start + EXCERPT < len(text) else "")

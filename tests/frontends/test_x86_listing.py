@@ -76,28 +76,68 @@ def test_one_block_among_directives_is_one_unit_named_after_the_file():
     assert unit.name == "f" and unit.render() == "movq %rdi, %rax\nret"
 
 
-@pytest.mark.parametrize(
-    "text, blocks",
-    [
-        # a label and an instruction on one line: the instruction starts the block, at its own column
-        ("f: movq %rdi, %rax\n.L2: addq $1, %rax\nret\n", [(1, ["movq"]), (2, ["addq", "ret"])]),
-        # a call ends its block, as in BHive
-        ("f:\ncall g@PLT\nmovq %rax, %rdi\nret\n", [(2, ["call"]), (3, ["movq", "ret"])]),
-        # data after a return and before any label: nothing runs into it, left out
-        ("f:\nret\n.quad 7\n.L1:\nret\n", [(2, ["ret"]), (5, ["ret"])]),
-        # data in a data section: left out, whatever flowed before the switch
-        ("f:\nmovq %rdi, %rax\n.section .rodata\n.LC0:\n.string \"x\"\n.text\nret\n", [(2, ["movq"]), (7, ["ret"])]),
-        # a section with the executable flag holds code
-        ('.section .hot,"ax",@progbits\nf:\naddq $1, %rax\nret\n', [(3, ["addq", "ret"])]),
-        # numeric local labels
-        ("1:\ndecq %rcx\njnz 1b\n2:\nret\n", [(2, ["decq", "jnz"]), (5, ["ret"])]),
-        # a blank line inside a block does not split it
-        ("f:\nmovq %rdi, %rax\n\naddq $1, %rax\nret\n", [(2, ["movq", "addq", "ret"])]),
-        # labels and directives alone: no block
-        ("\t.text\nf:\n.L1:\n\t.size f, .-f\n", []),
-    ],
-    ids=["label-and-code", "call", "after-ret", "rodata", "ax-section", "numeric-labels", "blank", "none"],
-)
+BLOCKS = [
+    # a label a jump lands on, after an instruction on one line: the instruction starts the block at its column
+    ("f: movq %rdi, %rax\n.L2: addq $1, %rax\njne .L2\n", "label-and-code", [(1, ["movq"]), (2, ["addq", "jne"])]),
+    # labels no instruction names (gcc -g's .LVL, .LBB; clang's .Ltmp): no block starts there
+    ("f:\nmovq %rdi, %rax\n.LVL1:\n.LBB2:\naddq $1, %rax\nret\n", "debug-labels", [(2, ["movq", "addq", "ret"])]),
+    # ... even when debugging information names them
+    (
+        "f:\nmovq %rdi, %rax\n.LVL1:\naddq $1, %rax\nret\n.section .debug_loc\n.quad .LVL1\n",
+        "named-by-debug-info",
+        [(2, ["movq", "addq", "ret"])],
+    ),
+    # a label named by data outside it (a jump table's entry) is a landing
+    (
+        "f:\nmovq %rdi, %rax\n.L7:\naddq $1, %rax\nret\n.section .rodata\n.quad .L7\n",
+        "named-by-a-table",
+        [(2, ["movq"]), (4, ["addq", "ret"])],
+    ),
+    # a call ends its block, as in BHive; so does a system call by int
+    ("f:\ncall g@PLT\nmovq %rax, %rdi\nint $0x80\nret\n", "call", [(2, ["call"]), (3, ["movq", "int"]), (5, ["ret"])]),
+    # data after a return and before any label: nothing runs into it, left out
+    ("f:\nret\n.quad 7\n.L1:\nret\n", "after-ret", [(2, ["ret"]), (5, ["ret"])]),
+    # data in a data section: left out, whatever flowed before the switch
+    (
+        'f:\nmovq %rdi, %rax\n.section .rodata\n.LC0:\n.string "x"\n.text\nret\n',
+        "rodata",
+        [(2, ["movq"]), (7, ["ret"])],
+    ),
+    # a section with the executable flag holds code; Mach-O's __TEXT,__text too, its strings are data
+    ('.section .hot,"ax",@progbits\nf:\naddq $1, %rax\nret\n', "ax-section", [(3, ["addq", "ret"])]),
+    (
+        ".section __TEXT,__text,regular,pure_instructions\n_f:\nleaq L_.str(%rip), %rax\nretq\n"
+        '.section __TEXT,__cstring,cstring_literals\nL_.str:\n.asciz "x"\n.subsections_via_symbols\n',
+        "mach-o",
+        [(3, ["leaq", "retq"])],
+    ),
+    # a Mach-O jump table in code, marked as data
+    (
+        "_f:\nleaq LJTI0_0(%rip), %rcx\njmpq *%rcx\n.data_region jt32\nLJTI0_0:\n.long 4\n.end_data_region\n"
+        ".subsections_via_symbols\n",
+        "data-region",
+        [(2, ["leaq", "jmpq"])],
+    ),
+    # numeric local labels
+    ("1:\ndecq %rcx\njnz 1b\n2:\nret\n", "numeric-labels", [(2, ["decq", "jnz"]), (5, ["ret"])]),
+    # a blank line ends a block, as between paragraphs; comments right above the code belong to it
+    (
+        "f:\nmovq %rdi, %rax\n\n# label: 2.5\naddq $1, %rax\nret\n",
+        "blank-and-comment",
+        [(2, ["movq"]), (4, ["addq", "ret"])],
+    ),
+    # comments above a directive are not the next block's
+    ("# header\n\t.text\nf:\n\tret\n", "header", [(4, ["ret"])]),
+    # statements split by ';': a trailing ';' and a jump ending its line end the block
+    ("f:\naddq $1, %rax; ret;\nsubq $1, %rax\nret\n", "semicolons", [(2, ["addq"]), (3, ["subq", "ret"])]),
+    # C comments are blanks, symbols given values and .extern are inert
+    ("SIZE = 16\n.extern g\nf: /* entry */\naddq $SIZE, %rax /* grow */\nret\n", "as-accepts", [(4, ["addq", "ret"])]),
+    # labels and directives alone: no block
+    ("\t.text\nf:\n.L1:\n\t.size f, .-f\n", "none", []),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [(t, b) for t, _, b in BLOCKS], ids=[i for _, i, _ in BLOCKS])
 def test_blocks_of_a_listing(text, blocks):
     assert [(first, instructions(body)) for first, body in listing_blocks(text.splitlines())] == blocks
 
@@ -125,9 +165,12 @@ def test_blocks_of_a_listing(text, blocks):
         # what changes the instructions read
         ("f:\nmovq %rdi, %rax\n.rept 3\naddq $1, %rax\n.endr\nret\n", 3, 1, "assembler directive '.rept'"),
         # a label in code may be jumped to: data after it is refused, a jump table in .text too
-        ("f:\njmp *%rax\n.L5:\n.quad .L1\n.L1:\nret\n", 4, 1, "'.quad' places data where instructions run"),
+        ("f:\njmp *.L5(,%rax,8)\n.L5:\n.quad .L1\n.L1:\nret\n", 4, 1, "'.quad' places data where instructions run"),
         ("f:\n.code32\nmovl %edi, %eax\nret\n", 2, 1, "assembler directive '.code32' is not an instruction"),
-        ("f:\nret\n.intel_syntax noprefix\ng:\nmov rax, rdi\nret\n", 3, 1, "Intel syntax from here on"),
+        ("f:\nret\n.intel_syntax noprefix\ng:\nmov rax, rdi\nret\n", 3, 1, "Intel syntax up to .att_syntax"),
+        # statements on one line: a jump lands on a label only at the start of a line, a block ends with one
+        ("f:\ndecl %eax; jnz f; addl $1, %eax\nret\n", 2, 19, "a statement after a control transfer on its line"),
+        ("f:\nxorl %eax, %eax; 1: incl %eax; jnz 1b\n", 2, 18, "a label a jump lands on after ';'"),
     ],
     ids=[
         "byte-in-flow",
@@ -139,6 +182,8 @@ def test_blocks_of_a_listing(text, blocks):
         "rept",
         "code32",
         "intel",
+        "after-a-jump",
+        "label-after-semicolon",
     ],
 )
 def test_what_would_change_the_instructions_is_refused_where_it_stands(text, line, col, message):
@@ -196,3 +241,24 @@ def test_what_makes_a_listing(lines, listing):
 )
 def test_control_transfers(instruction, ends, falls):
     assert (ends_block(instruction), falls_through(instruction)) == (ends, falls)
+
+
+def test_an_intel_region_ends_at_att_syntax():
+    text = "f:\nret\n.intel_syntax noprefix\nmov rax, rdi\n.att_syntax\ng:\nmovq %rdi, %rax\nret\n"
+    units = parse_units(text, path="f.s")
+    assert [u.name for u in units] == ["line2", "line7"]
+    assert [(e.line, e.message.split(":")[0]) for e in units.skipped] == [(3, "Intel syntax up to .att_syntax")]
+
+
+def test_debug_information_leaves_the_blocks_as_they_are():
+    """gcc -g adds labels only debugging information names: the blocks
+    (their instructions) are those of the listing without -g."""
+    plain = [instructions(body) for _, body in listing_blocks(GCC.splitlines())]
+    lines = GCC.splitlines()
+    debug = []
+    for k, line in enumerate(lines):
+        debug.append(line)
+        if line.startswith("\t") and not line.startswith("\t."):
+            debug += [f".LVL{k}:", f"\t.loc 1 {k} 3 view .LVU{k}"]
+    debug += ["\t.section\t.debug_loclists", *(f"\t.quad\t.LVL{k}" for k in range(len(lines)))]
+    assert [instructions(body) for _, body in listing_blocks(debug)] == plain

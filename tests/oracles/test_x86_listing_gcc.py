@@ -16,7 +16,7 @@ import pytest
 
 from invar.frontends.x86 import listing, parse_units
 from tests.conftest import FIXTURES
-from tests.oracles.x86_listing_oracle import CONSTRUCTS, c_program, compile_listing, placed, problems
+from tests.oracles.x86_listing_oracle import CONSTRUCTS, c_program, compile_listing, assembled, problems
 
 pytestmark = pytest.mark.skipif(
     shutil.which("gcc") is None or shutil.which("as") is None, reason="needs gcc and GNU as (.ci/run installs gcc)"
@@ -30,20 +30,20 @@ SETTINGS = [("-O0",), ("-O2", "-g"), ("-O3", "-march=haswell", "-fPIC"), ("-Os",
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory) -> list[tuple[int, tuple[str, ...], str, dict]]:
-    """(seed, flags, listing, placed bytes) of every generated program."""
+    """(seed, flags, listing, (placed bytes, jump targets)) of every generated program."""
     work = tmp_path_factory.mktemp("listings")
     out = []
     for seed in SEEDS:
         source, flags = c_program(seed)
         path = compile_listing(source, flags, work, f"p{seed}")
-        out.append((seed, flags, path.read_text(), placed(path, work)))
+        out.append((seed, flags, path.read_text(), assembled(path, work)))
     return out
 
 
 def test_generated_listings_agree_with_gnu_as(generated, record_property):
     totals, found = Counter(), []
     for seed, flags, text, at in generated:
-        said, counts = problems(text, at)
+        said, counts = problems(text, *at)
         totals.update(counts)
         found += [f"seed {seed} {' '.join(flags)}: {p}" for p in said]
     assert not found, "\n".join(found[:10])
@@ -79,7 +79,7 @@ def test_the_fixture_sources_listings_agree_with_gnu_as(tmp_path, flags):
     for source in sorted((FIXTURES / "x86" / "gcc").glob("*.c")):
         path = compile_listing(source.read_text(), flags, tmp_path, source.stem)
         text = path.read_text()
-        said, counts = problems(text, placed(path, tmp_path))
+        said, counts = problems(text, *assembled(path, tmp_path))
         assert not said, (source.name, said[:5])
         assert counts["accepted"] > 0
         # what is refused: gcc's rep bsf (tests/oracles/test_x86_compiled.py, REFUSED), and the padding
@@ -92,7 +92,7 @@ def test_the_fixture_sources_listings_agree_with_gnu_as(tmp_path, flags):
 PLANTED = [
     ("calls run on", "runs on"),
     ("code sections read as data", "dropped"),
-    ("labels run on", "runs across a label"),
+    ("labels run on", "runs across a jump target"),
 ]
 
 
@@ -101,14 +101,16 @@ def test_the_oracle_catches_a_planted_fault(generated, monkeypatch, fault, word)
     if fault == "calls run on":
         monkeypatch.setattr(listing, "_ENDS", frozenset(m for m in listing._ENDS if "call" not in m))
     elif fault == "code sections read as data":
-        monkeypatch.setattr(listing._Reader, "in_code", property(lambda self: False))
-    else:  # a label read as a comment: the blocks run on across it
-        real = listing.listing_blocks
+        monkeypatch.setattr(listing._Sections, "in_code", property(lambda self: False))
+    else:  # labels read as comments: the blocks run on across them
+        real = listing.read_listing
 
-        def unlabelled(lines):
-            return real(["# " + line if listing.LABEL.fullmatch(line.strip()) else line for line in lines])
+        def unlabelled(text):
+            return real(
+                "\n".join("# " + line if listing.LABEL.fullmatch(line.strip()) else line for line in text.splitlines())
+            )
 
-        for module in ("invar.frontends.x86.parse", "tests.oracles.x86_listing_oracle"):
-            monkeypatch.setattr(importlib.import_module(module), "listing_blocks", unlabelled)
-    said = [p for _, _, text, at in generated for p in problems(text, at)[0]]
+        monkeypatch.setattr(listing, "read_listing", unlabelled)
+        monkeypatch.setattr(importlib.import_module("invar.frontends.x86.parse"), "read_listing", unlabelled)
+    said = [p for _, _, text, at in generated for p in problems(text, *at)[0]]
     assert any(p.startswith(word) for p in said), said[:5]

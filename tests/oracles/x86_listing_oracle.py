@@ -10,15 +10,18 @@ capstone decodes those bytes. Neither shares invar's code. For a listing,
   instruction) lies in no block: a command would never see it;
 - **dropped**: a directive other than alignment places bytes inside an
   accepted block's span, or where the instruction before it in its section
-  (by address) runs on into it or right after a label in a code section
-  (where a jump may land), outside any refused block: data the
+  (by address) runs on into it or a jump may land on it, outside any
+  refused block: data the
   processor runs through, left out (alignment's padding is nops, left out
   as BHive leaves it);
-- **not one instruction**: an accepted line's bytes do not decode to
-  exactly one instruction;
+- **not its statements**: an accepted line's bytes do not decode to as
+  many instructions as invar reads statements on it;
 - **runs on**: a line that is not the last of its block transfers control
   (capstone's jump, call and return groups);
-- **runs across a label**: a label stands inside an accepted block.
+- **runs across a jump target**: a place a jump may land on (a direct
+  branch's target, a function or global symbol, an address a jump table
+  holds: read from the object file, not the text) is inside an accepted
+  block, not its first line.
 
 :func:`c_program` writes C that makes a compiler write what a listing can
 hold: jump tables, computed gotos, strings and constants in data sections,
@@ -63,6 +66,54 @@ def placed(path: Path, workdir: Path) -> dict[int, tuple[int, bytes]]:
     return {k: (a, bytes(v)) for k, (a, v) in out.items()}
 
 
+def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) -> set[tuple[str, int]]:
+    """(section, address) of each place a jump may land on, read from the
+    object file and the bytes: the target of every direct jump or call
+    (capstone, from the address as placed), every function and global
+    symbol (``readelf -s``), and every address that data outside debugging
+    and unwinding information holds whole (``readelf -r``: a jump table's
+    entries, a computed goto's)."""
+    import capstone
+
+    md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
+    md.detail = True
+    section_of = _sections(lines)
+    out: set[tuple[str, int]] = set()
+    for n, (address, placed_bytes) in at.items():
+        if not section_of[n - 1][1]:
+            continue
+        for insn in md.disasm(placed_bytes, address):
+            if {capstone.CS_GRP_JUMP, capstone.CS_GRP_CALL} & set(insn.groups):
+                for op in insn.operands:
+                    if op.type == capstone.x86.X86_OP_IMM:
+                        out.add((section_of[n - 1][0], op.imm))
+    names = {}
+    for raw in subprocess.run(["readelf", "-SW", str(obj)], capture_output=True, text=True).stdout.splitlines():
+        if m := re.match(r"\s*\[\s*(\d+)\]\s+(\S+)", raw):
+            names[m[1]] = m[2]
+    for raw in subprocess.run(["readelf", "-sW", str(obj)], capture_output=True, text=True).stdout.splitlines():
+        fields = raw.split()
+        if len(fields) >= 8 and fields[0].endswith(":") and fields[6] in names:
+            if fields[3] == "FUNC" or fields[4] in ("GLOBAL", "WEAK"):
+                out.add((names[fields[6]], int(fields[1], 16)))
+    holder = None
+    for raw in subprocess.run(["readelf", "-rW", str(obj)], capture_output=True, text=True).stdout.splitlines():
+        if m := re.match(r"Relocation section '\.rela(\S+)'", raw):
+            holder = m[1]
+        elif holder and not re.match(r"\.(debug|eh_frame|stab|note)", holder):
+            m = re.match(r"[0-9a-f]+\s+[0-9a-f]+\s+R_X86_64_(?:64|32|32S)\s+[0-9a-f]+\s+(\S+)\s*\+\s*([0-9a-f]+)", raw)
+            if m and m[1].startswith("."):  # a section's own symbol: an address in it
+                out.add((m[1], int(m[2], 16)))
+    return out
+
+
+def assembled(path: Path, workdir: Path) -> tuple[dict[int, tuple[int, bytes]], set[tuple[str, int]]]:
+    """What GNU as placed for each line of ``path`` (:func:`placed`) and the
+    places a jump may land on (:func:`jump_targets`)."""
+    at = placed(path, workdir)
+    return at, jump_targets(workdir / (path.name + ".o"), at, path.read_text(errors="replace").splitlines())
+
+
 #: what never runs on to the next instruction, by capstone's mnemonic
 _NO_FALL = re.compile(r"(?:notrack |bnd )?(?:jmp|ljmp|ud2|hlt|ud1|ud0)\b")
 
@@ -90,8 +141,11 @@ def _sections(lines: list[str]) -> list[tuple[str, bool]]:
     return out
 
 
-def problems(text: str, at: dict[int, tuple[int, bytes]]) -> tuple[list[str], dict]:
-    """(each disagreement, counts) of invar's reading of ``text`` against what as placed."""
+def problems(
+    text: str, at: dict[int, tuple[int, bytes]], targets: set[tuple[str, int]] = frozenset()
+) -> tuple[list[str], dict]:
+    """(each disagreement, counts) of invar's reading of ``text`` against
+    what as placed and where jumps may land (``targets``, :func:`jump_targets`)."""
     import capstone
 
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -123,14 +177,10 @@ def problems(text: str, at: dict[int, tuple[int, bytes]]) -> tuple[list[str], di
     # (section, where each run of bytes ends) -> whether the processor runs on past it
     runs_on_at: dict[tuple[str, int], bool] = {}
     section_of = _sections(lines)
-    labelled = {n for n in range(1, len(lines) + 1) if re.match(r"^[\w.$@]+:", code(n))}
-    last_placed = 0
     for n in sorted(at):
         address, placed_bytes = at[n]
         address_in = (section_of[n - 1][0], address)
-        # a label since the last bytes, in code: a jump may land on this line
-        landed = section_of[n - 1][1] and any(k in labelled for k in range(last_placed + 1, n + 1))
-        last_placed = n
+        landed = section_of[n - 1][1] and address_in in targets  # in code, where a jump may land
         said = statement(n)
         if not said.startswith("."):  # an instruction
             if not inside(n, spans):
@@ -155,18 +205,20 @@ def problems(text: str, at: dict[int, tuple[int, bytes]]) -> tuple[list[str], di
             runs_on = run
         runs_on_at[(address_in[0], address + len(placed_bytes))] = runs_on
     for unit in accepted:
-        for k, n in enumerate(unit):
+        numbers = sorted(set(unit))
+        for k, n in enumerate(numbers):
             placed_bytes = at.get(n, (0, b""))[1]
             decoded = list(md.disasm(placed_bytes, 0))
-            if len(decoded) != 1 or decoded[0].size != len(placed_bytes):
-                out.append(f"not one instruction: {shown(n)} -> {placed_bytes.hex()}")
+            if sum(i.size for i in decoded) != len(placed_bytes) or len(decoded) != unit.count(n):
+                out.append(f"not its statements: {shown(n)} -> {placed_bytes.hex()} ({len(decoded)} decoded)")
                 continue
-            if k < len(unit) - 1 and transfers & set(decoded[0].groups):
-                out.append(f"runs on: {shown(n)} transfers control mid-block")
-        for n in range(unit[0] + 1, unit[-1] + 1):
-            if re.match(r"^[\w.$@]+:", code(n)):
-                out.append(f"runs across a label: {shown(n)} inside the block at line {unit[0]}")
-    counts = {"blocks": len(spans), "accepted": len(accepted), "instructions": len(held)}
+            for j, insn in enumerate(decoded):
+                if (k, j) != (len(numbers) - 1, len(decoded) - 1) and transfers & set(insn.groups):
+                    out.append(f"runs on: {shown(n)} transfers control mid-block")
+        for n in numbers[1:]:
+            if (section_of[n - 1][0], at.get(n, (None, b""))[0]) in targets:
+                out.append(f"runs across a jump target: {shown(n)} inside the block at line {unit[0]}")
+    counts = {"blocks": len(spans), "accepted": len(accepted), "instructions": sum(map(len, accepted))}
     return out, counts
 
 

@@ -33,7 +33,7 @@ from ..registry import X86
 from ..units import Units
 from .deps import block_dependencies
 from .expressions import read_expression
-from .listing import DATA_DIRECTIVES, is_listing, listing_blocks
+from .listing import DATA_DIRECTIVES, is_listing, read_listing
 from .registers import Reg, lookup
 from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
@@ -117,20 +117,27 @@ def parse_units(text: str, path: str | None = None) -> Units:
     the first line of its paragraph (the line of the audit's example id), and
     a block that does not parse is left out in ``skipped`` (the others are
     still read), as a hex file's bad line is."""
+    lines = text.splitlines()
+    listing = is_listing(lines)
     found = blocks(text)
-    if len(found) == 1 and is_listing(text.splitlines()):  # one block among labels and directives
-        return Units([parse(found[0][1], path=path, name=_stem(path), first_line=found[0][0])])
-    if not found and is_listing(text.splitlines()):
+    if not found and listing:
         raise ParseError("no instructions: only labels and assembler directives", path=path, line=1, col=1)
-    if len(found) <= 1:  # the whole text, so that an empty one is located as parse locates it
+    if not found or len(found) == 1 and not listing:  # the whole text: an empty one is located as parse locates it
         return Units([parse(text, path=path, name=_stem(path))])
     units = Units()
-    for first, body in found:
+    for first, body, error in found:
         try:
-            units.append(parse(body, name=f"line{first}", path=path, first_line=first))
+            if error is not None:
+                raise error
+            name = _stem(path) if len(found) == 1 else f"line{first}"
+            units.append(parse(body, name=name, path=path, first_line=first))
         except ParseError as err:
+            if listing and err.line and err.line <= len(lines):  # the line as written, not as the block holds it
+                err.source_line = lines[err.line - 1]
             err.reason = "block rejected"  # type: ignore[attr-defined]  (the skip summary counts by reason)
             units.skipped.append(err.located(path))
+    if len(found) == 1 and units.skipped:  # the file's one block: its error is the file's
+        raise units.skipped[0]
     if not units:  # no block parses: the file fails as a whole, at its first bad block
         first_error = units.skipped[0]
         more = len(units.skipped) - 1
@@ -140,19 +147,20 @@ def parse_units(text: str, path: str | None = None) -> Units:
     return units
 
 
-def blocks(text: str) -> list[tuple[int, str]]:
-    """(first line, text) of each block of an assembly file, as
-    :func:`parse_units` reads them; a block's text runs from the first line
-    of its paragraph (comments above the code included) to its last."""
+def blocks(text: str) -> list[tuple[int, str, ParseError | None]]:
+    """(first line, text, why it is refused or None) of each block of an
+    assembly file, as :func:`parse_units` reads them; a block's text runs
+    from the first line of its paragraph (comments above the code included)
+    to its last."""
     lines = text.splitlines()
     if is_listing(lines):  # a compiler's output: labels and jumps bound its blocks (.listing)
-        return listing_blocks(lines)
+        return [(b.first, b.text, b.error) for b in read_listing(text)]
     code = [i for i, raw in enumerate(lines) if raw.split("#", 1)[0].strip()]
     if not code:
         return []
     blank_between = any(not lines[i].strip() for i in range(code[0], code[-1]))
     if not blank_between and len(code) > 1 and any(";" in lines[i].split("#", 1)[0] for i in code):
-        return [(i + 1, lines[i]) for i in code]
+        return [(i + 1, lines[i], None) for i in code]
     paragraphs: list[list[int]] = []
     for i, raw in enumerate(lines):
         if not raw.strip():
@@ -162,7 +170,7 @@ def blocks(text: str) -> list[tuple[int, str]]:
         else:
             paragraphs.append([i])
     return [
-        (p[0] + 1, "\n".join(lines[p[0] : p[-1] + 1]))
+        (p[0] + 1, "\n".join(lines[p[0] : p[-1] + 1]), None)
         for p in paragraphs
         if any(lines[i].split("#", 1)[0].strip() for i in p)
     ]
@@ -302,7 +310,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
     if low.startswith("$"):
         if not op[1:].strip():
             raise ParseError(f"malformed immediate {op!r}", col=col + 1)
-        expression = _expression(op[1:], col + 1, "immediate")
+        expression = _expression(op[1:], col + 1, "immediate", local_labels=True)  # ``pushq $2f``
         b.add("$" + expression.text, "immediate", "imm")
         info["kind"] = "imm"
         info["value"] = expression.value
@@ -383,8 +391,9 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
         info["seg"] = reg.name
     info["disp"] = 0
     if disp:
-        # a bare operand may name a numeric local label (``jnz 1b``, inline assembly's loops)
-        expression = _expression(disp, col + disp_at, "displacement", local_labels=inner is None)
+        # a bare operand or a %rip-relative one may name a numeric local label (``jnz 1b``, ``leaq 1f(%rip)``)
+        local = inner is None or inner.strip().lower() == "%rip"
+        expression = _expression(disp, col + disp_at, "displacement", local_labels=local)
         b.add(expression.text, "disp", "disp")
         info.update(disp=expression.value, disp_text=expression.text)
     if inner is None:
