@@ -8,7 +8,7 @@ import typer
 
 from ..frontends import frontend_of
 from ..symmetry.spaces import canonical
-from .console import Records, command, note_unused_pins, select_units, stdout, unit_errors
+from .console import Records, command, note_unused_pins, select_units, several, stdout, unit_errors
 from .options import PinOpt, SCHEMA, FileArg, LangOpt, TextFormat, TextFormatOpt
 
 
@@ -44,6 +44,6 @@ def canon(
                 program, first = canonical(unit, pins=pin or ())
                 text = program.render()
                 if fmt is TextFormat.text:  # a file of several units: each under a comment naming it
-                    head = f"{frontend_of(unit.lang).comment} {unit.name}\n" if len(units) > 1 else ""
+                    head = f"{frontend_of(unit.lang).comment} {unit.name}\n" if several(units) else ""
                     stdout.print(head + text, markup=False)
                 out.emit({"schema": SCHEMA, "unit": unit.name, "text": text, "referents": dict(first.mapping)})

@@ -162,13 +162,14 @@ def select_units(path: str, lang: str | None, function: str | None = None):
 
     units = load_units(path, lang)
     skipped = list(getattr(units, "skipped", ()))
+    shown = "<stdin>" if path == "-" else path
     for err in skipped:
-        report(err.located("<stdin>" if path == "-" else path))
+        report(err.located(shown))
     if skipped:
-        stderr.print(f"{path}: {units.skip_summary()}", markup=False)
+        stderr.print(f"{shown}: {units.skip_summary()}", markup=False)
         _skipped.extend(skipped)
-    if function is None:
-        return list(units)
+    if function is None:  # several units read, or skipped: each shown under its name
+        return Selected(units, several=len(units) + len(skipped) > 1)
     # a space is no part of a name: an LTL file's ``line 2`` is also ``line2``, as an assembly file's blocks are named
     exact = [u for u in units if u.name.replace(" ", "") == function.replace(" ", "")]
     short = [u for u in units if _last_part(u.name) == function]
@@ -187,6 +188,20 @@ def select_units(path: str, lang: str | None, function: str | None = None):
         raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in shared)}", path=path)
     names = ", ".join(u.name for u in units) or "none"
     raise UsageError(f"no function {function!r} (found: {names})", path=path)
+
+
+class Selected(list):
+    """The units a command works on; ``several``: whether the file held
+    more than one (some perhaps skipped), so that each is shown under its name."""
+
+    def __init__(self, units=(), several: bool | None = None) -> None:
+        super().__init__(units)
+        self.several = len(self) > 1 if several is None else several
+
+
+def several(units) -> bool:
+    """Whether ``units`` are shown each under its name (:class:`Selected`; any other list: more than one)."""
+    return getattr(units, "several", len(units) > 1)
 
 
 def _last_part(name: str) -> str:

@@ -13,7 +13,7 @@ from ..frontends.registry import frontend_of
 from ..program import Program
 from ..symmetry.bigint import decimal_string
 from ..symmetry.permutations import DEFAULT_MAX_STATES, MIXING_EPSILON, PermutationSpace
-from .console import Records, unit_errors, command, select_units, stderr
+from .console import Records, command, select_units, several, stderr, unit_errors
 from .listing import ALL_HELP, FIRST_FEW, amount, note, shown_count
 from .options import (
     SCHEMA,
@@ -109,7 +109,7 @@ def permutations(
                 with unit_errors(file, out, unit):
                     record = _count_record(unit, PermutationSpace(unit, max_states=max_states))
                     if fmt is TextFormat.text:
-                        _print_count(record, many=len(units) > 1)
+                        _print_count(record, many=several(units))
                     out.emit(record)
             return
         rng = random.Random(seed)
@@ -119,7 +119,7 @@ def permutations(
                 for index, t in _chosen(unit, space, rng, sample, limit, chain_steps):
                     _print_order(unit, space, index, t, fmt, out)
                 if cut:
-                    _note_cut(space, unit.name if len(units) > 1 else None)
+                    _note_cut(space, unit.name if several(units) else None)
 
 
 def _print_order(unit: Program, space: PermutationSpace, index: int | None, t, fmt: TextFormat, out: Records) -> None:

@@ -12,7 +12,7 @@ from ..errors import PoolError, UsageError
 from ..symmetry.bigint import decimal_string
 from ..symmetry.renamings import Renaming, RenamingSpace
 from ..symmetry.spaces import renaming_space
-from .console import Records, command, note_unused_pins, select_units, stderr, stdout, unit_errors
+from .console import Records, command, note_unused_pins, select_units, several, stderr, stdout, unit_errors
 from .listing import ALL_HELP, FIRST_FEW, amount, note, plural, shown_count
 from .options import PinOpt, SCHEMA, CountOpt, FileArg, LangOpt, LimitOpt, SampleOpt, SeedOpt, TextFormat, TextFormatOpt
 
@@ -113,7 +113,7 @@ def renamings(
     _check_pool_option(units, names, aps)
     note_unused_pins(file, units, pin or (), function)
     rng = random.Random(seed)
-    many = len(units) > 1
+    many = several(units)
     with Records(fmt) as out:
         for unit in units:
             with unit_errors(file, out, unit):

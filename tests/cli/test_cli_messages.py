@@ -264,3 +264,16 @@ def test_in_context_data_creates_missing_folders(invoke, tmp_path, task) -> None
     result = invoke("data", task, "--num", "3", "--out", out)
     assert result.exit_code == 0, result.stderr
     assert len(out.read_text().splitlines()) == 3
+
+
+def test_a_lone_survivor_of_several_blocks_keeps_its_name(invoke, tmp_path) -> None:
+    """A listing of two blocks, one refused: the other is shown under its
+    name, as when both are read; standard input is <stdin> in the summary too."""
+    listing = "f:\nmovq %rdi, %rax\nret\ng:\n.byte 0x90\nret\n"
+    path = tmp_path / "one.s"
+    path.write_text(listing)
+    result = invoke("renamings", path, "--count")
+    assert result.exit_code == 1 and result.stdout.strip() == "line2: 210"
+    piped = invoke("renamings", "-", "--lang", "x86", "--count", input=listing)
+    assert piped.stdout.strip() == "line2: 210"
+    assert "<stdin>: 1 skipped: 1 block rejected" in piped.stderr
