@@ -172,6 +172,8 @@ def select_units(path: str, lang: str | None, function: str | None = None):
         return Selected(units, several=len(units) + len(skipped) > 1)
     # a space is no part of a name: an LTL file's ``line 2`` is also ``line2``, as an assembly file's blocks are named
     exact = [u for u in units if u.name.replace(" ", "") == function.replace(" ", "")]
+    aliased = getattr(units, "aliases", {}).get(function)  # a listing's block by its label: ``sum3``, ``.L3``
+    exact = exact or [u for u in units if u.name == aliased]
     short = [u for u in units if _last_part(u.name) == function]
     # or its trailing parts: ``Pt.Pt`` for ``Shapes.Pt.Pt``, ``Q.m`` for ``A.Q.m``
     tail = [u for u in units if "." in function and u.name.endswith("." + function)]

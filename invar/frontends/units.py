@@ -37,10 +37,13 @@ class Units(list):
 
     #: one located error per skipped unit, in source order
     skipped: list[ParseError]
+    #: other names a command may call a unit by -> its name (an assembly listing's labels: ``sum3`` -> ``line9``)
+    aliases: dict[str, str]
 
     def __init__(self, programs: Iterable[Program] = (), skipped: Iterable[ParseError] = ()) -> None:
         super().__init__(programs)
         self.skipped = list(skipped)
+        self.aliases = {}
 
     def skip_summary(self) -> str:
         """``"2 skipped: 1 unsupported construct, 1 nesting too deep"``, or ``""``."""

@@ -277,3 +277,9 @@ def test_a_lone_survivor_of_several_blocks_keeps_its_name(invoke, tmp_path) -> N
     piped = invoke("renamings", "-", "--lang", "x86", "--count", input=listing)
     assert piped.stdout.strip() == "line2: 210"
     assert "<stdin>: 1 skipped: 1 block rejected" in piped.stderr
+
+
+@pytest.mark.parametrize("function, count", [(".L3", "40950"), ("sum3", "16"), ("line16", "40950")])
+def test_a_listings_block_is_taken_by_its_label(invoke, function, count) -> None:
+    result = invoke("renamings", FIXTURES / "x86" / "sum3.s", "--function", function, "--count")
+    assert result.exit_code == 0 and result.stdout.strip() == count

@@ -8,7 +8,7 @@ import pytest
 
 from invar.errors import ParseError
 from invar.frontends.x86 import parse_units
-from invar.frontends.x86.listing import ends_block, falls_through, is_listing, listing_blocks
+from invar.frontends.x86.listing import ends_block, falls_through, is_listing, listing_blocks, read_listing
 
 GCC = """\
 \t.file\t"t.c"
@@ -262,3 +262,9 @@ def test_debug_information_leaves_the_blocks_as_they_are():
             debug += [f".LVL{k}:", f"\t.loc 1 {k} 3 view .LVU{k}"]
     debug += ["\t.section\t.debug_loclists", *(f"\t.quad\t.LVL{k}" for k in range(len(lines)))]
     assert [instructions(body) for _, body in listing_blocks(debug)] == plain
+
+
+def test_a_block_is_also_named_by_the_labels_before_it():
+    units = parse_units(GCC, path="t.s")
+    assert units.aliases == {"f": "line9", ".LFB0": "line9", ".L3": "line16", ".L4": "line23"}
+    assert [b.labels for b in read_listing(GCC)] == [("f", ".LFB0"), (), (".L3",), (), (".L4",)]

@@ -141,6 +141,11 @@ class Block:
     first: int
     text: str
     error: ParseError | None = None
+    #: the labels written right before it (``sum3``, ``.L3``): names a command may also call it by
+    labels: tuple[str, ...] = ()
+
+    def __iter__(self):  # (first, text, error, labels), as parse_units unpacks a block
+        return iter((self.first, self.text, self.error, self.labels))
 
 
 @dataclass
@@ -262,6 +267,9 @@ class _Reader:
     data_region: bool = False
     #: the first line of an open ``.intel_syntax`` region
     intel: int | None = None
+    #: the labels since the last block, before any code: the next block's
+    labels: list[str] = field(default_factory=list)
+    block_labels: tuple[str, ...] = ()
 
     def read(self) -> list[Block]:
         for i, raw in enumerate(self.lines):
@@ -291,11 +299,14 @@ class _Reader:
         kept = False  # whether the line keeps a statement (an instruction, or what refuses the block)
         for k, (col, statement) in enumerate(statements):
             while (label := LABEL.match(statement)) is not None:  # ``f: .L2: movq …``: the labels blanked
+                if statement[: label.end() - 1] in self.landing and not (k > 0 or kept):
+                    self._close()
+                if not self.open:
+                    self.labels.append(statement[: label.end() - 1])
                 if statement[: label.end() - 1] in self.landing:
                     if k > 0 or kept:
                         self._refuse(i, col, "a label a jump lands on after ';': start a line with it")
                     else:
-                        self._close()
                         self.flows = self.flows or self.sections.in_code
                 text = text[:col] + " " * label.end() + text[col + label.end() :]
                 col += label.end() + len(statement[label.end() :]) - len(statement[label.end() :].lstrip())
@@ -323,7 +334,7 @@ class _Reader:
             kept = True
             self.code = True
             if not self.open:
-                self.open, self.comments = list(self.comments), []
+                self._open()
             self.flows = falls_through(statement)
             if ends_block(statement):
                 later = statements[k + 1 :]
@@ -357,7 +368,7 @@ class _Reader:
             return False
         self.code = True  # it would change what runs here: kept, where the block is refused
         if not self.open:
-            self.open, self.comments = list(self.comments), []
+            self._open()
         return True
 
     def _refuse(self, i: int, col: int, why: str) -> None:
@@ -365,12 +376,18 @@ class _Reader:
             self.error = ParseError(why, line=i + 1, col=col + 1, source_line=self.lines[i])
         self.code = True
         if not self.open:
-            self.open, self.comments = list(self.comments), []
+            self._open()
 
     def _keep(self, i: int, text: str) -> None:
         if not self.open:
-            self.open, self.comments = list(self.comments), []
+            self._open()
         self._add(i, text)
+
+    def _open(self) -> None:
+        """Open a block: the comments right above it and the labels before it are its own."""
+        self.open, self.comments = list(self.comments), []
+        if self.labels:  # (opened again before its first line is added: the labels stay the block's)
+            self.block_labels, self.labels = tuple(self.labels), []
 
     def _add(self, i: int, text: str) -> None:
         """Add line ``i`` to the open block, the lines left out since its last as comments (their numbers kept)."""
@@ -386,7 +403,9 @@ class _Reader:
             end -= 1
         if self.code and end:
             lines = self.open[:end]
-            self.blocks.append(Block(lines[0][0] + 1, "\n".join(t for _, t in lines), self.error))
+            self.blocks.append(Block(lines[0][0] + 1, "\n".join(t for _, t in lines), self.error, self.block_labels))
+        if self.open:
+            self.block_labels = ()
         self.open, self.code, self.error, self.intel = [], False, None, None
 
 

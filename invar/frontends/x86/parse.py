@@ -119,18 +119,19 @@ def parse_units(text: str, path: str | None = None) -> Units:
     still read), as a hex file's bad line is."""
     lines = text.splitlines()
     listing = is_listing(lines)
-    found = blocks(text)
+    found = read_listing(text) if listing else [(first, body, None, ()) for first, body, _ in blocks(text)]
     if not found and listing:
         raise ParseError("no instructions: only labels and assembler directives", path=path, line=1, col=1)
     if not found or len(found) == 1 and not listing:  # the whole text: an empty one is located as parse locates it
         return Units([parse(text, path=path, name=_stem(path))])
     units = Units()
-    for first, body, error in found:
+    for first, body, error, labels in found:
         try:
             if error is not None:
                 raise error
             name = _stem(path) if len(found) == 1 else f"line{first}"
             units.append(parse(body, name=name, path=path, first_line=first))
+            units.aliases.update((label, name) for label in labels if label != name)
         except ParseError as err:
             if listing and err.line and err.line <= len(lines):  # the line as written, not as the block holds it
                 err.source_line = lines[err.line - 1]
