@@ -128,7 +128,7 @@ def audit(ckpt: Path, dataset: Path, limit: int | None, variants: int, device: s
         transform="renamings",
         limit=limit,
         variants=variants,
-        split="test",
+        split="test" if dataset.is_dir() else None,  # a directory's test split; a file (gen6.txt) whole
         device=device,
     )
     metric = rep["metric"] or {}

@@ -35,7 +35,7 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path, monkeypatch, capsys
         "--max-size",
         "5",
         "--general",
-        "0",
+        "1",
         "--epochs",
         "4",
         "--patience",
@@ -63,6 +63,8 @@ def test_runs_stop_at_their_patience_and_record_it(tmp_path, monkeypatch, capsys
         assert (r["patience"], r["max_epochs"], len(r["valid_history"])) == (1, 4, 2)
         assert len(r["train_loss_history"]) == 2 and all(loss > 0 for loss in r["train_loss_history"])
         assert r["test"]["examples"] == 8
+        # the formulas of 6 to 10 APs, each file audited whole (no split of a file)
+        assert sorted(r["general"], key=int) == ["6", "7", "8", "9", "10"], name
     canonical = json.loads((out / "canonicalized+dualpart.json").read_text())
     assert canonical["test"]["alpha_covariance"] == 1.0  # exactly alpha-covariant by construction
     assert "| canonicalized+dualpart | 2 |" in stdout
