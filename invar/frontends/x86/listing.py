@@ -60,8 +60,6 @@ LABEL = re.compile(r"[\w.$@]+:(?!:)")
 _ASSIGNMENT = re.compile(r"[A-Za-z_.$][\w.$@]*\s*=(?!=)")
 #: a name a statement may refer to a label by
 _NAME = re.compile(r"[A-Za-z_.$][\w.$@]*")
-#: a reference to a numeric local label (``1b``, ``2f``)
-_NUMERIC = re.compile(r"\d+[bf]\b")
 _C_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 #: directives that place nothing the processor runs where they stand: skipped (or a comment inside a block)
