@@ -132,6 +132,26 @@ BLOCKS = [
     ("f:\naddq $1, %rax; ret;\nsubq $1, %rax\nret\n", "semicolons", [(2, ["addq"]), (3, ["subq", "ret"])]),
     # C comments are blanks, symbols given values and .extern are inert
     ("SIZE = 16\n.extern g\nf: /* entry */\naddq $SIZE, %rax /* grow */\nret\n", "as-accepts", [(4, ["addq", "ret"])]),
+    # a ';', '#' or '/*' inside a string is the string's
+    (
+        'f:\nmovq %rdi, %rax\nret\n.section .rodata\n.LC0:\n.string "a;b#c/*"\n.LC1:\n.string "*/"\n.text\n'
+        "g:\naddq $1, %rax\nret\n",
+        "strings",
+        [(2, ["movq", "ret"]), (11, ["addq", "ret"])],
+    ),
+    # a comment on a line of its own, C's or '#', does not split straight-line code
+    ("f:\nmovq %rdi, %rax\n/* between */\naddq $1, %rax\nret\n", "c-comment-line", [(2, ["movq", "addq", "ret"])]),
+    # gcc's bounds of a call site in an exception table are no jump targets
+    (
+        "f:\nmovq %rdi, %rax\n.LEHB0:\ncall g\n.LEHE0:\naddq $1, %rax\nret\n"
+        ".section .gcc_except_table\n.uleb128 .LEHB0-f\n.uleb128 .LEHE0-.LEHB0\n",
+        "call-site-bounds",
+        [(2, ["movq", "call"]), (6, ["addq", "ret"])],
+    ),
+    # an ELF section named with '__' is ELF's: "ax" holds code
+    ('.section __hot,"ax",@progbits\nf:\naddq $1, %rax\nret\n', "elf-underscores", [(3, ["addq", "ret"])]),
+    # a local symbol given a value is no directive
+    (".Lsize = 16\nf:\naddq $.Lsize, %rax\nret\n", "local-assignment", [(3, ["addq", "ret"])]),
     # labels and directives alone: no block
     ("\t.text\nf:\n.L1:\n\t.size f, .-f\n", "none", []),
 ]
@@ -268,3 +288,15 @@ def test_a_block_is_also_named_by_the_labels_before_it():
     units = parse_units(GCC, path="t.s")
     assert units.aliases == {"f": "line9", ".LFB0": "line9", ".L3": "line16", ".L4": "line23"}
     assert [b.labels for b in read_listing(GCC)] == [("f", ".LFB0"), (), (".L3",), (), (".L4",)]
+
+
+def test_labels_in_another_section_name_no_block_and_numeric_labels_none():
+    text = "f:\nret\n.section .rodata\n.LC0:\n.string \"x\"\n.text\n1:\naddq $1, %rax\njnz 1b\n"
+    units = parse_units(text, path="f.s")
+    assert units.aliases == {"f": "line2"}  # .LC0 names no block, nor does a numeric label (it may repeat)
+    assert [b.labels for b in read_listing(text)] == [("f",), ("1",)]
+
+
+def test_a_comment_above_a_functions_label_is_its_first_blocks():
+    ((first, body),) = listing_blocks("# label: 2.5\nf:\n\t.cfi_startproc\n\tret\n".splitlines())
+    assert first == 1 and body.splitlines()[0] == "# label: 2.5"

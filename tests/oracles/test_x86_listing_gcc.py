@@ -91,8 +91,10 @@ def test_the_fixture_sources_listings_agree_with_gnu_as(tmp_path, flags):
 # (what is planted, the oracle's word for what it finds)
 PLANTED = [
     ("calls run on", "runs on"),
+    ("system calls run on", "runs on"),
     ("code sections read as data", "dropped"),
     ("labels run on", "runs across a jump target"),
+    ("every label starts a block", "starts where no jump lands"),
 ]
 
 
@@ -100,6 +102,19 @@ PLANTED = [
 def test_the_oracle_catches_a_planted_fault(generated, monkeypatch, fault, word):
     if fault == "calls run on":
         monkeypatch.setattr(listing, "_ENDS", frozenset(m for m in listing._ENDS if "call" not in m))
+    elif fault == "system calls run on":
+        monkeypatch.setattr(listing, "_ENDS", frozenset(m for m in listing._ENDS if not m.startswith(("sys", "int"))))
+    elif fault == "every label starts a block":  # gcc -g's .LVL labels included
+
+        def every_label(lines):
+            return {
+                s[: m.end() - 1]
+                for line in lines
+                for _, s in listing._statements(line)
+                if (m := listing.LABEL.match(s))
+            }
+
+        monkeypatch.setattr(listing, "_landing_labels", every_label)
     elif fault == "code sections read as data":
         monkeypatch.setattr(listing._Sections, "in_code", property(lambda self: False))
     else:  # labels read as comments: the blocks run on across them

@@ -18,13 +18,17 @@ capstone decodes those bytes. Neither shares invar's code. For a listing,
   many instructions as invar reads statements on it;
 - **runs on**: a line that is not the last of its block transfers control
   (capstone's jump, call and return groups);
+- **starts where no jump lands**: an accepted block's first line follows,
+  in its section, an instruction that falls on into it, with no jump
+  target, transfer, data or section switch between;
 - **runs across a jump target**: a place a jump may land on (a direct
   branch's target, a function or global symbol, an address a jump table
   holds: read from the object file, not the text) is inside an accepted
   block, not its first line.
 
 :func:`c_program` writes C that makes a compiler write what a listing can
-hold: jump tables, computed gotos, strings and constants in data sections,
+hold: jump tables (their cases running on into each other), computed
+gotos, system calls mid-block, strings and constants in data sections,
 traps, inline assembly with numeric labels, bytes and pushed sections, cold
 and custom sections (one named as no code section is, flagged ``"ax"``),
 thread-locals, varargs, vector loops.
@@ -53,7 +57,7 @@ def placed(path: Path, workdir: Path) -> dict[int, tuple[int, bytes]]:
     it); lines that placed none are left out."""
     listing = workdir / (path.name + ".lst")
     subprocess.run(
-        ["as", "--64", f"-aln={listing}", "-o", str(workdir / (path.name + ".o")), str(path)],
+        ["as", "--64", "-L", f"-aln={listing}", "-o", str(workdir / (path.name + ".o")), str(path)],
         check=True,
         capture_output=True,
     )
@@ -91,20 +95,34 @@ def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) 
     for raw in subprocess.run(["readelf", "-SW", str(obj)], capture_output=True, text=True).stdout.splitlines():
         if m := re.match(r"\s*\[\s*(\d+)\]\s+(\S+)", raw):
             names[m[1]] = m[2]
+    symbols: dict[str, list[int]] = {}  # section -> the addresses of the symbols in it (as -L keeps labels)
     for raw in subprocess.run(["readelf", "-sW", str(obj)], capture_output=True, text=True).stdout.splitlines():
         fields = raw.split()
         if len(fields) >= 8 and fields[0].endswith(":") and fields[6] in names:
+            symbols.setdefault(names[fields[6]], []).append(int(fields[1], 16))
             if fields[3] == "FUNC" or fields[4] in ("GLOBAL", "WEAK"):
                 out.add((names[fields[6]], int(fields[1], 16)))
     holder = None
+    entry = re.compile(r"([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_(\w+)\s+[0-9a-f]+\s+(\S+)\s*([+-])\s*([0-9a-f]+)")
     for raw in subprocess.run(["readelf", "-rW", str(obj)], capture_output=True, text=True).stdout.splitlines():
         if m := re.match(r"Relocation section '\.rela(\S+)'", raw):
             holder = m[1]
-        elif holder and not re.match(r"\.(debug|eh_frame|stab|note)", holder):
-            m = re.match(r"[0-9a-f]+\s+[0-9a-f]+\s+R_X86_64_(?:64|32|32S)\s+[0-9a-f]+\s+(\S+)\s*\+\s*([0-9a-f]+)", raw)
-            if m and m[1].startswith("."):  # a section's own symbol: an address in it
-                out.add((m[1], int(m[2], 16)))
+        elif holder and not re.match(r"\.(z?debug|eh_frame|stab|note)", holder) and (m := entry.match(raw)):
+            place, kind, symbol, addend = int(m[1], 16), m[2], m[3], int(m[5], 16) * (1 if m[4] == "+" else -1)
+            if not symbol.startswith("."):  # a named symbol: its address is in the symbol table, counted above
+                continue
+            if kind in ("64", "32", "32S"):  # data holding an address whole
+                out.add((symbol, addend))
+            elif kind == "PC32" and not code_section(holder, lines):  # a table of differences from its label
+                base = max((a for a in symbols.get(holder, []) if a <= place), default=None)
+                if base is not None:
+                    out.add((symbol, addend - place + base))
     return out
+
+
+def code_section(name: str, lines: list[str]) -> bool:
+    """Whether section ``name`` holds code, as the listing declares it."""
+    return any(section == name and code for section, code in _sections(lines))
 
 
 def assembled(path: Path, workdir: Path) -> tuple[dict[int, tuple[int, bytes]], set[tuple[str, int]]]:
@@ -114,6 +132,10 @@ def assembled(path: Path, workdir: Path) -> tuple[dict[int, tuple[int, bytes]], 
     return at, jump_targets(workdir / (path.name + ".o"), at, path.read_text(errors="replace").splitlines())
 
 
+#: a directive that switches sections
+_SWITCH = re.compile(r"\.(text|data|bss|section|pushsection|popsection|previous|subsection)\b")
+#: control transfers capstone puts in no group of its own
+_TRAPS = frozenset("syscall sysenter sysexit sysret ud0 ud1 ud2 hlt int3 into xbegin".split())
 #: what never runs on to the next instruction, by capstone's mnemonic
 _NO_FALL = re.compile(r"(?:notrack |bnd )?(?:jmp|ljmp|ud2|hlt|ud1|ud0)\b")
 
@@ -150,7 +172,17 @@ def problems(
 
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
     md.detail = True
-    transfers = {capstone.CS_GRP_JUMP, capstone.CS_GRP_CALL, capstone.CS_GRP_RET, capstone.CS_GRP_IRET}
+    transfers = {
+        capstone.CS_GRP_JUMP,
+        capstone.CS_GRP_CALL,
+        capstone.CS_GRP_RET,
+        capstone.CS_GRP_IRET,
+        capstone.CS_GRP_INT,
+    }
+
+    def transfer(insn) -> bool:
+        return bool(transfers & set(insn.groups)) or insn.mnemonic in _TRAPS
+
     lines = text.splitlines()
     spans = [(first, first + len(body.splitlines()) - 1) for first, body in listing_blocks(lines)]
     try:
@@ -176,6 +208,8 @@ def problems(
 
     # (section, where each run of bytes ends) -> whether the processor runs on past it
     runs_on_at: dict[tuple[str, int], bool] = {}
+    # (section, where each run of bytes ends) -> (its line, what it is: code, transfer or data)
+    before_at: dict[tuple[str, int], tuple[int, str]] = {}
     section_of = _sections(lines)
     for n in sorted(at):
         address, placed_bytes = at[n]
@@ -194,16 +228,27 @@ def problems(
                 or capstone.CS_GRP_IRET in last.groups
                 or _NO_FALL.match(f"{last.mnemonic} ")
             )
+            kind = "transfer" if last is not None and transfer(last) else "code"
         elif _ALIGN.match(said):  # padding: what ran before runs on through it
             runs_on = runs_on_at.get(address_in, False)
+            kind = before_at.get(address_in, (n, "data"))[1]
         else:  # data
             run = runs_on_at.get(address_in, False) or landed
             if inside(n, unit_spans):
                 out.append(f"dropped: {shown(n)} places bytes inside a block")
             elif run and not inside(n, spans):
                 out.append(f"dropped: {shown(n)} places bytes the instruction before it runs on into")
-            runs_on = run
+            runs_on, kind = run, "data"
         runs_on_at[(address_in[0], address + len(placed_bytes))] = runs_on
+        before_at[(address_in[0], address + len(placed_bytes))] = (n, kind)
+    for unit in accepted:  # a block starts where a jump lands, after a transfer, data or a switch of sections
+        n = unit[0]
+        address_in = (section_of[n - 1][0], at.get(n, (None, b""))[0])
+        before = before_at.get(address_in)
+        if before is None or before[1] != "code" or address_in in targets:
+            continue
+        if not any(_SWITCH.match(code(k)) or not lines[k - 1].strip() for k in range(before[0] + 1, n)):
+            out.append(f"starts where no jump lands: {shown(n)} runs on from line {before[0]}")
     for unit in accepted:
         numbers = sorted(set(unit))
         for k, n in enumerate(numbers):
@@ -213,7 +258,7 @@ def problems(
                 out.append(f"not its statements: {shown(n)} -> {placed_bytes.hex()} ({len(decoded)} decoded)")
                 continue
             for j, insn in enumerate(decoded):
-                if (k, j) != (len(numbers) - 1, len(decoded) - 1) and transfers & set(insn.groups):
+                if (k, j) != (len(numbers) - 1, len(decoded) - 1) and transfer(insn):
                     out.append(f"runs on: {shown(n)} transfers control mid-block")
         for n in numbers[1:]:
             if (section_of[n - 1][0], at.get(n, (None, b""))[0]) in targets:
@@ -226,6 +271,18 @@ def problems(
 def _switch(r: random.Random, i: int) -> str:
     cases = "".join(f" case {k}: return {r.randint(-99, 99)};" for k in range(r.randint(5, 12)))
     return f"int f{i}(int x) {{ switch (x) {{{cases} default: return x * {r.randint(2, 9)}; }} }}"
+
+
+def _fallthrough_switch(r: random.Random, i: int) -> str:  # a jump table whose cases run on into each other
+    cases = "".join(f" case {k}: y = y * {r.randint(2, 9)} + {k};" for k in range(r.randint(6, 10)))
+    return f"long f{i}(long x, long y) {{ switch (x) {{{cases} break; default: y = -y; }} return y; }}"
+
+
+def _system_call(r: random.Random, i: int) -> str:  # a system call in the middle of straight-line code
+    return (
+        f'long f{i}(long x) {{ long v; __asm__ volatile("syscall" : "=a"(v) : "0"(x) : "rcx", "r11", "memory");'
+        f" return v * {r.randint(2, 9)} + x; }}"
+    )
 
 
 def _computed_goto(r: random.Random, i: int) -> str:
@@ -318,6 +375,8 @@ def _struct_copy(r: random.Random, i: int) -> str:
 
 CONSTRUCTS = (
     _switch,
+    _fallthrough_switch,
+    _system_call,
     _computed_goto,
     _strings,
     _doubles,
@@ -349,7 +408,7 @@ FLAGS = (
 
 def c_program(seed: int) -> tuple[str, tuple[str, ...]]:
     """(C source, gcc flags) of generated program ``seed``: four or more constructs, each at least once
-    across any 15 consecutive seeds."""
+    across any 17 consecutive seeds."""
     r = random.Random(seed)
     picks = [CONSTRUCTS[seed % len(CONSTRUCTS)], *r.sample(CONSTRUCTS, 3)]
     return "\n".join(make(r, i) for i, make in enumerate(picks)) + "\n", r.choice(FLAGS)

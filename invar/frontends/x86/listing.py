@@ -9,13 +9,15 @@ processor runs straight through:
   table's entry, a landing pad), a label that is no assembler-local one
   (``f``: a function, called from elsewhere), a numeric label (``1:``).
   The labels only debugging information names (gcc's ``.LVL``, ``.LBB``,
-  ``.LFB`` with ``-g``, clang's ``.Ltmp``) start nothing: ``-g`` leaves the
-  blocks as they are;
+  ``.LFB`` with ``-g``, clang's ``.Ltmp``) and gcc's bounds of a call site
+  in an exception table (``.LEHB``, ``.LEHE``) start nothing: ``-g`` leaves
+  the blocks as they are;
 - a control transfer ends one, the last line of its block (``jmp``, a
   conditional jump, ``call``, ``ret``, ``syscall``, ``int``, ``loop``,
   ``ud2``, ``hlt``, ``xbegin``), as BHive's blocks end;
 - a blank line ends one, as between the paragraphs of a file of blocks, and
-  comment lines right above a block's first instruction belong to it (the
+  the comment lines above a block's first instruction belong to it, across
+  its labels and directives but not across a section switch or data (the
   ``# label:`` comments of an audit's dataset).
 
 Directives are read for what they do to the instruction stream:
@@ -40,7 +42,8 @@ Directives are read for what they do to the instruction stream:
 ``;`` separates statements as a line break does, but a block starts and
 ends with a line: a label a jump may land on after a ``;``, or a statement
 after a control transfer on its line, refuses the block, at that statement.
-``/* … */`` comments are blanks, as GNU as reads them.
+``/* … */`` comments are blanks, as GNU as reads them; a ``;``, ``#`` or
+``/*`` inside a string is the string's.
 
 Part of the frontends layer: imports errors and the x86 frontend's own
 modules only.
@@ -58,9 +61,10 @@ from .prefixes import PREFIXES
 LABEL = re.compile(r"[\w.$@]+:(?!:)")
 #: ``SYM = 16``: a symbol given a value, as ``.set`` gives one
 _ASSIGNMENT = re.compile(r"[A-Za-z_.$][\w.$@]*\s*=(?!=)")
+#: gcc's bounds of a call site in an exception table (``.LEHB0``, ``.LEHE0``): no jump lands there
+_CALL_SITE = re.compile(r"\.LEH[BE]\d+")
 #: a name a statement may refer to a label by
 _NAME = re.compile(r"[A-Za-z_.$][\w.$@]*")
-_C_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 #: directives that place nothing the processor runs where they stand: skipped (or a comment inside a block)
 _INERT = frozenset(
@@ -86,7 +90,7 @@ _MACHO_DATA = frozenset(
 #: an ELF section whose name says it holds code
 _CODE_SECTION = re.compile(r"\.text\b|\.init\b|\.fini\b|\.plt\b")
 #: sections of debugging and unwinding information: the labels only they name are no jump targets
-_DEBUG_SECTION = re.compile(r"\.debug|\.eh_frame|\.stab|\.note|__DWARF|__debug|__eh_frame|__compact_unwind")
+_DEBUG_SECTION = re.compile(r"\.z?debug|\.eh_frame|\.stab|\.note|__DWARF,|__LD,__compact_unwind|__TEXT,__eh_frame")
 
 #: instructions that end a block: control goes elsewhere (a call and a system call too, as in BHive's blocks)
 _ENDS = frozenset(
@@ -105,9 +109,8 @@ def is_listing(lines: list[str]) -> bool:
     """Whether ``lines`` are a compiler's listing: a statement opens with
     a label or is a directive."""
     for raw in lines:
-        for statement in raw.split("#", 1)[0].split(";"):
-            code = statement.strip()
-            if code and (code.startswith(".") or LABEL.match(code) or _ASSIGNMENT.match(code)):
+        for _, code in _statements(raw):
+            if code.startswith(".") or LABEL.match(code) or _ASSIGNMENT.match(code):
                 return True
     return False
 
@@ -163,7 +166,7 @@ class _Sections:
 
     @property
     def in_debug(self) -> bool:
-        return bool(_DEBUG_SECTION.search(self.section[0]))
+        return bool(_DEBUG_SECTION.match(self.section[0]))
 
     def switch(self, name: str, statement: str) -> bool:
         """Follow directive ``name``; whether it switched sections."""
@@ -178,7 +181,7 @@ class _Sections:
             if name == ".pushsection":
                 self.stack.append(here)
             section = args[0].strip('"')
-            if section.startswith("__"):  # Mach-O: SEGMENT,section[,type[,attributes]]
+            if section.startswith("__") and len(args) > 1 and not args[1].startswith('"'):  # Mach-O: SEG,sect,…
                 rest = ",".join(args[1:])
                 section = f"{section},{args[1] if len(args) > 1 else ''}"
                 if section == "__TEXT,__text" or "pure_instructions" in rest:
@@ -200,13 +203,61 @@ class _Sections:
 
 def _statements(line: str) -> list[tuple[int, str]]:
     """(0-based column, text) of each ``;``-separated statement of a line's
-    code (its ``#`` comment cut), blank ones left out."""
-    code = line.split("#", 1)[0]
-    out, col = [], 0
-    for part in code.split(";"):
-        if part.strip():
-            out.append((col + len(part) - len(part.lstrip()), part.strip()))
-        col += len(part) + 1
+    code (its ``#`` comment cut), blank ones left out; a ``;`` or ``#``
+    inside a string (``.string "a;b#c"``) is the string's."""
+    out, start, quoted, k = [], 0, False, 0
+    while k <= len(line):
+        c = line[k] if k < len(line) else ";"
+        if quoted:
+            if c == "\\":
+                k += 1
+            elif c == '"':
+                quoted = False
+        elif c == '"':
+            quoted = True
+        elif c in ";#" or k == len(line):
+            part = line[start:k]
+            if part.strip():
+                out.append((start + len(part) - len(part.lstrip()), part.strip()))
+            if c == "#":
+                break
+            start = k + 1
+        k += 1
+    return out
+
+
+def _without_c_comments(text: str) -> list[str]:
+    """The lines of ``text`` with each ``/* … */`` comment blanked, as GNU as
+    reads it (outside strings and ``#`` comments; columns and line numbers
+    kept); a line that held only a comment stays a comment line (``#``)."""
+    out, quoted, in_comment = [], False, False
+    for line in text.splitlines():
+        chars, k, commented = list(line), 0, in_comment
+        while k < len(chars):
+            c, two = chars[k], line[k : k + 2]
+            if in_comment:
+                if two == "*/":
+                    chars[k : k + 2] = "  "
+                    in_comment, k = False, k + 2
+                    continue
+                chars[k] = " "
+            elif quoted:
+                if c == "\\":
+                    k += 1
+                elif c == '"':
+                    quoted = False
+            elif c == '"':
+                quoted = True
+            elif c == "#":
+                break
+            elif two == "/*":
+                chars[k : k + 2] = "  "
+                in_comment, commented, k = True, True, k + 2
+                continue
+            k += 1
+        quoted = False  # a string ends with its line
+        blanked = "".join(chars)
+        out.append("#" + blanked[1:] if commented and line.strip() and not blanked.strip() else blanked)
     return out
 
 
@@ -239,6 +290,7 @@ def _landing_labels(lines: list[str]) -> set[str]:
             elif not intel:
                 named.update(_NAME.findall(statement))
     local = (".L",) + (("L", "l") if macho else ())
+    named -= {name for name in named if _CALL_SITE.fullmatch(name)}
     return {label for label in defined if label in named or label.isdigit() or not label.startswith(local)}
 
 
@@ -312,7 +364,7 @@ class _Reader:
             if not statement:
                 continue
             if statement.startswith(".") or _ASSIGNMENT.match(statement):
-                name = _directive(statement) if statement.startswith(".") else ".set"
+                name = ".set" if _ASSIGNMENT.match(statement) else _directive(statement)
                 if name == ".intel_syntax":
                     self._close()
                     self.open, self.code, self.intel = [(i, raw)], True, i
@@ -325,7 +377,6 @@ class _Reader:
                     return
                 if not self._directive(i, name, statement):
                     text = text[:col] + " " * len(statement) + text[col + len(statement) :]
-                    self.comments = []  # the comments above a directive are not the next block's
                 else:
                     kept = True
                 continue
@@ -351,6 +402,7 @@ class _Reader:
         """Follow a directive; whether its line is kept in the block (it refuses it)."""
         if name in _SECTIONS or name in _MACHO_DATA:  # the lines after it go elsewhere
             self._close()
+            self.comments, self.labels = [], []  # what stood above it is not the next block's
             self.left[self.sections.section] = self.flows
             self.sections.switch(name, statement)
             self.flows = self.left.get(self.sections.section, False)
@@ -363,6 +415,7 @@ class _Reader:
             return False
         if name in DATA_DIRECTIVES and not (self.sections.in_code and self.flows and not self.data_region):
             self._close()  # a jump table, a string: nothing runs into it
+            self.comments, self.labels = [], []  # nor are its labels and comments the next block's
             return False
         self.code = True  # it would change what runs here: kept, where the block is refused
         if not self.open:
@@ -409,7 +462,7 @@ class _Reader:
 
 def read_listing(text: str) -> list[Block]:
     """The basic blocks of a compiler's listing ``text``."""
-    lines = _C_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), text).splitlines()
+    lines = _without_c_comments(text)
     return _Reader(lines, _landing_labels(lines)).read()
 
 

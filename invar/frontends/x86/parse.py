@@ -131,7 +131,7 @@ def parse_units(text: str, path: str | None = None) -> Units:
                 raise error
             name = _stem(path) if len(found) == 1 else f"line{first}"
             units.append(parse(body, name=name, path=path, first_line=first))
-            units.aliases.update((label, name) for label in labels if label != name)
+            units.aliases.update((label, name) for label in labels if label != name and not label.isdigit())
         except ParseError as err:
             if listing and err.line and err.line <= len(lines):  # the line as written, not as the block holds it
                 err.source_line = lines[err.line - 1]
