@@ -188,6 +188,9 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     )
     if shared:
         raise UsageError(f"--function {function!r} is ambiguous: {', '.join(u.name for u in shared)}", path=path)
+    refused = getattr(units, "refused", set())
+    if function in refused or aliased in refused:
+        raise UsageError(f"--function {function!r}: that block was refused (its error is above)", path=path)
     names = ", ".join(u.name for u in units) or "none"
     raise UsageError(f"no function {function!r} (found: {names})", path=path)
 

@@ -39,11 +39,14 @@ class Units(list):
     skipped: list[ParseError]
     #: other names a command may call a unit by -> its name (an assembly listing's labels: ``sum3`` -> ``line9``)
     aliases: dict[str, str]
+    #: the names of the skipped units, where the frontend knows them (a listing's ``line237``)
+    refused: set[str]
 
     def __init__(self, programs: Iterable[Program] = (), skipped: Iterable[ParseError] = ()) -> None:
         super().__init__(programs)
         self.skipped = list(skipped)
         self.aliases = {}
+        self.refused = set()
 
     def skip_summary(self) -> str:
         """``"2 skipped: 1 unsupported construct, 1 nesting too deep"``, or ``""``."""

@@ -283,3 +283,15 @@ def test_a_lone_survivor_of_several_blocks_keeps_its_name(invoke, tmp_path) -> N
 def test_a_listings_block_is_taken_by_its_label(invoke, function, count) -> None:
     result = invoke("renamings", FIXTURES / "x86" / "sum3.s", "--function", function, "--count")
     assert result.exit_code == 0 and result.stdout.strip() == count
+
+
+@pytest.mark.parametrize("function", ["g", "line5"])
+def test_a_refused_block_named_by_function_says_so(invoke, tmp_path, function) -> None:
+    path = tmp_path / "one.s"
+    path.write_text("f:\nmovq %rdi, %rax\nret\ng:\n.byte 0x90\nret\n")
+    result = invoke("renamings", path, "--function", function, "--count")
+    assert result.exit_code == 2
+    assert (
+        messages(result.stderr)[-1]
+        == f"{path}: error: --function {function!r}: that block was refused (its error is above)"
+    )

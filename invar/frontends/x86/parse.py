@@ -126,13 +126,14 @@ def parse_units(text: str, path: str | None = None) -> Units:
         return Units([parse(text, path=path, name=_stem(path))])
     units = Units()
     for first, body, error, labels in found:
+        name = _stem(path) if len(found) == 1 else f"line{first}"
+        units.aliases.update((label, name) for label in labels if label != name and not label.isdigit())
         try:
             if error is not None:
                 raise error
-            name = _stem(path) if len(found) == 1 else f"line{first}"
             units.append(parse(body, name=name, path=path, first_line=first))
-            units.aliases.update((label, name) for label in labels if label != name and not label.isdigit())
         except ParseError as err:
+            units.refused.add(name)
             if listing and err.line and err.line <= len(lines):  # the line as written, not as the block holds it
                 err.source_line = lines[err.line - 1]
             err.reason = "block rejected"  # type: ignore[attr-defined]  (the skip summary counts by reason)
