@@ -111,7 +111,9 @@ def parse_units(text: str, path: str | None = None) -> Units:
     """The basic blocks of an assembly file: paragraphs separated by blank
     lines, or one block per line when no blank line separates its code and
     its lines separate instructions with ``;`` (BHive's one-block-a-line
-    form); a paragraph of comments alone is no block (docs/formats.md). Every
+    form); a paragraph of comments alone is no block; a compiler's listing
+    (labels, directives) cut as :mod:`.listing` cuts it, each block also
+    named by its labels (``units.aliases``) (docs/formats.md). Every
     command and the audit read a file so. A file of one block is one unit
     named after the file; in a file of several, each is named ``lineN`` after
     the first line of its paragraph (the line of the audit's example id), and
