@@ -19,7 +19,8 @@ from tests.conftest import FIXTURES
 from tests.oracles.x86_listing_oracle import CONSTRUCTS, c_program, compile_listing, assembled, problems
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("gcc") is None or shutil.which("as") is None, reason="needs gcc and GNU as (.ci/run installs gcc)"
+    any(shutil.which(tool) is None for tool in ("gcc", "as", "readelf")),
+    reason="needs gcc and GNU binutils (.ci/run installs gcc)",
 )
 
 #: generated programs: three per construct
