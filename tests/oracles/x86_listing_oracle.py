@@ -102,6 +102,7 @@ def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) 
             symbols.setdefault(names[fields[6]], []).append(int(fields[1], 16))
             if fields[3] == "FUNC" or fields[4] in ("GLOBAL", "WEAK"):
                 out.add((names[fields[6]], int(fields[1], 16)))
+    code = {section for section, holds_code in section_of if holds_code}  # as the listing declares them
     holder = None
     entry = re.compile(r"([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_(\w+)\s+[0-9a-f]+\s+(\S+)\s*([+-])\s*([0-9a-f]+)")
     for raw in subprocess.run(["readelf", "-rW", str(obj)], capture_output=True, text=True).stdout.splitlines():
@@ -113,16 +114,11 @@ def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) 
                 continue
             if kind in ("64", "32", "32S"):  # data holding an address whole
                 out.add((symbol, addend))
-            elif kind == "PC32" and not code_section(holder, lines):  # a table of differences from its label
+            elif kind == "PC32" and holder not in code:  # a table of differences from its label
                 base = max((a for a in symbols.get(holder, []) if a <= place), default=None)
                 if base is not None:
                     out.add((symbol, addend - place + base))
     return out
-
-
-def code_section(name: str, lines: list[str]) -> bool:
-    """Whether section ``name`` holds code, as the listing declares it."""
-    return any(section == name and code for section, code in _sections(lines))
 
 
 def assembled(path: Path, workdir: Path) -> tuple[dict[int, tuple[int, bytes]], set[tuple[str, int]]]:
