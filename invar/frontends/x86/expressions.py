@@ -5,8 +5,8 @@ Compilers write addresses as sums: gcc's ``8+g(%rip)`` and ``-16+g(%rbx)``
 ``%fs:8+x@tpoff``. invar reads what ``llvm-mc`` reads of them: numbers
 (decimal, ``0x`` hex, ``0b`` binary, octal with a leading ``0``), symbols
 (``g``, ``.LC0``, ``calls.0``, with a modifier such as ``@GOTPCREL`` or
-``@tpoff``; in a bare or %rip-relative operand and an immediate also
-``1b`` and ``2f``, numeric local labels), ``+`` and ``-`` (binary and unary) and parentheses. With only
+``@tpoff``; in a branch's target also ``1b`` and ``2f``, numeric local
+labels), ``+`` and ``-`` (binary and unary) and parentheses. With only
 these operators an expression that is an address is a constant plus at most
 one symbol, less at most one other, and it is kept in that form
 (:class:`Expression`): the constant is exact (a dependency compares
@@ -61,9 +61,9 @@ def read_expression(text: str, what: str = "displacement", *, local_labels: bool
     """Read ``text`` (``what`` names it in messages). A malformed one is a
     :class:`~invar.errors.ParseError` at its 1-based column in ``text``.
     ``local_labels``: ``1b`` and ``2f`` name numeric local labels (the
-    parser asks for them in a bare operand, a %rip-relative address and an
-    immediate: ``jnz 1b``, ``leaq 1f(%rip)``, ``pushq $2f``; beside a base
-    register they stay malformed numbers)."""
+    parser asks for them in a branch's bare target, ``jnz 1b``, which a
+    listing defines; elsewhere they stay malformed numbers, as llvm-mc
+    refuses them in a block without their labels)."""
     tokens = _tokens(text, what, local_labels)
     written = "".join(t for t, _ in tokens)
     value = _fold(tokens, text, what)
@@ -99,11 +99,7 @@ def _tokens(text: str, what: str, local_labels: bool = False) -> list[tuple[str,
         if kind == "number" and local_labels and _LOCAL_LABEL.fullmatch(token):  # ``jnz 1b``: label 1, back
             kind = "symbol"
         elif kind == "number" and not _NUMBER.fullmatch(token):
-            hint = (
-                " (a numeric local label is read in a branch target, a %rip-relative address or an immediate)"
-                if _LOCAL_LABEL.fullmatch(token)
-                else ""
-            )
+            hint = " (a numeric local label is read as a branch's target only)" if _LOCAL_LABEL.fullmatch(token) else ""
             raise ParseError(f"malformed number {token!r} in {what} {text.strip()!r}{hint}", col=at + 1)
         if kind == "symbol" and re.fullmatch(r"\.[0-9]+", token):
             raise ParseError(f"{token!r} in {what} {text.strip()!r} is a real number, not an integer", col=at + 1)

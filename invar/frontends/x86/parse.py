@@ -314,7 +314,7 @@ def _operand(op: str, col: int, b: _Builder) -> dict:
     if low.startswith("$"):
         if not op[1:].strip():
             raise ParseError(f"malformed immediate {op!r}", col=col + 1)
-        expression = _expression(op[1:], col + 1, "immediate", local_labels=True)  # ``pushq $2f``
+        expression = _expression(op[1:], col + 1, "immediate")
         b.add("$" + expression.text, "immediate", "imm")
         info["kind"] = "imm"
         info["value"] = expression.value
@@ -395,8 +395,10 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
         info["seg"] = reg.name
     info["disp"] = 0
     if disp:
-        # a bare operand or a %rip-relative one may name a numeric local label (``jnz 1b``, ``leaq 1f(%rip)``)
-        local = inner is None or inner.strip().lower() == "%rip"
+        # a branch's bare target may name a numeric local label (``jnz 1b``): a listing defines it
+        kinds = [t.kind for t in b.tokens]
+        mnemonic = b.tokens[kinds.index("mnemonic")].text.lower() if "mnemonic" in kinds else ""
+        local = inner is None and mnemonic.startswith(("j", "call", "loop"))
         expression = _expression(disp, col + disp_at, "displacement", local_labels=local)
         b.add(expression.text, "disp", "disp")
         info.update(disp=expression.value, disp_text=expression.text)
