@@ -205,57 +205,58 @@ def _statements(line: str) -> list[tuple[int, str]]:
     """(0-based column, text) of each ``;``-separated statement of a line's
     code (its ``#`` comment cut), blank ones left out; a ``;`` or ``#``
     inside a string (``.string "a;b#c"``) is the string's."""
-    out, start, quoted, k = [], 0, False, 0
-    while k <= len(line):
-        c = line[k] if k < len(line) else ";"
-        if quoted:
-            if c == "\\":
-                k += 1
-            elif c == '"':
-                quoted = False
-        elif c == '"':
-            quoted = True
-        elif c in ";#" or k == len(line):
-            part = line[start:k]
-            if part.strip():
-                out.append((start + len(part) - len(part.lstrip()), part.strip()))
-            if c == "#":
-                break
-            start = k + 1
-        k += 1
+    if '"' not in line:  # no string: the cuts are every ';' before the comment (most lines)
+        code = line.split("#", 1)[0]
+        cuts, k = [i for i, c in enumerate(code) if c == ";"], len(code)
+    else:
+        cuts, k = [], 0  # where a statement ends: each ';' outside strings, then the '#' or the line's end
+        while k < len(line) and line[k] != "#":
+            if line[k] == '"':
+                k = _string_end(line, k)
+            elif line[k] == ";":
+                cuts.append(k)
+            k += 1
+    out, start = [], 0
+    for cut in [*cuts, k]:
+        part = line[start:cut]
+        if part.strip():
+            out.append((start + len(part) - len(part.lstrip()), part.strip()))
+        start = cut + 1
     return out
+
+
+def _string_end(line: str, k: int) -> int:
+    """Where the string opening at ``line[k]`` closes (its escapes skipped), or the line's end."""
+    k += 1
+    while k < len(line) and line[k] != '"':
+        k += 2 if line[k] == "\\" else 1
+    return min(k, len(line))
 
 
 def _without_c_comments(text: str) -> list[str]:
     """The lines of ``text`` with each ``/* … */`` comment blanked, as GNU as
     reads it (outside strings and ``#`` comments; columns and line numbers
     kept); a line that held only a comment stays a comment line (``#``)."""
-    out, quoted, in_comment = [], False, False
+    if "/*" not in text:
+        return text.splitlines()
+    out, in_comment = [], False
     for line in text.splitlines():
         chars, k, commented = list(line), 0, in_comment
-        while k < len(chars):
-            c, two = chars[k], line[k : k + 2]
+        while k < len(line):
             if in_comment:
-                if two == "*/":
-                    chars[k : k + 2] = "  "
-                    in_comment, k = False, k + 2
-                    continue
-                chars[k] = " "
-            elif quoted:
-                if c == "\\":
-                    k += 1
-                elif c == '"':
-                    quoted = False
-            elif c == '"':
-                quoted = True
-            elif c == "#":
+                end = line.find("*/", k)
+                stop = len(line) if end < 0 else end + 2
+                chars[k:stop] = " " * (stop - k)
+                in_comment, k = end < 0, stop
+            elif line[k] == '"':
+                k = _string_end(line, k) + 1
+            elif line[k] == "#":
                 break
-            elif two == "/*":
+            elif line.startswith("/*", k):
                 chars[k : k + 2] = "  "
                 in_comment, commented, k = True, True, k + 2
-                continue
-            k += 1
-        quoted = False  # a string ends with its line
+            else:
+                k += 1
         blanked = "".join(chars)
         out.append("#" + blanked[1:] if commented and line.strip() and not blanked.strip() else blanked)
     return out
