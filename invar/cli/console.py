@@ -156,11 +156,24 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     """The units of ``path``, or the one named ``function`` (qualified, or its
     last parts when unique: ``m``, ``Q.m`` for ``A.Q.m``). Units the frontend had to skip are reported on
     stderr, each with its location, followed by a summary line; the command
-    still processes the rest and then exits 1."""
-    from ..errors import UsageError
-    from ..frontends.units import own_name
-
+    still processes the rest and then exits 1. A ``--function`` that names a
+    unit read well picks it alone: the other units' errors are not its own,
+    so they are neither shown nor counted in the exit status (they are, above
+    the usage error, when ``--function`` names no unit read well)."""
     units = load_units(path, lang)
+    if function is None:  # several units read, or skipped: each shown under its name
+        _report_skipped(path, units)
+        return Selected(units, several=len(units) + len(getattr(units, "skipped", ())) > 1)
+    try:
+        return _named_unit(path, units, function)
+    except InvarError:
+        _report_skipped(path, units)
+        raise
+
+
+def _report_skipped(path: str, units) -> None:
+    """Each unit the frontend skipped, located, then the summary line; the
+    command will exit 1."""
     skipped = list(getattr(units, "skipped", ()))
     shown = "<stdin>" if path == "-" else path
     for err in skipped:
@@ -168,8 +181,13 @@ def select_units(path: str, lang: str | None, function: str | None = None):
     if skipped:
         stderr.print(f"{shown}: {units.skip_summary()}", markup=False)
         _skipped.extend(skipped)
-    if function is None:  # several units read, or skipped: each shown under its name
-        return Selected(units, several=len(units) + len(skipped) > 1)
+
+
+def _named_unit(path: str, units, function: str) -> list:
+    """The unit of ``units`` that ``function`` names (see :func:`select_units`)."""
+    from ..errors import UsageError
+    from ..frontends.units import own_name
+
     # a space is no part of a name: an LTL file's ``line 2`` is also ``line2``, as an assembly file's blocks are named
     exact = [u for u in units if u.name.replace(" ", "") == function.replace(" ", "")]
     aliased = getattr(units, "aliases", {}).get(function)  # a listing's block by its label: ``sum3``, ``.L3``

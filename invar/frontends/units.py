@@ -32,6 +32,21 @@ def check_size(text: str, path: str | None) -> None:
         )
 
 
+#: the frontends' skip reasons, singular -> plural (a reason not here, such as
+#: ``nesting too deep`` or an error's own message, reads the same for any count)
+_PLURALS = {
+    "syntax error": "syntax errors",
+    "unsupported construct": "unsupported constructs",
+    "malformed formula": "malformed formulas",
+    "malformed trace": "malformed traces",
+    "trace without a formula": "traces without a formula",
+    "block rejected": "blocks rejected",
+    "instruction rejected": "instructions rejected",
+    "empty hex field": "empty hex fields",
+    "odd number of hex digits": "odd numbers of hex digits",
+}
+
+
 class Units(list):
     """``list[Program]`` with the units that were skipped, each as its error."""
 
@@ -49,11 +64,11 @@ class Units(list):
         self.refused = set()
 
     def skip_summary(self) -> str:
-        """``"2 skipped: 1 unsupported construct, 1 nesting too deep"``, or ``""``."""
+        """``"3 skipped: 2 unsupported constructs, 1 nesting too deep"``, or ``""``."""
         if not self.skipped:
             return ""
         reasons = Counter(getattr(e, "reason", None) or e.message for e in self.skipped)
-        parts = ", ".join(f"{n} {why}" for why, n in reasons.items())
+        parts = ", ".join(f"{n} {_PLURALS.get(why, why) if n > 1 else why}" for why, n in reasons.items())
         return f"{len(self.skipped)} skipped: {parts}"
 
 

@@ -41,7 +41,7 @@ def _check_errors(stderr: str, path) -> None:
         assert line.startswith(f"{path}:{n}:{col}: error: ") and message in line, line
     assert lines[-1] == (
         f"{path}: 6 skipped: 1 empty hex field, 1 not hex, 1 odd number of hex digits, "
-        "1 undecodable bytes, 2 instruction rejected"
+        "1 undecodable bytes, 2 instructions rejected"
     )
 
 

@@ -47,3 +47,21 @@ def test_python_files_with_a_bom_or_a_coding_cookie(tmp_path, invoke):
     assert result.exit_code == 0 and "caf\u00e9" in result.stdout
     piped = invoke("renamings", "-", "--lang", "python", "--count", input=latin.read_bytes())
     assert piped.exit_code == 0 and piped.stdout.strip() == "2"
+
+
+@pytest.mark.parametrize("command", [["renamings", "--count"], ["permutations", "--count"], ["dlg"], ["canon"]])
+def test_a_function_read_well_is_picked_alone(invoke, one_bad_function, command):
+    """``--function good``: the other unit's error is not this one's, so it is
+    neither shown nor counted in the exit status."""
+    result = invoke(command[0], one_bad_function, *command[1:], "--function", "good")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() and not result.stderr.strip()
+
+
+def test_a_function_not_read_well_shows_the_errors_above_its_refusal(invoke, one_bad_function):
+    result = invoke("renamings", one_bad_function, "--count", "--function", "bad")
+    assert result.exit_code != 0
+    err = result.stderr.splitlines()
+    assert err[0].startswith(f"{one_bad_function}:6:5: error: construct not supported here")
+    assert err[1] == f"{one_bad_function}: 1 skipped: 1 unsupported construct"
+    assert "'bad'" in err[-1]

@@ -139,7 +139,7 @@ def test_bad_units_are_skipped_and_the_rest_returned() -> None:
         (8, 2, "line 7", "malformed trace"),
     ]
     assert all(e.path == "f.ltl" for e in units.skipped)
-    assert units.skip_summary() == "5 skipped: 1 malformed formula, 2 malformed trace, 2 trace without a formula"
+    assert units.skip_summary() == "5 skipped: 1 malformed formula, 2 malformed traces, 2 traces without a formula"
     with pytest.raises(ParseError) as info:  # nothing good: the first error is raised
         parse_units("G(a\nb;c\n", "f.ltl")
     assert (info.value.line, info.value.col) == (1, 2)
