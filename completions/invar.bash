@@ -39,7 +39,7 @@ _invar() {
     done
     case "$path" in
         "invar") words="parse canon renamings permutations dlg train predict ltl data audit alta --version" ;;
-        "invar parse") words="--lang --format" ;;
+        "invar parse") words="--lang --function --format" ;;
         "invar canon") words="--pin --function --lang --format" ;;
         "invar renamings") words="--count --limit --sample --seed --pin --names --aps --function --all --lang --format" ;;
         "invar permutations") words="--count --limit --sample --seed --function --all --format --lang --max-states --chain-steps" ;;

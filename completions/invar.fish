@@ -13,6 +13,7 @@ complete -c invar -n '__fish_use_subcommand' -a audit
 complete -c invar -n '__fish_use_subcommand' -a alta
 complete -c invar -n '__fish_use_subcommand' -l version
 complete -c invar -n '__fish_seen_subcommand_from parse' -l lang
+complete -c invar -n '__fish_seen_subcommand_from parse' -l function
 complete -c invar -n '__fish_seen_subcommand_from parse' -l format -x -a 'table json'
 complete -c invar -n '__fish_seen_subcommand_from parse' -F
 complete -c invar -n '__fish_seen_subcommand_from canon' -l pin

@@ -8,7 +8,7 @@ from rich.table import Table
 
 from ..program import Program
 from .console import command, select_units, skipped_records, stdout
-from .options import SCHEMA, FileArg, LangOpt, TableFormat, TableFormatOpt
+from .options import SCHEMA, FileArg, FunctionOpt, LangOpt, TableFormat, TableFormatOpt
 
 
 def program_json(p: Program) -> dict:
@@ -30,12 +30,14 @@ def program_json(p: Program) -> dict:
 
 
 @command
-def parse_command(file: FileArg, lang: LangOpt = None, fmt: TableFormatOpt = TableFormat.table) -> None:
+def parse_command(
+    file: FileArg, lang: LangOpt = None, function: FunctionOpt = None, fmt: TableFormatOpt = TableFormat.table
+) -> None:
     """Show the tokens of FILE with their views and referents, and what each line reads and writes.
 
     Example: invar parse fixtures/x86/figure1a.s
     """
-    units = select_units(file, lang)
+    units = select_units(file, lang, function)
     if fmt is TableFormat.json:
         errors = [{k: v for k, v in r.items() if k != "schema"} for r in skipped_records()]
         print(json.dumps({"schema": SCHEMA, "units": [program_json(u) for u in units], "errors": errors}, indent=2))

@@ -49,7 +49,9 @@ def test_python_files_with_a_bom_or_a_coding_cookie(tmp_path, invoke):
     assert piped.exit_code == 0 and piped.stdout.strip() == "2"
 
 
-@pytest.mark.parametrize("command", [["renamings", "--count"], ["permutations", "--count"], ["dlg"], ["canon"]])
+@pytest.mark.parametrize(
+    "command", [["renamings", "--count"], ["permutations", "--count"], ["dlg"], ["canon"], ["parse"]]
+)
 def test_a_function_read_well_is_picked_alone(invoke, one_bad_function, command):
     """``--function good``: the other unit's error is not this one's, so it is
     neither shown nor counted in the exit status."""
