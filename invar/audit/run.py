@@ -23,8 +23,10 @@ token.
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
+import numbers
 import random
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
@@ -401,8 +403,10 @@ def _prediction(o: Any, discrete: bool, check: Callable[[Any], Any] | None = Non
                 return check(o)
             except ValueError as err:
                 return Failure(f"returned {_shown_value(o)}, not one of the task's answers ({err})")
-        if isinstance(o, bool) or not isinstance(o, (int, float)):
-            o = float(o)
+        # a real number of any type (Fraction, Decimal, NumPy's); text that spells one, bytes or a
+        # truth value is not a prediction of a number, and float() would read each as one
+        if isinstance(o, bool) or not isinstance(o, (numbers.Real, decimal.Decimal)):
+            raise TypeError(type(o).__name__)
         o = float(o)
     except (TypeError, ValueError, OverflowError, RecursionError):
         return Failure(f"returned {_shown_value(o)}, not a {'JSON value' if discrete else 'number'}")
@@ -414,7 +418,7 @@ def _prediction(o: Any, discrete: bool, check: Callable[[Any], Any] | None = Non
 def _shown_value(o: Any) -> str:
     """A model's output as a message shows it: short, and safe to take."""
     try:
-        if not isinstance(o, (str, int, float, complex, list, tuple, dict)):
+        if not isinstance(o, (str, bytes, int, float, complex, list, tuple, dict)):
             return _a(o)
         text = repr(o)
         return text if len(text) <= 60 else text[:57] + "..."

@@ -133,6 +133,27 @@ def returns_complex(texts):
     return [1 + 2j if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
 
 
+def returns_numeric_text(texts):
+    """The string "2.5" for a block with a lea: text, not a number, however it reads."""
+    return ["2.5" if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+
+
+def returns_bytes(texts):
+    return [b"2.5" if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+
+
+def returns_bool(texts):
+    """True for a block with a lea: a truth value, not a count of cycles."""
+    return [True if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+
+
+def returns_fraction(texts):
+    """A Fraction: a real number, read as one."""
+    from fractions import Fraction
+
+    return [Fraction(5, 2) if "lea" in t else v for t, v in zip(texts, distinct_registers(texts))]
+
+
 def exits(texts):
     """sys.exit(3): the model's error, not the audit's end."""
     import sys

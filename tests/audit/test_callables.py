@@ -155,6 +155,9 @@ LEA = [k for k, t in enumerate(TEXTS) if "lea" in t]
         # predictions that are not numbers
         (callables.returns_huge_int, f"returned 1{'0' * 56}..., not a number"),
         (callables.returns_complex, "returned (1+2j), not a number"),
+        (callables.returns_numeric_text, "returned '2.5', not a number"),
+        (callables.returns_bytes, "returned b'2.5', not a number"),
+        (callables.returns_bool, "returned True, not a number"),
         # exceptions outside Exception's hierarchy are the call's error too
         (callables.exits, "SystemExit: 3"),
         (callables.exits_quietly, "SystemExit"),
@@ -184,6 +187,13 @@ def test_a_sequence_of_predictions_of_any_kind_is_read(fn):
     result = audit(fn, TEXTS, task="bhive", variants=2, batch_size=4)
     assert result.errors == 0 and [r["prediction"] for r in result.records] == callables.distinct_registers(TEXTS)
     assert result.violation_rate == 0.0
+
+
+def test_a_real_number_of_any_type_is_read_as_a_float():
+    result = audit(callables.returns_fraction, TEXTS, task="bhive", variants=2, batch_size=4)
+    assert result.errors == 0
+    for k, rec in enumerate(result.records):
+        assert rec["prediction"] == (2.5 if k in LEA else callables.distinct_registers([TEXTS[k]])[0])
 
 
 @pytest.mark.parametrize(
