@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -79,7 +80,8 @@ def run_command(
     from ..alta.store import load_program
 
     program = load_program(prog, max_length=max_len)
-    result = run(program, text, max_layers=max_layers, trace=trace)
+    with _refusals(program, "--input"):
+        result = run(program, text, max_layers=max_layers, trace=trace)
     if fmt is not TextFormat.text:
         record = {
             "schema": SCHEMA,
@@ -338,7 +340,9 @@ def minimal_command(
     from ..alta.store import load_program
 
     program = load_program(prog, max_length=max_len)
-    used = coverage(program, _lines(train, program))
+    inputs = _lines(train, program, numbered=True)
+    with _refusals(program, train, inputs):
+        used = coverage(program, [text for _, _, text in inputs])
     reduced = minimal_of(program, used)
     record = {
         "schema": SCHEMA,
@@ -352,7 +356,9 @@ def minimal_command(
         "positions_seen": len(used.positions),
     }
     if test is not None:
-        results = agreement(program, reduced, _lines(test, program), lam=lam)
+        inputs = _lines(test, program, numbered=True)
+        with _refusals(program, test, inputs):
+            results = agreement(program, reduced, [text for _, _, text in inputs], lam=lam)
         wrong = [r for r in results if not r.agrees]
         record.update(
             test=len(results),
@@ -381,10 +387,46 @@ def minimal_command(
             stdout.print(f"first disagreement: {d['input']}: {d['why']}", markup=False)
 
 
-def _lines(path: str, program=None) -> list[str]:
+@contextlib.contextmanager
+def _refusals(program, where: str, numbered: list[tuple[int, str, str]] = ()):
+    """An input the interpreter refuses (a symbol past the positions it has
+    values for, a head output left undefined: outside the program's domain)
+    is the input's error, located at ``where`` (``--input``, or the line of
+    ``numbered``, a file's (line, raw line, input), that the interpreter
+    refuses first), not at the program's rule; the rule's place stays in the
+    message, for whoever wrote the program."""
+    from ..alta.interpreter import run
+    from ..alta.spec import AltaError
+    from ..errors import InvarError
+
+    try:
+        yield
+    except AltaError as err:
+        line, raw = 0, None
+        for number, source, text in numbered:  # which input it was: the error path only
+            try:
+                run(program, text)
+            except AltaError:
+                line, raw = number, source
+                break
+        else:
+            if numbered:  # no input is refused alone: not an input's error
+                raise
+        rule = f" (the rule at {err.where})" if err.path is not None else ""
+        raise InvarError(
+            f"outside {program.name}'s domain: {err.message}{rule}",
+            path=where,
+            line=line,
+            col=1 if line else 0,
+            source_line=raw,
+        ) from err
+
+
+def _lines(path: str, program=None, *, numbered: bool = False) -> list:
     """The inputs of a file: every non-blank line, up to a tab; with
     ``program``, a symbol outside its alphabet is an error at its line and
-    column (binary or undecodable text too, as every command reads files)."""
+    column (binary or undecodable text too, as every command reads files).
+    ``numbered``: each as (line number, raw line, input)."""
     from ..errors import InvarError
     from .console import read_text
 
@@ -403,7 +445,7 @@ def _lines(path: str, program=None) -> list[str]:
                 col=line.index(foreign[0]) + 1,
                 source_line=raw,
             )
-        inputs.append(line.strip())
+        inputs.append((number, raw, line.strip()) if numbered else line.strip())
     if not inputs:
         raise InvarError("no inputs", path=path, line=1, col=1)
     return inputs

@@ -111,7 +111,9 @@ def test_a_program_from_a_file(invoke, tmp_path):
         (["run", "nope", "-i", "1"], "unknown program 'nope'"),
         (["run", "parity-relative", "-i", "1 2"], "symbol '2' at position 2"),
         (["run", "parity-relative", "--max-len", "5", "-i", "1"], "takes no max_length"),
-        (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "4 positions"),
+        (["run", "parity-absolute", "--max-len", "3", "-i", "1 0 1 1"], "--input: error: outside parity-absolute's"),
+        # an input outside the program's domain is the input's error; the rule it trips keeps its place
+        (["run", "sort", "-i", "c a c"], "--input: error: outside sort's domain: input '<s> c a c', layer 2"),
         (["run", "{dir}/missing.py:f", "-i", "1"], "no such file"),
         (["run", "{dir}/folder.py:f", "-i", "1"], "is a directory, not a file"),
         (["run", "{dir}/progs.py:leaves", "-i", "1"], f"progs.py:{EXIT_LINE}: error: SystemExit: 0"),
@@ -193,3 +195,23 @@ def test_minimal_locates_a_bad_input_line(invoke, tmp_path, content, where, said
         assert result.exit_code == 1, result.output
         first = result.stderr.splitlines()[0]
         assert first.startswith(f"{path}{where} error: ") and said in first, first
+
+
+@pytest.mark.parametrize(
+    "name, bound, content, where",
+    [
+        ("sort", [], "a b\nb a\nc a c\n", ":3:1:"),  # a repeated symbol: a head's output undefined
+        ("parity-absolute", ["--max-len", "3"], "1 0\n1 0 1 1\n", ":2:1:"),  # past its positions
+    ],
+)
+def test_minimal_locates_an_input_outside_the_domain_at_its_line(invoke, tmp_path, name, bound, content, where):
+    path = tmp_path / "in.txt"
+    path.write_text(content)
+    good = tmp_path / "good.txt"
+    good.write_text(content.splitlines()[0] + "\n")
+    for option in ("--train", "--test"):
+        other = ["--train", str(good)] if option == "--test" else []
+        result = invoke("alta", "minimal", name, *bound, *other, option, str(path))
+        assert result.exit_code == 1, result.output
+        first = result.stderr.splitlines()[0]
+        assert first.startswith(f"{path}{where} error: outside {name}'s domain: "), first
