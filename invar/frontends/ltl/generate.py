@@ -388,7 +388,8 @@ def generate_file(
 
     Progress is checkpointed in ``OUT.meta.json`` (settings, next record,
     bytes written, counts); a run with the same settings resumes from the last
-    checkpoint, cutting off anything written after it. ``out`` is locked
+    checkpoint, cutting off anything written after it (a ``num`` below the
+    records it holds is refused: it would keep them). ``out`` is locked
     (``flock``) for the whole run: a concurrent run on it raises DataError."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
@@ -422,6 +423,12 @@ def generate_file(
                 raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
             if os.fstat(f.fileno()).st_size < size:
                 raise DataError("is shorter than its checkpoint; pass --overwrite", path=str(out))
+            if start > config.num:  # resuming would keep them all: more than asked for
+                raise DataError(
+                    f"holds {start:,} records, more than --num {config.num:,}; pass --overwrite to start again "
+                    "(or a --num of at least that to add to it)",
+                    path=str(out),
+                )
         f.truncate(size)
         f.seek(0, os.SEEK_END)
 

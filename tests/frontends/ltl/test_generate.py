@@ -71,6 +71,12 @@ def test_resume_gives_the_same_bytes(tmp_path) -> None:
     assert all(set(r) == {"formula", "trace", "size"} for r in records)
     with pytest.raises(DataError):
         generate_file(GeneratorConfig(num=90, max_size=20, seed=9), part, fmt="jsonl", jobs=1)
+    # fewer than the file holds: resuming would keep them all, so it is refused and the file kept
+    with pytest.raises(DataError, match="holds 90 records, more than --num 60"):
+        generate_file(GeneratorConfig(num=60, max_size=20, seed=8), part, fmt="jsonl", jobs=1)
+    assert part.read_bytes() == full.read_bytes()
+    generate_file(GeneratorConfig(num=90, max_size=20, seed=8), part, fmt="jsonl", jobs=1)  # as many: done
+    assert part.read_bytes() == full.read_bytes()
 
 
 def test_unsatisfiable_formulas_are_dropped_and_counted() -> None:
