@@ -67,7 +67,7 @@ class AuditConfig:
         help="Ask the model this many times for the original and for each variant: its disagreement with itself "
         "is the noise floor, and a violation must go beyond it (1: not measured).",
     )
-    limit: int | None = option(None, "--limit", min=0, help="Audit the first N examples.")
+    limit: int | None = option(None, "--limit", min=1, help="Audit the first N examples.")
     example: str | None = option(
         None,
         "--example",

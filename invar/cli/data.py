@@ -476,7 +476,7 @@ def bhive_command(
     ] = None,
     limit: Annotated[
         Optional[int],
-        typer.Option("--limit", min=0, help="Label only the N blocks with the smallest hash (a fixed random subset)."),
+        typer.Option("--limit", min=1, help="Label only the N blocks with the smallest hash (a fixed random subset)."),
     ] = None,
     jobs: Annotated[
         Optional[int], typer.Option("--jobs", "-j", min=1, help="llvm-mca processes in parallel (default: every core).")

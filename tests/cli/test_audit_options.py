@@ -274,3 +274,17 @@ def test_a_folder_no_file_can_be_made_in_is_refused_before_the_work(invoke, tmp_
         "/proc/r.json: error: cannot write --out here: no file can be made in /proc ("
     )
     assert "nowhere" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["audit", "--model", RENAMER, "--dataset", "nowhere", "--limit", "0"],  # a gate that audits nothing
+        ["data", "bhive", "--source", "nowhere.csv", "--out", "nowhere", "--limit", "0"],  # an empty dataset
+    ],
+)
+def test_a_limit_of_nothing_is_refused(invoke, command):
+    result = invoke(*command)
+    assert result.exit_code == 2, result.output
+    shown = " ".join(command[: 2 if command[0] == "data" else 1])
+    assert _error_lines(result) == [f"--limit: error: 0 is below the least allowed, 1 (invar {shown} -h)"]
