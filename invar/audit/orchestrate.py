@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -194,6 +194,7 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
 
     http = isinstance(model, str) and model.startswith(("http://", "https://"))
     text = http or isinstance(model, str) and model.startswith(HF_PREFIX)
+    _refuse_unused(config, http=http, text=text)
     prompt, read, cache = config.prompt, None, None
     if text and task is not None:
         from ..tasks import answers
@@ -224,6 +225,23 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
         seed=config.seed,
         table=config.lexinvariant_table,
     )
+
+
+#: the settings of a model's requests over HTTP, and of a model that answers in text (HTTP, ``hf:DIR``)
+_HTTP_SETTINGS = ("temperature", "concurrency", "retries", "budget")  # --no-cache: no model else has a cache
+_TEXT_SETTINGS = ("answer_regex", "max_tokens")
+
+
+def _refuse_unused(config: AuditConfig, *, http: bool, text: bool) -> None:
+    """A setting the model never reads (``--temperature`` for a checkpoint,
+    ``--answer-regex`` for a callable), set away from its default, is
+    refused rather than silently ignored, as ``--prompt`` is."""
+    unused = (() if http else _HTTP_SETTINGS) + (() if text else _TEXT_SETTINGS)
+    for f in fields(config):
+        if f.name in unused and getattr(config, f.name) != f.default:
+            flag = f.metadata["flags"][0]
+            kind = "served over HTTP" if f.name in _HTTP_SETTINGS else "that answer in text (HTTP, hf:DIR)"
+            raise UsageError(f"{flag} is for models {kind}", path=flag)
 
 
 #: sensitivity controls drawn per example where the task can tell, without

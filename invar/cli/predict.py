@@ -12,6 +12,8 @@ import typer
 from .console import command, error_record, report, skipped_records, stdout
 from .options import SCHEMA, Device, LangOpt, TextFormat, TextFormatOpt
 
+#: --window's default: positions in the curve's moving average
+WINDOW = 100
 
 #: --beam's help: the models' own widths
 BEAM_HELP = (
@@ -55,7 +57,7 @@ def predict_command(
     ] = None,
     window: Annotated[
         int, typer.Option("--window", min=1, help="lm: the moving-average window of --curve, in positions.")
-    ] = 100,
+    ] = WINDOW,
     fmt: TextFormatOpt = TextFormat.text,
 ) -> None:
     """Predict with a trained or compiled model: one line per program of FILE.
@@ -85,6 +87,10 @@ def predict_command(
     from ..tasks import get_task
 
     torch.set_num_threads(1)
+    if window != WINDOW and curve is None:  # it smooths the curve alone
+        from ..errors import UsageError
+
+        raise UsageError("--window is the moving average of --curve; give --curve too", path="--window")
     _check_destinations(curve, device)
     m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task

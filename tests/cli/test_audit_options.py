@@ -288,3 +288,21 @@ def test_a_limit_of_nothing_is_refused(invoke, command):
     assert result.exit_code == 2, result.output
     shown = " ".join(command[: 2 if command[0] == "data" else 1])
     assert _error_lines(result) == [f"--limit: error: 0 is below the least allowed, 1 (invar {shown} -h)"]
+
+
+@pytest.mark.parametrize(
+    "option, value, kind",
+    [
+        ("--temperature", "0.5", "served over HTTP"),
+        ("--concurrency", "2", "served over HTTP"),
+        ("--retries", "5", "served over HTTP"),
+        ("--budget", "10", "served over HTTP"),
+        ("--max-tokens", "5", "that answer in text (HTTP, hf:DIR)"),
+        ("--answer-regex", "x", "that answer in text (HTTP, hf:DIR)"),
+    ],
+)
+def test_a_setting_the_model_never_reads_is_refused(invoke, option, value, kind):
+    """A checkpoint sends no request and writes no text: these would do nothing."""
+    result = invoke("audit", "--model", RENAMER, "--dataset", "nowhere", option, value, *QUICK)
+    assert result.exit_code == 2, result.output
+    assert _error_lines(result) == [f"{option}: error: {option} is for models {kind}"]

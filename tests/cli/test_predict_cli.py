@@ -43,6 +43,13 @@ def test_a_beam_width_is_refused_for_a_model_that_writes_no_sequences(invoke):
     )
 
 
+def test_a_window_without_a_curve_is_refused(invoke):
+    """--window smooths --curve alone: without it, it would do nothing."""
+    result = invoke("predict", "--model", MODEL, str(FIXTURES / "x86" / "figure1a.s"), "--window", "5")
+    assert result.exit_code == 2 and not result.stdout
+    assert result.stderr.strip() == "--window: error: --window is the moving average of --curve; give --curve too"
+
+
 def test_bad_checkpoint_is_a_located_error(invoke, tmp_path):
     bad = tmp_path / "bad.pt"
     bad.write_bytes(b"not a checkpoint")
