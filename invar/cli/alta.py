@@ -12,15 +12,20 @@ import typer
 
 from ..errors import UsageError
 from .listing import plural
-from .console import command, stdout
+from .console import command, progress_bar, stdout
 from .options import SCHEMA, TextFormat, TextFormatOpt
 
 
 def _finite(lam: float) -> float:
-    """λ as given, where it is a finite number (λ = inf would make the scores
-    inf - inf, NaN, and the model wrong everywhere)."""
+    """λ as given, where it is a finite number above 0 (λ = inf would make the
+    scores inf - inf, NaN, and the model wrong everywhere; λ = 0 attends
+    uniformly, selecting nothing)."""
     if not math.isfinite(lam):
         raise UsageError(f"{lam}: give a finite number", path="--lambda")
+    if lam <= 0:
+        raise UsageError(
+            f"{lam:g}: give a number above 0 (λ = 0 attends uniformly, selecting nothing)", path="--lambda"
+        )
     return lam
 
 
@@ -220,7 +225,7 @@ def check_command(
     from ..alta.check import all_inputs, first_disagreement
 
     if min_length > max_length:
-        raise UsageError(f"--min-length {min_length} is above --max-length {max_length}")
+        raise UsageError(f"--min-length {min_length} is above --max-length {max_length}", path="--min-length")
     model = _model(target, max_len, lam)
     p = model.program
     positional = any(v.init.kind == "position" for v in p.variables)
@@ -229,7 +234,10 @@ def check_command(
         raise UsageError(f"--max-length {max_length}: {p.name} has positions for {room} symbols", path="--max-length")
     markers = set(p.prefix) | set(p.suffix)
     symbols = [s for s in p.alphabet if s not in markers]
-    checked = first_disagreement(model, all_inputs(symbols, max_length, min_length), batch_size=batch_size)
+    total = sum(len(symbols) ** n for n in range(min_length, max_length + 1))
+    with progress_bar("inputs") as update:  # on a terminal: the count grows as |alphabet| ** length
+        inputs = all_inputs(symbols, max_length, min_length)
+        checked = first_disagreement(model, _counted(inputs, total, update), batch_size=batch_size)
     if checked.disagreement is not None:
         stdout.print(
             f"disagreement after {plural(checked.compared, 'input')}: {checked.disagreement.text()}", markup=False
@@ -249,6 +257,17 @@ def check_command(
         )
     if not checked.compared:
         raise typer.Exit(1)
+
+
+def _counted(items, total: int, update, every: int = 4096):
+    """``items``, reporting how many have been taken to ``update(done, total)`` (if any)."""
+    done = 0
+    for done, item in enumerate(items, start=1):
+        if update is not None and done % every == 0:
+            update(done, total)
+        yield item
+    if update is not None:
+        update(done, total)
 
 
 def _model(target: str, max_len: int | None, lam: float):

@@ -125,6 +125,15 @@ def test_a_program_from_a_file(invoke, tmp_path):
         (["compile", "parity-relative", "-o", "{dir}/m.pt", "--lambda", "inf"], "--lambda: error: inf: give a finite"),
         (["check", "parity-relative", "--max-length", "2", "--lambda", "inf"], "--lambda: error: inf: give a finite"),
         (["compile", "parity-relative", "-o", "{dir}/m.pt", "--lambda", "nan"], "--lambda: error: "),
+        (
+            ["compile", "parity-relative", "-o", "{dir}/m.pt", "--lambda", "0"],
+            "--lambda: error: 0: give a number above 0",
+        ),
+        (
+            ["check", "parity-relative", "--max-length", "2", "--lambda", "0"],
+            "--lambda: error: 0: give a number above 0",
+        ),
+        (["minimal", "parity-relative", "--train", "{dir}/progs.py", "--lambda", "0"], "--lambda: error: 0: give a"),
         (["check", "sort", "--max-length", "6"], "sort has positions for 5 symbols"),
         (["check", "palindrome", "--max-len", "4", "--max-length", "5"], "palindrome has positions for 4 symbols"),
     ],
