@@ -7,12 +7,16 @@ seed, which is the audit's seed plus the repeat index (so that a repeat is a
 fresh request, not the same one again). The reply is read as JSON, or as
 server-sent events when the server streams anyway; its text goes to a reader
 injected by the caller (``read(text, truncated)``, ``truncated`` when the
-model stopped at ``max_tokens``), and reasoning fields are never the answer.
+model stopped at ``max_tokens`` or the endpoint's content filter stopped
+it), and reasoning fields are never the answer. The answer is the choice
+with index 0 (:func:`_choice`); a refusal (a null content beside OpenAI's
+``refusal``) is that input's error, saying what the model said.
 
 Nothing is lost to the endpoint's weather:
 
-* a request that fails in transit (refused, reset, timed out, cut short, not
-  HTTP, not JSON, a 408 or 5xx status) is tried again, up to ``retries`` more
+* a request that fails in transit (refused, reset, timed out, cut short, an
+  event stream that stops before a finish_reason or ``[DONE]``, not HTTP,
+  not JSON, a 408 or 5xx status) is tried again, up to ``retries`` more
   times; a reply that another try would not change is that input's error;
 * a rate limit (a 429, or a 503 with Retry-After) never uses up a retry: the
   input waits what Retry-After says (seconds or an HTTP date), else an
@@ -464,10 +468,14 @@ class HttpAdapter(Adapter):
         if isinstance(data, dict) and "error" in data and "choices" not in data:
             return Failure(f"the endpoint answered with an error: {_error_text(data['error'])}", fate)
         found = _message(data)
+        if isinstance(found, str):
+            return Failure(found, fate)
         if found is None:
             return Failure(f"the reply is not a chat completion: no choices[0].message.content in {_shape(data)}", fate)
         message, finish = found
         content = message.get("content")
+        if _blank(content) and _refusal(message):
+            return Failure(f"the model refused: {_error_text(message['refusal'])}", fate)
         if _blank(content) and (message.get("tool_calls") or message.get("function_call")):
             return Failure("the model answered with a tool call, not text", fate)
         if _blank(content) and _reasoning(message):
@@ -476,8 +484,12 @@ class HttpAdapter(Adapter):
         if not isinstance(text, str):
             return Failure(text.message, fate)
         try:
-            reading = self.read(text, finish == "length")
+            # a reply the endpoint's content filter stopped may be cut short as one stopped at
+            # max_tokens is: only a final answer that ends before it does is read
+            reading = self.read(text, finish in _CUT)
         except ValueError as err:
+            if finish == "content_filter":  # the reader's words would blame the token limit
+                return Failure(_FILTERED + "; what came before holds no whole final answer", fate)
             return Failure(str(err), fate)
         if all(hasattr(reading, a) for a in ("value", "candidates", "segment")):
             return Reply(reading.value, reading.candidates, reading.segment, fate)
@@ -703,13 +715,20 @@ def _events(text: str) -> list[str]:
 
 
 def _assembled(events: list[str]):
-    """Chat-completion chunks as one chat completion: the first choice's
-    ``delta.content`` concatenated, its reasoning and tool calls kept apart
-    (they are never the answer), the finish_reason of the last chunk that
-    has one. ``[DONE]`` ends the stream; an error event is the reply."""
-    chunks = []
+    """Chat-completion chunks as one chat completion: each choice's
+    ``delta.content`` concatenated, its reasoning, refusal and tool calls
+    kept apart (they are never the answer), the finish_reason of its last
+    chunk that has one; a choice without an ``index`` is numbered by where it
+    stands in its chunk. ``[DONE]`` ends the stream; an error event is the
+    reply. A stream that stops before ``[DONE]`` and before the answering
+    choice (:func:`_choice`) has a finish_reason was cut short (the server
+    closed it mid-answer): another try may get it whole, as a body shorter
+    than its Content-Length may. (Some servers send no ``[DONE]``: a
+    finish_reason ends their stream.)"""
+    chunks, done = [], False
     for payload in events:
         if payload.strip() == "[DONE]":
+            done = True
             break
         try:
             chunk = json.loads(payload)
@@ -720,40 +739,93 @@ def _assembled(events: list[str]):
         chunks.append(chunk)
     if not chunks:
         raise _Retry("the reply's event stream holds no chunk")
-    content, reasoning, tools, finish, seen = [], [], [], None, False
+    parts: dict[Any, dict] = {}  # index -> the choice's pieces, in the order its index first came
     for chunk in chunks:
         choices = chunk.get("choices") if isinstance(chunk, dict) else None
-        for choice in choices if isinstance(choices, list) else []:
-            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+        for position, choice in enumerate(choices if isinstance(choices, list) else []):
+            if not isinstance(choice, dict):
                 continue
-            seen = True
+            index = _index(choice, position)
+            got = parts.setdefault(
+                _key_of(index),
+                {"index": index, "content": [], "reasoning": [], "refusal": [], "tools": [], "finish": None},
+            )
             delta = choice.get("delta") or choice.get("message") or {}
             if isinstance(delta, dict):
-                content += [delta["content"]] if isinstance(delta.get("content"), str) else []
-                reasoning += [r for r in (delta.get("reasoning_content"), delta.get("reasoning")) if isinstance(r, str)]
-                tools += delta.get("tool_calls") or []
-            finish = choice.get("finish_reason") or finish
-    if not seen:
+                got["content"] += [delta["content"]] if isinstance(delta.get("content"), str) else []
+                got["reasoning"] += [
+                    r for r in (delta.get("reasoning_content"), delta.get("reasoning")) if isinstance(r, str)
+                ]
+                got["refusal"] += [delta["refusal"]] if isinstance(delta.get("refusal"), str) else []
+                got["tools"] += delta.get("tool_calls") or []
+            got["finish"] = choice.get("finish_reason") or got["finish"]
+    if not parts:
         return chunks[-1]  # read as it is, and refused for its shape
-    message: dict = {"role": "assistant", "content": "".join(content) if content else None}
-    if reasoning:
-        message["reasoning_content"] = "".join(reasoning)
-    if tools:
-        message["tool_calls"] = tools
-    return {"object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+    assembled = []
+    for got in parts.values():
+        message: dict = {"role": "assistant", "content": "".join(got["content"]) if got["content"] else None}
+        if got["reasoning"]:
+            message["reasoning_content"] = "".join(got["reasoning"])
+        if got["refusal"]:
+            message["refusal"] = "".join(got["refusal"])
+        if got["tools"]:
+            message["tool_calls"] = got["tools"]
+        assembled.append({"index": got["index"], "message": message, "finish_reason": got["finish"]})
+    answering = _choice(assembled)
+    if not done and isinstance(answering, dict) and answering["finish_reason"] is None:
+        raise _Retry("the reply ended early (its event stream stopped before a finish_reason or [DONE])")
+    return {"object": "chat.completion", "choices": assembled}
 
 
-def _message(data: Any) -> tuple[dict, Any] | None:
-    """``(choices[0].message, choices[0].finish_reason)`` of a chat
-    completion whose message has a content, a tool call or reasoning; else None."""
-    try:
-        choice = data["choices"][0]
-        message = choice["message"]
-    except (KeyError, IndexError, TypeError):
+def _index(choice: dict, position: int) -> Any:
+    """A choice's ``index``, or where it stands in its list when it has none."""
+    index = choice.get("index")
+    return position if index is None else index
+
+
+def _key_of(index: Any) -> Any:
+    """``index`` as a dict key: 0 and 0.0 alike, ``False`` and ``"0"`` apart from 0."""
+    return index if isinstance(index, (int, float, str)) and not isinstance(index, bool) else repr(index)
+
+
+def _zero(index: Any) -> bool:
+    return index == 0 and not isinstance(index, bool)
+
+
+def _choice(choices: Any) -> dict | str | None:
+    """The choice that answers the request among a reply's ``choices``: the
+    one with index 0 (a choice without an ``index`` is numbered by where it
+    stands), or the only one there is, whatever its index (the request asks
+    for one completion, so a lone choice is its answer). Several choices none
+    of which is index 0, or several with index 0, leave the answer unknown:
+    why, in words. None when there is no choice at all."""
+    if not isinstance(choices, list):
         return None
+    numbered = [(_index(c, k), c) for k, c in enumerate(choices) if isinstance(c, dict)]
+    zeros = [c for index, c in numbered if _zero(index)]
+    if len(zeros) == 1:
+        return zeros[0]
+    if zeros:
+        return f"the reply holds {len(zeros)} choices with index 0: which one answers is unknown"
+    if len(numbered) == 1:
+        return numbered[0][1]
+    if numbered:
+        return f"the reply holds {len(numbered)} choices and none has index 0: which one answers is unknown"
+    return None
+
+
+def _message(data: Any) -> tuple[dict, Any] | str | None:
+    """``(message, finish_reason)`` of the answering choice (:func:`_choice`)
+    of a chat completion whose message has a content, a refusal, a tool call
+    or reasoning; a reason in words when its choices leave the answer
+    unknown; else None."""
+    choice = _choice(data.get("choices")) if isinstance(data, dict) else None
+    if not isinstance(choice, dict):
+        return choice
+    message = choice.get("message")
     if not isinstance(message, dict):
         return None
-    if "content" not in message and not (message.get("tool_calls") or _reasoning(message)):
+    if "content" not in message and not (message.get("tool_calls") or _reasoning(message) or _refusal(message)):
         return None
     return message, choice.get("finish_reason")
 
@@ -763,7 +835,7 @@ def _usable(data: Any) -> bool:
     holds text (which a reader may still refuse: a changed reader re-reads
     it). Errors, tool calls and reasoning without an answer are not kept."""
     found = _message(data)
-    if found is None:
+    if not isinstance(found, tuple):
         return False
     text = _content_text(found[0].get("content"))
     return isinstance(text, str) and bool(text.strip())
@@ -779,7 +851,19 @@ def _reasoning(message: dict) -> bool:
     return any(isinstance(message.get(k), str) and message[k].strip() for k in ("reasoning_content", "reasoning"))
 
 
+def _refusal(message: dict) -> bool:
+    """Whether a message holds a refusal (OpenAI's ``refusal``, beside a null content)."""
+    return isinstance(message.get("refusal"), str) and bool(message["refusal"].strip())
+
+
+#: the finish_reasons of a reply that may be cut short: stopped at max_tokens, or by a content filter
+_CUT = ("length", "content_filter")
+_FILTERED = 'the endpoint\'s content filter stopped the reply (finish_reason "content_filter")'
+
+
 def _reasoning_only(finish: Any) -> str:
+    if finish == "content_filter":
+        return f"the reply held reasoning and no answer: {_FILTERED}"
     if finish == "length":
         return (
             "the reply held reasoning and no answer: the model stopped at max_tokens (finish_reason "
@@ -869,7 +953,15 @@ def _shape(data: Any) -> str:
 def _content_text(content: Any):
     """The text of a message's ``content``: a string; a number as written;
     the text parts of a list of parts (``[{"type": "text", "text": …}]``, as
-    some servers send it) joined; else a :class:`Failure`."""
+    some servers send it) joined by newlines; else a :class:`Failure`.
+
+    A content part is a whole block of text, not a piece of a word or a line
+    (a stream's deltas are those, and are joined as they come): OpenAI-style
+    servers send a part per block (a paragraph, the reasoning, the answer).
+    Joined with nothing between them, ``I first estimated 4 cycles.`` and
+    ``Answer: 2.5 cycles`` would make one line on which the explicit answer
+    no longer opens a line, and the 4 would be read; a newline keeps each
+    part's lines as they were."""
     if isinstance(content, str):
         return content
     if content is None:
@@ -890,7 +982,7 @@ def _content_text(content: Any):
             and p.get("type", "text") in ("text", "output_text")
         ]
         if texts:
-            return "".join(texts)
+            return "\n".join(texts)
         return Failure(f"the reply's content has no text part ({len(content)} part{'s' if len(content) != 1 else ''})")
     return Failure(f"the reply's content is {_shape(content)}, not text")
 

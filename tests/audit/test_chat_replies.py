@@ -90,6 +90,28 @@ STYLES = {
         message([{"type": "output_text", "text": "About "}, f"{n:g} cycles."])
     ),
     "one part, not in a list": lambda n: json_reply(message({"type": "text", "text": f"About {n:g} cycles."})),
+    # each part is a block of its own: the explicit answer still opens its line
+    "a first estimate, then the answer, as parts": lambda n: json_reply(
+        message(
+            [
+                {"type": "text", "text": "I first estimated 4 cycles per iteration."},
+                {"type": "text", "text": f"Answer: {n:g} cycles"},
+            ]
+        )
+    ),
+    # the answer is the choice with index 0, wherever it stands
+    "choices out of order": lambda n: json_reply(
+        {
+            "choices": [
+                {"index": 1, "finish_reason": "stop", "message": {"role": "assistant", "content": "Answer: 99 cycles"}},
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": f"Answer: {n:g} cycles"},
+                },
+            ]
+        }
+    ),
 }
 
 
@@ -154,6 +176,43 @@ def originals(blocks: str) -> dict[str, str]:
                 }
             ),
             "token limit",
+        ),
+        # the server closes its stream mid-answer: no finish_reason, no [DONE]
+        (
+            Response(
+                200,
+                b'data: {"choices":[{"index":0,"delta":{"content":"Answer: "},"finish_reason":null}]}\n\n'
+                b'data: {"choices":[{"index":0,"delta":{"content":"1"},"finish_reason":null}]}\n\n',
+                {"Content-Type": "text/event-stream"},
+                close=True,
+            ),
+            "the reply ended early (its event stream stopped before a finish_reason or [DONE]) (after 3 tries)",
+        ),
+        (
+            json_reply(
+                {
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "content_filter",
+                            "message": {"role": "assistant", "content": "The chain through %rbx makes it about 3"},
+                        }
+                    ]
+                }
+            ),
+            "content filter",
+        ),
+        (json_reply(message(None, refusal="I cannot help with that.")), "the model refused: I cannot help with that."),
+        (
+            json_reply(
+                {
+                    "choices": [
+                        {"index": 1, "finish_reason": "stop", "message": {"content": "Answer: 2 cycles"}},
+                        {"index": 2, "finish_reason": "stop", "message": {"content": "Answer: 3 cycles"}},
+                    ]
+                }
+            ),
+            "none has index 0",
         ),
     ],
 )

@@ -1,9 +1,10 @@
 """Audits of a model served behind an OpenAI-compatible endpoint, on real
 servers on loopback started here: answers are parsed by the task; a request
 that times out and one the server fails are reported, and nothing is lost.
-A raw TCP server misbehaves in every way a reply can (cut short, reset, not
-HTTP, not JSON, JSON of another shape, error statuses, a content that is not
-a string …): each is retried when another try can help, else it is that
+A raw TCP server misbehaves in every way a reply can (cut short, an event
+stream closed mid-answer, reset, not HTTP, not JSON, JSON of another shape,
+error statuses, a content that is not a string, choices out of order, a
+refusal, a filtered reply …): each is retried when another try can help, else it is that
 example's error, and the audit always finishes with its report."""
 
 from __future__ import annotations
@@ -168,6 +169,22 @@ def _reply(status: str, body: bytes, *headers: str, length: int | None = None) -
     return ("\r\n".join(head) + "\r\n\r\n").encode() + body
 
 
+def _choices(*choices: tuple[int, str, str]) -> bytes:
+    """A chat completion of ``(index, content, finish_reason)`` choices, in that order."""
+    made = [{"index": i, "message": {"role": "assistant", "content": c}, "finish_reason": f} for i, c, f in choices]
+    return json.dumps({"choices": made}).encode()
+
+
+def _stream(*pieces: str, end: bool = False) -> bytes:
+    """An event stream of ``pieces`` with no length, ended by closing the
+    connection: after a chunk with a finish_reason when ``end`` (and no
+    ``[DONE]``), else right after the last piece."""
+    chunks = [{"choices": [{"index": 0, "delta": {"content": p}, "finish_reason": None}]} for p in pieces]
+    chunks += [{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}] if end else []
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+    return head + "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode()
+
+
 RIGHT = "About 2 cycles."  # every block below names two registers
 OK = _reply("200 OK", _chat(RIGHT))
 
@@ -234,8 +251,37 @@ BEHAVIOUR = {
             ]
         ),
     ),
-    "string parts": lambda t: _reply("200 OK", _chat(["About 2", " cycles."])),
+    "string parts": lambda t: _reply("200 OK", _chat(["I see two registers.", "About 2 cycles."])),
     "one text part": lambda t: _reply("200 OK", _chat({"type": "text", "text": "2 cycles"})),
+    # each part is a block: the explicit answer still opens its line
+    "parts as blocks": lambda t: _reply(
+        "200 OK",
+        _chat(
+            [
+                {"type": "text", "text": "I first estimated 4 cycles per iteration."},
+                {"type": "text", "text": "Answer: 2.5 cycles"},
+            ]
+        ),
+    ),
+    # the answer is the choice with index 0; several choices, none of them 0, leave it unknown
+    "choices out of order": lambda t: _reply(
+        "200 OK", _choices((1, "Answer: 9 cycles", "stop"), (0, "Answer: 2.5 cycles", "stop"))
+    ),
+    "choices, none index 0": lambda t: _reply(
+        "200 OK", _choices((1, "Answer: 9 cycles", "stop"), (2, "Answer: 2.5 cycles", "stop"))
+    ),
+    # a filtered reply may be cut short, as one stopped at the token limit: no explicit answer, no answer
+    "content filter": lambda t: _reply("200 OK", _choices((0, "It takes about 3 cycles", "content_filter"))),
+    "refusal": lambda t: _reply(
+        "200 OK",
+        json.dumps(
+            {"choices": [{"index": 0, "message": {"role": "assistant", "content": None, "refusal": "I cannot help."}}]}
+        ).encode(),
+    ),
+    # an event stream the server closes mid-answer (no finish_reason, no [DONE]) is cut short
+    "cut event stream": lambda t: _stream("Answer: ", "1"),
+    "cut event stream once": lambda t: _stream("Answer: ", "1") if t == 1 else _stream("About ", "2 cycles.", end=True),
+    "event stream without [DONE]": lambda t: _stream("About ", "2 cycles.", end=True),
 }
 
 RETRIED = r" \(after 2 tries\)"
@@ -294,6 +340,21 @@ EXPECTED = {
     "text parts": (2.0, 1),
     "string parts": (2.0, 1),
     "one text part": (2.0, 1),
+    "parts as blocks": (2.5, 1),
+    "choices out of order": (2.5, 1),
+    "choices, none index 0": ("the reply holds 2 choices and none has index 0: which one answers is unknown", 1),
+    "content filter": (
+        r'the endpoint\'s content filter stopped the reply \(finish_reason "content_filter"\); '
+        "what came before holds no whole final answer",
+        1,
+    ),
+    "refusal": (r"the model refused: I cannot help\.", 1),
+    "cut event stream": (
+        r"the reply ended early \(its event stream stopped before a finish_reason or \[DONE\]\)" + RETRIED,
+        2,
+    ),
+    "cut event stream once": (2.0, 2),
+    "event stream without [DONE]": (2.0, 1),
 }
 MODES = list(BEHAVIOUR)
 #: the example of each mode: an immediate names the mode, two registers make renamings

@@ -4,7 +4,10 @@ temperature and seed as set (the seed plus the repeat index); a reply
 streamed anyway (server-sent events, split anywhere, with or without
 ``[DONE]``) is read as one; reasoning is never the answer; a tool call, or
 reasoning without an answer, is that input's error; ``finish_reason:
-"length"`` reaches the reader as ``truncated``.
+"length"`` (or ``"content_filter"``) reaches the reader as ``truncated``; a
+stream that stops before a finish_reason or ``[DONE]`` is cut short and
+tried again; the answer is the choice with index 0; a refusal is that
+input's error.
 
 :func:`served` (a scripted server) is shared with the rate-limit and cache tests."""
 
@@ -33,6 +36,8 @@ class Response:
     status: int = 200
     body: bytes | list[bytes] = b""
     headers: dict | None = None
+    #: a body sent with no length, ended by closing the connection (as a server that stops mid-stream)
+    close: bool = False
 
 
 def chat(content, finish: str | None = "stop", **message) -> Response:
@@ -64,6 +69,23 @@ def sse(
     raw = text.encode()
     body = [raw[k : k + split] for k in range(0, len(raw), split)] if split else raw
     return Response(200, body, {"Content-Type": content_type} if content_type else {})
+
+
+def events(*chunks: dict, done: bool = False, end: str = "\n\n", framing: str = "close") -> Response:
+    """``chunks`` as server-sent events as written (then ``data: [DONE]``
+    when ``done``), the last one followed by ``end``; the body ended by
+    closing the connection (``close``: no length, as a server that stops
+    mid-stream), or sent with its ``length``, or ``chunked``, whole."""
+    text = "\n\n".join([f"data: {json.dumps(c)}" for c in chunks] + (["data: [DONE]"] if done else [])) + end
+    raw = text.encode()
+    body = [raw[k : k + 16] for k in range(0, len(raw), 16)] if framing == "chunked" else raw
+    return Response(200, body, {"Content-Type": "text/event-stream"}, close=framing == "close")
+
+
+def piece(content: str | None, index: int = 0, finish: str | None = None) -> dict:
+    """A chat-completion chunk: ``content`` as choice ``index``'s delta."""
+    delta = {} if content is None else {"content": content}
+    return {"object": "chat.completion.chunk", "choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
 
 
 class Served:
@@ -118,7 +140,10 @@ class Served:
                     for k, v in (r.headers or {}).items():
                         self.send_header(k, v)
                     self.send_header("Connection", "close")
-                    if isinstance(r.body, list):
+                    if r.close:
+                        self.end_headers()
+                        self.wfile.write(r.body)
+                    elif isinstance(r.body, list):
                         self.send_header("Transfer-Encoding", "chunked")
                         self.end_headers()
                         for piece in r.body:
@@ -260,8 +285,22 @@ def test_a_request_asks_for_no_stream_and_the_settings_as_set(options, repeat, s
             Response(
                 200,
                 b': keep-alive\n\nevent: message\ndata: {"choices":[{"index":1,"delta":{"content":"9"}},'
-                b'{"index":0,"delta":{"content":"2"}}]}\n\n',
+                b'{"index":0,"delta":{"content":"2"}}]}\n\n'
+                b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n',
                 {"Content-Type": "text/event-stream"},
+            ),
+            "2",
+            False,
+        ),
+        # [DONE] ends a stream whose chunks name no finish_reason; a finish_reason ends one without [DONE]
+        (sse({"content": "About 2"}, finish=None), "About 2", False),
+        (sse({"content": "About 2"}, finish="content_filter", done=False), "About 2", True),
+        # choices without an index are numbered by where they stand in their chunk
+        (
+            events(
+                {"choices": [{"delta": {"content": "2"}}, {"delta": {"content": "9"}}]},
+                {"choices": [{"delta": {}, "finish_reason": "stop"}, {"delta": {}, "finish_reason": "stop"}]},
+                done=True,
             ),
             "2",
             False,
@@ -278,6 +317,9 @@ def test_a_request_asks_for_no_stream_and_the_settings_as_set(options, repeat, s
         "length",
         "crlf",
         "comments",
+        "done, no finish_reason",
+        "content_filter, no done",
+        "choices without an index",
     ],
 )
 def test_a_streamed_reply_is_read_as_one(response, text, truncated):
@@ -330,8 +372,14 @@ def test_a_streamed_reply_is_read_as_one(response, text, truncated):
             r"the reply is not a chat completion: no choices\[0\]\.message\.content in an object with keys usage",
             1,
         ),
+        # OpenAI streams a refusal as delta.refusal pieces
+        (
+            sse({"refusal": "I cannot "}, {"refusal": "help with that."}),
+            "the model refused: I cannot help with that.",
+            1,
+        ),
     ],
-    ids=["error event", "tool call", "reasoning only", "not JSON", "no chunk", "not UTF-8", "no choices"],
+    ids=["error event", "tool call", "reasoning only", "not JSON", "no chunk", "not UTF-8", "no choices", "refusal"],
 )
 def test_a_streamed_reply_without_an_answer_is_that_inputs_error(response, error, tries):
     out, script, reader = ask(response, retries=1, backoff=0.01)
@@ -339,6 +387,102 @@ def test_a_streamed_reply_without_an_answer_is_that_inputs_error(response, error
     assert isinstance(failure, Failure)
     assert re.fullmatch(error, failure.message), failure.message
     assert failure.fate.tries == tries == script.sent and reader.given == []
+
+
+CUT = r"the reply ended early \(its event stream stopped before a finish_reason or \[DONE\]\) \(after 2 tries\)"
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        events(piece("Answer: "), piece("1")),
+        events(piece("Answer: "), piece("1"), end=""),
+        events(piece("Answer: "), piece("1"), framing="length"),
+        events(piece("Answer: "), piece("1"), framing="chunked"),
+        # another choice's finish_reason does not end the answering one
+        events(piece("Answer: "), piece("1"), piece(None, index=1, finish="stop")),
+        events({"choices": [{"index": 0, "delta": {"reasoning_content": "Four loads, so"}}]}),
+    ],
+    ids=["closed", "no blank line after the last event", "with its length", "chunked", "another choice", "reasoning"],
+)
+def test_a_stream_that_stops_before_its_end_is_cut_short_and_tried_again(response):
+    """Neither ``[DONE]`` nor a finish_reason: the server stopped mid-answer,
+    whatever the HTTP framing said; never read as the answer so far."""
+    out, script, reader = ask(response, retries=1, backoff=0.01)
+    (failure,) = out
+    assert isinstance(failure, Failure) and re.fullmatch(CUT, failure.message), failure
+    assert failure.fate.tries == 2 == script.sent and reader.given == []
+
+
+def test_a_stream_cut_once_is_read_whole_at_the_next_try():
+    def respond(request, n):
+        if n == 1:
+            return events(piece("Answer: "), piece("1"))
+        return events(piece("Answer: "), piece("1"), piece(".5 cycles", finish="stop"))
+
+    out, script, reader = ask(respond, retries=1, backoff=0.01)
+    assert [o.value for o in out] == ["Answer: 1.5 cycles"] and out[0].fate.tries == 2 == script.sent
+    assert reader.given == [("Answer: 1.5 cycles", False)]
+
+
+# --------------------------------------------------------------- choices
+def completion(*choices: dict) -> Response:
+    return Response(200, json.dumps({"object": "chat.completion", "choices": list(choices)}).encode())
+
+
+def choice(content: str, index: int | None = None) -> dict:
+    made = {"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+    return made if index is None else {"index": index, **made}
+
+
+@pytest.mark.parametrize(
+    "response, text",
+    [
+        (completion(choice("Answer: 9 cycles", 1), choice("Answer: 2.5 cycles", 0)), "Answer: 2.5 cycles"),
+        (completion(choice("Answer: 2.5 cycles"), choice("Answer: 9 cycles")), "Answer: 2.5 cycles"),
+        (completion(choice("Answer: 2.5 cycles"), choice("Answer: 9 cycles", 1)), "Answer: 2.5 cycles"),
+        # the request asks for one completion: a lone choice answers it, whatever its index
+        (completion(choice("Answer: 2.5 cycles", 1)), "Answer: 2.5 cycles"),
+        (
+            events(piece("Answer: 9", index=1), piece("Answer: 2.5", index=0), piece(None, finish="stop"), done=True),
+            "Answer: 2.5",
+        ),
+        (events(piece("Answer: 2.5", index=1), piece(None, index=1, finish="stop")), "Answer: 2.5"),
+    ],
+    ids=["index 0 second", "no indices", "unnumbered first", "lone choice 1", "streamed", "streamed lone choice 1"],
+)
+def test_the_answer_is_the_choice_with_index_0(response, text):
+    out, _, reader = ask(response)
+    assert [o.value for o in out] == [text] and reader.given == [(text, False)]
+
+
+@pytest.mark.parametrize(
+    "response, error",
+    [
+        (
+            completion(choice("Answer: 9 cycles", 1), choice("Answer: 2.5 cycles", 2)),
+            "the reply holds 2 choices and none has index 0: which one answers is unknown",
+        ),
+        (
+            completion(choice("Answer: 9 cycles", 0), choice("Answer: 2.5 cycles", 0)),
+            "the reply holds 2 choices with index 0: which one answers is unknown",
+        ),
+        # a choice without an index is numbered by where it stands: here, 1
+        (
+            completion(choice("Answer: 9 cycles", 1), choice("Answer: 2.5 cycles")),
+            "the reply holds 2 choices and none has index 0: which one answers is unknown",
+        ),
+        (
+            events(piece("9", index=1, finish="stop"), piece("2.5", index=2, finish="stop"), done=True),
+            "the reply holds 2 choices and none has index 0: which one answers is unknown",
+        ),
+    ],
+    ids=["none is 0", "two are 0", "unnumbered second", "streamed, none is 0"],
+)
+def test_choices_that_leave_the_answer_unknown_are_that_inputs_error(response, error):
+    out, script, reader = ask(response, retries=2)
+    assert out == [Failure(error, Fate(tries=1, rate_limited=0, waited=0.0, cached=False))]
+    assert script.sent == 1 and reader.given == []
 
 
 # ------------------------------------------------ reasoning, tool calls, length
@@ -349,12 +493,34 @@ def test_a_streamed_reply_without_an_answer_is_that_inputs_error(response, error
         (chat("2", reasoning="I count 9 registers."), "2", False),
         (chat("About 2", finish="length"), "About 2", True),
         (chat("About 2", finish=None), "About 2", False),
-        (chat("About 2", finish="content_filter"), "About 2", False),
+        (chat("About 2", finish="content_filter"), "About 2", True),
         # an empty answer beside no reasoning and no tool call is the reader's to refuse
         (chat("", finish="length"), "", True),
         (chat([{"type": "text", "text": "2"}], reasoning_content="7"), "2", False),
+        # each part is a block: the explicit answer still opens its line
+        (
+            chat(
+                [
+                    {"type": "text", "text": "I first estimated 4 cycles per iteration."},
+                    {"type": "output_text", "text": "Answer: 2.5 cycles"},
+                ]
+            ),
+            "I first estimated 4 cycles per iteration.\nAnswer: 2.5 cycles",
+            False,
+        ),
+        (chat(["Four loads.", {"type": "text", "text": "Answer: 2"}]), "Four loads.\nAnswer: 2", False),
     ],
-    ids=["reasoning_content", "reasoning", "length", "no finish_reason", "content_filter", "empty", "parts"],
+    ids=[
+        "reasoning_content",
+        "reasoning",
+        "length",
+        "no finish_reason",
+        "content_filter",
+        "empty",
+        "parts",
+        "parts as lines",
+        "string and text parts",
+    ],
 )
 def test_only_the_content_is_the_answer_and_length_is_truncated(response, text, truncated):
     out, _, reader = ask(response)
@@ -408,6 +574,20 @@ def test_only_the_content_is_the_answer_and_length_is_truncated(response, text, 
             'the reply held reasoning and no answer (finish_reason "stop")',
         ),
         (chat(None), "the reply's message has no content (null)"),
+        (
+            chat(None, refusal="I cannot help with that.\nIt is against the policy."),
+            "the model refused: I cannot help with that.",
+        ),
+        (chat("", refusal="  No.  "), "the model refused: No."),
+        (
+            Response(
+                200,
+                json.dumps(
+                    {"choices": [{"index": 0, "message": {"role": "assistant", "refusal": "I cannot help with that."}}]}
+                ).encode(),
+            ),
+            "the model refused: I cannot help with that.",
+        ),
     ],
     ids=[
         "tool call",
@@ -417,6 +597,9 @@ def test_only_the_content_is_the_answer_and_length_is_truncated(response, text, 
         "reasoning, length",
         "reasoning, stop",
         "null",
+        "refusal",
+        "refusal, empty content",
+        "refusal, no content",
     ],
 )
 def test_a_reply_without_a_text_answer_is_that_inputs_error(response, error):
@@ -455,6 +638,44 @@ def test_the_reader_says_what_it_read_or_refuses(response, want):
     out, _, _ = ask(response, read=reading)
     fate = Fate(tries=1, rate_limited=0, waited=0.0, cached=False)
     assert out == [replace(want, fate=fate)]
+
+
+def cautious(text: str, truncated: bool):
+    """A reader that refuses every reply cut short, in the task readers' words."""
+    if truncated:
+        raise Refused("cut off at the token limit before a final answer (Answer: …): raise --max-tokens")
+    return text
+
+
+FILTERED = 'the endpoint\'s content filter stopped the reply (finish_reason "content_filter")'
+
+
+@pytest.mark.parametrize(
+    "response, want",
+    [
+        (chat("About 2"), Reply("About 2")),
+        (
+            chat("About 2", finish="length"),
+            Failure("cut off at the token limit before a final answer (Answer: …): raise --max-tokens"),
+        ),
+        (
+            chat("About 2", finish="content_filter"),
+            Failure(FILTERED + "; what came before holds no whole final answer"),
+        ),
+        (
+            sse({"content": "About 2"}, finish="content_filter", done=False),
+            Failure(FILTERED + "; what came before holds no whole final answer"),
+        ),
+        (
+            chat(None, finish="content_filter", reasoning_content="Let me count"),
+            Failure("the reply held reasoning and no answer: " + FILTERED),
+        ),
+    ],
+    ids=["stop", "length", "content_filter", "streamed content_filter", "reasoning, content_filter"],
+)
+def test_a_filtered_reply_is_read_as_one_cut_short_and_says_it_was_filtered(response, want):
+    out, _, _ = ask(response, read=cautious)
+    assert out == [replace(want, fate=Fate(tries=1, rate_limited=0, waited=0.0, cached=False))]
 
 
 def test_open_model_passes_the_request_settings_through(tmp_path):
