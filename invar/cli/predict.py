@@ -231,7 +231,12 @@ def _lm_units(file: str, lang: str | None, m) -> list:
 
     split = manifest.split_file(file) if file != "-" else None
     if split is not None or (file != "-" and lang is None and Path(file).is_dir()):
-        return _units(file, lang, m._task)
+        units = _units(file, lang, m._task)
+        if not units:  # a split with no row, as a source file with no program
+            from ..errors import NoUnitError
+
+            raise NoUnitError("no program found in input", path=file, line=1, col=1)
+        return units
     from ..frontends import lang_of
     from .console import located, read_text
 
@@ -240,7 +245,17 @@ def _lm_units(file: str, lang: str | None, m) -> list:
     language = lang_of(None if file == "-" else file, lang) if vocab == "tokens" else lang
     text = read_text(file, language)
     windows = located(shown, lm.file_windows, text, language, vocab, m.config.max_len, shown)
-    return [((shown, w.lines[0].source_line), w) for w in windows if len(w.tokens) > 1]
+    scored = [((shown, w.lines[0].source_line), w) for w in windows if len(w.tokens) > 1]
+    if not scored:  # a window of one token has nothing to predict
+        from ..errors import NoUnitError
+
+        raise NoUnitError(
+            "no window of two tokens or more: a language model predicts each token from those before it",
+            path=shown,
+            line=1,
+            col=1,
+        )
+    return scored
 
 
 def _lm_records(

@@ -239,6 +239,15 @@ def test_bad_input_is_a_located_one_line_error(invoke, data, trained, tmp_path):
     assert line == "--per-position: error: --per-position and --curve are for a language model (lm), not a bhive model"
     line = _error(invoke("predict", "--model", path, tmp_path / "missing.py"))
     assert line == f"{tmp_path / 'missing.py'}: error: no such file"
+    (tmp_path / "one.py").write_text("x")  # one character: a window with nothing to predict
+    line = _error(invoke("predict", "--model", path, tmp_path / "one.py", "--curve", tmp_path / "c.json"))
+    assert line.startswith(f"{tmp_path / 'one.py'}:1:1: error: no window of two tokens or more")
+    empty = tmp_path / "empty"  # a split of a dataset with no row
+    empty.mkdir()
+    (empty / "meta.json").write_text((data / "meta.json").read_text())
+    (empty / "test.csv").write_text((data / "test.csv").read_text().splitlines()[0] + "\n")
+    line = _error(invoke("predict", "--model", path, empty / "test.csv"))
+    assert line == f"{empty / 'test.csv'}:1:1: error: no program found in input"
 
 
 def test_checkpoints_round_trip_through_the_audit(invoke, data, trained):
