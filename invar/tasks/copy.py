@@ -141,7 +141,9 @@ def generate(
     if not 1 <= train_symbols <= len(POOL) or not 1 <= test_symbols <= len(POOL):
         raise UsageError(f"symbols must be between 1 and {len(POOL)}")
     if max_length < max(1, test_symbols if test else 1):
-        raise UsageError(f"--max-length {max_length} is shorter than --test-symbols {test_symbols}")
+        raise UsageError(
+            f"--max-length {max_length} is shorter than --test-symbols {test_symbols}", path="--max-length"
+        )
     if sampler not in SAMPLERS:
         raise UsageError(f"--sampler {sampler}: choose from {', '.join(SAMPLERS)}", path="--sampler")
     out = Path(out)

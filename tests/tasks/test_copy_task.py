@@ -107,6 +107,9 @@ def test_the_samplers_share_the_test_split_and_unknown_ones_are_refused(tmp_path
     assert len(test) == 50 and max(len(set(s)) for s in test) <= 10 and max(len(s) for s in test) <= 12
     with pytest.raises(invar.errors.UsageError, match="--sampler"):
         copy.generate(tmp_path / "b", sampler="zipf")
+    with pytest.raises(invar.errors.UsageError, match="is shorter than --test-symbols") as refused:
+        copy.generate(tmp_path / "c", test_symbols=10, max_length=3)
+    assert refused.value.path == "--max-length"  # the option named at the error's head
 
 
 def test_results_by_cell_as_the_paper_lays_them_out():

@@ -225,7 +225,10 @@ class GeneratorConfig:
         if self.num < 0:
             raise UsageError(f"--num must be at least 0, not {self.num}", path="--num")
         if not 1 <= self.min_size <= self.max_size:
-            raise UsageError(f"sizes must satisfy 1 <= min ({self.min_size}) <= max ({self.max_size})")
+            raise UsageError(
+                f"sizes must satisfy 1 <= min ({self.min_size}) <= max ({self.max_size})",
+                path="--min-size" if self.max_size >= 1 else "--max-size",
+            )
         bad = [o for o in self.ops if o not in UNARY + BINARY]
         if bad:
             raise UsageError(f"unknown operator(s) {', '.join(bad)} (choose from {' '.join(UNARY + BINARY)})")
