@@ -194,7 +194,8 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
 
     http = isinstance(model, str) and model.startswith(("http://", "https://"))
     text = http or isinstance(model, str) and model.startswith(HF_PREFIX)
-    _refuse_unused(config, http=http, text=text)
+    if isinstance(model, str):  # named, as --model names it (from Python, an object: as --prompt, left to it)
+        _refuse_unused(config, http=http, text=text)
     prompt, read, cache = config.prompt, None, None
     if text and task is not None:
         from ..tasks import answers
