@@ -12,11 +12,14 @@ through one pipeline, and anything it cannot read for sure is
    reasoning block never closed leaves no answer.
 2. ``pattern`` (the user's ``--answer-regex``), when given, decides: its
    last match's first group, or the whole match when it has no group.
-3. Else an explicit final answer decides: the last ``\\boxed{…}``, else the
-   last line ``Answer: …`` / ``Final answer: …`` / ``Answer - …`` (any case,
-   markdown bullets and emphasis allowed; an empty one reads the next line,
-   as does a heading or a bold line that is only the word: ``## Final
-   Answer``, ``**Answer**``).
+3. Else an explicit final answer decides: the last ``\\boxed{…}`` or
+   ``<answer>…</answer>``, else the last line ``Answer: …`` / ``Final
+   answer: …`` / ``Answer - …`` (any case, markdown bullets and emphasis
+   allowed; an empty one reads the next line, as does a heading or a bold
+   line that is only the word: ``## Final Answer``, ``**Answer**``). Every
+   other explicit final answer the task reads must give the same answer:
+   two that differ (the prompt's example echoed, then the model's own
+   figure; a first answer, then a corrected one) refuse the reply.
 4. Else the reply's last non-empty line (a closing code fence skipped).
 5. The task's parser reads that **segment** (markdown bullets and emphasis
    removed) and may refuse it (a task may read a last line of step 4 more
@@ -27,8 +30,9 @@ through one pipeline, and anything it cannot read for sure is
    correction, or the model's own figure after an echo of the prompt's
    example): where the task says how to find one there (most look on the
    lines of second thoughts, :func:`second_thoughts`: ``Actually, …``,
-   ``Wait, it's …``, ``On second thought: …``), a different one refuses the
-   reply.
+   ``Wait, it's …``, ``Update: …``, ``I think it's …``, ``But …``; the
+   words that open them are one list, :data:`OPENERS`), a different one
+   refuses the reply.
 
 A reply cut off at the token limit (``truncated``) may have lost the end of
 its last line, so only an explicit final answer (2 or 3) that ends before
@@ -126,10 +130,17 @@ class Reader:
         found = _segment(text, pattern, truncated)
         if truncated and _second_thoughts_cut(found.tail):
             raise Unreadable(f"cut off at the token limit in second thoughts after its final answer: {_RAISE}")
-        segment = self.tidy(found.text) if self.tidy else clean(found.text, line=found.line or not self.numbers)
+        segment = self._tidied(found.text, found.line)
         if not segment:
             raise Unreadable("the answer is empty")
         value = _parsed(self.last_line if found.last_line and self.last_line else self.parse, segment)
+        if pattern is None and not found.last_line:  # the user's pattern picks its match: no other is looked at
+            others = self._other_finals(text, value)
+            if others:
+                raise Unreadable(
+                    f"the reply gives another answer ({', '.join(map(_shown, others[:3]))}) in an explicit final "
+                    f"answer beside its last one ({_shown(value)})"
+                )
         if found.tail and self.after is not None:
             later = list(dict.fromkeys(v for v in self.after(found.tail) if v != value))
             if later:
@@ -138,9 +149,24 @@ class Reader:
                     f"({_shown(value)})"
                 )
         candidates = (
-            self.find(text) if self.find is not None else _lenient(self.parse, finals(text, numbers=self.numbers))
+            self.find(text)
+            if self.find is not None
+            else _lenient(self.parse, [self._tidied(s, line) for s, line in _explicit(text)])
         )
         return Reading(value, _distinct([value, *candidates]), segment[:SEGMENT_CHARS].rstrip())
+
+    def _tidied(self, segment: str, line: bool) -> str:
+        """``segment`` as ``parse`` reads it (``line``: it is a whole line of the reply)."""
+        return self.tidy(segment) if self.tidy else clean(segment, line=line, numbered=line or not self.numbers)
+
+    def _other_finals(self, text: str, value: Any) -> list[Any]:
+        """The answers the explicit final answers of ``text`` give other than ``value`` (those ``parse``
+        refuses left out: an echoed template, ``Answer: N cycles``, gives none)."""
+        out: list[Any] = []
+        for v in _lenient(self.parse, [self._tidied(s, line) for s, line in _explicit(text)]):
+            if v != value and not (isinstance(v, float) and math.isnan(v)) and not any(v == k for k in out):
+                out.append(v)
+        return out
 
 
 def read(task: Task | str, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
@@ -258,6 +284,9 @@ _HEADING = re.compile(
 #: the first non-empty line after a marker that stands alone (``**Answer:**`` then the value)
 _NEXT_LINE = re.compile(r"^[ \t]*(?!```|~~~)(\S.*)$", re.M)
 _BOXED = re.compile(r"\\boxed\s*\{")
+#: an answer between XML-like tags (``<answer>2.5</answer>``): its tags delimit it, they are no ``<`` or ``>``
+_TAG = re.compile(r"<(?P<tag>(?:final[ _-]?)?answer)[ \t]*>(?P<content>.*?)(?P<close></(?P=tag)[ \t]*>|$)", re.I | re.S)
+_TAG_MARK = re.compile(r"</?(?:final[ _-]?)?answer[ \t]*>", re.I)
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt|operatorname)\s*\{([^{}]*)\}")
 
 
@@ -274,6 +303,17 @@ def _boxed(text: str) -> list[tuple[str, int | None]]:
         content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ").replace("$", "")
         out.append((content, k if not depth else None))
     return out
+
+
+def _tagged(text: str) -> list[tuple[str, int | None]]:
+    """Every ``<answer>…</answer>``: its content and the index past its
+    closing tag (None when the reply ends inside it)."""
+    return [(m.group("content"), m.end() if m.group("close") else None) for m in _TAG.finditer(text)]
+
+
+def _enclosed(text: str) -> list[tuple[str, int | None]]:
+    """Every ``\\boxed{…}`` and ``<answer>…</answer>``, in the order they end."""
+    return sorted(_boxed(text) + _tagged(text), key=lambda found: len(text) if found[1] is None else found[1])
 
 
 def _marked(text: str) -> list[tuple[str, int, bool]]:
@@ -298,11 +338,11 @@ def _final(text: str) -> tuple[str, int, bool, bool] | None:
     is whole however the reply ends (a closed ``\\boxed{…}``; a line that
     ends the reply may have lost its end at the token limit), and whether it
     is a line of its own; or None."""
-    boxed = _boxed(text)
-    if boxed:
-        content, end = boxed[-1]
+    enclosed = _enclosed(text)
+    if enclosed:
+        content, end = enclosed[-1]
         if end is None:
-            raise Unreadable("the reply ends inside its \\boxed{…}")
+            raise Unreadable("the reply ends inside its \\boxed{…} or <answer> tag")
         return content, end, True, False
     marked = _marked(text)
     if marked:
@@ -311,13 +351,23 @@ def _final(text: str) -> tuple[str, int, bool, bool] | None:
     return None
 
 
-def finals(text: str, *, numbers: bool = False) -> list[str]:
-    """Every explicit final answer of ``text`` (each ``\\boxed{…}``, each
-    ``Answer: …`` line), in order and cleaned as the final one is (``numbers``:
-    :attr:`Reader.numbers`): a task's candidates when it names no finder."""
-    return [clean(content) for content, _ in _boxed(text)] + [
-        clean(segment, line=own_line or not numbers) for segment, _, own_line in _marked(text)
+def _explicit(text: str) -> list[tuple[str, bool]]:
+    """Every explicit final answer of ``text`` (each ``\\boxed{…}`` and
+    ``<answer>…</answer>``, each ``Answer: …`` line), raw, and whether it is
+    a line of its own (the marker stood alone). A line that holds a
+    ``\\boxed{…}`` or a tag (``Answer: \\boxed{4}``) is given by its content."""
+    return [(content, False) for content, _ in _enclosed(text)] + [
+        (segment, own_line)
+        for segment, _, own_line in _marked(text)
+        if not (_BOXED.search(segment) or _TAG_MARK.search(segment))
     ]
+
+
+def finals(text: str, *, numbers: bool = False) -> list[str]:
+    """Every explicit final answer of ``text`` (each ``\\boxed{…}`` and
+    ``<answer>…</answer>``, each ``Answer: …`` line), in order and cleaned as
+    the final one is (``numbers``: :attr:`Reader.numbers`)."""
+    return [clean(segment, line=line, numbered=line or not numbers) for segment, line in _explicit(text)]
 
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+#.-]*\s*$")
@@ -338,21 +388,31 @@ def lines(text: str, *, numbers: bool = False) -> list[str]:
     follows a marker is an answer, not a numbered list's mark (:attr:`Reader.numbers`)."""
     out = []
     for line in text.splitlines():
+        line = _TAG_MARK.sub(" ", line)  # ``<answer>2.5</answer>``: its tags are no part of it
         if not line.strip() or _FENCE.match(line) or _HEADING.match(line):
             continue
         m = _MARKER.match(line)
-        line = clean(m.group("rest"), line=not numbers) if m is not None else clean(line, line=True)
+        line = clean(m.group("rest"), numbered=not numbers) if m is not None else clean(line, line=True)
         if line:
             out.append(line)
     return out + [clean(content) for content, _ in _boxed(text)]
 
 
 # --------------------------------------------------------------- 5. segments
-_MARKS = r">+|#{1,6}|[-+*•](?=[ \t])"
-_BULLET = re.compile(rf"^(?:[ \t]*(?:{_MARKS})[ \t]*)+")
-#: the same marks with a numbered list's (``1.``, ``2)``), which open a whole line only: after
-#: ``Answer:`` a number is the answer (``Answer: 1. The loop is off by one``)
-_LINE_BULLET = re.compile(rf"^(?:[ \t]*(?:{_MARKS}|\d{{1,3}}[.)](?=[ \t]+\S))[ \t]*)+")
+#: a markdown bullet, and a numbered list's mark (``1.``, ``2)``)
+_BULLETS = r"[-+*•](?=[ \t])"
+_NUMBERED = r"\d{1,3}[.)](?=[ \t]+\S)"
+#: a quote or a heading mark opens a whole line only: after ``Answer:`` (or inside ``\boxed{…}``) a ``>`` is
+#: a bound (``Answer: > 3 cycles``), never a quote
+_QUOTE = r">+|#{1,6}"
+#: the marks that open a segment, by (whether it is a whole line, whether a numbered list's mark opens it)
+_OPENING_MARKS = {
+    (line, numbered): re.compile(
+        rf"^(?:[ \t]*(?:{'|'.join([_BULLETS] + [_QUOTE] * line + [_NUMBERED] * numbered)})[ \t]*)+"
+    )
+    for line in (False, True)
+    for numbered in (False, True)
+}
 # a pair of markers around text (no space just inside them); underscores only
 # at word boundaries, so ``get_value_x`` keeps its own
 _EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
@@ -361,12 +421,14 @@ _STRAY = re.compile(r"^\*+[ \t]*|[ \t]*\*+$")
 _CODE = re.compile(r"^(`{1,3})(?!`)(.+?)(?<!`)\1$", re.S)
 
 
-def clean(segment: str, *, line: bool = False) -> str:
-    """``segment`` stripped, without markdown bullets, quote and heading
-    marks, emphasis (``**1.68**`` -> ``1.68``) and inline code around it all
-    (`` `0` `` -> ``0``); with ``line`` (the segment is a whole line of the
-    reply, no answer marker before it), without a numbered list's mark too."""
-    segment = (_LINE_BULLET if line else _BULLET).sub("", segment.strip())
+def clean(segment: str, *, line: bool = False, numbered: bool | None = None) -> str:
+    """``segment`` stripped, without markdown bullets, emphasis (``**1.68**``
+    -> ``1.68``) and inline code around it all (`` `0` `` -> ``0``); with
+    ``line`` (the segment is a whole line of the reply, no answer marker
+    before it), without quote and heading marks too; with ``numbered``
+    (default: ``line``), without a numbered list's mark (``1.``)."""
+    numbered = line if numbered is None else numbered
+    segment = _OPENING_MARKS[line, numbered].sub("", segment.strip())
     previous = None
     while previous != segment:
         previous, segment = segment, _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), segment)
@@ -384,38 +446,64 @@ def without_label(segment: str) -> str:
 
 
 # ------------------------------------------------------- 6. second thoughts
-#: words that open a line of second thoughts (``Actually, …``, ``On second thought: …``, ``Correction: …``)
-SECOND_THOUGHTS = re.compile(
-    r"^(?:(?:actually|wait|hmm+|oh|oops|sorry|correction|rather|instead|i[ \t]+mean|scratch[ \t]+that|no[ \t]+wait"
-    r"|my[ \t]+mistake|on[ \t]+(?:second|further)[ \t]+(?:thought|thoughts|reflection)|on[ \t]+reflection"
-    r"|let[ \t]+me[ \t]+correct(?:[ \t]+(?:that|myself))?)(?![\w-])[\s,.:;!—–-]*)+",
-    re.I,
+#: the words that open a line of second thoughts (``Actually, …``, ``Update: …``, ``I think it's …``): the one
+#: list :data:`SECOND_THOUGHTS` reads, and a reply cut at the token limit may end inside (``Actu``). A task may
+#: add words that open any sentence (bugs: ``So 1.``), where only a bare answer may follow them
+OPENERS: tuple[str, ...] = (
+    "actually",
+    "wait",
+    "no wait",
+    "hmm",
+    "oh",
+    "oops",
+    "sorry",
+    "my mistake",
+    "correction",
+    "corrected",
+    "rather",
+    "instead",
+    "in fact",
+    "i mean",
+    "i think",
+    "but",
+    "scratch that",
+    "update",
+    "updated",
+    "edit",
+    "revised",
+    "final",
+    "finally",
+    "on second thought",
+    "on second thoughts",
+    "on further thought",
+    "on further reflection",
+    "on reflection",
+    "let me correct",
+    "let me correct that",
+    "let me correct myself",
+    "let me recompute",
+    "let me recalculate",
+    "let me recount",
+    "let me reconsider",
 )
+
+
+def opening(words: Sequence[str]) -> re.Pattern:
+    """A pattern of one or more of ``words`` (phrases; any case, any spaces
+    between their words, ``hmmm`` as ``hmm``) that open a text, with the
+    punctuation after each: ``Wait, actually: …``."""
+    phrases = sorted(words, key=len, reverse=True)  # ``let me correct that`` before ``let me correct``
+    alternatives = "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") + ("+" if w.endswith("mm") else "") for w in phrases)
+    return re.compile(rf"^(?:(?:{alternatives})(?![\w-])[\s,.:;!—–-]*)+", re.I)
+
+
+#: words that open a line of second thoughts (:data:`OPENERS`)
+SECOND_THOUGHTS = opening(OPENERS)
 #: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``)
 _LEAD_IN = re.compile(
     r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:is|would[ \t]+be|should[ \t]+be"
     r"|must[ \t]+be|returns|gives))|it[ \t]+returns)(?![\w-])[ \t]*:?[ \t]*",
     re.I,
-)
-
-
-#: the words that open second thoughts, as a reply cut at the token limit may end inside them (``Actu``)
-_OPENERS = (
-    "actually",
-    "wait",
-    "hmm",
-    "oops",
-    "sorry",
-    "correction",
-    "rather",
-    "instead",
-    "scratch that",
-    "no wait",
-    "my mistake",
-    "on second thought",
-    "on further thought",
-    "on reflection",
-    "let me correct",
 )
 
 
@@ -428,7 +516,7 @@ def _second_thoughts_cut(tail: str) -> bool:
     if any(SECOND_THOUGHTS.match(row) and SECOND_THOUGHTS.match(row).group().strip() for row in rows):
         return True
     last = " ".join(rows[-1].lower().split()) if rows else ""
-    return len(last) >= 3 and any(opener.startswith(last) for opener in _OPENERS)
+    return len(last) >= 3 and any(opener.startswith(last) for opener in OPENERS)
 
 
 def second_thoughts(text: str) -> list[str]:
@@ -573,6 +661,8 @@ __all__ = [
     "lines",
     "clean",
     "without_label",
+    "OPENERS",
+    "opening",
     "second_thoughts",
     "later",
     "numbers",

@@ -25,7 +25,7 @@ from ..data.bhive import read_split
 from ..frontends.registry import X86
 from ..frontends.x86.hexblock import decode
 from . import Task
-from .answers import Number, Reader, Unreadable, lines, numbers, show
+from .answers import Number, Reader, Unreadable, lines, numbers, second_thoughts, show
 
 
 def mape_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -77,7 +77,9 @@ _OTHER_AFTER = re.compile(
     rf"|[ \t]*{_UNIT}[ \t]*(?:per|/|an?|each)[ \t]*(?:instruction|uop|[µμ]op|op)\b"
     rf"|[ \t]*(?:{_UNIT}[ \t]*(?:of[ \t]+)?|-?cycle[ \t]+)latency\b"
     rf"|[ \t]*(?:{_ITERATION}|(?:instructions?|uops|[µμ]ops|ops|loads?|stores?|bytes?|bits?|registers?|ports?"
-    r"|times|lines?|stages?)\b)",
+    r"|times|lines?|stages?)\b)"
+    # a time or a frequency (``2.5 ns``, ``2.5 µs``, ``3.5 GHz``): no count of cycles
+    r"|[ \t]*(?:[pnuµμm]?s|[pnm]?secs?|(?:pico|nano|micro|milli)?seconds?|minutes?|hours?|[kmg]?hz)(?!\w)",
     re.I,
 )
 _OTHER_BEFORE = re.compile(
@@ -85,10 +87,26 @@ _OTHER_BEFORE = re.compile(
     r"(?:[:=]|is|of)?[ \t]*$",
     re.I,
 )
-# a bound, not a value (``< 1 cycle``, ``at least 3 cycles``)
+# a bound, not a value (``< 1 cycle``, ``at least 3 cycles``); a ``>`` that closes a tag (``<b>``) or an
+# arrow (``->``, ``=>``) is none
 _BOUND = re.compile(
-    r"(?:[<>≤≥]=?|\b(?:at[ \t]+(?:least|most)|(?:no[ \t]+)?(?:more|less|fewer)[ \t]+than|up[ \t]+to|under|over"
-    r"|below|above))[ \t]*(?:[~≈][ \t]*)?$",
+    r"(?:(?:<|(?<![-=\w\"'/])>)=?|[≤≥]|\b(?:at[ \t]+(?:least|most)|(?:no[ \t]+)?(?:more|less|fewer)[ \t]+than"
+    r"|up[ \t]+to|under|over|below|above))[ \t]*(?:[~≈][ \t]*)?$",
+    re.I,
+)
+# a bound written after the number (``3 cycles at most``, ``3 cycles or fewer``, ``3 cycles minimum``); a word
+# such as ``max`` only where it closes the clause (``2 cycles (max port pressure on p1)`` is a note)
+_BOUND_AFTER = re.compile(
+    rf"[ \t]*(?:{_UNIT}(?:[ \t]*(?:per|/|an?|each)[ \t]*{_ITERATION})?[ \t]*)?[,(]?[ \t]*"
+    r"(?:(?:at[ \t]+(?:the[ \t]+)?(?:most|least|minimum|maximum|best|worst)|or[ \t]+(?:fewer|less|more|lower"
+    r"|higher|greater|under|over|below|above|better|worse)|and[ \t]+(?:up|down|above|below|over|under|more|less))\b"
+    r"|(?:minimum|maximum|min|max|tops|upwards|plus)\b[ \t]*(?=[.,;:)!]|$))",
+    re.I,
+)
+# a negation before a number (``not 3 cycles but 2.5``): the number is denied, not given
+_NEGATED = re.compile(
+    r"\b(?:not|never|isn't|isn’t|aren't|aren’t|wasn't|wasn’t|rather[ \t]+than|instead[ \t]+of)[ \t]+"
+    r"(?:(?:just|exactly|quite|about|around|roughly|even)[ \t]+|[~≈][ \t]*)?$",
     re.I,
 )
 _NUMERAL = r"[-−]?(?:\d[\d,.]*|\.\d+)"
@@ -105,6 +123,24 @@ _RANGE = re.compile(
 _ALTERNATIVES = re.compile(
     rf"(?<![\w.])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:{_UNIT}[ \t]*)?[,(]?[ \t]*\bor\b[ \t]+"
     rf"(?:maybe[ \t]+|perhaps[ \t]+|possibly[ \t]+|about[ \t]+|~[ \t]*)?{_NUMERAL}",
+    re.I,
+)
+# a case or a machine that a second value is given for (``3 cycles best case, 5 worst case``, ``3 cycles on
+# Haswell, 4 on Skylake``): after the number (a unit between allowed) or before it
+_CASE_AFTER = re.compile(
+    rf"[ \t]*(?:{_UNIT}[ \t]*)?\(?[ \t]*(?:(?:in[ \t]+(?:the|a)[ \t]+)?(?:best|worst|average|typical|common"
+    r"|steady|ideal|cold|warm)\b|on|for|with|without|when|if|under|otherwise|else|at)\b",
+    re.I,
+)
+_CASE_BEFORE = re.compile(
+    r"\b(?:(?:best|worst|average|typical|common|steady|ideal|cold|warm)[ \t-]+(?:case|state)|on[ \t]+[\w-]+"
+    r"|otherwise|else)[ \t]*[:=,]?[ \t]*(?:about|around|roughly|~)?[ \t]*$",
+    re.I,
+)
+# an expression in words (``3 cycles plus 1``, ``2 times 3``, ``2 sets of 3 cycles``): no one number to read
+_EXPRESSION = re.compile(
+    rf"(?<![\w.]){_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?\b(?:plus|minus|times|divided[ \t]+by|multiplied[ \t]+by"
+    rf"|(?:sets|groups|batches|rounds|pairs|chains)[ \t]+of)[ \t]+{_NUMERAL}",
     re.I,
 )
 # a fraction or a mixed number (``3/2``, ``1 1/2``): no one number to read
@@ -126,8 +162,10 @@ _HEDGED_AFTER = re.compile(
 )
 # a bound written after the number (``100+ cycles``)
 _PLUS_AFTER = re.compile(r"\+(?![\d.])")
-# what lies between two numbers listed, not one answer (``4.5, 7 cycles``, ``1 234 cycles``)
-_LISTED = re.compile(r"\s*(?:[,;]\s*)?")
+# what lies between two numbers listed or in an expression, not one answer: spaces, a comma or a semicolon
+# (``4.5, 7 cycles``, ``1 234 cycles``), a stray point or an apostrophe (``2 . 5``, ``2'500``), an operator
+# (``3*2``, ``3 x 2``, ``3·2``, ``3 × 2``, ``3+1``, ``2^3``)
+_LISTED = re.compile(r"\s*(?:[,;.'’*×·⋅x+^]\s*)?", re.I)
 # a part measured alone (``the division alone takes 20 cycles``): no answer for the whole block
 _PART = re.compile(r"\b(?:alone|by[ \t]+itself|on[ \t]+its[ \t]+own)\b[^.;,()]{0,20}$", re.I)
 
@@ -140,25 +178,41 @@ def _other_measure(segment: str, n: Number) -> bool:
 
 def _not_one(segment: str, found: list[Number]) -> str | None:
     """Why the numbers of ``segment`` give no one value, or None: two side by
-    side or listed (``1 234``, ``4.5, 7 cycles``), a bound after one (``100+``)."""
+    side, listed or in an expression (``1 234``, ``4.5, 7 cycles``, ``3*2``),
+    a bound after one (``100+``, ``3 cycles at most``), a number denied
+    (``not 3 cycles but 2.5``)."""
     for a, b in zip(found, found[1:]):
         if _LISTED.fullmatch(segment, a.end, b.start):
-            return f"numbers listed ({segment[a.start : b.end]}), not one number"
+            return f"numbers listed or in an expression ({segment[a.start : b.end]}), not one number"
     for n in found:
         if _PLUS_AFTER.match(segment, n.end):
             return f"a bound ({segment[n.start : n.end + 1]}), not a value"
+        if (after := _BOUND_AFTER.match(segment, n.end)) is not None:
+            return f"a bound ({segment[n.start : after.end()].strip()}), not a value"
+        if (denied := _NEGATED.search(segment[max(0, n.start - 30) : n.start])) is not None:
+            return f"a negated number ({denied.group().strip()} {segment[n.start : n.end]}), not a value"
     return None
 
 
 def _hedged(segment: str, found: list[Number], value: float) -> Number | None:
     """A number of ``found`` other than ``value`` offered as a maybe
-    (``12 cycles, maybe 13``, ``(perhaps 13)``, ``13 is also plausible``), or None."""
+    (``12 cycles, maybe 13``, ``(perhaps 13)``, ``13 is also plausible``), or
+    for another case (``5 worst case``, ``4 on Skylake``; a condition in
+    parentheses, ``12 cycles (13 if the load misses L1)``, is a note), or None."""
     for n in found:
+        before = segment[max(0, n.start - 30) : n.start]
         if n.value != value and (
-            _HEDGED_BEFORE.search(segment[max(0, n.start - 30) : n.start]) or _HEDGED_AFTER.match(segment, n.end)
+            _HEDGED_BEFORE.search(before)
+            or _HEDGED_AFTER.match(segment, n.end)
+            or (segment[: n.start].count("(") <= segment[: n.start].count(")") and _by_case(segment, n))
         ):
             return n
     return None
+
+
+def _by_case(segment: str, n: Number) -> bool:
+    """Whether ``n`` is given for a case or a machine (``5 worst case``, ``4 on Skylake``, ``worst case 5``)."""
+    return bool(_CASE_AFTER.match(segment, n.end) or _CASE_BEFORE.search(segment[max(0, n.start - 30) : n.start]))
 
 
 def _kept(segment: str, n: Number) -> bool:
@@ -172,13 +226,16 @@ def read_answer(segment: str) -> float:
     followed by cycles per iteration are preferred, then those followed by
     cycles, then any: the preferred ones must agree; numbers that measure
     something else (a count, a total, IPC, cycles per instruction, a
-    latency) are left out. Unreadable for none, for different numbers, for a
-    range, alternatives, a fraction, a decimal comma or a bound, and for a
-    value that is no positive finite throughput of at most :data:`MAX_CYCLES`."""
+    latency, a time, a frequency) are left out. Unreadable for none, for
+    different numbers, for a range, alternatives (a maybe, a value for
+    another case), a fraction, an expression, a decimal comma, numbers side
+    by side, a bound (before or after the number), a negated number, and for
+    a value that is no positive finite throughput of at most :data:`MAX_CYCLES`."""
     for pattern, what in (
         (_RANGE, "a range"),
         (_ALTERNATIVES, "alternatives"),
         (_FRACTION, "a fraction"),
+        (_EXPRESSION, "an expression"),
         (_COMMA, "a decimal comma or a list"),
     ):
         span = pattern.search(segment)
@@ -286,12 +343,21 @@ def find_answers(text: str) -> list[float]:
     return out
 
 
+#: a number alone, a unit of cycles after it allowed (``4.``, ``about 4 cycles``): the answer of a line of
+#: second thoughts (``Wait, 4.``), where a bare number in prose is not
+_BARE = re.compile(rf"[ \t]*(?:about|around|roughly|~|≈)?[ \t]*{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?[.!)]*[ \t]*", re.I)
+
+
 def later_answers(text: str) -> list[float]:
     """The throughputs the text after a final answer gives anyway, line by
-    line: numbers of cycles per iteration, and numbers of cycles on a line
-    that corrects or restates the answer (``Wait, it is 4.5 cycles``); a note
-    on a part (``the division alone takes 20 cycles``) is none."""
+    line: numbers of cycles per iteration, numbers of cycles on a line that
+    corrects or restates the answer (``Wait, it is 4.5 cycles``) or on a
+    line of second thoughts (``Update: 4 cycles``, ``I think it's 4
+    cycles``), and a number alone after their opening words (``Wait,
+    4.``); a note on a part (``the division alone takes 20 cycles``) is none."""
     out = []
+    for rest in second_thoughts(text):
+        out += [n.value for n in numbers(rest)] if _BARE.fullmatch(rest) else _cycles(rest)
     for line in lines(text, numbers=True):
         if _CORRECTION.search(line):
             out += _cycles(line)

@@ -84,7 +84,8 @@ from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
-from .answers import Reader, Unreadable, lines, without_label
+from .answers import OPENERS as SECOND_THOUGHT_WORDS
+from .answers import Reader, Unreadable, lines, opening, without_label
 from .names import (
     JAVA_CLASS,
     LANGS,
@@ -591,13 +592,19 @@ _OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(
 
 
 def _negated(words: list[str], k: int) -> bool:
-    """Whether a negation stands before ``words[k]`` (fillers between them)."""
+    """Whether a negation stands before ``words[k]`` (fillers between them).
+    Unreadable for two (``not not buggy``, ``not free of bugs``, ``I don't
+    think it's not correct``): a double negation is read one way by one
+    reader and the other way by another."""
+    negations = []
     for j in range(k - 1, max(-1, k - 7), -1):
         if words[j] in _NEGATIONS or words[j].endswith(("n't", "n’t")):
-            return True
-        if words[j] not in _FILLERS:
-            return False
-    return False
+            negations.append(words[j])
+        elif words[j] not in _FILLERS:
+            break
+    if len(negations) > 1:
+        raise Unreadable(f"a double negation ({' '.join(reversed(negations))} … {words[k]}), not a verdict")
+    return bool(negations)
 
 
 def _negates_next(words: list[str]) -> bool:
@@ -635,7 +642,8 @@ def verdicts(segment: str) -> list[int]:
 #: words before a verdict offered beside another (``yes or no``, ``0, but it could also be 1``, ``maybe 0``)
 _OFFERED = {"or", "either", "maybe", "perhaps", "possibly", "probably", "be"}
 #: words after which a bare 0 or 1 gives a verdict of its own (``Yes, 0``, ``1 — wait, no, 0``)
-_TURNS = {"yes", "no", "true", "false", "wait", "actually", "rather", "instead", "correction", "hmm", "oops", "sorry"}
+#: (``but`` is left out: inside a line it joins a note, ``0, but 1 call is slow``, more often than it corrects)
+_TURNS = {"yes", "no", "true", "false"} | {w for w in SECOND_THOUGHT_WORDS if " " not in w} - {"but"}
 #: a reply that says it cannot tell (``I'm not sure``, ``hard to say``): whatever verdict words it holds
 _UNSURE = re.compile(
     r"\b(?:can(?:no|')t[ \t]+(?:tell|say|determine|be[ \t]+sure)|not[ \t]+sure|unsure|hard[ \t]+to[ \t]+(?:say|tell)"
@@ -692,15 +700,33 @@ def read_answer(segment: str) -> int:
     return found[0]
 
 
+#: words that open a conclusion in any sentence (``So 1.``, ``Well, 0``, ``The answer is 1``): beside the
+#: words of second thoughts (:data:`~invar.tasks.answers.OPENERS`), they open a line that gives a verdict
+#: only before a bare 0 or 1 (``So 0 is returned`` is prose)
+CONCLUSIONS = (
+    "so",
+    "well",
+    "ok",
+    "okay",
+    "thus",
+    "hence",
+    "therefore",
+    *(
+        f"{whose} {kind}answer {verb}"
+        for whose in ("the", "my")
+        for kind in ("", "final ", "correct ", "real ", "right ")
+        for verb in ("is", "would be", "should be", "must be")
+    ),
+    *(
+        f"{whose} {kind}verdict {verb}"
+        for whose in ("the", "my")
+        for kind in ("", "final ", "correct ", "real ", "right ")
+        for verb in ("is", "would be", "should be", "must be")
+    ),
+)
 #: words that open a line of second thoughts before the verdict they give (``Actually, 1.``, ``So 1.``,
 #: ``Wait, the answer is 1``); only a bare 0 or 1 after them is a verdict (``So 0 is returned`` is prose)
-_SECOND_THOUGHTS = re.compile(
-    r"^(?:(?:actually|so|wait|hmm+|oh|oops|well|ok(?:ay)?|sorry|correction|rather|instead|i mean|thus|hence|therefore"
-    r"|on (?:second|further) thoughts?|on reflection|scratch that|no wait|my mistake"
-    r"|(?:the|my) (?:final |correct |real |right )?(?:answer|verdict) (?:is|would be|should be|must be))"
-    r"(?![\w-])[\s,.:;!—–-]*)+",
-    re.I,
-)
+_SECOND_THOUGHTS = opening(SECOND_THOUGHT_WORDS + CONCLUSIONS)
 
 
 _BARE = re.compile(r"[01][.!]?")

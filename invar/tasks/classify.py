@@ -64,7 +64,7 @@ _HEDGE = re.compile(r"^(?:most[ \t]+likely|probably|likely|possibly|perhaps|mayb
 #: what no label is: a reply that gives none (``I cannot tell``), a sentence about the program, a
 #: label negated for another (``not searching but sorting``); a label may itself hold a ``not`` (``not pure``)
 _NO_LABEL = re.compile(
-    r"^(?:i|i'm|i’m|we|it|it's|it’s|this|that|there|the[ \t]+(?:program|code|function|class|label|answer))(?![\w-])"
+    r"^(?:i|i'm|i’m|we|it|it's|it’s|this|that|there|the[ \t]+(?:program|code|function|class|label|answer))(?![\w/-])"
     r"|\bnot\b.*\b(?:but|rather|instead)\b"
     r"|\b(?:cannot|can't|can’t|unsure|unclear|uncertain|don't[ \t]+know|hard[ \t]+to[ \t]+say)\b",
     re.I,
@@ -72,6 +72,15 @@ _NO_LABEL = re.compile(
 #: two labels offered (``sorting or searching``, ``sorting, searching``), or one with an explanation after it
 #: (``sorting (it sorts a list)``, ``sorting - it reorders``, ``sorting. It reorders``, ``sorting: it reorders``)
 _NOT_ONE = re.compile(r"\b(?:or|either)\b|[,;]|[ \t]/[ \t]|[ \t]\(|[ \t][-–—][ \t]|[.!?:][ \t]+\S|\?$", re.I)
+#: a label as the prompt writes one: at most three words in lower case (``graph search``)
+_WORDS = r"[a-z][a-z-]*(?:[ \t]+[a-z][a-z-]*){0,2}"
+#: two labels joined (``sorting/searching``, ``sorting and searching``, ``sorting & searching``): words in lower
+#: case, as labels are written, either side of the join. The task knows no label set, so a label that is
+#: itself so written (``client/server``) is refused too; a letter or capitals either side (``I/O``, ``TCP/IP``)
+#: and words joined by hyphens (``divide-and-conquer``) are one label
+_JOINED = re.compile(
+    rf"(?P<one>{_WORDS})[ \t]*(?:/|&|\+|\b(?:and/or|and|plus|as[ \t]+well[ \t]+as)\b)[ \t]*(?P<two>{_WORDS})"
+)
 
 
 def read_answer(segment: str) -> str:
@@ -79,7 +88,8 @@ def read_answer(segment: str) -> str:
     backticks, emphasis, trailing punctuation (``**"sorting".**`` ->
     ``sorting``) and a hedging adverb before it (``probably sorting``).
     Unreadable when nothing is left, for two labels (``sorting or
-    searching``, ``sorting, searching``), a label with an explanation after
+    searching``, ``sorting, searching``, ``sorting/searching``, ``sorting
+    and searching``: :data:`_JOINED`), a label with an explanation after
     it (``sorting (it sorts)``, ``sorting - it sorts``), a question
     (``sorting?``), a sentence about the program (``The program is …``), and
     a reply that gives none (``I cannot tell``)."""
@@ -90,6 +100,8 @@ def read_answer(segment: str) -> str:
         raise Unreadable(f"no label, a sentence ({label[:80]!r})")
     if (other := _NOT_ONE.search(label)) is not None:
         raise Unreadable(f"not one label alone ({other.group().strip() or 'a list'} in {label[:80]!r})")
+    if (joined := _JOINED.fullmatch(label)) is not None and len(joined["one"]) > 1 and len(joined["two"]) > 1:
+        raise Unreadable(f"not one label alone (two labels joined: {label[:80]!r})")
     return label
 
 

@@ -85,13 +85,21 @@ LANGS = {ext: record.name for record in (PYTHON, JAVA) for ext in record.extensi
 SPLITS = ("train", "valid", "test")
 _EXT = ".csv"
 _COLUMNS = ("source", "label", "name", "path", "line")
-_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+#: subtokens, read on a name's shape (:func:`_shape`): ``A`` an upper-case letter, ``a`` another letter, ``0`` a digit
+_PARTS = re.compile(r"A+(?=Aa)|A?a+|A+|0+")
 
 
 # ------------------------------------------------------------------- names
 def subtokens(name: str) -> list[str]:
-    """``getHTTPResponse_2`` -> ``['get', 'http', 'response', '2']``."""
-    return [m.group().lower() for part in name.split("_") for m in _PARTS.finditer(part)]
+    """``getHTTPResponse_2`` -> ``['get', 'http', 'response', '2']``; any
+    letters, as Python identifiers may hold (``get_välue`` -> ``['get', 'välue']``)."""
+    return [part[m.start() : m.end()].lower() for part in name.split("_") for m in _PARTS.finditer(_shape(part))]
+
+
+def _shape(part: str) -> str:
+    """``part`` one character for one: ``A`` for an upper-case letter, ``a`` for any other letter, ``0`` for a
+    digit, a space for anything else (``$``)."""
+    return "".join("A" if c.isupper() else "a" if c.isalpha() else "0" if c.isdecimal() else " " for c in part)
 
 
 def split_of(relpath: str) -> str:
@@ -592,9 +600,12 @@ def read_answer(segment: str) -> tuple:
     its single quoted identifier (backticks or quotes, ``get_value()`` too),
     else its single identifier followed by ``(`` (a signature or a call),
     else its single identifier (``obj.get_value`` is ``get_value``). Unreadable
-    when the first kind found holds several names, when there is none, and
-    for the placeholder of the hidden name."""
+    when the first kind found holds several names, when there is none, for
+    the placeholder of the hidden name, and for prose of one word
+    (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``)."""
     segment = without_label(segment)
+    if _INTERJECTION.fullmatch(segment.strip()):
+        raise Unreadable(f"{segment.strip()!r} is prose (a word that opens or answers a chat), not a name")
     alternative = _ALTERNATIVE.search(segment)
     if alternative is not None:
         raise Unreadable(f"alternatives ({alternative.group().strip()}), not one name")
@@ -616,17 +627,21 @@ def read_answer(segment: str) -> tuple:
     raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
 
 
-#: a line of one capitalised word closed as a sentence is (``Sure!``, ``Thinking.``, ``Okay:``): prose, no name
-_INTERJECTION = re.compile(r"[A-Z][a-z]*[ \t]*[.!:…]+")
+#: prose of one word, no name: a capitalised word closed as a sentence (``Sure!``, ``Thinking.``, ``Okay:``), and a
+#: word that opens or answers a chat capitalised, closed or not (``OK``, ``Hello``); in lower case, bare, it may be
+#: a name (``ok``, ``hello``), as may a capitalised one that is no such word (``Parse``)
+_INTERJECTION = re.compile(
+    r"[A-Z][a-z]*[ \t]*[.!:…]+"
+    r"|(?:OK|O\.K\.|Ok(?:ay)?|OKAY|Sure|Hello|Hi|Hey|Thanks|Thank[ \t]+you|Yes|No|Yep|Nope|Done|Great|Alright|Right"
+    r"|Certainly|Understood|Hm+|Well|Fine|Got[ \t]+it|Sorry|Thinking)[ \t]*[.!:…,]*"
+)
 
 
 def find_answers(text: str) -> list[tuple]:
     """Every line of a reply that reads as one name: its candidate answers
-    (a line of one word closed as a sentence, such as ``Sure!``, is prose)."""
+    (prose of one word, such as ``Sure!``, is none)."""
     out = []
     for line in lines(text):
-        if _INTERJECTION.fullmatch(line):
-            continue
         try:
             out.append(read_answer(line))
         except ValueError:

@@ -53,7 +53,14 @@ BHIVE = [
     ("**Answer:** 1.68 cycles per iteration\n\nThat is 168 cycles over 100 iterations.", 1.68),
     ("Answer - 4.5\nNote: the division alone takes 20 cycles.", 4.5),
     ("The 3 loads dominate, so $\\boxed{2.5}$ cycles.", 2.5),
-    ("First guess \\boxed{3}, corrected: \\boxed{1.5 \\text{ cycles}}", 1.5),
+    ("First guess \\boxed{3}, corrected: \\boxed{1.5 \\text{ cycles}}", Refused("another answer")),  # two finals differ
+    ("First \\boxed{1.5}, so: \\boxed{1.5 \\text{ cycles}}", 1.5),  # ... the same one twice is one answer
+    # an answer between XML-like tags: the tags delimit it, their < and > are no bound
+    ("<answer>2.5</answer>", 2.5),
+    ("The 3 loads dominate.\n<answer>2.5 cycles</answer>", 2.5),
+    ("<ANSWER> 1.68 </ANSWER>\nThe 7 instructions issue in 2 groups.", 1.68),
+    ("<answer>2.5", Refused("ends inside")),
+    ("The answer is <b>2.5 cycles</b>.", 2.5),  # a > that closes a tag is no bound
     ("**Answer:**\n1.68 cycles\n", 1.68),
     # lists and bullets of parts with a final line
     ("- mov: 0.5 cycles\n- add: 0.25 cycles\n- imul: 1 cycle\n\n* **Total: 1.75 cycles per iteration**", 1.75),
@@ -102,6 +109,40 @@ BHIVE = [
     ("Answer: 1 1/2 cycles", Refused("fraction")),
     ("Answer: < 1 cycle", Refused("a bound")),
     ("Answer: at least 3 cycles", Refused("a bound")),
+    # after the marker a > is a bound, not a markdown quote: a quote opens a line only, before any marker
+    ("Answer: > 3 cycles", Refused("a bound")),
+    ("Answer: >= 3 cycles", Refused("a bound")),
+    ("Answer: ≥ 3 cycles", Refused("a bound")),
+    ("Answer: ≤ 3 cycles", Refused("a bound")),
+    ("Answer: **> 3** cycles", Refused("a bound")),
+    ("\\boxed{> 3}", Refused("a bound")),
+    ("> Answer: 3 cycles", 3.0),
+    ("The 3 loads dominate.\n\n> 3 cycles", 3.0),
+    ("Answer: 3 cycles -> 3 cycles per iteration", 3.0),  # an arrow is no bound
+    # a bound written after the number
+    ("Answer: 3 cycles at most", Refused("a bound")),
+    ("Answer: 3 cycles or fewer", Refused("a bound")),
+    ("Answer: 3 cycles or less", Refused("a bound")),
+    ("Answer: 3 cycles or more", Refused("a bound")),
+    ("Answer: 3 cycles per iteration, at least", Refused("a bound")),
+    ("Answer: 3 cycles minimum", Refused("a bound")),
+    ("Answer: 3 cycles (maximum)", Refused("a bound")),
+    ("Answer: 3 cycles at best", Refused("a bound")),
+    ("Answer: 3+ cycles", Refused("a bound")),
+    ("Answer: 3 cycles or so", 3.0),  # an approximation, no bound
+    ("Answer: 2 cycles (max port pressure on p1)", 2.0),  # a word of bounds that does not close the clause
+    # a number denied is never the answer
+    ("Answer: not 3 cycles but 2.5", Refused("negated")),
+    ("Answer: 2.5 cycles, not 3", Refused("negated")),
+    ("Answer: 2.5 cycles rather than 3", Refused("negated")),
+    ("Answer: 2.5 cycles (not counting the 3 loads)", 2.5),  # a count denied is no number of cycles
+    # a time or a frequency is no count of cycles
+    ("Answer: 2.5 ns", Refused("only other measures")),
+    ("Answer: 2.5 ms", Refused("only other measures")),
+    ("Answer: 2.5 us", Refused("only other measures")),
+    ("Answer: 2.5 µs", Refused("only other measures")),
+    ("Answer: 2.5 seconds per iteration", Refused("only other measures")),
+    ("Answer: 2.5 cycles on a 3.5 GHz Haswell", 2.5),
     ("Answer: 200 cycles for 100 iterations", Refused("only other measures")),
     ("Answer: 4 cycles / 2 iterations", Refused("only other measures")),
     ("Answer: 2 cycles per 2 iterations", Refused("only other measures")),
@@ -121,6 +162,19 @@ BHIVE = [
     # numbers listed or side by side, a bound after one, a tilde range: no one number
     ("Answer: 1 234 cycles", Refused("numbers listed")),
     ("Answer: 4.5, 7 cycles", Refused("numbers listed")),
+    ("Answer: 2 . 5 cycles", Refused("numbers listed")),
+    ("Answer: 2'500 cycles", Refused("numbers listed")),
+    ("Answer: 3*2 cycles", Refused("in an expression")),
+    ("Answer: 3 x 2 cycles", Refused("in an expression")),
+    ("Answer: 3·2 cycles", Refused("in an expression")),
+    ("Answer: 3 × 2 cycles", Refused("in an expression")),
+    ("Answer: 3+1 cycles", Refused("in an expression")),
+    ("Answer: 3 cycles plus 1 for the load", Refused("an expression")),
+    ("Answer: 2 times 3 cycles", Refused("an expression")),
+    ("Answer: 2 sets of 3 cycles", Refused("an expression")),
+    ("Answer: 2.5 ns/iteration", Refused("only other measures")),
+    ("Answer: 1,234 cycles", 1234.0),  # a thousands separator: one number
+    ("Answer: 3 x86 cycles", 3.0),  # digits inside a word are no number
     ("Answer: 100+ cycles", Refused("a bound")),
     ("Answer: 12~14 cycles", Refused("range")),
     ("Answer: 12 ~ 14 cycles", Refused("range")),
@@ -128,8 +182,35 @@ BHIVE = [
     ("Answer: about 12 cycles, maybe 13", Refused("alternatives")),
     ("Answer: 12 cycles, though 13 is also plausible", Refused("alternatives")),
     ("Answer: 12 cycles (13 if the load misses L1)", 12.0),  # a condition, no maybe: the answer stands
+    # a second value for another case or another machine: alternatives
+    ("Answer: 3 cycles best case, 5 worst case", Refused("alternatives")),
+    ("Answer: best case 3 cycles, worst case 5", Refused("alternatives")),
+    ("Answer: 3 cycles on Haswell, 4 on Skylake", Refused("alternatives")),
+    ("Answer: 3 cycles in the best case and 5 in the worst", Refused("alternatives")),
+    ("Answer: 12 cycles, 13 if the load misses L1", Refused("alternatives")),
+    ("Answer: 3 cycles on Haswell, with 4 loads", 3.0),  # a count for the case is no second value
+    ("Answer: 2 cycles (2 on Skylake too)", 2.0),  # the same value for both
     # second thoughts after the final answer, however they open
     ("Answer: 12 cycles\n\nOn second thought, 14 cycles.", Refused("another answer")),
+    ("Answer: 3 cycles\nUpdate: it's 4 cycles", Refused("another answer")),
+    ("Answer: 3 cycles\nEdit: 4 cycles", Refused("another answer")),
+    ("Answer: 3 cycles\nFinal: 4 cycles", Refused("another answer")),
+    ("Answer: 3 cycles\nLet me recompute: 4 cycles.", Refused("another answer")),
+    ("Answer: 3 cycles\nI think it's 4 cycles.", Refused("another answer")),
+    ("Answer: 3 cycles\nBut 4 cycles is more likely.", Refused("another answer")),
+    ("Answer: 3 cycles\nWait, 4.", Refused("another answer")),
+    ("Answer: 3 cycles\nHmmm, about 4", Refused("another answer")),
+    # ... and where they give no other number of cycles, or the same one, the answer stands
+    ("Answer: 3 cycles\nUpdate: it's 3 cycles", 3.0),
+    ("Answer: 3 cycles\nI think the 2 loads dominate.", 3.0),
+    ("Answer: 3 cycles\nBut the division alone takes 20 cycles.", 3.0),
+    ("Answer: 1.68 cycles\nEdit: fixed a typo.", 1.68),
+    ("Answer: 2 cycles\n\nIn fact, the 2 multiplies share port 1.", 2.0),
+    # two explicit final answers that differ: an echo of the prompt's example, then the model's own figure
+    ("Answer: 2.25 cycles\nLet me compute.\nAnswer: 3 cycles", Refused("another answer")),
+    ("Answer: 3 cycles\n\\boxed{4}", Refused("another answer")),
+    ("Answer: 3 cycles\n…\nAnswer: 3 cycles per iteration", 3.0),  # the same answer twice
+    ("Answer: N cycles\n…\nAnswer: 3 cycles", 3.0),  # an echoed template gives no answer
     # a part measured alone is no answer for the block
     ("The throughput is 24 cycles per iteration.\n\nNote: the division alone takes 20 cycles.", Refused("only other")),
     # a heading that is only the word: the line after it is the answer
@@ -206,6 +287,22 @@ BUGS = [
     ("Answer: 1 (bug on line 0)", 1),  # a 0 after a plain word is no verdict
     ("Answer: I can't tell if the code is buggy", Refused("unsure")),
     ("Answer: 0\nOn second thought, 1.", Refused("another answer")),
+    # the words that open second thoughts are one list, shared with the other tasks
+    ("Answer: 0\nUpdate: 1.", Refused("another answer")),
+    ("Answer: 0\nI think 1.", Refused("another answer")),
+    ("Answer: 0\nBut 1.", Refused("another answer")),
+    ("Answer: 0\nLet me recompute: 1", Refused("another answer")),
+    ("Answer: 0\nUpdate: the loop is fine.", 0),
+    ("Answer: 0, but 1 call is slow", 0),  # a ``but`` inside the line joins a note
+    # two explicit final answers that differ
+    ("Answer: 1\n\nAnswer: 0", Refused("another answer")),
+    ("Answer: 1\n\nFinal answer: 1", 1),
+    # a double negation is refused, never read one way
+    ("Answer: not not buggy", Refused("double negation")),
+    ("Answer: not free of bugs", Refused("double negation")),
+    ("I don't think it's not correct.", Refused("double negation")),
+    ("Answer: No, not buggy", 0),  # a negation after a pause is no double one
+    ("Answer: not buggy", 0),
 ]
 
 NAMES = [
@@ -235,6 +332,25 @@ NAMES = [
     ("Answer: get_value\nActually, get_value is fine.", ("get", "value")),
     ("Answer: get_value\n\nIt returns `self.value`.", ("get", "value")),  # a note gives no name
     ("Answer: get_value (alternatively fetch_value)", Refused("alternatives")),
+    ("Answer: get_value\nUpdate: `fetch_value`", Refused("another answer")),
+    ("Answer: get_value\nI think fetch_value is better.", Refused("another answer")),
+    ("Answer: get_value\n\nAnswer: fetch_value", Refused("another answer")),
+    # prose of one word is no name, wherever the name is taken (the last line too)
+    ("Sure!", Refused("prose")),
+    ("Thinking.", Refused("prose")),
+    ("OK", Refused("prose")),
+    ("Hello", Refused("prose")),
+    ("Let me look at this.\nSure!", Refused("prose")),
+    ("Answer: Done.", Refused("prose")),
+    ("ok", ("ok",)),  # in lower case, bare, a word may be a name
+    ("Answer: hello", ("hello",)),
+    ('Answer: "Hello"', ("hello",)),  # quoted, it is one
+    ("`Hello`", Refused("prose")),  # (inline code around a whole answer is markdown, removed first)
+    ("Parse", ("parse",)),  # a capitalised word that is no interjection, not closed as a sentence
+    # identifiers may hold any letters
+    ("Answer: get_välue", ("get", "välue")),
+    ("Answer: naïveBayes", ("naïve", "bayes")),
+    ("<answer>get_value</answer>", ("get", "value")),
 ]
 
 CLASSIFY = [
@@ -270,6 +386,24 @@ CLASSIFY = [
     ("Answer: sorting\n\nWait, it is graph search.", Refused("another answer")),
     ("## Answer\nsorting\nThe nested loops swap adjacent elements.", "sorting"),
     ("sorting\nThe nested loops swap adjacent elements.", Refused("a sentence")),
+    # two labels joined, in lower case either side; a label written with a slash or in capitals is one
+    ("Answer: sorting/searching", Refused("two labels joined")),
+    ("Answer: sorting and searching", Refused("two labels joined")),
+    ("Answer: sorting & searching", Refused("two labels joined")),
+    ("Answer: binary search and sorting", Refused("two labels joined")),
+    ("Answer: I/O", "I/O"),
+    ("Answer: TCP/IP", "TCP/IP"),
+    ("Answer: divide-and-conquer", "divide-and-conquer"),
+    # a label is read as written: the task knows no label set to spell it as
+    ("Answer: Sorting.", "Sorting"),
+    ("Answer: sorting", "sorting"),
+    # second thoughts opened by any of the shared words; two explicit final answers that differ
+    ("Answer: sorting\nI think it's searching.", Refused("another answer")),
+    ("Answer: sorting\nBut it also searches.", "sorting"),
+    ("Answer: sorting\nOn reflection, searching.\nFinal answer: searching", Refused("another answer")),
+    ("Answer: sorting\n\nFinal answer: sorting", "sorting"),
+    ("<answer>sorting</answer>", "sorting"),
+    ("Answer: \\boxed{\\text{sorting}}", "sorting"),  # a marker's line holding a box is given by its content
 ]
 
 EXEC = [
@@ -287,11 +421,15 @@ EXEC = [
     ("Answer: 'abc'\nActually, the call returns 'cba'.", Refused("another answer")),
     ("Answer: [2, 4]\n\nThe function returns [2, 4] because the loop doubles.", "[2, 4]"),
     ("Answer: [2, 4]\n\nActually, wait: the loop doubles, so [2, 4] is right.", "[2, 4]"),
+    ("Answer: 6\nUpdate: 7", Refused("another answer")),
+    ("Answer: 6\n\nAnswer: 7", Refused("another answer")),
+    ("Answer: '__init__'\n\nAnswer: '__init__'", "'__init__'"),  # compared as the task tidies it
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
     ("ltl", "a ; {b}", "a;{b}"),
     ("ltl", "<think>try b first</think>\nAnswer: a ; {b}", "a;{b}"),
+    ("ltl", "Answer: a ; {b}\nAnswer: b ; {a}", Refused("another answer")),  # the shared step: finals must agree
     ("copy", "a b c", "abc"),
     ("copy", "Here is the copy:\nabcab", "abcab"),
     ("alta", "Answer: 1  0 1", "1 0 1"),
@@ -386,7 +524,6 @@ def test_an_answer_regex_that_is_no_regex_is_a_usage_error():
         ("names", "Sure!\nAnswer: get_total", ("get", "total"), 1),  # a one-word sentence is prose, no name
         ("names", "Thinking.\n\n`get_total`", ("get", "total"), 1),
         ("bugs", "Answer: 0\nActually, line 1 is fine.", 0, 1),
-        ("classify", "Answer: sorting\nOn reflection, searching.\nFinal answer: searching", "searching", 2),
         ("classify", "It sorts.\nAnswer: sorting", "sorting", 1),
     ],
 )
@@ -399,12 +536,18 @@ def test_candidates_count_the_distinct_answers_a_reply_holds(task, reply, value,
     "reply, value, candidates",
     [
         ("Answer:\n1. 4 cycles", 4, 1),  # the marker alone: the next line's "1." is a list's mark
-        ("Answer: 3 cycles\nAnswer:\n1. 4 cycles", 4, 2),
+        ("Answer: 4 cycles\nAnswer:\n1. 4 cycles", 4, 1),
+        ("Answer: N cycles\nAnswer:\n1. 4 cycles", 4, 1),  # a final answer the task refuses is none
         ("Answer: 4. cycles", 4, 1),  # after the marker on its line, a number is the answer
+        ("Answer: 3 cycles\nAnswer:\n1. 4 cycles", Refused("another answer"), None),  # two finals that differ
     ],
 )
 def test_a_reader_without_a_finder_reads_its_candidates_as_its_answer(reply, value, candidates):
     reader = Reader(parse=lambda segment: int(segment.split()[0].rstrip(".")), numbers=True)
+    if isinstance(value, Refused):
+        with pytest.raises(Unreadable, match=value.word):
+            reader.read(reply)
+        return
     assert (reader.read(reply).value, reader.read(reply).candidates) == (value, candidates)
 
 
@@ -492,7 +635,15 @@ NOT_ONE = [
     lambda a, b, k: f"{a:g} cycles / {k + 2} iterations",
     lambda a, b, k: f"{a:g} cycles per instruction",
     lambda a, b, k: f"{a:g} cycles\n\nWait, I miscounted: it is {b:g} cycles.",
+    lambda a, b, k: f"{a:g} cycles best case, {b:g} worst case",
+    lambda a, b, k: f"{a:g} cycles at most",
+    lambda a, b, k: f"> {a:g} cycles",
+    lambda a, b, k: f"not {a:g} cycles but {b:g}",
+    lambda a, b, k: f"{a:g} ns",
+    lambda a, b, k: f"{k} * {k + 1} cycles",
 ]
+#: the forms of NOT_ONE that give one number when both are the same
+SAME_TWICE = (1, 2, 10, 11)
 
 
 @settings(max_examples=300, deadline=None)
@@ -504,7 +655,7 @@ NOT_ONE = [
     prefix=st.sampled_from(["Answer: ", "The throughput is ", "**Answer:** ~"]),
 )
 def test_bhive_refuses_what_gives_no_single_throughput(a, b, k, form, prefix):
-    if form in (1, 2, 10) and a == b:
+    if form in SAME_TWICE and a == b:
         return  # the same number twice is one answer
     if form == 10 and "Answer" not in prefix:  # no final answer: the last line, the correction, decides
         assert read("bhive", prefix + NOT_ONE[form](a, b, k)).value == b
@@ -534,7 +685,17 @@ AFTERWARDS = [
     "\nHence 0 <= i < n holds.",
     "\nWell, 0 is never reached.",
 ]
-SECOND_THOUGHTS = ["\nActually, {w}.", "\nSo {w}.", "\nWait, the answer is {w}.", "\nHmm, actually {w}", "\nOh. {w}"]
+SECOND_THOUGHTS = [
+    "\nActually, {w}.",
+    "\nSo {w}.",
+    "\nWait, the answer is {w}.",
+    "\nHmm, actually {w}",
+    "\nOh. {w}",
+    "\nUpdate: {w}",
+    "\nI think {w}.",
+    "\nBut {w}.",
+    "\nLet me recompute: {w}",
+]
 
 
 @settings(max_examples=200, deadline=None)
@@ -554,6 +715,31 @@ def test_bugs_reads_its_final_verdict_and_refuses_second_thoughts(v, final, afte
     else:
         with pytest.raises(Unreadable, match="another answer"):
             read("bugs", reply)
+
+
+#: a task's final answer, and another answer, as a line of second thoughts gives it
+OTHER_ANSWERS = {
+    "bhive": ("Answer: 3 cycles", "4 cycles."),
+    "bugs": ("Answer: 0", "1."),
+    "names": ("Answer: get_value", "`fetch_value`"),
+    "classify": ("Answer: sorting", "searching."),
+    "exec": ("Answer: 6", "7"),
+}
+
+
+@pytest.mark.parametrize("task", sorted(OTHER_ANSWERS))
+@pytest.mark.parametrize("opener", answers.OPENERS)
+def test_every_word_of_second_thoughts_opens_them_for_every_task(task, opener):
+    """One list of the words that open second thoughts: each opens them
+    after any task's final answer, and a reply cut at the token limit inside
+    them (three letters or more) may have been about to give another answer."""
+    final, other = OTHER_ANSWERS[task]
+    with pytest.raises(Unreadable, match="another answer"):
+        read(task, f"{final}\n{opener.capitalize()}: {other}")
+    assert read(task, f"{final}\n{opener.capitalize()}: {final.split(': ')[1]}").value == read(task, final).value
+    if len(opener) >= 3:
+        with pytest.raises(Unreadable, match="in second thoughts"):
+            read(task, f"{final}\n{opener[: max(3, len(opener) - 2)]}", truncated=True)
 
 
 def test_numbers_are_whole_tokens():

@@ -59,6 +59,12 @@ def rows(corpus):
         ("snake_and_camelCase", ["snake", "and", "camel", "case"]),
         ("x", ["x"]),
         ("_", []),
+        # any letters, as Python identifiers may hold: a letter outside ASCII splits nothing
+        ("get_välue", ["get", "välue"]),
+        ("naïveBayes", ["naïve", "bayes"]),
+        ("getÄrger", ["get", "ärger"]),
+        ("ÉCOLE_ok", ["école", "ok"]),
+        ("$scope", ["scope"]),
     ],
 )
 def test_subtokens(name, expected):
