@@ -79,7 +79,6 @@ from typing import Callable, Sequence, TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import DataError
 from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..frontends.units import own_name
 from ..program import Program
@@ -93,6 +92,7 @@ from .names import (
     FileRows,
     frontend_skips,
     map_files,
+    no_training_rows,
     own_split,
     parse,  # a stored function reads as the names task's does
     read_units,
@@ -411,7 +411,7 @@ def build(
             if got.rows:
                 languages.add(got.lang)
     if not rows["train"]:
-        raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
+        raise no_training_rows(source, len(rels), rows, skipped)
     write_splits(out, rows, _COLUMNS)
     unreadable = sum(skipped["files"].values())
     no_bug = skipped["functions"].get(NO_BUG, 0)

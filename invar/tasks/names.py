@@ -265,6 +265,27 @@ def frontend_skips(units: list[Program]) -> dict[str, int]:
     return out
 
 
+def no_training_rows(source: Path, files: int, rows: dict[str, list], skipped: dict[str, dict[str, int]]) -> DataError:
+    """Why a dataset of ``source`` would have nothing to train on, in words:
+    no source file at all; no function made into a row (and why each was
+    left out); or rows only in files the path hash sends to valid and test."""
+    if not files:
+        return DataError("no .py or .java file here (searched recursively)", path=str(source))
+    made = sum(len(r) for r in rows.values())
+    if not made:
+        why = {**skipped["files"], **skipped["functions"]}
+        shown = ", ".join(f"{n} {reason}" for reason, n in sorted(why.items(), key=lambda kv: -kv[1])) or "none found"
+        return DataError(
+            f"no function of the {files:,} file{'s' if files != 1 else ''} made a row ({shown})", path=str(source)
+        )
+    held = ", ".join(f"{len(rows[s]):,} in {s}" for s in SPLITS if rows[s])
+    return DataError(
+        f"no row in a training file: {held}; each file goes to train, valid or test by the hash of its path "
+        "(80 / 10 / 10 %), so a few files may all miss train: add files",
+        path=str(source),
+    )
+
+
 def tally(into: dict[str, int], counts: dict[str, int]) -> None:
     for why, n in counts.items():
         into[why] = into.get(why, 0) + n
@@ -338,7 +359,7 @@ def build(
             if got.rows:
                 languages.add(got.lang)
     if not rows["train"]:
-        raise DataError("no function in a training file (80 % of the files, by path hash)", path=str(source))
+        raise no_training_rows(source, len(rels), rows, skipped)
     write_splits(out, rows, _COLUMNS)
     labels = sorted({s for row in rows["train"] for s in row[1].split()})
     unreadable = sum(skipped["files"].values())

@@ -291,3 +291,29 @@ def test_a_source_file_is_read_as_the_commands_read_it(tmp_path, name, data, fou
     path.write_bytes(data)
     units, why = read_units(path, name)
     assert (why if units is None else [u.name for u in units]) == found
+
+
+@pytest.mark.parametrize(
+    "task, files, message",
+    [
+        ("names", {}, "no .py or .java file here (searched recursively)"),
+        ("bugs", {}, "no .py or .java file here (searched recursively)"),
+        # a.py's path hashes to the test split: a row, but none to train on
+        ("names", {"a.py": "def f(a):\n    return a\n"}, "no row in a training file: 1 in test; each file goes"),
+        # b.py goes to train, but its one function admits no bug
+        ("bugs", {"b.py": "def f(a):\n    return a\n"}, "no function of the 1 file made a row (1 without a bug"),
+        ("names", {"b.py": "x = 1\n"}, "no function of the 1 file made a row (1 with their name not in their text)"),
+    ],
+)
+def test_a_dataset_with_nothing_to_train_on_says_why(tmp_path, task, files, message):
+    from invar.errors import DataError
+    from invar.tasks import bugs, names
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for name, text in files.items():
+        (source / name).write_text(text)
+    with pytest.raises(DataError) as refused:
+        {"names": names, "bugs": bugs}[task].build(source, tmp_path / "out", jobs=1)
+    assert refused.value.message.startswith(message), refused.value.message
+    assert refused.value.path == str(source) and not (tmp_path / "out").exists()
