@@ -102,3 +102,11 @@ class UsageError(InvarError):
 class PoolError(UsageError):
     """A pool of target names that cannot be used: a name that cannot name a
     variable, or an AP, in its language."""
+
+
+def json_problem(err) -> str:
+    """A :class:`json.JSONDecodeError`'s problem in words, for a message
+    whose location is the error's own line and column: ``Unterminated
+    string starting at`` reads ``Unterminated string`` (the place it names
+    is that column)."""
+    return err.msg.removesuffix(" at").removesuffix(" starting")

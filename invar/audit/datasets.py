@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..errors import DataError, InvarError, ParseError, UsageError
+from ..errors import DataError, InvarError, ParseError, UsageError, json_problem
 from ..frontends.registry import HEX, X86, frontend_of
 from ..program import Program
 
@@ -645,7 +645,7 @@ def _jsonl_rows(text: str, shown: str) -> tuple[list[str], list[tuple[int, dict 
         try:
             row = json.loads(raw)
         except json.JSONDecodeError as err:
-            rows.append((lineno, DataError(f"not JSON: {err.msg}", path=shown, line=lineno, col=err.colno)))
+            rows.append((lineno, DataError(f"not JSON: {json_problem(err)}", path=shown, line=lineno, col=err.colno)))
             continue
         except RecursionError:
             rows.append((lineno, DataError("not JSON: nested too deeply", path=shown, line=lineno, col=1)))

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, Iterable, Sequence
 
-from ..errors import DataError, UsageError
+from ..errors import DataError, UsageError, json_problem
 from ..files import read_utf8
 from .sections import decide, intervals, noise, paired, replies, sensitivity
 from .metrics import distinct, histogram, key as prediction_key, quantiles
@@ -500,7 +500,7 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
         try:
             rec = json.loads(raw)
         except json.JSONDecodeError as err:
-            raise DataError(f"not JSON: {err.msg}", path=path, line=lineno, col=err.colno)
+            raise DataError(f"not JSON: {json_problem(err)}", path=path, line=lineno, col=err.colno)
         kind = rec.get("type") if isinstance(rec, dict) else None
         if kind == "header":
             if rec.get("schema") not in READS:

@@ -87,7 +87,7 @@ def read(directory: str | os.PathLike) -> Manifest | None:
     our fields with values of the wrong type is a DataError located in it:
     read as absent, it would have the directory misread (its splits as raw
     files, the task unchecked)."""
-    from ..errors import DataError
+    from ..errors import DataError, json_problem
 
     path = Path(directory) / FILE
     try:
@@ -99,7 +99,9 @@ def read(directory: str | os.PathLike) -> Manifest | None:
     try:
         meta = json.loads(text)
     except json.JSONDecodeError as err:
-        raise DataError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno, col=err.colno) from None
+        raise DataError(
+            f"not valid JSON ({json_problem(err)})", path=str(path), line=err.lineno, col=err.colno
+        ) from None
     if not isinstance(meta, dict):
         raise DataError(f"a dataset manifest is a JSON object, not {type(meta).__name__}", path=str(path))
     wrong = [k for k in ("task", "invar") if k in meta and not isinstance(meta[k], str)]

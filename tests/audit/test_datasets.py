@@ -207,6 +207,7 @@ GOOD_JSON = json.dumps({"program": GOOD_BLOCK, "label": 1.5})
     [
         (b'{"program": "addq %rax, %rbx", ', "not JSON: Expecting property name", 32),
         (b"not json at all", "not JSON: Expecting value", 1),
+        (b'{"program": "addq %rax', "not JSON: Unterminated string", 13),  # the place it names: the column
         (b"[1, 2]", "expected a JSON object per line, found an array", 1),
         (b'"addq %rax, %rbx"', "expected a JSON object per line, found a string", 1),
         (b"3.5", "expected a JSON object per line, found a number", 1),
@@ -228,6 +229,7 @@ def test_a_malformed_jsonl_line_is_reported_at_its_line_and_the_rest_read(tmp_pa
     err = data.examples[1].error
     assert (err.path, err.line) == (str(path), 2) and message in err.message, str(err)
     assert err.col == col
+    assert not err.message.endswith((" at", " starting")), err.message  # json's phrase for a place: the column
     assert [e.parse().render() for e in (data.examples[0], data.examples[2])] == [GOOD_BLOCK] * 2
 
 
