@@ -30,9 +30,16 @@ through one pipeline, and anything it cannot read for sure is
    correction, or the model's own figure after an echo of the prompt's
    example): where the task says how to find one there (most look on the
    lines of second thoughts, :func:`second_thoughts`: ``Actually, …``,
-   ``Wait, it's …``, ``Update: …``, ``I think it's …``, ``But …``; the
-   words that open them are one list, :data:`OPENERS`), a different one
-   refuses the reply.
+   ``Wait, it's …``, ``Update: …``; the words that open them are one list,
+   :data:`OPENERS`; on a line opened by the weak ones only,
+   :data:`WEAK_OPENERS`, ``I think …``, ``But …``, a task reads an answer
+   only alone or presented as one, :func:`weak_thoughts`), a different one
+   refuses the reply; and the reply's last non-empty line, read by the
+   task's :attr:`Reader.alone` (a line that is nothing but an answer:
+   ``**3 cycles**``, ``So it takes 3 cycles.``), may not give another one.
+   An answer read from the line after a marker that stands alone (``##
+   Answer``) that is no answer alone is refused when a later line reads as
+   another answer.
 
 A reply cut off at the token limit (``truncated``) may have lost the end of
 its last line, so only an explicit final answer (2 or 3) that ends before
@@ -115,6 +122,11 @@ class Reader:
     #: correction, a second answer): one that differs from the final answer
     #: refuses the reply; None: nothing is looked for there
     after: Callable[[str], Sequence[Any]] | None = None
+    #: a line that is nothing but an answer (``**3 cycles**``, ``So it takes 3 cycles.``, `` `compute_total` ``)
+    #: -> that answer; any other line, a note or prose, is Unreadable. The reply's last line after an explicit
+    #: final answer, read so, may not give another answer (the model's own figure after an echo of the prompt's
+    #: example; a heading's first line of explanation read instead of its result); None: it is not looked at
+    alone: Callable[[str], Any] | None = None
     #: whether the answer is a number, so that one opening the text after
     #: ``Answer:`` on its line is the answer (bugs' ``Answer: 1. The loop …``,
     #: bhive's ``Answer: 3. cycles``); else it is a numbered list's mark there
@@ -148,6 +160,14 @@ class Reader:
                     f"the reply gives another answer ({', '.join(map(_shown, later[:3]))}) after its final one "
                     f"({_shown(value)})"
                 )
+        if found.tail and pattern is None and self.alone is not None:
+            if found.line and not found.last_line:
+                self._heading_checked(segment, found.tail, value)
+            last = self._last_other(found.tail, value)
+            if last is not None:
+                raise Unreadable(
+                    f"the reply's last line gives another answer ({_shown(last)}) after its final one ({_shown(value)})"
+                )
         candidates = (
             self.find(text)
             if self.find is not None
@@ -158,6 +178,38 @@ class Reader:
     def _tidied(self, segment: str, line: bool) -> str:
         """``segment`` as ``parse`` reads it (``line``: it is a whole line of the reply)."""
         return self.tidy(segment) if self.tidy else clean(segment, line=line, numbered=line or not self.numbers)
+
+    def _heading_checked(self, segment: str, tail: str, value: Any) -> None:
+        """Refuse an answer read from the line after a marker that stands alone (``## Answer``) when that line
+        is no answer alone (:attr:`alone`: a sentence of explanation) and a later line reads as another answer
+        (``## Answer\n\nEach add takes 1 cycle.\n\nWith 3 adds that is 3 cycles.``)."""
+        try:
+            self.alone(segment)
+            return
+        except ValueError:
+            pass
+        others = [v for v in _lenient(self.parse, [clean(line, line=True) for line in tail.splitlines()]) if v != value]
+        others = [v for v in others if not (isinstance(v, float) and math.isnan(v))]
+        if others:
+            raise Unreadable(
+                f"the line after its answer heading is an explanation ({segment[:60]!r}), and a later line gives "
+                f"another answer ({_shown(others[0])})"
+            )
+
+    def _last_other(self, tail: str, value: Any) -> Any:
+        """The answer the last non-empty line of ``tail`` (what follows a final answer) gives alone
+        (:attr:`alone`) when it differs from ``value``, else None; a line of a code block that ends the
+        reply is code (``main()``), no answer."""
+        rows = [row for row in tail.splitlines() if row.strip()]
+        if rows and _FENCE.match(rows[-1]):
+            return None
+        try:
+            other = self.alone(self._tidied(last_line(tail), True))
+        except ValueError:
+            return None
+        if other == value or (isinstance(other, float) and math.isnan(other)):
+            return None
+        return other
 
     def _other_finals(self, text: str, value: Any) -> list[Any]:
         """The answers the explicit final answers of ``text`` give other than ``value`` (those ``parse``
@@ -486,6 +538,13 @@ OPENERS: tuple[str, ...] = (
     "let me recount",
     "let me reconsider",
 )
+#: the openers of :data:`OPENERS` that open notes as often as second thoughts (``I think that's the best fit.``,
+#: ``But the add takes only 1 cycle.``): a line they open gives another answer only where the task reads one
+#: alone in it (:attr:`Reader.alone`: ``I think 4 cycles.``, ``But `fetch_value` is better.``), never from any
+#: parse of a sentence
+WEAK_OPENERS: tuple[str, ...] = ("i think", "but", "finally", "in fact")
+#: the openers that always open second thoughts (``Actually, …``, ``Wait, …``, ``Correction: …``)
+STRONG_OPENERS: tuple[str, ...] = tuple(w for w in OPENERS if w not in WEAK_OPENERS)
 
 
 def opening(words: Sequence[str]) -> re.Pattern:
@@ -499,6 +558,22 @@ def opening(words: Sequence[str]) -> re.Pattern:
 
 #: words that open a line of second thoughts (:data:`OPENERS`)
 SECOND_THOUGHTS = opening(OPENERS)
+_STRONG_WORD = re.compile(
+    r"(?<![\w-])(?:" + "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in STRONG_OPENERS) + r")(?![\w-])", re.I
+)
+#: a correction or another value inside an answer's own line, after a separator (``get_value (actually
+#: fetch_value)``, ``2.25 cycles — wait, 3``): the strong openers but ``final`` (``(final)`` is a note), ``rather``
+#: and ``instead`` (``rather than 3``, ``instead of 3``: a negation, which the task reads as one)
+CORRECTING = re.compile(
+    r"(?<![\w-])(?:"
+    + "|".join(
+        re.escape(w).replace(r"\ ", r"[ \t]+") + ("+" if w.endswith("mm") else "")
+        for w in STRONG_OPENERS
+        if w not in ("final", "rather", "instead")
+    )
+    + r")(?![\w-])",
+    re.I,
+)
 #: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``)
 _LEAD_IN = re.compile(
     r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:is|would[ \t]+be|should[ \t]+be"
@@ -519,21 +594,40 @@ def _second_thoughts_cut(tail: str) -> bool:
     return len(last) >= 3 and any(opener.startswith(last) for opener in OPENERS)
 
 
-def second_thoughts(text: str) -> list[str]:
-    """The lines of ``text`` (what follows a final answer) that open with words of
-    second thoughts, each as what follows them and their lead-in (``Wait, it's
-    [4]`` -> ``[4]``): where a task looks for another answer after its final one."""
+def _thoughts(text: str) -> list[tuple[str, bool]]:
+    """The lines of ``text`` that open with words of second thoughts, each as
+    what follows those words, and whether a strong one (:data:`STRONG_OPENERS`) is among them."""
     out = []
     for line in text.splitlines():
         line = clean(line, line=True)
         m = SECOND_THOUGHTS.match(line)
         if m is None or not m.group().strip():
             continue
-        rest = line[m.end() :]
-        rest = _LEAD_IN.sub("", rest, count=1).strip()
+        rest = line[m.end() :].strip()
         if rest:
+            out.append((rest, bool(_STRONG_WORD.search(m.group()))))
+    return out
+
+
+def second_thoughts(text: str) -> list[str]:
+    """The lines of ``text`` (what follows a final answer) that open with words of
+    strong second thoughts (:data:`STRONG_OPENERS`), each as what follows them and
+    their lead-in (``Wait, it's [4]`` -> ``[4]``): where a task looks for another
+    answer after its final one (a weak opener's line: :func:`weak_thoughts`)."""
+    out = []
+    for rest, strong in _thoughts(text):
+        rest = _LEAD_IN.sub("", rest, count=1).strip()
+        if strong and rest:
             out.append(rest)
     return out
+
+
+def weak_thoughts(text: str) -> list[str]:
+    """The lines of ``text`` that open with weak openers only (:data:`WEAK_OPENERS`:
+    ``I think``, ``But``, ``Finally``, ``In fact``), each as what follows them
+    (no lead-in removed): a task reads another answer there only alone
+    (:attr:`Reader.alone`)."""
+    return [rest for rest, strong in _thoughts(text) if not strong]
 
 
 def later(
@@ -542,12 +636,21 @@ def later(
     *,
     forms: Callable[[str], Sequence[str]] | None = None,
     otherwise: Callable[[str], list] | None = None,
+    weak: Callable[[str], list] | None = None,
 ) -> list:
-    """What ``parse`` reads on each line of second thoughts of ``text`` (what
-    follows a final answer: :func:`second_thoughts`): the first of the line's
-    ``forms`` it reads (the line alone by default), else what ``otherwise``
-    finds in it, else nothing; a task's ``after`` (step 6)."""
+    """What ``parse`` reads on each line of strong second thoughts of ``text``
+    (what follows a final answer: :func:`second_thoughts`): the first of the
+    line's ``forms`` it reads (the line alone by default), else what
+    ``otherwise`` finds in it, else nothing; and the answers ``weak`` finds
+    on a line of weak ones (:func:`weak_thoughts`; a ValueError: none), where
+    a task reads only an answer that stands alone or is presented as one, not
+    any parse of a sentence; a task's ``after`` (step 6)."""
     out = []
+    for rest in weak_thoughts(text) if weak is not None else ():
+        try:
+            out += weak(rest)
+        except ValueError:
+            continue
     for rest in second_thoughts(text):
         for form in dict.fromkeys(forms(rest) if forms is not None else (rest,)):
             try:
@@ -662,8 +765,12 @@ __all__ = [
     "clean",
     "without_label",
     "OPENERS",
+    "WEAK_OPENERS",
+    "STRONG_OPENERS",
+    "CORRECTING",
     "opening",
     "second_thoughts",
+    "weak_thoughts",
     "later",
     "numbers",
     "show",

@@ -14,7 +14,9 @@ than one order, so a permutation-invariant model cannot fit those labels.
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 import re
 from typing import Sequence
 
@@ -25,7 +27,7 @@ from ..data.bhive import read_split
 from ..frontends.registry import X86
 from ..frontends.x86.hexblock import decode
 from . import Task
-from .answers import Number, Reader, Unreadable, lines, numbers, second_thoughts, show
+from .answers import CORRECTING, Number, Reader, Unreadable, clean, lines, numbers, second_thoughts, show, weak_thoughts
 
 
 def mape_loss(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -121,7 +123,8 @@ _RANGE = re.compile(
 
 # two values offered as alternatives (``2 or 3 cycles``, ``2 cycles (or 3 on Skylake)``)
 _ALTERNATIVES = re.compile(
-    rf"(?<![\w.])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:{_UNIT}[ \t]*)?[,(]?[ \t]*\bor\b[ \t]+"
+    rf"(?<![\w.])\.?\d[\d,.]*(?:[eE][-+]?\d+)?[ \t]*(?:(?:{_UNIT}[ \t]*(?:(?:per|/|an?|each)[ \t]*)?|c/)"
+    rf"(?:{_ITERATION}[ \t]*)?)?[,(]?[ \t]*\bor\b[ \t]+"
     rf"(?:maybe[ \t]+|perhaps[ \t]+|possibly[ \t]+|about[ \t]+|~[ \t]*)?{_NUMERAL}",
     re.I,
 )
@@ -220,6 +223,47 @@ def _kept(segment: str, n: Number) -> bool:
     return bool(_PER_ITERATION.match(segment, n.end)) or not _other_measure(segment, n)
 
 
+# a derivation in parentheses after a number of cycles (``5 cycles (4 + 1)``, ``6 cycles (2 × 3)``, ``2.25
+# cycles (= 9/4)``): numbers and operators only
+_DERIVATION = re.compile(r"\([ \t]*=?[ \t]*(?P<expression>[\d.]+(?:[ \t]*[-+*×x·⋅/][ \t]*[\d.]+)+)[ \t]*\)")
+_OPERATIONS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def _evaluated(expression: str) -> float | None:
+    """The value of an arithmetic expression of numbers (``4 + 1``, ``2 × 3``), or None."""
+
+    def value(node: ast.AST) -> float:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return float(node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATIONS:
+            return _OPERATIONS[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(expression)
+
+    try:
+        return value(ast.parse(re.sub(r"[×x·⋅]", "*", expression), mode="eval").body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError, OverflowError, MemoryError):
+        return None
+
+
+def _without_derivations(segment: str) -> str:
+    """``segment`` without each derivation in parentheses (:data:`_DERIVATION`) whose value is that of the
+    number of cycles right before it (``5 cycles (4 + 1)`` -> ``5 cycles``); one of another value is kept
+    (and refused as numbers in an expression)."""
+    for m in reversed(list(_DERIVATION.finditer(segment))):
+        before = [n for n in numbers(segment[: m.start()]) if _AFTER_UNIT.match(segment, n.end)]
+        if not before or segment[before[-1].end : m.start()].strip(" \t") == "":
+            continue
+        between = segment[before[-1].end : m.start()]
+        if not re.fullmatch(
+            rf"[ \t]*(?:{_UNIT}|c/{_ITERATION})(?:[ \t]*(?:per|/|an?|each)[ \t]*{_ITERATION})?[ \t]*", between, re.I
+        ):
+            continue
+        worth = _evaluated(m.group("expression"))
+        if worth is not None and math.isclose(worth, before[-1].value, rel_tol=1e-9, abs_tol=1e-9):
+            segment = segment[: m.start()] + segment[m.end() :]
+    return segment
+
+
 def read_answer(segment: str) -> float:
     """The throughput a segment of a reply gives, in cycles per iteration.
     Numbers are whole tokens (:func:`~invar.tasks.answers.numbers`); those
@@ -230,7 +274,17 @@ def read_answer(segment: str) -> float:
     different numbers, for a range, alternatives (a maybe, a value for
     another case), a fraction, an expression, a decimal comma, numbers side
     by side, a bound (before or after the number), a negated number, and for
-    a value that is no positive finite throughput of at most :data:`MAX_CYCLES`."""
+    a value that is no positive finite throughput of at most :data:`MAX_CYCLES`,
+    and for second thoughts after a number (``2.25 cycles (actually 3)``,
+    ``… — wait, 3``: :data:`~invar.tasks.answers.CORRECTING`). A derivation in
+    parentheses that gives the number before it (``5 cycles (4 + 1)``) is a note."""
+    segment = _without_derivations(segment)
+    first = numbers(segment)
+    if first and (turn := CORRECTING.search(segment, first[0].end)) is not None:
+        if any(n.start > turn.end() and _kept(segment, n) for n in first):  # ``(actually limited by port 1)``: a note
+            raise Unreadable(
+                f"second thoughts inside the answer ({segment[first[0].start :].strip()[:80]}), not one number"
+            )
     for pattern, what in (
         (_RANGE, "a range"),
         (_ALTERNATIVES, "alternatives"),
@@ -348,6 +402,52 @@ def find_answers(text: str) -> list[float]:
 _BARE = re.compile(rf"[ \t]*(?:about|around|roughly|~|≈)?[ \t]*{_NUMERAL}[ \t]*(?:{_UNIT}[ \t]*)?[.!)]*[ \t]*", re.I)
 
 
+# what presents a line's number as the whole block's answer (``So it takes``, ``I get``, ``the throughput is``)
+_PRESENTING = re.compile(
+    r"(?:(?:so|thus|hence|therefore|overall|then|that|this|which|it|i|we|result|throughput|estimate"
+    r"|the[ \t]+(?:throughput|answer|result|estimate|block|loop))(?![\w-])(?:'s|’s)?[ \t,]*)*(?:(?:(?:gives|get|gets"
+    r"|takes|is|are|comes[ \t]+to|equals|would[ \t]+be|should[ \t]+be)(?![\w-])|=|:)[ \t]*)?(?:(?:(?:about|around"
+    r"|roughly|approximately|approx\.?)(?![\w-])|~|≈)[ \t]*)?",
+    re.I,
+)
+_ALONE = re.compile(
+    rf"(?P<number>{_NUMERAL})[ \t]*(?:(?:{_UNIT}|c/{_ITERATION})(?:[ \t]*(?:total[ \t]+)?(?:per|/|an?|each)[ \t]*"
+    rf"{_ITERATION})?)?[ \t]*[.!]*",
+    re.I,
+)
+
+
+def read_alone(line: str) -> float:
+    """The throughput a line gives when it is nothing but one (``**3 cycles**``,
+    ``≈ 3 cycles``, ``So it takes 3 cycles.``, ``I get 3 cycles.``, ``Result:
+    3 cycles``); Unreadable for any other line, a note on a part (``But the
+    add takes only 1 cycle.``) included."""
+    line = clean(line, line=True)
+    m = _ALONE.fullmatch(line, _PRESENTING.match(line).end())
+    if m is None:
+        raise Unreadable(f"not a number of cycles alone ({line[:80]!r})")
+    found = numbers(m.group())
+    if len(found) != 1:
+        raise Unreadable(f"not one number of cycles alone ({line[:80]!r})")
+    return _throughput(found[0].value)
+
+
+def _leading(rest: str) -> list[float]:
+    """The throughput a line of weak second thoughts gives (``I think 4 cycles.``, ``But 4 cycles is more
+    likely.``, ``In fact, it takes 4 cycles here``): a number alone, or a number of cycles that opens what
+    follows its opening words and what presents it; a number of a part (``But the add takes only 1 cycle.``)
+    is none."""
+    try:
+        return [read_alone(rest)]
+    except ValueError:
+        pass
+    start = _PRESENTING.match(rest).end()
+    found = numbers(rest[start:])
+    if not found or found[0].start > 0:
+        return []
+    return _cycles(rest[start : start + found[0].end + 40])[:1]
+
+
 def later_answers(text: str) -> list[float]:
     """The throughputs the text after a final answer gives anyway, line by
     line: numbers of cycles per iteration, numbers of cycles on a line that
@@ -358,6 +458,8 @@ def later_answers(text: str) -> list[float]:
     out = []
     for rest in second_thoughts(text):
         out += [n.value for n in numbers(rest)] if _BARE.fullmatch(rest) else _cycles(rest)
+    for rest in weak_thoughts(text):  # ``I think 4 cycles.``; ``But the add takes only 1 cycle.`` is a note
+        out += _leading(rest)
     for line in lines(text, numbers=True):
         if _CORRECTION.search(line):
             out += _cycles(line)
@@ -367,7 +469,9 @@ def later_answers(text: str) -> list[float]:
 
 
 #: a whole reply -> its throughput (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, last_line=read_last_line, after=later_answers, numbers=True)
+answer = Reader(
+    parse=read_answer, find=find_answers, last_line=read_last_line, after=later_answers, alone=read_alone, numbers=True
+)
 
 
 def oracle(texts: Sequence[str], mcpu: str = "haswell") -> list[tuple[float | None, str]]:

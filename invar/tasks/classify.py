@@ -139,17 +139,80 @@ def read_last_line(segment: str) -> str:
     return label
 
 
+#: an explicit marker that presents a label (``the label is``, ``so the answer would be``)
+_MARKED = re.compile(
+    r"(?:(?:so|thus|hence|therefore)[ \t,]+)?(?:(?:the|a|my)[ \t]+(?:better[ \t]+|final[ \t]+|right[ \t]+)?)?"
+    r"(?:label|answer|category|class)[ \t]+(?:is|would[ \t]+be|should[ \t]+be)[ \t]*:?[ \t]+",
+    re.I,
+)
+#: ``it's`` before a label: it presents one of one word (``I think it's searching.``), a longer phrase may
+#: describe the program (``In fact, it's bubble sort.``)
+_ITS = re.compile(r"(?:it's|it’s|it[ \t]+is)[ \t]+", re.I)
+#: words a label alone holds none of: verbs, pronouns, articles and verdicts of a note
+#: (``sorting fits``, ``the best fit``, ``just my guess``)
+_NOTE_WORDS = frozenset(
+    "a an the this that these those it its my our your is are was be been fits fit seems looks works sounds makes "
+    "right correct wrong guess best sure label answer category just only also too here there".split()
+)
+
+
+def read_alone(line: str) -> str:
+    """The label a line gives when it is nothing but one: a label in lower case
+    of at most three words, alone (``searching``, ``**searching**``), after an
+    explicit marker (``the label is searching``), or of one word after
+    ``it's`` (``it's searching``); Unreadable for any other line, a note
+    (``I think that's the best fit.``, ``sorting fits``) included."""
+    line = clean(line, line=True)
+    words = 3
+    if (marked := _MARKED.match(line)) is not None:
+        line = line[marked.end() :]
+    elif (its := _ITS.match(line)) is not None:
+        line, words = line[its.end() :], 1
+    label = read_answer(line)
+    if not re.fullmatch(_WORDS, label) or len(label.split()) > words or _NOTE_WORDS & set(label.split()):
+        raise Unreadable(f"not a label alone ({line[:80]!r})")
+    return label
+
+
 def later_answers(text: str) -> list[str]:
     """The labels the text after a final answer gives anyway: on a line of
-    second thoughts (``Actually, searching.``, ``Wait, it is searching``); a
-    note, or second thoughts that give no label (``Actually, it also
-    searches``), give none."""
-    return later(text, read_answer)
+    strong second thoughts (``Actually, searching.``, ``Wait, it is
+    searching``), or alone on a line of weak ones (``I think searching.``,
+    ``But the label is searching``: :func:`read_alone`); a note, or second
+    thoughts that give no label (``Actually, it also searches``, ``I think
+    that's the best fit.``), give none."""
+    return later(text, read_answer, weak=_weak)
+
+
+#: what offers another label at the end of a line of weak second thoughts (``But it's close to searching.``,
+#: ``But the best label would be searching.``, ``But a case could be made for searching.``)
+_OFFERED = re.compile(
+    r"(?:\b(?:label|answer|category)[ \t]+(?:is|would[ \t]+be|should[ \t]+be|could[ \t]+be|might[ \t]+be)"
+    r"|\bclose[ \t]+to|\bcould[ \t]+(?:also[ \t]+)?be|\bmight[ \t]+(?:also[ \t]+)?be|\bmade[ \t]+for|\bmaybe"
+    r"|\bperhaps|\bor)[ \t]*:?[ \t]+(?P<label>[^.!?,;:]+?)[ \t]*[.!]*$",
+    re.I,
+)
+
+
+def _weak(rest: str) -> list[str]:
+    """The label a line of weak second thoughts gives: one alone (:func:`read_alone`), or one offered at its
+    end (:data:`_OFFERED`); a note (``I think that's the best fit.``) gives none."""
+    try:
+        return [read_alone(rest)]
+    except ValueError:
+        pass
+    offered = _OFFERED.search(clean(rest, line=True))
+    if offered is not None:
+        try:
+            return [read_alone(offered.group("label"))]
+        except ValueError:
+            pass
+    return []
 
 
 #: a whole reply -> its label (:mod:`invar.tasks.answers`' pipeline: an
 #: explicit final answer, else the last line, read as a short label)
-answer = Reader(parse=read_answer, last_line=read_last_line, after=later_answers)
+answer = Reader(parse=read_answer, last_line=read_last_line, after=later_answers, alone=read_alone)
 
 
 def _untrainable(*_args, **_kwargs):

@@ -258,11 +258,13 @@ def find_answers(text: str) -> list[str]:
 def later_answers(text: str) -> list[str]:
     """The literals the text after a final answer gives anyway: on a line of
     second thoughts (``Wait, it's [4].``, ``Correction: 6``); a note gives none."""
-    return later(text, read_answer, forms=lambda rest: (rest, rest.rstrip(" \t.")))  # a sentence's full stop, or none
+    return later(
+        text, read_answer, forms=lambda rest: (rest, rest.rstrip(" \t.")), weak=lambda rest: [read_answer(rest)]
+    )  # a sentence's full stop, or none
 
 
 #: a whole reply -> the canonical literal it answers (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, tidy=tidy, after=later_answers)
+answer = Reader(parse=read_answer, find=find_answers, tidy=tidy, after=later_answers, alone=read_answer)
 
 
 # -------------------------------------------------------------------- metric

@@ -71,7 +71,7 @@ from ..frontends.registry import JAVA, PYTHON, frontend_of
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
-from .answers import Reader, Unreadable, later, lines, without_label
+from .answers import CORRECTING, Reader, Unreadable, clean, later, lines, without_label
 
 if TYPE_CHECKING:  # torch is imported where a model needs it: building a dataset never does
     import torch
@@ -616,22 +616,78 @@ def _quoted(segment: str) -> list[str]:
     return out
 
 
+#: an identifier that opens a segment, a call's parentheses right after it allowed (``get_value(self)``)
+_OPENING = re.compile(rf"[ \t]*({_IDENTIFIER})(?:\([^()`'\"]*\))?")
+#: what closes the name that opens a segment before a note: a parenthesis, a dash, a comma, a colon, a
+#: semicolon, a sentence's end (``get_value (returns `self.value`)``, ``parse_config — reads …``)
+_CLOSED = re.compile(r"[ \t]*(?:$|[(,;:—–]|-[ \t]|[.!](?:[ \t]|$))")
+#: of those, what closes a name of one word in lower case (``total (the `sum` …)``): no comma or colon, after
+#: which such a word is prose (``so, `get_value```)
+_CLOSED_WORD = re.compile(r"[ \t]*(?:$|[(—–]|-[ \t])")
+#: a correction after a separator inside the answer (``get_value (actually fetch_value)``)
+_CORRECTED = re.compile(rf"[(\[,;:—–-][ \t]*(?:{CORRECTING.pattern})", re.I)
+
+
+def _noted(rest: str) -> bool:
+    """Whether what follows a segment's opening name holds words of prose outside quotes (a note: ``(returns
+    `self.value`)``), not only other names (``(`fetch_value`)``, an alias or an alternative)."""
+
+    def dropped(m: re.Match) -> str:  # a quoted name is dropped; quoted code (``(`def get_value(self)`)``) is a note
+        return " " if _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None)) else " code "
+
+    return bool(re.search(r"[^\W\d_]{2,}", _QUOTED.sub(dropped, rest)))
+
+
+def _name_like(identifier: str) -> bool:
+    """Whether an identifier is no word of prose: it holds ``_``, ``$`` or a capital after a small letter."""
+    return bool(re.search(r"[_$]|[a-z][A-Z]", identifier))
+
+
 def read_answer(segment: str) -> tuple:
     """The name a segment of an answer gives, as its subtokens (:func:`label`):
-    its single quoted identifier (backticks or quotes, ``get_value()`` too),
-    else its single identifier followed by ``(`` (a signature or a call),
-    else its single identifier (``obj.get_value`` is ``get_value``). Unreadable
-    when the first kind found holds several names, when there is none, for
-    the placeholder of the hidden name, and for prose of one word
-    (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``)."""
+    the identifier that opens it when quoted words follow as a note
+    (``get_value (returns `self.value`)``, ``getValue, following the `getX`
+    convention``), else its single quoted identifier (backticks or quotes,
+    ``get_value()`` too), else its single identifier followed by ``(`` (a
+    signature or a call), else its single identifier (``obj.get_value`` is
+    ``get_value``). A quoted identifier is the answer only where it opens the
+    segment or prose (``I'd name it `get_value```) does: beside a bare
+    identifier that is no prose word (``… `x`, so I'd name it getX``) the
+    segment is refused. Unreadable when the first kind found holds several
+    names, when there is none, for a correction (``get_value (actually
+    fetch_value)``), for the placeholder of the hidden name, and for prose of
+    one word (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``)."""
     segment = without_label(segment)
     if _INTERJECTION.fullmatch(segment.strip()):
         raise Unreadable(f"{segment.strip()!r} is prose (a word that opens or answers a chat), not a name")
     alternative = _ALTERNATIVE.search(segment)
     if alternative is not None:
         raise Unreadable(f"alternatives ({alternative.group().strip()}), not one name")
+    corrected = _CORRECTED.search(segment)
+    if corrected is not None:
+        raise Unreadable(f"second thoughts inside the answer ({segment.strip()[:80]!r}), not one name")
+    quoted = _quoted(segment)
+    opener = _QUOTED.match(segment.strip())
+    inner = _QUOTED_NAME.fullmatch(next(g for g in opener.groups() if g is not None)) if opener else None
+    if inner is not None and len(quoted) > 1 and _CLOSED_WORD.match(segment.strip(), opener.end()):
+        if _noted(segment.strip()[opener.end() :]):  # ``\`count_words\` (takes \`text\`)``: a note after the name
+            return _named(inner.group(1))
+    if inner is None and _QUOTED.search(segment):
+        first = _OPENING.match(segment)
+        if (
+            first is not None
+            and _noted(segment[first.end() :])
+            and (
+                (_name_like(first.group(1)) and _CLOSED.match(segment, first.end()))
+                or (first.group(1).islower() and "." not in first.group(1) and _CLOSED_WORD.match(segment, first.end()))
+            )
+        ):
+            return _named(first.group(1))
+        bare = [i for i in _IDENTIFIERS.findall(_QUOTED.sub(" ", segment)) if _name_like(i)]
+        if bare:
+            raise Unreadable(f"a quoted name beside a bare one ({bare[0]}): no one name ({segment.strip()[:80]!r})")
     for found, what in (
-        (_quoted(segment), "quoted names"),
+        (quoted, "quoted names"),
         (_CALLED.findall(segment), "names before parentheses"),
         (_IDENTIFIERS.findall(segment), "identifiers"),
     ):
@@ -640,12 +696,61 @@ def read_answer(segment: str) -> tuple:
             shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
             raise Unreadable(f"{len(names)} different {what} ({shown}) and no single quoted one")
         if names:
-            if names[0] == PLACEHOLDER:
-                raise Unreadable(f"{PLACEHOLDER} is the placeholder of the hidden name, not a name")
-            if names[0] in _KEYWORDS:
-                raise Unreadable(f"{names[0]} is a keyword, not a function's name")
-            return label(names[0])
+            return _named(names[0])
     raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
+
+
+def _named(identifier: str) -> tuple:
+    """The subtokens of the name ``identifier`` gives (``obj.get_value``: ``get_value``); Unreadable for the
+    placeholder of the hidden name and for a keyword."""
+    name = identifier.rsplit(".", 1)[-1]
+    if name == PLACEHOLDER:
+        raise Unreadable(f"{PLACEHOLDER} is the placeholder of the hidden name, not a name")
+    if name in _KEYWORDS:
+        raise Unreadable(f"{name} is a keyword, not a function's name")
+    return label(name)
+
+
+#: what presents a line's identifier as the name (``so I'd name it``, ``a better name is``, ``→``)
+_PRESENTING = re.compile(
+    r"(?:…|\.\.\.)?[ \t]*(?:(?:so|thus|hence|therefore|then)[ \t,]+)?"
+    r"(?:(?:i'd|i’d|i[ \t]+would|i'll|i’ll|i[ \t]+will|i|we[ \t]+could|we'd|we’d)[ \t]+(?:rather[ \t]+)?(?:name|call)"
+    r"[ \t]+it|(?:it|this)[ \t]+(?:should|could|would)[ \t]+be[ \t]+(?:named|called)|(?:a|the|my)[ \t]+(?:better[ \t]+"
+    r"|best[ \t]+|good[ \t]+|final[ \t]+|right[ \t]+)?name[ \t]+(?:is|would[ \t]+be|should[ \t]+be)|→|->|=>)?[ \t:]*",
+    re.I,
+)
+#: words that present what ends the line as the name (``…, so I'd name it `compute_total`.``)
+_NAMING = re.compile(
+    r"(?<![\w-])(?:(?:name|call)[ \t]+it|(?:named|called)|name[ \t]+(?:is|would[ \t]+be|should[ \t]+be))[ \t]*:?[ \t]*",
+    re.I,
+)
+#: an identifier alone on a line, quoted or not, a call's parentheses and a verdict on it allowed
+#: (`` `fetch_value` is better.``)
+_ALONE = re.compile(
+    rf"[`'\"“‘]?(?P<name>{_IDENTIFIER})[ \t]*(?:\([^()]*\))?[`'\"”’]?(?:[ \t]+(?:(?:is|seems)(?:[ \t]+also)?[ \t]+"
+    r"(?:better|fine|good|clearer|more[ \t]+\w+|a[ \t]+better[ \t]+(?:name|fit)|a[ \t]+good[ \t]+(?:name|fit))"
+    r"|(?:would|could|might)(?:[ \t]+also)?[ \t]+(?:work|fit|do|be[ \t]+(?:better|fine|good|clearer|ok|okay))"
+    r"|fits[ \t]+better|also[ \t]+works?|works[ \t]+(?:too|as[ \t]+well))(?:[ \t]+(?:too|as[ \t]+well))?)?[ \t]*[.!]*",
+    re.I,
+)
+
+
+def read_alone(line: str) -> tuple:
+    """The name a line gives when it is nothing but one (`` `compute_total` ``,
+    ``…so I'd name it `compute_total`.``, ``But `fetch_value` is better.``);
+    Unreadable for any other line (``It returns `self.value`.``)."""
+    line = without_label(clean(line, line=True))
+    presenting = _PRESENTING.match(line)
+    m = _ALONE.fullmatch(line, presenting.end() if presenting else 0)
+    named = list(_NAMING.finditer(line))
+    if m is None and named:  # ``It sums the items, so I'd name it `compute_total`.``
+        m = _ALONE.fullmatch(line, named[-1].end())
+    if m is None:
+        raise Unreadable(f"not a name alone ({line[:80]!r})")
+    name = m.group("name")
+    if m.start() > 0 and line[m.start()] not in "`'\"“‘" and not _name_like(name):  # ``The name is clear.``
+        raise Unreadable(f"a word of prose after words that present a name ({line[:80]!r})")
+    return read_answer(name)
 
 
 #: prose of one word, no name: a capitalised word closed as a sentence (``Sure!``, ``Thinking.``, ``Okay:``), and a
@@ -670,6 +775,32 @@ def find_answers(text: str) -> list[tuple]:
     return out
 
 
+#: words that present a name that may follow as a maybe (``But it could be `value` as a property.``)
+_MAYBE = re.compile(
+    r"(?:it|this|that)[ \t]+(?:could|might|may)(?:[ \t]+also)?[ \t]+be(?:[ \t]+(?:named|called))?[ \t]+", re.I
+)
+
+
+def _weak(rest: str) -> list[tuple]:
+    """The name a line of weak second thoughts gives (``But `sum_items` would also work.``, ``I think
+    fetch_value.``, ``But it could be `value` as a property.``): one alone (:func:`read_alone`), or a quoted
+    or no-prose identifier presented as a maybe; a note (``But it doesn't modify `self`.``) gives none."""
+    try:
+        return [read_alone(rest)]
+    except ValueError:
+        pass
+    line = clean(rest, line=True)
+    maybe = _MAYBE.match(line)
+    if maybe is not None:
+        m = _OPENING.match(line, maybe.end())
+        quoted = _QUOTED.match(line, maybe.end())
+        if quoted is not None and (inner := _QUOTED_NAME.fullmatch(next(g for g in quoted.groups() if g))):
+            return [_named(inner.group(1))]
+        if m is not None and _name_like(m.group(1)):
+            return [_named(m.group(1))]
+    return []
+
+
 def later_answers(text: str) -> list[tuple]:
     """The names the text after a final answer gives anyway: on a line of
     second thoughts (``Actually, a better name is `fetch_value`.``,
@@ -679,6 +810,7 @@ def later_answers(text: str) -> list[tuple]:
     return later(
         text,
         read_answer,
+        weak=_weak,
         otherwise=lambda rest: [
             label(i) for i in _IDENTIFIERS.findall(rest) if len(subtokens(i)) > 1 and i != PLACEHOLDER
         ],
@@ -686,7 +818,7 @@ def later_answers(text: str) -> list[tuple]:
 
 
 #: a whole reply -> the subtokens of the name it gives (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, after=later_answers)
+answer = Reader(parse=read_answer, find=find_answers, after=later_answers, alone=read_alone)
 
 
 TASK = Task(

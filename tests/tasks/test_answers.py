@@ -85,7 +85,7 @@ BHIVE = [
     # several different numbers
     ("1.5 cycles, maybe 2 cycles", Refused("two different numbers with a unit of cycles \\(1.5, 2\\)")),
     ("1.68 or 2", Refused("alternatives \\(1.68 or 2\\), not one number")),
-    ("1.5 cycles per iteration, or 2 cycles per iteration", Refused("of cycles per iteration")),
+    ("1.5 cycles per iteration, or 2 cycles per iteration", Refused("alternatives")),
     # negative, zero, absurd
     ("-1.68 cycles", Refused("positive")),
     ("0 cycles", Refused("positive")),
@@ -216,6 +216,41 @@ BHIVE = [
     # a heading that is only the word: the line after it is the answer
     ("## Final Answer\n\n12 cycles per iteration\n\nThe 3 loads are not the bottleneck.", 12.0),
     ("**Answer**\n2.5 cycles\n\n- the 3 loads: 1.5 cycles", 2.5),
+    # the reply's last line, after the final answer, gives another answer alone: an echoed format line first, the
+    # model's own figure last; a heading read for a line of explanation; the same figure last is the answer
+    (
+        "I need to end with a line of this form:\nAnswer: 2.25 cycles\n\nThe imul chain dominates.\n\n**3 cycles**",
+        Refused("last line gives another"),
+    ),
+    ("Format:\nAnswer: 2.25 cycles\n\nThe imul chain dominates.\n\nSo it takes 3 cycles.", Refused("last line")),
+    ("Format:\nAnswer: 2.25 cycles\n\nThe imul chain dominates.\n\nResult: ≈ 3 cycles", Refused("last line")),
+    ("Answer: 3 cycles\n\nThe imul chain dominates.\n\n**3 cycles**", 3.0),
+    ("Answer: 3 cycles\n\nThe imul chain dominates; the add takes 1 cycle.", 3.0),
+    ("## Answer\n\n1 cycle for the add.\n\n3 cycles total per iteration.", Refused("last line gives another")),
+    ("## Answer\n\nThe chain is 1 cycle per add.\n\nWith 3 adds that is 3 cycles.", Refused("explanation")),
+    ("## Answer\n\nThe throughput is about 3 cycles.\n\nWith 3 adds that is 3 cycles.", 3.0),
+    # a correction or an alternative inside the answer's line, after "per iteration" too
+    ("Answer: 2.25 cycles per iteration (actually 3)", Refused("second thoughts inside")),
+    ("Answer: 2.25 cycles per iteration — wait, 3", Refused("second thoughts inside")),
+    ("Answer: 2.25 cycles/iter, correction: 3", Refused("second thoughts inside")),
+    ("Answer: 2.25 cycles per iteration (or 3 on Skylake)", Refused("alternatives")),
+    ("Answer: 2.25 cycles per iteration or 3", Refused("alternatives")),
+    ("Answer: 2.25 cycles per iteration (actually limited by port 1)", 2.25),
+    ("Answer: 2.25 cycles per iteration (on Skylake too)", 2.25),
+    # weak openers (I think, But, Finally, In fact) give another answer only for the whole block, not a part
+    ("Answer: 2.25 cycles\n\nBut the add takes only 1 cycle.", 2.25),
+    ("Answer: 2.25 cycles\n\nI think the store takes 1 cycle too.", 2.25),
+    ("Answer: 2.25 cycles\n\nFinally, the add takes 1 cycle.", 2.25),
+    ("Answer: 2.25 cycles\n\nIn fact, it takes 3 cycles.", Refused("another answer")),
+    ("Answer: 2.25 cycles\n\nI think 3 cycles.", Refused("another answer")),
+    # a derivation in parentheses that gives the value before it is a note; one that does not is refused
+    ("Answer: 5 cycles (4 + 1)", 5.0),
+    ("Answer: 6 cycles (2 × 3)", 6.0),
+    ("Answer: 2.25 cycles (= 9/4)", 2.25),
+    ("Answer: 5 cycles (4 + 2)", Refused("expression")),
+    ("Answer: 5 (4 + 1)", Refused("expression")),
+    ("Answer: 5 cycles (4 + " + "9" * 400 + ")", Refused("expression")),  # past a float: no value, not an error
+    ("Answer: 5 cycles (5 / 0)", Refused("a fraction")),
 ]
 
 BUGS = [
@@ -335,6 +370,38 @@ NAMES = [
     ("Answer: get_value\nUpdate: `fetch_value`", Refused("another answer")),
     ("Answer: get_value\nI think fetch_value is better.", Refused("another answer")),
     ("Answer: get_value\n\nAnswer: fetch_value", Refused("another answer")),
+    # a quoted identifier in a note after the bare answer is no answer: the opening name is, or the reply refused
+    ("Answer: get_value (returns `self.value`)", ("get", "value")),
+    ("Answer: get_value (not `fetch_value`)", ("get", "value")),
+    ("Answer: getValue, following the `getX` convention", ("get", "value")),
+    ("Answer: parse_config — reads the `config.yaml` file", ("parse", "config")),
+    ("Answer: compute_total — sums `items`", ("compute", "total")),
+    ("Answer: get_value rather than `value`", Refused("quoted name beside a bare one")),
+    ("The method returns the value of `x`, so I'd name it getX.", Refused("quoted name beside a bare one")),
+    ("Answer: I'd name it `get_value`", ("get", "value")),  # prose before it: the quoted name is the answer
+    ("Answer: `get_value` (returns `self.value`)", ("get", "value")),  # a quoted name opens it: a note follows
+    ("Answer: `get_value` (`fetch_value`)", Refused("2 different quoted names")),  # no note: an alias, or two
+    ("Answer: get_value (`fetch_value`)", Refused("quoted name beside a bare one")),
+    ("Answer: is_empty (checks `len(self.items) == 0`)", ("is", "empty")),
+    ("Answer: get_value (`def get_value(self)`)", ("get", "value")),
+    # a correction inside the answer's line
+    ("Answer: get_value (actually fetch_value)", Refused("second thoughts inside")),
+    ("Answer: get_value (actual value)", ("get", "value")),
+    # the last line, after the final answer, gives another name alone
+    (
+        "I must end with a line in this form:\nAnswer: get_value\n\nIt sums, so I'd name it `compute_total`.",
+        Refused("last line gives another"),
+    ),
+    ("## Answer\n\nThe function returns `self.value`.\n\n**get_value**", Refused("another answer")),
+    ("Answer: get_value\n\nIt sums, so I'd name it `get_value`.", ("get", "value")),
+    ("Answer: get_value\n\nThe name is clear.", ("get", "value")),
+    ("Answer: get_value\n\n```python\nif __name__ == '__main__':\n    main()\n```", ("get", "value")),  # code
+    # weak openers give another name only where one is presented as the name
+    ("Answer: get_value\n\nI think the name fits since it returns `self.value`.", ("get", "value")),
+    ("Answer: getName\n\nFinally, note that it returns `name`.", ("get", "name")),
+    ("Answer: get_value\n\nBut it doesn't modify `self`.", ("get", "value")),
+    ("Answer: compute_total\n\nBut `sum_items` would also work.", Refused("another answer")),
+    ("Answer: get_value\n\nBut it could be `value` as a property.", Refused("another answer")),
     # prose of one word is no name, wherever the name is taken (the last line too)
     ("Sure!", Refused("prose")),
     ("Thinking.", Refused("prose")),
@@ -404,6 +471,19 @@ CLASSIFY = [
     ("Answer: sorting\n\nFinal answer: sorting", "sorting"),
     ("<answer>sorting</answer>", "sorting"),
     ("Answer: \\boxed{\\text{sorting}}", "sorting"),  # a marker's line holding a box is given by its content
+    # weak openers give another label only alone, after an explicit marker, or offered at the line's end
+    ("Answer: sorting\n\nI think that's the best fit.", "sorting"),
+    ("Answer: sorting\n\nI think it's a reasonable label.", "sorting"),
+    ("Answer: sorting\n\nBut that's just my guess.", "sorting"),
+    ("Answer: sorting\n\nIn fact, it's bubble sort.", "sorting"),
+    ("Answer: sorting\n\nFinally, the output is sorted.", "sorting"),
+    ("Answer: sorting\n\nI think sorting fits.", "sorting"),
+    ("Answer: sorting\n\nI think searching.", Refused("another answer")),
+    ("Answer: sorting\n\nBut the best label would be searching.", Refused("another answer")),
+    ("Answer: sorting\n\nBut it's close to searching.", Refused("another answer")),
+    # the last line, after the final answer, gives another label alone
+    ("The required format is:\nAnswer: sorting\n\nThe program looks up a key.\n\nsearching", Refused("last line")),
+    ("Answer: sorting\n\nThe program sorts a list.\n\n**sorting**", "sorting"),
 ]
 
 EXEC = [
@@ -424,6 +504,10 @@ EXEC = [
     ("Answer: 6\nUpdate: 7", Refused("another answer")),
     ("Answer: 6\n\nAnswer: 7", Refused("another answer")),
     ("Answer: '__init__'\n\nAnswer: '__init__'", "'__init__'"),  # compared as the task tidies it
+    # the last line, after the final answer, gives another literal alone
+    ("The required format is:\nAnswer: [2, 4]\n\nTracing: f(3) = 6.\n\n`6`", Refused("last line gives another")),
+    ("Answer: 6\n\nTracing: f(3) = 6.\n\n`6`", "6"),
+    ("Answer: 6\n\nHope this helps!", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
