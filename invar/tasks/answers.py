@@ -65,7 +65,7 @@ import math
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from ..errors import UsageError
 from . import Task, get_task
@@ -547,33 +547,32 @@ WEAK_OPENERS: tuple[str, ...] = ("i think", "but", "finally", "in fact")
 STRONG_OPENERS: tuple[str, ...] = tuple(w for w in OPENERS if w not in WEAK_OPENERS)
 
 
+def _phrases(words: Iterable[str]) -> str:
+    """An alternation of ``words`` (phrases: any spaces between their words,
+    ``hmmm`` as ``hmm``), the longest first (``let me correct that`` before
+    ``let me correct``)."""
+    phrases = sorted(words, key=len, reverse=True)
+    return "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") + ("+" if w.endswith("mm") else "") for w in phrases)
+
+
 def opening(words: Sequence[str]) -> re.Pattern:
-    """A pattern of one or more of ``words`` (phrases; any case, any spaces
-    between their words, ``hmmm`` as ``hmm``) that open a text, with the
-    punctuation after each: ``Wait, actually: …``."""
-    phrases = sorted(words, key=len, reverse=True)  # ``let me correct that`` before ``let me correct``
-    alternatives = "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") + ("+" if w.endswith("mm") else "") for w in phrases)
-    return re.compile(rf"^(?:(?:{alternatives})(?![\w-])[\s,.:;!—–-]*)+", re.I)
+    """A pattern of one or more of ``words`` (any case) that open a text,
+    with the punctuation after each: ``Wait, actually: …``."""
+    return re.compile(rf"^(?:(?:{_phrases(words)})(?![\w-])[\s,.:;!—–-]*)+", re.I)
+
+
+def _anywhere(words: Iterable[str]) -> re.Pattern:
+    """A pattern of one of ``words`` (any case) as whole words anywhere in a text."""
+    return re.compile(rf"(?<![\w-])(?:{_phrases(words)})(?![\w-])", re.I)
 
 
 #: words that open a line of second thoughts (:data:`OPENERS`)
 SECOND_THOUGHTS = opening(OPENERS)
-_STRONG_WORD = re.compile(
-    r"(?<![\w-])(?:" + "|".join(re.escape(w).replace(r"\ ", r"[ \t]+") for w in STRONG_OPENERS) + r")(?![\w-])", re.I
-)
+_STRONG_WORD = _anywhere(STRONG_OPENERS)
 #: a correction or another value inside an answer's own line, after a separator (``get_value (actually
 #: fetch_value)``, ``2.25 cycles — wait, 3``): the strong openers but ``final`` (``(final)`` is a note), ``rather``
 #: and ``instead`` (``rather than 3``, ``instead of 3``: a negation, which the task reads as one)
-CORRECTING = re.compile(
-    r"(?<![\w-])(?:"
-    + "|".join(
-        re.escape(w).replace(r"\ ", r"[ \t]+") + ("+" if w.endswith("mm") else "")
-        for w in STRONG_OPENERS
-        if w not in ("final", "rather", "instead")
-    )
-    + r")(?![\w-])",
-    re.I,
-)
+CORRECTING = _anywhere(w for w in STRONG_OPENERS if w not in ("final", "rather", "instead"))
 #: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``)
 _LEAD_IN = re.compile(
     r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:is|would[ \t]+be|should[ \t]+be"
