@@ -355,7 +355,7 @@ def minimal_command(
     Example: invar alta minimal parity-sum-mod --train fixtures/alta/bits-short.txt --test fixtures/alta/bits-long.txt
     """
     lam = _finite(lam)
-    from ..alta.analysis import agreement, coverage, minimal_of
+    from ..alta.analysis import coverage, minimal_of
     from ..alta.store import load_program
 
     program = load_program(prog, max_length=max_len)
@@ -375,16 +375,7 @@ def minimal_command(
         "positions_seen": len(used.positions),
     }
     if test is not None:
-        inputs = _lines(test, program, numbered=True)
-        with _refusals(program, test, inputs):
-            results = agreement(program, reduced, [text for _, _, text in inputs], lam=lam)
-        wrong = [r for r in results if not r.agrees]
-        record.update(
-            test=len(results),
-            streams_agree=len(results) - len(wrong),
-            outputs_agree=sum(r.outputs_agree for r in results),
-            first_disagreement=None if not wrong else {"input": wrong[0].input, "why": wrong[0].why},
-        )
+        record.update(_agreement(program, reduced, test, lam))
     if fmt is not TextFormat.text:
         print(json.dumps(record, indent=2 if fmt is TextFormat.json else None))
         return
@@ -404,6 +395,22 @@ def minimal_command(
         if record["first_disagreement"] is not None:
             d = record["first_disagreement"]
             stdout.print(f"first disagreement: {d['input']}: {d['why']}", markup=False)
+
+
+def _agreement(program, reduced, test: str, lam: float) -> dict:
+    """How far the compiled ``reduced`` agrees with ``program`` on the inputs of the file ``test``."""
+    from ..alta.analysis import agreement
+
+    inputs = _lines(test, program, numbered=True)
+    with _refusals(program, test, inputs):
+        results = agreement(program, reduced, [text for _, _, text in inputs], lam=lam)
+    wrong = [r for r in results if not r.agrees]
+    return {
+        "test": len(results),
+        "streams_agree": len(results) - len(wrong),
+        "outputs_agree": sum(r.outputs_agree for r in results),
+        "first_disagreement": None if not wrong else {"input": wrong[0].input, "why": wrong[0].why},
+    }
 
 
 @contextlib.contextmanager

@@ -87,11 +87,7 @@ def predict_command(
     from ..tasks import get_task
 
     torch.set_num_threads(1)
-    if window != WINDOW and curve is None:  # it smooths the curve alone
-        from ..errors import UsageError
-
-        raise UsageError("--window is the moving average of --curve; give --curve too", path="--window")
-    _check_destinations(curve, device)
+    _check_destinations(curve, window, device)
     m = load_model(model, device=device.value)
     task = get_task(m.task) if getattr(m, "reads_text", False) else m._task
     lm = _check_request(m, file, task, per_position, curve, beam)
@@ -122,13 +118,16 @@ def _check_file(file: str) -> None:
     raise InvarError(f"is a directory: predict reads one file{example}", path=file)
 
 
-def _check_destinations(curve: str | None, device: Device) -> None:
-    """Refuse, before any work, a --curve file that cannot be written and a
-    CUDA device that is not there."""
+def _check_destinations(curve: str | None, window: int, device: Device) -> None:
+    """Refuse, before any work, a --curve file that cannot be written, a
+    --window without it (it smooths the curve alone) and a CUDA device that
+    is not there."""
     import torch
 
     from ..errors import UsageError
 
+    if window != WINDOW and curve is None:
+        raise UsageError("--window is the moving average of --curve; give --curve too", path="--window")
     if curve is not None:
         from .outputs import destination
 

@@ -404,34 +404,7 @@ def generate_file(
         params.pop("distinct_aps")
     existed = out.exists()
     with _locked(out) as f:
-        stats = Stats()
-        start, size = 0, 0
-        if existed and not overwrite:
-            try:
-                meta = json.loads(meta_path.read_text())
-                start, size = int(meta["next"]), int(meta["bytes"])
-                old = meta["stats"]
-                stats = Stats(
-                    written=old["written"],
-                    unsatisfiable=old["unsatisfiable"],
-                    timeouts=old["timeouts"],
-                    abandoned=old["abandoned"],
-                    sizes={int(k): v for k, v in old["sizes"].items()},
-                )
-            except (OSError, ValueError, KeyError, TypeError, AttributeError):
-                raise DataError(
-                    "exists and was not written by this generator; pass --overwrite", path=str(out)
-                ) from None
-            if meta.get("params") != params:
-                raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
-            if os.fstat(f.fileno()).st_size < size:
-                raise DataError("is shorter than its checkpoint; pass --overwrite", path=str(out))
-            if start > config.num:  # resuming would keep them all: more than asked for
-                raise DataError(
-                    f"holds {start:,} records, more than --num {config.num:,}; pass --overwrite to start again "
-                    "(or a --num of at least that to add to it)",
-                    path=str(out),
-                )
+        start, size, stats = _checkpoint(out, params, config.num, f) if existed and not overwrite else (0, 0, Stats())
         f.truncate(size)
         f.seek(0, os.SEEK_END)
 
@@ -461,6 +434,37 @@ def generate_file(
                 if progress:
                     progress(done, config.num)
     return stats
+
+
+def _checkpoint(out: Path, params: dict, num: int, f) -> tuple[int, int, Stats]:
+    """(next record, bytes, counts) of the checkpoint of ``out`` (open as
+    ``f``) to resume from; DataError when it cannot or should not resume:
+    not this generator's file, other settings, shorter than its checkpoint,
+    or holding more records than ``num``."""
+    try:
+        meta = json.loads(_meta_path(out).read_text())
+        start, size = int(meta["next"]), int(meta["bytes"])
+        old = meta["stats"]
+        stats = Stats(
+            written=old["written"],
+            unsatisfiable=old["unsatisfiable"],
+            timeouts=old["timeouts"],
+            abandoned=old["abandoned"],
+            sizes={int(k): v for k, v in old["sizes"].items()},
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise DataError("exists and was not written by this generator; pass --overwrite", path=str(out)) from None
+    if meta.get("params") != params:
+        raise DataError("was generated with other settings; pass --overwrite to start again", path=str(out))
+    if os.fstat(f.fileno()).st_size < size:
+        raise DataError("is shorter than its checkpoint; pass --overwrite", path=str(out))
+    if start > num:  # resuming would keep them all: more than asked for
+        raise DataError(
+            f"holds {start:,} records, more than --num {num:,}; pass --overwrite to start again "
+            "(or a --num of at least that to add to it)",
+            path=str(out),
+        )
+    return start, size, stats
 
 
 def generate_stream(
