@@ -216,7 +216,9 @@ def import_callable(spec: str) -> Callable:
     except KeyboardInterrupt:
         raise
     except BaseException as err:  # noqa: BLE001 - any error while importing user code, sys.exit() included
-        raise ModelError(f"cannot import {module_name} ({_describe(err)})", path="--model")
+        hint = _module_hint(spec) if isinstance(err, ModuleNotFoundError) else None
+        said = f"cannot import {module_name} ({_describe(err)})"
+        raise ModelError(said + (f"; {hint}" if hint else ""), path="--model")
     fn: Any = module
     for part in attr.split("."):
         fn = getattr(fn, part, None)
@@ -225,6 +227,25 @@ def import_callable(spec: str) -> Callable:
     if not callable(fn):
         raise ModelError(f"{spec} is not callable", path="--model")
     return fn
+
+
+def _module_hint(spec: str) -> str | None:
+    """What to write for a callable named by its file (``mods.py:f``,
+    ``sub/mods.py:f``): the module's name, as imported with the current
+    directory on the path (``mods:f``, ``sub.mods:f``); None for any other spec."""
+    path, sep, attr = spec.rpartition(":")
+    if not sep or not path.endswith(".py") or not attr:
+        return None
+    file = Path(path)
+    try:
+        parts = file.resolve().relative_to(Path.cwd().resolve()).with_suffix("").parts
+    except ValueError:  # outside the current directory: importable from its own folder
+        return (
+            f"name the module, not its file: {file.stem}:{attr}, with {file.parent} on PYTHONPATH (or run from there)"
+        )
+    if all(part.isidentifier() for part in parts):
+        return f"name the module, not its file: drop .py and write {'.'.join(parts)}:{attr}"
+    return f"name the module, not its file: package.module:function, importable from {Path.cwd()}"
 
 
 # ------------------------------------------------------------------- opening
@@ -323,8 +344,10 @@ def _local_adapter(spec: str, task: str | None, device: str | None, timeout: flo
     if not path.exists() and _CALLABLE.match(spec):
         return CallableAdapter(import_callable(spec), spec, timeout)
     if not path.exists():
+        hint = _module_hint(spec)
         raise ModelError(
-            "no such model file (a checkpoint, a TorchScript file, an http:// endpoint or package.module:function)",
+            "no such model file (a checkpoint, a TorchScript file, an http:// endpoint or package.module:function)"
+            + (f"; {hint}" if hint else ""),
             path=spec,
         )
     if is_torchscript(path):

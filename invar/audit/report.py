@@ -487,13 +487,20 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
     """(header, example records, summary or None) of one audit's JSONL; a
     record whose fields are not of the schema's types is a DataError at its
     line, before any figure is made of it."""
+    header, records, summary, _lines = _read_shard(path)
+    return header, records, summary
+
+
+def _read_shard(path: str) -> tuple[dict, list[dict], dict | None, list[int]]:
+    """:func:`read_jsonl`'s answer and the line of each example record (so
+    that a record at fault is named where it is)."""
     try:
         text = read_utf8(path)
     except FileNotFoundError:
         raise DataError("no such file", path=path)
     except OSError as err:
         raise DataError(f"cannot read: {err.strerror}", path=path)
-    header, records, summary = None, [], None
+    header, records, summary, lines = None, [], None, []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
@@ -523,6 +530,7 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
             if wrong:
                 raise DataError(f"an example record whose {wrong}", path=path, line=lineno, col=1)
             records.append(rec)
+            lines.append(lineno)
         elif kind == "summary":
             summary = rec
         else:
@@ -531,7 +539,7 @@ def read_jsonl(path: str) -> tuple[dict, list[dict], dict | None]:
             )
     if header is None:
         raise DataError("no audit header: write shards with --format jsonl", path=path, line=1, col=1)
-    return header, records, summary
+    return header, records, summary, lines
 
 
 def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
@@ -541,12 +549,12 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
     record (a DataError names those missing or repeated)."""
     if not paths:
         raise UsageError("name the shards' JSONL files")
-    parts = [(p, *read_jsonl(p)) for p in paths]
+    parts = [(p, *_read_shard(p)) for p in paths]
     first_path, first = parts[0][0], parts[0][1]
     base = _unsharded(first)
     shards: dict[int, str] = {}
     total = None
-    for path, header, _records, _summary in parts:
+    for path, header, _records, _summary, _lines in parts:
         if _unsharded(header) != base:
             other = _unsharded(header)
             diff = sorted(k for k in set(base) | set(other) if base.get(k) != other.get(k))
@@ -561,12 +569,13 @@ def merge(paths: Sequence[str]) -> tuple[dict, list[dict], dict]:
             raise DataError(f"shard {shard[0]}/{total} again (also {shards[shard[0]]})", path=path)
         shards[shard[0]] = path
     missing = sorted(set(range(1, total + 1)) - set(shards))
-    if missing:
+    if missing:  # no file given is at fault: the error is the merge's
+        given = ", ".join(f"{path} as {k}/{total}" for k, path in sorted(shards.items()))
         raise DataError(
-            f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} missing",
-            path=first_path,
+            f"shard{'s' if len(missing) > 1 else ''} {', '.join(f'{i}/{total}' for i in missing)} missing "
+            f"(given: {given})"
         )
-    _check_coverage(base, [(path, records) for path, _header, records, _summary in parts], first_path)
+    _check_coverage(base, [(path, records, lines) for path, _header, records, _summary, lines in parts], shards)
     level = (base.get("config") or {}).get("level", 0.05)
     records = decide([r for part in parts for r in part[2]], level)  # a shard decided over itself alone
     runs = [part[3]["run"] for part in parts if part[3] and part[3].get("run")]
@@ -589,47 +598,96 @@ def _unsharded(header: dict) -> dict:
     return out
 
 
-def _check_coverage(header: dict, parts: list[tuple[str, list[dict]]], where: str) -> None:
+def _check_coverage(header: dict, parts: list[tuple[str, list[dict], list[int]]], shards: dict[int, str]) -> None:
     """Every example of the audited dataset in exactly one record of the
     shards (with ``--example``: that one example, once); DataError naming
-    the examples missing, duplicated or beyond the dataset otherwise."""
-    paths: dict[int, list[str]] = {}
-    for path, records in parts:
-        for r in records:
-            paths.setdefault(r["index"], []).append(path)
+    the examples missing, duplicated or beyond the dataset otherwise,
+    located at the shard at fault: for an example missing, the shard that
+    audits it (``shards``: shard number -> file); for one repeated or
+    beyond the dataset, the record (file and line) that should not be
+    there."""
+    places: dict[int, list[tuple[str, int]]] = {}  # index -> (file, line) of each of its records
+    for path, records, lines in parts:
+        for r, line in zip(records, lines):
+            places.setdefault(r["index"], []).append((path, line))
     if header.get("example") is not None:
-        ids = [r["id"] for _, records in parts for r in records]
-        if ids == [header["example"]]:
-            return
-        if not ids:
-            raise DataError(f"no shard holds the audited example {header['example']}", path=where)
-        raise DataError(
-            f"the shards hold {len(ids)} records of one audited example ({header['example']}): "
-            "audit it once, or merge the shard that has it",
-            path=where,
-        )
+        _check_one_example(header["example"], parts, places, shards)
+        return
     dataset = header.get("dataset")
     n = dataset.get("examples") if isinstance(dataset, dict) else None
     if not isinstance(n, int) or isinstance(n, bool):
-        raise DataError("the header does not say how many examples the dataset holds", path=where)
-    missing = [i for i in range(n) if i not in paths]
-    beyond = sorted(i for i in paths if not 0 <= i < n)
-    twice = sorted(i for i, ps in paths.items() if len(ps) > 1)
+        raise DataError("the header does not say how many examples the dataset holds", path=shards[min(shards)])
+    missing = [i for i in range(n) if i not in places]
+    beyond = sorted(i for i in places if not 0 <= i < n)
+    twice = sorted(i for i, ps in places.items() if len(ps) > 1)
     if not (missing or beyond or twice):
         return
-    problems = []
+    total, problems, culprits = max(shards), [], []
     if missing:
-        problems.append(f"{len(missing):,} missing (positions from 0: {ranges(missing)})")
+        owners = sorted({_owner(i, total) for i in missing})
+        problems.append(
+            f"{len(missing):,} missing (positions from 0: {ranges(missing)}), {_audited_by(owners, total, shards)}"
+        )
+        culprits.append((shards[owners[0]], 0))
     if twice:
-        files = sorted({p for i in twice for p in paths[i]})
+        files = sorted({p for i in twice for p, _ in places[i]})
         problems.append(
             f"{len(twice):,} in more than one record (positions {ranges(twice)}; in "
             f"{', '.join(files[:4])}{' …' if len(files) > 4 else ''})"
         )
+        culprits.append(_extra_record(places[twice[0]], shards.get(_owner(twice[0], total))))
     if beyond:
         problems.append(f"{len(beyond):,} beyond the dataset's {n:,} (positions {ranges(beyond)})")
-    held = sum(1 for i in paths if 0 <= i < n)
-    raise DataError(f"the shards hold {held:,} of the dataset's {n:,} examples: {'; '.join(problems)}", path=where)
+        culprits.append(places[beyond[0]][0])
+    held = sum(1 for i in places if 0 <= i < n)
+    path, line = culprits[0]
+    raise DataError(
+        f"the shards hold {held:,} of the dataset's {n:,} examples: {'; '.join(problems)}", path=path, line=line
+    )
+
+
+def _check_one_example(example, parts, places: dict, shards: dict[int, str]) -> None:
+    """With ``--example``: that one example in one record of the shards
+    (shard 1 audits it: it is the whole of the dataset audited)."""
+    ids = [r["id"] for _, records, _ in parts for r in records]
+    if ids == [example]:
+        return
+    if not ids:
+        raise DataError(f"no shard holds the audited example {example} (shard 1 audits it)", path=shards[1])
+    here = [place for ps in places.values() for place in ps]
+    path, line = _extra_record(here, shards[1])
+    raise DataError(
+        f"the shards hold {len(ids)} records of one audited example ({example}): "
+        "audit it once, or merge the shard that has it",
+        path=path,
+        line=line,
+    )
+
+
+def _owner(index: int, total: int) -> int:
+    """The shard (1-based, of ``total``) that audits the example at ``index``:
+    shards take turns at whole chunks (``orchestrate``'s ``_my_chunks``)."""
+    from .run import CHUNK
+
+    return index // CHUNK % total + 1
+
+
+def _audited_by(owners: list[int], total: int, shards: dict[int, str]) -> str:
+    """Which shards should have held examples: ``which shard 2/3 audits``,
+    ``which shards 1/3 and 2/3 audit (s1.jsonl, s2.jsonl)``."""
+    named = [f"{k}/{total}" for k in owners]
+    if len(named) == 1:
+        return f"which shard {named[0]} audits"
+    files = ", ".join(shards[k] for k in owners[:4]) + (" …" if len(owners) > 4 else "")
+    return f"which shards {', '.join(named[:-1])} and {named[-1]} audit ({files})"
+
+
+def _extra_record(places: list[tuple[str, int]], owner: str | None) -> tuple[str, int]:
+    """Of the records of one example (file, line), one that should not be
+    there: the first outside the shard that audits it (``owner``'s file),
+    else, where that shard holds them all, its second."""
+    outside = [place for place in places if place[0] != owner]
+    return outside[0] if outside else places[1]
 
 
 def ranges(indices: Sequence[int], most: int = 8) -> str:

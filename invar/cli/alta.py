@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
+import inspect
 import json
 import math
 from pathlib import Path
@@ -27,6 +29,30 @@ def _finite(lam: float) -> float:
             f"{lam:g}: give a number above 0 (λ = 0 attends uniformly, selecting nothing)", path="--lambda"
         )
     return lam
+
+
+def _load(prog: str, max_len: int | None):
+    """The program PROG names (:func:`invar.alta.store.load_program`). A name
+    that is neither a shipped program nor FILE.py:FUNCTION, and a --max-len
+    that the shipped program named takes none of, are usage errors (exit
+    status 2), said before anything runs."""
+    from ..alta.programs import PROGRAMS
+    from ..alta.store import load_program
+
+    path, sep, function = prog.rpartition(":")
+    if prog.endswith(".py") and Path(prog).is_file():
+        raise UsageError(f"unknown program {prog!r}: name the function in it that builds the program: {prog}:FUNCTION")
+    if prog not in PROGRAMS and not (sep and path.endswith(".py") and function):
+        names = sorted(PROGRAMS)
+        close = [n for n in names if n.startswith(prog)] or difflib.get_close_matches(prog, names, n=3)
+        either = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
+        hint = f"did you mean {either}? " if close and len(prog) > 1 else ""
+        raise UsageError(
+            f"unknown program {prog!r}: {hint}give a shipped name ({', '.join(names)}) or FILE.py:FUNCTION"
+        )
+    if prog in PROGRAMS and max_len is not None and "max_length" not in inspect.signature(PROGRAMS[prog]).parameters:
+        raise UsageError(f"{prog} takes no max_length (it has no length bound to set)", path="--max-len")
+    return load_program(prog, max_length=max_len)
 
 
 alta_app = typer.Typer(
@@ -82,9 +108,8 @@ def run_command(
     Example: invar alta run parity-relative --input "1 0 1 1" --trace
     """
     from ..alta.interpreter import run
-    from ..alta.store import load_program
 
-    program = load_program(prog, max_length=max_len)
+    program = _load(prog, max_len)
     with _refusals(program, "--input"):
         result = run(program, text, max_layers=max_layers, trace=trace)
     if fmt is not TextFormat.text:
@@ -175,11 +200,11 @@ def compile_command(
     """
     lam = _finite(lam)
     from ..alta.compiler import compile_program
-    from ..alta.store import load_program, save_compiled
+    from ..alta.store import save_compiled
     from .outputs import destination
 
     destination(out, "--out")
-    model = compile_program(load_program(prog, max_length=max_len), lam=lam)
+    model = compile_program(_load(prog, max_len), lam=lam)
     save_compiled(out, model)
     stdout.print(_summary(model, out), markup=False)
 
@@ -272,13 +297,13 @@ def _counted(items, total: int, update, every: int = 4096):
 
 def _model(target: str, max_len: int | None, lam: float):
     from ..alta.compiler import compile_program
-    from ..alta.store import load_compiled, load_program
+    from ..alta.store import load_compiled
 
     if target.endswith(".pt") or (Path(target).is_file() and not target.endswith(".py")):
         if max_len is not None:
             raise UsageError("--max-len applies to a program, not to a compiled model", path="--max-len")
         return load_compiled(target)
-    return compile_program(load_program(target, max_length=max_len), lam=lam)
+    return compile_program(_load(target, max_len), lam=lam)
 
 
 @alta_app.command("info")
@@ -291,8 +316,14 @@ def info_command(
 
     Example: invar alta info parity.pt
     """
+    from ..alta.programs import PROGRAMS
     from ..alta.store import load_compiled
 
+    if model_path in PROGRAMS and not Path(model_path).exists():
+        raise UsageError(
+            f"{model_path!r} is a shipped program, not a compiled model: compile it first "
+            f"(invar alta compile {model_path} -o FILE.pt) or run it (invar alta run {model_path} -i INPUT)"
+        )
     model = load_compiled(model_path)
     p = model.program
     info = {
@@ -356,9 +387,8 @@ def minimal_command(
     """
     lam = _finite(lam)
     from ..alta.analysis import coverage, minimal_of
-    from ..alta.store import load_program
 
-    program = load_program(prog, max_length=max_len)
+    program = _load(prog, max_len)
     inputs = _lines(train, program, numbered=True)
     with _refusals(program, train, inputs):
         used = coverage(program, [text for _, _, text in inputs])

@@ -29,15 +29,22 @@ class DatasetFormat(str, enum.Enum):
     jsonl = "jsonl"
 
 
+#: ``invar data ltl --out``: the dataset, its checkpoint beside it
+LtlOutOpt = Annotated[
+    str,
+    typer.Option(
+        "--out",
+        "-o",
+        help="Output file (resumed when it exists with the same settings; its checkpoint is OUT.meta.json, "
+        "beside it), or - for standard output.",
+    ),
+]
+
+
 @data_app.command("ltl")
 @command
 def ltl_command(
-    out: Annotated[
-        str,
-        typer.Option(
-            "--out", "-o", help="Output file (resumed when it exists with the same settings), or - for standard output."
-        ),
-    ],
+    out: LtlOutOpt,
     num: Annotated[int, typer.Option("--num", "-n", min=0, help="Number of formulas with traces.")] = 1000,
     aps: Annotated[int, typer.Option("--aps", min=1, max=26, help="Atomic propositions a, b, c, … to draw from.")] = 5,
     max_size: Annotated[int, typer.Option("--max-size", min=1, help="Largest formula size (nodes).")] = 35,
@@ -79,6 +86,10 @@ def ltl_command(
     dropped and counted; every written trace passes the exact checker. A fixed
     --seed reproduces the file byte for byte. --out is locked while a run
     writes it; exit status 1 when a record had to be given up.
+
+    Beside --out the run writes OUT.meta.json (ltl35.txt.meta.json in the
+    example): its settings, progress and counts, from which a run with the
+    same settings resumes (--overwrite starts again). --out - writes none.
 
     --distinct-aps K makes every formula hold exactly K of the --aps (a random
     K of them per formula). A formula of n nodes holds at most (n+1)/2 APs, so
@@ -433,8 +444,7 @@ def exec_command(
 
     if (source is None) == (generate is None):
         raise UsageError("give --source DIR or --generate N (one of them)", path="--source")
-    if inputs is not None and source is None:
-        raise UsageError("--inputs gives the calls of --source's functions", path="--inputs")
+    _check_inputs(inputs, source)
     folder_destination(out, "--out")
     limits = Limits(seconds=timeout, memory=memory << 20)
     with progress_bar("calls") as progress:  # the source's functions called, or generated programs'
@@ -455,6 +465,19 @@ def exec_command(
         + f"; {vary} of {meta['test']} can vary (renamings or orders)",
         markup=False,
     )
+
+
+def _check_inputs(inputs: str | None, source: str | None) -> None:
+    """``data exec --inputs``: given with --source, and a file that can be
+    read as text (else its located error, before any call runs)."""
+    from ..errors import UsageError
+    from .console import read_text
+
+    if inputs is None:
+        return
+    if source is None:
+        raise UsageError("--inputs gives the calls of --source's functions", path="--inputs")
+    read_text(inputs)
 
 
 @data_app.command("bhive")

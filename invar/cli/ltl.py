@@ -39,8 +39,13 @@ def check_command(
     A failure comes with a counterexample: a concrete word of the trace that
     violates the formula. With --file, a malformed line and a pair over
     --timeout or --max-states are reported with their location and every
-    other pair is still checked. Exit status 0 when every pair holds, 1
-    otherwise.
+    other pair is still checked.
+
+    Exit status: 0 when every pair holds; 1 when a pair fails or runs over
+    --timeout or --max-states; 2, as for a usage error, when an input cannot
+    be read or is not well formed (a formula or trace that does not parse,
+    a file missing or not UTF-8, a line of --file without its pair). With
+    --file, 2 outranks 1 and the other pairs are still checked.
 
     Example: invar ltl check 'XXGb' 'a;&ab;{b}'
     """
@@ -49,23 +54,17 @@ def check_command(
     if file is None:
         if formula is None or trace is None:
             raise UsageError("give FORMULA and TRACE (or --file FILE)")
-        for what, text in (("formula", formula), ("trace", trace)):
-            try:
-                (ltl.parse_formula if what == "formula" else ltl.parse_trace)(text)
-            except ParseError as err:
-                raise err.located(f"<{what}>")
-        unit = ltl.program_of(formula, trace, name="arguments")
-        result = located("<formula>", ltl.check_program, unit, timeout=timeout, max_states=max_states)
-        _render([(unit, result, None)], fmt, batch=False)
-        if not result.holds:
-            raise typer.Exit(1)
+        _check_pair(formula, trace, timeout, max_states, fmt)
         return
     if formula is not None or trace is not None:
         raise UsageError("give FORMULA and TRACE, or --file, not both")
     shown = "<stdin>" if file == "-" else file
-    text = read_text(file)
-    reader = ltl.parse_jsonl_units if file.endswith(".jsonl") else ltl.parse_units
-    units = located(file, reader, text, shown)
+    try:
+        text = read_text(file)
+        reader = ltl.parse_jsonl_units if file.endswith(".jsonl") else ltl.parse_units
+        units = located(file, reader, text, shown)
+    except InvarError as err:
+        raise _input_error(err)
     # every pair in file order: its verdict, or the error that kept it from one
     items = sorted(
         [(err.line, None, err) for err in units.skipped] + [(unit.lines[0].source_line, unit, None) for unit in units],
@@ -82,8 +81,44 @@ def check_command(
         report(err)
         outcomes.append((unit, None, err))
     _render(outcomes, fmt, batch=True)
-    if not all(result is not None and result.holds for _, result, _ in outcomes):
+    status = _status(outcomes)
+    if status:
+        raise typer.Exit(status)
+
+
+def _check_pair(formula: str, trace: str, timeout: float | None, max_states: int | None, fmt: TextFormat) -> None:
+    """Check one pair given as arguments and print its verdict; a pair
+    that fails exits 1, one that does not parse is an input error (2)."""
+    from ..frontends import ltl
+
+    for what, text in (("formula", formula), ("trace", trace)):
+        try:
+            (ltl.parse_formula if what == "formula" else ltl.parse_trace)(text)
+        except ParseError as err:
+            raise _input_error(err.located(f"<{what}>"))
+    unit = ltl.program_of(formula, trace, name="arguments")
+    result = located("<formula>", ltl.check_program, unit, timeout=timeout, max_states=max_states)
+    _render([(unit, result, None)], fmt, batch=False)
+    if not result.holds:
         raise typer.Exit(1)
+
+
+def _input_error(err: InvarError) -> InvarError:
+    """``err``, an input that cannot be read or does not parse, with exit
+    status 2: status 1 says that a pair fails."""
+    err.exit_code = 2
+    return err
+
+
+def _status(outcomes) -> int:
+    """The exit status of a --file batch (every pair's outcome already
+    printed): 2 when a line could not be read as a pair, else 1 when a pair
+    fails or ran over a limit, else 0."""
+    from ..frontends.ltl.check import CheckLimitError
+
+    if any(err is not None and not isinstance(err, CheckLimitError) for _, _, err in outcomes):
+        return 2
+    return 0 if all(result is not None and result.holds for _, result, _ in outcomes) else 1
 
 
 def _record(unit, result, err) -> dict:

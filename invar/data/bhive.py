@@ -181,24 +181,37 @@ def read_blocks(files: Sequence[tuple[str, Path]]) -> tuple[dict[str, str], list
                 reason = f"not UTF-8 (byte 0x{byte:02x} at column {bad + 1})"
                 rejected.append(Rejected(shown_row, "invar", reason, f"{shown}:{lineno}"))
                 continue
-            hexcode = row.split(",", 1)[0].strip().lower()
+            hexcode, reason = _first_field(row)
             if hexcode in ("hex", "code"):  # a header row
                 continue
             where = f"{shown}:{lineno}"
-            if not _HEX.match(hexcode) or len(hexcode) % 2:
+            if reason is not None:
                 if hexcode not in seen_bad:
                     seen_bad.add(hexcode)
-                    reason = (
-                        "no hex before the first comma"
-                        if not hexcode
-                        else "odd number of hex digits"
-                        if _HEX.match(hexcode)
-                        else "not a hex string"
-                    )
                     rejected.append(Rejected(hexcode, "invar", reason, where))
                 continue
             blocks.setdefault(hexcode, where)
     return blocks, rejected
+
+
+def _first_field(row: str) -> tuple[str, str | None]:
+    """The block of a source row (its first field, read with the csv
+    module's quoting rules: ``"4801ca",2.5`` is ``4801ca``), lower-cased,
+    and why it is not a block (None when it is). A row whose quoting is
+    malformed (a quote never closed, text after a closing quote) is kept
+    as written, up to its first comma."""
+    try:
+        fields = next(csv.reader([row], strict=True, skipinitialspace=True))
+    except csv.Error as err:
+        return row.split(",", 1)[0].strip(), f"malformed CSV quoting ({err})"
+    hexcode = fields[0].strip().lower() if fields else ""
+    if not hexcode:
+        return hexcode, "no hex before the first comma"
+    if not _HEX.match(hexcode):
+        return hexcode, "not a hex string"
+    if len(hexcode) % 2:
+        return hexcode, "odd number of hex digits"
+    return hexcode, None
 
 
 def block_hash(hexcode: str) -> str:

@@ -147,6 +147,63 @@ def test_bad_input_is_one_located_line(invoke, tmp_path, args, words):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+#: (arguments, exit status, the one error line): a PROG that names no program, and an option it cannot
+#: take, are usage errors (2), as a bad option is; a file that is missing or not a model, or an input
+#: outside the program's domain, is bad input (1)
+NAMES = "addition, contains-a, distinct-count, first-is-a, histogram, palindrome, parity-absolute, parity-relative, "
+NAMES += "parity-sum-mod, reverse, sort, subleq"
+UNKNOWN = f"give a shipped name ({NAMES}) or FILE.py:FUNCTION"
+
+
+@pytest.mark.parametrize(
+    "args, status, message",
+    [
+        (["run", "nosuch", "-i", "1"], 2, f"invar: error: unknown program 'nosuch': {UNKNOWN}"),
+        (["compile", "nosuch", "-o", "{dir}/m.pt"], 2, f"invar: error: unknown program 'nosuch': {UNKNOWN}"),
+        (["check", "nosuch", "--max-length", "2"], 2, f"invar: error: unknown program 'nosuch': {UNKNOWN}"),
+        (["minimal", "nosuch", "--train", "{dir}/bits.txt"], 2, f"invar: error: unknown program 'nosuch': {UNKNOWN}"),
+        (["run", "sotr", "-i", "1"], 2, f"invar: error: unknown program 'sotr': did you mean sort? {UNKNOWN}"),
+        (
+            ["run", "parity", "-i", "1"],
+            2,
+            "invar: error: unknown program 'parity': did you mean parity-absolute, parity-relative or "
+            f"parity-sum-mod? {UNKNOWN}",
+        ),
+        (["run", "{dir}/user.txt:f", "-i", "1"], 2, f"invar: error: unknown program '{{dir}}/user.txt:f': {UNKNOWN}"),
+        (
+            ["run", "{dir}/progs.py", "-i", "1"],
+            2,
+            "invar: error: unknown program '{dir}/progs.py': name the function in it that builds the program: "
+            "{dir}/progs.py:FUNCTION",
+        ),
+        (
+            ["run", "sort", "--max-len", "4", "-i", "a"],
+            2,
+            "--max-len: error: sort takes no max_length (it has no length bound to set)",
+        ),
+        (
+            ["info", "parity-relative"],
+            2,
+            "invar: error: 'parity-relative' is a shipped program, not a compiled model: compile it first (invar alta "
+            "compile parity-relative -o FILE.pt) or run it (invar alta run parity-relative -i INPUT)",
+        ),
+        (["info", "{dir}/none.pt"], 1, "{dir}/none.pt: error: no such checkpoint"),
+        (["check", "{dir}/none.pt", "--max-length", "2"], 1, "{dir}/none.pt: error: no such checkpoint"),
+        (["run", "{dir}/none.py:f", "-i", "1"], 1, "{dir}/none.py: error: no such file"),
+        (["run", "parity-relative", "-i", "1 0"], 0, None),
+    ],
+)
+def test_unknown_programs_are_usage_errors(invoke, tmp_path, args, status, message):
+    (tmp_path / "progs.py").write_text(USER_PROGRAM)
+    (tmp_path / "bits.txt").write_text("1 0\n")
+    result = invoke("alta", *[a.replace("{dir}", str(tmp_path)) for a in args])
+    assert result.exit_code == status, result.output
+    if message is None:
+        assert result.stderr == ""
+    else:
+        assert result.stderr == message.replace("{dir}", str(tmp_path)) + "\n"
+
+
 def test_a_foreign_checkpoint_is_refused(invoke, tmp_path):
     from invar.checkpoint import save
 

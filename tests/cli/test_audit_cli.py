@@ -358,36 +358,50 @@ def _without(field):
     return edit
 
 
-@pytest.mark.parametrize(
-    "edit, message",
-    [
-        (
-            _drop(3, *range(40, 52)),
-            "the shards hold 87 of the dataset's 100 examples: 13 missing (positions from 0: 3, 40-51)",
-        ),
-        (_drop(0), "the shards hold 99 of the dataset's 100 examples: 1 missing (positions from 0: 0)"),
-        (_drop(*range(0, 100, 2)), "50 missing (positions from 0: 0, 2, 4, 6, 8, 10, 12, 14 and 42 more ranges)"),
-        (
-            _copy_into(0, 7),
-            "the shards hold 100 of the dataset's 100 examples: 1 in more than one record (positions 7; in s1.jsonl)",
-        ),
-        (_copy_into(1, 9, 10), "2 in more than one record (positions 9-10; in s1.jsonl, s2.jsonl)"),
-        (
-            _reindex(5, 6),
-            "99 of the dataset's 100 examples: 1 missing (positions from 0: 5); 1 in more than one "
-            "record (positions 6; in s1.jsonl)",
-        ),
-        (
-            _reindex(99, 100),
-            "99 of the dataset's 100 examples: 1 missing (positions from 0: 99); 1 beyond the "
-            "dataset's 100 (positions 100)",
-        ),
-        (_without("violation"), "an example record without violation"),
-        (_reindex(4, "4"), "an example record whose index is '4', not a position"),
-        (_reindex(4, -1), "an example record whose index is -1, not a position"),
-    ],
-)
-def test_merge_refuses_shards_that_lose_or_repeat_examples(invoke, tmp_path, three_shards, edit, message):
+#: the three shards' examples (--limit 100, chunks of 32): shard 1 audits 0-31 and 96-99, shard 2 32-63,
+#: shard 3 64-95. Each case: the edit, the message, and where the error is: the shard (1, 2, 3) that
+#: lost an example, or (shard, index) for the record that is one too many there (the last of that
+#: index in the shard's file), or None where the file's own line is at fault (read_jsonl's errors).
+MERGE_FAULTS = [
+    (
+        _drop(3, *range(40, 52)),
+        "the shards hold 87 of the dataset's 100 examples: 13 missing (positions from 0: 3, 40-51), which "
+        "shards 1/3 and 2/3 audit (s1.jsonl, s2.jsonl)",
+        1,
+    ),
+    (_drop(0), "the shards hold 99 of the dataset's 100 examples: 1 missing (positions from 0: 0), which shard 1/3", 1),
+    (_drop(40), "1 missing (positions from 0: 40), which shard 2/3 audits", 2),
+    (_drop(70, 71), "2 missing (positions from 0: 70-71), which shard 3/3 audits", 3),
+    (_drop(98), "1 missing (positions from 0: 98), which shard 1/3 audits", 1),
+    (_drop(*range(0, 100, 2)), "50 missing (positions from 0: 0, 2, 4, 6, 8, 10, 12, 14 and 42 more ranges)", 1),
+    (
+        _copy_into(0, 7),
+        "the shards hold 100 of the dataset's 100 examples: 1 in more than one record (positions 7; in s1.jsonl)",
+        (1, 7),
+    ),
+    (_copy_into(2, 7), "1 in more than one record (positions 7; in s1.jsonl, s3.jsonl)", (3, 7)),
+    (_copy_into(0, 40), "1 in more than one record (positions 40; in s1.jsonl, s2.jsonl)", (1, 40)),
+    (_copy_into(1, 9, 10), "2 in more than one record (positions 9-10; in s1.jsonl, s2.jsonl)", (2, 9)),
+    (
+        _reindex(5, 6),
+        "99 of the dataset's 100 examples: 1 missing (positions from 0: 5), which shard 1/3 audits; 1 in more "
+        "than one record (positions 6; in s1.jsonl)",
+        1,
+    ),
+    (
+        _reindex(70, 100),
+        "99 of the dataset's 100 examples: 1 missing (positions from 0: 70), which shard 3/3 audits; 1 beyond "
+        "the dataset's 100 (positions 100)",
+        3,
+    ),
+    (_without("violation"), "an example record without violation", None),
+    (_reindex(4, "4"), "an example record whose index is '4', not a position", None),
+    (_reindex(4, -1), "an example record whose index is -1, not a position", None),
+]
+
+
+@pytest.mark.parametrize("edit, message, where", MERGE_FAULTS)
+def test_merge_refuses_shards_that_lose_or_repeat_examples(invoke, tmp_path, three_shards, edit, message, where):
     for i in (1, 2, 3):
         shutil.copyfile(three_shards / f"s{i}.jsonl", tmp_path / f"s{i}.jsonl")
     shards = [[json.loads(line) for line in (tmp_path / f"s{i}.jsonl").read_text().splitlines()] for i in (1, 2, 3)]
@@ -399,9 +413,23 @@ def test_merge_refuses_shards_that_lose_or_repeat_examples(invoke, tmp_path, thr
         (tmp_path / f"s{i}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in part))
     result = invoke("audit", "merge", *(tmp_path / f"s{i}.jsonl" for i in (1, 2, 3)), "--format", "json")
     assert result.exit_code == 1, result.output
-    assert message in result.stderr.replace(f"{tmp_path}/", ""), result.stderr
+    said = result.stderr.replace(f"{tmp_path}/", "")
+    assert message in said, result.stderr
+    if isinstance(where, int):  # the shard that lost the example, no line: the record is not there
+        assert said.startswith(f"s{where}.jsonl: error: "), said
+    elif where is not None:  # the record one too many, at its line
+        shard, index = where
+        line = max(n for n, r in enumerate(shards[shard - 1], start=1) if r.get("index") == index)
+        assert said.startswith(f"s{shard}.jsonl:{line}: error: "), said
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+def test_merge_names_the_shards_given_when_one_is_missing(invoke, three_shards):
+    files = [three_shards / f"s{i}.jsonl" for i in (1, 3)]
+    result = invoke("audit", "merge", *files)
+    assert result.exit_code == 1
+    assert result.stderr == f"invar: error: shard 2/3 missing (given: {files[0]} as 1/3, {files[1]} as 3/3)\n"
 
 
 def test_merge_of_one_audited_example(invoke, tmp_path):
@@ -412,13 +440,23 @@ def test_merge_of_one_audited_example(invoke, tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["example"]["id"] == "test.csv:17"
     holder = next(f for f, part in zip(files, shards) if any(r["type"] == "example" for r in part))
+    assert holder == files[0]  # the one example is the whole of what is audited: shard 1's
     lines = holder.read_text().splitlines()
     holder.write_text("\n".join(lines[:2] + lines[1:]) + "\n")
     result = invoke("audit", "merge", *files)
     assert result.exit_code == 1 and "the shards hold 2 records of one audited example (test.csv:17)" in result.stderr
+    assert result.stderr.startswith(f"{holder}:3: error: ")  # the second record, not the first
+    other = files[1].read_text().splitlines()
+    files[1].write_text("\n".join(other[:1] + lines[1:2] + other[1:]) + "\n")
+    holder.write_text("\n".join(lines) + "\n")
+    result = invoke("audit", "merge", *files)
+    assert result.exit_code == 1 and "the shards hold 2 records of one audited example" in result.stderr
+    assert result.stderr.startswith(f"{files[1]}:2: error: ")  # shard 2's record: shard 1 audits it
+    files[1].write_text("\n".join(other) + "\n")
     holder.write_text("\n".join(lines[:1] + lines[2:]) + "\n")
     result = invoke("audit", "merge", *files)
     assert result.exit_code == 1 and "no shard holds the audited example test.csv:17" in result.stderr
+    assert result.stderr.startswith(f"{holder}: error: ")
 
 
 CONSTANT = "tests.audit.callables:constant"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 from tests.conftest import FIXTURES
@@ -68,4 +69,25 @@ def test_a_run_that_labels_no_block_says_so_and_exits_1(invoke, tmp_path):
     assert [r.split(",")[-2:] for r in reasons] == [
         ["not a hex string", f"{tmp_path / 'bad.csv'}:1"],
         ["not UTF-8 (byte 0xbd at column 1)", f"{tmp_path / 'bad.csv'}:2"],
+    ]
+
+
+def test_quoted_fields_are_blocks_and_bad_quoting_is_rejected(invoke, tmp_path):
+    source = tmp_path / "quoted.csv"
+    source.write_text('"hex","throughput"\n"4801ca",2.5\n4801d8,1.0\n"4801c0\n"48"01,2\n')
+    out = tmp_path / "d"
+    result = invoke("data", "bhive", "--source", source, "--out", out, "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("4 distinct blocks: 2 labelled"), result.stdout
+    labelled = [
+        row.split(",")[0]
+        for split in ("train", "valid", "test")
+        for row in (out / f"{split}.csv").read_text().splitlines()[1:]
+    ]
+    assert sorted(labelled) == ["4801ca", "4801d8"]
+    with open(out / "rejected.csv", newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    assert rows == [
+        ['"4801c0', "invar", "malformed CSV quoting (unexpected end of data)", f"{source}:4"],
+        ['"48"01', "invar", "malformed CSV quoting (',' expected after '\"')", f"{source}:5"],
     ]

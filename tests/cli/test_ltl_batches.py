@@ -42,7 +42,7 @@ def test_every_pair_gets_its_answer_or_a_located_error(invoke, tmp_path) -> None
     path = tmp_path / "batch.ltl"
     path.write_text(BATCH)
     result = invoke("ltl", "check", "--file", path)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # malformed lines outrank the failing pairs
     assert result.stdout.splitlines() == [
         "line 1: holds",
         "line 2: not checked: unbalanced parenthesis: '(' is never closed",
@@ -94,7 +94,7 @@ def test_jsonl_batch(invoke, tmp_path) -> None:
     ]
     path.write_text("\n".join(json.dumps(r) for r in lines) + "\nnot json\n")
     result = invoke("ltl", "check", "-f", path, "--max-states", "1000", "--format", "jsonl")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(r["unit"], r["holds"]) for r in records] == [
         ("line 1", True),

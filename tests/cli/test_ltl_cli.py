@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_check_batch(invoke, tmp_path) -> None:
 )
 def test_check_bad_input(invoke, args, message) -> None:
     result = invoke("ltl", "check", *args)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # ill-formed input: 1 says that the pair fails
     assert result.stderr.strip() == message or result.stderr.startswith(message)
 
 
@@ -67,13 +68,66 @@ def test_check_bad_file(invoke, tmp_path) -> None:
     bad = tmp_path / "bad.ltl"
     bad.write_text("Ga {1}\nG(a\n")
     result = invoke("ltl", "check", "-f", bad)
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.stderr.startswith(f"{bad}:2:2: error: unbalanced parenthesis")
     lone = tmp_path / "lone.ltl"
     lone.write_text("Ga\n")
     result = invoke("ltl", "check", "-f", lone)
-    assert result.exit_code == 1 and "formula without a trace" in result.stderr
+    assert result.exit_code == 2 and "formula without a trace" in result.stderr
     assert invoke("ltl", "check", "Ga").exit_code == 2
+
+
+#: (arguments, the --file's bytes or None, exit status, where its first error is): 0 every pair holds,
+#: 1 a pair fails or runs over a limit, 2 an input that cannot be read or does not parse
+EXIT_STATUSES = [
+    (["XXGb", "a;&ab;{b}"], None, 0, None),
+    (["Ga", "b;{a}"], None, 1, None),
+    (["G(a -> F b) & G(b -> F c) & G(c -> F a)", "{1}", "--max-states", "3"], None, 1, "<formula>:1:1"),
+    (["G(a", "b;{a}"], None, 2, "<formula>:1:2"),
+    (["Ga", "b;{a"], None, 2, "<trace>:1:3"),
+    (["--format", "json", "G(a", "{a}"], None, 2, "<formula>:1:2"),
+    (["-f", "{file}"], b"Ga {a}\n", 0, None),
+    (["-f", "{file}"], b"Ga {a}\nGa b;{a}\n", 1, None),
+    (["-f", "{file}", "--max-states", "3"], b"Ga {a}\nG(a -> F b) & G(b -> F c) & G(c -> F a)\t{1}\n", 1, "{file}:2:1"),
+    (["-f", "{file}"], b"Ga b;{a}\nG(a\n", 2, "{file}:2:2"),
+    (["-f", "{file}"], b"Ga {a}\nGa\n", 2, "{file}:2:1"),
+    (["-f", "{file}"], b"Ga {a}\n\xff\n", 2, "{file}:2:1"),
+    (["-f", "{tmp}/nosuch.ltl"], None, 2, "{tmp}/nosuch.ltl: error: no such file"),
+    (["-f", "{tmp}"], None, 2, "{tmp}: error: is a directory"),
+    (
+        ["--format", "jsonl", "-f", "{file}.jsonl"],
+        b'{"formula": "Ga", "trace": "{a}"}\nnot json\n',
+        2,
+        "{file}.jsonl:2:1",
+    ),
+    (["Ga"], None, 2, "invar: error: give FORMULA and TRACE"),
+]
+
+
+@pytest.mark.parametrize("args, content, status, where", EXIT_STATUSES)
+def test_check_exit_statuses(invoke, tmp_path, args, content, status, where) -> None:
+    file = tmp_path / "pairs.ltl"
+    if content is not None:
+        target = file.with_name(file.name + ".jsonl") if any(a.endswith(".jsonl") for a in args) else file
+        target.write_bytes(content)
+    result = invoke("ltl", "check", *[_placed(a, file, tmp_path) for a in args])
+    assert result.exit_code == status, result.output
+    assert "Traceback" not in result.output
+    if where is None:
+        assert result.stderr == ""
+    else:
+        assert result.stderr.startswith(_placed(where, file, tmp_path)), result.stderr
+
+
+def _placed(text: str, file, tmp_path) -> str:
+    """``text`` with {file} and {tmp} filled in (a trace's own braces kept)."""
+    return text.replace("{file}", str(file)).replace("{tmp}", str(tmp_path))
+
+
+def test_check_help_gives_the_exit_statuses(invoke) -> None:
+    shown = " ".join(invoke("ltl", "check", "--help").stdout.split())
+    assert "Exit status: 0 when every pair holds; 1 when a pair fails" in shown
+    assert "2, as for a usage error, when an input cannot be read or is not well formed" in shown
 
 
 def test_renamings_and_parse_on_ltl(invoke, tmp_path) -> None:
@@ -193,3 +247,17 @@ def test_data_ltl_to_standard_output(invoke):
     assert "wrote 6 formulas with traces to standard output" in result.stderr
     again = invoke("data", "ltl", "--num", "6", "--max-size", "9", "--seed", "3", "--jobs", "1", "--out", "-")
     assert again.stdout == result.stdout
+
+
+@pytest.mark.parametrize(
+    "out, meta", [("pairs.txt", "pairs.txt.meta.json"), ("p.jsonl", "p.jsonl.meta.json"), ("-", None)]
+)
+def test_data_ltl_writes_its_checkpoint_beside_out_as_its_help_says(invoke, tmp_path, monkeypatch, out, meta) -> None:
+    shown = " ".join(re.sub("[│╭╮╰╯─]", " ", invoke("data", "ltl", "--help").stdout).split())  # the boxes' lines
+    assert "Beside --out the run writes OUT.meta.json" in shown and "its checkpoint is OUT.meta.json" in shown
+    monkeypatch.chdir(tmp_path)
+    result = invoke("data", "ltl", "--num", "2", "--aps", "2", "--max-size", "4", "--jobs", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([out, meta] if meta else [])
+    if meta:
+        assert json.loads((tmp_path / meta).read_text())["next"] == 2

@@ -73,6 +73,37 @@ def test_reading_dedups_and_locates(tmp_path):
     ]
 
 
+@pytest.mark.parametrize(
+    "row, block, reason",
+    [
+        ("4801ca,2.5", "4801ca", None),
+        ('"4801ca",2.5', "4801ca", None),  # quoted as the csv module writes it
+        ('"4801CA"', "4801ca", None),
+        ('  "4801ca",2.5', "4801ca", None),  # spaces before the opening quote
+        ('"4801ca","2.5"', "4801ca", None),
+        ('"hex","throughput"', None, None),  # a quoted header row is still a header
+        ('"48,01",2', "48,01", "not a hex string"),  # a quoted comma is the field's own
+        ('"48 01",3', "48 01", "not a hex string"),
+        ('"4801c",1', "4801c", "odd number of hex digits"),
+        ('"",1', "", "no hex before the first comma"),
+        ('"4801c0', '"4801c0', "malformed CSV quoting (unexpected end of data)"),
+        ('"48"01,2', '"48"01', "malformed CSV quoting (',' expected after '\"')"),
+        ('"4801ca" ,2', '"4801ca"', "malformed CSV quoting (',' expected after '\"')"),
+        ('48"01",2', '48"01"', "not a hex string"),  # a quote inside a bare field is text
+    ],
+)
+def test_source_rows_are_read_with_csv_quoting(tmp_path, row, block, reason):
+    path = tmp_path / "s.csv"
+    path.write_text(f"90,1\n{row}\n")
+    blocks, rejected = bhive.read_blocks([(str(path), path)])
+    found = [(r.hex, r.stage, r.reason, r.source) for r in rejected]
+    if reason is None:
+        assert found == []
+        assert blocks == {"90": f"{path}:1", **({block: f"{path}:2"} if block else {})}
+    else:
+        assert found == [(block, "invar", reason, f"{path}:2")] and blocks == {"90": f"{path}:1"}
+
+
 def test_split_is_stable_and_80_10_10(blocks):
     first = blocks[:20000]
     counts = Counter(bhive.split_of(h) for h in first)
