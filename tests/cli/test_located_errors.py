@@ -51,6 +51,17 @@ def test_relocating_an_error_shows_its_new_place():
         (["predict", "--model", "{tmp}/model.pt", "{fixtures}/x86/figure1a.s"], 1, "{tmp}/model.pt: error: "),
         # a located line still carries its line and column
         (["parse", "{fixtures}/x86/figure1a.s", "--lang", "python"], 1, "{fixtures}/x86/figure1a.s:1:"),
+        # --inputs that cannot be read: located there, before any call runs (not an internal error)
+        (
+            ["data", "exec", "--source", "{fixtures}", "--inputs", "{tmp}/none.jsonl", "--out", "{tmp}/out"],
+            1,
+            "{tmp}/none.jsonl: error: no such file",
+        ),
+        (
+            ["data", "exec", "--source", "{fixtures}", "--inputs", "{tmp}", "--out", "{tmp}/out"],
+            1,
+            "{tmp}: error: is a directory, not a file",
+        ),
     ],
 )
 def test_commands_print_no_line_and_column_where_there_is_none(invoke, tmp_path, argv, status, shown):
