@@ -217,10 +217,21 @@ def draw_inputs(params, rng: random.Random, calls: int) -> list[str]:
     return list(out)
 
 
-def read_inputs(path: str | Path) -> dict[tuple[str | None, str], list[str]]:
+class Inputs(dict):
+    """An inputs file read: ``(path or None, function) -> [arguments]``,
+    with the file's name and the line each key first appears on (so that a
+    call of a function that is not there is located where it is asked)."""
+
+    def __init__(self, path: str | Path):
+        super().__init__()
+        self.path = str(path)
+        self.lines: dict[tuple[str | None, str], int] = {}
+
+
+def read_inputs(path: str | Path) -> Inputs:
     """An inputs file: ``(path or None, function) -> [arguments]``; a
     located DataError for a row that is not one."""
-    out: dict[tuple[str | None, str], list[str]] = {}
+    out = Inputs(path)
     text = Path(path).read_text(encoding="utf-8")
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
@@ -239,6 +250,7 @@ def read_inputs(path: str | Path) -> dict[tuple[str | None, str], list[str]]:
                 col=1,
             ) from None
         out.setdefault((row.get("path"), name), []).append(arguments)
+        out.lines.setdefault((row.get("path"), name), lineno)
     return out
 
 
@@ -263,11 +275,23 @@ def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = Non
                 skipped[why] = skipped.get(why, 0) + 1
             else:
                 out.append(target)
-    unknown = sorted((path or "", name) for path, name in inputs or () if (path, name) not in seen)
-    if unknown:  # a call of a function that is not there: said, not left out unsaid
-        shown = ", ".join(f"{path}:{name}" if path else name for path, name in unknown)
-        raise DataError(f"--inputs calls functions that are not here: {shown}", path=str(source))
+    _check_known(inputs or {}, seen, source)
     return out, skipped
+
+
+def _check_known(inputs: dict, seen: set, source: str | Path) -> None:
+    """A call of a function that is not there is said, not left out unsaid:
+    a DataError at the first line of ``inputs`` that asks for one (at the
+    source directory when the inputs come from no file)."""
+    lines = getattr(inputs, "lines", {})
+    unknown = sorted((key for key in inputs if key not in seen), key=lambda k: (lines.get(k, 0), k[0] or "", k[1]))
+    if not unknown:
+        return
+    shown = ", ".join(f"{path}:{name}" if path else name for path, name in unknown)
+    what = "a function that is" if len(unknown) == 1 else "functions that are"
+    if isinstance(inputs, Inputs):
+        raise DataError(f"calls {what} not in {source}: {shown}", path=inputs.path, line=lines[unknown[0]], col=1)
+    raise DataError(f"--inputs calls {what} not here: {shown}", path=str(source))
 
 
 def _target(unit, rel: str, seed: int, calls: int, inputs: dict) -> tuple[Target | None, str | None]:
@@ -287,4 +311,4 @@ def _target(unit, rel: str, seed: int, calls: int, inputs: dict) -> tuple[Target
     return Target(rel, line, name, code, tuple(drawn)), None
 
 
-__all__ = ["Target", "drawer", "self_contained", "signature", "draw_inputs", "read_inputs", "targets"]
+__all__ = ["Inputs", "Target", "drawer", "self_contained", "signature", "draw_inputs", "read_inputs", "targets"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import random
+import re
 import symtable
 
 import pytest
@@ -165,18 +166,27 @@ def source(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "rows, said",
+    "rows, line, said",
     [
-        ('{"function": "nope", "input": "1"}\n', "not here: nope"),
-        ('{"function": "untyped", "path": "other.py", "input": "1, 2"}\n', "not here: other.py:untyped"),
+        ('{"function": "nope", "input": "1"}\n', 2, "a function that is not in {src}: nope"),
+        ('{"function": "untyped", "path": "other.py", "input": "1, 2"}\n', 2, "a function .*: other.py:untyped"),
+        # several: located at the first line that asks for one, all of them named
+        (
+            '{"function": "untyped", "input": "3, 4"}\n{"function": "zz", "input": "1"}\n'
+            '{"function": "aa", "input": "1"}\n',
+            3,
+            "functions that are not in {src}: zz, aa",
+        ),
     ],
 )
-def test_inputs_calling_a_function_that_is_not_there_are_refused(source, tmp_path, rows, said):
-    """Left out unsaid, such a line would vanish from the dataset with no count."""
+def test_inputs_calling_a_function_that_is_not_there_are_refused(source, tmp_path, rows, line, said):
+    """Left out unsaid, such a line would vanish from the dataset with no count;
+    the error is located at the inputs file's line, where the fix is."""
     inputs = tmp_path / "inputs.jsonl"
     inputs.write_text('{"function": "untyped", "input": "1, 2"}\n' + rows)
-    with pytest.raises(DataError, match=f"--inputs calls functions that are {said}"):
+    with pytest.raises(DataError, match=f"calls {said.format(src=re.escape(str(source)))}") as caught:
         build_source(source, tmp_path / "out", seed=1, calls=2, inputs=inputs, limits=QUICK, jobs=1)
+    assert (caught.value.path, caught.value.line) == (str(inputs), line)
 
 
 def test_functions_of_a_directory_are_called_and_what_cannot_be_labelled_is_counted(source, tmp_path):
