@@ -535,10 +535,11 @@ def _hexfile(text: str, shown: str, name: str) -> list[AuditExample]:
     """A block per line (``hex`` or ``hex,frequency``; ``#`` comments); a
     line that is not UTF-8 is a failed example."""
     from ..files import undecodable
+    from ..frontends.x86.hexblock import hex_field
 
     out = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
-        hexcode = raw.split("#", 1)[0].split(",", 1)[0].strip()
+        hexcode = hex_field(raw.split("#", 1)[0])[0]
         if hexcode and hexcode.lower() not in ("hex", "code"):
             bad = undecodable(raw)
             err = None if bad is None else ParseError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)

@@ -458,6 +458,7 @@ def test_a_bhive_copy_reports_rows_that_are_not_hex(tmp_path):
         ("t.csv", 'program,label\n"addq %rax, %rbx",1\n"x"y,2\n"addq %rax, %rbx",3\n', 3),
         ("t.csv", 'program,label\n"addq %rax, %rbx",1\n"addq %rax, %rbx",2\n"addq %rax,2,3,4\n', 4),
         ("b.hex", "4801c3\n4801c\n4829d8\n", 2),
+        ("b.hex", '"4801c3",1\n"4801c\n"4829d8"\n', 2),  # quoted fields read as CSV reads them
     ],
 )
 def test_the_audit_reports_a_malformed_row_and_audits_the_rest(invoke, tmp_path, name, content, bad_line):

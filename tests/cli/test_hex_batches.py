@@ -158,3 +158,28 @@ def test_predict_json_names_every_line_it_could_not_predict(invoke, batch, fmt):
         predictions, errors = [r for r in records if "prediction" in r], [r for r in records if "error" in r]
     _check_error_records(errors, batch)
     assert [int(r["location"].rsplit(":", 1)[1]) for r in predictions] == sorted(GOOD)
+
+
+@pytest.mark.parametrize(
+    "row, counted, error",
+    [
+        ('"4889d8",0.5', "240", None),  # BHive's CSV as a spreadsheet writes it
+        (' "4889d8" ,0.5', "240", None),
+        ('"4889d8"', "240", None),
+        (
+            '"4889d8,0.5',
+            None,
+            "2:1: error: not a hex string: '\"' is not a hex digit",
+        ),  # a quote left open: refused where it stands
+        ('"48"89d8,0.5', None, "2:1: error: not a hex string: '\"' is not a hex digit"),
+        ('""', None, "2:2: error: empty hex field"),
+    ],
+)
+def test_a_quoted_hex_field_is_read_as_csv_reads_it(invoke, tmp_path, row, counted, error):
+    path = tmp_path / "q.hex"
+    path.write_text(f'"hex","throughput"\n{row}\n')  # the header row quoted too: skipped
+    result = invoke("renamings", path, "--lang", "hex", "--count")
+    if counted is not None:
+        assert (result.exit_code, result.stdout.strip()) == (0, counted), result.output
+    else:
+        assert result.stderr.splitlines()[0] == f"{path}:{error}", result.output

@@ -90,6 +90,20 @@ def _bad(message: str, reason: str, line: int, col: int) -> ParseError:
     return err
 
 
+def hex_field(code: str) -> tuple[str, int]:
+    """The first field of a CSV line (its comment cut off) and its column,
+    quotes read as CSV reads them: ``"4801ca",2.5`` holds ``4801ca`` at
+    column 2. A quote left open or inside the field stays, so that the
+    block is refused as not hex where it stands."""
+    field = code.split(",", 1)[0]
+    col = len(field) - len(field.lstrip()) + 1
+    text = field.strip()
+    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1]:
+        inner = text[1:-1]
+        return inner.strip(), col + 1 + len(inner) - len(inner.lstrip())
+    return text, col
+
+
 def parse_units(text: str, path: str | None = None) -> Units:
     """One block per non-empty line (``hex`` or ``hex,frequency``; a ``#``
     starts a comment, a ``hex``/``code`` header row is skipped). Bad lines are
@@ -99,11 +113,9 @@ def parse_units(text: str, path: str | None = None) -> Units:
         code = raw.split("#", 1)[0]
         if not code.strip():
             continue
-        field = code.split(",", 1)[0]
-        hexcode = field.strip()
+        hexcode, col = hex_field(code)
         if hexcode.lower() in ("hex", "code"):
             continue
-        col = len(field) - len(field.lstrip()) + 1
         try:
             units.append(decode(hexcode, name=f"line{lineno}", line=lineno, col=col))
         except ParseError as err:
