@@ -2,7 +2,8 @@
 item 14): without --count, --limit, --sample or --all, the first few
 variants and a note with the count, not all of them (the design card's
 4-line block has 524,160 renamings); piped, every one, as before; --all
-prints every one on a terminal too."""
+prints every one on a terminal too. And a compiler's listing through a
+command: an i386 one is one located error; a quoted label names its block."""
 
 from __future__ import annotations
 
@@ -93,3 +94,30 @@ def test_a_pipe_gets_every_variant(invoke, blocks, command, file, total, header)
 def test_all_with_another_amount_is_a_usage_error(invoke, blocks, command, other):
     result = invoke(command, blocks / "mul.s", "--all", *other)
     assert result.exit_code == 2 and "--all" in result.stderr
+
+
+# ---------------------------------------------------------------- compiler listings (invar/frontends/x86/listing.py)
+#: gcc 12 -m32 -O2 -fno-pie (real output, trimmed)
+M32 = "\t.text\n\t.globl\tadd\n\t.type\tadd, @function\nadd:\n\tmovl\t8(%esp), %eax\n\taddl\t4(%esp), %eax\n\tret\n"
+#: llc 14 (clang's code generator): a name no plain symbol spells, quoted
+QUOTED = '\t.globl\t"weird name"\n"weird name":\n\tmovq\t%rdi, %rax\n\taddq\t$1, %rax\n\tretq\n'
+
+
+@pytest.mark.parametrize("command", [("parse",), ("renamings", "--count")])
+def test_an_i386_listing_is_one_located_error(invoke, tmp_path, command):
+    path = tmp_path / "m32.s"
+    path.write_text(M32)
+    result = invoke(command[0], path, *command[1:])
+    assert result.exit_code == 1 and result.stdout == "" and "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[0] == (
+        f"{path}:5:2: error: a 32-bit listing (i386, -m32): 'movl 8(%esp), %eax' addresses the stack through a "
+        "32-bit register; invar reads x86-64 (compile without -m32; .code64 marks x86-64)"
+    )
+
+
+def test_a_quoted_label_names_its_block(invoke, tmp_path):
+    path = tmp_path / "q.s"
+    path.write_text(QUOTED + "g:\n\tmovq\t%rsi, %rbx\n\tretq\n")
+    result = invoke("canon", path, "--function", "weird name")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == ["movq %rax, %rcx", "addq $1, %rcx", "retq"]

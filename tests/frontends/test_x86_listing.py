@@ -1,6 +1,9 @@
 """A compiler's listing read as basic blocks (invar/frontends/x86/listing.py):
 labels start blocks, control transfers end them, directives are left out
-where they emit nothing that runs and refused where they would."""
+where they emit nothing that runs and refused where they would. An i386
+(-m32) listing is refused as a whole; character constants, quoted labels
+(clang's), exception tables' call sites (clang's .Ltmp) and data after a
+return are read as GNU as reads them."""
 
 from __future__ import annotations
 
@@ -154,6 +157,25 @@ BLOCKS = [
     (".Lsize = 16\nf:\naddq $.Lsize, %rax\nret\n", "local-assignment", [(3, ["addq", "ret"])]),
     # labels and directives alone: no block
     ("\t.text\nf:\n.L1:\n\t.size f, .-f\n", "none", []),
+    # data after a return, under a label only memory operands name (a constant, a jump table read): nothing runs
+    # into it, left out, and the block ends
+    (
+        "f:\nmovsd .LC0(%rip), %xmm0\nret\n.p2align 3\n.LC0:\n.quad 0x400921fb54442d18\ng:\nret\n",
+        "constant-pool-after-ret",
+        [(2, ["movsd", "ret"]), (8, ["ret"])],
+    ),
+    (
+        "f:\njmp *.L5(,%rax,8)\n.L5:\n.quad .L1\n.quad .L2\n.L1:\nret\n.L2:\nret\n",
+        "jump-table-in-text",
+        [(2, ["jmp"]), (7, ["ret"]), (9, ["ret"])],
+    ),
+    (
+        "f:\nmovl tbl(%rip), %eax\nret\n.type tbl, @object\ntbl:\n.long 1, 2\n.L9:\nret\n",
+        "object-after-ret",
+        [(2, ["movl", "ret"]), (8, ["ret"])],
+    ),
+    # a memory operand's label mid-block is no jump target: the block runs on across it
+    ("f:\nmovq .L7(%rip), %rax\n.L7:\naddq $1, %rax\nret\n", "read-label-mid-block", [(2, ["movq", "addq", "ret"])]),
 ]
 
 
@@ -184,9 +206,11 @@ def test_blocks_of_a_listing(text, blocks):
         ("f:\naddq $1, %rax\n.section .rodata\n.text\n.byte 0x90\nret\n", 5, 1, "'.byte' places data"),
         # what changes the instructions read
         ("f:\nmovq %rdi, %rax\n.rept 3\naddq $1, %rax\n.endr\nret\n", 3, 1, "assembler directive '.rept'"),
-        # a label in code may be jumped to: data after it is refused, a jump table in .text too
-        ("f:\njmp *.L5(,%rax,8)\n.L5:\n.quad .L1\n.L1:\nret\n", 4, 1, "'.quad' places data where instructions run"),
-        ("f:\n.code32\nmovl %edi, %eax\nret\n", 2, 1, "assembler directive '.code32' is not an instruction"),
+        # a label a jump lands on in code: data after it is refused (a branch's target, an address taken)
+        ("f:\njmp .L5\n.L5:\n.quad 7\nret\n", 4, 1, "'.quad' places data where instructions run"),
+        ("f:\nleaq .L5(%rip), %rax\njmp *%rax\n.L5:\n.byte 0x90\nret\n", 5, 1, "'.byte' places data where"),
+        ("f:\npushq $.L5\nret\n.L5:\n.byte 0x90\nret\n", 5, 1, "'.byte' places data where"),
+        ("f:\n.code32\nmovl %edi, %eax\nret\n", 2, 1, "32-bit code (.code32) up to .code64: invar reads x86-64"),
         ("f:\nret\n.intel_syntax noprefix\ng:\nmov rax, rdi\nret\n", 3, 1, "Intel syntax up to .att_syntax"),
         # statements on one line: a jump lands on a label only at the start of a line, a block ends with one
         ("f:\ndecl %eax; jnz f; addl $1, %eax\nret\n", 2, 19, "a statement after a control transfer on its line"),
@@ -198,8 +222,10 @@ def test_blocks_of_a_listing(text, blocks):
         "byte-after-call",
         "pushed",
         "switched",
-        "table-in-text",
         "rept",
+        "jumped-to",
+        "address-taken",
+        "pushed-address",
         "code32",
         "intel",
         "after-a-jump",
@@ -300,3 +326,277 @@ def test_labels_in_another_section_name_no_block_and_numeric_labels_none():
 def test_a_comment_above_a_functions_label_is_its_first_blocks():
     ((first, body),) = listing_blocks("# label: 2.5\nf:\n\t.cfi_startproc\n\tret\n".splitlines())
     assert first == 1 and body.splitlines()[0] == "# label: 2.5"
+
+
+# ---------------------------------------------------------------- i386 listings
+#: gcc 12 -m32 -O0 (real output, trimmed): a frame pointer pushed as %ebp
+GCC_M32_O0 = "\t.text\n\t.globl\tadd\n\t.type\tadd, @function\nadd:\n.LFB0:\n\tpushl\t%ebp\n\tmovl\t%esp, %ebp\n"
+GCC_M32_O0 += "\tmovl\t8(%ebp), %edx\n\tmovl\t12(%ebp), %eax\n\taddl\t%edx, %eax\n\tpopl\t%ebp\n\tret\n"
+#: gcc 12 -m32 -O2 -fno-pie -fno-asynchronous-unwind-tables: only its stack, read through %esp, says i386
+GCC_M32_LEAF = "\t.text\n\t.p2align 4\n\t.globl\tadd\nadd:\n\tmovl\t8(%esp), %eax\n\taddl\t4(%esp), %eax\n\tret\n"
+#: clang's (llc 14, i386-linux-gnu) -O2: calll and retl
+CLANG_M32 = (
+    "\t.text\n\t.file\t\"m.ll\"\n\t.globl\tcallit\ncallit:\n\t.cfi_startproc\n# %bb.0:\n\tsubl\t$12, %esp\n"
+    "\t.cfi_def_cfa_offset 16\n\tmovl\t16(%esp), %eax\n\tmovl\t%eax, (%esp)\n\tcalll\th@PLT\n\tretl\n"
+)
+#: gcc 12 -mx32 -O0: 32-bit pointers in 64-bit mode (it names %rbp): x86-64 code
+GCC_MX32_O0 = "\t.text\nadd:\n\tpushq\t%rbp\n\tmovl\t%esp, %ebp\n\tmovl\t%edi, -4(%ebp)\n\tmovl\t-4(%ebp), %eax\n"
+GCC_MX32_O0 += "\tpopq\t%rbp\n\tret\n"
+
+I386 = [
+    (GCC_M32_O0, 6, 2, "'pushl %ebp' is i386 code", "gcc-m32-O0"),
+    (GCC_M32_LEAF, 5, 2, "'movl 8(%esp), %eax' addresses the stack through a 32-bit register", "gcc-m32-leaf"),
+    (CLANG_M32, 9, 2, "'movl 16(%esp), %eax' addresses the stack", "clang-m32"),
+    ("f:\n\tcalll\tg\n\tretl\n", 2, 2, "'calll g' is i386 code", "calll"),
+    ("f:\n\tretl\n", 2, 2, "'retl' is i386 code", "retl"),
+    ("f:\n\tcall\t__x86.get_pc_thunk.ax\n\taddl\t$_GLOBAL_OFFSET_TABLE_, %eax\n\tret\n", 2, 2, "is i386", "pc-thunk"),
+    ("f: push %ebx\nret\n", 1, 4, "'push %ebx' is i386 code", "push-after-label"),
+    ("f:\ncall *%eax\nret\n", 2, 1, "'call *%eax' is i386 code", "call-through-eax"),
+    ("f:\npushal\naaa\nret\n", 2, 1, "'pushal' is i386 code", "pushal"),
+    # no instruction says it, the unwinding information does: i386's return address is four bytes
+    (
+        "f:\n.cfi_startproc\nsubl $12, %ecx\n.cfi_def_cfa_offset 16\naddl $1, %eax\n.cfi_def_cfa_offset 4\nret\n",
+        6,
+        1,
+        "'.cfi_def_cfa_offset 4' counts four-byte stack slots",
+        "cfa-offset",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, line, col, what", [c[:4] for c in I386], ids=[c[4] for c in I386])
+def test_an_i386_listing_is_refused_as_a_whole_where_it_shows(text, line, col, what):
+    with pytest.raises(ParseError) as info:
+        parse_units(text, path="m32.s")
+    err = info.value
+    assert (err.line, err.col) == (line, col) and err.message.startswith("a 32-bit listing (i386, -m32): ")
+    assert what in err.message and "invar reads x86-64" in err.message
+    assert err.source_line == text.splitlines()[line - 1]
+
+
+NOT_I386 = [
+    (GCC_MX32_O0, [(3, ["pushq", "movl", "movl", "movl", "popq", "ret"])], "gcc-mx32"),
+    # a 64-bit register anywhere: x86-64, whatever else its stack reads (a stray %esp is its own block's business)
+    ("f:\nmovl 4(%esp), %eax\nret\ng:\nmovq %rdi, %rax\nret\n", [(2, ["movl", "ret"]), (5, ["movq", "ret"])], "wide"),
+    # .code64 says so
+    ("\t.code64\nf:\nmovl 4(%esp), %eax\nret\n", [(3, ["movl", "ret"])], "code64"),
+    # nothing says either: the same instructions in both modes
+    ("f:\nmovl $3, %eax\n.cfi_def_cfa_offset 16\nret\n", [(2, ["movl", "ret"])], "undecided"),
+    # i386 code in a .code32 region is the region's (refused there), and says nothing of the rest
+    (
+        "f:\nmovq %rdi, %rax\nret\n.code32\npushl %ebp\nret\n.code64\ng:\nmovl 4(%esp), %eax\nret\n",
+        [(2, ["movq", "ret"]), (4, [".code32", "pushl", "ret", ".code64"]), (9, ["movl", "ret"])],
+        "code32-region",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [c[:2] for c in NOT_I386], ids=[c[2] for c in NOT_I386])
+def test_what_is_no_i386_listing_is_read(text, blocks):
+    assert [(first, instructions(body)) for first, body in listing_blocks(text.splitlines())] == blocks
+
+
+def test_a_code16_or_code32_region_is_one_refused_block_up_to_code64():
+    text = "f:\nret\n.code16gcc\nmovw %ax, %bx\n.code32\nmovl %eax, %ebx\n.code64\ng:\nmovq %rdi, %rax\nret\n"
+    units = parse_units(text, path="f.s")
+    assert [u.name for u in units] == ["line2", "line9"]
+    assert [(e.line, e.col, e.message) for e in units.skipped] == [
+        (3, 1, "16-bit code (.code16gcc) up to .code64: invar reads x86-64")
+    ]
+    # up to the file's end when no .code64 comes; a region in Intel syntax ends where both are back
+    ((first, body, error, _),) = read_listing("f:\n.code32\nmovl %eax, %ebx\nret\n")
+    assert (first, error.line, error.col) == (2, 2, 1) and body.splitlines()[-1] == "ret"
+    mixed = ".code32\n.intel_syntax noprefix\nmov eax, ebx\n.code64\nmov rax, rbx\n.att_syntax\nf:\nret\n"
+    assert [(b.first, b.error is not None) for b in read_listing(mixed)] == [(1, True), (8, False)]
+
+
+# ---------------------------------------------------------------- character constants
+@pytest.mark.parametrize(
+    "line, statements",
+    [
+        ("\tmovb $'#', %al", [(1, "movb $'#', %al")]),
+        ("\tmovb $'#, %al # c", [(1, "movb $'#, %al")]),  # GNU as's form: no closing quote
+        ("cmpb $';', %al; jne .L3", [(0, "cmpb $';', %al"), (16, "jne .L3")]),
+        (".byte '\\'', 1 # c", [(0, ".byte '\\'', 1")]),  # an escaped quote, then the closing one
+        (".byte '\\\\', '#'", [(0, ".byte '\\\\', '#'")]),
+        (".byte ''', '\"', 2 # c", [(0, ".byte ''', '\"', 2")]),  # a quote, a double quote: no string opens
+        ('.ascii "it\'s #1" # c', [(0, '.ascii "it\'s #1"')]),  # a quote inside a string is the string's
+        (".byte '", [(0, ".byte '")]),
+    ],
+    ids=["closed", "gnu-as", "semicolon", "escaped-quote", "backslash", "quotes", "in-a-string", "cut"],
+)
+def test_a_character_constant_is_its_own(line, statements):
+    from invar.frontends.x86.listing import _statements
+
+    assert _statements(line) == statements
+
+
+CHARACTERS = [
+    # the jump after a character constant ends the block, and its target starts one
+    (
+        "f:\ncmpb $'#', %al; jne .L3\naddl $1, %eax\n.L3:\nret\n",
+        [(2, ["cmpb", "jne"]), (3, ["addl"]), (5, ["ret"])],
+        "jump-after-constant",
+    ),
+    # a ';' in data's character constant splits no statement: no block in .rodata
+    ("f:\nret\n.section .rodata\n.LC0:\n.byte ';', 0\n.text\ng:\nret\n", [(2, ["ret"]), (8, ["ret"])], "rodata"),
+    # a '"' opens no string: the C comment after it is blanked
+    ("f:\nmovb $'\"', %al /* c */\nret\n", [(2, ["movb", "ret"])], "double-quote"),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [c[:2] for c in CHARACTERS], ids=[c[2] for c in CHARACTERS])
+def test_character_constants_in_a_listing(text, blocks):
+    from invar.frontends.x86.listing import _statements
+
+    found = listing_blocks(text.splitlines())
+    assert [
+        (first, [s.split()[0] for line in body.splitlines() for _, s in _statements(line)]) for first, body in found
+    ] == blocks
+    assert all("/*" not in body for _, body in found)
+
+
+# ---------------------------------------------------------------- quoted labels
+QUOTED = [
+    # clang quotes a name no plain symbol spells: its label is read, named by a call
+    (
+        '\t.globl\t"weird name"\n"weird name":                   # @"weird name"\n\tmovl\t%edi, %eax\n\tretq\n'
+        'caller:\n\tcallq\t"weird name"@PLT\n\tretq\n',
+        [(3, ("weird name",), ["movl", "retq"]), (6, ("caller",), ["callq"]), (7, (), ["retq"])],
+        "clang",
+    ),
+    # a quoted local label a jump names lands; one nothing names does not split its block
+    (
+        'f:\nmovq %rdi, %rax\n".L a":\naddq $1, %rax\n".L b":\njne ".L a"\nret\n',
+        [(2, ("f",), ["movq"]), (4, (".L a",), ["addq", "jne"]), (7, (), ["ret"])],
+        "local",
+    ),
+    # a ';', '#', ':' or escaped quote inside the name is the name's; an instruction may follow on its line
+    (
+        '"a;b#c:d": movq %rdi, %rax\nret\n"e\\"f":\nret\n',
+        [(1, ("a;b#c:d",), ["movq", "ret"]), (4, ('e"f',), ["ret"])],
+        "odd-names",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [c[:2] for c in QUOTED], ids=[c[2] for c in QUOTED])
+def test_quoted_labels(text, blocks):
+    found = read_listing(text)
+    assert [(b.first, b.labels, instructions(b.text)) for b in found] == blocks
+    assert not any(b.error for b in found)
+
+
+def test_a_quoted_label_names_its_block_and_a_quoted_operand_is_refused_where_it_stands():
+    units = parse_units(QUOTED[0][0], path="q.s")
+    assert units.aliases["weird name"] == "line3" and [u.name for u in units] == ["line3", "line7"]
+    # the instruction reader takes no quoted symbol: that block is refused at its quote, not misread
+    assert [(e.line, e.col) for e in units.skipped] == [(6, 8)]
+
+
+# ---------------------------------------------------------------- exception tables
+#: llc 14 (clang's code generator) -O2, x86_64-linux-gnu: a function with two invokes and a cleanup landing pad
+CLANG_EH = """\
+f:
+.Lfunc_begin0:
+\t.cfi_startproc
+\t.cfi_personality 3, __gxx_personality_v0
+\t.cfi_lsda 3, .Lexception0
+# %bb.0:                                # %entry
+\tpushq\t%rbx
+\tmovl\t%edi, %ebx
+\tincl\t%ebx
+.Ltmp0:
+\tmovl\t%ebx, %edi
+\tcallq\tmay_throw@PLT
+.Ltmp1:
+# %bb.1:                                # %cont
+\tleal\t(%rbx,%rbx,2), %ebx
+.Ltmp2:
+\tmovl\t%ebx, %edi
+\tcallq\tmay_throw@PLT
+.Ltmp3:
+# %bb.2:                                # %done
+\tmovl\t%ebx, %eax
+\tpopq\t%rbx
+\tretq
+.LBB0_3:                                # %lpad
+\t.cfi_def_cfa_offset 16
+.Ltmp4:
+\tmovq\t%rax, %rbx
+\tcallq\tcleanup@PLT
+.Lfunc_end0:
+\t.cfi_endproc
+\t.section\t.gcc_except_table,"a",@progbits
+\t.p2align\t2
+GCC_except_table0:
+.Lexception0:
+\t.byte\t255                             # @LPStart Encoding = omit
+\t.byte\t255                             # @TType Encoding = omit
+\t.byte\t1                               # Call site Encoding = uleb128
+\t.uleb128 .Lcst_end0-.Lcst_begin0
+.Lcst_begin0:
+\t.uleb128 .Ltmp0-.Lfunc_begin0           # >> Call Site 1 <<
+\t.uleb128 .Ltmp3-.Ltmp0                  #   Call between .Ltmp0 and .Ltmp3
+\t.uleb128 .Ltmp4-.Lfunc_begin0           #     jumps to .Ltmp4
+\t.byte\t0                               #   On action: cleanup
+\t.uleb128 .Ltmp3-.Lfunc_begin0           # >> Call Site 2 <<
+\t.uleb128 .Lfunc_end0-.Ltmp3             #   Call between .Ltmp3 and .Lfunc_end0
+\t.byte\t0                               #     has no landing pad
+\t.byte\t0                               #   On action: cleanup
+.Lcst_end0:
+"""
+
+EXCEPTIONS = [
+    # clang's .Ltmp bounds of call sites mid-block split nothing; the landing pad its table names starts a block
+    (
+        CLANG_EH,
+        [
+            (6, ["pushq", "movl", "incl", "movl", "callq"]),
+            (14, ["leal", "movl", "callq"]),
+            (20, ["movl", "popq", "retq"]),
+            (27, ["movq", "callq"]),
+        ],
+        "clang",
+    ),
+    # Apple's older form: each value given a name first (Lset0 = Ltmp0-Lfunc_begin0), the table holding the names
+    (
+        "_f:\nLfunc_begin0:\nmovl %edi, %ebx\nLtmp0:\ncallq _g\nLtmp1:\nretq\nLtmp2:\nmovq %rax, %rdi\ncallq _h\n"
+        ".section __TEXT,__gcc_except_tab\nLset0 = Ltmp0-Lfunc_begin0\n.long Lset0\nLset1 = Ltmp1-Ltmp0\n.long Lset1\n"
+        "Lset2 = Ltmp2-Lfunc_begin0\n.long Lset2\n.byte 0\n.subsections_via_symbols\n",
+        [(3, ["movl", "callq"]), (7, ["retq"]), (9, ["movq", "callq"])],
+        "mach-o-lset",
+    ),
+    # clang's computed goto: the .Ltmp labels data outside the tables names (&&label) are jump targets
+    (
+        "f:\nmovq %rdi, %rax\n.Ltmp0:\naddq $1, %rax\n.Ltmp1:\nsubq $1, %rax\nret\n"
+        ".section .rodata\n.quad .Ltmp0\n.text\ng:\nleaq .Ltmp1(%rip), %rax\nret\n",
+        [(2, ["movq"]), (4, ["addq"]), (6, ["subq", "ret"]), (12, ["leaq", "ret"])],
+        "computed-goto",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [c[:2] for c in EXCEPTIONS], ids=[c[2] for c in EXCEPTIONS])
+def test_exception_tables_name_landing_pads_not_call_site_bounds(text, blocks):
+    assert [(first, instructions(body)) for first, body in listing_blocks(text.splitlines())] == blocks
+
+
+@pytest.mark.parametrize(
+    "instruction, names",
+    [
+        ("jmp .L3", {".L3"}),
+        ("call \"weird name\"@PLT", {"weird name"}),
+        ("notrack jmp *.L4(,%rax,8)", set()),  # a jump table read
+        ("movsd .LC0(%rip), %xmm0", set()),  # a constant read
+        ("leaq .L5(%rip), %rax", {".L5"}),  # an address taken
+        ("movq $.L5, %rax", {".L5"}),
+        ("movl $'a', %eax", set()),
+        ("xbegin .L9", {".L9"}),
+        ("jnz 1b", set()),  # a numeric label is a jump target anyway
+    ],
+)
+def test_what_an_instruction_names_as_a_jump_target(instruction, names):
+    from invar.frontends.x86.listing import _targets
+
+    assert _targets(instruction) == names

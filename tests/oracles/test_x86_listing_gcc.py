@@ -4,19 +4,34 @@ agrees with what GNU as places for it, decoded by capstone
 processor runs left out of a block, no block running on past a control
 transfer or across a label. Over generated C that hunts what a listing can
 hold, and over fixtures/x86/gcc/'s sources at four settings; each planted
-fault in the reader is caught."""
+fault in the reader is caught. Beside gcc: g++'s exception tables, clang's
+code generator (``llc``: clang's ``.Ltmp`` labels, quoted names), and
+``-m32`` listings (refused, as i386 code) against ``-mx32`` ones (read: 64-bit
+code)."""
 
 from __future__ import annotations
 
 import importlib
+import re
 import shutil
+import subprocess
 from collections import Counter
 
 import pytest
 
+from invar.errors import ParseError
 from invar.frontends.x86 import listing, parse_units
 from tests.conftest import FIXTURES
-from tests.oracles.x86_listing_oracle import CONSTRUCTS, c_program, compile_listing, assembled, problems
+from tests.oracles.x86_listing_oracle import (
+    CONSTRUCTS,
+    CXX,
+    LLVM_IR,
+    assembled,
+    c_program,
+    compile_listing,
+    llc_listing,
+    problems,
+)
 
 pytestmark = pytest.mark.skipif(
     any(shutil.which(tool) is None for tool in ("gcc", "as", "readelf")),
@@ -130,3 +145,86 @@ def test_the_oracle_catches_a_planted_fault(generated, monkeypatch, fault, word)
         monkeypatch.setattr(importlib.import_module("invar.frontends.x86.parse"), "read_listing", unlabelled)
     said = [p for _, _, text, at in generated for p in problems(text, *at)[0]]
     assert any(p.startswith(word) for p in said), said[:5]
+
+
+def test_i386_listings_are_refused_and_x32_ones_read(tmp_path):
+    """gcc -m32's listing of each generated program is refused as i386 code,
+    also without unwinding tables or PIC (only its stack, read through %esp,
+    says so); gcc -mx32's (64-bit code, 32-bit pointers: its stack is %esp
+    too) is read and agrees with GNU as. Programs that do not compile at a
+    width (no C library headers for it here, x86-64 inline assembly) are
+    left out."""
+    refused, read = Counter(), 0
+    for seed in SEEDS:
+        source, flags = c_program(seed)
+        for width, more in (("-m32", flags), ("-m32", ("-O2", "-fno-pie", "-fno-asynchronous-unwind-tables"))):
+            try:
+                text = compile_listing(source, (width, *more), tmp_path, f"p{seed}").read_text()
+            except subprocess.CalledProcessError:
+                continue
+            with pytest.raises(ParseError, match=re.escape("a 32-bit listing (i386, -m32): ")) as info:
+                parse_units(text, path="p.s")
+            refused[info.value.message.split("; invar")[0].split(" ")[-1]] += 1
+        try:
+            path = compile_listing(source, ("-mx32", *flags), tmp_path, f"p{seed}")
+            at = assembled(path, tmp_path)
+        except subprocess.CalledProcessError:
+            continue
+        said, counts = problems(path.read_text(), *at)
+        assert not said, (seed, said[:5])
+        read += counts["accepted"] > 0
+    assert sum(refused.values()) >= 2 * len(CONSTRUCTS) and read >= len(CONSTRUCTS) // 2, (refused, read)
+    assert refused["code"] and refused["register"], refused  # both kinds of evidence: an instruction, the stack
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("flags", SETTINGS, ids=lambda f: " ".join(f))
+def test_gxx_exception_tables_agree_with_gnu_as(tmp_path, flags):
+    """g++'s call sites (``.LEHB``, ``.LEHE``) split no block, its landing pads start one."""
+    path = compile_listing(CXX, flags, tmp_path, "eh", cc="g++")
+    said, counts = problems(path.read_text(), *assembled(path, tmp_path))
+    assert not said and counts["accepted"] > 0, said[:5]
+    assert ".LEHB0" in path.read_text()
+
+
+needs_llc = pytest.mark.skipif(shutil.which("llc") is None, reason="needs llc (LLVM's; .ci/run installs llvm)")
+#: llc's settings: clang's -O0 and -O2, position-independent code, a section per function
+LLC = [("-O0",), ("-O2",), ("-O2", "-relocation-model=pic"), ("-O1", "-relocation-model=pic", "-function-sections")]
+
+
+@needs_llc
+@pytest.mark.parametrize("args", LLC, ids=lambda a: " ".join(a))
+def test_clang_code_generators_listings_agree_with_gnu_as(tmp_path, args):
+    """llc (clang's code generator) marks call sites with .Ltmp labels
+    mid-block, names landing pads and computed gotos' targets .Ltmp too, and
+    quotes a name no symbol spells: the blocks agree with GNU as; only the
+    call of the quoted name is refused (the instruction reader takes no
+    quoted symbol), at its quote."""
+    path = llc_listing(LLVM_IR, ("-mtriple=x86_64-linux-gnu", *args), tmp_path, "ir")
+    text = path.read_text()
+    said, counts = problems(text, *assembled(path, tmp_path))
+    assert not said, said[:5]
+    units = parse_units(text, path="ir.s")
+    assert [e.message for e in units.skipped] == ["unexpected '\"' in displacement '\"weird name\"@PLT'"]
+    assert "weird name" in units.aliases and counts["accepted"] == counts["blocks"] - 1
+
+
+@needs_llc
+def test_the_oracle_catches_call_site_bounds_read_as_jump_targets(tmp_path, monkeypatch):
+    """Planted: an exception table read as any data, its call sites' bounds
+    (clang's .Ltmp mid-block) as jump targets: the blocks split where no jump lands."""
+    path = llc_listing(LLVM_IR, ("-mtriple=x86_64-linux-gnu", "-O2"), tmp_path, "ir")
+    monkeypatch.setattr(listing, "_EXCEPT_TABLE", re.compile("(?!)"))
+    said = problems(path.read_text(), *assembled(path, tmp_path))[0]
+    assert any(p.startswith("starts where no jump lands") for p in said), said[:5]
+
+
+@needs_llc
+def test_clang_code_generators_i386_listing_is_refused_and_its_x32_one_read(tmp_path):
+    for triple, args in (("i386-linux-gnu", ("-O2",)), ("i386-linux-gnu", ("-O0", "-relocation-model=pic"))):
+        text = llc_listing(LLVM_IR, (f"-mtriple={triple}", *args), tmp_path, "ir32").read_text()
+        with pytest.raises(ParseError, match=re.escape("a 32-bit listing (i386, -m32): ")):
+            parse_units(text, path="ir32.s")
+    path = llc_listing(LLVM_IR, ("-mtriple=x86_64-linux-gnux32", "-O2"), tmp_path, "irx32")
+    said, counts = problems(path.read_text(), *assembled(path, tmp_path))
+    assert not said and counts["accepted"] > 0, said[:5]

@@ -31,7 +31,12 @@ hold: jump tables (their cases running on into each other), computed
 gotos, system calls mid-block, strings and constants in data sections,
 traps, inline assembly with numeric labels, bytes and pushed sections, cold
 and custom sections (one named as no code section is, flagged ``"ax"``),
-thread-locals, varargs, vector loops.
+thread-locals, varargs, vector loops. :data:`CXX` is C++ whose listing
+holds exception tables (g++'s ``.LEHB``/``.LEHE`` call sites, landing
+pads); :data:`LLVM_IR` is what clang's code generator (``llc``) turns into
+a listing with clang's ``.Ltmp`` labels (call sites mid-block, landing pads,
+computed gotos' targets), a jump table and a quoted name
+(:func:`llc_listing`).
 """
 
 from __future__ import annotations
@@ -416,4 +421,141 @@ def compile_listing(source: str, flags: tuple[str, ...], workdir: Path, name: st
     c.write_text(source)
     out = workdir / f"{name}.s"
     subprocess.run([cc, "-S", "-w", *flags, "-o", str(out), str(c)], check=True, capture_output=True)
+    return out
+
+
+# ---------------------------------------------------------------- exceptions: g++ and clang's code generator
+#: C++ whose listing holds exception tables: calls that may throw mid-block, cleanups, catches
+CXX = """\
+#include <string>
+struct Guard { int *p; ~Guard() { ++*p; } };
+extern void may_throw(int);
+int f(int x) {
+    int n = 0;
+    try {
+        Guard g{&n};
+        may_throw(x);
+        x += n * 3;
+        may_throw(x + 1);
+    } catch (int v) {
+        return v;
+    } catch (...) {
+        return -1;
+    }
+    return x + n;
+}
+std::string g(const std::string &s, int k) {
+    std::string r = s;
+    for (int i = 0; i < k; i++) r += s;
+    may_throw(k);
+    return r;
+}
+"""
+
+#: LLVM IR (opaque pointers) for llc: invokes mid-block and a cleanup landing pad under a quoted name, a catch
+#: with a type table, a computed goto (its targets clang's .Ltmp labels, named by a table), a jump table
+LLVM_IR = """\
+@_ZTIi = external constant ptr
+@tbl = internal constant [3 x ptr] [ptr blockaddress(@goto, %a), ptr blockaddress(@goto, %b),
+                                    ptr blockaddress(@goto, %c)]
+declare void @may_throw(i32)
+declare void @cleanup()
+declare i32 @__gxx_personality_v0(...)
+declare ptr @__cxa_begin_catch(ptr)
+declare void @__cxa_end_catch()
+declare i32 @llvm.eh.typeid.for(ptr)
+
+define i32 @"weird name"(i32 %x) personality ptr @__gxx_personality_v0 {
+entry:
+  %a = add i32 %x, 1
+  invoke void @may_throw(i32 %a) to label %cont unwind label %lpad
+cont:
+  %b = mul i32 %a, 3
+  invoke void @may_throw(i32 %b) to label %done unwind label %lpad
+done:
+  ret i32 %b
+lpad:
+  %lp = landingpad { ptr, i32 } cleanup
+  call void @cleanup()
+  resume { ptr, i32 } %lp
+}
+
+define i32 @caller(i32 %x) {
+  %r = call i32 @"weird name"(i32 %x)
+  %s = add i32 %r, 2
+  ret i32 %s
+}
+
+define i32 @catcher(i32 %x) personality ptr @__gxx_personality_v0 {
+entry:
+  %a = add i32 %x, 1
+  invoke void @may_throw(i32 %a) to label %ok unwind label %lpad
+ok:
+  %b = shl i32 %a, 1
+  invoke void @may_throw(i32 %b) to label %ok2 unwind label %lpad
+ok2:
+  ret i32 %b
+lpad:
+  %lp = landingpad { ptr, i32 } catch ptr @_ZTIi
+  %exn = extractvalue { ptr, i32 } %lp, 0
+  %sel = extractvalue { ptr, i32 } %lp, 1
+  %tid = call i32 @llvm.eh.typeid.for(ptr @_ZTIi)
+  %match = icmp eq i32 %sel, %tid
+  %c = call ptr @__cxa_begin_catch(ptr %exn)
+  call void @__cxa_end_catch()
+  %r = select i1 %match, i32 -1, i32 -2
+  ret i32 %r
+}
+
+define i32 @goto(i32 %x) {
+entry:
+  %i = urem i32 %x, 3
+  %p = getelementptr [3 x ptr], ptr @tbl, i32 0, i32 %i
+  %t = load ptr, ptr %p
+  indirectbr ptr %t, [label %a, label %b, label %c]
+a:
+  %ra = add i32 %x, 1
+  br label %b
+b:
+  %rb = phi i32 [ %x, %entry ], [ %ra, %a ]
+  %m = mul i32 %rb, 3
+  ret i32 %m
+c:
+  ret i32 7
+}
+
+define i32 @sw(i32 %x, i32 %y) {
+entry:
+  switch i32 %x, label %def [ i32 0, label %c0  i32 1, label %c1  i32 2, label %c2  i32 3, label %c3  i32 4, label %c4 ]
+c0:
+  %a0 = add i32 %y, 11
+  br label %c1x
+c1:
+  br label %c1x
+c1x:
+  %v1 = phi i32 [ %a0, %c0 ], [ %y, %c1 ]
+  %a1 = mul i32 %v1, 7
+  ret i32 %a1
+c2:
+  ret i32 13
+c3:
+  %a3 = sub i32 %y, 3
+  ret i32 %a3
+c4:
+  %a4 = xor i32 %y, 99
+  ret i32 %a4
+def:
+  ret i32 0
+}
+"""
+
+
+def llc_listing(ir: str, args: tuple[str, ...], workdir: Path, name: str) -> Path:
+    """llc's listing of LLVM IR ``ir`` written to ``workdir`` (LLVM 14 reads opaque pointers when told to)."""
+    source = workdir / f"{name}.ll"
+    source.write_text(ir)
+    out = workdir / f"{name}.s"
+    command = ["llc", *args, "-o", str(out), str(source)]
+    if subprocess.run(command, capture_output=True).returncode != 0:
+        subprocess.run([command[0], "-opaque-pointers", *command[1:]], check=True, capture_output=True)
     return out

@@ -4,14 +4,19 @@ A file that holds a label or an assembler directive is such a listing, not
 a paragraph of one block (docs/formats.md). Its basic blocks are what the
 processor runs straight through:
 
-- a label a jump may land on starts one: a label some instruction or some
-  data outside debugging information names (a branch target, a jump
+- a label a jump may land on starts one: a label an instruction names as
+  its target or as an address it takes (``jmp .L3``, ``$.L5``, ``leaq
+  .L5(%rip)``), or data outside debugging information names (a jump
   table's entry, a landing pad), a label that is no assembler-local one
-  (``f``: a function, called from elsewhere), a numeric label (``1:``).
-  The labels only debugging information names (gcc's ``.LVL``, ``.LBB``,
-  ``.LFB`` with ``-g``, clang's ``.Ltmp``) and gcc's bounds of a call site
-  in an exception table (``.LEHB``, ``.LEHE``) start nothing: ``-g`` leaves
-  the blocks as they are;
+  (``f``: a function, called from elsewhere) unless declared data
+  (``.type x, @object``), a numeric label (``1:``). A label only memory
+  operands name (a constant read, ``movsd .LC0(%rip)``, a jump table
+  read, ``jmp *.L4(,%rax,8)``), only debugging information names (gcc's
+  ``.LVL``, ``.LBB``, ``.LFB`` with ``-g``, clang's ``.Ltmp``), or only
+  the bounds of a call site in an exception table name (gcc's ``.LEHB``,
+  ``.LEHE``, clang's ``.Ltmp``; the landing pad each record names is a
+  jump target) starts nothing: ``-g`` and exceptions leave the blocks as
+  they are;
 - a control transfer ends one, the last line of its block (``jmp``, a
   conditional jump, ``call``, ``ret``, ``syscall``, ``int``, ``loop``,
   ``ud2``, ``hlt``, ``xbegin``), as BHive's blocks end;
@@ -30,20 +35,28 @@ Directives are read for what they do to the instruction stream:
   ``.section __TEXT,__text`` hold code); data (``.byte``, ``.long``,
   ``.asciz`` …) in a data section, in a Mach-O ``.data_region``, or where
   nothing runs into it (after ``jmp`` or ``ret``, before a label a jump may
-  land on), is left out;
+  land on: a constant pool after a function's return), is left out;
 - what would change the instructions read stays in its block's text, where
   the block is refused at that line: data the processor would run through
   (after an instruction that falls through, or after a label a jump may
   land on in a code section), macros, repetitions, conditional assembly,
-  ``.code32``, any other directive inside a block;
-- a ``.intel_syntax`` region, up to ``.att_syntax`` or the end of the file,
-  is one block, refused at its first line (invar reads AT&T).
+  any other directive inside a block;
+- a ``.intel_syntax`` region, up to ``.att_syntax``, and a ``.code16`` or
+  ``.code32`` region, up to ``.code64`` (or the end of the file), is one
+  block, refused at its first line (invar reads AT&T x86-64).
+
+A listing of i386 code (``gcc -m32``, ``clang -m32``) is refused as a
+whole, at the first line that shows it (:func:`i386_evidence`), unless a
+64-bit register says otherwise: its instructions would read as other
+x86-64 ones (``movl 4(%esp), %eax`` assembles in both modes).
 
 ``;`` separates statements as a line break does, but a block starts and
 ends with a line: a label a jump may land on after a ``;``, or a statement
 after a control transfer on its line, refuses the block, at that statement.
 ``/* … */`` comments are blanks, as GNU as reads them; a ``;``, ``#`` or
-``/*`` inside a string is the string's.
+``/*`` inside a string (``"a;b"``) or a character constant (``'#'``,
+``'#``) is its own. A label or a symbol may be quoted, as clang writes a
+name no plain symbol spells (``"weird name":``, ``call "weird name"``).
 
 Part of the frontends layer: imports errors and the x86 frontend's own
 modules only.
@@ -57,14 +70,22 @@ from dataclasses import dataclass, field
 from ...errors import ParseError
 from .prefixes import PREFIXES
 
-#: ``name:`` at the start of a statement (``f:``, ``.L3:``, ``1:``): a label, possibly followed by an instruction
-LABEL = re.compile(r"[\w.$@]+:(?!:)")
+#: ``name:`` at the start of a statement (``f:``, ``.L3:``, ``1:``, clang's ``"a b":``): a label, possibly
+#: followed by an instruction
+LABEL = re.compile(r'(?:[\w.$@]+|"(?:[^"\\]|\\.)*"):(?!:)')
 #: ``SYM = 16``: a symbol given a value, as ``.set`` gives one
 _ASSIGNMENT = re.compile(r"[A-Za-z_.$][\w.$@]*\s*=(?!=)")
-#: gcc's bounds of a call site in an exception table (``.LEHB0``, ``.LEHE0``): no jump lands there
-_CALL_SITE = re.compile(r"\.LEH[BE]\d+")
-#: a name a statement may refer to a label by
-_NAME = re.compile(r"[A-Za-z_.$][\w.$@]*")
+#: what an operand or a directive's argument may name: a symbol (group 2), or one quoted (group 1); a
+#: character constant, a register, a number (``1b`` names a numeric label) and a relocation (``@PLT``) name none
+_REFERENCE = re.compile(r'"((?:[^"\\]|\\.)*)"?|\'(?:\\.|.)\'?|%\w+|\d[\w.$]*|@\w+|([A-Za-z_.$][\w.$]*)')
+#: ``A-B``: the distance between two labels (an exception table's call site: where it starts, how long it is)
+_DIFFERENCE = re.compile(r'\s*([\w.$]+|"(?:[^"\\]|\\.)*")\s*-\s*([\w.$]+|"(?:[^"\\]|\\.)*")\s*')
+#: ``.type x, @object``: a symbol declared data, no function
+_OBJECT = re.compile(r'[@%]?"?(?:object|tls_object|gnu_unique_object|common|STT_OBJECT|STT_TLS|STT_COMMON)"?\s*')
+#: data directives whose quoted arguments are text (or a file's name), no symbols
+_TEXTS = frozenset(".ascii .asciz .string .string8 .string16 .incbin".split())
+#: the directives that switch to code of another width, and the width each gives
+_MODES = {".code16": "16", ".code16gcc": "16", ".code32": "32", ".code64": "64"}
 
 #: directives that place nothing the processor runs where they stand: skipped (or a comment inside a block)
 _INERT = frozenset(
@@ -73,7 +94,7 @@ _INERT = frozenset(
     .extern .addrsig .addrsig_sym .symver .def .endef .scl .linkonce .note .list .nolist .eject .title .sbttl
     .psize .stabs .stabn .stabd .version .end .build_version .macosx_version_min .subsections_via_symbols
     .private_extern .alt_entry .weak_definition .weak_reference .no_dead_strip .indirect_symbol .loh
-    .linker_option .lazy_reference .reference .desc .tbss .zerofill .section_start""".split()
+    .linker_option .lazy_reference .reference .desc .tbss .zerofill .section_start .code64""".split()
 )
 #: directives that place bytes where they stand: data, left out where nothing runs into them
 DATA_DIRECTIVES = frozenset(
@@ -91,6 +112,8 @@ _MACHO_DATA = frozenset(
 _CODE_SECTION = re.compile(r"\.text\b|\.init\b|\.fini\b|\.plt\b")
 #: sections of debugging and unwinding information: the labels only they name are no jump targets
 _DEBUG_SECTION = re.compile(r"\.z?debug|\.eh_frame|\.stab|\.note|__DWARF,|__LD,__compact_unwind|__TEXT,__eh_frame")
+#: exception tables (gcc's LSDA): the labels their call sites' bounds name are no jump targets, their landing pads are
+_EXCEPT_TABLE = re.compile(r"\.gcc_except_table|__TEXT,__gcc_except_tab")
 
 #: instructions that end a block: control goes elsewhere (a call and a system call too, as in BHive's blocks)
 _ENDS = frozenset(
@@ -103,6 +126,24 @@ _NO_FALL = frozenset(
     """jmp jmpq jmpl jmpw ljmp ljmpq ljmpl ljmpw ret retq retl retw lret lretq lretl lretw iret iretq iretd iretw
     sysret sysretq sysretl sysexit sysexitq ud0 ud1 ud2 hlt""".split()
 )
+
+#: instructions 64-bit mode has not (i386's): a 32-bit size suffix on a push, pop, call, jump or return, and
+#: those removed (BCD arithmetic, ``pusha``, ``bound``, ``les`` …)
+_I386_MNEMONICS = frozenset(
+    """pushl popl pushfl popfl pushfd popfd calll retl jmpl pusha pushal pushaw pushad popa popal popaw popad
+    aaa aad aam aas daa das into bound boundl boundw arpl lds ldsl ldsw les lesl lesw salc""".split()
+)
+#: i386 operands: a push or pop of a 32-bit register (or of a segment 64-bit mode cannot push), a call or
+#: jump through a 32-bit register, gcc's thunk for the PC (i386 has no %rip)
+_I386_OPERANDS = re.compile(
+    r"(?:push|pop)\s+%(?:e[a-z]{2}|[cdes]s)\b|(?:call|jmp)\s*\*\s*%e[a-z]{2}\b|__(?:x86|i686)\.get_pc_thunk\.", re.I
+)
+#: memory addressed through %esp or %ebp: a 32-bit stack (x32's code names 64-bit registers too)
+_I386_STACK = re.compile(r"\(\s*%e[sb]p\b", re.I)
+#: a CFA offset (``.cfi_def_cfa_offset 12``, ``.cfi_def_cfa 4, 4``): i386's are 4 modulo 8, x86-64's multiples of 8
+_CFA_OFFSET = re.compile(r"\.cfi_(?:def_cfa_offset|adjust_cfa_offset|def_cfa\s+[^,]+,)\s*(-?\d+)\s*", re.I)
+#: a register only 64-bit code has
+_WIDE = re.compile(r"%(?:r(?:[a-d]x|[sd]i|[sb]p|ip|1[0-5][dwb]?|[89][dwb]?)|[sd]il|[sb]pl)\b", re.I)
 
 
 def is_listing(lines: list[str]) -> bool:
@@ -168,6 +209,10 @@ class _Sections:
     def in_debug(self) -> bool:
         return bool(_DEBUG_SECTION.match(self.section[0]))
 
+    @property
+    def in_except_table(self) -> bool:
+        return bool(_EXCEPT_TABLE.match(self.section[0]))
+
     def switch(self, name: str, statement: str) -> bool:
         """Follow directive ``name``; whether it switched sections."""
         here = self.section
@@ -204,16 +249,18 @@ class _Sections:
 def _statements(line: str) -> list[tuple[int, str]]:
     """(0-based column, text) of each ``;``-separated statement of a line's
     code (its ``#`` comment cut), blank ones left out; a ``;`` or ``#``
-    inside a string (``.string "a;b#c"``) is the string's."""
-    if '"' not in line:  # no string: the cuts are every ';' before the comment (most lines)
+    inside a string (``.string "a;b#c"``) or a character constant
+    (``movb $'#', %al``) is its own."""
+    if '"' not in line and "'" not in line:  # nothing quoted: the cuts are every ';' before the comment (most lines)
         code = line.split("#", 1)[0]
         cuts, k = [i for i, c in enumerate(code) if c == ";"], len(code)
     else:
-        cuts, k = [], 0  # where a statement ends: each ';' outside strings, then the '#' or the line's end
+        cuts, k = [], 0  # where a statement ends: each ';' outside quotes, then the '#' or the line's end
         while k < len(line) and line[k] != "#":
-            if line[k] == '"':
-                k = _string_end(line, k)
-            elif line[k] == ";":
+            if line[k] in "\"'":
+                k = _quote_end(line, k)
+                continue
+            if line[k] == ";":
                 cuts.append(k)
             k += 1
     out, start = [], 0
@@ -225,18 +272,24 @@ def _statements(line: str) -> list[tuple[int, str]]:
     return out
 
 
-def _string_end(line: str, k: int) -> int:
-    """Where the string opening at ``line[k]`` closes (its escapes skipped), or the line's end."""
-    k += 1
-    while k < len(line) and line[k] != '"':
-        k += 2 if line[k] == "\\" else 1
-    return min(k, len(line))
+def _quote_end(line: str, k: int) -> int:
+    """Where the string (``"a#b"``, its escapes skipped) or the character
+    constant (``'#``, ``'#'``, ``'\n'``, as GNU as reads one) that opens at
+    ``line[k]`` ends: the index after it, the line's end at most."""
+    if line[k] == '"':
+        k += 1
+        while k < len(line) and line[k] != '"':
+            k += 2 if line[k] == "\\" else 1
+        return min(k + 1, len(line))
+    k += 3 if line[k + 1 : k + 2] == "\\" else 2  # past the quote and the character (or its escape)
+    return min(k + 1 if line[k : k + 1] == "'" else k, len(line))  # a closing quote is the constant's
 
 
 def _without_c_comments(text: str) -> list[str]:
     """The lines of ``text`` with each ``/* … */`` comment blanked, as GNU as
-    reads it (outside strings and ``#`` comments; columns and line numbers
-    kept); a line that held only a comment stays a comment line (``#``)."""
+    reads it (outside strings, character constants and ``#`` comments;
+    columns and line numbers kept); a line that held only a comment stays a
+    comment line (``#``)."""
     if "/*" not in text:
         return text.splitlines()
     out, in_comment = [], False
@@ -248,8 +301,8 @@ def _without_c_comments(text: str) -> list[str]:
                 stop = len(line) if end < 0 else end + 2
                 chars[k:stop] = " " * (stop - k)
                 in_comment, k = end < 0, stop
-            elif line[k] == '"':
-                k = _string_end(line, k) + 1
+            elif line[k] in "\"'":
+                k = _quote_end(line, k)
             elif line[k] == "#":
                 break
             elif line.startswith("/*", k):
@@ -266,33 +319,188 @@ def _directive(statement: str) -> str:
     return statement.split()[0].rstrip(",").lower()
 
 
+def _symbol(text: str) -> str:
+    """The symbol ``text`` spells: ``f``, or ``weird name`` for ``"weird name"`` (its escapes read)."""
+    return re.sub(r"\\(.)", r"\1", text[1:-1]) if text.startswith('"') else text
+
+
+def _names(text: str) -> set[str]:
+    """The symbols an operand or a directive's arguments name (``.L3``,
+    ``weird name`` for ``"weird name"@PLT``): not registers, numbers,
+    character constants or relocations."""
+    out = set()
+    for m in _REFERENCE.finditer(text):
+        if m[1] is not None:
+            out.add(re.sub(r"\\(.)", r"\1", m[1]))
+        elif m[2]:
+            out.add(m[2])
+    return out
+
+
+def _split(text: str) -> list[str]:
+    """``text`` cut at each comma outside parentheses, strings and character constants."""
+    out, depth, start, k = [], 0, 0, 0
+    while k < len(text):
+        if text[k] in "\"'":
+            k = _quote_end(text, k)
+            continue
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if text[k] == "," and depth == 0:
+            out.append(text[start:k])
+            start = k + 1
+        k += 1
+    return [*out, text[start:]]
+
+
+def _unlabelled(col: int, statement: str) -> tuple[int, str]:
+    """(column, text) of ``statement`` after the labels it opens with (``f: .L2: movq …``)."""
+    while (label := LABEL.match(statement)) is not None:
+        rest = statement[label.end() :]
+        col += label.end() + len(rest) - len(rest.lstrip())
+        statement = rest.strip()
+    return col, statement
+
+
+def _targets(instruction: str) -> set[str]:
+    """The names an instruction gives as a place a jump may land on: its
+    target (``jmp .L3``, ``call f``) or an address it takes (``$.L5``,
+    ``leaq .L5(%rip), %rax``); not the memory it reads or writes (a constant,
+    ``movsd .LC0(%rip), %xmm0``; a jump table, ``jmp *.L4(,%rax,8)``)."""
+    words = instruction.split(None, 1)
+    while len(words) > 1 and words[0].lower() in PREFIXES:
+        words = words[1].split(None, 1)
+    if len(words) < 2:
+        return set()
+    lea, branch = re.fullmatch(r"lea[wlq]?", words[0].lower()) is not None, ends_block(instruction)
+    if not (lea or branch or "$" in words[1]):  # only memory and registers (most instructions)
+        return set()
+    out = set()
+    for operand in _split(words[1]):
+        operand = operand.strip()
+        if operand.startswith("$") or lea or branch and not operand.startswith("*"):
+            out |= _names(operand.removeprefix("$"))  # ``$.L5``: the immediate's '$' is no part of the name
+    return out
+
+
+@dataclass
+class _Labels:
+    """What a listing says of its labels, statement by statement
+    (:func:`_landing_labels`)."""
+
+    sections: _Sections = field(default_factory=_Sections)
+    #: the labels defined; those defined in code; those declared data (``.type x, @object``)
+    defined: set[str] = field(default_factory=set)
+    in_code: set[str] = field(default_factory=set)
+    objects: set[str] = field(default_factory=set)
+    #: the names given as places a jump may land on
+    named: set[str] = field(default_factory=set)
+    #: the values exception tables hold, in order: (A, B) for ``A-B``, else None; and their ``X = A-B``
+    table: list[tuple[str, str] | None] = field(default_factory=list)
+    table_symbols: dict[str, tuple[str, str]] = field(default_factory=dict)
+    intel: bool = False
+
+    def statement(self, statement: str) -> None:
+        while (label := LABEL.match(statement)) is not None:
+            name = _symbol(statement[: label.end() - 1])
+            self.defined.add(name)
+            if self.sections.in_code:
+                self.in_code.add(name)
+            statement = statement[label.end() :].strip()
+        if not statement:
+            return
+        assignment = not statement.startswith(".") and _ASSIGNMENT.match(statement)
+        if not statement.startswith(".") and not assignment:
+            if not self.intel:
+                self.named |= _targets(statement)
+            return
+        name = ".set" if assignment else _directive(statement)
+        self.intel = name == ".intel_syntax" or (self.intel and name != ".att_syntax")
+        if self.sections.switch(name, statement) or self.sections.in_debug:
+            return
+        text = statement.replace("=", ",", 1) if assignment else statement[len(name) :]
+        if name in DATA_DIRECTIVES and name not in _TEXTS and not self.sections.in_except_table:
+            self.named |= _names(text)  # a jump table's entry, a computed goto's target
+        elif name in DATA_DIRECTIVES and name not in _TEXTS:
+            for value in _split(text):
+                m = _DIFFERENCE.fullmatch(value)
+                self.table.append((_symbol(m[1]), _symbol(m[2])) if m else self.table_symbols.get(value.strip()))
+        elif name in (".set", ".equ", ".equiv", ".type") and len(args := _split(text)) == 2:
+            symbol, value = _symbol(args[0].strip()), args[1]
+            if name == ".type":
+                self.objects |= {symbol} if _OBJECT.fullmatch(value.strip()) else set()
+            elif self.sections.in_except_table and (m := _DIFFERENCE.fullmatch(value)):
+                self.table_symbols[symbol] = (_symbol(m[1]), _symbol(m[2]))
+            else:
+                self.named |= _names(value)
+
+    def landing_pads(self) -> set[str]:
+        """The landing pads the exception tables' call-site records name
+        (``.L5``, clang's ``.Ltmp2``), not their bounds. A record is four
+        values: its start and its length, each the distance between two
+        labels in code (``.LEHB0-.LFB0``, ``.LEHE0-.LEHB0``; clang's
+        ``.Ltmp0-.Lfunc_begin0``, ``.Ltmp1-.Ltmp0``), its landing pad
+        (``.L5-.LFB0``, or ``0``), its action."""
+        pads, at = set(), 0
+        for value in self.table:
+            if at == 0 and not (value and all(v in self.in_code for v in value)):
+                continue  # no record starts here (the table's header, its actions, its types)
+            if at == 2 and value:
+                pads.add(value[0])
+            at = (at + 1) % 4
+        return pads
+
+
 def _landing_labels(lines: list[str]) -> set[str]:
-    """The labels a jump may land on: named by an instruction or by data
-    outside debugging information, or not assembler-local (``.L…``; on
-    Mach-O ``L…`` and ``l…``), or numeric."""
+    """The labels a jump may land on: named as a target or as an address
+    taken by an instruction, or by data outside debugging information and
+    outside the bounds of exception tables' call sites, or not
+    assembler-local (``.L…``; on Mach-O ``L…`` and ``l…``) and not declared
+    data, or numeric."""
     macho = any("__TEXT" in line or ".subsections_via_symbols" in line for line in lines)
-    defined, named = set(), set()
-    sections = _Sections()
-    intel = False
+    seen = _Labels()
     for line in lines:
         for _, statement in _statements(line):
-            while (label := LABEL.match(statement)) is not None:
-                defined.add(statement[: label.end() - 1])
-                statement = statement[label.end() :].strip()
-            if not statement:
-                continue
+            seen.statement(statement)
+    named = seen.named | seen.landing_pads()
+    local = (".L",) + (("L", "l") if macho else ())
+    return {
+        label
+        for label in seen.defined
+        if label in named or label.isdigit() or not (label.startswith(local) or label in seen.objects)
+    }
+
+
+def i386_evidence(lines: list[str]) -> tuple[int, int, str] | None:
+    """(0-based line, column, what it is) of the first sign that a listing
+    is i386 code (``gcc -m32``, ``clang -m32``), or None: an instruction
+    64-bit mode has not (``pushl %ebp``, clang's ``calll`` and ``retl``),
+    gcc's thunk for the PC, a CFA offset of 4 modulo 8 (four-byte stack
+    slots), memory addressed through %esp or %ebp. None where a 64-bit
+    register appears: x86-64 code (x32's addresses are 32-bit too). Lines
+    after a ``.codeNN``, and those in another syntax, are no sign either
+    way (``.code64`` says x86-64)."""
+    first, width, intel = None, "", False
+    for i, line in enumerate(lines):
+        for col, statement in _statements(line):
+            col, statement = _unlabelled(col, statement)
             if statement.startswith("."):
                 name = _directive(statement)
+                width = _MODES.get(name, width)
                 intel = name == ".intel_syntax" or (intel and name != ".att_syntax")
-                if sections.switch(name, statement) or sections.in_debug or name not in DATA_DIRECTIVES:
-                    if name not in (".set", ".equ", ".equiv"):
-                        continue
-                named.update(_NAME.findall(statement[len(name) :]))
-            elif not intel:
-                named.update(_NAME.findall(statement))
-    local = (".L",) + (("L", "l") if macho else ())
-    named -= {name for name in named if _CALL_SITE.fullmatch(name)}
-    return {label for label in defined if label in named or label.isdigit() or not label.startswith(local)}
+                cfa = _CFA_OFFSET.fullmatch(statement)
+                if first is None and not width and not intel and cfa and int(cfa[1]) % 8 == 4:
+                    first = (i, col, f"{' '.join(statement.split())!r} counts four-byte stack slots")
+                continue
+            if width or intel or not statement:
+                continue
+            if _WIDE.search(statement):
+                return None
+            shown = repr(" ".join(statement.split()))
+            if first is None and (_mnemonic(statement) in _I386_MNEMONICS or _I386_OPERANDS.search(statement)):
+                first = (i, col, f"{shown} is i386 code")
+            elif first is None and _I386_STACK.search(statement):
+                first = (i, col, f"{shown} addresses the stack through a 32-bit register")
+    return first
 
 
 @dataclass
@@ -316,8 +524,11 @@ class _Reader:
     left: dict[tuple[str, str], bool] = field(default_factory=dict)
     #: inside a Mach-O ``.data_region`` (a jump table in code: data nothing runs through)
     data_region: bool = False
-    #: the first line of an open ``.intel_syntax`` region
-    intel: int | None = None
+    #: inside a region of another syntax or width (one refused block, up to ``.att_syntax`` and ``.code64``);
+    #: the syntax and the width the directives so far give
+    region: bool = False
+    intel: bool = False
+    width: str = "64"
     #: the labels since the last block, before any code: the next block's
     labels: list[str] = field(default_factory=list)
     block_labels: tuple[str, ...] = ()
@@ -329,12 +540,11 @@ class _Reader:
         return self.blocks
 
     def _line(self, i: int, raw: str) -> None:
-        if self.intel is not None:  # another syntax: every line joins the refused region, up to .att_syntax
-            self._add(i, raw)
-            if any(_directive(s) == ".att_syntax" for _, s in _statements(raw) if s.startswith(".")):
-                self._close()
-            return
         statements = _statements(raw)
+        if self.region:  # another syntax or width: every line joins the refused region, up to its end
+            self._add(i, raw)
+            self._follow(statements)
+            return
         if not statements:
             if not raw.strip():  # a blank line ends a block, as between paragraphs
                 self._close()
@@ -349,32 +559,13 @@ class _Reader:
         text = raw
         kept = False  # whether the line keeps a statement (an instruction, or what refuses the block)
         for k, (col, statement) in enumerate(statements):
-            while (label := LABEL.match(statement)) is not None:  # ``f: .L2: movq …``: the labels blanked
-                if statement[: label.end() - 1] in self.landing and not (k > 0 or kept):
-                    self._close()
-                if not self.open:
-                    self.labels.append(statement[: label.end() - 1])
-                if statement[: label.end() - 1] in self.landing:
-                    if k > 0 or kept:
-                        self._refuse(i, col, "a label a jump lands on after ';': start a line with it")
-                    else:
-                        self.flows = self.flows or self.sections.in_code
-                text = text[:col] + " " * label.end() + text[col + label.end() :]
-                col += label.end() + len(statement[label.end() :]) - len(statement[label.end() :].lstrip())
-                statement = statement[label.end() :].strip()
+            col, statement, text = self._labels(i, col, statement, text, k > 0 or kept)
             if not statement:
                 continue
             if statement.startswith(".") or _ASSIGNMENT.match(statement):
                 name = ".set" if _ASSIGNMENT.match(statement) else _directive(statement)
-                if name == ".intel_syntax":
-                    self._close()
-                    self.open, self.code, self.intel = [(i, raw)], True, i
-                    self.error = ParseError(
-                        "Intel syntax up to .att_syntax: invar reads AT&T (gcc -S without -masm=intel)",
-                        line=i + 1,
-                        col=col + 1,
-                        source_line=raw,
-                    )
+                if name == ".intel_syntax" or name in _MODES and name != ".code64":
+                    self._enter(i, col, name, statements[k:])
                     return
                 if not self._directive(i, name, statement):
                     text = text[:col] + " " * len(statement) + text[col + len(statement) :]
@@ -398,6 +589,51 @@ class _Reader:
             self._keep(i, text)
         elif self.open:
             self._add(i, "# " + raw.strip())
+
+    def _labels(self, i: int, col: int, statement: str, text: str, after: bool) -> tuple[int, str, str]:
+        """Follow the labels ``statement`` opens with (``f: .L2: movq …``),
+        blanked in the line's ``text``: one a jump may land on ends the open
+        block, or refuses it ``after`` a statement on its line. (column,
+        statement, text) after them."""
+        while (label := LABEL.match(statement)) is not None:
+            name = _symbol(statement[: label.end() - 1])
+            lands = name in self.landing
+            if lands and not after:
+                self._close()
+            if not self.open:
+                self.labels.append(name)
+            if lands and after:
+                self._refuse(i, col, "a label a jump lands on after ';': start a line with it")
+            elif lands:
+                self.flows = self.flows or self.sections.in_code
+            text = text[:col] + " " * label.end() + text[col + label.end() :]
+            rest = statement[label.end() :]
+            col += label.end() + len(rest) - len(rest.lstrip())
+            statement = rest.strip()
+        return col, statement, text
+
+    def _enter(self, i: int, col: int, name: str, statements: list[tuple[int, str]]) -> None:
+        """Open a region of another syntax (``.intel_syntax``) or width
+        (``.code32``) at line ``i``: one block, refused at that directive."""
+        self._close()
+        self.open, self.code, self.region = [(i, self.lines[i])], True, True
+        if name == ".intel_syntax":
+            why = "Intel syntax up to .att_syntax: invar reads AT&T (gcc -S without -masm=intel)"
+        else:
+            why = f"{_MODES[name]}-bit code ({name}) up to .code64: invar reads x86-64"
+        self.error = ParseError(why, line=i + 1, col=col + 1, source_line=self.lines[i])
+        self._follow(statements)
+
+    def _follow(self, statements: list[tuple[int, str]]) -> None:
+        """Follow the syntax and width directives of a region's line; the region ends where both are back."""
+        for col, statement in statements:
+            statement = _unlabelled(col, statement)[1]
+            if statement.startswith("."):
+                name = _directive(statement)
+                self.width = _MODES.get(name, self.width)
+                self.intel = name == ".intel_syntax" or (self.intel and name != ".att_syntax")
+        if not self.intel and self.width == "64":
+            self._close()
 
     def _directive(self, i: int, name: str, statement: str) -> bool:
         """Follow a directive; whether its line is kept in the block (it refuses it)."""
@@ -458,12 +694,22 @@ class _Reader:
             self.blocks.append(Block(lines[0][0] + 1, "\n".join(t for _, t in lines), self.error, self.block_labels))
         if self.open:
             self.block_labels = ()
-        self.open, self.code, self.error, self.intel = [], False, None, None
+        self.open, self.code, self.error, self.region = [], False, None, False
 
 
 def read_listing(text: str) -> list[Block]:
-    """The basic blocks of a compiler's listing ``text``."""
+    """The basic blocks of a compiler's listing ``text``; a listing of i386
+    code (:func:`i386_evidence`) raises a :class:`ParseError` at the line
+    that shows it."""
     lines = _without_c_comments(text)
+    if (evidence := i386_evidence(lines)) is not None:
+        i, col, what = evidence
+        raise ParseError(
+            f"a 32-bit listing (i386, -m32): {what}; invar reads x86-64 (compile without -m32; .code64 marks x86-64)",
+            line=i + 1,
+            col=col + 1,
+            source_line=text.splitlines()[i],
+        )
     return _Reader(lines, _landing_labels(lines)).read()
 
 
