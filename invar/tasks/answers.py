@@ -22,7 +22,8 @@ through one pipeline, and anything it cannot read for sure is
    figure; a first answer, then a corrected one) refuse the reply.
 4. Else the reply's last non-empty line (a closing code fence skipped).
 5. The task's parser reads that **segment** (markdown bullets and emphasis
-   removed) and may refuse it (a task may read a last line of step 4 more
+   removed, and inline code and LaTeX math around it: ``$1$``) and may
+   refuse it (a task may read a last line of step 4 more
    strictly: prose there can name numbers that answer nothing); the task's
    candidate finder counts the distinct answers the whole reply holds
    (reasoning removed).
@@ -60,7 +61,9 @@ verdict words, identifiers) lives in its module, which imports this one.
 
 from __future__ import annotations
 
+import ast
 import functools
+import json
 import math
 import re
 from dataclasses import dataclass
@@ -352,9 +355,15 @@ def _boxed(text: str) -> list[tuple[str, int | None]]:
             depth += {"{": 1, "}": -1}.get(text[k], 0)
             k += 1
         content = text[m.end() : k - 1] if not depth else text[m.end() :]
-        content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ").replace("$", "")
-        out.append((content, k if not depth else None))
+        out.append((untex(content), k if not depth else None))
     return out
+
+
+def untex(content: str) -> str:
+    r"""LaTeX's markup out of an answer written in it: ``\text{…}`` (and its kin) as their text, its spaces
+    (``\,``, ``\ ``) as spaces, ``$`` removed, an escaped underscore as one (``get\_value``)."""
+    content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ").replace("$", "")
+    return content.replace("\\_", "_")
 
 
 def _tagged(text: str) -> list[tuple[str, int | None]]:
@@ -471,11 +480,14 @@ _EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?
 _STRAY = re.compile(r"^\*+[ \t]*|[ \t]*\*+$")
 #: inline code around the whole segment (`` `0` ``)
 _CODE = re.compile(r"^(`{1,3})(?!`)(.+?)(?<!`)\1$", re.S)
+#: LaTeX math around the whole segment (``$1$``, ``$$1$$``, ``\(1\)``, ``\[1\]``)
+_MATH = re.compile(r"^(\${1,2})(?!\$)(.+?)(?<!\$)\1$|^\\\((.+?)\\\)$|^\\\[(.+?)\\\]$", re.S)
 
 
 def clean(segment: str, *, line: bool = False, numbered: bool | None = None) -> str:
     """``segment`` stripped, without markdown bullets, emphasis (``**1.68**``
-    -> ``1.68``) and inline code around it all (`` `0` `` -> ``0``); with
+    -> ``1.68``), inline code and LaTeX math around it all (`` `0` `` ->
+    ``0``, ``$1$`` -> ``1``); with
     ``line`` (the segment is a whole line of the reply, no answer marker
     before it), without quote and heading marks too; with ``numbered``
     (default: ``line``), without a numbered list's mark (``1.``)."""
@@ -485,10 +497,41 @@ def clean(segment: str, *, line: bool = False, numbered: bool | None = None) -> 
     while previous != segment:
         previous, segment = segment, _EMPHASIS.sub(lambda m: m.group(2) or m.group(4), segment)
         segment = _CODE.sub(r"\2", segment)
+        segment = _MATH.sub(lambda m: untex(m.group(2) or m.group(3) or m.group(4)).strip(), segment)
     return _STRAY.sub("", segment).strip()
 
 
 _LABEL = re.compile(r"^[^\W\d][\w'-]*(?:[ \t]+[\w'-]+){0,2}[ \t]*:[ \t]*(?=\S)")
+
+
+#: a markdown table's row (``| Buggy | No |``): its cells between pipes
+_ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
+_RULE = re.compile(r"^[ \t:|-]*$")
+
+
+def table_cells(segment: str) -> list[str] | None:
+    """The cells of ``segment`` when it is a markdown table's row (``| Buggy | No |`` -> ``["Buggy", "No"]``),
+    each cleaned; None for any other segment and for a table's rule (``|---|---|``)."""
+    row = _ROW.match(segment)
+    if row is None or _RULE.match(segment):
+        return None
+    return [clean(cell) for cell in row.group("cells").split("|")]
+
+
+def json_object(segment: str) -> dict | None:
+    """The object ``segment`` is when it is all one JSON object or Python dict literal (``{"answer": 1}``,
+    ``{'label': 'sorting'}``), its keys as text; None for any other segment."""
+    text = segment.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return {str(k): v for k, v in value.items()} if isinstance(value, dict) else None
 
 
 def without_label(segment: str) -> str:
@@ -763,6 +806,8 @@ __all__ = [
     "lines",
     "clean",
     "without_label",
+    "table_cells",
+    "json_object",
     "OPENERS",
     "WEAK_OPENERS",
     "STRONG_OPENERS",

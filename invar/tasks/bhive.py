@@ -64,19 +64,28 @@ def label(text: str) -> float:
 #: but something else read by mistake (a total over iterations, an address)
 MAX_CYCLES = 100_000.0
 
-_UNIT = r"(?:clock[ \t]+)?(?:cycles?|cyc)\b"
+_UNIT = r"(?:clock[ \t]+)?(?:cycles?|cyc|clocks?|clks?)\b"
 _ITERATION = r"(?:loop[ \t]+)?iter(?:ation)?s?\b"
+# what cycles may be counted per: an iteration, a word before it allowed (``per loop iteration``, ``per
+# steady-state iteration``), a loop, a block (``per basic block``), one pass or execution of it (not ``per
+# run``: a run may be all the iterations)
+_AN_ITERATION = rf"(?:[^\W\d_][\w-]*[ \t]+)?(?:{_ITERATION}|(?:it|loop|block|pass|trip|execution|invocation)\b)"
 # a cycle unit right after a number (``1.68 cycles``, ``1.68c/iter``)
 _AFTER_UNIT = re.compile(rf"[ \t]*(?:{_UNIT}|c/{_ITERATION})", re.I)
 # the same, per iteration: the task's own unit, preferred to any other cycles
 _PER_ITERATION = re.compile(rf"[ \t]*(?:{_UNIT}[ \t]*(?:per|/|an?|each)[ \t]*{_ITERATION}|c/{_ITERATION})", re.I)
 # numbers that measure something else: a total over iterations, instructions
-# per cycle (IPC, llvm-mca's other figure), a count of iterations or instructions
+# per cycle (IPC, llvm-mca's other figure) or cycles per instruction (CPI), cycles
+# per anything but an iteration (``per load``, ``per byte``), a count of iterations
+# or instructions
 _OTHER_AFTER = re.compile(
     rf"[ \t]*(?:{_UNIT}[ \t]*)?(?:in[ \t]+total|total|overall"
-    rf"|(?:for|over|across|in|per|/)[ \t]*(?:all[ \t]+|the[ \t]+|every[ \t]+)?[\d,]+[ \t]+{_ITERATION})"
-    r"|[ \t]*(?:instructions?|uops|[µμ]ops|ops)?[ \t]*(?:per|/)[ \t]*(?:cycle|clock)\b|[ \t]*ipc\b"
-    rf"|[ \t]*{_UNIT}[ \t]*(?:per|/|an?|each)[ \t]*(?:instruction|uop|[µμ]op|op)\b"
+    rf"|(?:for|over|across|in|per|/)[ \t]*(?:all[ \t]+|the[ \t]+|every[ \t]+)?[\d,]+[ \t]+(?:{_ITERATION}|[^\W\d_]))"
+    r"|[ \t]*(?:instructions?|instrs?|insns?|insts?|uops|[µμ]ops|ops)?[ \t]*(?:per|/)[ \t]*(?:cycle|clock|clk|cyc)\b"
+    rf"|[ \t]*\(?[ \t]*(?:ipc|cpi|cpb|cpe)\b|[ \t]*{_UNIT}[ \t]*\([ \t]*(?:ipc|cpi|cpb|cpe)[ \t]*\)"
+    rf"|[ \t]*(?:{_UNIT}|c)[ \t]*(?:per|/)[ \t]*(?!{_AN_ITERATION})[^\W\d_]"
+    rf"|[ \t]*{_UNIT}[ \t]*(?:an?|each)[ \t]+(?:instruction|uop|[µμ]op|op)\b"
+    rf"|[ \t]*{_UNIT}[ \t]*(?:each|apiece)\b(?![ \t]+{_ITERATION})"
     rf"|[ \t]*(?:{_UNIT}[ \t]*(?:of[ \t]+)?|-?cycle[ \t]+)latency\b"
     rf"|[ \t]*(?:{_ITERATION}|(?:instructions?|uops|[µμ]ops|ops|loads?|stores?|bytes?|bits?|registers?|ports?"
     r"|times|lines?|stages?)\b)"
@@ -85,8 +94,9 @@ _OTHER_AFTER = re.compile(
     re.I,
 )
 _OTHER_BEFORE = re.compile(
-    r"\b(?:total(?:[ \t]+cycles)?|ipc|cpi|latency|iterations?|instructions?|uops|[µμ]ops|ports?|lines?|stages?)[ \t]*"
-    r"(?:[:=]|is|of)?[ \t]*$",
+    r"\b(?:total(?:[ \t]+cycles)?|ipc|cpi|latency|iterations?|instructions?|uops|[µμ]ops|ports?|lines?|stages?"
+    r"|cycles[ \t]+per[ \t]+instruction|instructions[ \t]+per[ \t]+(?:cycle|clock))[ \t]*"
+    r"(?:[:=≈~]|is|of|was|would[ \t]+be)?[ \t]*(?:(?:about|around|roughly|approximately|approx\.?|~|≈)[ \t]*)?$",
     re.I,
 )
 # a bound, not a value (``< 1 cycle``, ``at least 3 cycles``); a ``>`` that closes a tag (``<b>``) or an
@@ -379,12 +389,19 @@ _CORRECTION = re.compile(
 )
 
 
+#: ``per iteration`` right after a number, no unit of cycles before it (``3 per iteration``)
+_PER_ITERATION_ONLY = re.compile(rf"[ \t]*(?:per|/|an?|each)[ \t]*{_ITERATION}", re.I)
+
+
 def _cycles(line: str) -> list[float]:
-    """The numbers of ``line`` that measure cycles per iteration or cycles (not a count, a total or IPC)."""
+    """The numbers of ``line`` that measure cycles per iteration or cycles (not a count, a total or IPC),
+    or are given per iteration (``the throughput should be 3 per iteration``)."""
     return [
         n.value
         for n in numbers(line)
-        if _PER_ITERATION.match(line, n.end) or (_AFTER_UNIT.match(line, n.end) and not _other_measure(line, n))
+        if _PER_ITERATION.match(line, n.end)
+        or _PER_ITERATION_ONLY.match(line, n.end)
+        or (_AFTER_UNIT.match(line, n.end) and not _other_measure(line, n))
     ]
 
 
@@ -407,7 +424,7 @@ _PRESENTING = re.compile(
     r"(?:(?:so|thus|hence|therefore|overall|then|that|this|which|it|i|we|result|throughput|estimate"
     r"|the[ \t]+(?:throughput|answer|result|estimate|block|loop))(?![\w-])(?:'s|’s)?[ \t,]*)*(?:(?:(?:gives|get|gets"
     r"|takes|is|are|comes[ \t]+to|equals|would[ \t]+be|should[ \t]+be)(?![\w-])|=|:)[ \t]*)?(?:(?:(?:about|around"
-    r"|roughly|approximately|approx\.?)(?![\w-])|~|≈)[ \t]*)?",
+    r"|roughly|approximately|approx\.?|closer[ \t]+to|more[ \t]+like|nearer)(?![\w-])|~|≈)[ \t]*)?",
     re.I,
 )
 _ALONE = re.compile(
@@ -448,6 +465,15 @@ def _leading(rest: str) -> list[float]:
     return _cycles(rest[start : start + found[0].end + 40])[:1]
 
 
+def _alone_or_cycles(rest: str) -> list[float]:
+    """The throughput a line of strong second thoughts gives after its opening words: one alone or presented
+    (:func:`read_alone`: ``I get 3.``, ``it should be closer to 3``), else its numbers of cycles (:func:`_cycles`)."""
+    try:
+        return [read_alone(rest)]
+    except ValueError:
+        return _cycles(rest)
+
+
 def later_answers(text: str) -> list[float]:
     """The throughputs the text after a final answer gives anyway, line by
     line: numbers of cycles per iteration, numbers of cycles on a line that
@@ -457,7 +483,7 @@ def later_answers(text: str) -> list[float]:
     4.``); a note on a part (``the division alone takes 20 cycles``) is none."""
     out = []
     for rest in second_thoughts(text):
-        out += [n.value for n in numbers(rest)] if _BARE.fullmatch(rest) else _cycles(rest)
+        out += [n.value for n in numbers(rest)] if _BARE.fullmatch(rest) else _alone_or_cycles(rest)
     for rest in weak_thoughts(text):  # ``I think 4 cycles.``; ``But the add takes only 1 cycle.`` is a note
         out += _leading(rest)
     for line in lines(text, numbers=True):

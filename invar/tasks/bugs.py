@@ -84,7 +84,8 @@ from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
 from .answers import OPENERS as SECOND_THOUGHT_WORDS
-from .answers import Reader, Unreadable, lines, opening, without_label
+from .answers import STRONG_OPENERS
+from .answers import Reader, Unreadable, json_object, lines, opening, table_cells, without_label
 from .names import (
     JAVA_CLASS,
     LANGS,
@@ -527,6 +528,7 @@ VERDICT_WORDS = {
     "clean": 0,
     "bug-free": 0,
     "bugfree": 0,
+    "fine": 0,
 }
 #: words that answer the question itself: read only where they open the
 #: answer (``Yes, it has a bug``), since inside a sentence they say other
@@ -586,8 +588,22 @@ _FILLERS = {
     "function",
     "code",
     "method",
+    "anything",
+    "something",
+    # ``Nothing here is buggy``, ``Nothing in this function is buggy``, ``doesn't hold a bug``
+    "here",
+    "in",
+    "this",
+    "hold",
+    "holds",
 }
-_TOKENS = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|[^\w\s]")
+#: a degree between a negation and a verdict of 0 denies the whole verdict (``not entirely correct``, ``not always
+#: correct``, ``not 100% bug-free``: 1); before one of 1 it is refused (``not always buggy`` says neither)
+_DEGREES = {"entirely", "completely", "fully", "quite", "totally", "always", "exactly", "100", "%", "perfectly"}
+#: a word (an identifier with underscores is one: ``bug_count``, ``is_correct`` hold no verdict word), or a mark
+_TOKENS = re.compile(r"[^\W_]+(?:[-'’_][^\W_]+)*|[^\w\s]")
+#: inline code in a sentence (``the `if bug:` branch``): code, whose words give no verdict, unless it is one word
+_CODE_SPAN = re.compile(r"`(?![A-Za-z01-]+`)[^`\n]*`")
 _OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*%)?(?![\w.])")
 
 
@@ -596,15 +612,24 @@ def _negated(words: list[str], k: int) -> bool:
     Unreadable for two (``not not buggy``, ``not free of bugs``, ``I don't
     think it's not correct``): a double negation is read one way by one
     reader and the other way by another."""
-    negations = []
+    negations, degrees = [], []
     for j in range(k - 1, max(-1, k - 7), -1):
         if words[j] in _NEGATIONS or words[j].endswith(("n't", "n’t")):
             negations.append(words[j])
+        elif words[j] in _DEGREES and not negations:
+            degrees.append(words[j])
         elif words[j] not in _FILLERS:
             break
     if len(negations) > 1:
         raise Unreadable(f"a double negation ({' '.join(reversed(negations))} … {words[k]}), not a verdict")
+    if negations and degrees and VERDICT_WORDS[words[k]] == 1:
+        raise Unreadable(f"a negated degree ({negations[0]} {degrees[-1]} {words[k]}), not a verdict")
     return bool(negations)
+
+
+def _more(words: list[str]) -> bool:
+    """Whether an opening ``no`` denies more of something (``No other issues.``, ``No further bugs``): no verdict."""
+    return words[:1] == ["no"] and words[1:2] in (["other"], ["further"], ["additional"], ["more"])
 
 
 def _negates_next(words: list[str]) -> bool:
@@ -627,7 +652,18 @@ def verdicts(segment: str) -> list[int]:
     (a score such as ``0.9`` is no verdict) or with two (``0 or 1``); an
     opening count of bugs gives its verdict (``0 bugs``: 0). Where the
     segment asks a question, only what follows its last ``?`` answers it.
+    A verdict word that a contrast, an exception, a scope, a part of the
+    function or a modal limits is none (:func:`_verdicts`). A JSON object
+    gives the verdicts of its keys (``{"buggy": false}``: 0), a table's
+    row of two cells reads as ``key: value``, and a label denied (``Bugs:
+    none``) gives the other verdict than the label's.
     """
+    if (obj := json_object(segment)) is not None:
+        return _object_verdicts(obj)
+    if (cells := table_cells(segment)) is not None:
+        if len(cells) > 2:
+            raise Unreadable(f"a table's row of {len(cells)} cells, not a verdict ({segment.strip()[:80]!r})")
+        segment = ": ".join(cells)
     if "?" in segment:  # a question, then its answer: only the answer gives the verdict
         question, _, segment = segment.rpartition("?")
         if not segment.strip(" \t.!"):
@@ -636,7 +672,46 @@ def verdicts(segment: str) -> list[int]:
     found = _verdicts(rest)
     if not found and rest != segment:
         found = _verdicts(segment[: len(segment) - len(rest)])
+        if _NONE.fullmatch(rest):  # ``Bugs: none``: the label's verdict denied
+            found = [1 - v for v in found]
     return found
+
+
+#: an answer after a label that denies it (``Bugs: none``, ``Bug found: nothing``)
+_NONE = re.compile(r"[ \t*_`]*(?:none|nothing|nil|null|zero)[ \t*_`.!]*", re.I)
+#: the keys of a JSON object that hold the verdict itself (``{"answer": 1}``, ``{"verdict": "correct"}``)
+_ANSWER_KEYS = {"answer", "final_answer", "verdict", "label", "prediction", "result", "output", "bug_verdict"}
+#: the keys that ask whether there is a bug (``{"buggy": false}``: 0), and whether the function is correct
+#: (``{"correct": false}``: 1)
+_BUG_KEYS = {"bug", "bugs", "buggy", "bugged", "has_bug", "has_bugs", "is_buggy", "contains_bug", "contains_bugs"}
+_BUG_KEYS |= {"bug_present", "bug_found", "bugs_found", "has_injected_bug", "injected_bug", "bug_detected"}
+_CORRECT_KEYS = {"correct", "is_correct", "bug_free", "is_bug_free", "clean", "no_bug", "no_bugs"}
+
+
+def _object_verdicts(obj: dict) -> list[int]:
+    """The verdicts of a JSON object (``{"answer": 1}``, ``{"buggy": false}``, ``{"has_bug": true, "line": 3}``):
+    those of its keys that hold or ask for the verdict, others (an explanation) left out; Unreadable for none."""
+    out = []
+    for key, value in obj.items():
+        name = re.sub(r"[^a-z]+", "_", key.lower()).strip("_")
+        if name in _ANSWER_KEYS and value is not None and not isinstance(value, (list, dict)):
+            out.append(prediction(value) if not isinstance(value, str) else read_answer(value))
+        elif name in _BUG_KEYS | _CORRECT_KEYS:
+            verdict = _value_verdict(value)
+            out.append(verdict if name in _BUG_KEYS else 1 - verdict)
+    if not out:
+        raise Unreadable(f"an object with no verdict among its keys ({', '.join(list(obj)[:4])})")
+    return out
+
+
+def _value_verdict(value) -> int:
+    """Whether a key that asks for a bug says yes (1) or no (0): a bool, 0 or 1, a word, a list of bugs."""
+    if value is None or isinstance(value, (list, dict)):
+        return int(bool(value))
+    try:
+        return prediction(value) if not isinstance(value, str) else read_answer(value)
+    except ValueError:
+        raise Unreadable(f"{value!r} is no verdict") from None
 
 
 #: words before a verdict offered beside another (``yes or no``, ``0, but it could also be 1``, ``maybe 0``)
@@ -647,7 +722,7 @@ _TURNS = {"yes", "no", "true", "false"} | {w for w in SECOND_THOUGHT_WORDS if " 
 #: a reply that says it cannot tell (``I'm not sure``, ``hard to say``): whatever verdict words it holds
 _UNSURE = re.compile(
     r"\b(?:can(?:no|')t[ \t]+(?:tell|say|determine|be[ \t]+sure)|not[ \t]+sure|unsure|hard[ \t]+to[ \t]+(?:say|tell)"
-    r"|unclear|uncertain|don't[ \t]+know)\b",
+    r"|unclear|uncertain|don't[ \t]+know|not[ \t]+necessarily)\b",
     re.I,
 )
 # an opening count of bugs (``0 bugs``, ``1 bug``), and two verdicts offered as alternatives (``0 or 1``)
@@ -656,10 +731,35 @@ _EITHER = re.compile(r"\s*[01]\s*(?:or|/|,|-|to)\s*[01](?![\w.])", re.I)
 
 
 def _verdicts(segment: str) -> list[int]:
+    """The verdicts of a segment (a label before a colon removed): :func:`_found`, those of 0 that a contrast
+    or a scope limits (:func:`_limit`) left out; Unreadable when only such ones are left (``The function looks
+    correct, but the comparison on line 3 is swapped``), unless what limits them is a note on style (``The
+    function is correct, but it could be faster``)."""
+    found, words = _found(segment)
+    out, limits = [], []
+    for value, k in found:
+        if k >= 0 and (k >= len(words) or words[k] not in VERDICT_WORDS):
+            limit = None  # a verdict offered (``it could also be 1``) or concluded (``so the answer is 1``)
+        else:
+            limit = _limit(words, k) if value == 0 else _hypothetical(words, k)
+        if limit is None:
+            out.append(value)
+        else:
+            limits.append(limit)
+    if limits and not out:
+        if _STYLE.search(segment) or ((note := _NOTE.search(segment)) and not _FIX.search(note.group())):
+            return [0]
+        raise Unreadable(f"a verdict limited by {limits[0]!r}, and no verdict of its own after it: {segment[:80]!r}")
+    return out
+
+
+def _found(segment: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """Every verdict of ``segment``, each with the index of its word in the segment's words (-1 for an
+    opening number or count), and those words (lower case, punctuation as words of its own)."""
     out = []
     count = _COUNT.match(segment)
     if count is not None:  # a count of bugs: none is a verdict of 0, any is 1; its noun is no verdict of its own
-        out.append(int(int(count.group(1)) > 0))
+        out.append((int(int(count.group(1)) > 0), -1))
         segment = segment[count.end() :]
     elif (either := _EITHER.match(segment)) is not None:
         raise Unreadable(f"two verdicts offered ({either.group().strip()}), not one")
@@ -667,18 +767,165 @@ def _verdicts(segment: str) -> list[int]:
         word = opening.group().strip()
         if word.endswith("%") or float(word) not in (0.0, 1.0) or re.match(r"[-+]?0\d", word):
             raise Unreadable(f"{word} is neither 0 nor 1 (a score is no verdict)")
-        out.append(int(float(word)))
-    words = [w.lower() for w in _TOKENS.findall(segment)]
+        out.append((int(float(word)), -1))
+    words = [w.lower() for w in _TOKENS.findall(_CODE_SPAN.sub(" code ", segment))]
     for k, word in enumerate(words):
         if word in VERDICT_WORDS:
-            out.append(1 - VERDICT_WORDS[word] if _negated(words, k) else VERDICT_WORDS[word])
-        elif k == 0 and word in OPENERS and not (word in _NEGATIONS and _negates_next(words)):
-            out.append(OPENERS[word])  # ``no bug``: that ``no`` negates, it is no verdict itself
+            out.append((1 - VERDICT_WORDS[word] if _negated(words, k) else VERDICT_WORDS[word], k))
+        elif k == 0 and word in OPENERS and not (word in _NEGATIONS and _negates_next(words)) and not _more(words):
+            out.append((OPENERS[word], -1))  # ``no bug``: that ``no`` negates, it is no verdict itself
         elif k > 0 and words[k - 1] in _OFFERED and word in OPENERS:
-            out.append(OPENERS[word])  # ``yes or no``, ``could be true``
+            out.append((OPENERS[word], k))  # ``yes or no``, ``could be true``
         elif k > 0 and word in ("0", "1") and _previous_word(words, k) in _OFFERED | _TURNS:
-            out.append(int(word))  # ``0, but it could also be 1``, ``Yes, 0``, ``1 — wait, no, 0``
-    return out
+            out.append((int(word), k))  # ``0, but it could also be 1``, ``Yes, 0``, ``1 — wait, no, 0``
+    concluded = _CONCLUDED.search(segment)
+    if concluded is not None:  # ``…, so the answer is 1.``: a bare verdict that ends the segment
+        out.append((int(concluded.group("verdict")), len(words)))
+    return out, words
+
+
+#: words that limit a verdict wherever they stand in its sentence: an exception (``Apart from line 4, the
+#: function is correct``, ``correct except for line 3``, ``Otherwise it is correct``)
+_EXCEPTIONS = {"except", "excepting", "apart", "aside", "besides", "barring", "otherwise"}
+#: words after a verdict, anywhere, that set a contrast against it (``correct, but line 3 …``, ``… However, …``)
+_CONTRASTS = {"but", "however", "though", "although", "yet", "nevertheless", "nonetheless", "whereas"} | _EXCEPTIONS
+#: words that make the verdict of their own clause a concession or a condition (``Although it looks correct, …``,
+#: ``if n is positive it is correct``); in another clause (``Although the loop looks odd, it is correct``) no limit
+_SUBORDINATE = {"although", "though", "while", "whilst", "whereas", "if", "when", "unless", "once", "until"}
+#: adverbs before a verdict in its clause that limit it (``mostly correct``, ``syntactically correct``)
+_LIMITING = {
+    "mostly",
+    "largely",
+    "partly",
+    "partially",
+    "almost",
+    "nearly",
+    "syntactically",
+    "seemingly",
+    "superficially",
+    "generally",
+    "basically",
+    "essentially",
+    "mainly",
+    "technically",
+    "apparently",
+    # ``no other bugs``, ``no further bugs``: beside one already named
+    "other",
+    "further",
+    "additional",
+}
+#: a modal before ``be`` or ``make`` in a verdict's clause: a hypothetical, no verdict (``which would make it
+#: correct``, ``it would be correct if …``, ``it could be bug-free``)
+_MODALS = {"would", "could", "might", "may", "should"}
+_HYPOTHETICAL = {"be", "make", "makes", "become", "have", "then", "also", "look", "seem", "appear", "sound"}
+#: parts of a function: a verdict on one is none on the function (``The loop itself is correct``, ``Line 2 is
+#: correct``, ``Everything else looks correct``, ``The rest of the function is correct``)
+_PARTS = {
+    *"line lines loop loops branch branches condition conditions comparison comparisons syntax header".split(),
+    *"signature initialization initialisation indexing index guard check checks expression expressions".split(),
+    *"statement statements call calls part parts half rest remainder else case cases recursion variable".split(),
+    *"variables operator operators assignment assignments increment bound bounds block blocks clause".split(),
+    *"parameter parameters argument arguments type types structure idea approach algorithm intent".split(),
+}
+#: words after a verdict in its clause that scope it (``correct for positive inputs``, ``no bug in the loop``,
+#: ``correct at first glance``, ``correct when n > 0``, ``correct as long as …``), unless what follows them is
+#: the whole (:func:`_whole`: ``correct for all inputs``, ``no bug in the code``, ``no bugs at all``)
+_SCOPES = {"for", "in", "on", "at", "within", "under", "when", "if", "unless", "once", "until", "provided"}
+_SCOPES |= {"assuming", "given", "only", "as"}
+_ALL = {"all", "every", "any", "each", "both", "me", "us", "it", "itself", "written", "is", "well", "such"}
+_DETERMINERS = {"this", "that", "the", "its", "my", "our"}
+_WHOLE_NOUNS = {"function", "code", "method", "implementation", "program", "snippet", "whole", "entire", "body"}
+_WHOLE_NOUNS |= {"opinion", "view", "analysis", "reading", "judgment", "judgement", "assessment"}
+#: the words that end a clause, and those that end a sentence
+_CLAUSE_ENDS = {",", ";", ":", ".", "!", "?", "(", ")", "—", "–", "-", "and", "but", "so", "because", "since", "or"}
+_SENTENCE_ENDS = {".", "!", "?", ";"}
+#: a contrast that is a note on style, no bug (``…, but it could be more efficient``, ``…, but the names could
+#: be clearer``)
+_STYLE = re.compile(
+    r"\b(?:but|though|although|however|yet)\b[ \t,]+(?:(?:it|this|the[ \t]+\w+(?:[ \t]+\w+)?)[ \t]+"
+    r"(?:could|can|might|may)(?:[ \t]+also)?[ \t]+be[ \t]+(?:(?:a[ \t]+(?:bit|little)[ \t]+)?more[ \t]+"
+    r"(?:efficient|readable|concise|idiomatic|pythonic|elegant)|faster|clearer|cleaner|simpler|shorter|simplified|optimi[sz]ed)"
+    r"|(?:it|this)(?:'s|’s|[ \t]+is)[ \t]+(?:a[ \t]+bit[ \t]+)?(?:slow|inefficient|verbose))[ \t]*[.!]?[ \t]*$",
+    re.I,
+)
+#: a contrast on what is no code (``…, but the docstring is outdated``, ``…, but the naming is odd``): a note,
+#: unless it describes a bug (:data:`_FIX`: ``…, but the names on line 3 are swapped``)
+_NOTE = re.compile(
+    r"\b(?:but|though|although|however|yet)\b[ \t,]+(?:the[ \t]+|its[ \t]+)?(?:docstring|comments?|naming|documentation"
+    r"|formatting|style|type[ \t]+hints?|variable[ \t]+names|names)\b[^.;!?]*[.!]?[ \t]*$",
+    re.I,
+)
+#: a bare verdict that closes a segment after a conclusion (``…, so the answer is 1.``, ``… so 1.``, ``…. Answer: 1``)
+_CONCLUDED = re.compile(
+    r"\b(?:so|thus|hence|therefore|(?:answer|verdict)[ \t]*(?:[:=]|is|would[ \t]+be|should[ \t]+be|must[ \t]+be))"
+    r"[ \t]*:?[ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$",
+    re.I,
+)
+
+
+def _limit(words: list[str], k: int) -> str | None:
+    """What limits the verdict of 0 that ``words[k]`` gives (-1: an opening number, yes or no), or None: an
+    exception anywhere in its sentence, a contrast anywhere after it, a subordinating word, a limiting
+    adverb, a part of the function or a modal (:func:`_hypothetical`) before it in its clause, a scope
+    after it in its clause. An opening verdict is limited by an exception only (``0, but 1 call is slow``
+    is a note)."""
+    if k < 0:
+        return next((w for j, w in enumerate(words) if _exception(words, j)), None)
+    clause, sentence = _bounds(words, k, _CLAUSE_ENDS), _bounds(words, k, _SENTENCE_ENDS)
+    for j in range(sentence[0], k):
+        if _exception(words, j):
+            return words[j]
+    for j in range(k + 1, len(words)):
+        if words[j] in _CONTRASTS or _exception(words, j):
+            return words[j]
+    for w in words[clause[0] : k]:
+        if w in _SUBORDINATE or w in _LIMITING or w in _PARTS:
+            return w
+    if (modal := _hypothetical(words, k)) is not None:
+        return modal
+    for j in range(k + 1, clause[1]):
+        following = words[j + 1 : min(j + 3, clause[1])]
+        if words[j] in _SCOPES and (following or words[j] == "only") and not _whole(following):
+            if words[j] != "as" or following[:1] == ["long"]:
+                return words[j]
+    return None
+
+
+def _hypothetical(words: list[str], k: int) -> str | None:
+    """The modal that makes the verdict word ``words[k]`` a hypothetical (``which would make it correct``, ``this
+    would be a bug``, ``it could be buggy``), or None: one of either verdict, which is then none."""
+    if k < 0:
+        return None
+    start = _bounds(words, k, _CLAUSE_ENDS)[0]
+    return next((words[j] for j in range(start, k - 1) if _modal(words[j]) and words[j + 1] in _HYPOTHETICAL), None)
+
+
+def _modal(word: str) -> bool:
+    """Whether ``word`` is a modal (:data:`_MODALS`), ``it'd`` and ``that'd`` included."""
+    return word in _MODALS or word.endswith(("'d", "’d"))
+
+
+def _exception(words: list[str], j: int) -> bool:
+    """Whether ``words[j]`` opens an exception (:data:`_EXCEPTIONS`; ``other than``, ``save for``, ``but for``
+    by their second word)."""
+    pair = (words[j - 1] if j > 0 else "", words[j])
+    return words[j] in _EXCEPTIONS or pair in {("other", "than"), ("save", "for"), ("but", "for")}
+
+
+def _whole(following: list[str]) -> bool:
+    """Whether the words after a scope name the whole function (``all inputs``, ``the code``, ``my view``)."""
+    if not following:
+        return False
+    if following[0] in _DETERMINERS:
+        return len(following) > 1 and following[1] in _WHOLE_NOUNS
+    return following[0] in _ALL or following[0] in _WHOLE_NOUNS
+
+
+def _bounds(words: list[str], k: int, ends: set[str]) -> tuple[int, int]:
+    """The first index of the run of ``words`` around ``k`` that no word of ``ends`` breaks, and the index past it."""
+    start = next((j + 1 for j in range(k - 1, -1, -1) if words[j] in ends), 0)
+    stop = next((j for j in range(k + 1, len(words)) if words[j] in ends), len(words))
+    return start, stop
 
 
 def _previous_word(words: list[str], k: int) -> str:
@@ -730,18 +977,35 @@ _SECOND_THOUGHTS = opening(SECOND_THOUGHT_WORDS + CONCLUSIONS)
 
 
 _BARE = re.compile(r"[01][.!]?")
+#: words of strong second thoughts (``Actually``, ``Wait``, ``Update``: :data:`~invar.tasks.answers.STRONG_OPENERS`)
+_STRONG = opening(STRONG_OPENERS)
+#: a bug described on a line of strong second thoughts that gives no verdict word (``Wait, `total` should be
+#: `count`.``, ``Actually, the comparison is swapped.``): a verdict of 1 there
+_FIX = re.compile(
+    r"\b(?:should[ \t]+(?:be|use|read|compare|return)|instead[ \t]+of|(?:is|are|was|were)[ \t]+(?:wrong|swapped"
+    r"|reversed|inverted|misused)|misuse[ds]?|off[- ]by[- ]one)\b",
+    re.I,
+)
+#: a bare verdict that closes a line of second thoughts after a pause (``Wait, no, the code is fine: 0.``)
+_CLOSING = re.compile(r"[,:;—–-][ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$")
 
 
 def find_answers(text: str) -> list[int]:
     """Every verdict of a reply, line by line: its candidate answers (a bare
-    0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1)."""
+    0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1, as
+    does one that closes their line after a pause: ``Wait, the code is fine: 0.``)."""
     out = []
     for line in lines(text, numbers=True):
         rest = _SECOND_THOUGHTS.sub("", line, count=1)
+        if rest != line and (closing := _CLOSING.search(rest)) is not None:
+            out.append(int(closing.group("verdict")))
         try:
-            out.extend(verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line))
+            found = verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line)
         except ValueError:
-            continue
+            found = []
+        if not found and "?" not in line and _STRONG.match(line) and _FIX.search(line):
+            found = [1]  # ``Update: found it: `total` should be `count`.``
+        out.extend(found)
     return out
 
 

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 
 import numpy as np
 
 from ..errors import UsageError
 from . import Task
-from .answers import Reader, Unreadable, clean, later
+from .answers import Reader, Unreadable, clean, json_object, later, table_cells
 
 
 def accuracy(pred, target) -> float:
@@ -106,18 +107,70 @@ def read_answer(segment: str) -> str:
 
 
 def _label(segment: str) -> str:
-    """``segment`` without quotes, emphasis, trailing punctuation and a hedging adverb before it."""
-    label, previous = segment.strip(), None
+    """``segment`` without quotes, brackets, emphasis, trailing punctuation, a key before it (``label =
+    sorting``, ``Category: sorting``) and a hedging adverb before it; the value of a JSON object's key
+    (``{"label": "sorting"}``) or a table's row (``| Label | sorting |``). Unreadable when nothing is left,
+    and for markup still in it (``["sorting", "searching"]``, ``x = sorting``): no clean label."""
+    label, previous = _unwrapped(segment.strip()), None
     while label != previous:
-        previous, label = label, clean(label).rstrip(_TRAILING)
-        for pair in _QUOTES:
+        previous, label = label, _unmarked(clean(label)).rstrip(_TRAILING)
+        for pair in _QUOTES + _BRACKETS:
             opening, closing = pair[0], pair[-1]
             if len(label) >= 2 and label[0] == opening and label[-1] == closing:
                 label = label[1:-1].strip()
-        label = _HEDGE.sub("", label)
+        label = _HEDGE.sub("", _KEY.sub("", label, count=1))
     if not label:
         raise Unreadable(f"no label in {segment.strip()[:80]!r}")
+    if (markup := _MARKUP.search(label)) is not None and re.search(r"[^\W\d_]", label):  # ``<=`` may be a label
+        raise Unreadable(f"no clean label ({markup.group()!r} in {label[:80]!r})")
     return label
+
+
+#: brackets a label may stand in (``[sorting]``, ``<sorting>``, ``(sorting)``, ``{sorting}``)
+_BRACKETS = ("[]", "()", "{}", "<>", "«»")
+#: the keys a label may be given under (``label = sorting``, ``Category: sorting``, ``Predicted class: sorting``)
+_KEYS = r"(?:(?:the|final|predicted|my)[ \t]+)*(?:label|class|category|classification|answer|prediction|type|output)"
+_KEY = re.compile(rf"^{_KEYS}[ \t]*(?:=|:|：)[ \t]*(?=\S)", re.I)
+_KEY_NAME = re.compile(rf"{_KEYS}", re.I)
+#: what no clean label of words holds: markup left after a label is unwrapped (brackets, braces, quotes, ``=``,
+#: a pipe); a label of symbols alone (``<=``, ``==``) may be one
+_MARKUP = re.compile(r"[\[\]{}<>=|\"`]")
+
+
+def _unmarked(label: str) -> str:
+    """``label`` without the symbols either side of it (``sorting ✅``, ``✔️ sorting``: emoji, check marks)."""
+    start, end = 0, len(label)
+    while start < end and _symbol(label[start]):
+        start += 1
+    while end > start and _symbol(label[end - 1]):
+        end -= 1
+    return label[start:end].strip()
+
+
+def _symbol(char: str) -> bool:
+    """Whether ``char`` is a symbol no label is written with (an emoji, a check mark, a joiner, a space)."""
+    return char.isspace() or unicodedata.category(char) == "So" or char in "\ufe0f\u200d"
+
+
+def _unwrapped(segment: str) -> str:
+    """The label a JSON object (``{"label": "sorting"}``) or a table's row (``| Label | sorting |``, ``|
+    sorting |``) gives under a key of :data:`_KEYS`, as text; any other segment as it is."""
+    text = clean(segment)
+    if (obj := json_object(text)) is not None:
+        values = [v for k, v in obj.items() if _KEY_NAME.fullmatch(k.replace("_", " ").strip())]
+        if len(values) != 1 or not isinstance(values[0], (str, list)):
+            raise Unreadable(f"an object with no one label under its keys ({', '.join(list(obj)[:4])})")
+        value = values[0]
+        if isinstance(value, list) and (len(value) != 1 or not isinstance(value[0], str)):
+            raise Unreadable(f"not one label alone ({value!r})")
+        return value if isinstance(value, str) else value[0]
+    if (cells := table_cells(text)) is not None:
+        if len(cells) == 2 and _KEY_NAME.fullmatch(cells[0]):
+            return cells[1]
+        if len(cells) != 1:
+            raise Unreadable(f"a table's row, not one label ({text[:80]!r})")
+        return cells[0]
+    return segment
 
 
 #: a sentence's opening words (``The nested loops swap …``, ``Each pass …``): closed by a full stop, a
@@ -177,11 +230,13 @@ def read_alone(line: str) -> str:
 def later_answers(text: str) -> list[str]:
     """The labels the text after a final answer gives anyway: on a line of
     strong second thoughts (``Actually, searching.``, ``Wait, it is
-    searching``), or alone on a line of weak ones (``I think searching.``,
-    ``But the label is searching``: :func:`read_alone`); a note, or second
-    thoughts that give no label (``Actually, it also searches``, ``I think
-    that's the best fit.``), give none."""
-    return later(text, read_answer, weak=_weak)
+    searching``; or one presented at the line's end, as on a line of weak
+    ones: ``Actually, it searches, so the answer is searching.``), or alone
+    on a line of weak ones (``I think searching.``, ``But the label is
+    searching``: :func:`read_alone`); a note, or second thoughts that give
+    no label (``Actually, it also searches``, ``I think that's the best
+    fit.``), give none."""
+    return later(text, read_answer, otherwise=_weak, weak=_weak)
 
 
 #: what offers another label at the end of a line of weak second thoughts (``But it's close to searching.``,

@@ -159,7 +159,7 @@ def prediction(output: Any) -> str:
 
 
 # ------------------------------------------------------------------- answers
-_WRAPPERS = ("```", "``", "`", "**", "__", "*", "_")
+_WRAPPERS = ("```", "``", "`", "**", "__", "*", "_", "$$", "$")
 _AFTER_EQUALS = re.compile(r"==")
 #: ``- 3``: a markdown list item, or the literal -3
 _BULLET = re.compile(r"-[ \t]+\S")
@@ -257,10 +257,76 @@ def find_answers(text: str) -> list[str]:
 
 def later_answers(text: str) -> list[str]:
     """The literals the text after a final answer gives anyway: on a line of
-    second thoughts (``Wait, it's [4].``, ``Correction: 6``); a note gives none."""
-    return later(
-        text, read_answer, forms=lambda rest: (rest, rest.rstrip(" \t.")), weak=lambda rest: [read_answer(rest)]
-    )  # a sentence's full stop, or none
+    second thoughts (``Wait, it's [4].``, ``Correction: 6``), or presented in
+    its sentence (``Actually, f(3) returns 7.``, ``Wait, the result is 7 not
+    6.``, ``Hmm, …, so the answer is 10.``: :func:`presented`); and on a line
+    that concludes (``So f(3) = 7.``, ``The result is 7.``); a note, or a
+    trace's step (``f(2) = 3``), gives none."""
+    out = later(
+        text,
+        read_answer,
+        forms=lambda rest: (rest, rest.rstrip(" \t.")),  # a sentence's full stop, or none
+        otherwise=presented,
+        weak=lambda rest: [read_answer(rest)],
+    )
+    for line in text.splitlines():  # ``So f(3) = 7.``, ``The result is 7.``: a conclusion restated
+        if (concluding := _CONCLUDING.match(tidy(line))) is not None:
+            out += presented(tidy(line)[concluding.end() :])
+    return out
+
+
+#: what opens a line that concludes on the call's value (``So f(3) = 7.``, ``Therefore the output is 7.``,
+#: ``The result is 7.``); a trace's step (``f(2) = 3``) opens with no such words
+_CONCLUDING = re.compile(
+    r"(?:so|thus|hence|therefore)\b[ \t,:]*|(?=the[ \t]+(?:final[ \t]+)?(?:result|output|answer|return[ \t]+value)\b)",
+    re.I,
+)
+
+
+#: what presents the call's value in a sentence: the call, ``it``, ``the result`` (…) and a verb or ``=``
+#: (``f(3) returns 7``, ``f(3) == 7``, ``the result is 7``, ``the answer would be 7``, ``it gives 7``)
+_PRESENTING = re.compile(
+    r"(?:(?<![\w.])[^\W\d]\w*\((?:[^()]|\([^()]*\))*\)|\b(?:it|this|that|which)|\bthe[ \t]+(?:(?:correct|right|real"
+    r"|final|actual)[ \t]+)?(?:call|function|result|output|answer|return[ \t]+value|value(?:[ \t]+returned)?))"
+    r"(?:[ \t]+(?:actually|really|then|instead|therefore))?[ \t]*(?:(?:returns|is|gives|outputs|evaluates[ \t]+to"
+    r"|(?:would|should|will|must)[ \t]+(?:be|return|give)|becomes|equals)(?![\w-])|={1,2})[ \t]*:?[ \t]*",
+    re.I,
+)
+
+
+def presented(line: str) -> list[str]:
+    """The literal a sentence presents as the call's value, after the last words that present one and give
+    one (:data:`_PRESENTING`: ``Actually, f(3) returns 7.``, ``the result is 7 not 6``): the longest text
+    after them, cut at a space, that is a literal; none when no such words stand before a literal."""
+    for start in [m.end() for m in reversed(list(_PRESENTING.finditer(line)))] + [0]:
+        value = _literal_at(line[start:])  # at 0: its words were the line's lead-in, ``[it returns] 7 because …``
+        if value is not None:
+            return [value]
+    return []
+
+
+#: what may follow a literal presented in a sentence and closes it (``7 because …``, ``7, not 6``); a literal
+#: followed by anything else is no value (``2 * 3``, ``3 iterations are needed``)
+_CLOSING = re.compile(
+    r"[ \t]*(?:$|[,;:(—–]|-(?![ \t]*\d)|[.!?](?!\w)|(?:because|since|as|not|instead|rather|and|so)\b)", re.I
+)
+
+
+def _literal_at(text: str) -> str | None:
+    """The literal that opens ``text``: its longest part before a space (a sentence's punctuation removed)
+    that is a literal and that what follows closes (:data:`_CLOSING`: ``7 because the loop runs once more.``
+    -> ``7``), or None."""
+    cuts = sorted({m.start() for m in re.finditer(r"\s", text)} | {len(text)}, reverse=True)
+    for cut in cuts:
+        kept = text[:cut].rstrip(" \t.,;:!")
+        candidate = tidy(kept)
+        if not candidate or not _CLOSING.match(text, len(kept)):
+            continue
+        try:
+            return normal(candidate)
+        except ValueError:
+            continue
+    return None
 
 
 #: a whole reply -> the canonical literal it answers (:mod:`invar.tasks.answers`' pipeline)

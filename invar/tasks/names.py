@@ -711,19 +711,21 @@ def _named(identifier: str) -> tuple:
     return label(name)
 
 
+#: a verb that names what follows it (``name it``, ``rename it to``, ``call it``, ``named``, ``renamed to``)
+_VERB = (
+    r"(?:re-?)?(?:name|call)[ \t]+it(?:[ \t]+(?:to|as)(?![\w-]))?"
+    r"|(?:re-?)?(?:named|called)(?:[ \t]+(?:to|as)(?![\w-]))?"
+)
 #: what presents a line's identifier as the name (``so I'd name it``, ``a better name is``, ``→``)
 _PRESENTING = re.compile(
     r"(?:…|\.\.\.)?[ \t]*(?:(?:so|thus|hence|therefore|then)[ \t,]+)?"
-    r"(?:(?:i'd|i’d|i[ \t]+would|i'll|i’ll|i[ \t]+will|i|we[ \t]+could|we'd|we’d)[ \t]+(?:rather[ \t]+)?(?:name|call)"
-    r"[ \t]+it|(?:it|this)[ \t]+(?:should|could|would)[ \t]+be[ \t]+(?:named|called)|(?:a|the|my)[ \t]+(?:better[ \t]+"
+    r"(?:(?:i'd|i’d|i[ \t]+would|i'll|i’ll|i[ \t]+will|i|we[ \t]+could|we'd|we’d)[ \t]+(?:rather[ \t]+)?"
+    rf"(?:{_VERB})|(?:it|this)[ \t]+(?:should|could|would)[ \t]+be[ \t]+(?:{_VERB})|(?:a|the|my)[ \t]+(?:better[ \t]+"
     r"|best[ \t]+|good[ \t]+|final[ \t]+|right[ \t]+)?name[ \t]+(?:is|would[ \t]+be|should[ \t]+be)|→|->|=>)?[ \t:]*",
     re.I,
 )
 #: words that present what ends the line as the name (``…, so I'd name it `compute_total`.``)
-_NAMING = re.compile(
-    r"(?<![\w-])(?:(?:name|call)[ \t]+it|(?:named|called)|name[ \t]+(?:is|would[ \t]+be|should[ \t]+be))[ \t]*:?[ \t]*",
-    re.I,
-)
+_NAMING = re.compile(rf"(?<![\w-])(?:{_VERB}|name[ \t]+(?:is|would[ \t]+be|should[ \t]+be))[ \t]*:?[ \t]*", re.I)
 #: an identifier alone on a line, quoted or not, a call's parentheses and a verdict on it allowed
 #: (`` `fetch_value` is better.``)
 _ALONE = re.compile(
@@ -749,8 +751,21 @@ def read_alone(line: str) -> tuple:
         raise Unreadable(f"not a name alone ({line[:80]!r})")
     name = m.group("name")
     if m.start() > 0 and line[m.start()] not in "`'\"“‘" and not _name_like(name):  # ``The name is clear.``
-        raise Unreadable(f"a word of prose after words that present a name ({line[:80]!r})")
+        if not _NAMED_BY_VERB.search(line, 0, m.start()):  # ``I'd rename it to total.``: a verb names it
+            raise Unreadable(f"a word of prose after words that present a name ({line[:80]!r})")
     return read_answer(name)
+
+
+#: a verb that names what follows it (``I'd rename it to total``, ``call it total``, ``named total``): a word of
+#: prose after it is a name, where after ``the name is`` it may be a verdict (``The name is clear.``)
+_NAMED_BY_VERB = re.compile(rf"(?<![\w-])(?:{_VERB})[ \t]*:?[ \t]*$", re.I)
+#: a word of a verdict on the name, alone on a line of second thoughts (``Actually, this is fine.``, ``Wait, the
+#: name is clear.``): no other name, though a function may be so named
+_VERDICT_WORD = re.compile(
+    r"[ \t]*(?:fine|good|ok|okay|right|correct|clear|better|accurate|appropriate|apt|descriptive|reasonable"
+    r"|acceptable|sufficient|enough|wrong|misleading|ambiguous|vague|better[ \t]+suited)[ \t]*[.!]*[ \t]*",
+    re.I,
+)
 
 
 #: prose of one word, no name: a capitalised word closed as a sentence (``Sure!``, ``Thinking.``, ``Okay:``), and a
@@ -810,11 +825,22 @@ def later_answers(text: str) -> list[tuple]:
     return later(
         text,
         read_answer,
+        forms=lambda rest: () if _VERDICT_WORD.fullmatch(rest) else (rest,),
+        otherwise=_otherwise,
         weak=_weak,
-        otherwise=lambda rest: [
-            label(i) for i in _IDENTIFIERS.findall(rest) if len(subtokens(i)) > 1 and i != PLACEHOLDER
-        ],
     )
+
+
+def _otherwise(rest: str) -> list[tuple]:
+    """The names a sentence of strong second thoughts gives: one alone or presented (:func:`read_alone`:
+    ``fetch is better.``, ``I'd rename it to total.``), else those of its identifiers that no word of prose is
+    (``maybe fetch_value is better``)."""
+    if _VERDICT_WORD.fullmatch(rest):
+        return []
+    try:
+        return [read_alone(rest)]
+    except ValueError:
+        return [label(i) for i in _IDENTIFIERS.findall(rest) if len(subtokens(i)) > 1 and i != PLACEHOLDER]
 
 
 #: a whole reply -> the subtokens of the name it gives (:mod:`invar.tasks.answers`' pipeline)

@@ -256,7 +256,7 @@ def test_answers_are_transformers_own_called_directly(models, name, kind, batch_
     got = _outcomes(adapter.predict(PROGRAMS, batch_size=batch_size))
     assert got == _direct_on_programs(models[name], kind)
     if kind != "classifier":  # the models were built so that some answers end early and others run to the limit
-        assert sum(isinstance(o, Failure) for o in got) not in (0, len(PROGRAMS))
+        assert 0 < sum(isinstance(o, Failure) and "cut off" in o.message for o in got) < len(PROGRAMS)
         assert len(set(map(str, got))) > 2  # not one answer for everything: the models read their input
 
 

@@ -227,7 +227,8 @@ BHIVE = [
     ("Answer: 3 cycles\n\nThe imul chain dominates.\n\n**3 cycles**", 3.0),
     ("Answer: 3 cycles\n\nThe imul chain dominates; the add takes 1 cycle.", 3.0),
     ("## Answer\n\n1 cycle for the add.\n\n3 cycles total per iteration.", Refused("last line gives another")),
-    ("## Answer\n\nThe chain is 1 cycle per add.\n\nWith 3 adds that is 3 cycles.", Refused("explanation")),
+    ("## Answer\n\nThe chain costs 1 cycle.\n\nWith 3 adds that is 3 cycles.", Refused("explanation")),
+    ("## Answer\n\nThe chain is 1 cycle per add.\n\nWith 3 adds that is 3 cycles.", Refused("only other measures")),
     ("## Answer\n\nThe throughput is about 3 cycles.\n\nWith 3 adds that is 3 cycles.", 3.0),
     # a correction or an alternative inside the answer's line, after "per iteration" too
     ("Answer: 2.25 cycles per iteration (actually 3)", Refused("second thoughts inside")),
@@ -251,6 +252,44 @@ BHIVE = [
     ("Answer: 5 (4 + 1)", Refused("expression")),
     ("Answer: 5 cycles (4 + " + "9" * 400 + ")", Refused("expression")),  # past a float: no value, not an error
     ("Answer: 5 cycles (5 / 0)", Refused("a fraction")),
+    # per-instruction units and other rates are no cycles per iteration: CPI, IPC, cycles per anything else
+    ("2.25 CPI", Refused("only other measures")),
+    ("Answer: 2.25 CPI", Refused("only other measures")),
+    ("Answer: 2.25 (CPI)", Refused("only other measures")),
+    ("Answer: 2.25 cycles (CPI)", Refused("only other measures")),
+    ("Answer: 2.5 IPC", Refused("only other measures")),
+    ("Answer: 2.5 instr/cycle", Refused("only other measures")),
+    ("Answer: 2.25 cycles/instr", Refused("only other measures")),
+    ("Answer: 2.25 cyc/insn", Refused("only other measures")),
+    ("Answer: 2.25 clocks per instruction", Refused("only other measures")),
+    ("Answer: 2.25 cycles per uop", Refused("only other measures")),
+    ("The block's CPI is about 0.75.", Refused("only other measures")),
+    ("Answer: 3 cycles per load", Refused("only other measures")),
+    ("Answer: 3 cycles per byte", Refused("only other measures")),
+    ("Answer: 3 cpb", Refused("only other measures")),
+    ("Answer: 2.25 cycles per 4 instructions", Refused("only other measures")),
+    ("Answer: 2.25 cycles for 4 loads", Refused("only other measures")),
+    ("Answer: 1 cycle each", Refused("only other measures")),
+    # ... near misses: cycles per iteration beside a CPI or IPC note; an iteration, a loop, a block in other words
+    ("Answer: 2.5 cycles per iteration (0.5 CPI)", 2.5),
+    ("Answer: 0.5 CPI (2.5 cycles per iteration)", 2.5),
+    ("Answer: 2.5 cycles (IPC 1.6)", 2.5),
+    ("Answer: 3 clocks", 3.0),
+    ("Answer: 3 cycles per loop", 3.0),
+    ("Answer: 2.25 cycles per basic block", 2.25),
+    ("Answer: 2.25 cycles per steady-state iteration", 2.25),
+    ("Answer: 2.25 cycles per execution", 2.25),
+    ("Answer: 2.25 cycles\n\nThat is 0.56 CPI.", 2.25),
+    # a correction after the answer that gives its number in other words
+    ("Answer: 2.5 cycles\nActually, the throughput should be 3 per iteration.", Refused("another answer")),
+    ("Answer: 2.5 cycles\nActually, I get 3.", Refused("another answer")),
+    ("Answer: 2.5 cycles\nActually, it should be closer to 3.", Refused("another answer")),
+    ("Answer: 2.5 cycles\nActually, I get 2.5.", 2.5),
+    ("Answer: 2.5 cycles\n\nActually, the 2 loads take 1 cycle each.", 2.5),
+    ("Answer: 2.5 cycles\n\nActually, port 0 is used 2 times per iteration.", 2.5),
+    # LaTeX math around the answer
+    ("Answer: $2.25$ cycles", 2.25),
+    ("Answer: $$2.25$$", 2.25),
 ]
 
 BUGS = [
@@ -298,7 +337,7 @@ BUGS = [
     ("Answer: 1\nThe comparison on line 4 is incorrect.", 1),
     # a number right after the marker is the answer, not a numbered list's mark
     ("Answer: 1. The comparison is swapped.", 1),
-    ("Answer: 1. Otherwise the function is correct.", Refused("conflicting")),
+    ("Answer: 1. Otherwise the function is correct.", 1),  # ``otherwise`` limits the ``correct`` to the rest
     ("Answer:\n1. No bug.", 0),  # on a line of its own, 1. is a list's mark
     # second thoughts after the final answer give another verdict
     ("Answer: 0\nActually, 1.", Refused("another answer")),
@@ -338,6 +377,97 @@ BUGS = [
     ("I don't think it's not correct.", Refused("double negation")),
     ("Answer: No, not buggy", 0),  # a negation after a pause is no double one
     ("Answer: not buggy", 0),
+    # a verdict limited by a contrast, an exception, a scope, a part or a modal is no verdict on the function:
+    # the contrast's own verdict is read where it gives one, else the reply is refused
+    ("The function looks correct, but the comparison on line 3 is swapped.", Refused("limited by 'but'")),
+    ("The function looks correct except for the off-by-one in the loop bound.", Refused("limited by 'except'")),
+    ("Everything is correct apart from line 4, which reads `j` instead of `i`.", Refused("limited by 'apart'")),
+    ("The logic is correct; however, the comparison uses <= where < is needed.", Refused("limited by 'however'")),
+    ("Correct, except that line 3 should use `<` instead of `<=`.", Refused("limited")),
+    ("Apart from line 4, the function is correct.", Refused("limited")),
+    ("Although the function looks correct, the comparison is swapped.", Refused("limited by 'although'")),
+    ("Answer: The function is correct except for the swapped comparison on line 3.", Refused("limited")),
+    ("The loop itself is correct.", Refused("limited by 'loop'")),
+    ("Line 2 is correct.", Refused("limited by 'line'")),
+    ("Everything else looks correct.", Refused("limited by 'else'")),
+    ("The rest of the function is correct.", Refused("limited by 'rest'")),
+    ("The comparison should be `<=`; otherwise it is correct.", Refused("limited by 'otherwise'")),
+    ("The function is mostly correct.", Refused("limited by 'mostly'")),
+    ("The function is correct for positive inputs.", Refused("limited by 'for'")),
+    ("The function is correct at first glance.", Refused("limited by 'at'")),
+    ("There is no bug in the loop.", Refused("limited by 'in'")),
+    ("The function would be correct if line 3 used `<`.", Refused("limited by 'would'")),
+    ("If n were negative, this would be a bug.", Refused("limited by 'would'")),
+    ("No, except that line 3 compares with <= instead of <.", Refused("limited by 'except'")),
+    ("The syntax is correct, but the logic has a bug.", 1),  # the contrast's own verdict
+    ("The function appears correct at first glance, but line 5 uses `a` for `b`, so it is buggy.", 1),
+    ("The comparison is swapped, so the answer is 1.", 1),
+    # ... near misses: a verdict on the whole function, a contrast before it, a contrast that is a note on style
+    ("The code looks suspicious at first, but it is correct.", 0),
+    ("Although the loop looks odd, the function is correct.", 0),
+    ("The function is correct for all inputs.", 0),
+    ("There is no bug in the code.", 0),
+    ("There are no bugs at all.", 0),
+    ("In my opinion, the function is correct.", 0),
+    ("The function is correct as written.", 0),
+    ("I checked each line and found no bug.", 0),
+    ("The code is correct, but it could be more efficient.", 0),
+    ("The function is correct, but the variable names could be clearer.", 0),
+    ("The function has no bugs, but the docstring is outdated.", 0),
+    ("The function is correct, but the variable names on line 3 are swapped.", Refused("limited by 'but'")),
+    ("The function is correct when n is positive, which the caller ensures.", Refused("limited by 'when'")),
+    # a negation that reaches its verdict word through more words (``here``, ``in this``, ``hold``)
+    ("Nothing here is buggy.", 0),
+    ("Nothing in this function is buggy.", 0),
+    ("No, the function doesn't hold a bug.", 0),
+    ("Answer: 0 (correct, though the naming is odd)", 0),  # an opening verdict is limited by an exception only
+    # after the answer: a verdict on a part, on the rest, or a hypothetical is no other verdict
+    ("Answer: 1\nThe rest of the function is correct.", 1),
+    ("Answer: 1\n\nExplanation: The loop is correct, but the comparison on line 3 is swapped.", 1),
+    ("Answer: 1 (the loop should be `i < n`, which would make it correct)", 1),
+    ("Answer: 1\n\nNo other bugs.", 1),
+    ("Answer: 1\n\nNo other issues.", 1),
+    ("Answer: 0\n\nNote: if `n` could be negative, this would be a bug.", 0),
+    # a negated degree denies a verdict of 0; before one of 1 it says neither; an unsure negation
+    ("The function is not entirely correct.", 1),
+    ("The function is not always correct.", 1),
+    ("It is not 100% bug-free.", 1),
+    ("It's not always buggy.", Refused("negated degree")),
+    ("It's not necessarily buggy.", Refused("unsure")),
+    ("The function looks fine.", 0),
+    ("Answer: 1\nOn reflection the code is fine.", Refused("another answer")),
+    # a correction after the answer that gives no bare verdict: refused, as every other answer after it
+    ("Answer: 0\nActually, the comparison is wrong, so the answer is 1.", Refused("another answer")),
+    ("Answer: 0\n\nOn second thought, the comparison is wrong, so 1.", Refused("another answer")),
+    ("Answer: 0\n\nHmm, on reflection `<` should be `<=`. Answer: 1", Refused("another answer")),
+    ("Answer: 1\n\nWait, no, the code is fine: 0.", Refused("another answer")),
+    ("Answer: 0\n\nUpdate: found it: `total` should be `count`.", Refused("another answer")),
+    ("Answer: 0\n\nActually, the comparison is swapped.", Refused("another answer")),
+    ("Answer: 0\n\nWait, line 3 uses `j` instead of `i`.", Refused("another answer")),
+    ("Answer: 1\n\nThe loop is fine, but the comparison is swapped.", 1),
+    ("Answer: 1\nActually, the comparison is wrong, so the answer is 1.", 1),  # the same verdict restated
+    ("Answer: 1\n\nUpdate: found it: `total` should be `count`.", 1),
+    ("Answer: 0\n\nActually, is the comparison swapped? No.", 0),
+    # a JSON object, a table's row, a label denied, identifiers and code, LaTeX math
+    ('{"answer": 1}', 1),
+    ('```json\n{"answer": 0}\n```', 0),
+    ('{"buggy": false}', 0),
+    ('{"has_bug": true, "line": 3}', 1),
+    ('{"correct": false}', 1),
+    ('{"is_correct": true}', 0),
+    ("{'bugs': []}", 0),
+    ('{"answer": 0, "buggy": true}', Refused("conflicting")),
+    ('{"explanation": "the loop is fine"}', Refused("no verdict among its keys")),
+    ("| Buggy | No |", 0),
+    ("| Verdict | 1 |", 1),
+    ("| Buggy | No | line 3 |", Refused("table")),
+    ("Bugs: none", 0),
+    ("Bug found: None", 0),
+    ("Answer: 0 (the variable `bug_count` is used correctly)", 0),
+    ("Answer: 0 (the variable bug_count is used correctly)", 0),
+    ("Answer: 1\n\nThe fix:\n```python\ndef f(a, b):\n    return is_correct(a)\n```", 1),
+    ("Answer: $1$", 1),
+    ("Answer: \\(0\\)", 0),
 ]
 
 NAMES = [
@@ -418,6 +548,20 @@ NAMES = [
     ("Answer: get_välue", ("get", "välue")),
     ("Answer: naïveBayes", ("naïve", "bayes")),
     ("<answer>get_value</answer>", ("get", "value")),
+    # a correction after the answer in a sentence: a name presented by a verb, or alone with a verdict on it
+    ("Answer: get_value\n\nActually, fetch is better.", Refused("another answer")),
+    ("Answer: get_value\n\nActually, I'd rename it to total.", Refused("another answer \\(\\('total',\\)\\)")),
+    ("Answer: get_value\n\nActually, it should be renamed to total.", Refused("another answer")),
+    ("Answer: get_value\n\nI'd call it total.", Refused("another answer \\(\\('total',\\)\\)")),  # not ``to|tal``
+    ("Answer: get_value\n\nIt could be named as_list.", Refused("another answer \\(\\('as', 'list'\\)\\)")),
+    # ... near misses: a verdict on the name is none
+    ("Answer: get_value\n\nActually, get_value is fine.", ("get", "value")),
+    ("Answer: get_value\n\nActually, this is fine.", ("get", "value")),
+    ("Answer: get_value\n\nWait, the name is clear.", ("get", "value")),
+    ("Answer: get_value\n\nActually, I'd keep it.", ("get", "value")),
+    # LaTeX: an escaped underscore
+    ("\\boxed{get\\_value}", ("get", "value")),
+    ("Answer: $get\\_value$", ("get", "value")),
 ]
 
 CLASSIFY = [
@@ -484,6 +628,38 @@ CLASSIFY = [
     # the last line, after the final answer, gives another label alone
     ("The required format is:\nAnswer: sorting\n\nThe program looks up a key.\n\nsearching", Refused("last line")),
     ("Answer: sorting\n\nThe program sorts a list.\n\n**sorting**", "sorting"),
+    # markup around a label: brackets, a key (``label =``, ``Category:``), a JSON object, a table's row, symbols
+    ("Answer: [sorting]", "sorting"),
+    ("Answer: <sorting>", "sorting"),
+    ("Answer: (sorting)", "sorting"),
+    ("Answer: {sorting}", "sorting"),
+    ("Answer: ['sorting']", "sorting"),
+    ("label = sorting", "sorting"),
+    ("Answer: label: sorting", "sorting"),
+    ("**Label:** `sorting`", "sorting"),
+    ("Classification: **Sorting**", "Sorting"),
+    ('label="sorting"', "sorting"),
+    ('{"label": "sorting", "confidence": 0.9}', "sorting"),
+    ('```json\n{"category": "sorting"}\n```', "sorting"),
+    ("| Label | sorting |", "sorting"),
+    ("Answer: sorting ✅", "sorting"),
+    ("Answer: $\\text{sorting}$", "sorting"),
+    ("Answer: O(n log n)", "O(n log n)"),  # parentheses inside a label are its own
+    ("Answer: <=", "<="),  # a label of symbols alone
+    ("Answer: [1] sorting", Refused("no clean label")),
+    ("Answer: <b>sorting</b>", Refused("no clean label")),
+    # ... what is still no clean label
+    ("Answer: [sorting, searching]", Refused("not one label")),
+    ('Answer: ["sorting", "searching"]', Refused("no clean label")),
+    ('{"label": ["sorting", "searching"]}', Refused("not one label")),
+    ('{"explanation": "it sorts"}', Refused("no one label")),
+    ("Answer: label=sorting; confidence=0.9", Refused("no clean label")),
+    ("Answer: <label>sorting</label>", Refused("no clean label")),
+    ("Answer: x = sorting", Refused("no clean label")),
+    ("| Label | sorting | high |", Refused("table")),
+    # a correction after the answer that presents another label at its end
+    ("Answer: sorting\nActually, the program searches, so the answer is searching.", Refused("another answer")),
+    ("Answer: sorting\nActually, it sorts, so the label is sorting.", "sorting"),
 ]
 
 EXEC = [
@@ -508,6 +684,28 @@ EXEC = [
     ("The required format is:\nAnswer: [2, 4]\n\nTracing: f(3) = 6.\n\n`6`", Refused("last line gives another")),
     ("Answer: 6\n\nTracing: f(3) = 6.\n\n`6`", "6"),
     ("Answer: 6\n\nHope this helps!", "6"),
+    # a correction after the answer in a sentence: the value presented by the call, ``it``, ``the result``
+    ("Answer: 6\nActually, f(3) returns 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\nWait, f(3) = 7.", Refused("another answer")),
+    ("Answer: 6\nActually, the output is 7.", Refused("another answer")),
+    ("Answer: 6\nActually, I miscounted: the result should be 7.", Refused("another answer")),
+    ("Answer: 6\nActually, it returns 7 because the loop runs once more.", Refused("another answer")),
+    ("Answer: 6\nWait, the result is 7 not 6.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nHmm, I made an error: the loop runs 4 times, so the answer is 10.", Refused("another answer")),
+    ("Answer: True\n\nActually, the condition fails, so it returns False.", Refused("another answer")),
+    ("Answer: 6\n\nSo f(3) = 7.", Refused("another answer")),  # a conclusion after the answer
+    ("Answer: 6\n\nThe result is 7.", Refused("another answer")),
+    # ... near misses: the same value, a count, an expression, a trace's steps, a note
+    ("Answer: 6\nActually, f(3) returns 6.", "6"),
+    ("Answer: 6\n\nActually, f(3) returns 6, as computed.", "6"),
+    ("Answer: 6\nActually, the loop runs 3 times.", "6"),
+    ("Answer: 6\nActually, 3 iterations are needed, as before.", "6"),
+    ("Answer: 6\n\nActually, this is because f(3) returns 2 * 3.", "6"),
+    ("Answer: 6\n\nTrace:\n- f(1) = 1\n- f(2) = 3\n- f(3) = 6", "6"),
+    ("Answer: 6\n\nSo the loop runs 3 times.", "6"),
+    ("Answer: 6\n\nSo 7 - 1 = 6.", "6"),
+    ("Answer: [2, 4]\n\nThe output is a list of doubled values.", "[2, 4]"),
+    ("Answer: $6$", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
