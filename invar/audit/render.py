@@ -537,7 +537,7 @@ def html_page(report: dict) -> str:
     examples beside their most different variant (changed tokens marked)."""
     from rich.console import Console
 
-    console = Console(record=True, width=110, file=_Null())
+    console = Console(record=True, width=110, file=_Null(), emoji=False)
     tables(report, console)
     summary = console.export_text()
     parts = [

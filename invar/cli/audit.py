@@ -340,7 +340,7 @@ def compare_command(
         from rich.console import Console
 
         buf = io.StringIO()
-        render(result, Console(file=buf, width=100, soft_wrap=True, highlight=False))
+        render(result, Console(file=buf, width=100, soft_wrap=True, highlight=False, emoji=False))
         text = buf.getvalue()
     if out is not None:
         from ..files import write_atomic
@@ -475,7 +475,7 @@ def _emit(
             from rich.console import Console
 
             buf = io.StringIO()
-            render.tables(result, Console(file=buf, width=100, soft_wrap=True, highlight=False))
+            render.tables(result, Console(file=buf, width=100, soft_wrap=True, highlight=False, emoji=False))
             text = buf.getvalue()
         make_folders(out)
         write_atomic(out, lambda f: f.write(text.encode()))

@@ -43,8 +43,8 @@ from ..interrupts import Terminated  # noqa: F401 - where it was first defined
 from ..symmetry.bigint import json_dumps
 from .options import SCHEMA, TextFormat
 
-stdout = Console(soft_wrap=True, highlight=False)
-stderr = Console(stderr=True, soft_wrap=True, highlight=False)
+stdout = Console(soft_wrap=True, highlight=False, emoji=False)
+stderr = Console(stderr=True, soft_wrap=True, highlight=False, emoji=False)
 
 
 # ------------------------------------------------------------- input reading

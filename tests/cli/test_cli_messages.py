@@ -295,3 +295,25 @@ def test_a_refused_block_named_by_function_says_so(invoke, tmp_path, function) -
         messages(result.stderr)[-1]
         == f"{path}: error: --function {function!r}: that block was refused (its error is above)"
     )
+
+
+# ------------------------------------------------------------ text that looks like an emoji code
+@pytest.mark.parametrize("line", [100, 1234])
+def test_a_location_is_printed_as_it_is_not_as_an_emoji(invoke, tmp_path, line) -> None:
+    """rich would print ``:100:`` as an emoji (and ``:1234:``): a location tools parse."""
+    path = tmp_path / "t.s"
+    path.write_text("".join("addq %rax, %rbx\n" if k % 2 == 0 else "\n" for k in range(line - 1)) + "bogus %rax\n")
+    result = invoke("parse", path)
+    assert result.exit_code == 1
+    assert messages(result.stderr)[0].startswith(f"{path}:{line}:1: error: "), result.stderr
+
+
+@pytest.mark.parametrize("text", ["ys = xs[0:x:2]", "ys = xs[a:b:o]", "ys = xs[0:thumbs_up:1]"])
+def test_program_text_is_printed_as_it_is_not_as_an_emoji(invoke, tmp_path, text) -> None:
+    path = tmp_path / "s.py"
+    path.write_text(
+        f"def f(xs: list, x: int, a: int, b: int, o: int, thumbs_up: int) -> list:\n    {text}\n    return ys\n"
+    )
+    result = invoke("canon", path)
+    assert result.exit_code == 0, result.output
+    assert text.split(" = ")[1] in result.stdout and result.stdout.isascii(), result.stdout
