@@ -532,18 +532,22 @@ def _file(path: Path, shown: str, task, lang: str | None, name: str | None = Non
 
 
 def _hexfile(text: str, shown: str, name: str) -> list[AuditExample]:
-    """A block per line (``hex`` or ``hex,frequency``; ``#`` comments); a
-    line that is not UTF-8 is a failed example."""
+    """A block per line that holds anything but a comment (``hex`` or
+    ``hex,frequency``; ``#`` comments; a ``hex``/``code`` header skipped),
+    as every command reads a hex file: a line without hex (``,4``, ``""``)
+    is a failed example there, as is a line that is not UTF-8. Each
+    example's source is its hex field as it stands on its line."""
     from ..files import undecodable
     from ..frontends.x86.hexblock import hex_field
 
     out = []
     for lineno, raw in enumerate(text.splitlines(), start=1):
-        hexcode = hex_field(raw.split("#", 1)[0])[0]
-        if hexcode and hexcode.lower() not in ("hex", "code"):
-            bad = undecodable(raw)
-            err = None if bad is None else ParseError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)
-            out.append(AuditExample(0, f"{name}:{lineno}", shown, lineno, hexcode, HEX.name, error=err))
+        code = raw.split("#", 1)[0]
+        if not code.strip() or hex_field(code)[0].lower() in ("hex", "code"):
+            continue
+        bad = undecodable(raw)
+        err = None if bad is None else ParseError("not UTF-8 text", path=shown, line=lineno, col=bad + 1)
+        out.append(AuditExample(0, f"{name}:{lineno}", shown, lineno, code.split(",", 1)[0], HEX.name, error=err))
     return out
 
 
@@ -554,8 +558,13 @@ def _assembly(text: str, shown: str, name: str, task) -> list[AuditExample]:
     ``;``), each with the label of its ``# label:`` comment."""
     from ..frontends.x86.parse import blocks
 
+    try:
+        found = blocks(text)
+    except ParseError as err:  # a listing refused as a whole (i386 code): one failed example, where it shows
+        err.located(shown)
+        return [AuditExample(0, f"{name}:{err.line}", shown, err.line, "", X86.name, error=err)]
     out = []
-    for first, body, refused in blocks(text):
+    for first, body, refused in found:
         ex = AuditExample(0, f"{name}:{first}", shown, first, body, X86.name)
         if refused is not None:  # a listing's block refused as a whole (a statement after a jump on its line)
             ex.error = refused.located(shown)

@@ -654,6 +654,10 @@ def _check_one_example(example, parts, places: dict, shards: dict[int, str]) -> 
         return
     if not ids:
         raise DataError(f"no shard holds the audited example {example} (shard 1 audits it)", path=shards[1])
+    for path, records, lines in parts:  # a record of another example: named where it is
+        for r, line in zip(records, lines):
+            if r["id"] != example:
+                raise DataError(f"a record of {r['id']}, not of the audited example {example}", path=path, line=line)
     here = [place for ps in places.values() for place in ps]
     path, line = _extra_record(here, shards[1])
     raise DataError(

@@ -195,16 +195,16 @@ def read_blocks(files: Sequence[tuple[str, Path]]) -> tuple[dict[str, str], list
 
 
 def _first_field(row: str) -> tuple[str, str | None]:
-    """The block of a source row (its first field, read with the csv
-    module's quoting rules: ``"4801ca",2.5`` is ``4801ca``), lower-cased,
-    and why it is not a block (None when it is). A row whose quoting is
-    malformed (a quote never closed, text after a closing quote) is kept
-    as written, up to its first comma."""
-    try:
-        fields = next(csv.reader([row], strict=True, skipinitialspace=True))
-    except csv.Error as err:
-        return row.split(",", 1)[0].strip(), f"malformed CSV quoting ({err})"
-    hexcode = fields[0].strip().lower() if fields else ""
+    """The block of a source row, lower-cased, and why it is not a block
+    (None when it is): its first field as every command reads a hex file's
+    (:func:`invar.frontends.x86.hexblock.hex_field`: ``"4801ca",2.5`` is
+    ``4801ca``; what follows the first comma is not read). A quote left
+    open, or text after the closing quote, is malformed quoting."""
+    from ..frontends.x86.hexblock import hex_field
+
+    hexcode = hex_field(row)[0].lower()
+    if hexcode.startswith('"'):
+        return hexcode, "malformed CSV quoting"
     if not hexcode:
         return hexcode, "no hex before the first comma"
     if not _HEX.match(hexcode):

@@ -316,22 +316,42 @@ def test_an_empty_undecodable_or_unreadable_source_file_in_a_directory_does_not_
 
 
 @pytest.mark.parametrize(
-    "bad, message",
+    "bad, message, col",
     [
-        (b"4801c", "an odd number of hex digits (5): a byte is two"),
-        (b"48zz01", "not a hex string: 'z' is not a hex digit"),
-        (b"48\xff01", "not UTF-8 text"),
+        (b"4801c", "an odd number of hex digits (5): a byte is two", 5),
+        (b"48zz01", "not a hex string: 'z' is not a hex digit", 3),
+        (b"48\xff01", "not UTF-8 text", 3),
+        # as every command reads the line: a line without hex is a failed example, not left out
+        (b",4", "empty hex field", 1),
+        (b'"",3', "empty hex field", 2),
+        (b'  "48zz01",1', "not a hex string: 'z' is not a hex digit", 6),  # the line's column, not the field's
+        (b"  48zz01,1", "not a hex string: 'z' is not a hex digit", 5),
+        (b'"4801c3,1', "not a hex string", 1),  # a quote left open
     ],
 )
-def test_a_bad_line_of_a_hex_file_is_one_failed_example(tmp_path, bad, message):
+def test_a_bad_line_of_a_hex_file_is_one_failed_example(tmp_path, bad, message, col):
     path = tmp_path / "b.hex"
-    path.write_bytes(b"4801c3\n" + bad + b"\n4829d8\n")
+    path.write_bytes(b'"4801c3",1\n' + bad + b"\n  4829d8 # a comment\n")
     data = datasets.load(str(path), task=BHIVE_TASK)
     assert [e.line for e in data.examples] == [1, 2, 3]
     assert data.examples[0].parse() and data.examples[2].parse()
     with pytest.raises(InvarError) as info:
         data.examples[1].parse()
-    assert message in str(info.value) and info.value.line == 2 and info.value.path == str(path)
+    assert message in str(info.value) and info.value.path == str(path)
+    assert (info.value.line, info.value.col) == (2, col)
+
+
+def test_an_i386_listing_in_a_directory_is_one_failed_example_and_the_rest_is_audited(tmp_path):
+    """A listing refused as a whole (``gcc -m32``) is located at its file and
+    line, and keeps no other file of the directory from the audit."""
+    (tmp_path / "a32.s").write_text("\t.text\n\t.globl f\nf:\n\tpushl\t%ebp\n\tmovl\t%esp, %ebp\n\tpopl\t%ebp\n\tret\n")
+    (tmp_path / "a64.s").write_text("\t.text\n\t.globl g\ng:\n\tmovq\t%rdi, %rax\n\taddq\t$1, %rax\n\tret\n")
+    data = datasets.load(str(tmp_path), task=BHIVE_TASK)
+    failed = [(e.id, e.path, e.line, type(e.error).__name__) for e in data.examples if e.error is not None]
+    assert failed == [("a32.s:4", str(tmp_path / "a32.s"), 4, "ParseError")]
+    assert "32-bit" in data.examples[0].error.message and data.examples[0].error.path == str(tmp_path / "a32.s")
+    assert [e.id for e in data.examples if e.error is None] == ["a64.s:4"]
+    assert data.examples[1].parse()
 
 
 # ------------------------------------------- datasets invar data wrote, per task

@@ -457,6 +457,11 @@ def test_merge_of_one_audited_example(invoke, tmp_path):
     result = invoke("audit", "merge", *files)
     assert result.exit_code == 1 and "no shard holds the audited example test.csv:17" in result.stderr
     assert result.stderr.startswith(f"{holder}: error: ")
+    record = json.loads(lines[1])
+    holder.write_text("\n".join([lines[0], json.dumps({**record, "id": "test.csv:99"}), *lines[2:]]) + "\n")
+    result = invoke("audit", "merge", *files)  # the one record is of another example: said where it is
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"{holder}:2: error: a record of test.csv:99, not of the audited example test.csv:17\n"
 
 
 CONSTANT = "tests.audit.callables:constant"

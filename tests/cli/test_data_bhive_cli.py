@@ -88,6 +88,6 @@ def test_quoted_fields_are_blocks_and_bad_quoting_is_rejected(invoke, tmp_path):
     with open(out / "rejected.csv", newline="") as f:
         rows = list(csv.reader(f))[1:]
     assert rows == [
-        ['"4801c0', "invar", "malformed CSV quoting (unexpected end of data)", f"{source}:4"],
-        ['"48"01', "invar", "malformed CSV quoting (',' expected after '\"')", f"{source}:5"],
+        ['"4801c0', "invar", "malformed CSV quoting", f"{source}:4"],
+        ['"48"01', "invar", "malformed CSV quoting", f"{source}:5"],
     ]

@@ -86,10 +86,13 @@ def test_reading_dedups_and_locates(tmp_path):
         ('"48 01",3', "48 01", "not a hex string"),
         ('"4801c",1', "4801c", "odd number of hex digits"),
         ('"",1', "", "no hex before the first comma"),
-        ('"4801c0', '"4801c0', "malformed CSV quoting (unexpected end of data)"),
-        ('"48"01,2', '"48"01', "malformed CSV quoting (',' expected after '\"')"),
-        ('"4801ca" ,2', '"4801ca"', "malformed CSV quoting (',' expected after '\"')"),
+        ('"4801c0', '"4801c0', "malformed CSV quoting"),  # a quote left open
+        ('"48"01,2', '"48"01', "malformed CSV quoting"),  # text after the closing quote
+        ('"4801ca" ,2', "4801ca", None),  # spaces after the closing quote, as every command reads them
         ('48"01",2', '48"01"', "not a hex string"),  # a quote inside a bare field is text
+        # what follows the first field is never read: its quoting cannot reject the block
+        ('4801d8,"abc', "4801d8", None),
+        ('4801c1,"x"y', "4801c1", None),
     ],
 )
 def test_source_rows_are_read_with_csv_quoting(tmp_path, row, block, reason):

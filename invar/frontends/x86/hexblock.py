@@ -77,9 +77,13 @@ def decode(hexcode: str, *, name: str = "block", line: int = 1, col: int = 1) ->
 
 def read_block(source: str, *, name: str, path: str | None = None, line: int = 1) -> Program:
     """One row's block, its hex on ``line`` of ``path`` (the record's ``block``
-    hook: the audit reads a hex file a row at a time)."""
+    hook: the audit reads a hex file a row at a time). ``source`` is the
+    row's hex field as it stands from the line's start (spaces and CSV
+    quotes included, read by :func:`hex_field`), so an error's column is
+    the line's."""
+    hexcode, col = hex_field(source)
     try:
-        return decode(source.strip(), name=name, line=line, col=1)
+        return decode(hexcode, name=name, line=line, col=col)
     except ParseError as err:
         raise err.located(path)
 
@@ -93,15 +97,19 @@ def _bad(message: str, reason: str, line: int, col: int) -> ParseError:
 def hex_field(code: str) -> tuple[str, int]:
     """The first field of a CSV line (its comment cut off) and its column,
     quotes read as CSV reads them: ``"4801ca",2.5`` holds ``4801ca`` at
-    column 2. A quote left open or inside the field stays, so that the
-    block is refused as not hex where it stands."""
+    column 2 (spaces around a quoted field are no part of it). A quote left
+    open, or text between the closing quote and the comma, keeps the field
+    as written up to its first comma, so that it is refused as not hex
+    where it stands; what follows the first field is never read."""
+    start = len(code) - len(code.lstrip())
+    if code[start : start + 1] == '"':
+        close = code.find('"', start + 1)
+        after = code[close + 1 :].lstrip() if close > 0 else None
+        if after is not None and (not after or after[0] == ","):
+            inner = code[start + 1 : close]
+            return inner.strip(), start + 2 + len(inner) - len(inner.lstrip())
     field = code.split(",", 1)[0]
-    col = len(field) - len(field.lstrip()) + 1
-    text = field.strip()
-    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1]:
-        inner = text[1:-1]
-        return inner.strip(), col + 1 + len(inner) - len(inner.lstrip())
-    return text, col
+    return field.strip(), start + 1
 
 
 def parse_units(text: str, path: str | None = None) -> Units:
