@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..checkpoint import load, save
+from ..errors import UsageError
 from .compiler import Compiled
 from .model import ARCH
 from .programs import PROGRAMS, get_program
@@ -25,16 +26,26 @@ from .spec import AltaError, AltaProgram
 
 def load_program(spec: str, *, max_length: int | None = None) -> AltaProgram:
     """The program named by ``spec``: a shipped name, or ``path.py:function``
-    (a function returning a AltaProgram; ``max_length`` is passed when given)."""
+    (a function returning a AltaProgram; ``max_length`` is passed when given).
+
+    A ``.py`` file that is missing is said first (an AltaError at the file,
+    with or without a function named); then a file named without its
+    function. A ``max_length`` that the program takes no parameter for is a
+    :class:`UsageError` at ``max_length``."""
     options: dict[str, Any] = {} if max_length is None else {"max_length": max_length}
     if spec in PROGRAMS:
         _check_options(PROGRAMS[spec], options, spec)
         return get_program(spec, **options)
     path, sep, name = spec.rpartition(":")
-    if not sep or not path.endswith(".py"):
+    if not sep:  # prog.py: a file, and no function
+        path, name = spec, ""
+    if not path.endswith(".py"):
         raise AltaError(
             f"unknown program {spec!r}: give a shipped name ({', '.join(sorted(PROGRAMS))}) or FILE.py:FUNCTION"
         )
+    _check_file(path)
+    if not name:
+        raise AltaError(f"name the function in it that builds the program: {path}:FUNCTION", path=path)
     fn = _function_of(path, name)
     _check_options(fn, options, spec)
     prog = _guarded(path, fn, **options)
@@ -43,9 +54,13 @@ def load_program(spec: str, *, max_length: int | None = None) -> AltaProgram:
     return prog
 
 
-def _function_of(path: str, name: str):
+def _check_file(path: str) -> None:
+    """A located AltaError when ``path`` is not a file."""
     if not Path(path).is_file():
         raise AltaError("is a directory, not a file" if Path(path).is_dir() else "no such file", path=path)
+
+
+def _function_of(path: str, name: str):
     module_name = "invar_alta_user_" + Path(path).stem
     loader = importlib.util.spec_from_file_location(module_name, path)
     if loader is None or loader.loader is None:
@@ -90,7 +105,7 @@ def _check_options(fn, options: dict, spec: str) -> None:
         return
     for key in options:
         if key not in params and not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-            raise AltaError(f"{spec} takes no {key} (it has no length bound to set)")
+            raise UsageError(f"{spec} takes no {key} (it has no length bound to set)", path=key)
 
 
 def payload(model: Compiled) -> dict:

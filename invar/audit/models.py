@@ -216,9 +216,11 @@ def import_callable(spec: str) -> Callable:
     except KeyboardInterrupt:
         raise
     except BaseException as err:  # noqa: BLE001 - any error while importing user code, sys.exit() included
-        hint = _module_hint(spec) if isinstance(err, ModuleNotFoundError) else None
-        said = f"cannot import {module_name} ({_describe(err)})"
-        raise ModelError(said + (f"; {hint}" if hint else ""), path="--model")
+        if isinstance(err, ModuleNotFoundError) and _names_itself(module_name, err.name):
+            named = _file_spec_error(spec)  # mods.py:f: a file named where its module is expected
+            if named is not None:
+                raise named
+        raise ModelError(f"cannot import {module_name} ({_describe(err)})", path="--model")
     fn: Any = module
     for part in attr.split("."):
         fn = getattr(fn, part, None)
@@ -229,23 +231,46 @@ def import_callable(spec: str) -> Callable:
     return fn
 
 
-def _module_hint(spec: str) -> str | None:
-    """What to write for a callable named by its file (``mods.py:f``,
-    ``sub/mods.py:f``): the module's name, as imported with the current
-    directory on the path (``mods:f``, ``sub.mods:f``); None for any other spec."""
+def _names_itself(module_name: str, missing: str | None) -> bool:
+    """Whether the module not found is ``module_name`` or a package above
+    it (not a module that the named one imports)."""
+    return missing is not None and (module_name == missing or module_name.startswith(missing + "."))
+
+
+def _file_spec_error(spec: str) -> ModelError | None:
+    """The error of a callable named by its file (``mods.py:f``,
+    ``sub/mods.py:f``), located at the file: there is no such file, or it
+    is a Python file where a module is expected, and what to write instead
+    (the module's name, as imported with the current directory on the
+    path: ``mods:f``, ``sub.mods:f``; or with its folder on PYTHONPATH);
+    None for any other spec."""
     path, sep, attr = spec.rpartition(":")
     if not sep or not path.endswith(".py") or not attr:
         return None
     file = Path(path)
+    if not file.exists():
+        return ModelError(
+            "no such file (a Python callable is named package.module:function, the module importable from the "
+            "current directory or PYTHONPATH)",
+            path=path,
+        )
+    if not file.is_file():
+        return None
+    return ModelError(f"a Python file, named where a module is expected; {_module_hint(file, attr)}", path=path)
+
+
+def _module_hint(file: Path, attr: str) -> str:
+    """What to write for the existing Python file ``file`` and its callable ``attr``."""
+    if not file.stem.isidentifier():
+        return f"its name is no module's ({file.stem!r} is not a Python name): rename it, then write MODULE:{attr}"
     try:
         parts = file.resolve().relative_to(Path.cwd().resolve()).with_suffix("").parts
     except ValueError:  # outside the current directory: importable from its own folder
-        return (
-            f"name the module, not its file: {file.stem}:{attr}, with {file.parent} on PYTHONPATH (or run from there)"
-        )
-    if all(part.isidentifier() for part in parts):
+        parts = ()
+    if parts and all(part.isidentifier() for part in parts):
         return f"name the module, not its file: drop .py and write {'.'.join(parts)}:{attr}"
-    return f"name the module, not its file: package.module:function, importable from {Path.cwd()}"
+    # outside the current directory, or under a folder whose name is no package's (my-dir/mods.py)
+    return f"name the module, not its file: {file.stem}:{attr}, with {file.parent} on PYTHONPATH (or run from there)"
 
 
 # ------------------------------------------------------------------- opening
@@ -344,10 +369,8 @@ def _local_adapter(spec: str, task: str | None, device: str | None, timeout: flo
     if not path.exists() and _CALLABLE.match(spec):
         return CallableAdapter(import_callable(spec), spec, timeout)
     if not path.exists():
-        hint = _module_hint(spec)
-        raise ModelError(
-            "no such model file (a checkpoint, a TorchScript file, an http:// endpoint or package.module:function)"
-            + (f"; {hint}" if hint else ""),
+        raise _file_spec_error(spec) or ModelError(
+            "no such model file (a checkpoint, a TorchScript file, an http:// endpoint or package.module:function)",
             path=spec,
         )
     if is_torchscript(path):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import inspect
 import json
 import math
 from pathlib import Path
@@ -33,16 +32,17 @@ def _finite(lam: float) -> float:
 
 def _load(prog: str, max_len: int | None):
     """The program PROG names (:func:`invar.alta.store.load_program`). A name
-    that is neither a shipped program nor FILE.py:FUNCTION, and a --max-len
-    that the shipped program named takes none of, are usage errors (exit
-    status 2), said before anything runs."""
+    that is neither a shipped program nor FILE.py:FUNCTION, a file named
+    without its function, and a --max-len that the program takes none of,
+    are usage errors (exit status 2); a FILE.py that is missing is bad input
+    (1, at the file). All are said before the program is built (a file's
+    --max-len once its file is loaded, before its function runs)."""
     from ..alta.programs import PROGRAMS
     from ..alta.store import load_program
 
     path, sep, function = prog.rpartition(":")
-    if prog.endswith(".py") and Path(prog).is_file():
-        raise UsageError(f"unknown program {prog!r}: name the function in it that builds the program: {prog}:FUNCTION")
-    if prog not in PROGRAMS and not (sep and path.endswith(".py") and function):
+    file, function = (path, function) if sep else (prog, "")
+    if prog not in PROGRAMS and not file.endswith(".py"):
         names = sorted(PROGRAMS)
         close = [n for n in names if n.startswith(prog)] or difflib.get_close_matches(prog, names, n=3)
         either = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
@@ -50,9 +50,14 @@ def _load(prog: str, max_len: int | None):
         raise UsageError(
             f"unknown program {prog!r}: {hint}give a shipped name ({', '.join(names)}) or FILE.py:FUNCTION"
         )
-    if prog in PROGRAMS and max_len is not None and "max_length" not in inspect.signature(PROGRAMS[prog]).parameters:
-        raise UsageError(f"{prog} takes no max_length (it has no length bound to set)", path="--max-len")
-    return load_program(prog, max_length=max_len)
+    if prog not in PROGRAMS and not function and Path(file).is_file():  # prog.py, prog.py: (a missing one is said)
+        raise UsageError(f"unknown program {prog!r}: name the function in it that builds the program: {file}:FUNCTION")
+    try:
+        return load_program(prog, max_length=max_len)
+    except UsageError as err:  # the library's keyword, this command's option
+        if err.path == "max_length":
+            err.path = "--max-len"
+        raise
 
 
 alta_app = typer.Typer(

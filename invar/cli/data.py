@@ -403,7 +403,8 @@ def exec_command(
             "--inputs",
             help=(
                 "With --source: JSON lines {\"function\": NAME, \"input\": \"ARGUMENTS\"} giving the calls of the "
-                "functions they name."
+                "functions they name (\"path\": the file, relative to --source, when several have that name); "
+                "- reads standard input."
             ),
         ),
     ] = None,
@@ -444,13 +445,13 @@ def exec_command(
 
     if (source is None) == (generate is None):
         raise UsageError("give --source DIR or --generate N (one of them)", path="--source")
-    _check_inputs(inputs, source)
+    given = _read_inputs(inputs, source)
     folder_destination(out, "--out")
     limits = Limits(seconds=timeout, memory=memory << 20)
     with progress_bar("calls") as progress:  # the source's functions called, or generated programs'
         run = dict(limits=limits, jobs=jobs, progress=progress)
         if source is not None:
-            meta = exec_data.build_source(source, out, seed=seed, calls=calls, inputs=inputs, **run)
+            meta = exec_data.build_source(source, out, seed=seed, calls=calls, inputs=given, **run)
         else:
             meta = exec_data.build_generated(generate, out, seed=seed, **run)
     if fmt is TableFormat.json:
@@ -467,17 +468,19 @@ def exec_command(
     )
 
 
-def _check_inputs(inputs: str | None, source: str | None) -> None:
-    """``data exec --inputs``: given with --source, and a file that can be
-    read as text (else its located error, before any call runs)."""
+def _read_inputs(inputs: str | None, source: str | None):
+    """``data exec --inputs``: given with --source, and read once, before
+    any call runs (``-``: standard input, its errors located at ``<stdin>``);
+    its rows (:func:`invar.tasks.exec_source.read_inputs`) or None."""
     from ..errors import UsageError
+    from ..tasks.exec_source import read_inputs
     from .console import read_text
 
     if inputs is None:
-        return
+        return None
     if source is None:
         raise UsageError("--inputs gives the calls of --source's functions", path="--inputs")
-    read_text(inputs)
+    return read_inputs("<stdin>" if inputs == "-" else inputs, read_text(inputs))
 
 
 @data_app.command("bhive")

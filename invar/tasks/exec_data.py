@@ -17,8 +17,9 @@ different hash seeds (``PYTHONHASHSEED`` 1 and 2): its label is the result
 when both runs return the same literal. A call whose two runs differ
 (time, randomness, ids, the hash order of a set of strings turned into a
 list) is **non-deterministic** and left out; so is one that raises, runs
-past its limits, is refused by the sandbox, or returns no literal. Each is
-counted by reason in ``meta.json`` (``left_out``) and the summary.
+past its limits, is refused by the sandbox, or returns no literal, and one
+an inputs file gives for a function that is skipped. Each is counted by
+reason in ``meta.json`` (``left_out``) and the summary.
 
 **Output**: OUT/``test.jsonl``, one example per line in CRUXEval's layout
 (``id``, ``code``, ``input``, ``output``) with ``function``, ``path`` and
@@ -33,10 +34,13 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import DataError, UsageError
 from ..sandbox import Call, Limits, Outcome, run
+
+if TYPE_CHECKING:
+    from .exec_source import Inputs
 
 #: rounds of new programs ``--generate`` draws to replace those left out
 ROUNDS = 4
@@ -166,18 +170,22 @@ def build_source(
     *,
     seed: int = 0,
     calls: int = 3,
-    inputs: str | Path | None = None,
+    inputs: str | Path | Inputs | None = None,
     limits: Limits = Limits(),
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict:
     """The dataset of the self-contained functions under ``source`` (the
-    module docstring); returns meta.json's fields."""
-    from .exec_source import read_inputs, targets
+    module docstring); returns meta.json's fields. ``inputs``: the inputs
+    file's path, or the file already read (:func:`~.exec_source.read_inputs`:
+    standard input is read once, by the caller)."""
+    from .exec_source import Inputs, read_inputs, targets
 
     if calls < 1:
         raise UsageError(f"--calls {calls}: give at least 1", path="--calls")
-    found, skipped = targets(source, seed, calls, read_inputs(inputs) if inputs is not None else None)
+    if inputs is not None and not isinstance(inputs, Inputs):
+        inputs = read_inputs(inputs)
+    found, skipped, unused = targets(source, seed, calls, inputs)
     items = [
         Item(f"{t.path}:{t.line}:{k}", t.code, arguments, t.name, t.path, t.line)
         for t in found
@@ -190,14 +198,14 @@ def build_source(
             + ")",
             path=str(source),
         )
-    left_out: dict[str, int] = {}
+    left_out: dict[str, int] = dict(unused)  # the inputs' calls of skipped functions, counted with the rest
     rows = _labelled(items, limits, jobs, left_out, progress)
     meta = {
         "source": str(source),
         "seed": seed,
         "calls_per_function": calls,
         "functions": len(found),
-        "calls": len(items),
+        "calls": len(items) + sum(unused.values()),
         "skipped_functions": dict(sorted(skipped.items())),
         "left_out": dict(sorted(left_out.items())),
         "limits": asdict(limits),

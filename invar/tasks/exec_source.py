@@ -11,9 +11,10 @@ stored as it stands in its file.
 
 **Which calls.** The arguments come from an inputs file when it names the
 function (``--inputs FILE``: JSON lines ``{"function": NAME, "input":
-"ARGUMENTS"}``, with ``"path"``, relative to DIR, to tell apart functions of
-one name), else they are drawn, seeded by the function's path, line and
-name, from the parameters' annotations (the **literal types**):
+"ARGUMENTS"}``, UTF-8, a byte-order mark dropped, with ``"path"``, a string
+relative to DIR, to tell apart functions of one name), else they are drawn,
+seeded by the function's path, line and name, from the parameters'
+annotations (the **literal types**):
 
 =====================  ====================================================
 annotation             drawn value
@@ -39,6 +40,14 @@ parameter that has neither a type above nor a default is skipped and
 counted. ``calls`` distinct calls are drawn per function (fewer when its
 parameters have fewer values). Arguments are written as canonical literals
 (:func:`invar.sandbox.literal`), so the same seed writes the same text.
+
+**The inputs file.** A function gets the calls of the lines that name its
+path, then those of the lines that name no path (these are for every
+function of that name). A line that is not such a row, or whose ``"path"``
+is not a string (``null`` is no path), is an error at its line, as is one
+that names a function that is not there; one for a function that is there
+but skipped (it reads a global) is left out and counted, under the skipped
+function's reason (:func:`targets`' third value), so no line is lost unsaid.
 """
 
 from __future__ import annotations
@@ -50,7 +59,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import DataError
+from ..errors import DataError, InvarError
 from ..frontends.units import own_name
 
 _SCALARS = {
@@ -228,39 +237,76 @@ class Inputs(dict):
         self.lines: dict[tuple[str | None, str], int] = {}
 
 
-def read_inputs(path: str | Path) -> Inputs:
+#: what a line of an inputs file must be
+_ROW = 'expected {"function": NAME, "input": "ARGUMENTS"} with arguments that parse'
+
+
+def read_inputs(path: str | Path, text: str | None = None) -> Inputs:
     """An inputs file: ``(path or None, function) -> [arguments]``; a
-    located DataError for a row that is not one."""
+    located DataError for a line that is not a row (the module docstring).
+    ``text``: the file's text when it is already read (standard input:
+    ``path`` is then the name errors show, ``<stdin>``); else the file at
+    ``path`` is read, as UTF-8, a byte-order mark dropped."""
     out = Inputs(path)
-    text = Path(path).read_text(encoding="utf-8")
-    for lineno, raw in enumerate(text.splitlines(), start=1):
+    if text is None:
+        text = _read(path)
+    # lines end at "\n" alone: a JSON string may hold U+2028 or a form feed, which splitlines() breaks at
+    for lineno, raw in enumerate(text.removeprefix("\ufeff").split("\n"), start=1):
         if not raw.strip():
             continue
         try:
             row = json.loads(raw)
             name, arguments = row["function"], row["input"]
-            ast.parse(f"f({arguments})", mode="eval")
             if not isinstance(name, str) or not isinstance(arguments, str):
                 raise TypeError
-        except (ValueError, KeyError, TypeError, SyntaxError):
+            call = ast.parse(f"f({arguments})", mode="eval").body  # "1), g(2" would be a tuple, not one call
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+                raise SyntaxError
+        except (ValueError, KeyError, TypeError, SyntaxError, RecursionError, MemoryError):
+            raise DataError(_ROW, path=str(path), line=lineno, col=1) from None
+        where = row.get("path")
+        if where is not None and not (isinstance(where, str) and where):
+            shown = json.dumps(where, ensure_ascii=False)
             raise DataError(
-                'expected {"function": NAME, "input": "ARGUMENTS"} with arguments that parse',
+                f'"path" is {shown if len(shown) <= 30 else shown[:29] + "…"}, not a file: give the file\'s path '
+                "(a string) relative to the source directory",
                 path=str(path),
                 line=lineno,
                 col=1,
-            ) from None
-        out.setdefault((row.get("path"), name), []).append(arguments)
-        out.lines.setdefault((row.get("path"), name), lineno)
+            )
+        out.setdefault((where, name), []).append(arguments)
+        out.lines.setdefault((where, name), lineno)
     return out
 
 
-def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = None) -> tuple[list[Target], dict]:
-    """The functions of ``source`` to call, with their calls, and what was
-    skipped and why (reason -> count)."""
+def _read(path: str | Path) -> str:
+    """The text of the inputs file ``path`` (a located DataError when it
+    cannot be read or is not UTF-8)."""
+    from ..frontends import decode
+
+    try:
+        return decode(Path(path).read_bytes(), "", str(path))
+    except FileNotFoundError:
+        raise DataError("no such file", path=str(path)) from None
+    except IsADirectoryError:
+        raise DataError("is a directory, not a file", path=str(path)) from None
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror}", path=str(path)) from None
+    except InvarError as err:  # NUL bytes, not UTF-8, empty
+        raise DataError(err.message, path=err.path, line=err.line, col=err.col) from None
+
+
+def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = None) -> tuple[list[Target], dict, dict]:
+    """The functions of ``source`` to call, with their calls; what was
+    skipped and why (reason -> functions); and the calls of ``inputs`` left
+    out because every function they name was skipped (reason -> calls)."""
     from .names import read_units, source_files
 
     root = Path(source)
+    inputs = inputs or {}
     out, skipped, seen = [], {}, set()
+    used: set = set()  # the inputs' keys whose calls a target makes
+    skipped_as: dict = {}  # an inputs' key -> why a function it names was skipped
     for rel in source_files(root):
         if not rel.endswith(".py"):
             continue
@@ -269,14 +315,23 @@ def targets(source: str | Path, seed: int, calls: int, inputs: dict | None = Non
             skipped[f"in files not read ({unreadable})"] = skipped.get(f"in files not read ({unreadable})", 0) + 1
             continue
         for unit in units:
-            seen |= {(rel, own_name(unit.name)), (None, own_name(unit.name))}
-            target, why = _target(unit, rel, seed, calls, inputs or {})
+            keys = ((rel, own_name(unit.name)), (None, own_name(unit.name)))
+            seen.update(keys)
+            target, why = _target(unit, rel, seed, calls, inputs)
             if why is not None:
                 skipped[why] = skipped.get(why, 0) + 1
+                for key in keys:
+                    skipped_as.setdefault(key, why)
             else:
                 out.append(target)
-    _check_known(inputs or {}, seen, source)
-    return out, skipped
+                used.update(keys)
+    _check_known(inputs, seen, source)
+    left_out: dict[str, int] = {}
+    for key, given in inputs.items():
+        if key not in used:  # every function of its name skipped: its calls counted, not lost
+            why = f"given for a function skipped: {skipped_as[key]}"
+            left_out[why] = left_out.get(why, 0) + len(given)
+    return out, skipped, left_out
 
 
 def _check_known(inputs: dict, seen: set, source: str | Path) -> None:
@@ -301,7 +356,7 @@ def _target(unit, rel: str, seed: int, calls: int, inputs: dict) -> tuple[Target
     if not self_contained(unit):
         return None, "not self-contained (it reads a global)"
     code, line = unit.render() + "\n", unit.lines[0].source_line
-    given = inputs.get((rel, name)) or inputs.get((None, name))
+    given = [*inputs.get((rel, name), ()), *inputs.get((None, name), ())]  # its path's calls, then its name's
     if given:
         return Target(rel, line, name, code, tuple(given)), None
     params, why = signature(code)

@@ -9,7 +9,7 @@ from invar.alta import AltaError, compile, get_program
 from invar.alta.check import all_inputs
 from invar.alta.store import load_compiled, load_program, save_compiled
 from invar.checkpoint import load, save
-from invar.errors import ModelError
+from invar.errors import ModelError, UsageError
 
 
 @pytest.mark.parametrize("name", ["parity-absolute", "palindrome", "sort"])
@@ -107,6 +107,11 @@ def test_program_from_a_named_file(tmp_path):
         ("{dir}/user.py:not_a_program", "returned int, not an AltaProgram"),
         ("{dir}/user.py:absent", "no function 'absent'"),
         ("{dir}/none.py:f", "no such file"),
+        # a missing file is said first, with or without a function; then a file without its function
+        ("{dir}/none.py", "no such file"),
+        ("{dir}/none.py:", "no such file"),
+        ("{dir}/user.py", "name the function in it that builds the program: {dir}/user.py:FUNCTION"),
+        ("{dir}/user.py:", "name the function in it that builds the program: {dir}/user.py:FUNCTION"),
         ("{dir}/user.txt:f", "unknown program"),
         ("reverse-all", "unknown program 'reverse-all'"),
     ],
@@ -115,7 +120,20 @@ def test_bad_program_names(tmp_path, spec, words):
     (tmp_path / "user.py").write_text(USER)
     with pytest.raises(AltaError) as info:
         load_program(spec.format(dir=tmp_path))
-    assert words in info.value.message
+    assert words.format(dir=tmp_path) in info.value.message
+
+
+@pytest.mark.parametrize("spec", ["{dir}/user.py:not_a_program", "sort"])
+def test_a_max_length_the_program_takes_none_of_is_a_usage_error_at_that_keyword(tmp_path, spec):
+    """A shipped program and a function of a file alike (the file's was an unlocated AltaError)."""
+    (tmp_path / "user.py").write_text(USER)
+    spec = spec.format(dir=tmp_path)
+    with pytest.raises(UsageError) as info:
+        load_program(spec, max_length=3)
+    assert (
+        info.value.path == "max_length"
+        and info.value.message == f"{spec} takes no max_length (it has no length bound to set)"
+    )
 
 
 def test_a_failing_named_function_is_located(tmp_path):

@@ -147,9 +147,9 @@ def test_bad_input_is_one_located_line(invoke, tmp_path, args, words):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-#: (arguments, exit status, the one error line): a PROG that names no program, and an option it cannot
-#: take, are usage errors (2), as a bad option is; a file that is missing or not a model, or an input
-#: outside the program's domain, is bad input (1)
+#: (arguments, exit status, the one error line): a PROG that names no program (a file without its
+#: function too), and an option it cannot take, are usage errors (2), as a bad option is; a file that is
+#: missing or not a model, or an input outside the program's domain, is bad input (1), at the file
 NAMES = "addition, contains-a, distinct-count, first-is-a, histogram, palindrome, parity-absolute, parity-relative, "
 NAMES += "parity-sum-mod, reverse, sort, subleq"
 UNKNOWN = f"give a shipped name ({NAMES}) or FILE.py:FUNCTION"
@@ -190,12 +190,43 @@ UNKNOWN = f"give a shipped name ({NAMES}) or FILE.py:FUNCTION"
         (["info", "{dir}/none.pt"], 1, "{dir}/none.pt: error: no such checkpoint"),
         (["check", "{dir}/none.pt", "--max-length", "2"], 1, "{dir}/none.pt: error: no such checkpoint"),
         (["run", "{dir}/none.py:f", "-i", "1"], 1, "{dir}/none.py: error: no such file"),
+        # a missing file is said, with or without a function (the shipped names were listed), before the rest
+        (["run", "{dir}/none.py", "-i", "1"], 1, "{dir}/none.py: error: no such file"),
+        (["run", "{dir}/none.py:", "-i", "1"], 1, "{dir}/none.py: error: no such file"),
+        (["compile", "{dir}/none.py", "-o", "{dir}/m.pt"], 1, "{dir}/none.py: error: no such file"),
+        (["check", "{dir}/none.py", "--max-length", "2"], 1, "{dir}/none.py: error: no such file"),
+        (["run", "{dir}/folder.py", "-i", "1"], 1, "{dir}/folder.py: error: is a directory, not a file"),
+        # an empty function name: name the function (the shipped names were listed)
+        (
+            ["run", "{dir}/progs.py:", "-i", "1"],
+            2,
+            "invar: error: unknown program '{dir}/progs.py:': name the function in it that builds the program: "
+            "{dir}/progs.py:FUNCTION",
+        ),
+        # a FILE.py:FUNCTION that takes no max_length: as a shipped program, at --max-len (it was exit 1, unlocated)
+        (
+            ["run", "{dir}/progs.py:broken", "--max-len", "3", "-i", "1"],
+            2,
+            "--max-len: error: {dir}/progs.py:broken takes no max_length (it has no length bound to set)",
+        ),
+        (
+            ["compile", "{dir}/progs.py:broken", "--max-len", "3", "-o", "{dir}/m.pt"],
+            2,
+            "--max-len: error: {dir}/progs.py:broken takes no max_length (it has no length bound to set)",
+        ),
+        (
+            ["check", "{dir}/progs.py:leaves", "--max-len", "3", "--max-length", "2"],
+            2,
+            "--max-len: error: {dir}/progs.py:leaves takes no max_length (it has no length bound to set)",
+        ),
+        (["run", "{dir}/progs.py:shifted", "--max-len", "3", "-i", "1"], 0, None),
         (["run", "parity-relative", "-i", "1 0"], 0, None),
     ],
 )
 def test_unknown_programs_are_usage_errors(invoke, tmp_path, args, status, message):
     (tmp_path / "progs.py").write_text(USER_PROGRAM)
     (tmp_path / "bits.txt").write_text("1 0\n")
+    (tmp_path / "folder.py").mkdir()
     result = invoke("alta", *[a.replace("{dir}", str(tmp_path)) for a in args])
     assert result.exit_code == status, result.output
     if message is None:

@@ -183,3 +183,36 @@ def test_dlg_refuses_a_mask_too_large_to_print_and_prints_one_that_is_not(invoke
     block.write_text("mov %rax, %rbx\nadd %rbx, %rcx\n")
     shown = invoke("dlg", block, "--mask", "--format", "json")
     assert shown.exit_code == 0 and json.loads(shown.stdout)[0]["mask"] == [[1, 1], [0, 1]]
+
+
+@pytest.mark.parametrize(
+    "inputs, stdin, shown",
+    [
+        # a row's error is at its line, in the file or on standard input (`-` was an internal error)
+        ("{tmp}/in.jsonl", None, '{tmp}/in.jsonl:2:1: error: "path" is [1], not a file'),
+        ("-", '{"function": "f", "input": "1"}\n{"function": "f", "input": "1", "path": [1]}\n', "<stdin>:2:1: "),
+        ("-", '{"function": "f", "input": "1"}\n{"function": "f"}\n', '<stdin>:2:1: error: expected {"function"'),
+        ("-", '{"function": "nope", "input": "1"}\n', "<stdin>:1:1: error: calls a function that is not in "),
+        ("-", "", "<stdin>:1:1: error: empty input"),
+    ],
+)
+def test_data_exec_inputs_errors_are_located_at_their_line(invoke, tmp_path, inputs, stdin, shown):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("def f(n: int) -> int:\n    return n + 1\n")
+    (tmp_path / "in.jsonl").write_text(
+        '{"function": "f", "input": "1"}\n{"function": "f", "input": "1", "path": [1]}\n'
+    )
+    argv = [
+        "data",
+        "exec",
+        "--source",
+        tmp_path / "src",
+        "--inputs",
+        inputs.format(tmp=tmp_path),
+        "--out",
+        tmp_path / "o",
+    ]
+    result = invoke(*argv, input=stdin)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.splitlines()[0].startswith(shown.replace("{tmp}", str(tmp_path))), result.stderr
+    assert not (tmp_path / "o").exists()  # said before any call runs, nothing written

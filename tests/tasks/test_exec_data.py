@@ -23,7 +23,7 @@ from invar.sandbox import Limits, literal
 from invar.tasks.exec import dataset, oracle, render
 from invar.tasks.exec_data import build_generated, build_source
 from invar.tasks.exec_generate import CONSTRUCTS, generate
-from invar.tasks.exec_source import drawer
+from invar.tasks.exec_source import drawer, read_inputs, targets
 
 QUICK = Limits(seconds=1.0, memory=256 << 20)
 
@@ -194,6 +194,7 @@ def test_functions_of_a_directory_are_called_and_what_cannot_be_labelled_is_coun
     inputs.write_text(
         '{"function": "untyped", "input": "1, 2"}\n{"function": "untyped", "input": "\'a\', \'b\'"}\n'
         '{"function": "spins", "path": "funcs.py", "input": "1"}\n'
+        '{"function": "uses_global", "input": "1"}\n'  # skipped: its call is counted, not lost
     )
     meta = build_source(source, tmp_path / "out", seed=1, calls=2, inputs=inputs, limits=QUICK, jobs=2)
     rows = [json.loads(line) for line in (tmp_path / "out" / "test.jsonl").read_text().splitlines()]
@@ -209,13 +210,15 @@ def test_functions_of_a_directory_are_called_and_what_cannot_be_labelled_is_coun
         "non-deterministic (two runs differ)": 2 * 4,
         "raised an exception": 2,
         "ran past the time limit": 1,
+        "given for a function skipped: not self-contained (it reads a global)": 1,
     }
     assert meta["skipped_functions"] == {
         "async": 1,
         "not a top-level function": 1,
         "not self-contained (it reads a global)": 1,
     }
-    assert meta["functions"] == 9 and meta["calls"] == 2 * 8 + 1
+    assert meta["functions"] == 9 and meta["calls"] == 2 * 8 + 1 + 1
+    assert meta["calls"] == meta["test"] + sum(meta["left_out"].values())  # every call labelled or counted
 
 
 def test_a_directory_without_a_function_to_call_is_a_data_error(tmp_path):
@@ -288,10 +291,153 @@ def test_the_command_takes_one_source_of_programs(tmp_path, args, message):
 
 
 def test_a_redefined_function_is_a_target_called_by_its_own_name(tmp_path):
-    from invar.tasks.exec_source import targets
-
     (tmp_path / "m.py").write_text(
         "def f(a: int) -> int:\n    return a + 1\n\n\ndef f(a: int, b: int = 2) -> int:\n    return a * b\n"
     )
-    found, skipped = targets(tmp_path, seed=0, calls=2)
-    assert [(t.name, t.line) for t in found] == [("f", 1), ("f", 5)] and not skipped
+    found, skipped, left_out = targets(tmp_path, seed=0, calls=2)
+    assert [(t.name, t.line) for t in found] == [("f", 1), ("f", 5)] and not skipped and not left_out
+
+
+# ---------------------------------------------------------------- inputs file
+GOOD = '{"function": "f", "input": "1"}\n'
+
+
+@pytest.mark.parametrize(
+    "row, said",
+    [
+        # "path" is a file's name: a string, else an error at its line (an array was a crash, a number a key)
+        ('{"function": "f", "input": "1", "path": [1]}', '"path" is [1], not a file'),
+        ('{"function": "f", "input": "1", "path": 5}', '"path" is 5, not a file'),
+        ('{"function": "f", "input": "1", "path": ""}', '"path" is "", not a file'),
+        ('{"function": "f", "input": "1", "path": true}', '"path" is true, not a file'),
+        # a long value is cut short
+        (
+            '{"function": "f", "input": "1", "path": {"a": "' + "b" * 40 + '"}}',
+            '"path" is {"a": "' + "b" * 22 + "…, not",
+        ),
+        # a row that is not one call
+        ('{"function": "f"}', "expected {"),
+        ('{"function": 3, "input": "1"}', "expected {"),
+        ('{"function": "f", "input": [1]}', "expected {"),
+        ('{"function": "f", "input": "1), g(2"}', "expected {"),  # a tuple of two calls, not arguments
+        ('{"function": "f", "input": "1,,"}', "expected {"),
+        ("[1]", "expected {"),
+        ('"f"', "expected {"),
+        ("f(1)", "expected {"),
+    ],
+)
+def test_a_bad_inputs_row_is_an_error_at_its_line(tmp_path, row, said):
+    inputs = tmp_path / "in.jsonl"
+    inputs.write_text(GOOD + "\n" + row + "\n" + GOOD)
+    with pytest.raises(DataError) as caught:
+        read_inputs(inputs)
+    assert caught.value.message.startswith(said), caught.value.message
+    assert (caught.value.path, caught.value.line, caught.value.col) == (str(inputs), 3, 1)
+
+
+@pytest.mark.parametrize(
+    "data, rows, lines",
+    [
+        # a byte-order mark is dropped, not a misread first row
+        (b"\xef\xbb\xbf" + GOOD.encode(), {(None, "f"): ["1"]}, {(None, "f"): 1}),
+        (b'{"function": "f", "input": "1", "path": null}\r\n', {(None, "f"): ["1"]}, {(None, "f"): 1}),
+        (
+            b'\n{"function": "f", "input": "2", "path": "m.py"}\n\n' + GOOD.encode() * 2,
+            {("m.py", "f"): ["2"], (None, "f"): ["1", "1"]},  # every line kept, a repeated one too
+            {("m.py", "f"): 2, (None, "f"): 4},
+        ),
+        # a line ends at \n: a string holding U+2028 or a form feed is one row
+        ('{"function": "f", "input": "\'a\u2028b\\f\'"}\n'.encode(), {(None, "f"): ["'a\u2028b\f'"]}, {(None, "f"): 1}),
+    ],
+)
+def test_inputs_rows_are_read_as_written(tmp_path, data, rows, lines):
+    inputs = tmp_path / "in.jsonl"
+    inputs.write_bytes(data)
+    read = read_inputs(inputs)
+    assert dict(read) == rows and read.lines == lines and read.path == str(inputs)
+    again = read_inputs("<stdin>", data.decode("utf-8"))  # text read once, by the caller: the same rows
+    assert dict(again) == rows and again.path == "<stdin>"
+
+
+@pytest.mark.parametrize(
+    "data, said",
+    [
+        (None, "no such file"),
+        (b"", "empty input"),
+        (b'{"function": "f", "input": "\xff"}\n', "not UTF-8"),
+        (b"\0", "binary input"),
+    ],
+)
+def test_an_inputs_file_that_cannot_be_read_is_a_located_data_error(tmp_path, data, said):
+    inputs = tmp_path / "in.jsonl"
+    if data is not None:
+        inputs.write_bytes(data)
+    with pytest.raises(DataError, match=said) as caught:
+        read_inputs(inputs)
+    assert caught.value.path == str(inputs)
+
+
+#: m.py's useg reads a global (skipped); n.py's is self-contained; both have add and C.m (a method, skipped)
+FILES = {
+    "m.py": "G = 3\n\n\ndef add(a: int, b: int) -> int:\n    return a + b\n\n\ndef useg(n: int) -> int:\n"
+    "    return n + G\n\n\nclass C:\n    def m(self, n: int) -> int:\n        return n\n",
+    "n.py": "def add(a: int, b: int) -> int:\n    return a * b\n\n\ndef useg(n: int) -> int:\n    return n\n",
+}
+SKIPPED = "given for a function skipped: not self-contained (it reads a global)"
+
+
+def _row(function: str, arguments: str, path: str | None = None) -> str:
+    return json.dumps({"function": function, "input": arguments, **({"path": path} if path else {})}) + "\n"
+
+
+@pytest.mark.parametrize(
+    "rows, calls, left_out",
+    [
+        # a row with a path and one without: both used (the one without was dropped), its path's first
+        (_row("add", "1, 2", "m.py") + _row("add", "3, 4"), {"m.py:add": ("1, 2", "3, 4"), "n.py:add": ("3, 4",)}, {}),
+        (_row("add", "3, 4") + _row("add", "1, 2", "m.py"), {"m.py:add": ("1, 2", "3, 4")}, {}),
+        (_row("add", "5, 6", "n.py"), {"n.py:add": ("5, 6",)}, {}),
+        # a row for a skipped function is counted, by the reason it was skipped
+        (_row("useg", "1", "m.py") + _row("useg", "2", "m.py"), {}, {SKIPPED: 2}),
+        # ... unless another function of its name is called with it
+        (_row("useg", "1"), {"n.py:useg": ("1",)}, {}),
+        (_row("useg", "1", "m.py") + _row("useg", "2"), {"n.py:useg": ("2",)}, {SKIPPED: 1}),
+        (_row("C.m", "1"), {}, {"given for a function skipped: not a top-level function": 1}),
+    ],
+)
+def test_every_inputs_row_is_called_or_counted(tmp_path, rows, calls, left_out):
+    for name, text in FILES.items():
+        (tmp_path / name).write_text(text)
+    found, skipped, unused = targets(tmp_path, seed=0, calls=2, inputs=read_inputs("in", rows))
+    given = {f"{t.path}:{t.name}": t.inputs for t in found}
+    assert {key: given[key] for key in calls} == calls and unused == left_out
+    assert skipped == {"not self-contained (it reads a global)": 1, "not a top-level function": 1}
+    asked = sum(len(v) for v in read_inputs("in", rows).values())
+    used = {arguments for t in found for arguments in t.inputs}
+    assert asked == sum(unused.values()) + sum(1 for line in rows.splitlines() if json.loads(line)["input"] in used)
+
+
+@pytest.mark.parametrize(
+    "stdin, status, said",
+    [
+        (GOOD, 0, "wrote 1 examples"),
+        ("\ufeff" + GOOD, 0, "wrote 1 examples"),  # a byte-order mark dropped
+        (GOOD + _row("f", "2", "m.py"), 0, "wrote 2 examples"),  # with a path and without: both called
+        (GOOD + '{"function": "f"}\n', 1, '<stdin>:2:1: error: expected {"function": NAME'),
+        (GOOD + _row("f", "1", "nowhere.py"), 1, "<stdin>:2:1: error: calls a function that is not in"),
+        (GOOD + '{"function": "f", "input": "1", "path": [1]}\n', 1, '<stdin>:2:1: error: "path" is [1]'),
+        ("", 1, "<stdin>:1:1: error: empty input"),
+    ],
+)
+def test_inputs_are_read_from_standard_input(invoke, tmp_path, stdin, status, said):
+    """``--inputs -`` was an internal error: stdin is read once, errors located at ``<stdin>``."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("def f(n: int) -> int:\n    return n + 1\n")
+    out = tmp_path / "out"
+    argv = ["data", "exec", "--source", tmp_path / "src", "--inputs", "-", "--out", out, "--timeout", "2"]
+    result = invoke(*argv, input=stdin)
+    assert result.exit_code == status, result.output
+    assert said in (result.stdout if status == 0 else result.stderr.splitlines()[0])
+    if status == 0:
+        rows = [json.loads(line) for line in (out / "test.jsonl").read_text().splitlines()]
+        assert [(r["function"], r["input"], r["output"]) for r in rows][-1] == ("f", "1", "2")
