@@ -209,8 +209,11 @@ def _named_unit(path: str, units, function: str) -> list:
     refused = getattr(units, "refused", set())
     if function in refused or aliased in refused:
         raise UsageError(f"--function {function!r}: that block was refused (its error is above)", path=path)
-    names = ", ".join(u.name for u in units) or "none"
-    raise UsageError(f"no function {function!r} (found: {names})", path=path)
+    labels: dict[str, list[str]] = {}  # a listing's blocks are also named by their labels
+    for label, name in getattr(units, "aliases", {}).items():
+        labels.setdefault(name, []).append(label)
+    names = ", ".join(u.name + (f" ({', '.join(labels[u.name])})" if u.name in labels else "") for u in units)
+    raise UsageError(f"no function {function!r} (found: {names or 'none'})", path=path)
 
 
 class Selected(list):

@@ -26,6 +26,9 @@ LTL = "&ab\t{a & b}\n|ab\t{a}\n"
 BLOCKS = "addq %rax, %rbx\n\nsubq %rcx, %rdx\n"
 
 
+LISTING = "\t.text\nf:\n\tmovq\t%rdi, %rax\n\tjmp\t.L2\n.L2:\n\taddq\t$1, %rax\n\tret\n"
+
+
 @pytest.mark.parametrize(
     "name, text, function, picked",
     [
@@ -48,6 +51,9 @@ BLOCKS = "addq %rax, %rbx\n\nsubq %rcx, %rdx\n"
         ("p.ltl", LTL, "line 2", ["line 2"]),
         ("b.s", BLOCKS, "line 3", ["line3"]),
         ("p.ltl", LTL, "line9", "no function 'line9' (found: line 1, line 2)"),
+        # a listing's blocks are listed with the labels that also name them
+        ("l.s", LISTING, "nosuch", "no function 'nosuch' (found: line3 (f), line6 (.L2))"),
+        ("l.s", LISTING, ".L2", ["line6"]),
     ],
 )
 def test_function_picks_one_unit_or_says_why_not(invoke, tmp_path, name, text, function, picked):
