@@ -126,6 +126,12 @@ def test_read_write_sets_and_implicit_operands(source, reads, writes, pinned):
         ("loop: ret", 1, "labels are not allowed"),
         (".p2align 4", 1, "assembler directive"),
         ("movq $, %rax", 6, "malformed immediate"),
+        # a quoted symbol (clang's, for a name no plain symbol spells): said so, at its quote
+        ('jne "c:d"', 5, "quoted symbol \"c:d\" in branch target '\"c:d\"': invar reads no quoted symbol"),
+        ('call "weird name"@PLT', 6, 'quoted symbol "weird name" in branch target'),
+        ('movq "a b"(%rip), %rax', 6, 'quoted symbol "a b" in displacement'),
+        ("movb $'é', %al", 7, "character constant 'é' in immediate \"'é'\" is not ASCII"),
+        ("movb $'#' + %al", 13, "operator '%' in immediate \"'#' + %al\""),  # '#' starts no comment there
     ],
 )
 def test_errors_are_located(source, col, message):
@@ -285,3 +291,34 @@ def test_every_bhive_block_parses_sampled(record_property):
         f"deps: {len(sample)} BHive blocks have the closure of every conflicting pair "
         f"with {sparse} pairs instead of {complete}; {counted} permutation counts agree",
     )
+
+
+@pytest.mark.parametrize(
+    "source, texts",
+    [
+        ("movb $'#', %al", ["movb $35, %al"]),
+        ("cmpb $';', %dil", ["cmpb $59, %dil"]),
+        ("movb $'a', %al", ["movb $97, %al"]),
+        ("movb $'a, %al", ["movb $97, %al"]),  # GNU as's form: no closing quote
+        (r"movb $'\n', %al", ["movb $10, %al"]),
+        (r"movb $'\'', %al", ["movb $39, %al"]),
+        ("movb $''', %al", ["movb $39, %al"]),
+        (r"movb $'\\', %al", ["movb $92, %al"]),
+        (r"movb $'\e', %al", ["movb $101, %al"]),  # an escape GNU as knows not: the character itself
+        ("movb $',', %al", ["movb $44, %al"]),
+        ("movb $'(', %al", ["movb $40, %al"]),
+        ("movb $'\"', %al", ["movb $34, %al"]),
+        ("movb $' ', %al", ["movb $32, %al"]),
+        ("movl $'a'+1, %eax", ["movl $97+1, %eax"]),
+        ("movl $-'a', %eax", ["movl $-97, %eax"]),
+        ("movb 'a'(%rax), %bl", ["movb 97(%rax), %bl"]),
+        # a ';' or '#' in a character constant separates no statement and starts no comment
+        ("cmpb $';', %al; movb $'#', %bl # '#'", ["cmpb $59, %al", "movb $35, %bl"]),
+    ],
+)
+def test_a_character_constant_is_its_code(source, texts):
+    """Character constants read as GNU as reads them (tests/oracles/test_x86_listing_gcc.py
+    checks the codes against its bytes), kept in decimal."""
+    p = parse(source)
+    assert [line.text for line in p.lines] == texts
+    assert [line.text for line in parse(p.render()).lines] == texts

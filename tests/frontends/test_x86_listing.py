@@ -426,7 +426,7 @@ def test_a_code16_or_code32_region_is_one_refused_block_up_to_code64():
     ids=["closed", "gnu-as", "semicolon", "escaped-quote", "backslash", "quotes", "in-a-string", "cut"],
 )
 def test_a_character_constant_is_its_own(line, statements):
-    from invar.frontends.x86.listing import _statements
+    from invar.frontends.x86.listing import split_statements as _statements
 
     assert _statements(line) == statements
 
@@ -447,7 +447,7 @@ CHARACTERS = [
 
 @pytest.mark.parametrize("text, blocks", [c[:2] for c in CHARACTERS], ids=[c[2] for c in CHARACTERS])
 def test_character_constants_in_a_listing(text, blocks):
-    from invar.frontends.x86.listing import _statements
+    from invar.frontends.x86.listing import split_statements as _statements
 
     found = listing_blocks(text.splitlines())
     assert [
@@ -600,3 +600,179 @@ def test_what_an_instruction_names_as_a_jump_target(instruction, names):
     from invar.frontends.x86.listing import _targets
 
     assert _targets(instruction) == names
+
+
+# ---------------------------------------------------------------- labels before a refused block, a section switch, data
+#: the review's file: labels right before a .code32 region, and before a .code16 one
+C32 = """\
+\t.text
+f:
+\tmovq\t%rdi, %rax
+\taddq\t$1, %rax
+\t.code32
+\tpushl\t%ebp
+\tmovl\t%esp, %ebp
+\t.code64
+\tmovq\t%rax, %rbx
+\tret
+g:
+\t.code16
+\tmovw\t%ax, %bx
+\t.code32
+\tmovl\t%eax, %ebx
+\t.code64
+\taddq\t%rax, %rbx
+\tret
+"""
+
+#: (text, [(first line, labels, refused)] of its blocks, id): the labels pending where a block opens are its own,
+#: a refused one's too; across a section switch they wait for their section's next bytes
+PENDING_LABELS = [
+    (C32, [(3, ("f",), False), (5, (), True), (9, (), False), (12, ("g",), True), (17, (), False)], "code16-code32"),
+    (
+        "f:\nret\ng:\n.intel_syntax noprefix\nmov rax, rbx\n.att_syntax\naddq $1, %rax\nret\n",
+        [(2, ("f",), False), (4, ("g",), True), (7, (), False)],
+        "intel",
+    ),
+    # the label on the region's own line; a comment right above it is the region's too
+    (
+        "# g's\ng: .code32\nmovl %eax, %ebx\n.code64\naddq $1, %rax\nret\n",
+        [(1, ("g",), True), (5, (), False)],
+        "inline",
+    ),
+    # labels inside the region: before its first instruction the region's, after its last the next block's
+    (
+        ".code32\n.L1:\nmovl %eax, %ebx\n.L2:\nmovl %ebx, %ecx\n.L3:\n.code64\naddq $1, %rax\nret\n",
+        [(1, (".L1", ".L2"), True), (8, (".L3",), False)],
+        "inside",
+    ),
+    # a region that places nothing refuses nothing: its labels name what follows
+    ("f:\n.code32\n.code64\naddq $1, %rax\nret\n", [(4, ("f",), False)], "empty-region"),
+    # a section switch: the label waits for its section's next bytes (GNU as places them at its address)
+    (
+        'f:\n.section .rodata\n.LC0:\n.string "x"\n.text\nmovq %rdi, %rax\nret\n',
+        [(6, ("f",), False)],
+        "switch-and-back",
+    ),
+    ("f:\n.pushsection .rodata\n.byte 1\n.popsection\nmovq %rdi, %rax\nret\n", [(5, ("f",), False)], "pushed"),
+    # a data section's label names its data, not the next code
+    (".data\nx:\n.text\nf:\nret\n.data\n.long 1\n.text\ng:\nret\n", [(5, ("f",), False), (10, ("g",), False)], "data"),
+    # data after a return names nothing after it
+    ("f:\nret\n.LC0:\n.quad 7\ng:\nret\n", [(2, ("f",), False), (6, ("g",), False)], "data-after-ret"),
+    # data where instructions run: the labels before it name the refused block
+    ("f:\njmp .L5\n.L5:\n.quad 7\nret\n", [(2, ("f",), False), (4, (".L5",), True)], "refused-data"),
+    # gcc's cold part: the label a function's hot part leaves in .text.unlikely names its cold block
+    (
+        '.section .text.unlikely,"ax",@progbits\n.LCOLDB0:\n.text\n.LHOTB0:\nf:\ntestl %edi, %edi\njne .L2\nret\n'
+        ".section .text.unlikely\nf.cold:\n.L2:\ncall abort\n",
+        [(6, (".LHOTB0", "f"), False), (8, (), False), (12, (".LCOLDB0", "f.cold", ".L2"), False)],
+        "cold",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [c[:2] for c in PENDING_LABELS], ids=[c[2] for c in PENDING_LABELS])
+def test_the_labels_before_a_block_are_its_own(text, blocks):
+    from invar.frontends.x86.parse import parse
+
+    def refused(block) -> bool:
+        try:
+            parse(block.text, first_line=block.first)
+        except ParseError:
+            return True
+        return block.error is not None
+
+    assert [(b.first, b.labels, refused(b)) for b in read_listing(text)] == blocks
+
+
+def test_function_names_a_refused_region_as_refused():
+    """``--function g`` on the review's file: the block g names is the refused region (the CLI says so)."""
+    units = parse_units(C32, path="c32.s")
+    assert units.aliases == {"f": "line3", "g": "line12"} and units.refused == {"line5", "line12"}
+    assert [u.name for u in units] == ["line3", "line9", "line17"]
+
+
+# ---------------------------------------------------------------- jump tables in code (llc's COFF)
+#: llc 14 -O2 -mtriple=x86_64-pc-windows-gnu (real output, trimmed): the jump table after the function's return
+COFF_SWITCH = """\
+\t.def\tsw;
+\t.scl\t2;
+\t.type\t32;
+\t.endef
+\t.globl\tsw
+\t.p2align\t4, 0x90
+sw:                                     # @sw
+# %bb.0:                                # %entry
+\tcmpl\t$4, %ecx
+\tja\t.LBB4_7
+# %bb.1:                                # %entry
+\tmovl\t%ecx, %eax
+\tleaq\t.LJTI4_0(%rip), %rcx
+\tmovslq\t(%rcx,%rax,4), %rax
+\taddq\t%rcx, %rax
+\tjmpq\t*%rax
+.LBB4_2:                                # %c0
+\taddl\t$11, %edx
+.LBB4_3:                                # %c1x
+\tleal\t(,%rdx,8), %eax
+\tsubl\t%edx, %eax
+\tretq
+.LBB4_7:                                # %def
+\txorl\t%eax, %eax
+\tretq
+.LBB4_4:                                # %c2
+\tmovl\t$13, %eax
+\tretq
+\t.p2align\t2, 0x90
+.LJTI4_0:
+\t.long\t.LBB4_2-.LJTI4_0
+\t.long\t.LBB4_3-.LJTI4_0
+\t.long\t.LBB4_4-.LJTI4_0
+\t.long\t.LBB4_7-.LJTI4_0
+                                        # -- End function
+\t.section\t.rdata,"dr"
+"""
+
+JUMP_TABLES = [
+    (
+        COFF_SWITCH,
+        [(8, ["cmpl", "ja"]), (11, ["movl", "leaq", "movslq", "addq", "jmpq"]), (18, ["addl"])]
+        + [(20, ["leal", "subl", "retq"]), (24, ["xorl", "retq"]), (27, ["movl", "retq"])],
+        "llc-coff",
+    ),
+    # gcc's computed goto: the address taken, the label followed by code, is a jump target
+    (
+        "f:\nleaq .L3(%rip), %rax\njmp *%rax\n.L3:\naddl $1, %eax\n.L4:\nret\n.section .rodata\n.long .L4-.L3\n",
+        [(2, ["leaq", "jmp"]), (5, ["addl"]), (7, ["ret"])],
+        "relative-computed-goto",
+    ),
+    # a base followed by data, but also named whole (a table's entry): a jump may land on it, its data is refused
+    (
+        "f:\nleaq .L3(%rip), %rax\nret\n.L3:\n.long .L4-.L3\n.L4:\nret\n.section .rodata\n.quad .L3\n",
+        [(2, ["leaq", "ret"]), (5, [".long"]), (7, ["ret"])],
+        "named-whole",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, blocks", [c[:2] for c in JUMP_TABLES], ids=[c[2] for c in JUMP_TABLES])
+def test_a_jump_tables_base_in_code_is_data(text, blocks):
+    assert [(first, instructions(body)) for first, body in listing_blocks(text.splitlines())] == blocks
+
+
+@pytest.mark.parametrize(
+    "text, units",
+    [
+        # a ';' in a character constant makes no file of one block a line (BHive's form)
+        ("cmpb $';', %al\nmovb $'#', %bl\n", [["cmpb $59, %al", "movb $35, %bl"]]),
+        ("cmpb $1, %al; jne 1f\nmovb $'#', %bl\n", [["cmpb $1, %al", "jne 1f"], ["movb $35, %bl"]]),
+        # in a listing: the character constants the instructions hold are read, the blocks cut around them
+        (
+            "f:\ncmpb $';', %dil; jne .L3\nmovb $'#', %al # '#'\n.L3:\nret\n",
+            [["cmpb $59, %dil", "jne .L3"]] + [["movb $35, %al"], ["ret"]],
+        ),
+    ],
+    ids=["paragraph", "one-a-line", "listing"],
+)
+def test_character_constants_in_blocks_are_read(text, units):
+    assert [[line.text for line in unit.lines] for unit in parse_units(text, path="c.s")] == units

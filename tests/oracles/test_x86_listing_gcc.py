@@ -29,7 +29,9 @@ from tests.oracles.x86_listing_oracle import (
     assembled,
     c_program,
     compile_listing,
+    elf_from_coff,
     llc_listing,
+    placed,
     problems,
 )
 
@@ -70,15 +72,21 @@ def test_generated_listings_agree_with_gnu_as(generated, record_property):
 
 def test_refusals_are_the_bytes_that_run():
     """Only data placed where instructions run is refused in generated
-    listings (and gcc's TLS padding, ``.value 0x6666``, which runs as prefixes)."""
+    listings (and gcc's TLS padding, ``.value 0x6666``, which runs as
+    prefixes), and code of another width or syntax, up to its end."""
     reasons = Counter()
     for seed in SEEDS:
         source, flags = c_program(seed)
         if "__asm__" not in source and "fPIC" not in " ".join(flags):
             continue
         reasons.update(e.message.split(" places")[0] for e in parse_units(_listing(seed), path="p.s").skipped)
-    assert set(reasons) <= {"assembler directive '.byte'", "assembler directive '.value'"}, reasons
-    assert reasons["assembler directive '.byte'"] > 0
+    regions = {
+        "16-bit code (.code16) up to .code64: invar reads x86-64",
+        "32-bit code (.code32) up to .code64: invar reads x86-64",
+        "Intel syntax up to .att_syntax: invar reads AT&T (gcc -S without -masm=intel)",
+    }
+    assert set(reasons) <= {"assembler directive '.byte'", "assembler directive '.value'", *regions}, reasons
+    assert reasons["assembler directive '.byte'"] > 0 and set(reasons) & regions
 
 
 def _listing(seed: int) -> str:
@@ -111,6 +119,7 @@ PLANTED = [
     ("code sections read as data", "dropped"),
     ("labels run on", "runs across a jump target"),
     ("every label starts a block", "starts where no jump lands"),
+    ("labels pass over a region", "misnamed"),
 ]
 
 
@@ -126,11 +135,20 @@ def test_the_oracle_catches_a_planted_fault(generated, monkeypatch, fault, word)
             return {
                 s[: m.end() - 1]
                 for line in lines
-                for _, s in listing._statements(line)
+                for _, s in listing.split_statements(line)
                 if (m := listing.LABEL.match(s))
             }
 
         monkeypatch.setattr(listing, "_landing_labels", every_label)
+    elif fault == "labels pass over a region":  # the labels before a .code32 region name the block after it
+        follow = listing._Reader._follow
+
+        def passing(self, statements):
+            held, self.labels = self.labels, []
+            follow(self, statements)
+            self.labels = held + self.labels
+
+        monkeypatch.setattr(listing._Reader, "_follow", passing)
     elif fault == "code sections read as data":
         monkeypatch.setattr(listing._Sections, "in_code", property(lambda self: False))
     else:  # labels read as comments: the blocks run on across them
@@ -153,11 +171,13 @@ def test_i386_listings_are_refused_and_x32_ones_read(tmp_path):
     says so); gcc -mx32's (64-bit code, 32-bit pointers: its stack is %esp
     too) is read and agrees with GNU as. Programs that do not compile at a
     width (no C library headers for it here, x86-64 inline assembly) are
-    left out."""
+    left out, and so are those whose inline assembly ends a region of
+    another width or syntax with x86-64 code (``.code64``) at -m32."""
     refused, read = Counter(), 0
     for seed in SEEDS:
         source, flags = c_program(seed)
-        for width, more in (("-m32", flags), ("-m32", ("-O2", "-fno-pie", "-fno-asynchronous-unwind-tables"))):
+        m32 = (("-m32", flags), ("-m32", ("-O2", "-fno-pie", "-fno-asynchronous-unwind-tables")))
+        for width, more in () if "naked" in source else m32:
             try:
                 text = compile_listing(source, (width, *more), tmp_path, f"p{seed}").read_text()
             except subprocess.CalledProcessError:
@@ -205,8 +225,30 @@ def test_clang_code_generators_listings_agree_with_gnu_as(tmp_path, args):
     said, counts = problems(text, *assembled(path, tmp_path))
     assert not said, said[:5]
     units = parse_units(text, path="ir.s")
-    assert [e.message for e in units.skipped] == ["unexpected '\"' in displacement '\"weird name\"@PLT'"]
+    assert [e.message for e in units.skipped] == [
+        "quoted symbol \"weird name\" in branch target '\"weird name\"@PLT': invar reads no quoted symbol "
+        "(clang quotes a name no plain symbol spells)"
+    ]
     assert "weird name" in units.aliases and counts["accepted"] == counts["blocks"] - 1
+
+
+@needs_llc
+@pytest.mark.parametrize("triple", ["x86_64-pc-windows-gnu", "x86_64-pc-windows-msvc"])
+def test_clang_code_generators_coff_jump_table_after_a_return_is_data(tmp_path, triple):
+    """llc's COFF listing puts a switch's jump table in .text after the
+    return (``.LJTI4_0:``, its address taken by ``leaq``, its entries
+    ``.long .LBB4_2-.LJTI4_0``): data nothing runs into, left out, and its
+    entries' labels start blocks. GNU as here writes ELF: the listing is
+    read and assembled with COFF's own directives blanked, line for line."""
+    coff = llc_listing(LLVM_IR, (f"-mtriple={triple}", "-O2"), tmp_path, "coff").read_text()
+    assert re.search(r"retq\n(?:\s*\.p2align.*\n)?\.LJTI\d+_0:\n\s*\.long\s+\.LBB\d+_\d+-\.LJTI", coff)
+    path = tmp_path / "elf.s"
+    path.write_text(elf_from_coff(coff))
+    said, counts = problems(path.read_text(), *assembled(path, tmp_path))
+    assert not said, said[:5]
+    units = parse_units(path.read_text(), path="elf.s")
+    assert [e.message.split(" in ")[0] for e in units.skipped] == ['quoted symbol "weird name"']
+    assert counts["accepted"] == counts["blocks"] - 1 and units.aliases["sw"]
 
 
 @needs_llc
@@ -228,3 +270,28 @@ def test_clang_code_generators_i386_listing_is_refused_and_its_x32_one_read(tmp_
     path = llc_listing(LLVM_IR, ("-mtriple=x86_64-linux-gnux32", "-O2"), tmp_path, "irx32")
     said, counts = problems(path.read_text(), *assembled(path, tmp_path))
     assert not said and counts["accepted"] > 0, said[:5]
+
+
+#: character constants as an instruction's immediate: GNU as's forms (``'a`` unclosed, its escapes)
+CHARACTERS = ["'a", "'a'", "'#'", "';'", "','", "'('", "' '", "'\"'", "'''", r"'\''", r"'\\'", r"'\"'"]
+CHARACTERS += [r"'\n'", r"'\t'", r"'\b'", r"'\f'", r"'\r'", r"'\e'", r"'\0'", "'a'+1", "-'a'", "'#'-'!'"]
+
+
+def test_character_constants_read_as_gnu_as_reads_them(tmp_path):
+    """Each immediate ``$'c'`` reads as the value GNU as encodes for it
+    (``movl $imm32, %eax``: b8 and four bytes), and a listing whose
+    instructions hold ``'#'`` and ``';'`` agrees with GNU as."""
+    from invar.frontends.x86.expressions import read_expression
+    from invar.frontends.x86.parse import parse
+
+    path = tmp_path / "c.s"
+    path.write_text("".join(f"\tmovl ${c}, %eax\n" for c in CHARACTERS))
+    at = placed(path, tmp_path)
+    for n, c in enumerate(CHARACTERS, start=1):
+        encoded = int.from_bytes(at[n][1][1:5], "little", signed=True)
+        assert at[n][1][0] == 0xB8 and read_expression(c, "immediate").value == encoded, (c, at[n][1].hex())
+        assert parse(f"movl ${c}, %eax").lines[0].text == f"movl ${read_expression(c).text}, %eax"
+    path = tmp_path / "l.s"
+    path.write_text("f:\n\tcmpb $';', %dil; jne .L3\n\tmovb $'#', %al # '#'\n.L3:\n\tret\n")
+    said, counts = problems(path.read_text(), *assembled(path, tmp_path))
+    assert not said and counts == {"blocks": 3, "accepted": 3, "instructions": 4}, said

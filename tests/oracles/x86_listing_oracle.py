@@ -24,12 +24,20 @@ capstone decodes those bytes. Neither shares invar's code. For a listing,
 - **runs across a jump target**: a place a jump may land on (a direct
   branch's target, a function or global symbol, an address a jump table
   holds: read from the object file, not the text) is inside an accepted
-  block, not its first line.
+  block, not its first line;
+- **misnamed**: a label a block is named by (``--function g``) stands,
+  in the object file, elsewhere than the block's first bytes (alignment's
+  padding between them aside).
+
+Code of another width or syntax (``.code32`` up to ``.code64``,
+``.intel_syntax`` up to ``.att_syntax``) is no x86-64 AT&T code: a block
+may start after it.
 
 :func:`c_program` writes C that makes a compiler write what a listing can
 hold: jump tables (their cases running on into each other), computed
 gotos, system calls mid-block, strings and constants in data sections,
-traps, inline assembly with numeric labels, bytes and pushed sections, cold
+traps, inline assembly with numeric labels, bytes and pushed sections, a
+function's labels right before code of another width or syntax, cold
 and custom sections (one named as no code section is, flagged ``"ax"``),
 thread-locals, varargs, vector loops. :data:`CXX` is C++ whose listing
 holds exception tables (g++'s ``.LEHB``/``.LEHE`` call sites, landing
@@ -48,7 +56,7 @@ from pathlib import Path
 
 from invar.errors import ParseError
 from invar.frontends.x86 import parse_units
-from invar.frontends.x86.listing import listing_blocks
+from invar.frontends.x86.listing import listing_blocks, read_listing
 
 #: ``  16 0000 B8FFFFFF <tab>movl ...``: a line that placed bytes (line, bytes as hex)
 _PLACED = re.compile(r"^\s*(\d+) ([0-9a-f]{4,}) ([0-9A-F]+)\s")
@@ -79,9 +87,12 @@ def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) 
     """(section, address) of each place a jump may land on, read from the
     object file and the bytes: the target of every direct jump or call
     (capstone, from the address as placed), every function and global
-    symbol (``readelf -s``), and every address that data outside debugging
+    symbol (``readelf -s``), every address that data outside debugging
     and unwinding information holds whole (``readelf -r``: a jump table's
-    entries, a computed goto's)."""
+    entries, a computed goto's), and every address a difference in code
+    from a label holds (``.long .LBB3_2-.LJTI3_0``: llc's COFF jump table
+    after its function's return, which GNU as resolves, no relocation
+    left)."""
     import capstone
 
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -108,6 +119,13 @@ def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) 
             if fields[3] == "FUNC" or fields[4] in ("GLOBAL", "WEAK"):
                 out.add((names[fields[6]], int(fields[1], 16)))
     code = {section for section, holds_code in section_of if holds_code}  # as the listing declares them
+    at_label = labels(obj)
+    for n, (address, placed_bytes) in at.items():
+        m = _CODE_DIFFERENCE.fullmatch(lines[n - 1].split("#", 1)[0].strip())
+        if section_of[n - 1][1] and m and at_label.get(m[3], ("", 0))[0] == section_of[n - 1][0]:
+            size = 8 if m[1] in (".quad", ".8byte") else 4
+            held = int.from_bytes(placed_bytes[:size], "little", signed=True)
+            out.add((section_of[n - 1][0], at_label[m[3]][1] + held))
     holder = None
     entry = re.compile(r"([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_(\w+)\s+[0-9a-f]+\s+(\S+)\s*([+-])\s*([0-9a-f]+)")
     for raw in subprocess.run(["readelf", "-rW", str(obj)], capture_output=True, text=True).stdout.splitlines():
@@ -119,18 +137,41 @@ def jump_targets(obj: Path, at: dict[int, tuple[int, bytes]], lines: list[str]) 
                 continue
             if kind in ("64", "32", "32S"):  # data holding an address whole
                 out.add((symbol, addend))
-            elif kind == "PC32" and holder not in code:  # a table of differences from its label
+            elif kind in ("PC32", "PC64") and holder not in code:  # a table of differences from its label
                 base = max((a for a in symbols.get(holder, []) if a <= place), default=None)
                 if base is not None:
                     out.add((symbol, addend - place + base))
     return out
 
 
-def assembled(path: Path, workdir: Path) -> tuple[dict[int, tuple[int, bytes]], set[tuple[str, int]]]:
-    """What GNU as placed for each line of ``path`` (:func:`placed`) and the
-    places a jump may land on (:func:`jump_targets`)."""
+#: ``.long A-B``: a difference of two labels, as a table in code holds it
+_CODE_DIFFERENCE = re.compile(r"(\.long|\.int|\.4byte|\.quad|\.8byte)\s+([\w.$]+)\s*-\s*([\w.$]+)")
+
+
+def labels(obj: Path) -> dict[str, tuple[str, int]]:
+    """Each symbol of the object file (a label: as -L keeps the local ones)
+    and the (section, address) it stands for (``readelf -s``)."""
+    names = {}
+    for raw in subprocess.run(["readelf", "-SW", str(obj)], capture_output=True, text=True).stdout.splitlines():
+        if m := re.match(r"\s*\[\s*(\d+)\]\s+(\S+)", raw):
+            names[m[1]] = m[2]
+    out = {}
+    for raw in subprocess.run(["readelf", "-sW", str(obj)], capture_output=True, text=True).stdout.splitlines():
+        fields = raw.split(None, 7)
+        if len(fields) == 8 and fields[0].endswith(":") and fields[6] in names and fields[3] != "SECTION":
+            out[fields[7]] = (names[fields[6]], int(fields[1], 16))
+    return out
+
+
+def assembled(
+    path: Path, workdir: Path
+) -> tuple[dict[int, tuple[int, bytes]], set[tuple[str, int]], dict[str, tuple[str, int]]]:
+    """What GNU as placed for each line of ``path`` (:func:`placed`), the
+    places a jump may land on (:func:`jump_targets`) and where each label
+    stands (:func:`labels`)."""
     at = placed(path, workdir)
-    return at, jump_targets(workdir / (path.name + ".o"), at, path.read_text(errors="replace").splitlines())
+    obj = workdir / (path.name + ".o")
+    return at, jump_targets(obj, at, path.read_text(errors="replace").splitlines()), labels(obj)
 
 
 #: a directive that switches sections
@@ -164,11 +205,31 @@ def _sections(lines: list[str]) -> list[tuple[str, bool]]:
     return out
 
 
+def _foreign(lines: list[str]) -> list[bool]:
+    """Whether each line is in a region of another width or syntax
+    (``.code32`` up to ``.code64``, ``.intel_syntax`` up to ``.att_syntax``),
+    as GNU as documents them: what runs there is no x86-64 AT&T block's, and
+    a block may start after it."""
+    width, intel, out = "64", False, []
+    for raw in lines:
+        for statement in raw.split("#", 1)[0].split(";"):
+            words = re.sub(r"^(?:[\w.$@]+:\s*)+", "", statement.strip()).split()
+            head = words[0].lower() if words else ""
+            width = {".code16": "16", ".code16gcc": "16", ".code32": "32", ".code64": "64"}.get(head, width)
+            intel = head == ".intel_syntax" or intel and head != ".att_syntax"
+        out.append(width != "64" or intel)
+    return out
+
+
 def problems(
-    text: str, at: dict[int, tuple[int, bytes]], targets: set[tuple[str, int]] = frozenset()
+    text: str,
+    at: dict[int, tuple[int, bytes]],
+    targets: set[tuple[str, int]] = frozenset(),
+    where: dict[str, tuple[str, int]] | None = None,
 ) -> tuple[list[str], dict]:
     """(each disagreement, counts) of invar's reading of ``text`` against
-    what as placed and where jumps may land (``targets``, :func:`jump_targets`)."""
+    what as placed, where jumps may land (``targets``, :func:`jump_targets`)
+    and where its labels stand (``where``, :func:`labels`)."""
     import capstone
 
     md = capstone.Cs(capstone.CS_ARCH_X86, capstone.CS_MODE_64)
@@ -211,7 +272,7 @@ def problems(
     runs_on_at: dict[tuple[str, int], bool] = {}
     # (section, where each run of bytes ends) -> (its line, what it is: code, transfer or data)
     before_at: dict[tuple[str, int], tuple[int, str]] = {}
-    section_of = _sections(lines)
+    section_of, foreign = _sections(lines), _foreign(lines)
     for n in sorted(at):
         address, placed_bytes = at[n]
         address_in = (section_of[n - 1][0], address)
@@ -229,7 +290,7 @@ def problems(
                 or capstone.CS_GRP_IRET in last.groups
                 or _NO_FALL.match(f"{last.mnemonic} ")
             )
-            kind = "transfer" if last is not None and transfer(last) else "code"
+            kind = "transfer" if last is not None and transfer(last) else "foreign" if foreign[n - 1] else "code"
         elif _ALIGN.match(said):  # padding: what ran before runs on through it
             runs_on = runs_on_at.get(address_in, False)
             kind = before_at.get(address_in, (n, "data"))[1]
@@ -264,8 +325,37 @@ def problems(
         for n in numbers[1:]:
             if (section_of[n - 1][0], at.get(n, (None, b""))[0]) in targets:
                 out.append(f"runs across a jump target: {shown(n)} inside the block at line {unit[0]}")
+    out += _misnamed(text, at, where or {}, section_of, before_at)
     counts = {"blocks": len(spans), "accepted": len(accepted), "instructions": sum(map(len, accepted))}
     return out, counts
+
+
+def _misnamed(text, at, where, section_of, before_at) -> list[str]:
+    """**misnamed**: a block (accepted or refused) named by a label that
+    stands elsewhere than its first bytes (alignment's padding between
+    them aside)."""
+    out = []
+    for block in read_listing(text):
+        held = enumerate(block.text.splitlines(), start=block.first)  # its own lines: not those left out as comments
+        first = next((n for n, line in held if n in at and not line.lstrip().startswith("#")), None)
+        if first is None:
+            continue
+        section, start = section_of[first - 1][0], at[first][0]
+        for label in block.labels:
+            if label.isdigit() or label not in where:
+                continue
+            address = start
+            while where[label][0] == section and where[label][1] < address:  # back over alignment's padding
+                n, _ = before_at.get((section, address), (None, ""))
+                if n is None or not _ALIGN.match(text.splitlines()[n - 1].split("#", 1)[0].strip()):
+                    break
+                address = at[n][0]
+            if where[label] != (section, address):
+                out.append(
+                    f"misnamed: {label!r} (at {where[label]}) names the block at line {block.first} "
+                    f"(at {(section, start)})"
+                )
+    return out
 
 
 # ---------------------------------------------------------------- the C generator
@@ -334,6 +424,18 @@ def _asm_pushed(r: random.Random, i: int) -> str:  # data placed elsewhere, then
     )
 
 
+def _other_mode(r: random.Random, i: int) -> str:  # a function's labels right before code of another width or syntax
+    region = r.choice(
+        (
+            ".code32\\n\\tmovl %eax, %ebx\\n\\t.code64",
+            ".code16\\n\\tmovw %ax, %bx\\n\\t.code64",
+            ".intel_syntax noprefix\\n\\tmov rax, rbx\\n\\t.att_syntax",
+        )
+    )
+    code = f"{region}\\n\\taddq ${r.randint(1, 9)}, %rax\\n\\tret"
+    return f'__attribute__((naked)) void f{i}(void) {{ __asm__("{code}"); }}'
+
+
 def _cold(r: random.Random, i: int) -> str:
     return (
         "#include <stdlib.h>\n"
@@ -386,6 +488,7 @@ CONSTRUCTS = (
     _asm_labels,
     _asm_bytes,
     _asm_pushed,
+    _other_mode,
     _cold,
     _named_section,
     _thread_local,
@@ -409,7 +512,7 @@ FLAGS = (
 
 def c_program(seed: int) -> tuple[str, tuple[str, ...]]:
     """(C source, gcc flags) of generated program ``seed``: four or more constructs, each at least once
-    across any 17 consecutive seeds."""
+    across any ``len(CONSTRUCTS)`` consecutive seeds."""
     r = random.Random(seed)
     picks = [CONSTRUCTS[seed % len(CONSTRUCTS)], *r.sample(CONSTRUCTS, 3)]
     return "\n".join(make(r, i) for i, make in enumerate(picks)) + "\n", r.choice(FLAGS)
@@ -559,3 +662,26 @@ def llc_listing(ir: str, args: tuple[str, ...], workdir: Path, name: str) -> Pat
     if subprocess.run(command, capture_output=True).returncode != 0:
         subprocess.run([command[0], "-opaque-pointers", *command[1:]], check=True, capture_output=True)
     return out
+
+
+#: COFF's own directives, which GNU as for ELF refuses (``.def``, ``.scl``, ``.type 32``, ``.endef``, ``.seh_*``,
+#: MSVC's ``@feat.00`` marker)
+_COFF_ONLY = re.compile(r"\.(?:def|scl|endef|seh_\w+|linkonce)\b|\.type\s+\d|.*@feat\.00")
+#: ``.section NAME,"dr"``: a COFF section's flags (and a COMDAT's selection after them)
+_COFF_SECTION = re.compile(r'(\s*\.section\s+[^,]+,\s*)"([a-z]*)".*')
+
+
+def elf_from_coff(text: str) -> str:
+    """A COFF listing (llc's ``x86_64-pc-windows-gnu``, ``-msvc``) as GNU as
+    for ELF assembles it, line for line: COFF's own directives blanked to
+    ``#``, a section's flags read as ELF's (``"xr"`` code, ``"dr"`` data).
+    Its code, labels and data stay where they are."""
+    out = []
+    for line in text.splitlines():
+        if _COFF_ONLY.match(line.split("#", 1)[0].strip()):
+            out.append("#")
+        elif m := _COFF_SECTION.fullmatch(line.split("#", 1)[0].rstrip()):
+            out.append(f'{m[1]}"a{"w" if "w" in m[2] else ""}{"x" if "x" in m[2] else ""}"')
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"

@@ -3,7 +3,10 @@
 Compilers write addresses as sums: gcc's ``8+g(%rip)`` and ``-16+g(%rbx)``
 (a field of a global struct), ``g+8(%rip)``, ``(g+8)(%rip)``, thread-locals
 ``%fs:8+x@tpoff``. invar reads what ``llvm-mc`` reads of them: numbers
-(decimal, ``0x`` hex, ``0b`` binary, octal with a leading ``0``), symbols
+(decimal, ``0x`` hex, ``0b`` binary, octal with a leading ``0``; a
+character constant, ``'a'`` or GNU as's ``'a``, with GNU as's escapes,
+``'\\n'``, ``'\\''``, is its code, kept in decimal as GNU as reads it:
+``$'#'`` is ``$35``), symbols
 (``g``, ``.LC0``, ``calls.0``, with a modifier such as ``@GOTPCREL`` or
 ``@tpoff``; in a branch's target also ``1b`` and ``2f``, numeric local
 labels), ``+`` and ``-`` (binary and unary) and parentheses. With only
@@ -32,7 +35,12 @@ from dataclasses import dataclass
 from ...errors import ParseError
 from .registers import lookup
 
-_TOKEN = re.compile(r"\s*(?:(?P<number>[0-9][\w]*)|(?P<symbol>[A-Za-z_.][\w.$@]*)|(?P<punct>[-+()])|(?P<other>\S))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>[0-9][\w]*)|(?P<symbol>[A-Za-z_.][\w.$@]*)|(?P<punct>[-+()])"
+    r"""|(?P<char>'(?:\\.|.)'?)|(?P<quoted>"(?:[^"\\]|\\.)*"?)|(?P<other>\S))"""
+)
+#: a character constant's escapes as GNU as reads them (``'\n'``); any other escaped character is itself
+_ESCAPES = {"b": 8, "f": 12, "n": 10, "r": 13, "t": 9}
 _NUMBER = re.compile(r"0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*")
 _OPERATORS = frozenset("*/%<>&|^~!=")
 #: a reference to a numeric local label: ``1b`` the nearest ``1:`` before, ``2f`` the nearest after
@@ -88,7 +96,17 @@ def _tokens(text: str, what: str, local_labels: bool = False) -> list[tuple[str,
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
         token, at = m.group(kind), m.start(kind)
-        if kind == "other":
+        if kind == "char":  # ``'a``, ``'a'``: the character's code, as GNU as reads it (llvm-mc too, closed)
+            token, kind = _character(token, text, what, at), "number"
+        elif kind == "quoted":
+            raise ParseError(
+                f"quoted symbol {token} in {what} {text.strip()!r}: invar reads no quoted symbol "
+                f"(clang quotes a name no plain symbol spells)",
+                col=at + 1,
+            )
+        elif kind == "other":
+            if token == "'":
+                raise ParseError(f"character constant without its character in {what} {text.strip()!r}", col=at + 1)
             if token in _OPERATORS:
                 raise ParseError(
                     f"operator {token!r} in {what} {text.strip()!r}: invar reads + and - only "
@@ -111,6 +129,19 @@ def _tokens(text: str, what: str, local_labels: bool = False) -> list[tuple[str,
     if not out:
         raise ParseError(f"empty {what}", col=1)
     return out
+
+
+def _character(token: str, text: str, what: str, at: int) -> str:
+    """The code of character constant ``token`` (``'a'``, ``'a``, ``'\\n'``,
+    ``'\\''``, ``'''``) in decimal: what GNU as reads in its place."""
+    escaped = token[1] == "\\" and len(token) > 2
+    char = token[2] if escaped else token[1]
+    if not char.isascii():
+        raise ParseError(
+            f"character constant {token} in {what} {text.strip()!r} is not ASCII: GNU as reads one byte of it",
+            col=at + 1,
+        )
+    return str(_ESCAPES.get(char, ord(char)) if escaped else ord(char))
 
 
 def _number(token: str) -> int:

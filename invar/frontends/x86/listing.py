@@ -16,7 +16,10 @@ processor runs straight through:
   the bounds of a call site in an exception table name (gcc's ``.LEHB``,
   ``.LEHE``, clang's ``.Ltmp``; the landing pad each record names is a
   jump target) starts nothing: ``-g`` and exceptions leave the blocks as
-  they are;
+  they are; nor does a jump table's base in code, a label data follows
+  that instructions name only as an address taken and data only as what
+  its entries subtract (llc's COFF ``.LJTI0_0:`` after ``retq``, ``leaq
+  .LJTI0_0(%rip)``, ``.long .LBB0_2-.LJTI0_0``);
 - a control transfer ends one, the last line of its block (``jmp``, a
   conditional jump, ``call``, ``ret``, ``syscall``, ``int``, ``loop``,
   ``ud2``, ``hlt``, ``xbegin``), as BHive's blocks end;
@@ -24,6 +27,12 @@ processor runs straight through:
   the comment lines above a block's first instruction belong to it, across
   its labels and directives but not across a section switch or data (the
   ``# label:`` comments of an audit's dataset).
+
+The labels written right before a block name it (:attr:`Block.labels`), a
+refused one's too (a ``.code32`` region's, data's where instructions run);
+a label data follows names no block, and one a section switch follows
+names the next block of its own section (GNU as places that section's next
+bytes at its address: gcc's ``.LCOLDB0`` names the function's cold part).
 
 Directives are read for what they do to the instruction stream:
 
@@ -43,7 +52,9 @@ Directives are read for what they do to the instruction stream:
   any other directive inside a block;
 - a ``.intel_syntax`` region, up to ``.att_syntax``, and a ``.code16`` or
   ``.code32`` region, up to ``.code64`` (or the end of the file), is one
-  block, refused at its first line (invar reads AT&T x86-64).
+  block, refused at its first line (invar reads AT&T x86-64), where it
+  places anything; the labels right before it, and those inside it before
+  its last instruction, are its own.
 
 A listing of i386 code (``gcc -m32``, ``clang -m32``) is refused as a
 whole, at the first line that shows it (:func:`i386_evidence`), unless a
@@ -112,8 +123,9 @@ _MACHO_DATA = frozenset(
 _CODE_SECTION = re.compile(r"\.text\b|\.init\b|\.fini\b|\.plt\b")
 #: sections of debugging and unwinding information: the labels only they name are no jump targets
 _DEBUG_SECTION = re.compile(r"\.z?debug|\.eh_frame|\.stab|\.note|__DWARF,|__LD,__compact_unwind|__TEXT,__eh_frame")
-#: exception tables (gcc's LSDA): the labels their call sites' bounds name are no jump targets, their landing pads are
-_EXCEPT_TABLE = re.compile(r"\.gcc_except_table|__TEXT,__gcc_except_tab")
+#: exception tables (gcc's LSDA; COFF's in .xdata, after ``.seh_handlerdata``): the labels their call sites'
+#: bounds name are no jump targets, their landing pads are
+_EXCEPT_TABLE = re.compile(r"\.gcc_except_table|__TEXT,__gcc_except_tab|\.xdata\b")
 
 #: instructions that end a block: control goes elsewhere (a call and a system call too, as in BHive's blocks)
 _ENDS = frozenset(
@@ -150,7 +162,7 @@ def is_listing(lines: list[str]) -> bool:
     """Whether ``lines`` are a compiler's listing: a statement opens with
     a label or is a directive."""
     for raw in lines:
-        for _, code in _statements(raw):
+        for _, code in split_statements(raw):
             if code.startswith(".") or LABEL.match(code) or _ASSIGNMENT.match(code):
                 return True
     return False
@@ -246,7 +258,7 @@ class _Sections:
         return True
 
 
-def _statements(line: str) -> list[tuple[int, str]]:
+def split_statements(line: str) -> list[tuple[int, str]]:
     """(0-based column, text) of each ``;``-separated statement of a line's
     code (its ``#`` comment cut), blank ones left out; a ``;`` or ``#``
     inside a string (``.string "a;b#c"``) or a character constant
@@ -258,7 +270,7 @@ def _statements(line: str) -> list[tuple[int, str]]:
         cuts, k = [], 0  # where a statement ends: each ';' outside quotes, then the '#' or the line's end
         while k < len(line) and line[k] != "#":
             if line[k] in "\"'":
-                k = _quote_end(line, k)
+                k = quote_end(line, k)
                 continue
             if line[k] == ";":
                 cuts.append(k)
@@ -272,7 +284,7 @@ def _statements(line: str) -> list[tuple[int, str]]:
     return out
 
 
-def _quote_end(line: str, k: int) -> int:
+def quote_end(line: str, k: int) -> int:
     """Where the string (``"a#b"``, its escapes skipped) or the character
     constant (``'#``, ``'#'``, ``'\n'``, as GNU as reads one) that opens at
     ``line[k]`` ends: the index after it, the line's end at most."""
@@ -302,7 +314,7 @@ def _without_c_comments(text: str) -> list[str]:
                 chars[k:stop] = " " * (stop - k)
                 in_comment, k = end < 0, stop
             elif line[k] in "\"'":
-                k = _quote_end(line, k)
+                k = quote_end(line, k)
             elif line[k] == "#":
                 break
             elif line.startswith("/*", k):
@@ -342,7 +354,7 @@ def _split(text: str) -> list[str]:
     out, depth, start, k = [], 0, 0, 0
     while k < len(text):
         if text[k] in "\"'":
-            k = _quote_end(text, k)
+            k = quote_end(text, k)
             continue
         depth += {"(": 1, ")": -1}.get(text[k], 0)
         if text[k] == "," and depth == 0:
@@ -350,6 +362,11 @@ def _split(text: str) -> list[str]:
             start = k + 1
         k += 1
     return [*out, text[start:]]
+
+
+def _places_nothing(name: str) -> bool:
+    """Whether directive ``name`` places nothing where it stands (``.p2align``'s padding aside)."""
+    return name in _INERT or name.startswith((".cfi_", ".seh_")) or name in (".data_region", ".end_data_region")
 
 
 def _unlabelled(col: int, statement: str) -> tuple[int, str]:
@@ -366,20 +383,29 @@ def _targets(instruction: str) -> set[str]:
     target (``jmp .L3``, ``call f``) or an address it takes (``$.L5``,
     ``leaq .L5(%rip), %rax``); not the memory it reads or writes (a constant,
     ``movsd .LC0(%rip), %xmm0``; a jump table, ``jmp *.L4(,%rax,8)``)."""
+    branched, taken = _references(instruction)
+    return branched | taken
+
+
+def _references(instruction: str) -> tuple[set[str], set[str]]:
+    """(the names an instruction branches to, the names whose address it
+    takes) (:func:`_targets`)."""
     words = instruction.split(None, 1)
     while len(words) > 1 and words[0].lower() in PREFIXES:
         words = words[1].split(None, 1)
     if len(words) < 2:
-        return set()
+        return set(), set()
     lea, branch = re.fullmatch(r"lea[wlq]?", words[0].lower()) is not None, ends_block(instruction)
     if not (lea or branch or "$" in words[1]):  # only memory and registers (most instructions)
-        return set()
-    out = set()
+        return set(), set()
+    branched, taken = set(), set()
     for operand in _split(words[1]):
         operand = operand.strip()
-        if operand.startswith("$") or lea or branch and not operand.startswith("*"):
-            out |= _names(operand.removeprefix("$"))  # ``$.L5``: the immediate's '$' is no part of the name
-    return out
+        if operand.startswith("$") or lea:
+            taken |= _names(operand.removeprefix("$"))  # ``$.L5``: the immediate's '$' is no part of the name
+        elif branch and not operand.startswith("*"):
+            branched |= _names(operand)
+    return branched, taken
 
 
 @dataclass
@@ -392,8 +418,17 @@ class _Labels:
     defined: set[str] = field(default_factory=set)
     in_code: set[str] = field(default_factory=set)
     objects: set[str] = field(default_factory=set)
-    #: the names given as places a jump may land on
+    #: the names given as places a jump may land on: a branch's target, data's whole value or the first
+    #: term of a difference (``.quad .L3``, ``.long .L3-.L2``), a symbol's value
     named: set[str] = field(default_factory=set)
+    #: the names whose address an instruction takes (``leaq .L2(%rip)``, ``$.L2``); the names data subtracts
+    #: (``.long .L3-.L2``: a table's base)
+    taken: set[str] = field(default_factory=set)
+    bases: set[str] = field(default_factory=set)
+    #: the labels data follows (the next statement in their section that places bytes is data); those
+    #: defined since the last statement that placed bytes
+    before_data: set[str] = field(default_factory=set)
+    awaiting: list[str] = field(default_factory=list)
     #: the values exception tables hold, in order: (A, B) for ``A-B``, else None; and their ``X = A-B``
     table: list[tuple[str, str] | None] = field(default_factory=list)
     table_symbols: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -403,6 +438,7 @@ class _Labels:
         while (label := LABEL.match(statement)) is not None:
             name = _symbol(statement[: label.end() - 1])
             self.defined.add(name)
+            self.awaiting.append(name)
             if self.sections.in_code:
                 self.in_code.add(name)
             statement = statement[label.end() :].strip()
@@ -410,16 +446,27 @@ class _Labels:
             return
         assignment = not statement.startswith(".") and _ASSIGNMENT.match(statement)
         if not statement.startswith(".") and not assignment:
+            self.awaiting = []
             if not self.intel:
-                self.named |= _targets(statement)
+                branched, taken = _references(statement)
+                self.named, self.taken = self.named | branched, self.taken | taken
             return
         name = ".set" if assignment else _directive(statement)
         self.intel = name == ".intel_syntax" or (self.intel and name != ".att_syntax")
-        if self.sections.switch(name, statement) or self.sections.in_debug:
+        if self.sections.switch(name, statement):
+            self.awaiting = []  # (what follows them in their section is not known here: they stay jump targets)
+            return
+        if name in DATA_DIRECTIVES:
+            self.before_data |= set(self.awaiting)
+            self.awaiting = []
+        if self.sections.in_debug:
             return
         text = statement.replace("=", ",", 1) if assignment else statement[len(name) :]
         if name in DATA_DIRECTIVES and name not in _TEXTS and not self.sections.in_except_table:
-            self.named |= _names(text)  # a jump table's entry, a computed goto's target
+            for value in _split(text):  # a jump table's entry, a computed goto's target; a table's base
+                m = _DIFFERENCE.fullmatch(value)
+                self.named |= {_symbol(m[1])} if m else _names(value)
+                self.bases |= {_symbol(m[2])} if m else set()
         elif name in DATA_DIRECTIVES and name not in _TEXTS:
             for value in _split(text):
                 m = _DIFFERENCE.fullmatch(value)
@@ -455,13 +502,20 @@ def _landing_labels(lines: list[str]) -> set[str]:
     taken by an instruction, or by data outside debugging information and
     outside the bounds of exception tables' call sites, or not
     assembler-local (``.L…``; on Mach-O ``L…`` and ``l…``) and not declared
-    data, or numeric."""
+    data, or numeric. A label data follows that data names only as the base
+    of differences (``.long .L5-.LJTI0``), and instructions only as an
+    address taken (``leaq .LJTI0(%rip)``), is a jump table's: no jump lands
+    on data (a computed goto's target, ``&&a``, is followed by code, or is
+    named whole: ``.quad .L3``)."""
     macho = any("__TEXT" in line or ".subsections_via_symbols" in line for line in lines)
     seen = _Labels()
     for line in lines:
-        for _, statement in _statements(line):
+        for _, statement in split_statements(line):
             seen.statement(statement)
     named = seen.named | seen.landing_pads()
+    # a jump table's base in code (llc's COFF ``.LJTI3_0:`` after ``retq``, its address taken by ``leaq``, its
+    # entries ``.long .LBB3_2-.LJTI3_0``): data follows it, and nothing names it but as an address or a base
+    named |= (seen.taken | seen.bases) - ((seen.bases & seen.before_data) - named)
     local = (".L",) + (("L", "l") if macho else ())
     return {
         label
@@ -481,7 +535,7 @@ def i386_evidence(lines: list[str]) -> tuple[int, int, str] | None:
     way (``.code64`` says x86-64)."""
     first, width, intel = None, "", False
     for i, line in enumerate(lines):
-        for col, statement in _statements(line):
+        for col, statement in split_statements(line):
             col, statement = _unlabelled(col, statement)
             if statement.startswith("."):
                 name = _directive(statement)
@@ -529,9 +583,10 @@ class _Reader:
     region: bool = False
     intel: bool = False
     width: str = "64"
-    #: the labels since the last block, before any code: the next block's
+    #: the labels since the last block, before any code: the next block's; those of the sections left
     labels: list[str] = field(default_factory=list)
     block_labels: tuple[str, ...] = ()
+    pending: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def read(self) -> list[Block]:
         for i, raw in enumerate(self.lines):
@@ -540,7 +595,7 @@ class _Reader:
         return self.blocks
 
     def _line(self, i: int, raw: str) -> None:
-        statements = _statements(raw)
+        statements = split_statements(raw)
         if self.region:  # another syntax or width: every line joins the refused region, up to its end
             self._add(i, raw)
             self._follow(statements)
@@ -565,7 +620,7 @@ class _Reader:
             if statement.startswith(".") or _ASSIGNMENT.match(statement):
                 name = ".set" if _ASSIGNMENT.match(statement) else _directive(statement)
                 if name == ".intel_syntax" or name in _MODES and name != ".code64":
-                    self._enter(i, col, name, statements[k:])
+                    self._enter(i, col, name, [(col, statement), *statements[k + 1 :]])
                     return
                 if not self._directive(i, name, statement):
                     text = text[:col] + " " * len(statement) + text[col + len(statement) :]
@@ -614,9 +669,12 @@ class _Reader:
 
     def _enter(self, i: int, col: int, name: str, statements: list[tuple[int, str]]) -> None:
         """Open a region of another syntax (``.intel_syntax``) or width
-        (``.code32``) at line ``i``: one block, refused at that directive."""
+        (``.code32``) at line ``i``: one block, refused at that directive,
+        the comments right above it its own; kept where it places bytes."""
         self._close()
-        self.open, self.code, self.region = [(i, self.lines[i])], True, True
+        self.open, self.comments, self.block_labels = list(self.comments), [], ()
+        self._add(i, self.lines[i])
+        self.region = True
         if name == ".intel_syntax":
             why = "Intel syntax up to .att_syntax: invar reads AT&T (gcc -S without -masm=intel)"
         else:
@@ -625,13 +683,28 @@ class _Reader:
         self._follow(statements)
 
     def _follow(self, statements: list[tuple[int, str]]) -> None:
-        """Follow the syntax and width directives of a region's line; the region ends where both are back."""
-        for col, statement in statements:
-            statement = _unlabelled(col, statement)[1]
-            if statement.startswith("."):
-                name = _directive(statement)
+        """Follow a region's line: its syntax and width directives (the region
+        ends where both are back), its section switches, its labels (the
+        region's where it places bytes after them, else the next block's)."""
+        for _, statement in statements:
+            while (label := LABEL.match(statement)) is not None:
+                self.labels.append(_symbol(statement[: label.end() - 1]))
+                statement = statement[label.end() :].strip()
+            if not statement:
+                continue
+            places = not (statement.startswith(".") or _ASSIGNMENT.match(statement))
+            if places:
+                self.flows = falls_through(statement)
+            else:
+                name = ".set" if _ASSIGNMENT.match(statement) else _directive(statement)
                 self.width = _MODES.get(name, self.width)
                 self.intel = name == ".intel_syntax" or (self.intel and name != ".att_syntax")
+                switches = name in _SECTIONS or name in _MACHO_DATA
+                if switches:
+                    self._switch(name, statement)
+                places = not (switches or _places_nothing(name) or name in _MODES or name == ".intel_syntax")
+            if places:  # the labels before it name the region
+                self.code, self.block_labels, self.labels = True, self.block_labels + tuple(self.labels), []
         if not self.intel and self.width == "64":
             self._close()
 
@@ -639,16 +712,13 @@ class _Reader:
         """Follow a directive; whether its line is kept in the block (it refuses it)."""
         if name in _SECTIONS or name in _MACHO_DATA:  # the lines after it go elsewhere
             self._close()
-            self.comments, self.labels = [], []  # what stood above it is not the next block's
-            self.left[self.sections.section] = self.flows
-            self.sections.switch(name, statement)
-            self.flows = self.left.get(self.sections.section, False)
-            self.data_region = False
+            self.comments = []  # the comments above it are not the next block's
+            self._switch(name, statement)
             return False
         if name in (".data_region", ".end_data_region"):
             self.data_region = name == ".data_region"
             return False
-        if name in _INERT or name.startswith((".cfi_", ".seh_")):
+        if _places_nothing(name):
             return False
         if name in DATA_DIRECTIVES and not (self.sections.in_code and self.flows and not self.data_region):
             self._close()  # a jump table, a string: nothing runs into it
@@ -658,6 +728,19 @@ class _Reader:
         if not self.open:
             self._open()
         return True
+
+    def _switch(self, name: str, statement: str) -> None:
+        """Switch sections: what ran last in the one left, and its labels
+        not yet followed by anything, wait for it (GNU as places the next
+        bytes there at their address); the one entered's come back."""
+        here = self.sections.section
+        self.left[here] = self.flows
+        if self.labels:
+            self.pending[here] = self.labels
+        self.sections.switch(name, statement)
+        self.flows = self.left.get(self.sections.section, False)
+        self.labels = self.pending.pop(self.sections.section, [])
+        self.data_region = False
 
     def _refuse(self, i: int, col: int, why: str) -> None:
         if self.error is None:

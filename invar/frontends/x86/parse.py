@@ -1,7 +1,8 @@
 """AT&T x86-64 text -> :class:`~invar.program.Program`.
 
 A basic block is one instruction per line or several separated by ``;``,
-``#`` comments and blank lines ignored. A prefix written alone (``rep`` on its
+``#`` comments and blank lines ignored (a ``;`` or ``#`` inside a character
+constant, ``$';'``, or a string is its own). A prefix written alone (``rep`` on its
 own line, ``lock; cmpxchg …``) belongs to the instruction after it: the two are
 one IR line, rendered on one line (``lock cmpxchgl %ecx, (%rdi)``). Each
 instruction becomes one IR line whose text is the instruction in canonical
@@ -33,7 +34,7 @@ from ..registry import X86
 from ..units import Units
 from .deps import block_dependencies
 from .expressions import read_expression
-from .listing import DATA_DIRECTIVES, is_listing, read_listing
+from .listing import DATA_DIRECTIVES, is_listing, quote_end, read_listing, split_statements
 from .registers import Reg, lookup
 from .semantics import Effects, base_mnemonic, effects
 from .validate import PREFIXES, check, segment_prefix
@@ -159,11 +160,11 @@ def blocks(text: str) -> list[tuple[int, str, ParseError | None]]:
     lines = text.splitlines()
     if is_listing(lines):  # a compiler's output: labels and jumps bound its blocks (.listing)
         return [(b.first, b.text, b.error) for b in read_listing(text)]
-    code = [i for i, raw in enumerate(lines) if raw.split("#", 1)[0].strip()]
+    code = [i for i, raw in enumerate(lines) if split_statements(raw)]
     if not code:
         return []
     blank_between = any(not lines[i].strip() for i in range(code[0], code[-1]))
-    if not blank_between and len(code) > 1 and any(";" in lines[i].split("#", 1)[0] for i in code):
+    if not blank_between and len(code) > 1 and any(_separated(lines[i]) for i in code):
         return [(i + 1, lines[i], None) for i in code]
     paragraphs: list[list[int]] = []
     for i, raw in enumerate(lines):
@@ -176,8 +177,21 @@ def blocks(text: str) -> list[tuple[int, str, ParseError | None]]:
     return [
         (p[0] + 1, "\n".join(lines[p[0] : p[-1] + 1]), None)
         for p in paragraphs
-        if any(lines[i].split("#", 1)[0].strip() for i in p)
+        if any(split_statements(lines[i]) for i in p)
     ]
+
+
+def _separated(line: str) -> bool:
+    """Whether ``line``'s code holds a ``;`` (outside strings and character constants: ``$';'``)."""
+    k = 0
+    while k < len(line) and line[k] != "#":
+        if line[k] in "'\"":
+            k = quote_end(line, k)
+            continue
+        if line[k] == ";":
+            return True
+        k += 1
+    return False
 
 
 def _stem(path: str | None) -> str:
@@ -189,13 +203,8 @@ def _stem(path: str | None) -> str:
 def _pieces(text: str, first_line: int) -> list[_Piece]:
     out = []
     for lineno, raw in enumerate(text.splitlines(), start=first_line):
-        code = raw.split("#", 1)[0]
-        col = 0
-        for part in code.split(";"):
-            stripped = part.strip()
-            if stripped:
-                out.append(_Piece(stripped, lineno, col + len(part) - len(part.lstrip()) + 1, raw))
-            col += len(part) + 1
+        for col, stripped in split_statements(raw):  # a ';' or '#' in a character constant is its own: $'#'
+            out.append(_Piece(stripped, lineno, col + 1, raw))
     return out
 
 
@@ -227,9 +236,14 @@ def _statements(pieces: list[_Piece], path: str | None) -> list[_Statement]:
 
 # ----------------------------------------------------------------- operands
 def _split_operands(text: str) -> list[tuple[str, int]]:
-    """Split at top-level commas (not inside parentheses or braces)."""
-    out, opened, start = [], [], 0
-    for i, ch in enumerate(text):
+    """Split at top-level commas (not inside parentheses or braces, nor
+    character constants: ``$','``)."""
+    out, opened, start, i = [], [], 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "'\"":
+            i = quote_end(text, i)
+            continue
         if ch in "({":
             opened.append(i)
         elif ch in ")}":
@@ -239,6 +253,7 @@ def _split_operands(text: str) -> list[tuple[str, int]]:
         elif ch == "," and not opened:
             out.append((text[start:i], start))
             start = i + 1
+        i += 1
     if opened:
         raise ParseError(f"unbalanced {text[opened[-1]]!r}", col=opened[-1] + 1)
     out.append((text[start:], start))
@@ -399,7 +414,8 @@ def _memory(op: str, col: int, b: _Builder, info: dict) -> None:
         kinds = [t.kind for t in b.tokens]
         mnemonic = b.tokens[kinds.index("mnemonic")].text.lower() if "mnemonic" in kinds else ""
         local = inner is None and mnemonic.startswith(("j", "call", "loop"))
-        expression = _expression(disp, col + disp_at, "displacement", local_labels=local)
+        what = "branch target" if local and not info.get("indirect") else "displacement"
+        expression = _expression(disp, col + disp_at, what, local_labels=local)
         b.add(expression.text, "disp", "disp")
         info.update(disp=expression.value, disp_text=expression.text)
     if inner is None:
