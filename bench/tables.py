@@ -105,7 +105,6 @@ PENDING: set[str] = {
     "bhive-curve-4000",
     "bhive-curve-8000",
     "bhive-curve-16000",
-    "ltl-size7",
     "ltl-size35",
     "ltl-size35-60",
 }
