@@ -15,12 +15,16 @@ through one pipeline, and anything it cannot read for sure is
 3. Else an explicit final answer decides: the last ``\\boxed{…}`` or
    ``<answer>…</answer>``, else the last line ``Answer: …`` / ``Final
    answer: …`` / ``Answer - …`` (any case, markdown bullets and emphasis
-   allowed; an empty one reads the next line, as does a heading or a bold
+   allowed, around the whole line too: ``**Answer: 6**``; an empty one reads
+   the next line, as does a heading or a bold
    line that is only the word: ``## Final Answer``, ``**Answer**``). Every
    other explicit final answer the task reads must give the same answer:
    two that differ (the prompt's example echoed, then the model's own
    figure; a first answer, then a corrected one) refuse the reply.
-4. Else the reply's last non-empty line (a closing code fence skipped).
+4. Else the reply's last non-empty line (a closing code fence skipped; a
+   JSON object over several lines that ends the reply is read whole; a
+   task that reads questions, :attr:`Reader.questions`, reads the line
+   with the question on the line before it: ``Is it correct?`` / ``No.``).
 5. The task's parser reads that **segment** (markdown bullets and emphasis
    removed, and inline code and LaTeX math around it: ``$1$``) and may
    refuse it (a task may read a last line of step 4 more
@@ -40,7 +44,11 @@ through one pipeline, and anything it cannot read for sure is
    ``**3 cycles**``, ``So it takes 3 cycles.``), may not give another one.
    An answer read from the line after a marker that stands alone (``##
    Answer``) that is no answer alone is refused when a later line reads as
-   another answer.
+   another answer. A line of strong second thoughts that retracts the
+   final answer (:data:`RETRACTING_OPENERS`: ``Oops, …``, ``Correction:
+   …``; or in words: ``Wait, that's wrong.``, ``I misread the code``) refuses
+   the reply even when the task reads no other answer in it, unless it
+   gives the final answer again.
 
 A reply cut off at the token limit (``truncated``) may have lost the end of
 its last line, so only an explicit final answer (2 or 3) that ends before
@@ -135,6 +143,10 @@ class Reader:
     #: bhive's ``Answer: 3. cycles``); else it is a numbered list's mark there
     #: too (``Answer: 1. sorting``), as on a line of its own
     numbers: bool = False
+    #: whether a reply's last line that answers a question on the line before it (``Is the function
+    #: correct?`` then ``No.``, ``Q: …?`` then ``A: No.``) is read with that question before it, as one segment
+    #: (``Is the function correct? No.``): the task reads a yes or no in the question's sense (bugs)
+    questions: bool = False
 
     def __call__(self, reply: str) -> Any:
         return self.read(reply).value
@@ -143,6 +155,8 @@ class Reader:
         """The :class:`Reading` of ``reply``; :class:`Unreadable` when it has none."""
         text = without_reasoning(reply, truncated=truncated)
         found = _segment(text, pattern, truncated)
+        if found.last_line and self.questions:
+            found = _Found(_answered(text, found.text), last_line=True, line=True)
         if truncated and _second_thoughts_cut(found.tail):
             raise Unreadable(f"cut off at the token limit in second thoughts after its final answer: {_RAISE}")
         segment = self._tidied(found.text, found.line)
@@ -162,6 +176,15 @@ class Reader:
                 raise Unreadable(
                     f"the reply gives another answer ({', '.join(map(_shown, later[:3]))}) after its final one "
                     f"({_shown(value)})"
+                )
+        if found.tail and self.after is not None:
+            retraction = _retraction(
+                found.tail, lambda line: _restated(line, value) or any(v == value for v in self.after(line))
+            )
+            if retraction is not None:
+                raise Unreadable(
+                    f"the reply retracts its final answer ({_shown(value)}) after it, and gives no answer this task "
+                    f"reads instead ({retraction[:60]!r})"
                 )
         if found.tail and pattern is None and self.alone is not None:
             if found.line and not found.last_line:
@@ -300,7 +323,21 @@ def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
         return _Found(segment, line=own_line, tail=text[end:].strip())
     if truncated:
         raise Unreadable(f"cut off at the token limit before a final answer (Answer: …): {_RAISE}")
-    return _Found(last_line(text), last_line=True, line=True)
+    return _Found(_last_object(text) or last_line(text), last_line=True, line=True)
+
+
+def _last_object(text: str) -> str | None:
+    """The JSON object (or Python dict) that ends ``text`` over several lines (``{`` / ``"label": "sorting"`` /
+    ``}``, in a code fence or not), its lines joined, when the last line closes it; else None: its last line
+    alone would be ``}``."""
+    rows = [line.strip() for line in text.splitlines() if line.strip() and not _FENCE.match(line)]
+    if not rows or not rows[-1].startswith("}") or rows[-1].startswith("{"):
+        return None
+    for k in range(len(rows) - 2, max(-1, len(rows) - 50), -1):
+        if rows[k].startswith("{"):
+            block = " ".join(rows[k:])
+            return block if json_object(block) is not None else None
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -326,7 +363,7 @@ def _by_pattern(text: str, pattern: str, truncated: bool) -> str:
 
 
 _MARKER = re.compile(
-    r"^[ \t>#*_+•-]*(?:(?:my|the|your)[ \t]+)?(?:final[ \t]+)?answer[ \t*_]*"
+    r"^(?P<lead>[ \t>#*_+•-]*)(?:(?:my|the|your)[ \t]+)?(?:final[ \t]+)?answer[ \t*_]*"
     r"(?::|：|[-–—](?=[ \t]|$))(?:[ \t]*(?:\*{1,2}|_{1,2})(?=[ \t]|$))?[ \t]*(?P<rest>.*)$",
     re.I | re.M,
 )
@@ -361,9 +398,27 @@ def _boxed(text: str) -> list[tuple[str, int | None]]:
 
 def untex(content: str) -> str:
     r"""LaTeX's markup out of an answer written in it: ``\text{…}`` (and its kin) as their text, its spaces
-    (``\,``, ``\ ``) as spaces, ``$`` removed, an escaped underscore as one (``get\_value``)."""
-    content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ").replace("$", "")
-    return content.replace("\\_", "_")
+    (``\,``, ``\ ``) as spaces, ``$`` removed (not inside a string literal: ``\boxed{'$5.00'}`` keeps it), an
+    escaped underscore as one (``get\_value``)."""
+    content = _LATEX_TEXT.sub(r"\1", content).replace("\\,", " ").replace("\\ ", " ")
+    return _unquoted_dollars(content).replace("\\_", "_")
+
+
+def _unquoted_dollars(text: str) -> str:
+    """``text`` without its ``$`` signs but those inside a quoted string (``'$5.00'``, ``"$x"``)."""
+    out, quote, k = [], None, 0
+    while k < len(text):
+        char = text[k]
+        if quote is not None and char == "\\" and k + 1 < len(text):
+            out.append(text[k : k + 2])
+            k += 2
+            continue
+        if char in "'\"" and (quote is None or char == quote):
+            quote = char if quote is None else None
+        if char != "$" or quote is not None:
+            out.append(char)
+        k += 1
+    return "".join(out)
 
 
 def _tagged(text: str) -> list[tuple[str, int | None]]:
@@ -386,12 +441,26 @@ def _marked(text: str) -> list[tuple[str, int, bool]]:
     for _, m in sorted(markers.items()):
         rest = m.groupdict().get("rest") or ""
         if rest.strip():
-            out.append((rest, m.end(), False))
+            out.append((_unbolded(rest, m.groupdict().get("lead") or ""), m.end(), False))
             continue
         nxt = _NEXT_LINE.search(text, m.end() + 1)
         if nxt is not None:
             out.append((nxt.group(1), nxt.end(), True))
     return out
+
+
+_EMPHASIS_RUN = re.compile(r"(?:\*{1,3}|_{1,3})$")
+
+
+def _unbolded(rest: str, lead: str) -> str:
+    """What follows a marker line's ``Answer:`` without the emphasis that closes the line when the same run opened
+    it (``**Answer: 6**`` -> ``6``, ``*Answer: True*`` -> ``True``): the emphasis is around the whole line, no part
+    of the answer (a task whose answers are code keeps every other ``*`` and ``_``)."""
+    run = _EMPHASIS_RUN.search(lead.rstrip())
+    kept = rest.rstrip()
+    if run is not None and kept.endswith(run.group()) and len(kept) > len(run.group()):
+        return kept[: -len(run.group())]
+    return rest
 
 
 def _final(text: str) -> tuple[str, int, bool, bool] | None:
@@ -432,6 +501,15 @@ def finals(text: str, *, numbers: bool = False) -> list[str]:
 
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)[\w+#.-]*\s*$")
+
+
+def _answered(text: str, last: str) -> str:
+    """``last`` (the last line of ``text``) with the line before it when that one asks a question
+    (``Is the function correct?``, ``Q: Does it hold a bug?``) that ``last`` answers; else ``last``."""
+    rows = [line for line in text.splitlines() if line.strip() and not _FENCE.match(line)]
+    if len(rows) >= 2 and clean(rows[-2], line=True).rstrip(" \t*_").endswith("?") and "?" not in last:
+        return f"{clean(rows[-2], line=True)} {last.strip()}"
+    return last
 
 
 def last_line(text: str) -> str:
@@ -616,12 +694,90 @@ _STRONG_WORD = _anywhere(STRONG_OPENERS)
 #: fetch_value)``, ``2.25 cycles — wait, 3``): the strong openers but ``final`` (``(final)`` is a note), ``rather``
 #: and ``instead`` (``rather than 3``, ``instead of 3``: a negation, which the task reads as one)
 CORRECTING = _anywhere(w for w in STRONG_OPENERS if w not in ("final", "rather", "instead"))
-#: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``)
+#: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``,
+#: ``I meant``, ``I'd go with``)
 _LEAD_IN = re.compile(
     r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:is|would[ \t]+be|should[ \t]+be"
-    r"|must[ \t]+be|returns|gives))|it[ \t]+returns)(?![\w-])[ \t]*:?[ \t]*",
+    r"|must[ \t]+be|returns|gives))|it[ \t]+returns|i[ \t]+meant|i(?:'d|’d|[ \t]+would)[ \t]+(?:rather[ \t]+)?"
+    r"(?:go[ \t]+with|pick|choose|(?:label|call|name)[ \t]+it))(?![\w-])[ \t]*:?[ \t]*",
     re.I,
 )
+
+
+#: the openers of second thoughts that retract what came before whatever follows them (``Oops, …``, ``Correction:
+#: …``, ``Scratch that``, ``Let me recompute: …``)
+RETRACTING_OPENERS: tuple[str, ...] = (
+    "oops",
+    "my mistake",
+    "correction",
+    "corrected",
+    "scratch that",
+    "let me correct",
+    "let me correct that",
+    "let me correct myself",
+    "let me recompute",
+    "let me recalculate",
+    "let me recount",
+    "let me reconsider",
+)
+_RETRACTING = opening(RETRACTING_OPENERS)
+#: what retracts an answer on a line of strong second thoughts (``Wait, that's wrong.``, ``Hmm, I misread the
+#: code``, ``Wait, I made a mistake: …``, ``Sorry, I meant searching``, ``Actually, I'd go with searching``,
+#: ``Actually no — the correct throughput is 3``), where the task reads no answer
+_RETRACTION = re.compile(
+    r"\b(?:that|this|it|my[ \t]+(?:\w+[ \t]+)?(?:answer|count|trace|estimate|reasoning|calculation|figure))"
+    r"(?:'s|’s|[ \t]+(?:is|was))[ \t]+(?:(?:all|completely|totally|clearly)[ \t]+)?(?:wrong|incorrect|not[ \t]+right)\b"
+    r"|\bi[ \t]+(?:\w+[ \t]+)?(?:was[ \t]+wrong|made[ \t]+(?:a|an|one)[ \t]+(?:\w+[ \t]+)?(?:mistake|error)"
+    r"|mis-?(?:read|traced?|counted|calculated|computed|understood|interpreted|labell?ed|named|took)"
+    r"|double-counted|missed|overlooked|forgot|ignored|meant)\b"
+    r"|\bmis-?(?:read|traced|counted|calculated|computed)\b|\bdouble-counted\b"
+    r"|\b(?:fixed|made)[ \t]+(?:a|an|my)[ \t]+(?:\w+[ \t]+)?(?:mistake|error)\b"
+    r"|\bi(?:'d|’d|[ \t]+would)[ \t]+(?:rather[ \t]+)?(?:go[ \t]+with|pick|choose|(?:label|call|name)[ \t]+it)\b"
+    r"|\b(?:let[ \t]+me|i'll|i[ \t]+need[ \t]+to)[ \t]+(?:redo|re-do|recompute|recalculate|recount|reconsider|retrace"
+    r"|re-trace|re-examine|reexamine|rethink)\b"
+    r"|\bthe[ \t]+(?:correct|right|real|actual|true)[ \t]+(?:answer|throughput|value|result|output|label|name"
+    r"|verdict|figure|count)[ \t]+(?:is|would[ \t]+be|should[ \t]+be)\b",
+    re.I,
+)
+
+
+def retracts(line: str) -> bool:
+    """Whether ``line`` retracts an answer in words (:data:`_RETRACTION`: ``I was wrong``, ``that's wrong``, ``I
+    misread``, ``I meant …``), wherever it stands; a task's reader of a line need not read such words as an
+    answer of its own (bugs: ``I was wrong`` describes no bug)."""
+    return _RETRACTION.search(line) is not None
+
+
+def _restated(line: str, value: Any) -> bool:
+    """Whether ``line`` writes the answer ``value`` out again, as a word of its own (``Actually, I'd call it
+    sorting too.``): only a value in words is looked for, a number may be any count."""
+    shown = value if isinstance(value, str) else None
+    if shown is None or len(shown) < 3 or not re.search(r"[^\W\d_]", shown):
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(shown)}(?![\w.])", line) is not None
+
+
+def _retraction(tail: str, restates: Callable[[str], bool]) -> str | None:
+    """The first line of ``tail`` (what follows a final answer) that retracts it: a line of strong second
+    thoughts (:data:`STRONG_OPENERS`) opened by words that retract (:data:`RETRACTING_OPENERS`: ``Oops, …``,
+    ``Correction: …``) or that says so (:data:`_RETRACTION`: ``Wait, that's wrong.``, ``Sorry, I meant …``),
+    unless it gives the final answer again (``restates``: ``Correction: 6`` after ``Answer: 6``); else None.
+    Another answer there refuses the reply already (:attr:`Reader.after`); this refuses a retraction that gives
+    none the task reads (``Wait, I made a mistake: 1 and 3 are odd.``)."""
+    for line in tail.splitlines():
+        row = clean(line, line=True)
+        opener = SECOND_THOUGHTS.match(row)
+        if opener is None or not _STRONG_WORD.search(opener.group()):
+            continue
+        if not (_RETRACTING.match(row) or _RETRACTION.search(row[opener.end() :])):
+            continue
+        try:
+            if restates(line):
+                continue
+        except ValueError:
+            pass
+        return row
+    return None
 
 
 def _second_thoughts_cut(tail: str) -> bool:
@@ -809,10 +965,12 @@ __all__ = [
     "table_cells",
     "json_object",
     "OPENERS",
+    "RETRACTING_OPENERS",
     "WEAK_OPENERS",
     "STRONG_OPENERS",
     "CORRECTING",
     "opening",
+    "retracts",
     "second_thoughts",
     "weak_thoughts",
     "later",

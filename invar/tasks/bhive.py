@@ -465,13 +465,28 @@ def _leading(rest: str) -> list[float]:
     return _cycles(rest[start : start + found[0].end + 40])[:1]
 
 
+#: a number that closes a line of strong second thoughts after ``=``, an arrow, ``is``, ``be``, ``so`` or a colon
+#: (``Actually, recounting gives 9 uops → 2.25.``, ``Wait, the chain is imul (3) + add (1) = 4.``, ``…, so the
+#: answer should be 3.``, ``…adds latency: 4 cycles.``): the figure the second thoughts end on
+_ENDING = re.compile(
+    rf"(?:=|→|->|⇒|\bis|\bbe|\bso|:)[ \t]*(?:(?:about|around|roughly|~|≈)[ \t]*)?(?P<number>{_NUMERAL})[ \t]*"
+    rf"(?:{_UNIT}[ \t]*)?[.!]*[ \t]*$",
+    re.I,
+)
+
+
 def _alone_or_cycles(rest: str) -> list[float]:
     """The throughput a line of strong second thoughts gives after its opening words: one alone or presented
-    (:func:`read_alone`: ``I get 3.``, ``it should be closer to 3``), else its numbers of cycles (:func:`_cycles`)."""
+    (:func:`read_alone`: ``I get 3.``, ``it should be closer to 3``), else its numbers of cycles (:func:`_cycles`),
+    else a number that ends it (:data:`_ENDING`: ``recounting gives 9 uops → 2.25``)."""
     try:
         return [read_alone(rest)]
     except ValueError:
-        return _cycles(rest)
+        pass
+    found = _cycles(rest)
+    if not found and (ending := _ENDING.search(rest)) is not None:
+        found = [n.value for n in numbers(ending.group("number"))]
+    return found
 
 
 def later_answers(text: str) -> list[float]:

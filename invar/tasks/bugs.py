@@ -85,7 +85,7 @@ from ..program import Program
 from . import Example, Task, checked
 from .answers import OPENERS as SECOND_THOUGHT_WORDS
 from .answers import STRONG_OPENERS
-from .answers import Reader, Unreadable, json_object, lines, opening, table_cells, without_label
+from .answers import Reader, Unreadable, json_object, lines, opening, retracts, table_cells, without_label
 from .names import (
     JAVA_CLASS,
     LANGS,
@@ -607,11 +607,20 @@ _CODE_SPAN = re.compile(r"`(?![A-Za-z01-]+`)[^`\n]*`")
 _OPENING_NUMBER = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:\s*%)?(?![\w.])")
 
 
+#: what may stand between a count and the bug it counts (``0 injected bugs``)
+_ADJECTIVES = {"injected", "obvious", "real", "actual", "apparent", "detectable", "known", "such"}
+
+
 def _negated(words: list[str], k: int) -> bool:
     """Whether a negation stands before ``words[k]`` (fillers between them).
     Unreadable for two (``not not buggy``, ``not free of bugs``, ``I don't
     think it's not correct``): a double negation is read one way by one
     reader and the other way by another."""
+    j = k - 1
+    while j >= 0 and words[j] in _ADJECTIVES:
+        j -= 1
+    if j >= 0 and words[j] in ("0", "zero") and VERDICT_WORDS[words[k]] == 1:
+        return True  # ``The function has 0 injected bugs``
     negations, degrees = [], []
     for j in range(k - 1, max(-1, k - 7), -1):
         if words[j] in _NEGATIONS or words[j].endswith(("n't", "n’t")):
@@ -646,17 +655,23 @@ def verdicts(segment: str) -> list[int]:
     """Every verdict (0 or 1) a segment of an answer gives, in order: an
     opening ``0``/``1`` or ``yes``/``no``/``true``/``false``, and the verdict
     words (:data:`VERDICT_WORDS`), each flipped by a negation before it. A
-    short label before a colon is a question (``Bug: 0``, ``Buggy: no``)
-    unless what follows gives no verdict (``Buggy: the loop reads j``).
+    label before a colon is a question (``Bug: 0``, ``Buggy: no``; a longer
+    one before a bare yes or no: ``Contains an injected bug: no``) unless
+    what follows gives no verdict (``Buggy: the loop reads j``).
     Unreadable when the answer opens with a number that is neither 0 nor 1
     (a score such as ``0.9`` is no verdict) or with two (``0 or 1``); an
     opening count of bugs gives its verdict (``0 bugs``: 0). Where the
     segment asks a question, only what follows its last ``?`` answers it.
-    A verdict word that a contrast, an exception, a scope, a part of the
-    function or a modal limits is none (:func:`_verdicts`). A JSON object
-    gives the verdicts of its keys (``{"buggy": false}``: 0), a table's
-    row of two cells reads as ``key: value``, and a label denied (``Bugs:
-    none``) gives the other verdict than the label's.
+    A yes or no (a check mark or a cross alone) answers the question or the
+    label it follows in that one's sense (:func:`_asked`): ``Is the function
+    correct? No`` and ``Correct: ❌`` are 1, ``Bug: no`` is 0; after a
+    question or label of no known sense (``Does it handle empty lists? No``,
+    ``A: No``) it is refused. A verdict word that a contrast, an exception,
+    a scope, a part of the function or a modal limits is none
+    (:func:`_verdicts`). A JSON object gives the verdicts of its keys
+    (``{"buggy": false}``: 0), a table's row of two cells reads as ``key:
+    value``, and a label that asks for a bug denied (``Bugs: none``, ``Bug:
+    not found``, ``Bug: N/A``) is 0.
     """
     if (obj := json_object(segment)) is not None:
         return _object_verdicts(obj)
@@ -664,21 +679,97 @@ def verdicts(segment: str) -> list[int]:
         if len(cells) > 2:
             raise Unreadable(f"a table's row of {len(cells)} cells, not a verdict ({segment.strip()[:80]!r})")
         segment = ": ".join(cells)
+    segment = _ARROW.sub("", segment.replace("\ufe0f", ""), count=1)
+    asked = _BUG
     if "?" in segment:  # a question, then its answer: only the answer gives the verdict
         question, _, segment = segment.rpartition("?")
+        segment = re.sub(r"^[ \t:*_]*(?:a|answer)[ \t]*:[ \t]*", "", segment, flags=re.I).lstrip(" \t:*_")
         if not segment.strip(" \t.!"):
             raise Unreadable(f"a question, not a verdict ({question.strip()[:80]}?)")
+        asked = _asked(question)
     rest = without_label(segment)
-    found = _verdicts(rest)
-    if not found and rest != segment:
-        found = _verdicts(segment[: len(segment) - len(rest)])
-        if _NONE.fullmatch(rest):  # ``Bugs: none``: the label's verdict denied
-            found = [1 - v for v in found]
-    return found
+    if rest == segment and (long := _LONG_LABEL.match(segment)) is not None:
+        rest = long.group("rest")
+    if rest != segment:
+        label = segment[: len(segment) - len(rest)]
+        asked = _asked(label)
+        found = _verdicts(rest, asked)
+        if not found and _NONE.fullmatch(rest):  # ``Bugs: none``: the label's bug denied
+            if asked != _BUG or not _asks_bug(label):
+                raise Unreadable(f"a label that asks for no bug, denied ({segment.strip()[:80]!r}): no verdict")
+            return [0]
+        if not found:
+            found = _verdicts(label)
+        return found
+    return _verdicts(segment, asked)
 
 
-#: an answer after a label that denies it (``Bugs: none``, ``Bug found: nothing``)
-_NONE = re.compile(r"[ \t*_`]*(?:none|nothing|nil|null|zero)[ \t*_`.!]*", re.I)
+#: an arrow or a sure adverb that opens a verdict (``=> 1``, ``→ 0``, ``definitely 1``)
+_ARROW = re.compile(r"^[ \t]*(?:=>|->|→|⇒|definitely|certainly|clearly|surely)[ \t,:]*(?=[01](?![\w.]))", re.I)
+#: what a yes or no answers (:func:`_asked`): whether the function holds a bug (the prompt's question, and ``Is
+#: there a bug?``, ``Buggy:``), whether it is correct (``Is the function correct?``, ``Correct:``), or a question
+#: of no known sense (``Does it handle empty lists?``, ``A:``), after which it is no verdict
+_BUG, _CORRECT, _UNKNOWN, _KIND = "bug", "correct", "unknown", "kind"
+#: the words of a question or label that ask whether there is a bug, and those that ask whether it is correct
+_ASKS_BUG = {"bug", "bugs", "buggy", "bugged", "incorrect", "wrong", "error", "errors", "flawed", "broken", "injected"}
+_ASKS_BUG |= {"issue", "issues", "defect", "defects", "mistake", "mistakes", "problem", "problems"}
+#: the kinds of bug a label may ask for alone (``Variable misuse: yes``): a no to one denies that kind only
+_ASKS_KIND = {"misuse", "misused", "swap", "swapped", "off-by-one"}
+_ASKS_CORRECT = {"correct", "correctly", "fine", "clean", "bug-free", "bugfree", "right", "properly", "intended"}
+_ASKS_CORRECT |= {"expected", "valid", "ok", "okay", "work", "works", "working", "sound"}
+#: a label or question that asks for the verdict itself (``Verdict: no``, ``Final answer: yes``): the prompt's
+#: question, whether the function holds a bug
+_NEUTRAL = {"verdict", "answer", "result", "conclusion", "output", "prediction", "label", "decision", "assessment"}
+_NEUTRAL |= {"judgment", "judgement", "summary", "response", "tldr", "tl", ";", "dr", "my", "the", "final", "overall"}
+#: a label of any length before a bare yes or no, a check mark or a cross (``Contains an injected bug: no``)
+_LONG_LABEL = re.compile(
+    r"^(?P<label>[^:?\n]{1,80}?)[ \t]*:[ \t]*(?P<rest>(?:yes|no|true|false)\b[ \t.!]*|[✅✔✓☑❌✗✘❎✖][ \t.!]*)$", re.I
+)
+#: a check mark or a cross that answers alone (``Correct: ✅``, ``Bug: ❌``): a yes or a no
+_MARKS = {"✅": 1, "✔": 1, "✓": 1, "☑": 1, "❌": 0, "✗": 0, "✘": 0, "❎": 0, "✖": 0}
+#: the index :func:`_found` gives an opening yes or no (a check mark alone), which answers a question or label
+_OPENER = -2
+
+
+def _asked(text: str) -> str:
+    """What a yes or no answers after ``text`` (a question or a label, its last sentence read): :data:`_BUG` (``Is
+    there a bug``, ``Bugs found``, ``Verdict``: the prompt's question), :data:`_CORRECT` (``Is the function
+    correct``, ``Bug-free``, ``Does it work as intended``), :data:`_KIND` (one kind of bug: ``Variable misuse``,
+    where a yes is 1 and a no says nothing of the other kind), or :data:`_UNKNOWN`: neither, both, one negated
+    (``Is it not buggy``), one of a part (``Is the loop correct``), a question and answer's ``A``."""
+    sentence = re.split(r"[.!?\n]", text.strip())[-1]
+    sentence = re.sub(r"^[ \t]*(?:q|question)[ \t]*[:.][ \t]*", "", sentence, flags=re.I)
+    words = [w.lower() for w in _TOKENS.findall(_CODE_SPAN.sub(" code ", sentence)) if w[0].isalnum()]
+    if words and all(w in _NEUTRAL for w in words) and set(words) - {"my", "the", "final", "overall"}:
+        return _BUG
+    senses = set()
+    for k, word in enumerate(words):
+        sense = _BUG if word in _ASKS_BUG | _ASKS_KIND else _CORRECT if word in _ASKS_CORRECT else None
+        if sense is None:
+            continue
+        if any(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in words[max(0, k - 3) : k]):
+            return _UNKNOWN  # ``Is it not buggy? No``: read one way by one reader and the other by another
+        senses.add(sense)
+    if senses == {_CORRECT} and _PARTS & set(words):
+        return _UNKNOWN  # ``Is the loop correct? Yes``: the rest is not answered
+    if senses == {_BUG} and not set(words) & _ASKS_BUG:
+        return _KIND  # ``Swapped comparison: no``: the other kind is not answered
+    return senses.pop() if len(senses) == 1 else _UNKNOWN
+
+
+def _asks_bug(label: str) -> bool:
+    """Whether a label asks for a bug by name (``Bugs``, ``Issues found``), not for one kind only (``Variable
+    misuse``) nor for the verdict (``Verdict``)."""
+    return bool(_ASKS_BUG & {w.lower() for w in _TOKENS.findall(label)})
+
+
+#: an answer after a label that denies it (``Bugs: none``, ``Bug found: nothing``, ``Bug: None found``, ``Bug: not
+#: found``, ``Bug: N/A``, ``Injected bug: absent``)
+_NONE = re.compile(
+    r"[ \t*_`]*(?:(?:none|nothing|nil|null|zero)(?:[ \t]+(?:found|detected|identified|present|seen|spotted))?"
+    r"|not[ \t]+(?:found|detected|present|identified)|n/?a|absent)[ \t*_`.!]*",
+    re.I,
+)
 #: the keys of a JSON object that hold the verdict itself (``{"answer": 1}``, ``{"verdict": "correct"}``)
 _ANSWER_KEYS = {"answer", "final_answer", "verdict", "label", "prediction", "result", "output", "bug_verdict"}
 #: the keys that ask whether there is a bug (``{"buggy": false}``: 0), and whether the function is correct
@@ -705,13 +796,28 @@ def _object_verdicts(obj: dict) -> list[int]:
 
 
 def _value_verdict(value) -> int:
-    """Whether a key that asks for a bug says yes (1) or no (0): a bool, 0 or 1, a word, a list of bugs."""
+    """Whether a key that asks for a bug says yes (1) or no (0): a bool, 0 or 1, a word, a list of bugs, a bug
+    denied (``"none"``, ``"not found"``: 0) or described (``"variable misuse on line 5"``: 1)."""
     if value is None or isinstance(value, (list, dict)):
         return int(bool(value))
     try:
         return prediction(value) if not isinstance(value, str) else read_answer(value)
     except ValueError:
+        if isinstance(value, str) and _NONE.fullmatch(value):
+            return 0
+        if isinstance(value, str) and _DESCRIBED.search(value) and not _DENIED.search(value):
+            return 1
         raise Unreadable(f"{value!r} is no verdict") from None
+
+
+#: a bug described (the value of a bug key: ``"variable misuse on line 5"``, ``"swapped comparison"``), and a
+#: denial that keeps a description from being one (``"no variable misuse"``)
+_DESCRIBED = re.compile(
+    r"\b(?:misuse[ds]?|misused|swap(?:ped|s)?|off[- ]by[- ]one|wrong[ \t]+(?:variable|operator|comparison)"
+    r"|line[ \t]+\d+|instead[ \t]+of|should[ \t]+be)\b",
+    re.I,
+)
+_DENIED = re.compile(r"\b(?:no|not|none|never|without|nothing)\b|n't\b", re.I)
 
 
 #: words before a verdict offered beside another (``yes or no``, ``0, but it could also be 1``, ``maybe 0``)
@@ -730,32 +836,72 @@ _COUNT = re.compile(r"\s*(\d+)\s+(?:\w+\s+)?(bugs?)\b", re.I)
 _EITHER = re.compile(r"\s*[01]\s*(?:or|/|,|-|to)\s*[01](?![\w.])", re.I)
 
 
-def _verdicts(segment: str) -> list[int]:
+def _verdicts(segment: str, asked: str = _BUG) -> list[int]:
     """The verdicts of a segment (a label before a colon removed): :func:`_found`, those of 0 that a contrast
-    or a scope limits (:func:`_limit`) left out; Unreadable when only such ones are left (``The function looks
-    correct, but the comparison on line 3 is swapped``), unless what limits them is a note on style (``The
-    function is correct, but it could be faster``)."""
+    or a scope limits (:func:`_limit`) left out, and those of 1 that a modal, a concession of how the code looks
+    (:func:`_conceded`) or a scope outside the function (:func:`_elsewhere`) limits; an opening yes or no read in
+    the sense of what it answers (``asked``: :func:`_asked`). Unreadable when only limited ones are left (``The
+    function looks correct, but the comparison on line 3 is swapped``), unless what limits them is a note on style
+    (``The function is correct, but it could be faster``); and when a contrast limits a verdict of 0 and a verdict
+    of 1 is left that is no plain assertion about this code in the contrast's own sentence, after it (``No bug,
+    but a bug would occur if n were negative``, ``Correct. However, a common bug is …``: :func:`_plain`)."""
     found, words = _found(segment)
-    out, limits = [], []
+    out, limits, contrasts, ones = [], [], [], []
     for value, k in found:
-        if k >= 0 and (k >= len(words) or words[k] not in VERDICT_WORDS):
+        if k == _OPENER:
+            if asked == _UNKNOWN or (asked == _KIND and value == 0):
+                limits.append("a question of unknown sense" if asked == _UNKNOWN else "a no to one kind of bug")
+                continue
+            value = 1 - value if asked == _CORRECT else value
+            limit = _limit(words, -1) if value == 0 else None
+        elif k >= 0 and (k >= len(words) or words[k] not in VERDICT_WORDS):
             limit = None  # a verdict offered (``it could also be 1``) or concluded (``so the answer is 1``)
+        elif value == 0:
+            limit = _limit(words, k)
+            if limit is not None and limit[1] > k and words[limit[1]] in _CONTRASTS:
+                contrasts.append(limit[1])
         else:
-            limit = _limit(words, k) if value == 0 else _hypothetical(words, k)
+            conceded = _conceded(words, k)
+            if conceded is not None:
+                continue  # ``though it looks like a bug``: no verdict, and none limited
+            limit = _hypothetical(words, k) or _elsewhere(words, k)
+            if limit is None:
+                ones.append(k)
         if limit is None:
             out.append(value)
         else:
-            limits.append(limit)
+            limits.append(limit[0] if isinstance(limit, tuple) else limit)
+    if contrasts:
+        for k in ones:
+            if not any(c < k < _bounds(words, c, _SENTENCE_ENDS)[1] and _plain(words, c) for c in contrasts):
+                raise Unreadable(
+                    f"a verdict limited by {words[contrasts[0]]!r}, and a bug after it that is no plain verdict on "
+                    f"this code ({' '.join(words[_bounds(words, k, _SENTENCE_ENDS)[0] : k + 1])[-60:]!r})"
+                )
     if limits and not out:
+        if "a question of unknown sense" in limits:
+            raise Unreadable(f"a yes or no that answers a question of unknown sense: {segment[:80]!r}")
+        if "a no to one kind of bug" in limits:
+            raise Unreadable(f"a no to one kind of bug says nothing of the other: {segment[:80]!r}")
         if _STYLE.search(segment) or ((note := _NOTE.search(segment)) and not _FIX.search(note.group())):
             return [0]
         raise Unreadable(f"a verdict limited by {limits[0]!r}, and no verdict of its own after it: {segment[:80]!r}")
     return out
 
 
+#: a name in prose (``find_max``, ``getValue``, ``find_max()``): the function or code, whose words give no verdict
+_NAME = re.compile(r"(?<![\w`])(?:[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*)(?:\(\))?(?![\w`])")
+
+
+def _words(segment: str) -> list[str]:
+    """The words of ``segment`` in lower case, punctuation as words of its own, inline code and names in prose
+    (``find_max``) as ``code``."""
+    return [w.lower() for w in _TOKENS.findall(_NAME.sub(" code ", _CODE_SPAN.sub(" code ", segment)))]
+
+
 def _found(segment: str) -> tuple[list[tuple[int, int]], list[str]]:
     """Every verdict of ``segment``, each with the index of its word in the segment's words (-1 for an
-    opening number or count), and those words (lower case, punctuation as words of its own)."""
+    opening number or count, :data:`_OPENER` for an opening yes or no), and those words (:func:`_words`)."""
     out = []
     count = _COUNT.match(segment)
     if count is not None:  # a count of bugs: none is a verdict of 0, any is 1; its noun is no verdict of its own
@@ -768,12 +914,14 @@ def _found(segment: str) -> tuple[list[tuple[int, int]], list[str]]:
         if word.endswith("%") or float(word) not in (0.0, 1.0) or re.match(r"[-+]?0\d", word):
             raise Unreadable(f"{word} is neither 0 nor 1 (a score is no verdict)")
         out.append((int(float(word)), -1))
-    words = [w.lower() for w in _TOKENS.findall(_CODE_SPAN.sub(" code ", segment))]
+    words = _words(segment)
+    if len(words) == 1 and words[0] in _MARKS:  # ``✅``, ``❌`` alone (after a label: ``Bug: ❌``)
+        out.append((_MARKS[words[0]], _OPENER))
     for k, word in enumerate(words):
         if word in VERDICT_WORDS:
             out.append((1 - VERDICT_WORDS[word] if _negated(words, k) else VERDICT_WORDS[word], k))
         elif k == 0 and word in OPENERS and not (word in _NEGATIONS and _negates_next(words)) and not _more(words):
-            out.append((OPENERS[word], -1))  # ``no bug``: that ``no`` negates, it is no verdict itself
+            out.append((OPENERS[word], _OPENER))  # ``no bug``: that ``no`` negates, it is no verdict itself
         elif k > 0 and words[k - 1] in _OFFERED and word in OPENERS:
             out.append((OPENERS[word], k))  # ``yes or no``, ``could be true``
         elif k > 0 and word in ("0", "1") and _previous_word(words, k) in _OFFERED | _TURNS:
@@ -825,7 +973,7 @@ _PARTS = {
     *"signature initialization initialisation indexing index guard check checks expression expressions".split(),
     *"statement statements call calls part parts half rest remainder else case cases recursion variable".split(),
     *"variables operator operators assignment assignments increment bound bounds block blocks clause".split(),
-    *"parameter parameters argument arguments type types structure idea approach algorithm intent".split(),
+    *"parameter parameters argument arguments type types structure idea approach intent".split(),
 }
 #: words after a verdict in its clause that scope it (``correct for positive inputs``, ``no bug in the loop``,
 #: ``correct at first glance``, ``correct when n > 0``, ``correct as long as …``), unless what follows them is
@@ -855,39 +1003,157 @@ _NOTE = re.compile(
     r"|formatting|style|type[ \t]+hints?|variable[ \t]+names|names)\b[^.;!?]*[.!]?[ \t]*$",
     re.I,
 )
-#: a bare verdict that closes a segment after a conclusion (``…, so the answer is 1.``, ``… so 1.``, ``…. Answer: 1``)
+#: a bare verdict that closes a segment after a conclusion (``…, so the answer is 1.``, ``… so 1.``, ``…. Answer: 1``):
+#: ``the answer is N`` opens the segment or a sentence, or follows ``so`` (…) at once; in a trace's sentence (``For
+#: n = 1 the answer is 1.``, ``So for an empty list the answer is 0.``) it is no verdict
 _CONCLUDED = re.compile(
-    r"\b(?:so|thus|hence|therefore|(?:answer|verdict)[ \t]*(?:[:=]|is|would[ \t]+be|should[ \t]+be|must[ \t]+be))"
+    r"(?:^[ \t]*|[.!?;:][ \t]+|\b(?:so|thus|hence|therefore)\b[ \t,:]*)"
+    r"(?:(?:(?:the|my)[ \t]+)?(?:final[ \t]+)?(?:answer|verdict)[ \t]*(?:[:=]|is|would[ \t]+be|should[ \t]+be"
+    r"|must[ \t]+be))?"
     r"[ \t]*:?[ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$",
     re.I,
 )
 
 
-def _limit(words: list[str], k: int) -> str | None:
-    """What limits the verdict of 0 that ``words[k]`` gives (-1: an opening number, yes or no), or None: an
-    exception anywhere in its sentence, a contrast anywhere after it, a subordinating word, a limiting
-    adverb, a part of the function or a modal (:func:`_hypothetical`) before it in its clause, a scope
-    after it in its clause. An opening verdict is limited by an exception only (``0, but 1 call is slow``
+def _limit(words: list[str], k: int) -> tuple[str, int] | None:
+    """What limits the verdict of 0 that ``words[k]`` gives (-1: an opening number, yes or no), and where, or
+    None: an exception anywhere in its sentence, a contrast anywhere after it (not a concession of how the code
+    looks: :func:`_moot`), a subordinating word, a limiting adverb, a part of the function (unless every part
+    is meant: ``Every comparison is correct``) or a modal (:func:`_hypothetical`) before it in its clause, a
+    scope after it in its clause. An opening verdict is limited by an exception only (``0, but 1 call is slow``
     is a note)."""
     if k < 0:
-        return next((w for j, w in enumerate(words) if _exception(words, j)), None)
+        return next(((w, j) for j, w in enumerate(words) if _exception(words, j)), None)
     clause, sentence = _bounds(words, k, _CLAUSE_ENDS), _bounds(words, k, _SENTENCE_ENDS)
     for j in range(sentence[0], k):
         if _exception(words, j):
-            return words[j]
-    for j in range(k + 1, len(words)):
-        if words[j] in _CONTRASTS or _exception(words, j):
-            return words[j]
-    for w in words[clause[0] : k]:
-        if w in _SUBORDINATE or w in _LIMITING or w in _PARTS:
-            return w
+            return words[j], j
+    j = k + 1
+    while j < len(words):
+        if _exception(words, j):
+            return words[j], j
+        if words[j] in _CONTRASTS and not (words[j] == "yet" and words[j + 1 : j + 2] in (["another"], ["again"])):
+            if words[j] in _CONCESSIONS and _moot(words, j):
+                j = _bounds(words, j, _SENTENCE_ENDS)[1]
+                continue
+            return words[j], j
+        j += 1
+    for j in range(clause[0], k):
+        w = words[j]
+        if w in _SUBORDINATE or w in _LIMITING:
+            return w, j
+        if w in _PARTS and not _every(words, sentence[0], k) and not (w == "case" and words[j - 1] in _THIS):
+            return w, j
     if (modal := _hypothetical(words, k)) is not None:
-        return modal
+        return modal, k
     for j in range(k + 1, clause[1]):
-        following = words[j + 1 : min(j + 3, clause[1])]
+        following = words[j + 1 : min(j + 5, clause[1])]
         if words[j] in _SCOPES and (following or words[j] == "only") and not _whole(following):
             if words[j] != "as" or following[:1] == ["long"]:
-                return words[j]
+                return words[j], j
+    return None
+
+
+#: the contrasts that concede (``correct, though it looks like a bug at first``): a verdict's main clause stands
+#: when the concession is only of how the code looks (:func:`_moot`)
+_CONCESSIONS = {"though", "although"}
+#: ``this case``, ``in any case``: no part of the function
+_THIS = {"this", "that", "any", "either", "each", "every", "which"}
+#: words that open a sentence about every part (``Every comparison and variable read is correct``)
+_UNIVERSAL = {"every", "all", "each", "both"}
+#: what makes a mention of a bug no assertion of one in this code (:func:`_plain`): a modal (any verb after it),
+#: an appearance, a condition, a generic mention, a belief, a place outside the function
+_APPEARANCE = {"look", "looks", "looked", "looking", "seem", "seems", "seemed", "appear", "appears", "appeared"}
+_APPEARANCE |= {"like", "resemble", "resembles", "resembling", "glance"}
+_CONDITION = {"if", "were", "when", "whenever", "unless", "suppose", "supposing", "assuming", "hypothetically"}
+_GENERIC = {"common", "typical", "typically", "classic", "usual", "potential", "possible", "possibly", "such"}
+_BELIEF = {"thought", "think", "suspected", "suspect", "believed", "believe", "assumed", "initially"}
+_BELIEF |= {"mistook", "mistaken", "mistake", "flag", "flagged"}
+_ELSEWHERE = {"caller", "callers", "calling", "client", "clients", "elsewhere"}
+#: what another reader might do (``a careless reader might think it's buggy``, ``might flag it as a bug``)
+_OTHERS_BELIEF = {"think", "flag", "mistake", "suspect", "consider", "call"}
+#: the words that place a bug somewhere (``a bug in the caller``)
+_INSIDE = {"in", "of", "by"}
+#: what stands between ``like`` and the bug it likens the code to (``looks like an off-by-one bug``)
+_LIKENED = {"a", "an", "the", "common", "typical", "classic", "obvious", "potential", "possible", "real", "subtle"}
+_LIKENED |= {"off-by-one", "injected", "code", "swapped", "comparison"}
+
+
+def _every(words: list[str], start: int, k: int) -> bool:
+    """Whether the sentence from ``start`` to the verdict ``words[k]`` is about every part (``Every comparison and
+    variable read is correct``, ``All comparisons are correct``), with no exception or contrast in it (``Every
+    line but line 3 is correct``)."""
+    span = words[start:k]
+    return bool(span) and span[0] in _UNIVERSAL and not (set(span) & (_CONTRASTS | _LIMITING | {"rest", "else"}))
+
+
+def _plain(words: list[str], c: int) -> bool:
+    """Whether the sentence a contrast ``words[c]`` opens asserts a bug in this code plainly (``…, but the logic has
+    a bug``), not a hypothetical (``but a bug would occur``), an appearance (``but it looks like a bug``), a
+    condition (``if it were buggy``), a generic mention (``a common bug``), a belief (``I initially suspected a
+    bug``) or one outside the function (``a bug in the caller``)."""
+    span = words[c + 1 : _bounds(words, c, _SENTENCE_ENDS)[1]]
+    avoid = _APPEARANCE | _CONDITION | _GENERIC | _BELIEF | _ELSEWHERE
+    at_first = any(a == "at" and b == "first" for a, b in zip(span, span[1:]))  # ``at first I thought …``
+    return not at_first and not any(_modal(w) or w in avoid for w in span)
+
+
+def _concedes(words: list[str], c: int, k: int) -> bool:
+    """Whether the bug ``words[k]`` after the concession ``words[c]`` is only conceded: the code is likened to one
+    (``it looks like an off-by-one bug``, ``resembles a common bug``), it was believed once or by another
+    (``at first I thought it was buggy``, ``a careless reader might think it's buggy``) or it is generic."""
+    likened = next((j for j in range(k - 1, max(c, k - 5), -1) if words[j] not in _LIKENED), None)
+    if likened is not None and words[likened] in {"like", "resemble", "resembles", "resembling"}:
+        return True
+    span = words[c + 1 : k]
+    if set(span) & {"thought", "suspected", "believed", "assumed", "initially", "mistook"}:
+        return True
+    if any(a == "at" and b == "first" for a, b in zip(span, span[1:])):
+        return True
+    if any(_modal(a) and b in _OTHERS_BELIEF for a, b in zip(span, span[1:])):
+        return True
+    return bool(set(words[max(c + 1, k - 2) : k]) & {"common", "typical", "classic", "usual"})
+
+
+def _conceding(words: list[str], c: int) -> int:
+    """The index past the clause the concession ``words[c]`` opens: its sentence's end, or where its clause ends
+    when it opens the sentence (``Though it looks correct at first glance, the function is buggy``)."""
+    start, stop = _bounds(words, c, _SENTENCE_ENDS)
+    if all(w in {"even", "and", "but"} for w in words[start:c]):
+        return next((j for j in range(c + 1, stop) if words[j] in {",", ";", ":", "—", "–"}), stop)
+    return stop
+
+
+def _moot(words: list[str], c: int) -> bool:
+    """Whether the concession ``words[c]`` (``though``, ``although``) only concedes how the code looks: every
+    verdict word of 1 in its clause (:func:`_conceding`) is conceded (:func:`_concedes`), and there is one
+    (``correct, although at first glance the `<=` looks like a bug``); a concession that describes a bug in other
+    words (``correct, though line 3 compares with <``) limits the verdict."""
+    stop = _conceding(words, c)
+    bugs = [k for k in range(c + 1, stop) if VERDICT_WORDS.get(words[k]) == 1]
+    try:
+        if any(_negated(words, k) for k in bugs):
+            return False
+    except Unreadable:
+        return False
+    return bool(bugs) and all(_concedes(words, c, k) for k in bugs)
+
+
+def _conceded(words: list[str], k: int) -> str | None:
+    """The concession (``though``, ``although``) before the verdict of 1 ``words[k]`` in its sentence that only
+    concedes it (:func:`_concedes`: ``correct, though it looks like a bug at first``), or None."""
+    start = _bounds(words, k, _SENTENCE_ENDS)[0]
+    c = next((j for j in range(k - 1, start - 1, -1) if words[j] in _CONCESSIONS), None)
+    return words[c] if c is not None and k < _conceding(words, c) and _concedes(words, c, k) else None
+
+
+def _elsewhere(words: list[str], k: int) -> str | None:
+    """The place outside the function a verdict of 1 ``words[k]`` is scoped to in its clause (``a bug in the
+    caller``), or None."""
+    stop = _bounds(words, k, _CLAUSE_ENDS)[1]
+    for j in range(k + 1, stop):
+        if words[j] in _ELSEWHERE and (words[j] == "elsewhere" or set(words[max(k + 1, j - 3) : j]) & _INSIDE):
+            return words[j]
     return None
 
 
@@ -913,11 +1179,17 @@ def _exception(words: list[str], j: int) -> bool:
 
 
 def _whole(following: list[str]) -> bool:
-    """Whether the words after a scope name the whole function (``all inputs``, ``the code``, ``my view``)."""
+    """Whether the words after a scope name the whole function (``all inputs``, ``the code``, ``the provided
+    function``, ``my view``; a name or code: ``find_max``, which :func:`_words` reads as ``code``)."""
     if not following:
         return False
-    if following[0] in _DETERMINERS:
-        return len(following) > 1 and following[1] in _WHOLE_NOUNS
+    if following[0] in _DETERMINERS:  # ``the code``, ``the provided function``, ``this Java method``
+        for word in following[1:4]:
+            if word in _WHOLE_NOUNS:
+                return True
+            if word in _PARTS or not word[0].isalpha():
+                return False
+        return False
     return following[0] in _ALL or following[0] in _WHOLE_NOUNS
 
 
@@ -980,14 +1252,18 @@ _BARE = re.compile(r"[01][.!]?")
 #: words of strong second thoughts (``Actually``, ``Wait``, ``Update``: :data:`~invar.tasks.answers.STRONG_OPENERS`)
 _STRONG = opening(STRONG_OPENERS)
 #: a bug described on a line of strong second thoughts that gives no verdict word (``Wait, `total` should be
-#: `count`.``, ``Actually, the comparison is swapped.``): a verdict of 1 there
+#: `count`.``, ``Actually, the comparison is swapped.``, ``Hmm, wait. `i > 0` should probably be `i >= 0`.``,
+#: ``Update: there is a swapped comparison on line 3.``, ``Wait, line 3 uses `<` where it needs `<=`.``): a
+#: verdict of 1 there
 _FIX = re.compile(
-    r"\b(?:should[ \t]+(?:be|use|read|compare|return)|instead[ \t]+of|(?:is|are|was|were)[ \t]+(?:wrong|swapped"
-    r"|reversed|inverted|misused)|misuse[ds]?|off[- ]by[- ]one)\b",
+    r"\b(?:should(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+(?:be|use|read|compare|return|start|stop|end"
+    r"|begin)|instead[ \t]+of|(?:is|are|was|were)[ \t]+(?:wrong|swapped|reversed|inverted|misused)|misuse[ds]?"
+    r"|off[- ]by[- ]one|swapped[ \t]+(?:comparison|operator)|where[ \t]+(?:it[ \t]+)?(?:needs|is[ \t]+needed))\b",
     re.I,
 )
-#: a bare verdict that closes a line of second thoughts after a pause (``Wait, no, the code is fine: 0.``)
-_CLOSING = re.compile(r"[,:;—–-][ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$")
+#: a bare verdict that closes a line of second thoughts after a pause (``Wait, no, the code is fine: 0.``); a
+#: hyphen is no pause but a minus (``the last index is n-1``, ``n - 1``)
+_CLOSING = re.compile(r"[,:;—–][ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$")
 
 
 def find_answers(text: str) -> list[int]:
@@ -1003,14 +1279,14 @@ def find_answers(text: str) -> list[int]:
             found = verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line)
         except ValueError:
             found = []
-        if not found and "?" not in line and _STRONG.match(line) and _FIX.search(line):
+        if not found and "?" not in line and _STRONG.match(line) and _FIX.search(line) and not retracts(line):
             found = [1]  # ``Update: found it: `total` should be `count`.``
         out.extend(found)
     return out
 
 
 #: a whole reply -> 0 or 1 (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, after=find_answers, numbers=True)
+answer = Reader(parse=read_answer, find=find_answers, after=find_answers, numbers=True, questions=True)
 
 
 TASK = Task(

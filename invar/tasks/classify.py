@@ -62,6 +62,11 @@ _TRAILING = ".,;:!?。 \t"
 
 #: a hedging adverb before the one label offered (``probably sorting``): not part of the label
 _HEDGE = re.compile(r"^(?:most[ \t]+likely|probably|likely|possibly|perhaps|maybe)[ \t,:]+(?=\S)", re.I)
+#: what opens a label and is no part of it: an adverb that only insists (``clearly sorting``, ``definitely
+#: sorting``), an arrow (``→ sorting``), an option's mark (``(a) sorting``, ``b) sorting``)
+_INSISTING = re.compile(
+    r"^(?:(?:clearly|definitely|certainly|surely|obviously)[ \t,:]+|(?:→|->|=>|⇒)[ \t]*|\(?[a-e]\)[ \t]+)(?=\S)", re.I
+)
 #: what no label is: a reply that gives none (``I cannot tell``), a sentence about the program, a
 #: label negated for another (``not searching but sorting``); a label may itself hold a ``not`` (``not pure``)
 _NO_LABEL = re.compile(
@@ -118,20 +123,38 @@ def _label(segment: str) -> str:
             opening, closing = pair[0], pair[-1]
             if len(label) >= 2 and label[0] == opening and label[-1] == closing:
                 label = label[1:-1].strip()
-        label = _HEDGE.sub("", _KEY.sub("", label, count=1))
+        label = _INSISTING.sub("", _HEDGE.sub("", _KEY.sub("", label, count=1)))
     if not label:
         raise Unreadable(f"no label in {segment.strip()[:80]!r}")
+    if _PLACEHOLDER.fullmatch(label):
+        raise Unreadable(f"no label: {label!r} is a placeholder or says there is none")
     if (markup := _MARKUP.search(label)) is not None and re.search(r"[^\W\d_]", label):  # ``<=`` may be a label
         raise Unreadable(f"no clean label ({markup.group()!r} in {label[:80]!r})")
+    if _INNER_QUOTE.search(label) is not None:  # ``'sorting' and 'searching'``: two quoted labels
+        raise Unreadable(f"no clean label (a quote inside it: {label[:80]!r})")
     return label
+
+
+#: a quote inside a label, beside a space (``sorting' and 'searching``): what is left of two quoted labels; an
+#: apostrophe inside a word (``Dijkstra's``) is none
+_INNER_QUOTE = re.compile(r"['‘’\"“”][ \t]|[ \t]['‘’\"“”]")
 
 
 #: brackets a label may stand in (``[sorting]``, ``<sorting>``, ``(sorting)``, ``{sorting}``)
 _BRACKETS = ("[]", "()", "{}", "<>", "«»")
-#: the keys a label may be given under (``label = sorting``, ``Category: sorting``, ``Predicted class: sorting``)
-_KEYS = r"(?:(?:the|final|predicted|my)[ \t]+)*(?:label|class|category|classification|answer|prediction|type|output)"
+#: the keys a label may be given under (``label = sorting``, ``Category: sorting``, ``Type: sorting``); ``output``
+#: only as a JSON object's key or a table's (``{"output": "sorting"}``): before a colon in text it names what the
+#: program outputs (``Output: sorted list``), no label
+_KEYS = r"(?:(?:the|final|predicted|my)[ \t]+)*(?:label|class|category|classification|answer|prediction|type)"
 _KEY = re.compile(rf"^{_KEYS}[ \t]*(?:=|:|：)[ \t]*(?=\S)", re.I)
-_KEY_NAME = re.compile(rf"{_KEYS}", re.I)
+_KEY_NAME = re.compile(rf"{_KEYS}|(?:(?:the|final|predicted|my)[ \t]+)*output", re.I)
+#: what the prompt's template and a form hold where a label goes, and what says there is none: no label
+#: (``LABEL``, ``<label>``, ``[label]``, ``your_label_here``, ``class_name``, ``N/A``, ``none``, ``unknown``)
+_PLACEHOLDER = re.compile(
+    r"(?:your[ _-]*)?(?:label|class[ _-]*name|category)(?:[ _-]*here)?|n/?a|none|null|nil|unknown|unsure|tbd|\?+"
+    r"|\.{2,}|…",
+    re.I,
+)
 #: what no clean label of words holds: markup left after a label is unwrapped (brackets, braces, quotes, ``=``,
 #: a pipe); a label of symbols alone (``<=``, ``==``) may be one
 _MARKUP = re.compile(r"[\[\]{}<>=|\"`]")
@@ -176,6 +199,12 @@ def _unwrapped(segment: str) -> str:
 #: a sentence's opening words (``The nested loops swap …``, ``Each pass …``): closed by a full stop, a
 #: last line of three words or more that opens so is prose, no label
 _PROSE = re.compile(r"(?:the|an?|its|these|those|here|so|thus|hence|you|each|every)[ \t]+\S+[ \t]+\S", re.I)
+#: what closes a chat and labels nothing (``Hope this helps!``, ``Good luck with your project!``, ``Cheers!``)
+_PLEASANTRY = re.compile(
+    r"(?:hope[ \t]+(?:this|that|it)|thanks?\b|thank[ \t]+you|good[ \t]+luck|feel[ \t]+free|happy[ \t]+coding|cheers\b"
+    r"|done\b|see[ \t]+(?:the|my|above)|end[ \t]+of|let[ \t]+me[ \t]+know|glad[ \t]+to|you'?re[ \t]+welcome)",
+    re.I,
+)
 #: the most words a label read from a reply's last line may have (no final answer)
 LAST_LINE_WORDS = 6
 
@@ -186,6 +215,10 @@ def read_last_line(segment: str) -> str:
     words; a sentence (``I'm not sure. Maybe sorting``, ``The loops swap
     adjacent elements.``) is refused, not read as a label."""
     label = read_answer(segment)
+    if not re.search(r"[^\W\d_]", label):
+        raise Unreadable(f"no final answer (Answer: LABEL), and its last line holds no word ({label[:80]!r})")
+    if _PLEASANTRY.match(label):
+        raise Unreadable(f"no final answer (Answer: LABEL), and its last line is a pleasantry ({label[:80]!r})")
     closed = re.search(r"[.!]\W*$", segment.strip())
     if len(label.split()) > LAST_LINE_WORDS or re.search(r"[.!?;:]\s", label) or (closed and _PROSE.match(label)):
         raise Unreadable(f"no final answer (Answer: LABEL), and its last line is a sentence ({label[:80]!r})")

@@ -71,7 +71,7 @@ from ..frontends.registry import PYTHON
 from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task
-from .answers import Reader, Unreadable, finals, later, without_label
+from .answers import CORRECTING, Reader, Unreadable, finals, later, without_label
 
 #: the function a CRUXEval row calls
 FUNCTION = "f"
@@ -215,6 +215,9 @@ def read_answer(segment: str) -> str:
     segment = tidy(segment)
     if _BULLET.match(segment):
         raise Unreadable(f"{segment[:80]!r} reads as a list item or as a negative number")
+    comment = _comment(segment)
+    if comment is not None and CORRECTING.search(comment):
+        raise Unreadable(f"second thoughts in a comment after the answer ({comment.strip()[:60]!r}), not one literal")
     for candidate in _candidates(segment):
         try:
             value = normal(candidate)
@@ -241,6 +244,23 @@ def read_answer(segment: str) -> str:
                 raise Unreadable(f"{candidate[:80]!r} reads two ways: {doubt}")
             return value
     raise Unreadable(f"no Python literal in {segment[:80]!r}")
+
+
+def _comment(segment: str) -> str | None:
+    """The ``#`` comment that ends ``segment`` outside its string literals (``6 # wait, 7`` -> ``wait, 7``), or
+    None."""
+    quote, k = None, 0
+    while k < len(segment):
+        char = segment[k]
+        if quote is not None and char == "\\":
+            k += 2
+            continue
+        if char in "'\"" and (quote is None or char == quote):
+            quote = char if quote is None else None
+        elif char == "#" and quote is None:
+            return segment[k + 1 :]
+        k += 1
+    return None
 
 
 def find_answers(text: str) -> list[str]:

@@ -656,8 +656,10 @@ def read_answer(segment: str) -> tuple:
     segment is refused. Unreadable when the first kind found holds several
     names, when there is none, for a correction (``get_value (actually
     fetch_value)``), for the placeholder of the hidden name, and for prose of
-    one word (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``)."""
-    segment = without_label(segment)
+    one word (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``). A
+    name before a colon is no label but the name, a note after it
+    (``getValue: returns `this.value```)."""
+    segment = _unlabelled(segment)
     if _INTERJECTION.fullmatch(segment.strip()):
         raise Unreadable(f"{segment.strip()!r} is prose (a word that opens or answers a chat), not a name")
     alternative = _ALTERNATIVE.search(segment)
@@ -698,6 +700,21 @@ def read_answer(segment: str) -> tuple:
         if names:
             return _named(names[0])
     raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
+
+
+#: the words of a label that names what follows it (``function_name: get_value``, ``suggestedName: …``)
+_LABEL_WORDS = {"function", "method", "name", "answer", "final", "suggested", "proposed", "new", "better", "best", "my"}
+
+
+def _unlabelled(segment: str) -> str:
+    """``segment`` without a short label before a colon (``Function name: get_value``), unless that label is
+    itself a name (``getValue: returns `this.value```, ``is_prime: checks …``: it holds ``_`` or a capital after
+    a small letter, and is no label's words such as ``function_name``)."""
+    rest = without_label(segment)
+    head = re.fullmatch(rf"[ \t]*({_IDENTIFIER})[ \t]*:[ \t]*", segment[: len(segment) - len(rest)])
+    if head is not None and _name_like(head.group(1)) and not set(label(head.group(1))) <= _LABEL_WORDS:
+        return segment
+    return rest
 
 
 def _named(identifier: str) -> tuple:

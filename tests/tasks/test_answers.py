@@ -290,6 +290,18 @@ BHIVE = [
     # LaTeX math around the answer
     ("Answer: $2.25$ cycles", 2.25),
     ("Answer: $$2.25$$", 2.25),
+    # a retraction after the final answer, and a figure that ends a line of strong second thoughts
+    ("Answer: 2 cycles\n\nWait, that's wrong — I ignored the imul latency.", Refused("retracts")),
+    (
+        "Answer: 2 cycles\n\nHmm, actually I made a mistake above; the loop-carried chain dominates.",
+        Refused("retracts"),
+    ),
+    ("Answer: 1.25 cycles\n\nOops, I miscounted: there are 6 uops.", Refused("retracts")),
+    ("Answer: 2 cycles\n\nActually, recounting gives 9 uops → 2.25.", Refused("another answer")),
+    ("Answer: 2 cycles\n\nWait, the chain is imul (3) + add (1) = 4.", Refused("another answer")),
+    ("Answer: 2 cycles\n\nActually no — the correct throughput is 3.", Refused("another answer")),
+    ("Answer: 2 cycles\n\nI made a mistake earlier but the answer stands.", 2.0),
+    ("**Answer: 2.5 cycles**", 2.5),
 ]
 
 BUGS = [
@@ -468,6 +480,119 @@ BUGS = [
     ("Answer: 1\n\nThe fix:\n```python\ndef f(a, b):\n    return is_correct(a)\n```", 1),
     ("Answer: $1$", 1),
     ("Answer: \\(0\\)", 0),
+    # a later contrast limits a verdict of 0; its 1 is read only as a plain assertion about this code, after it in
+    # its own sentence: a hypothetical, an appearance, a condition, a generic mention, a belief or a place outside the
+    # function is refused (the reply reads two ways), and a concession of how the code looks limits nothing
+    ("The function has no bug, but a bug would occur if n were negative.", Refused("no plain verdict")),
+    ("It's correct, but the `<=` looks like a bug at first.", Refused("no plain verdict")),
+    ("Correct — but a bug would appear if the list were empty.", Refused("no plain verdict")),
+    ("Answer: The function is correct, but if it were buggy, the `<` would be `<=`.", Refused("no plain verdict")),
+    ("No bug. However, a common bug in such code is an off-by-one error.", Refused("no plain verdict")),
+    ("Correct. Note, however, that swapping `<` for `<=` would introduce a bug.", Refused("no plain verdict")),
+    ("The code is correct. I initially suspected a bug on line 3, but it turned out to be intended.", Refused("plain")),
+    (
+        "The function is correct. A typical injected bug would swap `<` and `<=`, but that didn't happen.",
+        Refused("plain"),
+    ),
+    ("Answer: Correct, but beware: passing a negative `n` is a bug in the caller, not here.", Refused("limited")),
+    ("Answer: The function is fine. Yet another reviewer might flag line 3 as a bug.", Refused("conflicting")),
+    ("The function is correct, although at first glance the `<=` looks like a bug.", 0),
+    ("It's bug-free, although at first I thought line 3 was buggy.", 0),
+    ("Answer: Correct — although the `<=` resembles a common off-by-one bug.", 0),
+    ("Answer: not buggy, though a careless reader might think it's buggy", 0),
+    ("No bug: the `<=` is intentional, though it looks like an off-by-one bug at first glance.", 0),
+    ("Although it looks like a bug, the `<=` is intended, so the function is correct.", 0),
+    # ... near misses: a plain bug after the contrast, a concession that describes one, a bug in the main clause
+    ("It looks correct, but there's a bug on line 3.", 1),
+    ("The function is correct. However, line 3 has a bug.", 1),
+    ("Correct, but it has an off-by-one bug on line 4.", 1),
+    ("Though it looks correct at first glance, the function is buggy.", 1),
+    ("It's buggy, though it looks correct at first glance.", 1),
+    ("The function is correct, though line 3 compares with `<` where `<=` is needed.", Refused("limited")),
+    ("It looks correct, though it looks like there's a bug on line 3.", Refused("no plain verdict")),
+    ("It's correct, although I think line 3 is buggy.", Refused("plain")),
+    # "the answer is N" in a trace's sentence is no verdict
+    ("For n = 1 the answer is 1.", Refused("no verdict")),
+    ("So for an empty list the answer is 0.", Refused("no verdict")),
+    ("The loop is fine. The answer is 1.", 1),
+    ("So the answer is 1.", 1),
+    # the whole function after a scope, every part, ``this case``, the algorithm
+    ("Answer: No bug in find_max.", 0),
+    ("I found no bugs in the provided function.", 0),
+    ("There is no bug in the given code.", 0),
+    ("There is no bug in this Java method.", 0),
+    ("No bugs in findMax().", 0),
+    ("Every comparison and variable read is correct.", 0),
+    ("All comparisons and variable uses are correct.", 0),
+    ("In this case the function is correct.", 0),
+    ("The algorithm is correct.", 0),
+    ("No bug in the loop body.", Refused("limited")),
+    ("Every line but line 3 is correct.", Refused("limited")),
+    ("All lines except line 3 are correct.", Refused("limited")),
+    # an index's minus is no pause before a verdict
+    ("Answer: 0\n\nSo the last index checked is n-1.", 0),
+    ("Answer: 0\n\nSo the loop covers indices 0..n-1", 0),
+    ("Answer: 0\n\nSo the last index is n - 1.", 0),
+    # a yes or no answers the question or label it follows, in that one's sense
+    ("**Is the function correct?** Yes.", 0),
+    ("**Is the function correct?** No.", 1),
+    ("Is the function correct? No — it returns the wrong variable.", 1),
+    ("Does it work correctly? No.", 1),
+    ("Does it work as intended? Yes.", 0),
+    ("Correct: No", 1),
+    ("Correct: Yes", 0),
+    ("Is correct: false", 1),
+    ("Bug-free: no", 1),
+    ("| Correct | No |", 1),
+    ("| Correct? | Yes |", 0),
+    ("Correct: ❌", 1),
+    ("Bug: ❌", 0),
+    ("Answer: Correct? No.", 1),
+    ("Q: Is the function correct?\nA: No.", 1),
+    ("Q: Does this function contain a bug?\nA: No.", 0),
+    ("Is the function correct?\n\nNo.", 1),
+    ("Is there a bug? No.", 0),
+    ("Contains an injected bug: no", 0),
+    ("Does it have a bug: no", 0),
+    ("Verdict: no", 0),
+    ("Variable misuse: yes", 1),
+    ("Is the function correct?\n\nAnswer: No.", 0),  # an explicit answer answers the prompt's question
+    ("Does it handle empty lists? No.", Refused("unknown sense")),
+    ("Does the loop terminate?\n\nYes.", Refused("unknown sense")),
+    ("Is the loop correct? Yes.", Refused("unknown sense")),
+    ("Is it not buggy? No.", Refused("unknown sense")),
+    ("Swapped comparison: no", Refused("one kind")),
+    ("✅ Correct", 0),
+    # a bug denied after a label that asks for one, a count of none, a JSON value that describes one
+    ("Bug: None found", 0),
+    ("Bugs: none found.", 0),
+    ("Bugs detected: none identified", 0),
+    ("Bug: not found", 0),
+    ("Bug: N/A", 0),
+    ("Injected bug: absent", 0),
+    ("Issues: none", 0),
+    ("Correct: none", Refused("no verdict")),
+    ("Verdict: none", Refused("no verdict")),
+    ("The function has 0 injected bugs.", 0),
+    ("Line 0 has a bug.", 1),
+    ('{"bug": "variable misuse on line 5"}', 1),
+    ('{"bug": "none"}', 0),
+    ("=> 1", 1),
+    ("→ 0", 0),
+    ("Answer: definitely 1", 1),
+    # a retraction after the final answer that gives no verdict
+    ("Answer: 1\n\nWait, I was wrong.", Refused("retracts")),
+    ("Answer: 0\n\nActually, I missed something: the loop should start at 1.", Refused("retracts")),
+    ("Answer: 1\n\nActually, `count` is the wrong variable.", 1),
+    # a bug described on a line of strong second thoughts
+    ("Answer: 0\n\nHmm, wait. The condition `i > 0` should probably be `i >= 0`.", Refused("another answer")),
+    ("Answer: 0\n\nUpdate: on closer inspection there is a swapped comparison on line 3.", Refused("another answer")),
+    ("Answer: 0\n\nWait, line 3 uses `<` where it needs `<=`.", Refused("another answer")),
+    ("Answer: 1\n\nWait, line 3 uses `<` where it needs `<=`.", 1),
+    # a JSON object over several lines is read whole
+    ('{\n  "answer": 1,\n  "explanation": "off by one"\n}', 1),
+    ('```json\n{\n  "has_bug": true\n}\n```', 1),
+    ('{\n  "answer": 1,\n  "buggy": false\n}', Refused("conflicting")),
 ]
 
 NAMES = [
@@ -562,6 +687,18 @@ NAMES = [
     # LaTeX: an escaped underscore
     ("\\boxed{get\\_value}", ("get", "value")),
     ("Answer: $get\\_value$", ("get", "value")),
+    # a name before a colon is the name, a note after it
+    ("Answer: getValue: returns `this.value`", ("get", "value")),
+    ("Answer: getValue: getter for `value`", ("get", "value")),
+    ("Answer: is_prime: checks whether `n` is prime", ("is", "prime")),
+    ("Answer: isPrime: returns `true` if `n` is prime", ("is", "prime")),
+    ("Answer: function_name: get_value", ("get", "value")),  # ... a label's words are a label
+    ("Answer: getValue: fetchValue", Refused("2 different identifiers")),
+    # a retraction after the final answer
+    ("Answer: calculate_average\n\nWait, that's wrong — it returns the total.", Refused("retracts")),
+    ("Answer: hasItem\n\nSorry, I meant contains.", Refused("another answer")),
+    ("Answer: get_value\n\nSorry, I meant `fetch_value`.", Refused("another answer")),
+    ("**Answer: get_value**", ("get", "value")),
 ]
 
 CLASSIFY = [
@@ -660,6 +797,39 @@ CLASSIFY = [
     # a correction after the answer that presents another label at its end
     ("Answer: sorting\nActually, the program searches, so the answer is searching.", Refused("another answer")),
     ("Answer: sorting\nActually, it sorts, so the label is sorting.", "sorting"),
+    # a placeholder, or a word that says there is none, is no label; ``Output:`` is no key in text
+    ("Answer: LABEL", Refused("placeholder")),
+    ("Answer: <label>", Refused("placeholder")),
+    ("Answer: [label]", Refused("placeholder")),
+    ("Answer: your_label_here", Refused("placeholder")),
+    ("Answer: N/A", Refused("placeholder")),
+    ("Answer: none", Refused("placeholder")),
+    ("Answer: unknown", Refused("placeholder")),
+    ("Answer: labeling", "labeling"),
+    ("Answer: Output: sorted list", Refused("not one label")),
+    ("Answer: Type: sorting", "sorting"),
+    ('{"output": "sorting"}', "sorting"),
+    ("**Answer: sorting**", "sorting"),
+    # a retraction after the final answer, with or without another label
+    ("Answer: sorting\n\nSorry, I meant searching.", Refused("another answer")),
+    ("Answer: sorting\n\nActually, I'd go with searching.", Refused("another answer")),
+    ("Answer: sorting\n\nWait, I misread the code.", Refused("retracts")),
+    ("Answer: sorting\n\nActually, I'd go with sorting.", "sorting"),  # ... the same label again
+    # a last line that closes a chat, or holds no word, is no label; a JSON object over several lines is read whole
+    ("The loops swap neighbours.\n\nHope this helps!", Refused("pleasantry")),
+    ("The loops swap neighbours.\n\nGood luck with your project!", Refused("pleasantry")),
+    ("The loops swap neighbours.\n\nSee the analysis above.", Refused("pleasantry")),
+    ("The loops swap neighbours.\n\nO(n^2)", "O(n^2)"),  # ... a label may be a complexity
+    ("The loops swap neighbours.\n\nSorting!", "Sorting"),
+    ('{\n  "label": "sorting"\n}', "sorting"),
+    ('```json\n{\n  "label": "sorting",\n  "confidence": 0.95\n}\n```', "sorting"),
+    ("The loops swap neighbours.\n\n}", Refused("holds no word")),
+    # what insists on a label, an arrow, an option's mark; two quoted labels
+    ("The loops swap neighbours.\n\nClearly sorting.", "sorting"),
+    ("The loops swap neighbours.\n\n→ sorting", "sorting"),
+    ("Answer: (a) sorting", "sorting"),
+    ("Answer: 'sorting' and 'searching'", Refused("quote inside")),
+    ("Answer: Dijkstra's algorithm", "Dijkstra's algorithm"),
 ]
 
 EXEC = [
@@ -706,6 +876,28 @@ EXEC = [
     ("Answer: 6\n\nSo 7 - 1 = 6.", "6"),
     ("Answer: [2, 4]\n\nThe output is a list of doubled values.", "[2, 4]"),
     ("Answer: $6$", "6"),
+    # a bold answer line, as every task reads it
+    ("**Answer: 6**", "6"),
+    ("__Answer: 6__", "6"),
+    ("**Answer: 'OLLEH'**", "'OLLEH'"),
+    ("*Answer: True*", "True"),
+    ("**Final Answer: [2, 4]**", "[2, 4]"),
+    ("__Answer: '__init__'__", "'__init__'"),
+    # ``$`` inside a string literal is the string's
+    ("\\boxed{'$5.00'}", "'$5.00'"),
+    ("$\\boxed{6}$", "6"),
+    # second thoughts in a comment, and a retraction after the final answer
+    ("Answer: 6 # wait, 7", Refused("comment")),
+    ("Answer: 'OLLEH' # actually 'olleh'", Refused("comment")),
+    ("Answer: 6 # the loop runs 3 times", "6"),
+    ("Answer: '#x'", "'#x'"),
+    ("Answer: [2, 4]\n\nWait, that's wrong.", Refused("retracts")),
+    ("Answer: [2, 4]\n\nWait, I made a mistake: 1 and 3 are odd.", Refused("retracts")),
+    ("Answer: [2, 4]\n\nLet me recompute: out = [4].", Refused("retracts")),
+    ("Answer: [2, 4]\n\nSorry, I meant [4].", Refused("another answer")),
+    ("Answer: 6\n\nCorrection: 6", "6"),
+    ("Answer: 6\n\nActually, I double-checked and it's right.", "6"),
+    ("The call returns:\n{\n  'a': 1\n}", "{'a': 1}"),  # a dict over several lines, read whole
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
