@@ -619,6 +619,22 @@ def without_label(segment: str) -> str:
 
 
 # ------------------------------------------------------- 6. second thoughts
+#: the openers of second thoughts that retract what came before whatever follows them (``Oops, …``, ``Correction:
+#: …``, ``Scratch that``, ``Let me recompute: …``)
+RETRACTING_OPENERS: tuple[str, ...] = (
+    "oops",
+    "my mistake",
+    "correction",
+    "corrected",
+    "scratch that",
+    "let me correct",
+    "let me correct that",
+    "let me correct myself",
+    "let me recompute",
+    "let me recalculate",
+    "let me recount",
+    "let me reconsider",
+)
 #: the words that open a line of second thoughts (``Actually, …``, ``Update: …``, ``I think it's …``): the one
 #: list :data:`SECOND_THOUGHTS` reads, and a reply cut at the token limit may end inside (``Actu``). A task may
 #: add words that open any sentence (bugs: ``So 1.``), where only a bare answer may follow them
@@ -628,18 +644,13 @@ OPENERS: tuple[str, ...] = (
     "no wait",
     "hmm",
     "oh",
-    "oops",
     "sorry",
-    "my mistake",
-    "correction",
-    "corrected",
     "rather",
     "instead",
     "in fact",
     "i mean",
     "i think",
     "but",
-    "scratch that",
     "update",
     "updated",
     "edit",
@@ -651,13 +662,7 @@ OPENERS: tuple[str, ...] = (
     "on further thought",
     "on further reflection",
     "on reflection",
-    "let me correct",
-    "let me correct that",
-    "let me correct myself",
-    "let me recompute",
-    "let me recalculate",
-    "let me recount",
-    "let me reconsider",
+    *RETRACTING_OPENERS,
 )
 #: the openers of :data:`OPENERS` that open notes as often as second thoughts (``I think that's the best fit.``,
 #: ``But the add takes only 1 cycle.``): a line they open gives another answer only where the task reads one
@@ -704,22 +709,6 @@ _LEAD_IN = re.compile(
 )
 
 
-#: the openers of second thoughts that retract what came before whatever follows them (``Oops, …``, ``Correction:
-#: …``, ``Scratch that``, ``Let me recompute: …``)
-RETRACTING_OPENERS: tuple[str, ...] = (
-    "oops",
-    "my mistake",
-    "correction",
-    "corrected",
-    "scratch that",
-    "let me correct",
-    "let me correct that",
-    "let me correct myself",
-    "let me recompute",
-    "let me recalculate",
-    "let me recount",
-    "let me reconsider",
-)
 _RETRACTING = opening(RETRACTING_OPENERS)
 #: what retracts an answer on a line of strong second thoughts (``Wait, that's wrong.``, ``Hmm, I misread the
 #: code``, ``Wait, I made a mistake: …``, ``Sorry, I meant searching``, ``Actually, I'd go with searching``,
