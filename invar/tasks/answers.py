@@ -186,6 +186,8 @@ class Reader:
                     f"the reply retracts its final answer ({_shown(value)}) after it, and gives no answer this task "
                     f"reads instead ({retraction[:60]!r})"
                 )
+        if found.tail and self.after is not None and self.alone is not None:
+            self._alternatives_checked(found.tail, value, segment)
         if found.tail and pattern is None and self.alone is not None:
             if found.line and not found.last_line:
                 self._heading_checked(segment, found.tail, value)
@@ -204,6 +206,35 @@ class Reader:
     def _tidied(self, segment: str, line: bool) -> str:
         """``segment`` as ``parse`` reads it (``line``: it is a whole line of the reply)."""
         return self.tidy(segment) if self.tidy else clean(segment, line=line, numbered=line or not self.numbers)
+
+    def _alternatives_checked(self, tail: str, value: Any, segment: str) -> None:
+        """Refuse a reply that offers another answer after its final one (``value``): a line that offers one
+        (:func:`_alternative`: ``Alternatively, `mean` would work.``, ``(or searching)``) and does not give
+        ``value`` again, or a conclusion after a colon that reads alone as another answer (``Therefore:
+        searching``)."""
+        after = self.after
+        assert after is not None
+
+        def restates(line: str) -> bool:
+            if _restated(line, value) or any(v == value for v in after(line)):
+                return True
+            found = list(self.find(line)) if self.find is not None else []
+            return (bool(found) and all(v == value for v in found)) or _written_again(line, segment)
+
+        offered = _alternative(tail, restates)
+        if offered is not None:
+            raise Unreadable(
+                f"the reply offers another answer beside its final one ({_shown(value)}): {offered[:60]!r}"
+            )
+        for rest in conclusions(tail):
+            try:
+                other = self.alone(rest)
+            except ValueError:
+                continue
+            if other != value and not (isinstance(other, float) and math.isnan(other)):
+                raise Unreadable(
+                    f"the reply concludes with another answer ({_shown(other)}) after its final one ({_shown(value)})"
+                )
 
     def _heading_checked(self, segment: str, tail: str, value: Any) -> None:
         """Refuse an answer read from the line after a marker that stands alone (``## Answer``) when that line
@@ -323,7 +354,37 @@ def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
         return _Found(segment, line=own_line, tail=text[end:].strip())
     if truncated:
         raise Unreadable(f"cut off at the token limit before a final answer (Answer: …): {_RAISE}")
-    return _Found(_last_object(text) or last_line(text), last_line=True, line=True)
+    obj = _last_object(text)
+    if obj is None:
+        items = _trailing_items(text)
+        if len(items) > 1 and not _SUMMING.match(clean(items[-1], line=True)) and not _WHOLLY_BOLD.match(items[-1]):
+            shown = "; ".join(clean(item, line=True)[:30] for item in items[-3:])
+            raise Unreadable(f"no final answer, and the reply ends in a list of {len(items)} items ({shown}), not one")
+    return _Found(obj or last_line(text), last_line=True, line=True)
+
+
+#: a list's last item that sums up the ones before it (``- **Overall: 1.25 cycles**``, ``- Total: 3``, ``3. So
+#: about 2 cycles``)
+_SUMMING = re.compile(
+    r"^(?:so|thus|therefore|hence|overall|total|in[ \t]+total|final|finally|result|conclusion|net)\b", re.I
+)
+_WHOLLY_BOLD = re.compile(r"^[ \t]*(?:[-+*•]|\d{1,3}[.)])[ \t]+\*\*[^*].*\*\*[ \t.]*$")
+
+
+def _trailing_items(text: str) -> list[str]:
+    """The items of the list or the data rows of the table that end ``text`` (code fences aside), in order:
+    a reply that ends so offers several answers, or one among other findings, not one (``1. sorting`` /
+    ``2. searching``, ``- Ports: 0.75 cycles`` / ``- Dependency chain: 1 cycle``)."""
+    items: list[str] = []
+    for line in reversed(text.splitlines()):
+        if not line.strip() or _FENCE.match(line):
+            if items:
+                break
+            continue
+        if not _ITEM.match(line) or _RULE.match(line):
+            break
+        items.append(line)
+    return items[::-1]
 
 
 def _last_object(text: str) -> str | None:
@@ -585,6 +646,8 @@ _LABEL = re.compile(r"^[^\W\d][\w'-]*(?:[ \t]+[\w'-]+){0,2}[ \t]*:[ \t]*(?=\S)")
 #: a markdown table's row (``| Buggy | No |``): its cells between pipes
 _ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
 _RULE = re.compile(r"^[ \t:|-]*$")
+#: a line of a markdown list or table (:func:`_trailing_items`)
+_ITEM = re.compile(rf"^[ \t]*(?:{_BULLETS}|{_NUMBERED})|^[ \t]*\|.*\|[ \t]*$")
 
 
 def table_cells(segment: str) -> list[str] | None:
@@ -728,6 +791,63 @@ _RETRACTION = re.compile(
     r"|verdict|figure|count)[ \t]+(?:is|would[ \t]+be|should[ \t]+be)\b",
     re.I,
 )
+
+
+#: what offers another answer beside a final one, on a line after it (``Alternatively, `mean` would work.``,
+#: ``(or searching)``, ``Other options: `mean`, `avg`.``, ``It could also be 1.5 cycles if …``, ``A better name
+#: might be `compute_mean`.``): the reply then holds no one answer, unless the line only gives the final one again
+_ALTERNATIVE = re.compile(
+    r"^\(?[ \t]*(?:alternatively|or)\b"
+    r"|\b(?:other|alternative)[ \t]+(?:(?:possible|good|valid|reasonable)[ \t]+)?(?:options|candidates|choices"
+    r"|suggestions)\b|\b(?:other|alternative)[ \t]+(?:possible|good|valid|reasonable)[ \t]+(?:names|labels|answers)\b"
+    r"|\banother[ \t]+(?:option|candidate|choice|suggestion|(?:possible|good|valid|reasonable)[ \t]+(?:name|label"
+    r"|answer))\b"
+    r"|\b(?:a|the)[ \t]+better[ \t]+(?:name|label|choice|answer|fit)\b"
+    r"|\b(?:could|might|may|would)[ \t]+also[ \t]+(?:be|work|fit|do)\b"
+    r"|\b(?:it|this|that)[ \t]+(?:could|might)[ \t]+(?:also[ \t]+)?be[ \t]+(?!\w+ed\b|\w+ly\b|different|slower"
+    r"|faster|better|worse|more|less|higher|lower|wrong|off\b|worth|useful)"
+    r"|\b(?:most|many)[ \t]+(?:authors|people|programmers|developers)[ \t]+would\b",
+    re.I,
+)
+#: a conclusion that presents an answer after a colon (``Therefore: searching``, ``In short: searching.``): on a
+#: line after a final answer it gives another one where what follows the colon differs
+_CONCLUSION = re.compile(
+    r"^(?:therefore|thus|hence|so|in[ \t]+short|in[ \t]+summary|in[ \t]+conclusion|overall|to[ \t]+sum[ \t]+up)"
+    r"[ \t]*:[ \t]*(?P<rest>\S.*)$",
+    re.I,
+)
+
+
+def _alternative(tail: str, restates: Callable[[str], bool]) -> str | None:
+    """The first line of ``tail`` (what follows a final answer) that offers another answer beside it
+    (:data:`_ALTERNATIVE`) unless it gives the final answer again (``restates``), else None."""
+    for line in tail.splitlines():
+        row = clean(line, line=True)
+        if not row or not _ALTERNATIVE.search(row):
+            continue
+        try:
+            if restates(line):
+                continue
+        except ValueError:
+            pass
+        return row
+    return None
+
+
+def _written_again(line: str, segment: str) -> bool:
+    """Whether ``line`` writes the final answer's text (``segment``, as it was read) again as a whole token
+    (``Or 6``, ``Alternatively, `get_value```, ``It could also be 3 cycles``)."""
+    shown = segment.strip().rstrip(".")
+    if not shown:
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(shown)}(?!\.?\d|\w)", clean(line, line=True).replace("`", "")) is not None
+
+
+def conclusions(tail: str) -> list[str]:
+    """What follows the colon of each line of ``tail`` that presents a conclusion (:data:`_CONCLUSION`:
+    ``Therefore: searching`` -> ``searching``)."""
+    rows = (_CONCLUSION.match(clean(line, line=True)) for line in tail.splitlines())
+    return [clean(m.group("rest")) for m in rows if m is not None]
 
 
 def retracts(line: str) -> bool:

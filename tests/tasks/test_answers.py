@@ -1221,3 +1221,70 @@ def test_numbers_are_whole_tokens():
     assert [n.value for n in answers.numbers(text)] == [-3.0, -0.5, 1234.5, 168.0, 1.0]
     # neither side of a decimal comma or of a fraction is a number of its own
     assert [n.value for n in answers.numbers("3,5 0,25 3/2 3 / 2 1 1/2 c/iter 2")] == [1.0, 2.0]
+
+
+ALTERNATIVES = [  # what offers another answer beside the final one, after it; {other} is the task's other answer
+    "Alternatively, {other}",
+    "Or {other}",
+    "(or {other})",
+    "Other options: {other}",
+    "Another possible answer: {other}",
+    "A better answer might be {other}",
+    "{other} would also work.",
+    "It could also be {other}",
+]
+KEPT_AFTER = [  # notes after a final answer that offer none
+    "This could be verified by running it.",
+    "It might be slightly different on another machine.",
+    "Other names in the code are fine.",
+    "Overall: {final}",
+]
+
+
+@pytest.mark.parametrize("task", sorted(set(OTHER_ANSWERS) - {"bugs"}))
+@pytest.mark.parametrize("form", ALTERNATIVES)
+def test_an_alternative_after_the_final_answer_refuses_the_reply_unless_it_restates_it(task, form):
+    """bugs is left out: what a bugs reply offers after its verdict is a fix (``Alternatively, use <=.``), and
+    every verdict after the final one refuses it already (test_bugs_reads_its_final_verdict_…)."""
+    final, other = OTHER_ANSWERS[task]
+    with pytest.raises(Unreadable, match="another answer"):
+        read(task, f"{final}\n\n{form.format(other=other)}")
+    assert read(task, f"{final}\n\n{form.format(other=final.split(': ')[1])}").value == read(task, final).value
+
+
+@pytest.mark.parametrize("task", sorted(OTHER_ANSWERS))
+@pytest.mark.parametrize("note", KEPT_AFTER)
+def test_a_note_after_the_final_answer_that_offers_none_is_no_alternative(task, note):
+    final, _ = OTHER_ANSWERS[task]
+    assert read(task, f"{final}\n\n{note.format(final=final.split(': ')[1])}").value == read(task, final).value
+
+
+@pytest.mark.parametrize("task", sorted(set(OTHER_ANSWERS) - {"bugs"}))
+@pytest.mark.parametrize("opener", ["Therefore", "In short", "So", "In summary"])
+def test_a_conclusion_after_the_final_answer_that_differs_refuses_the_reply(task, opener):
+    final, other = OTHER_ANSWERS[task]
+    with pytest.raises(Unreadable, match="another answer"):
+        read(task, f"{final}\n\n{opener}: {other}")
+    assert read(task, f"{final}\n\n{opener}: {final.split(': ')[1]}").value == read(task, final).value
+
+
+@pytest.mark.parametrize(
+    "task, ending, expected",
+    [
+        ("classify", "1. sorting\n2. searching", Refused("list of 2 items")),
+        ("names", "Top candidates:\n- `has_item`\n- `contains`", Refused("list of 2 items")),
+        ("names", "| candidate | score |\n|---|---|\n| mean | 0.9 |\n| avg | 0.7 |", Refused("list of 2 items")),
+        ("bhive", "In summary:\n- Front-end: 1.25 cycles\n- Ports: 0.75 cycles", Refused("list of 2 items")),
+        ("bhive", "- Front-end: 1.25 cycles\n- Ports: 1.0 cycles\n- **Overall: 1.25 cycles**", 1.25),
+        ("bhive", "- Front-end: 1.25 cycles\n- Ports: 1.0 cycles\n- So 1.25 cycles", 1.25),
+        ("classify", "- swaps adjacent items\n\nsorting", "sorting"),  # the list is done before the last line
+        ("names", "| name |\n|---|\n| `compute_mean` |", ("compute", "mean")),  # one row
+    ],
+)
+def test_a_reply_that_ends_in_a_list_of_several_answers_without_a_final_one_is_refused(task, ending, expected):
+    reply = f"The code loops over a list.\n\n{ending}"
+    if isinstance(expected, Refused):
+        with pytest.raises(Unreadable, match=expected.word):
+            read(task, reply)
+    else:
+        assert read(task, reply).value == expected
