@@ -147,6 +147,10 @@ class Reader:
     #: correct?`` then ``No.``, ``Q: …?`` then ``A: No.``) is read with that question before it, as one segment
     #: (``Is the function correct? No.``): the task reads a yes or no in the question's sense (bugs)
     questions: bool = False
+    #: whether a reply's last line that stands in a code block is read as its answer, without an explicit final
+    #: answer (exec: ```` ``` ```` / ``[2, 4]`` / ```` ``` ````); else such a reply is refused (names: the last line
+    #: of a function's code, ``return total / len(numbers)``, names no function)
+    code: bool = True
 
     def __call__(self, reply: str) -> Any:
         return self.read(reply).value
@@ -159,6 +163,8 @@ class Reader:
             found = _Found(_answered(text, found.text), last_line=True, line=True)
         if truncated and _second_thoughts_cut(found.tail):
             raise Unreadable(f"cut off at the token limit in second thoughts after its final answer: {_RAISE}")
+        if found.code and not self.code:
+            raise Unreadable("no final answer, and the reply ends in a code block, whose last line is no answer")
         segment = self._tidied(found.text, found.line)
         if not segment:
             raise Unreadable("the answer is empty")
@@ -340,6 +346,8 @@ class _Found:
     line: bool = False
     #: what follows an explicit final answer ("" when nothing does)
     tail: str = ""
+    #: the reply's last line is a line of a code block
+    code: bool = False
 
 
 def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
@@ -360,7 +368,7 @@ def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
         if len(items) > 1 and not _SUMMING.match(clean(items[-1], line=True)) and not _WHOLLY_BOLD.match(items[-1]):
             shown = "; ".join(clean(item, line=True)[:30] for item in items[-3:])
             raise Unreadable(f"no final answer, and the reply ends in a list of {len(items)} items ({shown}), not one")
-    return _Found(obj or last_line(text), last_line=True, line=True)
+    return _Found(obj or last_line(text), last_line=True, line=True, code=obj is None and _ends_in_code(text))
 
 
 #: a list's last item that sums up the ones before it (``- **Overall: 1.25 cycles**``, ``- Total: 3``, ``3. So
@@ -571,6 +579,19 @@ def _answered(text: str, last: str) -> str:
     if len(rows) >= 2 and clean(rows[-2], line=True).rstrip(" \t*_").endswith("?") and "?" not in last:
         return f"{clean(rows[-2], line=True)} {last.strip()}"
     return last
+
+
+def _ends_in_code(text: str) -> bool:
+    """Whether the last non-empty line of ``text`` that is no code fence stands inside a code block of more than
+    one line (a block of one line may present the answer: ```` ``` ```` / ``compute_mean`` / ```` ``` ````)."""
+    inside, lines_in_block, last = False, 0, 0
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            inside, lines_in_block = not inside, 0
+        elif line.strip():
+            lines_in_block += inside
+            last = lines_in_block if inside else 0
+    return last > 1
 
 
 def last_line(text: str) -> str:

@@ -773,6 +773,25 @@ def read_alone(line: str) -> tuple:
     return read_answer(name)
 
 
+#: a verb that describes what the code does with what follows it (``It returns `total`.``, ``It uses the `sum`
+#: builtin``): an identifier after it is the code's, no name given for the function
+_DESCRIBED = re.compile(
+    r"(?<![\w-])(?:returns|computes|calculates|uses|takes|calls|reads|writes|sums|divides|iterates|accumulates"
+    r"|stores|holds|modifies|appends|loops|checks|compares|updates|yields|raises|throws)[ \t]+(?:over[ \t]+)?"
+    rf"(?:(?:the|a|an|its|their)[ \t]+)?[`'\"“‘]?{_IDENTIFIER}",
+    re.I,
+)
+
+
+def read_last_line(line: str) -> tuple:
+    """The name a reply's last line gives when the reply has no final answer, as :func:`read_answer` reads
+    it, but not an identifier of the code that a sentence describes (``It returns `total`.``, ``It returns
+    the `mean`.``): that names no function."""
+    if _DESCRIBED.search(line) and not _NAMING.search(line):
+        raise Unreadable(f"a sentence about the code ({line.strip()[:60]!r}), not a name given as the answer")
+    return read_answer(line)
+
+
 #: a verb that names what follows it (``I'd rename it to total``, ``call it total``, ``named total``): a word of
 #: prose after it is a name, where after ``the name is`` it may be a verdict (``The name is clear.``)
 _NAMED_BY_VERB = re.compile(rf"(?<![\w-])(?:{_VERB})[ \t]*:?[ \t]*$", re.I)
@@ -861,7 +880,9 @@ def _otherwise(rest: str) -> list[tuple]:
 
 
 #: a whole reply -> the subtokens of the name it gives (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, after=later_answers, alone=read_alone)
+answer = Reader(
+    parse=read_answer, find=find_answers, last_line=read_last_line, after=later_answers, alone=read_alone, code=False
+)
 
 
 TASK = Task(

@@ -597,6 +597,12 @@ BUGS = [
 
 NAMES = [
     ("`get_value`", ("get", "value")),
+    # a last line without a final answer: a sentence about the code names no function, nor does a line of code
+    ("It divides the sum by the count.\n\nIt returns `total`.", Refused("sentence about the code")),
+    ("It returns the `mean`.", Refused("sentence about the code")),
+    ("It returns the mean, so I'd call it `compute_mean`.", ("compute", "mean")),
+    ("```python\ndef compute_mean(xs):\n    return sum(xs) / len(xs)\n```", Refused("code block")),
+    ("The name:\n\n```\ncompute_mean\n```", ("compute", "mean")),  # a block of one line presents it
     ("Answer: getValue", ("get", "value")),
     ("get_value()", ("get", "value")),
     ("def get_value(self):", ("get", "value")),
