@@ -264,10 +264,17 @@ class Reader:
         (:attr:`alone`) when it differs from ``value``, else None; a line of a code block that ends the
         reply is code (``main()``), no answer."""
         rows = [row for row in tail.splitlines() if row.strip()]
-        if rows and _FENCE.match(rows[-1]):
+        if not rows:
             return None
+        if _FENCE.match(rows[-1]):  # a code block ends the reply: code, unless it holds one line only
+            opened = next((k for k in range(len(rows) - 2, -1, -1) if _FENCE.match(rows[k])), None)
+            if opened is None or len(rows) - opened != 3:
+                return None
+            last = rows[-2]
+        else:
+            last = last_line(tail)
         try:
-            other = self.alone(self._tidied(last_line(tail), True))
+            other = self.alone(self._tidied(last, True))
         except ValueError:
             return None
         if other == value or (isinstance(other, float) and math.isnan(other)):

@@ -292,7 +292,16 @@ def later_answers(text: str) -> list[str]:
     for line in text.splitlines():  # ``So f(3) = 7.``, ``The result is 7.``: a conclusion restated
         if (concluding := _CONCLUDING.match(tidy(line))) is not None:
             out += presented(tidy(line)[concluding.end() :])
+        if (asserted := _ASSERTED.match(line)) is not None:  # ``assert f([1, 2, 3]) == [4]``: a value claimed
+            try:
+                out.append(read_answer(asserted.group("value")))
+            except ValueError:
+                pass
     return out
+
+
+#: an assertion that a call equals a literal (``assert f([1, 2, 3]) == [4]``), the literal in the group
+_ASSERTED = re.compile(r"^[ \t]*assert[ \t]+\w[\w.]*[ \t]*\(.*\)[ \t]*==[ \t]*(?P<value>.+?)[ \t]*$")
 
 
 #: what opens a line that concludes on the call's value (``So f(3) = 7.``, ``Therefore the output is 7.``,

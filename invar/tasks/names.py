@@ -857,14 +857,37 @@ def later_answers(text: str) -> list[tuple]:
     second thoughts (``Actually, a better name is `fetch_value`.``,
     ``Correction: fetch_value``), or, where that line is a sentence, the
     names in it that no word of prose is (``maybe fetch_value is better``);
-    a note (``It returns `self.value`.``) gives none."""
+    a note (``It returns `self.value`.``) gives none; and the name of each function a code block there
+    defines (``def compute_mean(numbers):``, ``boolean contains(Object o) {``)."""
     return later(
         text,
         read_answer,
         forms=lambda rest: () if _VERDICT_WORD.fullmatch(rest) else (rest,),
         otherwise=_otherwise,
         weak=_weak,
-    )
+    ) + _defined(text)
+
+
+#: a line of code that defines a function or method, Python's or Java's (its name in the group)
+_DEFINITION = re.compile(
+    rf"^[ \t]*(?:async[ \t]+)?def[ \t]+(?P<py>{_IDENTIFIER})[ \t]*\("
+    rf"|^[ \t]*(?:(?:public|private|protected|static|final|abstract|synchronized)[ \t]+)*[\w<>\[\],.? \t]+?"
+    rf"[ \t](?P<java>{_IDENTIFIER})[ \t]*\([^()]*\)[ \t]*(?:throws[^{{]*)?\{{[ \t]*$",
+    re.M,
+)
+
+
+def _defined(text: str) -> list[tuple]:
+    """The names of the functions the code blocks of ``text`` define (the hidden name's placeholder left out)."""
+    inside, out = False, []
+    for line in text.splitlines():
+        if re.match(r"^\s*(?:```|~~~)", line):
+            inside = not inside
+        elif inside and (m := _DEFINITION.match(line)) is not None:
+            name = m.group("py") or m.group("java")
+            if name != PLACEHOLDER and name not in _KEYWORDS:
+                out.append(label(name))
+    return out
 
 
 def _otherwise(rest: str) -> list[tuple]:

@@ -603,6 +603,14 @@ NAMES = [
     ("It returns the mean, so I'd call it `compute_mean`.", ("compute", "mean")),
     ("```python\ndef compute_mean(xs):\n    return sum(xs) / len(xs)\n```", Refused("code block")),
     ("The name:\n\n```\ncompute_mean\n```", ("compute", "mean")),  # a block of one line presents it
+    # code after the final answer that defines a function under another name gives that name
+    ("Answer: mean\n\n```python\ndef compute_mean(xs):\n    return sum(xs) / len(xs)\n```", Refused("another answer")),
+    ("Answer: contains\n\n```java\npublic boolean hasItem(Object o) {\n  return false;\n}\n```", Refused("another")),
+    (
+        "Answer: compute_mean\n\n```python\ndef compute_mean(xs):\n    return sum(xs) / len(xs)\n```",
+        ("compute", "mean"),
+    ),
+    ("Answer: compute_mean\n\n```python\ndef METHOD_NAME(xs):\n    return 1\n```", ("compute", "mean")),
     ("Answer: getValue", ("get", "value")),
     ("get_value()", ("get", "value")),
     ("def get_value(self):", ("get", "value")),
@@ -902,6 +910,10 @@ EXEC = [
     ("Answer: [2, 4]\n\nLet me recompute: out = [4].", Refused("retracts")),
     ("Answer: [2, 4]\n\nSorry, I meant [4].", Refused("another answer")),
     ("Answer: 6\n\nCorrection: 6", "6"),
+    ("Answer: [2, 4]\n\n```python\nassert f([1, 2, 3]) == [4]\n```", Refused("another answer")),  # a claimed value
+    ("Answer: [2, 4]\n\n```python\nassert f([1, 2, 3]) == [2, 4]\n```", "[2, 4]"),
+    ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
+    ("Answer: 6\n\n```\n6\n```", "6"),
     ("Answer: 6\n\nActually, I double-checked and it's right.", "6"),
     ("The call returns:\n{\n  'a': 1\n}", "{'a': 1}"),  # a dict over several lines, read whole
 ]
