@@ -163,6 +163,8 @@ class Reader:
             found = _Found(_answered(text, found.text), last_line=True, line=True)
         if truncated and _second_thoughts_cut(found.tail):
             raise Unreadable(f"cut off at the token limit in second thoughts after its final answer: {_RAISE}")
+        if found.last_line and not found.code:
+            self._list_checked(text)
         if found.code and not self.code:
             raise Unreadable("no final answer, and the reply ends in a code block, whose last line is no answer")
         segment = self._tidied(found.text, found.line)
@@ -213,24 +215,46 @@ class Reader:
         """``segment`` as ``parse`` reads it (``line``: it is a whole line of the reply)."""
         return self.tidy(segment) if self.tidy else clean(segment, line=line, numbered=line or not self.numbers)
 
+    def _list_checked(self, text: str) -> None:
+        """Refuse a reply without a final answer that ends in a list of several items (or a table of several
+        rows) that give different answers (``1. sorting`` / ``2. searching``, ``- Ports: 0.75 cycles`` / ``-
+        Dependency chain: 1 cycle``): it offers several, or one among other findings, unless its last item
+        sums up the others (:func:`_sums_up`: ``- **Overall: 1.25 cycles**``, ``- Verdict: no bug``)."""
+        items = _trailing_items(text)
+        if len(items) < 2 or _sums_up(items[-1]):
+            return
+        parse = self.last_line or self.parse
+        values = _lenient(parse, [self._tidied(item, True) for item in items])
+        values = [v for v in values if not (isinstance(v, float) and math.isnan(v))]
+        if _distinct(values) > 1:
+            shown = "; ".join(clean(item, line=True)[:30] for item in items[-3:])
+            raise Unreadable(
+                f"no final answer, and the reply ends in a list of {len(items)} items ({shown}) that give "
+                f"{_distinct(values)} different answers"
+            )
+
     def _alternatives_checked(self, tail: str, value: Any, segment: str) -> None:
         """Refuse a reply that offers another answer after its final one (``value``): a line that offers one
-        (:func:`_alternative`: ``Alternatively, `mean` would work.``, ``(or searching)``) and does not give
-        ``value`` again, or a conclusion after a colon that reads alone as another answer (``Therefore:
-        searching``)."""
-        after = self.after
-        assert after is not None
-
-        def restates(line: str) -> bool:
-            if _restated(line, value) or any(v == value for v in after(line)):
-                return True
-            found = list(self.find(line)) if self.find is not None else []
-            return (bool(found) and all(v == value for v in found)) or _written_again(line, segment)
-
-        offered = _alternative(tail, restates)
-        if offered is not None:
+        (:func:`_alternatives`: ``Alternatively, `mean` would work.``, ``(or searching)``) that the task reads
+        (:attr:`alone`) and that is not ``value`` again, or a conclusion after a colon that reads alone as
+        another answer (``Therefore: searching``)."""
+        assert self.alone is not None
+        for row, m in _alternatives(tail):
+            offered = []
+            for text in _offers(row, m):
+                try:
+                    offered.append(self.alone(text))
+                except ValueError:
+                    continue
+            offered = [v for v in offered if not (isinstance(v, float) and math.isnan(v))]
+            if not offered or any(v == value for v in offered) or _written_again(row, segment):
+                continue
+            found = list(self.find(row)) if self.find is not None else []
+            if any(v == value for v in found):  # ``It might be 1.1 in practice, but 1.0 is the estimate.``
+                continue
             raise Unreadable(
-                f"the reply offers another answer beside its final one ({_shown(value)}): {offered[:60]!r}"
+                f"the reply offers another answer ({_shown(offered[0])}) beside its final one ({_shown(value)}): "
+                f"{row[:60]!r}"
             )
         for rest in conclusions(tail):
             try:
@@ -268,7 +292,7 @@ class Reader:
             return None
         if _FENCE.match(rows[-1]):  # a code block ends the reply: code, unless it holds one line only
             opened = next((k for k in range(len(rows) - 2, -1, -1) if _FENCE.match(rows[k])), None)
-            if opened is None or len(rows) - opened != 3:
+            if opened is None or len(rows) - opened != 3 or _STATEMENT.match(rows[-2]):
                 return None
             last = rows[-2]
         else:
@@ -370,20 +394,34 @@ def _segment(text: str, pattern: str | None, truncated: bool) -> _Found:
     if truncated:
         raise Unreadable(f"cut off at the token limit before a final answer (Answer: …): {_RAISE}")
     obj = _last_object(text)
-    if obj is None:
-        items = _trailing_items(text)
-        if len(items) > 1 and not _SUMMING.match(clean(items[-1], line=True)) and not _WHOLLY_BOLD.match(items[-1]):
-            shown = "; ".join(clean(item, line=True)[:30] for item in items[-3:])
-            raise Unreadable(f"no final answer, and the reply ends in a list of {len(items)} items ({shown}), not one")
     return _Found(obj or last_line(text), last_line=True, line=True, code=obj is None and _ends_in_code(text))
 
 
-#: a list's last item that sums up the ones before it (``- **Overall: 1.25 cycles**``, ``- Total: 3``, ``3. So
-#: about 2 cycles``)
+#: the key of a list's last item (or of a table's last row) that presents the answer, summing up the items
+#: before it (``- Total: 1.25 cycles``, ``- Verdict: no bug``, ``| Name | `is_empty` |``, ``3. So about 2 cycles``)
 _SUMMING = re.compile(
-    r"^(?:so|thus|therefore|hence|overall|total|in[ \t]+total|final|finally|result|conclusion|net)\b", re.I
+    r"^(?:so|thus|therefore|hence|overall|total|in[ \t]+total|final|finally|result|conclusion|net|answer"
+    r"|predict(?:ion|ed)|estimated?|throughput|bottleneck|max(?:imum)?|verdict|bugs?|buggy|has[ \t]+(?:a[ \t]+)?bug"
+    r"|correct|(?:(?:suggested|best|recommended|proposed|good|better)[ \t]+)?name|label|category|class(?:ification)?"
+    r"|output|returns?|return[ \t]+value|value)\b",
+    re.I,
 )
-_WHOLLY_BOLD = re.compile(r"^[ \t]*(?:[-+*•]|\d{1,3}[.)])[ \t]+\*\*[^*].*\*\*[ \t.]*$")
+#: what presents a list's last item as the answer wherever it stands in it: an arrow, a bold value, a
+#: concluding word or phrase (``- Bottleneck: the chain → **3 cycles**``, ``3. A good name is `count_matches`.``)
+_SUMS_UP = re.compile(
+    r"→|=>|⇒|≈|\*\*[^*\s][^*]*\*\*|(?<![\w-])(?:so|hence|therefore|thus)(?![\w-])|\bthe[ \t]+answer[ \t]+is\b"
+    r"|\bname[ \t]+(?:is|would[ \t]+be)\b|\b(?:call|name)[ \t]+it\b|\bgo[ \t]+with\b",
+    re.I,
+)
+
+
+def _sums_up(item: str) -> bool:
+    """Whether a list's last item (or a table's last row) presents the answer, summing up the ones before it:
+    it opens with a key of the answer (:data:`_SUMMING`; a row, its first cell) or presents it anywhere
+    (:data:`_SUMS_UP`)."""
+    cells = table_cells(item)
+    head = (cells[0] if cells else clean(item, line=True)).lstrip("→=>⇒ *")
+    return bool(_SUMMING.match(head) or _SUMS_UP.search(item))
 
 
 def _trailing_items(text: str) -> list[str]:
@@ -586,6 +624,12 @@ def _answered(text: str, last: str) -> str:
     if len(rows) >= 2 and clean(rows[-2], line=True).rstrip(" \t*_").endswith("?") and "?" not in last:
         return f"{clean(rows[-2], line=True)} {last.strip()}"
     return last
+
+
+#: a line of code that is a statement, no value (``assert len(f(x)) == 2``, ``print(f(3))``, ``x = f(3)``)
+_STATEMENT = re.compile(
+    r"^[ \t]*(?:assert|print|return|def|class|import|from|for|while|if|with)\b|.*(?<![=!<>])=(?!=)|.*=="
+)
 
 
 def _ends_in_code(text: str) -> bool:
@@ -823,43 +867,80 @@ _RETRACTION = re.compile(
 
 #: what offers another answer beside a final one, on a line after it (``Alternatively, `mean` would work.``,
 #: ``(or searching)``, ``Other options: `mean`, `avg`.``, ``It could also be 1.5 cycles if …``, ``A better name
-#: might be `compute_mean`.``): the reply then holds no one answer, unless the line only gives the final one again
+#: might be `compute_mean`.``): the reply then holds no one answer where the line gives one the task reads
+#: (:meth:`Reader._offered`) and not the final one (``Or, in camelCase: `isPrime`.``); advice on the code
+#: (``Alternatively, you could unroll the loop.``, ``It could also be written recursively.``) offers none
 _ALTERNATIVE = re.compile(
-    r"^\(?[ \t]*(?:alternatively|or)\b"
+    r"^\(?[ \t]*(?:alternatively|or)\b(?!-)"
     r"|\b(?:other|alternative)[ \t]+(?:(?:possible|good|valid|reasonable)[ \t]+)?(?:options|candidates|choices"
     r"|suggestions)\b|\b(?:other|alternative)[ \t]+(?:possible|good|valid|reasonable)[ \t]+(?:names|labels|answers)\b"
     r"|\banother[ \t]+(?:option|candidate|choice|suggestion|(?:possible|good|valid|reasonable)[ \t]+(?:name|label"
     r"|answer))\b"
     r"|\b(?:a|the)[ \t]+better[ \t]+(?:name|label|choice|answer|fit)\b"
     r"|\b(?:could|might|may|would)[ \t]+also[ \t]+(?:be|work|fit|do)\b"
-    r"|\b(?:it|this|that)[ \t]+(?:could|might)[ \t]+(?:also[ \t]+)?be[ \t]+(?!\w+ed\b|\w+ly\b|different|slower"
-    r"|faster|better|worse|more|less|higher|lower|wrong|off\b|worth|useful)"
-    r"|\b(?:most|many)[ \t]+(?:authors|people|programmers|developers)[ \t]+would\b",
+    r"|\b(?:it|this|that)[ \t]+(?:could|might)[ \t]+(?:also[ \t]+)?be\b"
+    r"|\bis[ \t]+what[ \t]+(?:most|many)[ \t]+\w+[ \t]+would[ \t]+(?:use|call|choose|pick|name)\b",
     re.I,
 )
-#: a conclusion that presents an answer after a colon (``Therefore: searching``, ``In short: searching.``): on a
-#: line after a final answer it gives another one where what follows the colon differs
+#: what follows a word that offers an answer and is no answer itself: a participle, an adverb or a comparison
+#: (``could also be written``, ``might be slightly``, ``could also be faster``), a clause or a phrase that opens
+#: with a determiner, a pronoun or a preposition (``the case``, ``a bug``, ``you could``, ``for tuples``)
+_NO_OFFER = re.compile(
+    r"^(?:\w+ed|\w+ly|written|done|seen|run|made|built|found|kept|shown|thrown|split|different|slower|faster|better"
+    r"|worse|more|less|higher|lower|wrong|off|worth|useful|surprising|the|a|an|this|that|these|those|its|their|his"
+    r"|her|my|our|your|one|you|we|i|they|he|she|it|there|here|for|with|on|in|at|to|as|if|when|because|since|by|of"
+    r"|from|about|like|than|not|no|nothing|none)\b",
+    re.I,
+)
+#: what ends the answer an offering line gives and opens a note on it (``1.5 cycles if …``, ``"abc" — the same``)
+_OFFER_END = re.compile(
+    r"[ \t]+(?:if|because|since|when|on|in|for|which|but|due|as|given|assuming)\b|[ \t]*[—–(;]|,[ \t]"
+)
+#: the verbs that may stand between an offering word and its answer (``Another option is `s.upper()```)
+_COPULA = re.compile(
+    r"^(?:is|are|be|would[ \t]+be|might[ \t]+be|could[ \t]+be|maybe|perhaps|probably|just)\b[ \t]*", re.I
+)
+
+
+def _offers(row: str, m: re.Match) -> list[str]:
+    """The texts of ``row`` that may be the answer a line offers beside the final one, ``m`` the words that
+    offer it: what follows them up to a note (``It could also be 1.5 cycles if …`` -> ``1.5 cycles``), each
+    of a list's items after them (``Other options: `mean`, `avg`.``), and what stands before them after the
+    last comma (`` `compute_mean` would also be reasonable``, ``But honestly, `contains` is what …``)."""
+    out = []
+    after = _COPULA.sub("", row[m.end() :].strip(" \t,:;.)—–-"))
+    if after and not _NO_OFFER.match(after):
+        out.append(after)
+        cut = _OFFER_END.search(after)
+        if cut is not None and cut.start() > 0:
+            out.append(after[: cut.start()])
+        parts = [p.strip(" \t.)") for p in re.split(r",|[ \t]or[ \t]", after)]
+        out += [p for p in parts if p and not _NO_OFFER.match(p)]
+    before = row[: m.start()].rsplit(",", 1)[-1].strip(" \t(:;.")
+    if before and not _NO_OFFER.match(before):
+        out.append(before)
+    return [text.strip(" \t.)") for text in out if text.strip(" \t.)")]
+
+
+#: a conclusion that presents an answer after a colon (``Therefore: searching``, ``In short: searching.``,
+#: ``Bottom line: 7.``): on a line after a final answer it gives another one where what follows the colon reads
+#: alone as another
 _CONCLUSION = re.compile(
-    r"^(?:therefore|thus|hence|so|in[ \t]+short|in[ \t]+summary|in[ \t]+conclusion|overall|to[ \t]+sum[ \t]+up)"
-    r"[ \t]*:[ \t]*(?P<rest>\S.*)$",
+    r"^(?:therefore|thus|hence|so|in[ \t]+short|in[ \t]+summary|in[ \t]+conclusion|in[ \t]+brief|overall"
+    r"|to[ \t]+sum[ \t]+up|to[ \t]+summari[sz]e|summary|bottom[ \t]+line|tl;?[ \t]*dr)[ \t]*:[ \t]*(?P<rest>\S.*)$",
     re.I,
 )
 
 
-def _alternative(tail: str, restates: Callable[[str], bool]) -> str | None:
-    """The first line of ``tail`` (what follows a final answer) that offers another answer beside it
-    (:data:`_ALTERNATIVE`) unless it gives the final answer again (``restates``), else None."""
+def _alternatives(tail: str) -> list[tuple[str, re.Match]]:
+    """Each line of ``tail`` (what follows a final answer) with words that offer another answer
+    (:data:`_ALTERNATIVE`), cleaned, and those words."""
+    out = []
     for line in tail.splitlines():
         row = clean(line, line=True)
-        if not row or not _ALTERNATIVE.search(row):
-            continue
-        try:
-            if restates(line):
-                continue
-        except ValueError:
-            pass
-        return row
-    return None
+        if row and (m := _ALTERNATIVE.search(row)) is not None:
+            out.append((row, m))
+    return out
 
 
 def _written_again(line: str, segment: str) -> bool:

@@ -785,9 +785,12 @@ _DESCRIBED = re.compile(
 
 def read_last_line(line: str) -> tuple:
     """The name a reply's last line gives when the reply has no final answer, as :func:`read_answer` reads
-    it, but not an identifier of the code that a sentence describes (``It returns `total`.``, ``It returns
-    the `mean`.``): that names no function."""
-    if _DESCRIBED.search(line) and not _NAMING.search(line):
+    it, but not when its only identifiers are those of the code that a sentence describes (``It returns
+    `total`.``, ``It returns the `mean`.``): that names no function, where ``It returns the sum of squares,
+    hence `sum_of_squares`.`` and `` `find_max` — it returns the largest element`` do."""
+    rest = _DESCRIBED.sub(" ", line)  # the line without what its describing verbs say of the code
+    named = [q for q in _quoted(rest)] + [i for i in _IDENTIFIERS.findall(_QUOTED.sub(" ", rest)) if _name_like(i)]
+    if rest != line and not named and not _NAMING.search(line):
         raise Unreadable(f"a sentence about the code ({line.strip()[:60]!r}), not a name given as the answer")
     return read_answer(line)
 
@@ -878,14 +881,19 @@ _DEFINITION = re.compile(
 
 
 def _defined(text: str) -> list[tuple]:
-    """The names of the functions the code blocks of ``text`` define (the hidden name's placeholder left out)."""
-    inside, out = False, []
+    """The name of the function each code block of ``text`` defines: its first definition, a constructor,
+    a special method or a test left out (``__init__``, ``test_…``; a helper or a nested function after it is
+    no other answer), and the hidden name's placeholder."""
+    inside, out, found = False, [], False
     for line in text.splitlines():
         if re.match(r"^\s*(?:```|~~~)", line):
-            inside = not inside
-        elif inside and (m := _DEFINITION.match(line)) is not None:
+            inside, found = not inside, False
+        elif inside and not found and (m := _DEFINITION.match(line)) is not None:
             name = m.group("py") or m.group("java")
-            if name != PLACEHOLDER and name not in _KEYWORDS:
+            if name.startswith(("__", "test_", "test")) or name in _KEYWORDS:
+                continue
+            found = True
+            if name != PLACEHOLDER:
                 out.append(label(name))
     return out
 

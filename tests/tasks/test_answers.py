@@ -1292,7 +1292,9 @@ def test_a_conclusion_after_the_final_answer_that_differs_refuses_the_reply(task
         ("classify", "1. sorting\n2. searching", Refused("list of 2 items")),
         ("names", "Top candidates:\n- `has_item`\n- `contains`", Refused("list of 2 items")),
         ("names", "| candidate | score |\n|---|---|\n| mean | 0.9 |\n| avg | 0.7 |", Refused("list of 2 items")),
-        ("bhive", "In summary:\n- Front-end: 1.25 cycles\n- Ports: 0.75 cycles", Refused("list of 2 items")),
+        ("bhive", "In short:\n- Front-end: 1.25 cycles\n- Dependency chain: 1 cycle", Refused("list of 2 items")),
+        ("bhive", "- Front-end: 1.25 cycles\n- Ports: 0.75 cycles\n- Verdict: 1.25 cycles", 1.25),  # a key sums up
+        ("bugs", "- Bounds: ok\n- Null: ok\n- Bug: no", 0),  # the items agree
         ("bhive", "- Front-end: 1.25 cycles\n- Ports: 1.0 cycles\n- **Overall: 1.25 cycles**", 1.25),
         ("bhive", "- Front-end: 1.25 cycles\n- Ports: 1.0 cycles\n- So 1.25 cycles", 1.25),
         ("classify", "- swaps adjacent items\n\nsorting", "sorting"),  # the list is done before the last line
