@@ -879,7 +879,10 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:a|the)[ \t]+better[ \t]+(?:name|label|choice|answer|fit)\b"
     r"|\b(?:could|might|may|would)[ \t]+also[ \t]+(?:be|work|fit|do)\b"
     r"|\b(?:it|this|that)[ \t]+(?:could|might)[ \t]+(?:also[ \t]+)?be\b"
-    r"|\bis[ \t]+what[ \t]+(?:most|many)[ \t]+\w+[ \t]+would[ \t]+(?:use|call|choose|pick|name)\b",
+    r"|\bis[ \t]+what[ \t]+(?:most|many)[ \t]+\w+[ \t]+would[ \t]+(?:use|call|choose|pick|name)\b"
+    r"|\b(?:might|could|may)[ \t]+also[ \t]+(?:(?:call|name)[ \t]+it|consider|see|get|use|go[ \t]+with)\b"
+    r"|^also[ \t]+consider\b|^if[ \t]+you[ \t]+prefer\b"
+    r"|\b(?:is|are)[ \t]+also[ \t]+(?:plausible|acceptable|possible|fine|reasonable|valid|an[ \t]+option)\b",
     re.I,
 )
 #: what follows a word that offers an answer and is no answer itself: a participle, an adverb or a comparison

@@ -1250,6 +1250,8 @@ ALTERNATIVES = [  # what offers another answer beside the final one, after it; {
     "A better answer might be {other}",
     "{other} would also work.",
     "It could also be {other}",
+    "Also consider {other}",
+    "{other} is also plausible.",
 ]
 KEPT_AFTER = [  # notes after a final answer that offer none
     "This could be verified by running it.",
