@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from invar.cli.readme import commands, run
 from tests.conftest import ROOT
 
@@ -18,9 +20,10 @@ def test_readme_has_examples_for_every_command():
     assert leaves <= shown, f"README has no example for: {sorted(leaves - shown)}"
 
 
-def test_readme_examples_print_what_the_readme_shows():
-    for command, shown in commands(README):
-        assert run(command, ROOT) == shown, f"README example is stale: {command} (run python tools/regenerate.py)"
+@pytest.mark.parametrize("command, shown", commands(README), ids=[c for c, _ in commands(README)])
+def test_readme_examples_print_what_the_readme_shows(command, shown):
+    """One test per example, so that the suite's workers share them."""
+    assert run(command, ROOT) == shown, f"README example is stale: {command} (run python tools/regenerate.py)"
 
 
 def test_readme_test_command_is_what_ci_runs():

@@ -31,7 +31,7 @@ from .python_harness import Job, disagreements, run_jobs
 #: the module (the package's ``parse`` names its function of that name)
 py = importlib.import_module("invar.frontends.python.parse")
 
-UNITS = 500
+UNITS = 300
 SHARDS = 4
 PERMUTATIONS, RENAMINGS, BOTH = 3, 2, 1
 #: weakened analyses: generated units checked a batch at a time (seeds from 5000) until one

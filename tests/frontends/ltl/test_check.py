@@ -99,10 +99,10 @@ def test_paper_example_renamings() -> None:
     ]
 
 
-def test_agrees_with_independent_method_on_5000_pairs() -> None:
+def test_agrees_with_independent_method_on_2000_pairs() -> None:
     rng = random.Random(2024)
     verdicts = {True: 0, False: 0}
-    for k in range(5000):
+    for k in range(2000):
         aps = "abc"[: rng.randint(1, 3)]
         f = randoms.formula(rng, rng.randint(1, 11), aps)
         t = randoms.trace(rng, aps)
@@ -115,7 +115,7 @@ def test_agrees_with_independent_method_on_5000_pairs() -> None:
             # the counterexample is a word of the trace: it satisfies its steps
             assert check(parse_formula("1"), cex).holds
     # both verdicts are well represented, so the agreement means something
-    assert min(verdicts.values()) > 1500
+    assert min(verdicts.values()) > 600
 
 
 def test_concrete_traces_agree_with_direct_evaluation() -> None:
