@@ -163,6 +163,8 @@ _WRAPPERS = ("```", "``", "`", "**", "__", "*", "_", "$$", "$")
 _AFTER_EQUALS = re.compile(r"==")
 #: ``- 3``: a markdown list item, or the literal -3
 _BULLET = re.compile(r"-[ \t]+\S")
+#: a bullet before a literal in markup (``- `[2, 4]```, ``- **6**``): no minus sign stands before a backtick
+_MARKED_ITEM = re.compile(r"[-*+•][ \t]+(?=`|\*\*)")
 
 
 def tidy(segment: str) -> str:
@@ -213,6 +215,8 @@ def read_answer(segment: str) -> str:
     Unreadable when none, or when it reads two ways: a full stop after a
     number (``6.``), a dash and a space before one (``- 3``)."""
     segment = tidy(segment)
+    if _MARKED_ITEM.match(segment):  # ``- `[2, 4]```: a bullet before markup, no minus
+        segment = tidy(segment[_MARKED_ITEM.match(segment).end() :])
     if _BULLET.match(segment):
         raise Unreadable(f"{segment[:80]!r} reads as a list item or as a negative number")
     comment = _comment(segment)

@@ -914,6 +914,9 @@ EXEC = [
     ("Answer: [2, 4]\n\n```python\nassert f([1, 2, 3]) == [2, 4]\n```", "[2, 4]"),
     ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
     ("Answer: 6\n\n```\n6\n```", "6"),
+    ("The output:\n- `[2, 4]`", "[2, 4]"),  # a bullet before markup is no minus sign
+    ("Result:\n- **6**", "6"),
+    ("- 3", Refused("list item or as a negative number")),
     ("Answer: 6\n\nActually, I double-checked and it's right.", "6"),
     ("The call returns:\n{\n  'a': 1\n}", "{'a': 1}"),  # a dict over several lines, read whole
 ]
