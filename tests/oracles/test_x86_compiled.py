@@ -38,7 +38,7 @@ CORPUS = FIXTURES / "x86" / "gcc-blocks.s"
 SEED = 20250611
 SAMPLE = 120
 #: blocks timed by llvm-mca on each of haswell and skylake-avx512, renamed 3 times each
-N_TIMED = 60
+N_TIMED = 40
 #: baseline blocks run with their dependencies dropped
 N_SENSITIVITY = 40
 

@@ -27,7 +27,7 @@ from tests.conftest import bhive_blocks
 from tests.oracles import x86_register_sweep as S
 
 SEED = 15
-N_FORMS = 30
+N_FORMS = 20
 N_RULE_FORMS = 8
 N_BLOCKS = 40
 N_RENAMINGS = 4

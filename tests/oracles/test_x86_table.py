@@ -3,7 +3,7 @@
 Each valid row gives a block, its exact number of renamings and of
 permutations (worked out by hand in the comment beside it), and whether
 unicorn can run it. Every permutation and every renaming (all of them, or a
-seeded sample of 30 where there are more than 160) must assemble with
+seeded sample of 20 where there are more than 160) must assemble with
 ``llvm-mc`` and, where runnable, end in the same state (tests/oracles/
 x86_oracle.py). Each invalid row gives the exact error: message, line and
 column.
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 ENUMERATE_UP_TO = 160
-SAMPLE = 30
+SAMPLE = 20
 
 # (id, source, renamings, permutations, runnable in unicorn)
 VALID = [
