@@ -867,9 +867,9 @@ _RETRACTION = re.compile(
 
 #: what offers another answer beside a final one, on a line after it (``Alternatively, `mean` would work.``,
 #: ``(or searching)``, ``Other options: `mean`, `avg`.``, ``It could also be 1.5 cycles if …``, ``A better name
-#: might be `compute_mean`.``): the reply then holds no one answer where the line gives one the task reads
-#: (:meth:`Reader._offered`) and not the final one (``Or, in camelCase: `isPrime`.``); advice on the code
-#: (``Alternatively, you could unroll the loop.``, ``It could also be written recursively.``) offers none
+#: might be `compute_mean`.``): the reply then holds no one answer where what the line offers (:func:`_offers`)
+#: reads as an answer of the task (:attr:`Reader.alone`) and is not the final one (``Or, in camelCase:
+#: `isPrime`.``); advice on the code (``Alternatively, you could unroll the loop.``) offers none
 _ALTERNATIVE = re.compile(
     r"^\(?[ \t]*(?:alternatively|or)\b(?!-)"
     r"|\b(?:other|alternative)[ \t]+(?:(?:possible|good|valid|reasonable)[ \t]+)?(?:options|candidates|choices"

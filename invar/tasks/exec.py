@@ -215,8 +215,8 @@ def read_answer(segment: str) -> str:
     Unreadable when none, or when it reads two ways: a full stop after a
     number (``6.``), a dash and a space before one (``- 3``)."""
     segment = tidy(segment)
-    if _MARKED_ITEM.match(segment):  # ``- `[2, 4]```: a bullet before markup, no minus
-        segment = tidy(segment[_MARKED_ITEM.match(segment).end() :])
+    if (item := _MARKED_ITEM.match(segment)) is not None:  # ``- `[2, 4]```: a bullet before markup, no minus
+        segment = tidy(segment[item.end() :])
     if _BULLET.match(segment):
         raise Unreadable(f"{segment[:80]!r} reads as a list item or as a negative number")
     comment = _comment(segment)
