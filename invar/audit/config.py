@@ -150,8 +150,8 @@ class AuditConfig:
         "--prompt",
         read_file=True,
         metavar="FILE",
-        help="Prompt template for an HTTP model, {program} standing for the program (default: invar's prompt for "
-        "the task).",
+        help="Prompt template for an HTTP model, {program} standing for the program and, for classify, {labels} for "
+        "the dataset's labels, one of which the reply must then give (default: invar's prompt for the task).",
     )
     answer_regex: str | None = option(
         None,

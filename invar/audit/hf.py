@@ -155,7 +155,13 @@ def open_hf(
         if read is None:
             raise UsageError("an hf: language model needs --task: the task reads its answers", path="--task")
     return HfAdapter(
-        directory, kind, _load(directory, kind, device), prompt=prompt, read=read, max_tokens=max_tokens, device=device
+        directory,
+        kind,
+        _load(directory, kind, device),
+        prompt=None if kind == "classifier" else prompt,
+        read=read,
+        max_tokens=max_tokens,
+        device=device,
     )
 
 
@@ -233,7 +239,8 @@ class HfAdapter(Adapter):
         #: ``classifier``, ``causal`` or ``seq2seq``
         self.model_kind = model_kind
         self.tokenizer, self.network = loaded
-        self.prompt = prompt
+        #: the prompt template (None: a sequence classifier, which reads the program as it is)
+        self.template = prompt
         self.read = read
         self.max_tokens = max_tokens
         self.device = device or "cpu"
@@ -303,7 +310,7 @@ class HfAdapter(Adapter):
     def _prompt_ids(self, program: str) -> list[int]:
         """The token ids of a program's prompt: the template filled in, through
         the chat template (a causal LM whose tokenizer has one)."""
-        text = self.prompt.replace("{program}", program)
+        text = self.template.replace("{program}", program)
         if self.model_kind == "causal" and getattr(self.tokenizer, "chat_template", None):
             ids = self.tokenizer.apply_chat_template(
                 [{"role": "user", "content": text}], add_generation_prompt=True, tokenize=True

@@ -109,7 +109,8 @@ def audit(
     rank, world, local_rank = torchrun_place()
     device = _device(config.device, world, local_rank)
     guess = config.task or _default_task(dataset, config.data_dir)
-    adapter = _open(model, guess, device, config)
+    offered = _Offered()
+    adapter = _open(model, guess, device, config, offered)
     the_task = _task_of(adapter, config.task or guess)
     table = _table(adapter, the_task, config.lexinvariant_table)
     own_oracle = getattr(getattr(adapter, "model", None), "oracle", None)
@@ -119,6 +120,7 @@ def audit(
     if config.oracle and the_task.oracle is None:
         raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
     data = _load_dataset(dataset, the_task, adapter, config)
+    _offer_labels(adapter, offered, the_task, data, shipped=config.prompt is None)
     examples = [_pick(data.examples, config.example)] if config.example is not None else data.examples
     controls = default_controls(the_task, config, labelled=data.info().get("labelled", 0) > 0, own_oracle=own_oracle)
     settings = Settings(
@@ -184,12 +186,21 @@ def _threads(world: int, adapter, config: AuditConfig) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _open(model: Any, task: str | None, device: str | None, config: AuditConfig):
+@dataclass
+class _Offered:
+    """The labels a prompt offered (:data:`invar.tasks.answers.LABELS`), known
+    once the dataset is loaded: the reader then reads only one of them."""
+
+    labels: tuple | None = None
+
+
+def _open(model: Any, task: str | None, device: str | None, config: AuditConfig, offered: _Offered):
     """The model's adapter. A model that answers in text (served over HTTP,
     or a local transformers language model, ``hf:DIR``) is asked with the
     task's shipped prompt unless ``--prompt`` names another, and its replies
-    are read by the task's answer reader (:func:`invar.tasks.answers.read`);
-    an endpoint's are kept in the reply cache unless ``--no-cache``."""
+    are read by the task's answer reader (:func:`invar.tasks.answers.read`),
+    as one of ``offered``'s labels when the prompt offered them; an
+    endpoint's are kept in the reply cache unless ``--no-cache``."""
     from .models import HF_PREFIX, open_model
 
     http = isinstance(model, str) and model.startswith(("http://", "https://"))
@@ -204,7 +215,7 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
             prompt = answers.prompt(task)
 
         def read(text: str, truncated: bool = False):
-            return answers.read(task, text, pattern=config.answer_regex, truncated=truncated)
+            return answers.read(task, text, pattern=config.answer_regex, truncated=truncated, labels=offered.labels)
 
     if http and config.cache:
         from .replies import ReplyCache
@@ -226,6 +237,34 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig)
         seed=config.seed,
         table=config.lexinvariant_table,
     )
+
+
+def _offer_labels(adapter, offered: _Offered, task, data, *, shipped: bool) -> None:
+    """Write the dataset's labels where a text model's prompt template holds
+    :data:`~invar.tasks.answers.LABELS`, and have its reader read only one of
+    them. The labels are those of every example loaded (the same for each
+    shard). A dataset without labels leaves the lines of the shipped prompt
+    that hold the placeholder out; the user's prompt that holds it is a usage
+    error then, and for any task but classify."""
+    from ..tasks import answers
+
+    template = getattr(adapter, "template", None)
+    if template is None or answers.LABELS not in template:
+        return
+    if task.name != "classify":
+        raise UsageError(
+            f"{answers.LABELS} stands for a classify dataset's labels; this audit is of the {task.name} task",
+            path="--prompt",
+        )
+    labels = answers.offered(example.label for example in data.examples)
+    if not labels and not shipped:
+        raise UsageError(
+            f"the prompt offers the dataset's {answers.LABELS}, and the dataset has none: "
+            "give its programs labels, or leave the placeholder out",
+            path="--prompt",
+        )
+    adapter.template = answers.with_labels(template, labels)
+    offered.labels = labels or None
 
 
 #: the settings of a model's requests over HTTP, and of a model that answers in text (HTTP, ``hf:DIR``)

@@ -315,16 +315,77 @@ class Reader:
         return out
 
 
-def read(task: Task | str, reply: str, *, pattern: str | None = None, truncated: bool = False) -> Reading:
+def read(
+    task: Task | str,
+    reply: str,
+    *,
+    pattern: str | None = None,
+    truncated: bool = False,
+    labels: Sequence[Any] | None = None,
+) -> Reading:
     """Read ``reply`` as the answer of ``task`` (a Task or its name).
     ``pattern``: the user's ``--answer-regex`` (Python ``re``; its last match's
     first group is the answer); ``truncated``: the server cut the reply at its
-    token limit (``finish_reason`` ``length``). :class:`Unreadable` with a
-    one-line reason when the reply holds no answer that can be read for sure;
-    UsageError for a pattern that is no regular expression."""
+    token limit (``finish_reason`` ``length``); ``labels``: the answers the
+    prompt offered (:data:`LABELS`), one of which the answer must be
+    (:func:`one_of`). :class:`Unreadable` with a one-line reason when the
+    reply holds no answer that can be read for sure; UsageError for a pattern
+    that is no regular expression."""
     the_task = get_task(task) if isinstance(task, str) else task
     reader = the_task.answer if isinstance(the_task.answer, Reader) else Reader(parse=the_task.answer)
-    return reader.read(reply, pattern=pattern, truncated=truncated)
+    reading = reader.read(reply, pattern=pattern, truncated=truncated)
+    if labels is None:
+        return reading
+    return Reading(one_of(reading.value, labels), reading.candidates, reading.segment)
+
+
+#: what a prompt template writes where the dataset's labels go (``--task classify``): the audit writes them
+#: there, comma-separated, and then reads only one of them as an answer
+LABELS = "{labels}"
+
+
+def offered(labels: Iterable[Any]) -> tuple[Any, ...]:
+    """The distinct labels of ``labels`` (None left out) in a fixed order: as
+    text, sorted; a label compares by its JSON form, as the audit compares
+    predictions (``3`` and ``"3"`` are two)."""
+    distinct = {json.dumps(x, sort_keys=True, default=str): x for x in labels if x is not None}
+    return tuple(distinct[k] for k in sorted(distinct, key=lambda k: (_spelled(distinct[k]), k)))
+
+
+def with_labels(template: str, labels: Sequence[Any]) -> str:
+    """``template`` with :data:`LABELS` written as ``labels``, comma-separated;
+    with no labels, every line that holds it left out (the shipped classify
+    prompt, for a dataset without labels)."""
+    if labels:
+        return template.replace(LABELS, ", ".join(_spelled(x) for x in labels))
+    return "".join(line for line in template.splitlines(keepends=True) if LABELS not in line)
+
+
+def one_of(value: Any, labels: Sequence[Any]) -> Any:
+    """The label of ``labels`` that ``value`` (an answer read) is: equal as
+    written, else equal with case, spaces, ``-`` and ``_`` aside when that
+    leaves one (``Binary search`` is ``binary_search``). :class:`Unreadable`
+    when it is none of them: the prompt offered these, and a reply that names
+    another (``not sorting``, ``O(n^2)``, a description) answers no question
+    the audit asked."""
+    spelled = _spelled(value)
+    for label in labels:
+        if _spelled(label) == spelled:
+            return label
+    near = [label for label in labels if _loose(_spelled(label)) == _loose(spelled)]
+    if len(near) == 1:
+        return near[0]
+    shown = spelled if len(spelled) <= 60 else spelled[:57] + "..."
+    raise Unreadable(f"{shown!r} is none of the {len(labels)} labels the prompt offered")
+
+
+def _spelled(label: Any) -> str:
+    """A label as the prompt writes it: a string as it is, anything else as JSON."""
+    return label if isinstance(label, str) else json.dumps(label, default=str)
+
+
+def _loose(text: str) -> str:
+    return " ".join(re.sub(r"[-_]", " ", text).split()).casefold()
 
 
 def prompt(task: Task | str) -> str:
@@ -1177,6 +1238,10 @@ __all__ = [
     "SEGMENT_CHARS",
     "read",
     "prompt",
+    "LABELS",
+    "offered",
+    "with_labels",
+    "one_of",
     "without_reasoning",
     "finals",
     "last_line",

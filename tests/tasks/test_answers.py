@@ -1074,7 +1074,7 @@ def test_a_task_whose_answer_is_no_reader_parses_the_segment_with_it():
 def test_each_shipped_prompt_has_one_placeholder_and_its_example_is_read(name, value):
     assert name in PROMPTED
     text = prompt(name)
-    assert text.count("{program}") == 1 and "{labels}" not in text
+    assert text.count("{program}") == 1 and text.count("{labels}") == (name == "classify")
     examples = [line for line in text.splitlines() if line.startswith("Answer:")]
     assert len(examples) == 1
     assert read(name, examples[0]).value == value
@@ -1313,3 +1313,54 @@ def test_a_reply_that_ends_in_a_list_of_several_answers_without_a_final_one_is_r
             read(task, reply)
     else:
         assert read(task, reply).value == expected
+
+
+LABELS = ("binary_search", "sorting", "Sorting", 3)
+
+ONE_OF = [
+    ("sorting", "sorting"),  # as written
+    ("Sorting", "Sorting"),
+    ("binary_search", "binary_search"),
+    ("Binary search", "binary_search"),  # case, spaces, - and _ aside, when that leaves one
+    ("binary-search", "binary_search"),
+    ("  BINARY   SEARCH ", "binary_search"),
+    ("3", 3),  # a label that is no string, as JSON
+    ("SORTING", Refused("none of the 4 labels")),  # two labels are sorting, case aside
+    ("not sorting", Refused("none of the 4 labels")),
+    ("O(n^2)", Refused("none of the 4 labels")),
+    ("Sorts a list in place", Refused("none of the 4 labels")),
+    ("searching", Refused("none of the 4 labels")),
+]
+
+
+@pytest.mark.parametrize("value, expected", ONE_OF)
+def test_an_answer_is_one_of_the_offered_labels_or_refused(value, expected):
+    if isinstance(expected, Refused):
+        with pytest.raises(Unreadable, match=expected.word):
+            answers.one_of(value, LABELS)
+    else:
+        assert answers.one_of(value, LABELS) == expected
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("It sorts.\nAnswer: Binary Search", "binary_search"),
+        ("Answer: **3**", 3),
+        ("Answer: not sorting", Refused("labels the prompt offered")),
+        ("The loop nests twice.\nAnswer: O(n^2)", Refused("labels the prompt offered")),
+    ],
+)
+def test_a_classify_reply_is_read_as_an_offered_label(reply, expected):
+    check("classify", reply, expected, labels=LABELS)
+
+
+def test_the_offered_labels_are_distinct_and_in_a_fixed_order():
+    assert answers.offered(["b", None, "a", 3, "b", "3", [1, 2]]) == ("3", 3, [1, 2], "a", "b")
+    assert answers.offered([None]) == ()
+
+
+def test_the_labels_are_written_into_the_template_or_their_lines_left_out():
+    template = "Classify it.\nThe labels: {labels}\n{program}\nAnswer: sorting\n"
+    assert answers.with_labels(template, ("a", 3)) == "Classify it.\nThe labels: a, 3\n{program}\nAnswer: sorting\n"
+    assert answers.with_labels(template, ()) == "Classify it.\n{program}\nAnswer: sorting\n"
