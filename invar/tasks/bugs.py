@@ -85,7 +85,7 @@ from ..program import Program
 from . import Example, Task, checked
 from .answers import OPENERS as SECOND_THOUGHT_WORDS
 from .answers import STRONG_OPENERS
-from .answers import Reader, Unreadable, json_object, lines, opening, retracts, table_cells, without_label
+from .answers import Reader, Unreadable, clean, json_object, lines, opening, retracts, table_cells, without_label
 from .names import (
     JAVA_CLASS,
     LANGS,
@@ -1249,6 +1249,10 @@ _SECOND_THOUGHTS = opening(SECOND_THOUGHT_WORDS + CONCLUSIONS)
 
 
 _BARE = re.compile(r"[01][.!]?")
+#: the conclusions after which a bare yes or no answers the prompt's question (``Therefore: no.``, ``So, yes.``,
+#: ``The answer is no``); not ``well`` or ``ok``, which open a retraction as often (``Well, no: …``)
+_CONCLUDING = opening([w for w in CONCLUSIONS if w not in ("well", "ok", "okay")])
+_BARE_WORD = re.compile(r"(?P<word>yes|no)[ \t]*[.!]?", re.I)
 #: words of strong second thoughts (``Actually``, ``Wait``, ``Update``: :data:`~invar.tasks.answers.STRONG_OPENERS`)
 _STRONG = opening(STRONG_OPENERS)
 #: a bug described on a line of strong second thoughts that gives no verdict word (``Wait, `total` should be
@@ -1272,6 +1276,10 @@ def find_answers(text: str) -> list[int]:
     does one that closes their line after a pause: ``Wait, the code is fine: 0.``)."""
     out = []
     for line in lines(text, numbers=True):
+        concluded = _CONCLUDING.sub("", line, count=1)
+        if concluded != line and (bare := _BARE_WORD.fullmatch(clean(concluded).strip())) is not None:
+            out.append(OPENERS[bare.group("word").lower()])  # ``Therefore: no.``
+            continue
         rest = _SECOND_THOUGHTS.sub("", line, count=1)
         if rest != line and (closing := _CLOSING.search(rest)) is not None:
             out.append(int(closing.group("verdict")))

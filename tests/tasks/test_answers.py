@@ -1292,6 +1292,21 @@ def test_a_conclusion_after_the_final_answer_that_differs_refuses_the_reply(task
 
 
 @pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("The loop is off by one.\nAnswer: 1\nTherefore: no.", Refused("another answer")),
+        ("Answer: 0\n\nSo, yes.", Refused("another answer")),
+        ("Answer: 1\nHence **yes**.", 1),
+        ("Answer: 0\nThe answer is no.", 0),
+        ("Answer: 1\nWell, no: the loop is fine.\nAnswer: 1", 1),  # ``well`` opens a retraction as often
+        ("Answer: 1\nWait, no. Actually it is buggy.", 1),
+    ],
+)
+def test_bugs_reads_a_bare_yes_or_no_after_a_conclusion_as_a_verdict(reply, expected):
+    check("bugs", reply, expected)
+
+
+@pytest.mark.parametrize(
     "task, ending, expected",
     [
         ("classify", "1. sorting\n2. searching", Refused("list of 2 items")),
