@@ -126,6 +126,8 @@ class Dataset:
     split: str | None = None
     #: the files of a directory that hold no program (empty, blank, only comments), by name
     empty: list[str] = field(default_factory=list)
+    #: a classify dataset's distinct labels, of every example before ``--limit`` (what its prompt offers)
+    labels: tuple = ()
 
     @property
     def labelled(self) -> int:
@@ -253,6 +255,10 @@ def load(
         _refuse_columns(data.name, program_column, label_column)
     if not data.examples:
         raise DataError("no examples: " + _why_empty(data), path=data.name)
+    if task is not None and task.name == "classify":  # what a classify prompt offers, whatever --limit leaves
+        from ..tasks.answers import offered
+
+        data.labels = offered(ex.label for ex in data.examples)
     if limit is not None:
         data.examples = data.examples[:limit]
     for i, ex in enumerate(data.examples):

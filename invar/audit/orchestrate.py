@@ -152,6 +152,7 @@ def audit(
         "example": examples[0].id if config.example is not None else None,
         "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
         "table": table,
+        "labels_offered": list(offered.labels) if offered.labels else None,
         "config": config.replace(controls=controls).as_dict(),
     }
     mine = _my_chunks(examples, shard_in, rank, world)
@@ -242,10 +243,11 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig,
 def _offer_labels(adapter, offered: _Offered, task, data, *, shipped: bool) -> None:
     """Write the dataset's labels where a text model's prompt template holds
     :data:`~invar.tasks.answers.LABELS`, and have its reader read only one of
-    them. The labels are those of every example loaded (the same for each
-    shard). A dataset without labels leaves the lines of the shipped prompt
-    that hold the placeholder out; the user's prompt that holds it is a usage
-    error then, and for any task but classify."""
+    them. The labels are those of every example of the dataset, ``--limit``
+    aside (the same for each shard and process). A dataset without labels
+    leaves the lines of the shipped prompt that hold the placeholder out; the
+    user's prompt that holds it is a usage error then, and for any task but
+    classify."""
     from ..tasks import answers
 
     template = getattr(adapter, "template", None)
@@ -256,7 +258,7 @@ def _offer_labels(adapter, offered: _Offered, task, data, *, shipped: bool) -> N
             f"{answers.LABELS} stands for a classify dataset's labels; this audit is of the {task.name} task",
             path="--prompt",
         )
-    labels = answers.offered(example.label for example in data.examples)
+    labels = data.labels
     if not labels and not shipped:
         raise UsageError(
             f"the prompt offers the dataset's {answers.LABELS}, and the dataset has none: "

@@ -87,6 +87,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "transform": header["transform"],
         "task_symmetry": header["task_symmetry"],
         "table": header.get("table"),
+        "labels_offered": header.get("labels_offered"),
         "settings": {k: header[k] for k in _SETTINGS},
         "examples": len(records),
         "audited": len(ok),

@@ -114,6 +114,9 @@ HEADER = _obj(
 TABLE = {"enum": [None, "own", "along", "learned"]}
 # added within schema 2: optional, so that earlier files still validate
 HEADER["properties"]["table"] = TABLE
+#: the labels a classify prompt offered (null: none offered); optional, added within schema 3
+LABELS_OFFERED = {"oneOf": [{"type": "null"}, {"type": "array"}]}
+HEADER["properties"]["labels_offered"] = LABELS_OFFERED
 
 EXAMPLE = _obj(
     {
@@ -364,6 +367,7 @@ REPORT = _obj(
 )
 
 REPORT["properties"]["table"] = TABLE  # optional, as in the header
+REPORT["properties"]["labels_offered"] = LABELS_OFFERED
 # added within schema 2, optional: the audited examples whose space holds a
 # variant besides the original (the only ones that can violate), their violation rate and alpha-covariance
 REPORT["properties"]["varied"] = {

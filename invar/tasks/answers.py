@@ -333,50 +333,140 @@ def read(
     that is no regular expression."""
     the_task = get_task(task) if isinstance(task, str) else task
     reader = the_task.answer if isinstance(the_task.answer, Reader) else Reader(parse=the_task.answer)
-    reading = reader.read(reply, pattern=pattern, truncated=truncated)
-    if labels is None:
-        return reading
-    return Reading(one_of(reading.value, labels), reading.candidates, reading.segment)
+    if labels is not None:
+        reader = offering(reader, labels)
+    return reader.read(reply, pattern=pattern, truncated=truncated)
 
 
 #: what a prompt template writes where the dataset's labels go (``--task classify``): the audit writes them
-#: there, comma-separated, and then reads only one of them as an answer
+#: there (:func:`with_labels`), and then reads only one of them as an answer (:func:`offering`)
 LABELS = "{labels}"
 
 
 def offered(labels: Iterable[Any]) -> tuple[Any, ...]:
-    """The distinct labels of ``labels`` (None left out) in a fixed order: as
-    text, sorted; a label compares by its JSON form, as the audit compares
-    predictions (``3`` and ``"3"`` are two)."""
+    """The distinct labels of ``labels`` (None left out) in a fixed order:
+    numbers by value, then the rest by how they are written; a label
+    compares by its JSON form, as the audit compares predictions (``3`` and
+    ``"3"`` are two)."""
     distinct = {json.dumps(x, sort_keys=True, default=str): x for x in labels if x is not None}
-    return tuple(distinct[k] for k in sorted(distinct, key=lambda k: (_spelled(distinct[k]), k)))
+
+    def order(key: str) -> tuple:
+        x = distinct[key]
+        number = isinstance(x, (int, float)) and not isinstance(x, bool)
+        return (0, x, "", key) if number else (1, 0, _spelled(x), key)
+
+    return tuple(distinct[k] for k in sorted(distinct, key=order))
 
 
 def with_labels(template: str, labels: Sequence[Any]) -> str:
-    """``template`` with :data:`LABELS` written as ``labels``, comma-separated;
-    with no labels, every line that holds it left out (the shipped classify
-    prompt, for a dataset without labels)."""
-    if labels:
-        return template.replace(LABELS, ", ".join(_spelled(x) for x in labels))
-    return "".join(line for line in template.splitlines(keepends=True) if LABELS not in line)
+    """``template`` with :data:`LABELS` written as ``labels``, comma-separated:
+    as they are, or each as JSON (strings quoted) when one is empty, holds a
+    comma, a quote or a line break, or is written as another is (``3`` and
+    ``"3"``). With no labels, every line that holds the placeholder is left
+    out (the shipped classify prompt, for a dataset without labels)."""
+    if not labels:
+        return "".join(line for line in template.splitlines(keepends=True) if LABELS not in line)
+    spelled = [_spelled(x) for x in labels]
+    plain = len(set(spelled)) == len(spelled) and all(
+        t and t == t.strip() and not re.search(r"[,\n\"]", t) for t in spelled
+    )
+    return template.replace(LABELS, ", ".join(spelled if plain else (json.dumps(x, default=str) for x in labels)))
+
+
+def offering(reader: Reader, labels: Sequence[Any]) -> Reader:
+    """``reader`` for a prompt that offered ``labels``: a segment that is one
+    of them as a whole (quotes, backticks, emphasis and a full stop aside) is
+    that label, before the task's own rules, which might refuse it (a label
+    of two words joined by ``and``, ``none``); any other answer the task reads
+    must be one of them (:func:`one_of`). The answers looked for after the
+    final one, and the candidates, compare as labels too: ``SORTING`` after
+    ``sorting`` is no other answer."""
+    labels = tuple(labels)
+
+    def parse(segment: str) -> Any:
+        found = _whole_label(segment, labels)
+        return found if found is not _NO_LABEL else one_of(reader.parse(segment), labels)
+
+    def strict(read_line: Callable[[str], Any]) -> Callable[[str], Any]:
+        def read_as_label(segment: str) -> Any:
+            found = _whole_label(segment, labels)
+            return found if found is not _NO_LABEL else one_of(read_line(segment), labels)
+
+        return read_as_label
+
+    def loose(read_line: Callable[[str], Any]) -> Callable[[str], Any]:
+        def read_any(line: str) -> Any:  # another answer, a label or not
+            found = _whole_label(line, labels)
+            return found if found is not _NO_LABEL else _as_label(read_line(line), labels)
+
+        return read_any
+
+    def mapped(find: Callable[[str], Sequence[Any]] | None) -> Callable[[str], Sequence[Any]] | None:
+        if find is None:
+            return None
+        return lambda text: [_as_label(v, labels) for v in find(text)]
+
+    return Reader(
+        parse=parse,
+        find=mapped(reader.find),
+        tidy=reader.tidy,
+        last_line=strict(reader.last_line) if reader.last_line is not None else None,
+        after=mapped(reader.after),
+        alone=loose(reader.alone) if reader.alone is not None else None,
+        numbers=reader.numbers,
+        questions=reader.questions,
+        code=reader.code,
+    )
 
 
 def one_of(value: Any, labels: Sequence[Any]) -> Any:
-    """The label of ``labels`` that ``value`` (an answer read) is: equal as
-    written, else equal with case, spaces, ``-`` and ``_`` aside when that
-    leaves one (``Binary search`` is ``binary_search``). :class:`Unreadable`
-    when it is none of them: the prompt offered these, and a reply that names
-    another (``not sorting``, ``O(n^2)``, a description) answers no question
-    the audit asked."""
-    spelled = _spelled(value)
-    for label in labels:
-        if _spelled(label) == spelled:
-            return label
-    near = [label for label in labels if _loose(_spelled(label)) == _loose(spelled)]
-    if len(near) == 1:
-        return near[0]
-    shown = spelled if len(spelled) <= 60 else spelled[:57] + "..."
-    raise Unreadable(f"{shown!r} is none of the {len(labels)} labels the prompt offered")
+    """The label of ``labels`` that ``value`` (an answer read) is: written
+    the same, else the same with case, spaces, ``-`` and ``_`` aside, when
+    that leaves one (``Binary search`` is ``binary_search``).
+    :class:`Unreadable` when it is none of them, or several (``3`` when
+    ``3`` and ``"3"`` are both offered): the prompt offered these, and a
+    reply that names another (``not sorting``, ``O(n^2)``, a description)
+    answers no question the audit asked."""
+    found = _match(_spelled(value), labels)
+    if found is _NO_LABEL:
+        shown = _spelled(value) if len(_spelled(value)) <= 60 else _spelled(value)[:57] + "..."
+        many = "label" if len(labels) == 1 else "labels"
+        raise Unreadable(f"{shown!r} is none of the {len(labels)} {many} the prompt offered, or more than one")
+    return found
+
+
+#: no label: what :func:`_match` returns when a text is none of the labels, or more than one
+_NO_LABEL = object()
+#: what may stand around a label given as a whole (``**sorting**``, `` `sorting` ``, ``"sorting".``)
+_AROUND = "`'\"“”‘’*_ \t"
+
+
+def _match(text: str, labels: Sequence[Any]) -> Any:
+    """The one label written as ``text``, else the one written so with case,
+    spaces, ``-`` and ``_`` aside; :data:`_NO_LABEL` for none or several."""
+    for same in (lambda t: t, _loose):
+        hits = [label for label in labels if same(_spelled(label)) == same(text)]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            return _NO_LABEL
+    return _NO_LABEL
+
+
+def _whole_label(segment: str, labels: Sequence[Any]) -> Any:
+    """The label a segment is as a whole: as it is, or with quotes, backticks,
+    emphasis and a closing full stop around it left out; :data:`_NO_LABEL` else."""
+    text = segment.strip()
+    for candidate in (text, text.strip(_AROUND), text.rstrip(".!").strip(_AROUND)):
+        if candidate and (found := _match(candidate, labels)) is not _NO_LABEL:
+            return found
+    return _NO_LABEL
+
+
+def _as_label(value: Any, labels: Sequence[Any]) -> Any:
+    """``value`` as the label it is, or as it is when it is none (another answer all the same)."""
+    found = _match(_spelled(value), labels)
+    return value if found is _NO_LABEL else found
 
 
 def _spelled(label: Any) -> str:
@@ -1242,6 +1332,7 @@ __all__ = [
     "offered",
     "with_labels",
     "one_of",
+    "offering",
     "without_reasoning",
     "finals",
     "last_line",

@@ -1275,10 +1275,14 @@ def find_answers(text: str) -> list[int]:
     0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1, as
     does one that closes their line after a pause: ``Wait, the code is fine: 0.``)."""
     out = []
+    before = ""
     for line in lines(text, numbers=True):
         concluded = _CONCLUDING.sub("", line, count=1)
+        asked = before.rstrip().endswith("?")  # ``Is it correct?`` / ``So, no.``: a yes or no in that question's sense
+        before = line
         if concluded != line and (bare := _BARE_WORD.fullmatch(clean(concluded).strip())) is not None:
-            out.append(OPENERS[bare.group("word").lower()])  # ``Therefore: no.``
+            if not asked:
+                out.append(OPENERS[bare.group("word").lower()])  # ``Therefore: no.``
             continue
         rest = _SECOND_THOUGHTS.sub("", line, count=1)
         if rest != line and (closing := _CLOSING.search(rest)) is not None:

@@ -54,6 +54,7 @@ def test_the_prompt_lists_the_labels_and_the_replies_are_read_as_them():
         "binary_search, sorting, summing"
     }
     report = result.report
+    assert report["labels_offered"] == ["binary_search", "sorting", "summing"]
     assert (report["examples"], report["audited"], report["errors"]) == (3, 2, 1)
     predictions = sorted(r["prediction"] for r in result.records if r.get("error") is None)
     assert predictions == ["binary_search", "sorting"]
@@ -61,10 +62,18 @@ def test_the_prompt_lists_the_labels_and_the_replies_are_read_as_them():
     assert "'O(n)' is none of the 3 labels the prompt offered" in failed["error"]
 
 
+def test_a_limited_audit_offers_every_label_of_the_dataset():
+    with Labeller() as server:
+        result = audit(server.url, PROGRAMS, **SETTINGS, limit=1)
+    assert result.report["examples"] == 1 and result.report["labels_offered"] == ["binary_search", "sorting", "summing"]
+    assert all("The labels: binary_search, sorting, summing\n" in p for p in server.prompts)
+
+
 def test_without_labels_the_shipped_prompt_leaves_their_line_out_and_reads_any_label():
     with Labeller() as server:
         result = audit(server.url, [program for program, _ in PROGRAMS], **SETTINGS)
     assert server.prompts and not any("labels" in p.lower() for p in server.prompts)
+    assert result.report["labels_offered"] is None
     assert sorted(r["prediction"] for r in result.records) == ["Binary search", "O(n)", "SORTING"]
 
 

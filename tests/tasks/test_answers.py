@@ -1300,6 +1300,10 @@ def test_a_conclusion_after_the_final_answer_that_differs_refuses_the_reply(task
         ("Answer: 0\nThe answer is no.", 0),
         ("Answer: 1\nWell, no: the loop is fine.\nAnswer: 1", 1),  # ``well`` opens a retraction as often
         ("Answer: 1\nWait, no. Actually it is buggy.", 1),
+        # after a question, a yes or no answers it, in its sense, not the prompt's
+        ("Answer: 1\nIs the function correct?\nSo, no.", 1),
+        ("Answer: 1\nAre there any other problems?\nSo, no.", 1),
+        ("Answer: 0\nIs the function correct?\nTherefore, yes.", 0),
     ],
 )
 def test_bugs_reads_a_bare_yes_or_no_after_a_conclusion_as_a_verdict(reply, expected):
@@ -1330,7 +1334,7 @@ def test_a_reply_that_ends_in_a_list_of_several_answers_without_a_final_one_is_r
         assert read(task, reply).value == expected
 
 
-LABELS = ("binary_search", "sorting", "Sorting", 3)
+LABELS = ("binary_search", "sorting", "Sorting", 3, "divide and conquer", "none", "client/server", "sorting, stable")
 
 ONE_OF = [
     ("sorting", "sorting"),  # as written
@@ -1340,11 +1344,11 @@ ONE_OF = [
     ("binary-search", "binary_search"),
     ("  BINARY   SEARCH ", "binary_search"),
     ("3", 3),  # a label that is no string, as JSON
-    ("SORTING", Refused("none of the 4 labels")),  # two labels are sorting, case aside
-    ("not sorting", Refused("none of the 4 labels")),
-    ("O(n^2)", Refused("none of the 4 labels")),
-    ("Sorts a list in place", Refused("none of the 4 labels")),
-    ("searching", Refused("none of the 4 labels")),
+    ("SORTING", Refused("none of the 8 labels")),  # two labels are sorting, case aside
+    ("not sorting", Refused("none of the 8 labels")),
+    ("O(n^2)", Refused("none of the 8 labels")),
+    ("Sorts a list in place", Refused("none of the 8 labels")),
+    ("searching", Refused("none of the 8 labels")),
 ]
 
 
@@ -1362,6 +1366,16 @@ def test_an_answer_is_one_of_the_offered_labels_or_refused(value, expected):
     [
         ("It sorts.\nAnswer: Binary Search", "binary_search"),
         ("Answer: **3**", 3),
+        # a label given as a whole is read before the task's own rules, which would refuse it
+        ("Answer: divide and conquer", "divide and conquer"),  # else: two labels joined
+        ("Answer: none", "none"),  # else: a placeholder
+        ("Answer: `client/server`.", "client/server"),
+        ("Answer: sorting, stable", "sorting, stable"),
+        ('Answer: "Sorting"', "Sorting"),
+        # the answers after the final one compare as labels
+        ("Answer: binary_search\nActually, Binary search.", "binary_search"),
+        ("Answer: binary_search\nActually, sorting.", Refused("another answer")),
+        ("Answer: binary_search\n\nsearching", Refused("another answer")),  # another, though none offered
         ("Answer: not sorting", Refused("labels the prompt offered")),
         ("The loop nests twice.\nAnswer: O(n^2)", Refused("labels the prompt offered")),
     ],
@@ -1371,11 +1385,21 @@ def test_a_classify_reply_is_read_as_an_offered_label(reply, expected):
 
 
 def test_the_offered_labels_are_distinct_and_in_a_fixed_order():
-    assert answers.offered(["b", None, "a", 3, "b", "3", [1, 2]]) == ("3", 3, [1, 2], "a", "b")
+    assert answers.offered(["b", None, "a", 10, "b", "3", [1, 2], 2, 1.5]) == (1.5, 2, 10, "3", [1, 2], "a", "b")
     assert answers.offered([None]) == ()
 
 
-def test_the_labels_are_written_into_the_template_or_their_lines_left_out():
+@pytest.mark.parametrize(
+    "labels, written",
+    [
+        (("a", 3), "The labels: a, 3"),
+        (("sorting, stable", "identity"), 'The labels: "sorting, stable", "identity"'),  # a comma: each as JSON
+        ((3, "3"), 'The labels: 3, "3"'),  # written alike
+        (("", "a"), 'The labels: "", "a"'),
+        ((), None),  # no labels: the line is left out
+    ],
+)
+def test_the_labels_are_written_into_the_template_or_their_line_left_out(labels, written):
     template = "Classify it.\nThe labels: {labels}\n{program}\nAnswer: sorting\n"
-    assert answers.with_labels(template, ("a", 3)) == "Classify it.\nThe labels: a, 3\n{program}\nAnswer: sorting\n"
-    assert answers.with_labels(template, ()) == "Classify it.\n{program}\nAnswer: sorting\n"
+    lines = ["Classify it."] + ([written] if written else []) + ["{program}", "Answer: sorting"]
+    assert answers.with_labels(template, labels) == "\n".join(lines) + "\n"
