@@ -74,7 +74,7 @@ import functools
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any, Callable, Iterable, Sequence
 
@@ -406,16 +406,13 @@ def offering(reader: Reader, labels: Sequence[Any]) -> Reader:
             return None
         return lambda text: [_as_label(v, labels) for v in find(text)]
 
-    return Reader(
+    return replace(
+        reader,
         parse=parse,
         find=mapped(reader.find),
-        tidy=reader.tidy,
         last_line=strict(reader.last_line) if reader.last_line is not None else None,
         after=mapped(reader.after),
         alone=loose(reader.alone) if reader.alone is not None else None,
-        numbers=reader.numbers,
-        questions=reader.questions,
-        code=reader.code,
     )
 
 
