@@ -352,8 +352,8 @@ def offered(labels: Iterable[Any]) -> tuple[Any, ...]:
 
     def order(key: str) -> tuple:
         x = distinct[key]
-        number = isinstance(x, (int, float)) and not isinstance(x, bool)
-        return (0, x, "", key) if number else (1, 0, _spelled(x), key)
+        value = None if isinstance(x, bool) else _number(_spelled(x))  # ``10`` after ``9``, as text too
+        return (0, value, "", key) if value is not None else (1, 0, _spelled(x), key)
 
     return tuple(distinct[k] for k in sorted(distinct, key=order))
 
@@ -370,49 +370,51 @@ def with_labels(template: str, labels: Sequence[Any]) -> str:
     plain = len(set(spelled)) == len(spelled) and all(
         t and t == t.strip() and not re.search(r"[,\n\"]", t) for t in spelled
     )
-    return template.replace(LABELS, ", ".join(spelled if plain else (json.dumps(x, default=str) for x in labels)))
+    written = spelled if plain else (json.dumps(x, default=str, ensure_ascii=False) for x in labels)
+    return template.replace(LABELS, ", ".join(written))
 
 
 def offering(reader: Reader, labels: Sequence[Any]) -> Reader:
-    """``reader`` for a prompt that offered ``labels``: a segment that is one
-    of them as a whole (quotes, backticks, emphasis and a full stop aside) is
-    that label, before the task's own rules, which might refuse it (a label
-    of two words joined by ``and``, ``none``); any other answer the task reads
-    must be one of them (:func:`one_of`). The answers looked for after the
-    final one, and the candidates, compare as labels too: ``SORTING`` after
-    ``sorting`` is no other answer."""
+    """``reader`` for a prompt that offered ``labels``: an explicit final
+    answer that is one of them as a whole (quotes, backticks, emphasis and a
+    full stop aside) is that label, before the task's own rules, which might
+    refuse it (a label of two words joined by ``and``, ``none``), and so is
+    a line of second thoughts after it (``Actually, divide and conquer.``);
+    any other answer the task reads must be one of them (:func:`one_of`).
+    A reply's last line read without a final answer keeps the task's own
+    rules (a bare ``3`` there is no label, whatever the labels). The answers
+    looked for after the final one, and the candidates, compare as labels:
+    ``SORTING`` after ``sorting`` is no other answer."""
     labels = tuple(labels)
 
     def parse(segment: str) -> Any:
         found = _whole_label(segment, labels)
         return found if found is not _NO_LABEL else one_of(reader.parse(segment), labels)
 
+    def after(text: str) -> list:
+        found = list(reader.after(text)) if reader.after is not None else []
+        for rest in second_thoughts(text) + weak_thoughts(text):
+            if (whole := _whole_label(rest, labels)) is not _NO_LABEL:
+                found.append(whole)
+        return [_as_label(v, labels) for v in found]
+
     def strict(read_line: Callable[[str], Any]) -> Callable[[str], Any]:
-        def read_as_label(segment: str) -> Any:
-            found = _whole_label(segment, labels)
-            return found if found is not _NO_LABEL else one_of(read_line(segment), labels)
+        return lambda segment: one_of(read_line(segment), labels)
 
-        return read_as_label
-
-    def loose(read_line: Callable[[str], Any]) -> Callable[[str], Any]:
-        def read_any(line: str) -> Any:  # another answer, a label or not
-            found = _whole_label(line, labels)
-            return found if found is not _NO_LABEL else _as_label(read_line(line), labels)
-
-        return read_any
-
-    def mapped(find: Callable[[str], Sequence[Any]] | None) -> Callable[[str], Sequence[Any]] | None:
-        if find is None:
+    def mapped(read: Callable[[str], Any] | None, many: bool) -> Callable[[str], Any] | None:
+        if read is None:
             return None
-        return lambda text: [_as_label(v, labels) for v in find(text)]
+        if many:
+            return lambda text: [_as_label(v, labels) for v in read(text)]
+        return lambda line: _as_label(read(line), labels)
 
     return replace(
         reader,
         parse=parse,
-        find=mapped(reader.find),
+        find=mapped(reader.find, True),
         last_line=strict(reader.last_line) if reader.last_line is not None else None,
-        after=mapped(reader.after),
-        alone=loose(reader.alone) if reader.alone is not None else None,
+        after=after,
+        alone=mapped(reader.alone, False),
     )
 
 
@@ -441,13 +443,22 @@ _AROUND = "`'\"“”‘’*_ \t"
 def _match(text: str, labels: Sequence[Any]) -> Any:
     """The one label written as ``text``, else the one written so with case,
     spaces, ``-`` and ``_`` aside; :data:`_NO_LABEL` for none or several."""
-    for same in (lambda t: t, _loose):
-        hits = [label for label in labels if same(_spelled(label)) == same(text)]
+    for same in (lambda t: t, _loose, _number):
+        hits = [label for label in labels if (key := same(text)) is not None and same(_spelled(label)) == key]
         if len(hits) == 1:
             return hits[0]
         if hits:
             return _NO_LABEL
     return _NO_LABEL
+
+
+def _number(text: str) -> float | None:
+    """The number ``text`` writes (``1``, ``1.0``), or None: labels that are numbers compare by value."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def _whole_label(segment: str, labels: Sequence[Any]) -> Any:

@@ -1384,8 +1384,35 @@ def test_a_classify_reply_is_read_as_an_offered_label(reply, expected):
     check("classify", reply, expected, labels=LABELS)
 
 
+NUMBERED = tuple(range(1, 105))
+BUG_KINDS = ("none", "off_by_one", "overflow")
+
+
+@pytest.mark.parametrize(
+    "labels, reply, expected",
+    [
+        # second thoughts after the final answer give a label as a whole, whatever its shape
+        (LABELS, "Answer: sorting\n\nActually, divide and conquer.", Refused("another answer")),
+        (LABELS, "Answer: sorting\n\nWait, it's client/server.", Refused("another answer")),
+        (LABELS, "Answer: sorting\n\nI think divide and conquer.", Refused("another answer")),
+        (BUG_KINDS, "Answer: overflow\n\nActually, none.", Refused("another answer")),
+        # without a final answer the last line keeps the task's own rules: a bare number there is no label
+        (NUMBERED, "It prints:\n```\n3\n```", Refused("holds no word")),
+        (NUMBERED, "The loop runs.\n\n42", Refused("holds no word")),
+        (BUG_KINDS, "There is an off-by-one error.\n\nAre there other bugs?\nNone.", Refused("placeholder")),
+        # nor is a line after the final answer read as a label unless it presents one
+        (NUMBERED, "Answer: 17\n\nConfidence:\n80", 17),
+        (BUG_KINDS, "Answer: off_by_one\n\nOther bugs?\nNone.", "off_by_one"),
+        ((1.0, 2.0), "Answer: 1", 1.0),  # numbers by value
+    ],
+)
+def test_labels_of_any_shape_are_read_where_an_answer_stands_and_nowhere_else(labels, reply, expected):
+    check("classify", reply, expected, labels=labels)
+
+
 def test_the_offered_labels_are_distinct_and_in_a_fixed_order():
-    assert answers.offered(["b", None, "a", 10, "b", "3", [1, 2], 2, 1.5]) == (1.5, 2, 10, "3", [1, 2], "a", "b")
+    assert answers.offered(["b", None, "a", 10, "b", "3", [1, 2], 2, 1.5]) == (1.5, 2, "3", 10, [1, 2], "a", "b")
+    assert answers.offered(["10", "9", "x"]) == ("9", "10", "x")  # numbers by value, as text too
     assert answers.offered([None]) == ()
 
 
@@ -1395,6 +1422,7 @@ def test_the_offered_labels_are_distinct_and_in_a_fixed_order():
         (("a", 3), "The labels: a, 3"),
         (("sorting, stable", "identity"), 'The labels: "sorting, stable", "identity"'),  # a comma: each as JSON
         ((3, "3"), 'The labels: 3, "3"'),  # written alike
+        (("排序", ""), 'The labels: "排序", ""'),
         (("", "a"), 'The labels: "", "a"'),
         ((), None),  # no labels: the line is left out
     ],
