@@ -420,8 +420,9 @@ def offering(reader: Reader, labels: Sequence[Any]) -> Reader:
 
 def one_of(value: Any, labels: Sequence[Any]) -> Any:
     """The label of ``labels`` that ``value`` (an answer read) is: written
-    the same, else the same with case, spaces, ``-`` and ``_`` aside, when
-    that leaves one (``Binary search`` is ``binary_search``).
+    the same, else the same with case, spaces, ``-`` and ``_`` aside, else
+    the same number, when that leaves one (``Binary search`` is
+    ``binary_search``, ``1`` is ``1.0``).
     :class:`Unreadable` when it is none of them, or several (``3`` when
     ``3`` and ``"3"`` are both offered): the prompt offered these, and a
     reply that names another (``not sorting``, ``O(n^2)``, a description)
@@ -436,13 +437,15 @@ def one_of(value: Any, labels: Sequence[Any]) -> Any:
 
 #: no label: what :func:`_match` returns when a text is none of the labels, or more than one
 _NO_LABEL = object()
-#: what may stand around a label given as a whole (``**sorting**``, `` `sorting` ``, ``"sorting".``)
-_AROUND = "`'\"“”‘’*_ \t"
+#: what may stand around a label given as a whole (``**sorting**``, `` `sorting` ``, ``"sorting".``); not ``_``,
+#: which may begin or end a label (``__init__``)
+_AROUND = "`'\"“”‘’* \t"
 
 
 def _match(text: str, labels: Sequence[Any]) -> Any:
     """The one label written as ``text``, else the one written so with case,
-    spaces, ``-`` and ``_`` aside; :data:`_NO_LABEL` for none or several."""
+    spaces, ``-`` and ``_`` aside, else the one equal as a number (``1`` and
+    ``1.0``); :data:`_NO_LABEL` for none or several."""
     for same in (lambda t: t, _loose, _number):
         hits = [label for label in labels if (key := same(text)) is not None and same(_spelled(label)) == key]
         if len(hits) == 1:
