@@ -447,7 +447,8 @@ def _match(text: str, labels: Sequence[Any]) -> Any:
     spaces, ``-`` and ``_`` aside, else the one equal as a number (``1`` and
     ``1.0``); :data:`_NO_LABEL` for none or several."""
     for same in (lambda t: t, _loose, _number):
-        hits = [label for label in labels if (key := same(text)) is not None and same(_spelled(label)) == key]
+        key = same(text)
+        hits = [label for label in labels if key is not None and same(_spelled(label)) == key]
         if len(hits) == 1:
             return hits[0]
         if hits:
