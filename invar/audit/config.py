@@ -150,8 +150,9 @@ class AuditConfig:
         "--prompt",
         read_file=True,
         metavar="FILE",
-        help="Prompt template for an HTTP model, {program} standing for the program and, for classify, {labels} for "
-        "the dataset's labels, one of which the reply must then give (default: invar's prompt for the task).",
+        help="Prompt template for a model that answers in text (HTTP, an hf: language model; an hf: sequence "
+        "classifier takes none), {program} standing for the program and, for classify, {labels} for the dataset's "
+        "labels, one of which the reply must then give (default: invar's prompt for the task).",
     )
     answer_regex: str | None = option(
         None,

@@ -129,7 +129,8 @@ def open_hf(
     """The adapter of ``hf:DIR``. ``read(text, truncated)`` reads a label or
     a generated text (the task's reader); without it, the reader and the
     shipped prompt of ``task``. A language model needs a prompt: ``prompt``,
-    else the task's shipped one."""
+    else the task's shipped one; a sequence classifier reads the program as
+    it is, and a ``prompt`` for it is a UsageError (``--prompt``)."""
     directory = Path(spec[len(PREFIX) :] if spec.startswith(PREFIX) else spec).expanduser()
     if not directory.is_dir():
         raise ModelError(
@@ -146,6 +147,12 @@ def open_hf(
             "audit a language model for that task",
             path="--task",
         )
+    if kind == "classifier" and prompt is not None:
+        raise UsageError(
+            "a sequence classifier reads the program as it is and takes no prompt: leave --prompt out, "
+            "or audit a language model",
+            path="--prompt",
+        )
     if read is None and task is not None:
         read = _task_reader(task)
     if kind != "classifier":
@@ -155,13 +162,7 @@ def open_hf(
         if read is None:
             raise UsageError("an hf: language model needs --task: the task reads its answers", path="--task")
     return HfAdapter(
-        directory,
-        kind,
-        _load(directory, kind, device),
-        prompt=None if kind == "classifier" else prompt,
-        read=read,
-        max_tokens=max_tokens,
-        device=device,
+        directory, kind, _load(directory, kind, device), prompt=prompt, read=read, max_tokens=max_tokens, device=device
     )
 
 

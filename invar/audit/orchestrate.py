@@ -9,7 +9,9 @@ modules (models, which loads checkpoints, lazily); never train, alta or cli.
 
 from __future__ import annotations
 
+import json
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -93,6 +95,7 @@ def audit(
     config: AuditConfig | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
     **options: Any,
 ) -> Audit:
     """Audit ``model`` on ``dataset``, as ``invar audit`` does. ``config``:
@@ -103,7 +106,10 @@ def audit(
     endpoint, a loaded model or any callable taking a list of program texts.
     ``dataset``: ``"bhive"`` (with ``data_dir`` or ``INVAR_DATA``), a path, or
     a list of programs. ``progress(done, total)`` is called as examples are
-    audited."""
+    audited; ``warn(message)`` with each warning on the settings, before the
+    model is asked anything (offered labels no reply can give, or very many:
+    :func:`_label_warnings`), in the first process only; None: a
+    :class:`UserWarning` (:func:`warnings.warn`)."""
     config = AuditConfig.of(config, **options)
     shard_in = parse_shard(config.shard)
     rank, world, local_rank = torchrun_place()
@@ -121,22 +127,11 @@ def audit(
         raise UsageError(f"the {the_task.name} task has no oracle", path="--oracle")
     data = _load_dataset(dataset, the_task, adapter, config)
     _offer_labels(adapter, offered, the_task, data, shipped=config.prompt is None)
+    for message in _label_warnings(offered.labels, offered.unanswerable) if rank == 0 else ():
+        (warn or _warned)(message)
     examples = [_pick(data.examples, config.example)] if config.example is not None else data.examples
     controls = default_controls(the_task, config, labelled=data.info().get("labelled", 0) > 0, own_oracle=own_oracle)
-    settings = Settings(
-        transform=transform,
-        variants=config.variants,
-        seed=config.seed,
-        tolerance=config.tolerance,
-        batch_size=config.batch_size,
-        oracle=config.oracle,
-        keep_predictions=config.example is not None,
-        pool=getattr(getattr(adapter, "model", None), "pool", None),
-        repeats=config.repeats,
-        controls=controls,
-        level=config.level,
-        own_oracle=own_oracle,
-    )
+    settings = _settings(config, adapter, transform, controls, own_oracle)
     header = {
         "invar": __version__,
         "model": adapter.info(),
@@ -153,6 +148,7 @@ def audit(
         "shard": list(shard_in) if shard_in and shard_in[1] > 1 else None,
         "table": table,
         "labels_offered": list(offered.labels) if offered.labels else None,
+        "labels_unanswerable": list(offered.unanswerable) if offered.labels else None,
         "config": config.replace(controls=controls).as_dict(),
     }
     mine = _my_chunks(examples, shard_in, rank, world)
@@ -166,6 +162,24 @@ def audit(
     run["predictions_per_second"] = run["predictions"] / run["seconds"] if run["seconds"] else None
     records = decide(records, config.level)  # with repeats: which examples violate, decided over the audit
     return Audit(header, records, summarize(header, records, run), rank)
+
+
+def _settings(config: AuditConfig, adapter, transform: str, controls: int, own_oracle) -> Settings:
+    """What every chunk of the audit runs with (:func:`~.run.run_chunk`)."""
+    return Settings(
+        transform=transform,
+        variants=config.variants,
+        seed=config.seed,
+        tolerance=config.tolerance,
+        batch_size=config.batch_size,
+        oracle=config.oracle,
+        keep_predictions=config.example is not None,
+        pool=getattr(getattr(adapter, "model", None), "pool", None),
+        repeats=config.repeats,
+        controls=controls,
+        level=config.level,
+        own_oracle=own_oracle,
+    )
 
 
 @contextmanager
@@ -193,6 +207,8 @@ class _Offered:
     once the dataset is loaded: the reader then reads only one of them."""
 
     labels: tuple | None = None
+    #: those of ``labels`` that no reply can be read as (:func:`~invar.tasks.answers.unanswerable`)
+    unanswerable: tuple = ()
 
 
 def _open(model: Any, task: str | None, device: str | None, config: AuditConfig, offered: _Offered):
@@ -212,7 +228,8 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig,
     if text and task is not None:
         from ..tasks import answers
 
-        if prompt is None and task in answers.PROMPTED:
+        # hf:DIR: open_hf gives a language model the shipped prompt, and refuses --prompt for a classifier
+        if http and prompt is None and task in answers.PROMPTED:
             prompt = answers.prompt(task)
 
         def read(text: str, truncated: bool = False):
@@ -247,7 +264,8 @@ def _offer_labels(adapter, offered: _Offered, task, data, *, shipped: bool) -> N
     aside (the same for each shard and process). A dataset without labels
     leaves the lines of the shipped prompt that hold the placeholder out; the
     user's prompt that holds it is a usage error then, and for any task but
-    classify."""
+    classify. Those of the labels no reply can be read as are noted in
+    ``offered`` (:func:`~invar.tasks.answers.unanswerable`)."""
     from ..tasks import answers
 
     template = getattr(adapter, "template", None)
@@ -267,6 +285,44 @@ def _offer_labels(adapter, offered: _Offered, task, data, *, shipped: bool) -> N
         )
     adapter.template = answers.with_labels(template, labels)
     offered.labels = labels or None
+    offered.unanswerable = answers.unanswerable(labels)
+
+
+#: more labels than this offered in a prompt are warned of (:func:`_label_warnings`)
+MANY_LABELS = 100
+
+
+def _label_warnings(labels: tuple | None, unanswerable: tuple) -> list[str]:
+    """What the user is told of the labels a prompt offers before any request is sent:
+    those no reply can be read as, and a list longer than :data:`MANY_LABELS`. Neither
+    stops the audit: the other labels' examples are audited all the same."""
+    from ..tasks import answers
+
+    out = []
+    if unanswerable:
+        shown = ", ".join(_label_shown(x) for x in unanswerable[:10]) + (", …" if len(unanswerable) > 10 else "")
+        out.append(
+            f"no reply can be read as {len(unanswerable)} of the {len(labels or ())} labels the prompt offers "
+            f"({shown}): empty, or written like another label; an example labelled so is never predicted right"
+        )
+    if labels and len(labels) > MANY_LABELS:
+        written = len(answers.with_labels(answers.LABELS, labels))
+        out.append(
+            f"the prompt offers {len(labels)} labels (more than {MANY_LABELS}), {written:,} characters in every "
+            "request: check that the dataset's labels are classes, not one per example"
+        )
+    return out
+
+
+def _label_shown(label: Any) -> str:
+    """A label as a warning quotes it: as JSON, so that ``3`` and ``"3"`` read apart; a long one cut."""
+    text = json.dumps(label, default=str, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _warned(message: str) -> None:
+    """A warning of :func:`audit` given from Python without ``warn``."""
+    warnings.warn(message, UserWarning, stacklevel=3)
 
 
 #: the settings of a model's requests over HTTP, and of a model that answers in text (HTTP, ``hf:DIR``)

@@ -88,6 +88,7 @@ def summarize(header: dict, records: Iterable[dict], run: dict | None = None) ->
         "task_symmetry": header["task_symmetry"],
         "table": header.get("table"),
         "labels_offered": header.get("labels_offered"),
+        "labels_unanswerable": header.get("labels_unanswerable"),
         "settings": {k: header[k] for k in _SETTINGS},
         "examples": len(records),
         "audited": len(ok),

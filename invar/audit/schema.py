@@ -117,6 +117,8 @@ HEADER["properties"]["table"] = TABLE
 #: the labels a classify prompt offered (null: none offered); optional, added within schema 3
 LABELS_OFFERED = {"oneOf": [{"type": "null"}, {"type": "array"}]}
 HEADER["properties"]["labels_offered"] = LABELS_OFFERED
+#: those of the offered labels that no reply can be read as (null: none offered); optional, added within schema 3
+HEADER["properties"]["labels_unanswerable"] = LABELS_OFFERED
 
 EXAMPLE = _obj(
     {
@@ -368,6 +370,7 @@ REPORT = _obj(
 
 REPORT["properties"]["table"] = TABLE  # optional, as in the header
 REPORT["properties"]["labels_offered"] = LABELS_OFFERED
+REPORT["properties"]["labels_unanswerable"] = LABELS_OFFERED
 # added within schema 2, optional: the audited examples whose space holds a
 # variant besides the original (the only ones that can violate), their violation rate and alpha-covariance
 REPORT["properties"]["varied"] = {

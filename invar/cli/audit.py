@@ -166,7 +166,7 @@ def audit_command(
                 highlight=False,
             )
     with _progress(quiet or rank != 0) as progress:
-        result = audit(model, dataset, config, progress=progress)
+        result = audit(model, dataset, config, progress=progress, warn=_warn)
     if rank == 0:
         from ..audit.datasets import unlabelled_note
         from ..audit.report import fallback_note
@@ -398,6 +398,11 @@ def _check(result: dict, over, under) -> None:
     broken = exceeded(result, over, under)
     if broken:
         raise InvarError("; ".join(broken))
+
+
+def _warn(message: str) -> None:
+    """A warning of the audit's on its settings (labels no reply can give), before the model is asked anything."""
+    stderr.print(f"invar: warning: {message}", markup=False, highlight=False)
 
 
 class _progress:

@@ -358,6 +358,34 @@ def offered(labels: Iterable[Any]) -> tuple[Any, ...]:
     return tuple(distinct[k] for k in sorted(distinct, key=order))
 
 
+def unanswerable(labels: Sequence[Any]) -> tuple[Any, ...]:
+    """The labels of ``labels`` (those a prompt offers, :func:`offered`) that
+    no reply can be read as, in their order. An answer is the label written
+    as it (an answer is never empty and has no space around it), else the
+    one alike with case, spaces, ``-`` and ``_`` aside, else the one equal
+    as a number, each only when that leaves one (:func:`one_of`); a label
+    that none of these leaves alone is never read: ``3`` beside ``"3"``
+    (written alike), ``" sorting"`` beside ``"Sorting"`` (only alike), the
+    empty label (no answer is empty, and one of nothing but ``-`` and ``_``
+    names no label)."""
+    rules = ((lambda t: t), _loose, _number)
+    keys = [[same(_spelled(x)) for same in rules] for x in labels]
+    counts: list[dict] = [{} for _ in rules]  # how many labels have each key, rule by rule
+    for row in keys:
+        for r, key in enumerate(row):
+            counts[r][key] = counts[r].get(key, 0) + 1
+
+    def answerable(row: list) -> bool:
+        for r, key in enumerate(row):
+            if key is None or key == "" or (r == 0 and key != key.strip()):
+                continue
+            if counts[r][key] == 1:
+                return True
+        return False
+
+    return tuple(x for x, row in zip(labels, keys) if not answerable(row))
+
+
 def with_labels(template: str, labels: Sequence[Any]) -> str:
     """``template`` with :data:`LABELS` written as ``labels``, comma-separated:
     as they are, or each as JSON (strings quoted) when one is empty, holds a
@@ -448,7 +476,9 @@ def _match(text: str, labels: Sequence[Any]) -> Any:
     ``1.0``); :data:`_NO_LABEL` for none or several."""
     for same in (lambda t: t, _loose, _number):
         key = same(text)
-        hits = [label for label in labels if key is not None and same(_spelled(label)) == key]
+        if key is None or key == "":  # ``-`` alone is alike to no label, the empty one included
+            continue
+        hits = [label for label in labels if same(_spelled(label)) == key]
         if len(hits) == 1:
             return hits[0]
         if hits:
@@ -1342,6 +1372,7 @@ __all__ = [
     "prompt",
     "LABELS",
     "offered",
+    "unanswerable",
     "with_labels",
     "one_of",
     "offering",

@@ -156,6 +156,7 @@ def test_a_checkpoints_default_report_is_schema_2s_apart_from_the_new_fields(mon
     assert now["trivial"].pop("insensitive") is None
     assert now["dataset"].pop("files_without_programs") == 0  # added to schema 3 later, optional
     assert now.pop("labels_offered") is None  # as is this: a classify prompt's labels
+    assert now.pop("labels_unanswerable") is None  # and those of them no reply can be read as
     kept = {k: v for k, v in now.items() if k not in SCHEMA_3 + ("run", "schema")}
     assert _close(kept, {k: v for k, v in before.items() if k not in ("run", "schema")})
 

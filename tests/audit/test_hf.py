@@ -407,6 +407,24 @@ def test_the_command_line_audits_an_hf_model(invoke, models, tmp_path):
     )
 
 
+def test_a_prompt_for_a_sequence_classifier_is_a_usage_error(invoke, models, tmp_path):
+    """It reads the program as it is: a prompt given would be dropped without a word."""
+    says = "a sequence classifier reads the program as it is and takes no prompt"
+    (tmp_path / "prompt.txt").write_text("Classify this function.\n{program}\n")
+    data = tmp_path / "programs.jsonl"
+    data.write_text("".join(json.dumps({"program": p, "label": "sorting"}) + "\n" for p in PROGRAMS[:2]))
+    model = f"hf:{models['classifier']}"
+    options = ["--task", "classify", "--lang", "python", "--prompt", tmp_path / "prompt.txt"]
+    result = invoke("audit", "--model", model, "--dataset", data, *options)
+    assert result.exit_code == 2, result.output
+    assert [line for line in result.stderr.splitlines() if "error" in line] == [
+        f"--prompt: error: {says}: leave --prompt out, or audit a language model"
+    ]
+    with pytest.raises(UsageError, match=says) as err:
+        audit(model, PROGRAMS[:2], task="classify", lang="python", prompt="Classify:\n{program}\n")
+    assert err.value.path == "--prompt"
+
+
 def test_without_transformers_the_message_says_how_to_install_it(models, monkeypatch):
     import sys
 

@@ -2,16 +2,21 @@
 prompt (or the user's, through ``{labels}``) lists them, and a reply is read
 as one of them (case, spaces, ``-`` and ``_`` aside) or is that example's
 error; a dataset without labels leaves the shipped prompt's line out, and a
-placeholder that cannot be filled is a usage error."""
+placeholder that cannot be filled is a usage error. Labels no reply can be
+read as (written alike, empty), and very many labels, are warned of before
+any request, and the audit goes on."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from invar.audit import audit
+from invar.audit.schema import HEADER, REPORT, mismatch
 from invar.errors import UsageError
+from invar.tasks import answers
 from tests.audit.chat_servers import LoopbackChat
 
 PROGRAMS = [
@@ -90,3 +95,102 @@ def test_a_placeholder_that_cannot_be_filled_is_a_usage_error(task, message):
     with Labeller() as server, pytest.raises(UsageError, match=re.escape(message)) as err:
         audit(server.url, programs, **{**SETTINGS, "task": task, "prompt": prompt})
     assert err.value.path == "--prompt" and not server.prompts
+
+
+# ------------------------------------------------------- labels no reply gives
+@pytest.mark.parametrize(
+    "labels, never",
+    [
+        (("sorting", "binary_search"), ()),
+        ((3, "3", "sorting"), (3, "3")),  # written alike
+        ((True, "true"), (True, "true")),
+        (([1, 2], "[1, 2]"), ([1, 2], "[1, 2]")),
+        ((1.0, "1.0"), (1.0, "1.0")),
+        ((1, 1.0), ()),  # written apart: 1 and 1.0
+        (("", "sorting"), ("",)),  # an answer is never empty
+        ((" ",), (" ",)),
+        ((" sorting", "Sorting"), (" sorting",)),  # spaces around it, and alike but for case
+        ((" 2", 2), (" 2",)),  # alike, and the same number
+        ((" sorting", "binary_search"), ()),  # read as sorting: alike, and alone
+        ((" -3", "3"), ()),  # read as -3.0: alike as 3, but alone as a number
+        (("Sorting", "sorting"), ()),  # each written as it is
+        (("binary search", "binary_search", "Binary-Search"), ()),
+        ((), ()),
+    ],
+)
+def test_the_labels_no_reply_can_be_read_as_are_those_the_reader_never_returns(labels, never):
+    assert answers.unanswerable(labels) == never
+    read = set()
+    for form in {form for x in labels for form in _forms(x)}:
+        try:
+            read.add(_key(answers.read("classify", f"It is this one.\nAnswer: {form}", labels=labels).value))
+        except answers.Unreadable:
+            continue
+    assert read == {_key(x) for x in labels} - {_key(x) for x in never}
+
+
+def _forms(label) -> list[str]:
+    """The ways a reply may write ``label``: as the prompt does, as JSON, alike (case and spaces aside), as a
+    number."""
+    text = label if isinstance(label, str) else json.dumps(label)
+    forms = [text.strip(), json.dumps(label), " ".join(text.split()).upper(), " ".join(text.split()).title()]
+    try:
+        forms.append(repr(float(text)))
+    except ValueError:
+        pass
+    return forms
+
+
+def _key(label) -> str:
+    return json.dumps(label, sort_keys=True)
+
+
+MANY = [(PROGRAMS[k % 3][0], f"class_{k}") for k in range(101)]
+
+
+@pytest.mark.parametrize(
+    "examples, never, says",
+    [
+        (PROGRAMS, [], []),
+        (
+            [(p, label) for (p, _), label in zip(PROGRAMS, (3, "3", "sorting"))],
+            ["3", 3],  # in the order offered
+            ['no reply can be read as 2 of the 3 labels the prompt offers ("3", 3)'],
+        ),
+        (
+            [(p, label) for (p, _), label in zip(PROGRAMS, ("", "sorting", "summing"))],
+            [""],
+            ['no reply can be read as 1 of the 3 labels the prompt offers ("")'],
+        ),
+        (MANY, [], ["the prompt offers 101 labels (more than 100), 999 characters in every request"]),
+    ],
+)
+def test_labels_no_reply_gives_and_very_many_are_warned_of_before_any_request(examples, never, says):
+    warned = []  # each warning, and how many requests had been sent then
+    with Labeller() as server:
+        result = audit(server.url, examples, **SETTINGS, limit=1, warn=lambda m: warned.append((m, server.prompts[:])))
+    assert [(m[: len(s)], asked) for (m, asked), s in zip(warned, says)] == [(s, []) for s in says]
+    assert len(warned) == len(says)
+    assert result.header["labels_unanswerable"] == result.report["labels_unanswerable"] == never
+    header, *_, report = (json.loads(line) for line in result.jsonl())
+    assert mismatch(header, HEADER) is None and mismatch(report, REPORT) is None
+    assert result.report["examples"] == 1 and server.prompts  # audited all the same
+
+
+def test_from_python_without_warn_a_warning_is_a_user_warning():
+    examples = [(p, label) for (p, _), label in zip(PROGRAMS, (3, "3", "sorting"))]
+    with Labeller() as server, pytest.warns(UserWarning, match=re.escape('labels the prompt offers ("3", 3)')):
+        audit(server.url, examples, **SETTINGS, limit=1)
+
+
+def test_the_command_line_warns_on_standard_error_and_audits(invoke, tmp_path):
+    data = tmp_path / "programs.jsonl"
+    labels = (3, "3", "sorting")
+    data.write_text("".join(json.dumps({"program": p, "label": x}) + "\n" for (p, _), x in zip(PROGRAMS, labels)))
+    options = ["--task", "classify", "--lang", "python", "--variants", "2", "--controls", "0", "--no-cache"]
+    with Labeller() as server:
+        result = invoke("audit", "--model", server.url, "--dataset", data, *options, "--format", "json")
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.stderr.splitlines() if "warning" in line]
+    assert line.startswith('invar: warning: no reply can be read as 2 of the 3 labels the prompt offers ("3", 3)')
+    assert json.loads(result.stdout)["labels_unanswerable"] == ["3", 3]
