@@ -1206,18 +1206,24 @@ def _second_thoughts_cut(tail: str) -> bool:
     return len(last) >= 3 and any(opener.startswith(last) for opener in OPENERS)
 
 
+#: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
+
+
 def _thoughts(text: str) -> list[tuple[str, bool]]:
     """The lines of ``text`` that open with words of second thoughts, each as
-    what follows those words, and whether a strong one (:data:`STRONG_OPENERS`) is among them."""
+    what follows those words, and whether a strong one (:data:`STRONG_OPENERS`) is among them; and each
+    sentence inside a line that opens with strong ones (``The loop runs twice. No wait, 7.``)."""
     out = []
     for line in text.splitlines():
-        line = clean(line, line=True)
-        m = SECOND_THOUGHTS.match(line)
-        if m is None or not m.group().strip():
-            continue
-        rest = line[m.end() :].strip()
-        if rest:
-            out.append((rest, bool(_STRONG_WORD.search(m.group()))))
+        for k, sentence in enumerate(_SENTENCE_END.split(clean(line, line=True))):
+            m = SECOND_THOUGHTS.match(sentence)
+            if m is None or not m.group().strip():
+                continue
+            strong = bool(_STRONG_WORD.search(m.group()))
+            rest = sentence[m.end() :].strip()
+            if rest and (k == 0 or strong):
+                out.append((rest, strong))
     return out
 
 

@@ -717,6 +717,9 @@ _ASKS_BUG |= {"issue", "issues", "defect", "defects", "mistake", "mistakes", "pr
 _ASKS_KIND = {"misuse", "misused", "swap", "swapped", "off-by-one"}
 _ASKS_CORRECT = {"correct", "correctly", "fine", "clean", "bug-free", "bugfree", "right", "properly", "intended"}
 _ASKS_CORRECT |= {"expected", "valid", "ok", "okay", "work", "works", "working", "sound"}
+#: words that ask for bugs beyond those already named (``Are there any other problems?``, ``Anything else
+#: wrong?``): a yes is 1, a no denies only those others
+_OTHERS = {"other", "others", "else", "further", "additional", "another", "more", "remaining"}
 #: a label or question that asks for the verdict itself (``Verdict: no``, ``Final answer: yes``): the prompt's
 #: question, whether the function holds a bug
 _NEUTRAL = {"verdict", "answer", "result", "conclusion", "output", "prediction", "label", "decision", "assessment"}
@@ -752,8 +755,10 @@ def _asked(text: str) -> str:
         senses.add(sense)
     if senses == {_CORRECT} and _PARTS & set(words):
         return _UNKNOWN  # ``Is the loop correct? Yes``: the rest is not answered
-    if senses == {_BUG} and not set(words) & _ASKS_BUG:
-        return _KIND  # ``Swapped comparison: no``: the other kind is not answered
+    if senses == {_BUG} and (not set(words) & _ASKS_BUG or set(words) & _OTHERS):
+        return _KIND  # ``Swapped comparison: no``, ``Any other bugs? No``: the rest is not answered
+    if senses == {_CORRECT} and set(words) & _OTHERS:
+        return _UNKNOWN  # ``Is the rest correct? Yes``
     return senses.pop() if len(senses) == 1 else _UNKNOWN
 
 
@@ -1270,6 +1275,15 @@ _FIX = re.compile(
 _CLOSING = re.compile(r"[,:;—–][ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$")
 
 
+def _answering(question: str, word: str) -> list[int]:
+    """The verdict a yes or no gives as the answer to ``question`` (:func:`_asked`), or none where its sense is
+    unknown (``Does it handle empty lists?``) or the word denies one kind of bug only (``Any other bugs?``)."""
+    try:
+        return verdicts(f"{question.rstrip()} {word}")
+    except ValueError:
+        return []
+
+
 def find_answers(text: str) -> list[int]:
     """Every verdict of a reply, line by line: its candidate answers (a bare
     0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1, as
@@ -1279,10 +1293,12 @@ def find_answers(text: str) -> list[int]:
     for line in lines(text, numbers=True):
         concluded = _CONCLUDING.sub("", line, count=1)
         asked = before.rstrip().endswith("?")  # ``Is it correct?`` / ``So, no.``: a yes or no in that question's sense
-        before = line
+        before_question, before = before, line
         if concluded != line and (bare := _BARE_WORD.fullmatch(clean(concluded).strip())) is not None:
             if not asked:
                 out.append(OPENERS[bare.group("word").lower()])  # ``Therefore: no.``
+            else:  # ``Is there a bug?`` / ``So, yes.``: 1; a question of no known sense gives none
+                out.extend(_answering(before_question, bare.group("word")))
             continue
         rest = _SECOND_THOUGHTS.sub("", line, count=1)
         if rest != line and (closing := _CLOSING.search(rest)) is not None:

@@ -296,21 +296,54 @@ def later_answers(text: str) -> list[str]:
     for line in text.splitlines():  # ``So f(3) = 7.``, ``The result is 7.``: a conclusion restated
         if (concluding := _CONCLUDING.match(tidy(line))) is not None:
             out += presented(tidy(line)[concluding.end() :])
-    asserted = [m for line in text.splitlines() if (m := _ASSERTED.match(line)) is not None]
-    if len(asserted) == 1:  # ``assert f([1, 2, 3]) == [4]``: a value claimed; several test other inputs
-        try:
-            out.append(read_answer(asserted[0].group("value")))
-        except ValueError:
-            pass
+    claimed = claims(text)
+    if len(claimed) == 1 and claimed[0] is not None:  # ``assert f([1, 2, 3]) == [4]``; several test other inputs
+        out += claimed
     return out
 
 
-#: an assertion that a call equals a literal (``assert f([1, 2, 3]) == [4]``), the literal in the group; not
-#: of a builtin applied to the call (``assert len(f([1, 2, 3])) == 2``)
-_ASSERTED = re.compile(
-    r"^[ \t]*assert[ \t]+(?!(?:len|sorted|list|set|tuple|dict|str|int|float|bool|type|isinstance|abs|round|sum|max"
-    r"|min|repr|any|all)[ \t]*\()\w[\w.]*[ \t]*\(.*\)[ \t]*==[ \t]*(?P<value>.+?)[ \t]*$"
+def claims(text: str) -> list[str | None]:
+    """The values ``text`` claims calls return, one per claim, in order (None where the claim's value is no
+    literal): a line that opens with a call compared with ``==`` (``assert f([1, 2, 3]) == [4]``, ``f(3) == 7
+    holds.``), and a doctest's output (``>>> f(3)`` then ``7``); not a builtin applied to the call (``assert
+    len(f(x)) == 2``), nor a test in code (``if f(x) == 0:``)."""
+    out = []
+    rows = text.splitlines()
+    for k, line in enumerate(rows):
+        if (m := _CLAIMED.match(line)) is not None:
+            out.append(_claimed_value(m.group("value")))
+        elif _DOCTEST.match(line) and k + 1 < len(rows) and rows[k + 1].strip() and not _PROMPTS.match(rows[k + 1]):
+            out.append(_claimed_value(rows[k + 1]))
+    return out
+
+
+def _claimed_value(text: str) -> str | None:
+    """The literal that opens a claim's value, alone or before words or punctuation (``7 holds here.``), not
+    before an operator (``2 * 3``); None else."""
+    try:
+        return read_answer(text)
+    except ValueError:
+        pass
+    value = _literal_at(text)
+    if value is None and (m := re.match(r"(\S+?)[.,;:]?[ \t]+(?=[^\W\d])", text.strip())) is not None:
+        try:
+            value = read_answer(m.group(1))
+        except ValueError:
+            return None
+    return value
+
+
+#: builtins whose value over a call claims nothing of the call's own (``assert len(f([1, 2, 3])) == 2``)
+_BUILTIN = r"(?:len|sorted|list|set|tuple|dict|str|int|float|bool|type|isinstance|abs|round|sum|max|min|repr|any|all)"
+#: a line that opens with a call compared with a value (``assert f([1, 2, 3]) == [4]``, ``f(3) == 7``, in
+#: backticks or after a list's mark too), the value in the group
+_CLAIMED = re.compile(
+    rf"^[ \t]*(?:[-*+][ \t]+)?`?(?:assert[ \t]+)?(?!{_BUILTIN}[ \t]*\()(?!(?:if|elif|while|return|print)\b)"
+    r"\w[\w.]*[ \t]*\(.*\)[ \t]*==[ \t]*(?P<value>.+?)`?[ \t]*$"
 )
+#: a doctest's call (``>>> f(3)``), its output on the next line; and a line that is a doctest's prompt
+_DOCTEST = re.compile(rf"^[ \t]*>>>[ \t]+(?!{_BUILTIN}[ \t]*\()\w[\w.]*[ \t]*\(.*\)[ \t]*$")
+_PROMPTS = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")
 
 
 #: what opens a line that concludes on the call's value (``So f(3) = 7.``, ``Therefore the output is 7.``,

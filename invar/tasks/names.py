@@ -688,6 +688,8 @@ def read_answer(segment: str) -> tuple:
         bare = [i for i in _IDENTIFIERS.findall(_QUOTED.sub(" ", segment)) if _name_like(i)]
         if bare:
             raise Unreadable(f"a quoted name beside a bare one ({bare[0]}): no one name ({segment.strip()[:80]!r})")
+    if len(quoted) == 1:
+        _check_not_in_a_phrase(segment)
     for found, what in (
         (quoted, "quoted names"),
         (_CALLED.findall(segment), "names before parentheses"),
@@ -700,6 +702,31 @@ def read_answer(segment: str) -> tuple:
         if names:
             return _named(names[0])
     raise Unreadable(f"no identifier in {segment.strip()[:80]!r}")
+
+
+#: words of prose that may follow a quoted name in an answer (`` `get_value` is clearer``, `` `getValue` in
+#: Java``); any other word right after it makes the name part of a phrase (`` `value` getter``)
+_PROSE_AFTER = frozenset(
+    "is was would could should might may will seems seem sounds fits fit works work captures describes reflects "
+    "matches conveys makes best better here as since because for to which that but so if in from with perhaps maybe "
+    "probably i it this and following by after when where also too then clearly "
+    # verbs that say what the function does or what the name says
+    "returns checks computes calculates gets sets finds reads writes parses converts builds creates adds removes "
+    "sums counts handles tests validates says suggests indicates follows tells shows states expresses mirrors "
+    "aligns keeps avoids emphasizes highlights communicates".split()
+)
+_WORD_AFTER = re.compile(r"[ \t]+([^\W\d][\w'-]*)")
+
+
+def _check_not_in_a_phrase(segment: str) -> None:
+    """Unreadable when a word other than prose (:data:`_PROSE_AFTER`) follows a quoted name without a pause:
+    the name is then part of a longer one (`` `value` getter``, `` `get` value``), not the answer."""
+    for m in _QUOTED.finditer(segment):
+        if _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None)) is None:
+            continue
+        after = _WORD_AFTER.match(segment, m.end())
+        if after is not None and after.group(1).lower() not in _PROSE_AFTER:
+            raise Unreadable(f"a quoted name inside a phrase ({segment.strip()[:80]!r}), not one name")
 
 
 #: the words of a label that names what follows it (``function_name: get_value``, ``suggestedName: …``)

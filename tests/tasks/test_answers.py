@@ -562,6 +562,9 @@ BUGS = [
     ("Is the loop correct? Yes.", Refused("unknown sense")),
     ("Is it not buggy? No.", Refused("unknown sense")),
     ("Swapped comparison: no", Refused("one kind")),
+    ("Any other bugs? No", Refused("one kind")),  # a no to other bugs says nothing of the one found
+    ("Any other bugs? Yes", 1),
+    ("Is the rest correct? Yes", Refused("unknown sense")),
     ("✅ Correct", 0),
     # a bug denied after a label that asks for one, a count of none, a JSON value that describes one
     ("Bug: None found", 0),
@@ -713,6 +716,16 @@ NAMES = [
     ("Answer: hasItem\n\nSorry, I meant contains.", Refused("another answer")),
     ("Answer: get_value\n\nSorry, I meant `fetch_value`.", Refused("another answer")),
     ("**Answer: get_value**", ("get", "value")),
+    ("Answer: get_value\n\nIt returns a value. Actually, `fetch_value` is better.", Refused("another answer")),
+    ("Answer: get_value\n\nIt returns a value. Actually, it never fails.", ("get", "value")),
+    # a quoted name with a word right after it that is no prose is part of a longer name
+    ("Answer: `value` getter", Refused("inside a phrase")),
+    ("Answer: `get` value", Refused("inside a phrase")),
+    ("I'd name it `value` accessor.", Refused("inside a phrase")),
+    ("Answer: `get_value` is clearer", ("get", "value")),
+    ("Answer: `getValue` in Java", ("get", "value")),
+    ("Answer: 'is_empty' checks whether the list is empty", ("is", "empty")),
+    ("I'd name it `get_value` since it returns the value.", ("get", "value")),
 ]
 
 CLASSIFY = [
@@ -844,6 +857,8 @@ CLASSIFY = [
     ("Answer: (a) sorting", "sorting"),
     ("Answer: 'sorting' and 'searching'", Refused("quote inside")),
     ("Answer: Dijkstra's algorithm", "Dijkstra's algorithm"),
+    ("Answer: sorting\n\nIt sorts. No wait, searching.", Refused("another answer")),  # second thoughts mid-line
+    ("Answer: sorting\n\nIt sorts. But it searches first.", "sorting"),  # weak words mid-line open no thoughts
 ]
 
 EXEC = [
@@ -912,6 +927,17 @@ EXEC = [
     ("Answer: 6\n\nCorrection: 6", "6"),
     ("Answer: [2, 4]\n\n```python\nassert f([1, 2, 3]) == [4]\n```", Refused("another answer")),  # a claimed value
     ("Answer: [2, 4]\n\n```python\nassert f([1, 2, 3]) == [2, 4]\n```", "[2, 4]"),
+    # ... and one doctest's output, or one line that opens with a call compared with a value
+    ("Answer: 6\n\n>>> f(3)\n7\n\nThat is what it prints.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\n```python\n>>> f(3)\n6\n```", "6"),
+    ("Answer: 6\n\n```python\n>>> f(1)\n1\n>>> f(3)\n6\n```", "6"),  # several test other inputs
+    ("Answer: 6\n\nf(3) == 7 holds here.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\n- `f(3) == 7`", Refused("another answer")),
+    ("Answer: 6\n\nf(3) == 2 * 3 holds here.", "6"),  # an expression claims no literal
+    ("Answer: 6\n\n```python\nif f(3) == 7:\n    pass\n```", "6"),  # a test in code claims nothing
+    ("Answer: 6\n\n```python\nassert len(f(3)) == 7\n```", "6"),
+    ("Answer: 6\n\nThe loop runs twice. No wait, 7.", Refused("another answer")),  # second thoughts mid-line
+    ("Answer: 6\n\nThe loop runs twice. Actually, this is because of the base case.", "6"),
     ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
     ("Answer: 6\n\n```\n6\n```", "6"),
     ("The output:\n- `[2, 4]`", "[2, 4]"),  # a bullet before markup is no minus sign
@@ -1304,6 +1330,11 @@ def test_a_conclusion_after_the_final_answer_that_differs_refuses_the_reply(task
         ("Answer: 1\nIs the function correct?\nSo, no.", 1),
         ("Answer: 1\nAre there any other problems?\nSo, no.", 1),
         ("Answer: 0\nIs the function correct?\nTherefore, yes.", 0),
+        ("Answer: 0\nIs there a bug?\nSo, yes.", Refused("another answer \\(1\\)")),
+        ("Answer: 0\nIs the function correct?\nSo, no.", Refused("another answer \\(1\\)")),
+        ("Answer: 1\nIs there a bug?\nSo, yes.", 1),
+        ("Answer: 0\nAre there any other problems?\nSo, yes.", Refused("another answer \\(1\\)")),
+        ("Answer: 0\nDoes it handle empty lists?\nSo, no.", 0),  # a question of no known sense gives none
     ],
 )
 def test_bugs_reads_a_bare_yes_or_no_after_a_conclusion_as_a_verdict(reply, expected):
