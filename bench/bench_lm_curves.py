@@ -35,6 +35,12 @@ checkpoint exists) is not trained again, so a run over several models'
 seeds gathers runs made in parallel; one trained elsewhere or cut
 short is described from its resume file (``stopped_early`` only when the
 patience ran out, ``cut`` when neither the patience nor the cap ended it).
+Two models are counted, not trained (``--models counting-unigram
+counting-bigram``): what a model gets from the window's own characters
+alone, lexinvariant by construction (:func:`counting_losses`: mapping the
+characters one to one maps its predictions alike), its smoothing chosen
+on the first --test-windows validation windows of full length; they are
+scored once, whatever the seeds.
 ``--prepare-only --report PATH`` writes the data's report instead
 (``data_statistics``: the splits, and over the test windows the character
 distribution's entropy, a unigram model's perplexity and the share of spaces
@@ -49,17 +55,28 @@ import json
 import os
 import sysconfig
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from common import finish, joined, load_line, machine, mean_sd, portable
+from common import finish, joined, load_line, machine, mean_sd, portable, spread
 
 import invar
 from invar.tasks import lm
 from invar.config import PRECISIONS
 
-#: model name -> (architecture, config overrides); ``regularised`` takes --p
-MODELS = {"learned": ("vanilla", {}), "lexinvariant": ("lexinvariant", {}), "regularised": ("lexinvariant", None)}
+#: model name -> (architecture, config overrides); ``regularised`` takes --p; no architecture: a counting
+#: reference (:data:`COUNTING`), not trained
+MODELS = {
+    "learned": ("vanilla", {}),
+    "lexinvariant": ("lexinvariant", {}),
+    "regularised": ("lexinvariant", None),
+    "counting-unigram": (None, {}),
+    "counting-bigram": (None, {}),
+}
+#: the smoothing constants a counting reference tries on the validation windows (:func:`reference`)
+ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
+BETAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 
 
 def arguments(argv=None) -> argparse.Namespace:
@@ -73,7 +90,7 @@ def arguments(argv=None) -> argparse.Namespace:
     ap.add_argument("--train-windows", type=int, default=4000)
     ap.add_argument("--test-windows", type=int, default=200)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
-    ap.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS))
+    ap.add_argument("--models", nargs="+", choices=list(MODELS), default=[m for m in MODELS if MODELS[m][0]])
     ap.add_argument("--p", type=float, default=0.2, help="the regularised model's lexinvariant_p")
     ap.add_argument(
         "--random-vectors",
@@ -191,6 +208,61 @@ def data_table(report: dict) -> str:
         ("ASCII letters among them", f"{100 * s['letter_share']:.1f} %"),
     ]
     return "\n".join(["| measure | value |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows)])
+
+
+def counting_losses(text: Sequence[str], size: int, alpha: float, beta: float | None = None) -> np.ndarray:
+    """The loss (nats) of each character of ``text`` after the first, predicted from those before it alone:
+    a seen character by its count, ``alpha`` of mass spread evenly over the ``size`` characters minus those
+    seen (the unigram of the window so far); with ``beta``, the counts of what followed the previous character
+    in the window, backed off to that unigram with weight ``beta`` (its bigram). Which character is which
+    never enters, only which are equal: a lexinvariant model that only counts."""
+    counts: dict[str, int] = {}
+    pairs: dict[tuple[str, str], int] = {}
+    after: dict[str, int] = {}
+    out = np.empty(max(len(text) - 1, 0))
+    for t, char in enumerate(text):
+        if t:
+            seen = counts.get(char, 0)
+            p = seen / (t + alpha) if seen else alpha / (t + alpha) / max(size - len(counts), 1)
+            if beta is not None:
+                prev = text[t - 1]
+                p = (pairs.get((prev, char), 0) + beta * p) / (after.get(prev, 0) + beta)
+                pairs[prev, char] = pairs.get((prev, char), 0) + 1
+                after[prev] = after.get(prev, 0) + 1
+            out[t - 1] = -np.log(p)
+        counts[char] = counts.get(char, 0) + 1
+    return out
+
+
+def reference(name: str, data: Path, windows: list, args) -> dict:
+    """Score a counting reference (:func:`counting_losses`): its smoothing constants the pair of
+    :data:`ALPHAS` (and :data:`BETAS`, for the bigram) that gives the lowest loss on the first --test-windows
+    validation windows of full length; the size of its alphabet, the characters those, the test windows and
+    the first --train-windows training windows hold."""
+    valid = [w for w in (lm.parse(ex.source) for ex in lm.read_split(data, "valid")) if len(w.tokens) == args.seq_len]
+    valid = [[t.text for t in w.tokens] for w in valid[: args.test_windows]]
+    test = [[t.text for t in w.tokens] for w in windows]
+    train = [lm.parse(ex.source) for ex in lm.read_split(data, "train")[: args.train_windows]]
+    size = len(set(_characters(train)) | {c for w in valid + test for c in w})
+    grid = [(a, None) for a in ALPHAS] if name == "counting-unigram" else [(a, b) for a in ALPHAS for b in BETAS]
+
+    def loss(texts: list, alpha: float, beta: float | None) -> list[np.ndarray]:
+        return [counting_losses(x, size, alpha, beta) for x in texts]
+
+    scores = {(a, b): float(np.mean(np.concatenate(loss(valid, a, b)))) for a, b in grid}
+    alpha, beta = min(scores, key=scores.get)
+    losses = loss(test, alpha, beta)
+    print(f"{name}: alpha {alpha}, beta {beta}, validation perplexity {np.exp(scores[alpha, beta]):.2f}", flush=True)
+    return {
+        "model": name,
+        "seed": None,
+        "counted": True,
+        "smoothing": {"alpha": alpha, "beta": beta},
+        "alphabet": size,
+        "valid_perplexity": float(np.exp(scores[alpha, beta])),
+        "test_loss": float(np.mean(np.concatenate(losses))),
+        "curve": lm.curve(losses, min(args.window, args.seq_len - 1)),
+    }
 
 
 def run(name: str, seed: int, data: Path, windows: list, args) -> dict:
@@ -326,7 +398,7 @@ def runs_table(runs: list[dict]) -> str:
         "| test loss (nats/char) | training |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name in models_of(runs):
+    for name in models_of([r for r in runs if not r.get("counted")]):
         for r in (r for r in runs if r["model"] == name):
             seconds = r.get("first_train_seconds") or r.get("train_seconds")
             rows.append(
@@ -373,15 +445,43 @@ def summary(report: dict | list[dict]) -> str:
         ratios = " | ".join(
             f"{mean[name][c - 1] / mean['learned'][c - 1]:.2f}×" if "learned" in mean else "–" for c in points
         )
-        rows.append(f"| {name} | {len(mine)} | {mean_sd([r['valid_perplexity'] for r in mine])} | {ratios} |")
+        counted = mine[0].get("counted")
+        valid = [r["valid_perplexity"] for r in mine]
+        shown = spread(valid) if counted else mean_sd(valid)
+        rows.append(f"| {name} | {'counted' if counted else len(mine)} | {shown} | {ratios} |")
     return "\n".join(rows)
+
+
+def counted_table(runs: list[dict]) -> str:
+    """A row per counting reference: its smoothing, alphabet, validation perplexity and test loss."""
+    rows = [
+        "| reference | alpha | beta | alphabet | validation perplexity | test loss (nats/char) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in (r for r in runs if r.get("counted")):
+        beta = r["smoothing"]["beta"]
+        rows.append(
+            f"| {r['model']} | {r['smoothing']['alpha']:g} | {'–' if beta is None else f'{beta:g}'} | {r['alphabet']} "
+            f"| {r['valid_perplexity']:.2f} | {r['test_loss']:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def curves(report: dict | list[dict]) -> str:
+    """The curves' table of one report, or of several on the same test windows (trained models beside the
+    counting references), then the references' own table."""
+    runs = joined(report, "runs")
+    counted = "\n\n" + counted_table(runs) if any(r.get("counted") for r in runs) else ""
+    return curves_table(runs) + counted
 
 
 def table(report: dict) -> str:
     """The curves' table, then the runs' (``report`` as ``--report`` writes it)."""
     runs = report["runs"]
     load = f"{load_line(report)}\n\n" if "load_average_before" in report else ""
-    return load + curves_table(runs) + "\n\n" + runs_table(runs)
+    trained = "\n\n" + runs_table(runs) if any(not r.get("counted") for r in runs) else ""
+    counted = "\n\n" + counted_table(runs) if any(r.get("counted") for r in runs) else ""
+    return load + curves_table(runs) + trained + counted
 
 
 def plot(runs: list[dict], args, path: Path) -> None:
@@ -423,7 +523,12 @@ def main(argv=None) -> None:
         finish(report, data_table, args.report)
         return
     load_before = os.getloadavg()
-    runs = [run(name, seed, data, windows, args) for seed in args.seeds for name in args.models]
+    runs = [
+        reference(name, data, windows, args) if MODELS[name][0] is None else run(name, seed, data, windows, args)
+        for seed in args.seeds
+        for name in args.models
+        if MODELS[name][0] is not None or seed == args.seeds[0]
+    ]
     report = {
         "machine": machine(),
         "settings": _settings(args),

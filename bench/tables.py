@@ -90,6 +90,7 @@ TABLES = {
     "lm-512-incontext": "bench_incontext",
     "lm-512-probe": "bench_decipher",
     "lm-512-regularised": "bench_lm_curves",
+    "lm-512-counting": "bench_lm_curves",
     "lm-512-regularised-cipher": "bench_decipher",
     "lm-512-regularised-incontext": "bench_incontext",
     "alta-trace": "bench_alta_trace",

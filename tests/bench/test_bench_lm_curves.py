@@ -199,3 +199,51 @@ def test_the_data_report_measures_the_test_windows_against_a_unigram_model(tmp_p
     table = bench.data_table(report)
     assert f"| a unigram model's perplexity on them | {s['unigram_perplexity']:.1f} |" in table
     assert not (tmp_path / "out" / "lm-curves.json").exists()  # nothing trained
+
+
+@pytest.mark.parametrize("beta", [None, 0.5, 4.0])
+@pytest.mark.parametrize("alpha", [0.5, 8.0])
+def test_counting_predicts_a_distribution_from_the_window_alone_whatever_the_characters_are(alpha, beta):
+    """The counting references are lexinvariant by construction: mapping the characters one to one leaves
+    every loss as it is, bit for bit; and at each position their probabilities over the alphabet sum to 1."""
+    bench = _module()
+    alphabet = "abcdefgh"
+    rng = np.random.default_rng(0)
+    text = "".join(rng.choice(list(alphabet[:5]), size=60))
+    mapped = text.translate(str.maketrans(alphabet, "hgfedcba"))
+    losses = bench.counting_losses(text, len(alphabet), alpha, beta)
+    assert losses.shape == (59,) and np.array_equal(losses, bench.counting_losses(mapped, len(alphabet), alpha, beta))
+    for t in (1, 7, 59):  # every character the alphabet holds, as the one after text[:t]
+        p = [np.exp(-bench.counting_losses(text[:t] + c, len(alphabet), alpha, beta)[-1]) for c in alphabet]
+        assert sum(p) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "text, beta, expected",
+    [
+        ("aab", None, [1 / 2, 1 / 3 / 2]),  # a seen once of 1 (+ alpha 1); b unseen: alpha / 3, over 2 unseen
+        ("abab", None, [1 / 2 / 2, 1 / 3, 1 / 4]),
+        ("abab", 1.0, [1 / 2 / 2, 1 / 3, (1 + 1 / 4) / 2]),  # b after a once before: (1 + beta p) / (1 + beta)
+    ],
+)
+def test_counting_by_hand(text, beta, expected):
+    got = np.exp(-_module().counting_losses(text, 3, 1.0, beta))
+    assert got == pytest.approx(expected)
+
+
+def test_the_counting_references_are_scored_once_with_smoothing_chosen_on_validation(tmp_path):
+    bench = _module()
+    argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--files", "0"]
+    argv += ["--train-windows", "40", "--test-windows", "12", "--window", "20", "--seeds", "0", "1"]
+    bench.main([*argv, "--models", "counting-unigram", "counting-bigram", "--report", str(tmp_path / "r.json")])
+    runs = json.loads((tmp_path / "r.json").read_text())["runs"]
+    assert [r["model"] for r in runs] == ["counting-unigram", "counting-bigram"]  # once, whatever the seeds
+    unigram, bigram = runs
+    assert unigram["smoothing"]["alpha"] in bench.ALPHAS and unigram["smoothing"]["beta"] is None
+    assert bigram["smoothing"]["beta"] in bench.BETAS
+    assert len(bigram["curve"]["loss"]) == 63 - 20 + 1 and bigram["curve"]["sequences"] == 12
+    assert not list((tmp_path / "out").glob("*.pt"))  # nothing trained
+    text = bench.table({"runs": runs})
+    assert "| counting-unigram | " in text.split("\n\n")[0] and text.split("\n\n")[1].startswith("| reference |")
+    summary = bench.summary({"runs": runs}).splitlines()
+    assert summary[2].startswith("| counting-unigram | counted | ") and summary[2].endswith("| – | – | – |")
