@@ -35,11 +35,14 @@ checkpoint exists) is not trained again, so a run over several models'
 seeds gathers runs made in parallel; one trained elsewhere or cut
 short is described from its resume file (``stopped_early`` only when the
 patience ran out, ``cut`` when neither the patience nor the cap ended it).
-Two models are counted, not trained (``--models counting-unigram
-counting-bigram``): what a model gets from the window's own characters
-alone, lexinvariant by construction (:func:`counting_losses`: mapping the
-characters one to one maps its predictions alike), its smoothing chosen
-on the first --test-windows validation windows of full length; they are
+Four references are counted, not trained (``--models counting-unigram
+counting-bigram frequency frequency-seen``): what a model gets from the
+window's own characters alone, lexinvariant by construction (mapping the
+characters one to one maps their predictions alike): the window's unigram
+and bigram (:func:`counting_losses`), and softmaxes whose logits are linear
+in the window's character frequencies, with or without a step for a
+character seen (:func:`frequency_losses`). Each one's constants are chosen on
+the first --test-windows validation windows of full length; they are
 scored once, whatever the seeds.
 ``--prepare-only --report PATH`` writes the data's report instead
 (``data_statistics``: the splits, and over the test windows the character
@@ -73,10 +76,16 @@ MODELS = {
     "regularised": ("lexinvariant", None),
     "counting-unigram": (None, {}),
     "counting-bigram": (None, {}),
+    "frequency": (None, {}),
+    "frequency-seen": (None, {}),
 }
 #: the smoothing constants a counting reference tries on the validation windows (:func:`reference`)
 ALPHAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
 BETAS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
+#: the slopes and seen-weights a frequency reader tries (:func:`frequency_losses`): slopes a quarter of an
+#: octave apart, 1 to 64; seen-weights 0 to 6 in halves (0: the plain frequency reader)
+SLOPES = tuple(float(2 ** (k / 4)) for k in range(25))
+SEEN = tuple(k / 2 for k in range(13))
 
 
 def arguments(argv=None) -> argparse.Namespace:
@@ -234,9 +243,42 @@ def counting_losses(text: Sequence[str], size: int, alpha: float, beta: float | 
     return out
 
 
+def frequency_losses(text: Sequence[str], size: int, slope: float, seen: float = 0.0) -> np.ndarray:
+    """The loss (nats) of each character of ``text`` after the first, by a softmax over the ``size``
+    characters whose logits are ``slope`` times each one's frequency in the window so far, plus ``seen``
+    for a character seen there. With ``seen`` 0, what a layer that averages the vectors read and is read
+    out by those same vectors can write: logits linear in the frequencies. ``seen`` adds the step a count
+    needs to set a character once seen apart from one never seen. Lexinvariant as :func:`counting_losses`."""
+    if len(text) < 2:
+        return np.empty(0)
+    codes = np.unique(np.asarray(list(text)), return_inverse=True)[1].reshape(-1)  # (T,) distinct ids
+    counts = np.cumsum(np.eye(codes.max() + 1)[codes], axis=0)[:-1]  # (T-1, K): counts before each target
+    logits = slope * counts / np.arange(1, len(text))[:, None] + seen * (counts > 0)  # (T-1, K)
+    unseen = size - codes.max() - 1  # characters of the alphabet the whole window never holds: logit 0
+    top = logits.max(axis=1, keepdims=True)
+    norm = top[:, 0] + np.log(np.exp(logits - top).sum(axis=1) + unseen * np.exp(-top[:, 0]))
+    return norm - logits[np.arange(len(text) - 1), codes[1:]]
+
+
+def _losses(name: str, texts: list, size: int, a: float, b: float | None) -> list[np.ndarray]:
+    """The losses of reference ``name`` with its two constants (alpha and beta; slope and seen)."""
+    if name.startswith("frequency"):
+        return [frequency_losses(x, size, a, b or 0.0) for x in texts]
+    return [counting_losses(x, size, a, b) for x in texts]
+
+
+#: each reference's grid of constants, and their names in the report
+GRIDS = {
+    "counting-unigram": ([(a, None) for a in ALPHAS], ("alpha", "beta")),
+    "counting-bigram": ([(a, b) for a in ALPHAS for b in BETAS], ("alpha", "beta")),
+    "frequency": ([(s, None) for s in SLOPES], ("slope", "seen")),
+    "frequency-seen": ([(s, m) for s in SLOPES for m in SEEN], ("slope", "seen")),
+}
+
+
 def reference(name: str, data: Path, windows: list, args) -> dict:
-    """Score a counting reference (:func:`counting_losses`): its smoothing constants the pair of
-    :data:`ALPHAS` (and :data:`BETAS`, for the bigram) that gives the lowest loss on the first --test-windows
+    """Score a reference that is counted, not trained (:func:`counting_losses`, :func:`frequency_losses`):
+    its two constants the pair of its :data:`GRIDS` that gives the lowest loss on the first --test-windows
     validation windows of full length; the size of its alphabet, the characters those, the test windows and
     the first --train-windows training windows hold."""
     valid = [w for w in (lm.parse(ex.source) for ex in lm.read_split(data, "valid")) if len(w.tokens) == args.seq_len]
@@ -244,22 +286,18 @@ def reference(name: str, data: Path, windows: list, args) -> dict:
     test = [[t.text for t in w.tokens] for w in windows]
     train = [lm.parse(ex.source) for ex in lm.read_split(data, "train")[: args.train_windows]]
     size = len(set(_characters(train)) | {c for w in valid + test for c in w})
-    grid = [(a, None) for a in ALPHAS] if name == "counting-unigram" else [(a, b) for a in ALPHAS for b in BETAS]
-
-    def loss(texts: list, alpha: float, beta: float | None) -> list[np.ndarray]:
-        return [counting_losses(x, size, alpha, beta) for x in texts]
-
-    scores = {(a, b): float(np.mean(np.concatenate(loss(valid, a, b)))) for a, b in grid}
-    alpha, beta = min(scores, key=scores.get)
-    losses = loss(test, alpha, beta)
-    print(f"{name}: alpha {alpha}, beta {beta}, validation perplexity {np.exp(scores[alpha, beta]):.2f}", flush=True)
+    grid, names = GRIDS[name]
+    scores = {(a, b): float(np.mean(np.concatenate(_losses(name, valid, size, a, b)))) for a, b in grid}
+    a, b = min(scores, key=scores.get)
+    losses = _losses(name, test, size, a, b)
+    print(f"{name}: {names[0]} {a:g}, {names[1]} {b}, validation perplexity {np.exp(scores[a, b]):.2f}", flush=True)
     return {
         "model": name,
         "seed": None,
         "counted": True,
-        "smoothing": {"alpha": alpha, "beta": beta},
+        "smoothing": {names[0]: a, names[1]: b},
         "alphabet": size,
-        "valid_perplexity": float(np.exp(scores[alpha, beta])),
+        "valid_perplexity": float(np.exp(scores[a, b])),
         "test_loss": float(np.mean(np.concatenate(losses))),
         "curve": lm.curve(losses, min(args.window, args.seq_len - 1)),
     }
@@ -455,14 +493,13 @@ def summary(report: dict | list[dict]) -> str:
 def counted_table(runs: list[dict]) -> str:
     """A row per counting reference: its smoothing, alphabet, validation perplexity and test loss."""
     rows = [
-        "| reference | alpha | beta | alphabet | validation perplexity | test loss (nats/char) |",
-        "|---|---|---|---|---|---|",
+        "| reference | constants (chosen on validation) | alphabet | validation perplexity | test loss (nats/char) |",
+        "|---|---|---|---|---|",
     ]
     for r in (r for r in runs if r.get("counted")):
-        beta = r["smoothing"]["beta"]
+        constants = ", ".join(f"{k} {v:.3g}" for k, v in r["smoothing"].items() if v is not None)
         rows.append(
-            f"| {r['model']} | {r['smoothing']['alpha']:g} | {'–' if beta is None else f'{beta:g}'} | {r['alphabet']} "
-            f"| {r['valid_perplexity']:.2f} | {r['test_loss']:.3f} |"
+            f"| {r['model']} | {constants} | {r['alphabet']} | {r['valid_perplexity']:.2f} | {r['test_loss']:.3f} |"
         )
     return "\n".join(rows)
 

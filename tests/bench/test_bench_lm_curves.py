@@ -201,20 +201,28 @@ def test_the_data_report_measures_the_test_windows_against_a_unigram_model(tmp_p
     assert not (tmp_path / "out" / "lm-curves.json").exists()  # nothing trained
 
 
-@pytest.mark.parametrize("beta", [None, 0.5, 4.0])
-@pytest.mark.parametrize("alpha", [0.5, 8.0])
-def test_counting_predicts_a_distribution_from_the_window_alone_whatever_the_characters_are(alpha, beta):
-    """The counting references are lexinvariant by construction: mapping the characters one to one leaves
-    every loss as it is, bit for bit; and at each position their probabilities over the alphabet sum to 1."""
+@pytest.mark.parametrize(
+    "name, a, b",
+    [
+        *(("counting", alpha, beta) for alpha in (0.5, 8.0) for beta in (None, 0.5, 4.0)),
+        *(("frequency", slope, seen) for slope in (1.0, 11.3) for seen in (0.0, 2.5)),
+    ],
+)
+def test_counting_predicts_a_distribution_from_the_window_alone_whatever_the_characters_are(name, a, b):
+    """The counted references are lexinvariant by construction: mapping the characters one to one leaves
+    every loss as it is (bit for bit for the counts; within rounding for the frequencies, whose sums run in
+    the order of the window's distinct characters); and at each position their probabilities over the
+    alphabet sum to 1."""
     bench = _module()
+    losses_of = bench.counting_losses if name == "counting" else bench.frequency_losses
     alphabet = "abcdefgh"
     rng = np.random.default_rng(0)
     text = "".join(rng.choice(list(alphabet[:5]), size=60))
     mapped = text.translate(str.maketrans(alphabet, "hgfedcba"))
-    losses = bench.counting_losses(text, len(alphabet), alpha, beta)
-    assert losses.shape == (59,) and np.array_equal(losses, bench.counting_losses(mapped, len(alphabet), alpha, beta))
+    losses = losses_of(text, len(alphabet), a, b)
+    assert losses.shape == (59,) and losses_of(mapped, len(alphabet), a, b) == pytest.approx(losses, rel=1e-12)
     for t in (1, 7, 59):  # every character the alphabet holds, as the one after text[:t]
-        p = [np.exp(-bench.counting_losses(text[:t] + c, len(alphabet), alpha, beta)[-1]) for c in alphabet]
+        p = [np.exp(-losses_of(text[:t] + c, len(alphabet), a, b)[-1]) for c in alphabet]
         assert sum(p) == pytest.approx(1.0)
 
 
@@ -231,16 +239,43 @@ def test_counting_by_hand(text, beta, expected):
     assert got == pytest.approx(expected)
 
 
+E = np.e
+
+
+@pytest.mark.parametrize(
+    "text, seen, expected",
+    [
+        # after a: a's frequency 1 (logit 2), b and the unseen c logit 0
+        ("aab", 0.0, [E**2 / (E**2 + 2), 1 / (E**2 + 2)]),
+        ("abab", 0.0, [1 / (E**2 + 2), E / (2 * E + 1), E ** (2 / 3) / (E ** (4 / 3) + E ** (2 / 3) + 1)]),
+        ("aab", 1.0, [E**3 / (E**3 + 2), 1 / (E**3 + 2)]),  # a seen: + 1
+        ("abab", 1.0, [1 / (E**3 + 2), E**2 / (2 * E**2 + 1), E ** (5 / 3) / (E ** (7 / 3) + E ** (5 / 3) + 1)]),
+    ],
+)
+def test_the_frequency_reader_by_hand(text, seen, expected):
+    """Logits: slope (2) times each character's frequency so far, plus ``seen`` once seen; alphabet abc."""
+    got = np.exp(-_module().frequency_losses(text, 3, 2.0, seen))
+    assert got == pytest.approx(expected)
+
+
+def test_the_frequency_reader_of_a_short_window_predicts_nothing():
+    assert _module().frequency_losses("a", 3, 2.0).shape == (0,)
+
+
 def test_the_counting_references_are_scored_once_with_smoothing_chosen_on_validation(tmp_path):
     bench = _module()
     argv = ["--out", str(tmp_path / "out"), "--source", str(FIXTURES), "--seq-len", "64", "--files", "0"]
     argv += ["--train-windows", "40", "--test-windows", "12", "--window", "20", "--seeds", "0", "1"]
-    bench.main([*argv, "--models", "counting-unigram", "counting-bigram", "--report", str(tmp_path / "r.json")])
+    models = ["counting-unigram", "counting-bigram", "frequency", "frequency-seen"]
+    bench.main([*argv, "--models", *models, "--report", str(tmp_path / "r.json")])
     runs = json.loads((tmp_path / "r.json").read_text())["runs"]
-    assert [r["model"] for r in runs] == ["counting-unigram", "counting-bigram"]  # once, whatever the seeds
-    unigram, bigram = runs
+    assert [r["model"] for r in runs] == models  # once, whatever the seeds
+    unigram, bigram, frequency, seen = runs
     assert unigram["smoothing"]["alpha"] in bench.ALPHAS and unigram["smoothing"]["beta"] is None
     assert bigram["smoothing"]["beta"] in bench.BETAS
+    assert frequency["smoothing"] == {"slope": frequency["smoothing"]["slope"], "seen": None}
+    assert seen["smoothing"]["slope"] in bench.SLOPES and seen["smoothing"]["seen"] in bench.SEEN
+    assert seen["valid_perplexity"] <= frequency["valid_perplexity"]  # its grid holds the frequency reader's
     assert len(bigram["curve"]["loss"]) == 63 - 20 + 1 and bigram["curve"]["sequences"] == 12
     assert not list((tmp_path / "out").glob("*.pt"))  # nothing trained
     text = bench.table({"runs": runs})
