@@ -158,11 +158,16 @@ class AuditConfig:
         None,
         "--answer-regex",
         help=(
-            "Read an HTTP model's answer from the last match of this regular expression "
-            "(its first group; the whole match without one)."
+            "Read the answer of a model that answers in text (HTTP, an hf: language model) from the last match "
+            "of this regular expression (its first group; the whole match without one)."
         ),
     )
-    max_tokens: int = option(1024, "--max-tokens", min=1, help="Most tokens an HTTP model may write per reply.")
+    max_tokens: int = option(
+        1024,
+        "--max-tokens",
+        min=1,
+        help="Most tokens a model that answers in text (HTTP, an hf: language model) may write per reply.",
+    )
     temperature: float = option(0.0, "--temperature", min=0, help="Sampling temperature sent to an HTTP model.")
     concurrency: int = option(8, "--concurrency", min=1, help="Most HTTP requests in flight at once.")
     retries: int = option(

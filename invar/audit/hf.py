@@ -117,6 +117,17 @@ def model_kind(config: dict) -> str:
     return "causal"
 
 
+def is_classifier(spec: str) -> bool:
+    """Whether ``hf:DIR`` names a sequence classifier (a model that answers with a label and writes
+    no text), as far as its config.json says; False where it cannot be read (:func:`open_hf` reports that)."""
+    path = Path(spec[len(PREFIX) :] if spec.startswith(PREFIX) else spec).expanduser() / "config.json"
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and model_kind(config) == "classifier"
+
+
 def open_hf(
     spec: str,
     *,

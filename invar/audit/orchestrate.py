@@ -223,7 +223,10 @@ def _open(model: Any, task: str | None, device: str | None, config: AuditConfig,
     http = isinstance(model, str) and model.startswith(("http://", "https://"))
     text = http or isinstance(model, str) and model.startswith(HF_PREFIX)
     if isinstance(model, str):  # named, as --model names it (from Python, an object: as --prompt, left to it)
-        _refuse_unused(config, http=http, text=text)
+        from .hf import is_classifier
+
+        # a sequence classifier answers with its label: it writes no text to cut short or match
+        _refuse_unused(config, http=http, text=http or text and not is_classifier(model))
     prompt, read, cache = config.prompt, None, None
     if text and task is not None:
         from ..tasks import answers
@@ -338,7 +341,9 @@ def _refuse_unused(config: AuditConfig, *, http: bool, text: bool) -> None:
     for f in fields(config):
         if f.name in unused and getattr(config, f.name) != f.default:
             flag = f.metadata["flags"][0]
-            kind = "served over HTTP" if f.name in _HTTP_SETTINGS else "that answer in text (HTTP, hf:DIR)"
+            kind = (
+                "served over HTTP" if f.name in _HTTP_SETTINGS else "that answer in text (HTTP, an hf: language model)"
+            )
             raise UsageError(f"{flag} is for models {kind}", path=flag)
 
 

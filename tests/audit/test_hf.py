@@ -17,7 +17,7 @@ import pytest
 
 from invar.audit import audit
 from invar.audit.adapter import Failure, Reply
-from invar.audit.hf import model_kind, refuse_code
+from invar.audit.hf import is_classifier, model_kind, refuse_code
 from invar.audit.models import open_model
 from invar.errors import ModelError, UsageError
 from invar.tasks import answers
@@ -423,6 +423,32 @@ def test_a_prompt_for_a_sequence_classifier_is_a_usage_error(invoke, models, tmp
     with pytest.raises(UsageError, match=says) as err:
         audit(model, PROGRAMS[:2], task="classify", lang="python", prompt="Classify:\n{program}\n")
     assert err.value.path == "--prompt"
+
+
+@pytest.mark.parametrize("flag, value", [("--max-tokens", "5"), ("--answer-regex", "Answer: (\\w+)")])
+def test_a_text_setting_for_a_sequence_classifier_is_a_usage_error(invoke, models, tmp_path, flag, value):
+    """It answers with its label and writes no text: a limit on what it writes, or a pattern to read its
+    answer from, would be dropped without a word; a language model of the same kind of directory takes them."""
+    data = tmp_path / "programs.jsonl"
+    data.write_text("".join(json.dumps({"program": p, "label": "sorting"}) + "\n" for p in PROGRAMS[:2]))
+    options = ["--dataset", data, "--task", "classify", "--lang", "python", flag, value]
+    result = invoke("audit", "--model", f"hf:{models['classifier']}", *options)
+    assert result.exit_code == 2, result.output
+    assert [line for line in result.stderr.splitlines() if "error" in line] == [
+        f"{flag}: error: {flag} is for models that answer in text (HTTP, an hf: language model)"
+    ]
+    field = flag[2:].replace("-", "_")
+    with pytest.raises(UsageError, match=f"{flag} is for models that answer in text") as err:
+        audit(
+            f"hf:{models['classifier']}",
+            PROGRAMS[:2],
+            task="classify",
+            lang="python",
+            **{field: 5 if field == "max_tokens" else "x"},
+        )
+    assert err.value.path == flag
+    assert is_classifier(f"hf:{models['classifier']}") and not is_classifier(f"hf:{models['causal']}")
+    assert not is_classifier(f"hf:{tmp_path / 'none'}")
 
 
 def test_without_transformers_the_message_says_how_to_install_it(models, monkeypatch):

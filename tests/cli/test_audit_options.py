@@ -297,8 +297,8 @@ def test_a_limit_of_nothing_is_refused(invoke, command):
         ("--concurrency", "2", "served over HTTP"),
         ("--retries", "5", "served over HTTP"),
         ("--budget", "10", "served over HTTP"),
-        ("--max-tokens", "5", "that answer in text (HTTP, hf:DIR)"),
-        ("--answer-regex", "x", "that answer in text (HTTP, hf:DIR)"),
+        ("--max-tokens", "5", "that answer in text (HTTP, an hf: language model)"),
+        ("--answer-regex", "x", "that answer in text (HTTP, an hf: language model)"),
     ],
 )
 def test_a_setting_the_model_never_reads_is_refused(invoke, option, value, kind):
