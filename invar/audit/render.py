@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import importlib.util
+import json
 from typing import Sequence
 
 from ..errors import UsageError
@@ -148,6 +149,7 @@ def summary_rows(report: dict) -> list[tuple[str, str, str]]:
             "",
         ),
         ("predictions", _num(report["predictions"]), ""),
+        *_label_rows(report),
     ]
     metric = report["metric"]
     within = ((report.get("intervals") or {}).get("metric")) or {}
@@ -207,6 +209,18 @@ def summary_rows(report: dict) -> list[tuple[str, str, str]]:
         )
         rows.append(("violations without a label change", _num(oracle["violations_without_label_change"]), ""))
     return rows
+
+
+def _label_rows(report: dict) -> list[tuple[str, str, str]]:
+    """The labels a text model's prompt offered, and those no reply can be read as (quoted as JSON, so
+    that ``3`` and ``"3"`` read apart): none where the prompt offered none."""
+    offered = report.get("labels_offered")
+    if not offered:
+        return []
+    never = report.get("labels_unanswerable") or []
+    shown = ", ".join(json.dumps(x, ensure_ascii=False) for x in never[:5]) + (", …" if len(never) > 5 else "")
+    value = f"{len(offered):,}" + (f"; no reply can be read as {len(never):,} of them ({shown})" if never else "")
+    return [("labels the prompt offers", value, "")]
 
 
 def _runs_code(report: dict) -> bool:

@@ -233,6 +233,7 @@ def run_suite(
     cache: str | Path | None = None,
     started: Callable[[Member, int, int], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> dict:
     """Audit ``model`` on every member of ``suite`` (a name or a
     :class:`Suite`), writing ``out/TASK.jsonl`` per member and
@@ -243,7 +244,8 @@ def run_suite(
     standard library (default: the running Python's); ``cache``: where made
     examples are kept (:func:`cache_root`). ``started(member, k, n)`` is
     called before each member, ``progress(done, total)`` as its examples are
-    audited."""
+    audited, ``warn(message)`` with each member's warnings on its settings,
+    the message opening with its task (``invar.audit``'s ``warn``)."""
     from .orchestrate import audit
     from .report import jsonl_lines
 
@@ -259,7 +261,8 @@ def run_suite(
         entry = {"task": member.task, "about": member.about, "status": "audited", "reason": None, "report": None}
         try:
             dataset = _dataset(member, the_suite, store, stdlib)
-            result = audit(model, dataset, _member_config(config, member, the_suite), progress=progress)
+            told = None if warn is None else (lambda message, task=member.task: warn(f"{task}: {message}"))
+            result = audit(model, dataset, _member_config(config, member, the_suite), progress=progress, warn=told)
         except Skipped as err:
             entry.update(status="skipped", reason=err.message)
         except InvarError as err:

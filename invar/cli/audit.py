@@ -230,7 +230,7 @@ def _suite(
             stderr.print(f"suite {suite.id}: {member.task} ({k + 1} of {n})", markup=False, highlight=False)
 
     with _progress(quiet) as progress:
-        summary = run_suite(model, suite, folder, config, started=started, progress=progress)
+        summary = run_suite(model, suite, folder, config, started=started, progress=progress, warn=_warn)
     _show_suite(summary, fmt, folder)
     _check_suite(summary, folder, bounds)
 

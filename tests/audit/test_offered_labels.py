@@ -16,6 +16,7 @@ import pytest
 from invar.audit import audit
 from invar.audit.schema import HEADER, REPORT, mismatch
 from invar.errors import UsageError
+from invar.audit.render import summary_rows
 from invar.tasks import answers
 from tests.audit.chat_servers import LoopbackChat
 
@@ -60,6 +61,7 @@ def test_the_prompt_lists_the_labels_and_the_replies_are_read_as_them():
     }
     report = result.report
     assert report["labels_offered"] == ["binary_search", "sorting", "summing"]
+    assert ("labels the prompt offers", "3", "") in summary_rows(report)
     assert (report["examples"], report["audited"], report["errors"]) == (3, 2, 1)
     predictions = sorted(r["prediction"] for r in result.records if r.get("error") is None)
     assert predictions == ["binary_search", "sorting"]
@@ -194,3 +196,9 @@ def test_the_command_line_warns_on_standard_error_and_audits(invoke, tmp_path):
     (line,) = [line for line in result.stderr.splitlines() if "warning" in line]
     assert line.startswith('invar: warning: no reply can be read as 2 of the 3 labels the prompt offers ("3", 3)')
     assert json.loads(result.stdout)["labels_unanswerable"] == ["3", 3]
+    # the text report has a row for them
+    with Labeller() as server:
+        shown = invoke("audit", "--model", server.url, "--dataset", data, *options)
+    assert shown.exit_code == 0, shown.output
+    cells = " ".join(" ".join(line.split("│")[1:3]) for line in shown.stdout.splitlines() if line.count("│") >= 3)
+    assert '3; no reply can be read as 2 of them ("3", 3)' in " ".join(cells.split())  # the cell may wrap

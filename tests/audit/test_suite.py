@@ -306,12 +306,16 @@ def test_the_command_runs_a_suite(tmp_path, stdlib, monkeypatch):
     monkeypatch.setitem(suites.SUITES, "code-reasoning", {1: TINY})
     monkeypatch.setattr(suites, "stdlib_dir", lambda: stdlib)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    # a warning on a member's settings (offered labels no reply can give) is told once, with its task
+    monkeypatch.setattr("invar.audit.orchestrate._label_warnings", lambda labels, unanswerable: ["a note"])
     result = _run_suite(
         tmp_path / "reports", FIXTURES / "blocks", "--no-cache", "--format", "json", "--fail-over", "violation_rate=0"
     )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     assert [m["status"] for m in summary["members"]] == ["audited"] * 4
+    told = [line for line in result.stderr.splitlines() if line.endswith(": a note")]
+    assert told == [f"invar: warning: {m['task']}: a note" for m in summary["members"]]
     assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == [
         "bhive.jsonl",
         "bugs.jsonl",
