@@ -951,6 +951,7 @@ def without_label(segment: str) -> str:
 #: …``, ``Scratch that``, ``Let me recompute: …``)
 RETRACTING_OPENERS: tuple[str, ...] = (
     "oops",
+    "whoops",
     "my mistake",
     "correction",
     "corrected",
@@ -970,6 +971,13 @@ OPENERS: tuple[str, ...] = (
     "actually",
     "wait",
     "no wait",
+    "no, wait",
+    "ah wait",
+    "wait a moment",
+    "wait a second",
+    "wait a minute",
+    "hold on",
+    "hang on",
     "hmm",
     "oh",
     "sorry",
@@ -1179,18 +1187,18 @@ def _retraction(tail: str, restates: Callable[[str], bool]) -> str | None:
     Another answer there refuses the reply already (:attr:`Reader.after`); this refuses a retraction that gives
     none the task reads (``Wait, I made a mistake: 1 and 3 are odd.``)."""
     for line in tail.splitlines():
-        row = clean(line, line=True)
-        opener = SECOND_THOUGHTS.match(row)
-        if opener is None or not _STRONG_WORD.search(opener.group()):
-            continue
-        if not (_RETRACTING.match(row) or _RETRACTION.search(row[opener.end() :])):
-            continue
-        try:
-            if restates(line):
+        for _, row in _sentences(clean(line, line=True)):
+            opener = SECOND_THOUGHTS.match(row)
+            if opener is None or not _STRONG_WORD.search(opener.group()):
                 continue
-        except ValueError:
-            pass
-        return row
+            if not (_RETRACTING.match(row) or _RETRACTION.search(row[opener.end() :])):
+                continue
+            try:
+                if restates(line):
+                    continue
+            except ValueError:
+                pass
+            return row
     return None
 
 
@@ -1210,13 +1218,22 @@ def _second_thoughts_cut(tail: str) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
 
 
+def _sentences(row: str) -> list[tuple[int, str]]:
+    """Each sentence of ``row`` (one line) with what follows it to the line's end, and its place: the line
+    itself first (0), then from each sentence that opens inside it (``The loop runs twice. No wait, 7.`` ->
+    ``No wait, 7.``). Second thoughts run to the line's end, over their own sentence ends (``Wait, the
+    range is inclusive. So it returns 10.``)."""
+    return [(0, row)] + [(k, row[m.end() :]) for k, m in enumerate(_SENTENCE_END.finditer(row), 1)]
+
+
 def _thoughts(text: str) -> list[tuple[str, bool]]:
     """The lines of ``text`` that open with words of second thoughts, each as
-    what follows those words, and whether a strong one (:data:`STRONG_OPENERS`) is among them; and each
-    sentence inside a line that opens with strong ones (``The loop runs twice. No wait, 7.``)."""
+    what follows those words to the line's end, and whether a strong one (:data:`STRONG_OPENERS`) is among
+    them; and each sentence inside a line that opens with strong ones, as what follows those words to the
+    line's end (``The loop runs twice. No wait, 7.``)."""
     out = []
     for line in text.splitlines():
-        for k, sentence in enumerate(_SENTENCE_END.split(clean(line, line=True))):
+        for k, sentence in _sentences(clean(line, line=True)):
             m = SECOND_THOUGHTS.match(sentence)
             if m is None or not m.group().strip():
                 continue

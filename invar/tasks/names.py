@@ -643,7 +643,7 @@ def _name_like(identifier: str) -> bool:
     return bool(re.search(r"[_$]|[a-z][A-Z]", identifier))
 
 
-def read_answer(segment: str) -> tuple:
+def read_answer(segment: str, *, phrases: bool = True) -> tuple:
     """The name a segment of an answer gives, as its subtokens (:func:`label`):
     the identifier that opens it when quoted words follow as a note
     (``get_value (returns `self.value`)``, ``getValue, following the `getX`
@@ -658,7 +658,9 @@ def read_answer(segment: str) -> tuple:
     fetch_value)``), for the placeholder of the hidden name, and for prose of
     one word (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``). A
     name before a colon is no label but the name, a note after it
-    (``getValue: returns `this.value```)."""
+    (``getValue: returns `this.value```). With ``phrases`` (the answer's own
+    line), a single quoted name that a word of no prose follows is refused
+    as part of a longer one (:func:`_check_not_in_a_phrase`)."""
     segment = _unlabelled(segment)
     if _INTERJECTION.fullmatch(segment.strip()):
         raise Unreadable(f"{segment.strip()!r} is prose (a word that opens or answers a chat), not a name")
@@ -688,7 +690,7 @@ def read_answer(segment: str) -> tuple:
         bare = [i for i in _IDENTIFIERS.findall(_QUOTED.sub(" ", segment)) if _name_like(i)]
         if bare:
             raise Unreadable(f"a quoted name beside a bare one ({bare[0]}): no one name ({segment.strip()[:80]!r})")
-    if len(quoted) == 1:
+    if len(quoted) == 1 and phrases:
         _check_not_in_a_phrase(segment)
     for found, what in (
         (quoted, "quoted names"),
@@ -891,7 +893,8 @@ def later_answers(text: str) -> list[tuple]:
     defines (``def compute_mean(numbers):``, ``boolean contains(Object o) {``)."""
     return later(
         text,
-        read_answer,
+        # a quoted name there is another answer even inside a phrase (``Actually, `total` looks cleaner.``)
+        lambda rest: read_answer(rest, phrases=False),
         forms=lambda rest: () if _VERDICT_WORD.fullmatch(rest) else (rest,),
         otherwise=_otherwise,
         weak=_weak,

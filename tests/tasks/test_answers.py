@@ -726,6 +726,11 @@ NAMES = [
     ("Answer: `getValue` in Java", ("get", "value")),
     ("Answer: 'is_empty' checks whether the list is empty", ("is", "empty")),
     ("I'd name it `get_value` since it returns the value.", ("get", "value")),
+    # in second thoughts a quoted name is another answer, inside a phrase or not; they run to the line's end
+    ("Answer: compute_total\n\nActually, `total` looks cleaner.", Refused("another answer")),
+    ("Answer: get_value\n\nHmm, `value` alone may be enough.", Refused("another answer")),
+    ("Answer: get_value\n\nWait, it reads from a cache. Better: `fetch_value`.", Refused("another answer")),
+    ("Answer: compute_total\n\nIt sums. Wait, I misread the loop.", Refused("retracts")),
 ]
 
 CLASSIFY = [
@@ -859,6 +864,10 @@ CLASSIFY = [
     ("Answer: Dijkstra's algorithm", "Dijkstra's algorithm"),
     ("Answer: sorting\n\nIt sorts. No wait, searching.", Refused("another answer")),  # second thoughts mid-line
     ("Answer: sorting\n\nIt sorts. But it searches first.", "sorting"),  # weak words mid-line open no thoughts
+    ("Answer: sorting\n\nWait. Searching.", Refused("another answer")),  # second thoughts run to the line's end
+    ("Answer: sorting\n\nIt sorts. No, wait: searching.", Refused("another answer")),
+    ("Answer: sorting\n\nHold on, it's searching.", Refused("another answer")),
+    ("Answer: sorting\n\nIt sorts. Hmm, I misread the loop.", Refused("retracts")),  # a retraction mid-line
 ]
 
 EXEC = [
@@ -945,6 +954,17 @@ EXEC = [
     ("- 3", Refused("list item or as a negative number")),
     ("Answer: 6\n\nActually, I double-checked and it's right.", "6"),
     ("The call returns:\n{\n  'a': 1\n}", "{'a': 1}"),  # a dict over several lines, read whole
+    # second thoughts run to the line's end, over their own sentence ends
+    ("Answer: 6\n\nWait, the range is inclusive. So it returns 10.", Refused("another answer")),
+    ("Answer: 6\n\nActually, the loop runs 4 times. So f(3) returns 10.", Refused("another answer")),
+    ("Answer: 6\n\nWait. The result is 10.", Refused("another answer")),
+    ("Answer: 6\n\nNo, wait: 10.", Refused("another answer")),
+    ("Answer: 6\n\nThe sum is 6. No, wait, it's 10.", Refused("another answer")),
+    ("Answer: 6\n\nWhoops, it's 10.", Refused("another answer")),
+    ("Answer: 6\n\nWait a second, it's 10.", Refused("another answer")),
+    ("Answer: 6\n\nThe loop runs three times. Wait, that's wrong.", Refused("retracts")),  # a retraction mid-line
+    ("Answer: 6\n\nThe loop runs three times. Hold on, I miscounted the iterations.", Refused("retracts")),
+    ("Answer: 6\n\nThe loop runs three times. Wait, 6 is right.", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
