@@ -882,8 +882,9 @@ _OPENING_MARKS = {
 # at word boundaries, so ``get_value_x`` keeps its own
 _EMPHASIS = re.compile(r"(\*{1,3})(?=\S)(.+?)(?<=\S)\1|(?<!\w)(_{1,3})(?=\S)(.+?)(?<=\S)\3(?!\w)")
 _STRAY = re.compile(r"^\*+[ \t]*|[ \t]*\*+$")
-#: inline code around the whole segment (`` `0` ``)
-_CODE = re.compile(r"^(`{1,3})(?!`)(.+?)(?<!`)\1$", re.S)
+#: inline code around the whole segment (`` `0` ``): one span, which its own delimiter does not close inside
+#: (`` `total` over `sum` `` is two spans and prose)
+_CODE = re.compile(r"^(`{1,3})(?!`)((?:(?!\1).)+?)(?<!`)\1$", re.S)
 #: LaTeX math around the whole segment (``$1$``, ``$$1$$``, ``\(1\)``, ``\[1\]``)
 _MATH = re.compile(r"^(\${1,2})(?!\$)(.+?)(?<!\$)\1$|^\\\((.+?)\\\)$|^\\\[(.+?)\\\]$", re.S)
 

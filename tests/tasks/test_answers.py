@@ -731,6 +731,9 @@ NAMES = [
     ("Answer: get_value\n\nHmm, `value` alone may be enough.", Refused("another answer")),
     ("Answer: get_value\n\nWait, it reads from a cache. Better: `fetch_value`.", Refused("another answer")),
     ("Answer: compute_total\n\nIt sums. Wait, I misread the loop.", Refused("retracts")),
+    # two code spans are two names, never one span around the word between them
+    ("Answer: `total` over `sum`", Refused("2 different quoted names")),
+    ("Answer: ``get_value``", ("get", "value")),
 ]
 
 CLASSIFY = [
