@@ -719,7 +719,8 @@ _ASKS_CORRECT = {"correct", "correctly", "fine", "clean", "bug-free", "bugfree",
 _ASKS_CORRECT |= {"expected", "valid", "ok", "okay", "work", "works", "working", "sound"}
 #: words that ask for bugs beyond those already named (``Are there any other problems?``, ``Anything else
 #: wrong?``): a yes is 1, a no denies only those others
-_OTHERS = {"other", "others", "else", "further", "additional", "another", "more", "remaining"}
+_OTHERS = {"other", "others", "else", "further", "additional", "another", "more", "remaining", "elsewhere", "besides"}
+_OTHERS |= {"apart", "beyond", "second", "also", "except", "aside"}
 #: a label or question that asks for the verdict itself (``Verdict: no``, ``Final answer: yes``): the prompt's
 #: question, whether the function holds a bug
 _NEUTRAL = {"verdict", "answer", "result", "conclusion", "output", "prediction", "label", "decision", "assessment"}

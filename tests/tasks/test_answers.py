@@ -564,6 +564,10 @@ BUGS = [
     ("Swapped comparison: no", Refused("one kind")),
     ("Any other bugs? No", Refused("one kind")),  # a no to other bugs says nothing of the one found
     ("Any other bugs? Yes", 1),
+    ("The comparison on line 3 is swapped.\nIs there a bug elsewhere? No.", Refused("one kind")),
+    ("The comparison on line 3 is swapped.\nBesides that, is there a bug? No.", Refused("one kind")),
+    ("`i <= n` should be `i < n`.\nApart from this, any bugs? No.", Refused("one kind")),
+    ("The comparison on line 3 is swapped.\nIs there a second bug? No.", Refused("one kind")),
     ("Is the rest correct? Yes", Refused("unknown sense")),
     ("✅ Correct", 0),
     # a bug denied after a label that asks for one, a count of none, a JSON value that describes one
