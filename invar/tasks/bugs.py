@@ -831,10 +831,10 @@ _OFFERED = {"or", "either", "maybe", "perhaps", "possibly", "probably", "be"}
 #: words after which a bare 0 or 1 gives a verdict of its own (``Yes, 0``, ``1 — wait, no, 0``)
 #: (``but`` is left out: inside a line it joins a note, ``0, but 1 call is slow``, more often than it corrects)
 _TURNS = {"yes", "no", "true", "false"} | {w for w in SECOND_THOUGHT_WORDS if " " not in w} - {"but"}
-#: a reply that says it cannot tell (``I'm not sure``, ``hard to say``): whatever verdict words it holds
+#: a reply that says it cannot tell (``I'm not sure``, ``hard to say``, ``yes and no``): whatever verdict words it holds
 _UNSURE = re.compile(
     r"\b(?:can(?:no|')t[ \t]+(?:tell|say|determine|be[ \t]+sure)|not[ \t]+sure|unsure|hard[ \t]+to[ \t]+(?:say|tell)"
-    r"|unclear|uncertain|don't[ \t]+know|not[ \t]+necessarily)\b",
+    r"|unclear|uncertain|don't[ \t]+know|not[ \t]+necessarily|yes[ \t]+and[ \t]+no|no[ \t]+and[ \t]+yes)\b",
     re.I,
 )
 # an opening count of bugs (``0 bugs``, ``1 bug``), and two verdicts offered as alternatives (``0 or 1``)

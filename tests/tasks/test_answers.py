@@ -565,6 +565,8 @@ BUGS = [
     ("Any other bugs? No", Refused("one kind")),  # a no to other bugs says nothing of the one found
     ("Any other bugs? Yes", 1),
     ("The comparison on line 3 is swapped.\nIs there a bug elsewhere? No.", Refused("one kind")),
+    ("Is the function correct? Yes and no.", Refused("unsure")),  # both at once is no verdict
+    ("Answer: yes and no", Refused("unsure")),
     ("The comparison on line 3 is swapped.\nBesides that, is there a bug? No.", Refused("one kind")),
     ("`i <= n` should be `i < n`.\nApart from this, any bugs? No.", Refused("one kind")),
     ("The comparison on line 3 is swapped.\nIs there a second bug? No.", Refused("one kind")),
