@@ -91,6 +91,8 @@ TABLES = {
     "lm-512-probe": "bench_decipher",
     "lm-512-regularised": "bench_lm_curves",
     "lm-512-counting": "bench_lm_curves",
+    "lm-unigram-corpus": "bench_unigram_corpus",
+    "lm-unigram": "bench_lm_curves",
     "lm-512-regularised-cipher": "bench_decipher",
     "lm-512-regularised-incontext": "bench_incontext",
     "alta-trace": "bench_alta_trace",
