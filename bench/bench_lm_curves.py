@@ -62,7 +62,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from common import finish, joined, load_line, machine, mean_sd, portable, spread
+from common import counts_before, finish, joined, load_line, machine, mean_sd, portable, spread
 
 import invar
 from invar.tasks import lm
@@ -251,8 +251,7 @@ def frequency_losses(text: Sequence[str], size: int, slope: float, seen: float =
     needs to set a character once seen apart from one never seen. Lexinvariant as :func:`counting_losses`."""
     if len(text) < 2:
         return np.empty(0)
-    codes = np.unique(np.asarray(list(text)), return_inverse=True)[1].reshape(-1)  # (T,) distinct ids
-    counts = np.cumsum(np.eye(codes.max() + 1)[codes], axis=0)[:-1]  # (T-1, K): counts before each target
+    codes, counts = counts_before(text)  # (T,) distinct ids; (T-1, K) counts before each target
     logits = slope * counts / np.arange(1, len(text))[:, None] + seen * (counts > 0)  # (T-1, K)
     unseen = size - codes.max() - 1  # characters of the alphabet the whole window never holds: logit 0
     top = logits.max(axis=1, keepdims=True)

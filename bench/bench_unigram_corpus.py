@@ -29,7 +29,7 @@ import string
 from pathlib import Path
 
 import numpy as np
-from common import finish, machine, portable
+from common import counts_before, finish, machine, portable
 
 from invar.tasks import lm
 from invar.tasks.names import split_of
@@ -65,8 +65,7 @@ def texts(files: int, length: int, concentration: float, seed: int) -> list[str]
 
 def bayes_losses(text: str, concentration: float, size: int = len(ALPHABET)) -> np.ndarray:
     """The Bayes predictive's loss (nats) of each character after the first (the module docstring)."""
-    codes = np.unique(np.asarray(list(text)), return_inverse=True)[1].reshape(-1)
-    before = np.cumsum(np.eye(codes.max() + 1)[codes], axis=0)[:-1]  # (T-1, K): counts before each target
+    codes, before = counts_before(text)  # (T-1, K): counts before each target
     seen = before[np.arange(len(text) - 1), codes[1:]]
     return -np.log((seen + concentration) / (np.arange(1, len(text)) + size * concentration))
 

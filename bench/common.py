@@ -206,3 +206,13 @@ def measure(
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         return None, None
     return seconds, usage.ru_maxrss
+
+
+def counts_before(text) -> tuple:
+    """``text`` (a string, or a list of characters) -> (codes (T,), counts (T - 1, K)): each character as the
+    index of its kind among the K distinct ones the text holds (in sorted order), and at each position after
+    the first, how many of each kind came before it. What a reader that only counts the window sees."""
+    import numpy as np
+
+    codes = np.unique(np.asarray(list(text)), return_inverse=True)[1].reshape(-1)
+    return codes, np.cumsum(np.eye(codes.max() + 1)[codes], axis=0)[:-1]
