@@ -659,8 +659,8 @@ def read_answer(segment: str, *, phrases: bool = True) -> tuple:
     one word (:data:`_INTERJECTION`: ``Sure!``, ``Thinking.``, ``OK``). A
     name before a colon is no label but the name, a note after it
     (``getValue: returns `this.value```). With ``phrases`` (the answer's own
-    line), a single quoted name that a word of no prose follows is refused
-    as part of a longer one (:func:`_check_not_in_a_phrase`)."""
+    line), a single quoted name of one word that a word of no prose follows
+    is refused as part of a longer one (:func:`_check_not_in_a_phrase`)."""
     segment = _unlabelled(segment)
     if _INTERJECTION.fullmatch(segment.strip()):
         raise Unreadable(f"{segment.strip()!r} is prose (a word that opens or answers a chat), not a name")
@@ -721,10 +721,12 @@ _WORD_AFTER = re.compile(r"[ \t]+([^\W\d][\w'-]*)")
 
 
 def _check_not_in_a_phrase(segment: str) -> None:
-    """Unreadable when a word other than prose (:data:`_PROSE_AFTER`) follows a quoted name without a pause:
-    the name is then part of a longer one (`` `value` getter``, `` `get` value``), not the answer."""
+    """Unreadable when a word other than prose (:data:`_PROSE_AFTER`) follows a quoted name of one word
+    without a pause: the name is then part of a longer one (`` `value` getter``, `` `get` value``), not the
+    answer. A name of several subtokens (`` `get_value` looks good``) is whole already."""
     for m in _QUOTED.finditer(segment):
-        if _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None)) is None:
+        inner = _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None))
+        if inner is None or _name_like(inner.group(1)):
             continue
         after = _WORD_AFTER.match(segment, m.end())
         if after is not None and after.group(1).lower() not in _PROSE_AFTER:

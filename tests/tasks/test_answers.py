@@ -732,6 +732,11 @@ NAMES = [
     ("Answer: `getValue` in Java", ("get", "value")),
     ("Answer: 'is_empty' checks whether the list is empty", ("is", "empty")),
     ("I'd name it `get_value` since it returns the value.", ("get", "value")),
+    # ... a name of several subtokens is whole: any word may follow it
+    ("Answer: `get_value` looks good", ("get", "value")),
+    ("Answer: `getValue` reads nicely", ("get", "value")),
+    ("I'd name it `fetch_value` instead.", ("fetch", "value")),
+    ("Answer: `value` looks good", Refused("inside a phrase")),
     # in second thoughts a quoted name is another answer, inside a phrase or not; they run to the line's end
     ("Answer: compute_total\n\nActually, `total` looks cleaner.", Refused("another answer")),
     ("Answer: get_value\n\nHmm, `value` alone may be enough.", Refused("another answer")),
