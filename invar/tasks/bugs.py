@@ -686,7 +686,7 @@ def verdicts(segment: str) -> list[int]:
         segment = re.sub(r"^[ \t:*_]*(?:a|answer)[ \t]*:[ \t]*", "", segment, flags=re.I).lstrip(" \t:*_")
         if not segment.strip(" \t.!"):
             raise Unreadable(f"a question, not a verdict ({question.strip()[:80]}?)")
-        asked = _asked(question)
+        asked = _asked(question, question=True)
     rest = without_label(segment)
     if rest == segment and (long := _LONG_LABEL.match(segment)) is not None:
         rest = long.group("rest")
@@ -735,12 +735,13 @@ _MARKS = {"✅": 1, "✔": 1, "✓": 1, "☑": 1, "❌": 0, "✗": 0, "✘": 0, 
 _OPENER = -2
 
 
-def _asked(text: str) -> str:
+def _asked(text: str, question: bool = False) -> str:
     """What a yes or no answers after ``text`` (a question or a label, its last sentence read): :data:`_BUG` (``Is
     there a bug``, ``Bugs found``, ``Verdict``: the prompt's question), :data:`_CORRECT` (``Is the function
     correct``, ``Bug-free``, ``Does it work as intended``), :data:`_KIND` (one kind of bug: ``Variable misuse``,
     where a yes is 1 and a no says nothing of the other kind), or :data:`_UNKNOWN`: neither, both, one negated
-    (``Is it not buggy``), one of a part (``Is the loop correct``), a question and answer's ``A``."""
+    (``Is it not buggy``), one of a part (``Is the loop correct``), a question and answer's ``A``, a ``question``
+    about a bug it names as given (``Does the bug crash the program``)."""
     sentence = re.split(r"[.!?\n]", text.strip())[-1]
     sentence = re.sub(r"^[ \t]*(?:q|question)[ \t]*[:.][ \t]*", "", sentence, flags=re.I)
     words = [w.lower() for w in _TOKENS.findall(_CODE_SPAN.sub(" code ", sentence)) if w[0].isalnum()]
@@ -756,11 +757,42 @@ def _asked(text: str) -> str:
         senses.add(sense)
     if senses == {_CORRECT} and _PARTS & set(words):
         return _UNKNOWN  # ``Is the loop correct? Yes``: the rest is not answered
+    if question and _of_a_bug_named(words):
+        return _UNKNOWN  # ``Does the bug crash the program? No``: a bug is granted, and its property asked
     if senses == {_BUG} and (not set(words) & _ASKS_BUG or set(words) & _OTHERS):
         return _KIND  # ``Swapped comparison: no``, ``Any other bugs? No``: the rest is not answered
     if senses == {_CORRECT} and set(words) & _OTHERS:
         return _UNKNOWN  # ``Is the rest correct? Yes``
     return senses.pop() if len(senses) == 1 else _UNKNOWN
+
+
+#: the nouns that name a bug, and what makes one definite before them (``the bug``, ``this issue``,
+#: ``the injected bug``, ``its swapped comparison``)
+_BUG_NOUNS = {"bug", "bugs", "error", "errors", "issue", "issues", "defect", "defects", "mistake", "mistakes"}
+_BUG_NOUNS |= {"problem", "problems", "misuse", "swap"}
+_DEFINITE = {"the", "this", "that", "these", "those", "its", "their", "such"}
+#: what makes the noun after it indefinite again (``Is this an error?`` asks whether there is one)
+_INDEFINITE = {"a", "an", "any", "some", "one"}
+
+
+def _of_a_bug_named(words: list[str]) -> bool:
+    """Whether a question's words name one bug as given (``the bug``, ``this issue``, ``the injected bug``): it asks
+    about that bug (``Does the bug crash the program?``, ``Is the bug a swapped comparison?``), not whether there
+    is one, so a yes or no to it is no verdict either way."""
+    for k, word in enumerate(words):
+        before = words[max(0, k - 2) : k]
+        if (
+            word in _BUG_NOUNS
+            and before
+            and (
+                before[-1] in _DEFINITE
+                or len(before) == 2
+                and before[0] in _DEFINITE
+                and before[1] not in _NEGATIONS | _OTHERS | _INDEFINITE
+            )
+        ):
+            return True
+    return False
 
 
 def _asks_bug(label: str) -> bool:

@@ -571,6 +571,14 @@ BUGS = [
     ("`i <= n` should be `i < n`.\nApart from this, any bugs? No.", Refused("one kind")),
     ("The comparison on line 3 is swapped.\nIs there a second bug? No.", Refused("one kind")),
     ("Is the rest correct? Yes", Refused("unknown sense")),
+    # a question about a bug it names as given asks of that bug, not whether there is one
+    ("Is the bug a swapped comparison? No, a variable misuse.", Refused("unknown sense")),
+    ("Does the bug crash the program? Yes.", Refused("unknown sense")),
+    ("Is the injected bug on line 3? No.", Refused("unknown sense")),
+    ("Does this issue matter? No.", Refused("unknown sense")),
+    ("Is this an error? Yes.", 1),  # ... not one asked of as a bug
+    ("Is that really a bug? No.", 0),
+    ("The bug: none", 0),  # ... nor a label
     ("✅ Correct", 0),
     # a bug denied after a label that asks for one, a count of none, a JSON value that describes one
     ("Bug: None found", 0),
@@ -1369,6 +1377,7 @@ def test_a_conclusion_after_the_final_answer_that_differs_refuses_the_reply(task
         ("Answer: 1\nIs there a bug?\nSo, yes.", 1),
         ("Answer: 0\nAre there any other problems?\nSo, yes.", Refused("another answer \\(1\\)")),
         ("Answer: 0\nDoes it handle empty lists?\nSo, no.", 0),  # a question of no known sense gives none
+        ("Answer: 1\nDoes the bug crash the program?\nSo, no.", 1),  # ... nor one about the bug found
     ],
 )
 def test_bugs_reads_a_bare_yes_or_no_after_a_conclusion_as_a_verdict(reply, expected):
