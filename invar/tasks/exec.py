@@ -311,7 +311,7 @@ def claims(text: str) -> list[str | None]:
     rows = text.splitlines()
     for k, line in enumerate(rows):
         if (m := _CLAIMED.match(line)) is not None:
-            out.append(_claimed_value(m.group("value")))
+            out.append(_claimed_value(_assert_value(line) or m.group("value")))
         elif _DOCTEST.match(line) and k + 1 < len(rows) and rows[k + 1].strip() and not _PROMPTS.match(rows[k + 1]):
             out.append(_claimed_value(rows[k + 1]))
     return out
@@ -331,6 +331,23 @@ def _claimed_value(text: str) -> str | None:
         except ValueError:
             return None
     return value
+
+
+def _assert_value(line: str) -> str | None:
+    """The compared value's source of a line that is one ``assert`` of a call ``==`` a value, its message left
+    out (``assert f(3) == 6, 'off by one'`` -> ``6``); None for any other line or one that does not parse."""
+    code = re.sub(r"^[ \t]*(?:[-*+][ \t]+)?`?", "", line).rstrip().removesuffix("`")
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError):
+        return None
+    node = body[0] if len(body) == 1 else None
+    if not (isinstance(node, ast.Assert) and node.msg is not None and isinstance(node.test, ast.Compare)):
+        return None
+    test = node.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return None
+    return ast.get_source_segment(code, test.comparators[0])
 
 
 #: builtins whose value over a call claims nothing of the call's own (``assert len(f([1, 2, 3])) == 2``)

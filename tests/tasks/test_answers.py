@@ -967,6 +967,10 @@ EXEC = [
     ("Answer: 6\n\nf(3) == 2 * 3 holds here.", "6"),  # an expression claims no literal
     ("Answer: 6\n\n```python\nif f(3) == 7:\n    pass\n```", "6"),  # a test in code claims nothing
     ("Answer: 6\n\n```python\nassert len(f(3)) == 7\n```", "6"),
+    # ... an assertion's message is no part of its value
+    ("Answer: 6\n\n```python\nassert f(3) == 6, 'off by one'\n```", "6"),
+    ("Answer: 6\n\n```python\nassert f(3) == 7, 'off by one'\n```", Refused("another answer \\('7'\\)")),
+    ("Answer: (6, 1)\n\n- `assert f(3) == (6, 1), \"pair\"`", "(6, 1)"),
     ("Answer: 6\n\nThe loop runs twice. No wait, 7.", Refused("another answer")),  # second thoughts mid-line
     ("Answer: 6\n\nThe loop runs twice. Actually, this is because of the base case.", "6"),
     ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
