@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import invar
 from invar.audit import audit
 from invar.audit.adapter import Failure, Reply
 from invar.audit.hf import is_classifier, model_kind, refuse_code
@@ -378,7 +379,6 @@ def test_a_program_longer_than_the_models_positions_is_that_inputs_error(tmp_pat
 
 
 def test_the_command_line_audits_an_hf_model(invoke, models, tmp_path):
-    (tmp_path / "prompt.txt").write_text(PROMPT)
     data = tmp_path / "programs.jsonl"
     data.write_text("".join(json.dumps({"program": p, "label": "sorting"}) + "\n" for p in PROGRAMS[:4]))
     report = invoke.json(
@@ -400,9 +400,9 @@ def test_the_command_line_audits_an_hf_model(invoke, models, tmp_path):
     assert (
         report["metric"]["original"]
         == 100.0
-        * direct(
-            models["classifier"], "classifier", [__import__("invar").parse(p, "python").render() for p in PROGRAMS[:4]]
-        ).count("sorting")
+        * direct(models["classifier"], "classifier", [invar.parse(p, "python").render() for p in PROGRAMS[:4]]).count(
+            "sorting"
+        )
         / 4
     )
 
