@@ -1188,7 +1188,7 @@ def _retraction(tail: str, restates: Callable[[str], bool]) -> str | None:
     Another answer there refuses the reply already (:attr:`Reader.after`); this refuses a retraction that gives
     none the task reads (``Wait, I made a mistake: 1 and 3 are odd.``)."""
     for line in tail.splitlines():
-        for _, row in _sentences(clean(line, line=True)):
+        for _, row in sentences(clean(line, line=True)):
             opener = SECOND_THOUGHTS.match(row)
             if opener is None or not _STRONG_WORD.search(opener.group()):
                 continue
@@ -1215,16 +1215,25 @@ def _second_thoughts_cut(tail: str) -> bool:
     return len(last) >= 3 and any(opener.startswith(last) for opener in OPENERS)
 
 
-#: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
+#: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``), or a pause
+#: that second thoughts may follow as well (``The sum is 6 — wait, 10.``, ``6; actually 7``, ``6 (wait, 7)``,
+#: ``6… no wait, 7``)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|[ \t]*(?:[—–;…]|\.\.\.)[ \t]*(?=\S)|[ \t]+\((?=\S)")
 
 
-def _sentences(row: str) -> list[tuple[int, str]]:
+def sentences(row: str) -> list[tuple[int, str]]:
     """Each sentence of ``row`` (one line) with what follows it to the line's end, and its place: the line
     itself first (0), then from each sentence that opens inside it (``The loop runs twice. No wait, 7.`` ->
-    ``No wait, 7.``). Second thoughts run to the line's end, over their own sentence ends (``Wait, the
-    range is inclusive. So it returns 10.``)."""
-    return [(0, row)] + [(k, row[m.end() :]) for k, m in enumerate(_SENTENCE_END.finditer(row), 1)]
+    ``No wait, 7.``), or after a pause (``—``, ``;``, ``…``). Second thoughts run to the line's end, over their
+    own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those in parentheses, to their
+    closing one (``6 (wait, 7).`` -> ``wait, 7``)."""
+    out = [(0, row)]
+    for k, m in enumerate(_SENTENCE_END.finditer(row), 1):
+        rest = row[m.end() :]
+        if m.group().strip() == "(" and ")" in rest:
+            rest = rest[: rest.index(")")]
+        out.append((k, rest))
+    return out
 
 
 def _thoughts(text: str) -> list[tuple[str, bool]]:
@@ -1234,7 +1243,7 @@ def _thoughts(text: str) -> list[tuple[str, bool]]:
     line's end (``The loop runs twice. No wait, 7.``)."""
     out = []
     for line in text.splitlines():
-        for k, sentence in _sentences(clean(line, line=True)):
+        for k, sentence in sentences(clean(line, line=True)):
             m = SECOND_THOUGHTS.match(sentence)
             if m is None or not m.group().strip():
                 continue
@@ -1386,6 +1395,7 @@ def _distinct(values: Sequence[Any]) -> int:
 
 
 __all__ = [
+    "sentences",
     "Reading",
     "Unreadable",
     "Reader",

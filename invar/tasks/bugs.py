@@ -85,7 +85,18 @@ from ..program import Program
 from . import Example, Task, checked
 from .answers import OPENERS as SECOND_THOUGHT_WORDS
 from .answers import STRONG_OPENERS
-from .answers import Reader, Unreadable, clean, json_object, lines, opening, retracts, table_cells, without_label
+from .answers import (
+    Reader,
+    Unreadable,
+    clean,
+    json_object,
+    lines,
+    opening,
+    retracts,
+    sentences,
+    table_cells,
+    without_label,
+)
 from .names import (
     JAVA_CLASS,
     LANGS,
@@ -1317,6 +1328,13 @@ def _answering(question: str, word: str) -> list[int]:
         return []
 
 
+def _fixes(sentence: str) -> bool:
+    """Whether a sentence of strong second thoughts describes a bug and asks nothing (:data:`_FIX`)."""
+    return (
+        "?" not in sentence and bool(_STRONG.match(sentence)) and bool(_FIX.search(sentence)) and not retracts(sentence)
+    )
+
+
 def find_answers(text: str) -> list[int]:
     """Every verdict of a reply, line by line: its candidate answers (a bare
     0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1, as
@@ -1340,8 +1358,8 @@ def find_answers(text: str) -> list[int]:
             found = verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line)
         except ValueError:
             found = []
-        if not found and "?" not in line and _STRONG.match(line) and _FIX.search(line) and not retracts(line):
-            found = [1]  # ``Update: found it: `total` should be `count`.``
+        if not found and any(_fixes(sentence) for _, sentence in sentences(line)):
+            found = [1]  # ``Update: found it: `total` should be `count`.``, ``It's fine. Wait, `<` should be `<=`.``
         out.extend(found)
     return out
 

@@ -606,6 +606,11 @@ BUGS = [
     ("Answer: 0\n\nUpdate: on closer inspection there is a swapped comparison on line 3.", Refused("another answer")),
     ("Answer: 0\n\nWait, line 3 uses `<` where it needs `<=`.", Refused("another answer")),
     ("Answer: 1\n\nWait, line 3 uses `<` where it needs `<=`.", 1),
+    # ... in a sentence inside a line, after its end or a pause
+    ("Answer: 0\n\nThe loop is fine. Wait, the comparison is swapped.", Refused("another answer \\(1\\)")),
+    ("Answer: 0\n\nThe loop is fine; wait, `i > 0` should be `i >= 0`.", Refused("another answer \\(1\\)")),
+    ("Answer: 1\n\nThe loop is fine. Wait, the comparison is swapped.", 1),
+    ("Answer: 0\n\nThe loop is fine. Wait, is the comparison swapped? No.", 0),
     # a JSON object over several lines is read whole
     ('{\n  "answer": 1,\n  "explanation": "off by one"\n}', 1),
     ('```json\n{\n  "has_bug": true\n}\n```', 1),
@@ -973,6 +978,14 @@ EXEC = [
     ("Answer: (6, 1)\n\n- `assert f(3) == (6, 1), \"pair\"`", "(6, 1)"),
     ("Answer: 6\n\nThe loop runs twice. No wait, 7.", Refused("another answer")),  # second thoughts mid-line
     ("Answer: 6\n\nThe loop runs twice. Actually, this is because of the base case.", "6"),
+    # ... after a pause inside the line too: a dash, a semicolon, an ellipsis, in parentheses
+    ("Answer: 6\n\nThe sum is 6 — wait, 10.", Refused("another answer \\('10'\\)")),
+    ("Answer: 6\n\nIt returns 6; actually 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6… no wait, 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 (wait, 7).", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6; wait, that's wrong.", Refused("retracts")),
+    ("Answer: 6\n\nIt returns 6 — actually, because the base case adds 1.", "6"),
+    ("Answer: 6\n\nIt returns 6 (actually 6 for any odd n).", "6"),
     ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
     ("Answer: 6\n\n```\n6\n```", "6"),
     ("The output:\n- `[2, 4]`", "[2, 4]"),  # a bullet before markup is no minus sign
