@@ -1215,24 +1215,57 @@ def _second_thoughts_cut(tail: str) -> bool:
     return len(last) >= 3 and any(opener.startswith(last) for opener in OPENERS)
 
 
-#: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``), or a pause
-#: that second thoughts may follow as well (``The sum is 6 — wait, 10.``, ``6; actually 7``, ``6 (wait, 7)``,
-#: ``6… no wait, 7``)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)|[ \t]*(?:[—–;…]|\.\.\.)[ \t]*(?=\S)|[ \t]+\((?=\S)")
+#: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``)
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
+#: a pause inside a sentence (``—``, ``;``, ``…``, ``(``) that second thoughts may follow too (``The sum is 6 —
+#: wait, 10.``, ``6; actually 7``, ``6… no wait, 7``, ``6 (wait, 7)``)
+_PAUSE = re.compile(r"[ \t]*(?:[—–;…]|\.\.\.)[ \t]*(?=\S)|[ \t]+\((?=\S)")
+#: the openers that correct after a pause: only those that never open an aside (``(rather than …)``, ``(final
+#: answer)``, ``(oh, in place)``, ``; sorry for the length`` are asides)
+PAUSE_OPENERS: tuple[str, ...] = (
+    "actually",
+    "wait",
+    "no wait",
+    "no, wait",
+    "ah wait",
+    "wait a moment",
+    "wait a second",
+    "wait a minute",
+    "hold on",
+    "hang on",
+    "correction",
+    "scratch that",
+)
+_AFTER_PAUSE = opening(PAUSE_OPENERS)
+
+
+def _closing_parenthesis(text: str) -> int:
+    """The index in ``text`` (what follows an opening parenthesis) of the parenthesis that closes it, nested
+    ones balanced (``actually f(3) returns 8)``), or its length where none does."""
+    depth = 0
+    for k, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                return k
+            depth -= 1
+    return len(text)
 
 
 def sentences(row: str) -> list[tuple[int, str]]:
     """Each sentence of ``row`` (one line) with what follows it to the line's end, and its place: the line
     itself first (0), then from each sentence that opens inside it (``The loop runs twice. No wait, 7.`` ->
-    ``No wait, 7.``), or after a pause (``—``, ``;``, ``…``). Second thoughts run to the line's end, over their
+    ``No wait, 7.``), and from each pause (``—``, ``;``, ``…``, ``(``) that words of correction follow
+    (:data:`PAUSE_OPENERS`: ``The sum is 6 — wait, 10.``). Second thoughts run to the line's end, over their
     own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those in parentheses, to their
-    closing one (``6 (wait, 7).`` -> ``wait, 7``)."""
+    close (``6 (wait, f(3) is 7).`` -> ``wait, f(3) is 7``)."""
+    cuts = [(m.end(), False) for m in _SENTENCE_END.finditer(row)]
+    cuts += [(m.end(), m.group().strip() == "(") for m in _PAUSE.finditer(row) if _AFTER_PAUSE.match(row[m.end() :])]
     out = [(0, row)]
-    for k, m in enumerate(_SENTENCE_END.finditer(row), 1):
-        rest = row[m.end() :]
-        if m.group().strip() == "(" and ")" in rest:
-            rest = rest[: rest.index(")")]
-        out.append((k, rest))
+    for k, (start, parenthesis) in enumerate(sorted(set(cuts)), 1):
+        rest = row[start:]
+        out.append((k, rest[: _closing_parenthesis(rest)] if parenthesis else rest))
     return out
 
 
@@ -1396,6 +1429,7 @@ def _distinct(values: Sequence[Any]) -> int:
 
 __all__ = [
     "sentences",
+    "PAUSE_OPENERS",
     "Reading",
     "Unreadable",
     "Reader",

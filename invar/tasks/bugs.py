@@ -781,15 +781,23 @@ def _asked(text: str, question: bool = False) -> str:
 #: ``the injected bug``, ``its swapped comparison``)
 _BUG_NOUNS = {"bug", "bugs", "error", "errors", "issue", "issues", "defect", "defects", "mistake", "mistakes"}
 _BUG_NOUNS |= {"problem", "problems", "misuse", "swap"}
-_DEFINITE = {"the", "this", "that", "these", "those", "its", "their", "such"}
+_DEFINITE = {"the", "this", "that", "its", "their"}
 #: what makes the noun after it indefinite again (``Is this an error?`` asks whether there is one)
 _INDEFINITE = {"a", "an", "any", "some", "one"}
 
 
+#: the words of a question that ask whether a bug is there, named as given or not (``Is the bug present?``, ``Does
+#: the function hold the injected bug?``): the prompt's question
+_PRESENCE = {"present", "presence", "exist", "exists", "existing", "there", "contain", "contains", "have", "has"}
+_PRESENCE |= {"hold", "holds", "real", "find", "found", "see", "spot", "detect", "detected", "any"}
+
+
 def _of_a_bug_named(words: list[str]) -> bool:
-    """Whether a question's words name one bug as given (``the bug``, ``this issue``, ``the injected bug``): it asks
-    about that bug (``Does the bug crash the program?``, ``Is the bug a swapped comparison?``), not whether there
-    is one, so a yes or no to it is no verdict either way."""
+    """Whether a question's words name one bug as given (``the bug``, ``this issue``, ``the injected bug``) and
+    ask about it (``Does the bug crash the program?``, ``Is the bug a swapped comparison?``), not whether it is
+    there (:data:`_PRESENCE`: ``Is the bug present?``), so that a yes or no to it is no verdict either way."""
+    if _PRESENCE & set(words):
+        return False
     for k, word in enumerate(words):
         before = words[max(0, k - 2) : k]
         if (
@@ -1329,10 +1337,15 @@ def _answering(question: str, word: str) -> list[int]:
 
 
 def _fixes(sentence: str) -> bool:
-    """Whether a sentence of strong second thoughts describes a bug and asks nothing (:data:`_FIX`)."""
-    return (
-        "?" not in sentence and bool(_STRONG.match(sentence)) and bool(_FIX.search(sentence)) and not retracts(sentence)
-    )
+    """Whether a sentence of strong second thoughts describes a bug (:data:`_FIX`), not negated (``j is not
+    misused``), and asks nothing."""
+    if "?" in sentence or not _STRONG.match(sentence) or retracts(sentence):
+        return False
+    for fix in _FIX.finditer(sentence):
+        before = [w.lower() for w in _TOKENS.findall(sentence[: fix.start()]) if w[0].isalnum()][-3:]
+        if not any(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in before):
+            return True
+    return False
 
 
 def find_answers(text: str) -> list[int]:

@@ -718,18 +718,27 @@ _PROSE_AFTER = frozenset(
     "aligns keeps avoids emphasizes highlights communicates".split()
 )
 _WORD_AFTER = re.compile(r"[ \t]+([^\W\d][\w'-]*)")
+#: words after a quoted name that offer another beside it (`` `compute_total` vs total``, `` `get_value` unless
+#: you prefer value``)
+_OFFERS_ANOTHER = frozenset("vs versus nor else otherwise alternatively though although unless plus".split())
 
 
 def _check_not_in_a_phrase(segment: str) -> None:
     """Unreadable when a word other than prose (:data:`_PROSE_AFTER`) follows a quoted name of one word
     without a pause: the name is then part of a longer one (`` `value` getter``, `` `get` value``), not the
-    answer. A name of several subtokens (`` `get_value` looks good``) is whole already."""
+    answer. A name of several subtokens (`` `get_value` looks good``) is whole already (not ``get_``: a
+    ``_`` or ``$`` at its ends makes no second subtoken). After any quoted name, a word that offers another
+    (:data:`_OFFERS_ANOTHER`: `` `compute_total` vs total``) or an identifier (`` `get_value` or_default``)
+    refuses the segment too."""
     for m in _QUOTED.finditer(segment):
         inner = _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None))
-        if inner is None or _name_like(inner.group(1)):
+        if inner is None:
             continue
         after = _WORD_AFTER.match(segment, m.end())
-        if after is not None and after.group(1).lower() not in _PROSE_AFTER:
+        word = "" if after is None else after.group(1).lower()
+        if word in _OFFERS_ANOTHER or after is not None and _name_like(after.group(1)):
+            raise Unreadable(f"another name offered beside a quoted one ({segment.strip()[:80]!r}), not one name")
+        if word and word not in _PROSE_AFTER and not _name_like(inner.group(1).strip("_$")):
             raise Unreadable(f"a quoted name inside a phrase ({segment.strip()[:80]!r}), not one name")
 
 

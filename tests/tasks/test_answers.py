@@ -579,6 +579,11 @@ BUGS = [
     ("Is this an error? Yes.", 1),  # ... not one asked of as a bug
     ("Is that really a bug? No.", 0),
     ("The bug: none", 0),  # ... nor a label
+    ("Does the function hold the injected bug? No.", 0),  # ... nor one that asks whether it is there
+    ("**Does the function hold the injected bug?** Yes.", 1),
+    ("Is the bug present? No.", 0),
+    ("Are these bugs? No.", 0),  # a pronoun, not a bug named
+    ("Answer: 0\n\nIs the bug present? Yes.", Refused("another answer \\(1\\)")),
     ("✅ Correct", 0),
     # a bug denied after a label that asks for one, a count of none, a JSON value that describes one
     ("Bug: None found", 0),
@@ -611,6 +616,8 @@ BUGS = [
     ("Answer: 0\n\nThe loop is fine; wait, `i > 0` should be `i >= 0`.", Refused("another answer \\(1\\)")),
     ("Answer: 1\n\nThe loop is fine. Wait, the comparison is swapped.", 1),
     ("Answer: 0\n\nThe loop is fine. Wait, is the comparison swapped? No.", 0),
+    ("Answer: 0\n\nThe variable `i` is used correctly; actually, `j` is not misused either.", 0),  # negated
+    ("Answer: 0\n\nThe upper bound is exclusive (instead of inclusive), as range() expects.", 0),  # an aside
     # a JSON object over several lines is read whole
     ('{\n  "answer": 1,\n  "explanation": "off by one"\n}', 1),
     ('```json\n{\n  "has_bug": true\n}\n```', 1),
@@ -750,6 +757,11 @@ NAMES = [
     ("Answer: `getValue` reads nicely", ("get", "value")),
     ("I'd name it `fetch_value` instead.", ("fetch", "value")),
     ("Answer: `value` looks good", Refused("inside a phrase")),
+    ("Answer: `get_` value", Refused("inside a phrase")),  # an underscore at its end makes no second subtoken
+    # ... and any quoted name that a word offering another, or an identifier, follows
+    ("Answer: `compute_total` vs total", Refused("another name offered")),
+    ("I'd name it `get_value` unless you prefer value.", Refused("another name offered")),
+    ("Answer: `get_value` or_default", Refused("another name offered")),
     # in second thoughts a quoted name is another answer, inside a phrase or not; they run to the line's end
     ("Answer: compute_total\n\nActually, `total` looks cleaner.", Refused("another answer")),
     ("Answer: get_value\n\nHmm, `value` alone may be enough.", Refused("another answer")),
@@ -761,6 +773,10 @@ NAMES = [
 ]
 
 CLASSIFY = [
+    # second thoughts after a pause open only with words of correction, never an aside's
+    ("Answer: sorting\n\nIt scans the list (rather than searching it).", "sorting"),
+    ("Answer: sorting\n\nIt orders the list; sorry for the long explanation.", "sorting"),
+    ("Answer: sorting\n\nIt orders the list (wait, searching).", Refused("another answer")),
     # a task whose answer is no number: a number opening it after the marker is a list's mark
     ("Answer: 1. sorting", "sorting"),
     ("**Answer:**\n2) searching", "searching"),
@@ -986,6 +1002,8 @@ EXEC = [
     ("Answer: 6\n\nIt returns 6; wait, that's wrong.", Refused("retracts")),
     ("Answer: 6\n\nIt returns 6 — actually, because the base case adds 1.", "6"),
     ("Answer: 6\n\nIt returns 6 (actually 6 for any odd n).", "6"),
+    ("Answer: 7\n\nThe value is 7 (actually f(3) returns 8).", Refused("another answer \\('8'\\)")),  # nested
+    ("Answer: 7\n\nIt is 7 (final answer).", "7"),  # ... words that open asides there open none
     ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
     ("Answer: 6\n\n```\n6\n```", "6"),
     ("The output:\n- `[2, 4]`", "[2, 4]"),  # a bullet before markup is no minus sign
