@@ -93,6 +93,7 @@ TABLES = {
     "lm-512-counting": "bench_lm_curves",
     "lm-unigram-corpus": "bench_unigram_corpus",
     "lm-unigram": "bench_lm_curves",
+    "lm-unigram-lr3": "bench_lm_curves",
     "lm-512-regularised-cipher": "bench_decipher",
     "lm-512-regularised-incontext": "bench_incontext",
     "alta-trace": "bench_alta_trace",
