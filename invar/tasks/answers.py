@@ -965,10 +965,8 @@ RETRACTING_OPENERS: tuple[str, ...] = (
     "let me recount",
     "let me reconsider",
 )
-#: the words that open a line of second thoughts (``Actually, …``, ``Update: …``, ``I think it's …``): the one
-#: list :data:`SECOND_THOUGHTS` reads, and a reply cut at the token limit may end inside (``Actu``). A task may
-#: add words that open any sentence (bugs: ``So 1.``), where only a bare answer may follow them
-OPENERS: tuple[str, ...] = (
+#: the words that stop to correct what came before (``Wait, …``, ``Hold on, …``), inside a sentence too
+_WAITS: tuple[str, ...] = (
     "actually",
     "wait",
     "no wait",
@@ -979,6 +977,12 @@ OPENERS: tuple[str, ...] = (
     "wait a minute",
     "hold on",
     "hang on",
+)
+#: the words that open a line of second thoughts (``Actually, …``, ``Update: …``, ``I think it's …``): the one
+#: list :data:`SECOND_THOUGHTS` reads, and a reply cut at the token limit may end inside (``Actu``). A task may
+#: add words that open any sentence (bugs: ``So 1.``), where only a bare answer may follow them
+OPENERS: tuple[str, ...] = (
+    *_WAITS,
     "hmm",
     "oh",
     "sorry",
@@ -1222,20 +1226,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
 _PAUSE = re.compile(r"[ \t]*(?:[—–;…]|\.\.\.)[ \t]*(?=\S)|[ \t]+\((?=\S)")
 #: the openers that correct after a pause: only those that never open an aside (``(rather than …)``, ``(final
 #: answer)``, ``(oh, in place)``, ``; sorry for the length`` are asides)
-PAUSE_OPENERS: tuple[str, ...] = (
-    "actually",
-    "wait",
-    "no wait",
-    "no, wait",
-    "ah wait",
-    "wait a moment",
-    "wait a second",
-    "wait a minute",
-    "hold on",
-    "hang on",
-    "correction",
-    "scratch that",
-)
+PAUSE_OPENERS: tuple[str, ...] = (*_WAITS, "correction", "scratch that")
 _AFTER_PAUSE = opening(PAUSE_OPENERS)
 
 
