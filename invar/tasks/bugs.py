@@ -778,14 +778,12 @@ def _asked(text: str, question: bool = False) -> str:
 
 
 #: the nouns that name a bug, and what makes one definite before them (``the bug``, ``this issue``,
-#: ``the injected bug``, ``its swapped comparison``)
+#: ``the injected bug``, ``its swap``)
 _BUG_NOUNS = {"bug", "bugs", "error", "errors", "issue", "issues", "defect", "defects", "mistake", "mistakes"}
 _BUG_NOUNS |= {"problem", "problems", "misuse", "swap"}
 _DEFINITE = {"the", "this", "that", "its", "their"}
 #: what makes the noun after it indefinite again (``Is this an error?`` asks whether there is one)
 _INDEFINITE = {"a", "an", "any", "some", "one"}
-
-
 #: the words of a question that ask whether a bug is there, named as given or not (``Is the bug present?``, ``Does
 #: the function hold the injected bug?``): the prompt's question
 _PRESENCE = {"present", "presence", "exist", "exists", "existing", "there", "contain", "contains", "have", "has"}
@@ -799,18 +797,12 @@ def _of_a_bug_named(words: list[str]) -> bool:
     if _PRESENCE & set(words):
         return False
     for k, word in enumerate(words):
-        before = words[max(0, k - 2) : k]
-        if (
-            word in _BUG_NOUNS
-            and before
-            and (
-                before[-1] in _DEFINITE
-                or len(before) == 2
-                and before[0] in _DEFINITE
-                and before[1] not in _NEGATIONS | _OTHERS | _INDEFINITE
-            )
-        ):
+        if word not in _BUG_NOUNS:
+            continue
+        if k >= 1 and words[k - 1] in _DEFINITE:  # ``the bug``
             return True
+        if k >= 2 and words[k - 2] in _DEFINITE and words[k - 1] not in _NEGATIONS | _OTHERS | _INDEFINITE:
+            return True  # ``the injected bug``, not ``this an error``
     return False
 
 

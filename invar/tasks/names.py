@@ -736,7 +736,7 @@ def _check_not_in_a_phrase(segment: str) -> None:
             continue
         after = _WORD_AFTER.match(segment, m.end())
         word = "" if after is None else after.group(1).lower()
-        if word in _OFFERS_ANOTHER or after is not None and _name_like(after.group(1)):
+        if word in _OFFERS_ANOTHER or (after is not None and _name_like(after.group(1))):
             raise Unreadable(f"another name offered beside a quoted one ({segment.strip()[:80]!r}), not one name")
         if word and word not in _PROSE_AFTER and not _name_like(inner.group(1).strip("_$")):
             raise Unreadable(f"a quoted name inside a phrase ({segment.strip()[:80]!r}), not one name")
