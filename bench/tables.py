@@ -94,6 +94,7 @@ TABLES = {
     "lm-unigram-corpus": "bench_unigram_corpus",
     "lm-unigram": "bench_lm_curves",
     "lm-unigram-lr3": "bench_lm_curves",
+    "lm-unigram-lr10": "bench_lm_curves",
     "lm-512-regularised-cipher": "bench_decipher",
     "lm-512-regularised-incontext": "bench_incontext",
     "alta-trace": "bench_alta_trace",
