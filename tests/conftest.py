@@ -1,6 +1,7 @@
 """Shared fixtures: paths to the repository's fixtures and to ../shared data,
 the CLI driven in-process (``invoke``), one torch thread a test process, the
-order that runs the slowest modules first, and invar's bytecode compiled once."""
+order that runs the slowest modules first, invar's bytecode compiled once,
+and work counted as the Python lines a call executes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -166,6 +168,27 @@ def bhive_blocks() -> list[str]:
                 if hexcode:
                     seen.setdefault(hexcode, None)
     return list(seen)
+
+
+def lines_executed(fn: Callable[[], object]) -> int:
+    """The Python lines ``fn()`` executes, counted by a trace function: a
+    measure of work that is the same on any machine however busy it is, where
+    a time is not (what C code does within one line counts as that line)."""
+    count = 0
+
+    def local(frame, event, arg):
+        nonlocal count
+        if event == "line":
+            count += 1
+        return local
+
+    previous = sys.gettrace()
+    sys.settrace(lambda frame, event, arg: local)
+    try:
+        fn()
+    finally:
+        sys.settrace(previous)
+    return count
 
 
 def pytest_terminal_summary(terminalreporter):
