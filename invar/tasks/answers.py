@@ -971,6 +971,7 @@ _WAITS: tuple[str, ...] = (
     "wait",
     "no wait",
     "no, wait",
+    "or wait",
     "ah wait",
     "wait a moment",
     "wait a second",
@@ -1048,6 +1049,9 @@ _LEAD_IN = re.compile(
     r"(?:go[ \t]+with|pick|choose|(?:label|call|name)[ \t]+it))(?![\w-])[ \t]*:?[ \t]*",
     re.I,
 )
+
+#: a hedge on the corrected answer, before or after its lead-in (``Wait, maybe 7``, ``Actually it's probably 7``)
+_HEDGE = re.compile(r"^(?:maybe|perhaps|probably|possibly|likely|more[ \t]+likely)(?![\w-])[ \t,]*", re.I)
 
 
 _RETRACTING = opening(RETRACTING_OPENERS)
@@ -1221,23 +1225,24 @@ def _second_thoughts_cut(tail: str) -> bool:
 
 #: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
-#: a pause inside a sentence (``—``, ``;``, ``…``, ``(``) that second thoughts may follow too (``The sum is 6 —
-#: wait, 10.``, ``6; actually 7``, ``6… no wait, 7``, ``6 (wait, 7)``)
-_PAUSE = re.compile(r"[ \t]*(?:[—–;…]|\.\.\.)[ \t]*(?=\S)|[ \t]+\((?=\S)")
+#: a pause inside a sentence (``—``, ``;``, ``…``, ``,``, ``:``, a spaced hyphen, ``(``, ``[``) that second
+#: thoughts may follow too (``The sum is 6 — wait, 10.``, ``6; actually 7``, ``6… no wait, 7``, ``6, wait, 7``,
+#: ``6 - actually 7``, ``6 (wait, 7)``, ``6 [actually 7]``)
+_PAUSE = re.compile(r"[ \t]*(?:[—–;…,:]|\.\.\.)[ \t]*(?=\S)|[ \t]+-{1,2}[ \t]+(?=\S)|[ \t]+[(\[](?=\S)")
 #: the openers that correct after a pause: only those that never open an aside (``(rather than …)``, ``(final
 #: answer)``, ``(oh, in place)``, ``; sorry for the length`` are asides)
 PAUSE_OPENERS: tuple[str, ...] = (*_WAITS, "correction", "scratch that")
 _AFTER_PAUSE = opening(PAUSE_OPENERS)
 
 
-def _closing_parenthesis(text: str) -> int:
-    """The index in ``text`` (what follows an opening parenthesis) of the parenthesis that closes it, nested
-    ones balanced (``actually f(3) returns 8)``), or its length where none does."""
+def _closing(text: str) -> int:
+    """The index in ``text`` of the first bracket that closes one opened before it, nested ones balanced
+    (``actually f(3) returns 8)``), or its length where none does: where second thoughts inside brackets end."""
     depth = 0
     for k, char in enumerate(text):
-        if char == "(":
+        if char in "([":
             depth += 1
-        elif char == ")":
+        elif char in ")]":
             if depth == 0:
                 return k
             depth -= 1
@@ -1247,17 +1252,14 @@ def _closing_parenthesis(text: str) -> int:
 def sentences(row: str) -> list[tuple[int, str]]:
     """Each sentence of ``row`` (one line) with what follows it to the line's end, and its place: the line
     itself first (0), then from each sentence that opens inside it (``The loop runs twice. No wait, 7.`` ->
-    ``No wait, 7.``), and from each pause (``—``, ``;``, ``…``, ``(``) that words of correction follow
-    (:data:`PAUSE_OPENERS`: ``The sum is 6 — wait, 10.``). Second thoughts run to the line's end, over their
-    own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those in parentheses, to their
-    close (``6 (wait, f(3) is 7).`` -> ``wait, f(3) is 7``)."""
-    cuts = [(m.end(), False) for m in _SENTENCE_END.finditer(row)]
-    cuts += [(m.end(), m.group().strip() == "(") for m in _PAUSE.finditer(row) if _AFTER_PAUSE.match(row[m.end() :])]
-    out = [(0, row)]
-    for k, (start, parenthesis) in enumerate(sorted(set(cuts)), 1):
-        rest = row[start:]
-        out.append((k, rest[: _closing_parenthesis(rest)] if parenthesis else rest))
-    return out
+    ``No wait, 7.``), and from each pause (``—``, ``;``, ``…``, ``,``, ``:``, `` - ``, ``(``, ``[``) that words of
+    correction follow (:data:`PAUSE_OPENERS`: ``The sum is 6 — wait, 10.``). Second thoughts run to the line's
+    end, over their own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those inside
+    brackets, to their close (``6 (wait, f(3) is 7).`` -> ``wait, f(3) is 7``, ``6 (note: actually 7)`` ->
+    ``actually 7``)."""
+    cuts = [m.end() for m in _SENTENCE_END.finditer(row)]
+    cuts += [m.end() for m in _PAUSE.finditer(row) if _AFTER_PAUSE.match(row[m.end() :])]
+    return [(0, row)] + [(k, row[start:][: _closing(row[start:])]) for k, start in enumerate(sorted(set(cuts)), 1)]
 
 
 def _thoughts(text: str) -> list[tuple[str, bool]]:
@@ -1280,12 +1282,13 @@ def _thoughts(text: str) -> list[tuple[str, bool]]:
 
 def second_thoughts(text: str) -> list[str]:
     """The lines of ``text`` (what follows a final answer) that open with words of
-    strong second thoughts (:data:`STRONG_OPENERS`), each as what follows them and
-    their lead-in (``Wait, it's [4]`` -> ``[4]``): where a task looks for another
-    answer after its final one (a weak opener's line: :func:`weak_thoughts`)."""
+    strong second thoughts (:data:`STRONG_OPENERS`), each as what follows them,
+    their lead-in and a hedge (``Wait, it's [4]`` -> ``[4]``, ``Wait, maybe 7`` ->
+    ``7``): where a task looks for another answer after its final one (a weak
+    opener's line: :func:`weak_thoughts`)."""
     out = []
     for rest, strong in _thoughts(text):
-        rest = _LEAD_IN.sub("", rest, count=1).strip()
+        rest = _HEDGE.sub("", _LEAD_IN.sub("", _HEDGE.sub("", rest, count=1), count=1), count=1).strip()
         if strong and rest:
             out.append(rest)
     return out

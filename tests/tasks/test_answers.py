@@ -622,6 +622,7 @@ BUGS = [
     ('{\n  "answer": 1,\n  "explanation": "off by one"\n}', 1),
     ('```json\n{\n  "has_bug": true\n}\n```', 1),
     ('{\n  "answer": 1,\n  "buggy": false\n}', Refused("conflicting")),
+    ("Answer: 0\n\nThe loop is fine, wait, the comparison is swapped.", Refused("another answer")),  # a comma
 ]
 
 NAMES = [
@@ -770,6 +771,7 @@ NAMES = [
     # two code spans are two names, never one span around the word between them
     ("Answer: `total` over `sum`", Refused("2 different quoted names")),
     ("Answer: ``get_value``", ("get", "value")),
+    ("Answer: `get_value`\n\nIt reads the value, actually `fetch_value` is better.", Refused("another answer")),
 ]
 
 CLASSIFY = [
@@ -911,6 +913,8 @@ CLASSIFY = [
     ("Answer: sorting\n\nIt sorts. No, wait: searching.", Refused("another answer")),
     ("Answer: sorting\n\nHold on, it's searching.", Refused("another answer")),
     ("Answer: sorting\n\nIt sorts. Hmm, I misread the loop.", Refused("retracts")),  # a retraction mid-line
+    ("Answer: sorting\n\nIt orders the list, wait, searching.", Refused("another answer")),  # after a comma
+    ("Answer: sorting\n\nIt orders the list: actually it is sorting.", "sorting"),
 ]
 
 EXEC = [
@@ -1004,6 +1008,22 @@ EXEC = [
     ("Answer: 6\n\nIt returns 6 (actually 6 for any odd n).", "6"),
     ("Answer: 7\n\nThe value is 7 (actually f(3) returns 8).", Refused("another answer \\('8'\\)")),  # nested
     ("Answer: 7\n\nIt is 7 (final answer).", "7"),  # ... words that open asides there open none
+    # ... a comma, a colon, a spaced hyphen or dash, a bracket, and inside brackets after a note
+    ("Answer: 6\n\nIt returns 6, wait, 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6, actually 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6: actually 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 - actually 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 -- actually 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 [actually 7].", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 (note: actually 7).", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 — or wait, maybe 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nWait, maybe 7.", Refused("another answer \\('7'\\)")),  # a hedge on the correction
+    ("Answer: 6\n\nActually it is probably 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6, actually.", "6"),
+    ("Answer: 6\n\nIt is, actually, 6.", "6"),
+    ("Answer: 6\n\nIt returns 6, actually, because n is odd.", "6"),
+    ("Answer: 6\n\nThe loop - actually the recursion - adds 3 each time.", "6"),
+    ("Answer: 6\n\nWait, probably not.", "6"),
     ("Answer: 6\n\n```\n7\n```", Refused("another answer")),  # a code block of one line after it
     ("Answer: 6\n\n```\n6\n```", "6"),
     ("The output:\n- `[2, 4]`", "[2, 4]"),  # a bullet before markup is no minus sign
