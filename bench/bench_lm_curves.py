@@ -401,8 +401,8 @@ def models_of(runs: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["model"] for r in runs))
 
 
-def curves_table(runs: list[dict]) -> str:
-    """Perplexity at chosen context lengths, mean over seeds, with the ratio to the learned model."""
+def curves_table(runs: list[dict], reference: str = "learned") -> str:
+    """Perplexity at chosen context lengths, mean over seeds, with the ratio to the ``reference`` model's."""
     contexts = runs[0]["curve"]["context"]
     points = sorted({c for c in (*POINTS, contexts[-1]) if c <= contexts[-1]})
     by_model: dict[str, np.ndarray] = {}
@@ -415,8 +415,8 @@ def curves_table(runs: list[dict]) -> str:
         cells = []
         for c in points:
             cell = f"{ppl[c - 1]:.2f}"
-            if name != "learned" and "learned" in by_model:
-                cell += f" ({ppl[c - 1] / by_model['learned'][c - 1]:.2f}×)"
+            if name != reference and reference in by_model:
+                cell += f" ({ppl[c - 1] / by_model[reference][c - 1]:.2f}×)"
             cells.append(cell)
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
@@ -509,6 +509,22 @@ def curves(report: dict | list[dict]) -> str:
     runs = joined(report, "runs")
     counted = "\n\n" + counted_table(runs) if any(r.get("counted") for r in runs) else ""
     return curves_table(runs) + counted
+
+
+def by_rate(reports: list[dict]) -> str:
+    """The curves of reports on the same test windows that trained at different peak learning rates: each
+    trained model named with its rate, the ratios to the first report's learned model, the counting
+    references once."""
+    runs, counted = [], {}
+    for report in reports:
+        lr = float(report["settings"]["lr"])
+        for r in report["runs"]:
+            if r.get("counted"):
+                counted.setdefault(r["model"], r)
+            else:
+                runs.append({**r, "model": f"{r['model']}, lr {lr:g}"})
+    reference = f"learned, lr {float(reports[0]['settings']['lr']):g}"
+    return curves_table(runs + list(counted.values()), reference)
 
 
 def table(report: dict) -> str:

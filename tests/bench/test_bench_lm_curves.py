@@ -180,6 +180,20 @@ def test_summary_gives_the_ratio_at_each_decade_of_context_and_the_last():
     assert together[4] == "| regularised | 2 | 15.00 ± 0.00 | 1.50× | 1.50× | 1.50× | 1.50× |"
 
 
+def test_by_rate_names_each_model_with_its_learning_rate_and_divides_by_the_first_reports_learned():
+    ppl = [10.0] * 412
+    first = {"settings": {"lr": "0.001"}, "runs": [_run("learned", 0, ppl), _run("lexinvariant", 0, [40.0] * 412)]}
+    counted = {**_run("frequency", 0, [30.0] * 412), "counted": True}
+    second = {"settings": {"lr": "0.01"}, "runs": [_run("lexinvariant", 0, [20.0] * 412), counted]}
+    rows = _module().by_rate([first, second, {**second, "runs": [counted]}]).splitlines()[2:]
+    assert [r.split(" | ")[:2] for r in rows] == [
+        ["| learned, lr 0.001", "10.00"],
+        ["| lexinvariant, lr 0.001", "40.00 (4.00×)"],
+        ["| lexinvariant, lr 0.01", "20.00 (2.00×)"],
+        ["| frequency", "30.00 (3.00×)"],  # a counting reference once, whatever its reports
+    ]
+
+
 def test_the_data_report_measures_the_test_windows_against_a_unigram_model(tmp_path):
     """``--prepare-only --report``: the splits, and over the scored test windows
     the character entropy, a unigram model's perplexity (never below the
