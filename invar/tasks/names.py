@@ -721,6 +721,28 @@ _WORD_AFTER = re.compile(r"[ \t]+([^\W\d][\w'-]*)")
 #: words after a quoted name that offer another beside it (`` `compute_total` vs total``, `` `get_value` unless
 #: you prefer value``)
 _OFFERS_ANOTHER = frozenset("vs versus nor else otherwise alternatively though although unless plus".split())
+#: a pause after a quoted name, and the word after it: a slash offers another name (`` `get` / fetch``), and so
+#: does a word of :data:`_OFFERS_ANOTHER` but a concession's (`` `compute_total`, else total``; not `` `x`, though
+#: it is long``)
+_PAUSED_WORD_AFTER = re.compile(r"[ \t]*([,;—–/]|-{1,2}(?=[ \t]))[ \t]*([^\W\d][\w'-]*)?")
+_OFFERS_AFTER_A_PAUSE = _OFFERS_ANOTHER - {"though", "although", "unless"}
+#: another word said to fit as well (``total also works``, ``total works too``, ``total is also fine``, ``unless
+#: you prefer total``): the word before, unless a pronoun or a word for the code (``it also works``, ``the
+#: function also works for floats``)
+_FITS_TOO = re.compile(
+    r"([^\W\d][\w$]*)[ \t]+(?:is[ \t]+|would[ \t]+be[ \t]+)?(?:(?:also|too)[ \t]+(?:works?|fits?|fine|good|ok|okay"
+    r"|acceptable|valid|reasonable|possible)\b|(?:works?|fits?|fine|good|ok|okay|acceptable|valid|reasonable)[ \t]+"
+    r"(?:too|as[ \t]+well)\b)|\b(?:if|unless)[ \t]+you[ \t]+prefer[ \t]+[`'\"“‘]?([^\W\d][\w$]*)",
+    re.I,
+)
+_NOT_ANOTHER = frozenset(
+    "it this that which one name so and but also too function method code loop call version approach".split()
+)
+
+
+def _fits_too(text: str) -> bool:
+    """Whether ``text`` (what follows a quoted name) says another name fits as well (:data:`_FITS_TOO`)."""
+    return any((m.group(1) or m.group(2)).lower() not in _NOT_ANOTHER for m in _FITS_TOO.finditer(text))
 
 
 def _check_not_in_a_phrase(segment: str) -> None:
@@ -728,15 +750,24 @@ def _check_not_in_a_phrase(segment: str) -> None:
     without a pause: the name is then part of a longer one (`` `value` getter``, `` `get` value``), not the
     answer. A name of several subtokens (`` `get_value` looks good``) is whole already (not ``get_``: a
     ``_`` or ``$`` at its ends makes no second subtoken). After any quoted name, a word that offers another
-    (:data:`_OFFERS_ANOTHER`: `` `compute_total` vs total``) or an identifier (`` `get_value` or_default``)
-    refuses the segment too."""
+    (:data:`_OFFERS_ANOTHER`: `` `compute_total` vs total``, after a pause too: `` `compute_total`, else
+    total``), an identifier (`` `get_value` or_default``), a slash (`` `get` / fetch``) or words that say
+    another fits as well (:data:`_FITS_TOO`: ``; total also works``) refuse the segment too."""
     for m in _QUOTED.finditer(segment):
         inner = _QUOTED_NAME.fullmatch(next(g for g in m.groups() if g is not None))
         if inner is None:
             continue
         after = _WORD_AFTER.match(segment, m.end())
         word = "" if after is None else after.group(1).lower()
-        if word in _OFFERS_ANOTHER or (after is not None and _name_like(after.group(1))):
+        paused = _PAUSED_WORD_AFTER.match(segment, m.end())
+        pause, then = (paused.group(1), (paused.group(2) or "").lower()) if paused else ("", "")
+        if (
+            word in _OFFERS_ANOTHER
+            or (after is not None and _name_like(after.group(1)))
+            or pause == "/"
+            or then in _OFFERS_AFTER_A_PAUSE
+            or _fits_too(segment[m.end() :])
+        ):
             raise Unreadable(f"another name offered beside a quoted one ({segment.strip()[:80]!r}), not one name")
         if word and word not in _PROSE_AFTER and not _name_like(inner.group(1).strip("_$")):
             raise Unreadable(f"a quoted name inside a phrase ({segment.strip()[:80]!r}), not one name")

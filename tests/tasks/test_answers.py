@@ -762,6 +762,19 @@ NAMES = [
     # ... and any quoted name that a word offering another, or an identifier, follows
     ("Answer: `compute_total` vs total", Refused("another name offered")),
     ("I'd name it `get_value` unless you prefer value.", Refused("another name offered")),
+    # ... after a pause too, a slash, and words that say another fits as well; a concession or a note offers none
+    ("Answer: `compute_total`, though total works too.", Refused("another name offered")),
+    ("Answer: `compute_total`; total also works.", Refused("another name offered")),
+    ("Answer: `compute_total` / total", Refused("another name offered")),
+    ("Answer: `compute_total` - total is also fine", Refused("another name offered")),
+    ("Answer: `compute_total`, else total", Refused("another name offered")),
+    ("Answer: `compute_total`, unless you prefer total", Refused("another name offered")),
+    ("Answer: `get_value` (value works too)", Refused("another name offered")),
+    ("Answer: `compute_total`, though it is long.", ("compute", "total")),
+    ("Answer: `compute_total`; it sums the prices.", ("compute", "total")),
+    ("Answer: `compute_total`, which works well.", ("compute", "total")),
+    ("Answer: `is_valid`, also fine for tuples", ("is", "valid")),
+    ("Answer: `compute_total`; the function also works for floats.", ("compute", "total")),
     ("Answer: `get_value` or_default", Refused("another name offered")),
     # in second thoughts a quoted name is another answer, inside a phrase or not; they run to the line's end
     ("Answer: compute_total\n\nActually, `total` looks cleaner.", Refused("another answer")),
