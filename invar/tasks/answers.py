@@ -1262,6 +1262,13 @@ def sentences(row: str) -> list[tuple[int, str]]:
     return [(0, row)] + [(k, row[start:][: _closing(row[start:])]) for k, start in enumerate(sorted(set(cuts)), 1)]
 
 
+def opened_strongly(text: str) -> re.Match | None:
+    """The words of second thoughts that open ``text`` (:data:`OPENERS`), where a strong one is among them
+    (:data:`STRONG_OPENERS`: ``Wait, …``, ``But wait, …``; not ``But …`` alone); None otherwise."""
+    m = SECOND_THOUGHTS.match(text)
+    return m if m is not None and _STRONG_WORD.search(m.group()) else None
+
+
 def _thoughts(text: str) -> list[tuple[str, bool]]:
     """The lines of ``text`` that open with words of second thoughts, each as
     what follows those words to the line's end, and whether a strong one (:data:`STRONG_OPENERS`) is among
@@ -1424,6 +1431,7 @@ def _distinct(values: Sequence[Any]) -> int:
 __all__ = [
     "sentences",
     "PAUSE_OPENERS",
+    "opened_strongly",
     "Reading",
     "Unreadable",
     "Reader",

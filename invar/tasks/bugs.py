@@ -84,13 +84,13 @@ from ..frontends.units import own_name
 from ..program import Program
 from . import Example, Task, checked
 from .answers import OPENERS as SECOND_THOUGHT_WORDS
-from .answers import STRONG_OPENERS
 from .answers import (
     Reader,
     Unreadable,
     clean,
     json_object,
     lines,
+    opened_strongly,
     opening,
     retracts,
     sentences,
@@ -1302,9 +1302,8 @@ _BARE = re.compile(r"[01][.!]?")
 #: ``The answer is no``); not ``well`` or ``ok``, which open a retraction as often (``Well, no: …``)
 _CONCLUDING = opening([w for w in CONCLUSIONS if w not in ("well", "ok", "okay")])
 _BARE_WORD = re.compile(r"(?P<word>yes|no)[ \t]*[.!]?", re.I)
-#: words of strong second thoughts (``Actually``, ``Wait``, ``Update``: :data:`~invar.tasks.answers.STRONG_OPENERS`)
-_STRONG = opening(STRONG_OPENERS)
-#: a bug described on a line of strong second thoughts that gives no verdict word (``Wait, `total` should be
+#: a bug described on a line of strong second thoughts (``Actually``, ``Wait``, ``But wait``, ``Update``:
+#: :func:`~invar.tasks.answers.opened_strongly`) that gives no verdict word (``Wait, `total` should be
 #: `count`.``, ``Actually, the comparison is swapped.``, ``Hmm, wait. `i > 0` should probably be `i >= 0`.``,
 #: ``Update: there is a swapped comparison on line 3.``, ``Wait, line 3 uses `<` where it needs `<=`.``): a
 #: verdict of 1 there
@@ -1312,6 +1311,18 @@ _FIX = re.compile(
     r"\b(?:should(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+(?:be|use|read|compare|return|start|stop|end"
     r"|begin)|instead[ \t]+of|(?:is|are|was|were)[ \t]+(?:wrong|swapped|reversed|inverted|misused)|misuse[ds]?"
     r"|off[- ]by[- ]one|swapped[ \t]+(?:comparison|operator)|where[ \t]+(?:it[ \t]+)?(?:needs|is[ \t]+needed))\b",
+    re.I,
+)
+#: a contrast that opens a sentence (``However, …``, ``But …``, ``That said, …``), and one after a pause
+_CONTRAST = re.compile(r"(?:however|but|that[ \t]+said|yet)(?![\w-])[ \t,:]*", re.I)
+_CONTRAST_AFTER_PAUSE = re.compile(r"[,;:—–][ \t]*((?:however|but|that[ \t]+said|yet)(?![\w-]))", re.I)
+#: a defect named outright (``is swapped``, ``is wrong``, ``misuses``, ``off by one``, ``should be <=``, ``should
+#: be `count```): what a contrast after a verdict of none must name to give one (``However, the name could be
+#: clearer.``, ``But `i` should be renamed.`` name none)
+_DEFECT = re.compile(
+    r"\b(?:is|are|was|were)[ \t]+(?:wrong|swapped|reversed|inverted|misused|incorrect|buggy)\b|\bmisuse[ds]?\b"
+    r"|\boff[- ]by[- ]one\b|\bswapped[ \t]+(?:comparison|operator)\b"
+    r"|\bshould(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+(?:be|use|read|compare)[ \t]+[`'\"<>=!]",
     re.I,
 )
 #: a bare verdict that closes a line of second thoughts after a pause (``Wait, no, the code is fine: 0.``); a
@@ -1329,15 +1340,27 @@ def _answering(question: str, word: str) -> list[int]:
 
 
 def _fixes(sentence: str) -> bool:
-    """Whether a sentence of strong second thoughts describes a bug (:data:`_FIX`), not negated (``j is not
+    """Whether a sentence of strong second thoughts describes a bug (:data:`_FIX`), or one that a contrast opens
+    names a defect (:data:`_DEFECT`: ``However, the comparison is swapped.``), not negated (``j is not
     misused``), and asks nothing."""
-    if "?" in sentence or not _STRONG.match(sentence) or retracts(sentence):
+    if "?" in sentence or retracts(sentence):
         return False
-    for fix in _FIX.finditer(sentence):
+    strong, contrast = opened_strongly(sentence), _CONTRAST.match(sentence)
+    if strong is None and contrast is None:
+        return False
+    for fix in (_FIX if strong is not None else _DEFECT).finditer(sentence):
         before = [w.lower() for w in _TOKENS.findall(sentence[: fix.start()]) if w[0].isalnum()][-3:]
         if not any(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in before):
             return True
     return False
+
+
+def _contrasts(line: str) -> list[str]:
+    """What follows each contrast inside ``line`` after a pause (``The loop is fine; but the comparison is
+    swapped.``, ``It looks right — however, …``) to its sentence's end."""
+    return [
+        re.split(r"(?<=[.!?])[ \t]", line[m.start(1) :], maxsplit=1)[0] for m in _CONTRAST_AFTER_PAUSE.finditer(line)
+    ]
 
 
 def find_answers(text: str) -> list[int]:
@@ -1363,7 +1386,7 @@ def find_answers(text: str) -> list[int]:
             found = verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line)
         except ValueError:
             found = []
-        if not found and any(_fixes(sentence) for _, sentence in sentences(line)):
+        if not found and any(_fixes(sentence) for sentence in [s for _, s in sentences(line)] + _contrasts(line)):
             found = [1]  # ``Update: found it: `total` should be `count`.``, ``It's fine. Wait, `<` should be `<=`.``
         out.extend(found)
     return out

@@ -623,6 +623,18 @@ BUGS = [
     ('```json\n{\n  "has_bug": true\n}\n```', 1),
     ('{\n  "answer": 1,\n  "buggy": false\n}', Refused("conflicting")),
     ("Answer: 0\n\nThe loop is fine, wait, the comparison is swapped.", Refused("another answer")),  # a comma
+    # a contrast that names a defect after a verdict of none, after a pause too; one that names none is a note
+    ("Answer: 0\n\nThe loop is fine; but the comparison is swapped.", Refused("another answer")),
+    ("Answer: 0\n\nThe loop is correct. However, the comparison is swapped.", Refused("another answer")),
+    ("Answer: 0\n\nThe code is correct. But j is misused in the inner loop.", Refused("another answer")),
+    ("Answer: 0\n\nThe code is correct. However, the comparison should be <= to include the end.", Refused("another")),
+    ("Answer: 0\n\nThe loop is fine. But wait, the comparison is swapped.", Refused("another answer")),  # strong
+    ("Answer: 0\n\nThe loop is fine. However, the name is misleading.", 0),
+    ("Answer: 0\n\nNo bug. However, the variable name could be clearer.", 0),
+    ("Answer: 0\n\nThe loop is fine; but it could be faster.", 0),
+    ("Answer: 0\n\nThe code is correct. But `i` should be renamed.", 0),
+    ("Answer: 0\n\nThe code is correct, but the comparison is not swapped.", 0),
+    ("Answer: 1\n\nThe loop is fine, but the comparison is swapped.", 1),
 ]
 
 NAMES = [
