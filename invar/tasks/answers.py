@@ -1044,8 +1044,9 @@ CORRECTING = _anywhere(w for w in STRONG_OPENERS if w not in ("final", "rather",
 #: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``,
 #: ``I meant``, ``I'd go with``)
 _LEAD_IN = re.compile(
-    r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:is|would[ \t]+be|should[ \t]+be"
-    r"|must[ \t]+be|returns|gives))|it[ \t]+returns|i[ \t]+meant|i(?:'d|’d|[ \t]+would)[ \t]+(?:rather[ \t]+)?"
+    r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:(?:probably|maybe|perhaps|likely"
+    r"|possibly)[ \t]+)?(?:is|would[ \t]+be|should[ \t]+be|must[ \t]+be|returns|gives))|i[ \t]+meant"
+    r"|i(?:'d|’d|[ \t]+would)[ \t]+(?:rather[ \t]+)?"
     r"(?:go[ \t]+with|pick|choose|(?:label|call|name)[ \t]+it))(?![\w-])[ \t]*:?[ \t]*",
     re.I,
 )
@@ -1225,21 +1226,48 @@ def _second_thoughts_cut(tail: str) -> bool:
 
 #: where a sentence ends inside a line and another opens (``The loop runs twice. No wait, 7.``)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+(?=\S)")
-#: a pause inside a sentence (``—``, ``;``, ``…``, ``,``, ``:``, a spaced hyphen, ``(``, ``[``) that second
-#: thoughts may follow too (``The sum is 6 — wait, 10.``, ``6; actually 7``, ``6… no wait, 7``, ``6, wait, 7``,
-#: ``6 - actually 7``, ``6 (wait, 7)``, ``6 [actually 7]``)
-_PAUSE = re.compile(r"[ \t]*(?:[—–;…,:]|\.\.\.)[ \t]*(?=\S)|[ \t]+-{1,2}[ \t]+(?=\S)|[ \t]+[(\[](?=\S)")
+#: a pause inside a sentence (``—``, ``;``, ``…``, ``(``) that second thoughts may follow too (``The sum is 6 —
+#: wait, 10.``, ``6; actually 7``, ``6… no wait, 7``, ``6 (wait, 7)``)
+_PAUSE = re.compile(r"[ \t]*(?:[—–;…]|\.\.\.)[ \t]*(?=\S)|[ \t]+\((?=\S)")
+#: a softer pause (``,``, ``:``, a spaced hyphen, ``[``), after which ``actually`` is as often an aside (``It is,
+#: actually, a getter``, ``Note: actually …``): second thoughts there open with punctuation after their words
+#: (``6, wait, 7``, ``6 [wait, 7]``; not ``[wait for the lock]``), and those that ``actually`` alone opens are
+#: weak ones, read only where an answer stands alone in them (``6, actually 7``, ``2.5, actually, perhaps 3``;
+#: not ``It is, actually, a plain getter``)
+_SOFT_PAUSE = re.compile(r"[ \t]*[,:][ \t]*(?=\S)|[ \t]+-{1,2}[ \t]+(?=\S)|[ \t]+\[(?=\S)")
 #: the openers that correct after a pause: only those that never open an aside (``(rather than …)``, ``(final
 #: answer)``, ``(oh, in place)``, ``; sorry for the length`` are asides)
 PAUSE_OPENERS: tuple[str, ...] = (*_WAITS, "correction", "scratch that")
 _AFTER_PAUSE = opening(PAUSE_OPENERS)
+_AFTER_SOFT_PAUSE = re.compile(
+    rf"(?:{_phrases(w for w in PAUSE_OPENERS if w != 'actually')})(?:[ \t]*[,:;!—–]|[ \t]+-{{1,2}}[ \t])", re.I
+)
+_ACTUALLY = re.compile(r"actually(?![\w-])", re.I)
+#: quoted text, where a bracket is no bracket (``'()'``, `` `]` ``, ``"["``)
+_QUOTED_TEXT = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)")
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with its quoted text blanked, as long as it was."""
+    return _QUOTED_TEXT.sub(lambda m: " " * len(m.group()), text)
+
+
+def _depth(text: str) -> int:
+    """How many brackets ``text`` leaves open (``(`` and ``[``; quoted ones are none)."""
+    depth = 0
+    for char in _unquoted(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]" and depth:
+            depth -= 1
+    return depth
 
 
 def _closing(text: str) -> int:
     """The index in ``text`` of the first bracket that closes one opened before it, nested ones balanced
-    (``actually f(3) returns 8)``), or its length where none does: where second thoughts inside brackets end."""
+    (``actually f(3) returns 8)``) and quoted ones none (``gives ')(' so``), or its length where none does."""
     depth = 0
-    for k, char in enumerate(text):
+    for k, char in enumerate(_unquoted(text)):
         if char in "([":
             depth += 1
         elif char in ")]":
@@ -1249,17 +1277,44 @@ def _closing(text: str) -> int:
     return len(text)
 
 
+def _sentences(row: str) -> list[tuple[int, str, bool]]:
+    """:func:`sentences`, each with whether it is weak: ``actually`` alone after a soft pause."""
+    cuts = {m.end(): False for m in _SENTENCE_END.finditer(row)}
+    for m in _PAUSE.finditer(row):
+        if _AFTER_PAUSE.match(row[m.end() :]):
+            cuts[m.end()] = False
+    for m in _SOFT_PAUSE.finditer(row):
+        if m.end() not in cuts and (_AFTER_SOFT_PAUSE.match(row[m.end() :]) or _ACTUALLY.match(row[m.end() :])):
+            cuts[m.end()] = _AFTER_SOFT_PAUSE.match(row[m.end() :]) is None
+    out = [(0, row, False)]
+    for k, start in enumerate(sorted(cuts), 1):
+        rest = row[start:]
+        out.append((k, rest[: _closing(rest)] if _depth(row[:start]) else rest, cuts[start]))
+    return out
+
+
 def sentences(row: str) -> list[tuple[int, str]]:
     """Each sentence of ``row`` (one line) with what follows it to the line's end, and its place: the line
     itself first (0), then from each sentence that opens inside it (``The loop runs twice. No wait, 7.`` ->
-    ``No wait, 7.``), and from each pause (``—``, ``;``, ``…``, ``,``, ``:``, `` - ``, ``(``, ``[``) that words of
-    correction follow (:data:`PAUSE_OPENERS`: ``The sum is 6 — wait, 10.``). Second thoughts run to the line's
-    end, over their own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those inside
+    ``No wait, 7.``), and from each pause that words of correction follow (:data:`PAUSE_OPENERS`: ``The sum is
+    6 — wait, 10.``, ``6, wait, 7``, ``6 [wait, 7]``; not the weak ones, ``6, actually 7``). Second thoughts run
+    to the line's end, over their own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those inside
     brackets, to their close (``6 (wait, f(3) is 7).`` -> ``wait, f(3) is 7``, ``6 (note: actually 7)`` ->
     ``actually 7``)."""
-    cuts = [m.end() for m in _SENTENCE_END.finditer(row)]
-    cuts += [m.end() for m in _PAUSE.finditer(row) if _AFTER_PAUSE.match(row[m.end() :])]
-    return [(0, row)] + [(k, row[start:][: _closing(row[start:])]) for k, start in enumerate(sorted(set(cuts)), 1)]
+    return [(k, sentence) for k, sentence, weak in _sentences(row) if not weak]
+
+
+def weak_sentences(row: str) -> list[str]:
+    """The second thoughts of ``row`` (one line) that ``actually`` alone opens after a soft pause (``6, actually
+    7``, ``fine: actually, `<` should be `<=```), which :func:`sentences` leaves out: as often asides (``It is,
+    actually, a plain getter``)."""
+    return [sentence for _k, sentence, weak in _sentences(row) if weak]
+
+
+def _unhedged(rest: str) -> str:
+    """``rest`` (what follows words of second thoughts) without its lead-in and a hedge before or after it
+    (``it's probably 7`` -> ``7``)."""
+    return _HEDGE.sub("", _LEAD_IN.sub("", _HEDGE.sub("", rest, count=1), count=1), count=1).strip()
 
 
 def opened_strongly(text: str) -> re.Match | None:
@@ -1276,13 +1331,14 @@ def _thoughts(text: str) -> list[tuple[str, bool]]:
     line's end (``The loop runs twice. No wait, 7.``)."""
     out = []
     for line in text.splitlines():
-        for k, sentence in sentences(clean(line, line=True)):
+        for k, sentence, weak in _sentences(clean(line, line=True)):
             m = SECOND_THOUGHTS.match(sentence)
             if m is None or not m.group().strip():
                 continue
-            strong = bool(_STRONG_WORD.search(m.group()))
+            strong = bool(_STRONG_WORD.search(m.group())) and not weak
             rest = sentence[m.end() :].strip()
-            if rest and (k == 0 or strong):
+            rest = _unhedged(rest) if weak else rest  # ``6, actually it's 7``: as after a strong opener
+            if rest and (k == 0 or strong or weak):
                 out.append((rest, strong))
     return out
 
@@ -1295,7 +1351,7 @@ def second_thoughts(text: str) -> list[str]:
     opener's line: :func:`weak_thoughts`)."""
     out = []
     for rest, strong in _thoughts(text):
-        rest = _HEDGE.sub("", _LEAD_IN.sub("", _HEDGE.sub("", rest, count=1), count=1), count=1).strip()
+        rest = _unhedged(rest)
         if strong and rest:
             out.append(rest)
     return out
@@ -1432,6 +1488,7 @@ __all__ = [
     "sentences",
     "PAUSE_OPENERS",
     "opened_strongly",
+    "weak_sentences",
     "Reading",
     "Unreadable",
     "Reader",

@@ -95,6 +95,7 @@ from .answers import (
     retracts,
     sentences,
     table_cells,
+    weak_sentences,
     without_label,
 )
 from .names import (
@@ -1325,6 +1326,10 @@ _DEFECT = re.compile(
     r"|\bshould(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+(?:be|use|read|compare)[ \t]+[`'\"<>=!]",
     re.I,
 )
+#: what makes a defect named after a contrast a matter of style (``… should be `lst` for readability``)
+_STYLE_WORD = re.compile(
+    r"\b(?:readab\w*|clarity|clearer|style|stylistic|nit|naming|convention|pythonic|idiomatic|cosmetic)\b", re.I
+)
 #: a bare verdict that closes a line of second thoughts after a pause (``Wait, no, the code is fine: 0.``); a
 #: hyphen is no pause but a minus (``the last index is n-1``, ``n - 1``)
 _CLOSING = re.compile(r"[,:;—–][ \t]*[*_`]*(?P<verdict>[01])[*_`]*[ \t]*[.!]?[ \t]*$")
@@ -1339,17 +1344,23 @@ def _answering(question: str, word: str) -> list[int]:
         return []
 
 
-def _fixes(sentence: str) -> bool:
+def _fixes(sentence: str, narrow: bool = False) -> bool:
     """Whether a sentence of strong second thoughts describes a bug (:data:`_FIX`), or one that a contrast opens
-    names a defect (:data:`_DEFECT`: ``However, the comparison is swapped.``), not negated (``j is not
-    misused``), and asks nothing."""
+    (or ``actually`` after a soft pause: ``narrow``) names a defect (:data:`_DEFECT`: ``However, the comparison
+    is swapped.``) and no matter of style (``… should be `lst` for readability``), not negated in its clause
+    (``j is not misused``; not ``No wait, j is misused``), and asks nothing."""
     if "?" in sentence or retracts(sentence):
         return False
-    strong, contrast = opened_strongly(sentence), _CONTRAST.match(sentence)
-    if strong is None and contrast is None:
+    opener = opened_strongly(sentence) or _CONTRAST.match(sentence)
+    if opener is None:
         return False
-    for fix in (_FIX if strong is not None else _DEFECT).finditer(sentence):
-        before = [w.lower() for w in _TOKENS.findall(sentence[: fix.start()]) if w[0].isalnum()][-3:]
+    narrow = narrow or opened_strongly(sentence) is None
+    if narrow and _STYLE_WORD.search(sentence):
+        return False
+    body = sentence[opener.end() :]
+    for fix in (_DEFECT if narrow else _FIX).finditer(body):
+        clause = re.split(r"[,;:—–]", body[: fix.start()])[-1]
+        before = [w.lower() for w in _TOKENS.findall(clause) if w[0].isalnum()][-3:]
         if not any(w in _NEGATIONS or w.endswith(("n't", "n’t")) for w in before):
             return True
     return False
@@ -1386,8 +1397,11 @@ def find_answers(text: str) -> list[int]:
             found = verdicts(rest if rest != line and _BARE.fullmatch(rest.strip()) else line)
         except ValueError:
             found = []
-        if not found and any(_fixes(sentence) for sentence in [s for _, s in sentences(line)] + _contrasts(line)):
+        narrow = [(s, True) for s in weak_sentences(line) + _contrasts(line)]
+        if not found and any(_fixes(s, n) for s, n in [(s, False) for _, s in sentences(line)] + narrow):
             found = [1]  # ``Update: found it: `total` should be `count`.``, ``It's fine. Wait, `<` should be `<=`.``
+        elif found:  # a verdict that second thoughts later in the line take back (``No bug, scratch that, 1.``)
+            found += [v for _, s in sentences(line)[1:] if opened_strongly(s) for v in find_answers(s)]
         out.extend(found)
     return out
 

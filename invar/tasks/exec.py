@@ -279,6 +279,17 @@ def find_answers(text: str) -> list[str]:
     return out
 
 
+def _alone(rest: str) -> list[str]:
+    """The literal that ``rest`` (a line of weak second thoughts) is, with its sentence's full stop or without
+    (``I think 7.``); none where it is no literal alone."""
+    for form in dict.fromkeys((rest, rest.rstrip(" \t."))):
+        try:
+            return [read_answer(form)]
+        except ValueError:
+            continue
+    return []
+
+
 def later_answers(text: str) -> list[str]:
     """The literals the text after a final answer gives anyway: on a line of
     second thoughts (``Wait, it's [4].``, ``Correction: 6``), or presented in
@@ -291,7 +302,7 @@ def later_answers(text: str) -> list[str]:
         read_answer,
         forms=lambda rest: (rest, rest.rstrip(" \t.")),  # a sentence's full stop, or none
         otherwise=presented,
-        weak=lambda rest: [read_answer(rest)],
+        weak=_alone,
     )
     for line in text.splitlines():  # ``So f(3) = 7.``, ``The result is 7.``: a conclusion restated
         if (concluding := _CONCLUDING.match(tidy(line))) is not None:

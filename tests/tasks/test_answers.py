@@ -635,6 +635,14 @@ BUGS = [
     ("Answer: 0\n\nThe code is correct. But `i` should be renamed.", 0),
     ("Answer: 0\n\nThe code is correct, but the comparison is not swapped.", 0),
     ("Answer: 1\n\nThe loop is fine, but the comparison is swapped.", 1),
+    ("Answer: 0\n\nThe loop is fine, actually, `<` should be `<=`.", Refused("another answer")),
+    ("Answer: 0\n\nNo bug, or wait, `i > 0` should be `i >= 0`.", Refused("another answer")),  # a verdict taken back
+    ("Answer: 0\n\nNo bug, scratch that, 1.", Refused("another answer")),
+    ("Answer: 0\n\nThe loop is fine - actually no, `i` is off by one.", Refused("another answer")),
+    ("Answer: 0\n\nThe edge case, actually, should be fine since the list is never empty.", 0),  # asides
+    ("Answer: 0\n\nEdge cases: actually, an empty input should return 0, and it does.", 0),
+    ("Answer: 0\n\nNaming nit: actually, `l` should be `lst` for readability; the logic is right.", 0),
+    ("Answer: 0\n\nThe guard - actually the first line - should return early for empty input, and it does.", 0),
 ]
 
 NAMES = [
@@ -797,6 +805,21 @@ NAMES = [
     ("Answer: `total` over `sum`", Refused("2 different quoted names")),
     ("Answer: ``get_value``", ("get", "value")),
     ("Answer: `get_value`\n\nIt reads the value, actually `fetch_value` is better.", Refused("another answer")),
+    (
+        "Answer: `get_value`\n\nA getter. Wait, two things: 1) it writes the cache, 2) it reads, so `load_value`.",
+        Refused("another"),
+    ),
+    ("Answer: `get_value`\n\nA getter [actually, `read_value`].", Refused("another answer")),
+    ("Answer: `get_value`\n\nIt is, actually, a plain getter for the `value` attribute.", ("get", "value")),  # asides
+    (
+        "Answer: `count_words`\n\nNote: actually `split()` with no arguments handles repeated spaces.",
+        ("count", "words"),
+    ),
+    ("Answer: `get_value`\n\nIt wraps the attribute - actually `self._value` - in a method.", ("get", "value")),
+    (
+        "Answer: `wait_for_lock`\n\nThe loop [wait until `locked` is False] sleeps 10 ms per round.",
+        ("wait", "for", "lock"),
+    ),
 ]
 
 CLASSIFY = [
@@ -940,6 +963,12 @@ CLASSIFY = [
     ("Answer: sorting\n\nIt sorts. Hmm, I misread the loop.", Refused("retracts")),  # a retraction mid-line
     ("Answer: sorting\n\nIt orders the list, wait, searching.", Refused("another answer")),  # after a comma
     ("Answer: sorting\n\nIt orders the list: actually it is sorting.", "sorting"),
+    ("Answer: sorting\n\nIt orders the list: actually, searching.", Refused("another answer")),
+    ("Answer: sorting\n\nIt orders the list - actually, perhaps searching.", Refused("another answer")),
+    ("Answer: sorting\n\nIt is, actually, a textbook bubble sort.", "sorting"),  # asides
+    ("Answer: sorting\n\nNote: actually the outer loop could stop early if no swaps occur.", "sorting"),
+    ("Answer: searching\n\nThe loop [wait for the match] returns the index as soon as it finds the key.", "searching"),
+    ("Answer: sorting\n\nIt sorts, actually, in place.", Refused("another answer")),  # in place may be a label
 ]
 
 EXEC = [
@@ -1067,6 +1096,23 @@ EXEC = [
     ("Answer: 6\n\nThe loop runs three times. Wait, that's wrong.", Refused("retracts")),  # a retraction mid-line
     ("Answer: 6\n\nThe loop runs three times. Hold on, I miscounted the iterations.", Refused("retracts")),
     ("Answer: 6\n\nThe loop runs three times. Wait, 6 is right.", "6"),
+    # second thoughts past a list mark, a smiley or a quoted bracket run on to their answer
+    (
+        "Answer: 6\n\nThat's 6. Actually, a) `n` is 4 here and b) the loop is inclusive, so it returns 10.",
+        Refused("another"),
+    ),
+    ("Answer: 6\n\nI traced it. Wait :) it returns 7.", Refused("another answer")),
+    ("Answer: '()'\n\nIt reverses. Wait, reversing '()' gives ')(' so it returns ')('.", Refused("another answer")),
+    (
+        "Answer: '[]'\n\nIt wraps nothing. Actually, it returns ']' because only the last character is kept.",
+        Refused("another"),
+    ),
+    # ``actually`` after a comma, a colon, a hyphen or a bracket: weak, an answer alone there is another
+    ("Answer: [1, 2]\n\nThe result is [1, 2], actually, maybe [1, 2, 3].", Refused("another answer")),
+    ("Answer: 6\n\nIt returns 6: actually, more likely 7.", Refused("another answer")),
+    ("Answer: 6\n\nIt returns 6, actually, it probably returns 7.", Refused("another answer")),
+    ("Answer: 6\n\nActually, it probably returns 7.", Refused("another answer")),  # a hedge inside the lead-in
+    ("Answer: 6\n\nIt returns 6: correction, 6 exactly, not 6.0.", Refused("retracts")),  # as at a line's start
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
