@@ -1303,27 +1303,31 @@ _BARE = re.compile(r"[01][.!]?")
 #: ``The answer is no``); not ``well`` or ``ok``, which open a retraction as often (``Well, no: …``)
 _CONCLUDING = opening([w for w in CONCLUSIONS if w not in ("well", "ok", "okay")])
 _BARE_WORD = re.compile(r"(?P<word>yes|no)[ \t]*[.!]?", re.I)
+#: a defect named outright (``is swapped``, ``misuses``, ``off by one``), and the start of a fix (``should be``)
+_NAMED_DEFECT = (
+    r"(?:is|are|was|were)[ \t]+(?:wrong|swapped|reversed|inverted|misused)|misuse[ds]?|off[- ]by[- ]one"
+    r"|swapped[ \t]+(?:comparison|operator)"
+)
+_SHOULD = r"should(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+"
 #: a bug described on a line of strong second thoughts (``Actually``, ``Wait``, ``But wait``, ``Update``:
 #: :func:`~invar.tasks.answers.opened_strongly`) that gives no verdict word (``Wait, `total` should be
 #: `count`.``, ``Actually, the comparison is swapped.``, ``Hmm, wait. `i > 0` should probably be `i >= 0`.``,
 #: ``Update: there is a swapped comparison on line 3.``, ``Wait, line 3 uses `<` where it needs `<=`.``): a
 #: verdict of 1 there
 _FIX = re.compile(
-    r"\b(?:should(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+(?:be|use|read|compare|return|start|stop|end"
-    r"|begin)|instead[ \t]+of|(?:is|are|was|were)[ \t]+(?:wrong|swapped|reversed|inverted|misused)|misuse[ds]?"
-    r"|off[- ]by[- ]one|swapped[ \t]+(?:comparison|operator)|where[ \t]+(?:it[ \t]+)?(?:needs|is[ \t]+needed))\b",
+    rf"\b(?:{_SHOULD}(?:be|use|read|compare|return|start|stop|end|begin)|instead[ \t]+of|{_NAMED_DEFECT}"
+    r"|where[ \t]+(?:it[ \t]+)?(?:needs|is[ \t]+needed))\b",
     re.I,
 )
 #: a contrast that opens a sentence (``However, …``, ``But …``, ``That said, …``), and one after a pause
 _CONTRAST = re.compile(r"(?:however|but|that[ \t]+said|yet)(?![\w-])[ \t,:]*", re.I)
 _CONTRAST_AFTER_PAUSE = re.compile(r"[,;:—–][ \t]*((?:however|but|that[ \t]+said|yet)(?![\w-]))", re.I)
-#: a defect named outright (``is swapped``, ``is wrong``, ``misuses``, ``off by one``, ``should be <=``, ``should
-#: be `count```): what a contrast after a verdict of none must name to give one (``However, the name could be
+#: a defect named outright (:data:`_NAMED_DEFECT`, ``is incorrect``, ``should be <=``, ``should be `count```): what
+#: a contrast after a verdict of none must name to give one (``However, the name could be
 #: clearer.``, ``But `i` should be renamed.`` name none)
 _DEFECT = re.compile(
-    r"\b(?:is|are|was|were)[ \t]+(?:wrong|swapped|reversed|inverted|misused|incorrect|buggy)\b|\bmisuse[ds]?\b"
-    r"|\boff[- ]by[- ]one\b|\bswapped[ \t]+(?:comparison|operator)\b"
-    r"|\bshould(?:[ \t]+(?:probably|really|actually|instead))?[ \t]+(?:be|use|read|compare)[ \t]+[`'\"<>=!]",
+    rf"\b(?:{_NAMED_DEFECT}|(?:is|are|was|were)[ \t]+(?:incorrect|buggy))\b|\b{_SHOULD}(?:be|use|read|compare)[ \t]+"
+    r"[`'\"<>=!]",
     re.I,
 )
 #: what makes a defect named after a contrast a matter of style (``… should be `lst` for readability``)
