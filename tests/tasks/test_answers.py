@@ -1113,6 +1113,19 @@ EXEC = [
     ("Answer: 6\n\nIt returns 6, actually, it probably returns 7.", Refused("another answer")),
     ("Answer: 6\n\nActually, it probably returns 7.", Refused("another answer")),  # a hedge inside the lead-in
     ("Answer: 6\n\nIt returns 6: correction, 6 exactly, not 6.0.", Refused("retracts")),  # as at a line's start
+    # a call said to return a value in words, printed with its output, or tested with the value first
+    ("Answer: 6\n\nf(3) returns 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nCalling f(3) gives 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\n- `f(3)` returns `7`", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\n```python\nprint(f(3))  # 7\n```", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\n```python\nassert 7 == f(3)\n```", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\n```python\nself.assertEqual(f(3), 7)\n```", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nf(3) returns 6.", "6"),
+    ("Answer: 6\n\n```python\nprint(f(3))  # Output: 6\n```", "6"),
+    ("Answer: 6\n\nf(2) returns 3, and f(3) returns 6.", "6"),  # a trace: several calls, other inputs
+    ("Answer: 6\n\nf(3) returns the sum of 1 to 3.", "6"),  # no literal
+    ("Answer: [2, 4]\n\nf([1, 2, 3]) returns [2, 4] because it doubles the even ones.", "[2, 4]"),
+    ("Answer: 6\n\n```python\nassert 1 == f(1)\nassert 3 == f(2)\n```", "6"),  # several test other inputs
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
