@@ -151,6 +151,9 @@ class Reader:
     #: answer (exec: ```` ``` ```` / ``[2, 4]`` / ```` ``` ````); else such a reply is refused (names: the last line
     #: of a function's code, ``return total / len(numbers)``, names no function)
     code: bool = True
+    #: a task's own check of a reply without a final answer, which is read from its last line (the whole text ->
+    #: None, or Unreadable: exec refuses a reply that ends in one of several doctests of other calls)
+    last_line_checked: Callable[[str], None] | None = None
 
     def __call__(self, reply: str) -> Any:
         return self.read(reply).value
@@ -165,6 +168,8 @@ class Reader:
             raise Unreadable(f"cut off at the token limit in second thoughts after its final answer: {_RAISE}")
         if found.last_line and not found.code:
             self._list_checked(text)
+        if found.last_line and self.last_line_checked is not None:
+            self.last_line_checked(text)
         if found.code and not self.code:
             raise Unreadable("no final answer, and the reply ends in a code block, whose last line is no answer")
         segment = self._tidied(found.text, found.line)

@@ -337,6 +337,23 @@ def claims(text: str) -> list[str | None]:
     return out
 
 
+def _doctests_checked(text: str) -> None:
+    """Refuse a reply without a final answer whose last line is the output of one of several doctests of
+    different calls and outputs (``>>> f(3)`` / ``6`` / ``>>> f(1)`` / ``1``): it shows several calls, and
+    which one the question asked is not said."""
+    rows = [row for row in text.splitlines() if row.strip() and not row.strip().startswith("```")]
+    shown = [
+        (rows[k].strip(), rows[k + 1].strip())
+        for k in range(len(rows) - 1)
+        if _DOCTEST.match(rows[k]) and not _PROMPTS.match(rows[k + 1])
+    ]
+    if shown and shown[-1][1] == rows[-1].strip() and len({c for c, _ in shown}) > 1 and len({o for _, o in shown}) > 1:
+        raise Unreadable(
+            f"no final answer, and the reply ends in the output of one of {len(shown)} doctests of different calls "
+            f"({', '.join(c.removeprefix('>>>').strip() for c, _ in shown[-3:])})"
+        )
+
+
 def _claimed_value(text: str) -> str | None:
     """The literal that opens a claim's value, alone or before words or punctuation (``7 holds here.``), not
     before an operator (``2 * 3``); None else."""
@@ -480,7 +497,14 @@ def _literal_at(text: str) -> str | None:
 
 
 #: a whole reply -> the canonical literal it answers (:mod:`invar.tasks.answers`' pipeline)
-answer = Reader(parse=read_answer, find=find_answers, tidy=tidy, after=later_answers, alone=read_answer)
+answer = Reader(
+    parse=read_answer,
+    find=find_answers,
+    tidy=tidy,
+    after=later_answers,
+    alone=read_answer,
+    last_line_checked=_doctests_checked,
+)
 
 
 # -------------------------------------------------------------------- metric

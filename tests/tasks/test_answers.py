@@ -1126,6 +1126,11 @@ EXEC = [
     ("Answer: 6\n\nf(3) returns the sum of 1 to 3.", "6"),  # no literal
     ("Answer: [2, 4]\n\nf([1, 2, 3]) returns [2, 4] because it doubles the even ones.", "[2, 4]"),
     ("Answer: 6\n\n```python\nassert 1 == f(1)\nassert 3 == f(2)\n```", "6"),  # several test other inputs
+    # no final answer: the last of several doctests of other calls and outputs says not which was asked
+    ("Let me trace:\n\n>>> f(3)\n6\n>>> f(1)\n1", Refused("doctests of different calls")),
+    ("```\n>>> f(1)\n1\n>>> f(3)\n6\n```", Refused("doctests of different calls")),
+    ("Tracing f(3): it sums 1 to 3.\n\n```\n>>> f(3)\n6\n```", "6"),
+    ("```\n>>> f(3)\n6\n>>> f(3)\n6\n```", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
