@@ -1244,10 +1244,11 @@ _SOFT_PAUSE = re.compile(r"[ \t]*[,:][ \t]*(?=\S)|[ \t]+-{1,2}[ \t]+(?=\S)|[ \t]
 #: answer)``, ``(oh, in place)``, ``; sorry for the length`` are asides)
 PAUSE_OPENERS: tuple[str, ...] = (*_WAITS, "correction", "scratch that")
 _AFTER_PAUSE = opening(PAUSE_OPENERS)
+_SOFT_WEAK = ("actually",)
 _AFTER_SOFT_PAUSE = re.compile(
-    rf"(?:{_phrases(w for w in PAUSE_OPENERS if w != 'actually')})(?:[ \t]*[,:;!—–]|[ \t]+-{{1,2}}[ \t])", re.I
+    rf"(?:{_phrases(w for w in PAUSE_OPENERS if w not in _SOFT_WEAK)})(?:[ \t]*[,:;!—–]|[ \t]+-{{1,2}}[ \t])", re.I
 )
-_ACTUALLY = re.compile(r"actually(?![\w-])", re.I)
+_ACTUALLY = re.compile(rf"(?:{_phrases(_SOFT_WEAK)})(?![\w-])", re.I)
 #: quoted text, where a bracket is no bracket (``'()'``, `` `]` ``, ``"["``)
 _QUOTED_TEXT = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|(?<!\w)'[^'\n]*'(?!\w)")
 

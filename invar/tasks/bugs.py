@@ -1330,9 +1330,15 @@ _DEFECT = re.compile(
     r"[`'\"<>=!]",
     re.I,
 )
-#: what makes a defect named after a contrast a matter of style (``… should be `lst` for readability``)
+#: what makes a defect named after a contrast no verdict: a matter of style or of what is no code (``… should be
+#: `lst` for readability``, ``to match the docstring``, ``in production code``), a condition or a hypothesis
+#: (``only if …``, ``would be off by one if …``), or a denial after it (``…; it should not``)
 _STYLE_WORD = re.compile(
-    r"\b(?:readab\w*|clarity|clearer|style|stylistic|nit|naming|convention|pythonic|idiomatic|cosmetic)\b", re.I
+    r"\b(?:readab\w*|clarity|clearer|style|stylistic|nit|naming|convention|pythonic|idiomatic|cosmetic|docstring"
+    r"|comments?|documentation|pep[ \t]?8|logging|production|looks[ \t]+like)\b"
+    r"|\b(?:if|unless|would|could|might|whether)\b"
+    r"|\b(?:it|they|that|this)[ \t]+(?:should|does|do|is|are|was|were)(?:n't|n’t|[ \t]+not)\b",
+    re.I,
 )
 #: a bare verdict that closes a line of second thoughts after a pause (``Wait, no, the code is fine: 0.``); a
 #: hyphen is no pause but a minus (``the last index is n-1``, ``n - 1``)
@@ -1406,6 +1412,7 @@ def find_answers(text: str) -> list[int]:
             found = [1]  # ``Update: found it: `total` should be `count`.``, ``It's fine. Wait, `<` should be `<=`.``
         elif found:  # a verdict that second thoughts later in the line take back (``No bug, scratch that, 1.``)
             found += [v for _, s in sentences(line)[1:] if opened_strongly(s) for v in find_answers(s)]
+            found += [1] if any(_fixes(s, True) for s in weak_sentences(line) + _contrasts(line)) else []
         out.extend(found)
     return out
 

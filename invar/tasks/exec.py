@@ -317,10 +317,9 @@ def claims(text: str) -> list[str | None]:
     """The values ``text`` claims calls return, one per claim, in order (None where the claim's value is no
     literal): a line that opens with a call compared with ``==`` (``assert f([1, 2, 3]) == [4]``, ``f(3) == 7
     holds.``), or a value compared with one (``assert 7 == f(3)``), a test's ``assertEqual`` of a call
-    (``self.assertEqual(f(3), 7)``), a call printed with its output in a comment (``print(f(3))  # 7``), a
-    doctest's output (``>>> f(3)`` then ``7``), and each call said to return a literal on a line that opens
-    with one (``f(3) returns 7.``, ``f(2) returns 3, and f(3) returns 6.``: two); not a builtin applied to the
-    call (``assert len(f(x)) == 2``), nor a test in code (``if f(x) == 0:``)."""
+    (``self.assertEqual(f(3), 7)``), and a doctest's output (``>>> f(3)`` then ``7``); not a builtin applied to
+    the call (``assert len(f(x)) == 2``), nor a test in code (``if f(x) == 0:``), nor a call said to return a
+    value in prose (``helper(3) returns 3``: a trace's notes name other calls as often)."""
     out = []
     rows = text.splitlines()
     for k, line in enumerate(rows):
@@ -330,10 +329,6 @@ def claims(text: str) -> list[str | None]:
             out.append(_claimed_value(rows[k + 1]))
         elif (value := _tested_value(line)) is not None:
             out.append(_claimed_value(value))
-        elif (m := _PRINTED.match(line)) is not None:
-            out.append(_claimed_value(m.group("value")))
-        elif _SAID.match(line):
-            out += [value for m in _SAID_ANYWHERE.finditer(line) if (value := _claimed_value(m.group("value")))]
     return out
 
 
@@ -422,21 +417,6 @@ _CLAIMED = re.compile(
     rf"^[ \t]*(?:[-*+][ \t]+)?`?(?:assert[ \t]+)?(?!{_BUILTIN}[ \t]*\()(?!(?:if|elif|while|return|print)\b)"
     r"\w[\w.]*[ \t]*\(.*\)[ \t]*==[ \t]*(?P<value>.+?)`?[ \t]*$"
 )
-#: a call (not a builtin's, nor a statement's) in a line's text
-_CALL = rf"(?!{_BUILTIN}[ \t]*\()(?!(?:if|elif|while|return|print)\b)\w[\w.]*[ \t]*\([^()]*(?:\([^()]*\)[^()]*)*\)"
-#: a call printed, its output in a comment after it (``print(f(3))  # 7``, ``# -> 7``, ``# Output: 7``)
-_PRINTED = re.compile(
-    rf"^[ \t]*`?print\([ \t]*{_CALL}[ \t]*\)[ \t]*#[ \t]*(?:->|=>|→|output:?|returns:?|prints:?)?[ \t]*"
-    r"(?P<value>.+?)`?[ \t]*$",
-    re.I,
-)
-#: a call said to return a value in words, each in a line (``f(3) returns 7``, ``f(3) gives 7``, ``f(3)
-#: evaluates to 7``), and a line that opens with one (after a list's mark, ``So`` or ``Calling`` too)
-_SAYS = r"(?:returns|gives|yields|evaluates[ \t]+to|outputs)"
-_SAID_ANYWHERE = re.compile(
-    rf"`?{_CALL}`?[ \t]+{_SAYS}[ \t]+(?P<value>[^,;]+?)(?=[,;]?[ \t]+(?:and|but|so|while)\b|[,;.]?[ \t]*$)"
-)
-_SAID = re.compile(rf"^[ \t]*(?:[-*+][ \t]+)?(?:(?:so|thus|hence|calling)[ \t,]+)?`?{_CALL}`?[ \t]+{_SAYS}[ \t]", re.I)
 #: a doctest's call (``>>> f(3)``), its output on the next line; and a line that is a doctest's prompt
 _DOCTEST = re.compile(rf"^[ \t]*>>>[ \t]+(?!{_BUILTIN}[ \t]*\()\w[\w.]*[ \t]*\(.*\)[ \t]*$")
 _PROMPTS = re.compile(r"^[ \t]*(?:>>>|\.\.\.)(?:[ \t]|$)")

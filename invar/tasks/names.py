@@ -675,6 +675,8 @@ def read_answer(segment: str, *, phrases: bool = True) -> tuple:
     inner = _QUOTED_NAME.fullmatch(next(g for g in opener.groups() if g is not None)) if opener else None
     if inner is not None and len(quoted) > 1 and _CLOSED_WORD.match(segment.strip(), opener.end()):
         if _noted(segment.strip()[opener.end() :]):  # ``\`count_words\` (takes \`text\`)``: a note after the name
+            if phrases and _fits_too(segment.strip()[opener.end() :]):  # ``\`total\` (\`sum\` also works)``
+                raise Unreadable(f"another name offered beside a quoted one ({segment.strip()[:80]!r}), not one name")
             return _named(inner.group(1))
     if inner is None and _QUOTED.search(segment):
         first = _OPENING.match(segment)
@@ -725,14 +727,17 @@ _OFFERS_ANOTHER = frozenset("vs versus nor else otherwise alternatively though a
 #: does a word of :data:`_OFFERS_ANOTHER` but a concession's (`` `compute_total`, else total``; not `` `x`, though
 #: it is long``)
 _PAUSED_WORD_AFTER = re.compile(r"[ \t]*([,;—–/]|-{1,2}(?=[ \t]))[ \t]*([^\W\d][\w'-]*)?")
-_OFFERS_AFTER_A_PAUSE = _OFFERS_ANOTHER - {"though", "although", "unless"}
-#: another word said to fit as well (``total also works``, ``total works too``, ``total is also fine``, ``unless
-#: you prefer total``): the word before, unless a pronoun or a word for the code (``it also works``, ``the
-#: function also works for floats``)
+_OFFERS_AFTER_A_PAUSE = _OFFERS_ANOTHER - {"though", "although", "unless", "plus"}
+#: another name said to fit as well (`` `sum_prices` also works``, ``; total works too``, ``total_price is fine
+#: too``, ``unless you prefer total``): quoted, like a name, or a word alone at its clause's start; not prose
+#: (``empty input works too``, ``it also works``, ``the function also works for floats``)
 _FITS_TOO = re.compile(
-    r"([^\W\d][\w$]*)[ \t]+(?:is[ \t]+|would[ \t]+be[ \t]+)?(?:(?:also|too)[ \t]+(?:works?|fits?|fine|good|ok|okay"
-    r"|acceptable|valid|reasonable|possible)\b|(?:works?|fits?|fine|good|ok|okay|acceptable|valid|reasonable)[ \t]+"
-    r"(?:too|as[ \t]+well)\b)|\b(?:if|unless)[ \t]+you[ \t]+prefer[ \t]+[`'\"“‘]?([^\W\d][\w$]*)",
+    r"(?P<start>(?:^|[,;:(—–/-])[ \t]*(?:(?:though|although|or|and|but|just)[ \t]+)?)?"
+    r"(?P<q>[`'\"“‘])?(?P<word>[^\W\d][\w$.]*)(?(q)[`'\"”’])[ \t]+"
+    r"(?:is[ \t]+|would[ \t]+be[ \t]+)?(?:(?:also|too)[ \t]+(?:works?|fits?|fine|good|ok|okay|acceptable|valid"
+    r"|reasonable|possible)\b|(?:works?|fits?|fine|good|ok|okay|acceptable|valid|reasonable)[ \t]+"
+    r"(?:too|as[ \t]+well)\b)"
+    r"|\b(?:if|unless)[ \t]+you[ \t]+prefer[ \t]+[`'\"“‘]?(?P<preferred>[^\W\d][\w$]*)",
     re.I,
 )
 _NOT_ANOTHER = frozenset(
@@ -742,7 +747,14 @@ _NOT_ANOTHER = frozenset(
 
 def _fits_too(text: str) -> bool:
     """Whether ``text`` (what follows a quoted name) says another name fits as well (:data:`_FITS_TOO`)."""
-    return any((m.group(1) or m.group(2)).lower() not in _NOT_ANOTHER for m in _FITS_TOO.finditer(text))
+    for m in _FITS_TOO.finditer(text):
+        if m.group("preferred"):
+            return True
+        word = m.group("word")
+        alone = m.group("start") is not None and not word.lower().endswith("ing")  # not ``summing is okay too``
+        if word.lower() not in _NOT_ANOTHER and (m.group("q") or _name_like(word) or alone):
+            return True
+    return False
 
 
 def _check_not_in_a_phrase(segment: str) -> None:

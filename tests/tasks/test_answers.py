@@ -643,6 +643,16 @@ BUGS = [
     ("Answer: 0\n\nEdge cases: actually, an empty input should return 0, and it does.", 0),
     ("Answer: 0\n\nNaming nit: actually, `l` should be `lst` for readability; the logic is right.", 0),
     ("Answer: 0\n\nThe guard - actually the first line - should return early for empty input, and it does.", 0),
+    # ... but not one of style or of what is no code, a condition, a hypothesis, or one denied after it
+    ("Answer: 0\n\nIt is correct. However, the variable `tmp` should be `temp` to match the docstring.", 0),
+    ("Answer: 0\n\nNo bug here, but `print` should be `logging.debug` in production code.", 0),
+    ("Answer: 0\n\nIt handles all cases. However, one might think `<` should be `<=`; it should not.", 0),
+    ("Answer: 0\n\nIt is correct. But `<` should be `<=` only if inclusive bounds were intended.", 0),
+    ("Answer: 0\n\nThe bound, actually, would be off by one only if `hi` were inclusive.", 0),
+    ("Answer: 0\n\nThe loop is fine, but an off-by-one would appear if `n` were negative.", 0),
+    ("Answer: 0\n\nThe code is correct, but the parameter `l` should be `lst`: `l` looks like `1`.", 0),
+    ("Answer: 0\n\nNo bug, actually, there is one: `j` is misused.", Refused("another answer")),  # after a verdict
+    ("Answer: 0\n\nLooks fine, actually, `j` is misused.", Refused("another answer")),
 ]
 
 NAMES = [
@@ -820,6 +830,15 @@ NAMES = [
         "Answer: `wait_for_lock`\n\nThe loop [wait until `locked` is False] sleeps 10 ms per round.",
         ("wait", "for", "lock"),
     ),
+    ("Answer: `compute_total` (`sum_prices` also works)", Refused("another name offered")),  # quoted
+    ("Answer: `compute_total` — `total_price` would be fine as well", Refused("another name offered")),
+    ("Answer: `get_value` - `read_value` works too", Refused("another name offered")),
+    ("Name: `compute_total` (it sums the prices; `calc_total` also works)", Refused("another name offered")),
+    ("Answer: `is_valid_email` (an empty string is valid too, by design)", ("is", "valid", "email")),  # prose
+    ("Answer: `compute_total` — summing is okay too for a list of numbers", ("compute", "total")),
+    ("Answer: `strip_tags`, plus it unescapes entities", ("strip", "tags")),
+    ("Answer: `compute_total` (empty input works too)", ("compute", "total")),
+    ("I'd name it `compute_total` — negative prices are valid too.", ("compute", "total")),
 ]
 
 CLASSIFY = [
@@ -1113,18 +1132,12 @@ EXEC = [
     ("Answer: 6\n\nIt returns 6, actually, it probably returns 7.", Refused("another answer")),
     ("Answer: 6\n\nActually, it probably returns 7.", Refused("another answer")),  # a hedge inside the lead-in
     ("Answer: 6\n\nIt returns 6: correction, 6 exactly, not 6.0.", Refused("retracts")),  # as at a line's start
-    # a call said to return a value in words, printed with its output, or tested with the value first
-    ("Answer: 6\n\nf(3) returns 7.", Refused("another answer \\('7'\\)")),
-    ("Answer: 6\n\nCalling f(3) gives 7.", Refused("another answer \\('7'\\)")),
-    ("Answer: 6\n\n- `f(3)` returns `7`", Refused("another answer \\('7'\\)")),
-    ("Answer: 6\n\n```python\nprint(f(3))  # 7\n```", Refused("another answer \\('7'\\)")),
+    # a call tested with the value first, or by assertEqual; a call said to return a value in prose is a note
+    ("Answer: 6\n\n`helper(3)` returns 3, and the caller doubles it.", "6"),
+    ("Answer: 0\n\n`d.get('x')` returns None, so the default 0 is used.", "0"),
+    ("Answer: 6\n\n```python\nprint(helper(3))  # 3\n```\n`f` doubles that.", "6"),
     ("Answer: 6\n\n```python\nassert 7 == f(3)\n```", Refused("another answer \\('7'\\)")),
     ("Answer: 6\n\n```python\nself.assertEqual(f(3), 7)\n```", Refused("another answer \\('7'\\)")),
-    ("Answer: 6\n\nf(3) returns 6.", "6"),
-    ("Answer: 6\n\n```python\nprint(f(3))  # Output: 6\n```", "6"),
-    ("Answer: 6\n\nf(2) returns 3, and f(3) returns 6.", "6"),  # a trace: several calls, other inputs
-    ("Answer: 6\n\nf(3) returns the sum of 1 to 3.", "6"),  # no literal
-    ("Answer: [2, 4]\n\nf([1, 2, 3]) returns [2, 4] because it doubles the even ones.", "[2, 4]"),
     ("Answer: 6\n\n```python\nassert 1 == f(1)\nassert 3 == f(2)\n```", "6"),  # several test other inputs
     # no final answer: the last of several doctests of other calls and outputs says not which was asked
     ("Let me trace:\n\n>>> f(3)\n6\n>>> f(1)\n1", Refused("doctests of different calls")),
