@@ -95,6 +95,8 @@ TABLES = {
     "lm-unigram": "bench_lm_curves",
     "lm-unigram-lr3": "bench_lm_curves",
     "lm-unigram-lr10": "bench_lm_curves",
+    "lm-512-lr10": "bench_lm_curves",
+    "lm-512-lr10-incontext": "bench_incontext",
     "lm-512-regularised-cipher": "bench_decipher",
     "lm-512-regularised-incontext": "bench_incontext",
     "alta-trace": "bench_alta_trace",
