@@ -365,15 +365,21 @@ def _claimed_value(text: str) -> str | None:
     return value
 
 
-def _tested_value(line: str) -> str | None:
-    """The value's source of a line that is one ``assert`` of a value ``==`` a call (``assert 7 == f(3)``) or
-    one ``assertEqual`` of a call and a value (``self.assertEqual(f(3), 7)``); None for any other line."""
+def _statement(line: str) -> tuple[str, ast.stmt | None]:
+    """A line of code (a list's mark and backticks around it aside) and its one statement; None for none or
+    several, or code that does not parse."""
     code = re.sub(r"^[ \t]*(?:[-*+][ \t]+)?`?", "", line).rstrip().removesuffix("`")
     try:
         body = ast.parse(code).body
     except (SyntaxError, ValueError):
-        return None
-    node = body[0] if len(body) == 1 else None
+        return code, None
+    return code, body[0] if len(body) == 1 else None
+
+
+def _tested_value(line: str) -> str | None:
+    """The value's source of a line that is one ``assert`` of a value ``==`` a call (``assert 7 == f(3)``) or
+    one ``assertEqual`` of a call and a value (``self.assertEqual(f(3), 7)``); None for any other line."""
+    code, node = _statement(line)
     if isinstance(node, ast.Assert) and isinstance(test := node.test, ast.Compare):
         if len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) and _calls(test.comparators[0]):
             return None if _calls(test.left) else ast.get_source_segment(code, test.left)
@@ -395,12 +401,7 @@ def _calls(node: ast.AST) -> bool:
 def _assert_value(line: str) -> str | None:
     """The compared value's source of a line that is one ``assert`` of a call ``==`` a value, its message left
     out (``assert f(3) == 6, 'off by one'`` -> ``6``); None for any other line or one that does not parse."""
-    code = re.sub(r"^[ \t]*(?:[-*+][ \t]+)?`?", "", line).rstrip().removesuffix("`")
-    try:
-        body = ast.parse(code).body
-    except (SyntaxError, ValueError):
-        return None
-    node = body[0] if len(body) == 1 else None
+    code, node = _statement(line)
     if not (isinstance(node, ast.Assert) and node.msg is not None and isinstance(node.test, ast.Compare)):
         return None
     test = node.test
