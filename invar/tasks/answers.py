@@ -1290,8 +1290,9 @@ def _sentences(row: str) -> list[tuple[int, str, bool]]:
         if _AFTER_PAUSE.match(row[m.end() :]):
             cuts[m.end()] = False
     for m in _SOFT_PAUSE.finditer(row):
-        if m.end() not in cuts and (_AFTER_SOFT_PAUSE.match(row[m.end() :]) or _ACTUALLY.match(row[m.end() :])):
-            cuts[m.end()] = _AFTER_SOFT_PAUSE.match(row[m.end() :]) is None
+        strong = _AFTER_SOFT_PAUSE.match(row, m.end()) is not None
+        if m.end() not in cuts and (strong or _ACTUALLY.match(row, m.end())):
+            cuts[m.end()] = not strong
     out = [(0, row, False)]
     for k, start in enumerate(sorted(cuts), 1):
         rest = row[start:]

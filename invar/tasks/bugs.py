@@ -1384,6 +1384,18 @@ def _contrasts(line: str) -> list[str]:
     ]
 
 
+def _taken_back(sentence: str) -> list[int]:
+    """The verdicts of a sentence of strong second thoughts inside a line (``scratch that, 1.``, ``no wait, j
+    is misused``): a bare verdict after their words or closing them, else one in words, else a bug described."""
+    rest = _SECOND_THOUGHTS.sub("", sentence, count=1)
+    out = [int(closing.group("verdict"))] if (closing := _CLOSING.search(rest)) is not None else []
+    try:
+        out += verdicts(rest if _BARE.fullmatch(rest.strip()) else sentence)
+    except ValueError:
+        pass
+    return out or ([1] if _fixes(sentence) else [])
+
+
 def find_answers(text: str) -> list[int]:
     """Every verdict of a reply, line by line: its candidate answers (a bare
     0 or 1 after words of second thoughts too: ``Actually, 1.`` gives 1, as
@@ -1411,7 +1423,7 @@ def find_answers(text: str) -> list[int]:
         if not found and any(_fixes(s, n) for s, n in [(s, False) for _, s in sentences(line)] + narrow):
             found = [1]  # ``Update: found it: `total` should be `count`.``, ``It's fine. Wait, `<` should be `<=`.``
         elif found:  # a verdict that second thoughts later in the line take back (``No bug, scratch that, 1.``)
-            found += [v for _, s in sentences(line)[1:] if opened_strongly(s) for v in find_answers(s)]
+            found += [v for _, s in sentences(line)[1:] if opened_strongly(s) for v in _taken_back(s)]
             found += [1] if any(_fixes(s, True) for s in weak_sentences(line) + _contrasts(line)) else []
         out.extend(found)
     return out

@@ -653,6 +653,7 @@ BUGS = [
     ("Answer: 0\n\nThe code is correct, but the parameter `l` should be `lst`: `l` looks like `1`.", 0),
     ("Answer: 0\n\nNo bug, actually, there is one: `j` is misused.", Refused("another answer")),  # after a verdict
     ("Answer: 0\n\nLooks fine, actually, `j` is misused.", Refused("another answer")),
+    ("Answer: 0\n\nNo bug" + ", wait, no bug" * 40 + ", scratch that, 1.", Refused("another answer")),  # each once
 ]
 
 NAMES = [
