@@ -1047,15 +1047,21 @@ _STRONG_WORD = _anywhere(STRONG_OPENERS)
 #: and ``instead`` (``rather than 3``, ``instead of 3``: a negation, which the task reads as one)
 CORRECTING = _anywhere(w for w in STRONG_OPENERS if w not in ("final", "rather", "instead"))
 #: what introduces the corrected answer after those words (``it's``, ``the call returns``, ``a better name is``,
-#: ``I meant``, ``I'd go with``)
+#: ``it would probably be``, ``I meant``, ``I'd go with``)
+_SUBJECT = r"(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)"
+_MAYBE = r"(?:(?:probably|maybe|perhaps|likely|possibly)[ \t]+)?"
+#: the verb that presents it, a hedge before it or inside it (``is``, ``would probably be``, ``probably returns``)
+_VERB = rf"{_MAYBE}(?:is|(?:would|should|must)[ \t]+{_MAYBE}be|returns|gives)"
 _LEAD_IN = re.compile(
-    r"^(?:(?:it|that|this|(?:the|a|an)[ \t]+\w+(?:[ \t]+\w+)?)(?:'s|’s|[ \t]+(?:(?:probably|maybe|perhaps|likely"
-    r"|possibly)[ \t]+)?(?:is|would[ \t]+be|should[ \t]+be|must[ \t]+be|returns|gives))|i[ \t]+meant"
+    rf"^(?:{_SUBJECT}(?:'s|’s)|{_SUBJECT}[ \t]+{_VERB}|i[ \t]+meant"
     r"|i(?:'d|’d|[ \t]+would)[ \t]+(?:rather[ \t]+)?"
     r"(?:go[ \t]+with|pick|choose|(?:label|call|name)[ \t]+it))(?![\w-])[ \t]*:?[ \t]*",
     re.I,
 )
 
+#: the verb alone, its subject before the pause (``The result, wait, is 7.``): on strong second thoughts only, as
+#: after ``actually`` it opens notes as often (``The index, actually, is recomputed each iteration.``)
+_BARE_VERB = re.compile(rf"^{_VERB}(?![\w-])[ \t]*:?[ \t]*", re.I)
 #: a hedge on the corrected answer, before or after its lead-in (``Wait, maybe 7``, ``Actually it's probably 7``)
 _HEDGE = re.compile(r"^(?:maybe|perhaps|probably|possibly|likely|more[ \t]+likely)(?![\w-])[ \t,]*", re.I)
 
@@ -1358,7 +1364,7 @@ def second_thoughts(text: str) -> list[str]:
     opener's line: :func:`weak_thoughts`)."""
     out = []
     for rest, strong in _thoughts(text):
-        rest = _unhedged(rest)
+        rest = _unhedged(_BARE_VERB.sub("", rest, count=1))
         if strong and rest:
             out.append(rest)
     return out

@@ -1145,6 +1145,9 @@ EXEC = [
     ("```\n>>> f(1)\n1\n>>> f(3)\n6\n```", Refused("doctests of different calls")),
     ("Tracing f(3): it sums 1 to 3.\n\n```\n>>> f(3)\n6\n```", "6"),
     ("```\n>>> f(3)\n6\n>>> f(3)\n6\n```", "6"),
+    ("Answer: 6\n\nWait, it would probably be 7.", Refused("another answer")),  # a hedge inside the verb
+    ("Answer: 6\n\nThe result, wait, is 7.", Refused("another answer")),  # the subject before the pause
+    ("Answer: 6\n\nWait, the loop runs 4 times.", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
