@@ -1378,6 +1378,24 @@ def weak_thoughts(text: str) -> list[str]:
     return [rest for rest, strong in _thoughts(text) if not strong]
 
 
+#: what opens the conclusion that ends second thoughts: ``so`` and its kin after a clause's end (``Wait, the
+#: range is inclusive, so 10.``, ``…; hence it's 10``), or a colon (``the default shifts it: 9.``); not ``so``
+#: inside a clause (``it is so slow``)
+_CONCLUDES = re.compile(
+    r"(?:^|[,;.:!?—–][ \t]*|[ \t]+-{1,2}[ \t]+|[ \t]+and[ \t]+)(?:so|thus|hence|therefore)(?![\w-])[ \t,:]*|:[ \t]+",
+    re.I,
+)
+
+
+def concluded(rest: str) -> str | None:
+    """What ends ``rest`` (a line of second thoughts) after the last words that conclude (:data:`_CONCLUDES`),
+    without its lead-in and a hedge (``the range is inclusive, so it's 10.`` -> ``10.``); None where none do."""
+    last = None
+    for last in _CONCLUDES.finditer(rest):
+        pass
+    return (_unhedged(rest[last.end() :]) or None) if last is not None else None
+
+
 def later(
     text: str,
     parse: Callable[[str], Any],
@@ -1389,8 +1407,9 @@ def later(
     """What ``parse`` reads on each line of strong second thoughts of ``text``
     (what follows a final answer: :func:`second_thoughts`): the first of the
     line's ``forms`` it reads (the line alone by default), else what
-    ``otherwise`` finds in it, else nothing; and the answers ``weak`` finds
-    on a line of weak ones (:func:`weak_thoughts`; a ValueError: none), where
+    ``otherwise`` finds in it and what ``weak`` finds in its conclusion
+    (:func:`concluded`: ``Wait, the range is inclusive, so 10.``); and the
+    answers ``weak`` finds on a line of weak ones (:func:`weak_thoughts`; a ValueError: none), where
     a task reads only an answer that stands alone or is presented as one, not
     any parse of a sentence; a task's ``after`` (step 6)."""
     out = []
@@ -1409,6 +1428,11 @@ def later(
         else:
             if otherwise is not None:
                 out += otherwise(rest)
+            if weak is not None and (end := concluded(rest)) is not None:
+                try:
+                    out += weak(end)
+                except ValueError:
+                    pass
     return out
 
 

@@ -989,6 +989,9 @@ CLASSIFY = [
     ("Answer: sorting\n\nNote: actually the outer loop could stop early if no swaps occur.", "sorting"),
     ("Answer: searching\n\nThe loop [wait for the match] returns the index as soon as it finds the key.", "searching"),
     ("Answer: sorting\n\nIt sorts, actually, in place.", Refused("another answer")),  # in place may be a label
+    ("Answer: sorting\n\nIt orders the list, wait, it only finds the position, so searching.", Refused("another")),
+    ("Answer: string\n\nString manipulation; hold on, it parses numbers, so math.", Refused("another")),
+    ("Answer: sorting\n\nWait, it swaps elements, so it really is sorting.", "sorting"),
 ]
 
 EXEC = [
@@ -1148,6 +1151,18 @@ EXEC = [
     ("Answer: 6\n\nWait, it would probably be 7.", Refused("another answer")),  # a hedge inside the verb
     ("Answer: 6\n\nThe result, wait, is 7.", Refused("another answer")),  # the subject before the pause
     ("Answer: 6\n\nWait, the loop runs 4 times.", "6"),
+    # the conclusion that ends second thoughts: after so, thus, hence, therefore or a colon
+    ("Answer: 6\n\nWait, the range is inclusive, so 10.", Refused("another answer \\('10'\\)")),
+    ("Answer: 6\n\nThat gives 6 - wait, the range is inclusive, so it's 10.", Refused("another answer \\('10'\\)")),
+    ("Answer: 6\n\nThe loop adds 1, 2 and 3, wait, it starts at 0 and goes to 4, so 10.", Refused("another")),
+    ("Answer: 6\n\nSo the result is 6 [wait: n is 4, so 10].", Refused("another answer \\('10'\\)")),
+    ("Answer: 6\n\nThe result is 6, hold on, the default `start=1` shifts it: 9.", Refused("another answer")),
+    ("Answer: 6\n\nWait, the range is inclusive. Hence 10.", Refused("another answer \\('10'\\)")),
+    ("Answer: True\n\nThe check passes - no wait - `x` is 0, which is falsy, so False.", Refused("another")),
+    ("Answer: 6\n\nWait, the range is inclusive, so 6 is right.", "6"),  # no literal alone
+    ("Answer: 6\n\nWait, the range is inclusive, so it's 6.", "6"),  # the same answer
+    ("Answer: 6\n\nWait, let me check: 1 + 2 + 3 = 6. Yes.", "6"),
+    ("Answer: 6\n\nWait, it is so slow: 2 calls.", "6"),  # so inside a clause opens none
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
