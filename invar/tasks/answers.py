@@ -1302,7 +1302,10 @@ def _sentences(row: str) -> list[tuple[int, str, bool]]:
     out = [(0, row, False)]
     for k, start in enumerate(sorted(cuts), 1):
         rest = row[start:]
-        out.append((k, rest[: _closing(rest)] if _depth(row[:start]) else rest, cuts[start]))
+        if _depth(row[:start]):  # to the bracket's close, or past it when they hold no answer: ``(wait, no) — 7``
+            close = _closing(rest)
+            rest = rest[:close] + rest[close + 1 :] if _bare(rest[:close]) else rest[:close]
+        out.append((k, rest, cuts[start]))
     return out
 
 
@@ -1324,10 +1327,22 @@ def weak_sentences(row: str) -> list[str]:
     return [sentence for _k, sentence, weak in _sentences(row) if weak]
 
 
+#: a bare ``no`` after words of second thoughts (``Wait, no — 7.``, ``Actually, no, 7``): no part of the answer;
+#: not ``no`` that opens a phrase (``Wait, no element is 7``)
+_BARE_NO = re.compile(r"^no(?:[ \t]*[,.:;!—–-]+[ \t]*|[ \t]*$)", re.I)
+
+
 def _unhedged(rest: str) -> str:
-    """``rest`` (what follows words of second thoughts) without its lead-in and a hedge before or after it
-    (``it's probably 7`` -> ``7``)."""
+    """``rest`` (what follows words of second thoughts) without a bare ``no``, its lead-in and a hedge before
+    or after it (``it's probably 7`` -> ``7``, ``no — 7`` -> ``7``)."""
+    rest = _BARE_NO.sub("", rest, count=1)
     return _HEDGE.sub("", _LEAD_IN.sub("", _HEDGE.sub("", rest, count=1), count=1), count=1).strip()
+
+
+def _bare(thought: str) -> bool:
+    """Whether ``thought`` holds nothing but words of second thoughts and a bare ``no`` (``wait, no``)."""
+    m = SECOND_THOUGHTS.match(thought)
+    return m is not None and not _unhedged(thought[m.end() :])
 
 
 def opened_strongly(text: str) -> re.Match | None:

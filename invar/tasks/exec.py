@@ -432,12 +432,12 @@ _CONCLUDING = re.compile(
 
 
 #: what presents the call's value in a sentence: the call, ``it``, ``the result`` (…) and a verb or ``=``
-#: (``f(3) returns 7``, ``f(3) == 7``, ``the result is 7``, ``the answer would be 7``, ``it gives 7``)
+#: (``f(3) returns 7``, ``f(3) == 7``, ``f(3) -> 7``, ``the result is 7``, ``the answer would be 7``, ``it gives 7``)
 _PRESENTING = re.compile(
     r"(?:(?<![\w.])[^\W\d]\w*\((?:[^()]|\([^()]*\))*\)|\b(?:it|this|that|which)|\bthe[ \t]+(?:(?:correct|right|real"
     r"|final|actual)[ \t]+)?(?:call|function|result|output|answer|return[ \t]+value|value(?:[ \t]+returned)?))"
     r"(?:[ \t]+(?:actually|really|then|instead|therefore))?[ \t]*(?:(?:returns|is|gives|outputs|evaluates[ \t]+to"
-    r"|(?:would|should|will|must)[ \t]+(?:be|return|give)|becomes|equals)(?![\w-])|={1,2})[ \t]*:?[ \t]*",
+    r"|(?:would|should|will|must)[ \t]+(?:be|return|give)|becomes|equals)(?![\w-])|={1,2}|->|→)[ \t]*:?[ \t]*",
     re.I,
 )
 

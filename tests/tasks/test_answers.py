@@ -1163,6 +1163,15 @@ EXEC = [
     ("Answer: 6\n\nWait, the range is inclusive, so it's 6.", "6"),  # the same answer
     ("Answer: 6\n\nWait, let me check: 1 + 2 + 3 = 6. Yes.", "6"),
     ("Answer: 6\n\nWait, it is so slow: 2 calls.", "6"),  # so inside a clause opens none
+    # a bare no after the words of second thoughts; brackets that hold nothing else close none
+    ("Answer: 6\n\nWait, no — 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nActually, no, 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 (wait, no) — 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 (wait, no), it returns 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nIt returns 6 (wait, no — 6 is right).", "6"),
+    ("Answer: 6\n\nWait, no element is 7.", "6"),  # no opening a phrase
+    ("Answer: 6\n\nf(3) -> 6, wait, f(3) -> 7 because of the off-by-one.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nTrace: f(1) -> 1, f(2) -> 3, f(3) -> 6.", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
