@@ -1290,7 +1290,8 @@ def _closing(text: str) -> int:
 
 
 def _sentences(row: str) -> list[tuple[int, str, bool]]:
-    """:func:`sentences`, each with whether it is weak: ``actually`` alone after a soft pause."""
+    """:func:`sentences`, each with where it starts in ``row`` (0: the line itself) and whether it is weak:
+    ``actually`` alone after a soft pause."""
     cuts = {m.end(): False for m in _SENTENCE_END.finditer(row)}
     for m in _PAUSE.finditer(row):
         if _AFTER_PAUSE.match(row[m.end() :]):
@@ -1300,12 +1301,12 @@ def _sentences(row: str) -> list[tuple[int, str, bool]]:
         if m.end() not in cuts and (strong or _ACTUALLY.match(row, m.end())):
             cuts[m.end()] = not strong
     out = [(0, row, False)]
-    for k, start in enumerate(sorted(cuts), 1):
+    for start in sorted(cuts):
         rest = row[start:]
         if _depth(row[:start]):  # to the bracket's close, or past it when they hold no answer: ``(wait, no) — 7``
             close = _closing(rest)
             rest = rest[:close] + rest[close + 1 :] if _bare(rest[:close]) else rest[:close]
-        out.append((k, rest, cuts[start]))
+        out.append((start, rest, cuts[start]))
     return out
 
 
@@ -1317,14 +1318,14 @@ def sentences(row: str) -> list[tuple[int, str]]:
     to the line's end, over their own sentence ends (``Wait, the range is inclusive. So it returns 10.``); those inside
     brackets, to their close (``6 (wait, f(3) is 7).`` -> ``wait, f(3) is 7``, ``6 (note: actually 7)`` ->
     ``actually 7``)."""
-    return [(k, sentence) for k, sentence, weak in _sentences(row) if not weak]
+    return list(enumerate(sentence for _start, sentence, weak in _sentences(row) if not weak))
 
 
 def weak_sentences(row: str) -> list[str]:
     """The second thoughts of ``row`` (one line) that ``actually`` alone opens after a soft pause (``6, actually
     7``, ``fine: actually, `<` should be `<=```), which :func:`sentences` leaves out: as often asides (``It is,
     actually, a plain getter``)."""
-    return [sentence for _k, sentence, weak in _sentences(row) if weak]
+    return [sentence for _start, sentence, weak in _sentences(row) if weak]
 
 
 #: a bare ``no`` after words of second thoughts (``Wait, no — 7.``, ``Actually, no, 7``): no part of the answer;
@@ -1352,22 +1353,38 @@ def opened_strongly(text: str) -> re.Match | None:
     return m if m is not None and _STRONG_WORD.search(m.group()) else None
 
 
+#: where the head of weak second thoughts after a spaced hyphen (:data:`_DASHED`) ends and a note on it opens
+#: (``- actually searching, it returns an index``, ``- actually 2.5 once the store is counted``); after a comma
+#: they are as often notes on a detail (``It reads, actually, `self._value`, which is private``), and so are
+#: those a second dash closes (``It wraps the attribute - actually `self._value` - in a method``)
+_HEAD_END = re.compile(r"[ \t]*[,;:(]|[ \t]+(?:since|because|as|once|when|if|given|due)\b", re.I)
+
+
+_DASHED = re.compile(r"[ \t]-{1,2}[ \t]*$")
+_DASH = re.compile(r"[ \t](?:-{1,2}|[—–])[ \t]|[—–]")
+
+
 def _thoughts(text: str) -> list[tuple[str, bool]]:
     """The lines of ``text`` that open with words of second thoughts, each as
     what follows those words to the line's end, and whether a strong one (:data:`STRONG_OPENERS`) is among
-    them; and each sentence inside a line that opens with strong ones, as what follows those words to the
-    line's end (``The loop runs twice. No wait, 7.``)."""
+    them; each sentence inside a line that opens with strong ones, as what follows those words to the
+    line's end (``The loop runs twice. No wait, 7.``); and of weak ones after a spaced hyphen, their head too,
+    before a note on it (:data:`_HEAD_END`)."""
     out = []
     for line in text.splitlines():
-        for k, sentence, weak in _sentences(clean(line, line=True)):
+        row = clean(line, line=True)
+        for start, sentence, weak in _sentences(row):
             m = SECOND_THOUGHTS.match(sentence)
             if m is None or not m.group().strip():
                 continue
             strong = bool(_STRONG_WORD.search(m.group())) and not weak
             rest = sentence[m.end() :].strip()
             rest = _unhedged(rest) if weak else rest  # ``6, actually it's 7``: as after a strong opener
-            if rest and (k == 0 or strong or weak):
+            if rest and (start == 0 or strong or weak):
                 out.append((rest, strong))
+            end = _HEAD_END.search(rest) if weak and _DASHED.search(row[:start]) and not _DASH.search(rest) else None
+            if end is not None and end.start():
+                out.append((rest[: end.start()], False))  # ``6 - actually, perhaps 10, since …``: ``10``
     return out
 
 

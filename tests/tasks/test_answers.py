@@ -302,6 +302,8 @@ BHIVE = [
     ("Answer: 2 cycles\n\nActually no — the correct throughput is 3.", Refused("another answer")),
     ("Answer: 2 cycles\n\nI made a mistake earlier but the answer stands.", 2.0),
     ("**Answer: 2.5 cycles**", 2.5),
+    # the head of weak second thoughts after a spaced hyphen, before a note on it
+    ("Answer: 2.0 cycles\n\nThroughput: 2.0 - actually 2.5 once the store is counted.", Refused("another answer")),
 ]
 
 BUGS = [
@@ -985,6 +987,8 @@ CLASSIFY = [
     ("Answer: sorting\n\nIt orders the list: actually it is sorting.", "sorting"),
     ("Answer: sorting\n\nIt orders the list: actually, searching.", Refused("another answer")),
     ("Answer: sorting\n\nIt orders the list - actually, perhaps searching.", Refused("another answer")),
+    ("Answer: sorting\n\nThat's sorting - actually searching, it returns an index.", Refused("another answer")),
+    ("Answer: sorting\n\nIt is, actually, a textbook bubble sort, since it swaps neighbours.", "sorting"),
     ("Answer: sorting\n\nIt is, actually, a textbook bubble sort.", "sorting"),  # asides
     ("Answer: sorting\n\nNote: actually the outer loop could stop early if no swaps occur.", "sorting"),
     ("Answer: searching\n\nThe loop [wait for the match] returns the index as soon as it finds the key.", "searching"),
@@ -1172,6 +1176,9 @@ EXEC = [
     ("Answer: 6\n\nWait, no element is 7.", "6"),  # no opening a phrase
     ("Answer: 6\n\nf(3) -> 6, wait, f(3) -> 7 because of the off-by-one.", Refused("another answer \\('7'\\)")),
     ("Answer: 6\n\nTrace: f(1) -> 1, f(2) -> 3, f(3) -> 6.", "6"),
+    ("Answer: 6\n\nIt returns 6 - actually, perhaps 10, since `range` includes n + 1.", Refused("another answer")),
+    ("Answer: 6\n\nThe sum is, actually, 6, as expected.", "6"),
+    ("Answer: 'abc'\n\nIt is unchanged, actually, 'ABC' since `upper()` runs.", "'abc'"),  # after a comma: a note
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
