@@ -401,8 +401,9 @@ def models_of(runs: list[dict]) -> list[str]:
     return list(dict.fromkeys(r["model"] for r in runs))
 
 
-def curves_table(runs: list[dict], reference: str = "learned") -> str:
-    """Perplexity at chosen context lengths, mean over seeds, with the ratio to the ``reference`` model's."""
+def curves_table(runs: list[dict], reference: str = "learned", references: dict[str, str] | None = None) -> str:
+    """Perplexity at chosen context lengths, mean over seeds, with the ratio to the ``reference`` model's (to
+    ``references[model]``'s where it names one)."""
     contexts = runs[0]["curve"]["context"]
     points = sorted({c for c in (*POINTS, contexts[-1]) if c <= contexts[-1]})
     by_model: dict[str, np.ndarray] = {}
@@ -412,11 +413,11 @@ def curves_table(runs: list[dict], reference: str = "learned") -> str:
     head = "| model | " + " | ".join(f"context {c}" for c in points) + " |"
     rows = [head, "|---" * (len(points) + 1) + "|"]
     for name, ppl in by_model.items():
-        cells = []
+        cells, base = [], (references or {}).get(name, reference)
         for c in points:
             cell = f"{ppl[c - 1]:.2f}"
-            if name != reference and reference in by_model:
-                cell += f" ({ppl[c - 1] / by_model[reference][c - 1]:.2f}×)"
+            if name != base and base in by_model:
+                cell += f" ({ppl[c - 1] / by_model[base][c - 1]:.2f}×)"
             cells.append(cell)
         rows.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
@@ -513,8 +514,9 @@ def curves(report: dict | list[dict]) -> str:
 
 def by_rate(reports: list[dict]) -> str:
     """The curves of reports on the same test windows that trained at different peak learning rates: each
-    trained model named with its rate, the ratios to the first report's learned model, the counting
-    references once."""
+    trained model named with its rate, its ratio to the learned model at the same rate where one is among
+    them, else to the first report's (a learned model's too); the counting references once, beside the first
+    report's."""
     runs, counted = [], {}
     for report in reports:
         lr = float(report["settings"]["lr"])
@@ -522,9 +524,13 @@ def by_rate(reports: list[dict]) -> str:
             if r.get("counted"):
                 counted.setdefault(r["model"], r)
             else:
-                runs.append({**r, "model": f"{r['model']}, lr {lr:g}"})
+                runs.append({**r, "model": f"{r['model']}, lr {lr:g}", "lr": lr})
+    learned = {r["lr"]: r["model"] for r in runs if r["model"].startswith("learned,")}
+    references = {
+        r["model"]: learned[r["lr"]] for r in runs if r["lr"] in learned and r["model"] not in learned.values()
+    }
     reference = f"learned, lr {float(reports[0]['settings']['lr']):g}"
-    return curves_table(runs + list(counted.values()), reference)
+    return curves_table(runs + list(counted.values()), reference, references)
 
 
 def table(report: dict) -> str:

@@ -180,7 +180,7 @@ def test_summary_gives_the_ratio_at_each_decade_of_context_and_the_last():
     assert together[4] == "| regularised | 2 | 15.00 ± 0.00 | 1.50× | 1.50× | 1.50× | 1.50× |"
 
 
-def test_by_rate_names_each_model_with_its_learning_rate_and_divides_by_the_first_reports_learned():
+def test_by_rate_names_each_model_with_its_rate_and_divides_by_the_learned_model_at_it_or_the_first_reports():
     ppl = [10.0] * 412
     first = {"settings": {"lr": "0.001"}, "runs": [_run("learned", 0, ppl), _run("lexinvariant", 0, [40.0] * 412)]}
     counted = {**_run("frequency", 0, [30.0] * 412), "counted": True}
@@ -191,6 +191,16 @@ def test_by_rate_names_each_model_with_its_learning_rate_and_divides_by_the_firs
         ["| lexinvariant, lr 0.001", "40.00 (4.00×)"],
         ["| lexinvariant, lr 0.01", "20.00 (2.00×)"],
         ["| frequency", "30.00 (3.00×)"],  # a counting reference once, whatever its reports
+    ]
+    # a learned model at the second rate: the models trained at it are divided by it
+    second["runs"].insert(0, _run("learned", 0, [5.0] * 412))
+    rows = _module().by_rate([first, second]).splitlines()[2:]
+    assert [r.split(" | ")[:2] for r in rows] == [
+        ["| learned, lr 0.001", "10.00"],
+        ["| lexinvariant, lr 0.001", "40.00 (4.00×)"],
+        ["| learned, lr 0.01", "5.00 (0.50×)"],
+        ["| lexinvariant, lr 0.01", "20.00 (4.00×)"],
+        ["| frequency", "30.00 (3.00×)"],
     ]
 
 
