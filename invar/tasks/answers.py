@@ -1089,7 +1089,8 @@ _RETRACTION = re.compile(
 
 #: what offers another answer beside a final one, on a line after it (``Alternatively, `mean` would work.``,
 #: ``(or searching)``, ``Other options: `mean`, `avg`.``, ``It could also be 1.5 cycles if …``, ``A better name
-#: might be `compute_mean`.``): the reply then holds no one answer where what the line offers (:func:`_offers`)
+#: might be `compute_mean`.``, ``Alternatives: `mean`.``, ``(`avg` works as well.)``, ``I'd also accept `avg`.``): the
+#: reply then holds no one answer where what the line offers (:func:`_offers`)
 #: reads as an answer of the task (:attr:`Reader.alone`) and is not the final one (``Or, in camelCase:
 #: `isPrime`.``); advice on the code (``Alternatively, you could unroll the loop.``) offers none
 _ALTERNATIVE = re.compile(
@@ -1103,7 +1104,9 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:it|this|that)[ \t]+(?:could|might)[ \t]+(?:also[ \t]+)?be\b"
     r"|\bis[ \t]+what[ \t]+(?:most|many)[ \t]+\w+[ \t]+would[ \t]+(?:use|call|choose|pick|name)\b"
     r"|\b(?:might|could|may)[ \t]+also[ \t]+(?:(?:call|name)[ \t]+it|consider|see|get|use|go[ \t]+with)\b"
-    r"|^also[ \t]+consider\b|^if[ \t]+you[ \t]+prefer\b"
+    r"|^also[ \t]+consider\b|^if[ \t]+you[ \t]+prefer\b|^alternatives?[ \t]*:"
+    r"|\b(?:works?|fits?|would[ \t]+(?:work|fit|do)|is[ \t]+(?:fine|good))[ \t]+(?:too|as[ \t]+well)\b(?![ \t]+as\b)"
+    r"|\bi(?:'d|’d|[ \t]+would|[ \t]+could|[ \t]+can)[ \t]+also[ \t]+accept\b"
     r"|\b(?:is|are)[ \t]+also[ \t]+(?:plausible|acceptable|possible|fine|reasonable|valid|an[ \t]+option)\b",
     re.I,
 )
@@ -1131,7 +1134,8 @@ def _offers(row: str, m: re.Match) -> list[str]:
     """The texts of ``row`` that may be the answer a line offers beside the final one, ``m`` the words that
     offer it: what follows them up to a note (``It could also be 1.5 cycles if …`` -> ``1.5 cycles``), each
     of a list's items after them (``Other options: `mean`, `avg`.``), and what stands before them after the
-    last comma (`` `compute_mean` would also be reasonable``, ``But honestly, `contains` is what …``)."""
+    last comma or colon (`` `compute_mean` would also be reasonable``, ``But honestly, `contains` is what …``,
+    ``Alternatives considered: none fit as well``)."""
     out = []
     after = _COPULA.sub("", row[m.end() :].strip(" \t,:;.)—–-"))
     if after and not _NO_OFFER.match(after):
@@ -1141,7 +1145,7 @@ def _offers(row: str, m: re.Match) -> list[str]:
             out.append(after[: cut.start()])
         parts = [p.strip(" \t.)") for p in re.split(r",|[ \t]or[ \t]", after)]
         out += [p for p in parts if p and not _NO_OFFER.match(p)]
-    before = row[: m.start()].rsplit(",", 1)[-1].strip(" \t(:;.")
+    before = re.split(r"[,:]", row[: m.start()])[-1].strip(" \t(:;.")
     if before and not _NO_OFFER.match(before):
         out.append(before)
     return [text.strip(" \t.)") for text in out if text.strip(" \t.)")]
@@ -1289,6 +1293,27 @@ def _closing(text: str) -> int:
     return len(text)
 
 
+def _outside(pattern: re.Pattern, text: str) -> list[re.Match]:
+    """The matches of ``pattern`` in ``text`` that open outside quotes and brackets (not the colon of ``{'a':
+    2}`` nor the comma of ``[1, 2]``), found in ``text`` with its quoted text masked by a word's characters
+    (which no pause matches, nor any spaces around one)."""
+    masked, depth, levels = _QUOTED_TEXT.sub(lambda m: "_" * len(m.group()), text), 0, []
+    for char in masked:
+        levels.append(depth)
+        if char in "([{":
+            depth += 1
+        elif char in ")]}" and depth:
+            depth -= 1
+    return [m for m in pattern.finditer(masked) if m.start() < len(levels) and not levels[m.start()]]
+
+
+def _head(text: str) -> str | None:
+    """What opens ``text`` before a note on it (:data:`_HEAD_END`, outside quotes and brackets: ``searching,
+    it returns an index`` -> ``searching``); None where no note follows."""
+    ends = _outside(_HEAD_END, text)
+    return text[: ends[0].start()].strip() or None if ends else None
+
+
 def _sentences(row: str) -> list[tuple[int, str, bool]]:
     """:func:`sentences`, each with where it starts in ``row`` (0: the line itself) and whether it is weak:
     ``actually`` alone after a soft pause."""
@@ -1353,14 +1378,25 @@ def opened_strongly(text: str) -> re.Match | None:
     return m if m is not None and _STRONG_WORD.search(m.group()) else None
 
 
-#: where the head of weak second thoughts after a spaced hyphen (:data:`_DASHED`) ends and a note on it opens
-#: (``- actually searching, it returns an index``, ``- actually 2.5 once the store is counted``); after a comma
+#: where the head of second thoughts ends and a note on it opens: of weak ones after a spaced hyphen that follows
+#: an answer (:data:`_ANSWER_BEFORE`), of strong ones after a bare ``no`` (``Wait, no — searching. It stops …``)
+#: (``- actually searching, it returns an index``, ``- actually 2.5 once the store is counted``; after a comma
 #: they are as often notes on a detail (``It reads, actually, `self._value`, which is private``), and so are
-#: those a second dash closes (``It wraps the attribute - actually `self._value` - in a method``)
-_HEAD_END = re.compile(r"[ \t]*[,;:(]|[ \t]+(?:since|because|as|once|when|if|given|due)\b", re.I)
+#: those a second dash closes: ``It wraps the attribute - actually `self._value` - in a method``)
+_HEAD_END = re.compile(
+    r"[ \t]*(?:[,;:(—–]|[.!?](?:[ \t]|$))|[ \t]+-{1,2}[ \t]|[ \t]+(?:since|because|as|once|when|if|given|due)\b", re.I
+)
+#: what stands before a spaced hyphen where weak second thoughts after it correct an answer: a number (``2.0 -
+#: actually 2.5``), a quoted or bracketed literal, or a word that ``it's``, ``that's``, ``I'd say`` or a colon
+#: presents (``That's sorting - actually searching``); not a detail (``The list has 3 elements - actually 4 if …``)
+_ANSWER_BEFORE = re.compile(
+    r"(?:(?<![\w.])[-−]?\d[\d.,]*(?:[ \t]+cycles?)?|[`'\")\]}]|(?:^|\b(?:it|that|this)(?:'s|’s|[ \t]+is)[ \t]+"
+    r"|:[ \t]*|\bi(?:'d|’d|[ \t]+would)[ \t]+(?:say|go[ \t]+with|pick|choose|call[ \t]+it)[ \t]+)[^\W\d]\w*)"
+    r"[ \t]+-{1,2}[ \t]*$",
+    re.I,
+)
 
 
-_DASHED = re.compile(r"[ \t]-{1,2}[ \t]*$")
 _DASH = re.compile(r"[ \t](?:-{1,2}|[—–])[ \t]|[—–]")
 
 
@@ -1368,8 +1404,8 @@ def _thoughts(text: str) -> list[tuple[str, bool]]:
     """The lines of ``text`` that open with words of second thoughts, each as
     what follows those words to the line's end, and whether a strong one (:data:`STRONG_OPENERS`) is among
     them; each sentence inside a line that opens with strong ones, as what follows those words to the
-    line's end (``The loop runs twice. No wait, 7.``); and of weak ones after a spaced hyphen, their head too,
-    before a note on it (:data:`_HEAD_END`)."""
+    line's end (``The loop runs twice. No wait, 7.``); and of weak ones after a spaced hyphen that follows an
+    answer, their head too, before a note on it (:func:`_head`)."""
     out = []
     for line in text.splitlines():
         row = clean(line, line=True)
@@ -1382,9 +1418,8 @@ def _thoughts(text: str) -> list[tuple[str, bool]]:
             rest = _unhedged(rest) if weak else rest  # ``6, actually it's 7``: as after a strong opener
             if rest and (start == 0 or strong or weak):
                 out.append((rest, strong))
-            end = _HEAD_END.search(rest) if weak and _DASHED.search(row[:start]) and not _DASH.search(rest) else None
-            if end is not None and end.start():
-                out.append((rest[: end.start()], False))  # ``6 - actually, perhaps 10, since …``: ``10``
+            if weak and _ANSWER_BEFORE.search(row[:start]) and not _DASH.search(rest) and (head := _head(rest)):
+                out.append((head, False))  # ``6 - actually, perhaps 10, since …``: ``10``
     return out
 
 
@@ -1396,9 +1431,25 @@ def second_thoughts(text: str) -> list[str]:
     opener's line: :func:`weak_thoughts`)."""
     out = []
     for rest, strong in _thoughts(text):
-        rest = _unhedged(_BARE_VERB.sub("", rest, count=1))
-        if strong and rest:
-            out.append(rest)
+        said = _unhedged(_BARE_VERB.sub("", rest, count=1))
+        if strong and said:
+            out.append(said)
+    return out
+
+
+#: what opens a clause, not an answer, after a bare ``no`` (``Wait, no — let me re-read …``, ``No, I think …``)
+_NO_HEAD = re.compile(r"(?:let|let's|i|i'll|i'm|we|you|there|here|that|this|it|nothing|not)(?![\w'’-])", re.I)
+
+
+def _rejected(text: str) -> list[str]:
+    """The head of each line of strong second thoughts of ``text`` that a bare ``no`` opens, before a note on
+    it (``Wait, no — searching. It stops …`` -> ``searching``, ``Hmm, no, it's string: …`` -> ``string``): where
+    an answer that stands alone replaces the one the ``no`` rejects."""
+    out = []
+    for rest, strong in _thoughts(text):
+        head = _head(_unhedged(_BARE_VERB.sub("", rest, count=1))) if strong and _BARE_NO.match(rest) else None
+        if head is not None and not _NO_HEAD.match(head):
+            out.append(head)
     return out
 
 
@@ -1419,13 +1470,30 @@ _CONCLUDES = re.compile(
 )
 
 
+#: what presents the answer a conclusion gives (``so it's 10``, ``so the answer is searching``, ``hence I get 3``):
+#: not another subject's verb (``so the table is reused``)
+_CONCLUSION_LEAD = re.compile(
+    rf"^(?:(?:it|that|this|the[ \t]+(?:answer|result|output|value|label|name|category|throughput|call))"
+    rf"(?:'s|’s|[ \t]+{_VERB})|i[ \t]+get)(?![\w-])[ \t]*:?[ \t]*",
+    re.I,
+)
+#: the words around an answer that a conclusion keeps (``so it is still math``, ``so sorting anyway``)
+_KEPT = re.compile(r"^(?:still|really|indeed|definitely|clearly|just|truly)[ \t]+", re.I)
+_KEPT_END = re.compile(
+    r"[ \t,]+(?:anyway|after[ \t]+all|again|too|indeed|regardless|as[ \t]+well|all[ \t]+along)(?=[ \t.!]*$)", re.I
+)
+
+
 def concluded(rest: str) -> str | None:
-    """What ends ``rest`` (a line of second thoughts) after the last words that conclude (:data:`_CONCLUDES`),
-    without its lead-in and a hedge (``the range is inclusive, so it's 10.`` -> ``10.``); None where none do."""
-    last = None
-    for last in _CONCLUDES.finditer(rest):
-        pass
-    return (_unhedged(rest[last.end() :]) or None) if last is not None else None
+    """What ends ``rest`` (a line of second thoughts) after the last words that conclude outside quotes and
+    brackets (:data:`_CONCLUDES`), without the words that present it or keep it (``the range is inclusive, so
+    it's 10.`` -> ``10.``, ``so it is still math`` -> ``math``); None where none do."""
+    found = _outside(_CONCLUDES, rest)
+    if not found:
+        return None
+    end = _HEDGE.sub("", _BARE_NO.sub("", rest[found[-1].end() :].strip(), count=1), count=1)
+    end = _HEDGE.sub("", _KEPT.sub("", _CONCLUSION_LEAD.sub("", end, count=1), count=1), count=1)
+    return _KEPT_END.sub("", end, count=1).strip() or None
 
 
 def later(
@@ -1440,8 +1508,9 @@ def later(
     (what follows a final answer: :func:`second_thoughts`): the first of the
     line's ``forms`` it reads (the line alone by default), else what
     ``otherwise`` finds in it and what ``weak`` finds in its conclusion
-    (:func:`concluded`: ``Wait, the range is inclusive, so 10.``); and the
-    answers ``weak`` finds on a line of weak ones (:func:`weak_thoughts`; a ValueError: none), where
+    (:func:`concluded`: ``Wait, the range is inclusive, so 10.``) or in the
+    head after a bare ``no`` (:func:`_rejected`); and the answers ``weak``
+    finds on a line of weak ones (:func:`weak_thoughts`; a ValueError: none), where
     a task reads only an answer that stands alone or is presented as one, not
     any parse of a sentence; a task's ``after`` (step 6)."""
     out = []
@@ -1450,6 +1519,7 @@ def later(
             out += weak(rest)
         except ValueError:
             continue
+    alone = []  # a conclusion, a head after a bare ``no``: read only where they stand alone, in the task's forms
     for rest in second_thoughts(text):
         for form in dict.fromkeys(forms(rest) if forms is not None else (rest,)):
             try:
@@ -1460,11 +1530,13 @@ def later(
         else:
             if otherwise is not None:
                 out += otherwise(rest)
-            if weak is not None and (end := concluded(rest)) is not None:
-                try:
-                    out += weak(end)
-                except ValueError:
-                    pass
+            alone += [end] if (end := concluded(rest)) is not None else []
+    for said in (*alone, *_rejected(text)) if weak is not None else ():
+        for form in dict.fromkeys(forms(said) if forms is not None else (said,)):
+            try:
+                out += weak(form)
+            except ValueError:
+                continue
     return out
 
 

@@ -306,7 +306,7 @@ def later_answers(text: str) -> list[str]:
     )
     for line in text.splitlines():  # ``So f(3) = 7.``, ``The result is 7.``: a conclusion restated
         if (concluding := _CONCLUDING.match(tidy(line))) is not None:
-            out += presented(tidy(line)[concluding.end() :])
+            out += presented(tidy(line)[concluding.end() :], arrows=False)
     claimed = claims(text)
     if len(claimed) == 1 and claimed[0] is not None:  # ``assert f([1, 2, 3]) == [4]``; several test other inputs
         out += claimed
@@ -432,21 +432,25 @@ _CONCLUDING = re.compile(
 
 
 #: what presents the call's value in a sentence: the call, ``it``, ``the result`` (…) and a verb or ``=``
-#: (``f(3) returns 7``, ``f(3) == 7``, ``f(3) -> 7``, ``the result is 7``, ``the answer would be 7``, ``it gives 7``)
-_PRESENTING = re.compile(
+#: (``f(3) returns 7``, ``f(3) == 7``, ``the result is 7``, ``the answer would be 7``, ``it gives 7``), or an
+#: arrow in second thoughts (``f(3) -> 7``; on a line that concludes, a trace's step: ``So pop() -> 2, leaving [1]``)
+_PRESENTER = (
     r"(?:(?<![\w.])[^\W\d]\w*\((?:[^()]|\([^()]*\))*\)|\b(?:it|this|that|which)|\bthe[ \t]+(?:(?:correct|right|real"
     r"|final|actual)[ \t]+)?(?:call|function|result|output|answer|return[ \t]+value|value(?:[ \t]+returned)?))"
     r"(?:[ \t]+(?:actually|really|then|instead|therefore))?[ \t]*(?:(?:returns|is|gives|outputs|evaluates[ \t]+to"
-    r"|(?:would|should|will|must)[ \t]+(?:be|return|give)|becomes|equals)(?![\w-])|={1,2}|->|→)[ \t]*:?[ \t]*",
-    re.I,
+    r"|(?:would|should|will|must)[ \t]+(?:be|return|give)|becomes|equals)(?![\w-])|={1,2}{arrows})[ \t]*:?[ \t]*"
 )
+_PRESENTING = {
+    arrows: re.compile(_PRESENTER.replace("{arrows}", "|->|→" if arrows else ""), re.I) for arrows in (False, True)
+}
 
 
-def presented(line: str) -> list[str]:
+def presented(line: str, *, arrows: bool = True) -> list[str]:
     """The literal a sentence presents as the call's value, after the last words that present one and give
-    one (:data:`_PRESENTING`: ``Actually, f(3) returns 7.``, ``the result is 7 not 6``): the longest text
-    after them, cut at a space, that is a literal; none when no such words stand before a literal."""
-    for start in [m.end() for m in reversed(list(_PRESENTING.finditer(line)))] + [0]:
+    one (:data:`_PRESENTING`: ``Actually, f(3) returns 7.``, ``the result is 7 not 6``; an arrow where
+    ``arrows``): the longest text after them, cut at a space, that is a literal; none when no such words stand
+    before a literal."""
+    for start in [m.end() for m in reversed(list(_PRESENTING[arrows].finditer(line)))] + [0]:
         value = _literal_at(line[start:])  # at 0: its words were the line's lead-in, ``[it returns] 7 because …``
         if value is not None:
             return [value]
@@ -456,7 +460,7 @@ def presented(line: str) -> list[str]:
 #: what may follow a literal presented in a sentence and closes it (``7 because …``, ``7, not 6``); a literal
 #: followed by anything else is no value (``2 * 3``, ``3 iterations are needed``)
 _CLOSING = re.compile(
-    r"[ \t]*(?:$|[,;:(—–]|-(?![ \t]*\d)|[.!?](?!\w)|(?:because|since|as|not|instead|rather|and|so)\b)", re.I
+    r"[ \t]*(?:$|[,;:(—–]|-(?![ \t]*\d)|[.!?](?!\w)|(?:because|since|as|once|not|instead|rather|and|so)\b)", re.I
 )
 
 

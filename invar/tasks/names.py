@@ -885,9 +885,12 @@ _NAMED_BY_VERB = re.compile(rf"(?<![\w-])(?:{_VERB})[ \t]*:?[ \t]*$", re.I)
 #: name is clear.``): no other name, though a function may be so named
 _VERDICT_WORD = re.compile(
     r"[ \t]*(?:fine|good|ok|okay|right|correct|clear|better|accurate|appropriate|apt|descriptive|reasonable"
-    r"|acceptable|sufficient|enough|wrong|misleading|ambiguous|vague|better[ \t]+suited)[ \t]*[.!]*[ \t]*",
+    r"|acceptable|sufficient|enough|wrong|misleading|ambiguous|vague|better[ \t]+suited|honest|precise|fitting"
+    r"|sensible|adequate|valid|self-explanatory)[ \t]*[.!]*[ \t]*",
     re.I,
 )
+#: such a word before a pause (``Wait, no, that's fine — `merge_dicts` is accurate.``)
+_VERDICT_FIRST = re.compile(rf"(?:{_VERDICT_WORD.pattern})(?:[—–,;:(]|-{{1,2}}[ \t])", re.I)
 
 
 #: prose of one word, no name: a capitalised word closed as a sentence (``Sure!``, ``Thinking.``, ``Okay:``), and a
@@ -949,7 +952,7 @@ def later_answers(text: str) -> list[tuple]:
         text,
         # a quoted name there is another answer even inside a phrase (``Actually, `total` looks cleaner.``)
         lambda rest: read_answer(rest, phrases=False),
-        forms=lambda rest: () if _VERDICT_WORD.fullmatch(rest) else (rest,),
+        forms=lambda rest: () if _VERDICT_WORD.fullmatch(rest) or _VERDICT_FIRST.match(rest) else (rest,),
         otherwise=_otherwise,
         weak=_weak,
     ) + _defined(text)

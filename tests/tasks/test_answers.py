@@ -304,6 +304,7 @@ BHIVE = [
     ("**Answer: 2.5 cycles**", 2.5),
     # the head of weak second thoughts after a spaced hyphen, before a note on it
     ("Answer: 2.0 cycles\n\nThroughput: 2.0 - actually 2.5 once the store is counted.", Refused("another answer")),
+    ("Answer: 1.0\n\nPort 1 gets 2 uops - actually 3 if the lea is counted, but port 5 absorbs one.", 1.0),  # a detail
 ]
 
 BUGS = [
@@ -660,6 +661,13 @@ BUGS = [
 
 NAMES = [
     ("`get_value`", ("get", "value")),
+    # a verdict that ends second thoughts, or opens them after a bare no, is no name
+    ("Answer: `retry`\n\nHold on, no exception is swallowed, so the name is honest.", ("retry",)),
+    ("Answer: `parse_header`\n\nWait, it also validates the magic bytes, so it's fine.", ("parse", "header")),
+    ("Answer: `merge_dicts`\n\nWait, no, that's fine — `merge_dicts` is accurate.", ("merge", "dicts")),
+    ("Answer: `is_empty`\n\nHmm, no. It is fine as is.", ("is", "empty")),
+    ("Answer: `get_data`\n\nName: `get_data` - actually `fetch_data`, since it makes a request.", Refused("another")),
+    ("Answer: `build_index`\n\nIt builds a dict - actually `defaultdict(list)`, as keys repeat.", ("build", "index")),
     # a last line without a final answer: a sentence about the code names no function, nor does a line of code
     ("It divides the sum by the count.\n\nIt returns `total`.", Refused("sentence about the code")),
     ("It returns the `mean`.", Refused("sentence about the code")),
@@ -996,6 +1004,17 @@ CLASSIFY = [
     ("Answer: sorting\n\nIt orders the list, wait, it only finds the position, so searching.", Refused("another")),
     ("Answer: string\n\nString manipulation; hold on, it parses numbers, so math.", Refused("another")),
     ("Answer: sorting\n\nWait, it swaps elements, so it really is sorting.", "sorting"),
+    # a head after a bare no; words a conclusion keeps around the same answer; a colon after another subject
+    ("Answer: sorting\n\nWait, no — searching. It stops at the first match.", Refused("another answer")),
+    ("Answer: math\n\nHmm, no, string: it's all about character counts.", Refused("another answer")),
+    ("Answer: searching\n\nNo wait, no: it's sorting, the output is the reordered list.", Refused("another")),
+    ("Answer: math\n\nIt's math (wait, no — let me re-read... yes, math).", "math"),
+    ("Answer: math\n\nWait, it loops over the characters, but only to parse digits, so it is still math.", "math"),
+    ("Answer: sorting\n\nWait, it also removes duplicates, so it's sorting anyway.", "sorting"),
+    ("Answer: math\n\nWait, the recursion is exponentiation by squaring, so math after all.", "math"),
+    ("Answer: graph\n\nHmm, no. It really is graph traversal: the queue is reused.", "graph"),
+    ("Answer: graph\n\nThe traversal is breadth-first - actually level by level, since it uses a deque.", "graph"),
+    ("Answer: searching\n\nI'd say searching - actually sorting once you see `return arr`.", Refused("another")),
 ]
 
 EXEC = [
@@ -1179,6 +1198,14 @@ EXEC = [
     ("Answer: 6\n\nIt returns 6 - actually, perhaps 10, since `range` includes n + 1.", Refused("another answer")),
     ("Answer: 6\n\nThe sum is, actually, 6, as expected.", "6"),
     ("Answer: 'abc'\n\nIt is unchanged, actually, 'ABC' since `upper()` runs.", "'abc'"),  # after a comma: a note
+    # pauses inside quotes and brackets are none (a dict's colon, a list's comma); arrows on a line that concludes
+    ("Answer: {'a': 1}\n\nWait, the second assignment overwrites the key, so {'a': 2}.", Refused("another answer")),
+    ("Answer: [1, 2]\n\nIt returns [1, 2] - actually [2, 1] because `reverse()` runs first.", Refused("another")),
+    ("Answer: 'abc'\n\nWait, `s.upper()` is assigned back to `s`, therefore 'ABC'.", Refused("another answer")),
+    ("Answer: 6\n\nThe sum is 6 — actually 10 once n itself is included.", Refused("another answer \\('10'\\)")),
+    ("Answer: 5\n\nSo fib(4) -> 3 and fib(3) -> 2, and their sum is 5.", "5"),  # a trace's steps
+    ("Answer: [1]\n\nSo pop() → 2, leaving [1].", "[1]"),
+    ("Answer: 6\n\nThe list has 3 elements - actually 4 if you count the sentinel, which is dropped.", "6"),
 ]
 
 SEQUENCES = [  # ltl, copy, alta, lm: today's values, read through the pipeline
@@ -1515,12 +1542,20 @@ ALTERNATIVES = [  # what offers another answer beside the final one, after it; {
     "It could also be {other}",
     "Also consider {other}",
     "{other} is also plausible.",
+    "Alternatives: {other}",
+    "**Alternatives:** {other}, total",
+    "Also, {other} works too if it is a property.",
+    "({other} works as well.)",
+    "I'd also accept {other}",
 ]
 KEPT_AFTER = [  # notes after a final answer that offer none
     "This could be verified by running it.",
     "It might be slightly different on another machine.",
     "Other names in the code are fine.",
     "Overall: {final}",
+    "The loop works as well as a call to sum() would.",
+    "It works too, for any iterable.",
+    "Alternatives considered: none fit as well.",
 ]
 
 
