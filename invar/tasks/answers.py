@@ -1310,7 +1310,7 @@ def _outside(pattern: re.Pattern, text: str) -> list[re.Match]:
 def _head(text: str) -> str | None:
     """What opens ``text`` before a note on it (:data:`_HEAD_END`, outside quotes and brackets: ``searching,
     it returns an index`` -> ``searching``); None where no note follows."""
-    ends = _outside(_HEAD_END, text)
+    ends = [m for m in _outside(_HEAD_END, text) if m.start()]  # not a bracket that opens it: ``(2, 1) once …``
     return text[: ends[0].start()].strip() or None if ends else None
 
 

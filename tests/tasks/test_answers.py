@@ -1201,6 +1201,7 @@ EXEC = [
     # pauses inside quotes and brackets are none (a dict's colon, a list's comma); arrows on a line that concludes
     ("Answer: {'a': 1}\n\nWait, the second assignment overwrites the key, so {'a': 2}.", Refused("another answer")),
     ("Answer: [1, 2]\n\nIt returns [1, 2] - actually [2, 1] because `reverse()` runs first.", Refused("another")),
+    ("Answer: (1, 2)\n\nThat gives (1, 2) - actually (2, 1) once the swap runs.", Refused("another")),
     ("Answer: 'abc'\n\nWait, `s.upper()` is assigned back to `s`, therefore 'ABC'.", Refused("another answer")),
     ("Answer: 6\n\nThe sum is 6 — actually 10 once n itself is included.", Refused("another answer \\('10'\\)")),
     ("Answer: 5\n\nSo fib(4) -> 3 and fib(3) -> 2, and their sum is 5.", "5"),  # a trace's steps
