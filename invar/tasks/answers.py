@@ -1161,13 +1161,19 @@ _CONCLUSION = re.compile(
 )
 
 
+#: a clause that denies what it says of other answers (``No other name fits as well — `bound` … are less
+#: common``, ``None of the other labels fits as well: …``)
+_NEGATED = re.compile(r"(?:no|none|nothing|neither|not|nor)(?![\w'’-])", re.I)
+
+
 def _alternatives(tail: str) -> list[tuple[str, re.Match]]:
     """Each line of ``tail`` (what follows a final answer) with words that offer another answer
-    (:data:`_ALTERNATIVE`), cleaned, and those words."""
+    (:data:`_ALTERNATIVE`) in a clause that denies none (:data:`_NEGATED`), cleaned, and those words."""
     out = []
     for line in tail.splitlines():
         row = clean(line, line=True)
-        if row and (m := _ALTERNATIVE.search(row)) is not None:
+        m = _ALTERNATIVE.search(row) if row else None
+        if m is not None and not _NEGATED.match(re.split(r"[.;:—–]", row[: m.start()])[-1].strip()):
             out.append((row, m))
     return out
 

@@ -666,6 +666,9 @@ NAMES = [
     ("Answer: `parse_header`\n\nWait, it also validates the magic bytes, so it's fine.", ("parse", "header")),
     ("Answer: `merge_dicts`\n\nWait, no, that's fine — `merge_dicts` is accurate.", ("merge", "dicts")),
     ("Answer: `is_empty`\n\nHmm, no. It is fine as is.", ("is", "empty")),
+    # what fits as well in a clause that denies it is no alternative
+    ("Answer: clamp\n\nNo other name fits as well — `bound` or `limit` are less common.", ("clamp",)),
+    ("Answer: compute_mean\n\nNo other candidate fits as well — `average` is less specific.", ("compute", "mean")),
     ("Answer: `get_data`\n\nName: `get_data` - actually `fetch_data`, since it makes a request.", Refused("another")),
     ("Answer: `build_index`\n\nIt builds a dict - actually `defaultdict(list)`, as keys repeat.", ("build", "index")),
     # a last line without a final answer: a sentence about the code names no function, nor does a line of code
@@ -1011,6 +1014,8 @@ CLASSIFY = [
     ("Answer: math\n\nIt's math (wait, no — let me re-read... yes, math).", "math"),
     ("Answer: math\n\nWait, it loops over the characters, but only to parse digits, so it is still math.", "math"),
     ("Answer: sorting\n\nWait, it also removes duplicates, so it's sorting anyway.", "sorting"),
+    ("Answer: sorting\n\nNo other label fits as well — searching, for instance, would need a target.", "sorting"),
+    ("Answer: graph\n\nNone of the other labels fits as well: math, string and sorting don't describe a BFS.", "graph"),
     ("Answer: math\n\nWait, the recursion is exponentiation by squaring, so math after all.", "math"),
     ("Answer: graph\n\nHmm, no. It really is graph traversal: the queue is reused.", "graph"),
     ("Answer: graph\n\nThe traversal is breadth-first - actually level by level, since it uses a deque.", "graph"),
@@ -1557,6 +1562,8 @@ KEPT_AFTER = [  # notes after a final answer that offer none
     "The loop works as well as a call to sum() would.",
     "It works too, for any iterable.",
     "Alternatives considered: none fit as well.",
+    "No other answer fits as well.",
+    "None of the other answers fits as well: they describe other code.",
 ]
 
 
