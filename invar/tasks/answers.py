@@ -1101,13 +1101,15 @@ _ALTERNATIVE = re.compile(
     r"|answer))\b"
     r"|\b(?:a|the)[ \t]+better[ \t]+(?:name|label|choice|answer|fit)\b"
     r"|\b(?:could|might|may|would)[ \t]+also[ \t]+(?:be|work|fit|do)\b"
-    r"|\b(?:it|this|that)[ \t]+(?:could|might)[ \t]+(?:also[ \t]+)?be\b"
+    r"|\b(?:it|this|that)[ \t]+(?:could|might|may)[ \t]+(?:also[ \t]+)?be\b"
     r"|\bis[ \t]+what[ \t]+(?:most|many)[ \t]+\w+[ \t]+would[ \t]+(?:use|call|choose|pick|name)\b"
-    r"|\b(?:might|could|may)[ \t]+also[ \t]+(?:(?:call|name)[ \t]+it|consider|see|get|use|go[ \t]+with)\b"
+    r"|\b(?:might|could|may|i(?:'d|’d|[ \t]+would))[ \t]+also[ \t]+(?:(?:call|name)[ \t]+it|consider|see|get|use"
+    r"|go[ \t]+with)\b"
     r"|^also[ \t]+consider\b|^if[ \t]+you[ \t]+prefer\b|^alternatives?[ \t]*:"
     r"|\b(?:works?|fits?|would[ \t]+(?:work|fit|do)|is[ \t]+(?:fine|good))[ \t]+(?:too|as[ \t]+well)\b(?![ \t]+as\b)"
     r"|\bi(?:'d|’d|[ \t]+would|[ \t]+could|[ \t]+can)[ \t]+also[ \t]+accept\b"
-    r"|\b(?:is|are)[ \t]+also[ \t]+(?:plausible|acceptable|possible|fine|reasonable|valid|an[ \t]+option)\b",
+    r"|\b(?:is|are)[ \t]+(?:also|equally)[ \t]+(?:plausible|acceptable|possible|fine|reasonable|valid|good|likely"
+    r"|an[ \t]+option)\b|\b(?:fits|works|is)[ \t]+(?:even[ \t]+)?better\b(?![ \t]+than\b)",
     re.I,
 )
 #: what follows a word that offers an answer and is no answer itself: a participle, an adverb or a comparison
@@ -1126,8 +1128,16 @@ _OFFER_END = re.compile(
 )
 #: the verbs that may stand between an offering word and its answer (``Another option is `s.upper()```)
 _COPULA = re.compile(
-    r"^(?:is|are|be|would[ \t]+be|might[ \t]+be|could[ \t]+be|maybe|perhaps|probably|just)\b[ \t]*", re.I
+    r"^(?:is|are|be|would[ \t]+be|might[ \t]+be|could[ \t]+be|maybe|perhaps|probably|possibly|just)\b[ \t]*", re.I
 )
+
+
+#: what opens or closes the text before words that offer an answer and is no part of it (``so `x` fits
+#: better``, ``I'd say 2 cycles is also possible``, ``dynamic programming is the better label``)
+_BEFORE_LEAD = re.compile(
+    r"^(?:so|and|but|then|hence|thus|i(?:'d|’d|[ \t]+would)[ \t]+(?:actually[ \t]+)?say|i[ \t]+think)\b[ \t,]*", re.I
+)
+_BEFORE_VERB = re.compile(r"[ \t]+(?:is|are|would[ \t]+be|seems)$", re.I)
 
 
 def _offers(row: str, m: re.Match) -> list[str]:
@@ -1145,7 +1155,8 @@ def _offers(row: str, m: re.Match) -> list[str]:
             out.append(after[: cut.start()])
         parts = [p.strip(" \t.)") for p in re.split(r",|[ \t]or[ \t]", after)]
         out += [p for p in parts if p and not _NO_OFFER.match(p)]
-    before = re.split(r"[,:]", row[: m.start()])[-1].strip(" \t(:;.")
+    before = _BEFORE_LEAD.sub("", re.split(r"[,:]", row[: m.start()])[-1].strip(" \t(:;."), count=1)
+    before = _BEFORE_VERB.sub("", before, count=1)
     if before and not _NO_OFFER.match(before):
         out.append(before)
     return [text.strip(" \t.)") for text in out if text.strip(" \t.)")]

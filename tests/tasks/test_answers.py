@@ -668,6 +668,7 @@ NAMES = [
     ("Answer: `is_empty`\n\nHmm, no. It is fine as is.", ("is", "empty")),
     # what fits as well in a clause that denies it is no alternative
     ("Answer: clamp\n\nNo other name fits as well — `bound` or `limit` are less common.", ("clamp",)),
+    ("Answer: compute_total\n\n`total` fits better than `t` for the local variable.", ("compute", "total")),
     ("Answer: compute_mean\n\nNo other candidate fits as well — `average` is less specific.", ("compute", "mean")),
     ("Answer: `get_data`\n\nName: `get_data` - actually `fetch_data`, since it makes a request.", Refused("another")),
     ("Answer: `build_index`\n\nIt builds a dict - actually `defaultdict(list)`, as keys repeat.", ("build", "index")),
@@ -1016,6 +1017,8 @@ CLASSIFY = [
     ("Answer: sorting\n\nWait, it also removes duplicates, so it's sorting anyway.", "sorting"),
     ("Answer: sorting\n\nNo other label fits as well — searching, for instance, would need a target.", "sorting"),
     ("Answer: graph\n\nNone of the other labels fits as well: math, string and sorting don't describe a BFS.", "graph"),
+    ("Answer: string\n\nActually, since it fills a table of costs, graph is the better label.", Refused("another")),
+    ("Answer: sorting\n\nBut the label that fits even better is math, since it counts.", Refused("another answer")),
     ("Answer: math\n\nWait, the recursion is exponentiation by squaring, so math after all.", "math"),
     ("Answer: graph\n\nHmm, no. It really is graph traversal: the queue is reused.", "graph"),
     ("Answer: graph\n\nThe traversal is breadth-first - actually level by level, since it uses a deque.", "graph"),
@@ -1553,6 +1556,12 @@ ALTERNATIVES = [  # what offers another answer beside the final one, after it; {
     "Also, {other} works too if it is a property.",
     "({other} works as well.)",
     "I'd also accept {other}",
+    "Or possibly {other} if the call runs first.",
+    "I'm not sure; it may be {other} on another reading.",
+    "But {other} is equally plausible.",
+    "I'd also consider {other}, since it fits the loop.",
+    "Wait, no — the point is the table, so {other} fits better.",
+    "I'd say {other} is also possible.",
 ]
 KEPT_AFTER = [  # notes after a final answer that offer none
     "This could be verified by running it.",
@@ -1564,6 +1573,10 @@ KEPT_AFTER = [  # notes after a final answer that offer none
     "Alternatives considered: none fit as well.",
     "No other answer fits as well.",
     "None of the other answers fits as well: they describe other code.",
+    "A dict fits better here than a list.",
+    "This answer fits better because it says what is returned.",
+    "It may be worth noting that the loop runs once per item.",
+    "It simply returns `self._value` — `property` would also work as a decorator here.",
 ]
 
 
