@@ -1479,12 +1479,15 @@ def weak_thoughts(text: str) -> list[str]:
 
 
 #: what opens the conclusion that ends second thoughts: ``so`` and its kin after a clause's end (``Wait, the
-#: range is inclusive, so 10.``, ``…; hence it's 10``), or a colon (``the default shifts it: 9.``); not ``so``
-#: inside a clause (``it is so slow``)
+#: range is inclusive, so 10.``, ``…; hence it's 10``), a colon (``the default shifts it: 9.``) or a dash (``… —
+#: that's math.``); not ``so`` inside a clause (``it is so slow``)
 _CONCLUDES = re.compile(
-    r"(?:^|[,;.:!?—–][ \t]*|[ \t]+-{1,2}[ \t]+|[ \t]+and[ \t]+)(?:so|thus|hence|therefore)(?![\w-])[ \t,:]*|:[ \t]+",
+    r"(?:^|[,;.:!?—–][ \t]*|[ \t]+-{1,2}[ \t]+|[ \t]+and[ \t]+)(?:so|thus|hence|therefore)(?![\w-])[ \t,:]*"
+    r"|:[ \t]+|[ \t]*[—–](?![ \t]*(?:so|thus|hence|therefore)(?![\w-]))[ \t]*",
     re.I,
 )
+#: what closes a conclusion after its answer and is no part of it (``that's gcd, not lcm``)
+_NOT_END = re.compile(r",?[ \t]+(?:not|rather[ \t]+than|instead[ \t]+of)[ \t]+[^,;]*$", re.I)
 
 
 #: what presents the answer a conclusion gives (``so it's 10``, ``so the answer is searching``, ``hence I get 3``):
@@ -1510,7 +1513,7 @@ def concluded(rest: str) -> str | None:
         return None
     end = _HEDGE.sub("", _BARE_NO.sub("", rest[found[-1].end() :].strip(), count=1), count=1)
     end = _HEDGE.sub("", _KEPT.sub("", _CONCLUSION_LEAD.sub("", end, count=1), count=1), count=1)
-    return _KEPT_END.sub("", end, count=1).strip() or None
+    return _NOT_END.sub("", _KEPT_END.sub("", end, count=1), count=1).strip() or None
 
 
 def later(

@@ -668,6 +668,7 @@ NAMES = [
     ("Answer: `is_empty`\n\nHmm, no. It is fine as is.", ("is", "empty")),
     # what fits as well in a clause that denies it is no alternative
     ("Answer: clamp\n\nNo other name fits as well — `bound` or `limit` are less common.", ("clamp",)),
+    ("Answer: lcm\n\nWait, no, it recurses on a % b: that's gcd, not lcm.", Refused("another answer")),
     ("Answer: compute_total\n\n`total` fits better than `t` for the local variable.", ("compute", "total")),
     ("Answer: compute_mean\n\nNo other candidate fits as well — `average` is less specific.", ("compute", "mean")),
     ("Answer: `get_data`\n\nName: `get_data` - actually `fetch_data`, since it makes a request.", Refused("another")),
@@ -1019,6 +1020,9 @@ CLASSIFY = [
     ("Answer: graph\n\nNone of the other labels fits as well: math, string and sorting don't describe a BFS.", "graph"),
     ("Answer: string\n\nActually, since it fills a table of costs, graph is the better label.", Refused("another")),
     ("Answer: sorting\n\nBut the label that fits even better is math, since it counts.", Refused("another answer")),
+    # a dash that concludes strong second thoughts, and what follows the answer there (not …)
+    ("Answer: string\n\nOn second thought, it reverses a number's digits (n % 10) — that's math.", Refused("another")),
+    ("Answer: sorting\n\nWait, it only counts occurrences to find the mode — math, not sorting.", Refused("another")),
     ("Answer: math\n\nWait, the recursion is exponentiation by squaring, so math after all.", "math"),
     ("Answer: graph\n\nHmm, no. It really is graph traversal: the queue is reused.", "graph"),
     ("Answer: graph\n\nThe traversal is breadth-first - actually level by level, since it uses a deque.", "graph"),
@@ -1194,6 +1198,8 @@ EXEC = [
     ("Answer: 6\n\nWait, the range is inclusive, so it's 6.", "6"),  # the same answer
     ("Answer: 6\n\nWait, let me check: 1 + 2 + 3 = 6. Yes.", "6"),
     ("Answer: 6\n\nWait, it is so slow: 2 calls.", "6"),  # so inside a clause opens none
+    ("Answer: 0\n\nWait a second, the loop runs while `n > 0`, and n starts at 5 — so 15.", Refused("another")),
+    ("Answer: 6\n\nWait — the loop runs 3 times — and adds 1, 2, 3.", "6"),
     # a bare no after the words of second thoughts; brackets that hold nothing else close none
     ("Answer: 6\n\nWait, no — 7.", Refused("another answer \\('7'\\)")),
     ("Answer: 6\n\nActually, no, 7.", Refused("another answer \\('7'\\)")),
