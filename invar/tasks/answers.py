@@ -1117,7 +1117,8 @@ _ALTERNATIVE = re.compile(
 #: with a determiner, a pronoun or a preposition (``the case``, ``a bug``, ``you could``, ``for tuples``)
 _NO_OFFER = re.compile(
     r"^(?:\w+ed|\w+ly|written|done|seen|run|made|built|found|kept|shown|thrown|split|different|slower|faster|better"
-    r"|worse|more|less|higher|lower|wrong|off|worth|useful|surprising|the|a|an|this|that|these|those|its|their|his"
+    r"|worse|more|less|higher|lower|wrong|off|worth|useful|surprising|slow|fast|expensive|inefficient|costly|quadratic"
+    r"|the|a|an|this|that|these|those|its|their|his"
     r"|her|my|our|your|one|you|we|i|they|he|she|it|there|here|for|with|on|in|at|to|as|if|when|because|since|by|of"
     r"|from|about|like|than|not|no|nothing|none)\b",
     re.I,
@@ -1504,16 +1505,22 @@ _KEPT_END = re.compile(
 )
 
 
+#: a conclusion that agrees, no answer (``Wait, let me check the return value: a string … — yes.``)
+_AGREED = re.compile(r"(?:yes|yeah|yep|no|nope|right|correct|ok|okay|indeed|confirmed|exactly|good|fine)[ \t.!]*", re.I)
+
+
 def concluded(rest: str) -> str | None:
     """What ends ``rest`` (a line of second thoughts) after the last words that conclude outside quotes and
     brackets (:data:`_CONCLUDES`), without the words that present it or keep it (``the range is inclusive, so
-    it's 10.`` -> ``10.``, ``so it is still math`` -> ``math``); None where none do."""
+    it's 10.`` -> ``10.``, ``so it is still math`` -> ``math``); None where none do or the conclusion agrees
+    (:data:`_AGREED`: ``— yes.``)."""
     found = _outside(_CONCLUDES, rest)
     if not found:
         return None
     end = _HEDGE.sub("", _BARE_NO.sub("", rest[found[-1].end() :].strip(), count=1), count=1)
     end = _HEDGE.sub("", _KEPT.sub("", _CONCLUSION_LEAD.sub("", end, count=1), count=1), count=1)
-    return _NOT_END.sub("", _KEPT_END.sub("", end, count=1), count=1).strip() or None
+    end = _NOT_END.sub("", _KEPT_END.sub("", end, count=1), count=1).strip()
+    return None if not end or _AGREED.fullmatch(end) else end
 
 
 def later(

@@ -55,6 +55,7 @@ original's is invar's own error: the audit counts it under ``oracle``.
 from __future__ import annotations
 
 import ast
+import builtins
 import csv
 import functools
 import io
@@ -448,13 +449,21 @@ _PRESENTING = {
 def presented(line: str, *, arrows: bool = True) -> list[str]:
     """The literal a sentence presents as the call's value, after the last words that present one and give
     one (:data:`_PRESENTING`: ``Actually, f(3) returns 7.``, ``the result is 7 not 6``; an arrow where
-    ``arrows``): the longest text after them, cut at a space, that is a literal; none when no such words stand
-    before a literal."""
-    for start in [m.end() for m in reversed(list(_PRESENTING[arrows].finditer(line)))] + [0]:
-        value = _literal_at(line[start:])  # at 0: its words were the line's lead-in, ``[it returns] 7 because …``
-        if value is not None:
+    ``arrows``, but not a trace's step, :data:`_STEP`): the longest text after them, cut at a space, that is a
+    literal; none when no such words stand before a literal."""
+    for m in [*reversed(list(_PRESENTING[arrows].finditer(line))), None]:
+        arrow = m is not None and m.group().rstrip(" \t:").endswith(("->", "→"))
+        if arrow and _STEP.match(line, m.start()):
+            continue
+        value = _literal_at(line[m.end() if m else 0 :])  # at 0: the line's lead-in, ``[it returns] 7 because …``
+        if value is not None and not (arrow and value.startswith("(") and not line[m.end() :].startswith("(")):
             return [value]
     return []
+
+
+#: a call whose arrow is a trace's step, not the call's value: a builtin's or a method's (``range(1, 4) → [1, 2,
+#: 3]``, ``.pop() → 2``); and after any arrow a tuple without its parentheses is the items of a step (``→ 1, 2, 3``)
+_STEP = re.compile(rf"(?:{'|'.join(n for n in dir(builtins) if not n.startswith('_'))})\(|(?<=\.)\w+\(")
 
 
 #: what may follow a literal presented in a sentence and closes it (``7 because …``, ``7, not 6``); a literal

@@ -1023,6 +1023,8 @@ CLASSIFY = [
     # a dash that concludes strong second thoughts, and what follows the answer there (not …)
     ("Answer: string\n\nOn second thought, it reverses a number's digits (n % 10) — that's math.", Refused("another")),
     ("Answer: sorting\n\nWait, it only counts occurrences to find the mode — math, not sorting.", Refused("another")),
+    ("Answer: string\n\nWait, let me check the return value: a string with the vowels removed — yes.", "string"),
+    ("Answer: math\n\nIt may be slow for large inputs (trial division up to n), but it's a primality test.", "math"),
     ("Answer: math\n\nWait, the recursion is exponentiation by squaring, so math after all.", "math"),
     ("Answer: graph\n\nHmm, no. It really is graph traversal: the queue is reused.", "graph"),
     ("Answer: graph\n\nThe traversal is breadth-first - actually level by level, since it uses a deque.", "graph"),
@@ -1209,6 +1211,10 @@ EXEC = [
     ("Answer: 6\n\nWait, no element is 7.", "6"),  # no opening a phrase
     ("Answer: 6\n\nf(3) -> 6, wait, f(3) -> 7 because of the off-by-one.", Refused("another answer \\('7'\\)")),
     ("Answer: 6\n\nTrace: f(1) -> 1, f(2) -> 3, f(3) -> 6.", "6"),
+    # an arrow after a builtin or a method is a trace's step, and the items after one no tuple
+    ("Answer: 6\n\nWait — does the loop include n? range(1, n + 1) → 1, 2, 3, so yes: 6.", "6"),
+    ("Answer: 6\n\nWait, range(1, 4) → [1, 2, 3], sum → 6.", "6"),
+    ("Answer: (1, 2)\n\nWait, f(3) -> (2, 1).", Refused("another answer")),
     ("Answer: 6\n\nIt returns 6 - actually, perhaps 10, since `range` includes n + 1.", Refused("another answer")),
     ("Answer: 6\n\nThe sum is, actually, 6, as expected.", "6"),
     ("Answer: 'abc'\n\nIt is unchanged, actually, 'ABC' since `upper()` runs.", "'abc'"),  # after a comma: a note
