@@ -1106,7 +1106,8 @@ _ALTERNATIVE = re.compile(
     r"|\b(?:might|could|may|i(?:'d|’d|[ \t]+would))[ \t]+also[ \t]+(?:(?:call|name)[ \t]+it|consider|see|get|use"
     r"|go[ \t]+with)\b"
     r"|^also[ \t]+consider\b|^if[ \t]+you[ \t]+prefer\b|^alternatives?[ \t]*:"
-    r"|\b(?:works?|fits?|would[ \t]+(?:work|fit|do)|is[ \t]+(?:fine|good))[ \t]+(?:too|as[ \t]+well)\b(?![ \t]+as\b)"
+    r"|\b(?:works?|fits?|would[ \t]+(?:work|fit|do)|is[ \t]+(?:fine|good))(?:[ \t]+just)?[ \t]+(?:too|as[ \t]+well)\b"
+    r"(?![ \t]+as\b)"
     r"|\bi(?:'d|’d|[ \t]+would|[ \t]+could|[ \t]+can)[ \t]+also[ \t]+accept\b"
     r"|\b(?:is|are)[ \t]+(?:also|equally)[ \t]+(?:plausible|acceptable|possible|fine|reasonable|valid|good|likely"
     r"|an[ \t]+option)\b|\b(?:fits|works|is)[ \t]+(?:even[ \t]+)?better\b(?![ \t]+than\b)",
@@ -1125,7 +1126,7 @@ _NO_OFFER = re.compile(
 )
 #: what ends the answer an offering line gives and opens a note on it (``1.5 cycles if …``, ``"abc" — the same``)
 _OFFER_END = re.compile(
-    r"[ \t]+(?:if|because|since|when|on|in|for|which|but|due|as|given|assuming)\b|[ \t]*[—–(;]|,[ \t]"
+    r"[ \t]+(?:if|because|since|when|on|in|for|which|but|due|as|given|assuming)\b|[ \t]*[—–(;]|[,:][ \t]"
 )
 #: the verbs that may stand between an offering word and its answer (``Another option is `s.upper()```)
 _COPULA = re.compile(
@@ -1159,7 +1160,7 @@ def _offers(row: str, m: re.Match) -> list[str]:
     before = _BEFORE_LEAD.sub("", re.split(r"[,:]", row[: m.start()])[-1].strip(" \t(:;."), count=1)
     before = _BEFORE_VERB.sub("", before, count=1)
     if before and not _NO_OFFER.match(before):
-        out.append(before)
+        out += [before, before[0].lower() + before[1:]]  # ``Sorting fits as well``: a label in a sentence's case
     return [text.strip(" \t.)") for text in out if text.strip(" \t.)")]
 
 

@@ -832,7 +832,8 @@ _ALONE = re.compile(
     rf"[`'\"“‘]?(?P<name>{_IDENTIFIER})[ \t]*(?:\([^()]*\))?[`'\"”’]?(?:[ \t]+(?:(?:is|seems)(?:[ \t]+also)?[ \t]+"
     r"(?:better|fine|good|clearer|more[ \t]+\w+|a[ \t]+better[ \t]+(?:name|fit)|a[ \t]+good[ \t]+(?:name|fit))"
     r"|(?:would|could|might)(?:[ \t]+also)?[ \t]+(?:work|fit|do|be[ \t]+(?:better|fine|good|clearer|ok|okay))"
-    r"|fits[ \t]+better|also[ \t]+works?|works[ \t]+(?:too|as[ \t]+well))(?:[ \t]+(?:too|as[ \t]+well))?)?[ \t]*[.!]*",
+    r"|fits[ \t]+better|also[ \t]+works?|works[ \t]+(?:too|as[ \t]+well))"
+    r"(?:[ \t]+(?:just[ \t]+)?(?:too|as[ \t]+well))?)?[ \t]*[.!]*",
     re.I,
 )
 

@@ -669,6 +669,7 @@ NAMES = [
     # what fits as well in a clause that denies it is no alternative
     ("Answer: clamp\n\nNo other name fits as well — `bound` or `limit` are less common.", ("clamp",)),
     ("Answer: lcm\n\nWait, no, it recurses on a % b: that's gcd, not lcm.", Refused("another answer")),
+    ("Answer: `mean`\n\nAlternatively, `average` would work just as well.", Refused("another answer")),
     ("Answer: compute_total\n\n`total` fits better than `t` for the local variable.", ("compute", "total")),
     ("Answer: compute_mean\n\nNo other candidate fits as well — `average` is less specific.", ("compute", "mean")),
     ("Answer: `get_data`\n\nName: `get_data` - actually `fetch_data`, since it makes a request.", Refused("another")),
@@ -1024,6 +1025,8 @@ CLASSIFY = [
     ("Answer: string\n\nOn second thought, it reverses a number's digits (n % 10) — that's math.", Refused("another")),
     ("Answer: sorting\n\nWait, it only counts occurrences to find the mode — math, not sorting.", Refused("another")),
     ("Answer: string\n\nWait, let me check the return value: a string with the vowels removed — yes.", "string"),
+    ("Answer: sorting\n\nSearching fits as well — it returns the index it stops at.", Refused("another answer")),
+    ("Answer: sorting\n\nI'd also consider searching: the loop stops at the key.", Refused("another answer")),
     ("Answer: math\n\nIt may be slow for large inputs (trial division up to n), but it's a primality test.", "math"),
     ("Answer: math\n\nWait, the recursion is exponentiation by squaring, so math after all.", "math"),
     ("Answer: graph\n\nHmm, no. It really is graph traversal: the queue is reused.", "graph"),
