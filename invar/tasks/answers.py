@@ -1448,25 +1448,36 @@ def second_thoughts(text: str) -> list[str]:
     their lead-in and a hedge (``Wait, it's [4]`` -> ``[4]``, ``Wait, maybe 7`` ->
     ``7``): where a task looks for another answer after its final one (a weak
     opener's line: :func:`weak_thoughts`)."""
-    out = []
-    for rest, strong in _thoughts(text):
-        said = _unhedged(_BARE_VERB.sub("", rest, count=1))
-        if strong and said:
-            out.append(said)
-    return out
+    return _strong(_thoughts(text))
+
+
+def _said(rest: str) -> str:
+    """What strong second thoughts say after their opening words, without a verb whose subject stood before
+    them, a lead-in and a hedge (``is 7`` -> ``7``, ``it's probably 7`` -> ``7``)."""
+    return _unhedged(_BARE_VERB.sub("", rest, count=1))
+
+
+def _strong(thoughts: list[tuple[str, bool]]) -> list[str]:
+    """:func:`second_thoughts` of ``thoughts`` (:func:`_thoughts`' list)."""
+    return [said for rest, strong in thoughts if strong and (said := _said(rest))]
+
+
+def _weak(thoughts: list[tuple[str, bool]]) -> list[str]:
+    """:func:`weak_thoughts` of ``thoughts`` (:func:`_thoughts`' list)."""
+    return [rest for rest, strong in thoughts if not strong]
 
 
 #: what opens a clause, not an answer, after a bare ``no`` (``Wait, no — let me re-read …``, ``No, I think …``)
 _NO_HEAD = re.compile(r"(?:let|let's|i|i'll|i'm|we|you|there|here|that|this|it|nothing|not)(?![\w'’-])", re.I)
 
 
-def _rejected(text: str) -> list[str]:
-    """The head of each line of strong second thoughts of ``text`` that a bare ``no`` opens, before a note on
-    it (``Wait, no — searching. It stops …`` -> ``searching``, ``Hmm, no, it's string: …`` -> ``string``): where
-    an answer that stands alone replaces the one the ``no`` rejects."""
+def _rejected(thoughts: list[tuple[str, bool]]) -> list[str]:
+    """The head of each line of strong second thoughts (:func:`_thoughts`' list) that a bare ``no`` opens,
+    before a note on it (``Wait, no — searching. It stops …`` -> ``searching``, ``Hmm, no, it's string: …`` ->
+    ``string``): where an answer that stands alone replaces the one the ``no`` rejects."""
     out = []
-    for rest, strong in _thoughts(text):
-        head = _head(_unhedged(_BARE_VERB.sub("", rest, count=1))) if strong and _BARE_NO.match(rest) else None
+    for rest, strong in thoughts:
+        head = _head(_said(rest)) if strong and _BARE_NO.match(rest) else None
         if head is not None and not _NO_HEAD.match(head):
             out.append(head)
     return out
@@ -1477,7 +1488,7 @@ def weak_thoughts(text: str) -> list[str]:
     ``I think``, ``But``, ``Finally``, ``In fact``), each as what follows them
     (no lead-in removed): a task reads another answer there only alone
     (:attr:`Reader.alone`)."""
-    return [rest for rest, strong in _thoughts(text) if not strong]
+    return _weak(_thoughts(text))
 
 
 #: what opens the conclusion that ends second thoughts: ``so`` and its kin after a clause's end (``Wait, the
@@ -1541,14 +1552,14 @@ def later(
     finds on a line of weak ones (:func:`weak_thoughts`; a ValueError: none), where
     a task reads only an answer that stands alone or is presented as one, not
     any parse of a sentence; a task's ``after`` (step 6)."""
-    out = []
-    for rest in weak_thoughts(text) if weak is not None else ():
+    out, thoughts = [], _thoughts(text)  # the lines of second thoughts, found once
+    for rest in _weak(thoughts) if weak is not None else ():
         try:
             out += weak(rest)
         except ValueError:
             continue
     alone = []  # a conclusion, a head after a bare ``no``: read only where they stand alone, in the task's forms
-    for rest in second_thoughts(text):
+    for rest in _strong(thoughts):
         for form in dict.fromkeys(forms(rest) if forms is not None else (rest,)):
             try:
                 out.append(parse(form))
@@ -1559,7 +1570,7 @@ def later(
             if otherwise is not None:
                 out += otherwise(rest)
             alone += [end] if (end := concluded(rest)) is not None else []
-    for said in (*alone, *_rejected(text)) if weak is not None else ():
+    for said in (*alone, *_rejected(thoughts)) if weak is not None else ():
         for form in dict.fromkeys(forms(said) if forms is not None else (said,)):
             try:
                 out += weak(form)
