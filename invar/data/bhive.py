@@ -458,7 +458,11 @@ def _read_labels(path: Path, header: dict, overwrite: bool) -> dict[str, dict]:
         return {}
     done: dict[str, dict] = {}
     with open(path, encoding="utf-8") as f:
-        lines = f.read().splitlines()
+        text = f.read()
+    lines = text.splitlines()
+    if not text.endswith("\n") and len(lines) <= 1:  # interrupted before its header was whole: nothing labelled
+        path.unlink()
+        return {}
     try:
         found = json.loads(lines[0]) if lines else {}
     except json.JSONDecodeError:
@@ -498,6 +502,7 @@ def _label_all(
     with open(path, "a", encoding="utf-8") as f:
         if new_file:
             f.write(json.dumps(header) + "\n")
+            f.flush()  # the header on disk before any work that an interrupt may cut
         elif f.tell() and not path.read_bytes().endswith(b"\n"):
             f.write("\n")  # finish a line cut short by an interrupted run
         count = 0

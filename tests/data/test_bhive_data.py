@@ -212,6 +212,15 @@ def test_labelling_resumes_and_parallel_runs_agree(tmp_path):
     assert bhive.build(files, tmp_path / "out", mcpu="skylake", limit=5, overwrite=True).new == 5
 
 
+@pytest.mark.parametrize("cut", ["", '{"schema": 1, "mc'])
+def test_a_labels_file_interrupted_before_its_header_was_whole_is_started_over(tmp_path, cut):
+    files = [str(f) for f in bhive_files()[:1]]
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "labels.jsonl").write_text(cut)
+    assert bhive.build(files, tmp_path / "out", jobs=1, limit=5).new == 5
+    assert bhive.build(files, tmp_path / "out", jobs=1, limit=5).cached == 5
+
+
 @pytest.mark.parametrize(
     "content, message, line",
     [
