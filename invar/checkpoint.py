@@ -3,7 +3,7 @@
 A checkpoint is a dict of plain data: the weights (tensors), the model config,
 the vocabulary, the task, the languages it was trained on, the metrics, the
 training run's settings (``train``: :class:`~invar.config.TrainConfig` as a
-dict, which makes the config again) and a format version, every value
+dict, which :meth:`~invar.config.TrainConfig.stored` makes the config again) and a format version, every value
 JSON-compatible apart from the tensors. A
 checkpoint written before ``languages`` existed reads every language of its
 task's datasets (:attr:`invar.tasks.Task.languages`: ``bhive`` x86, ``ltl``

@@ -393,8 +393,7 @@ class TrainConfig:
             raise UsageError(f"--schedule {self.schedule}: choose from {', '.join(SCHEDULES)}", path="--schedule")
         if self.plateau is not None and self.plateau < 1:
             raise UsageError(f"--plateau {self.plateau}: give at least 1 epoch", path="--plateau")
-        # 5 is the default a config stored before the default became None holds under cosine too
-        if self.schedule != "plateau" and self.plateau not in (None, _PLATEAU):
+        if self.schedule != "plateau" and self.plateau is not None:
             raise UsageError(
                 f"--plateau {self.plateau} applies to --schedule plateau, not {self.schedule}", path="--plateau"
             )
@@ -438,6 +437,16 @@ class TrainConfig:
     def as_dict(self) -> dict[str, Any]:
         """The settings as JSON (what a checkpoint stores as ``train``)."""
         return asdict(self)
+
+    @classmethod
+    def stored(cls, data: Mapping[str, Any]) -> "TrainConfig":
+        """The config a checkpoint's ``train`` holds (:meth:`as_dict`). A
+        config stored when ``--plateau`` defaulted to 5 holds that 5 under
+        any schedule; under cosine it meant nothing and is read as not given."""
+        data = dict(data)
+        if data.get("schedule") != "plateau" and data.get("plateau") == _PLATEAU:
+            data["plateau"] = None
+        return cls(**data)
 
     def replace(self, **changes: Any) -> "TrainConfig":
         return type(self)(**{**asdict(self), **changes})

@@ -216,6 +216,7 @@ def _config(**changes):
         ({"schedule": "step"}, "--schedule", "--schedule step: choose from cosine, plateau"),
         ({"plateau": 0}, "--plateau", "--plateau 0: give at least 1 epoch"),
         ({"plateau": 3}, "--plateau", "--plateau 3 applies to --schedule plateau, not cosine"),  # it was ignored
+        ({"plateau": 5}, "--plateau", "--plateau 5 applies to --schedule plateau, not cosine"),  # the default too
         (
             {"schedule": "plateau", "plateau": 2, "patience": 2},
             "--patience",
@@ -263,7 +264,9 @@ def test_settings_make_or_change_a_config():
     assert TrainConfig.of(config) is config
     assert TrainConfig(**config.as_dict()) == config  # what a checkpoint stores makes the config again
     stored = {**config.as_dict(), "plateau": 5}  # a config stored when --plateau's default was 5, under cosine
-    assert TrainConfig(**stored).plateau_epochs == 5
+    assert TrainConfig.stored(stored) == config and TrainConfig.stored(config.as_dict()) == config
+    with pytest.raises(UsageError, match="--plateau 5 applies to --schedule plateau, not cosine"):
+        TrainConfig(**stored)  # given, it is refused like any other plateau
     with pytest.raises(UsageError, match="no training setting 'epoch' "):
         TrainConfig.of(config, epoch=3)
 
