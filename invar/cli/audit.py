@@ -444,50 +444,13 @@ def _emit(
     report_file: str | None,
     plot: str | None,
 ) -> None:
+    """The audit's output: its failures on standard error, its result in
+    ``fmt`` to ``out`` or standard output, and the HTML page and the plot
+    when asked for."""
     from ..audit import render
-    from ..audit.report import jsonl_lines
 
-    # every example that does not parse, located, as every command reports
-    # them; the model's failures up to a screenful (all of them are in the JSON)
-    shown = 0
-    for f in result["failed"]:
-        if f["stage"] == "parse":
-            stderr.print(f["error"], markup=False, highlight=False)
-        elif shown < 20:
-            shown += 1
-            stderr.print(
-                f"{f['location']}:1: error: the model failed on this example: {f['error']}",
-                markup=False,
-                highlight=False,
-            )
-    hidden = sum(1 for f in result["failed"] if f["stage"] != "parse") - shown
-    if hidden:
-        stderr.print(
-            f"… and {hidden:,} more examples the model failed on (listed under failed in --format json)",
-            markup=False,
-            highlight=False,
-        )
-    if fmt is AuditFormat.json:
-        text = json.dumps(result, indent=2) + "\n"
-    elif fmt is AuditFormat.jsonl:
-        text = "\n".join(jsonl_lines(header, records, result)) + "\n"
-    else:
-        text = None
-    if out is not None:
-        from ..files import write_atomic
-
-        if text is None:
-            from rich.console import Console
-
-            buf = io.StringIO()
-            render.tables(result, Console(file=buf, width=100, soft_wrap=True, highlight=False, emoji=False))
-            text = buf.getvalue()
-        make_folders(out)
-        write_atomic(out, lambda f: f.write(text.encode()))
-    elif text is not None:
-        sys.stdout.write(text)
-    else:
-        render.tables(result, stdout)
+    _print_failures(result["failed"])
+    _write_result(header, records, result, fmt, out)
     if report_file is not None:
         from ..files import write_atomic
 
@@ -495,23 +458,82 @@ def _emit(
         make_folders(report_file)
         write_atomic(report_file, lambda f: f.write(page.encode()))
     if plot is not None:
-        ok = [r for r in records if r["error"] is None]
-        if result["example"] is not None and ok:
-            values = [ok[0]["prediction"]] + list(ok[0].get("predictions", []))
-            title, xlabel, ylabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction", "predictions"
-        else:
-            values = [r["relative_range"] for r in ok if r["relative_range"] is not None]
-            title, xlabel, ylabel = (
-                f"spread over {len(values):,} examples",
-                "relative range of the predictions",
-                "examples",
+        _plot(records, result, plot)
+
+
+#: the model's failures printed before the rest are left to the JSON
+_FAILURES_SHOWN = 20
+
+
+def _print_failures(failed: list[dict]) -> None:
+    """Every example that does not parse, located, as every command reports
+    them; the model's failures up to a screenful (all of them are in the JSON)."""
+    shown = 0
+    for f in failed:
+        if f["stage"] == "parse":
+            stderr.print(f["error"], markup=False, highlight=False)
+        elif shown < _FAILURES_SHOWN:
+            shown += 1
+            stderr.print(
+                f"{f['location']}:1: error: the model failed on this example: {f['error']}",
+                markup=False,
+                highlight=False,
             )
-        make_folders(plot)
-        render.plot(
-            values,
-            plot,
-            title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
-            xlabel=xlabel,
-            ylabel=ylabel,
-            nonnegative=result["example"] is None,
+    hidden = sum(1 for f in failed if f["stage"] != "parse") - shown
+    if hidden:
+        stderr.print(
+            f"… and {hidden:,} more examples the model failed on (listed under failed in --format json)",
+            markup=False,
+            highlight=False,
         )
+
+
+def _write_result(header: dict, records: list, result: dict, fmt: AuditFormat, out: str | None) -> None:
+    """The result as JSON, JSON lines or tables, to ``out`` (written
+    atomically) or to standard output."""
+    from ..audit import render
+    from ..audit.report import jsonl_lines
+
+    if fmt is AuditFormat.json:
+        text = json.dumps(result, indent=2) + "\n"
+    elif fmt is AuditFormat.jsonl:
+        text = "\n".join(jsonl_lines(header, records, result)) + "\n"
+    elif out is None:
+        render.tables(result, stdout)
+        return
+    else:
+        from rich.console import Console
+
+        buf = io.StringIO()
+        render.tables(result, Console(file=buf, width=100, soft_wrap=True, highlight=False, emoji=False))
+        text = buf.getvalue()
+    if out is None:
+        sys.stdout.write(text)
+        return
+    from ..files import write_atomic
+
+    make_folders(out)
+    write_atomic(out, lambda f: f.write(text.encode()))
+
+
+def _plot(records: list, result: dict, plot: str) -> None:
+    """One example's predictions over its variants, or the spread of every
+    example's, as a histogram in ``plot``."""
+    from ..audit import render
+
+    ok = [r for r in records if r["error"] is None]
+    if result["example"] is not None and ok:
+        values = [ok[0]["prediction"]] + list(ok[0].get("predictions", []))
+        title, xlabel, ylabel = f"{len(values) - 1:,} variants of {ok[0]['id']}", "prediction", "predictions"
+    else:
+        values = [r["relative_range"] for r in ok if r["relative_range"] is not None]
+        title, xlabel, ylabel = f"spread over {len(values):,} examples", "relative range of the predictions", "examples"
+    make_folders(plot)
+    render.plot(
+        values,
+        plot,
+        title=f"{result['model'].get('arch') or result['model']['kind']}: {title}",
+        xlabel=xlabel,
+        ylabel=ylabel,
+        nonnegative=result["example"] is None,
+    )
