@@ -1226,16 +1226,17 @@ def _restated(line: str, value: Any) -> bool:
 def _retraction(tail: str, restates: Callable[[str], bool]) -> str | None:
     """The first line of ``tail`` (what follows a final answer) that retracts it: a line of strong second
     thoughts (:data:`STRONG_OPENERS`) opened by words that retract (:data:`RETRACTING_OPENERS`: ``Oops, …``,
-    ``Correction: …``) or that says so (:data:`_RETRACTION`: ``Wait, that's wrong.``, ``Sorry, I meant …``),
-    unless it gives the final answer again (``restates``: ``Correction: 6`` after ``Answer: 6``); else None.
-    Another answer there refuses the reply already (:attr:`Reader.after`); this refuses a retraction that gives
-    none the task reads (``Wait, I made a mistake: 1 and 3 are odd.``)."""
+    ``Correction: …``), that says so (:data:`_RETRACTION`: ``Wait, that's wrong.``, ``Sorry, I meant …``) or
+    that holds nothing but a bare ``no`` (``Wait, no.``, ``Actually, no.``), unless it gives the final answer
+    again (``restates``: ``Correction: 6`` after ``Answer: 6``); else None. Another answer there refuses the
+    reply already (:attr:`Reader.after`); this refuses a retraction that gives none the task reads (``Wait, I
+    made a mistake: 1 and 3 are odd.``)."""
     for line in tail.splitlines():
         for _, row in sentences(clean(line, line=True)):
             opener = SECOND_THOUGHTS.match(row)
             if opener is None or not _STRONG_WORD.search(opener.group()):
                 continue
-            if not (_RETRACTING.match(row) or _RETRACTION.search(row[opener.end() :])):
+            if not (_RETRACTING.match(row) or _RETRACTION.search(row[opener.end() :]) or _bare(row)):
                 continue
             try:
                 if restates(line):

@@ -607,6 +607,7 @@ BUGS = [
     ("Answer: definitely 1", 1),
     # a retraction after the final answer that gives no verdict
     ("Answer: 1\n\nWait, I was wrong.", Refused("retracts")),
+    ("Answer: 1\n\nHmm, no.", Refused("retracts")),
     ("Answer: 0\n\nActually, I missed something: the loop should start at 1.", Refused("retracts")),
     ("Answer: 1\n\nActually, `count` is the wrong variable.", 1),
     # a bug described on a line of strong second thoughts
@@ -1012,6 +1013,7 @@ CLASSIFY = [
     ("Answer: sorting\n\nWait, it swaps elements, so it really is sorting.", "sorting"),
     # a head after a bare no; words a conclusion keeps around the same answer; a colon after another subject
     ("Answer: sorting\n\nWait, no — searching. It stops at the first match.", Refused("another answer")),
+    ("Answer: sorting\n\nNo wait.", Refused("retracts")),
     ("Answer: math\n\nHmm, no, string: it's all about character counts.", Refused("another answer")),
     ("Answer: searching\n\nNo wait, no: it's sorting, the output is the reordered list.", Refused("another")),
     ("Answer: math\n\nIt's math (wait, no — let me re-read... yes, math).", "math"),
@@ -1207,6 +1209,9 @@ EXEC = [
     ("Answer: 6\n\nWait — the loop runs 3 times — and adds 1, 2, 3.", "6"),
     # a bare no after the words of second thoughts; brackets that hold nothing else close none
     ("Answer: 6\n\nWait, no — 7.", Refused("another answer \\('7'\\)")),
+    ("Answer: 6\n\nWait, no.", Refused("retracts")),  # a bare no retracts, and gives nothing instead
+    ("Answer: 6\n\nWait, no. 6 is right.", "6"),
+    ("Answer: 6\n\nWait, no... yes, 6.", "6"),
     ("Answer: 6\n\nActually, no, 7.", Refused("another answer \\('7'\\)")),
     ("Answer: 6\n\nIt returns 6 (wait, no) — 7.", Refused("another answer \\('7'\\)")),
     ("Answer: 6\n\nIt returns 6 (wait, no), it returns 7.", Refused("another answer \\('7'\\)")),
